@@ -1,0 +1,19 @@
+import type { Knex } from 'knex';
+import * as initial from './20261122000000_initial.js';
+
+// Migrations are listed here, in order, by name without extension, so that one database works
+// from tsx and from compiled JavaScript alike.
+const migrations: Record<string, Knex.Migration> = {
+  '20261122000000_initial': initial,
+};
+
+/** knex migration source over the static list above. */
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const m = migrations[name];
+    if (!m) throw new Error(`unknown migration ${name}`);
+    return m;
+  },
+};

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import { utcDay } from '../clock.js';
+import { Invalid } from '../errors.js';
+import { SURFACES, type ActivityEntry, type DailyUsage } from '../model.js';
+import { loadAgent } from '../policy.js';
+import type { Principal } from '../principal.js';
+import type { Store } from '../ports.js';
+import { parse } from '../validation.js';
+
+const listInput = z.object({
+  first: z.number().int().min(1, 'must be between 1 and 200').max(200, 'must be between 1 and 200'),
+  after: z.string().max(200).optional(),
+  surface: z.enum(SURFACES).optional(),
+});
+
+export interface ActivityPage {
+  nodes: ActivityEntry[];
+  endCursor: string | null;
+  hasNextPage: boolean;
+}
+
+/** Opaque cursor: base64url of `<createdAt ISO>|<id>`. */
+function encodeCursor(e: ActivityEntry): string {
+  return Buffer.from(`${e.createdAt.toISOString()}|${e.id}`).toString('base64url');
+}
+function decodeCursor(c: string): { createdAt: Date; id: string } {
+  const [iso, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(iso ?? '');
+  if (!id || Number.isNaN(createdAt.getTime())) throw new Invalid('after: not a cursor returned by this API', 'after');
+  return { createdAt, id };
+}
+
+/** Reading an agent's activity log and credit usage. */
+export class ActivityService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A page of the agent's activity, newest first. Whoever may read the agent. */
+  async list(p: Principal, agentId: string, input: { first: number; after?: string; surface?: string }): Promise<ActivityPage> {
+    const v = parse(listInput, input);
+    await loadAgent(this.store.repos, p, agentId, 'read');
+    const rows = await this.store.repos.activity.list(agentId, {
+      first: v.first + 1,
+      after: v.after ? decodeCursor(v.after) : undefined,
+      surface: v.surface,
+    });
+    const nodes = rows.slice(0, v.first);
+    return { nodes, hasNextPage: rows.length > v.first, endCursor: nodes.length ? encodeCursor(nodes[nodes.length - 1]!) : null };
+  }
+
+  /** Credits per UTC day over the last `days` days, newest first. */
+  async usage(p: Principal, agentId: string, days: number): Promise<DailyUsage[]> {
+    const n = parse(z.number().int().min(1).max(366), days, 'days');
+    await loadAgent(this.store.repos, p, agentId, 'read');
+    const from = new Date(this.clock.now().getTime() - (n - 1) * 86_400_000);
+    return this.store.repos.usage.listByAgent(agentId, utcDay(from));
+  }
+}

@@ -1,0 +1,173 @@
+import type { Clock } from '../clock.js';
+import { Conflict, Invalid, NotFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { HttpEndpoint, McpTool, Webhook } from '../model.js';
+import { loadAgent } from '../policy.js';
+import type { Principal } from '../principal.js';
+import type { AgentChildRepo, Repositories, Store } from '../ports.js';
+import { parse, stripUndefined } from '../validation.js';
+import {
+  checkModelOverride,
+  httpEndpointInput,
+  httpEndpointPatch,
+  mcpToolInput,
+  mcpToolPatch,
+  pathShape,
+  webhookInput,
+  webhookPatch,
+} from './entry.schemas.js';
+
+type EntryKind = 'httpEndpoints' | 'mcpTools' | 'webhooks';
+type Entry = HttpEndpoint | McpTool | Webhook;
+const LABEL: Record<EntryKind, string> = { httpEndpoints: 'HTTP endpoint', mcpTools: 'MCP tool', webhooks: 'Webhook' };
+
+/**
+ * Entries of the HTTP API, MCP and webhook surfaces. Members, or the agent itself when its
+ * Endpoint Management capability is on (policy action `manageSurfaces`).
+ */
+export class EntryService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Adds an HTTP API endpoint; paths are unique per agent (also by shape: `a/{x}` and `a/{y}` clash). */
+  addHttpEndpoint(p: Principal, agentId: string, input: unknown): Promise<HttpEndpoint> {
+    const v = parse(httpEndpointInput, input, 'input');
+    checkModelOverride(v.handler, v.modelOverride ?? null);
+    return this.add(p, agentId, 'httpEndpoints', async (r, now) => {
+      await this.checkPath(r, agentId, v.path, null);
+      return r.httpEndpoints.insert({ id: newId('ep'), agentId, ...v, modelOverride: v.modelOverride ?? null, createdAt: now, updatedAt: now });
+    });
+  }
+
+  updateHttpEndpoint(p: Principal, id: string, input: unknown): Promise<HttpEndpoint> {
+    const v = stripUndefined(parse(httpEndpointPatch, input, 'input'));
+    return this.update(p, id, 'httpEndpoints', async (r, current) => {
+      const next = { ...current, ...v } as HttpEndpoint;
+      checkModelOverride(next.handler, next.modelOverride);
+      if (v.path !== undefined) await this.checkPath(r, current.agentId, next.path, current.id);
+      return next;
+    });
+  }
+
+  removeHttpEndpoint(p: Principal, id: string): Promise<boolean> {
+    return this.remove(p, id, 'httpEndpoints');
+  }
+
+  /** Adds an MCP tool; names are unique per agent. */
+  addMcpTool(p: Principal, agentId: string, input: unknown): Promise<McpTool> {
+    const v = parse(mcpToolInput, input, 'input');
+    checkModelOverride(v.handler, v.modelOverride ?? null);
+    return this.add(p, agentId, 'mcpTools', (r, now) =>
+      r.mcpTools.insert({
+        id: newId('tool'),
+        agentId,
+        ...v,
+        modelOverride: v.modelOverride ?? null,
+        inputSchema: v.inputSchema ?? null,
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
+  }
+
+  updateMcpTool(p: Principal, id: string, input: unknown): Promise<McpTool> {
+    const v = stripUndefined(parse(mcpToolPatch, input, 'input'));
+    return this.update(p, id, 'mcpTools', async (_r, current) => {
+      const next = { ...current, ...v } as McpTool;
+      checkModelOverride(next.handler, next.modelOverride);
+      return next;
+    });
+  }
+
+  removeMcpTool(p: Principal, id: string): Promise<boolean> {
+    return this.remove(p, id, 'mcpTools');
+  }
+
+  /** Adds a webhook integration; a signature check must name a WEBHOOK_SIGNING_SECRET of the workspace. */
+  addWebhook(p: Principal, agentId: string, input: unknown): Promise<Webhook> {
+    const v = parse(webhookInput, input, 'input');
+    checkModelOverride(v.handler, v.modelOverride ?? null);
+    return this.add(p, agentId, 'webhooks', async (r, now) => {
+      await this.checkSigningSecret(r, p.workspaceId, v.signature ?? null);
+      return r.webhooks.insert({
+        id: newId('wh'),
+        agentId,
+        integration: v.integration,
+        handler: v.handler,
+        modelOverride: v.modelOverride ?? null,
+        signature: v.signature ?? null,
+        createdAt: now,
+        updatedAt: now,
+      });
+    });
+  }
+
+  updateWebhook(p: Principal, id: string, input: unknown): Promise<Webhook> {
+    const v = stripUndefined(parse(webhookPatch, input, 'input'));
+    return this.update(p, id, 'webhooks', async (r, current) => {
+      const next = { ...current, ...v } as Webhook;
+      checkModelOverride(next.handler, next.modelOverride);
+      if (v.signature !== undefined) await this.checkSigningSecret(r, p.workspaceId, next.signature);
+      return next;
+    });
+  }
+
+  removeWebhook(p: Principal, id: string): Promise<boolean> {
+    return this.remove(p, id, 'webhooks');
+  }
+
+  private add<T extends Entry>(p: Principal, agentId: string, _kind: EntryKind, insert: (r: Repositories, now: Date) => Promise<T>): Promise<T> {
+    return this.store.transaction(async (r) => {
+      await loadAgent(r, p, agentId, 'manageSurfaces');
+      return insert(r, this.clock.now());
+    });
+  }
+
+  private update<T extends Entry>(p: Principal, id: string, kind: EntryKind, change: (r: Repositories, current: T) => Promise<T>): Promise<T> {
+    return this.store.transaction(async (r) => {
+      const repo = r[kind] as unknown as AgentChildRepo<T>;
+      const current = await this.load(r, repo, p, id, kind);
+      const next = await change(r, current);
+      return repo.update({ ...next, id: current.id, agentId: current.agentId, createdAt: current.createdAt, updatedAt: this.clock.now() });
+    });
+  }
+
+  private remove(p: Principal, id: string, kind: EntryKind): Promise<boolean> {
+    return this.store.transaction(async (r) => {
+      const repo = r[kind] as unknown as AgentChildRepo<Entry>;
+      await this.load(r, repo, p, id, kind);
+      return repo.delete(id);
+    });
+  }
+
+  private async load<T extends Entry>(r: Repositories, repo: AgentChildRepo<T>, p: Principal, id: string, kind: EntryKind): Promise<T> {
+    const entry = await repo.get(id);
+    if (!entry) throw new NotFound(LABEL[kind], id);
+    try {
+      await loadAgent(r, p, entry.agentId, 'manageSurfaces');
+    } catch (err) {
+      // An entry of an agent the principal cannot see does not exist for it.
+      if (err instanceof NotFound) throw new NotFound(LABEL[kind], id);
+      throw err;
+    }
+    return entry;
+  }
+
+  private async checkPath(r: Repositories, agentId: string, path: string, exceptId: string | null): Promise<void> {
+    const shape = pathShape(path);
+    const existing = await r.httpEndpoints.listByAgents([agentId]);
+    const clash = existing.find((e) => e.id !== exceptId && pathShape(e.path) === shape);
+    if (clash) throw new Conflict(`This agent already has an HTTP endpoint at '${clash.path}'`, 'path');
+  }
+
+  private async checkSigningSecret(r: Repositories, workspaceId: string, signature: Webhook['signature']): Promise<void> {
+    if (!signature) return;
+    const secret = await r.secrets.findByName(workspaceId, signature.secretName);
+    if (!secret) throw new Invalid(`signature.secretName: no secret named '${signature.secretName}'; create it with createSecret first`, 'signature.secretName');
+    if (secret.kind !== 'WEBHOOK_SIGNING_SECRET') {
+      throw new Invalid(`signature.secretName: secret '${signature.secretName}' is not of kind WEBHOOK_SIGNING_SECRET`, 'signature.secretName');
+    }
+  }
+}

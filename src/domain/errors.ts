@@ -1,0 +1,87 @@
+/** Stable codes of the domain error family; each transport maps them once. */
+export type DomainErrorCode =
+  | 'INVALID'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'LIMIT_EXCEEDED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNAVAILABLE';
+
+/** Base of every error the domain raises on purpose; `message` is safe to show to clients. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Input failed validation; `field` names the offending input path. */
+export class Invalid extends DomainError {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super('INVALID', message, field ? { field } : undefined);
+  }
+}
+
+export class Unauthenticated extends DomainError {
+  constructor(message = 'Missing or invalid credentials') {
+    super('UNAUTHENTICATED', message);
+  }
+}
+
+export class Forbidden extends DomainError {
+  constructor(message = 'Not allowed') {
+    super('FORBIDDEN', message);
+  }
+}
+
+export class NotFound extends DomainError {
+  constructor(
+    readonly entity: string,
+    readonly id?: string,
+  ) {
+    super('NOT_FOUND', id ? `${entity} '${id}' not found` : `${entity} not found`);
+  }
+}
+
+export class Conflict extends DomainError {
+  constructor(message: string, field?: string) {
+    super('CONFLICT', message, field ? { field } : undefined);
+  }
+}
+
+export type LimitReason = 'daily_credit_limit' | 'team_credit_limit' | 'workspace_credit_limit' | 'concurrency_limit';
+
+export class LimitExceeded extends DomainError {
+  constructor(
+    readonly reason: LimitReason,
+    readonly retryAfterSeconds: number,
+    message: string,
+  ) {
+    super('LIMIT_EXCEEDED', message, { reason, retryAfterSeconds });
+  }
+}
+
+export class PayloadTooLarge extends DomainError {
+  constructor(message = 'Request body is too large') {
+    super('PAYLOAD_TOO_LARGE', message);
+  }
+}
+
+/** A dependency (database, queue) could not take the request; the caller may retry. */
+export class Unavailable extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 5,
+  ) {
+    super('UNAVAILABLE', message);
+  }
+}

@@ -1,0 +1,41 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export type KeyPrefix = 'ak' | 'wk' | 'mt';
+
+export interface NewKey {
+  /** The plaintext, shown once. */
+  plaintext: string;
+  hash: string;
+  /** Display prefix such as `ak_3f9`, enough to tell keys apart without revealing them. */
+  prefix: string;
+  last4: string;
+}
+
+/** SHA-256 of a presented key, hex. */
+export function hashKey(plaintext: string): string {
+  return createHash('sha256').update(plaintext, 'utf8').digest('hex');
+}
+
+/** A new key: prefix + 32 random bytes (base64url), with its hash and display parts. */
+export function generateKey(prefix: KeyPrefix): NewKey {
+  const plaintext = `${prefix}_${randomBytes(32).toString('base64url')}`;
+  return describeKey(plaintext);
+}
+
+/** Hash and display parts of a given plaintext (used for ADMIN_TOKEN). */
+export function describeKey(plaintext: string): NewKey {
+  return { plaintext, hash: hashKey(plaintext), prefix: plaintext.slice(0, 6), last4: plaintext.slice(-4) };
+}
+
+/** Constant-time comparison of two hex digests. */
+export function sameHash(a: string, b: string): boolean {
+  const ba = Buffer.from(a, 'hex');
+  const bb = Buffer.from(b, 'hex');
+  return ba.length === bb.length && timingSafeEqual(ba, bb);
+}
+
+/** Which kind of key a presented string claims to be (by prefix), or null. */
+export function keyKind(presented: string): KeyPrefix | null {
+  const m = /^(ak|wk|mt)_[A-Za-z0-9_-]{20,200}$/.exec(presented);
+  return m ? (m[1] as KeyPrefix) : null;
+}

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import { Forbidden, NotFound, Unauthenticated } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Agent, ApiKey } from '../model.js';
+import { loadAgent, requireAdmin, requireMember } from '../policy.js';
+import { KEY_SCOPES, type Principal } from '../principal.js';
+import type { Store } from '../ports.js';
+import { nonEmpty, parse } from '../validation.js';
+import { generateKey, hashKey, keyKind, sameHash } from './key-material.js';
+
+export interface CreatedKey {
+  /** The plaintext key, returned once. */
+  key: string;
+  apiKey: ApiKey;
+}
+
+const scopesInput = z.array(z.enum(KEY_SCOPES)).max(10).default([]);
+
+// lastUsedAt is written at most this often per key, so authentication stays a read.
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** API keys and member tokens: issuing, revoking, and authenticating presented values. */
+export class KeyService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates a key for one agent. Members who can configure the agent. */
+  async createAgentApiKey(p: Principal, agentId: string, name: unknown): Promise<CreatedKey> {
+    const member = requireMember(p);
+    const keyName = parse(nonEmpty(100), name, 'name');
+    const agent = await loadAgent(this.store.repos, p, agentId, 'configure');
+    return this.issue({ workspaceId: agent.workspaceId, agentId: agent.id, kind: 'AGENT', name: keyName, scopes: [], createdBy: member.memberId });
+  }
+
+  /** Creates a workspace key (`wk_`). Admins only. */
+  async createWorkspaceApiKey(p: Principal, name: unknown, scopes: unknown): Promise<CreatedKey> {
+    const admin = requireAdmin(p);
+    const keyName = parse(nonEmpty(100), name, 'name');
+    const keyScopes = parse(scopesInput, scopes ?? [], 'scopes');
+    return this.issue({ workspaceId: admin.workspaceId, agentId: null, kind: 'WORKSPACE', name: keyName, scopes: [...new Set(keyScopes)], createdBy: admin.memberId });
+  }
+
+  /** Revokes a key with immediate effect. Agent keys: members who can configure the agent; workspace keys: admins. */
+  async revokeApiKey(p: Principal, keyId: string): Promise<boolean> {
+    requireMember(p);
+    const key = await this.store.repos.apiKeys.get(keyId);
+    if (!key || key.workspaceId !== p.workspaceId) throw new NotFound('API key', keyId);
+    if (key.kind === 'WORKSPACE') requireAdmin(p);
+    else await loadAgent(this.store.repos, p, key.agentId!, 'configure');
+    await this.store.repos.apiKeys.revoke(keyId, this.clock.now());
+    return true;
+  }
+
+  /** Workspace keys, without secrets. Admins only. */
+  async listWorkspaceKeys(p: Principal): Promise<ApiKey[]> {
+    requireAdmin(p);
+    return this.store.repos.apiKeys.listWorkspaceKeys(p.workspaceId);
+  }
+
+  /** Resolves a member token (GraphQL) to a member principal, or throws Unauthenticated. */
+  async authenticateMember(presented: string | undefined): Promise<Principal> {
+    if (!presented || keyKind(presented) !== 'mt') {
+      // ADMIN_TOKEN may be any string of 16+ characters; look it up by hash all the same.
+      if (!presented || presented.length < 16 || presented.length > 512) throw new Unauthenticated('Missing or invalid token');
+    }
+    const hash = hashKey(presented);
+    const token = await this.store.repos.memberTokens.findByHash(hash);
+    if (!token || token.revokedAt || !sameHash(token.tokenHash, hash)) throw new Unauthenticated('Missing or invalid token');
+    const member = await this.store.repos.members.get(token.memberId);
+    if (!member) throw new Unauthenticated('Missing or invalid token');
+    const now = this.clock.now();
+    if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+      await this.store.repos.memberTokens.touch(token.id, now);
+    }
+    return { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role };
+  }
+
+  /**
+   * Authenticates a key presented on an agent surface: an agent key of that agent, or a workspace
+   * key of its workspace when the agent allows workspace keys. Anything else is Unauthenticated
+   * (a key of another agent is an invalid key).
+   */
+  async authenticate(agent: Agent, presented: string | undefined): Promise<Principal> {
+    const key = await this.lookup(presented);
+    if (key.kind === 'AGENT') {
+      if (key.agentId !== agent.id) throw new Unauthenticated('Invalid API key');
+      await this.touch(key);
+      return { kind: 'agentKey', keyId: key.id, workspaceId: key.workspaceId, agentId: agent.id };
+    }
+    if (key.workspaceId !== agent.workspaceId || !agent.allowWorkspaceKeys) throw new Unauthenticated('Invalid API key');
+    await this.touch(key);
+    return { kind: 'workspaceKey', keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes };
+  }
+
+  /** Authenticates a workspace key for the Workspace API; a valid key without the scope is Forbidden. */
+  async authenticateWorkspaceRead(presented: string | undefined): Promise<Principal> {
+    const key = await this.lookup(presented);
+    if (key.kind !== 'WORKSPACE') throw new Unauthenticated('A workspace key (wk_) is required');
+    if (!key.scopes.includes('WORKSPACE_READ')) throw new Forbidden('This workspace key lacks the WORKSPACE_READ scope');
+    await this.touch(key);
+    return { kind: 'workspaceKey', keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes };
+  }
+
+  private async lookup(presented: string | undefined): Promise<ApiKey> {
+    const kind = presented ? keyKind(presented) : null;
+    if (!presented || (kind !== 'ak' && kind !== 'wk')) throw new Unauthenticated('Missing or invalid API key');
+    const hash = hashKey(presented);
+    const key = await this.store.repos.apiKeys.findByHash(hash);
+    if (!key || key.revokedAt || !sameHash(key.keyHash, hash)) throw new Unauthenticated('Missing or invalid API key');
+    return key;
+  }
+
+  private async touch(key: ApiKey): Promise<void> {
+    const now = this.clock.now();
+    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+      await this.store.repos.apiKeys.touch(key.id, now);
+    }
+  }
+
+  private async issue(k: Pick<ApiKey, 'workspaceId' | 'agentId' | 'kind' | 'name' | 'scopes' | 'createdBy'>): Promise<CreatedKey> {
+    const material = generateKey(k.kind === 'AGENT' ? 'ak' : 'wk');
+    const apiKey = await this.store.repos.apiKeys.insert({
+      ...k,
+      id: newId('key'),
+      keyHash: material.hash,
+      prefix: material.prefix,
+      last4: material.last4,
+      createdAt: this.clock.now(),
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    return { key: material.plaintext, apiKey };
+  }
+}

@@ -1,0 +1,283 @@
+import type { KeyScope, Role } from './principal.js';
+
+// Entities of the service as the domain sees them. Repositories map rows to these explicitly.
+
+export const SURFACES = ['HTTP_API', 'DOCUMENT_API', 'MCP', 'WIDGET', 'WEBHOOKS'] as const;
+export type Surface = (typeof SURFACES)[number];
+
+export interface SurfaceSetting {
+  enabled: boolean;
+  activityLogging: boolean;
+}
+export type Surfaces = Record<Surface, SurfaceSetting>;
+
+export interface CorsSettings {
+  allowPlatformApps: boolean;
+  customOrigins: string[];
+}
+
+export interface Capabilities {
+  endpointManagement: boolean;
+  documents: boolean;
+}
+
+export interface Guardrails {
+  blockedInputPatterns: string[];
+  redactOutputPatterns: string[];
+  redactPresets: RedactPreset[];
+  maxInputChars: number | null;
+  maxOutputTokens: number | null;
+  maxToolSteps: number;
+  maxCreditsPerRun: number | null;
+}
+export const REDACT_PRESETS = ['email', 'phone', 'creditCard'] as const;
+export type RedactPreset = (typeof REDACT_PRESETS)[number];
+
+export type Visibility = 'WORKSPACE' | 'PRIVATE';
+export const VISIBILITIES = ['WORKSPACE', 'PRIVATE'] as const;
+
+export interface Workspace {
+  id: string;
+  name: string;
+  settings: WorkspaceSettings;
+  dailyCreditLimit: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The groups the Workspace API overview returns. */
+export interface WorkspaceSettings {
+  featureFlags: Record<string, boolean>;
+  creditDefaults: { agentDailyCreditLimit: number | null; maxConcurrentRequests: number | null; scriptRunCredits: number };
+  accountRules: Record<string, unknown>;
+  dataProcessing: { dpaAccepted: boolean; dpaAcceptedAt: string | null; subprocessors: string[]; region: string | null };
+  loginSettings: Record<string, unknown>;
+  valueCapture: Record<string, unknown>;
+  tags: string[];
+  activityRetentionDays: number;
+}
+
+export interface Team {
+  id: string;
+  workspaceId: string;
+  name: string;
+  dailyCreditLimit: number | null;
+  createdAt: Date;
+}
+
+export interface Member {
+  id: string;
+  workspaceId: string;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: Date;
+}
+
+export interface MemberToken {
+  id: string;
+  memberId: string;
+  name: string;
+  tokenHash: string;
+  prefix: string;
+  last4: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface Agent {
+  id: string;
+  workspaceId: string;
+  teamId: string | null;
+  createdBy: string | null;
+  name: string;
+  description: string;
+  instructions: string;
+  defaultModel: string | null;
+  visibility: Visibility;
+  allowWorkspaceKeys: boolean;
+  surfaces: Surfaces;
+  cors: CorsSettings;
+  capabilities: Capabilities;
+  guardrails: Guardrails;
+  dailyCreditLimit: number | null;
+  maxConcurrentRequests: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type ApiKeyKind = 'AGENT' | 'WORKSPACE';
+export interface ApiKey {
+  id: string;
+  workspaceId: string;
+  agentId: string | null;
+  kind: ApiKeyKind;
+  name: string;
+  keyHash: string;
+  prefix: string;
+  last4: string;
+  scopes: KeyScope[];
+  createdBy: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export type HandlerKind = 'prompt' | 'script';
+export interface Handler {
+  kind: HandlerKind;
+  /** The prompt text or the script source. */
+  body: string;
+}
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export interface HttpEndpoint {
+  id: string;
+  agentId: string;
+  path: string;
+  methods: HttpMethod[];
+  handler: Handler;
+  modelOverride: string | null;
+  description: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface McpTool {
+  id: string;
+  agentId: string;
+  name: string;
+  description: string;
+  handler: Handler;
+  modelOverride: string | null;
+  inputSchema: Record<string, unknown> | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const SIGNATURE_SCHEMES = ['HMAC_SHA256', 'GITHUB', 'STRIPE', 'SLACK', 'STANDARD_WEBHOOKS'] as const;
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
+
+export interface Webhook {
+  id: string;
+  agentId: string;
+  integration: string;
+  handler: Handler;
+  modelOverride: string | null;
+  signature: { scheme: SignatureScheme; secretName: string } | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type DocumentKind = 'TEXT' | 'DATABASE';
+export const FIELD_TYPES = ['STRING', 'NUMBER', 'BOOLEAN', 'DATETIME', 'JSON'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+export interface FieldDef {
+  name: string;
+  type: FieldType;
+  required: boolean;
+}
+
+export interface Document {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  name: string;
+  description: string;
+  kind: DocumentKind;
+  content: string;
+  fields: FieldDef[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface DocumentExposure {
+  id: string;
+  agentId: string;
+  documentId: string;
+  read: boolean;
+  write: boolean;
+  createdAt: Date;
+}
+
+export const SECRET_KINDS = ['WEBHOOK_SIGNING_SECRET', 'MODEL_API_KEY', 'GENERIC'] as const;
+export type SecretKind = (typeof SECRET_KINDS)[number];
+
+export interface Secret {
+  id: string;
+  workspaceId: string;
+  name: string;
+  kind: SecretKind;
+  /** Encrypted value; only the secrets service decrypts it. */
+  ciphertext: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const MODEL_PROVIDERS = ['openai', 'anthropic', 'openai-compatible'] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+export interface ModelConfig {
+  id: string;
+  workspaceId: string;
+  name: string;
+  provider: ModelProvider;
+  model: string;
+  baseUrl: string | null;
+  apiKeySecret: string | null;
+  inputPricePerMillion: number;
+  outputPricePerMillion: number;
+  isDefault: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type MessageDirection = 'inbound' | 'outbound';
+export type MessageChannel = 'email' | 'sms';
+export interface Message {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  direction: MessageDirection;
+  channel: MessageChannel;
+  from: string;
+  to: string;
+  subject: string | null;
+  body: string;
+  sentAt: Date;
+  createdAt: Date;
+}
+
+export type ActivityKind = 'request' | 'run';
+export interface ActivityEntry {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  kind: ActivityKind;
+  surface: Surface;
+  entry: string | null;
+  method: string | null;
+  path: string | null;
+  status: number | null;
+  requestHeaders: Record<string, string> | null;
+  requestBody: unknown;
+  response: unknown;
+  truncated: boolean;
+  credits: number;
+  durationMs: number | null;
+  keyId: string | null;
+  runId: string | null;
+  error: string | null;
+  logs: unknown;
+  createdAt: Date;
+}
+
+export interface DailyUsage {
+  agentId: string;
+  day: string;
+  credits: number;
+  runs: number;
+}

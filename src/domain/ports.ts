@@ -1,0 +1,114 @@
+import type {
+  ActivityEntry,
+  Agent,
+  ApiKey,
+  DailyUsage,
+  Document,
+  DocumentExposure,
+  HttpEndpoint,
+  McpTool,
+  Member,
+  MemberToken,
+  Message,
+  ModelConfig,
+  Secret,
+  Team,
+  Webhook,
+  Workspace,
+} from './model.js';
+
+// Ports the domain talks to. src/infra implements them; nothing here knows about SQL.
+
+/** Plain create/read/replace/delete by id. `update` replaces the stored entity with the given one. */
+export interface CrudRepo<T extends { id: string }> {
+  get(id: string): Promise<T | null>;
+  insert(entity: T): Promise<T>;
+  update(entity: T): Promise<T>;
+  delete(id: string): Promise<boolean>;
+}
+
+/** Entities that belong to one agent; `listByAgents` serves batched (DataLoader) reads. */
+export interface AgentChildRepo<T extends { id: string; agentId: string }> extends CrudRepo<T> {
+  listByAgents(agentIds: readonly string[]): Promise<T[]>;
+}
+
+export interface WorkspaceRepo extends CrudRepo<Workspace> {
+  first(): Promise<Workspace | null>;
+}
+export interface TeamRepo extends CrudRepo<Team> {
+  listByWorkspace(workspaceId: string): Promise<Team[]>;
+}
+export interface MemberRepo extends CrudRepo<Member> {
+  listByWorkspace(workspaceId: string): Promise<Member[]>;
+  findByEmail(workspaceId: string, email: string): Promise<Member | null>;
+}
+export interface MemberTokenRepo extends CrudRepo<MemberToken> {
+  findByHash(hash: string): Promise<MemberToken | null>;
+  findByName(memberId: string, name: string): Promise<MemberToken | null>;
+  touch(id: string, at: Date): Promise<void>;
+}
+export interface AgentRepo extends CrudRepo<Agent> {
+  listByWorkspace(workspaceId: string): Promise<Agent[]>;
+  getMany(ids: readonly string[]): Promise<Agent[]>;
+}
+export interface ApiKeyRepo extends CrudRepo<ApiKey> {
+  listByAgents(agentIds: readonly string[]): Promise<ApiKey[]>;
+  findByHash(hash: string): Promise<ApiKey | null>;
+  listWorkspaceKeys(workspaceId: string): Promise<ApiKey[]>;
+  revoke(id: string, at: Date): Promise<void>;
+  touch(id: string, at: Date): Promise<void>;
+}
+export interface DocumentRepo extends AgentChildRepo<Document> {}
+export interface ExposureRepo extends AgentChildRepo<DocumentExposure> {
+  find(agentId: string, documentId: string): Promise<DocumentExposure | null>;
+}
+export interface SecretRepo extends CrudRepo<Secret> {
+  findByName(workspaceId: string, name: string): Promise<Secret | null>;
+  listByWorkspace(workspaceId: string): Promise<Secret[]>;
+}
+export interface ModelRepo extends CrudRepo<ModelConfig> {
+  findByName(workspaceId: string, name: string): Promise<ModelConfig | null>;
+  listByWorkspace(workspaceId: string): Promise<ModelConfig[]>;
+  clearDefault(workspaceId: string): Promise<void>;
+}
+export interface MessageRepo extends CrudRepo<Message> {}
+export interface ActivityRepo {
+  insert(entry: ActivityEntry): Promise<void>;
+  list(agentId: string, opts: { first: number; after?: { createdAt: Date; id: string }; surface?: string }): Promise<ActivityEntry[]>;
+}
+export interface UsageRepo {
+  listByAgent(agentId: string, fromDay: string): Promise<DailyUsage[]>;
+}
+
+export interface Repositories {
+  workspaces: WorkspaceRepo;
+  teams: TeamRepo;
+  members: MemberRepo;
+  memberTokens: MemberTokenRepo;
+  agents: AgentRepo;
+  apiKeys: ApiKeyRepo;
+  httpEndpoints: AgentChildRepo<HttpEndpoint>;
+  mcpTools: AgentChildRepo<McpTool>;
+  webhooks: AgentChildRepo<Webhook>;
+  documents: DocumentRepo;
+  exposures: ExposureRepo;
+  secrets: SecretRepo;
+  models: ModelRepo;
+  messages: MessageRepo;
+  activity: ActivityRepo;
+  usage: UsageRepo;
+}
+
+/** Storage: repositories outside a transaction, and a way to run work in one. */
+export interface Store {
+  readonly repos: Repositories;
+  /** Runs `fn` in one transaction; everything it writes commits or rolls back together. */
+  transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
+  ping(): Promise<boolean>;
+}
+
+/** Encrypts and decrypts secret values (AES-256-GCM in infra). */
+export interface Cipher {
+  encrypt(plaintext: string): string;
+  decrypt(ciphertext: string): string;
+}

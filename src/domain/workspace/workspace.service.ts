@@ -1,0 +1,220 @@
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import { NotFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { describeKey, generateKey } from '../keys/key-material.js';
+import type { Member, Team, Workspace } from '../model.js';
+import { requireAdmin, requireMember } from '../policy.js';
+import type { Principal } from '../principal.js';
+import { ROLES } from '../principal.js';
+import type { Store } from '../ports.js';
+import { nonEmpty, parse } from '../validation.js';
+import { applySettings, DEFAULT_SETTINGS, settingsPatch } from './settings.js';
+
+const creditLimit = z.number().nonnegative('must be zero or more').max(1e12).nullable();
+
+const inviteInput = z.object({
+  email: z.string().trim().toLowerCase().email('must be an email address').max(320),
+  name: nonEmpty(200).optional(),
+  role: z.enum(ROLES).default('MEMBER'),
+});
+
+export interface BootstrapResult {
+  workspace: Workspace;
+  admin: Member;
+  /** Present when a token was generated on this start: print it once. */
+  generatedToken?: string;
+  created: boolean;
+}
+
+/** Workspace-level use cases: the workspace itself, teams, members and their tokens. */
+export class WorkspaceService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * First start on an empty database: creates the default workspace and an admin member. With
+   * `adminToken` that value becomes the admin's token (kept in sync on later starts); otherwise a
+   * token is generated on the first start only and returned once.
+   */
+  async bootstrap(opts: { adminToken?: string }): Promise<BootstrapResult> {
+    return this.store.transaction(async (r) => {
+      const now = this.clock.now();
+      let workspace = await r.workspaces.first();
+      let created = false;
+      let admin: Member | null = null;
+      if (!workspace) {
+        created = true;
+        workspace = await r.workspaces.insert({
+          id: newId('ws'),
+          name: 'Default workspace',
+          settings: DEFAULT_SETTINGS,
+          dailyCreditLimit: null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        admin = await r.members.insert({
+          id: newId('mem'),
+          workspaceId: workspace.id,
+          email: 'admin@localhost',
+          name: 'Admin',
+          role: 'ADMIN',
+          createdAt: now,
+        });
+      } else {
+        admin = (await r.members.listByWorkspace(workspace.id)).find((m) => m.role === 'ADMIN') ?? null;
+        if (!admin) throw new NotFound('Admin member');
+      }
+      let generatedToken: string | undefined;
+      if (opts.adminToken) {
+        const k = describeKey(opts.adminToken);
+        const existing = await r.memberTokens.findByName(admin.id, 'ADMIN_TOKEN');
+        if (!existing || existing.tokenHash !== k.hash) {
+          if (existing) await r.memberTokens.delete(existing.id);
+          await r.memberTokens.insert({
+            id: newId('mtk'),
+            memberId: admin.id,
+            name: 'ADMIN_TOKEN',
+            tokenHash: k.hash,
+            prefix: k.prefix,
+            last4: k.last4,
+            createdAt: now,
+            lastUsedAt: null,
+            revokedAt: null,
+          });
+        }
+      } else if (created) {
+        const k = generateKey('mt');
+        await r.memberTokens.insert({
+          id: newId('mtk'),
+          memberId: admin.id,
+          name: 'bootstrap',
+          tokenHash: k.hash,
+          prefix: k.prefix,
+          last4: k.last4,
+          createdAt: now,
+          lastUsedAt: null,
+          revokedAt: null,
+        });
+        generatedToken = k.plaintext;
+      }
+      return { workspace, admin, generatedToken, created };
+    });
+  }
+
+  /** The acting member. Members only. */
+  async viewer(p: Principal): Promise<Member> {
+    const m = requireMember(p);
+    const member = await this.store.repos.members.get(m.memberId);
+    if (!member) throw new NotFound('Member', m.memberId);
+    return member;
+  }
+
+  /** The principal's workspace. */
+  async workspace(p: Principal): Promise<Workspace> {
+    const ws = await this.store.repos.workspaces.get(p.workspaceId);
+    if (!ws) throw new NotFound('Workspace', p.workspaceId);
+    return ws;
+  }
+
+  /** Updates the overview groups (feature flags, credit defaults, …). Admins only. */
+  async updateSettings(p: Principal, input: unknown): Promise<Workspace> {
+    requireAdmin(p);
+    const patch = parse(settingsPatch, input, 'input');
+    return this.store.transaction(async (r) => {
+      const ws = await r.workspaces.get(p.workspaceId);
+      if (!ws) throw new NotFound('Workspace', p.workspaceId);
+      const now = this.clock.now();
+      return r.workspaces.update({ ...ws, settings: applySettings(ws.settings, patch, now), updatedAt: now });
+    });
+  }
+
+  /** Sets the workspace daily credit limit (null removes it). Admins only. */
+  async setWorkspaceLimits(p: Principal, dailyCreditLimit: unknown): Promise<Workspace> {
+    requireAdmin(p);
+    const limit = parse(creditLimit, dailyCreditLimit ?? null, 'dailyCreditLimit');
+    return this.store.transaction(async (r) => {
+      const ws = await r.workspaces.get(p.workspaceId);
+      if (!ws) throw new NotFound('Workspace', p.workspaceId);
+      return r.workspaces.update({ ...ws, dailyCreditLimit: limit, updatedAt: this.clock.now() });
+    });
+  }
+
+  /** Teams of the workspace. Members only. */
+  async teams(p: Principal): Promise<Team[]> {
+    requireMember(p);
+    return this.store.repos.teams.listByWorkspace(p.workspaceId);
+  }
+
+  /** Creates a team. Admins only. */
+  async createTeam(p: Principal, input: { name: unknown; dailyCreditLimit?: unknown }): Promise<Team> {
+    requireAdmin(p);
+    const name = parse(nonEmpty(200), input.name, 'name');
+    const limit = parse(creditLimit, input.dailyCreditLimit ?? null, 'dailyCreditLimit');
+    return this.store.repos.teams.insert({
+      id: newId('team'),
+      workspaceId: p.workspaceId,
+      name,
+      dailyCreditLimit: limit,
+      createdAt: this.clock.now(),
+    });
+  }
+
+  /** Sets a team's daily credit limit. Admins only. */
+  async setTeamLimits(p: Principal, teamId: string, dailyCreditLimit: unknown): Promise<Team> {
+    requireAdmin(p);
+    const limit = parse(creditLimit, dailyCreditLimit ?? null, 'dailyCreditLimit');
+    return this.store.transaction(async (r) => {
+      const team = await r.teams.get(teamId);
+      if (!team || team.workspaceId !== p.workspaceId) throw new NotFound('Team', teamId);
+      return r.teams.update({ ...team, dailyCreditLimit: limit });
+    });
+  }
+
+  /** Members of the workspace. Members only. */
+  async members(p: Principal): Promise<Member[]> {
+    requireMember(p);
+    return this.store.repos.members.listByWorkspace(p.workspaceId);
+  }
+
+  /** Adds a member to the workspace. Admins only. */
+  async inviteMember(p: Principal, input: unknown): Promise<Member> {
+    requireAdmin(p);
+    const v = parse(inviteInput, input, 'input');
+    return this.store.repos.members.insert({
+      id: newId('mem'),
+      workspaceId: p.workspaceId,
+      email: v.email,
+      name: v.name ?? v.email,
+      role: v.role,
+      createdAt: this.clock.now(),
+    });
+  }
+
+  /**
+   * Issues a personal GraphQL token for a member; the plaintext is returned only here.
+   * Admins may issue for anyone in the workspace; a member only for themself.
+   */
+  async createMemberToken(p: Principal, memberId: string, name: unknown): Promise<{ token: string; memberId: string; prefix: string; last4: string }> {
+    const actor = requireMember(p);
+    if (memberId !== actor.memberId) requireAdmin(p);
+    const tokenName = parse(nonEmpty(100), name ?? 'token', 'name');
+    const member = await this.store.repos.members.get(memberId);
+    if (!member || member.workspaceId !== p.workspaceId) throw new NotFound('Member', memberId);
+    const k = generateKey('mt');
+    await this.store.repos.memberTokens.insert({
+      id: newId('mtk'),
+      memberId,
+      name: tokenName,
+      tokenHash: k.hash,
+      prefix: k.prefix,
+      last4: k.last4,
+      createdAt: this.clock.now(),
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    return { token: k.plaintext, memberId, prefix: k.prefix, last4: k.last4 };
+  }
+}

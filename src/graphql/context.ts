@@ -1,0 +1,49 @@
+import DataLoader from 'dataloader';
+import type { Agent, ApiKey, Document, DocumentExposure, HttpEndpoint, McpTool, Webhook } from '../domain/model.js';
+import type { Principal } from '../domain/principal.js';
+import type { AgentChildRepo } from '../domain/ports.js';
+import type { Services } from '../domain/services.js';
+
+/** Per-request GraphQL context: who is acting, the domain, and batched loaders. */
+export interface Context {
+  principal: Principal;
+  services: Services;
+  loaders: Loaders;
+}
+
+export interface Loaders {
+  httpEndpoints: DataLoader<string, HttpEndpoint[]>;
+  mcpTools: DataLoader<string, McpTool[]>;
+  webhooks: DataLoader<string, Webhook[]>;
+  documents: DataLoader<string, Document[]>;
+  documentExposures: DataLoader<string, DocumentExposure[]>;
+  apiKeys: DataLoader<string, ApiKey[]>;
+}
+
+function byAgent<T extends { agentId: string | null }>(load: (ids: readonly string[]) => Promise<T[]>) {
+  return new DataLoader<string, T[]>(async (agentIds) => {
+    const rows = await load(agentIds);
+    const grouped = new Map<string, T[]>(agentIds.map((id) => [id, []]));
+    for (const row of rows) if (row.agentId) grouped.get(row.agentId)?.push(row);
+    return agentIds.map((id) => grouped.get(id) ?? []);
+  });
+}
+
+/**
+ * Loaders of an agent's child lists: one query per list kind for all agents in the request.
+ * Callers pass only agents the principal may read (the parent resolver has checked).
+ */
+export function createLoaders(services: Services): Loaders {
+  const r = services.store.repos;
+  const child = <T extends { id: string; agentId: string }>(repo: AgentChildRepo<T>) => byAgent((ids) => repo.listByAgents(ids));
+  return {
+    httpEndpoints: child(r.httpEndpoints),
+    mcpTools: child(r.mcpTools),
+    webhooks: child(r.webhooks),
+    documents: child(r.documents),
+    documentExposures: child(r.exposures),
+    apiKeys: byAgent((ids) => r.apiKeys.listByAgents(ids)),
+  };
+}
+
+export type { Agent };

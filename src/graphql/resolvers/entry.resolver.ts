@@ -1,0 +1,89 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
+import { DEFAULT_TOOL_SCHEMA } from '../../domain/entries/entry.schemas.js';
+import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity } from '../../domain/model.js';
+import type { Context } from '../context.js';
+import {
+  HttpEndpointInput,
+  McpToolInput,
+  UpdateHttpEndpointInput,
+  UpdateMcpToolInput,
+  UpdateWebhookInput,
+  WebhookInput,
+} from '../types/inputs.js';
+import { HandlerOut, HttpEndpoint, McpTool, Webhook } from '../types/objects.js';
+import { handlerOut } from './shape.js';
+
+@Resolver(() => HttpEndpoint)
+export class HttpEndpointResolver {
+  @Mutation(() => HttpEndpoint)
+  addHttpEndpoint(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => HttpEndpointInput) input: HttpEndpointInput, @Ctx() ctx: Context) {
+    return ctx.services.entries.addHttpEndpoint(ctx.principal, agentId, input);
+  }
+
+  @Mutation(() => HttpEndpoint)
+  updateHttpEndpoint(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateHttpEndpointInput) input: UpdateHttpEndpointInput, @Ctx() ctx: Context) {
+    return ctx.services.entries.updateHttpEndpoint(ctx.principal, id, input);
+  }
+
+  @Mutation(() => Boolean)
+  removeHttpEndpoint(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return ctx.services.entries.removeHttpEndpoint(ctx.principal, id);
+  }
+
+  @FieldResolver(() => HandlerOut)
+  handler(@Root() e: HttpEndpointEntity) {
+    return handlerOut(e.handler);
+  }
+}
+
+@Resolver(() => McpTool)
+export class McpToolResolver {
+  @Mutation(() => McpTool)
+  addMcpTool(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => McpToolInput) input: McpToolInput, @Ctx() ctx: Context) {
+    return ctx.services.entries.addMcpTool(ctx.principal, agentId, input);
+  }
+
+  @Mutation(() => McpTool)
+  updateMcpTool(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateMcpToolInput) input: UpdateMcpToolInput, @Ctx() ctx: Context) {
+    return ctx.services.entries.updateMcpTool(ctx.principal, id, input);
+  }
+
+  @Mutation(() => Boolean)
+  removeMcpTool(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return ctx.services.entries.removeMcpTool(ctx.principal, id);
+  }
+
+  @FieldResolver(() => HandlerOut)
+  handler(@Root() t: McpToolEntity) {
+    return handlerOut(t.handler);
+  }
+
+  @FieldResolver(() => GraphQLJSONObject, { description: 'JSON Schema shown to MCP clients (the default when none was set)' })
+  inputSchema(@Root() t: McpToolEntity) {
+    return t.inputSchema ?? DEFAULT_TOOL_SCHEMA;
+  }
+}
+
+@Resolver(() => Webhook)
+export class WebhookResolver {
+  @Mutation(() => Webhook)
+  addWebhook(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => WebhookInput) input: WebhookInput, @Ctx() ctx: Context) {
+    return ctx.services.entries.addWebhook(ctx.principal, agentId, input);
+  }
+
+  @Mutation(() => Webhook)
+  updateWebhook(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateWebhookInput) input: UpdateWebhookInput, @Ctx() ctx: Context) {
+    return ctx.services.entries.updateWebhook(ctx.principal, id, input);
+  }
+
+  @Mutation(() => Boolean)
+  removeWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return ctx.services.entries.removeWebhook(ctx.principal, id);
+  }
+
+  @FieldResolver(() => HandlerOut)
+  handler(@Root() w: WebhookEntity) {
+    return handlerOut(w.handler);
+  }
+}

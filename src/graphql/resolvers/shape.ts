@@ -1,0 +1,18 @@
+import type { Agent, Handler } from '../../domain/model.js';
+import { SURFACES } from '../../domain/model.js';
+import { HandlerKindEnum, SurfaceEnum } from '../types/enums.js';
+import type { HandlerOut, SurfaceSetting } from '../types/objects.js';
+
+// Small output mappers shared by resolvers.
+
+export function handlerOut(h: Handler): HandlerOut {
+  return {
+    kind: h.kind as HandlerKindEnum,
+    prompt: h.kind === 'prompt' ? h.body : null,
+    script: h.kind === 'script' ? h.body : null,
+  };
+}
+
+export function surfacesOut(agent: Agent): SurfaceSetting[] {
+  return SURFACES.map((s) => ({ surface: s as SurfaceEnum, ...agent.surfaces[s] }));
+}

@@ -1,0 +1,112 @@
+import { Arg, Ctx, FieldResolver, Float, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Workspace as WorkspaceEntity } from '../../domain/model.js';
+import type { Context } from '../context.js';
+import { ConfigureModelInput, InviteMemberInput, RecordMessageInput, WorkspaceSettingsInput } from '../types/inputs.js';
+import { ApiKey, Member, MemberTokenResult, Message, Model, Secret, Team, Workspace, WorkspaceSettings } from '../types/objects.js';
+import { SecretKindEnum } from '../types/enums.js';
+
+@Resolver(() => Workspace)
+export class WorkspaceResolver {
+  @Query(() => Member, { description: 'The member making the request' })
+  viewer(@Ctx() ctx: Context) {
+    return ctx.services.workspace.viewer(ctx.principal);
+  }
+
+  @Query(() => Workspace)
+  workspace(@Ctx() ctx: Context) {
+    return ctx.services.workspace.workspace(ctx.principal);
+  }
+
+  @Query(() => [Secret], { description: 'Names and kinds of the workspace secrets' })
+  secrets(@Ctx() ctx: Context) {
+    return ctx.services.secrets.list(ctx.principal);
+  }
+
+  @Query(() => [Model])
+  models(@Ctx() ctx: Context) {
+    return ctx.services.models.list(ctx.principal);
+  }
+
+  @FieldResolver(() => WorkspaceSettings)
+  settings(@Root() ws: WorkspaceEntity) {
+    return ws.settings;
+  }
+
+  @FieldResolver(() => [Team])
+  teams(@Ctx() ctx: Context) {
+    return ctx.services.workspace.teams(ctx.principal);
+  }
+
+  @FieldResolver(() => [Member])
+  members(@Ctx() ctx: Context) {
+    return ctx.services.workspace.members(ctx.principal);
+  }
+
+  @FieldResolver(() => [ApiKey], { description: 'Workspace keys. Admins only' })
+  apiKeys(@Ctx() ctx: Context) {
+    return ctx.services.keys.listWorkspaceKeys(ctx.principal);
+  }
+
+  @Mutation(() => Workspace, { description: 'Updates the settings groups the Workspace API overview returns. Admins only' })
+  updateWorkspaceSettings(@Arg('input', () => WorkspaceSettingsInput) input: WorkspaceSettingsInput, @Ctx() ctx: Context) {
+    return ctx.services.workspace.updateSettings(ctx.principal, input);
+  }
+
+  @Mutation(() => Workspace, { description: 'Workspace daily credit limit; null removes it. Admins only' })
+  setWorkspaceLimits(@Arg('dailyCreditLimit', () => Float, { nullable: true }) dailyCreditLimit: number | null | undefined, @Ctx() ctx: Context) {
+    return ctx.services.workspace.setWorkspaceLimits(ctx.principal, dailyCreditLimit ?? null);
+  }
+
+  @Mutation(() => Team, { description: 'Admins only' })
+  createTeam(
+    @Arg('name', () => String) name: string,
+    @Arg('dailyCreditLimit', () => Float, { nullable: true }) dailyCreditLimit: number | null | undefined,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.services.workspace.createTeam(ctx.principal, { name, dailyCreditLimit });
+  }
+
+  @Mutation(() => Team, { description: 'Admins only' })
+  setTeamLimits(
+    @Arg('teamId', () => ID) teamId: string,
+    @Arg('dailyCreditLimit', () => Float, { nullable: true }) dailyCreditLimit: number | null | undefined,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.services.workspace.setTeamLimits(ctx.principal, teamId, dailyCreditLimit ?? null);
+  }
+
+  @Mutation(() => Member, { description: 'Adds a member. Admins only' })
+  inviteMember(@Arg('input', () => InviteMemberInput) input: InviteMemberInput, @Ctx() ctx: Context) {
+    return ctx.services.workspace.inviteMember(ctx.principal, input);
+  }
+
+  @Mutation(() => MemberTokenResult, { description: 'Issues a personal GraphQL token; admins for anyone, members for themselves' })
+  createMemberToken(@Arg('memberId', () => ID) memberId: string, @Arg('name', () => String, { nullable: true }) name: string | undefined, @Ctx() ctx: Context) {
+    return ctx.services.workspace.createMemberToken(ctx.principal, memberId, name ?? undefined);
+  }
+
+  @Mutation(() => Secret, { description: 'Stores an encrypted secret. Admins only' })
+  createSecret(
+    @Arg('name', () => String) name: string,
+    @Arg('kind', () => SecretKindEnum) kind: SecretKindEnum,
+    @Arg('value', () => String) value: string,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.services.secrets.create(ctx.principal, { name, kind, value });
+  }
+
+  @Mutation(() => Boolean, { description: 'Admins only' })
+  deleteSecret(@Arg('name', () => String) name: string, @Ctx() ctx: Context) {
+    return ctx.services.secrets.delete(ctx.principal, name);
+  }
+
+  @Mutation(() => Model, { description: 'Creates or replaces a model configuration. Admins only' })
+  configureModel(@Arg('input', () => ConfigureModelInput) input: ConfigureModelInput, @Ctx() ctx: Context) {
+    return ctx.services.models.configure(ctx.principal, input);
+  }
+
+  @Mutation(() => Message, { description: 'Records an email or SMS message sent to or by an agent (channel connectors)' })
+  recordMessage(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => RecordMessageInput) input: RecordMessageInput, @Ctx() ctx: Context) {
+    return ctx.services.messages.record(ctx.principal, agentId, input);
+  }
+}

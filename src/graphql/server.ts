@@ -1,0 +1,48 @@
+import { ApolloServer } from '@apollo/server';
+import { koaMiddleware } from '@as-integrations/koa';
+import { GraphQLError } from 'graphql';
+import type Koa from 'koa';
+import { DomainError } from '../domain/errors.js';
+import type { Services } from '../domain/services.js';
+import { createLoaders, type Context } from './context.js';
+import { formatError, type ErrorLogger } from './errors.js';
+import { MAX_COMPLEXITY, MAX_DEPTH, operationLimits } from './limits.js';
+import { buildGraphqlSchema } from './schema.js';
+
+/** Reads a bearer token from the Authorization header. */
+export function bearer(header: string | undefined): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return m?.[1];
+}
+
+/**
+ * Starts Apollo Server over the type-graphql schema and returns the Koa middleware for
+ * `POST /graphql`. Every request needs a member token; without one the answer is UNAUTHENTICATED.
+ */
+export async function createGraphqlMiddleware(services: Services, logger: ErrorLogger): Promise<{ middleware: Koa.Middleware; stop: () => Promise<void> }> {
+  const schema = await buildGraphqlSchema();
+  const apollo = new ApolloServer<Context>({
+    schema,
+    formatError: formatError(logger),
+    includeStacktraceInErrorResponses: false,
+    validationRules: [operationLimits(MAX_DEPTH, MAX_COMPLEXITY)],
+    csrfPrevention: true,
+  });
+  await apollo.start();
+  const middleware = koaMiddleware(apollo, {
+    context: async ({ ctx }) => {
+      try {
+        const principal = await services.keys.authenticateMember(bearer(ctx.get('authorization')));
+        return { principal, services, loaders: createLoaders(services) };
+      } catch (err) {
+        if (err instanceof DomainError && err.code === 'UNAUTHENTICATED') {
+          throw new GraphQLError('Missing or invalid token: send Authorization: Bearer <member token>', {
+            extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+          });
+        }
+        throw err;
+      }
+    },
+  });
+  return { middleware: middleware as unknown as Koa.Middleware, stop: () => apollo.stop() };
+}

@@ -1,0 +1,288 @@
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
+import {
+  ActivityKindEnum,
+  ApiKeyKindEnum,
+  DocumentKindEnum,
+  FieldTypeEnum,
+  HandlerKindEnum,
+  HttpMethodEnum,
+  KeyScopeEnum,
+  MessageChannelEnum,
+  MessageDirectionEnum,
+  ModelProviderEnum,
+  RedactPresetEnum,
+  RoleEnum,
+  SecretKindEnum,
+  SignatureSchemeEnum,
+  SurfaceEnum,
+  VisibilityEnum,
+} from './enums.js';
+
+// Output types. Resolvers return domain entities; where a shape differs (handler, surfaces)
+// a field resolver or a small mapper in the resolver shapes it.
+
+@ObjectType()
+export class Team {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => Float, { nullable: true }) dailyCreditLimit!: number | null;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType()
+export class Member {
+  @Field(() => ID) id!: string;
+  @Field(() => String) email!: string;
+  @Field(() => String) name!: string;
+  @Field(() => RoleEnum) role!: RoleEnum;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType()
+export class MemberTokenResult {
+  @Field(() => String, { description: 'The plaintext token; shown only here' }) token!: string;
+  @Field(() => ID) memberId!: string;
+  @Field(() => String) prefix!: string;
+  @Field(() => String) last4!: string;
+}
+
+@ObjectType()
+export class Workspace {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => Float, { nullable: true }) dailyCreditLimit!: number | null;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType({ description: 'The groups the Workspace API overview returns' })
+export class WorkspaceSettings {
+  @Field(() => GraphQLJSONObject) featureFlags!: object;
+  @Field(() => GraphQLJSONObject) creditDefaults!: object;
+  @Field(() => GraphQLJSONObject) accountRules!: object;
+  @Field(() => GraphQLJSONObject) dataProcessing!: object;
+  @Field(() => GraphQLJSONObject) loginSettings!: object;
+  @Field(() => GraphQLJSONObject) valueCapture!: object;
+  @Field(() => [String]) tags!: string[];
+  @Field(() => Int) activityRetentionDays!: number;
+}
+
+@ObjectType()
+export class SurfaceSetting {
+  @Field(() => SurfaceEnum) surface!: SurfaceEnum;
+  @Field(() => Boolean) enabled!: boolean;
+  @Field(() => Boolean) activityLogging!: boolean;
+}
+
+@ObjectType()
+export class CorsSettings {
+  @Field(() => Boolean) allowPlatformApps!: boolean;
+  @Field(() => [String]) customOrigins!: string[];
+}
+
+@ObjectType()
+export class Capabilities {
+  @Field(() => Boolean) endpointManagement!: boolean;
+  @Field(() => Boolean) documents!: boolean;
+}
+
+@ObjectType()
+export class Guardrails {
+  @Field(() => [String]) blockedInputPatterns!: string[];
+  @Field(() => [String]) redactOutputPatterns!: string[];
+  @Field(() => [RedactPresetEnum]) redactPresets!: RedactPresetEnum[];
+  @Field(() => Int, { nullable: true }) maxInputChars!: number | null;
+  @Field(() => Int, { nullable: true }) maxOutputTokens!: number | null;
+  @Field(() => Int) maxToolSteps!: number;
+  @Field(() => Float, { nullable: true }) maxCreditsPerRun!: number | null;
+}
+
+@ObjectType()
+export class AgentLimits {
+  @Field(() => Float, { nullable: true }) dailyCreditLimit!: number | null;
+  @Field(() => Int, { nullable: true }) maxConcurrentRequests!: number | null;
+}
+
+@ObjectType()
+export class Agent {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) description!: string;
+  @Field(() => String) instructions!: string;
+  @Field(() => String, { nullable: true }) defaultModel!: string | null;
+  @Field(() => VisibilityEnum) visibility!: VisibilityEnum;
+  @Field(() => ID, { nullable: true }) teamId!: string | null;
+  @Field(() => Boolean) allowWorkspaceKeys!: boolean;
+  @Field(() => CorsSettings) cors!: CorsSettings;
+  @Field(() => Capabilities) capabilities!: Capabilities;
+  @Field(() => Guardrails) guardrails!: Guardrails;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
+
+@ObjectType({ description: 'An API key as listed: never the key itself' })
+export class ApiKey {
+  @Field(() => ID) id!: string;
+  @Field(() => ApiKeyKindEnum) kind!: ApiKeyKindEnum;
+  @Field(() => ID, { nullable: true }) agentId!: string | null;
+  @Field(() => String) name!: string;
+  @Field(() => String) prefix!: string;
+  @Field(() => String) last4!: string;
+  @Field(() => [KeyScopeEnum]) scopes!: KeyScopeEnum[];
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
+  @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
+}
+
+@ObjectType()
+export class CreatedApiKey {
+  @Field(() => String, { description: 'The plaintext key; shown only in this response' }) key!: string;
+  @Field(() => ApiKey) apiKey!: ApiKey;
+}
+
+@ObjectType()
+export class HandlerOut {
+  @Field(() => HandlerKindEnum) kind!: HandlerKindEnum;
+  @Field(() => String, { nullable: true }) prompt!: string | null;
+  @Field(() => String, { nullable: true }) script!: string | null;
+}
+
+@ObjectType('HttpEndpoint')
+export class HttpEndpoint {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) agentId!: string;
+  @Field(() => String) path!: string;
+  @Field(() => [HttpMethodEnum]) methods!: HttpMethodEnum[];
+  @Field(() => String, { nullable: true }) modelOverride!: string | null;
+  @Field(() => String) description!: string;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
+
+@ObjectType()
+export class McpTool {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) agentId!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) description!: string;
+  @Field(() => String, { nullable: true }) modelOverride!: string | null;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
+
+@ObjectType()
+export class WebhookSignature {
+  @Field(() => SignatureSchemeEnum) scheme!: SignatureSchemeEnum;
+  @Field(() => String) secretName!: string;
+}
+
+@ObjectType()
+export class Webhook {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) agentId!: string;
+  @Field(() => String) integration!: string;
+  @Field(() => String, { nullable: true }) modelOverride!: string | null;
+  @Field(() => WebhookSignature, { nullable: true }) signature!: WebhookSignature | null;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
+
+@ObjectType()
+export class FieldDef {
+  @Field(() => String) name!: string;
+  @Field(() => FieldTypeEnum) type!: FieldTypeEnum;
+  @Field(() => Boolean) required!: boolean;
+}
+
+@ObjectType()
+export class Document {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) agentId!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) description!: string;
+  @Field(() => DocumentKindEnum) kind!: DocumentKindEnum;
+  @Field(() => String) content!: string;
+  @Field(() => [FieldDef]) fields!: FieldDef[];
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
+
+@ObjectType()
+export class DocumentExposure {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) agentId!: string;
+  @Field(() => ID) documentId!: string;
+  @Field(() => Boolean) read!: boolean;
+  @Field(() => Boolean) write!: boolean;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType({ description: 'A stored secret: name and kind only, never the value' })
+export class Secret {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => SecretKindEnum) kind!: SecretKindEnum;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
+
+@ObjectType()
+export class Model {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => ModelProviderEnum) provider!: ModelProviderEnum;
+  @Field(() => String) model!: string;
+  @Field(() => String, { nullable: true }) baseUrl!: string | null;
+  @Field(() => String, { nullable: true }) apiKeySecret!: string | null;
+  @Field(() => Float) inputPricePerMillion!: number;
+  @Field(() => Float) outputPricePerMillion!: number;
+  @Field(() => Boolean) isDefault!: boolean;
+}
+
+@ObjectType()
+export class Message {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) agentId!: string;
+  @Field(() => MessageDirectionEnum) direction!: MessageDirectionEnum;
+  @Field(() => MessageChannelEnum) channel!: MessageChannelEnum;
+  @Field(() => String) from!: string;
+  @Field(() => String) to!: string;
+  @Field(() => String, { nullable: true }) subject!: string | null;
+  @Field(() => String) body!: string;
+  @Field(() => Date) sentAt!: Date;
+}
+
+@ObjectType()
+export class ActivityEntry {
+  @Field(() => ID) id!: string;
+  @Field(() => ActivityKindEnum) kind!: ActivityKindEnum;
+  @Field(() => SurfaceEnum) surface!: SurfaceEnum;
+  @Field(() => String, { nullable: true }) entry!: string | null;
+  @Field(() => String, { nullable: true }) method!: string | null;
+  @Field(() => String, { nullable: true }) path!: string | null;
+  @Field(() => Int, { nullable: true }) status!: number | null;
+  @Field(() => GraphQLJSONObject, { nullable: true }) requestHeaders!: object | null;
+  @Field(() => GraphQLJSON, { nullable: true }) requestBody!: unknown;
+  @Field(() => GraphQLJSON, { nullable: true }) response!: unknown;
+  @Field(() => Boolean) truncated!: boolean;
+  @Field(() => Float) credits!: number;
+  @Field(() => Int, { nullable: true }) durationMs!: number | null;
+  @Field(() => String, { nullable: true }) keyId!: string | null;
+  @Field(() => String, { nullable: true }) runId!: string | null;
+  @Field(() => String, { nullable: true }) error!: string | null;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType()
+export class ActivityConnection {
+  @Field(() => [ActivityEntry]) nodes!: ActivityEntry[];
+  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page' }) endCursor!: string | null;
+  @Field(() => Boolean) hasNextPage!: boolean;
+}
+
+@ObjectType()
+export class DailyUsage {
+  @Field(() => String, { description: 'UTC day, YYYY-MM-DD' }) day!: string;
+  @Field(() => Float) credits!: number;
+  @Field(() => Int) runs!: number;
+}

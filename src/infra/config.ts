@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/** Runtime configuration, read once from the environment by the composition root. */
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  adminToken: string | undefined;
+  secretsKey: string | undefined;
+  openaiApiKey: string | undefined;
+  openaiBaseUrl: string | undefined;
+  anthropicApiKey: string | undefined;
+  platformOrigins: string[];
+  logLevel: string;
+}
+
+const env = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BASE_URL: z.url().optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SECRETS_KEY: z.string().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.url().optional(),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  PLATFORM_ORIGINS: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export class ConfigError extends Error {}
+
+/** Parses the environment into a Config; throws ConfigError naming every bad variable. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = env.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const platformOrigins = e.PLATFORM_ORIGINS
+    ? e.PLATFORM_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
+    : [new URL(baseUrl).origin];
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    adminToken: e.ADMIN_TOKEN,
+    secretsKey: e.SECRETS_KEY,
+    openaiApiKey: e.OPENAI_API_KEY,
+    openaiBaseUrl: e.OPENAI_BASE_URL,
+    anthropicApiKey: e.ANTHROPIC_API_KEY,
+    platformOrigins,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,157 @@
+import type { Knex } from 'knex';
+import type { ActivityEntry, DailyUsage } from '../../domain/model.js';
+import type { AgentChildRepo, CrudRepo, Repositories, Store } from '../../domain/ports.js';
+import { q } from './pg-errors.js';
+import * as rows from './rows.js';
+
+type Conn = Knex | Knex.Transaction;
+
+function crud<T extends { id: string }>(db: Conn, m: rows.Mapping<T>): CrudRepo<T> {
+  return {
+    get: (id) => q(async () => {
+      const r = await db(m.table).where({ id }).first();
+      return r ? m.fromRow(r) : null;
+    }),
+    insert: (e) => q(async () => {
+      const [r] = await db(m.table).insert(m.toRow(e)).returning('*');
+      return m.fromRow(r);
+    }),
+    update: (e) => q(async () => {
+      const { id, ...rest } = m.toRow(e);
+      const [r] = await db(m.table).where({ id }).update(rest).returning('*');
+      return m.fromRow(r ?? m.toRow(e));
+    }),
+    delete: (id) => q(async () => (await db(m.table).where({ id }).delete()) > 0),
+  };
+}
+
+function agentChild<T extends { id: string; agentId: string }>(db: Conn, m: rows.Mapping<T>): AgentChildRepo<T> {
+  return {
+    ...crud(db, m),
+    listByAgents: (agentIds) =>
+      q(async () => {
+        if (agentIds.length === 0) return [];
+        const rs = await db(m.table).whereIn('agent_id', agentIds as string[]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+        return rs.map(m.fromRow);
+      }),
+  };
+}
+
+function findOne<T>(db: Conn, m: rows.Mapping<T>, where: Record<string, unknown>) {
+  return q(async () => {
+    const r = await db(m.table).where(where).first();
+    return r ? m.fromRow(r) : null;
+  });
+}
+
+function list<T>(db: Conn, m: rows.Mapping<T>, where: Record<string, unknown>, order = 'created_at') {
+  return q(async () => (await db(m.table).where(where).orderBy([{ column: order }, { column: 'id' }])).map(m.fromRow));
+}
+
+/** Repositories bound to one connection or transaction. */
+export function repositories(db: Conn): Repositories {
+  return {
+    workspaces: {
+      ...crud(db, rows.workspaces),
+      first: () => q(async () => {
+        const r = await db('workspaces').orderBy('created_at').first();
+        return r ? rows.workspaces.fromRow(r) : null;
+      }),
+    },
+    teams: { ...crud(db, rows.teams), listByWorkspace: (workspaceId) => list(db, rows.teams, { workspace_id: workspaceId }) },
+    members: {
+      ...crud(db, rows.members),
+      listByWorkspace: (workspaceId) => list(db, rows.members, { workspace_id: workspaceId }),
+      findByEmail: (workspaceId, email) => findOne(db, rows.members, { workspace_id: workspaceId, email }),
+    },
+    memberTokens: {
+      ...crud(db, rows.memberTokens),
+      findByHash: (hash) => findOne(db, rows.memberTokens, { token_hash: hash }),
+      findByName: (memberId, name) => findOne(db, rows.memberTokens, { member_id: memberId, name }),
+      touch: (id, at) => q(async () => void (await db('member_tokens').where({ id }).update({ last_used_at: at }))),
+    },
+    agents: {
+      ...crud(db, rows.agents),
+      listByWorkspace: (workspaceId) => list(db, rows.agents, { workspace_id: workspaceId }),
+      getMany: (ids) =>
+        q(async () => (ids.length ? (await db('agents').whereIn('id', ids as string[])).map(rows.agents.fromRow) : [])),
+    },
+    apiKeys: {
+      ...crud(db, rows.apiKeys),
+      listByAgents: (agentIds) =>
+        q(async () =>
+          agentIds.length
+            ? (await db('api_keys').whereIn('agent_id', agentIds as string[]).orderBy([{ column: 'created_at' }, { column: 'id' }])).map(
+                rows.apiKeys.fromRow,
+              )
+            : [],
+        ),
+      findByHash: (hash) => findOne(db, rows.apiKeys, { key_hash: hash }),
+      listWorkspaceKeys: (workspaceId) => list(db, rows.apiKeys, { workspace_id: workspaceId, kind: 'WORKSPACE' }),
+      revoke: (id, at) => q(async () => void (await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: at }))),
+      touch: (id, at) => q(async () => void (await db('api_keys').where({ id }).update({ last_used_at: at }))),
+    },
+    httpEndpoints: agentChild(db, rows.httpEndpoints),
+    mcpTools: agentChild(db, rows.mcpTools),
+    webhooks: agentChild(db, rows.webhooks),
+    documents: agentChild(db, rows.documents),
+    exposures: {
+      ...agentChild(db, rows.exposures),
+      find: (agentId, documentId) => findOne(db, rows.exposures, { agent_id: agentId, document_id: documentId }),
+    },
+    secrets: {
+      ...crud(db, rows.secrets),
+      findByName: (workspaceId, name) => findOne(db, rows.secrets, { workspace_id: workspaceId, name }),
+      listByWorkspace: (workspaceId) => list(db, rows.secrets, { workspace_id: workspaceId }, 'name'),
+    },
+    models: {
+      ...crud(db, rows.models),
+      findByName: (workspaceId, name) => findOne(db, rows.models, { workspace_id: workspaceId, name }),
+      listByWorkspace: (workspaceId) => list(db, rows.models, { workspace_id: workspaceId }, 'name'),
+      clearDefault: (workspaceId) =>
+        q(async () => void (await db('models').where({ workspace_id: workspaceId, is_default: true }).update({ is_default: false }))),
+    },
+    messages: crud(db, rows.messages),
+    activity: {
+      insert: (entry: ActivityEntry) => q(async () => void (await db('activity_log').insert(rows.activity.toRow(entry)))),
+      list: (agentId, opts) =>
+        q(async () => {
+          const query = db('activity_log').where({ agent_id: agentId });
+          if (opts.surface) query.andWhere({ surface: opts.surface });
+          if (opts.after) {
+            const { createdAt, id } = opts.after;
+            query.andWhere((w) => w.where('created_at', '<', createdAt).orWhere((w2) => w2.where('created_at', '=', createdAt).andWhere('id', '<', id)));
+          }
+          const rs = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(opts.first);
+          return rs.map(rows.activity.fromRow);
+        }),
+    },
+    usage: {
+      listByAgent: (agentId, fromDay) =>
+        q(async () => {
+          const rs = await db('credit_usage')
+            .select(db.raw(`agent_id, to_char(day, 'YYYY-MM-DD') as day, credits, runs`))
+            .where({ agent_id: agentId })
+            .andWhere('day', '>=', fromDay)
+            .orderBy('day', 'desc');
+          return rs.map((r: any): DailyUsage => ({ agentId: r.agent_id, day: r.day, credits: Number(r.credits), runs: Number(r.runs) }));
+        }),
+    },
+  };
+}
+
+/** The knex-backed Store (PGlite or PostgreSQL). */
+export function knexStore(db: Knex): Store {
+  return {
+    repos: repositories(db),
+    transaction: (fn) => db.transaction((trx) => fn(repositories(trx))),
+    ping: async () => {
+      try {
+        await db.raw('select 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Services } from '../domain/services.js';
+import type { Logger } from '../infra/logger.js';
+import { errorMapper } from './errors.js';
+
+export const BODY_LIMIT = '1mb';
+
+export interface AppDeps {
+  services: Services;
+  logger: Logger;
+  graphql: Koa.Middleware;
+}
+
+/** The Koa application: health, GraphQL, and (as they land) the agent surfaces. */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+
+  app.use(async (ctx, next) => {
+    ctx.state.requestId = randomUUID();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    await next();
+  });
+  app.use(errorMapper(deps.logger));
+
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    const ok = await deps.services.store.ping();
+    ctx.status = ok ? 200 : 503;
+    ctx.body = ok ? { status: 'ready' } : { error: 'Database is not reachable' };
+  });
+
+  const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8' });
+  // Apollo's Koa middleware calls next() after answering; stop there so nothing downstream runs.
+  const graphql: Koa.Middleware = (ctx) => deps.graphql(ctx, async () => {});
+  router.post('/graphql', graphqlBody, graphql);
+  router.get('/graphql', graphql);
+
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  app.use(async (ctx) => {
+    ctx.status = 404;
+    ctx.body = { error: `No route for ${ctx.method} ${ctx.path}` };
+  });
+  return app;
+}

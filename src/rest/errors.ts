@@ -1,0 +1,54 @@
+import type Koa from 'koa';
+import { DomainError } from '../domain/errors.js';
+import type { Logger } from '../infra/logger.js';
+
+const STATUS: Record<DomainError['code'], number> = {
+  INVALID: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  LIMIT_EXCEEDED: 429,
+  UNAVAILABLE: 503,
+};
+
+/**
+ * The one HTTP error mapper: domain errors become their status with `{"error": message}` (+ `reason`
+ * and Retry-After on 429, Retry-After on 503); client errors raised by Koa middleware (body parser:
+ * 400/413/415) keep their status; everything else is a logged 500 with a generic message.
+ */
+export function errorMapper(logger: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const e = err as { status?: number; expose?: boolean; message?: string };
+      if (err instanceof DomainError) {
+        ctx.status = STATUS[err.code];
+        const body: Record<string, unknown> = { error: err.message };
+        if (err.code === 'LIMIT_EXCEEDED') {
+          const d = err.details as { reason: string; retryAfterSeconds: number };
+          body.reason = d.reason;
+          ctx.set('Retry-After', String(d.retryAfterSeconds));
+        }
+        if (err.code === 'UNAVAILABLE') ctx.set('Retry-After', String((err as { retryAfterSeconds?: number }).retryAfterSeconds ?? 5));
+        ctx.body = body;
+      } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+        ctx.status = e.status;
+        ctx.body = { error: clientMessage(e.status, e.expose ? e.message : undefined) };
+      } else {
+        logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+        ctx.status = 500;
+        ctx.body = { error: `Internal server error (request ${ctx.state.requestId ?? 'unknown'})` };
+      }
+    }
+  };
+}
+
+function clientMessage(status: number, message: string | undefined): string {
+  if (status === 413) return 'Request body is too large (limit 1 MiB)';
+  if (status === 415) return 'Unsupported content type: send application/json';
+  if (status === 400 && message && /json|token|unexpected|parse/i.test(message)) return 'Malformed JSON body';
+  return message ?? 'Bad request';
+}
