@@ -21,7 +21,8 @@ function crud<T extends { id: string }>(db: Conn, m: rows.Mapping<T>): CrudRepo<
       const [r] = await db(m.table).where({ id }).update(rest).returning('*');
       return m.fromRow(r ?? m.toRow(e));
     }),
-    delete: (id) => q(async () => (await db(m.table).where({ id }).delete()) > 0),
+    // returning() gives the same answer on pg and PGlite (whose affected-row count differs).
+    delete: (id) => q(async () => (await db(m.table).where({ id }).delete().returning('id')).length > 0),
   };
 }
 

@@ -1,0 +1,140 @@
+import type { Knex } from 'knex';
+import type { Config } from '../../src/infra/config.js';
+import { loadConfig } from '../../src/infra/config.js';
+import { closeDatabase, openDatabase } from '../../src/infra/db.js';
+import { createLogger } from '../../src/infra/logger.js';
+import { migrateLatest } from '../../src/infra/migrate.js';
+import { buildService, type Service } from '../../src/server.js';
+import { newId } from '../../src/domain/ids.js';
+import { generateKey } from '../../src/domain/keys/key-material.js';
+import { DEFAULT_SETTINGS } from '../../src/domain/workspace/settings.js';
+import type { Role } from '../../src/domain/principal.js';
+
+// One database and one started service per test run (PGlite in memory, or the PostgreSQL of
+// TEST_DATABASE_URL with its public schema reset). Tests isolate themselves by creating their own
+// workspace with `newWorkspace()`; everything the service stores is scoped by workspace.
+
+export interface Harness {
+  service: Service;
+  db: Knex;
+  url: string;
+  onPostgres: boolean;
+  config: Config;
+}
+
+let harness: Harness | undefined;
+
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
+
+export async function startHarness(): Promise<Harness> {
+  if (harness) return harness;
+  const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
+  const db = await openDatabase({ databaseUrl, dataDir: 'memory' });
+  if (databaseUrl) {
+    await db.raw('drop schema if exists public cascade');
+    await db.raw('create schema public');
+  }
+  await migrateLatest(db);
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: 'memory',
+    SECRETS_KEY: TEST_SECRETS_KEY,
+    ADMIN_TOKEN: 'bootstrap-admin-token-for-tests',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+  });
+  const service = await buildService(config, { db, skipMigrations: true, logger: createLogger('silent') });
+  const { url } = await service.listen(0, '127.0.0.1');
+  harness = { service, db, url, onPostgres: Boolean(databaseUrl), config };
+  return harness;
+}
+
+export function h(): Harness {
+  if (!harness) throw new Error('harness not started (test/setup.ts starts it)');
+  return harness;
+}
+
+export async function stopHarness(): Promise<void> {
+  if (!harness) return;
+  await harness.service.close();
+  await closeDatabase(harness.db);
+  harness = undefined;
+}
+
+export interface TestWorkspace {
+  workspaceId: string;
+  adminId: string;
+  adminToken: string;
+  /** Adds a member with a token. */
+  addMember(role?: Role): Promise<{ memberId: string; token: string }>;
+}
+
+/** A fresh workspace with an admin member and token, created directly through the repositories. */
+export async function newWorkspace(): Promise<TestWorkspace> {
+  const { repos } = h().service.services.store;
+  const now = new Date();
+  const ws = await repos.workspaces.insert({
+    id: newId('ws'),
+    name: 'Test workspace',
+    settings: DEFAULT_SETTINGS,
+    dailyCreditLimit: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const addMember = async (role: Role = 'MEMBER') => {
+    const memberId = newId('mem');
+    await repos.members.insert({ id: memberId, workspaceId: ws.id, email: `${memberId}@example.test`, name: memberId, role, createdAt: now });
+    const k = generateKey('mt');
+    await repos.memberTokens.insert({
+      id: newId('mtk'),
+      memberId,
+      name: 'test',
+      tokenHash: k.hash,
+      prefix: k.prefix,
+      last4: k.last4,
+      createdAt: now,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    return { memberId, token: k.plaintext };
+  };
+  const admin = await addMember('ADMIN');
+  return { workspaceId: ws.id, adminId: admin.memberId, adminToken: admin.token, addMember };
+}
+
+export interface GqlResult<T = any> {
+  status: number;
+  data: T;
+  errors?: { message: string; path?: string[]; extensions?: { code?: string; field?: string; [k: string]: unknown } }[];
+}
+
+/** POSTs a GraphQL operation to the started service. */
+export async function gql<T = any>(token: string | undefined, query: string, variables?: Record<string, unknown>): Promise<GqlResult<T>> {
+  const res = await fetch(`${h().url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await res.json()) as { data?: T; errors?: GqlResult['errors'] };
+  return { status: res.status, data: body.data as T, errors: body.errors };
+}
+
+/** Like gql, but fails the test when the operation returned errors. */
+export async function gqlOk<T = any>(token: string, query: string, variables?: Record<string, unknown>): Promise<T> {
+  const r = await gql<T>(token, query, variables);
+  if (r.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(r.errors)}`);
+  return r.data;
+}
+
+/** The `extensions.code` of the first error, for refusal assertions. */
+export function errorCode(r: GqlResult): string | undefined {
+  return r.errors?.[0]?.extensions?.code;
+}
+
+/** Creates an agent through GraphQL and returns its id. */
+export async function createAgent(token: string, input: Record<string, unknown> = {}): Promise<string> {
+  const d = await gqlOk<{ createAgent: { id: string } }>(token, 'mutation($input: CreateAgentInput!) { createAgent(input: $input) { id } }', {
+    input: { name: 'Test agent', ...input },
+  });
+  return d.createAgent.id;
+}
