@@ -96,6 +96,9 @@ export async function up(knex: Knex): Promise<void> {
     t.text('id').primary();
     t.text('agent_id').notNullable().references('id').inTable('agents').onDelete('CASCADE');
     t.text('path').notNullable();
+    // The path with parameter names erased (`orders/{}`): two paths of one shape match the same
+    // requests, so the shape is what must be unique per agent.
+    t.text('path_shape').notNullable();
     t.jsonb('methods').notNullable();
     t.text('handler_kind').notNullable();
     t.text('handler_body').notNullable();
@@ -103,7 +106,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('description').notNullable().defaultTo('');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.unique(['agent_id', 'path']);
+    t.unique(['agent_id', 'path_shape']);
   });
 
   await knex.schema.createTable('mcp_tools', (t) => {

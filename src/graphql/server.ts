@@ -27,6 +27,8 @@ export async function createGraphqlMiddleware(services: Services, logger: ErrorL
     includeStacktraceInErrorResponses: false,
     validationRules: [operationLimits(MAX_DEPTH, MAX_COMPLEXITY)],
     csrfPrevention: true,
+    // The composition root owns shutdown (src/main.ts); Apollo must not install signal handlers.
+    stopOnTerminationSignals: false,
   });
   await apollo.start();
   const middleware = koaMiddleware(apollo, {

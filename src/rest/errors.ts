@@ -36,7 +36,7 @@ export function errorMapper(logger: Logger): Koa.Middleware {
         ctx.body = body;
       } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
         ctx.status = e.status;
-        ctx.body = { error: clientMessage(e.status, e.expose ? e.message : undefined) };
+        ctx.body = { error: clientMessage(e.status, err instanceof SyntaxError, e.expose ? e.message : undefined) };
       } else {
         logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
         ctx.status = 500;
@@ -46,9 +46,10 @@ export function errorMapper(logger: Logger): Koa.Middleware {
   };
 }
 
-function clientMessage(status: number, message: string | undefined): string {
+function clientMessage(status: number, isSyntaxError: boolean, message: string | undefined): string {
   if (status === 413) return 'Request body is too large (limit 1 MiB)';
   if (status === 415) return 'Unsupported content type: send application/json';
-  if (status === 400 && message && /json|token|unexpected|parse/i.test(message)) return 'Malformed JSON body';
+  // The JSON body parser reports unparsable bodies as a SyntaxError with status 400.
+  if (status === 400 && isSyntaxError) return 'Malformed JSON body';
   return message ?? 'Bad request';
 }

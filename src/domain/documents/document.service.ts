@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { Invalid, NotFound } from '../errors.js';
+import { Conflict, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { FIELD_TYPES, type Document, type DocumentExposure } from '../model.js';
 import { loadAgent } from '../policy.js';
@@ -84,14 +84,23 @@ export class DocumentService {
   /** Exposes one of the agent's documents on the Document API (or changes its permissions). */
   async expose(p: Principal, agentId: string, documentId: string, input: { read?: unknown; write?: unknown }): Promise<DocumentExposure> {
     const v = parse(exposureInput, stripUndefined(input));
-    return this.store.transaction(async (r) => {
-      await loadAgent(r, p, agentId, 'manageSurfaces');
-      const doc = await r.documents.get(documentId);
-      if (!doc || doc.agentId !== agentId) throw new NotFound('Document', documentId);
-      const existing = await r.exposures.find(agentId, documentId);
-      if (existing) return r.exposures.update({ ...existing, read: v.read, write: v.write });
-      return r.exposures.insert({ id: newId('exp'), agentId, documentId, read: v.read, write: v.write, createdAt: this.clock.now() });
-    });
+    const exposeOnce = () =>
+      this.store.transaction(async (r) => {
+        await loadAgent(r, p, agentId, 'manageSurfaces');
+        const doc = await r.documents.get(documentId);
+        if (!doc || doc.agentId !== agentId) throw new NotFound('Document', documentId);
+        const existing = await r.exposures.find(agentId, documentId);
+        if (existing) return r.exposures.update({ ...existing, read: v.read, write: v.write });
+        return r.exposures.insert({ id: newId('exp'), agentId, documentId, read: v.read, write: v.write, createdAt: this.clock.now() });
+      });
+    try {
+      return await exposeOnce();
+    } catch (err) {
+      // A concurrent exposeDocument inserted the exposure first (unique agent + document); it is
+      // committed by now, so a second run finds it and changes its permissions instead.
+      if (err instanceof Conflict) return exposeOnce();
+      throw err;
+    }
   }
 
   /** Removes a document from the Document API; true when it was exposed. */

@@ -14,7 +14,8 @@ const recordMessageInput = z.object({
   to: z.string().trim().min(1, 'must not be empty').max(320),
   subject: z.string().max(1000).nullable().optional(),
   body: z.string().max(1_000_000),
-  sentAt: z.coerce.date({ error: 'must be an ISO date' }).optional(),
+  // null means "not given" (GraphQL passes explicit nulls); coercing it would give 1970-01-01.
+  sentAt: z.coerce.date({ error: 'must be an ISO date' }).nullable().optional(),
 });
 
 /** External email/SMS messages of an agent, recorded by channel connectors. */

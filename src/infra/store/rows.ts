@@ -15,6 +15,7 @@ import type {
   Webhook,
   Workspace,
 } from '../../domain/model.js';
+import { pathShape } from '../../domain/entries/entry.schemas.js';
 
 // Explicit row ↔ entity mappings, one pair per table. jsonb values are written as JSON text so
 // that arrays are not mistaken for PostgreSQL arrays by the driver.
@@ -186,6 +187,7 @@ export const httpEndpoints: Mapping<HttpEndpoint> = {
     id: e.id,
     agent_id: e.agentId,
     path: e.path,
+    path_shape: pathShape(e.path),
     methods: json(e.methods),
     handler_kind: e.handler.kind,
     handler_body: e.handler.body,

@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  stop: () => Promise<number | null>;
+}
+
+/**
+ * Starts the service the way `npm start` does (tsx src/main.ts) with the given environment and
+ * resolves once it prints its listening address.
+ */
+export function startService(env: Record<string, string | undefined>, timeoutMs = 90_000): Promise<Started> {
+  const clean = Object.fromEntries(Object.entries({ ...process.env, TEST_DATABASE_URL: undefined, ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: clean, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const stop = () =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) return resolve(child.exitCode);
+      child.once('exit', (code) => resolve(code));
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start in ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
+    const onData = () => {
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]!.replace(/\)$/, ''), output: () => out, stop });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(Object.assign(new Error(`service exited with ${code}:\n${out}`), { code, output: out }));
+    });
+  });
+}
+
+/** Runs the service expecting it to exit (a configuration error); resolves with code and output. */
+export function runToExit(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
+  return startService(env, timeoutMs).then(
+    async (s) => {
+      await s.stop();
+      throw new Error(`expected the service to refuse to start, but it listened at ${s.url}`);
+    },
+    (err: { code?: number | null; output?: string }) => ({ code: err.code ?? null, output: err.output ?? String(err) }),
+  );
+}

@@ -1,0 +1,246 @@
+import { expect } from 'chai';
+import { createAgent, errorCode, gql, gqlOk, newWorkspace, type GqlResult, type TestWorkspace } from '../helpers/harness.js';
+
+const DOC_FIELDS = 'id agentId name description kind content fields { name type required }';
+const EXP_FIELDS = 'id agentId documentId read write';
+
+const CREATE = `mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { ${DOC_FIELDS} } }`;
+const UPDATE = `mutation($id: ID!, $i: UpdateDocumentInput!) { updateDocument(id: $id, input: $i) { ${DOC_FIELDS} } }`;
+const DELETE = `mutation($id: ID!) { deleteDocument(id: $id) }`;
+const EXPOSE = `mutation($a: ID!, $d: ID!, $r: Boolean, $w: Boolean) { exposeDocument(agentId: $a, documentId: $d, read: $r, write: $w) { ${EXP_FIELDS} } }`;
+const UNEXPOSE = `mutation($a: ID!, $d: ID!) { unexposeDocument(agentId: $a, documentId: $d) }`;
+const READ_BACK = `query($id: ID!) { agent(id: $id) { documents { ${DOC_FIELDS} } documentExposures { ${EXP_FIELDS} } } }`;
+
+async function readBack(token: string, agentId: string) {
+  return (await gqlOk(token, READ_BACK, { id: agentId })).agent as { documents: any[]; documentExposures: any[] };
+}
+
+function expectRefused(r: GqlResult, code: string, field?: string, label?: string): void {
+  expect(r.errors, `${label ?? ''} should be refused`).to.be.an('array').that.is.not.empty;
+  expect(errorCode(r), label).to.equal(code);
+  if (field !== undefined) expect(r.errors![0]!.extensions!.field, label).to.equal(field);
+}
+
+async function createDoc(token: string, agentId: string, input: Record<string, unknown>) {
+  return (await gqlOk(token, CREATE, { a: agentId, i: input })).createDocument;
+}
+
+describe('GraphQL: documents', () => {
+  let ws: TestWorkspace;
+  let other: TestWorkspace;
+  before(async () => {
+    ws = await newWorkspace();
+    other = await newWorkspace();
+  });
+
+  it('createDocument stores a TEXT document (the default kind) and a DATABASE document with its fields', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    const text = await createDoc(ws.adminToken, agentId, { name: 'FAQ', description: 'Common questions', content: 'Q: hours?\nA: 9-5' });
+    expect(text).to.deep.include({ agentId, name: 'FAQ', description: 'Common questions', kind: 'TEXT', content: 'Q: hours?\nA: 9-5', fields: [] });
+
+    const db = await createDoc(ws.adminToken, agentId, {
+      name: 'Orders',
+      kind: 'DATABASE',
+      fields: [
+        { name: 'title', type: 'STRING', required: true },
+        { name: 'price', type: 'NUMBER' },
+        { name: 'paid', type: 'BOOLEAN', required: false },
+        { name: 'placed_at', type: 'DATETIME' },
+        { name: '_meta', type: 'JSON', required: true },
+      ],
+    });
+    expect(db).to.deep.include({
+      name: 'Orders',
+      description: '',
+      kind: 'DATABASE',
+      content: '',
+      fields: [
+        { name: 'title', type: 'STRING', required: true },
+        { name: 'price', type: 'NUMBER', required: false },
+        { name: 'paid', type: 'BOOLEAN', required: false },
+        { name: 'placed_at', type: 'DATETIME', required: false },
+        { name: '_meta', type: 'JSON', required: true },
+      ],
+    });
+
+    const { documents, documentExposures } = await readBack(ws.adminToken, agentId);
+    expect(documents).to.have.length(2);
+    expect(documents.find((d) => d.id === text.id)).to.deep.equal(text);
+    expect(documents.find((d) => d.id === db.id)).to.deep.equal(db);
+    expect(documentExposures).to.deep.equal([]);
+  });
+
+  it('createDocument refuses fields on a TEXT document and bad, duplicate or reserved field names', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['fields on TEXT', { name: 't', fields: [{ name: 'a', type: 'STRING' }] }, 'input.fields'],
+      ['fields on default kind', { name: 't', kind: 'TEXT', fields: [{ name: 'a', type: 'STRING' }] }, 'input.fields'],
+      ['duplicate', { name: 'd', kind: 'DATABASE', fields: [{ name: 'a', type: 'STRING' }, { name: 'a', type: 'NUMBER' }] }, 'input.fields.1.name'],
+      ['id', { name: 'd', kind: 'DATABASE', fields: [{ name: 'id', type: 'STRING' }] }, 'input.fields.0.name'],
+      ['leading digit', { name: 'd', kind: 'DATABASE', fields: [{ name: 'ok', type: 'STRING' }, { name: '1abc', type: 'STRING' }] }, 'input.fields.1.name'],
+      ['dash', { name: 'd', kind: 'DATABASE', fields: [{ name: 'a-b', type: 'STRING' }] }, 'input.fields.0.name'],
+      ['space', { name: 'd', kind: 'DATABASE', fields: [{ name: 'a b', type: 'STRING' }] }, 'input.fields.0.name'],
+      ['empty', { name: 'd', kind: 'DATABASE', fields: [{ name: '', type: 'STRING' }] }, 'input.fields.0.name'],
+      ['too long', { name: 'd', kind: 'DATABASE', fields: [{ name: 'x'.repeat(65), type: 'STRING' }] }, 'input.fields.0.name'],
+      ['empty name', { name: '   ', kind: 'DATABASE' }, 'input.name'],
+    ];
+    for (const [label, input, field] of cases) {
+      expectRefused(await gql(ws.adminToken, CREATE, { a: agentId, i: input }), 'BAD_USER_INPUT', field, label);
+    }
+    expect((await readBack(ws.adminToken, agentId)).documents).to.deep.equal([]);
+    // A 64-character name starting with _ is allowed.
+    const ok = await createDoc(ws.adminToken, agentId, { name: 'd', kind: 'DATABASE', fields: [{ name: `_${'x'.repeat(63)}`, type: 'STRING' }] });
+    expect(ok.fields).to.deep.equal([{ name: `_${'x'.repeat(63)}`, type: 'STRING', required: false }]);
+  });
+
+  it('createDocument on an unknown agent or another workspace\'s agent is NOT_FOUND', async () => {
+    expectRefused(await gql(ws.adminToken, CREATE, { a: 'agt_missing', i: { name: 'x' } }), 'NOT_FOUND');
+    const foreign = await createAgent(other.adminToken);
+    expectRefused(await gql(ws.adminToken, CREATE, { a: foreign, i: { name: 'x' } }), 'NOT_FOUND');
+    expect((await readBack(other.adminToken, foreign)).documents).to.deep.equal([]);
+  });
+
+  it('updateDocument changes only the given fields and replaces a database schema', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    const text = await createDoc(ws.adminToken, agentId, { name: 'Notes', description: 'keep me', content: 'old' });
+    const u1 = (await gqlOk(ws.adminToken, UPDATE, { id: text.id, i: { name: 'Renamed', content: 'new' } })).updateDocument;
+    expect(u1).to.deep.equal({ ...text, name: 'Renamed', content: 'new' });
+    // An empty field list on a TEXT document changes nothing and is allowed.
+    const u2 = (await gqlOk(ws.adminToken, UPDATE, { id: text.id, i: { fields: [], description: '' } })).updateDocument;
+    expect(u2).to.deep.equal({ ...u1, description: '' });
+
+    const db = await createDoc(ws.adminToken, agentId, { name: 'Rows', kind: 'DATABASE', fields: [{ name: 'a', type: 'STRING' }] });
+    const u3 = (await gqlOk(ws.adminToken, UPDATE, { id: db.id, i: { fields: [{ name: 'b', type: 'NUMBER', required: true }, { name: 'c', type: 'JSON' }] } }))
+      .updateDocument;
+    expect(u3).to.deep.equal({ ...db, fields: [{ name: 'b', type: 'NUMBER', required: true }, { name: 'c', type: 'JSON', required: false }] });
+
+    const { documents } = await readBack(ws.adminToken, agentId);
+    expect(documents.find((d) => d.id === text.id)).to.deep.equal(u2);
+    expect(documents.find((d) => d.id === db.id)).to.deep.equal(u3);
+  });
+
+  it('updateDocument refuses fields on a TEXT document, bad fields, an empty name, and unknown or foreign ids', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    const text = await createDoc(ws.adminToken, agentId, { name: 'T', content: 'c' });
+    const db = await createDoc(ws.adminToken, agentId, { name: 'D', kind: 'DATABASE', fields: [{ name: 'a', type: 'STRING' }] });
+    expectRefused(await gql(ws.adminToken, UPDATE, { id: text.id, i: { fields: [{ name: 'a', type: 'STRING' }] } }), 'BAD_USER_INPUT', 'input.fields');
+    expectRefused(await gql(ws.adminToken, UPDATE, { id: db.id, i: { fields: [{ name: 'x', type: 'STRING' }, { name: 'x', type: 'STRING' }] } }), 'BAD_USER_INPUT', 'input.fields.1.name');
+    expectRefused(await gql(ws.adminToken, UPDATE, { id: db.id, i: { fields: [{ name: 'id', type: 'STRING' }] } }), 'BAD_USER_INPUT', 'input.fields.0.name');
+    expectRefused(await gql(ws.adminToken, UPDATE, { id: db.id, i: { fields: [{ name: '9', type: 'STRING' }] } }), 'BAD_USER_INPUT', 'input.fields.0.name');
+    expectRefused(await gql(ws.adminToken, UPDATE, { id: db.id, i: { name: '' } }), 'BAD_USER_INPUT', 'input.name');
+    expectRefused(await gql(ws.adminToken, UPDATE, { id: 'doc_missing', i: { name: 'x' } }), 'NOT_FOUND');
+
+    const foreignAgent = await createAgent(other.adminToken);
+    const foreign = await createDoc(other.adminToken, foreignAgent, { name: 'Theirs', content: 'secret' });
+    expectRefused(await gql(ws.adminToken, UPDATE, { id: foreign.id, i: { content: 'overwritten' } }), 'NOT_FOUND');
+    expectRefused(await gql(ws.adminToken, DELETE, { id: foreign.id }), 'NOT_FOUND');
+    expect((await readBack(other.adminToken, foreignAgent)).documents).to.deep.equal([foreign]);
+
+    const { documents } = await readBack(ws.adminToken, agentId);
+    expect(documents.find((d) => d.id === text.id)).to.deep.equal(text);
+    expect(documents.find((d) => d.id === db.id)).to.deep.equal(db);
+  });
+
+  it('a member cannot change documents of a private agent they cannot see', async () => {
+    const alice = await ws.addMember();
+    const bob = await ws.addMember();
+    const agentId = await createAgent(alice.token, { visibility: 'PRIVATE' });
+    const doc = await createDoc(alice.token, agentId, { name: 'Private', content: 'x' });
+    expectRefused(await gql(bob.token, CREATE, { a: agentId, i: { name: 'y' } }), 'NOT_FOUND');
+    expectRefused(await gql(bob.token, UPDATE, { id: doc.id, i: { content: 'y' } }), 'NOT_FOUND');
+    expectRefused(await gql(bob.token, DELETE, { id: doc.id }), 'NOT_FOUND');
+    expectRefused(await gql(bob.token, EXPOSE, { a: agentId, d: doc.id }), 'NOT_FOUND');
+    const back = await readBack(alice.token, agentId);
+    expect(back.documents).to.deep.equal([doc]);
+    expect(back.documentExposures).to.deep.equal([]);
+  });
+
+  it('exposeDocument defaults to read only, re-exposing changes the permissions, read=false write=false is refused', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    const doc = await createDoc(ws.adminToken, agentId, { name: 'Shared', content: 'x' });
+
+    const e1 = (await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: doc.id })).exposeDocument;
+    expect(e1).to.deep.include({ agentId, documentId: doc.id, read: true, write: false });
+    expect((await readBack(ws.adminToken, agentId)).documentExposures).to.deep.equal([e1]);
+
+    const e2 = (await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: doc.id, r: false, w: true })).exposeDocument;
+    expect(e2).to.deep.equal({ ...e1, read: false, write: true });
+
+    // Only write given: read keeps its default (true).
+    const e3 = (await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: doc.id, w: true })).exposeDocument;
+    expect(e3).to.deep.equal({ ...e1, read: true, write: true });
+
+    for (const [r, w] of [[false, false], [false, undefined], [false, null]] as const) {
+      expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: doc.id, r, w }), 'BAD_USER_INPUT', undefined, `read=${r} write=${w}`);
+    }
+    // The refused calls left the exposure as it was.
+    expect((await readBack(ws.adminToken, agentId)).documentExposures).to.deep.equal([e3]);
+  });
+
+  it('concurrent exposeDocument calls for one document all succeed and leave one exposure', async () => {
+    // Several rounds, so that on PostgreSQL at least one round has the inserts truly race.
+    for (let round = 0; round < 3; round++) {
+      const agentId = await createAgent(ws.adminToken);
+      const doc = await createDoc(ws.adminToken, agentId, { name: 'Raced', content: 'x' });
+      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => gql(ws.adminToken, EXPOSE, { a: agentId, d: doc.id, w: i % 2 === 0 })));
+      expect(results.map((r) => errorCode(r) ?? 'ok'), `round ${round}`).to.deep.equal(Array(6).fill('ok'));
+      const ids = new Set(results.map((r) => r.data.exposeDocument.id));
+      expect(ids.size, `round ${round}`).to.equal(1);
+      const { documentExposures } = await readBack(ws.adminToken, agentId);
+      expect(documentExposures).to.have.length(1);
+      expect(documentExposures[0]).to.deep.include({ id: [...ids][0], documentId: doc.id, read: true });
+    }
+  });
+
+  it("exposeDocument refuses another agent's document, an unknown document and an unknown agent with NOT_FOUND", async () => {
+    const agentId = await createAgent(ws.adminToken);
+    const otherAgent = await createAgent(ws.adminToken);
+    const theirs = await createDoc(ws.adminToken, otherAgent, { name: 'Not mine', content: 'x' });
+    expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: theirs.id }), 'NOT_FOUND', undefined, "other agent's document");
+    expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: 'doc_missing' }), 'NOT_FOUND', undefined, 'unknown document');
+    expectRefused(await gql(ws.adminToken, EXPOSE, { a: 'agt_missing', d: theirs.id }), 'NOT_FOUND', undefined, 'unknown agent');
+    const foreignAgent = await createAgent(other.adminToken);
+    const foreign = await createDoc(other.adminToken, foreignAgent, { name: 'Foreign', content: 'x' });
+    expectRefused(await gql(ws.adminToken, EXPOSE, { a: foreignAgent, d: foreign.id }), 'NOT_FOUND', undefined, "other workspace's agent");
+    expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: foreign.id }), 'NOT_FOUND', undefined, "other workspace's document");
+    expect((await readBack(ws.adminToken, agentId)).documentExposures).to.deep.equal([]);
+    expect((await readBack(ws.adminToken, otherAgent)).documentExposures).to.deep.equal([]);
+    expect((await readBack(other.adminToken, foreignAgent)).documentExposures).to.deep.equal([]);
+  });
+
+  it('unexposeDocument removes the exposure; a document that is not exposed is NOT_FOUND', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    const a = await createDoc(ws.adminToken, agentId, { name: 'A', content: 'x' });
+    const b = await createDoc(ws.adminToken, agentId, { name: 'B', content: 'x' });
+    expectRefused(await gql(ws.adminToken, UNEXPOSE, { a: agentId, d: a.id }), 'NOT_FOUND', undefined, 'never exposed');
+    await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: a.id });
+    const eb = (await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: b.id, w: true })).exposeDocument;
+
+    expect((await gqlOk(ws.adminToken, UNEXPOSE, { a: agentId, d: a.id })).unexposeDocument).to.equal(true);
+    expect((await readBack(ws.adminToken, agentId)).documentExposures).to.deep.equal([eb]);
+    expectRefused(await gql(ws.adminToken, UNEXPOSE, { a: agentId, d: a.id }), 'NOT_FOUND', undefined, 'second time');
+    expectRefused(await gql(ws.adminToken, UNEXPOSE, { a: 'agt_missing', d: b.id }), 'NOT_FOUND', undefined, 'unknown agent');
+    const foreignAgent = await createAgent(other.adminToken);
+    expectRefused(await gql(ws.adminToken, UNEXPOSE, { a: foreignAgent, d: b.id }), 'NOT_FOUND', undefined, "other workspace's agent");
+    // The document itself is still there, and can be exposed again.
+    expect((await readBack(ws.adminToken, agentId)).documents.map((d) => d.id)).to.have.members([a.id, b.id]);
+    const again = (await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: a.id })).exposeDocument;
+    expect(again).to.deep.include({ documentId: a.id, read: true, write: false });
+  });
+
+  it('deleteDocument removes the document and its exposure; deleting twice is NOT_FOUND', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    const keep = await createDoc(ws.adminToken, agentId, { name: 'Keep', content: 'x' });
+    const gone = await createDoc(ws.adminToken, agentId, { name: 'Gone', kind: 'DATABASE', fields: [{ name: 'a', type: 'STRING' }] });
+    const ek = (await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: keep.id })).exposeDocument;
+    await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: gone.id, w: true });
+
+    expect((await gqlOk(ws.adminToken, DELETE, { id: gone.id })).deleteDocument).to.equal(true);
+    const back = await readBack(ws.adminToken, agentId);
+    expect(back.documents).to.deep.equal([keep]);
+    expect(back.documentExposures).to.deep.equal([ek]);
+    expectRefused(await gql(ws.adminToken, DELETE, { id: gone.id }), 'NOT_FOUND');
+    expectRefused(await gql(ws.adminToken, UPDATE, { id: gone.id, i: { name: 'x' } }), 'NOT_FOUND');
+    expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: gone.id }), 'NOT_FOUND');
+  });
+});
