@@ -155,10 +155,12 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('document_records', (t) => {
     t.text('id').primary();
     t.text('document_id').notNullable().references('id').inTable('documents').onDelete('CASCADE');
+    // Insertion order, also within one multi-row insert (created_at ties there).
+    t.specificType('seq', 'bigserial').notNullable();
     t.jsonb('data').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.index(['document_id', 'created_at', 'id']);
+    t.index(['document_id', 'seq']);
     // jsonb_path_ops serves the containment (@>) filters of data/query, update and delete.
   });
   await knex.raw(`create index document_records_data_gin on document_records using gin (data jsonb_path_ops)`);

@@ -1,8 +1,14 @@
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { systemClock, type Clock } from './domain/clock.js';
-import { createServices, type Services } from './domain/services.js';
+import { createServices, DEFAULT_SCRIPT_LIMITS, type Services } from './domain/services.js';
+import type { LanguageModels, ScriptSandbox } from './domain/runtime/ports.js';
+import { buildGraphqlSchema } from './graphql/schema.js';
+import { createSelfManagementTools } from './graphql/self-management.tools.js';
+import { aiSdkModels } from './infra/models/ai-sdk.models.js';
+import { createQuickJsSandbox } from './infra/sandbox/quickjs.sandbox.js';
 import type { BootstrapResult } from './domain/workspace/workspace.service.js';
 import { createGraphqlMiddleware } from './graphql/server.js';
 import type { Config } from './infra/config.js';
@@ -11,6 +17,8 @@ import { closeDatabase, openDatabase, type Db } from './infra/db.js';
 import { createLogger, type Logger } from './infra/logger.js';
 import { migrateLatest } from './infra/migrate.js';
 import { knexStore } from './infra/store/knex-store.js';
+import { bufferedActivitySink } from './infra/activity/buffered-sink.js';
+import type { AdmissionConfig } from './domain/admission/admission.service.js';
 import { createApp } from './rest/app.js';
 
 export interface Service {
@@ -33,6 +41,12 @@ export interface BuildOptions {
   logger?: Logger;
   /** Skip migrations (the caller already migrated). */
   skipMigrations?: boolean;
+  /** Replace the model adapter or the sandbox (tests of failure paths). */
+  models?: LanguageModels;
+  sandbox?: ScriptSandbox;
+  admission?: Partial<AdmissionConfig>;
+  /** Housekeeping interval (activity pruning, expired slots); 0 disables it. */
+  housekeepingMs?: number;
 }
 
 /**
@@ -46,11 +60,29 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
   const ownsDb = !opts.db;
   try {
     if (!opts.skipMigrations) await migrateLatest(db);
-    const services = createServices({ store: knexStore(db), cipher: aesGcmCipher(secrets.key), clock: opts.clock ?? systemClock });
+    const schema = await buildGraphqlSchema();
+    const store = knexStore(db);
+    const activitySink = bufferedActivitySink(store, logger);
+    const services: Services = createServices({
+      store,
+      activitySink,
+      admission: { instanceId: `${os.hostname()}:${process.pid}`, ...opts.admission },
+      cipher: aesGcmCipher(secrets.key),
+      clock: opts.clock ?? systemClock,
+      models: opts.models ?? aiSdkModels(logger),
+      sandbox: opts.sandbox ?? (await createQuickJsSandbox()),
+      modelDefaults: {
+        openai: config.openaiApiKey || config.openaiBaseUrl ? { apiKey: config.openaiApiKey ?? null, baseUrl: config.openaiBaseUrl ?? null } : null,
+        anthropic: config.anthropicApiKey ? { apiKey: config.anthropicApiKey } : null,
+      },
+      selfManagement: createSelfManagementTools(schema, () => services),
+      scriptLimits: DEFAULT_SCRIPT_LIMITS,
+    });
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
-    const graphql = await createGraphqlMiddleware(services, logger);
+    const graphql = await createGraphqlMiddleware(schema, services, logger);
     const app = createApp({ services, logger, graphql: graphql.middleware });
     const servers: http.Server[] = [];
+    const housekeeping = startHousekeeping(services, logger, opts.housekeepingMs ?? 60 * 60_000);
     return {
       config,
       db,
@@ -72,7 +104,9 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       },
       async close() {
         await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+        clearInterval(housekeeping);
         await graphql.stop();
+        await services.activityLog.flush();
         if (ownsDb) await closeDatabase(db);
       },
     };
@@ -80,4 +114,21 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     if (ownsDb) await closeDatabase(db);
     throw err;
   }
+}
+
+/** Prunes the activity log past its retention and deletes expired slot leases, now and then. */
+function startHousekeeping(services: Services, logger: Logger, everyMs: number): NodeJS.Timeout | undefined {
+  if (everyMs <= 0) return undefined;
+  const run = async () => {
+    try {
+      const pruned = await services.activityLog.prune();
+      const slots = await services.store.repos.slots.purgeExpired(services.clock.now());
+      if (pruned || slots) logger.info({ pruned, slots }, 'housekeeping');
+    } catch (err) {
+      logger.error({ err }, 'housekeeping failed');
+    }
+  };
+  const timer = setInterval(() => void run(), everyMs);
+  timer.unref();
+  return timer;
 }

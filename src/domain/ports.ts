@@ -34,6 +34,7 @@ export interface AgentChildRepo<T extends { id: string; agentId: string }> exten
 
 export interface WorkspaceRepo extends CrudRepo<Workspace> {
   first(): Promise<Workspace | null>;
+  listAll(): Promise<Workspace[]>;
 }
 export interface TeamRepo extends CrudRepo<Team> {
   listByWorkspace(workspaceId: string): Promise<Team[]>;
@@ -74,10 +75,44 @@ export interface ModelRepo extends CrudRepo<ModelConfig> {
 export interface MessageRepo extends CrudRepo<Message> {}
 export interface ActivityRepo {
   insert(entry: ActivityEntry): Promise<void>;
+  insertMany(entries: ActivityEntry[]): Promise<void>;
+  /** Deletes a workspace's entries older than `before`; returns how many. */
+  prune(workspaceId: string, before: Date): Promise<number>;
   list(agentId: string, opts: { first: number; after?: { createdAt: Date; id: string }; surface?: string }): Promise<ActivityEntry[]>;
 }
+/** A database record as stored: its id plus the field values. */
+export type StoredRecord = { id: string } & Record<string, unknown>;
+
+export interface RecordRepo {
+  /** Records matching every filter entry (equality by JSON containment; arrays mean any of), oldest first. */
+  query(documentId: string, filter: Record<string, unknown>, limit: number, offset: number): Promise<{ records: StoredRecord[]; totalCount: number }>;
+  insertMany(documentId: string, rows: { id: string; data: Record<string, unknown> }[], now: Date): Promise<StoredRecord[]>;
+  update(documentId: string, filter: Record<string, unknown>, set: Record<string, unknown>, now: Date): Promise<number>;
+  delete(documentId: string, filter: Record<string, unknown>): Promise<number>;
+}
+
 export interface UsageRepo {
   listByAgent(agentId: string, fromDay: string): Promise<DailyUsage[]>;
+  /** Credits per day summed over the workspace's agents. */
+  listByWorkspace(workspaceId: string, fromDay: string): Promise<{ day: string; credits: number; runs: number }[]>;
+  /** Credits used on `day` by one agent, a team's agents, or the whole workspace. */
+  agentDay(agentId: string, day: string): Promise<number>;
+  teamDay(teamId: string, day: string): Promise<number>;
+  workspaceDay(workspaceId: string, day: string): Promise<number>;
+  /** Adds a run's credits to the agent's row of that day. */
+  charge(c: { agentId: string; workspaceId: string; teamId: string | null; day: string; credits: number }): Promise<void>;
+}
+
+/** Concurrency slots: leases shared by every instance through the database. */
+export interface SlotRepo {
+  /** Serialises admissions of one agent until the surrounding transaction ends. */
+  lockAgent(agentId: string): Promise<void>;
+  countActive(agentId: string, now: Date): Promise<number>;
+  insert(slot: { id: string; agentId: string; instanceId: string; expiresAt: Date }): Promise<void>;
+  renew(id: string, expiresAt: Date): Promise<void>;
+  release(id: string): Promise<void>;
+  /** Deletes leases that expired before `now` (housekeeping; expired ones never count). */
+  purgeExpired(now: Date): Promise<number>;
 }
 
 export interface Repositories {
@@ -92,11 +127,13 @@ export interface Repositories {
   webhooks: AgentChildRepo<Webhook>;
   documents: DocumentRepo;
   exposures: ExposureRepo;
+  records: RecordRepo;
   secrets: SecretRepo;
   models: ModelRepo;
   messages: MessageRepo;
   activity: ActivityRepo;
   usage: UsageRepo;
+  slots: SlotRepo;
 }
 
 /** Storage: repositories outside a transaction, and a way to run work in one. */

@@ -1,12 +1,19 @@
 import { ActivityService } from './activity/activity.service.js';
+import { ActivityLog, type ActivitySink } from './activity/activity-log.js';
+import { AdmissionService, DEFAULT_ADMISSION, type AdmissionConfig } from './admission/admission.service.js';
 import { AgentService } from './agents/agent.service.js';
 import type { Clock } from './clock.js';
 import { DocumentService } from './documents/document.service.js';
+import { RecordService } from './documents/record.service.js';
 import { EntryService } from './entries/entry.service.js';
 import { KeyService } from './keys/key.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ModelService } from './models/model.service.js';
 import type { Cipher, Store } from './ports.js';
+import type { ModelDefaults } from './runtime/model-resolver.js';
+import type { LanguageModels, ScriptLimits, ScriptSandbox } from './runtime/ports.js';
+import { Pipeline } from './runtime/pipeline.js';
+import { RunService, type SelfManagementTools } from './runtime/run.service.js';
 import { SecretService } from './secrets/secret.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
 
@@ -19,14 +26,49 @@ export interface Services {
   keys: KeyService;
   entries: EntryService;
   documents: DocumentService;
+  records: RecordService;
   secrets: SecretService;
   models: ModelService;
   messages: MessageService;
   activity: ActivityService;
+  runs: RunService;
+  admission: AdmissionService;
+  activityLog: ActivityLog;
+  pipeline: Pipeline;
 }
 
-export function createServices(deps: { store: Store; cipher: Cipher; clock: Clock }): Services {
+export interface ServiceDeps {
+  store: Store;
+  cipher: Cipher;
+  clock: Clock;
+  models: LanguageModels;
+  sandbox: ScriptSandbox;
+  modelDefaults: ModelDefaults;
+  selfManagement: SelfManagementTools;
+  scriptLimits: ScriptLimits;
+  activitySink: ActivitySink;
+  admission: Pick<AdmissionConfig, 'instanceId'> & Partial<AdmissionConfig>;
+}
+
+export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = { cpuMs: 5_000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 5 * 1024 * 1024, wallMs: 30_000 };
+
+export function createServices(deps: ServiceDeps): Services {
   const { store, cipher, clock } = deps;
+  const secrets = new SecretService(store, cipher, clock);
+  const records = new RecordService(store, clock);
+  const runs = new RunService({
+    store,
+    clock,
+    models: deps.models,
+    sandbox: deps.sandbox,
+    secrets,
+    records,
+    modelDefaults: deps.modelDefaults,
+    selfManagement: deps.selfManagement,
+    scriptLimits: deps.scriptLimits,
+  });
+  const admission = new AdmissionService(store, clock, { ...DEFAULT_ADMISSION, ...deps.admission });
+  const activityLog = new ActivityLog(store, deps.activitySink, clock);
   return {
     store,
     clock,
@@ -35,9 +77,14 @@ export function createServices(deps: { store: Store; cipher: Cipher; clock: Cloc
     keys: new KeyService(store, clock),
     entries: new EntryService(store, clock),
     documents: new DocumentService(store, clock),
-    secrets: new SecretService(store, cipher, clock),
+    records,
+    secrets,
     models: new ModelService(store, clock),
     messages: new MessageService(store, clock),
     activity: new ActivityService(store, clock),
+    runs,
+    admission,
+    activityLog,
+    pipeline: new Pipeline(admission, runs, activityLog),
   };
 }

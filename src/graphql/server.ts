@@ -1,13 +1,12 @@
 import { ApolloServer } from '@apollo/server';
 import { koaMiddleware } from '@as-integrations/koa';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
 import { DomainError } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
 import { createLoaders, type Context } from './context.js';
 import { formatError, type ErrorLogger } from './errors.js';
 import { MAX_COMPLEXITY, MAX_DEPTH, operationLimits } from './limits.js';
-import { buildGraphqlSchema } from './schema.js';
 
 /** Reads a bearer token from the Authorization header. */
 export function bearer(header: string | undefined): string | undefined {
@@ -19,8 +18,7 @@ export function bearer(header: string | undefined): string | undefined {
  * Starts Apollo Server over the type-graphql schema and returns the Koa middleware for
  * `POST /graphql`. Every request needs a member token; without one the answer is UNAUTHENTICATED.
  */
-export async function createGraphqlMiddleware(services: Services, logger: ErrorLogger): Promise<{ middleware: Koa.Middleware; stop: () => Promise<void> }> {
-  const schema = await buildGraphqlSchema();
+export async function createGraphqlMiddleware(schema: GraphQLSchema, services: Services, logger: ErrorLogger): Promise<{ middleware: Koa.Middleware; stop: () => Promise<void> }> {
   const apollo = new ApolloServer<Context>({
     schema,
     formatError: formatError(logger),

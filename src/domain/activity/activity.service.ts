@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { utcDay } from '../clock.js';
 import { Invalid } from '../errors.js';
 import { SURFACES, type ActivityEntry, type DailyUsage } from '../model.js';
-import { loadAgent } from '../policy.js';
+import { loadAgent, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { parse } from '../validation.js';
@@ -57,5 +57,13 @@ export class ActivityService {
     await loadAgent(this.store.repos, p, agentId, 'read');
     const from = new Date(this.clock.now().getTime() - (n - 1) * 86_400_000);
     return this.store.repos.usage.listByAgent(agentId, utcDay(from));
+  }
+
+  /** Credits per UTC day over the workspace's agents, newest first. Members only. */
+  async workspaceUsage(p: Principal, days: number): Promise<{ day: string; credits: number; runs: number }[]> {
+    requireMember(p);
+    const n = parse(z.number().int().min(1).max(366), days, 'days');
+    const from = new Date(this.clock.now().getTime() - (n - 1) * 86_400_000);
+    return this.store.repos.usage.listByWorkspace(p.workspaceId, utcDay(from));
   }
 }

@@ -1,8 +1,8 @@
-import { Arg, Ctx, FieldResolver, Float, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Workspace as WorkspaceEntity } from '../../domain/model.js';
 import type { Context } from '../context.js';
 import { ConfigureModelInput, InviteMemberInput, RecordMessageInput, WorkspaceSettingsInput } from '../types/inputs.js';
-import { ApiKey, Member, MemberTokenResult, Message, Model, Secret, Team, Workspace, WorkspaceSettings } from '../types/objects.js';
+import { ApiKey, DailyUsage, Member, MemberTokenResult, Message, Model, Secret, Team, Workspace, WorkspaceSettings } from '../types/objects.js';
 import { SecretKindEnum } from '../types/enums.js';
 
 @Resolver(() => Workspace)
@@ -40,6 +40,11 @@ export class WorkspaceResolver {
   @FieldResolver(() => [Member])
   members(@Ctx() ctx: Context) {
     return ctx.services.workspace.members(ctx.principal);
+  }
+
+  @FieldResolver(() => [DailyUsage], { description: "Credits per UTC day over all the workspace's agents, newest first" })
+  usage(@Arg('days', () => Int, { defaultValue: 30 }) days: number, @Ctx() ctx: Context) {
+    return ctx.services.activity.workspaceUsage(ctx.principal, days);
   }
 
   @FieldResolver(() => [ApiKey], { description: 'Workspace keys. Admins only' })

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
-import type { ActivityEntry, DailyUsage } from '../../domain/model.js';
+import type { ActivityEntry } from '../../domain/model.js';
 import type { AgentChildRepo, CrudRepo, Repositories, Store } from '../../domain/ports.js';
+import { recordRepo } from './record.repo.js';
+import { slotRepo, usageRepo } from './usage.repo.js';
 import { q } from './pg-errors.js';
 import * as rows from './rows.js';
 
@@ -54,6 +56,7 @@ export function repositories(db: Conn): Repositories {
   return {
     workspaces: {
       ...crud(db, rows.workspaces),
+      listAll: () => list(db, rows.workspaces, {}),
       first: () => q(async () => {
         const r = await db('workspaces').orderBy('created_at').first();
         return r ? rows.workspaces.fromRow(r) : null;
@@ -100,6 +103,7 @@ export function repositories(db: Conn): Repositories {
       ...agentChild(db, rows.exposures),
       find: (agentId, documentId) => findOne(db, rows.exposures, { agent_id: agentId, document_id: documentId }),
     },
+    records: recordRepo(db),
     secrets: {
       ...crud(db, rows.secrets),
       findByName: (workspaceId, name) => findOne(db, rows.secrets, { workspace_id: workspaceId, name }),
@@ -115,6 +119,9 @@ export function repositories(db: Conn): Repositories {
     messages: crud(db, rows.messages),
     activity: {
       insert: (entry: ActivityEntry) => q(async () => void (await db('activity_log').insert(rows.activity.toRow(entry)))),
+      insertMany: (entries) => q(async () => void (entries.length && (await db('activity_log').insert(entries.map(rows.activity.toRow))))),
+      prune: (workspaceId, before) =>
+        q(async () => (await db('activity_log').where({ workspace_id: workspaceId }).andWhere('created_at', '<', before).delete().returning('id')).length),
       list: (agentId, opts) =>
         q(async () => {
           const query = db('activity_log').where({ agent_id: agentId });
@@ -127,17 +134,8 @@ export function repositories(db: Conn): Repositories {
           return rs.map(rows.activity.fromRow);
         }),
     },
-    usage: {
-      listByAgent: (agentId, fromDay) =>
-        q(async () => {
-          const rs = await db('credit_usage')
-            .select(db.raw(`agent_id, to_char(day, 'YYYY-MM-DD') as day, credits, runs`))
-            .where({ agent_id: agentId })
-            .andWhere('day', '>=', fromDay)
-            .orderBy('day', 'desc');
-          return rs.map((r: any): DailyUsage => ({ agentId: r.agent_id, day: r.day, credits: Number(r.credits), runs: Number(r.runs) }));
-        }),
-    },
+    usage: usageRepo(db),
+    slots: slotRepo(db),
   };
 }
 

@@ -28,7 +28,8 @@ export interface Mapping<T> {
 }
 
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
-const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
+// Both drivers (pg and PGlite) return jsonb already parsed; a string here is a JSON string value.
+const parseJson = <T>(v: unknown): T => v as T;
 const date = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 const dateOrNull = (v: unknown): Date | null => (v == null ? null : date(v));
 const numOrNull = (v: unknown): number | null => (v == null ? null : Number(v));

@@ -1,0 +1,39 @@
+import type { ActivityLog } from '../activity/activity-log.js';
+import type { AdmissionService } from '../admission/admission.service.js';
+import type { Agent } from '../model.js';
+import type { Principal } from '../principal.js';
+import type { RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
+import type { RunService } from './run.service.js';
+
+/**
+ * The whole run pipeline after a surface has authenticated and resolved its entry: admission
+ * (credit limits, concurrency slot) → run (guardrails, handler) → charge credits. The slot is
+ * released on completion, error, timeout and caller disconnect (the generator's `finally`).
+ * LimitExceeded and GuardrailBlocked are thrown before anything is yielded.
+ */
+export class Pipeline {
+  constructor(
+    private readonly admission: AdmissionService,
+    private readonly runs: RunService,
+    readonly activity: ActivityLog,
+  ) {}
+
+  async execute(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<RunResult> {
+    for await (const ev of this.stream(principal, agent, entry, input, opts)) if (ev.type === 'done') return ev.result;
+    throw new Error('pipeline ended without a result');
+  }
+
+  async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {
+    const admitted = await this.admission.admit(agent);
+    let result: RunResult | undefined;
+    try {
+      for await (const ev of this.runs.stream(principal, agent, entry, input, opts)) {
+        if (ev.type === 'done') result = ev.result;
+        yield ev;
+      }
+    } finally {
+      await admitted.release();
+      if (result && result.credits > 0) await this.admission.charge(agent, result.credits);
+    }
+  }
+}

@@ -1,0 +1,124 @@
+// Ports of the run pipeline: the script sandbox and the language model. src/infra implements
+// them (QuickJS for scripts, the Vercel AI SDK for models); the domain never imports either.
+
+/** JSON value crossing the sandbox or model boundary. */
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** What a script may call on its host. Every call is confined to the running agent. */
+export interface ScriptHost {
+  documents: {
+    query(documentId: string, filter?: Json, options?: { limit?: number; offset?: number }): Promise<Json>;
+    insert(documentId: string, items: Json): Promise<Json>;
+    update(documentId: string, filter: Json, set: Json): Promise<Json>;
+    delete(documentId: string, filter: Json, options?: { all?: boolean }): Promise<Json>;
+  };
+  /** Collected into the run's activity entry. */
+  log(...args: Json[]): void;
+}
+
+export interface ScriptLimits {
+  /** CPU time the script itself may use (time spent waiting on host calls does not count). */
+  cpuMs: number;
+  /** Heap limit of the script's runtime. */
+  memoryBytes: number;
+  /** Largest JSON-serialised return value accepted. */
+  maxOutputBytes: number;
+  /** Wall-clock limit for the whole run, host calls included. */
+  wallMs: number;
+}
+
+export interface ScriptRequest {
+  /** The body of an async function; `input`, `request`, `documents` and `log` are in scope. */
+  source: string;
+  input: Json;
+  request: Json;
+  host: ScriptHost;
+  limits: ScriptLimits;
+  signal?: AbortSignal;
+}
+
+export interface ScriptOutcome {
+  /** The script's return value (undefined becomes null). */
+  value: Json;
+  logs: string[];
+  cpuMs: number;
+}
+
+export type ScriptFailureKind = 'error' | 'timeout' | 'memory' | 'output_too_large' | 'aborted' | 'invalid_output';
+
+/** Thrown by a sandbox when a script fails; `message` is safe to show to the caller. */
+export class ScriptFailure extends Error {
+  constructor(
+    readonly kind: ScriptFailureKind,
+    message: string,
+    readonly logs: string[] = [],
+  ) {
+    super(message);
+    this.name = 'ScriptFailure';
+  }
+}
+
+/** Runs untrusted JavaScript in an isolate with no process, require, filesystem or network. */
+export interface ScriptSandbox {
+  run(req: ScriptRequest): Promise<ScriptOutcome>;
+}
+
+/** A model resolved from a reference: everything a provider adapter needs to call it. */
+export interface ResolvedModel {
+  reference: string;
+  provider: 'openai' | 'anthropic' | 'openai-compatible';
+  model: string;
+  baseUrl: string | null;
+  apiKey: string | null;
+  inputPricePerMillion: number;
+  outputPricePerMillion: number;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema (type object) of the arguments. */
+  inputSchema: Record<string, unknown>;
+  execute(args: Record<string, unknown>, signal?: AbortSignal): Promise<Json>;
+}
+
+export interface ModelCall {
+  model: ResolvedModel;
+  system: string;
+  /** The conversation, oldest first; the last one is the user turn of this run. */
+  messages: { role: 'user' | 'assistant'; content: string }[];
+  tools: ToolDefinition[];
+  /** Upper bound on model steps (each tool round trip is one). */
+  maxSteps: number;
+  maxOutputTokens?: number;
+  /** Checked after each step with the usage so far; true stops the tool loop (credit budget). */
+  stopWhenUsage?: (usage: ModelUsage) => boolean;
+  signal?: AbortSignal;
+}
+
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ModelResult {
+  text: string;
+  usage: ModelUsage;
+  toolCalls: { name: string; args: unknown }[];
+}
+
+export type ModelEvent = { type: 'delta'; text: string } | { type: 'done'; result: ModelResult };
+
+/** Calls a language model with a bounded tool loop. */
+export interface LanguageModels {
+  generate(call: ModelCall): Promise<ModelResult>;
+  stream(call: ModelCall): AsyncIterable<ModelEvent>;
+}
+
+/** Thrown by a model adapter when the provider fails; `message` names the provider and status. */
+export class ModelFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelFailure';
+  }
+}

@@ -1,0 +1,187 @@
+import type { Clock } from '../clock.js';
+import type { RecordService } from '../documents/record.service.js';
+import { newId } from '../ids.js';
+import type { Agent } from '../model.js';
+import type { Principal } from '../principal.js';
+import type { Store } from '../ports.js';
+import { documentTools } from './document.tools.js';
+import { checkInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
+import { ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from './model-resolver.js';
+import {
+  ModelFailure,
+  ScriptFailure,
+  type Json,
+  type LanguageModels,
+  type ModelUsage,
+  type ResolvedModel,
+  type ScriptHost,
+  type ScriptLimits,
+  type ScriptSandbox,
+  type ToolDefinition,
+} from './ports.js';
+import type { RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
+
+/** Tools of the Endpoint Management capability for one agent (implemented over GraphQL). */
+export interface SelfManagementTools {
+  toolsFor(agent: Agent): ToolDefinition[];
+}
+
+export interface RunServiceDeps {
+  store: Store;
+  clock: Clock;
+  models: LanguageModels;
+  sandbox: ScriptSandbox;
+  secrets: SecretReader;
+  records: RecordService;
+  modelDefaults: ModelDefaults;
+  selfManagement: SelfManagementTools;
+  scriptLimits: ScriptLimits;
+}
+
+const NO_USAGE: ModelUsage = { inputTokens: 0, outputTokens: 0 };
+
+/** The text a prompt handler sees as the user turn, and guardrails check. */
+export function userTurn(input: RunInput): string {
+  const body = input.body;
+  if (input.surface === 'WIDGET' && body && typeof body === 'object' && !Array.isArray(body) && typeof body.message === 'string') return body.message;
+  if (typeof body === 'string') return body;
+  const request: Record<string, unknown> = { method: input.method, path: input.path };
+  if (Object.keys(input.params).length) request.params = input.params;
+  if (Object.keys(input.query).length) request.query = input.query;
+  request.body = body;
+  return JSON.stringify(request, null, 2);
+}
+
+export function creditsFor(model: ResolvedModel, usage: ModelUsage): number {
+  return (usage.inputTokens * model.inputPricePerMillion + usage.outputTokens * model.outputPricePerMillion) / 1_000_000;
+}
+
+/**
+ * The execution half of the run pipeline (DESIGN §5 steps 4, 6, 7): input guardrails → handler →
+ * output guardrails. Every surface hands its resolved entry here; admission, charging and the
+ * activity log wrap this service.
+ */
+export class RunService {
+  constructor(private readonly deps: RunServiceDeps) {}
+
+  /** Runs an entry to completion. Throws GuardrailBlocked for refused input; handler failures are `result.error`. */
+  async run(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<RunResult> {
+    for await (const ev of this.stream(principal, agent, entry, input, opts)) if (ev.type === 'done') return ev.result;
+    throw new Error('run ended without a result');
+  }
+
+  /** Runs an entry, yielding text deltas (prompt handlers) and then the result. */
+  async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {
+    const started = Date.now();
+    const runId = newId('run');
+    const turn = userTurn(input);
+    checkInput(agent.guardrails, turn);
+    const base = { runId, usage: NO_USAGE, credits: 0, model: null, logs: [] as string[] };
+    const finish = (r: Omit<RunResult, 'durationMs'>): RunEvent => ({ type: 'done', result: { ...r, durationMs: Date.now() - started } });
+
+    if (entry.handler.kind === 'script') {
+      yield finish(await this.runScript(principal, agent, entry, input, base, opts.signal));
+      return;
+    }
+
+    let model: ResolvedModel;
+    try {
+      model = await resolveModel(this.deps.store.repos, this.deps.secrets, this.deps.modelDefaults, agent, entry.modelOverride);
+    } catch (err) {
+      if (err instanceof ModelNotConfigured) return void (yield finish({ ...base, output: null, error: { kind: 'configuration', message: err.message } }));
+      throw err;
+    }
+    const g = agent.guardrails;
+    const maxCredits = g.maxCreditsPerRun;
+    const redactor = new StreamRedactor(g);
+    try {
+      const events = this.deps.models.stream({
+        model,
+        system: [agent.instructions, entry.handler.body].filter((s) => s.trim()).join('\n\n'),
+        messages: [...(opts.history ?? []), { role: 'user', content: turn }],
+        tools: this.toolsFor(agent),
+        maxSteps: g.maxToolSteps + 1,
+        maxOutputTokens: g.maxOutputTokens ?? undefined,
+        stopWhenUsage: maxCredits == null ? undefined : (u) => creditsFor(model, u) >= maxCredits,
+        signal: opts.signal,
+      });
+      for await (const ev of events) {
+        if (ev.type === 'delta') {
+          const text = redactor.push(ev.text);
+          if (text) yield { type: 'delta', text };
+          continue;
+        }
+        const tail = redactor.flush();
+        if (tail) yield { type: 'delta', text: tail };
+        const credits = creditsFor(model, ev.result.usage);
+        const done = { ...base, usage: ev.result.usage, credits, model: model.reference };
+        if (maxCredits != null && credits > maxCredits) {
+          yield finish({ ...done, output: null, error: { kind: 'credits', message: `The run used ${round(credits)} credits, over this agent's per-run limit of ${maxCredits}; its output was withheld` } });
+        } else {
+          yield finish({ ...done, output: redactText(g, ev.result.text) });
+        }
+        return;
+      }
+    } catch (err) {
+      if (opts.signal?.aborted) return void (yield finish({ ...base, model: model.reference, output: null, error: { kind: 'aborted', message: 'The caller went away; the run was cancelled' } }));
+      if (err instanceof ModelFailure) return void (yield finish({ ...base, model: model.reference, output: null, error: { kind: 'model', message: err.message } }));
+      throw err;
+    }
+  }
+
+  private toolsFor(agent: Agent): ToolDefinition[] {
+    const tools: ToolDefinition[] = [];
+    const self = { kind: 'agentSelf', workspaceId: agent.workspaceId, agentId: agent.id } as const;
+    if (agent.capabilities.endpointManagement) tools.push(...this.deps.selfManagement.toolsFor(agent));
+    if (agent.capabilities.documents) tools.push(...documentTools(this.deps.records, self));
+    return tools;
+  }
+
+  private async runScript(
+    _principal: Principal,
+    agent: Agent,
+    entry: RunEntry,
+    input: RunInput,
+    base: Omit<RunResult, 'durationMs' | 'output'>,
+    signal: AbortSignal | undefined,
+  ): Promise<Omit<RunResult, 'durationMs'>> {
+    const workspace = await this.deps.store.repos.workspaces.get(agent.workspaceId);
+    const credits = workspace?.settings.creditDefaults?.scriptRunCredits ?? 0;
+    const request: Json = { surface: input.surface, method: input.method, path: input.path, params: input.params, query: input.query, headers: input.headers };
+    try {
+      const outcome = await this.deps.sandbox.run({
+        source: entry.handler.body,
+        input: input.body,
+        request,
+        host: this.scriptHost(agent),
+        limits: this.deps.scriptLimits,
+        signal,
+      });
+      return { ...base, credits, logs: outcome.logs, output: redactJson(agent.guardrails, outcome.value) };
+    } catch (err) {
+      if (!(err instanceof ScriptFailure)) throw err;
+      const kind = err.kind === 'timeout' ? 'timeout' : err.kind === 'memory' ? 'memory' : err.kind === 'aborted' ? 'aborted' : err.kind === 'error' ? 'script' : 'output';
+      return { ...base, credits, logs: err.logs, output: null, error: { kind, message: err.message } };
+    }
+  }
+
+  /** The script host API, confined to the agent's own documents; runs as a system principal. */
+  private scriptHost(agent: Agent): ScriptHost {
+    const p: Principal = { kind: 'system', workspaceId: agent.workspaceId, task: `script:${agent.id}` };
+    const r = this.deps.records;
+    const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as Json;
+    return {
+      documents: {
+        query: async (id, filter, o) => json(await r.query(p, agent.id, id, 'agent', { filter, limit: o?.limit, offset: o?.offset })),
+        insert: async (id, items) => json(await r.insert(p, agent.id, id, 'agent', items)),
+        update: async (id, filter, set) => json(await r.update(p, agent.id, id, 'agent', { filter, set })),
+        delete: async (id, filter, o) => json(await r.delete(p, agent.id, id, 'agent', { filter, all: o?.all })),
+      },
+      log: () => {},
+    };
+  }
+}
+
+function round(n: number): number {
+  return Math.round(n * 1e6) / 1e6;
+}

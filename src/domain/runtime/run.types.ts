@@ -1,0 +1,48 @@
+import type { Handler, Surface } from '../model.js';
+import type { Json, ModelUsage } from './ports.js';
+
+/** The input of a run, the same shape on every surface (credential headers never included). */
+export interface RunInput {
+  surface: Surface;
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: Record<string, string | string[]>;
+  headers: Record<string, string>;
+  body: Json;
+  /** The raw body as text (webhooks keep it for scripts that need the exact bytes). */
+  rawBody?: string;
+}
+
+/** The entry a surface resolved: an HTTP endpoint, MCP tool, webhook or the chat. */
+export interface RunEntry {
+  kind: 'http' | 'mcp' | 'webhook' | 'chat';
+  id: string | null;
+  /** Path, tool name or integration name, for the activity log. */
+  name: string;
+  handler: Handler;
+  modelOverride: string | null;
+}
+
+export type RunErrorKind = 'script' | 'timeout' | 'memory' | 'output' | 'model' | 'configuration' | 'credits' | 'aborted';
+
+export interface RunResult {
+  runId: string;
+  output: Json;
+  usage: ModelUsage;
+  credits: number;
+  /** The model reference used (prompt handlers). */
+  model: string | null;
+  logs: string[];
+  durationMs: number;
+  /** Set when the handler failed; `output` is then null. */
+  error?: { kind: RunErrorKind; message: string };
+}
+
+export type RunEvent = { type: 'delta'; text: string } | { type: 'done'; result: RunResult };
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Prior conversation turns for chat (oldest first). */
+  history?: { role: 'user' | 'assistant'; content: string }[];
+}

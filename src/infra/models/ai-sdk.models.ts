@@ -1,0 +1,129 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { APICallError, jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
+import { DomainError } from '../../domain/errors.js';
+import {
+  ModelFailure,
+  type LanguageModels,
+  type ModelCall,
+  type ModelEvent,
+  type ModelResult,
+  type ModelUsage,
+  type ResolvedModel,
+  type ToolDefinition,
+} from '../../domain/runtime/ports.js';
+import type { Logger } from '../logger.js';
+
+/** The provider model for a resolved reference (OpenAI chat completions, Anthropic, or any compatible server). */
+function providerModel(m: ResolvedModel): LanguageModel {
+  switch (m.provider) {
+    case 'anthropic':
+      return createAnthropic({ apiKey: m.apiKey ?? undefined, baseURL: m.baseUrl ?? undefined })(m.model);
+    case 'openai':
+      // .chat(): compatible servers (Ollama, vLLM, LM Studio) speak chat completions, not /responses.
+      return createOpenAI({ apiKey: m.apiKey ?? 'not-needed', baseURL: m.baseUrl ?? undefined }).chat(m.model);
+    case 'openai-compatible':
+      return createOpenAICompatible({ name: 'openai-compatible', baseURL: m.baseUrl!, apiKey: m.apiKey ?? undefined, includeUsage: true }).chatModel(m.model);
+  }
+}
+
+function toolSet(tools: ToolDefinition[], logger: Logger): ToolSet {
+  const set: ToolSet = {};
+  for (const t of tools) {
+    set[t.name] = tool({
+      description: t.description,
+      inputSchema: jsonSchema(t.inputSchema as Parameters<typeof jsonSchema>[0]),
+      execute: async (args: unknown, opts: { abortSignal?: AbortSignal }) => {
+        try {
+          return await t.execute((args ?? {}) as Record<string, unknown>, opts.abortSignal);
+        } catch (err) {
+          // The model sees refusals (policy, validation) and can correct itself; internals stay hidden.
+          if (err instanceof DomainError) return { error: err.message, code: err.code };
+          logger.error({ err, tool: t.name }, 'agent tool failed');
+          return { error: 'The tool failed unexpectedly' };
+        }
+      },
+    });
+  }
+  return set;
+}
+
+function failure(err: unknown, m: ResolvedModel): ModelFailure {
+  if (APICallError.isInstance(err)) {
+    const status = err.statusCode ? ` with status ${err.statusCode}` : '';
+    return new ModelFailure(`The model provider (${m.provider}, model '${m.model}') answered${status}: ${err.message}`);
+  }
+  const cause = (err as { cause?: { code?: string } })?.cause?.code ?? (err as { code?: string })?.code;
+  if (cause === 'ECONNREFUSED' || cause === 'ENOTFOUND') {
+    return new ModelFailure(`Could not reach the model provider (${m.provider}) at ${m.baseUrl ?? 'its default address'}`);
+  }
+  return new ModelFailure(`The model call failed (${m.provider}, model '${m.model}'): ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/** LanguageModels over the Vercel AI SDK: one streamed call with a bounded tool loop. */
+export function aiSdkModels(logger: Logger): LanguageModels {
+  async function* stream(call: ModelCall): AsyncGenerator<ModelEvent> {
+    const stopWhen = [stepCountIs(call.maxSteps)];
+    if (call.stopWhenUsage) {
+      const check = call.stopWhenUsage;
+      stopWhen.push(({ steps }) => check(sumUsage(steps.map((s) => s.usage))));
+    }
+    const result = streamText({
+      model: providerModel(call.model),
+      system: call.system || undefined,
+      messages: call.messages,
+      tools: call.tools.length ? toolSet(call.tools, logger) : undefined,
+      stopWhen,
+      maxOutputTokens: call.maxOutputTokens,
+      maxRetries: 1,
+      abortSignal: call.signal,
+      // Errors arrive as stream parts and are mapped below; the SDK's default handler would print them.
+      onError: () => {},
+    });
+    let text = '';
+    let usage: ModelUsage = { inputTokens: 0, outputTokens: 0 };
+    const toolCalls: ModelResult['toolCalls'] = [];
+    try {
+      for await (const part of result.fullStream) {
+        switch (part.type) {
+          case 'text-delta':
+            if (part.text) {
+              text += part.text;
+              yield { type: 'delta', text: part.text };
+            }
+            break;
+          case 'tool-call':
+            toolCalls.push({ name: part.toolName, args: part.input });
+            break;
+          case 'finish':
+            usage = sumUsage([part.totalUsage]);
+            break;
+          case 'error':
+            throw part.error;
+          case 'abort':
+            throw new ModelFailure('The model call was aborted');
+        }
+      }
+    } catch (err) {
+      if (err instanceof ModelFailure) throw err;
+      throw failure(err, call.model);
+    }
+    yield { type: 'done', result: { text, usage, toolCalls } };
+  }
+
+  return {
+    stream,
+    async generate(call) {
+      for await (const ev of stream(call)) if (ev.type === 'done') return ev.result;
+      throw new ModelFailure('The model returned no result');
+    },
+  };
+}
+
+function sumUsage(list: { inputTokens?: number; outputTokens?: number }[]): ModelUsage {
+  return list.reduce<ModelUsage>((acc, u) => ({ inputTokens: acc.inputTokens + (u.inputTokens ?? 0), outputTokens: acc.outputTokens + (u.outputTokens ?? 0) }), {
+    inputTokens: 0,
+    outputTokens: 0,
+  });
+}

@@ -1,0 +1,293 @@
+import {
+  errors,
+  type QuickJSContext,
+  type QuickJSDeferredPromise,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
+  type VmCallResult,
+} from 'quickjs-emscripten';
+import { ScriptFailure, type Json, type ScriptOutcome, type ScriptRequest } from '../../domain/runtime/ports.js';
+import { invokeHost, readString } from './host-bridge.js';
+import { DOCUMENT_OPS, type DocumentOp, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE } from './quickjs.prelude.js';
+import { RunClock } from './run-clock.js';
+
+/** Per-sandbox settings a run needs besides its request. */
+export interface RunSettings {
+  maxStackBytes: number;
+  maxHostCalls: number;
+  /** True once the shared WASM module must not be touched any more (another run crashed it). */
+  moduleBroken(): boolean;
+}
+
+/** A settled host call waiting to be delivered into the VM on the next slice. */
+interface Settlement {
+  deferred: QuickJSDeferredPromise;
+  ok: boolean;
+  /** JSON of the result, or the error message. */
+  text: string;
+}
+
+/** Pending jobs run per `executePendingJobs` call, so a settled result is noticed promptly. */
+const JOB_BATCH = 1_000;
+
+const mib = (bytes: number) => `${Math.round((bytes / 1_048_576) * 10) / 10} MiB`;
+
+/**
+ * One script run: a fresh QuickJS runtime + context, driven until the script's promise settles.
+ * The VM is only ever entered from `step` (and setup), one accounted slice at a time; host calls
+ * settle outside the VM and are delivered at the start of the next slice, so the VM is never
+ * re-entered from a host callback and host latency never counts as CPU time.
+ *
+ * Exceptions other than ScriptFailure mean the WASM module itself failed (e.g. the host stack
+ * overflowed inside it); the owner must then discard the module and must not call `dispose`.
+ */
+export class QuickJsRun {
+  readonly logs: string[] = [];
+  private readonly clock: RunClock;
+  private readonly runtime: QuickJSRuntime;
+  private readonly ctx: QuickJSContext;
+  /** Handles owned by the run, disposed before the context. */
+  private readonly owned: QuickJSHandle[] = [];
+  private readonly pending = new Set<QuickJSDeferredPromise>();
+  private readonly settled: Settlement[] = [];
+  private hostCalls = 0;
+  /** Prelude helpers (see PRELUDE), set once the prelude has run. */
+  private describeFn: QuickJSHandle | undefined;
+  private stringifyFn: QuickJSHandle | undefined;
+  private finished = false;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    module: QuickJSWASMModule,
+    private readonly req: ScriptRequest,
+    private readonly settings: RunSettings,
+  ) {
+    this.clock = new RunClock(req.limits, req.signal, this.logs);
+    this.runtime = module.newRuntime();
+    try {
+      this.runtime.setMaxStackSize(settings.maxStackBytes);
+      this.runtime.setInterruptHandler(this.clock.shouldInterrupt);
+      // No module loader is ever set, so `import()` rejects inside the VM.
+      this.ctx = this.runtime.newContext();
+      // Set after the context exists, so a tiny limit fails the script (memory), not the setup.
+      this.runtime.setMemoryLimit(req.limits.memoryBytes);
+    } catch (err) {
+      this.runtime.dispose();
+      throw err;
+    }
+  }
+
+  /** Runs the script to completion; throws ScriptFailure for anything the script did wrong. */
+  async execute(): Promise<ScriptOutcome> {
+    const wake = () => this.wake?.();
+    const onAbort = () => (this.clock.check(), wake());
+    this.req.signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => (this.clock.wallExpired(), wake()), this.req.limits.wallMs);
+    try {
+      const promise = this.clock.inVm(() => this.start());
+      for (;;) {
+        this.throwIfStopped();
+        const json = this.clock.inVm(() => this.step(promise));
+        this.throwIfStopped();
+        if (json !== undefined) {
+          const value = JSON.parse(json) as Json;
+          return { value, logs: this.logs, cpuMs: Math.round(this.clock.cpuMs * 100) / 100 };
+        }
+        if (this.settled.length === 0) {
+          if (this.pending.size === 0 && !this.runtime.hasPendingJob()) {
+            throw this.failure('error', 'Script is awaiting a promise that can never settle');
+          }
+          await new Promise<void>((resolve) => (this.wake = resolve));
+          this.wake = undefined;
+        }
+      }
+    } finally {
+      this.finished = true;
+      clearTimeout(timer);
+      this.req.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Frees every handle, then the context and the runtime (QuickJS aborts on a leaked handle). */
+  dispose(): void {
+    for (const deferred of this.pending) deferred.dispose();
+    for (const s of this.settled) s.deferred.dispose();
+    for (const handle of this.owned) if (handle.alive) handle.dispose();
+    this.ctx.dispose();
+    this.runtime.dispose();
+  }
+
+  // --- VM slices -------------------------------------------------------------------------------
+
+  /** Evaluates the prelude and starts the script; returns the handle of its promise. */
+  private start(): QuickJSHandle {
+    const api = this.own(this.unwrap(this.ctx.evalCode(PRELUDE, 'prelude.js'), 'error'));
+    const startFn = this.own(this.ctx.getProp(api, 'start'));
+    this.describeFn = this.own(this.ctx.getProp(api, 'describe'));
+    this.stringifyFn = this.own(this.ctx.getProp(api, 'stringify'));
+    const args = [
+      this.own(this.ctx.newFunction('hostCall', (op, json) => this.onHostCall(op, json))),
+      this.own(this.ctx.newFunction('hostLog', (line) => this.onLog(line))),
+      this.own(this.ctx.newString(JSON.stringify(this.req.input ?? null))),
+      this.own(this.ctx.newString(JSON.stringify(this.req.request ?? null))),
+      this.own(this.ctx.newString(this.req.source)),
+    ];
+    return this.own(this.unwrap(this.ctx.callFunction(startFn, this.ctx.undefined, args), 'error'));
+  }
+
+  /** Delivers settled host calls, runs pending jobs; returns the output JSON once settled. */
+  private step(promise: QuickJSHandle): string | undefined {
+    this.deliverSettlements();
+    for (;;) {
+      const result = this.runtime.executePendingJobs(JOB_BATCH);
+      const ran = result.error ? -1 : result.value;
+      result.dispose();
+      if (this.clock.failure) return undefined;
+      const state = this.ctx.getPromiseState(promise);
+      if (state.type === 'fulfilled') {
+        if (state.notAPromise) return this.exportOutput(state.value);
+        return this.ownTemp(state.value, (v) => this.exportOutput(v));
+      }
+      if (state.type === 'rejected') throw this.ownTemp(state.error, (e) => this.failureFrom(e, 'error'));
+      if (ran === 0) return undefined;
+    }
+  }
+
+  private deliverSettlements(): void {
+    for (const s of this.settled.splice(0)) {
+      this.pending.delete(s.deferred);
+      try {
+        const value = s.ok ? this.ctx.newString(s.text) : this.ctx.newError({ name: 'Error', message: s.text });
+        try {
+          if (s.ok) s.deferred.resolve(value);
+          else s.deferred.reject(value);
+        } finally {
+          value.dispose();
+        }
+      } catch (err) {
+        // Settling only fails when the VM refuses to run (interrupted or out of memory).
+        if (!(err instanceof errors.QuickJSUnwrapError)) throw err;
+        this.clock.fail('memory', `Script exceeded its memory limit of ${mib(this.req.limits.memoryBytes)}`);
+      } finally {
+        s.deferred.dispose();
+      }
+    }
+  }
+
+  /** JSON.stringify inside the VM; the length is checked before the string is copied out. */
+  private exportOutput(value: QuickJSHandle): string {
+    if (this.ctx.typeof(value) === 'undefined') return 'null';
+    const max = this.req.limits.maxOutputBytes;
+    const result = this.ctx.callFunction(this.stringifyFn!, this.ctx.undefined, value);
+    if (result.error) throw this.ownTemp(result.error, (e) => this.failureFrom(e, 'invalid_output'));
+    return this.ownTemp(result.value, (json) => {
+      const text = readString(this.ctx, json, max);
+      if (text === undefined) throw this.failure('invalid_output', 'Script returned a value that is not JSON (a function or a symbol)');
+      if (text === null || Buffer.byteLength(text) > max) {
+        throw this.failure('output_too_large', `Script output exceeds the limit of ${max} bytes`);
+      }
+      return text;
+    });
+  }
+
+  // --- host callbacks (run synchronously inside a slice; they never re-enter the VM) -----------
+
+  private onHostCall(opHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
+    const op = readString(this.ctx, opHandle, 16);
+    const argsJson = readString(this.ctx, argsHandle, this.req.limits.maxOutputBytes);
+    const deferred = this.ctx.newPromise();
+    this.pending.add(deferred);
+    const settle = (ok: boolean, text: string) => {
+      if (this.finished) return;
+      this.settled.push({ deferred, ok, text });
+      this.wake?.();
+    };
+    if (!DOCUMENT_OPS.includes(op as DocumentOp) || argsJson === undefined) {
+      settle(false, 'Unknown host operation');
+    } else if (argsJson === null) {
+      settle(false, `documents.${op}: arguments exceed ${this.req.limits.maxOutputBytes} bytes`);
+    } else if (++this.hostCalls > this.settings.maxHostCalls) {
+      settle(false, `documents.${op}: a script may make at most ${this.settings.maxHostCalls} host calls`);
+    } else {
+      // Deferred to a microtask so host code never runs on the VM's stack or inside a slice.
+      Promise.resolve()
+        .then(() => invokeHost(this.req.host, op as DocumentOp, JSON.parse(argsJson) as Json[]))
+        .then((result) => JSON.stringify(result ?? null))
+        .then((json) => settle(true, json), (err: unknown) => settle(false, hostErrorMessage(err)));
+    }
+    return deferred.handle;
+  }
+
+  private onLog(lineHandle: QuickJSHandle): void {
+    if (this.logs.length >= MAX_LOG_LINES) return;
+    const line = readString(this.ctx, lineHandle, MAX_LOG_LINE_CHARS);
+    if (typeof line !== 'string') return;
+    this.logs.push(line);
+    try {
+      this.req.host.log(line);
+    } catch {
+      // The host's log sink failing must not fail the script; the line is still in `logs`.
+    }
+  }
+
+  // --- failures --------------------------------------------------------------------------------
+
+  private throwIfStopped(): void {
+    if (this.settings.moduleBroken()) {
+      throw this.failure('error', 'Script sandbox was reset after another script crashed it; run it again');
+    }
+    const failure = this.clock.check();
+    if (failure) throw failure;
+  }
+
+  /** Maps a thrown VM value to a ScriptFailure; a limit hit during the slice wins. */
+  private failureFrom(error: QuickJSHandle, kind: 'error' | 'invalid_output'): ScriptFailure {
+    if (this.clock.failure) return this.clock.failure;
+    const text = this.describe(error);
+    if (this.clock.failure) return this.clock.failure;
+    if (text === 'InternalError: out of memory') {
+      return this.failure('memory', `Script exceeded its memory limit of ${mib(this.req.limits.memoryBytes)}`);
+    }
+    return this.failure(kind, kind === 'error' ? text : `Script returned a value that is not JSON-serialisable: ${text}`);
+  }
+
+  private describe(error: QuickJSHandle): string {
+    if (!this.describeFn) return 'InternalError: out of memory'; // only the prelude itself failed
+    const result = this.ctx.callFunction(this.describeFn, this.ctx.undefined, error);
+    if (result.error) {
+      result.error.dispose();
+      return 'Error: (unprintable thrown value)';
+    }
+    return this.ownTemp(result.value, (h) => readString(this.ctx, h, 4 * MAX_LOG_LINE_CHARS) ?? 'Error');
+  }
+
+  private failure(kind: ScriptFailure['kind'], message: string): ScriptFailure {
+    return new ScriptFailure(kind, message, this.logs);
+  }
+
+  // --- handle bookkeeping ----------------------------------------------------------------------
+
+  private unwrap(result: VmCallResult<QuickJSHandle>, kind: 'error'): QuickJSHandle {
+    if (result.error) throw this.ownTemp(result.error, (e) => this.failureFrom(e, kind));
+    return result.value;
+  }
+
+  private own(handle: QuickJSHandle): QuickJSHandle {
+    this.owned.push(handle);
+    return handle;
+  }
+
+  private ownTemp<T>(handle: QuickJSHandle, use: (h: QuickJSHandle) => T): T {
+    try {
+      return use(handle);
+    } finally {
+      handle.dispose();
+    }
+  }
+}
+
+function hostErrorMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.length > 2_000 ? `${message.slice(0, 2_000)}…` : message;
+}

@@ -1,0 +1,36 @@
+import type { Agent } from '../../src/domain/model.js';
+import type { Principal } from '../../src/domain/principal.js';
+import type { RunEntry, RunInput } from '../../src/domain/runtime/run.types.js';
+import { gqlOk, h } from './harness.js';
+import type { FakeOpenAi } from './openai-server.js';
+
+/** Configures a workspace model named `test-model` pointing at the fake OpenAI-compatible server. */
+export async function configureFakeModel(adminToken: string, fake: FakeOpenAi, prices = { input: 1, output: 2 }, name = 'test-model'): Promise<void> {
+  await gqlOk(
+    adminToken,
+    `mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }`,
+    { i: { name, provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: fake.url, inputPricePerMillion: prices.input, outputPricePerMillion: prices.output } },
+  );
+}
+
+export async function loadAgent(id: string): Promise<Agent> {
+  const a = await h().service.services.store.repos.agents.get(id);
+  if (!a) throw new Error(`no agent ${id}`);
+  return a;
+}
+
+export function keyPrincipal(agent: Agent): Principal {
+  return { kind: 'agentKey', keyId: 'key_test', workspaceId: agent.workspaceId, agentId: agent.id };
+}
+
+export function promptEntry(prompt: string, modelOverride: string | null = null): RunEntry {
+  return { kind: 'http', id: null, name: 'test', handler: { kind: 'prompt', body: prompt }, modelOverride };
+}
+
+export function scriptEntry(script: string): RunEntry {
+  return { kind: 'http', id: null, name: 'test', handler: { kind: 'script', body: script }, modelOverride: null };
+}
+
+export function httpInput(body: unknown, extra: Partial<RunInput> = {}): RunInput {
+  return { surface: 'HTTP_API', method: 'POST', path: 'test', params: {}, query: {}, headers: {}, body: body as RunInput['body'], ...extra };
+}

@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { ActivityLog, MAX_LOGGED_BODY } from '../../src/domain/activity/activity-log.js';
+import { createLogger } from '../../src/infra/logger.js';
+import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
+import { httpInput, loadAgent, scriptEntry } from '../helpers/runtime.js';
+
+async function dumpAll(): Promise<string> {
+  const db = h().db;
+  const r = await db.raw(`select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`);
+  const parts: string[] = [];
+  for (const { table_name } of r.rows as { table_name: string }[]) parts.push(JSON.stringify(await db(table_name).select('*')));
+  return parts.join('\n');
+}
+
+describe('activity log', function () {
+  this.timeout(30_000);
+  let ws: TestWorkspace;
+  before(async () => {
+    ws = await newWorkspace();
+  });
+
+  it('records entries through one service, with credential headers redacted and large bodies truncated', async () => {
+    const id = await createAgent(ws.adminToken);
+    const agent = await loadAgent(id);
+    const log = h().service.services.activityLog;
+    log.record(agent, {
+      surface: 'HTTP_API',
+      entry: 'orders',
+      method: 'POST',
+      path: '/agents/x/api/orders',
+      status: 200,
+      requestHeaders: { Authorization: 'Bearer ak_secret', 'X-Agent-Access-Key': 'ak_secret', Cookie: 'a=b', 'Content-Type': 'application/json', 'X-Hub-Signature-256': 'sha256=abc' },
+      requestBody: { big: 'x'.repeat(MAX_LOGGED_BODY + 10) },
+      response: { output: 'ok' },
+      credits: 0.25,
+      durationMs: 12,
+      keyId: 'key_1',
+      runId: 'run_1',
+    });
+    await log.flush();
+    const d = await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { surface entry status requestHeaders requestBody response truncated credits keyId runId } } } }`, { id });
+    const [e] = d.agent.activity.nodes;
+    expect(e.requestHeaders).to.deep.equal({ authorization: '[redacted]', 'x-agent-access-key': '[redacted]', cookie: '[redacted]', 'content-type': 'application/json', 'x-hub-signature-256': '[redacted]' });
+    expect(e.truncated).to.equal(true);
+    expect(typeof e.requestBody).to.equal('string');
+    expect(Buffer.byteLength(e.requestBody)).to.be.at.most(MAX_LOGGED_BODY);
+    expect(e).to.deep.include({ surface: 'HTTP_API', entry: 'orders', status: 200, credits: 0.25, keyId: 'key_1', runId: 'run_1', response: { output: 'ok' } });
+  });
+
+  it('writes nothing for a surface whose activity logging is off', async () => {
+    const id = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setSurface(agentId: $id, surface: MCP, activityLogging: false) { id } }`, { id });
+    const agent = await loadAgent(id);
+    const log = h().service.services.activityLog;
+    log.record(agent, { surface: 'MCP', status: 200 });
+    log.record(agent, { surface: 'HTTP_API', status: 201 });
+    await log.flush();
+    const d = await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { surface status } } } }`, { id });
+    expect(d.agent.activity.nodes).to.deep.equal([{ surface: 'HTTP_API', status: 201 }]);
+  });
+
+  it('pages newest first with a cursor and filters by surface', async () => {
+    const id = await createAgent(ws.adminToken);
+    const agent = await loadAgent(id);
+    const log = h().service.services.activityLog;
+    for (let i = 0; i < 5; i++) {
+      log.record(agent, { surface: i % 2 ? 'MCP' : 'HTTP_API', status: 200 + i });
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    await log.flush();
+    const q = `query($id: ID!, $after: String, $s: Surface) { agent(id: $id) { activity(first: 2, after: $after, surface: $s) { nodes { status } endCursor hasNextPage } } }`;
+    const p1 = (await gqlOk(ws.adminToken, q, { id })).agent.activity;
+    expect(p1.nodes.map((n: any) => n.status)).to.deep.equal([204, 203]);
+    expect(p1.hasNextPage).to.equal(true);
+    const p2 = (await gqlOk(ws.adminToken, q, { id, after: p1.endCursor })).agent.activity;
+    expect(p2.nodes.map((n: any) => n.status)).to.deep.equal([202, 201]);
+    const mcp = (await gqlOk(ws.adminToken, q, { id, s: 'MCP' })).agent.activity;
+    expect(mcp.nodes.map((n: any) => n.status)).to.deep.equal([203, 201]);
+    expect(mcp.hasNextPage).to.equal(false);
+  });
+
+  it('prunes entries older than the workspace retention', async () => {
+    const fresh = await newWorkspace();
+    await gqlOk(fresh.adminToken, `mutation { updateWorkspaceSettings(input: {activityRetentionDays: 7}) { id } }`);
+    const agent = await loadAgent(await createAgent(fresh.adminToken));
+    const store = h().service.services.store;
+    const past = new ActivityLog(store, { write: (e) => void store.repos.activity.insert({ ...e, createdAt: new Date(Date.now() - 8 * 86_400_000) }), flush: async () => {} }, h().service.services.clock);
+    past.record(agent, { surface: 'HTTP_API', status: 1 });
+    h().service.services.activityLog.record(agent, { surface: 'HTTP_API', status: 2 });
+    await h().service.services.activityLog.flush();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await h().service.services.activityLog.prune()).to.be.at.least(1);
+    const d = await gqlOk(fresh.adminToken, `query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { status } } } }`, { id: agent.id });
+    expect(d.agent.activity.nodes).to.deep.equal([{ status: 2 }]);
+  });
+
+  it('no activity entry, log line or table holds a presented API key in plaintext', async () => {
+    const id = await createAgent(ws.adminToken);
+    const created = await gqlOk(ws.adminToken, `mutation($id: ID!) { createAgentApiKey(agentId: $id, name: "k") { key } }`, { id });
+    const key: string = created.createAgentApiKey.key;
+    const agent = await loadAgent(id);
+    const s = h().service.services;
+    const principal = await s.keys.authenticate(agent, key);
+    const lines: string[] = [];
+    const logger = createLogger('trace', new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+    const headers = { authorization: `Bearer ${key}`, 'x-agent-access-key': key, 'user-agent': 'test' };
+    const result = await s.pipeline.execute(principal, agent, scriptEntry('return { seen: Object.keys(request.headers) }'), httpInput({ q: 1 }, { headers: { 'user-agent': 'test' } }));
+    s.activityLog.record(agent, { surface: 'HTTP_API', status: 200, requestHeaders: headers, requestBody: { q: 1 }, response: result.output, runId: result.runId, keyId: (principal as { keyId: string }).keyId });
+    logger.info({ req: { headers } }, 'request');
+    logger.info({ headers }, 'request');
+    await s.activityLog.flush();
+    expect(lines.join('')).to.not.contain(key);
+    const dump = await dumpAll();
+    expect(dump).to.not.contain(key);
+    expect(dump).to.contain('[redacted]');
+    expect(result.error).to.equal(undefined);
+  });
+});
