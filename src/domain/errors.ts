@@ -7,6 +7,8 @@ export type DomainErrorCode =
   | 'CONFLICT'
   | 'LIMIT_EXCEEDED'
   | 'PAYLOAD_TOO_LARGE'
+  | 'METHOD_NOT_ALLOWED'
+  | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNAVAILABLE';
 
 /** Base of every error the domain raises on purpose; `message` is safe to show to clients. */
@@ -83,5 +85,18 @@ export class Unavailable extends DomainError {
     readonly retryAfterSeconds = 5,
   ) {
     super('UNAVAILABLE', message);
+  }
+}
+
+/** The path exists but not for this method; `allowed` lists the methods that are. */
+export class MethodNotAllowed extends DomainError {
+  constructor(readonly allowed: string[]) {
+    super('METHOD_NOT_ALLOWED', `Method not allowed here; allowed: ${allowed.join(', ')}`, { allowed });
+  }
+}
+
+export class UnsupportedMediaType extends DomainError {
+  constructor(message = 'Unsupported content type: send application/json') {
+    super('UNSUPPORTED_MEDIA_TYPE', message);
   }
 }

@@ -1,5 +1,6 @@
 import type {
   ActivityEntry,
+  ActivityKind,
   Agent,
   ApiKey,
   DailyUsage,
@@ -10,8 +11,11 @@ import type {
   Member,
   MemberToken,
   Message,
+  MessageChannel,
+  MessageDirection,
   ModelConfig,
   Secret,
+  Surface,
   Team,
   Webhook,
   Workspace,
@@ -103,6 +107,53 @@ export interface UsageRepo {
   charge(c: { agentId: string; workspaceId: string; teamId: string | null; day: string; credits: number }): Promise<void>;
 }
 
+/** A window of a list: skip `offset` rows, return at most `limit`. */
+export interface PageWindow {
+  limit: number;
+  offset: number;
+}
+/** One page of a list and the number of rows matching its filter (exact). */
+export interface CountedPage<T> {
+  items: T[];
+  totalCount: number;
+}
+/** Filters of the Workspace API messages list; dates are exclusive bounds on sentAt. */
+export interface MessageFilter {
+  direction?: MessageDirection;
+  channel?: MessageChannel;
+  since?: Date;
+  until?: Date;
+}
+/** Filters of the Workspace API activity list; dates are exclusive bounds on createdAt. */
+export interface ActivityFilter {
+  surface?: Surface;
+  kind?: ActivityKind;
+  since?: Date;
+  until?: Date;
+}
+/** Per-agent figures of the Workspace API overview, each read for many agents in one query. */
+export interface AgentEntryCounts {
+  agentId: string;
+  httpEndpoints: number;
+  mcpTools: number;
+  webhooks: number;
+  exposedDocuments: number;
+}
+
+/** Read-only queries of the Workspace API; every batched method costs one query whatever the number of agents. */
+export interface WorkspaceReadRepo {
+  /** Messages of one agent, newest first (sentAt desc, id desc). */
+  listMessages(agentId: string, filter: MessageFilter, page: PageWindow): Promise<CountedPage<Message>>;
+  /** Activity entries of one agent, newest first (createdAt desc, id desc). */
+  listActivity(agentId: string, filter: ActivityFilter, page: PageWindow): Promise<CountedPage<ActivityEntry>>;
+  /** Entry counts per agent; agents without entries are listed with zeros. */
+  entryCounts(agentIds: readonly string[]): Promise<AgentEntryCounts[]>;
+  /** Credits and runs of the given UTC day per agent; agents without usage are absent. */
+  usageOnDay(agentIds: readonly string[], day: string): Promise<DailyUsage[]>;
+  /** Time of the newest activity entry per agent (null when none). */
+  lastActivity(agentIds: readonly string[]): Promise<{ agentId: string; at: Date | null }[]>;
+}
+
 /** Concurrency slots: leases shared by every instance through the database. */
 export interface SlotRepo {
   /** Serialises admissions of one agent until the surrounding transaction ends. */
@@ -134,6 +185,7 @@ export interface Repositories {
   activity: ActivityRepo;
   usage: UsageRepo;
   slots: SlotRepo;
+  workspaceRead: WorkspaceReadRepo;
 }
 
 /** Storage: repositories outside a transaction, and a way to run work in one. */

@@ -15,6 +15,9 @@ import type { LanguageModels, ScriptLimits, ScriptSandbox } from './runtime/port
 import { Pipeline } from './runtime/pipeline.js';
 import { RunService, type SelfManagementTools } from './runtime/run.service.js';
 import { SecretService } from './secrets/secret.service.js';
+import { DocumentApiService } from './surfaces/document-api.service.js';
+import { HttpApiService } from './surfaces/http-api.service.js';
+import { SurfaceAccess } from './surfaces/surface-access.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
 
 /** Every use case of the domain, built once by the composition root. */
@@ -35,6 +38,9 @@ export interface Services {
   admission: AdmissionService;
   activityLog: ActivityLog;
   pipeline: Pipeline;
+  surfaces: SurfaceAccess;
+  httpApi: HttpApiService;
+  documentApi: DocumentApiService;
 }
 
 export interface ServiceDeps {
@@ -69,12 +75,14 @@ export function createServices(deps: ServiceDeps): Services {
   });
   const admission = new AdmissionService(store, clock, { ...DEFAULT_ADMISSION, ...deps.admission });
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
+  const pipeline = new Pipeline(admission, runs, activityLog);
+  const keys = new KeyService(store, clock);
   return {
     store,
     clock,
     workspace: new WorkspaceService(store, clock),
     agents: new AgentService(store, clock),
-    keys: new KeyService(store, clock),
+    keys,
     entries: new EntryService(store, clock),
     documents: new DocumentService(store, clock),
     records,
@@ -85,6 +93,9 @@ export function createServices(deps: ServiceDeps): Services {
     runs,
     admission,
     activityLog,
-    pipeline: new Pipeline(admission, runs, activityLog),
+    pipeline,
+    surfaces: new SurfaceAccess(store, keys),
+    httpApi: new HttpApiService(store),
+    documentApi: new DocumentApiService(records, pipeline),
   };
 }

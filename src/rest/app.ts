@@ -5,6 +5,9 @@ import Koa from 'koa';
 import type { Services } from '../domain/services.js';
 import type { Logger } from '../infra/logger.js';
 import { errorMapper } from './errors.js';
+import { workspaceApiRoutes } from './workspace-api/workspace-api.routes.js';
+import { documentApiRoutes } from './surfaces/document-api.routes.js';
+import { httpApiRoutes } from './surfaces/http-api.routes.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -12,6 +15,8 @@ export interface AppDeps {
   services: Services;
   logger: Logger;
   graphql: Koa.Middleware;
+  /** Origins of the service's own user-facing apps (platform-app CORS). */
+  platformOrigins: string[];
 }
 
 /** The Koa application: health, GraphQL, and (as they land) the agent surfaces. */
@@ -42,6 +47,9 @@ export function createApp(deps: AppDeps): Koa {
   router.post('/graphql', graphqlBody, graphql);
   router.get('/graphql', graphql);
 
+  app.use(httpApiRoutes(deps.services, deps.platformOrigins));
+  app.use(documentApiRoutes(deps.services, deps.platformOrigins));
+  app.use(workspaceApiRoutes(deps.services, { baseUrl: deps.baseUrl }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use(async (ctx) => {

@@ -1,14 +1,16 @@
 import type Koa from 'koa';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, MethodNotAllowed } from '../domain/errors.js';
 import type { Logger } from '../infra/logger.js';
 
-const STATUS: Record<DomainError['code'], number> = {
+export const STATUS: Record<DomainError['code'], number> = {
   INVALID: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  METHOD_NOT_ALLOWED: 405,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   LIMIT_EXCEEDED: 429,
   UNAVAILABLE: 503,
 };
@@ -32,6 +34,7 @@ export function errorMapper(logger: Logger): Koa.Middleware {
           body.reason = d.reason;
           ctx.set('Retry-After', String(d.retryAfterSeconds));
         }
+        if (err instanceof MethodNotAllowed) ctx.set('Allow', err.allowed.join(', '));
         if (err.code === 'UNAVAILABLE') ctx.set('Retry-After', String((err as { retryAfterSeconds?: number }).retryAfterSeconds ?? 5));
         ctx.body = body;
       } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
@@ -52,4 +55,11 @@ function clientMessage(status: number, isSyntaxError: boolean, message: string |
   // The JSON body parser reports unparsable bodies as a SyntaxError with status 400.
   if (status === 400 && isSyntaxError) return 'Malformed JSON body';
   return message ?? 'Bad request';
+}
+
+/** The HTTP status an error ends in (for the activity log, which records failures too). */
+export function statusOf(err: unknown): number {
+  if (err instanceof DomainError) return STATUS[err.code];
+  const s = (err as { status?: number })?.status;
+  return typeof s === 'number' && s >= 400 && s < 500 ? s : 500;
 }

@@ -4,6 +4,7 @@ import type { Agent } from '../model.js';
 import type { Principal } from '../principal.js';
 import type { RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
 import type { RunService } from './run.service.js';
+import { checkInput } from './guardrails.js';
 
 /**
  * The whole run pipeline after a surface has authenticated and resolved its entry: admission
@@ -21,6 +22,20 @@ export class Pipeline {
   async execute(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<RunResult> {
     for await (const ev of this.stream(principal, agent, entry, input, opts)) if (ev.type === 'done') return ev.result;
     throw new Error('pipeline ended without a result');
+  }
+
+  /**
+   * The pipeline around work that is not a handler run (Document API operations): input guardrails
+   * on the request text, then admission (credit limits, a concurrency slot) for the duration of `work`.
+   */
+  async guard<T>(agent: Agent, inputText: string, work: () => Promise<T>): Promise<T> {
+    if (inputText) checkInput(agent.guardrails, inputText);
+    const admitted = await this.admission.admit(agent);
+    try {
+      return await work();
+    } finally {
+      await admitted.release();
+    }
   }
 
   async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {

@@ -3,6 +3,7 @@ import type { ActivityEntry } from '../../domain/model.js';
 import type { AgentChildRepo, CrudRepo, Repositories, Store } from '../../domain/ports.js';
 import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';
+import { workspaceReadRepo } from './workspace-read.repo.js';
 import { q } from './pg-errors.js';
 import * as rows from './rows.js';
 
@@ -136,6 +137,7 @@ export function repositories(db: Conn): Repositories {
     },
     usage: usageRepo(db),
     slots: slotRepo(db),
+    workspaceRead: workspaceReadRepo(db),
   };
 }
 

@@ -1,0 +1,260 @@
+import { z } from 'zod';
+import { Invalid } from '../errors.js';
+import { MODEL_PROVIDERS, SURFACES, VISIBILITIES } from '../model.js';
+
+// The Workspace API v1.0.0 contract, once: the query schemas validate the raw query strings and
+// the response schemas describe what the service returns. The OpenAPI description
+// (src/rest/workspace-api/workspace-api.openapi.ts) is generated from these same objects, so the
+// documented rules cannot drift from the enforced ones. `.meta()` is plain zod metadata (the
+// description and, with `id`, the component name); no OpenAPI library is imported here.
+
+// ---------------------------------------------------------------------------------------------
+// Query parameters (values arrive as strings; a repeated parameter arrives as an array → invalid)
+
+const DIGITS = /^[0-9]+$/;
+
+/** An integer query parameter: only plain digits count ("1.5", "1e2", " 5", "0x10" are refused). */
+function intParam(min: number, max: number, def: number, description: string) {
+  const message = `must be an integer from ${min} to ${max}`;
+  return z
+    .preprocess(
+      (v) => (typeof v === 'string' && DIGITS.test(v) ? Number(v) : v),
+      z.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message }).default(def),
+    )
+    .meta({ description: `${description} Integer from ${min} to ${max}; default ${def}.` });
+}
+
+function enumParam<const T extends readonly [string, ...string[]]>(values: T, description: string) {
+  const shown = values.length === 2 ? `${values[0]} or ${values[1]}` : `one of ${values.join(', ')}`;
+  return z.enum(values, { error: `must be ${shown}` }).optional().meta({ description });
+}
+
+/** An instant as an ISO 8601 date (midnight UTC) or date-time with `Z` or an offset. */
+function instantParam(description: string) {
+  return z
+    .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+      error: 'must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z',
+    })
+    .optional()
+    .meta({ description: `${description} ISO 8601 date (midnight UTC) or date-time with Z or an offset.` });
+}
+
+const paging = {
+  pageSize: intParam(1, 200, 50, 'Items per page.'),
+  // Capped so that (page - 1) × pageSize stays an exact integer everywhere; pages past the end are empty anyway.
+  page: intParam(1, 1_000_000_000, 1, 'Page number, the first page is 1; a page past the end is an empty list.'),
+};
+
+/** Query of GET /workspaceapi/agents. */
+export const agentsQuery = z.object({
+  includeOverview: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .optional()
+    .meta({ description: 'true adds each agent\'s `overview` (read in a fixed number of queries); the way to enumerate agents.' }),
+});
+
+/** Query of GET /workspaceapi/agents/{agentId}/messages. */
+export const messagesQuery = z.object({
+  ...paging,
+  direction: enumParam(['inbound', 'outbound'] as const, 'Only messages of this direction.'),
+  channel: enumParam(['email', 'sms'] as const, 'Only messages of this channel.'),
+  since: instantParam('Only messages sent strictly after this instant.'),
+  until: instantParam('Only messages sent strictly before this instant.'),
+});
+
+/** Query of GET /workspaceapi/agents/{agentId}/activity. */
+export const activityQuery = z.object({
+  ...paging,
+  surface: enumParam(SURFACES, 'Only entries of this surface.'),
+  kind: enumParam(['request', 'run'] as const, 'Only entries of this kind (`request`: a call answered on a surface; `run`: a later processing attempt, e.g. of a webhook delivery).'),
+  since: instantParam('Only entries created strictly after this instant.'),
+  until: instantParam('Only entries created strictly before this instant.'),
+});
+
+/** Query of GET /workspaceapi/agents/{agentId}/usage. */
+export const usageQuery = z.object({
+  days: intParam(1, 366, 30, 'Number of UTC days to report, ending today.'),
+});
+
+/** Path parameters of the per-agent endpoints. */
+export const agentPath = z.object({ agentId: z.string().meta({ description: 'Agent id.' }) });
+
+/**
+ * Parses a raw query object; unknown parameters are ignored. On failure throws one Invalid whose
+ * message names every invalid parameter, in the order the schema declares them.
+ */
+export function parseQuery<S extends z.ZodObject>(schema: S, query: unknown): z.output<S> {
+  const result = schema.safeParse(query ?? {});
+  if (result.success) return result.data;
+  const problems = new Map<string, string>();
+  for (const issue of result.error.issues) {
+    const name = String(issue.path[0] ?? 'query');
+    if (!problems.has(name)) problems.set(name, `${name} ${issue.message}`);
+  }
+  throw new Invalid(`Invalid query parameters: ${[...problems.values()].join('; ')}`, [...problems.keys()].join(','));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+const instant = z.iso.datetime({ offset: true });
+const day = z.iso.date();
+const count = z.number().int().min(0);
+
+/** Every failure: exactly one property. */
+export const ErrorBody = z
+  .object({ error: z.string().meta({ description: 'Human-readable message saying what went wrong and what to do.' }) })
+  .strict()
+  .meta({ id: 'Error', description: 'Every failure of the Workspace API: exactly one property, `error`.' });
+
+export const MessageItem = z
+  .object({
+    id: z.string(),
+    direction: z.enum(['inbound', 'outbound']),
+    channel: z.enum(['email', 'sms']),
+    from: z.string(),
+    to: z.string(),
+    subject: z.string().nullable(),
+    body: z.string(),
+    sentAt: instant,
+  })
+  .meta({ id: 'Message', description: 'An email or SMS message sent to or by the agent.' });
+
+export const MessagesPage = z
+  .object({
+    messages: z.array(MessageItem).meta({ description: 'Newest first (sentAt, then id, descending).' }),
+    totalCount: count.meta({ description: 'Messages matching the filter, over all pages.' }),
+    page: z.number().int().min(1),
+    pageSize: z.number().int().min(1).max(200),
+  })
+  .meta({ id: 'MessagesPage' });
+
+export const ActivityItem = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['request', 'run']),
+    surface: z.enum(SURFACES),
+    entry: z.string().nullable().meta({ description: 'The HTTP endpoint path, tool name, document id or integration that handled it.' }),
+    method: z.string().nullable(),
+    path: z.string().nullable(),
+    status: z.number().int().nullable(),
+    requestHeaders: z.record(z.string(), z.string()).nullable().meta({ description: 'Credential header values are `[redacted]`.' }),
+    requestBody: z.unknown().meta({ description: 'Any JSON value; larger than 64 KiB is truncated (see `truncated`).' }),
+    response: z.unknown().meta({ description: 'Any JSON value: what the surface answered, or the run\'s output.' }),
+    truncated: z.boolean(),
+    credits: z.number(),
+    durationMs: z.number().int().nullable(),
+    keyId: z.string().nullable(),
+    runId: z.string().nullable(),
+    error: z.string().nullable(),
+    createdAt: instant,
+  })
+  .meta({ id: 'ActivityEntry' });
+
+export const ActivityPage = z
+  .object({
+    entries: z.array(ActivityItem).meta({ description: 'Newest first (createdAt, then id, descending).' }),
+    totalCount: count,
+    page: z.number().int().min(1),
+    pageSize: z.number().int().min(1).max(200),
+  })
+  .meta({ id: 'ActivityPage' });
+
+export const UsageReport = z
+  .object({
+    agentId: z.string(),
+    from: day.meta({ description: 'First UTC day reported.' }),
+    to: day.meta({ description: 'Last UTC day reported (today).' }),
+    days: z
+      .array(z.object({ day, credits: z.number(), runs: count }))
+      .meta({ description: 'One item per UTC day from `to` back to `from`, newest first; days without runs have zeros.' }),
+    totalCredits: z.number(),
+    totalRuns: count,
+  })
+  .meta({ id: 'Usage', description: 'Credits the agent used per UTC day.' });
+
+export const AgentOverview = z
+  .object({
+    surfaces: z.array(z.object({ surface: z.enum(SURFACES), enabled: z.boolean(), activityLogging: z.boolean() })),
+    entries: z.object({ httpEndpoints: count, mcpTools: count, webhooks: count, exposedDocuments: count }),
+    creditsToday: z.number().meta({ description: 'Credits used since 00:00 UTC.' }),
+    runsToday: count,
+    limits: z.object({
+      dailyCreditLimit: z.number().nullable().meta({ description: 'null: no per-agent limit.' }),
+      maxConcurrentRequests: z.number().int().nullable().meta({ description: 'null: no per-agent limit.' }),
+    }),
+    lastActivityAt: instant.nullable().meta({ description: 'Newest activity log entry; null when there is none.' }),
+  })
+  .meta({ id: 'AgentOverview' });
+
+const agentFields = {
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  visibility: z.enum(VISIBILITIES),
+  teamId: z.string().nullable(),
+  createdAt: instant,
+};
+
+export const AgentListItem = z
+  .object({ ...agentFields, overview: AgentOverview.optional().meta({ description: 'Present only with includeOverview=true.' }) })
+  .meta({ id: 'AgentListItem' });
+
+export const AgentList = z
+  .object({ agents: z.array(AgentListItem).meta({ description: 'Oldest first; private agents included.' }), totalCount: count })
+  .meta({ id: 'AgentList' });
+
+export const AgentDetail = z.object({ ...agentFields, overview: AgentOverview }).meta({ id: 'Agent' });
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const WorkspaceOverview = z
+  .object({
+    workspace: z.object({
+      id: z.string(),
+      name: z.string(),
+      createdAt: instant,
+      dailyCreditLimit: z.number().nullable(),
+      activityRetentionDays: z.number().int(),
+    }),
+    featureFlags: z.record(z.string(), z.boolean()),
+    creditDefaults: z.object({
+      agentDailyCreditLimit: z.number().nullable(),
+      maxConcurrentRequests: z.number().int().nullable(),
+      scriptRunCredits: z.number(),
+    }),
+    accountRules: jsonObject,
+    dataProcessing: z.object({
+      dpaAccepted: z.boolean(),
+      dpaAcceptedAt: instant.nullable(),
+      subprocessors: z.array(z.string()),
+      region: z.string().nullable(),
+    }),
+    loginSettings: jsonObject,
+    valueCapture: jsonObject,
+    tags: z.array(z.string()),
+    models: z
+      .array(
+        z.object({
+          name: z.string(),
+          provider: z.enum(MODEL_PROVIDERS),
+          model: z.string(),
+          isDefault: z.boolean(),
+          inputPricePerMillion: z.number(),
+          outputPricePerMillion: z.number(),
+        }),
+      )
+      .meta({ description: 'Configured language models, by name; never their base URLs or keys.' }),
+  })
+  .meta({ id: 'WorkspaceOverview' });
+
+export type MessageItem = z.infer<typeof MessageItem>;
+export type MessagesPage = z.infer<typeof MessagesPage>;
+export type ActivityItem = z.infer<typeof ActivityItem>;
+export type ActivityPage = z.infer<typeof ActivityPage>;
+export type UsageReport = z.infer<typeof UsageReport>;
+export type AgentOverview = z.infer<typeof AgentOverview>;
+export type AgentListItem = z.infer<typeof AgentListItem>;
+export type AgentList = z.infer<typeof AgentList>;
+export type AgentDetail = z.infer<typeof AgentDetail>;
+export type WorkspaceOverview = z.infer<typeof WorkspaceOverview>;

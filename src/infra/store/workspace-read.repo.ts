@@ -1,0 +1,112 @@
+import type { Knex } from 'knex';
+import type { DailyUsage } from '../../domain/model.js';
+import type { ActivityFilter, AgentEntryCounts, MessageFilter, WorkspaceReadRepo } from '../../domain/ports.js';
+import { q } from './pg-errors.js';
+import * as rows from './rows.js';
+
+type Conn = Knex | Knex.Transaction;
+
+// Every list below is served by one btree index whose columns are
+//   (agent_id, <equality filters…>, <timestamp>, id)
+// (see migrations/20261122000000_initial.ts): the page is a backward range scan of that index
+// (newest first, no sort) and the exact count is an index-only scan of the same range.
+
+const NEWEST_FIRST = (column: string) => [
+  { column, order: 'desc' as const },
+  { column: 'id', order: 'desc' as const },
+];
+
+function messagesWhere(db: Conn, agentId: string, f: MessageFilter): Knex.QueryBuilder {
+  const qb = db('messages').where('agent_id', agentId);
+  if (f.direction) qb.andWhere('direction', f.direction);
+  if (f.channel) qb.andWhere('channel', f.channel);
+  if (f.since) qb.andWhere('sent_at', '>', f.since);
+  if (f.until) qb.andWhere('sent_at', '<', f.until);
+  return qb;
+}
+
+function activityWhere(db: Conn, agentId: string, f: ActivityFilter): Knex.QueryBuilder {
+  const qb = db('activity_log').where('agent_id', agentId);
+  if (f.surface) qb.andWhere('surface', f.surface);
+  if (f.kind) qb.andWhere('kind', f.kind);
+  if (f.since) qb.andWhere('created_at', '>', f.since);
+  if (f.until) qb.andWhere('created_at', '<', f.until);
+  return qb;
+}
+
+async function count(qb: Knex.QueryBuilder): Promise<number> {
+  const [r] = await qb.count<{ n: number }[]>('* as n');
+  return Number(r?.n ?? 0);
+}
+
+/** The Workspace API's read queries (lists with exact counts, per-agent figures batched over many agents). */
+export function workspaceReadRepo(db: Conn): WorkspaceReadRepo {
+  return {
+    listMessages: (agentId, filter, page) =>
+      q(async () => {
+        // Page and count are independent reads; on PostgreSQL they run on two connections at once.
+        const [rs, totalCount] = await Promise.all([
+          messagesWhere(db, agentId, filter).select('*').orderBy(NEWEST_FIRST('sent_at')).limit(page.limit).offset(page.offset),
+          count(messagesWhere(db, agentId, filter)),
+        ]);
+        return { items: rs.map(rows.messages.fromRow), totalCount };
+      }),
+
+    listActivity: (agentId, filter, page) =>
+      q(async () => {
+        const [rs, totalCount] = await Promise.all([
+          activityWhere(db, agentId, filter).select('*').orderBy(NEWEST_FIRST('created_at')).limit(page.limit).offset(page.offset),
+          count(activityWhere(db, agentId, filter)),
+        ]);
+        return { items: rs.map(rows.activity.fromRow), totalCount };
+      }),
+
+    entryCounts: (agentIds) =>
+      q(async () => {
+        if (agentIds.length === 0) return [];
+        const ids = agentIds as string[];
+        // One statement for four tables: each part is a grouped scan of the table's (agent_id, …) unique index.
+        const part = (table: string, kind: string) =>
+          db(table).select('agent_id', db.raw(`'${kind}'::text as kind`), db.raw('count(*) as n')).whereIn('agent_id', ids).groupBy('agent_id');
+        const rs: { agent_id: string; kind: string; n: number }[] = await part('http_endpoints', 'httpEndpoints').unionAll(
+          [part('mcp_tools', 'mcpTools'), part('webhooks', 'webhooks'), part('document_exposures', 'exposedDocuments')],
+          true,
+        );
+        const byAgent = new Map<string, AgentEntryCounts>(
+          ids.map((agentId) => [agentId, { agentId, httpEndpoints: 0, mcpTools: 0, webhooks: 0, exposedDocuments: 0 }]),
+        );
+        for (const r of rs) {
+          const c = byAgent.get(r.agent_id);
+          if (c) c[r.kind as Exclude<keyof AgentEntryCounts, 'agentId'>] = Number(r.n);
+        }
+        return [...byAgent.values()];
+      }),
+
+    usageOnDay: (agentIds, day) =>
+      q(async () => {
+        if (agentIds.length === 0) return [];
+        const rs = await db('credit_usage')
+          .select(db.raw(`agent_id, to_char(day, 'YYYY-MM-DD') as day, credits, runs`))
+          .whereIn('agent_id', agentIds as string[])
+          .andWhere('day', day);
+        return rs.map((r: any): DailyUsage => ({ agentId: r.agent_id, day: r.day, credits: Number(r.credits), runs: Number(r.runs) }));
+      }),
+
+    lastActivity: (agentIds) =>
+      q(async () => {
+        if (agentIds.length === 0) return [];
+        // max() per agent as a correlated subquery: each is one backward step of the
+        // (agent_id, created_at, id) index, where a grouped max would read every entry of every agent.
+        const values = agentIds.map(() => '(?::text)').join(', ');
+        const r = await db.raw(
+          `select ids.id as agent_id, (select max(l.created_at) from activity_log l where l.agent_id = ids.id) as at
+             from (values ${values}) as ids(id)`,
+          agentIds as string[],
+        );
+        return (r.rows as { agent_id: string; at: Date | string | null }[]).map((x) => ({
+          agentId: x.agent_id,
+          at: x.at == null ? null : new Date(x.at),
+        }));
+      }),
+  };
+}

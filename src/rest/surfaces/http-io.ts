@@ -1,0 +1,87 @@
+import type Koa from 'koa';
+import { Invalid, PayloadTooLarge, UnsupportedMediaType } from '../../domain/errors.js';
+import type { Json } from '../../domain/runtime/ports.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The API key from `X-Agent-Access-Key` or `Authorization: Bearer`. */
+export function presentedKey(ctx: Koa.Context): string | undefined {
+  const direct = ctx.get('x-agent-access-key').trim();
+  if (direct) return direct;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+  return m?.[1];
+}
+
+const CREDENTIALS = new Set(['authorization', 'proxy-authorization', 'x-agent-access-key', 'cookie']);
+
+/** Request headers for the run input: credential headers are left out entirely. */
+export function runHeaders(ctx: Koa.Context): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ctx.headers)) {
+    if (v === undefined || CREDENTIALS.has(k)) continue;
+    out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+/** Reads the raw body, refusing more than 1 MiB (by Content-Length up front, or while reading). */
+export async function readRaw(ctx: Koa.Context, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > limit) throw new PayloadTooLarge(`Request body is too large (limit ${limit / 1024 / 1024} MiB)`);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of ctx.req) {
+    total += (chunk as Buffer).length;
+    if (total > limit) throw new PayloadTooLarge(`Request body is too large (limit ${limit / 1024 / 1024} MiB)`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function hasBody(ctx: Koa.Context): boolean {
+  return Number(ctx.get('content-length') || 0) > 0 || Boolean(ctx.get('transfer-encoding'));
+}
+
+/**
+ * The JSON body of a request, or `undefined` when there is none. A body must be sent as
+ * application/json (or `+json`): anything else is 415; unparsable JSON is 400; over 1 MiB is 413.
+ */
+export async function readJson(ctx: Koa.Context): Promise<Json | undefined> {
+  if (!hasBody(ctx)) return undefined;
+  const type = ctx.get('content-type').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json' && !type.endsWith('+json')) {
+    throw new UnsupportedMediaType(`Unsupported content type '${type || 'none'}': send the body as application/json`);
+  }
+  const raw = await readRaw(ctx);
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8')) as Json;
+  } catch {
+    throw new Invalid('Malformed JSON body');
+  }
+}
+
+/** An AbortSignal that fires when the client goes away before the response is complete. */
+export function abortOnClose(ctx: Koa.Context): AbortSignal {
+  const ac = new AbortController();
+  ctx.res.on('close', () => {
+    if (!ctx.res.writableFinished) ac.abort();
+  });
+  return ac.signal;
+}
+
+/** Whether the client asked for a server-sent event stream. */
+export function wantsEventStream(ctx: Koa.Context): boolean {
+  return /\btext\/event-stream\b/i.test(ctx.get('accept'));
+}
+
+/** The URL-decoded path segments after `prefix` (400 on a malformed escape). */
+export function segmentsAfter(path: string, prefix: string): string[] {
+  const rest = path.slice(prefix.length).replace(/^\/+|\/+$/g, '');
+  if (!rest) return [];
+  try {
+    return rest.split('/').map((s) => decodeURIComponent(s));
+  } catch {
+    throw new Invalid('The request path has a malformed percent-escape');
+  }
+}
