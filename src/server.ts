@@ -80,7 +80,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     });
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
     const graphql = await createGraphqlMiddleware(schema, services, logger);
-    const app = createApp({ services, logger, graphql: graphql.middleware, platformOrigins: config.platformOrigins });
+    const app = createApp({ services, logger, graphql: graphql.middleware, platformOrigins: config.platformOrigins, baseUrl: config.baseUrl });
     const servers: http.Server[] = [];
     const housekeeping = startHousekeeping(services, logger, opts.housekeepingMs ?? 60 * 60_000);
     return {

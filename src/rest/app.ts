@@ -6,6 +6,8 @@ import type { Services } from '../domain/services.js';
 import type { Logger } from '../infra/logger.js';
 import { errorMapper } from './errors.js';
 import { workspaceApiRoutes } from './workspace-api/workspace-api.routes.js';
+import { docsRoutes } from './openapi/docs.routes.js';
+import { surfacesOpenApi } from './openapi/surfaces.openapi.js';
 import { documentApiRoutes } from './surfaces/document-api.routes.js';
 import { httpApiRoutes } from './surfaces/http-api.routes.js';
 
@@ -17,6 +19,8 @@ export interface AppDeps {
   graphql: Koa.Middleware;
   /** Origins of the service's own user-facing apps (platform-app CORS). */
   platformOrigins: string[];
+  /** The public BASE_URL (config.baseUrl): the server of the OpenAPI descriptions. */
+  baseUrl: string;
 }
 
 /** The Koa application: health, GraphQL, and (as they land) the agent surfaces. */
@@ -47,6 +51,7 @@ export function createApp(deps: AppDeps): Koa {
   router.post('/graphql', graphqlBody, graphql);
   router.get('/graphql', graphql);
 
+  app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins));
   app.use(workspaceApiRoutes(deps.services, { baseUrl: deps.baseUrl }));

@@ -33,6 +33,8 @@ export function errorMapper(logger: Logger): Koa.Middleware {
           const d = err.details as { reason: string; retryAfterSeconds: number };
           body.reason = d.reason;
           ctx.set('Retry-After', String(d.retryAfterSeconds));
+          // IETF RateLimit header (draft-ietf-httpapi-ratelimit-headers): nothing remains until reset.
+          ctx.set('RateLimit', `"${d.reason}";r=0;t=${d.retryAfterSeconds}`);
         }
         if (err instanceof MethodNotAllowed) ctx.set('Allow', err.allowed.join(', '));
         if (err.code === 'UNAVAILABLE') ctx.set('Retry-After', String((err as { retryAfterSeconds?: number }).retryAfterSeconds ?? 5));

@@ -1,0 +1,41 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import Router from '@koa/router';
+import type Koa from 'koa';
+
+const require = createRequire(import.meta.url);
+const assets = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const FILES: Record<string, string> = { 'swagger-ui.css': 'text/css', 'swagger-ui-bundle.js': 'application/javascript' };
+
+const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Agent Exposure Service — API docs</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="/docs/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
+const init = `window.ui = SwaggerUIBundle({ dom_id: '#ui', urls: [{ url: '/openapi.json', name: 'Agent surfaces' }, { url: '/workspaceapi/openapi.json', name: 'Workspace API' }] });`;
+
+/** `/openapi.json` and a browsable page at `/docs` (Swagger UI, served from the installed package). */
+export function docsRoutes(openapi: () => Record<string, unknown>): Koa.Middleware {
+  const router = new Router();
+  let cached: string | undefined;
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = (cached ??= JSON.stringify(openapi()));
+  });
+  router.get('/docs', (ctx) => {
+    ctx.type = 'text/html';
+    ctx.body = page;
+  });
+  router.get('/docs/init.js', (ctx) => {
+    ctx.type = 'application/javascript';
+    ctx.body = init;
+  });
+  router.get('/docs/:file', (ctx, next) => {
+    const type = FILES[ctx.params.file!];
+    if (!type) return next();
+    ctx.type = type;
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = fs.createReadStream(path.join(assets, ctx.params.file!));
+  });
+  return router.routes() as Koa.Middleware;
+}

@@ -1,0 +1,130 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import {
+  deleteBody,
+  deleteResponse,
+  documentResponse,
+  insertBody,
+  insertResponse,
+  queryBody,
+  queryResponse,
+  readQuery,
+  updateBody,
+  updateResponse,
+  writeDocumentBody,
+} from '../../domain/documents/document-api.schemas.js';
+
+// OpenAPI 3.1 of the HTTP API and the Document API, generated from the zod schemas that validate
+// the requests (src/domain/documents/document-api.schemas.ts), so the description cannot drift.
+
+const errorBody = z.object({ error: z.string() }).meta({ id: 'Error' });
+const limitBody = z
+  .object({ error: z.string(), reason: z.enum(['daily_credit_limit', 'team_credit_limit', 'workspace_credit_limit', 'concurrency_limit']) })
+  .meta({ id: 'LimitExceeded' });
+const runResponse = z
+  .object({ output: z.unknown().describe('The handler output: text (prompt) or any JSON (script)'), runId: z.string(), credits: z.number() })
+  .meta({ id: 'RunResult' });
+
+const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
+const errors = {
+  400: json(errorBody, 'Malformed JSON, invalid input, or input refused by the agent guardrails'),
+  401: json(errorBody, 'Missing or invalid API key (a key of another agent is invalid here)'),
+  403: json(errorBody, 'The surface is turned off for this agent, or the document lacks the permission'),
+  404: json(errorBody, 'Unknown agent, path, or document not exposed'),
+  413: json(errorBody, 'Body larger than 1 MiB'),
+  415: json(errorBody, 'Body not sent as application/json'),
+  429: {
+    ...json(limitBody, 'A limit was hit; retry after Retry-After seconds'),
+    headers: { 'Retry-After': { schema: { type: 'integer' as const }, description: 'Seconds to wait' } },
+  },
+};
+
+const agentId = z.string().describe('Agent id');
+const documentParams = z.object({ agentId, documentId: z.string().describe('Document id') });
+const security: Record<string, string[]>[] = [{ agentKey: [] }, { bearer: [] }];
+
+function httpApi(registry: OpenAPIRegistry) {
+  for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+    registry.registerPath({
+      method,
+      path: '/agents/{agentId}/api/{path}',
+      tags: ['HTTP API'],
+      summary: `${method.toUpperCase()} an endpoint of the agent`,
+      description:
+        'Calls one of the endpoints defined for the agent (`path` may span several segments and capture `{name}` parameters). ' +
+        'The handler sees `{method, path, params, query, headers, body}`. With `Accept: text/event-stream` a prompt handler streams ' +
+        'server-sent events: `delta` `{text}`… then `done` `{output, runId, credits}` or `error` `{error}`.',
+      security,
+      request: {
+        params: z.object({ agentId, path: z.string().describe('The endpoint path, e.g. orders/42/summary') }),
+        ...(method === 'get' ? {} : { body: { required: false, content: { 'application/json': { schema: z.unknown().describe('Any JSON value') } } } }),
+      },
+      responses: {
+        200: {
+          description: 'The run result (or an event stream when asked for one)',
+          content: { 'application/json': { schema: runResponse }, 'text/event-stream': { schema: z.string() } },
+        },
+        ...errors,
+        405: json(errorBody, 'The path exists for other methods (see the Allow header)'),
+        500: json(errorBody, 'The handler failed (script error or limit, model error, missing model configuration)'),
+      },
+    });
+  }
+}
+
+function documentApi(registry: OpenAPIRegistry) {
+  const tags = ['Document API'];
+  registry.registerPath({
+    method: 'get',
+    path: '/agents/{agentId}/documents/{documentId}',
+    tags,
+    summary: 'Read a document (with `data` for a database)',
+    security,
+    request: { params: documentParams, query: readQuery },
+    responses: { 200: json(documentResponse.meta({ id: 'Document' }), 'The document'), ...errors },
+  });
+  registry.registerPath({
+    method: 'put',
+    path: '/agents/{agentId}/documents/{documentId}',
+    tags,
+    summary: 'Replace content, name or description',
+    security,
+    request: { params: documentParams, body: { content: { 'application/json': { schema: writeDocumentBody } } } },
+    responses: { 200: json(documentResponse, 'The document'), ...errors },
+  });
+  const ops = [
+    ['query', queryBody, queryResponse, 'Find records by field values (equality; a list means any of)'],
+    ['insert', insertBody, insertResponse, 'Insert records (validated against the field schema; all or nothing)'],
+    ['update', updateBody, updateResponse, 'Set fields on matching records (empty filter needs all: true)'],
+    ['delete', deleteBody, deleteResponse, 'Delete matching records (empty filter needs all: true)'],
+  ] as const;
+  for (const [op, body, response, summary] of ops) {
+    registry.registerPath({
+      method: 'post',
+      path: `/agents/{agentId}/documents/{documentId}/data/${op}`,
+      tags,
+      summary,
+      security,
+      request: { params: documentParams, body: { content: { 'application/json': { schema: body } } } },
+      responses: { 200: json(response, 'Result'), ...errors },
+    });
+  }
+}
+
+/** The OpenAPI 3.1 document of the agent surfaces, for `/openapi.json`. */
+export function surfacesOpenApi(baseUrl: string): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'agentKey', { type: 'apiKey', in: 'header', name: 'X-Agent-Access-Key' });
+  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  httpApi(registry);
+  documentApi(registry);
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent Exposure Service — agent surfaces',
+      version: '1.0.0',
+      description: 'HTTP API and Document API of the agents hosted by this service. Errors are `{"error": "..."}`; a 429 adds `reason` and `Retry-After`.',
+    },
+    servers: [{ url: baseUrl }],
+  }) as unknown as Record<string, unknown>;
+}

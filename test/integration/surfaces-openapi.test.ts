@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { h } from '../helpers/harness.js';
+
+describe('OpenAPI of the agent surfaces', () => {
+  it('is a valid OpenAPI 3.1 document describing the HTTP API and every Document API operation', async () => {
+    const res = await fetch(`${h().url}/openapi.json`);
+    expect(res.status).to.equal(200);
+    const doc = (await res.json()) as any;
+    const result = await new Validator().validate(doc);
+    expect(result.valid, JSON.stringify(result.errors)).to.equal(true);
+    expect(doc.openapi).to.match(/^3\.1/);
+    expect(Object.keys(doc.paths)).to.include.members([
+      '/agents/{agentId}/api/{path}',
+      '/agents/{agentId}/documents/{documentId}',
+      '/agents/{agentId}/documents/{documentId}/data/query',
+      '/agents/{agentId}/documents/{documentId}/data/insert',
+      '/agents/{agentId}/documents/{documentId}/data/update',
+      '/agents/{agentId}/documents/{documentId}/data/delete',
+    ]);
+    // Generated from the validating zod schemas: the insert body requires items, update requires filter and set.
+    const insert = doc.paths['/agents/{agentId}/documents/{documentId}/data/insert'].post.requestBody.content['application/json'].schema;
+    expect(insert.required).to.deep.equal(['items']);
+    const update = doc.paths['/agents/{agentId}/documents/{documentId}/data/update'].post.requestBody.content['application/json'].schema;
+    expect(update.required).to.include.members(['filter', 'set']);
+    expect(doc.paths['/agents/{agentId}/api/{path}'].post.responses['429']).to.exist;
+  });
+
+  it('serves a browsable docs page with its assets', async () => {
+    const page = await fetch(`${h().url}/docs`);
+    expect(page.status).to.equal(200);
+    expect(await page.text()).to.contain('swagger-ui-bundle.js');
+    for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/init.js']) {
+      const r = await fetch(`${h().url}${asset}`);
+      expect(r.status, asset).to.equal(200);
+      expect((await r.arrayBuffer()).byteLength, asset).to.be.greaterThan(10);
+    }
+    expect((await fetch(`${h().url}/docs/../package.json`)).status).to.equal(404);
+  });
+});
