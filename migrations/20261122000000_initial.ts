@@ -224,9 +224,13 @@ export async function up(knex: Knex): Promise<void> {
     t.text('error');
     t.jsonb('logs');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    // Workspace API activity list: one index per equality-filter combination, each ending in
+    // (created_at, id), so every filter + date range is one ordered range scan and its exact count
+    // an index-only scan (docs/workspace-api.md has the plans).
     t.index(['agent_id', 'created_at', 'id']);
     t.index(['agent_id', 'surface', 'created_at', 'id']);
     t.index(['agent_id', 'kind', 'created_at', 'id']);
+    t.index(['agent_id', 'surface', 'kind', 'created_at', 'id']);
     t.index(['created_at']);
   });
 
@@ -242,9 +246,12 @@ export async function up(knex: Knex): Promise<void> {
     t.text('body').notNullable();
     t.timestamp('sent_at', { useTz: true }).notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    // Workspace API messages list: as for activity_log, one index per combination of the equality
+    // filters (none, direction, channel, both), each ending in (sent_at, id).
     t.index(['agent_id', 'sent_at', 'id']);
-    t.index(['agent_id', 'direction', 'channel', 'sent_at', 'id']);
+    t.index(['agent_id', 'direction', 'sent_at', 'id']);
     t.index(['agent_id', 'channel', 'sent_at', 'id']);
+    t.index(['agent_id', 'direction', 'channel', 'sent_at', 'id']);
   });
   await knex.raw(`alter table messages add constraint messages_direction_check check (direction in ('inbound','outbound'))`);
   await knex.raw(`alter table messages add constraint messages_channel_check check (channel in ('email','sms'))`);

@@ -62,10 +62,8 @@ export class KeyService {
 
   /** Resolves a member token (GraphQL) to a member principal, or throws Unauthenticated. */
   async authenticateMember(presented: string | undefined): Promise<Principal> {
-    if (!presented || keyKind(presented) !== 'mt') {
-      // ADMIN_TOKEN may be any string of 16+ characters; look it up by hash all the same.
-      if (!presented || presented.length < 16 || presented.length > 512) throw new Unauthenticated('Missing or invalid token');
-    }
+    // Member tokens are `mt_…`; ADMIN_TOKEN may be any string of 16+ characters. Both are looked up by hash.
+    if (!presented || presented.length < 16 || presented.length > 512) throw new Unauthenticated('Missing or invalid token');
     const hash = hashKey(presented);
     const token = await this.store.repos.memberTokens.findByHash(hash);
     if (!token || token.revokedAt || !sameHash(token.tokenHash, hash)) throw new Unauthenticated('Missing or invalid token');

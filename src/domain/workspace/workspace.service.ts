@@ -2,12 +2,12 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { describeKey, generateKey } from '../keys/key-material.js';
+import { describeKey, generateKey, type NewKey } from '../keys/key-material.js';
 import type { Member, Team, Workspace } from '../model.js';
 import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import { ROLES } from '../principal.js';
-import type { Store } from '../ports.js';
+import type { Repositories, Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
 import { applySettings, DEFAULT_SETTINGS, settingsPatch } from './settings.js';
 
@@ -73,31 +73,11 @@ export class WorkspaceService {
         const existing = await r.memberTokens.findByName(admin.id, 'ADMIN_TOKEN');
         if (!existing || existing.tokenHash !== k.hash) {
           if (existing) await r.memberTokens.delete(existing.id);
-          await r.memberTokens.insert({
-            id: newId('mtk'),
-            memberId: admin.id,
-            name: 'ADMIN_TOKEN',
-            tokenHash: k.hash,
-            prefix: k.prefix,
-            last4: k.last4,
-            createdAt: now,
-            lastUsedAt: null,
-            revokedAt: null,
-          });
+          await storeToken(r, admin.id, 'ADMIN_TOKEN', k, now);
         }
       } else if (created) {
         const k = generateKey('mt');
-        await r.memberTokens.insert({
-          id: newId('mtk'),
-          memberId: admin.id,
-          name: 'bootstrap',
-          tokenHash: k.hash,
-          prefix: k.prefix,
-          last4: k.last4,
-          createdAt: now,
-          lastUsedAt: null,
-          revokedAt: null,
-        });
+        await storeToken(r, admin.id, 'bootstrap', k, now);
         generatedToken = k.plaintext;
       }
       return { workspace, admin, generatedToken, created };
@@ -204,17 +184,22 @@ export class WorkspaceService {
     const member = await this.store.repos.members.get(memberId);
     if (!member || member.workspaceId !== p.workspaceId) throw new NotFound('Member', memberId);
     const k = generateKey('mt');
-    await this.store.repos.memberTokens.insert({
-      id: newId('mtk'),
-      memberId,
-      name: tokenName,
-      tokenHash: k.hash,
-      prefix: k.prefix,
-      last4: k.last4,
-      createdAt: this.clock.now(),
-      lastUsedAt: null,
-      revokedAt: null,
-    });
+    await storeToken(this.store.repos, memberId, tokenName, k, this.clock.now());
     return { token: k.plaintext, memberId, prefix: k.prefix, last4: k.last4 };
   }
+}
+
+/** Stores a member token by its hash (the plaintext is never stored). */
+function storeToken(r: Repositories, memberId: string, name: string, k: NewKey, now: Date) {
+  return r.memberTokens.insert({
+    id: newId('mtk'),
+    memberId,
+    name,
+    tokenHash: k.hash,
+    prefix: k.prefix,
+    last4: k.last4,
+    createdAt: now,
+    lastUsedAt: null,
+    revokedAt: null,
+  });
 }

@@ -9,15 +9,15 @@ import {
 } from 'quickjs-emscripten';
 import { ScriptFailure, type Json, type ScriptOutcome, type ScriptRequest } from '../../domain/runtime/ports.js';
 import { invokeHost, readString } from './host-bridge.js';
-import { DOCUMENT_OPS, type DocumentOp, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE } from './quickjs.prelude.js';
+import { DOCUMENT_OPS, type DocumentOp, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE } from './quickjs.prelude.js';
 import { RunClock } from './run-clock.js';
 
 /** Per-sandbox settings a run needs besides its request. */
 export interface RunSettings {
   maxStackBytes: number;
   maxHostCalls: number;
-  /** True once the shared WASM module must not be touched any more (another run crashed it). */
-  moduleBroken(): boolean;
+  /** See RunClock: reports each VM slice's deadline (and 0 when it ends) to a watchdog. */
+  onSlice?: (deadlineEpochMs: number) => void;
 }
 
 /** A settled host call waiting to be delivered into the VM on the next slice. */
@@ -31,7 +31,11 @@ interface Settlement {
 /** Pending jobs run per `executePendingJobs` call, so a settled result is noticed promptly. */
 const JOB_BATCH = 1_000;
 
-const mib = (bytes: number) => `${Math.round((bytes / 1_048_576) * 10) / 10} MiB`;
+/** The failure of a run that ran out of memory. */
+export function memoryFailure(memoryBytes: number, logs: string[]): ScriptFailure {
+  const mib = Math.round((memoryBytes / 1_048_576) * 10) / 10;
+  return new ScriptFailure('memory', `Script exceeded its memory limit of ${mib} MiB`, logs);
+}
 
 /**
  * One script run: a fresh QuickJS runtime + context, driven until the script's promise settles.
@@ -39,8 +43,9 @@ const mib = (bytes: number) => `${Math.round((bytes / 1_048_576) * 10) / 10} MiB
  * settle outside the VM and are delivered at the start of the next slice, so the VM is never
  * re-entered from a host callback and host latency never counts as CPU time.
  *
- * Exceptions other than ScriptFailure mean the WASM module itself failed (e.g. the host stack
- * overflowed inside it); the owner must then discard the module and must not call `dispose`.
+ * Exceptions other than ScriptFailure mean the WASM instance itself failed (e.g. the thread's
+ * stack overflowed inside it, or QuickJS aborted); the owner must then discard the instance
+ * without calling `dispose`.
  */
 export class QuickJsRun {
   readonly logs: string[] = [];
@@ -63,7 +68,7 @@ export class QuickJsRun {
     private readonly req: ScriptRequest,
     private readonly settings: RunSettings,
   ) {
-    this.clock = new RunClock(req.limits, req.signal, this.logs);
+    this.clock = new RunClock(req.limits, req.signal, this.logs, settings.onSlice);
     this.runtime = module.newRuntime();
     try {
       this.runtime.setMaxStackSize(settings.maxStackBytes);
@@ -122,7 +127,7 @@ export class QuickJsRun {
 
   /** Evaluates the prelude and starts the script; returns the handle of its promise. */
   private start(): QuickJSHandle {
-    const api = this.own(this.unwrap(this.ctx.evalCode(PRELUDE, 'prelude.js'), 'error'));
+    const api = this.own(this.unwrap(this.ctx.evalCode(PRELUDE, 'prelude.js')));
     const startFn = this.own(this.ctx.getProp(api, 'start'));
     this.describeFn = this.own(this.ctx.getProp(api, 'describe'));
     this.stringifyFn = this.own(this.ctx.getProp(api, 'stringify'));
@@ -133,7 +138,7 @@ export class QuickJsRun {
       this.own(this.ctx.newString(JSON.stringify(this.req.request ?? null))),
       this.own(this.ctx.newString(this.req.source)),
     ];
-    return this.own(this.unwrap(this.ctx.callFunction(startFn, this.ctx.undefined, args), 'error'));
+    return this.own(this.unwrap(this.ctx.callFunction(startFn, this.ctx.undefined, args)));
   }
 
   /** Delivers settled host calls, runs pending jobs; returns the output JSON once settled. */
@@ -168,7 +173,7 @@ export class QuickJsRun {
       } catch (err) {
         // Settling only fails when the VM refuses to run (interrupted or out of memory).
         if (!(err instanceof errors.QuickJSUnwrapError)) throw err;
-        this.clock.fail('memory', `Script exceeded its memory limit of ${mib(this.req.limits.memoryBytes)}`);
+        this.clock.failure ??= memoryFailure(this.req.limits.memoryBytes, this.logs);
       } finally {
         s.deferred.dispose();
       }
@@ -234,9 +239,6 @@ export class QuickJsRun {
   // --- failures --------------------------------------------------------------------------------
 
   private throwIfStopped(): void {
-    if (this.settings.moduleBroken()) {
-      throw this.failure('error', 'Script sandbox was reset after another script crashed it; run it again');
-    }
     const failure = this.clock.check();
     if (failure) throw failure;
   }
@@ -246,9 +248,7 @@ export class QuickJsRun {
     if (this.clock.failure) return this.clock.failure;
     const text = this.describe(error);
     if (this.clock.failure) return this.clock.failure;
-    if (text === 'InternalError: out of memory') {
-      return this.failure('memory', `Script exceeded its memory limit of ${mib(this.req.limits.memoryBytes)}`);
-    }
+    if (text === 'InternalError: out of memory') return memoryFailure(this.req.limits.memoryBytes, this.logs);
     return this.failure(kind, kind === 'error' ? text : `Script returned a value that is not JSON-serialisable: ${text}`);
   }
 
@@ -259,7 +259,7 @@ export class QuickJsRun {
       result.error.dispose();
       return 'Error: (unprintable thrown value)';
     }
-    return this.ownTemp(result.value, (h) => readString(this.ctx, h, 4 * MAX_LOG_LINE_CHARS) ?? 'Error');
+    return this.ownTemp(result.value, (h) => readString(this.ctx, h, MAX_ERROR_CHARS) ?? 'Error');
   }
 
   private failure(kind: ScriptFailure['kind'], message: string): ScriptFailure {
@@ -268,8 +268,8 @@ export class QuickJsRun {
 
   // --- handle bookkeeping ----------------------------------------------------------------------
 
-  private unwrap(result: VmCallResult<QuickJSHandle>, kind: 'error'): QuickJSHandle {
-    if (result.error) throw this.ownTemp(result.error, (e) => this.failureFrom(e, kind));
+  private unwrap(result: VmCallResult<QuickJSHandle>): QuickJSHandle {
+    if (result.error) throw this.ownTemp(result.error, (e) => this.failureFrom(e, 'error'));
     return result.value;
   }
 
@@ -289,5 +289,5 @@ export class QuickJsRun {
 
 function hostErrorMessage(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return message.length > 2_000 ? `${message.slice(0, 2_000)}…` : message;
+  return message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}…` : message;
 }

@@ -1,85 +1,64 @@
-import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSWASMModule } from 'quickjs-emscripten';
-import { ScriptFailure, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/ports.js';
-import { QuickJsRun } from './quickjs.run.js';
+import { availableParallelism } from 'node:os';
+import type { ScriptSandbox } from '../../domain/runtime/ports.js';
+import { createInlineQuickJsSandbox } from './quickjs.inline.js';
+import { QuickJsWorkerPool } from './worker-pool.js';
 
+/** Stack of each worker thread (Node's default for workers is 4 MB; the main thread has ~1 MB). */
+const WORKER_STACK_MB = 16;
 /**
- * Default QuickJS stack limit. QuickJS runs as WebAssembly on Node's own (about 1 MB) stack, and
- * for some paths (the parser, JSON.stringify) one byte of QuickJS-accounted stack costs ~15 bytes
- * of real stack. 64 KiB allows ~340 nested calls of ordinary recursion; past it QuickJS throws a
- * catchable `InternalError: stack overflow`. Deliberately pathological nesting can still exhaust
- * the host stack first; that is caught and the WASM module replaced (see `run`).
+ * QuickJS stack limits. QuickJS runs as WebAssembly on the thread's own stack, and on some paths
+ * (the parser on deeply nested source, JSON.stringify) one byte QuickJS accounts for costs up to
+ * ~16 bytes of real stack — a real overflow would corrupt the WASM module, so the limit keeps a
+ * wide margin: 256 KiB on a 16 MB worker stack (~1,300 nested calls of ordinary recursion),
+ * 64 KiB on the main thread (~340).
  */
-export const DEFAULT_MAX_STACK_BYTES = 64 * 1024;
+export const WORKER_MAX_STACK_BYTES = 256 * 1024;
+export const INLINE_MAX_STACK_BYTES = 64 * 1024;
 /** Default number of `documents.*` calls one run may make. */
 export const DEFAULT_MAX_HOST_CALLS = 1_000;
 
 export interface QuickJsSandboxOptions {
-  /** QuickJS stack limit per run, in bytes (default {@link DEFAULT_MAX_STACK_BYTES}). */
+  /**
+   * Worker threads the scripts run on (default: one less than the CPUs, at least 2, at most 4).
+   * 0 runs them on the calling thread, without the watchdog: a script can then block that thread
+   * well past its CPU limit inside a long builtin call — only for tools and benchmarks.
+   */
+  workers?: number;
+  /** QuickJS stack limit per run, in bytes (defaults above). */
   maxStackBytes?: number;
   /** `documents.*` calls one run may make (default {@link DEFAULT_MAX_HOST_CALLS}). */
   maxHostCalls?: number;
+  /** How far past its deadline a VM slice may run before its worker is terminated (default 250 ms). */
+  watchdogGraceMs?: number;
 }
 
-/** The loaded WASM module; once `broken` it is never entered again. */
-interface ModuleSlot {
-  module: QuickJSWASMModule;
-  broken: boolean;
+/** A ScriptSandbox that owns threads; `close` terminates them (in-flight runs fail). */
+export interface QuickJsSandbox extends ScriptSandbox {
+  close(): Promise<void>;
 }
 
 /**
- * A ScriptSandbox on quickjs-emscripten: one WASM module loaded on first use, and a new QuickJS
- * runtime + context per run, so runs share nothing and all of a run's memory is freed at its end.
+ * The script sandbox on quickjs-emscripten (DESIGN §5): each run gets a fresh QuickJS runtime +
+ * context with a memory limit, CPU and wall-clock limits, and only `input`, `request`,
+ * `documents` and `log` in scope — no process, require, import, filesystem or network.
  *
- * If the module itself fails during a run (a host stack overflow or a WASM trap can leave its heap
- * inconsistent), that run fails with ScriptFailure('error'), the module is marked broken, runs
- * still in flight on it fail when they next need it, and the next run loads a fresh module.
+ * Runs execute on a pool of worker threads, so a script never blocks the server's event loop and
+ * a script QuickJS cannot interrupt in time (a long builtin call) is stopped by terminating its
+ * worker. Workers start on demand and do not keep the process alive. Within a worker each run has
+ * a QuickJS WASM instance of its own whose linear memory is capped — the effective memory limit
+ * (see quickjs.inline.ts).
  */
-export function createQuickJsSandbox(opts: QuickJsSandboxOptions = {}): ScriptSandbox {
-  const maxStackBytes = opts.maxStackBytes ?? DEFAULT_MAX_STACK_BYTES;
+export function createQuickJsSandbox(opts: QuickJsSandboxOptions = {}): QuickJsSandbox {
+  const workers = opts.workers ?? Math.min(4, Math.max(2, availableParallelism() - 1));
   const maxHostCalls = opts.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS;
-  let slot: ModuleSlot | undefined;
-  let loading: Promise<ModuleSlot> | undefined;
-
-  // Always awaited by `run`, which therefore enters the VM from a fresh microtask with a shallow
-  // host stack — the stack headroom the limit above relies on.
-  const acquire = async (): Promise<ModuleSlot> => {
-    if (slot && !slot.broken) return slot;
-    loading ??= newQuickJSWASMModule(RELEASE_SYNC)
-      .then((module) => (slot = { module, broken: false }))
-      .finally(() => (loading = undefined));
-    return loading;
-  };
-
-  return {
-    async run(req: ScriptRequest): Promise<ScriptOutcome> {
-      if (req.signal?.aborted) throw new ScriptFailure('aborted', 'Script run was aborted');
-      const current = await acquire();
-      let run: QuickJsRun | undefined;
-      try {
-        run = new QuickJsRun(current.module, req, { maxStackBytes, maxHostCalls, moduleBroken: () => current.broken });
-        return await run.execute();
-      } catch (err) {
-        if (err instanceof ScriptFailure) throw err;
-        current.broken = true;
-        throw crashFailure(err, run?.logs ?? []);
-      } finally {
-        if (run && !current.broken) {
-          try {
-            run.dispose();
-          } catch {
-            current.broken = true; // a failed free (e.g. QuickJS's leak assertion) aborts the module
-          }
-        }
-      }
-    },
-  };
-}
-
-function crashFailure(err: unknown, logs: string[]): ScriptFailure {
-  const overflow = err instanceof RangeError && /call stack/i.test(err.message);
-  return new ScriptFailure(
-    'error',
-    overflow ? 'InternalError: stack overflow (the script nests too deeply)' : 'Script crashed the sandbox',
-    logs,
-  );
+  if (workers === 0) {
+    const inline = createInlineQuickJsSandbox({ maxStackBytes: opts.maxStackBytes ?? INLINE_MAX_STACK_BYTES, maxHostCalls });
+    return { run: (req) => inline.run(req), close: async () => {} };
+  }
+  return new QuickJsWorkerPool({
+    size: workers,
+    stackSizeMb: WORKER_STACK_MB,
+    graceMs: opts.watchdogGraceMs ?? 250,
+    worker: { maxStackBytes: opts.maxStackBytes ?? WORKER_MAX_STACK_BYTES, maxHostCalls },
+  });
 }

@@ -13,10 +13,16 @@ export class RunClock {
   private readonly wallDeadline: number;
   failure: ScriptFailure | undefined;
 
+  /**
+   * @param onSlice told when a slice starts (with the epoch-ms instant by which it must have ended,
+   *   given the CPU and wall time left) and when it ends (with 0) — a watchdog outside the thread
+   *   uses it to catch a slice QuickJS cannot interrupt.
+   */
   constructor(
     private readonly limits: Pick<ScriptLimits, 'cpuMs' | 'wallMs'>,
     private readonly signal: AbortSignal | undefined,
     private readonly logs: string[],
+    private readonly onSlice?: (deadlineEpochMs: number) => void,
   ) {
     this.wallDeadline = performance.now() + limits.wallMs;
   }
@@ -28,12 +34,17 @@ export class RunClock {
 
   /** Runs `fn` (which enters the VM) as one accounted slice. Slices must not nest. */
   inVm<T>(fn: () => T): T {
+    if (this.onSlice) {
+      const budget = Math.min(this.limits.cpuMs - this.usedMs, this.wallRemainingMs());
+      this.onSlice(Date.now() + Math.max(0, budget));
+    }
     this.sliceStart = performance.now();
     try {
       return fn();
     } finally {
       this.usedMs += performance.now() - this.sliceStart;
       this.sliceStart = -1;
+      this.onSlice?.(0);
     }
   }
 
@@ -62,7 +73,7 @@ export class RunClock {
     this.fail('timeout', `Script exceeded its wall-clock time limit of ${this.limits.wallMs} ms`);
   }
 
-  fail(kind: ScriptFailure['kind'], message: string): void {
+  private fail(kind: ScriptFailure['kind'], message: string): void {
     this.failure ??= new ScriptFailure(kind, message, this.logs);
   }
 }

@@ -65,13 +65,16 @@ export function workspaceReadRepo(db: Conn): WorkspaceReadRepo {
       q(async () => {
         if (agentIds.length === 0) return [];
         const ids = agentIds as string[];
-        // One statement for four tables: each part is a grouped scan of the table's (agent_id, …) unique index.
-        const part = (table: string, kind: string) =>
-          db(table).select('agent_id', db.raw(`'${kind}'::text as kind`), db.raw('count(*) as n')).whereIn('agent_id', ids).groupBy('agent_id');
-        const rs: { agent_id: string; kind: string; n: number }[] = await part('http_endpoints', 'httpEndpoints').unionAll(
-          [part('mcp_tools', 'mcpTools'), part('webhooks', 'webhooks'), part('document_exposures', 'exposedDocuments')],
-          true,
-        );
+        // One statement for four tables, each part a grouped scan of the table's (agent_id, …)
+        // unique index. The ids travel as one array parameter, so any number of agents fits.
+        const part = (table: string, kind: string) => `select agent_id, '${kind}'::text as kind, count(*) as n from ${table} where agent_id = any(?::text[]) group by agent_id`;
+        const sql = [
+          part('http_endpoints', 'httpEndpoints'),
+          part('mcp_tools', 'mcpTools'),
+          part('webhooks', 'webhooks'),
+          part('document_exposures', 'exposedDocuments'),
+        ].join(' union all ');
+        const rs = (await db.raw(sql, [ids, ids, ids, ids])).rows as { agent_id: string; kind: string; n: number }[];
         const byAgent = new Map<string, AgentEntryCounts>(
           ids.map((agentId) => [agentId, { agentId, httpEndpoints: 0, mcpTools: 0, webhooks: 0, exposedDocuments: 0 }]),
         );
@@ -87,7 +90,7 @@ export function workspaceReadRepo(db: Conn): WorkspaceReadRepo {
         if (agentIds.length === 0) return [];
         const rs = await db('credit_usage')
           .select(db.raw(`agent_id, to_char(day, 'YYYY-MM-DD') as day, credits, runs`))
-          .whereIn('agent_id', agentIds as string[])
+          .whereRaw('agent_id = any(?::text[])', [agentIds as string[]])
           .andWhere('day', day);
         return rs.map((r: any): DailyUsage => ({ agentId: r.agent_id, day: r.day, credits: Number(r.credits), runs: Number(r.runs) }));
       }),
@@ -97,11 +100,10 @@ export function workspaceReadRepo(db: Conn): WorkspaceReadRepo {
         if (agentIds.length === 0) return [];
         // max() per agent as a correlated subquery: each is one backward step of the
         // (agent_id, created_at, id) index, where a grouped max would read every entry of every agent.
-        const values = agentIds.map(() => '(?::text)').join(', ');
         const r = await db.raw(
           `select ids.id as agent_id, (select max(l.created_at) from activity_log l where l.agent_id = ids.id) as at
-             from (values ${values}) as ids(id)`,
-          agentIds as string[],
+             from unnest(?::text[]) as ids(id)`,
+          [agentIds as string[]],
         );
         return (r.rows as { agent_id: string; at: Date | string | null }[]).map((x) => ({
           agentId: x.agent_id,

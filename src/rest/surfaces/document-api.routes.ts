@@ -1,11 +1,11 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
-import { MethodNotAllowed } from '../../domain/errors.js';
+import { MethodNotAllowed, NotFound } from '../../domain/errors.js';
 import type { Services } from '../../domain/services.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import { agentCors } from '../cors.js';
 import { surfaceActivity, type ActivityState } from './activity.middleware.js';
-import { presentedKey, readJson } from './http-io.js';
+import { canNameEntity, presentedKey, printableParam, readJson } from './http-io.js';
 
 type Op = (c: SurfaceCaller, documentId: string, body: unknown) => Promise<unknown>;
 
@@ -17,19 +17,22 @@ type Op = (c: SurfaceCaller, documentId: string, body: unknown) => Promise<unkno
 export function documentApiRoutes(services: Services, platformOrigins: string[]): Koa.Middleware {
   const router = new Router();
   const api = services.documentApi;
-  const loadAgent = async (ctx: Koa.Context) => (ctx.state.agentLookup ??= services.surfaces.findAgent(ctx.params.agentId!));
+  const loadAgent = async (ctx: Koa.Context) =>
+    (ctx.state.agentLookup ??= canNameEntity(ctx.params.agentId!) ? services.surfaces.findAgent(ctx.params.agentId!) : Promise.resolve(null));
 
   const route =
     (op: Op, withBody: boolean): Koa.Middleware =>
     async (ctx) => {
       const activity = ctx.state.activity as ActivityState;
       activity.agent = (await loadAgent(ctx)) ?? undefined;
-      const caller = await services.surfaces.enter(activity.agent ?? null, ctx.params.agentId!, 'DOCUMENT_API', presentedKey(ctx));
+      const caller = await services.surfaces.enter(activity.agent ?? null, printableParam(ctx.params.agentId!), 'DOCUMENT_API', presentedKey(ctx));
       activity.keyId = caller.keyId;
-      activity.entry = ctx.params.documentId!;
+      const documentId = ctx.params.documentId!;
+      activity.entry = printableParam(documentId);
       const body = withBody ? ((await readJson(ctx)) ?? {}) : ctx.query;
       if (withBody) activity.requestBody = body;
-      ctx.body = await op(caller, ctx.params.documentId!, body);
+      if (!canNameEntity(documentId)) throw new NotFound('Document', printableParam(documentId));
+      ctx.body = await op(caller, documentId, body);
     };
 
   const base = '/agents/:agentId/documents/:documentId';

@@ -5,7 +5,7 @@ import type { Services } from '../../domain/services.js';
 import { agentCors } from '../cors.js';
 import type { ActivityState } from './activity.middleware.js';
 import { surfaceActivity } from './activity.middleware.js';
-import { abortOnClose, presentedKey, readJson, runHeaders, segmentsAfter, wantsEventStream } from './http-io.js';
+import { abortOnClose, canNameEntity, presentedKey, printableParam, readJson, runHeaders, segmentsAfter, wantsEventStream } from './http-io.js';
 
 /** The body of a finished run: 200 with the output, or 500 with the handler's error. */
 function respond(ctx: Koa.Context, activity: ActivityState, r: RunResult): void {
@@ -55,14 +55,16 @@ async function streamRun(ctx: Koa.Context, activity: ActivityState, events: Asyn
  */
 export function httpApiRoutes(services: Services, platformOrigins: string[]): Koa.Middleware {
   const router = new Router();
-  const loadAgent = async (ctx: Koa.Context) => (ctx.state.agentLookup ??= services.surfaces.findAgent(ctx.params.agentId!));
+  const loadAgent = async (ctx: Koa.Context) =>
+    (ctx.state.agentLookup ??= canNameEntity(ctx.params.agentId!) ? services.surfaces.findAgent(ctx.params.agentId!) : Promise.resolve(null));
   const handle: Koa.Middleware = async (ctx) => {
     const activity = ctx.state.activity as ActivityState;
     const agentId = ctx.params.agentId!;
     activity.agent = (await loadAgent(ctx)) ?? undefined;
-    const caller = await services.surfaces.enter(activity.agent ?? null, agentId, 'HTTP_API', presentedKey(ctx));
+    const caller = await services.surfaces.enter(activity.agent ?? null, printableParam(agentId), 'HTTP_API', presentedKey(ctx));
     activity.keyId = caller.keyId;
-    const segments = segmentsAfter(ctx.path, `/agents/${encodeURIComponent(agentId)}/api`);
+    // The raw path starts `/agents/<agent id as sent, maybe percent-encoded>/api`.
+    const segments = segmentsAfter(ctx.path, ctx.path.split('/', 4).join('/'));
     const { endpoint, params } = await services.httpApi.resolve(caller.agent, ctx.method, segments);
     activity.entry = endpoint.path;
     const body = await readJson(ctx);

@@ -4,6 +4,19 @@ import type { Json } from '../../domain/runtime/ports.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Whether a decoded path parameter can name a stored entity. Ids never contain U+0000, which
+ * PostgreSQL can neither store nor compare (querying with it fails): such a parameter names nothing.
+ */
+export function canNameEntity(id: string): boolean {
+  return !id.includes('\u0000');
+}
+
+/** A path parameter as it may appear in messages and the activity log (U+0000 shown as U+FFFD). */
+export function printableParam(id: string): string {
+  return id.replace(/\u0000/g, '\uFFFD');
+}
+
 /** The API key from `X-Agent-Access-Key` or `Authorization: Bearer`. */
 export function presentedKey(ctx: Koa.Context): string | undefined {
   const direct = ctx.get('x-agent-access-key').trim();
@@ -24,15 +37,22 @@ export function runHeaders(ctx: Koa.Context): Record<string, string> {
   return out;
 }
 
-/** Reads the raw body, refusing more than 1 MiB (by Content-Length up front, or while reading). */
+/**
+ * Reads the raw body, refusing more than 1 MiB (by Content-Length up front, or while reading). A
+ * refused body is left unread, so the answer closes the connection: a client must not reuse it.
+ */
 export async function readRaw(ctx: Koa.Context, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const tooLarge = () => {
+    ctx.set('Connection', 'close');
+    return new PayloadTooLarge(`Request body is too large (limit ${limit / 1024 / 1024} MiB)`);
+  };
   const declared = Number(ctx.get('content-length') || 0);
-  if (declared > limit) throw new PayloadTooLarge(`Request body is too large (limit ${limit / 1024 / 1024} MiB)`);
+  if (declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of ctx.req) {
     total += (chunk as Buffer).length;
-    if (total > limit) throw new PayloadTooLarge(`Request body is too large (limit ${limit / 1024 / 1024} MiB)`);
+    if (total > limit) throw tooLarge();
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);

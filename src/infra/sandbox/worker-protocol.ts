@@ -1,0 +1,33 @@
+// Messages between the sandbox pool (server thread) and a QuickJS worker thread. Values are Json
+// or plain data, so structured cloning copies them; no function or host object crosses.
+import type { Json, ScriptFailureKind, ScriptLimits, ScriptOutcome } from '../../domain/runtime/ports.js';
+import type { DocumentOp } from './quickjs.prelude.js';
+
+/** Passed as `workerData`. */
+export interface WorkerConfig {
+  maxStackBytes: number;
+  maxHostCalls: number;
+  /**
+   * Shared with the pool: the worker stores `[deadline epoch ms of the running VM slice (0 when
+   * idle), id of its run]`, so the pool can tell a slice QuickJS failed to interrupt.
+   */
+  watchdog: SharedArrayBuffer;
+}
+
+/** BigInt64Array slots of `WorkerConfig.watchdog`. */
+export const WATCHDOG_DEADLINE = 0;
+export const WATCHDOG_RUN = 1;
+export const WATCHDOG_SLOTS = 2;
+
+export type ToWorker =
+  | { type: 'run'; id: number; source: string; input: Json; request: Json; limits: ScriptLimits }
+  | { type: 'abort'; id: number }
+  | { type: 'hostResult'; id: number; call: number; ok: true; value: Json }
+  | { type: 'hostResult'; id: number; call: number; ok: false; message: string };
+
+export type FromWorker =
+  /** `args` are already shape-checked for `host.documents[op]` (see invokeHost). */
+  | { type: 'host'; id: number; call: number; op: DocumentOp; args: unknown[] }
+  | { type: 'log'; id: number; line: string }
+  | { type: 'done'; id: number; outcome: ScriptOutcome }
+  | { type: 'failed'; id: number; kind: ScriptFailureKind; message: string; logs: string[] };

@@ -1,0 +1,267 @@
+import { expect } from 'chai';
+import { ScriptFailure, type Json, type ScriptHost, type ScriptLimits, type ScriptOutcome } from '../../src/domain/runtime/ports.js';
+import { createQuickJsSandbox, type QuickJsSandbox } from '../../src/infra/sandbox/quickjs.sandbox.js';
+
+// The QuickJS sandbox against hostile scripts. After every test, afterEach checks that a trivial
+// script still runs correctly in the same sandbox and that nothing leaked onto host prototypes.
+
+const LIMITS: ScriptLimits = { cpuMs: 200, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 1024 * 1024, wallMs: 3_000 };
+const INPUT = { body: { name: 'Ada', tags: ['x', 'y'] }, n: 1 };
+const MiB = 1024 * 1024;
+/** For cases about memory or nesting, where 200 ms of CPU would end them first. */
+const ROOMY = { cpuMs: 5_000, wallMs: 10_000 };
+
+/** A ScriptHost that records its calls; `respond` decides each documents.* answer. */
+function fakeHost(respond: (op: string, args: unknown[]) => Promise<Json> = async (op, args) => ({ op, args: args as Json })) {
+  const calls: { op: string; args: unknown[] }[] = [];
+  const lines: Json[][] = [];
+  const call = (op: string) => (...args: unknown[]) => (calls.push({ op, args }), respond(op, args));
+  const host: ScriptHost = {
+    documents: { query: call('query'), insert: call('insert'), update: call('update'), delete: call('delete') },
+    log: (...args) => void lines.push(args),
+  };
+  return { host, calls, lines };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ScriptFailure> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).to.be.instanceOf(ScriptFailure);
+    return err as ScriptFailure;
+  }
+  throw new Error('expected the script to fail');
+}
+
+function expectFailure(f: ScriptFailure, kind: ScriptFailure['kind'], message: string | RegExp): void {
+  expect(f.kind, f.message).to.equal(kind);
+  if (typeof message === 'string') expect(f.message).to.equal(message);
+  else expect(f.message).to.match(message);
+}
+
+function suite(name: string, make: () => QuickJsSandbox, heavy: boolean) {
+  describe(name, function () {
+    this.timeout(30_000);
+    let sandbox: QuickJsSandbox;
+    const run = (source: string, opts: { limits?: Partial<ScriptLimits>; host?: ScriptHost; input?: Json; signal?: AbortSignal } = {}): Promise<ScriptOutcome> =>
+      sandbox.run({
+        source,
+        input: opts.input ?? INPUT,
+        request: { method: 'POST', path: '/x' },
+        host: opts.host ?? fakeHost().host,
+        limits: { ...LIMITS, ...opts.limits },
+        signal: opts.signal,
+      });
+    const fails = (source: string, opts?: Parameters<typeof run>[1]) => failure(run(source, opts));
+
+    before(() => (sandbox = make()));
+    after(() => sandbox.close());
+    afterEach(async () => {
+      expect((await run('return input')).value).to.deep.equal(INPUT);
+      expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+      expect(typeof ({} as object).toString).to.equal('function');
+    });
+
+    it('returns the JSON of its value, with input and request in scope', async () => {
+      const out = await run('return { input, method: request.method, sum: input.n + 1 }');
+      expect(out.value).to.deep.equal({ input: INPUT, method: 'POST', sum: 2 });
+      expect(out.cpuMs).to.be.a('number').and.at.least(0);
+      expect((await run('return undefined')).value).to.equal(null);
+      expect((await run('const x = await Promise.resolve(3); return [x, "é€😀"]')).value).to.deep.equal([3, 'é€😀']);
+    });
+
+    it('has no process, require, fetch, timers or module loading', async () => {
+      const out = await run('return [typeof process, typeof require, typeof fetch, typeof setTimeout, typeof Buffer]');
+      expect(out.value).to.deep.equal(['undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
+      expectFailure(await fails('require("fs")'), 'error', "ReferenceError: 'require' is not defined");
+      expectFailure(await fails('await import("fs")'), 'error', "ReferenceError: could not load module 'fs'");
+      expect((await run('try { await import("node:child_process"); return "loaded" } catch (e) { return e.name }')).value).to.equal('ReferenceError');
+    });
+
+    it('gives the Function-constructor escape nothing of the host', async () => {
+      expectFailure(await fails('return constructor.constructor("return process")()'), 'error', "ReferenceError: 'process' is not defined");
+      const names = (await run('return Object.getOwnPropertyNames(this.constructor.constructor("return globalThis")())')).value as string[];
+      expect(names).to.include('JSON');
+      for (const host of ['process', 'require', 'module', 'Buffer', 'global', 'fetch', 'setTimeout', 'console', 'WebAssembly']) {
+        expect(names).not.to.include(host);
+      }
+    });
+
+    it('keeps prototype pollution inside the run', async () => {
+      const input = { a: { b: 1 } };
+      const out = await run('Object.prototype.polluted = 1; input.__proto__.polluted = 1; ({}).__proto__.toString = null; input.a.b = 2; return ({}).polluted', { input });
+      expect(out.value).to.equal(1);
+      expect(input).to.deep.equal({ a: { b: 1 } }); // the host's input object is untouched
+      const later = await run('return [({}).polluted === undefined, typeof ({}).toString, input.polluted === undefined]');
+      expect(later.value).to.deep.equal([true, 'function', true]);
+    });
+
+    it('shares nothing between runs', async () => {
+      await run('globalThis.secret = input; Object.prototype.leak = 1; return 1');
+      expect((await run('return [typeof secret, typeof ({}).leak]')).value).to.deep.equal(['undefined', 'undefined']);
+    });
+
+    it('stops an infinite loop at the CPU limit, even inside try/catch', async () => {
+      const started = Date.now();
+      expectFailure(await fails('while (true) {}'), 'timeout', 'Script exceeded its CPU time limit of 200 ms');
+      expect(Date.now() - started).to.be.below(1_500);
+      expectFailure(await fails('for (;;) { try { while (true) {} } catch (e) {} }'), 'timeout', /CPU time limit of 200 ms/);
+    });
+
+    it('stops an endless chain of awaits at the CPU limit', async () => {
+      expectFailure(await fails('for (;;) await null'), 'timeout', 'Script exceeded its CPU time limit of 200 ms');
+      expectFailure(await fails('const f = async () => { await Promise.resolve(); return f() }; return f()'), 'timeout', /CPU time limit/);
+    });
+
+    it('fails allocations beyond the memory limit', async () => {
+      const oom = 'Script exceeded its memory limit of 64 MiB';
+      expectFailure(await fails('new Uint8Array(1024 ** 3)', { limits: ROOMY }), 'memory', oom);
+      expectFailure(await fails('return "x".repeat(2 ** 29).length', { limits: ROOMY }), 'memory', oom);
+      expectFailure(await fails('const a = []; for (;;) a.push(new Array(1e5).fill(1))', { limits: ROOMY }), 'memory', oom);
+      // Many small allocations: QuickJS's own limit cannot see these under Emscripten.
+      expectFailure(await fails('const a = []; for (;;) a.push({ i: a.length })', { limits: ROOMY }), 'memory', oom);
+      expectFailure(await fails('const a = []; for (;;) a.push("x".repeat(1e6) + a.length)', { limits: ROOMY }), 'memory', oom);
+      expectFailure(await fails('const a = []; for (;;) a.push(new Float64Array(1e5))', { limits: ROOMY }), 'memory', oom);
+      // Within the limit, the same patterns are fine, and a script may catch its own OOM.
+      expect((await run('const a = []; for (let i = 0; i < 40; i++) a.push(new Float64Array(1e5)); return a.length')).value).to.equal(40);
+      expect((await run('try { new Uint8Array(1024 ** 3) } catch (e) { return String(e) }')).value).to.equal('InternalError: out of memory');
+    });
+
+    it('refuses an oversized return value before copying it out', async () => {
+      const big = 'return "x".repeat(50 * 1024 * 1024)';
+      // With room for the string and its JSON, the output limit refuses it...
+      expectFailure(await fails(big, { limits: { ...ROOMY, memoryBytes: 256 * MiB } }), 'output_too_large', 'Script output exceeds the limit of 1048576 bytes');
+      // ...with the default 64 MiB the JSON copy itself runs out of memory first.
+      expectFailure(await fails(big, { limits: ROOMY }), 'memory', 'Script exceeded its memory limit of 64 MiB');
+      expectFailure(await fails('return "é".repeat(600 * 1024)', { limits: ROOMY }), 'output_too_large', /limit of 1048576 bytes/); // bytes, not chars
+    });
+
+    it('refuses values that are not JSON', async () => {
+      expectFailure(await fails('return () => 1'), 'invalid_output', /not JSON/);
+      expectFailure(await fails('return 10n'), 'invalid_output', /BigInt/);
+      expectFailure(await fails('const a = {}; a.self = a; return a'), 'invalid_output', /circular/);
+    });
+
+    it('reports thrown errors as Name: message, without host stacks', async () => {
+      expectFailure(await fails('throw new TypeError("bad thing")'), 'error', 'TypeError: bad thing');
+      expectFailure(await fails('throw "plain"'), 'error', 'Error: plain');
+      expectFailure(await fails('return (('), 'error', /^SyntaxError: /);
+      expectFailure(await fails('await new Promise(() => {})'), 'error', 'Script is awaiting a promise that can never settle');
+      const f = await fails('throw new Error("x".repeat(10000))');
+      expect(f.message.length).to.be.at.most(2_000);
+    });
+
+    it('contains deep recursion and deeply nested source', async () => {
+      const limits = ROOMY;
+      expectFailure(await fails('function f(n) { return f(n + 1) + 1 } return f(0)', { limits }), 'error', 'InternalError: stack overflow');
+      expectFailure(await fails(`return ${'('.repeat(20_000)}1${')'.repeat(20_000)}`, { limits }), 'error', /stack overflow/);
+      expectFailure(await fails('let o = []; for (let i = 0; i < 1e5; i++) o = [o]; return JSON.stringify(o).length', { limits }), 'error', /stack overflow/);
+      expect((await run('function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } return f(250)', { limits })).value).to.equal(250);
+    });
+
+    it('calls the host for documents.* with JSON arguments and results', async () => {
+      const { host, calls } = fakeHost(async (op) => (op === 'query' ? [{ id: 1, a: 1 }] : { ok: op }));
+      const out = await run(
+        `const rows = await documents.query('doc1', { a: 1 });
+         const ins = await documents.insert('doc1', [{ a: 2 }]);
+         const up = await documents.update('doc1', { a: 2 }, { a: 3 });
+         const del = await documents.delete('doc1', { a: 3 }, { all: true });
+         return { rows, ins, up, del }`,
+        { host },
+      );
+      expect(out.value).to.deep.equal({ rows: [{ id: 1, a: 1 }], ins: { ok: 'insert' }, up: { ok: 'update' }, del: { ok: 'delete' } });
+      expect(calls.map((c) => [c.op, c.args.slice(0, 2)])).to.deep.equal([
+        ['query', ['doc1', { a: 1 }]],
+        ['insert', ['doc1', [{ a: 2 }]]],
+        ['update', ['doc1', { a: 2 }]],
+        ['delete', ['doc1', { a: 3 }]],
+      ]);
+      expect(calls[2]!.args[2]).to.deep.equal({ a: 3 });
+      expect(calls[3]!.args[2]).to.deep.equal({ all: true });
+      expectFailure(await fails('await documents.query(42)', { host }), 'error', /document id/);
+    });
+
+    it('turns a host rejection into a catchable error carrying only the message', async () => {
+      const { host } = fakeHost(async () => {
+        throw new Error('document doc9 not found');
+      });
+      const out = await run('try { await documents.query("doc9") } catch (e) { return [e.name, e.message, String(e.stack).includes("/")] }', { host });
+      expect(out.value).to.deep.equal(['Error', 'document doc9 not found', false]);
+      expectFailure(await fails('await documents.query("doc9")', { host }), 'error', 'Error: document doc9 not found');
+    });
+
+    it('collects log lines, capped in number and length', async () => {
+      const { host, lines } = fakeHost();
+      const out = await run('log("a", { b: 1 }); log(undefined, 2, [3]); return 1', { host });
+      expect(out.logs).to.deep.equal(['a {"b":1}', 'undefined 2 [3]']);
+      expect(lines).to.deep.equal([['a {"b":1}'], ['undefined 2 [3]']]);
+      const many = await run('for (let i = 0; i < 150; i++) log("y".repeat(5000)); return 1');
+      expect(many.logs).to.have.length(100);
+      expect(many.logs.every((l) => l.length === 2_000)).to.equal(true);
+      const f = await fails('log("before"); throw new Error("after")');
+      expect(f.logs).to.deep.equal(['before']);
+    });
+
+    it('aborts a run waiting on the host', async () => {
+      const { host } = fakeHost(() => new Promise(() => {}));
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const started = Date.now();
+      expectFailure(await fails('await documents.query("slow"); return 1', { host, signal: controller.signal }), 'aborted', 'Script run was aborted');
+      expect(Date.now() - started).to.be.below(1_000);
+    });
+
+    it('stops a run waiting on the host at the wall-clock limit, not the CPU limit', async () => {
+      const { host } = fakeHost(() => new Promise((resolve) => setTimeout(() => resolve(1), 400)));
+      expect((await run('return await documents.query("d")', { host, limits: { cpuMs: 50 } })).value).to.equal(1);
+      const hang = fakeHost(() => new Promise(() => {})).host;
+      expectFailure(await fails('await documents.query("d")', { host: hang, limits: { wallMs: 300 } }), 'timeout', 'Script exceeded its wall-clock time limit of 300 ms');
+    });
+
+    it('runs 20 scripts concurrently', async () => {
+      const { host } = fakeHost(async (_op, args) => args[0] as Json);
+      const outs = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => run('return [await documents.query(`doc${input.id}`), input.id * 2]', { host, input: { id: i } })),
+      );
+      expect(outs.map((o) => o.value)).to.deep.equal(Array.from({ length: 20 }, (_, i) => [`doc${i}`, i * 2]));
+    });
+
+    if (!heavy) return;
+
+    it('stops a builtin QuickJS cannot interrupt, keeping the event loop free', async () => {
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 20);
+      const started = Date.now();
+      try {
+        const f = await fails('return Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)');
+        expectFailure(f, 'timeout', 'Script exceeded its CPU time limit of 200 ms');
+        expectFailure(await fails('const s = "a".repeat(2 ** 22); for (;;) s.indexOf("b")'), 'timeout', /CPU time limit/);
+      } finally {
+        clearInterval(timer);
+      }
+      const elapsed = Date.now() - started;
+      expect(elapsed).to.be.below(6_000); // two worker restarts under tsx included
+      expect(ticks).to.be.above(elapsed / 20 / 3); // the server thread kept running meanwhile
+    });
+  });
+}
+
+describe('QuickJS sandbox options', () => {
+  it('caps the number of host calls per run', async () => {
+    const sandbox = createQuickJsSandbox({ workers: 0, maxHostCalls: 2 });
+    const { host, calls } = fakeHost();
+    const out = await sandbox.run({
+      source: 'const r = []; for (let i = 0; i < 3; i++) { try { await documents.query("d"); r.push("ok") } catch (e) { r.push(e.message) } } return r',
+      input: null,
+      request: null,
+      host,
+      limits: LIMITS,
+    });
+    expect(out.value).to.deep.equal(['ok', 'ok', 'documents.query: a script may make at most 2 host calls']);
+    expect(calls).to.have.length(2);
+  });
+});
+
+suite('QuickJS sandbox (worker threads)', () => createQuickJsSandbox({ workers: 2 }), true);
+// On the calling thread there is no watchdog, so the uninterruptible-builtin case is left out.
+suite('QuickJS sandbox (inline)', () => createQuickJsSandbox({ workers: 0 }), false);
