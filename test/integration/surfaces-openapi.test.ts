@@ -30,7 +30,7 @@ describe('OpenAPI of the agent surfaces', () => {
     const page = await fetch(`${h().url}/docs`);
     expect(page.status).to.equal(200);
     expect(await page.text()).to.contain('swagger-ui-bundle.js');
-    for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/init.js']) {
+    for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui-standalone-preset.js', '/docs/swagger-ui.css', '/docs/init.js']) {
       const r = await fetch(`${h().url}${asset}`);
       expect(r.status, asset).to.equal(200);
       expect((await r.arrayBuffer()).byteLength, asset).to.be.greaterThan(10);

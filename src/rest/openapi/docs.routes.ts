@@ -6,13 +6,23 @@ import type Koa from 'koa';
 
 const require = createRequire(import.meta.url);
 const assets = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-const FILES: Record<string, string> = { 'swagger-ui.css': 'text/css', 'swagger-ui-bundle.js': 'application/javascript' };
+const FILES: Record<string, string> = {
+  'swagger-ui.css': 'text/css',
+  'swagger-ui-bundle.js': 'application/javascript',
+  'swagger-ui-standalone-preset.js': 'application/javascript',
+};
 
 const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Agent Exposure Service — API docs</title>
 <link rel="stylesheet" href="/docs/swagger-ui.css"></head>
-<body><div id="ui"></div><script src="/docs/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
-const init = `window.ui = SwaggerUIBundle({ dom_id: '#ui', urls: [{ url: '/openapi.json', name: 'Agent surfaces' }, { url: '/workspaceapi/openapi.json', name: 'Workspace API' }] });`;
+<body><div id="ui"></div><script src="/docs/swagger-ui-bundle.js"></script><script src="/docs/swagger-ui-standalone-preset.js"></script><script src="/docs/init.js"></script></body></html>`;
+// The standalone layout shows a selector between the two descriptions.
+const init = `window.ui = SwaggerUIBundle({
+  dom_id: '#ui',
+  urls: [{ url: '/openapi.json', name: 'Agent surfaces' }, { url: '/workspaceapi/openapi.json', name: 'Workspace API' }],
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout',
+});`;
 
 /** `/openapi.json` and a browsable page at `/docs` (Swagger UI, served from the installed package). */
 export function docsRoutes(openapi: () => Record<string, unknown>): Koa.Middleware {
