@@ -107,6 +107,7 @@ export const ErrorBody = z
   .strict()
   .meta({ id: 'Error', description: 'Every failure of the Workspace API: exactly one property, `error`.' });
 
+/** A message of the messages list. */
 export const MessageItem = z
   .object({
     id: z.string(),
@@ -120,6 +121,7 @@ export const MessageItem = z
   })
   .meta({ id: 'Message', description: 'An email or SMS message sent to or by the agent.' });
 
+/** 200 of GET /workspaceapi/agents/{agentId}/messages. */
 export const MessagesPage = z
   .object({
     messages: z.array(MessageItem).meta({ description: 'Newest first (sentAt, then id, descending).' }),
@@ -129,6 +131,7 @@ export const MessagesPage = z
   })
   .meta({ id: 'MessagesPage' });
 
+/** An activity log entry (DESIGN §5 fields, without internal script logs). */
 export const ActivityItem = z
   .object({
     id: z.string(),
@@ -151,6 +154,7 @@ export const ActivityItem = z
   })
   .meta({ id: 'ActivityEntry' });
 
+/** 200 of GET /workspaceapi/agents/{agentId}/activity. */
 export const ActivityPage = z
   .object({
     entries: z.array(ActivityItem).meta({ description: 'Newest first (createdAt, then id, descending).' }),
@@ -160,6 +164,7 @@ export const ActivityPage = z
   })
   .meta({ id: 'ActivityPage' });
 
+/** 200 of GET /workspaceapi/agents/{agentId}/usage. */
 export const UsageReport = z
   .object({
     agentId: z.string(),
@@ -173,6 +178,7 @@ export const UsageReport = z
   })
   .meta({ id: 'Usage', description: 'Credits the agent used per UTC day.' });
 
+/** Per-agent figures: surfaces, entry counts, today's credits, limits, last activity. */
 export const AgentOverview = z
   .object({
     surfaces: z.array(z.object({ surface: z.enum(SURFACES), enabled: z.boolean(), activityLogging: z.boolean() })),
@@ -196,18 +202,22 @@ const agentFields = {
   createdAt: instant,
 };
 
+/** An entry of the agents list; `overview` only with includeOverview=true. */
 export const AgentListItem = z
   .object({ ...agentFields, overview: AgentOverview.optional().meta({ description: 'Present only with includeOverview=true.' }) })
   .meta({ id: 'AgentListItem' });
 
+/** 200 of GET /workspaceapi/agents. */
 export const AgentList = z
   .object({ agents: z.array(AgentListItem).meta({ description: 'Oldest first; private agents included.' }), totalCount: count })
   .meta({ id: 'AgentList' });
 
+/** 200 of GET /workspaceapi/agents/{agentId}: the list entry with its overview. */
 export const AgentDetail = z.object({ ...agentFields, overview: AgentOverview }).meta({ id: 'Agent' });
 
 const jsonObject = z.record(z.string(), z.unknown());
 
+/** 200 of GET /workspaceapi/overview: configuration groups and models, never secrets. */
 export const WorkspaceOverview = z
   .object({
     workspace: z.object({
