@@ -61,6 +61,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
   try {
     if (!opts.skipMigrations) await migrateLatest(db);
     const schema = await buildGraphqlSchema();
+    const ownSandbox = opts.sandbox ? null : createQuickJsSandbox();
     const store = knexStore(db);
     const activitySink = bufferedActivitySink(store, logger);
     const services: Services = createServices({
@@ -70,7 +71,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       cipher: aesGcmCipher(secrets.key),
       clock: opts.clock ?? systemClock,
       models: opts.models ?? aiSdkModels(logger),
-      sandbox: opts.sandbox ?? (await createQuickJsSandbox()),
+      sandbox: opts.sandbox ?? ownSandbox!,
       modelDefaults: {
         openai: config.openaiApiKey || config.openaiBaseUrl ? { apiKey: config.openaiApiKey ?? null, baseUrl: config.openaiBaseUrl ?? null } : null,
         anthropic: config.anthropicApiKey ? { apiKey: config.anthropicApiKey } : null,
@@ -107,6 +108,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         clearInterval(housekeeping);
         await graphql.stop();
         await services.activityLog.flush();
+        await ownSandbox?.close();
         if (ownsDb) await closeDatabase(db);
       },
     };

@@ -31,7 +31,6 @@ interface Reply {
   text: string;
 }
 
-
 /**
  * Where the started service keeps its data. Embedded by default; with TEST_DATABASE_URL, a schema
  * of its own in that PostgreSQL database (the harness of the same run owns and resets `public`),

@@ -26,7 +26,6 @@ interface Reply {
 
 type Surface = 'HTTP_API' | 'DOCUMENT_API';
 
-
 /**
  * Where the started service keeps its data. Embedded by default; with TEST_DATABASE_URL, a schema
  * of its own in that PostgreSQL database (the harness of the same run owns and resets `public`),
@@ -56,8 +55,8 @@ describe('e2e: HTTP API and Document API', function () {
   let fake: FakeOpenAi;
   let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
 
-  // Agent A carries most scenarios; B only owns a foreign key; C has a zero daily credit limit;
-  // D is used for the activity-log check (its log holds only what that test sends).
+  // Agent A carries most scenarios; B owns the foreign key (and the pending U+0000 case); C has a
+  // zero daily credit limit; D is used for the activity-log check (its log holds only what that test sends).
   let A: string, B: string, C: string, D: string;
   let keyA: string, keyB: string, keyC: string, keyD: string, wsKey: string;
   const docs: Record<'notes' | 'tasks' | 'ro' | 'wo' | 'hidden' | 'scratch' | 'bTasks' | 'cTasks' | 'dTasks', string> = {} as any;

@@ -1,4 +1,4 @@
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import { ScriptFailure, type Json, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/ports.js';
 import { MAX_LOG_LINES } from './quickjs.prelude.js';
 import {
@@ -219,15 +219,10 @@ function limitFailure(run: PendingRun): ScriptFailure {
 
 /**
  * Starts a worker on quickjs.worker. Under tsx (development and tests) the entry is TypeScript,
- * and Node 20 does not apply the parent's `--import tsx` to workers, so a tiny bootstrap
- * registers tsx in the worker first.
+ * which a worker can only load once it has registered tsx itself — see the bootstrap file.
  */
 function startThread(config: WorkerConfig, stackSizeMb: number): Worker {
   const typescript = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./quickjs.worker.${typescript ? 'ts' : 'js'}`, import.meta.url);
-  const options: WorkerOptions = { workerData: config, resourceLimits: { stackSizeMb } };
-  if (!typescript) return new Worker(entry, options);
-  const tsx = import.meta.resolve('tsx/esm/api'); // resolved here: a worker's eval code resolves from the cwd
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(bootstrap, { ...options, eval: true });
+  const entry = typescript ? './quickjs.worker.tsx-bootstrap.mjs' : './quickjs.worker.js';
+  return new Worker(new URL(entry, import.meta.url), { workerData: config, resourceLimits: { stackSizeMb } });
 }
