@@ -56,7 +56,6 @@ export function createApp(deps: AppDeps): Koa {
   app.use(documentApiRoutes(deps.services, deps.platformOrigins));
   app.use(workspaceApiRoutes(deps.services, { baseUrl: deps.baseUrl }));
   app.use(router.routes());
-  app.use(router.allowedMethods());
   app.use(async (ctx) => {
     ctx.status = 404;
     ctx.body = { error: `No route for ${ctx.method} ${ctx.path}` };

@@ -24,6 +24,9 @@ export function translatePgError(err: unknown): unknown {
       return new Invalid('A referenced entity does not exist');
     case '23514':
       return new Invalid('A value is outside the allowed set');
+    case '22P05':
+    case '22021':
+      return new Invalid('A text value holds a character that cannot be stored (such as U+0000)');
     case '22001':
       return new Invalid('A value is too long');
     case '22P02':

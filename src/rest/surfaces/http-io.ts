@@ -72,6 +72,8 @@ export async function readJson(ctx: Koa.Context): Promise<Json | undefined> {
   if (type !== 'application/json' && !type.endsWith('+json')) {
     throw new UnsupportedMediaType(`Unsupported content type '${type || 'none'}': send the body as application/json`);
   }
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  if (encoding && encoding !== 'identity') throw new UnsupportedMediaType(`Unsupported content encoding '${encoding}': send the body uncompressed`);
   const raw = await readRaw(ctx);
   if (raw.length === 0) return undefined;
   try {
