@@ -18,6 +18,7 @@ import { SecretService } from './secrets/secret.service.js';
 import { DocumentApiService } from './surfaces/document-api.service.js';
 import { HttpApiService } from './surfaces/http-api.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
+import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
 
 /** Every use case of the domain, built once by the composition root. */
@@ -41,6 +42,7 @@ export interface Services {
   surfaces: SurfaceAccess;
   httpApi: HttpApiService;
   documentApi: DocumentApiService;
+  workspaceApi: WorkspaceApiService;
 }
 
 export interface ServiceDeps {
@@ -97,5 +99,6 @@ export function createServices(deps: ServiceDeps): Services {
     surfaces: new SurfaceAccess(store, keys),
     httpApi: new HttpApiService(store),
     documentApi: new DocumentApiService(records, pipeline),
+    workspaceApi: new WorkspaceApiService(store, clock),
   };
 }

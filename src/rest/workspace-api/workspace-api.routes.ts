@@ -3,7 +3,6 @@ import type Koa from 'koa';
 import { DomainError, Unauthenticated } from '../../domain/errors.js';
 import type { Principal } from '../../domain/principal.js';
 import type { Services } from '../../domain/services.js';
-import { WorkspaceApiService } from '../../domain/workspace-api/workspace-api.service.js';
 import { workspaceApiDocument } from './workspace-api.openapi.js';
 
 const PREFIX = '/workspaceapi';
@@ -28,7 +27,7 @@ function bearerKey(ctx: Koa.Context): string {
  * as `{"error": message}`; unknown paths and methods under the prefix are answered here with 404.
  */
 export function workspaceApiRoutes(services: Services, options: WorkspaceApiOptions): Koa.Middleware {
-  const api = new WorkspaceApiService(services.store, services.clock);
+  const api = services.workspaceApi;
   const document = workspaceApiDocument(options.baseUrl);
   const principal = (ctx: Koa.Context): Promise<Principal> => services.keys.authenticateWorkspaceRead(bearerKey(ctx));
   // A plain copy: Koa's query object has no prototype, and zod should see an ordinary object.
