@@ -50,6 +50,8 @@ export interface MemberRepo extends CrudRepo<Member> {
 export interface MemberTokenRepo extends CrudRepo<MemberToken> {
   findByHash(hash: string): Promise<MemberToken | null>;
   findByName(memberId: string, name: string): Promise<MemberToken | null>;
+  listByMember(memberId: string): Promise<MemberToken[]>;
+  revoke(id: string, at: Date): Promise<void>;
   touch(id: string, at: Date): Promise<void>;
 }
 export interface AgentRepo extends CrudRepo<Agent> {

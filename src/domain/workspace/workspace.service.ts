@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { describeKey, generateKey, type NewKey } from '../keys/key-material.js';
-import type { Member, Team, Workspace } from '../model.js';
+import type { Member, MemberToken, Team, Workspace } from '../model.js';
 import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import { ROLES } from '../principal.js';
@@ -177,15 +177,43 @@ export class WorkspaceService {
    * Issues a personal GraphQL token for a member; the plaintext is returned only here.
    * Admins may issue for anyone in the workspace; a member only for themself.
    */
-  async createMemberToken(p: Principal, memberId: string, name: unknown): Promise<{ token: string; memberId: string; prefix: string; last4: string }> {
+  async createMemberToken(p: Principal, memberId: string, name: unknown): Promise<{ token: string; id: string; memberId: string; prefix: string; last4: string }> {
     const actor = requireMember(p);
     if (memberId !== actor.memberId) requireAdmin(p);
     const tokenName = parse(nonEmpty(100), name ?? 'token', 'name');
     const member = await this.store.repos.members.get(memberId);
     if (!member || member.workspaceId !== p.workspaceId) throw new NotFound('Member', memberId);
     const k = generateKey('mt');
-    await storeToken(this.store.repos, memberId, tokenName, k, this.clock.now());
-    return { token: k.plaintext, memberId, prefix: k.prefix, last4: k.last4 };
+    const stored = await storeToken(this.store.repos, memberId, tokenName, k, this.clock.now());
+    return { token: k.plaintext, id: stored.id, memberId, prefix: k.prefix, last4: k.last4 };
+  }
+
+  /** A member's tokens (never the tokens themselves). Admins for anyone, a member for themself. */
+  async memberTokens(p: Principal, memberId: string): Promise<MemberToken[]> {
+    await this.tokenOwner(p, memberId);
+    return this.store.repos.memberTokens.listByMember(memberId);
+  }
+
+  /** Revokes a member token with immediate effect. Admins for anyone, a member for their own. */
+  async revokeMemberToken(p: Principal, tokenId: string): Promise<boolean> {
+    const token = await this.store.repos.memberTokens.get(tokenId);
+    if (!token) throw new NotFound('Member token', tokenId);
+    try {
+      await this.tokenOwner(p, token.memberId);
+    } catch (err) {
+      if (err instanceof NotFound) throw new NotFound('Member token', tokenId);
+      throw err;
+    }
+    await this.store.repos.memberTokens.revoke(tokenId, this.clock.now());
+    return true;
+  }
+
+  private async tokenOwner(p: Principal, memberId: string): Promise<Member> {
+    const actor = requireMember(p);
+    const member = await this.store.repos.members.get(memberId);
+    if (!member || member.workspaceId !== p.workspaceId) throw new NotFound('Member', memberId);
+    if (memberId !== actor.memberId) requireAdmin(p);
+    return member;
   }
 }
 

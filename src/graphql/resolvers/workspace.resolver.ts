@@ -2,7 +2,7 @@ import { Arg, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Roo
 import type { Workspace as WorkspaceEntity } from '../../domain/model.js';
 import type { Context } from '../context.js';
 import { ConfigureModelInput, InviteMemberInput, RecordMessageInput, WorkspaceSettingsInput } from '../types/inputs.js';
-import { ApiKey, DailyUsage, Member, MemberTokenResult, Message, Model, Secret, Team, Workspace, WorkspaceSettings } from '../types/objects.js';
+import { ApiKey, DailyUsage, Member, MemberToken, MemberTokenResult, Message, Model, Secret, Team, Workspace, WorkspaceSettings } from '../types/objects.js';
 import { SecretKindEnum } from '../types/enums.js';
 
 @Resolver(() => Workspace)
@@ -88,6 +88,16 @@ export class WorkspaceResolver {
   @Mutation(() => MemberTokenResult, { description: 'Issues a personal GraphQL token; admins for anyone, members for themselves' })
   createMemberToken(@Arg('memberId', () => ID) memberId: string, @Arg('name', () => String, { nullable: true }) name: string | undefined, @Ctx() ctx: Context) {
     return ctx.services.workspace.createMemberToken(ctx.principal, memberId, name ?? undefined);
+  }
+
+  @Query(() => [MemberToken], { description: "A member's GraphQL tokens; admins for anyone, members for themselves" })
+  memberTokens(@Arg('memberId', () => ID) memberId: string, @Ctx() ctx: Context) {
+    return ctx.services.workspace.memberTokens(ctx.principal, memberId);
+  }
+
+  @Mutation(() => Boolean, { description: 'Revokes a member token with immediate effect; admins for anyone, members their own' })
+  revokeMemberToken(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return ctx.services.workspace.revokeMemberToken(ctx.principal, id);
   }
 
   @Mutation(() => Secret, { description: 'Stores an encrypted secret. Admins only' })

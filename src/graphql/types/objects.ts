@@ -42,9 +42,21 @@ export class Member {
 @ObjectType()
 export class MemberTokenResult {
   @Field(() => String, { description: 'The plaintext token; shown only here' }) token!: string;
+  @Field(() => ID, { description: 'The token id (for revokeMemberToken)' }) id!: string;
   @Field(() => ID) memberId!: string;
   @Field(() => String) prefix!: string;
   @Field(() => String) last4!: string;
+}
+
+@ObjectType({ description: 'A personal GraphQL token as listed: never the token itself' })
+export class MemberToken {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) prefix!: string;
+  @Field(() => String) last4!: string;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
+  @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
 }
 
 @ObjectType()

@@ -73,6 +73,8 @@ export function repositories(db: Conn): Repositories {
       ...crud(db, rows.memberTokens),
       findByHash: (hash) => findOne(db, rows.memberTokens, { token_hash: hash }),
       findByName: (memberId, name) => findOne(db, rows.memberTokens, { member_id: memberId, name }),
+      listByMember: (memberId) => list(db, rows.memberTokens, { member_id: memberId }),
+      revoke: (id, at) => q(async () => void (await db('member_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: at }))),
       touch: (id, at) => q(async () => void (await db('member_tokens').where({ id }).update({ last_used_at: at }))),
     },
     agents: {
