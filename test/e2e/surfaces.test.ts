@@ -2,10 +2,8 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { TEST_SECRETS_KEY } from '../helpers/harness.js';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { startService, type Started } from '../helpers/process.js';
+import { databaseEnv, startService, type Started } from '../helpers/process.js';
 
 // The HTTP API and the Document API of a service started as a user starts it (`tsx src/main.ts`;
 // embedded database, or PostgreSQL with TEST_DATABASE_URL), configured only through GraphQL and
@@ -26,27 +24,6 @@ interface Reply {
 
 type Surface = 'HTTP_API' | 'DOCUMENT_API';
 
-/**
- * Where the started service keeps its data. Embedded by default; with TEST_DATABASE_URL, a schema
- * of its own in that PostgreSQL database (the harness of the same run owns and resets `public`),
- * created empty here and dropped by `drop`.
- */
-async function databaseEnv(schema: string): Promise<{ env: Record<string, string | undefined>; drop: () => Promise<void> }> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) return { env: { DATABASE_URL: undefined, SECRETS_KEY: undefined }, drop: async () => {} };
-  const run = async (sql: string) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await run(`drop schema if exists ${schema} cascade; create schema ${schema}`);
-  const withPath = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-  return { env: { DATABASE_URL: withPath, SECRETS_KEY: TEST_SECRETS_KEY }, drop: () => run(`drop schema if exists ${schema} cascade`) };
-}
 
 describe('e2e: HTTP API and Document API', function () {
   this.timeout(180_000);

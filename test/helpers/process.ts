@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { TEST_SECRETS_KEY } from './harness.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -56,4 +58,26 @@ export function runToExit(env: Record<string, string | undefined>, timeoutMs = 6
     },
     (err: { code?: number | null; output?: string }) => ({ code: err.code ?? null, output: err.output ?? String(err) }),
   );
+}
+
+/**
+ * Where the started service keeps its data. Embedded by default; with TEST_DATABASE_URL, a schema
+ * of its own in that PostgreSQL database (the harness of the same run owns and resets `public`),
+ * created empty here and dropped by `drop`.
+ */
+export async function databaseEnv(schema: string): Promise<{ env: Record<string, string | undefined>; drop: () => Promise<void> }> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return { env: { DATABASE_URL: undefined, SECRETS_KEY: undefined }, drop: async () => {} };
+  const run = async (sql: string) => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await run(`drop schema if exists ${schema} cascade; create schema ${schema}`);
+  const withPath = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  return { env: { DATABASE_URL: withPath, SECRETS_KEY: TEST_SECRETS_KEY }, drop: () => run(`drop schema if exists ${schema} cascade`) };
 }
