@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { TEST_SECRETS_KEY } from '../helpers/harness.js';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { startService, type Started } from '../helpers/process.js';
+import { graphqlClient, startService, type Started } from '../helpers/process.js';
 
 // Two instances of the service, started as a user starts them, share one PostgreSQL database. A
 // burst of 5N slow prompt calls split across both must never run more than N model calls at once
@@ -45,16 +45,8 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
   let agentId: string;
   let key: string;
 
-  async function gql(url: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {
-    const res = await fetch(`${url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: JSON.stringify({ query, variables }),
-    });
-    const body = (await res.json()) as { data?: any; errors?: unknown[] };
-    if (body.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
-    return body.data;
-  }
+  const gql = (url: string, query: string, variables: Record<string, unknown> = {}) => graphqlClient(() => url, ADMIN_TOKEN)(query, variables);
+
 
   async function call(server: number, input: unknown): Promise<Outcome> {
     const res = await fetch(`${servers[server]!.url}/agents/${agentId}/api/slow`, {

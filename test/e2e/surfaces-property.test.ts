@@ -5,7 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, startService, type Started } from '../helpers/process.js';
+import { databaseEnv, graphqlClient, startSurfaceService, type Started } from '../helpers/process.js';
 
 // Property-based robustness of the HTTP API and the Document API of a started service: random
 // methods, paths (percent-escapes, malformed ones, dot segments, unicode), headers, content types
@@ -89,17 +89,7 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
   before(async function () {
     fake = await startOpenAiServer();
     database = await databaseEnv('surf_prop');
-    svc = await startService({
-      PORT: '0',
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN,
-      OPENAI_BASE_URL: fake.url,
-      OPENAI_API_KEY: 'test',
-      PLATFORM_ORIGINS: PLATFORM,
-      LOG_LEVEL: 'warn',
-      ANTHROPIC_API_KEY: undefined,
-      ...database.env,
-    });
+    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: PLATFORM, database: database.env });
     base = new URL(svc.url);
     const mk = async (name: string) => (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, defaultModel: 'fake-model' } })).createAgent.id as string;
     [P, Q] = [await mk('Property target'), await mk('Other agent')];

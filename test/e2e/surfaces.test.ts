@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, startService, type Started } from '../helpers/process.js';
+import { databaseEnv, graphqlClient, startSurfaceService, type Started } from '../helpers/process.js';
 
 // The HTTP API and the Document API of a service started as a user starts it (`tsx src/main.ts`;
 // embedded database, or PostgreSQL with TEST_DATABASE_URL), configured only through GraphQL and
@@ -38,16 +38,8 @@ describe('e2e: HTTP API and Document API', function () {
   let keyA: string, keyB: string, keyC: string, keyD: string, wsKey: string;
   const docs: Record<'notes' | 'tasks' | 'ro' | 'wo' | 'hidden' | 'scratch' | 'bTasks' | 'cTasks' | 'dTasks', string> = {} as any;
 
-  async function gql(query: string, variables: Record<string, unknown> = {}): Promise<any> {
-    const res = await fetch(`${svc.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: JSON.stringify({ query, variables }),
-    });
-    const body = (await res.json()) as { data?: any; errors?: unknown[] };
-    if (body.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
-    return body.data;
-  }
+  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+
 
   async function call(
     method: string,
@@ -131,17 +123,7 @@ describe('e2e: HTTP API and Document API', function () {
   before(async function () {
     fake = await startOpenAiServer();
     database = await databaseEnv('surf_e2e');
-    svc = await startService({
-      PORT: '0',
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN,
-      OPENAI_BASE_URL: fake.url,
-      OPENAI_API_KEY: 'test',
-      PLATFORM_ORIGINS: PLATFORM,
-      LOG_LEVEL: 'warn',
-      ANTHROPIC_API_KEY: undefined,
-      ...database.env,
-    });
+    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: PLATFORM, database: database.env });
     const mk = async (name: string) =>
       (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, defaultModel: 'fake-model' } })).createAgent.id as string;
     [A, B, C, D] = [await mk('Agent A'), await mk('Agent B'), await mk('Agent C'), await mk('Agent D')];

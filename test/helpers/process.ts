@@ -81,3 +81,32 @@ export async function databaseEnv(schema: string): Promise<{ env: Record<string,
   const withPath = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   return { env: { DATABASE_URL: withPath, SECRETS_KEY: TEST_SECRETS_KEY }, drop: () => run(`drop schema if exists ${schema} cascade`) };
 }
+
+/** A GraphQL client for a started service: throws on GraphQL errors, returns `data`. */
+export function graphqlClient(url: () => string, token: string) {
+  return async (query: string, variables: Record<string, unknown> = {}): Promise<any> => {
+    const res = await fetch(`${url()}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await res.json()) as { data?: any; errors?: unknown[] };
+    if (body.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
+    return body.data;
+  };
+}
+
+/** Starts the service for the surface e2e tests: a fake OpenAI-compatible model, platform origin, quiet logs. */
+export function startSurfaceService(opts: { dataDir: string; adminToken: string; modelUrl: string; platformOrigin: string; database: Record<string, string | undefined> }) {
+  return startService({
+    PORT: '0',
+    DATA_DIR: opts.dataDir,
+    ADMIN_TOKEN: opts.adminToken,
+    OPENAI_BASE_URL: opts.modelUrl,
+    OPENAI_API_KEY: 'test',
+    PLATFORM_ORIGINS: opts.platformOrigin,
+    LOG_LEVEL: 'warn',
+    ANTHROPIC_API_KEY: undefined,
+    ...opts.database,
+  });
+}
