@@ -5,9 +5,10 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient, startSurfaceService, type Started } from '../helpers/process.js';
+import { databaseEnv, graphqlClient } from '../helpers/process.js';
+import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
 
-// Property-based robustness of the HTTP API and the Document API of a started service: random
+// Property-based robustness of the HTTP API and the Document API of a service listening in the test process: random
 // methods, paths (percent-escapes, malformed ones, dot segments, unicode), headers, content types
 // and bodies never produce a 5xx; every 4xx is a JSON `{"error": string}`; and inserts are atomic —
 // the database document ends with exactly the records that successful responses reported.
@@ -15,8 +16,8 @@ import { databaseEnv, graphqlClient, startSurfaceService, type Started } from '.
 // Requests go through node:http (not fetch) so paths reach the server byte for byte: the WHATWG URL
 // parser of fetch would resolve `..` and re-encode escapes before sending.
 //
-// JSON strings here never contain U+0000: PostgreSQL cannot store it, and the service currently
-// answers 500 for it (see the pending test in surfaces.test.ts).
+// JSON strings here never contain U+0000: PostgreSQL cannot store it, so a write holding it is a 400
+// (its own test in surfaces.test.ts), which would make the insert ledger depend on the generator.
 
 const ADMIN_TOKEN = 'surfaces-prop-admin-token-0123'; // 30 characters
 const PLATFORM = 'https://app.example.test';
@@ -34,7 +35,7 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
   this.timeout(300_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-surfaces-prop-'));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-  let svc: Started;
+  let svc: InProcessService;
   let fake: FakeOpenAi;
   let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
   let base: URL;

@@ -3,11 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient, startSurfaceService, type Started } from '../helpers/process.js';
+import { databaseEnv, graphqlClient } from '../helpers/process.js';
+import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
 
-// The HTTP API and the Document API of a service started as a user starts it (`tsx src/main.ts`;
-// embedded database, or PostgreSQL with TEST_DATABASE_URL), configured only through GraphQL and
-// driven with plain fetch.
+// The HTTP API and the Document API of a service built by the composition root `npm start` uses and
+// listening on a port of its own inside the test process (so coverage and mutation testing see the
+// surface code; embedded database, or PostgreSQL with TEST_DATABASE_URL), configured only through
+// GraphQL and driven with plain fetch.
 
 const ADMIN_TOKEN = 'surfaces-e2e-admin-token-01234'; // 30 characters
 const PLATFORM = 'https://app.example.test';
@@ -28,11 +30,11 @@ type Surface = 'HTTP_API' | 'DOCUMENT_API';
 describe('e2e: HTTP API and Document API', function () {
   this.timeout(180_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-surfaces-'));
-  let svc: Started;
+  let svc: InProcessService;
   let fake: FakeOpenAi;
   let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
 
-  // Agent A carries most scenarios; B owns the foreign key (and the pending U+0000 case); C has a
+  // Agent A carries most scenarios; B owns the foreign key (and the U+0000 case); C has a
   // zero daily credit limit; D is used for the activity-log check (its log holds only what that test sends).
   let A: string, B: string, C: string, D: string;
   let keyA: string, keyB: string, keyC: string, keyD: string, wsKey: string;

@@ -95,18 +95,3 @@ export function graphqlClient(url: () => string, token: string) {
     return body.data;
   };
 }
-
-/** Starts the service for the surface e2e tests: a fake OpenAI-compatible model, platform origin, quiet logs. */
-export function startSurfaceService(opts: { dataDir: string; adminToken: string; modelUrl: string; platformOrigin: string; database: Record<string, string | undefined> }) {
-  return startService({
-    PORT: '0',
-    DATA_DIR: opts.dataDir,
-    ADMIN_TOKEN: opts.adminToken,
-    OPENAI_BASE_URL: opts.modelUrl,
-    OPENAI_API_KEY: 'test',
-    PLATFORM_ORIGINS: opts.platformOrigin,
-    LOG_LEVEL: 'warn',
-    ANTHROPIC_API_KEY: undefined,
-    ...opts.database,
-  });
-}
