@@ -18,6 +18,7 @@ import { createLogger, type Logger } from './infra/logger.js';
 import { migrateLatest } from './infra/migrate.js';
 import { knexStore } from './infra/store/knex-store.js';
 import { bufferedActivitySink } from './infra/activity/buffered-sink.js';
+import { intervalScheduler, type Scheduler } from './infra/scheduler.js';
 import type { AdmissionConfig } from './domain/admission/admission.service.js';
 import { createApp } from './rest/app.js';
 
@@ -47,6 +48,8 @@ export interface BuildOptions {
   admission?: Partial<AdmissionConfig>;
   /** Housekeeping interval (activity pruning, expired slots); 0 disables it. */
   housekeepingMs?: number;
+  /** What runs housekeeping every `housekeepingMs` (default: a real interval timer); tests pass one they drive with `clock`. */
+  scheduler?: Scheduler;
 }
 
 /**
@@ -83,7 +86,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const graphql = await createGraphqlMiddleware(schema, services, logger);
     const app = createApp({ services, logger, graphql: graphql.middleware, platformOrigins: config.platformOrigins, baseUrl: config.baseUrl });
     const servers: http.Server[] = [];
-    const housekeeping = startHousekeeping(services, logger, opts.housekeepingMs ?? 60 * 60_000);
+    const housekeeping = startHousekeeping(services, logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000);
     return {
       config,
       db,
@@ -105,7 +108,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       },
       async close() {
         await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-        clearInterval(housekeeping);
+        housekeeping?.stop();
         await graphql.stop();
         await services.activityLog.flush();
         await ownSandbox?.close();
@@ -119,7 +122,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
 }
 
 /** Prunes the activity log past its retention and deletes expired slot leases, now and then. */
-function startHousekeeping(services: Services, logger: Logger, everyMs: number): NodeJS.Timeout | undefined {
+function startHousekeeping(services: Services, logger: Logger, scheduler: Scheduler, everyMs: number): { stop(): void } | undefined {
   if (everyMs <= 0) return undefined;
   const run = async () => {
     try {
@@ -130,7 +133,5 @@ function startHousekeeping(services: Services, logger: Logger, everyMs: number):
       logger.error({ err }, 'housekeeping failed');
     }
   };
-  const timer = setInterval(() => void run(), everyMs);
-  timer.unref();
-  return timer;
+  return scheduler.every(everyMs, run);
 }

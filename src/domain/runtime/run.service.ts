@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { DomainError } from '../errors.js';
 import type { RecordService } from '../documents/record.service.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../model.js';
@@ -169,13 +170,22 @@ export class RunService {
   private scriptHost(agent: Agent): ScriptHost {
     const p: Principal = { kind: 'system', workspaceId: agent.workspaceId, task: `script:${agent.id}` };
     const r = this.deps.records;
-    const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as Json;
+    // The script sees a domain refusal's message; any other failure (a dropped database connection)
+    // only as "failed unexpectedly", never the cause's text.
+    const call = async (op: string, fn: () => Promise<unknown>): Promise<Json> => {
+      try {
+        return JSON.parse(JSON.stringify(await fn())) as Json;
+      } catch (err) {
+        if (err instanceof DomainError) throw err;
+        throw new Error(`documents.${op} failed unexpectedly; try again`);
+      }
+    };
     return {
       documents: {
-        query: async (id, filter, o) => json(await r.query(p, agent.id, id, 'agent', { filter, limit: o?.limit, offset: o?.offset })),
-        insert: async (id, items) => json(await r.insert(p, agent.id, id, 'agent', items)),
-        update: async (id, filter, set) => json(await r.update(p, agent.id, id, 'agent', { filter, set })),
-        delete: async (id, filter, o) => json(await r.delete(p, agent.id, id, 'agent', { filter, all: o?.all })),
+        query: (id, filter, o) => call('query', () => r.query(p, agent.id, id, 'agent', { filter, limit: o?.limit, offset: o?.offset })),
+        insert: (id, items) => call('insert', () => r.insert(p, agent.id, id, 'agent', items)),
+        update: (id, filter, set) => call('update', () => r.update(p, agent.id, id, 'agent', { filter, set })),
+        delete: (id, filter, o) => call('delete', () => r.delete(p, agent.id, id, 'agent', { filter, all: o?.all })),
       },
       log: () => {},
     };

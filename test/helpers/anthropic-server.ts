@@ -1,0 +1,112 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A request as the local Messages API server received it. */
+export interface AnthropicRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body (`{}` when it had none or it was not JSON). */
+  body: { model?: string; system?: unknown; messages?: { role: string; content: unknown }[]; stream?: boolean; max_tokens?: number; [k: string]: unknown };
+  /** The token usage the answer reported, when a message was answered. */
+  usage?: { input_tokens: number; output_tokens: number };
+}
+
+/** A local server speaking the Anthropic Messages API (`POST /v1/messages`), JSON and SSE. */
+export interface FakeAnthropic {
+  /** Base URL ending in `/v1`: what an Anthropic model's `baseUrl` (the SDK's `baseURL`) is set to. */
+  readonly url: string;
+  readonly requests: AnthropicRequest[];
+  /** Sets the text of every following answer (default `hello from anthropic`). */
+  answer(text: string): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (data += c));
+    req.on('end', () => resolve(data));
+    req.on('error', reject);
+  });
+
+const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+/** Anthropic's error envelope. */
+const apiError = (type: string, message: string) => ({ type: 'error', error: { type, message } });
+
+/** Starts the server on 127.0.0.1 (random port). It answers only requests carrying an `x-api-key`. */
+export async function startAnthropicServer(): Promise<FakeAnthropic> {
+  const requests: AnthropicRequest[] = [];
+  let text = 'hello from anthropic';
+  let seq = 0;
+
+  function messages(entry: AnthropicRequest, res: ServerResponse): void {
+    const body = entry.body;
+    const id = `msg_${++seq}`;
+    const model = body.model ?? 'claude-test';
+    const usage = { input_tokens: Math.max(1, words(JSON.stringify(body.messages ?? []))), output_tokens: Math.max(1, words(text)) };
+    entry.usage = usage;
+    if (!body.stream) {
+      return sendJson(res, 200, { id, type: 'message', role: 'assistant', model, content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage });
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event('message_start', { message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 0 } } });
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    for (const piece of text.split(/(?<=\s)(?=\S)/)) event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } });
+    event('content_block_stop', { index: 0 });
+    event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+    event('message_stop', {});
+    res.end();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const entry: AnthropicRequest = { method: req.method ?? 'GET', path, headers: req.headers, body: {} };
+    requests.push(entry);
+    const raw = await readBody(req);
+    try {
+      entry.body = raw ? (JSON.parse(raw) as AnthropicRequest['body']) : {};
+    } catch {
+      return sendJson(res, 400, apiError('invalid_request_error', 'Request body is not valid JSON'));
+    }
+    if (req.method !== 'POST' || path !== '/v1/messages') return sendJson(res, 404, apiError('not_found_error', `Unknown route ${req.method} ${path}`));
+    if (!req.headers['x-api-key']) return sendJson(res, 401, apiError('authentication_error', 'x-api-key header is required'));
+    messages(entry, res);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, apiError('api_error', String(err)));
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    answer: (t) => void (text = t),
+    reset: () => {
+      requests.length = 0;
+      text = 'hello from anthropic';
+    },
+    close: async () => {
+      const stopped = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      server.closeAllConnections();
+      await stopped;
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { newId } from '../../src/domain/ids.js';
+import { createLogger } from '../../src/infra/logger.js';
+import { buildService, type Service } from '../../src/server.js';
+import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
+import { manualTime, type ManualTime } from '../helpers/manual-time.js';
+import { loadAgent } from '../helpers/runtime.js';
+
+// The service's housekeeping timer, driven by hand: a second service on the harness database whose
+// clock and timers are a ManualTime, so days pass without waiting. The clock starts a month in the
+// past, so the pruning it triggers on the shared database can reach no other test's entries.
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+describe('housekeeping timer', function () {
+  this.timeout(60_000);
+  let ws: TestWorkspace;
+  let time: ManualTime;
+  let service: Service;
+  let logLines: string[];
+
+  before(async () => {
+    ws = await newWorkspace();
+    await gqlOk(ws.adminToken, 'mutation { updateWorkspaceSettings(input: {activityRetentionDays: 7}) { id } }');
+  });
+
+  beforeEach(async () => {
+    time = manualTime(new Date(Date.now() - 30 * DAY));
+    logLines = [];
+    service = await buildService(h().config, {
+      db: h().db,
+      skipMigrations: true,
+      clock: time.clock,
+      scheduler: time.scheduler,
+      housekeepingMs: DAY,
+      logger: createLogger('info', new Writable({ write: (c, _e, cb) => (logLines.push(String(c)), cb()) })),
+    });
+  });
+  afterEach(async () => service?.close());
+
+  /** Housekeeping reports its own failures only in the log: a failed pass must not pass silently. */
+  const expectNoFailedRun = () => expect(logLines.filter((l) => /housekeeping failed/.test(l))).to.deep.equal([]);
+
+  async function statuses(agentId: string): Promise<number[]> {
+    const d = await gqlOk(ws.adminToken, 'query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { status } } } }', { id: agentId });
+    return (d.agent.activity.nodes as { status: number }[]).map((n) => n.status).sort();
+  }
+
+  /** Records an entry dated by the manual clock, through the service's own activity log. */
+  async function record(agentId: string, status: number): Promise<void> {
+    service.services.activityLog.record(await loadAgent(agentId), { surface: 'HTTP_API', status });
+    await service.services.activityLog.flush();
+  }
+
+  it('prunes activity entries once they are past the workspace retention, at its next run; newer entries stay', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    await record(agentId, 1);
+    await time.advance(2 * DAY);
+    await record(agentId, 2);
+
+    // Day 7: entry 1 is exactly at the 7-day retention, not past it.
+    await time.advance(5 * DAY);
+    expect(await statuses(agentId)).to.deep.equal([1, 2]);
+
+    // Just before the day-8 run entry 1 is past retention, but nothing has run yet.
+    await time.advance(DAY - 1);
+    expect(await statuses(agentId)).to.deep.equal([1, 2]);
+
+    await time.advance(1);
+    expect(await statuses(agentId)).to.deep.equal([2]);
+
+    await time.advance(DAY);
+    expect(await statuses(agentId)).to.deep.equal([2]);
+    await time.advance(DAY);
+    expect(await statuses(agentId)).to.deep.equal([]);
+    expectNoFailedRun();
+  });
+
+  it('deletes slot leases that expired by its run, and keeps the leases still running', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    const slots = h().service.services.store.repos.slots;
+    const start = time.clock.now().getTime();
+    // What a crashed instance leaves behind: leases nobody renews or releases.
+    const lease = async (expiresInMs: number) => {
+      const id = newId('slot');
+      await slots.insert({ id, agentId, instanceId: 'crashed-instance', expiresAt: new Date(start + expiresInMs) });
+      return id;
+    };
+    const expiresSoon = await lease(30_000);
+    const expiresAfterFirstRun = await lease(DAY + 30_000);
+    const longLived = await lease(10 * DAY);
+    const leases = async () => ((await h().db('run_slots').where({ agent_id: agentId }).select('id')) as { id: string }[]).map((r) => r.id).sort();
+
+    await time.advance(DAY - 1);
+    expect(await leases()).to.deep.equal([expiresSoon, expiresAfterFirstRun, longLived].sort());
+
+    await time.advance(1);
+    expect(await leases()).to.deep.equal([expiresAfterFirstRun, longLived].sort());
+
+    await time.advance(DAY);
+    expect(await leases()).to.deep.equal([longLived]);
+    expectNoFailedRun();
+  });
+});
