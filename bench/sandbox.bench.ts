@@ -1,8 +1,10 @@
-// The QuickJS script sandbox on its own: latency of a trivial script (sequential runs) and the
-// memory each concurrently open run holds, on worker threads (the default) and on the calling
-// thread. Run: `node --expose-gc --import tsx bench/sandbox.bench.ts` (or `npx tsx ...`, without
-// forced GC the memory figures are noisier). BENCH_RUNS / BENCH_CONCURRENT change the sizes.
-import type { Json, ScriptHost, ScriptLimits } from '../src/domain/runtime/ports.js';
+// The QuickJS script sandbox on its own: latency of a trivial script (sequential runs), the memory
+// each concurrently open run holds, and how fast its limits stop a script, on worker threads (the
+// default) and on the calling thread. Run: `npm run bench -- sandbox` (or `node --expose-gc
+// --import tsx bench/sandbox.bench.ts`; without forced GC the memory figures are noisier).
+// BENCH_RUNS / BENCH_CONCURRENT change the sizes. The limit timings have targets (the bounds the
+// unit tests used to assert): a missed target is printed and makes the benchmark exit non-zero.
+import { ScriptFailure, type Json, type ScriptHost, type ScriptLimits } from '../src/domain/runtime/ports.js';
 import { createQuickJsSandbox, type QuickJsSandbox } from '../src/infra/sandbox/quickjs.sandbox.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1_000);
@@ -72,7 +74,75 @@ async function memoryPerRun(sandbox: QuickJsSandbox): Promise<{ mb: number; star
   return { mb: round((during - before) / CONCURRENT / 1024 / 1024), startMs: round(startMs, 0) };
 }
 
+/**
+ * Milliseconds until `source` fails with `kind`, the median of `times` runs; measured from the start
+ * of the run, or from the instant `from()` gives when set.
+ */
+async function msUntilFailure(
+  sandbox: QuickJsSandbox,
+  source: string,
+  kind: ScriptFailure['kind'],
+  times: number,
+  opts: { limits?: Partial<ScriptLimits>; prepare?: () => { host?: ScriptHost; signal?: AbortSignal; from?: () => number } } = {},
+): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const { host: h = host(), signal, from } = opts.prepare?.() ?? {};
+    const started = performance.now();
+    const failure = await sandbox.run({ source, input: null, request: null, host: h, limits: { ...LIMITS, ...opts.limits }, signal }).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    if (!(failure instanceof ScriptFailure) || failure.kind !== kind) throw new Error(`expected a ${kind} failure, got ${String(failure)}`);
+    ms.push(performance.now() - (from?.() ?? started));
+  }
+  ms.sort((a, b) => a - b);
+  return round(quantile(ms, 0.5), 1);
+}
+
+/**
+ * How fast the limits act: an infinite loop at a 200 ms CPU limit; an abort of a run waiting on the
+ * host (from abort() to the failure); on worker threads, a builtin QuickJS cannot interrupt (the
+ * watchdog terminates and replaces the worker); and 20 runs with one host call each, all at once.
+ */
+async function limits(sandbox: QuickJsSandbox, threads: boolean): Promise<Record<string, number | null>> {
+  const cpuStop = await msUntilFailure(sandbox, 'while (true) {}', 'timeout', 5, { limits: { cpuMs: 200 } });
+  const abortMs = await msUntilFailure(sandbox, 'await documents.query("d"); return 1', 'aborted', 20, {
+    prepare: () => {
+      const controller = new AbortController();
+      let abortedAt = 0;
+      const waitForever = () => {
+        abortedAt = performance.now();
+        controller.abort();
+        return new Promise<Json>(() => {});
+      };
+      return { host: host(waitForever), signal: controller.signal, from: () => abortedAt };
+    },
+  });
+  const builtinStop = threads
+    ? await msUntilFailure(sandbox, 'return Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)', 'timeout', 3, { limits: { cpuMs: 200 } })
+    : null;
+  // The second of two batches: the first starts the pool's threads (the builtin case replaced one).
+  const batch = () =>
+    Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        sandbox.run({ source: 'return [await documents.query("d"), input.i]', input: { i }, request: null, host: host(async () => [i]), limits: LIMITS }),
+      ),
+    );
+  await batch();
+  const t = performance.now();
+  const outs = await batch();
+  const concurrent20 = round(performance.now() - t, 1);
+  if (outs.some((o, i) => JSON.stringify(o.value) !== JSON.stringify([[i], i]))) throw new Error('wrong result');
+  return { cpuStop, abortMs, builtinStop, concurrent20 };
+}
+
+/** Targets for the limit timings (ms, medians): what the unit tests asserted before they moved here. */
+const TARGETS: Record<string, number> = { cpuStop: 1_500, abortMs: 900, builtinStop: 3_000 };
+
 const rows = [];
+const timings = [];
+const missed: string[] = [];
 for (const [label, opts] of [
   ['worker threads (default)', {}],
   ['calling thread (workers: 0)', { workers: 0 }],
@@ -80,6 +150,7 @@ for (const [label, opts] of [
   const sandbox = createQuickJsSandbox(opts);
   const { median, p95 } = await latency(sandbox);
   const mem = await memoryPerRun(sandbox);
+  const t = await limits(sandbox, label.startsWith('worker'));
   await sandbox.close();
   rows.push({
     sandbox: label,
@@ -88,6 +159,23 @@ for (const [label, opts] of [
     [`MB per run (${CONCURRENT} open)`]: mem.mb,
     [`ms until ${CONCURRENT} started`]: mem.startMs,
   });
+  timings.push({
+    sandbox: label,
+    'CPU limit 200 ms: stopped after ms': t.cpuStop,
+    'abort: ms until failed': t.abortMs,
+    'uninterruptible builtin: stopped after ms': t.builtinStop ?? 'n/a',
+    '20 concurrent runs: ms': t.concurrent20,
+  });
+  for (const [name, target] of Object.entries(TARGETS)) {
+    const value = t[name];
+    if (value != null && value >= target) missed.push(`${label}: ${name} ${value} ms, target < ${target} ms`);
+  }
 }
 console.log(`QuickJS sandbox: trivial script x${RUNS} sequential; ${CONCURRENT} concurrent runs awaiting the host${gc ? '' : ' (no --expose-gc: memory figures are rough)'}`);
 console.table(rows);
+console.log(`Limits (medians; targets: ${Object.entries(TARGETS).map(([k, v]) => `${k} < ${v} ms`).join(', ')})`);
+console.table(timings);
+if (missed.length) {
+  console.log(`Missed targets:\n  ${missed.join('\n  ')}`);
+  process.exitCode = 1;
+}

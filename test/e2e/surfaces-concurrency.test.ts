@@ -4,18 +4,21 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { TEST_SECRETS_KEY } from '../helpers/harness.js';
+import { startModelGate, type ModelGate } from '../helpers/model-gate.js';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
 import { graphqlClient, startService, type Started } from '../helpers/process.js';
 
 // Two instances of the service, started as a user starts them, share one PostgreSQL database. A
-// burst of 5N slow prompt calls split across both must never run more than N model calls at once
-// (the agent's maxConcurrentRequests), and every refused call is a 429 `concurrency_limit`.
+// burst of 5N prompt calls split across both must never run more than N model calls at once
+// (the agent's maxConcurrentRequests), and every refused call is a 429 `concurrency_limit`. The
+// model calls are held at a gate until every call of the burst is either answered or waiting on the
+// model, so the admitted calls are still running while the others are decided — whatever the speed
+// of the machine.
 //
 // The instances use a schema of their own in TEST_DATABASE_URL: the harness of the same run owns
 // and resets `public`, and an ADMIN_TOKEN of ours would replace its bootstrap token there.
 
 const N = 3;
-const SLOW_MS = 1500;
 const ADMIN_TOKEN = 'surfaces-conc-admin-token-0123'; // 30 characters
 const SCHEMA = 'surf_conc';
 
@@ -40,6 +43,7 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
   this.timeout(240_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-surfaces-conc-'));
   let fake: FakeOpenAi | undefined;
+  let gate: ModelGate | undefined;
   const servers: Started[] = [];
   let schemaCreated = false;
   let agentId: string;
@@ -73,13 +77,14 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
     await sql(databaseUrl!, `drop schema if exists ${SCHEMA} cascade; create schema ${SCHEMA}`);
     schemaCreated = true;
     fake = await startOpenAiServer();
+    gate = await startModelGate(fake);
     const env = {
       PORT: '0',
       DATABASE_URL: `${databaseUrl}${databaseUrl!.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${SCHEMA}`)}`,
       SECRETS_KEY: TEST_SECRETS_KEY,
       ADMIN_TOKEN,
       DATA_DIR: dataDir,
-      OPENAI_BASE_URL: fake.url,
+      OPENAI_BASE_URL: gate.url,
       OPENAI_API_KEY: 'test',
       ANTHROPIC_API_KEY: undefined,
       LOG_LEVEL: 'warn',
@@ -104,7 +109,9 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
   });
 
   after(async () => {
+    gate?.open();
     for (const s of servers) await s.stop();
+    await gate?.close();
     await fake?.close();
     if (schemaCreated) await sql(process.env.TEST_DATABASE_URL!, `drop schema if exists ${SCHEMA} cascade`);
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -112,14 +119,26 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
 
   it(`a burst of ${5 * N} calls over both instances: at most ${N} model calls overlap, the rest get 429 concurrency_limit with Retry-After: 1`, async () => {
     fake!.reset();
-    for (let i = 0; i < 5 * N; i++) fake!.enqueue({ text: 'slow answer', delayMs: SLOW_MS });
+    for (let i = 0; i < 5 * N; i++) fake!.enqueue({ text: 'slow answer' });
+    gate!.shut();
 
-    const outcomes = await Promise.all(Array.from({ length: 5 * N }, (_, i) => call(i % 2, { i })));
+    let answered = 0;
+    const pending = Array.from({ length: 5 * N }, (_, i) => call(i % 2, { i }).finally(() => answered++));
+    // Every call is answered or holds a slot with its model call waiting at the gate: then release.
+    const deadline = Date.now() + 60_000;
+    while (answered + gate!.held() < 5 * N) {
+      if (Date.now() > deadline) throw new Error(`burst not settled: ${answered} answered, ${gate!.held()} waiting on the model`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const heldAtOnce = gate!.held();
+    gate!.open();
+    const outcomes = await Promise.all(pending);
     const ok = outcomes.filter((o) => o.status === 200);
     const refused = outcomes.filter((o) => o.status === 429);
     expect(ok.length + refused.length, JSON.stringify(outcomes.filter((o) => o.status !== 200 && o.status !== 429))).to.equal(5 * N);
 
-    // The burst arrives well within one slow call, so exactly N are admitted — across both instances.
+    // While N calls held their slots, every other call was refused — across both instances.
+    expect(heldAtOnce).to.equal(N);
     expect(ok.length).to.equal(N);
     for (const o of ok) {
       expect(o.body.output).to.equal('slow answer');
@@ -135,13 +154,14 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
     // Each instance refused some of its own calls: the slots are shared, not counted per process.
     for (const s of [0, 1]) expect(refused.filter((o) => o.server === s).length, `refusals on instance ${s}`).to.be.at.least(1);
 
-    // Overlap as the model server saw it: never more than N calls in flight at any moment.
+    // Overlap as the model server saw it: never more than N calls in flight at any moment, and N
+    // at once while the gate held them.
     const spans = fake!.requests.map((r) => [r.receivedAt, r.endedAt ?? Date.now()] as const);
     expect(spans).to.have.length(ok.length);
     let maxOverlap = 0;
     for (const [start] of spans) maxOverlap = Math.max(maxOverlap, spans.filter(([s, e]) => s <= start && start < e).length);
     expect(maxOverlap).to.be.at.most(N);
-    expect(maxOverlap).to.equal(N);
+    expect(gate!.maxInFlight()).to.equal(N);
   });
 
   it('the slots are free again once the calls finished: both instances admit new calls', async () => {

@@ -18,8 +18,6 @@ if (env.MODE === 'hold') {
   out({ admitted: true });
   await new Promise(() => {}); // hold the slot (and renew it) until killed
 } else {
-  const goAt = Number(env.GO_AT ?? Date.now());
-  await new Promise((r) => setTimeout(r, Math.max(0, goAt - Date.now())));
   const calls = Array.from({ length: Number(env.CALLS ?? 1) }, async () => {
     try {
       const r = await service.services.pipeline.execute(

@@ -1,26 +1,165 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
+import { DEFAULT_CAPABILITIES, DEFAULT_CORS, DEFAULT_GUARDRAILS, defaultSurfaces } from '../../src/domain/agents/agent.schemas.js';
+import { Conflict } from '../../src/domain/errors.js';
+import { newId } from '../../src/domain/ids.js';
+import type { ModelConfig } from '../../src/domain/model.js';
+import { DEFAULT_SETTINGS } from '../../src/domain/workspace/settings.js';
 import { closeDatabase, openDatabase } from '../../src/infra/db.js';
 import { migrateLatest, migrateRollbackAll } from '../../src/infra/migrate.js';
+import { knexStore } from '../../src/infra/store/knex-store.js';
 
 // Runs the migrations up → down → up on a database of its own (a separate PGlite instance, or a
-// separate schema of the test PostgreSQL), so the shared test database is not disturbed.
+// separate schema of the test PostgreSQL), so the shared test database is not disturbed, and looks
+// at the schema the database reports: tables and columns, keys, constraints and indexes.
 
-const TABLES = [
-  'workspaces', 'teams', 'members', 'member_tokens', 'agents', 'api_keys', 'http_endpoints', 'mcp_tools', 'webhooks',
-  'documents', 'document_records', 'document_exposures', 'secrets', 'models', 'activity_log', 'messages',
-  'conversations', 'chat_turns', 'credit_usage', 'run_slots', 'webhook_deliveries',
+/** Every table of the data model with its columns, in order. */
+const COLUMNS: Record<string, string> = {
+  activity_log: 'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at',
+  agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
+  api_keys: 'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at',
+  chat_turns: 'id conversation_id role content run_id created_at',
+  conversations: 'id agent_id created_at updated_at',
+  credit_usage: 'agent_id workspace_id team_id day credits runs',
+  document_exposures: 'id agent_id document_id can_read can_write created_at',
+  document_records: 'id document_id seq data created_at updated_at',
+  documents: 'id workspace_id agent_id name description kind content fields created_at updated_at',
+  http_endpoints: 'id agent_id path path_shape methods handler_kind handler_body model_override description created_at updated_at',
+  mcp_tools: 'id agent_id name description handler_kind handler_body model_override input_schema created_at updated_at',
+  member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at',
+  members: 'id workspace_id email name role created_at',
+  messages: 'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at',
+  models: 'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at',
+  run_slots: 'id agent_id instance_id reserved_credits expires_at created_at',
+  secrets: 'id workspace_id name kind ciphertext created_at updated_at',
+  teams: 'id workspace_id name daily_credit_limit created_at',
+  webhook_deliveries: 'id agent_id webhook_id sender_delivery_id method headers raw_body status attempts last_error next_attempt_at created_at completed_at',
+  webhooks: 'id agent_id integration handler_kind handler_body model_override signature_scheme signature_secret_name created_at updated_at',
+  workspaces: 'id name settings daily_credit_limit created_at updated_at',
+};
+
+/** Unique constraints by name: the error translation (pg-errors.ts) names several of them. */
+const UNIQUE = [
+  'api_keys_key_hash_unique UNIQUE (key_hash)',
+  'document_exposures_agent_id_document_id_unique UNIQUE (agent_id, document_id)',
+  'http_endpoints_agent_id_path_shape_unique UNIQUE (agent_id, path_shape)',
+  'mcp_tools_agent_id_name_unique UNIQUE (agent_id, name)',
+  'member_tokens_token_hash_unique UNIQUE (token_hash)',
+  'members_workspace_id_email_unique UNIQUE (workspace_id, email)',
+  'models_workspace_id_name_unique UNIQUE (workspace_id, name)',
+  'secrets_workspace_id_name_unique UNIQUE (workspace_id, name)',
+  'teams_workspace_id_name_unique UNIQUE (workspace_id, name)',
+  'webhook_deliveries_webhook_id_sender_delivery_id_unique UNIQUE (webhook_id, sender_delivery_id)',
+  'webhooks_agent_id_integration_unique UNIQUE (agent_id, integration)',
 ];
 
-async function tables(db: Knex): Promise<string[]> {
-  const r = await db.raw(`select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`);
-  return (r.rows as { table_name: string }[]).map((x) => x.table_name).filter((t) => !t.startsWith('knex_'));
+const CHECKS = ['agents_visibility_check', 'api_keys_kind_check', 'documents_kind_check', 'members_role_check', 'messages_channel_check', 'messages_direction_check'];
+
+const FOREIGN_KEYS = [
+  'activity_log FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'activity_log FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'agents FOREIGN KEY (team_id) REFERENCES teams(id) ON DELETE SET NULL',
+  'agents FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'api_keys FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'api_keys FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'chat_turns FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE',
+  'conversations FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'credit_usage FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'credit_usage FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'document_exposures FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'document_exposures FOREIGN KEY (document_id) REFERENCES documents(id) ON DELETE CASCADE',
+  'document_records FOREIGN KEY (document_id) REFERENCES documents(id) ON DELETE CASCADE',
+  'documents FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'documents FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'http_endpoints FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'mcp_tools FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'member_tokens FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
+  'members FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'messages FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'messages FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'models FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'run_slots FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'secrets FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'teams FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'webhook_deliveries FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'webhook_deliveries FOREIGN KEY (webhook_id) REFERENCES webhooks(id) ON DELETE CASCADE',
+  'webhooks FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+];
+
+/** Indexes besides those of primary keys and unique constraints (the list queries and filters use them). */
+const INDEXES = [
+  'CREATE INDEX activity_log_agent_id_created_at_id_index ON activity_log USING btree (agent_id, created_at, id)',
+  'CREATE INDEX activity_log_agent_id_kind_created_at_id_index ON activity_log USING btree (agent_id, kind, created_at, id)',
+  'CREATE INDEX activity_log_agent_id_surface_created_at_id_index ON activity_log USING btree (agent_id, surface, created_at, id)',
+  'CREATE INDEX activity_log_agent_id_surface_kind_created_at_id_index ON activity_log USING btree (agent_id, surface, kind, created_at, id)',
+  'CREATE INDEX activity_log_created_at_index ON activity_log USING btree (created_at)',
+  'CREATE INDEX agents_team_id_index ON agents USING btree (team_id)',
+  'CREATE INDEX agents_workspace_id_created_at_index ON agents USING btree (workspace_id, created_at)',
+  'CREATE INDEX api_keys_agent_id_index ON api_keys USING btree (agent_id)',
+  'CREATE INDEX api_keys_workspace_id_kind_index ON api_keys USING btree (workspace_id, kind)',
+  'CREATE INDEX chat_turns_conversation_id_created_at_index ON chat_turns USING btree (conversation_id, created_at)',
+  'CREATE INDEX conversations_agent_id_updated_at_index ON conversations USING btree (agent_id, updated_at)',
+  'CREATE INDEX credit_usage_team_id_day_index ON credit_usage USING btree (team_id, day)',
+  'CREATE INDEX credit_usage_workspace_id_day_index ON credit_usage USING btree (workspace_id, day)',
+  'CREATE INDEX document_records_data_gin ON document_records USING gin (data jsonb_path_ops)',
+  'CREATE INDEX document_records_document_id_seq_index ON document_records USING btree (document_id, seq)',
+  'CREATE INDEX documents_agent_id_index ON documents USING btree (agent_id)',
+  'CREATE INDEX messages_agent_id_channel_sent_at_id_index ON messages USING btree (agent_id, channel, sent_at, id)',
+  'CREATE INDEX messages_agent_id_direction_channel_sent_at_id_index ON messages USING btree (agent_id, direction, channel, sent_at, id)',
+  'CREATE INDEX messages_agent_id_direction_sent_at_id_index ON messages USING btree (agent_id, direction, sent_at, id)',
+  'CREATE INDEX messages_agent_id_sent_at_id_index ON messages USING btree (agent_id, sent_at, id)',
+  'CREATE UNIQUE INDEX models_one_default ON models USING btree (workspace_id) WHERE is_default',
+  'CREATE INDEX run_slots_agent_id_expires_at_index ON run_slots USING btree (agent_id, expires_at)',
+  'CREATE INDEX webhook_deliveries_status_next_attempt_at_index ON webhook_deliveries USING btree (status, next_attempt_at)',
+];
+
+interface Schema {
+  /** `table: col col …` per table. */
+  columns: Record<string, string>;
+  /** Every column with its type, nullability and default. */
+  columnDefs: string[];
+  /** `table name kind definition` for every constraint except NOT NULL (covered by columnDefs). */
+  constraints: string[];
+  /** Index definitions, without the schema name. */
+  indexes: string[];
+  /** Every relation (table, index, sequence, view) with its kind. */
+  relations: string[];
+}
+
+/** The schema of the current search path as the database describes it; knex's own tables left out. */
+async function schemaOf(db: Knex): Promise<Schema> {
+  const rows = async (sql: string) => (await db.raw(sql)).rows as Record<string, string>[];
+  const notKnex = (col: string) => `${col} not like 'knex\\_%'`;
+  const cols = await rows(
+    `select table_name as t, column_name as c, data_type || case when is_nullable = 'NO' then ' not null' else '' end || coalesce(' default ' || column_default, '') as d
+     from information_schema.columns where table_schema = current_schema() and ${notKnex('table_name')} order by table_name, ordinal_position`,
+  );
+  const columns: Record<string, string> = {};
+  for (const r of cols) columns[r.t!] = columns[r.t!] ? `${columns[r.t!]} ${r.c}` : r.c!;
+  const constraints = await rows(
+    `select conrelid::regclass::text || ' ' || conname || ' ' || contype::text || ' ' || pg_get_constraintdef(oid) as d from pg_constraint
+     where connamespace = current_schema()::text::regnamespace and contype <> 'n' and ${notKnex('conrelid::regclass::text')} order by 1`,
+  );
+  const indexes = await rows(
+    `select replace(indexdef, ' ON ' || current_schema() || '.', ' ON ') as d from pg_indexes
+     where schemaname = current_schema() and ${notKnex('tablename')} order by indexname`,
+  );
+  const relations = await rows(`select relname::text || ' ' || relkind::text as d from pg_class where relnamespace = current_schema()::text::regnamespace and ${notKnex('relname')} order by 1`);
+  // Sorted here: the database's collation orders `_` differently on PostgreSQL and PGlite.
+  return {
+    columns,
+    columnDefs: cols.map((r) => `${r.t}.${r.c} ${r.d}`).sort(),
+    constraints: constraints.map((r) => r.d!).sort(),
+    indexes: indexes.map((r) => r.d!).sort(),
+    relations: relations.map((r) => r.d!).sort(),
+  };
 }
 
 describe('migrations', function () {
   this.timeout(60_000);
   let db: Knex;
   const schema = 'migration_check';
+  let afterUp: Schema;
 
   before(async () => {
     const url = process.env.TEST_DATABASE_URL || undefined;
@@ -37,27 +176,86 @@ describe('migrations', function () {
     await closeDatabase(db);
   });
 
-  it('create every table of the data model, roll back to nothing, and apply again', async () => {
+  it('up: every table of the data model with its columns, keys, constraints and indexes', async () => {
     await migrateLatest(db);
-    expect(await tables(db)).to.have.members(TABLES);
+    afterUp = await schemaOf(db);
+    expect(afterUp.columns).to.deep.equal(COLUMNS);
+    const kind = (k: string) => afterUp.constraints.filter((c) => c.split(' ')[2] === k);
+    const byName = (k: string) => kind(k).map((c) => c.split(' ').slice(1).filter((_, i) => i !== 1).join(' '));
+    expect(byName('u').sort()).to.deep.equal([...UNIQUE].sort());
+    expect(kind('c').map((c) => c.split(' ')[1]).sort()).to.deep.equal([...CHECKS].sort());
+    expect(kind('f').map((c) => c.split(' ').filter((_, i) => i !== 1 && i !== 2).join(' ')).sort()).to.deep.equal([...FOREIGN_KEYS].sort());
+    // A primary key on every table: `id`, except credit usage (one row per agent and day).
+    expect(kind('p').map((c) => `${c.split(' ')[0]} ${c.split(' ').slice(3).join(' ')}`).sort()).to.deep.equal(
+      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${t === 'credit_usage' ? 'agent_id, day' : 'id'})`).sort(),
+    );
+    expect(kind('x')).to.deep.equal([]);
+    const secondary = afterUp.indexes.filter((d) => !/_pkey ON /.test(d) && !UNIQUE.some((u) => d.includes(` ${u.split(' ')[0]} ON `)));
+    expect(secondary).to.deep.equal([...INDEXES].sort());
+    expect(afterUp.relations.filter((r) => r.endsWith(' S'))).to.deep.equal(['document_records_seq_seq S']);
+    expect(afterUp.columnDefs).to.include('document_records.seq bigint not null default nextval(\'document_records_seq_seq\'::regclass)');
+  });
 
+  it('down: nothing the migrations created is left', async () => {
     await migrateRollbackAll(db);
-    expect(await tables(db)).to.deep.equal([]);
-
-    await migrateLatest(db);
-    expect(await tables(db)).to.have.members(TABLES);
+    expect(await schemaOf(db)).to.deep.equal({ columns: {}, columnDefs: [], constraints: [], indexes: [], relations: [] });
   });
 
-  it('index database records with GIN for containment filters', async () => {
-    const r = await db.raw(`select indexdef from pg_indexes where schemaname = current_schema() and tablename = 'document_records'`);
-    const defs = (r.rows as { indexdef: string }[]).map((x) => x.indexdef).join('\n');
-    expect(defs).to.match(/USING gin \(data jsonb_path_ops\)/);
+  it('up again: the same schema, and the repositories store and find data in it', async () => {
+    await migrateLatest(db);
+    expect(await schemaOf(db)).to.deep.equal(afterUp);
+
+    const { repos } = knexStore(db);
+    const now = new Date('2026-01-02T03:04:05Z');
+    const ws = await repos.workspaces.insert({ id: newId('ws'), name: 'Migrated', settings: DEFAULT_SETTINGS, dailyCreditLimit: 5, createdAt: now, updatedAt: now });
+    expect(await repos.workspaces.get(ws.id)).to.deep.equal({ id: ws.id, name: 'Migrated', settings: DEFAULT_SETTINGS, dailyCreditLimit: 5, createdAt: now, updatedAt: now });
+    const agent = await repos.agents.insert({
+      id: newId('agt'),
+      workspaceId: ws.id,
+      teamId: null,
+      createdBy: null,
+      name: 'Agent',
+      description: '',
+      instructions: '',
+      defaultModel: null,
+      visibility: 'WORKSPACE',
+      allowWorkspaceKeys: false,
+      surfaces: defaultSurfaces(),
+      cors: DEFAULT_CORS,
+      capabilities: DEFAULT_CAPABILITIES,
+      guardrails: DEFAULT_GUARDRAILS,
+      dailyCreditLimit: null,
+      maxConcurrentRequests: 2,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const doc = await repos.documents.insert({ id: newId('doc'), workspaceId: ws.id, agentId: agent.id, name: 'tasks', description: '', kind: 'DATABASE', content: '', fields: [], createdAt: now, updatedAt: now });
+    await repos.records.insertMany(doc.id, [{ id: 'rec_1', data: { title: 'a', done: false } }, { id: 'rec_2', data: { title: 'b', done: true } }], now);
+    expect(await repos.records.query(doc.id, { done: true }, 10, 0)).to.deep.equal({ records: [{ id: 'rec_2', title: 'b', done: true }], totalCount: 1 });
+
+    // The constraint the error translation names is back: a second model of the same name is a Conflict.
+    const model: ModelConfig = { id: newId('mdl'), workspaceId: ws.id, name: 'main', provider: 'openai', model: 'gpt-4o-mini', baseUrl: null, apiKeySecret: null, inputPricePerMillion: 1, outputPricePerMillion: 2, isDefault: false, createdAt: now, updatedAt: now };
+    await repos.models.insert(model);
+    const duplicate = await repos.models.insert({ ...model, id: newId('mdl') }).then(() => null, (err: unknown) => err);
+    expect(duplicate).to.be.instanceOf(Conflict);
+    expect((duplicate as Conflict).message).to.equal('A model with that name already exists');
+
+    await repos.slots.insert({ id: newId('slot'), agentId: agent.id, instanceId: 'migrated', expiresAt: new Date(now.getTime() + 1_000) });
+    expect(await repos.slots.countActive(agent.id, now)).to.equal(1);
+    await repos.usage.charge({ agentId: agent.id, workspaceId: ws.id, teamId: null, day: '2026-01-02', credits: 1.5 });
+    expect(await repos.usage.agentDay(agent.id, '2026-01-02')).to.equal(1.5);
   });
 
-  it('are idempotent: a second latest changes nothing', async () => {
-    const before = await db('knex_migrations').count<{ count: number }[]>('* as count');
+  it('a second latest changes nothing: same schema, data kept; deleting the workspace cascades', async () => {
     await migrateLatest(db);
-    const after = await db('knex_migrations').count<{ count: number }[]>('* as count');
-    expect(Number(after[0]!.count)).to.equal(Number(before[0]!.count));
+    expect(await schemaOf(db)).to.deep.equal(afterUp);
+    const [ws] = await db('workspaces').select('id');
+    const [doc] = await db('documents').select('id');
+    const { repos } = knexStore(db);
+    expect((await repos.records.query(doc.id, {}, 10, 0)).totalCount).to.equal(2);
+    expect(await repos.workspaces.delete(ws.id)).to.equal(true);
+    for (const table of ['agents', 'documents', 'document_records', 'models', 'run_slots', 'credit_usage']) {
+      expect(Number((await db(table).count<{ n: number }[]>('* as n'))[0]!.n), table).to.equal(0);
+    }
   });
 });

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { ActivityLog, MAX_LOGGED_BODY } from '../../src/domain/activity/activity-log.js';
+import { ActivityLog, MAX_LOGGED_BODY, type ActivitySink } from '../../src/domain/activity/activity-log.js';
+import type { Clock } from '../../src/domain/clock.js';
+import type { ActivityEntry } from '../../src/domain/model.js';
+import { bufferedActivitySink } from '../../src/infra/activity/buffered-sink.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { httpInput, loadAgent, scriptEntry } from '../helpers/runtime.js';
@@ -11,6 +14,19 @@ async function dumpAll(): Promise<string> {
   const parts: string[] = [];
   for (const { table_name } of r.rows as { table_name: string }[]) parts.push(JSON.stringify(await db(table_name).select('*')));
   return parts.join('\n');
+}
+
+/** A clock that moves one millisecond forward on every reading: entries get distinct, ordered times. */
+function steppingClock(start: Date): Clock {
+  let t = start.getTime();
+  return { now: () => new Date(t++) };
+}
+
+/** A sink storing each entry (with `edit` applied) straight through the repository; flush waits for them. */
+function directSink(edit: (e: ActivityEntry) => ActivityEntry): ActivitySink {
+  const pending: Promise<void>[] = [];
+  const { activity } = h().service.services.store.repos;
+  return { write: (e) => void pending.push(activity.insert(edit(e))), flush: async () => void (await Promise.all(pending)) };
 }
 
 describe('activity log', function () {
@@ -63,11 +79,10 @@ describe('activity log', function () {
   it('pages newest first with a cursor and filters by surface', async () => {
     const id = await createAgent(ws.adminToken);
     const agent = await loadAgent(id);
-    const log = h().service.services.activityLog;
-    for (let i = 0; i < 5; i++) {
-      log.record(agent, { surface: i % 2 ? 'MCP' : 'HTTP_API', status: 200 + i });
-      await new Promise((r) => setTimeout(r, 3));
-    }
+    // The service's sink, with a clock that gives every entry a later time than the one before.
+    const { store } = h().service.services;
+    const log = new ActivityLog(store, bufferedActivitySink(store, createLogger('silent')), steppingClock(new Date()));
+    for (let i = 0; i < 5; i++) log.record(agent, { surface: i % 2 ? 'MCP' : 'HTTP_API', status: 200 + i });
     await log.flush();
     const q = `query($id: ID!, $after: String, $s: Surface) { agent(id: $id) { activity(first: 2, after: $after, surface: $s) { nodes { status } endCursor hasNextPage } } }`;
     const p1 = (await gqlOk(ws.adminToken, q, { id })).agent.activity;
@@ -85,11 +100,11 @@ describe('activity log', function () {
     await gqlOk(fresh.adminToken, `mutation { updateWorkspaceSettings(input: {activityRetentionDays: 7}) { id } }`);
     const agent = await loadAgent(await createAgent(fresh.adminToken));
     const store = h().service.services.store;
-    const past = new ActivityLog(store, { write: (e) => void store.repos.activity.insert({ ...e, createdAt: new Date(Date.now() - 8 * 86_400_000) }), flush: async () => {} }, h().service.services.clock);
+    const past = new ActivityLog(store, directSink((e) => ({ ...e, createdAt: new Date(Date.now() - 8 * 86_400_000) })), h().service.services.clock);
     past.record(agent, { surface: 'HTTP_API', status: 1 });
     h().service.services.activityLog.record(agent, { surface: 'HTTP_API', status: 2 });
+    await past.flush();
     await h().service.services.activityLog.flush();
-    await new Promise((r) => setTimeout(r, 50));
     expect(await h().service.services.activityLog.prune()).to.be.at.least(1);
     const d = await gqlOk(fresh.adminToken, `query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { status } } } }`, { id: agent.id });
     expect(d.agent.activity.nodes).to.deep.equal([{ status: 2 }]);

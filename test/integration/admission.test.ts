@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import pg from 'pg';
 import { AdmissionService } from '../../src/domain/admission/admission.service.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { LimitExceeded } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
+import { startModelGate, type ModelGate } from '../helpers/model-gate.js';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
 import { ROOT } from '../helpers/process.js';
 import { configureFakeModel, loadAgent } from '../helpers/runtime.js';
@@ -16,6 +18,17 @@ class MovableClock implements Clock {
   }
   set(iso: string) {
     this.t = new Date(iso);
+  }
+}
+
+/** Polls `probe` until it returns a truthy value; the deadline only bounds a hang. */
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, deadlineMs = 60_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
 
@@ -120,6 +133,7 @@ describe('admission: credit limits and concurrency', function () {
 describe('admission across processes sharing one PostgreSQL', function () {
   this.timeout(120_000);
   let fake: FakeOpenAi;
+  let gate: ModelGate;
   let ws: TestWorkspace;
 
   before(async function () {
@@ -128,10 +142,15 @@ describe('admission across processes sharing one PostgreSQL', function () {
       this.skip();
     }
     fake = await startOpenAiServer();
+    gate = await startModelGate(fake);
     ws = await newWorkspace();
-    await configureFakeModel(ws.adminToken, fake);
+    await configureFakeModel(ws.adminToken, { url: gate.url } as FakeOpenAi);
   });
-  after(async () => fake?.close());
+  after(async () => {
+    gate?.open();
+    await gate?.close();
+    await fake?.close();
+  });
 
   function worker(env: Record<string, string>): { lines: Promise<any[]>; kill: () => void; firstLine: Promise<any> } {
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/admission-worker.ts'], {
@@ -158,21 +177,73 @@ describe('admission across processes sharing one PostgreSQL', function () {
     return { lines, firstLine, kill: () => child.kill('SIGKILL') };
   }
 
+  /** A PostgreSQL session of the test's own. */
+  async function session(): Promise<pg.Client> {
+    const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await c.connect();
+    return c;
+  }
+
+  /**
+   * Takes the lock every admission of the agent takes first (admission.service: one admission per
+   * agent at a time, on every instance), so admissions queue behind the test until `release()`.
+   */
+  async function holdAdmissionLock(agentId: string) {
+    const c = await session();
+    await c.query('begin');
+    await c.query('select pg_advisory_xact_lock(hashtext($1))', [`admission:${agentId}`]);
+    const { rows } = await c.query(
+      `select database, classid, objid, objsubid from pg_locks where locktype = 'advisory' and granted and pid = pg_backend_pid()`,
+    );
+    expect(rows).to.have.length(1);
+    const key = rows[0] as { database: number; classid: number; objid: number; objsubid: number };
+    /** Sessions holding (`granted`) or waiting for the lock. */
+    const count = async (granted: boolean) =>
+      Number(
+        (
+          await c.query(
+            `select count(*)::int as n from pg_locks where locktype = 'advisory' and database = $1 and classid = $2 and objid = $3 and objsubid = $4 and granted = $5 and pid <> pg_backend_pid()`,
+            [key.database, key.classid, key.objid, key.objsubid, granted],
+          )
+        ).rows[0].n,
+      );
+    return {
+      waiting: () => count(false),
+      release: () => c.query('commit'),
+      /** After release: no session holds or waits for the lock any more. */
+      idle: async () => (await count(true)) + (await count(false)) === 0,
+      close: () => c.end(),
+    };
+  }
+
   it('two instances under a burst of 5N slow calls never run more than N at once; the rest get 429 reasons', async () => {
     const N = 3;
     const id = await createAgent(ws.adminToken, { defaultModel: 'test-model' });
     await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: ${N}) { id } }`, { id });
     fake.reset();
-    for (let i = 0; i < 5 * N; i++) fake.enqueue({ text: 'slow answer', delayMs: 1500 });
-    const goAt = Date.now() + 6000;
-    const common = { TEST_DATABASE_URL: process.env.TEST_DATABASE_URL!, AGENT_ID: id, GO_AT: String(goAt) };
+    for (let i = 0; i < 5 * N; i++) fake.enqueue({ text: 'slow answer' });
+    // All 15 admissions queue behind the test's lock; once it is released they are decided one
+    // after the other while the admitted model calls wait at the gate, which opens only when every
+    // admission is decided. So exactly N are admitted, however the two processes are scheduled.
+    const lock = await holdAdmissionLock(id);
+    gate.shut();
+    const common = { TEST_DATABASE_URL: process.env.TEST_DATABASE_URL!, AGENT_ID: id };
     const [a, b] = [worker({ ...common, CALLS: '8' }), worker({ ...common, CALLS: '7' })];
+    try {
+      await until('15 admissions waiting for the lock', async () => (await lock.waiting()) === 15);
+      await lock.release();
+      await until('every admission decided', () => lock.idle());
+      expect(gate.held()).to.equal(N);
+    } finally {
+      gate.open();
+      await lock.close();
+    }
     const results = [...(await a.lines), ...(await b.lines)];
     expect(results).to.have.length(15);
     const ok = results.filter((r) => r.ok);
     const refused = results.filter((r) => !r.ok);
     expect(results.filter((r) => r.crash)).to.deep.equal([]);
-    expect(ok.length).to.be.within(1, N);
+    expect(ok.length).to.equal(N);
     expect(ok.every((r) => r.error === null)).to.equal(true);
     expect(refused.length).to.equal(15 - ok.length);
     for (const r of refused) expect(r).to.deep.equal({ ok: false, reason: 'concurrency_limit', retryAfter: 1 });
@@ -183,31 +254,49 @@ describe('admission across processes sharing one PostgreSQL', function () {
     for (const [start] of spans) maxOverlap = Math.max(maxOverlap, spans.filter(([s, e]) => s <= start && start < e).length);
     expect(spans.length).to.equal(ok.length);
     expect(maxOverlap).to.be.at.most(N);
+    expect(gate.maxInFlight()).to.equal(N);
   });
 
   it("a killed instance's slot is free again once its lease expires", async () => {
     const id = await createAgent(ws.adminToken);
     await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }`, { id });
-    const holder = worker({ TEST_DATABASE_URL: process.env.TEST_DATABASE_URL!, AGENT_ID: id, MODE: 'hold', LEASE_MS: '2000' });
+    const appName = `admission-holder-${id}`;
+    const holder = worker({ TEST_DATABASE_URL: process.env.TEST_DATABASE_URL!, AGENT_ID: id, MODE: 'hold', LEASE_MS: '1500', PGAPPNAME: appName });
     expect(await holder.firstLine).to.deep.equal({ admitted: true });
-    const admission = h().service.services.admission;
     const agent = await loadAgent(id);
-    // The holder renews its lease while alive: still refused well after the first lease would have run out.
-    await new Promise((r) => setTimeout(r, 2500));
+    /** The expiry of the agent's one slot, as the database holds it. */
+    const expiry = async () => {
+      const rows = await h().db('run_slots').where({ agent_id: id }).select('instance_id', 'expires_at');
+      expect(rows.map((r: { instance_id: string }) => r.instance_id)).to.have.length(1);
+      return new Date(rows[0].expires_at).getTime();
+    };
+    // Lease expiry is judged by the admitting instance's clock: this one is moved by the test.
+    const clock = new MovableClock(new Date());
+    const admission = new AdmissionService(h().service.services.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
+
+    // The holder renews its lease while alive: the expiry moves on, and the slot still counts after
+    // the first lease ran out.
+    const first = await expiry();
+    await until('the holder renewed its lease', async () => (await expiry()) > first);
+    clock.t = new Date(first + 1);
     expect((await refusal(admission.admit(agent))).reason).to.equal('concurrency_limit');
-    holder.kill();
-    await holder.lines;
-    const killedAt = Date.now();
-    let admittedAfter = -1;
-    while (Date.now() - killedAt < 10_000) {
-      const r = await admission.admit(agent).then((s) => s, () => null);
-      if (r) {
-        admittedAfter = Date.now() - killedAt;
-        await r.release();
-        break;
-      }
-      await new Promise((res) => setTimeout(res, 100));
+
+    // Once the killed holder's sessions are gone, no renewal of it can still reach the table.
+    const c = await session();
+    try {
+      const sessions = async () => (await c.query('select count(*)::int as n from pg_stat_activity where application_name = $1', [appName])).rows[0].n as number;
+      expect(await sessions()).to.be.at.least(1);
+      holder.kill();
+      await holder.lines;
+      await until('the killed holder’s sessions ended', async () => (await sessions()) === 0);
+    } finally {
+      await c.end();
     }
-    expect(admittedAfter).to.be.within(0, 2600);
+    // Killing the holder released nothing: its slot counts until the lease's end, and no longer.
+    const last = await expiry();
+    clock.t = new Date(last - 1);
+    expect((await refusal(admission.admit(agent))).reason).to.equal('concurrency_limit');
+    clock.t = new Date(last);
+    await (await admission.admit(agent)).release();
   });
 });

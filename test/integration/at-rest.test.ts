@@ -71,12 +71,27 @@ describe('At rest: keys, tokens and secrets', () => {
     for (const t of [ws.adminToken, member.token]) await gqlOk(t, '{ viewer { id } }');
   });
 
-  it('created what it meant to: 11 keys and tokens, all distinct', () => {
-    expect(keys).to.have.length(11);
+  it('stored what it meant to: one row per key and token handed out (11, all distinct), each under its digest', async () => {
     expect(new Set(keys).size).to.equal(11);
-    expect(keys.filter((k) => k.startsWith('ak_'))).to.have.length(4);
-    expect(keys.filter((k) => k.startsWith('wk_'))).to.have.length(3);
-    expect(keys.filter((k) => k.startsWith('mt_'))).to.have.length(4);
+    // What the rows must hold for each plaintext handed out: its digest and display parts only.
+    const expected = (prefix: string) =>
+      keys
+        .filter((k) => k.startsWith(prefix))
+        .map((k) => ({ hash: sha256(k), prefix: k.slice(0, 6), last4: k.slice(-4) }))
+        .sort((a, b) => a.hash.localeCompare(b.hash));
+    const sorted = <T extends { hash: string }>(rows: T[]) => rows.sort((a, b) => a.hash.localeCompare(b.hash));
+    const db = h().db;
+    const apiKeys = await db('api_keys').where({ workspace_id: workspaceId }).select('kind', 'key_hash as hash', 'prefix', 'last4', 'name', 'revoked_at');
+    const stored = (kind: string) => sorted(apiKeys.filter((r: any) => r.kind === kind).map((r: any) => ({ hash: r.hash, prefix: r.prefix, last4: r.last4 })));
+    expect(stored('AGENT')).to.deep.equal(expected('ak_')).and.have.length(4);
+    expect(stored('WORKSPACE')).to.deep.equal(expected('wk_')).and.have.length(3);
+    expect(apiKeys).to.have.length(7);
+    expect(apiKeys.filter((r: any) => r.revoked_at !== null).map((r: any) => r.name)).to.deep.equal(['old']);
+    const tokens = await db('member_tokens')
+      .join('members', 'members.id', 'member_tokens.member_id')
+      .where('members.workspace_id', workspaceId)
+      .select('member_tokens.token_hash as hash', 'member_tokens.prefix', 'member_tokens.last4');
+    expect(sorted(tokens)).to.deep.equal(expected('mt_')).and.have.length(4);
   });
 
   it('no table holds a plaintext key, token or secret value — but the keys’ SHA-256 digests are there', async () => {

@@ -37,6 +37,12 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
 
   it('never returns a stack trace, and reports malformed JSON as 400', async () => {
     const r = await gql(ws.adminToken, `mutation { updateAgent(id: "agt_x", input: {name: "y"}) { id } }`);
+    // The whole answer: the domain error's message and code, and nothing else (no stacktrace extension).
+    expect(r).to.deep.equal({
+      status: 200,
+      data: null,
+      errors: [{ message: "Agent 'agt_x' not found", locations: [{ line: 1, column: 12 }], path: ['updateAgent'], extensions: { code: 'NOT_FOUND' } }],
+    });
     expect(JSON.stringify(r.errors)).to.not.match(/stacktrace|at .*\.ts:/);
     const res = await fetch(`${h().url}/graphql`, {
       method: 'POST',
