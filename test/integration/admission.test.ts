@@ -130,6 +130,114 @@ describe('admission: credit limits and concurrency', function () {
   });
 });
 
+describe('admission: the exact limits', function () {
+  this.timeout(60_000);
+  const clock = new MovableClock(new Date('2026-06-01T12:00:00Z'));
+  const admission = (leaseMs = 30_000) => new AdmissionService(h().service.services.store, clock, { instanceId: 'test', leaseMs, concurrencyRetryAfterSeconds: 7 });
+  const slotCount = async (agentId: string) => h().service.services.store.repos.slots.countActive(agentId, clock.now());
+
+  it('a daily limit is used up when usage reaches it exactly, with a message naming the limit', async () => {
+    clock.set('2026-06-01T12:00:00Z');
+    const ws = await newWorkspace();
+    const id = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 1) { id } }`, { id });
+    const agent = await loadAgent(id);
+    const a = admission();
+    await a.charge(agent, 0.5);
+    await (await a.admit(agent)).release();
+    await a.charge(agent, 0.5);
+    const err = await refusal(a.admit(agent));
+    expect(err.reason).to.equal('daily_credit_limit');
+    expect(err.message).to.equal('This agent used its daily credit limit of 1; it resets at 00:00 UTC');
+    expect(err.retryAfterSeconds).to.equal(12 * 3600);
+  });
+
+  it('team and workspace limits that are set but not reached admit runs; reached exactly, they refuse with their own reason', async () => {
+    clock.set('2026-06-02T18:00:00Z');
+    const ws = await newWorkspace();
+    const team = (await gqlOk(ws.adminToken, `mutation { createTeam(name: "Ops", dailyCreditLimit: 1) { id } }`)).createTeam.id;
+    await gqlOk(ws.adminToken, `mutation { setWorkspaceLimits(dailyCreditLimit: 3) { id } }`);
+    const member = await loadAgent(await createAgent(ws.adminToken, { teamId: team }));
+    const solo = await loadAgent(await createAgent(ws.adminToken));
+    const a = admission();
+    await a.charge(member, 0.25);
+    await (await a.admit(member)).release();
+    await (await a.admit(solo)).release();
+    await a.charge(member, 0.75); // the team's 1 is reached exactly
+    const teamErr = await refusal(a.admit(member));
+    expect(teamErr.reason).to.equal('team_credit_limit');
+    expect(teamErr.message).to.equal("The team's daily credit limit of 1 is used up; it resets at 00:00 UTC");
+    expect(teamErr.retryAfterSeconds).to.equal(6 * 3600);
+    await (await a.admit(solo)).release(); // 1 of the workspace's 3
+    await a.charge(solo, 2); // the workspace's 3 is reached exactly
+    const wsErr = await refusal(a.admit(solo));
+    expect(wsErr.reason).to.equal('workspace_credit_limit');
+    expect(wsErr.message).to.equal("The workspace's daily credit limit of 3 is used up; it resets at 00:00 UTC");
+  });
+
+  it('a concurrency refusal names the limit and carries the configured Retry-After', async () => {
+    clock.set('2026-06-03T08:00:00Z');
+    const ws = await newWorkspace();
+    const id = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }`, { id });
+    const agent = await loadAgent(id);
+    const a = admission();
+    const held = await a.admit(agent);
+    expect(held.slotId).to.match(/^slot_/);
+    const err = await refusal(a.admit(agent));
+    expect(err.message).to.equal('This agent is already handling 1 requests, its limit; retry shortly');
+    expect(err.retryAfterSeconds).to.equal(7);
+    await held.release();
+  });
+
+  it('an agent without a concurrency limit takes no slot', async () => {
+    const ws = await newWorkspace();
+    const agent = await loadAgent(await createAgent(ws.adminToken));
+    const s = await admission().admit(agent);
+    expect(s.slotId).to.equal(null);
+    expect(await slotCount(agent.id)).to.equal(0);
+    await s.release();
+  });
+
+  it('a slot lease lasts leaseMs from admission; releasing frees it once, and a second release frees no other slot', async () => {
+    clock.set('2026-06-04T08:00:00Z');
+    const ws = await newWorkspace();
+    const id = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 2) { id } }`, { id });
+    const agent = await loadAgent(id);
+    const a = admission(60_000);
+    const first = await a.admit(agent);
+    const stored = await h().db('run_slots').where({ id: first.slotId }).first();
+    expect(new Date(stored.expires_at).toISOString()).to.equal('2026-06-04T08:01:00.000Z');
+    expect(stored.instance_id).to.equal('test');
+    const second = await a.admit(agent);
+    expect(await slotCount(id)).to.equal(2);
+    await first.release();
+    await first.release();
+    expect(await slotCount(id)).to.equal(1);
+    await second.release();
+    expect(await slotCount(id)).to.equal(0);
+  });
+
+  it('a held slot is renewed while its run lasts: its expiry moves to leaseMs past the current time', async () => {
+    clock.set('2026-06-05T08:00:00Z');
+    const ws = await newWorkspace();
+    const id = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }`, { id });
+    const agent = await loadAgent(id);
+    const held = await admission(150).admit(agent); // renewed every 50 ms of real time
+    try {
+      clock.set('2026-06-05T09:00:00Z'); // an hour later by the service's clock: without renewal the lease is long gone
+      const expiry = async () => new Date((await h().db('run_slots').where({ id: held.slotId }).first()).expires_at).toISOString();
+      expect(await until('the lease to be renewed', async () => (await expiry()) === '2026-06-05T09:00:00.150Z')).to.equal(true);
+      expect(await slotCount(id)).to.equal(1);
+    } finally {
+      await held.release();
+    }
+    expect(await slotCount(id)).to.equal(0);
+  });
+});
+
 describe('admission across processes sharing one PostgreSQL', function () {
   this.timeout(120_000);
   let fake: FakeOpenAi;
