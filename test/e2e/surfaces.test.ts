@@ -324,6 +324,19 @@ describe('e2e: HTTP API and Document API', function () {
       expectError(await call('POST', httpPath(A, 'nope'), { json: {} }), 401);
     });
 
+    it('HEAD runs a GET endpoint and answers its status and headers without a body; on a path without GET it is 405', async () => {
+      const head = await call('HEAD', httpPath(A, 'items/9'), { key: keyA });
+      expect(head.status).to.equal(200);
+      expect(head.text).to.equal('');
+      expect(head.headers.get('content-type') ?? '').to.match(/^application\/json/);
+      const get = await call('GET', httpPath(A, 'items/9'), { key: keyA });
+      expect(get.status, get.text).to.equal(200);
+      expect(get.json.output.params).to.deep.equal({ id: '9' });
+      const onPostOnly = await call('HEAD', httpPath(A, 'echo'), { key: keyA });
+      expect(onPostOnly.status).to.equal(405);
+      expect(onPostOnly.headers.get('allow')).to.equal('POST');
+    });
+
     it('400 for malformed JSON, 415 for a non-JSON content type, 413 for a body over 1 MiB', async () => {
       expectError(await call('POST', httpPath(A, 'echo'), { key: keyA, raw: '{"a": ' }), 400);
       expectError(await call('POST', httpPath(A, 'echo'), { key: keyA, raw: '{"a": 1} trailing' }), 400);
