@@ -5,6 +5,7 @@ import path from 'node:path';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
 import { databaseEnv, graphqlClient } from '../helpers/process.js';
 import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { call as send, type Reply } from '../helpers/surface-calls.js';
 
 // The HTTP API and the Document API of a service built by the composition root `npm start` uses and
 // listening on a port of its own inside the test process (so coverage and mutation testing see the
@@ -16,13 +17,6 @@ const PLATFORM = 'https://app.example.test';
 const CUSTOM = 'https://custom.example.test';
 const EVIL = 'https://evil.example.test';
 const MIB = 1024 * 1024;
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-}
 
 type Surface = 'HTTP_API' | 'DOCUMENT_API';
 
@@ -43,32 +37,8 @@ describe('e2e: HTTP API and Document API', function () {
   const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
 
 
-  async function call(
-    method: string,
-    p: string,
-    opts: { key?: string; bearer?: string; headers?: Record<string, string>; json?: unknown; raw?: string | Buffer; type?: string } = {},
-  ): Promise<Reply> {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    if (opts.key !== undefined) headers['x-agent-access-key'] = opts.key;
-    if (opts.bearer !== undefined) headers.authorization = `Bearer ${opts.bearer}`;
-    let body: string | Buffer | undefined;
-    if (opts.json !== undefined) {
-      body = JSON.stringify(opts.json);
-      headers['content-type'] = opts.type ?? 'application/json';
-    } else if (opts.raw !== undefined) {
-      body = opts.raw;
-      headers['content-type'] = opts.type ?? 'application/json';
-    }
-    const res = await fetch(`${svc.url}${p}`, { method, headers, body });
-    const text = await res.text();
-    let json: any;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
-  }
+  /** A request to the service under test. */
+  const call = (method: string, p: string, opts: Omit<Parameters<typeof send>[2], 'baseUrl'> = {}) => send(method, p, { ...opts, baseUrl: svc.url });
 
   /** Asserts the status and the error shape every refusal has: JSON with a string `error`. */
   function expectError(r: Reply, status: number): void {

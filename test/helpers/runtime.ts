@@ -1,3 +1,4 @@
+import { DomainError } from '../../src/domain/errors.js';
 import type { Agent } from '../../src/domain/model.js';
 import type { Principal } from '../../src/domain/principal.js';
 import type { RunEntry, RunInput } from '../../src/domain/runtime/run.types.js';
@@ -33,4 +34,15 @@ export function scriptEntry(script: string): RunEntry {
 
 export function httpInput(body: unknown, extra: Partial<RunInput> = {}): RunInput {
   return { surface: 'HTTP_API', method: 'POST', path: 'test', params: {}, query: {}, headers: {}, body: body as RunInput['body'], ...extra };
+}
+
+/** Runs `fn` and returns the DomainError it throws; fails when it succeeds or throws anything else. */
+export async function refusal(fn: () => Promise<unknown>): Promise<DomainError> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof DomainError) return err;
+    throw err;
+  }
+  throw new Error('expected a refusal, but the call succeeded');
 }

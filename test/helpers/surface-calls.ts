@@ -15,14 +15,18 @@ export interface Reply {
 export async function call(
   method: string,
   path: string,
-  opts: { key?: string; json?: unknown; headers?: Record<string, string>; baseUrl?: string } = {},
+  opts: { key?: string; bearer?: string; json?: unknown; raw?: string | Buffer; type?: string; headers?: Record<string, string>; baseUrl?: string } = {},
 ): Promise<Reply> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key !== undefined) headers['x-agent-access-key'] = opts.key;
-  let body: string | undefined;
+  if (opts.bearer !== undefined) headers.authorization = `Bearer ${opts.bearer}`;
+  let body: string | Buffer | undefined;
   if (opts.json !== undefined) {
     body = JSON.stringify(opts.json);
-    headers['content-type'] = 'application/json';
+    headers['content-type'] = opts.type ?? 'application/json';
+  } else if (opts.raw !== undefined) {
+    body = opts.raw;
+    headers['content-type'] = opts.type ?? 'application/json';
   }
   const res = await fetch(`${opts.baseUrl ?? h().url}${path}`, { method, headers, body });
   const text = await res.text();

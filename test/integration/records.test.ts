@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { DomainError } from '../../src/domain/errors.js';
 import type { Principal } from '../../src/domain/principal.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
+import { refusal } from '../helpers/runtime.js';
 
 // The rules of database records, through the domain service every surface uses (the Document API,
 // the script host API and the Documents capability): field types, required fields, filters, paging,
@@ -18,17 +18,6 @@ const FIELDS = [
 
 /** A stored record without its id: the fields as written. */
 const fieldsOf = ({ id: _id, ...data }: { id: string } & Record<string, unknown>) => data;
-
-/** Runs `fn` and returns the DomainError it throws (failing when it does not throw one). */
-async function refusal(fn: () => Promise<unknown>): Promise<DomainError> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal, but the call succeeded');
-}
 
 describe('records of database documents (domain rules)', function () {
   this.timeout(60_000);

@@ -1,21 +1,10 @@
 import { expect } from 'chai';
-import { DomainError } from '../../src/domain/errors.js';
 import { SURFACES } from '../../src/domain/model.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
-import { loadAgent } from '../helpers/runtime.js';
+import { loadAgent, refusal } from '../helpers/runtime.js';
 
 // The first checks every key-authenticated surface makes, in the documented order (DESIGN §6):
 // unknown agent → 404, key → 401, surface off → 403, and who the caller then is.
-
-async function refusal(fn: () => Promise<unknown>): Promise<DomainError> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal, but the call succeeded');
-}
 
 const LABEL: Record<string, string> = {
   HTTP_API: 'HTTP API',
