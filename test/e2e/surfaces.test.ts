@@ -294,6 +294,19 @@ describe('e2e: HTTP API and Document API', function () {
       expectError(await call('POST', httpPath(A, 'nope'), { json: {} }), 401);
     });
 
+    it('a literal segment beats a parameter: items/latest goes to its own endpoint, items/7 to items/{id}', async () => {
+      await addEndpoint(A, { path: 'items/latest', methods: ['GET'], handler: { script: 'return "the literal endpoint";' } });
+      const literal = await call('GET', httpPath(A, 'items/latest'), { key: keyA });
+      expect(literal.status, literal.text).to.equal(200);
+      expect(literal.json.output).to.equal('the literal endpoint');
+      const param = await call('GET', httpPath(A, 'items/7'), { key: keyA });
+      expect(param.json.output.params).to.deep.equal({ id: '7' });
+      // POST exists only on items/{id}, so a POST to items/latest is that endpoint's, with id = latest.
+      const post = await call('POST', httpPath(A, 'items/latest'), { key: keyA, json: {} });
+      expect(post.status, post.text).to.equal(200);
+      expect(post.json.output.params).to.deep.equal({ id: 'latest' });
+    });
+
     it('HEAD runs a GET endpoint and answers its status and headers without a body; on a path without GET it is 405', async () => {
       const head = await call('HEAD', httpPath(A, 'items/9'), { key: keyA });
       expect(head.status).to.equal(200);

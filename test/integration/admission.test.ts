@@ -175,6 +175,16 @@ describe('admission: the exact limits', function () {
     expect(wsErr.message).to.equal("The workspace's daily credit limit of 3 is used up; it resets at 00:00 UTC");
   });
 
+  it('a team without a limit and a workspace without a limit refuse nothing', async () => {
+    clock.set('2026-06-02T10:00:00Z');
+    const ws = await newWorkspace();
+    const team = (await gqlOk(ws.adminToken, `mutation { createTeam(name: "Unlimited") { id } }`)).createTeam.id;
+    const agent = await loadAgent(await createAgent(ws.adminToken, { teamId: team }));
+    const a = admission();
+    await a.charge(agent, 500);
+    await (await a.admit(agent)).release();
+  });
+
   it('a concurrency refusal names the limit and carries the configured Retry-After', async () => {
     clock.set('2026-06-03T08:00:00Z');
     const ws = await newWorkspace();

@@ -106,6 +106,8 @@ describe('guardrails', () => {
     expect(r.push(' part')).to.equal('');
     expect(r.push(' b@example.org\nthird\n')).to.equal('second part [redacted]\nthird\n');
     expect(r.flush()).to.equal('');
+    expect(r.push('\nafter an empty line')).to.equal('\n');
+    expect(r.flush()).to.equal('after an empty line');
     expect(r.push('tail c@example.org')).to.equal('');
     expect(r.flush()).to.equal('tail [redacted]');
     expect(r.flush()).to.equal('');
