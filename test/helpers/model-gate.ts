@@ -1,5 +1,5 @@
 import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './local-server.js';
 import type { FakeOpenAi } from './openai-server.js';
 
 /**
@@ -43,8 +43,7 @@ export async function startModelGate(target: Pick<FakeOpenAi, 'url'>): Promise<M
     if (isOpen) forward();
     else waiting.push(forward);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}/v1`,
     shut: () => {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { listenOnLoopback } from './local-server.js';
 
 /** A tool call the fake model makes; `arguments` is sent JSON-encoded, as OpenAI does. */
 export interface FakeToolCall {
@@ -214,11 +214,7 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
 
   return {
     url: `http://127.0.0.1:${port}/v1`,
