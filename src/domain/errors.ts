@@ -9,7 +9,8 @@ export type DomainErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'METHOD_NOT_ALLOWED'
   | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'UNAVAILABLE';
+  | 'UNAVAILABLE'
+  | 'RUN_FAILED';
 
 /** Base of every error the domain raises on purpose; `message` is safe to show to clients. */
 export class DomainError extends Error {
@@ -98,5 +99,19 @@ export class MethodNotAllowed extends DomainError {
 export class UnsupportedMediaType extends DomainError {
   constructor(message = 'Unsupported content type: send application/json') {
     super('UNSUPPORTED_MEDIA_TYPE', message);
+  }
+}
+
+/**
+ * A handler ran and failed (script error or limit, model error, no model configured, per-run credit
+ * limit): a server-side failure of the run, whose message says what to fix.
+ */
+export class RunFailed extends DomainError {
+  constructor(
+    readonly runId: string,
+    readonly kind: string,
+    message: string,
+  ) {
+    super('RUN_FAILED', message, { runId, kind });
   }
 }

@@ -13,6 +13,7 @@ const CODES: Record<DomainError['code'], string> = {
   METHOD_NOT_ALLOWED: 'BAD_USER_INPUT',
   UNSUPPORTED_MEDIA_TYPE: 'BAD_USER_INPUT',
   UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  RUN_FAILED: 'RUN_FAILED',
 };
 
 export interface ErrorLogger {

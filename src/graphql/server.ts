@@ -3,16 +3,11 @@ import { koaMiddleware } from '@as-integrations/koa';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
 import { DomainError } from '../domain/errors.js';
+import { bearerToken } from '../domain/keys/credentials.js';
 import type { Services } from '../domain/services.js';
 import { createLoaders, type Context } from './context.js';
 import { formatError, type ErrorLogger } from './errors.js';
 import { MAX_COMPLEXITY, MAX_DEPTH, operationLimits } from './limits.js';
-
-/** Reads a bearer token from the Authorization header. */
-export function bearer(header: string | undefined): string | undefined {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return m?.[1];
-}
 
 /**
  * Starts Apollo Server over the type-graphql schema and returns the Koa middleware for
@@ -32,7 +27,7 @@ export async function createGraphqlMiddleware(schema: GraphQLSchema, services: S
   const middleware = koaMiddleware(apollo, {
     context: async ({ ctx }) => {
       try {
-        const principal = await services.keys.authenticateMember(bearer(ctx.get('authorization')));
+        const principal = await services.keys.authenticateMember(bearerToken(ctx.get('authorization')));
         return { principal, services, loaders: createLoaders(services) };
       } catch (err) {
         if (err instanceof DomainError && err.code === 'UNAUTHENTICATED') {

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { DomainError, MethodNotAllowed } from '../domain/errors.js';
+import { DomainError, MethodNotAllowed, RunFailed } from '../domain/errors.js';
 import type { Logger } from '../infra/logger.js';
 
 export const STATUS: Record<DomainError['code'], number> = {
@@ -13,11 +13,12 @@ export const STATUS: Record<DomainError['code'], number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   LIMIT_EXCEEDED: 429,
   UNAVAILABLE: 503,
+  RUN_FAILED: 500,
 };
 
 /**
  * The one HTTP error mapper: domain errors become their status with `{"error": message}` (+ `reason`
- * and Retry-After on 429, Retry-After on 503); client errors raised by Koa middleware (body parser:
+ * and Retry-After on 429, Retry-After on 503, X-Run-Id on a failed run's 500); client errors raised by Koa middleware (body parser:
  * 400/413/415) keep their status; everything else is a logged 500 with a generic message.
  */
 export function errorMapper(logger: Logger): Koa.Middleware {
@@ -37,6 +38,7 @@ export function errorMapper(logger: Logger): Koa.Middleware {
           ctx.set('RateLimit', `"${d.reason}";r=0;t=${d.retryAfterSeconds}`);
         }
         if (err instanceof MethodNotAllowed) ctx.set('Allow', err.allowed.join(', '));
+        if (err instanceof RunFailed) ctx.set('X-Run-Id', err.runId);
         if (err.code === 'UNAVAILABLE') ctx.set('Retry-After', String((err as { retryAfterSeconds?: number }).retryAfterSeconds ?? 5));
         ctx.body = body;
       } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
+import { isCredentialHeader } from '../keys/credentials.js';
 import type { ActivityEntry, ActivityKind, Agent, Surface } from '../model.js';
 import type { Store } from '../ports.js';
 
@@ -12,29 +13,13 @@ export interface ActivitySink {
 
 export const MAX_LOGGED_BODY = 64 * 1024;
 
-/** Headers whose values are credentials or signatures: logged as `[redacted]`. */
-const CREDENTIAL_HEADERS = new Set([
-  'authorization',
-  'proxy-authorization',
-  'x-agent-access-key',
-  'cookie',
-  'set-cookie',
-  'x-api-key',
-  'x-signature-256',
-  'x-hub-signature',
-  'x-hub-signature-256',
-  'stripe-signature',
-  'x-slack-signature',
-  'webhook-signature',
-]);
-
 /** Copies headers, replacing credential values by `[redacted]`. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) {
     if (v === undefined) continue;
     const name = k.toLowerCase();
-    out[name] = CREDENTIAL_HEADERS.has(name) ? '[redacted]' : Array.isArray(v) ? v.join(', ') : v;
+    out[name] = isCredentialHeader(name) ? '[redacted]' : Array.isArray(v) ? v.join(', ') : v;
   }
   return out;
 }

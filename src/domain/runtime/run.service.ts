@@ -58,14 +58,22 @@ export function creditsFor(model: ResolvedModel, usage: ModelUsage): number {
 }
 
 /**
- * The execution half of the run pipeline (DESIGN §5 steps 4, 6, 7): input guardrails → handler →
- * output guardrails. Every surface hands its resolved entry here; admission, charging and the
+ * The execution half of the run pipeline (DESIGN §5 steps 4, 6, 7): input guardrails (`check`,
+ * called before admission) → handler → output guardrails. Every surface hands its resolved entry here; admission, charging and the
  * activity log wrap this service.
  */
 export class RunService {
   constructor(private readonly deps: RunServiceDeps) {}
 
-  /** Runs an entry to completion. Throws GuardrailBlocked for refused input; handler failures are `result.error`. */
+  /**
+   * The checks that refuse a run without running it (input guardrails): the pipeline calls this
+   * before admission, so a refused input never takes a slot or a credit. Throws GuardrailBlocked.
+   */
+  check(agent: Agent, input: RunInput): void {
+    checkInput(agent.guardrails, userTurn(input));
+  }
+
+  /** Runs an entry to completion (after `check`); handler failures are `result.error`. */
   async run(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<RunResult> {
     for await (const ev of this.stream(principal, agent, entry, input, opts)) if (ev.type === 'done') return ev.result;
     throw new Error('run ended without a result');
@@ -76,7 +84,6 @@ export class RunService {
     const started = Date.now();
     const runId = newId('run');
     const turn = userTurn(input);
-    checkInput(agent.guardrails, turn);
     const base = { runId, usage: NO_USAGE, credits: 0, model: null, logs: [] as string[] };
     const finish = (r: Omit<RunResult, 'durationMs'>): RunEvent => ({ type: 'done', result: { ...r, durationMs: Date.now() - started } });
 

@@ -41,8 +41,28 @@ export interface RunResult {
 
 export type RunEvent = { type: 'delta'; text: string } | { type: 'done'; result: RunResult };
 
+/** What a run contributes to the activity log (DESIGN §5), reported by the pipeline. */
+export interface RunActivity {
+  /** Path, tool name or integration name. */
+  entry: string;
+  runId: string | null;
+  credits: number;
+  logs: string[];
+  output: Json;
+  /** The handler's failure or the refusal, as the caller saw it. */
+  error: string | null;
+  durationMs: number;
+}
+
+/** A surface's activity entry for the request a run serves; the pipeline fills `run`. */
+export interface RequestActivity {
+  run?: RunActivity;
+}
+
 export interface RunOptions {
   signal?: AbortSignal;
+  /** The request's activity entry; without one the pipeline logs the run as an entry of its own. */
+  activity?: RequestActivity;
   /** Prior conversation turns for chat (oldest first). */
   history?: { role: 'user' | 'assistant'; content: string }[];
 }

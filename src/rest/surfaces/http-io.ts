@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { Invalid, PayloadTooLarge, UnsupportedMediaType } from '../../domain/errors.js';
+import { isCredentialHeader } from '../../domain/keys/credentials.js';
 import type { Json } from '../../domain/runtime/ports.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -17,21 +18,11 @@ export function printableParam(id: string): string {
   return id.replace(/\u0000/g, '\uFFFD');
 }
 
-/** The API key from `X-Agent-Access-Key` or `Authorization: Bearer`. */
-export function presentedKey(ctx: Koa.Context): string | undefined {
-  const direct = ctx.get('x-agent-access-key').trim();
-  if (direct) return direct;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-  return m?.[1];
-}
-
-const CREDENTIALS = new Set(['authorization', 'proxy-authorization', 'x-agent-access-key', 'cookie']);
-
 /** Request headers for the run input: credential headers are left out entirely. */
 export function runHeaders(ctx: Koa.Context): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(ctx.headers)) {
-    if (v === undefined || CREDENTIALS.has(k)) continue;
+    if (v === undefined || isCredentialHeader(k)) continue;
     out[k] = Array.isArray(v) ? v.join(', ') : v;
   }
   return out;

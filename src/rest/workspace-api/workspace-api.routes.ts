@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { DomainError, Unauthenticated } from '../../domain/errors.js';
+import { bearerToken } from '../../domain/keys/credentials.js';
 import type { Principal } from '../../domain/principal.js';
 import type { Services } from '../../domain/services.js';
 import { workspaceApiDocument } from './workspace-api.openapi.js';
@@ -15,9 +16,9 @@ export interface WorkspaceApiOptions {
 
 /** The presented bearer value; anything else (no header, another scheme) is a missing key. */
 function bearerKey(ctx: Koa.Context): string {
-  const m = /^Bearer +(\S+) *$/i.exec(ctx.get('authorization'));
-  if (!m) throw new Unauthenticated('Send a workspace key (wk_) with the WORKSPACE_READ scope as "Authorization: Bearer wk_…"');
-  return m[1]!;
+  const token = bearerToken(ctx.get('authorization'));
+  if (!token) throw new Unauthenticated('Send a workspace key (wk_) with the WORKSPACE_READ scope as "Authorization: Bearer wk_…"');
+  return token;
 }
 
 /**

@@ -1,0 +1,93 @@
+import type Koa from 'koa';
+import { DomainError } from '../../domain/errors.js';
+import { presentedAgentKey } from '../../domain/keys/credentials.js';
+import type { Agent, Surface } from '../../domain/model.js';
+import type { RequestActivity } from '../../domain/runtime/run.types.js';
+import type { Services } from '../../domain/services.js';
+import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
+import { agentCors } from '../cors.js';
+import { statusOf } from '../errors.js';
+import { canNameEntity, printableParam } from './http-io.js';
+
+/** The request's activity entry: the route adds the entry and body, the pipeline the run. */
+export interface SurfaceActivity extends RequestActivity {
+  entry?: string;
+  requestBody?: unknown;
+}
+
+/** What the surface middleware leaves in `ctx.state` for the route behind it. */
+export interface SurfaceState {
+  caller: SurfaceCaller;
+  activity: SurfaceActivity;
+}
+
+/** The authenticated caller of a surface route (set by {@link agentSurface}). */
+export function callerOf(ctx: Koa.Context): SurfaceCaller {
+  return (ctx.state as SurfaceState).caller;
+}
+
+/** The request's activity entry (set by {@link agentSurface}). */
+export function activityOf(ctx: Koa.Context): SurfaceActivity {
+  return (ctx.state as SurfaceState).activity;
+}
+
+/**
+ * The one preamble of every key-authenticated agent surface, mounted in front of each of its routes
+ * (`/agents/:agentId/...`): agent lookup → CORS for that agent (a preflight is answered here, before
+ * any key check: browsers send none) → agent exists (404) → key valid for it (401) → surface on
+ * (403) → `ctx.state.caller`. Whatever happens next, the request gets one activity entry once the
+ * caller's agent is known: what the request was and how it ended, plus the run's fields that the
+ * pipeline reported.
+ */
+export function agentSurface(services: Services, surface: Surface, platformOrigins: string[]): Koa.Middleware {
+  const lookup = (ctx: Koa.Context): Promise<Agent | null> =>
+    (ctx.state.agentLookup ??= canNameEntity(ctx.params.agentId!) ? services.surfaces.findAgent(ctx.params.agentId!) : Promise.resolve(null));
+  const cors = agentCors(lookup, platformOrigins);
+
+  return async (ctx, next) => {
+    const started = Date.now();
+    const activity: SurfaceActivity = {};
+    ctx.state.activity = activity;
+    let agent: Agent | null = null;
+    let keyId: string | null = null;
+    let failure: unknown;
+    try {
+      await cors(ctx, async () => {
+        agent = await lookup(ctx);
+        const caller = await services.surfaces.enter(agent, printableParam(ctx.params.agentId!), surface, presentedAgentKey((h) => ctx.get(h)));
+        keyId = caller.keyId;
+        ctx.state.caller = caller;
+        await next();
+      });
+    } catch (err) {
+      failure = err;
+      throw err;
+    } finally {
+      if (agent) record(services, agent, surface, ctx, activity, keyId, failure, Date.now() - started);
+    }
+  };
+}
+
+function record(services: Services, agent: Agent, surface: Surface, ctx: Koa.Context, activity: SurfaceActivity, keyId: string | null, failure: unknown, durationMs: number): void {
+  const run = activity.run;
+  const failed = failure !== undefined;
+  const message = failure instanceof DomainError ? failure.message : 'Internal server error';
+  // A streamed answer's body is the run's outcome; the status line said 200 before a failed run ended.
+  const streamed = ctx.respond === false;
+  services.activityLog.record(agent, {
+    surface,
+    entry: activity.entry ?? run?.entry ?? null,
+    method: ctx.method,
+    path: ctx.path,
+    status: failed ? statusOf(failure) : streamed && run?.error ? 500 : ctx.status,
+    requestHeaders: ctx.headers,
+    requestBody: activity.requestBody,
+    response: failed ? { error: message } : streamed ? (run?.error ? { error: run.error } : { output: run?.output ?? null }) : ctx.body,
+    credits: run?.credits ?? 0,
+    durationMs,
+    keyId,
+    runId: run?.runId ?? null,
+    error: failed ? message : run?.error ?? null,
+    logs: run?.logs ?? null,
+  });
+}
