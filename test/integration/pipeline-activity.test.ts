@@ -1,0 +1,62 @@
+import { expect } from 'chai';
+import type { RequestActivity } from '../../src/domain/runtime/run.types.js';
+import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
+import { httpInput, keyPrincipal, loadAgent, refusal, scriptEntry } from '../helpers/runtime.js';
+
+// DESIGN §5 step 9: the run's part of the activity log is written by the pipeline, the same way for
+// every surface. A surface that keeps a request entry gets the run's fields into it; a run that no
+// request waits for (a webhook delivery) becomes an entry of kind `run` of its own.
+
+describe('run pipeline: the run\'s activity fields', function () {
+  this.timeout(60_000);
+  let ws: TestWorkspace;
+
+  before(async () => {
+    ws = await newWorkspace();
+  });
+
+  const services = () => h().service.services;
+
+  async function runEntries(agentId: string) {
+    await services().activityLog.flush();
+    const page = await services().store.repos.workspaceRead.listActivity(agentId, { kind: 'run' }, { limit: 50, offset: 0 });
+    return page.items;
+  }
+
+  it('without a request entry, a finished run is logged as kind run: entry, input, output, credits, run id, logs', async () => {
+    const agent = await loadAgent(await createAgent(ws.adminToken));
+    const r = await services().pipeline.execute(keyPrincipal(agent), agent, scriptEntry('log("seen", input.n); return { doubled: input.n * 2 };'), httpInput({ n: 21 }));
+    expect(r.output).to.deep.equal({ doubled: 42 });
+    const [entry, ...rest] = await runEntries(agent.id);
+    expect(rest).to.have.length(0);
+    expect(entry).to.include({ kind: 'run', surface: 'HTTP_API', entry: 'test', method: 'POST', path: 'test', runId: r.runId, error: null });
+    expect(entry!.requestBody).to.deep.equal({ n: 21 });
+    expect(entry!.response).to.deep.equal({ output: { doubled: 42 } });
+    expect(entry!.logs).to.deep.equal(['seen 21']);
+  });
+
+  it('a refused run is logged as kind run with the refusal; a failed handler with its message', async () => {
+    const agent = await loadAgent(await createAgent(ws.adminToken));
+    await gqlOk(ws.adminToken, 'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["forbidden"] }) { id } }', { a: agent.id });
+    const guarded = await loadAgent(agent.id);
+    expect((await refusal(() => services().pipeline.execute(keyPrincipal(guarded), guarded, scriptEntry('return 1;'), httpInput('forbidden')))).code).to.equal('INVALID');
+    const failed = await services().pipeline.execute(keyPrincipal(guarded), guarded, scriptEntry('throw new Error("no stock");'), httpInput('fine'));
+    expect(failed.error!.message).to.match(/no stock/);
+
+    const entries = await runEntries(agent.id);
+    expect(entries.map((e) => e.error)).to.have.length(2);
+    const [handlerFailure, refused] = entries;
+    expect(refused!.error).to.match(/guardrails/);
+    expect(refused!.runId).to.equal(null);
+    expect(handlerFailure!.error).to.match(/no stock/);
+    expect(handlerFailure!.runId).to.equal(failed.runId);
+  });
+
+  it('with a request entry, the run fills it and writes no entry of its own', async () => {
+    const agent = await loadAgent(await createAgent(ws.adminToken));
+    const activity: RequestActivity = {};
+    const r = await services().pipeline.execute(keyPrincipal(agent), agent, scriptEntry('return "ok";'), httpInput(null), { activity });
+    expect(activity.run).to.include({ entry: 'test', runId: r.runId, output: 'ok', error: null, credits: r.credits });
+    expect(await runEntries(agent.id)).to.have.length(0);
+  });
+});
