@@ -33,8 +33,8 @@ export interface Guardrails {
 export const REDACT_PRESETS = ['email', 'phone', 'creditCard'] as const;
 export type RedactPreset = (typeof REDACT_PRESETS)[number];
 
-export type Visibility = 'WORKSPACE' | 'PRIVATE';
 export const VISIBILITIES = ['WORKSPACE', 'PRIVATE'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
 
 export interface Workspace {
   id: string;
@@ -107,7 +107,8 @@ export interface Agent {
   updatedAt: Date;
 }
 
-export type ApiKeyKind = 'AGENT' | 'WORKSPACE';
+export const API_KEY_KINDS = ['AGENT', 'WORKSPACE'] as const;
+export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
 export interface ApiKey {
   id: string;
   workspaceId: string;
@@ -124,7 +125,8 @@ export interface ApiKey {
   revokedAt: Date | null;
 }
 
-export type HandlerKind = 'prompt' | 'script';
+export const HANDLER_KINDS = ['prompt', 'script'] as const;
+export type HandlerKind = (typeof HANDLER_KINDS)[number];
 export interface Handler {
   kind: HandlerKind;
   /** The prompt text or the script source. */
@@ -172,7 +174,8 @@ export interface Webhook {
   updatedAt: Date;
 }
 
-export type DocumentKind = 'TEXT' | 'DATABASE';
+export const DOCUMENT_KINDS = ['TEXT', 'DATABASE'] as const;
+export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 export const FIELD_TYPES = ['STRING', 'NUMBER', 'BOOLEAN', 'DATETIME', 'JSON'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 export interface FieldDef {
@@ -235,8 +238,10 @@ export interface ModelConfig {
   updatedAt: Date;
 }
 
-export type MessageDirection = 'inbound' | 'outbound';
-export type MessageChannel = 'email' | 'sms';
+export const MESSAGE_DIRECTIONS = ['inbound', 'outbound'] as const;
+export type MessageDirection = (typeof MESSAGE_DIRECTIONS)[number];
+export const MESSAGE_CHANNELS = ['email', 'sms'] as const;
+export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
 export interface Message {
   id: string;
   workspaceId: string;
@@ -251,7 +256,8 @@ export interface Message {
   createdAt: Date;
 }
 
-export type ActivityKind = 'request' | 'run';
+export const ACTIVITY_KINDS = ['request', 'run'] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 export interface ActivityEntry {
   id: string;
   workspaceId: string;

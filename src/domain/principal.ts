@@ -6,10 +6,10 @@ export type Principal =
   | { kind: 'agentSelf'; workspaceId: string; agentId: string }
   | { kind: 'system'; workspaceId: string; task: string };
 
-export type Role = 'ADMIN' | 'MEMBER';
 export const ROLES = ['ADMIN', 'MEMBER'] as const;
+export type Role = (typeof ROLES)[number];
 
-export type KeyScope = 'WORKSPACE_READ';
 export const KEY_SCOPES = ['WORKSPACE_READ'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export type MemberPrincipal = Extract<Principal, { kind: 'member' }>;

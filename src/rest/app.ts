@@ -23,7 +23,7 @@ export interface AppDeps {
   baseUrl: string;
 }
 
-/** The Koa application: health, GraphQL, and (as they land) the agent surfaces. */
+/** The Koa application: health, GraphQL, the OpenAPI documents, the agent surfaces and the Workspace API. */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;

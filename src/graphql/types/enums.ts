@@ -1,99 +1,80 @@
 import { registerEnumType } from 'type-graphql';
+import {
+  ACTIVITY_KINDS,
+  API_KEY_KINDS,
+  DOCUMENT_KINDS,
+  FIELD_TYPES,
+  HANDLER_KINDS,
+  HTTP_METHODS,
+  MESSAGE_CHANNELS,
+  MESSAGE_DIRECTIONS,
+  MODEL_PROVIDERS,
+  REDACT_PRESETS,
+  SECRET_KINDS,
+  SIGNATURE_SCHEMES,
+  SURFACES,
+  VISIBILITIES,
+  type ActivityKind,
+  type ApiKeyKind,
+  type DocumentKind,
+  type FieldType,
+  type HandlerKind,
+  type HttpMethod,
+  type MessageChannel,
+  type MessageDirection,
+  type ModelProvider,
+  type RedactPreset,
+  type SecretKind,
+  type SignatureScheme,
+  type Surface,
+  type Visibility,
+} from '../../domain/model.js';
+import { KEY_SCOPES, ROLES, type KeyScope, type Role } from '../../domain/principal.js';
 
-// GraphQL enums. Where the domain value is lower case, the object maps GraphQL names to it.
+// GraphQL enums, derived from the domain's lists of values so the two cannot drift apart. A value
+// the domain writes in lower case gets an upper-case GraphQL name (`openai-compatible` →
+// OPENAI_COMPATIBLE); the redaction presets keep their own names, as the spec writes them.
 
-export enum SurfaceEnum {
-  HTTP_API = 'HTTP_API',
-  DOCUMENT_API = 'DOCUMENT_API',
-  MCP = 'MCP',
-  WIDGET = 'WIDGET',
-  WEBHOOKS = 'WEBHOOKS',
-}
-export enum VisibilityEnum {
-  WORKSPACE = 'WORKSPACE',
-  PRIVATE = 'PRIVATE',
-}
-export enum RoleEnum {
-  ADMIN = 'ADMIN',
-  MEMBER = 'MEMBER',
-}
-export enum KeyScopeEnum {
-  WORKSPACE_READ = 'WORKSPACE_READ',
-}
-export enum ApiKeyKindEnum {
-  AGENT = 'AGENT',
-  WORKSPACE = 'WORKSPACE',
-}
-export enum HandlerKindEnum {
-  PROMPT = 'prompt',
-  SCRIPT = 'script',
-}
-export enum HttpMethodEnum {
-  GET = 'GET',
-  POST = 'POST',
-  PUT = 'PUT',
-  PATCH = 'PATCH',
-  DELETE = 'DELETE',
-}
-export enum SignatureSchemeEnum {
-  HMAC_SHA256 = 'HMAC_SHA256',
-  GITHUB = 'GITHUB',
-  STRIPE = 'STRIPE',
-  SLACK = 'SLACK',
-  STANDARD_WEBHOOKS = 'STANDARD_WEBHOOKS',
-}
-export enum DocumentKindEnum {
-  TEXT = 'TEXT',
-  DATABASE = 'DATABASE',
-}
-export enum FieldTypeEnum {
-  STRING = 'STRING',
-  NUMBER = 'NUMBER',
-  BOOLEAN = 'BOOLEAN',
-  DATETIME = 'DATETIME',
-  JSON = 'JSON',
-}
-export enum SecretKindEnum {
-  WEBHOOK_SIGNING_SECRET = 'WEBHOOK_SIGNING_SECRET',
-  MODEL_API_KEY = 'MODEL_API_KEY',
-  GENERIC = 'GENERIC',
-}
-export enum ModelProviderEnum {
-  OPENAI = 'openai',
-  ANTHROPIC = 'anthropic',
-  OPENAI_COMPATIBLE = 'openai-compatible',
-}
-export enum MessageDirectionEnum {
-  INBOUND = 'inbound',
-  OUTBOUND = 'outbound',
-}
-export enum MessageChannelEnum {
-  EMAIL = 'email',
-  SMS = 'sms',
-}
-export enum RedactPresetEnum {
-  email = 'email',
-  phone = 'phone',
-  creditCard = 'creditCard',
-}
-export enum ActivityKindEnum {
-  REQUEST = 'request',
-  RUN = 'run',
+/** An enum object for type-graphql: GraphQL name → domain value. */
+function graphqlEnum<V extends string>(values: readonly V[], nameOf: (v: V) => string = (v) => v.toUpperCase().replace(/-/g, '_')): Record<string, V> {
+  return Object.fromEntries(values.map((v) => [nameOf(v), v]));
 }
 
-registerEnumType(SurfaceEnum, { name: 'Surface', description: 'An agent surface' });
-registerEnumType(VisibilityEnum, { name: 'Visibility' });
-registerEnumType(RoleEnum, { name: 'Role' });
-registerEnumType(KeyScopeEnum, { name: 'KeyScope' });
-registerEnumType(ApiKeyKindEnum, { name: 'ApiKeyKind' });
-registerEnumType(HandlerKindEnum, { name: 'HandlerKind' });
-registerEnumType(HttpMethodEnum, { name: 'HttpMethod' });
-registerEnumType(SignatureSchemeEnum, { name: 'SignatureScheme' });
-registerEnumType(DocumentKindEnum, { name: 'DocumentKind' });
-registerEnumType(FieldTypeEnum, { name: 'FieldType' });
-registerEnumType(SecretKindEnum, { name: 'SecretKind' });
-registerEnumType(ModelProviderEnum, { name: 'ModelProvider' });
-registerEnumType(MessageDirectionEnum, { name: 'MessageDirection' });
-registerEnumType(MessageChannelEnum, { name: 'MessageChannel' });
-registerEnumType(RedactPresetEnum, { name: 'RedactPreset' });
-registerEnumType(ActivityKindEnum, { name: 'ActivityKind' });
+function register<V extends string>(values: readonly V[], name: string, opts: { description?: string; nameOf?: (v: V) => string } = {}): Record<string, V> {
+  const e = graphqlEnum(values, opts.nameOf);
+  registerEnumType(e, { name, description: opts.description });
+  return e;
+}
+
+export const SurfaceEnum = register(SURFACES, 'Surface', { description: 'An agent surface' });
+export type SurfaceEnum = Surface;
+export const VisibilityEnum = register(VISIBILITIES, 'Visibility');
+export type VisibilityEnum = Visibility;
+export const RoleEnum = register(ROLES, 'Role');
+export type RoleEnum = Role;
+export const KeyScopeEnum = register(KEY_SCOPES, 'KeyScope');
+export type KeyScopeEnum = KeyScope;
+export const ApiKeyKindEnum = register(API_KEY_KINDS, 'ApiKeyKind');
+export type ApiKeyKindEnum = ApiKeyKind;
+export const HandlerKindEnum = register(HANDLER_KINDS, 'HandlerKind');
+export type HandlerKindEnum = HandlerKind;
+export const HttpMethodEnum = register(HTTP_METHODS, 'HttpMethod');
+export type HttpMethodEnum = HttpMethod;
+export const SignatureSchemeEnum = register(SIGNATURE_SCHEMES, 'SignatureScheme');
+export type SignatureSchemeEnum = SignatureScheme;
+export const DocumentKindEnum = register(DOCUMENT_KINDS, 'DocumentKind');
+export type DocumentKindEnum = DocumentKind;
+export const FieldTypeEnum = register(FIELD_TYPES, 'FieldType');
+export type FieldTypeEnum = FieldType;
+export const SecretKindEnum = register(SECRET_KINDS, 'SecretKind');
+export type SecretKindEnum = SecretKind;
+export const ModelProviderEnum = register(MODEL_PROVIDERS, 'ModelProvider');
+export type ModelProviderEnum = ModelProvider;
+export const MessageDirectionEnum = register(MESSAGE_DIRECTIONS, 'MessageDirection');
+export type MessageDirectionEnum = MessageDirection;
+export const MessageChannelEnum = register(MESSAGE_CHANNELS, 'MessageChannel');
+export type MessageChannelEnum = MessageChannel;
+export const RedactPresetEnum = register(REDACT_PRESETS, 'RedactPreset', { nameOf: (v) => v });
+export type RedactPresetEnum = RedactPreset;
+export const ActivityKindEnum = register(ACTIVITY_KINDS, 'ActivityKind');
+export type ActivityKindEnum = ActivityKind;
