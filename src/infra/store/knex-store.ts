@@ -5,7 +5,7 @@ import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';
 import { workspaceReadRepo } from './workspace-read.repo.js';
 import { q } from './pg-errors.js';
-import * as rows from './rows.js';
+import * as rows from './rows/index.js';
 
 type Conn = Knex | Knex.Transaction;
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { DailyUsage } from '../../domain/model.js';
 import type { ActivityFilter, AgentEntryCounts, MessageFilter, WorkspaceReadRepo } from '../../domain/ports.js';
 import { q } from './pg-errors.js';
-import * as rows from './rows.js';
+import * as rows from './rows/index.js';
 
 type Conn = Knex | Knex.Transaction;
 

@@ -1,0 +1,22 @@
+import type { DocumentExposure } from '../../../domain/model.js';
+import { type Mapping, date } from './mapping.js';
+
+export const exposures: Mapping<DocumentExposure> = {
+  table: 'document_exposures',
+  toRow: (e) => ({
+    id: e.id,
+    agent_id: e.agentId,
+    document_id: e.documentId,
+    can_read: e.read,
+    can_write: e.write,
+    created_at: e.createdAt,
+  }),
+  fromRow: (r) => ({
+    id: r.id,
+    agentId: r.agent_id,
+    documentId: r.document_id,
+    read: Boolean(r.can_read),
+    write: Boolean(r.can_write),
+    createdAt: date(r.created_at),
+  }),
+};
