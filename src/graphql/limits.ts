@@ -1,55 +1,207 @@
-import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
+  getNamedType,
+  isIntrospectionType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isInterfaceType,
+  type ASTVisitor,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type SelectionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+} from 'graphql';
+import { MAX_ACTIVITY_PAGE, MAX_USAGE_DAYS } from '../domain/activity/activity.service.js';
 
+/** Nesting of data fields. */
 export const MAX_DEPTH = 10;
+/**
+ * Nesting under `__schema` / `__type`: the depth of graphql's standard introspection query
+ * (`getIntrospectionQuery()`, whose type references follow `ofType` 9 times), so that GraphQL
+ * tooling keeps working and nothing deeper is accepted.
+ */
+export const MAX_INTROSPECTION_DEPTH = 15;
+/** Field values an operation may return, counted before it runs (see `operationLimits`). */
 export const MAX_COMPLEXITY = 1000;
+/**
+ * Tokens a document may hold (graphql-java's default). Parsing stops past it, before any
+ * validation rule walks a document nested deep enough to exhaust the stack (a 500).
+ */
+export const MAX_TOKENS = 15_000;
+/** Items assumed for a list without a page size (agents, entries, keys, members…). */
+export const UNPAGED_LIST_ITEMS = 10;
+/** Arguments that size a page, with the largest value the domain accepts for each. */
+export const PAGE_ARGUMENTS: Readonly<Record<string, number>> = { first: MAX_ACTIVITY_PAGE, days: MAX_USAGE_DAYS };
 
-interface Measure {
-  depth: number;
-  fields: number;
+export interface OperationLimits {
+  maxDepth: number;
+  maxIntrospectionDepth: number;
+  maxComplexity: number;
+  unpagedListItems: number;
+  pageArguments: Readonly<Record<string, number>>;
 }
 
+export const DEFAULT_LIMITS: OperationLimits = {
+  maxDepth: MAX_DEPTH,
+  maxIntrospectionDepth: MAX_INTROSPECTION_DEPTH,
+  maxComplexity: MAX_COMPLEXITY,
+  unpagedListItems: UNPAGED_LIST_ITEMS,
+  pageArguments: PAGE_ARGUMENTS,
+};
+
+interface Measure {
+  /** Deepest nesting of data fields. */
+  depth: number;
+  /** Deepest nesting under `__schema` / `__type` (0 when the selection has none). */
+  introspectionDepth: number;
+  /** Field values the selection may return, saturated just above the limit. */
+  cost: number;
+}
+
+const NOTHING: Measure = { depth: 0, introspectionDepth: 0, cost: 0 };
+
 /**
- * Validation rule: refuses an operation nested deeper than `maxDepth` fields, or selecting more
- * than `maxComplexity` fields in all (fragments expanded, each field costing 1). Runs before any
- * resolver, so an abusive query costs no database work.
+ * Validation rule: refuses an operation nested deeper than `maxDepth` data fields (or
+ * `maxIntrospectionDepth` under `__schema` / `__type`), or that may return more than
+ * `maxComplexity` field values. Every field counts, `__typename` and introspection included.
+ * A field inside a list counts once per item the list may return: a paged field (`first`,
+ * `days`) by its page size — the literal value, the argument's default when absent, its maximum
+ * when given by a variable (validation does not see variable values); a connection passes its
+ * page size to its `nodes`; any other list of objects counts `unpagedListItems` items. Lists of
+ * scalars count 1 (their parent resolves them whole) and so do introspection lists (their length
+ * is the schema's, and graphql's MaxIntrospectionDepthRule bounds how they nest).
+ *
+ * Each fragment is measured once per page size and the count stops as soon as it passes the
+ * limit, so measuring costs time linear in the document whatever its fragments expand to. The
+ * rule runs before any resolver: a refused operation costs no database work.
  */
-export function operationLimits(maxDepth: number, maxComplexity: number) {
+export function operationLimits(overrides: Partial<OperationLimits> = {}) {
+  const limits: OperationLimits = { ...DEFAULT_LIMITS, ...overrides };
   return (context: ValidationContext): ASTVisitor => {
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const def of context.getDocument().definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-    const measure = (set: SelectionSetNode | undefined, seen: ReadonlySet<string>): Measure => {
-      const m: Measure = { depth: 0, fields: 0 };
-      if (!set) return m;
-      for (const sel of set.selections) {
-        let inner: Measure;
-        if (sel.kind === Kind.FIELD) {
-          if (sel.name.value.startsWith('__')) continue;
-          inner = measure(sel.selectionSet, seen);
-          inner = { depth: inner.depth + 1, fields: inner.fields + 1 };
-        } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-          inner = measure(sel.selectionSet, seen);
-        } else {
-          const name = sel.name.value;
-          const frag = fragments.get(name);
-          // A fragment spread inside itself is reported by GraphQL's own rules; count it once.
-          if (!frag || seen.has(name)) continue;
-          inner = measure(frag.selectionSet, new Set([...seen, name]));
-        }
-        m.depth = Math.max(m.depth, inner.depth);
-        m.fields += inner.fields;
-        if (m.fields > maxComplexity) break;
-      }
-      return m;
-    };
+    // One measurer per document: its operations share the fragment measures.
+    const measure = measurer(context, limits);
     return {
       OperationDefinition(node) {
-        const m = measure(node.selectionSet, new Set());
-        if (m.depth > maxDepth) {
-          context.reportError(new GraphQLError(`Query is nested ${m.depth} levels deep; the limit is ${maxDepth}`, { nodes: [node] }));
-        } else if (m.fields > maxComplexity) {
-          context.reportError(new GraphQLError(`Query selects more than ${maxComplexity} fields; split it into smaller queries`, { nodes: [node] }));
+        let error: string | undefined;
+        try {
+          error = limitError(measure.selectionSet(node.selectionSet, context.getSchema().getRootType(node.operation) ?? undefined, undefined), limits);
+        } catch (err) {
+          // Nesting that exhausts the stack is far past any limit; a throw here would answer 500.
+          if (!(err instanceof RangeError)) throw err;
+          error = 'Query nests fields or fragments too deeply';
         }
+        if (error) context.reportError(new GraphQLError(error, { nodes: [node] }));
       },
     };
   };
+}
+
+function limitError(m: Measure, limits: OperationLimits): string | undefined {
+  if (m.depth > limits.maxDepth) return `Query is nested ${m.depth} levels deep; the limit is ${limits.maxDepth}`;
+  if (m.introspectionDepth > limits.maxIntrospectionDepth) {
+    return `Introspection query is nested ${m.introspectionDepth} levels deep; the limit is ${limits.maxIntrospectionDepth}`;
+  }
+  if (m.cost > limits.maxComplexity) {
+    return (
+      `Query may return more than ${limits.maxComplexity} fields (each field counts once per item of the lists around it: ` +
+      `a page at its size, or its maximum when set by a variable; another list as ${limits.unpagedListItems} items). ` +
+      'Select fewer fields or ask for smaller pages'
+    );
+  }
+  return undefined;
+}
+
+/** Measures selections of one document; each fragment is measured once per page size. */
+function measurer(context: ValidationContext, limits: OperationLimits) {
+  const schema = context.getSchema();
+  const saturate = (n: number) => Math.min(n, limits.maxComplexity + 1);
+  const fragments = new Map<string, Measure>();
+  const measuring = new Set<string>();
+
+  const selectionSet = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, pageSize: number | undefined): Measure => {
+    const total = { ...NOTHING };
+    for (const sel of set.selections) {
+      const m = selection(sel, parent, pageSize);
+      total.depth = Math.max(total.depth, m.depth);
+      total.introspectionDepth = Math.max(total.introspectionDepth, m.introspectionDepth);
+      total.cost = saturate(total.cost + m.cost);
+      // Past the limit the operation is refused whatever follows: stop counting.
+      if (total.cost > limits.maxComplexity) break;
+    }
+    return total;
+  };
+
+  const selection = (sel: SelectionNode, parent: GraphQLNamedType | undefined, pageSize: number | undefined): Measure => {
+    switch (sel.kind) {
+      case Kind.FIELD:
+        return field(sel, parent, pageSize);
+      case Kind.INLINE_FRAGMENT:
+        return selectionSet(sel.selectionSet, sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : parent, pageSize);
+      case Kind.FRAGMENT_SPREAD:
+        return fragment(context.getFragment(sel.name.value), pageSize);
+    }
+  };
+
+  const fragment = (def: FragmentDefinitionNode | null | undefined, pageSize: number | undefined): Measure => {
+    if (!def) return NOTHING; // KnownFragmentNamesRule reports it
+    const key = `${def.name.value}/${pageSize ?? ''}`;
+    const known = fragments.get(key);
+    if (known) return known;
+    if (measuring.has(key)) return NOTHING; // a cycle: NoFragmentCyclesRule reports it
+    measuring.add(key);
+    const m = selectionSet(def.selectionSet, schema.getType(def.typeCondition.name.value), pageSize);
+    measuring.delete(key);
+    fragments.set(key, m);
+    return m;
+  };
+
+  const field = (node: FieldNode, parent: GraphQLNamedType | undefined, inheritedPageSize: number | undefined): Measure => {
+    const def = fieldDefinition(schema, parent, node.name.value);
+    const type = def ? (isNonNullType(def.type) ? def.type.ofType : def.type) : undefined;
+    const isList = type !== undefined && isListType(type);
+    const pageSize = def ? pageSizeOf(node, def, limits.pageArguments) : undefined;
+    // A paged field that is not itself a list (a connection) sizes the lists it holds.
+    const inner = node.selectionSet ? selectionSet(node.selectionSet, type && getNamedType(type), isList ? undefined : pageSize) : NOTHING;
+    const items = isList ? pageSize ?? inheritedPageSize ?? (parent && isIntrospectionType(parent) ? 1 : limits.unpagedListItems) : 1;
+    const cost = saturate(1 + items * inner.cost);
+    if (node.name.value === '__schema' || node.name.value === '__type') {
+      return { depth: 0, introspectionDepth: 1 + Math.max(inner.depth, inner.introspectionDepth), cost };
+    }
+    return { depth: inner.depth + 1, introspectionDepth: inner.introspectionDepth && inner.introspectionDepth + 1, cost };
+  };
+
+  return { selectionSet };
+}
+
+function fieldDefinition(schema: GraphQLSchema, parent: GraphQLNamedType | undefined, name: string): GraphQLField<unknown, unknown> | undefined {
+  if (name === TypeNameMetaFieldDef.name) return TypeNameMetaFieldDef;
+  if (parent === schema.getQueryType()) {
+    if (name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef;
+    if (name === TypeMetaFieldDef.name) return TypeMetaFieldDef;
+  }
+  // Unknown fields are reported by FieldsOnCorrectTypeRule; they count 1 each here.
+  return parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
+}
+
+/** The page size a paged field asks for, clamped to what the domain accepts; undefined when not paged. */
+function pageSizeOf(node: FieldNode, def: GraphQLField<unknown, unknown>, pageArguments: Readonly<Record<string, number>>): number | undefined {
+  const arg = def.args.find((a) => pageArguments[a.name] !== undefined);
+  if (!arg) return undefined;
+  const max = pageArguments[arg.name]!;
+  const value = node.arguments?.find((a) => a.name.value === arg.name)?.value;
+  let n: number;
+  if (!value) n = typeof arg.defaultValue === 'number' ? arg.defaultValue : max;
+  else if (value.kind === Kind.INT) n = Number(value.value);
+  else n = max; // a variable (unknown until execution) or a value ValuesOfCorrectTypeRule refuses
+  // Beyond the maximum the domain refuses the page; below 1 it returns nothing.
+  return Math.min(Math.max(n, 1), max);
 }

@@ -7,7 +7,7 @@ import { bearerToken } from '../domain/keys/credentials.js';
 import type { Services } from '../domain/services.js';
 import { createLoaders, type Context } from './context.js';
 import { formatError, type ErrorLogger } from './errors.js';
-import { MAX_COMPLEXITY, MAX_DEPTH, operationLimits } from './limits.js';
+import { MAX_TOKENS, operationLimits } from './limits.js';
 
 /**
  * Starts Apollo Server over the type-graphql schema and returns the Koa middleware for
@@ -18,7 +18,8 @@ export async function createGraphqlMiddleware(schema: GraphQLSchema, services: S
     schema,
     formatError: formatError(logger),
     includeStacktraceInErrorResponses: false,
-    validationRules: [operationLimits(MAX_DEPTH, MAX_COMPLEXITY)],
+    validationRules: [operationLimits()],
+    parseOptions: { maxTokens: MAX_TOKENS },
     csrfPrevention: true,
     // The composition root owns shutdown (src/main.ts); Apollo must not install signal handlers.
     stopOnTerminationSignals: false,

@@ -1,5 +1,10 @@
 import { expect } from 'chai';
+import { getIntrospectionQuery } from 'graphql';
 import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
+
+/** The reproduction (903 bytes for n = 22): `{ ...Gn }` where each fragment spreads the previous one twice (2^n `__typename`). */
+const fragmentBomb = (n: number) =>
+  [`query { ...G${n} }`, ...Array.from({ length: n }, (_, i) => `fragment G${n - i} on Query { ...G${n - i - 1} ...G${n - i - 1} }`), 'fragment G0 on Query { __typename }'].join('\n');
 
 describe('GraphQL transport: auth, limits, errors, batching', () => {
   let ws: TestWorkspace;
@@ -33,6 +38,47 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
     expect(r.status).to.equal(400);
     expect(r.errors![0]!.message).to.match(/more than 1000 fields/);
     expect(errorCode(r)).to.equal('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it('refuses the fragment bomb (G0..G22, and one level more) in validation: 400 and no data', async () => {
+    for (const n of [22, 23]) {
+      const r = await gql(ws.adminToken, fragmentBomb(n));
+      expect(r.status).to.equal(400);
+      expect(errorCode(r)).to.equal('GRAPHQL_VALIDATION_FAILED');
+      expect(r.errors!.map((e) => e.message)).to.have.length(1);
+      expect(r.errors![0]!.message).to.match(/^Query may return more than 1000 fields/);
+      expect(r.data).to.equal(undefined);
+    }
+  });
+
+  it('counts a list by its page size: 200 activity entries of five fields are refused before they run', async () => {
+    const agentId = await createAgent(ws.adminToken, { name: 'paged' });
+    const page = (n: number) => `query($a: ID!) { agent(id: $a) { activity(first: ${n}) { nodes { id kind surface status credits } } } }`;
+    const r = await gql(ws.adminToken, page(200), { a: agentId });
+    expect(r.status).to.equal(400);
+    expect(errorCode(r)).to.equal('GRAPHQL_VALIDATION_FAILED');
+    expect(r.data).to.equal(undefined);
+    expect((await gqlOk(ws.adminToken, page(199), { a: agentId })).agent.activity.nodes).to.deep.equal([]);
+  });
+
+  it("answers a member's standard introspection query and refuses introspection one level deeper", async () => {
+    const member = await ws.addMember();
+    const d = await gqlOk(member.token, getIntrospectionQuery());
+    expect(d.__schema.queryType.name).to.equal('Query');
+    expect(d.__schema.types.map((t: { name: string }) => t.name)).to.include.members(['Agent', 'Model']);
+    const deep = `{ __type(name: "Query") { fields { type { ${'ofType { '.repeat(12)}name${' }'.repeat(12)} } } } }`;
+    const r = await gql(member.token, deep);
+    expect(r.status).to.equal(400);
+    expect(r.errors![0]!.message).to.equal('Introspection query is nested 16 levels deep; the limit is 15');
+  });
+
+  it('refuses a document of more than 15,000 tokens as a syntax error rather than failing with 500', async () => {
+    // A chain of 6,000 fragments is deep enough to exhaust the stack of GraphQL's own validation.
+    const chain = ['{ ...C6000 }', ...Array.from({ length: 6000 }, (_, i) => `fragment C${6000 - i} on Query { ...C${5999 - i} }`), 'fragment C0 on Query { __typename }'];
+    const r = await gql(ws.adminToken, chain.join('\n'));
+    expect(r.status).to.equal(400);
+    expect(errorCode(r)).to.equal('GRAPHQL_PARSE_FAILED');
+    expect(r.errors![0]!.message).to.match(/more tha[nt] 15000 tokens/);
   });
 
   it('never returns a stack trace, and reports malformed JSON as 400', async () => {

@@ -8,11 +8,19 @@ import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { parse } from '../validation.js';
 
+/** The largest activity page (`first`); the GraphQL cost limit counts a page at this size when it cannot see it. */
+export const MAX_ACTIVITY_PAGE = 200;
+/** The longest usage window (`days`), one row per day. */
+export const MAX_USAGE_DAYS = 366;
+
+const pageMessage = `must be between 1 and ${MAX_ACTIVITY_PAGE}`;
 const listInput = z.object({
-  first: z.number().int().min(1, 'must be between 1 and 200').max(200, 'must be between 1 and 200'),
+  first: z.number().int().min(1, pageMessage).max(MAX_ACTIVITY_PAGE, pageMessage),
   after: z.string().max(200).optional(),
   surface: z.enum(SURFACES).optional(),
 });
+
+const usageDays = z.number().int().min(1).max(MAX_USAGE_DAYS);
 
 export interface ActivityPage {
   nodes: ActivityEntry[];
@@ -53,7 +61,7 @@ export class ActivityService {
 
   /** Credits per UTC day over the last `days` days, newest first. */
   async usage(p: Principal, agentId: string, days: number): Promise<DailyUsage[]> {
-    const n = parse(z.number().int().min(1).max(366), days, 'days');
+    const n = parse(usageDays, days, 'days');
     await loadAgent(this.store.repos, p, agentId, 'read');
     const from = new Date(this.clock.now().getTime() - (n - 1) * 86_400_000);
     return this.store.repos.usage.listByAgent(agentId, utcDay(from));
@@ -62,7 +70,7 @@ export class ActivityService {
   /** Credits per UTC day over the workspace's agents, newest first. Members only. */
   async workspaceUsage(p: Principal, days: number): Promise<{ day: string; credits: number; runs: number }[]> {
     requireMember(p);
-    const n = parse(z.number().int().min(1).max(366), days, 'days');
+    const n = parse(usageDays, days, 'days');
     const from = new Date(this.clock.now().getTime() - (n - 1) * 86_400_000);
     return this.store.repos.usage.listByWorkspace(p.workspaceId, utcDay(from));
   }

@@ -7,6 +7,7 @@ import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { modelRef, parse } from '../validation.js';
+import { maskUrlCredentials } from './url-credentials.js';
 
 const configureModelInput = z.object({
   name: modelRef,
@@ -30,10 +31,12 @@ export class ModelService {
     private readonly clock: Clock,
   ) {}
 
-  /** Configured models. Members only. */
+  /** Configured models. Members only; only admins see a base URL's credentials (user info, query). */
   async list(p: Principal): Promise<ModelConfig[]> {
-    requireMember(p);
-    return this.store.repos.models.listByWorkspace(p.workspaceId);
+    const member = requireMember(p);
+    const models = await this.store.repos.models.listByWorkspace(p.workspaceId);
+    if (member.role === 'ADMIN') return models;
+    return models.map((m) => ({ ...m, baseUrl: m.baseUrl === null ? null : maskUrlCredentials(m.baseUrl) }));
   }
 
   /** Creates or replaces the model named `name`. Admins only (it sets prices and uses secrets). */

@@ -244,7 +244,7 @@ export class Model {
   @Field(() => String) name!: string;
   @Field(() => ModelProviderEnum) provider!: ModelProviderEnum;
   @Field(() => String) model!: string;
-  @Field(() => String, { nullable: true }) baseUrl!: string | null;
+  @Field(() => String, { nullable: true, description: 'Server URL; to anyone but an admin its user info, query and fragment read ***' }) baseUrl!: string | null;
   @Field(() => String, { nullable: true }) apiKeySecret!: string | null;
   @Field(() => Float) inputPricePerMillion!: number;
   @Field(() => Float) outputPricePerMillion!: number;

@@ -3,6 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
 import { DomainError } from '../../domain/errors.js';
+import { maskUrlCredentialsIn } from '../../domain/models/url-credentials.js';
 import {
   ModelFailure,
   type LanguageModels,
@@ -50,15 +51,20 @@ function toolSet(tools: ToolDefinition[], logger: Logger): ToolSet {
 }
 
 function failure(err: unknown, m: ResolvedModel): ModelFailure {
+  // The message reaches API callers and the activity log: a base URL's credentials must not.
+  return new ModelFailure(maskUrlCredentialsIn(failureMessage(err, m)));
+}
+
+function failureMessage(err: unknown, m: ResolvedModel): string {
   if (APICallError.isInstance(err)) {
     const status = err.statusCode ? ` with status ${err.statusCode}` : '';
-    return new ModelFailure(`The model provider (${m.provider}, model '${m.model}') answered${status}: ${err.message}`);
+    return `The model provider (${m.provider}, model '${m.model}') answered${status}: ${err.message}`;
   }
   const cause = (err as { cause?: { code?: string } })?.cause?.code ?? (err as { code?: string })?.code;
   if (cause === 'ECONNREFUSED' || cause === 'ENOTFOUND') {
-    return new ModelFailure(`Could not reach the model provider (${m.provider}) at ${m.baseUrl ?? 'its default address'}`);
+    return `Could not reach the model provider (${m.provider}) at ${m.baseUrl ?? 'its default address'}`;
   }
-  return new ModelFailure(`The model call failed (${m.provider}, model '${m.model}'): ${err instanceof Error ? err.message : String(err)}`);
+  return `The model call failed (${m.provider}, model '${m.model}'): ${err instanceof Error ? err.message : String(err)}`;
 }
 
 /** LanguageModels over the Vercel AI SDK: one streamed call with a bounded tool loop. */
