@@ -12,7 +12,8 @@ type Op = (c: SurfaceCaller, documentId: string, body: unknown) => Promise<unkno
 /**
  * `/agents/{agentId}/documents/{documentId}[/data/query|insert|update|delete]`, key-authenticated,
  * in the same order of checks as the HTTP API: agent (404) → key (401) → surface on (403) → body
- * (415/413/400) → document exposed (404) / permitted (403) → guardrails (400) → admission (429).
+ * (415/413/400) → document exposed (404) / permitted (403) → records and filters against the field
+ * schema (400) → guardrails (400) → admission (429).
  */
 export function documentApiRoutes(services: Services, platformOrigins: string[]): Koa.Middleware {
   const router = new Router();
