@@ -77,6 +77,7 @@ describe('GraphQL: documents', () => {
       ['fields on default kind', { name: 't', kind: 'TEXT', fields: [{ name: 'a', type: 'STRING' }] }, 'input.fields'],
       ['duplicate', { name: 'd', kind: 'DATABASE', fields: [{ name: 'a', type: 'STRING' }, { name: 'a', type: 'NUMBER' }] }, 'input.fields.1.name'],
       ['id', { name: 'd', kind: 'DATABASE', fields: [{ name: 'id', type: 'STRING' }] }, 'input.fields.0.name'],
+      ['__proto__', { name: 'd', kind: 'DATABASE', fields: [{ name: 'ok', type: 'STRING' }, { name: '__proto__', type: 'JSON' }] }, 'input.fields.1.name'],
       ['leading digit', { name: 'd', kind: 'DATABASE', fields: [{ name: 'ok', type: 'STRING' }, { name: '1abc', type: 'STRING' }] }, 'input.fields.1.name'],
       ['dash', { name: 'd', kind: 'DATABASE', fields: [{ name: 'a-b', type: 'STRING' }] }, 'input.fields.0.name'],
       ['space', { name: 'd', kind: 'DATABASE', fields: [{ name: 'a b', type: 'STRING' }] }, 'input.fields.0.name'],
@@ -88,6 +89,9 @@ describe('GraphQL: documents', () => {
       expectRefused(await gql(ws.adminToken, CREATE, { a: agentId, i: input }), 'BAD_USER_INPUT', field, label);
     }
     expect((await readBack(ws.adminToken, agentId)).documents).to.deep.equal([]);
+    // Names of Object.prototype members are ordinary field names (records are null-prototype maps).
+    const methods = await createDoc(ws.adminToken, agentId, { name: 'm', kind: 'DATABASE', fields: [{ name: 'constructor', type: 'STRING' }, { name: '__proto', type: 'STRING' }] });
+    expect(methods.fields.map((f: { name: string }) => f.name)).to.deep.equal(['constructor', '__proto']);
     // A 64-character name starting with _ is allowed.
     const ok = await createDoc(ws.adminToken, agentId, { name: 'd', kind: 'DATABASE', fields: [{ name: `_${'x'.repeat(63)}`, type: 'STRING' }] });
     expect(ok.fields).to.deep.equal([{ name: `_${'x'.repeat(63)}`, type: 'STRING', required: false }]);

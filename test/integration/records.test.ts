@@ -141,6 +141,25 @@ describe('records of database documents (domain rules)', function () {
       expect(fieldsOf(r.records[0]!)).to.deep.equal({ title: 'x' });
     });
 
+    it('required fields named like Object.prototype members are enforced, and a __proto__ key is an unknown field', async () => {
+      const names = ['constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+      const odd = await createDoc(agentId, { name: 'Odd', kind: 'DATABASE', fields: names.map((name) => ({ name, type: 'STRING', required: true })) });
+      const full = Object.fromEntries(names.map((n) => [n, n.toUpperCase()]));
+      for (const n of names) {
+        const { [n]: _left, ...missing } = full;
+        expect((await refusal(() => records().insert(self, agentId, odd, 'agent', [missing]))).message).to.equal(`items.0.${n}: '${n}' is required`);
+        expect((await refusal(() => records().update(self, agentId, odd, 'agent', { all: true, set: { [n]: null } }))).message).to.equal(`set.${n}: '${n}' is required`);
+      }
+      await records().insert(self, agentId, odd, 'agent', [full]);
+      const found = await records().query(self, agentId, odd, 'agent', { filter: { toString: 'TOSTRING' } });
+      expect(found.records.map(fieldsOf)).to.deep.equal([full]);
+      // As a JSON parser builds it: an own key named __proto__, which a plain object would drop.
+      const parsed = (json: string) => JSON.parse(json) as Record<string, unknown>;
+      expect((await refusal(() => insert([parsed('{"title": "x", "__proto__": {"score": 1}}')]))).message).to.match(/^items\.0\.__proto__: unknown field '__proto__'/);
+      expect((await refusal(() => records().update(key, agentId, docId, 'documentApi', { all: true, set: parsed('{"__proto__": 1}') }))).message).to.equal("set.__proto__: unknown field '__proto__'");
+      expect((await refusal(() => records().delete(key, agentId, docId, 'documentApi', { filter: parsed('{"__proto__": 1}') }))).message).to.equal("filter.__proto__: unknown field '__proto__'");
+    });
+
     it('an unknown field of a document without fields says there are none', async () => {
       const bare = await createDoc(agentId, { name: 'Bare', kind: 'DATABASE', fields: [] });
       const err = await refusal(() => records().insert(self, agentId, bare, 'agent', [{ a: 1 }]));
@@ -202,6 +221,37 @@ describe('records of database documents (domain rules)', function () {
       expect(thousand.totalCount).to.equal(2);
     });
 
+    it('a filter has at most 20 fields and 1000 values in all, for query, update and delete as the agent and through the Document API', async () => {
+      const wide = await createDoc(agentId, { name: 'Wide', kind: 'DATABASE', fields: Array.from({ length: 80 }, (_, i) => ({ name: `f${i}`, type: 'NUMBER' })) });
+      await expose(agentId, wide, true, true);
+      const filterOf = (fields: number, values: number) => Object.fromEntries(Array.from({ length: fields }, (_, i) => [`f${i}`, Array.from({ length: values }, (_, j) => j)]));
+      const ops = (filter: unknown) =>
+        (['documentApi', 'agent'] as const).flatMap((via) => {
+          const p = via === 'agent' ? self : key;
+          return [
+            () => records().query(p, agentId, wide, via, { filter }),
+            () => records().update(p, agentId, wide, via, { filter, set: { f0: 1 } }),
+            () => records().delete(p, agentId, wide, via, { filter }),
+          ];
+        });
+      for (const op of ops(filterOf(70, 1000))) {
+        const err = await refusal(op);
+        expect(err.message).to.equal('filter: at most 20 fields per filter (this one has 70)');
+        expect(err.details?.field).to.equal('filter');
+      }
+      for (const op of ops(filterOf(21, 1))) expect((await refusal(op)).message).to.equal('filter: at most 20 fields per filter (this one has 21)');
+      const overValues = { ...filterOf(19, 1), f19: Array.from({ length: 982 }, (_, j) => j) }; // 19 + 982 = 1001
+      for (const op of ops(overValues)) expect((await refusal(op)).message).to.equal('filter: at most 1000 values in all, over every field (this one has 1001)');
+      // At both limits at once: 20 fields, 1000 values.
+      const atLimit = { ...filterOf(19, 1), f19: Array.from({ length: 981 }, (_, j) => j) };
+      const zeros = Object.fromEntries(Array.from({ length: 19 }, (_, i) => [`f${i}`, 0]));
+      await records().insert(self, agentId, wide, 'agent', [{ ...zeros, f19: 980 }, { ...zeros, f19: 981 }]);
+      const found = await records().query(key, agentId, wide, 'documentApi', { filter: atLimit });
+      expect(found.records.map((r) => r.f19)).to.deep.equal([980]);
+      expect(await records().update(key, agentId, wide, 'documentApi', { filter: atLimit, set: { f20: 7 } })).to.deep.equal({ updated: 1 });
+      expect(await records().delete(key, agentId, wide, 'documentApi', { filter: atLimit })).to.deep.equal({ deleted: 1 });
+    });
+
     it('pages with limit and offset: 100 by default, limit 1 to 1000, offset 0 or more', async () => {
       const page = await records().query(key, agentId, docId, 'documentApi', { limit: 2, offset: 1 });
       expect(page.records).to.have.length(2);
@@ -260,6 +310,32 @@ describe('records of database documents (domain rules)', function () {
   });
 
   describe('who reaches which document', () => {
+    it('a write checked before its document was unexposed, deleted or given new fields checks again when it runs', async () => {
+      const moving = await createDoc(agentId, { name: 'Moving', kind: 'DATABASE', fields: FIELDS });
+      await expose(agentId, moving, true, true);
+      const countIn = async (doc: string) => (await records().query(member, agentId, doc, 'agent', {})).totalCount;
+
+      const insertLater = await records().prepareInsert(key, agentId, moving, 'documentApi', [{ title: 'x' }]);
+      const updateLater = await records().prepareUpdate(key, agentId, moving, 'documentApi', { filter: { title: 'x' }, set: { score: 1 } });
+      await gqlOk(ws.adminToken, 'mutation($a: ID!, $d: ID!) { unexposeDocument(agentId: $a, documentId: $d) }', { a: agentId, d: moving });
+      expect((await refusal(() => insertLater.run())).code).to.equal('NOT_FOUND');
+      expect((await refusal(() => updateLater.run())).code).to.equal('NOT_FOUND');
+      expect(await countIn(moving)).to.equal(0);
+
+      await expose(agentId, moving, true, true);
+      const asText = await records().prepareInsert(key, agentId, moving, 'documentApi', [{ title: 'x' }]);
+      const retyped = FIELDS.map((f) => (f.name === 'title' ? { ...f, type: 'NUMBER' } : f));
+      await gqlOk(ws.adminToken, 'mutation($id: ID!, $i: UpdateDocumentInput!) { updateDocument(id: $id, input: $i) { id } }', { id: moving, i: { fields: retyped } });
+      expect((await refusal(() => asText.run())).message).to.equal("items.0.title: 'title' must be a number");
+      expect(await countIn(moving)).to.equal(0);
+      const asNumber = await records().prepareInsert(key, agentId, moving, 'documentApi', [{ title: 5 }]);
+      expect((await asNumber.run()).inserted).to.equal(1);
+
+      const deleteLater = await records().prepareDelete(key, agentId, moving, 'documentApi', { all: true });
+      await gqlOk(ws.adminToken, 'mutation($id: ID!) { deleteDocument(id: $id) }', { id: moving });
+      expect((await refusal(() => deleteLater.run())).code).to.equal('NOT_FOUND');
+    });
+
     it('the Document API reaches exposed documents only, with their read and write permissions', async () => {
       expect((await refusal(() => records().query(key, agentId, hiddenDocId, 'documentApi', {}))).code).to.equal('NOT_FOUND');
       expect((await refusal(() => records().query(key, agentId, woDocId, 'documentApi', {}))).code).to.equal('FORBIDDEN');

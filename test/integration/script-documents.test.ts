@@ -141,6 +141,15 @@ describe('script handlers: documents.* on real records', function () {
     expect(await rows(agent, key, doc)).to.deep.equal([]);
   });
 
+  it('documents.query with a filter of 70 fields × 1,000 values is refused naming the limit (it once reached the database and failed)', async () => {
+    const fields = Array.from({ length: 80 }, (_, i) => ({ name: `f${i}`, type: 'NUMBER' }));
+    const wide = await createDocument(ws.adminToken, agent, { name: 'Wide', kind: 'DATABASE', fields });
+    const filter = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`f${i}`, Array.from({ length: 1000 }, (_, j) => j)]));
+    const r = await run('records/find', { documentId: wide, filter });
+    expect(r.status, r.text).to.equal(500);
+    expect(r.json.error).to.contain('filter: at most 20 fields per filter (this one has 70)');
+  });
+
   it("a script naming another agent's document is refused with a clear error and neither reads nor changes it", async () => {
     const attempts: [string, unknown][] = [
       ['records/find', { documentId: otherDoc, filter: {} }],

@@ -1,10 +1,15 @@
 import { z } from 'zod';
+import { MAX_FILTER_FIELDS, MAX_FILTER_VALUES } from './records.js';
 
 // Request bodies of the Document API. These schemas validate the requests and generate the
 // OpenAPI description (src/rest/openapi.ts), so the two cannot drift apart.
 
 const fieldValue = z.unknown().describe('A field value; for a filter, a list means any of');
-export const recordFilter = z.record(z.string(), fieldValue).describe('Field name → wanted value (equality); a list means any of. `id` matches record ids.');
+export const recordFilter = z
+  .record(z.string(), fieldValue)
+  .describe(
+    `Field name → wanted value (equality); a list means any of. \`id\` matches record ids. At most ${MAX_FILTER_FIELDS} fields and ${MAX_FILTER_VALUES} values in all (a single value counts as one).`,
+  );
 export const recordItem = z.record(z.string(), z.unknown()).describe('A record: field name → value, validated against the field schema');
 
 export const readQuery = z.object({

@@ -22,6 +22,9 @@ const fieldsInput = z
     const seen = new Set<string>();
     fields.forEach((f, i) => {
       if (f.name === 'id') ctx.addIssue({ code: 'custom', message: "'id' is reserved for the record id", path: [i, 'name'] });
+      // A JSON key `__proto__` sets the prototype in most JavaScript clients instead of holding a
+      // value, and parsers drop or refuse it: such a field could not be read back reliably.
+      if (f.name === '__proto__') ctx.addIssue({ code: 'custom', message: "'__proto__' cannot be a field name: JavaScript clients could not hold it as a value", path: [i, 'name'] });
       if (seen.has(f.name)) ctx.addIssue({ code: 'custom', message: `field '${f.name}' appears twice`, path: [i, 'name'] });
       seen.add(f.name);
     });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { Forbidden, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Document } from '../model.js';
+import type { Document, FieldDef } from '../model.js';
 import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store, StoredRecord } from '../ports.js';
@@ -18,13 +18,37 @@ export type DocumentAccess = 'read' | 'write';
  */
 export type Via = 'documentApi' | 'agent';
 
+/**
+ * A record operation whose every refusal that needs no work has been checked (the document exists
+ * and is reachable, the permission, the input against the field schema); `run` does the database
+ * work. The Document API holds admission only around `run`, so a refused request takes no slot.
+ */
+export interface Prepared<T> {
+  run(): Promise<T>;
+}
+
+/** Who reaches which document, for what. */
+interface Target {
+  p: Principal;
+  agentId: string;
+  documentId: string;
+  access: DocumentAccess;
+  via: Via;
+}
+
 const paging = z.object({
   limit: z.number().int().min(1, 'must be between 1 and 1000').max(1000, 'must be between 1 and 1000').default(100),
   offset: z.number().int().min(0, 'must be 0 or more').max(10_000_000).default(0),
 });
+const contentPatch = z
+  .object({ content: z.string().max(5 * 1024 * 1024).optional(), name: z.string().trim().min(1).max(200).optional(), description: z.string().max(2000).optional() })
+  .strict();
 const MAX_INSERT = 1000;
 
-/** Reading and writing document content and database records. */
+/**
+ * Reading and writing document content and database records. Each operation comes in two steps,
+ * `prepareX` (checks) and `run` (work); `x` does both at once for callers without admission.
+ */
 export class RecordService {
   constructor(
     private readonly store: Store,
@@ -37,86 +61,133 @@ export class RecordService {
     return this.store.repos.documents.listByAgents([agentId]);
   }
 
-  /** A document with, for databases, a page of its records. */
-  async read(p: Principal, agentId: string, documentId: string, via: Via, page: { limit?: unknown; offset?: unknown } = {}) {
-    const pg = parse(paging, stripNullish(page));
-    const doc = await this.resolve(this.store.repos, p, agentId, documentId, 'read', via);
-    const base = { id: doc.id, name: doc.name, description: doc.description, kind: doc.kind, content: doc.content };
-    if (doc.kind !== 'DATABASE') return base;
-    const { records, totalCount } = await this.store.repos.records.query(doc.id, {}, pg.limit, pg.offset);
-    return { ...base, data: { fields: doc.fields, records, totalCount } };
+  /** A document with, for databases, a page of its records. Throws NotFound, Forbidden, Invalid. */
+  read(p: Principal, agentId: string, documentId: string, via: Via, page: { limit?: unknown; offset?: unknown } = {}) {
+    return this.prepareRead(p, agentId, documentId, via, page).then((op) => op.run());
   }
 
-  /** Replaces content, name or description of a document. */
-  async write(p: Principal, agentId: string, documentId: string, via: Via, input: unknown): Promise<Document> {
-    const v = parse(
-      z.object({ content: z.string().max(5 * 1024 * 1024).optional(), name: z.string().trim().min(1).max(200).optional(), description: z.string().max(2000).optional() }).strict(),
-      input,
-    );
-    return this.store.transaction(async (r) => {
-      const doc = await this.resolve(r, p, agentId, documentId, 'write', via);
-      return r.documents.update({ ...doc, ...stripNullish(v), updatedAt: this.clock.now() });
-    });
+  async prepareRead(p: Principal, agentId: string, documentId: string, via: Via, page: { limit?: unknown; offset?: unknown } = {}) {
+    const pg = parse(paging, stripNullish(page));
+    const doc = await this.resolve(this.store.repos, { p, agentId, documentId, access: 'read', via });
+    const base = { id: doc.id, name: doc.name, description: doc.description, kind: doc.kind, content: doc.content };
+    return {
+      run: async () => {
+        if (doc.kind !== 'DATABASE') return base;
+        const { records, totalCount } = await this.store.repos.records.query(doc.id, {}, pg.limit, pg.offset);
+        return { ...base, data: { fields: doc.fields, records, totalCount } };
+      },
+    };
+  }
+
+  /** Replaces content, name or description of a document. Throws NotFound, Forbidden, Invalid. */
+  write(p: Principal, agentId: string, documentId: string, via: Via, input: unknown): Promise<Document> {
+    return this.prepareWrite(p, agentId, documentId, via, input).then((op) => op.run());
+  }
+
+  async prepareWrite(p: Principal, agentId: string, documentId: string, via: Via, input: unknown): Promise<Prepared<Document>> {
+    const v = stripNullish(parse(contentPatch, input));
+    const target: Target = { p, agentId, documentId, access: 'write', via };
+    await this.resolve(this.store.repos, target);
+    return {
+      run: () =>
+        this.store.transaction(async (r) => {
+          const doc = await this.resolve(r, target);
+          return r.documents.update({ ...doc, ...v, updatedAt: this.clock.now() });
+        }),
+    };
   }
 
   /** Records of a database document matching `filter` (equality; arrays mean any of). */
-  async query(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; limit?: unknown; offset?: unknown }) {
+  query(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; limit?: unknown; offset?: unknown }) {
+    return this.prepareQuery(p, agentId, documentId, via, input).then((op) => op.run());
+  }
+
+  async prepareQuery(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; limit?: unknown; offset?: unknown }) {
     const pg = parse(paging, stripNullish({ limit: input.limit, offset: input.offset }));
-    const doc = await this.database(this.store.repos, p, agentId, documentId, 'read', via);
+    const doc = await this.database(this.store.repos, { p, agentId, documentId, access: 'read', via });
     const filter = validateFilter(doc.fields, input.filter);
-    return this.store.repos.records.query(doc.id, filter, pg.limit, pg.offset);
+    return { run: () => this.store.repos.records.query(doc.id, filter, pg.limit, pg.offset) };
   }
 
   /** Inserts records atomically: every item is validated first; any error inserts nothing. */
-  async insert(p: Principal, agentId: string, documentId: string, via: Via, items: unknown): Promise<{ inserted: number; records: StoredRecord[] }> {
+  insert(p: Principal, agentId: string, documentId: string, via: Via, items: unknown): Promise<{ inserted: number; records: StoredRecord[] }> {
+    return this.prepareInsert(p, agentId, documentId, via, items).then((op) => op.run());
+  }
+
+  async prepareInsert(p: Principal, agentId: string, documentId: string, via: Via, items: unknown): Promise<Prepared<{ inserted: number; records: StoredRecord[] }>> {
     if (!Array.isArray(items) || items.length === 0) throw new Invalid('items: give a non-empty array of records', 'items');
     if (items.length > MAX_INSERT) throw new Invalid(`items: at most ${MAX_INSERT} records per call`, 'items');
-    return this.store.transaction(async (r) => {
-      const doc = await this.database(r, p, agentId, documentId, 'write', via);
-      const rows = items.map((item, i) => ({ id: newId('rec'), data: validateRecord(doc.fields, item, `items.${i}`) }));
-      const records = await r.records.insertMany(doc.id, rows, this.clock.now());
-      return { inserted: records.length, records };
-    });
+    const validate = (fields: FieldDef[]) => items.map((item, i) => validateRecord(fields, item, `items.${i}`));
+    const target: Target = { p, agentId, documentId, access: 'write', via };
+    const checked = await this.checked(target, validate);
+    return {
+      run: () =>
+        this.store.transaction(async (r) => {
+          const { doc, input } = await this.recheck(r, target, checked, validate);
+          const records = await r.records.insertMany(doc.id, input.map((data) => ({ id: newId('rec'), data })), this.clock.now());
+          return { inserted: records.length, records };
+        }),
+    };
   }
 
   /** Sets fields on the records matching `filter`; an empty filter needs `all: true`. */
-  async update(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; set?: unknown; all?: unknown }): Promise<{ updated: number }> {
-    return this.store.transaction(async (r) => {
-      const doc = await this.database(r, p, agentId, documentId, 'write', via);
-      const filter = this.guardedFilter(doc, input.filter, input.all);
-      const set = validatePatch(doc.fields, input.set);
-      for (const f of doc.fields) {
-        if (f.required && f.name in set && set[f.name] === null) throw new Invalid(`set.${f.name}: '${f.name}' is required`, `set.${f.name}`);
-      }
-      return { updated: await r.records.update(doc.id, filter, set, this.clock.now()) };
-    });
+  update(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; set?: unknown; all?: unknown }): Promise<{ updated: number }> {
+    return this.prepareUpdate(p, agentId, documentId, via, input).then((op) => op.run());
+  }
+
+  async prepareUpdate(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; set?: unknown; all?: unknown }): Promise<Prepared<{ updated: number }>> {
+    const validate = (fields: FieldDef[]) => ({ filter: guardedFilter(fields, input.filter, input.all), set: validatePatch(fields, input.set) });
+    const target: Target = { p, agentId, documentId, access: 'write', via };
+    const checked = await this.checked(target, validate);
+    return {
+      run: () =>
+        this.store.transaction(async (r) => {
+          const { doc, input: v } = await this.recheck(r, target, checked, validate);
+          return { updated: await r.records.update(doc.id, v.filter, v.set, this.clock.now()) };
+        }),
+    };
   }
 
   /** Deletes the records matching `filter`; an empty filter needs `all: true`. */
-  async delete(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; all?: unknown }): Promise<{ deleted: number }> {
-    return this.store.transaction(async (r) => {
-      const doc = await this.database(r, p, agentId, documentId, 'write', via);
-      const filter = this.guardedFilter(doc, input.filter, input.all);
-      return { deleted: await r.records.delete(doc.id, filter) };
-    });
+  delete(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; all?: unknown }): Promise<{ deleted: number }> {
+    return this.prepareDelete(p, agentId, documentId, via, input).then((op) => op.run());
   }
 
-  private guardedFilter(doc: Document, rawFilter: unknown, all: unknown) {
-    const filter = validateFilter(doc.fields, rawFilter);
-    if (all !== undefined && typeof all !== 'boolean') throw new Invalid('all: must be true or false', 'all');
-    if (Object.keys(filter).length === 0 && all !== true) {
-      throw new Invalid('filter: an empty filter matches every record; send "all": true to mean that', 'filter');
-    }
-    return filter;
+  async prepareDelete(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; all?: unknown }): Promise<Prepared<{ deleted: number }>> {
+    const validate = (fields: FieldDef[]) => guardedFilter(fields, input.filter, input.all);
+    const target: Target = { p, agentId, documentId, access: 'write', via };
+    const checked = await this.checked(target, validate);
+    return {
+      run: () =>
+        this.store.transaction(async (r) => {
+          const { doc, input: filter } = await this.recheck(r, target, checked, validate);
+          return { deleted: await r.records.delete(doc.id, filter) };
+        }),
+    };
   }
 
-  private async database(r: Repositories, p: Principal, agentId: string, documentId: string, access: DocumentAccess, via: Via): Promise<Document> {
-    const doc = await this.resolve(r, p, agentId, documentId, access, via);
-    if (doc.kind !== 'DATABASE') throw new Invalid(`Document '${documentId}' is a TEXT document; records exist only in DATABASE documents`, 'documentId');
+  /** The database document of a write, and the input validated against its field schema. */
+  private async checked<V>(target: Target, validate: (fields: FieldDef[]) => V): Promise<{ doc: Document; input: V }> {
+    const doc = await this.database(this.store.repos, target);
+    return { doc, input: validate(doc.fields) };
+  }
+
+  /**
+   * Inside the write's transaction: the document as it is now — it may have been unexposed or
+   * deleted since it was checked — with the input validated again only if its fields changed.
+   */
+  private async recheck<V>(r: Repositories, target: Target, checked: { doc: Document; input: V }, validate: (fields: FieldDef[]) => V): Promise<{ doc: Document; input: V }> {
+    const doc = await this.database(r, target);
+    return { doc, input: sameFields(doc.fields, checked.doc.fields) ? checked.input : validate(doc.fields) };
+  }
+
+  private async database(r: Repositories, t: Target): Promise<Document> {
+    const doc = await this.resolve(r, t);
+    if (doc.kind !== 'DATABASE') throw new Invalid(`Document '${t.documentId}' is a TEXT document; records exist only in DATABASE documents`, 'documentId');
     return doc;
   }
 
-  private async resolve(r: Repositories, p: Principal, agentId: string, documentId: string, access: DocumentAccess, via: Via): Promise<Document> {
+  private async resolve(r: Repositories, { p, agentId, documentId, access, via }: Target): Promise<Document> {
     if (via === 'agent') {
       await loadAgent(r, p, agentId, p.kind === 'agentSelf' ? 'useDocuments' : 'read');
       const doc = await r.documents.get(documentId);
@@ -131,6 +202,20 @@ export class RecordService {
     if (access === 'write' && !exposure.write) throw new Forbidden(`Document '${documentId}' is not writable through the Document API`);
     return doc;
   }
+}
+
+/** A validated filter of an update or delete; an empty one must be confirmed with `all: true`. */
+function guardedFilter(fields: FieldDef[], rawFilter: unknown, all: unknown) {
+  const filter = validateFilter(fields, rawFilter);
+  if (all !== undefined && typeof all !== 'boolean') throw new Invalid('all: must be true or false', 'all');
+  if (Object.keys(filter).length === 0 && all !== true) {
+    throw new Invalid('filter: an empty filter matches every record; send "all": true to mean that', 'filter');
+  }
+  return filter;
+}
+
+function sameFields(a: FieldDef[], b: FieldDef[]): boolean {
+  return a.length === b.length && a.every((f, i) => f.name === b[i]!.name && f.type === b[i]!.type && f.required === b[i]!.required);
 }
 
 function stripNullish<T extends object>(o: T): Partial<T> {

@@ -15,8 +15,17 @@ function restDocument(d: Document) {
 }
 
 /**
- * The Document API: validates request bodies, then runs the record operation through the pipeline's
- * guard (input guardrails on the body, admission) with exposure permissions enforced.
+ * The body as the client sent it, once its schema accepted it. zod leaves a `__proto__` key out of
+ * the objects it returns; the record rules get the field maps as sent so that such a key is refused
+ * as an unknown field instead of silently disappearing from a record or narrowing a filter.
+ */
+const asSent = (body: unknown) => body as Record<string, unknown>;
+
+/**
+ * The Document API, in the documented order: the body's shape (400) → the document exposed (404)
+ * and permitted (403), records and filters against its field schema (400) → input guardrails on
+ * the body (400) → admission (429) → the database work. Everything that can refuse without running
+ * does so before admission, so a refused request takes no concurrency slot, lock or credit.
  */
 export class DocumentApiService {
   constructor(
@@ -26,34 +35,40 @@ export class DocumentApiService {
 
   async read(c: SurfaceCaller, documentId: string, query: unknown) {
     const q = parse(readQuery, query);
+    const op = await this.records.prepareRead(c.principal, c.agent.id, documentId, 'documentApi', q);
     return this.pipeline.guard(c.agent, '', async () => {
-      const doc = await this.records.read(c.principal, c.agent.id, documentId, 'documentApi', q);
+      const doc = await op.run();
       return 'data' in doc && doc.data ? { ...doc, data: { ...doc.data, fields: restFields(doc.data.fields) } } : doc;
     });
   }
 
   async write(c: SurfaceCaller, documentId: string, body: unknown) {
     const v = parse(writeDocumentBody, body);
-    return this.pipeline.guard(c.agent, JSON.stringify(v), async () => restDocument(await this.records.write(c.principal, c.agent.id, documentId, 'documentApi', v)));
+    const op = await this.records.prepareWrite(c.principal, c.agent.id, documentId, 'documentApi', v);
+    return this.pipeline.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run()));
   }
 
   async query(c: SurfaceCaller, documentId: string, body: unknown) {
     const v = parse(queryBody, body);
-    return this.pipeline.guard(c.agent, JSON.stringify(v), () => this.records.query(c.principal, c.agent.id, documentId, 'documentApi', v));
+    const op = await this.records.prepareQuery(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter });
+    return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
   async insert(c: SurfaceCaller, documentId: string, body: unknown) {
     const v = parse(insertBody, body);
-    return this.pipeline.guard(c.agent, JSON.stringify(v), () => this.records.insert(c.principal, c.agent.id, documentId, 'documentApi', v.items));
+    const op = await this.records.prepareInsert(c.principal, c.agent.id, documentId, 'documentApi', asSent(body).items);
+    return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
   async update(c: SurfaceCaller, documentId: string, body: unknown) {
     const v = parse(updateBody, body);
-    return this.pipeline.guard(c.agent, JSON.stringify(v), () => this.records.update(c.principal, c.agent.id, documentId, 'documentApi', v));
+    const op = await this.records.prepareUpdate(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter, set: asSent(body).set });
+    return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
   async delete(c: SurfaceCaller, documentId: string, body: unknown) {
     const v = parse(deleteBody, body);
-    return this.pipeline.guard(c.agent, JSON.stringify(v), () => this.records.delete(c.principal, c.agent.id, documentId, 'documentApi', v));
+    const op = await this.records.prepareDelete(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter });
+    return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 }

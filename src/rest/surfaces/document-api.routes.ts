@@ -11,7 +11,7 @@ type Op = (c: SurfaceCaller, documentId: string, body: unknown) => Promise<unkno
 /**
  * `/agents/{agentId}/documents/{documentId}[/data/query|insert|update|delete]`: after the surface
  * preamble (agent 404 → key 401 → surface on 403), body (415/413/400) → document exposed (404) /
- * permitted (403) → records valid (400) → guardrails (400) → admission (429).
+ * permitted (403) → records and filters against the field schema (400) → guardrails (400) → admission (429).
  */
 export function documentApiRoutes(services: Services, platformOrigins: string[]): Koa.Middleware {
   const router = new Router();
