@@ -377,18 +377,20 @@ describe('QuickJS worker pool: one run per worker, shared fairly between agents'
     expect(order).to.deep.equal(['a1', 'b1', 'c1', 'a2', 'b2', 'a3']);
   });
 
-  it("takes a waiting run whose caller went away out of the queue: it never takes a worker", async () => {
-    // One worker. The aborted run is an endless loop: had it started anyway, the next run would
-    // wait behind it until the test times out.
-    sandbox = createQuickJsSandbox({ workers: 1 });
+  it('takes a waiting run whose caller went away out of the queue: it frees its place and never takes a worker', async () => {
+    // One worker, one place in the queue per agent. Had the aborted run kept its place, the next
+    // run of the same agent would be refused as busy; had it started (an endless loop), the next
+    // run would wait behind it until the test times out.
+    sandbox = createQuickJsSandbox({ workers: 1, maxQueuedPerOwner: 1 });
     const held = await holdWorkers(sandbox, 1);
     const controller = new AbortController();
     const gone = sandbox.run(request('caller', 'while (true) {}', { limits: ENDLESS, signal: controller.signal }));
     controller.abort();
     expectFailure(await failure(gone), 'aborted', 'Script run was aborted');
+    const next = sandbox.run(request('caller', 'return 2'));
     held.open();
     await Promise.all(held.runs);
-    expect((await sandbox.run(request('caller', 'return 2'))).value).to.equal(2);
+    expect((await next).value).to.equal(2);
   });
 
   it('stops a running endless loop at once when its caller goes away, freeing the worker', async () => {
@@ -420,7 +422,7 @@ describe('QuickJS worker pool: one run per worker, shared fairly between agents'
     sandbox = createQuickJsSandbox({ workers: 1, maxQueuedPerOwner: 2 });
     const held = await holdWorkers(sandbox, 1);
     const waiting = [sandbox.run(request('flooder', 'return 1')), sandbox.run(request('flooder', 'return 2'))];
-    expectFailure(await failure(sandbox.run(request('flooder', 'return 3'))), 'busy', 'Script sandbox is busy: 2 scripts of this agent are already waiting; retry shortly');
+    expectFailure(await failure(sandbox.run(request('flooder', 'return 3'))), 'busy', 'Script sandbox is busy: this agent already has as many scripts waiting as allowed (2); retry shortly');
     const other = sandbox.run(request('other', 'return 4'));
     held.open();
     expect((await Promise.all([...waiting, other])).map((o) => o.value)).to.deep.equal([1, 2, 4]);

@@ -44,6 +44,11 @@ export interface QuickJsSandboxOptions {
   maxQueuedPerOwner?: number;
 }
 
+/** Worker threads of the default pool: one less than the CPUs, at least 2, at most 4. */
+export function defaultWorkerCount(): number {
+  return Math.min(4, Math.max(2, availableParallelism() - 1));
+}
+
 /** A ScriptSandbox that owns threads; `close` terminates them (in-flight runs fail). */
 export interface QuickJsSandbox extends ScriptSandbox {
   close(): Promise<void>;
@@ -62,7 +67,7 @@ export interface QuickJsSandbox extends ScriptSandbox {
  * (see quickjs.inline.ts).
  */
 export function createQuickJsSandbox(opts: QuickJsSandboxOptions = {}): QuickJsSandbox {
-  const workers = opts.workers ?? Math.min(4, Math.max(2, availableParallelism() - 1));
+  const workers = opts.workers ?? defaultWorkerCount();
   const maxHostCalls = opts.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS;
   if (workers === 0) {
     const inline = createInlineQuickJsSandbox({ maxStackBytes: opts.maxStackBytes ?? INLINE_MAX_STACK_BYTES, maxHostCalls });

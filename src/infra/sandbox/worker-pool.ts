@@ -93,7 +93,8 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     if (this.closed) return Promise.reject(new ScriptFailure('error', 'Script sandbox is shut down'));
     const queue = this.queues.get(req.owner) ?? [];
     if (queue.length >= this.opts.maxQueuedPerOwner) {
-      return Promise.reject(busyFailure(`Script sandbox is busy: ${queue.length} scripts of this agent are already waiting; retry shortly`));
+      const max = this.opts.maxQueuedPerOwner;
+      return Promise.reject(busyFailure(`Script sandbox is busy: this agent already has as many scripts waiting as allowed (${max}); retry shortly`));
     }
     return new Promise<ScriptOutcome>((resolve, reject) => {
       const queued: QueuedRun = {
