@@ -268,6 +268,14 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
       expectFailure(await fails(`${nested(5_000)} return o`, { limits: ROOMY }), 'invalid_output', /nested deeper than 64 levels|stack overflow/);
     });
 
+    it('fails a run whose input nests too deeply to copy into the sandbox, rather than throwing', async () => {
+      // The HTTP layer parses bodies of any depth (JSON.parse does not recurse); copying one to a
+      // worker, or serialising it for QuickJS, does — past the server thread's stack.
+      let input: Json = 1;
+      for (let i = 0; i < 100_000; i++) input = [input];
+      expectFailure(await fails('return 1', { input }), 'error', /nested too deeply|stack overflow/);
+    });
+
     if (!heavy) return;
 
     it('stops a builtin QuickJS cannot interrupt, keeping the event loop free', async () => {
