@@ -66,7 +66,8 @@ async function start(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   try {
     const { source, input, request, limits } = msg;
     // (`owner` only matters to the pool, which has already shared the workers out.)
-    const outcome = await sandbox.run({ source, input, request, limits, host, owner: '', signal: run.abort.signal }, { onSlice, stopRequested, onStart: () => post({ type: 'started', id: msg.id }) });
+    const onStart = () => post({ type: 'started', id: msg.id });
+    const outcome = await sandbox.run({ source, input, request, limits, host, owner: '', signal: run.abort.signal }, { onSlice, stopRequested, onStart });
     post({ type: 'done', id: msg.id, outcome });
   } catch (err) {
     const failure = err instanceof ScriptFailure ? err : new ScriptFailure('error', 'Script crashed the sandbox');
