@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { systemClock, type Clock } from './domain/clock.js';
 import { createServices, DEFAULT_SCRIPT_LIMITS, type Services } from './domain/services.js';
-import type { LanguageModels, ScriptSandbox } from './domain/runtime/ports.js';
+import type { LanguageModels, ScriptLimits, ScriptSandbox } from './domain/runtime/ports.js';
 import { buildGraphqlSchema } from './graphql/schema.js';
 import { createSelfManagementTools } from './graphql/self-management.tools.js';
 import { aiSdkModels } from './infra/models/ai-sdk.models.js';
@@ -45,6 +45,8 @@ export interface BuildOptions {
   /** Replace the model adapter or the sandbox (tests of failure paths). */
   models?: LanguageModels;
   sandbox?: ScriptSandbox;
+  /** Replace the script limits (tests that must stay fast with CPU-bound scripts). */
+  scriptLimits?: ScriptLimits;
   admission?: Partial<AdmissionConfig>;
   /** Housekeeping interval (activity pruning, expired slots); 0 disables it. */
   housekeepingMs?: number;
@@ -80,7 +82,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         anthropic: config.anthropicApiKey ? { apiKey: config.anthropicApiKey } : null,
       },
       selfManagement: createSelfManagementTools(schema, () => services),
-      scriptLimits: DEFAULT_SCRIPT_LIMITS,
+      scriptLimits: opts.scriptLimits ?? DEFAULT_SCRIPT_LIMITS,
     });
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
     const graphql = await createGraphqlMiddleware(schema, services, logger);

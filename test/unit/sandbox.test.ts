@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ScriptFailure, type Json, type ScriptHost, type ScriptLimits, type ScriptOutcome } from '../../src/domain/runtime/ports.js';
+import { ScriptFailure, type Json, type ScriptHost, type ScriptLimits, type ScriptOutcome, type ScriptRequest } from '../../src/domain/runtime/ports.js';
 import { createQuickJsSandbox, type QuickJsSandbox } from '../../src/infra/sandbox/quickjs.sandbox.js';
 
 // The QuickJS sandbox against hostile scripts. After every test, afterEach checks that a trivial
@@ -43,7 +43,7 @@ function expectFailure(f: ScriptFailure, kind: ScriptFailure['kind'], message: s
   else expect(f.message).to.match(message);
 }
 
-function suite(name: string, make: () => QuickJsSandbox, heavy: boolean) {
+function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, parallel: number) {
   describe(name, function () {
     this.timeout(60_000);
     let sandbox: QuickJsSandbox;
@@ -54,6 +54,7 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean) {
         request: { method: 'POST', path: '/x' },
         host: opts.host ?? fakeHost().host,
         limits: { ...LIMITS, ...opts.limits },
+        owner: 'agent-a',
         signal: opts.signal,
       });
     const fails = (source: string, opts?: Parameters<typeof run>[1]) => failure(run(source, opts));
@@ -223,23 +224,56 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean) {
       expectFailure(await fails('await documents.query("d")', { host: hang, limits: { wallMs: 300 } }), 'timeout', 'Script exceeded its wall-clock time limit of 300 ms');
     });
 
-    it('runs 20 scripts concurrently', async () => {
-      // Every host call is answered only once all 20 runs are waiting on one: the runs finish only
-      // if they are in flight together. (How long they take is in bench/sandbox.bench.ts.)
+    it(`runs 20 scripts, ${parallel} at once`, async () => {
+      // Every host call is answered only once ${parallel} runs are waiting on one: the runs finish
+      // only if that many are in flight together — and never more (a worker runs one at a time).
+      // (How long they take is in bench/sandbox.bench.ts.)
       let release!: () => void;
-      const allWaiting = new Promise<void>((resolve) => (release = resolve));
+      const enoughWaiting = new Promise<void>((resolve) => (release = resolve));
       let waiting = 0;
+      let peak = 0;
       const { host } = fakeHost(async (_op, args) => {
-        if (++waiting === 20) release();
-        await allWaiting;
+        peak = Math.max(peak, ++waiting);
+        if (waiting === parallel) release();
+        await enoughWaiting;
+        waiting--;
         return args[0] as Json;
       });
       const limits = { wallMs: 30_000 }; // only bounds a hang, well within the test's own timeout
       const outs = await Promise.all(
         Array.from({ length: 20 }, (_, i) => run('return [await documents.query(`doc${input.id}`), input.id * 2]', { host, input: { id: i }, limits })),
       );
-      expect(waiting).to.equal(20);
+      expect(peak).to.equal(parallel);
       expect(outs.map((o) => o.value)).to.deep.equal(Array.from({ length: 20 }, (_, i) => [`doc${i}`, i * 2]));
+    });
+
+    it('refuses host-call arguments and return values nested deeper than 64 levels, with an error that settles', async () => {
+      const nested = (levels: number) => `let o = 1; for (let i = 0; i < ${levels}; i++) o = i % 2 ? [o] : { o };`;
+      const { host, calls } = fakeHost();
+      expect((await run(`${nested(64)} await documents.insert("d", o); return "stored"`, { host })).value).to.equal('stored');
+      expect((await run(`await documents.insert("d", { s: "[{".repeat(1000) }); return "brackets in a string are no nesting"`, { host })).value).to.be.a('string');
+      expect(calls).to.have.length(2);
+      const deeper = `Error: documents.insert: arguments are nested deeper than 64 levels`;
+      expectFailure(await fails(`${nested(65)} await documents.insert("d", o)`, { host }), 'error', deeper);
+      expect((await run(`${nested(65)} try { await documents.insert("d", o) } catch (e) { return e.message }`, { host })).value).to.equal(deeper.slice('Error: '.length));
+      // Thousands of levels (these used to leave the run waiting on its host call until the wall-clock
+      // limit: the server thread could not read the worker's message and dropped it).
+      expectFailure(await fails(`${nested(5_000)} await documents.insert("d", o)`, { host, limits: ROOMY }), 'error', /nested deeper than 64 levels|stack overflow/);
+      expect(calls).to.have.length(2);
+
+      let o: Json = 1;
+      for (let i = 0; i < 64; i++) o = i % 2 ? [o] : { o };
+      expect((await run(`${nested(64)} return o`)).value).to.deep.equal(o);
+      expectFailure(await fails(`${nested(65)} return o`), 'invalid_output', 'Script returned a value nested deeper than 64 levels');
+      expectFailure(await fails(`${nested(5_000)} return o`, { limits: ROOMY }), 'invalid_output', /nested deeper than 64 levels|stack overflow/);
+    });
+
+    it('fails a run whose input nests too deeply to copy into the sandbox, rather than throwing', async () => {
+      // The HTTP layer parses bodies of any depth (JSON.parse does not recurse); copying one to a
+      // worker, or serialising it for QuickJS, does — past the server thread's stack.
+      let input: Json = 1;
+      for (let i = 0; i < 100_000; i++) input = [input];
+      expectFailure(await fails('return 1', { input }), 'error', /nested too deeply|stack overflow/);
     });
 
     if (!heavy) return;
@@ -277,12 +311,141 @@ describe('QuickJS sandbox options', () => {
       request: null,
       host,
       limits: LIMITS,
+      owner: 'agent-a',
     });
     expect(out.value).to.deep.equal(['ok', 'ok', 'documents.query: a script may make at most 2 host calls']);
     expect(calls).to.have.length(2);
   });
 });
 
-suite('QuickJS sandbox (worker threads)', () => createQuickJsSandbox({ workers: 2 }), true);
+describe('QuickJS worker pool: one run per worker, shared fairly between agents', function () {
+  this.timeout(60_000);
+  /** Limits a run cannot reach in this test: only its abort can end it early. */
+  const ENDLESS = { cpuMs: 600_000, wallMs: 600_000 };
+  let sandbox: QuickJsSandbox | undefined;
+  afterEach(async () => {
+    await sandbox?.close();
+    sandbox = undefined;
+  });
+
+  const request = (owner: string, source: string, opts: { host?: ScriptHost; limits?: Partial<ScriptLimits>; signal?: AbortSignal } = {}): ScriptRequest => ({
+    source,
+    input: null,
+    request: null,
+    host: opts.host ?? fakeHost().host,
+    limits: { ...LIMITS, ...opts.limits },
+    owner,
+    signal: opts.signal,
+  });
+
+  /** A host whose calls wait until `open()`; `waiting` resolves once `n` calls wait. */
+  function heldHost(n: number) {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    let arrived!: () => void;
+    const waiting = new Promise<void>((resolve) => (arrived = resolve));
+    let count = 0;
+    const { host } = fakeHost(async () => {
+      if (++count === n) arrived();
+      await opened;
+      return 'held';
+    });
+    return { host, waiting, open };
+  }
+
+  /** Takes every worker of `sandbox` with runs of `owner` that wait on the host until `open()`. */
+  async function holdWorkers(pool: QuickJsSandbox, workers: number, owner = 'holder') {
+    const held = heldHost(workers);
+    const runs = Array.from({ length: workers }, () => pool.run(request(owner, 'return await documents.query("d")', { host: held.host })));
+    await held.waiting;
+    return { runs, open: held.open };
+  }
+
+  it("answers another agent's one-line script while one agent floods the pool with 20 endless loops", async () => {
+    // 20 runs of 200 ms of CPU on 2 workers take 2 s: had the other agent's run to wait behind
+    // them (or share a thread with them), its 1 s wall-clock limit would end it first.
+    sandbox = createQuickJsSandbox({ workers: 2 });
+    const limits = { cpuMs: 200, wallMs: 1_000 };
+    let floodEnded = 0;
+    const flood = Array.from({ length: 20 }, () => failure(sandbox!.run(request('flooder', 'while (true) {}', { limits }))).finally(() => floodEnded++));
+    const other = await sandbox.run(request('other', 'return 1', { limits }));
+    expect(other.value).to.equal(1);
+    expect(floodEnded, 'flood runs ended before the other agent was answered').to.be.below(20);
+    for (const f of await Promise.all(flood)) expectFailure(f, 'timeout', 'Script exceeded its CPU time limit of 200 ms');
+  });
+
+  it('gives a freed worker to the waiting agent holding the fewest, round-robin among equals', async () => {
+    sandbox = createQuickJsSandbox({ workers: 1 });
+    const held = await holdWorkers(sandbox, 1);
+    const order: string[] = [];
+    const queue = (owner: string, n: number) => sandbox!.run(request(owner, `return ${n}`)).then(() => void order.push(`${owner}${n}`));
+    const runs = [queue('a', 1), queue('a', 2), queue('a', 3), queue('b', 1), queue('c', 1), queue('b', 2)];
+    held.open();
+    await Promise.all([...held.runs, ...runs]);
+    expect(order).to.deep.equal(['a1', 'b1', 'c1', 'a2', 'b2', 'a3']);
+  });
+
+  it('takes a waiting run whose caller went away out of the queue: it frees its place and never takes a worker', async () => {
+    // One worker, one place in the queue per agent. Had the aborted run kept its place, the next
+    // run of the same agent would be refused as busy; had it started (an endless loop), the next
+    // run would wait behind it until the test times out.
+    sandbox = createQuickJsSandbox({ workers: 1, maxQueuedPerOwner: 1 });
+    const held = await holdWorkers(sandbox, 1);
+    const controller = new AbortController();
+    const gone = sandbox.run(request('caller', 'while (true) {}', { limits: ENDLESS, signal: controller.signal }));
+    controller.abort();
+    expectFailure(await failure(gone), 'aborted', 'Script run was aborted');
+    const next = sandbox.run(request('caller', 'return 2'));
+    held.open();
+    await Promise.all(held.runs);
+    expect((await next).value).to.equal(2);
+  });
+
+  it('stops a running endless loop at once when its caller goes away, freeing the worker', async () => {
+    // The abort cannot wait for the worker's event loop, which the loop holds: the worker polls a
+    // stop flag in shared memory. Otherwise the next run would wait for the 10-minute CPU limit.
+    sandbox = createQuickJsSandbox({ workers: 1 });
+    const controller = new AbortController();
+    let started!: () => void;
+    const looping = new Promise<void>((resolve) => (started = resolve));
+    const host: ScriptHost = { ...fakeHost().host, log: () => started() };
+    const loop = sandbox.run(request('caller', 'log("looping"); while (true) {}', { host, limits: ENDLESS, signal: controller.signal }));
+    await looping;
+    controller.abort();
+    expectFailure(await failure(loop), 'aborted', 'Script run was aborted');
+    expect((await sandbox.run(request('other', 'return 3'))).value).to.equal(3);
+  });
+
+  it('fails a run that waited longer than the queue limit as busy, without starting it', async () => {
+    sandbox = createQuickJsSandbox({ workers: 1, queueWaitMs: 50 });
+    const held = await holdWorkers(sandbox, 1);
+    // The worker stays held until the waiting run has failed, so it cannot have started.
+    expectFailure(await failure(sandbox.run(request('other', 'return 1'))), 'busy', 'Script sandbox is busy; retry shortly');
+    held.open();
+    expect((await Promise.all(held.runs)).map((o) => o.value)).to.deep.equal(['held']);
+    expect((await sandbox.run(request('other', 'return 1'))).value).to.equal(1);
+  });
+
+  it("refuses a run at once as busy when its agent's queue is full; other agents still queue", async () => {
+    sandbox = createQuickJsSandbox({ workers: 1, maxQueuedPerOwner: 2 });
+    const held = await holdWorkers(sandbox, 1);
+    const waiting = [sandbox.run(request('flooder', 'return 1')), sandbox.run(request('flooder', 'return 2'))];
+    expectFailure(await failure(sandbox.run(request('flooder', 'return 3'))), 'busy', 'Script sandbox is busy: this agent already has as many scripts waiting as allowed (2); retry shortly');
+    const other = sandbox.run(request('other', 'return 4'));
+    held.open();
+    expect((await Promise.all([...waiting, other])).map((o) => o.value)).to.deep.equal([1, 2, 4]);
+  });
+
+  it('fails waiting runs when the pool closes', async () => {
+    const pool = createQuickJsSandbox({ workers: 1 });
+    const held = await holdWorkers(pool, 1);
+    const waiting = pool.run(request('other', 'return 1'));
+    const failures = [...held.runs, waiting].map(failure);
+    await pool.close();
+    for (const f of await Promise.all(failures)) expectFailure(f, 'error', 'Script sandbox is shut down');
+  });
+});
+
+suite('QuickJS sandbox (worker threads)', () => createQuickJsSandbox({ workers: 2 }), true, 2);
 // On the calling thread there is no watchdog, so the uninterruptible-builtin case is left out.
-suite('QuickJS sandbox (inline)', () => createQuickJsSandbox({ workers: 0 }), false);
+suite('QuickJS sandbox (inline)', () => createQuickJsSandbox({ workers: 0 }), false, 20);

@@ -34,6 +34,12 @@ export interface ScriptRequest {
   request: Json;
   host: ScriptHost;
   limits: ScriptLimits;
+  /**
+   * Whose run this is (the agent id): a sandbox shared by many agents shares its capacity fairly
+   * between owners, so one owner's flood of runs cannot starve the others.
+   */
+  owner: string;
+  /** Aborting it ends the run, or takes it out of the queue before it starts. */
   signal?: AbortSignal;
 }
 
@@ -44,7 +50,8 @@ export interface ScriptOutcome {
   cpuMs: number;
 }
 
-export type ScriptFailureKind = 'error' | 'timeout' | 'memory' | 'output_too_large' | 'aborted' | 'invalid_output';
+/** `busy`: the run never started — no room in the sandbox within its queue limit; retry later. */
+export type ScriptFailureKind = 'error' | 'timeout' | 'memory' | 'output_too_large' | 'aborted' | 'invalid_output' | 'busy';
 
 /** Thrown by a sandbox when a script fails; `message` is safe to show to the caller. */
 export class ScriptFailure extends Error {

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { DomainError } from '../errors.js';
+import { DomainError, Unavailable } from '../errors.js';
 import type { RecordService } from '../documents/record.service.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../model.js';
@@ -38,6 +38,9 @@ export interface RunServiceDeps {
   selfManagement: SelfManagementTools;
   scriptLimits: ScriptLimits;
 }
+
+/** Retry-After of a script call refused because the sandbox had no room for it in time. */
+const SANDBOX_BUSY_RETRY_AFTER_SECONDS = 2;
 
 const NO_USAGE: ModelUsage = { inputTokens: 0, outputTokens: 0 };
 
@@ -163,11 +166,14 @@ export class RunService {
         request,
         host: this.scriptHost(agent),
         limits: this.deps.scriptLimits,
+        owner: agent.id,
         signal,
       });
       return { ...base, credits, logs: outcome.logs, output: redactJson(agent.guardrails, outcome.value) };
     } catch (err) {
       if (!(err instanceof ScriptFailure)) throw err;
+      // The script never ran: the caller gets 503 + Retry-After, not a failed run.
+      if (err.kind === 'busy') throw new Unavailable(err.message, SANDBOX_BUSY_RETRY_AFTER_SECONDS);
       const kind = err.kind === 'timeout' ? 'timeout' : err.kind === 'memory' ? 'memory' : err.kind === 'aborted' ? 'aborted' : err.kind === 'error' ? 'script' : 'output';
       return { ...base, credits, logs: err.logs, output: null, error: { kind, message: err.message } };
     }

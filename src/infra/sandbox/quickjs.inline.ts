@@ -17,6 +17,10 @@ export interface InlineSandboxOptions {
 export interface InlineRunHooks {
   /** Receives each VM slice's deadline (epoch ms) when it starts and 0 when it ends. */
   onSlice?: (deadlineEpochMs: number) => void;
+  /** Polled while a slice runs; true aborts the run. */
+  stopRequested?: () => boolean;
+  /** Called once the run's clocks start, after QuickJS is ready (compiled, instantiated). */
+  onStart?: () => void;
 }
 
 export interface InlineSandbox extends ScriptSandbox {
@@ -98,7 +102,8 @@ export function createInlineQuickJsSandbox(opts: InlineSandboxOptions): InlineSa
       instance.growFailed = false;
       let run: QuickJsRun | undefined;
       try {
-        run = new QuickJsRun(instance.module, req, { ...opts, onSlice: hooks.onSlice });
+        run = new QuickJsRun(instance.module, req, { ...opts, onSlice: hooks.onSlice, stopRequested: hooks.stopRequested });
+        hooks.onStart?.();
         return await run.execute();
       } catch (err) {
         const logs = run?.logs ?? [];

@@ -8,7 +8,7 @@ import {
   type VmCallResult,
 } from 'quickjs-emscripten';
 import { ScriptFailure, type Json, type ScriptOutcome, type ScriptRequest } from '../../domain/runtime/ports.js';
-import { invokeHost, readString } from './host-bridge.js';
+import { invokeHost, MAX_VALUE_DEPTH, nestsDeeperThan, readString } from './host-bridge.js';
 import { DOCUMENT_OPS, type DocumentOp, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE } from './quickjs.prelude.js';
 import { RunClock } from './run-clock.js';
 
@@ -18,6 +18,8 @@ export interface RunSettings {
   maxHostCalls: number;
   /** See RunClock: reports each VM slice's deadline (and 0 when it ends) to a watchdog. */
   onSlice?: (deadlineEpochMs: number) => void;
+  /** See RunClock: polled while a slice runs; true aborts the run (a stop that cannot wait for the event loop). */
+  stopRequested?: () => boolean;
 }
 
 /** A settled host call waiting to be delivered into the VM on the next slice. */
@@ -68,7 +70,7 @@ export class QuickJsRun {
     private readonly req: ScriptRequest,
     private readonly settings: RunSettings,
   ) {
-    this.clock = new RunClock(req.limits, req.signal, this.logs, settings.onSlice);
+    this.clock = new RunClock(req.limits, req.signal, this.logs, settings.onSlice, settings.stopRequested);
     this.runtime = module.newRuntime();
     try {
       this.runtime.setMaxStackSize(settings.maxStackBytes);
@@ -192,6 +194,9 @@ export class QuickJsRun {
       if (text === null || Buffer.byteLength(text) > max) {
         throw this.failure('output_too_large', `Script output exceeds the limit of ${max} bytes`);
       }
+      if (nestsDeeperThan(text, MAX_VALUE_DEPTH)) {
+        throw this.failure('invalid_output', `Script returned a value nested deeper than ${MAX_VALUE_DEPTH} levels`);
+      }
       return text;
     });
   }
@@ -212,6 +217,9 @@ export class QuickJsRun {
       settle(false, 'Unknown host operation');
     } else if (argsJson === null) {
       settle(false, `documents.${op}: arguments exceed ${this.req.limits.maxOutputBytes} bytes`);
+    } else if (nestsDeeperThan(argsJson, MAX_VALUE_DEPTH + 1)) {
+      // (+1: the JSON is the array of the arguments.)
+      settle(false, `documents.${op}: arguments are nested deeper than ${MAX_VALUE_DEPTH} levels`);
     } else if (++this.hostCalls > this.settings.maxHostCalls) {
       settle(false, `documents.${op}: a script may make at most ${this.settings.maxHostCalls} host calls`);
     } else {

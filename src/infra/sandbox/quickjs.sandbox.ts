@@ -16,6 +16,14 @@ export const WORKER_MAX_STACK_BYTES = 256 * 1024;
 export const INLINE_MAX_STACK_BYTES = 64 * 1024;
 /** Default number of `documents.*` calls one run may make. */
 export const DEFAULT_MAX_HOST_CALLS = 1_000;
+/**
+ * Default longest wait for a worker before a run fails as busy. Above the default CPU limit (5 s),
+ * so a run that is next in line always gets a worker in time: the shortest run in progress ends
+ * by then (CPU-bound runs end at their CPU limit).
+ */
+export const DEFAULT_QUEUE_WAIT_MS = 10_000;
+/** Default number of runs one agent may have waiting for a worker. */
+export const DEFAULT_MAX_QUEUED_PER_OWNER = 100;
 
 export interface QuickJsSandboxOptions {
   /**
@@ -30,6 +38,15 @@ export interface QuickJsSandboxOptions {
   maxHostCalls?: number;
   /** How far past its deadline a VM slice may run before its worker is terminated (default 250 ms). */
   watchdogGraceMs?: number;
+  /** Longest a run waits for a worker before it fails as busy (default {@link DEFAULT_QUEUE_WAIT_MS}). */
+  queueWaitMs?: number;
+  /** Runs one owner may have waiting for a worker (default {@link DEFAULT_MAX_QUEUED_PER_OWNER}). */
+  maxQueuedPerOwner?: number;
+}
+
+/** Worker threads of the default pool: one less than the CPUs, at least 2, at most 4. */
+export function defaultWorkerCount(): number {
+  return Math.min(4, Math.max(2, availableParallelism() - 1));
 }
 
 /** A ScriptSandbox that owns threads; `close` terminates them (in-flight runs fail). */
@@ -44,12 +61,13 @@ export interface QuickJsSandbox extends ScriptSandbox {
  *
  * Runs execute on a pool of worker threads, so a script never blocks the server's event loop and
  * a script QuickJS cannot interrupt in time (a long builtin call) is stopped by terminating its
- * worker. Workers start on demand and do not keep the process alive. Within a worker each run has
+ * worker. A worker runs one script at a time; runs wait in a queue shared fairly between agents
+ * (see QuickJsWorkerPool). Workers start on demand and do not keep the process alive. Within a worker each run has
  * a QuickJS WASM instance of its own whose linear memory is capped — the effective memory limit
  * (see quickjs.inline.ts).
  */
 export function createQuickJsSandbox(opts: QuickJsSandboxOptions = {}): QuickJsSandbox {
-  const workers = opts.workers ?? Math.min(4, Math.max(2, availableParallelism() - 1));
+  const workers = opts.workers ?? defaultWorkerCount();
   const maxHostCalls = opts.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS;
   if (workers === 0) {
     const inline = createInlineQuickJsSandbox({ maxStackBytes: opts.maxStackBytes ?? INLINE_MAX_STACK_BYTES, maxHostCalls });
@@ -59,6 +77,8 @@ export function createQuickJsSandbox(opts: QuickJsSandboxOptions = {}): QuickJsS
     size: workers,
     stackSizeMb: WORKER_STACK_MB,
     graceMs: opts.watchdogGraceMs ?? 250,
+    queueWaitMs: opts.queueWaitMs ?? DEFAULT_QUEUE_WAIT_MS,
+    maxQueuedPerOwner: opts.maxQueuedPerOwner ?? DEFAULT_MAX_QUEUED_PER_OWNER,
     worker: { maxStackBytes: opts.maxStackBytes ?? WORKER_MAX_STACK_BYTES, maxHostCalls },
   });
 }

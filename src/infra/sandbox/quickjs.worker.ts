@@ -1,11 +1,12 @@
-// Entry of a QuickJS worker thread (see worker-pool.ts). It runs scripts with the inline sandbox,
-// forwards their host calls and log lines to the pool, and publishes each VM slice's deadline in
-// shared memory so the pool can terminate this thread if QuickJS fails to interrupt a slice.
+// Entry of a QuickJS worker thread (see worker-pool.ts). It runs scripts with the inline sandbox
+// (the pool sends it one run at a time), forwards their host calls and log lines to the pool, and
+// publishes each VM slice's deadline in shared memory so the pool can terminate this thread if
+// QuickJS fails to interrupt a slice.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ScriptFailure, type Json, type ScriptHost } from '../../domain/runtime/ports.js';
 import { createInlineQuickJsSandbox } from './quickjs.inline.js';
 import type { DocumentOp } from './quickjs.prelude.js';
-import { WATCHDOG_DEADLINE, WATCHDOG_RUN, type FromWorker, type ToWorker, type WorkerConfig } from './worker-protocol.js';
+import { WATCHDOG_DEADLINE, WATCHDOG_RUN, WATCHDOG_STOP, type FromWorker, type ToWorker, type WorkerConfig } from './worker-protocol.js';
 
 interface HostCall {
   resolve(value: Json): void;
@@ -60,9 +61,13 @@ async function start(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
     if (deadline !== 0) Atomics.store(watchdog, WATCHDOG_RUN, BigInt(msg.id));
     Atomics.store(watchdog, WATCHDOG_DEADLINE, BigInt(Math.ceil(deadline)));
   };
+  const runId = BigInt(msg.id);
+  const stopRequested = () => Atomics.load(watchdog, WATCHDOG_STOP) === runId;
   try {
     const { source, input, request, limits } = msg;
-    const outcome = await sandbox.run({ source, input, request, limits, host, signal: run.abort.signal }, { onSlice });
+    // (`owner` only matters to the pool, which has already shared the workers out.)
+    const onStart = () => post({ type: 'started', id: msg.id });
+    const outcome = await sandbox.run({ source, input, request, limits, host, owner: '', signal: run.abort.signal }, { onSlice, stopRequested, onStart });
     post({ type: 'done', id: msg.id, outcome });
   } catch (err) {
     const failure = err instanceof ScriptFailure ? err : new ScriptFailure('error', 'Script crashed the sandbox');

@@ -17,12 +17,15 @@ export class RunClock {
    * @param onSlice told when a slice starts (with the epoch-ms instant by which it must have ended,
    *   given the CPU and wall time left) and when it ends (with 0) — a watchdog outside the thread
    *   uses it to catch a slice QuickJS cannot interrupt.
+   * @param stopRequested polled like the signal; for a stop requested from another thread, which
+   *   cannot abort `signal` while a slice holds this thread's event loop.
    */
   constructor(
     private readonly limits: Pick<ScriptLimits, 'cpuMs' | 'wallMs'>,
     private readonly signal: AbortSignal | undefined,
     private readonly logs: string[],
     private readonly onSlice?: (deadlineEpochMs: number) => void,
+    private readonly stopRequested?: () => boolean,
   ) {
     this.wallDeadline = performance.now() + limits.wallMs;
   }
@@ -58,7 +61,7 @@ export class RunClock {
   /** Records the first exceeded limit or the abort, if any; returns the recorded failure. */
   check(): ScriptFailure | undefined {
     if (this.failure) return this.failure;
-    if (this.signal?.aborted) this.fail('aborted', 'Script run was aborted');
+    if (this.signal?.aborted || this.stopRequested?.()) this.fail('aborted', 'Script run was aborted');
     else if (this.cpuMs > this.limits.cpuMs) this.fail('timeout', `Script exceeded its CPU time limit of ${this.limits.cpuMs} ms`);
     else if (performance.now() > this.wallDeadline) this.wallExpired();
     return this.failure;

@@ -5,6 +5,7 @@ import {
   WATCHDOG_DEADLINE,
   WATCHDOG_RUN,
   WATCHDOG_SLOTS,
+  WATCHDOG_STOP,
   type FromWorker,
   type ToWorker,
   type WorkerConfig,
@@ -16,24 +17,43 @@ export interface WorkerPoolOptions {
   stackSizeMb: number;
   /** Slack past a VM slice's deadline before the watchdog terminates the worker. */
   graceMs: number;
+  /** Longest a run waits for a worker; past it the run fails as `busy` without starting. */
+  queueWaitMs: number;
+  /** Most runs one owner may have waiting; a run beyond them fails as `busy` at once. */
+  maxQueuedPerOwner: number;
   worker: Omit<WorkerConfig, 'watchdog'>;
 }
 
 interface PoolWorker {
   thread: Worker;
   watchdog: BigInt64Array;
-  runs: Set<number>;
+  /**
+   * The run the worker is executing, from dispatch until the worker itself reports that run ended
+   * — which may be after it settled here (aborted): until then the thread is not free.
+   */
+  busy: { id: number; owner: string; backstop?: NodeJS.Timeout } | undefined;
   dead: boolean;
 }
 
-interface PendingRun {
+/** A run waiting for a worker. */
+interface QueuedRun {
+  id: number;
+  req: ScriptRequest;
+  resolve(outcome: ScriptOutcome): void;
+  reject(failure: ScriptFailure): void;
+  timer: NodeJS.Timeout;
+  onAbort: () => void;
+}
+
+/** A run on a worker, until it settles. */
+interface ActiveRun {
   req: ScriptRequest;
   worker: PoolWorker;
+  /** Set when the worker reports the run started (its first run waits for QuickJS to compile). */
   wallDeadline: number;
   logs: string[];
   resolve(outcome: ScriptOutcome): void;
   reject(failure: ScriptFailure): void;
-  timer: NodeJS.Timeout;
   onAbort: () => void;
 }
 
@@ -43,15 +63,25 @@ const WATCHDOG_INTERVAL_MS = 50;
 const BACKSTOP_MS = 1_000;
 
 /**
- * Runs scripts on worker threads, several runs interleaved per worker (a run waiting on its host
- * holds no thread). Host calls and log lines come back here and reach the run's ScriptHost on
- * this thread. A watchdog terminates any worker whose VM slice overruns its deadline — QuickJS
- * cannot interrupt a long builtin call — failing that run with a timeout and the worker's other
- * runs with an error; the next run starts a fresh worker.
+ * Runs scripts on worker threads, one run per worker at a time: QuickJS cannot preempt a script
+ * (its interrupt can only end it), so a CPU-bound run sharing a thread would hold back every other
+ * run on it — and their wall clocks. Runs that find no free worker wait in a queue per owner (the
+ * agent), and a freed worker goes to the waiting owner holding the fewest workers, the one served
+ * least recently among equals: an owner alone may use every worker, but once others wait, each
+ * freed worker goes to them until the workers are shared evenly — one owner's flood delays another
+ * owner's run by at most the shortest run in progress. A queued run whose signal aborts leaves the
+ * queue without starting; one that waits longer than `queueWaitMs`, or finds its owner's queue
+ * full, fails as `busy` (the caller may retry) — never as a timeout of a script that never ran.
+ *
+ * Host calls and log lines come back here and reach the run's ScriptHost on this thread. A
+ * watchdog terminates any worker whose VM slice overruns its deadline — QuickJS cannot interrupt a
+ * long builtin call — failing its run with a timeout; a fresh worker replaces it on demand.
  */
 export class QuickJsWorkerPool implements ScriptSandbox {
   private workers: PoolWorker[] = [];
-  private readonly runs = new Map<number, PendingRun>();
+  private readonly runs = new Map<number, ActiveRun>();
+  /** Waiting runs per owner, oldest first; the map's order is the owners' round-robin order. */
+  private readonly queues = new Map<string, QueuedRun[]>();
   private nextId = 1;
   private watchdogTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -59,52 +89,123 @@ export class QuickJsWorkerPool implements ScriptSandbox {
   constructor(private readonly opts: WorkerPoolOptions) {}
 
   run(req: ScriptRequest): Promise<ScriptOutcome> {
-    if (req.signal?.aborted) return Promise.reject(new ScriptFailure('aborted', 'Script run was aborted'));
+    if (req.signal?.aborted) return Promise.reject(abortedFailure());
     if (this.closed) return Promise.reject(new ScriptFailure('error', 'Script sandbox is shut down'));
-    const worker = this.pick();
-    const id = this.nextId++;
+    const queue = this.queues.get(req.owner) ?? [];
+    if (queue.length >= this.opts.maxQueuedPerOwner) {
+      const max = this.opts.maxQueuedPerOwner;
+      return Promise.reject(busyFailure(`Script sandbox is busy: this agent already has as many scripts waiting as allowed (${max}); retry shortly`));
+    }
     return new Promise<ScriptOutcome>((resolve, reject) => {
-      const run: PendingRun = {
+      const queued: QueuedRun = {
+        id: this.nextId++,
         req,
-        worker,
-        wallDeadline: Date.now() + req.limits.wallMs,
-        logs: [],
         resolve,
         reject,
-        timer: setTimeout(() => this.fail(id, wallFailure(req, run.logs)), req.limits.wallMs + BACKSTOP_MS),
-        onAbort: () => this.fail(id, new ScriptFailure('aborted', 'Script run was aborted', run.logs)),
+        timer: setTimeout(() => this.dequeue(queued, busyFailure('Script sandbox is busy; retry shortly')), this.opts.queueWaitMs),
+        onAbort: () => this.dequeue(queued, abortedFailure()),
       };
-      req.signal?.addEventListener('abort', run.onAbort, { once: true });
-      this.runs.set(id, run);
-      worker.runs.add(id);
-      const { source, input, request, limits } = req;
-      this.post(worker, { type: 'run', id, source, input, request, limits: { ...limits } });
+      req.signal?.addEventListener('abort', queued.onAbort, { once: true });
+      queue.push(queued);
+      if (!this.queues.has(req.owner)) this.queues.set(req.owner, queue);
+      this.dispatch();
     });
   }
 
-  /** Terminates every worker; runs still in flight fail. */
+  /** Terminates every worker; runs waiting or in flight fail. */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.watchdogTimer);
-    await Promise.all([...this.workers].map((w) => this.kill(w, 'Script sandbox is shut down')));
+    const shutDown = () => new ScriptFailure('error', 'Script sandbox is shut down');
+    for (const queue of [...this.queues.values()]) for (const queued of [...queue]) this.dequeue(queued, shutDown());
+    await Promise.all([...this.workers].map((w) => this.kill(w, shutDown().message)));
+  }
+
+  // --- queue -----------------------------------------------------------------------------------
+
+  /** Starts waiting runs while there are free workers (or room for another). */
+  private dispatch(): void {
+    while (this.queues.size > 0) {
+      const worker = this.freeWorker();
+      if (!worker) return;
+      const owner = this.nextOwner();
+      const queue = this.queues.get(owner)!;
+      const queued = queue.shift()!;
+      // Served: to the back of the round-robin order, or out of it with nothing left waiting.
+      this.queues.delete(owner);
+      if (queue.length > 0) this.queues.set(owner, queue);
+      this.start(worker, queued);
+    }
+  }
+
+  /** The waiting owner holding the fewest workers; among equals, the one served least recently. */
+  private nextOwner(): string {
+    const held = new Map<string, number>();
+    for (const w of this.workers) if (w.busy) held.set(w.busy.owner, (held.get(w.busy.owner) ?? 0) + 1);
+    let best: string | undefined;
+    let fewest = Infinity;
+    for (const owner of this.queues.keys()) {
+      const n = held.get(owner) ?? 0;
+      if (n < fewest) [best, fewest] = [owner, n];
+    }
+    return best!;
+  }
+
+  /** Takes a run out of the queue without starting it. */
+  private dequeue(queued: QueuedRun, failure: ScriptFailure): void {
+    const queue = this.queues.get(queued.req.owner);
+    const at = queue?.indexOf(queued) ?? -1;
+    if (at < 0) return; // already started
+    queue!.splice(at, 1);
+    if (queue!.length === 0) this.queues.delete(queued.req.owner);
+    clearTimeout(queued.timer);
+    queued.req.signal?.removeEventListener('abort', queued.onAbort);
+    queued.reject(failure);
+  }
+
+  /** Hands a waiting run to a free worker; its wall clock starts when the worker starts it. */
+  private start(worker: PoolWorker, queued: QueuedRun): void {
+    const { id, req } = queued;
+    clearTimeout(queued.timer);
+    req.signal?.removeEventListener('abort', queued.onAbort);
+    const run: ActiveRun = {
+      req,
+      worker,
+      wallDeadline: Infinity,
+      logs: [],
+      resolve: queued.resolve,
+      reject: queued.reject,
+      onAbort: () => this.fail(id, abortedFailure(run.logs)),
+    };
+    req.signal?.addEventListener('abort', run.onAbort, { once: true });
+    this.runs.set(id, run);
+    worker.busy = { id, owner: req.owner };
+    const { source, input, request, limits } = req;
+    try {
+      worker.thread.postMessage({ type: 'run', id, source, input, request, limits: { ...limits } } satisfies ToWorker);
+    } catch {
+      // This thread could not copy the input for the worker (nested deeper than its stack allows).
+      worker.busy = undefined;
+      this.settle(id, new ScriptFailure('error', 'Script input is nested too deeply to pass to the sandbox'));
+    }
   }
 
   // --- workers ---------------------------------------------------------------------------------
 
-  /** The least busy worker, starting another while every worker is busy and the pool has room. */
-  private pick(): PoolWorker {
-    const idle = this.workers.find((w) => w.runs.size === 0);
-    if (idle) return idle;
-    if (this.workers.length < this.opts.size) return this.spawn();
-    return this.workers.reduce((a, b) => (b.runs.size < a.runs.size ? b : a));
+  /** An idle worker, or a new one while the pool has room. */
+  private freeWorker(): PoolWorker | undefined {
+    if (this.closed) return undefined;
+    return this.workers.find((w) => !w.busy) ?? (this.workers.length < this.opts.size ? this.spawn() : undefined);
   }
 
   private spawn(): PoolWorker {
     const watchdog = new BigInt64Array(new SharedArrayBuffer(WATCHDOG_SLOTS * BigInt64Array.BYTES_PER_ELEMENT));
     const config: WorkerConfig = { ...this.opts.worker, watchdog: watchdog.buffer as SharedArrayBuffer };
-    const worker: PoolWorker = { thread: startThread(config, this.opts.stackSizeMb), watchdog, runs: new Set(), dead: false };
+    const worker: PoolWorker = { thread: startThread(config, this.opts.stackSizeMb), watchdog, busy: undefined, dead: false };
     worker.thread.unref(); // an idle pool must not keep the process alive
     worker.thread.on('message', (msg: FromWorker) => this.onMessage(worker, msg));
+    // A message this thread could not read (a clone failure): it belonged to the worker's one run.
+    worker.thread.on('messageerror', () => this.failBusy(worker, 'Script sent the sandbox a value it could not read'));
     worker.thread.on('error', () => void this.kill(worker, 'Script sandbox worker failed; run the script again'));
     worker.thread.on('exit', () => void this.kill(worker, 'Script sandbox worker stopped; run the script again'));
     this.workers.push(worker);
@@ -118,34 +219,60 @@ export class QuickJsWorkerPool implements ScriptSandbox {
       const deadline = Number(Atomics.load(worker.watchdog, WATCHDOG_DEADLINE));
       if (deadline === 0 || now <= deadline + this.opts.graceMs) continue;
       const culprit = Number(Atomics.load(worker.watchdog, WATCHDOG_RUN));
-      void this.kill(worker, 'Script sandbox was restarted because another script in it overran its limits; run it again', culprit);
+      void this.kill(worker, 'Script sandbox was restarted because a script in it overran its limits; run it again', culprit);
     }
   }
 
-  /** Fails the worker's runs (the culprit with its limit, the others with `message`), terminates it. */
+  /** Fails the worker's run (the culprit with its limit, another with `message`), terminates it. */
   private async kill(worker: PoolWorker, message: string, culprit?: number): Promise<void> {
     if (worker.dead) return;
     worker.dead = true;
     this.workers = this.workers.filter((w) => w !== worker);
-    for (const id of [...worker.runs]) {
-      const run = this.runs.get(id);
-      if (!run) continue;
-      const failure = id === culprit ? limitFailure(run) : new ScriptFailure('error', message, run.logs);
-      this.fail(id, failure);
+    const busy = worker.busy;
+    worker.busy = undefined;
+    if (busy) {
+      clearTimeout(busy.backstop);
+      const run = this.runs.get(busy.id);
+      if (run) this.settle(busy.id, busy.id === culprit ? limitFailure(run) : new ScriptFailure('error', message, run.logs));
     }
+    this.dispatch(); // a fresh worker takes the next waiting run
     await worker.thread.terminate();
+  }
+
+  /**
+   * The worker started the run's clocks: they end it by `wallMs`; the backstop, a little later,
+   * catches a worker that cannot answer at all. (Armed only now: a thread's first run waits for
+   * QuickJS to compile, which must not count — a busy machine would fail every first run.)
+   */
+  private started(worker: PoolWorker, id: number): void {
+    const run = this.runs.get(id);
+    if (run) run.wallDeadline = Date.now() + run.req.limits.wallMs;
+    if (worker.busy?.id !== id) return;
+    const wallMs = run?.req.limits.wallMs ?? 0;
+    worker.busy.backstop = setTimeout(() => void this.kill(worker, 'Script sandbox worker stopped answering; run the script again', id), wallMs + BACKSTOP_MS);
+  }
+
+  /** The worker reported its run ended: it is free for the next. */
+  private release(worker: PoolWorker, id: number): void {
+    if (worker.busy?.id !== id) return;
+    clearTimeout(worker.busy.backstop);
+    worker.busy = undefined;
+    this.dispatch();
   }
 
   // --- messages --------------------------------------------------------------------------------
 
   private onMessage(worker: PoolWorker, msg: FromWorker): void {
-    const run = this.runs.get(msg.id);
-    if (!run) return; // already settled here (aborted, backstop, killed): late messages are moot
+    const run = this.runs.get(msg.id); // undefined once settled here (aborted, killed): late messages are moot
     switch (msg.type) {
+      case 'started':
+        this.started(worker, msg.id);
+        break;
       case 'host':
-        void this.callHost(worker, run, msg);
+        if (run) void this.callHost(worker, run, msg);
         break;
       case 'log':
+        if (!run) break;
         if (run.logs.length < MAX_LOG_LINES) run.logs.push(msg.line);
         try {
           run.req.host.log(msg.line);
@@ -155,14 +282,16 @@ export class QuickJsWorkerPool implements ScriptSandbox {
         break;
       case 'done':
         this.settle(msg.id, msg.outcome);
+        this.release(worker, msg.id);
         break;
       case 'failed':
         this.settle(msg.id, new ScriptFailure(msg.kind, msg.message, msg.logs));
+        this.release(worker, msg.id);
         break;
     }
   }
 
-  private async callHost(worker: PoolWorker, run: PendingRun, msg: Extract<FromWorker, { type: 'host' }>): Promise<void> {
+  private async callHost(worker: PoolWorker, run: ActiveRun, msg: Extract<FromWorker, { type: 'host' }>): Promise<void> {
     const { id, call } = msg;
     let reply: ToWorker;
     try {
@@ -188,10 +317,18 @@ export class QuickJsWorkerPool implements ScriptSandbox {
 
   // --- settling --------------------------------------------------------------------------------
 
-  /** Settles here and tells the worker to stop the run (if it still can). */
+  private failBusy(worker: PoolWorker, message: string): void {
+    const id = worker.busy?.id;
+    if (id !== undefined) this.fail(id, new ScriptFailure('error', message, this.runs.get(id)?.logs));
+  }
+
+  /** Settles here and tells the worker to stop the run — at once, even inside a VM slice. */
   private fail(id: number, failure: ScriptFailure): void {
     const run = this.runs.get(id);
-    if (run) this.post(run.worker, { type: 'abort', id });
+    if (run && !run.worker.dead) {
+      Atomics.store(run.worker.watchdog, WATCHDOG_STOP, BigInt(id));
+      this.post(run.worker, { type: 'abort', id });
+    }
     this.settle(id, failure);
   }
 
@@ -199,12 +336,18 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     const run = this.runs.get(id);
     if (!run) return;
     this.runs.delete(id);
-    run.worker.runs.delete(id);
-    clearTimeout(run.timer);
     run.req.signal?.removeEventListener('abort', run.onAbort);
     if (result instanceof ScriptFailure) run.reject(result);
     else run.resolve(result);
   }
+}
+
+function abortedFailure(logs: string[] = []): ScriptFailure {
+  return new ScriptFailure('aborted', 'Script run was aborted', logs);
+}
+
+function busyFailure(message: string): ScriptFailure {
+  return new ScriptFailure('busy', message);
 }
 
 function wallFailure(req: ScriptRequest, logs: string[]): ScriptFailure {
@@ -212,7 +355,7 @@ function wallFailure(req: ScriptRequest, logs: string[]): ScriptFailure {
 }
 
 /** A slice deadline is the earlier of the CPU and the wall limit; tell which one was overrun. */
-function limitFailure(run: PendingRun): ScriptFailure {
+function limitFailure(run: ActiveRun): ScriptFailure {
   if (Date.now() >= run.wallDeadline) return wallFailure(run.req, run.logs);
   return new ScriptFailure('timeout', `Script exceeded its CPU time limit of ${run.req.limits.cpuMs} ms`, run.logs);
 }

@@ -9,7 +9,9 @@ export interface WorkerConfig {
   maxHostCalls: number;
   /**
    * Shared with the pool: the worker stores `[deadline epoch ms of the running VM slice (0 when
-   * idle), id of its run]`, so the pool can tell a slice QuickJS failed to interrupt.
+   * idle), id of its run]`, so the pool can tell a slice QuickJS failed to interrupt; the pool
+   * stores in the third slot the id of a run to stop, which the worker polls while a slice runs
+   * (an `abort` message waits until the slice ends).
    */
   watchdog: SharedArrayBuffer;
 }
@@ -17,7 +19,8 @@ export interface WorkerConfig {
 /** BigInt64Array slots of `WorkerConfig.watchdog`. */
 export const WATCHDOG_DEADLINE = 0;
 export const WATCHDOG_RUN = 1;
-export const WATCHDOG_SLOTS = 2;
+export const WATCHDOG_STOP = 2;
+export const WATCHDOG_SLOTS = 3;
 
 export type ToWorker =
   | { type: 'run'; id: number; source: string; input: Json; request: Json; limits: ScriptLimits }
@@ -26,6 +29,8 @@ export type ToWorker =
   | { type: 'hostResult'; id: number; call: number; ok: false; message: string };
 
 export type FromWorker =
+  /** The run's clocks started (the thread's first run waits for QuickJS to compile before that). */
+  | { type: 'started'; id: number }
   /** `args` are already shape-checked for `host.documents[op]` (see invokeHost). */
   | { type: 'host'; id: number; call: number; op: DocumentOp; args: unknown[] }
   | { type: 'log'; id: number; line: string }
