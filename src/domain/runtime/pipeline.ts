@@ -3,13 +3,14 @@ import type { AdmissionService } from '../admission/admission.service.js';
 import type { Agent } from '../model.js';
 import type { Principal } from '../principal.js';
 import type { RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
-import type { RunService } from './run.service.js';
+import { runCreditBound, type RunService } from './run.service.js';
 import { checkInput } from './guardrails.js';
 
 /**
  * The whole run pipeline after a surface has authenticated and resolved its entry: admission
- * (credit limits, concurrency slot) → run (guardrails, handler) → charge credits. The slot is
- * released on completion, error, timeout and caller disconnect (the generator's `finally`).
+ * (credit limits with a reservation of what the run can cost, concurrency slot) → run (guardrails,
+ * handler) → settle: the reservation is replaced by the real charge. The slot and the reservation
+ * are released on completion, error, timeout and caller disconnect (the generator's `finally`).
  * LimitExceeded and GuardrailBlocked are thrown before anything is yielded.
  */
 export class Pipeline {
@@ -39,7 +40,7 @@ export class Pipeline {
   }
 
   async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {
-    const admitted = await this.admission.admit(agent);
+    const admitted = await this.admission.admit(agent, runCreditBound(agent, entry));
     let result: RunResult | undefined;
     try {
       for await (const ev of this.runs.stream(principal, agent, entry, input, opts)) {
@@ -47,8 +48,7 @@ export class Pipeline {
         yield ev;
       }
     } finally {
-      await admitted.release();
-      if (result && result.credits > 0) await this.admission.charge(agent, result.credits);
+      await admitted.settle(result?.credits ?? 0);
     }
   }
 }
