@@ -154,9 +154,13 @@ export class AdmissionService {
   private async checkCredits(r: Repositories, limits: CreditLimit[], now: Date): Promise<void> {
     const day = utcDay(now);
     for (const l of limits) {
+      // Reserved before charged: a run settling in between (its reservation becomes
+      // a charge; on PostgreSQL each statement sees the latest commits) is then counted twice, never
+      // missed.
+      const reserved = await r.slots.reserved(l.scope, now);
       const charged = await chargedOn(r, l.scope, day);
       if (charged >= l.limit) throw new LimitExceeded(l.reason, secondsToUtcMidnight(now), l.usedUp);
-      if (credits6(charged + (await r.slots.reserved(l.scope, now))) >= l.limit) throw new LimitExceeded(l.reason, this.config.concurrencyRetryAfterSeconds, l.held);
+      if (credits6(charged + reserved) >= l.limit) throw new LimitExceeded(l.reason, this.config.concurrencyRetryAfterSeconds, l.held);
     }
   }
 
