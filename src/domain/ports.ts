@@ -105,8 +105,10 @@ export interface UsageRepo {
   agentDay(agentId: string, day: string): Promise<number>;
   teamDay(teamId: string, day: string): Promise<number>;
   workspaceDay(workspaceId: string, day: string): Promise<number>;
-  /** Adds a run's credits to the agent's row of that day. */
+  /** Adds a run's credits to the agent's row of that day (and keeps the day's largest run). */
   charge(c: { agentId: string; workspaceId: string; teamId: string | null; day: string; credits: number }): Promise<void>;
+  /** The largest credits one run of the agent was charged on a day from `fromDay` on (0 when none). */
+  largestRun(agentId: string, fromDay: string): Promise<number>;
 }
 
 /** A window of a list: skip `offset` rows, return at most `limit`. */
@@ -156,12 +158,34 @@ export interface WorkspaceReadRepo {
   lastActivity(agentIds: readonly string[]): Promise<{ agentId: string; at: Date | null }[]>;
 }
 
-/** Concurrency slots: leases shared by every instance through the database. */
+/** Whose daily credit limit a sum or a lock is about. */
+export type CreditScope = { agentId: string } | { teamId: string } | { workspaceId: string };
+
+/** A lease on one admitted run; `reservedCredits` count against the credit limits until it ends. */
+export interface RunSlot {
+  id: string;
+  agentId: string;
+  workspaceId: string;
+  teamId: string | null;
+  instanceId: string;
+  reservedCredits: number;
+  expiresAt: Date;
+}
+
+/**
+ * Runs in flight: leases shared by every instance through the database. A lease counts towards the
+ * agent's concurrency limit and holds its reserved credits against the credit limits until it is
+ * released or expires.
+ */
 export interface SlotRepo {
   /** Serialises admissions of one agent until the surrounding transaction ends. */
   lockAgent(agentId: string): Promise<void>;
+  /** Serialises admissions against one team's or workspace's limit until the transaction ends. */
+  lockLimit(scope: { teamId: string } | { workspaceId: string }): Promise<void>;
   countActive(agentId: string, now: Date): Promise<number>;
-  insert(slot: { id: string; agentId: string; instanceId: string; expiresAt: Date }): Promise<void>;
+  /** Credits reserved by the unexpired leases of the scope's agents. */
+  reserved(scope: CreditScope, now: Date): Promise<number>;
+  insert(slot: RunSlot): Promise<void>;
   renew(id: string, expiresAt: Date): Promise<void>;
   release(id: string): Promise<void>;
   /** Deletes leases that expired before `now` (housekeeping; expired ones never count). */

@@ -20,7 +20,7 @@ const COLUMNS: Record<string, string> = {
   api_keys: 'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at',
   chat_turns: 'id conversation_id role content run_id created_at',
   conversations: 'id agent_id created_at updated_at',
-  credit_usage: 'agent_id workspace_id team_id day credits runs',
+  credit_usage: 'agent_id workspace_id team_id day credits runs max_run_credits',
   document_exposures: 'id agent_id document_id can_read can_write created_at',
   document_records: 'id document_id seq data created_at updated_at',
   documents: 'id workspace_id agent_id name description kind content fields created_at updated_at',
@@ -30,7 +30,7 @@ const COLUMNS: Record<string, string> = {
   members: 'id workspace_id email name role created_at',
   messages: 'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at',
   models: 'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at',
-  run_slots: 'id agent_id instance_id reserved_credits expires_at created_at',
+  run_slots: 'id agent_id instance_id reserved_credits expires_at created_at workspace_id team_id',
   secrets: 'id workspace_id name kind ciphertext created_at updated_at',
   teams: 'id workspace_id name daily_credit_limit created_at',
   webhook_deliveries: 'id agent_id webhook_id sender_delivery_id method headers raw_body status attempts last_error next_attempt_at created_at completed_at',
@@ -79,6 +79,7 @@ const FOREIGN_KEYS = [
   'messages FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'models FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'run_slots FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'run_slots FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'secrets FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'teams FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'webhook_deliveries FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
@@ -110,6 +111,8 @@ const INDEXES = [
   'CREATE INDEX messages_agent_id_sent_at_id_index ON messages USING btree (agent_id, sent_at, id)',
   'CREATE UNIQUE INDEX models_one_default ON models USING btree (workspace_id) WHERE is_default',
   'CREATE INDEX run_slots_agent_id_expires_at_index ON run_slots USING btree (agent_id, expires_at)',
+  'CREATE INDEX run_slots_team_id_expires_at_index ON run_slots USING btree (team_id, expires_at)',
+  'CREATE INDEX run_slots_workspace_id_expires_at_index ON run_slots USING btree (workspace_id, expires_at)',
   'CREATE INDEX webhook_deliveries_status_next_attempt_at_index ON webhook_deliveries USING btree (status, next_attempt_at)',
 ];
 
@@ -240,8 +243,9 @@ describe('migrations', function () {
     expect(duplicate).to.be.instanceOf(Conflict);
     expect((duplicate as Conflict).message).to.equal('A model with that name already exists');
 
-    await repos.slots.insert({ id: newId('slot'), agentId: agent.id, instanceId: 'migrated', expiresAt: new Date(now.getTime() + 1_000) });
+    await repos.slots.insert({ id: newId('slot'), agentId: agent.id, workspaceId: ws.id, teamId: null, instanceId: 'migrated', reservedCredits: 0.25, expiresAt: new Date(now.getTime() + 1_000) });
     expect(await repos.slots.countActive(agent.id, now)).to.equal(1);
+    expect(await repos.slots.reserved({ workspaceId: ws.id }, now)).to.equal(0.25);
     await repos.usage.charge({ agentId: agent.id, workspaceId: ws.id, teamId: null, day: '2026-01-02', credits: 1.5 });
     expect(await repos.usage.agentDay(agent.id, '2026-01-02')).to.equal(1.5);
   });

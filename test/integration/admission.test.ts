@@ -1,8 +1,13 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import pg from 'pg';
-import { AdmissionService } from '../../src/domain/admission/admission.service.js';
+import { AdmissionService, type Admission } from '../../src/domain/admission/admission.service.js';
+import { utcDay } from '../../src/domain/clock.js';
 import type { Clock } from '../../src/domain/clock.js';
+import type { Agent } from '../../src/domain/model.js';
+import type { CreditScope } from '../../src/domain/ports.js';
+import { runCreditBound } from '../../src/domain/runtime/run.service.js';
+import type { RunEntry } from '../../src/domain/runtime/run.types.js';
 import { LimitExceeded } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
@@ -109,8 +114,9 @@ describe('admission: credit limits and concurrency', function () {
 
     // A lease left behind by a crashed instance stops counting once it expires.
     const repos = h().service.services.store.repos;
-    await repos.slots.insert({ id: newId('slot'), agentId: id, instanceId: 'crashed', expiresAt: new Date('2026-05-01T08:00:10Z') });
-    await repos.slots.insert({ id: newId('slot'), agentId: id, instanceId: 'crashed', expiresAt: new Date('2026-05-01T08:00:10Z') });
+    const crashed = { agentId: id, workspaceId: agent.workspaceId, teamId: null, instanceId: 'crashed', reservedCredits: 0, expiresAt: new Date('2026-05-01T08:00:10Z') };
+    await repos.slots.insert({ id: newId('slot'), ...crashed });
+    await repos.slots.insert({ id: newId('slot'), ...crashed });
     await refusal(a.admit(agent));
     clock.set('2026-05-01T08:00:10.001Z');
     await (await a.admit(agent)).release();
@@ -245,6 +251,232 @@ describe('admission: the exact limits', function () {
       await held.release();
     }
     expect(await slotCount(id)).to.equal(0);
+  });
+});
+
+describe('admission: credit reservations (a burst cannot overshoot a daily limit)', function () {
+  this.timeout(60_000);
+  const clock = new MovableClock(new Date('2026-07-01T12:00:00Z'));
+  const admission = (leaseMs = 30_000) => new AdmissionService(h().service.services.store, clock, { instanceId: 'test', leaseMs, concurrencyRetryAfterSeconds: 7 });
+  const repos = () => h().service.services.store.repos;
+  const reserved = (scope: CreditScope) => repos().slots.reserved(scope, clock.now());
+  const charged = (agentId: string) => repos().usage.agentDay(agentId, utcDay(clock.now()));
+  const bound = (credits: number | null) => async () => credits;
+
+  async function limitedAgent(ws: TestWorkspace, limits: string, extra: Record<string, unknown> = {}): Promise<Agent> {
+    const id = await createAgent(ws.adminToken, extra);
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, ${limits}) { id } }`, { id });
+    return loadAgent(id);
+  }
+
+  /** Fires `n` admissions at once; returns the admitted handles and the refusals. */
+  async function burst(a: AdmissionService, agent: Agent, n: number, credits: number | null) {
+    const results = await Promise.all(Array.from({ length: n }, () => a.admit(agent, bound(credits)).then((s) => s, (e: unknown) => e)));
+    const refused = results.filter((r): r is LimitExceeded => r instanceof LimitExceeded);
+    expect(refused.length + results.filter((r) => !(r instanceof Error)).length, String(results.find((r) => r instanceof Error && !(r instanceof LimitExceeded)))).to.equal(n);
+    return { admitted: results.filter((r): r is Admission => !(r instanceof Error)), refused };
+  }
+
+  it('a burst of 15 runs that may cost 0.25 each on a limit of 1 admits exactly 4; the rest wait for the runs in flight', async () => {
+    clock.set('2026-07-01T12:00:00Z');
+    const agent = await limitedAgent(await newWorkspace(), 'dailyCreditLimit: 1');
+    const a = admission();
+    const { admitted, refused } = await burst(a, agent, 15, 0.25);
+    expect(admitted).to.have.length(4);
+    expect(admitted.map((s) => s.reservedCredits)).to.deep.equal([0.25, 0.25, 0.25, 0.25]);
+    expect(await reserved({ agentId: agent.id })).to.equal(1);
+    for (const r of refused) {
+      expect(r.reason).to.equal('daily_credit_limit');
+      expect(r.retryAfterSeconds).to.equal(7); // the runs in flight may settle for less: retry shortly
+      expect(r.message).to.equal("This agent's daily credit limit of 1 is held by its runs in flight; retry shortly");
+    }
+
+    // Settling swaps each reservation for the real charge; what the runs did not use is free again.
+    for (const s of admitted) await s.settle(0.2);
+    expect(await reserved({ agentId: agent.id })).to.equal(0);
+    expect(await charged(agent.id)).to.be.closeTo(0.8, 1e-9);
+    const last = await a.admit(agent, bound(0.25)); // 0.8 < 1
+    expect((await refusal(a.admit(agent, bound(0.25)))).retryAfterSeconds).to.equal(7); // 0.8 + 0.25 held
+    await last.settle(0.25);
+    // The limit is now used up by charges alone: refused until midnight. The overshoot (0.05) is
+    // less than one run's reservation.
+    const err = await refusal(a.admit(agent, bound(0.25)));
+    expect(err.message).to.equal('This agent used its daily credit limit of 1; it resets at 00:00 UTC');
+    expect(err.retryAfterSeconds).to.equal(12 * 3600);
+    expect(await charged(agent.id)).to.be.closeTo(1.05, 1e-9);
+    expect(await repos().usage.listByAgent(agent.id, '2026-07-01')).to.deep.equal([{ agentId: agent.id, day: '2026-07-01', credits: 1.05, runs: 5 }]);
+  });
+
+  it('a reservation is admitted while charged + reserved stays under the limit, and refused once it reaches it exactly', async () => {
+    clock.set('2026-07-01T13:00:00Z');
+    const agent = await limitedAgent(await newWorkspace(), 'dailyCreditLimit: 1');
+    const a = admission();
+    await a.charge(agent, 0.1);
+    const first = await a.admit(agent, bound(0.3)); // 0.1 used
+    const second = await a.admit(agent, bound(0.3)); // 0.4 used
+    const third = await a.admit(agent, bound(0.3)); // 0.7 used
+    const err = await refusal(a.admit(agent, bound(0.000001))); // 1.0 used: the limit, exactly
+    expect(err.reason).to.equal('daily_credit_limit');
+    await first.release(); // 0.7 used
+    const fourth = await a.admit(agent, bound(0.3));
+    for (const s of [second, third, fourth]) await s.release();
+    expect(await reserved({ agentId: agent.id })).to.equal(0);
+    expect(await charged(agent.id)).to.equal(0.1);
+  });
+
+  it('a refused or failed run releases its reservation: used credits are back to what was charged', async () => {
+    clock.set('2026-07-02T08:00:00Z');
+    const agent = await limitedAgent(await newWorkspace(), 'dailyCreditLimit: 1, maxConcurrentRequests: 1');
+    const a = admission();
+    await a.charge(agent, 0.1);
+    const held = await a.admit(agent, bound(0.4));
+    const lease = await h().db('run_slots').where({ id: held.slotId }).first();
+    expect(Number(lease.reserved_credits)).to.equal(0.4);
+    expect(lease.workspace_id).to.equal(agent.workspaceId);
+    expect(await reserved({ agentId: agent.id })).to.equal(0.4);
+    // Refused by concurrency after the credit check: it reserved nothing.
+    expect((await refusal(a.admit(agent, bound(0.4)))).reason).to.equal('concurrency_limit');
+    expect(await reserved({ agentId: agent.id })).to.equal(0.4);
+    // The run failed without a cost: settle(0) frees the reservation and charges nothing.
+    await held.settle(0);
+    expect(await reserved({ agentId: agent.id })).to.equal(0);
+    expect(await h().db('run_slots').where({ agent_id: agent.id })).to.deep.equal([]);
+    expect(await repos().usage.listByAgent(agent.id, '2026-07-02')).to.deep.equal([{ agentId: agent.id, day: '2026-07-02', credits: 0.1, runs: 1 }]);
+    // Ending a run twice charges once.
+    const again = await a.admit(agent, bound(0.4));
+    await again.settle(0.3);
+    await again.settle(0.3);
+    await again.release();
+    expect(await charged(agent.id)).to.be.closeTo(0.4, 1e-9);
+    expect(await reserved({ agentId: agent.id })).to.equal(0);
+  });
+
+  it("a team's and a workspace's limits count the reservations of all their agents", async () => {
+    clock.set('2026-07-03T18:00:00Z');
+    const ws = await newWorkspace();
+    const team = (await gqlOk(ws.adminToken, `mutation { createTeam(name: "Burst", dailyCreditLimit: 1) { id } }`)).createTeam.id;
+    await gqlOk(ws.adminToken, `mutation { setWorkspaceLimits(dailyCreditLimit: 1.5) { id } }`);
+    const [m1, m2] = [await loadAgent(await createAgent(ws.adminToken, { teamId: team })), await loadAgent(await createAgent(ws.adminToken, { teamId: team }))];
+    const solo = await loadAgent(await createAgent(ws.adminToken));
+    const a = admission();
+    const r1 = await a.admit(m1, bound(0.5));
+    const r2 = await a.admit(m2, bound(0.5));
+    expect(await reserved({ teamId: team })).to.equal(1);
+    const teamErr = await refusal(a.admit(m1, bound(0.5)));
+    expect(teamErr.reason).to.equal('team_credit_limit');
+    expect(teamErr.retryAfterSeconds).to.equal(7);
+    expect(teamErr.message).to.equal("The team's daily credit limit of 1 is held by runs in flight; retry shortly");
+    const r3 = await a.admit(solo, bound(0.5)); // the workspace: 1 of 1.5 held before it
+    const wsErr = await refusal(a.admit(solo, bound(0.5)));
+    expect(wsErr.reason).to.equal('workspace_credit_limit');
+    expect(wsErr.message).to.equal("The workspace's daily credit limit of 1.5 is held by runs in flight; retry shortly");
+    await r2.settle(0.1); // the team: 0.5 held + 0.1 charged
+    await (await a.admit(m1, bound(0.3))).release();
+    for (const r of [r1, r3]) await r.release();
+    expect(await reserved({ workspaceId: ws.workspaceId })).to.equal(0);
+  });
+
+  it('without a known bound a run reserves the largest run the agent was charged for in the last 7 days; with none it runs alone', async () => {
+    clock.set('2026-07-10T09:00:00Z');
+    const agent = await limitedAgent(await newWorkspace(), 'dailyCreditLimit: 1');
+    const a = admission();
+    // Never charged: a probe, alone in flight, holding nothing against the limits of the others.
+    const probe = await a.admit(agent, bound(null));
+    expect(probe.reservedCredits).to.equal(0);
+    expect(probe.slotId).to.match(/^slot_/);
+    const err = await refusal(a.admit(agent, bound(null)));
+    expect(err.reason).to.equal('concurrency_limit');
+    expect(err.retryAfterSeconds).to.equal(7);
+    expect(err.message).to.match(/cost per run is not known yet/);
+    await probe.settle(0.2);
+
+    // The largest run charged (0.2, then 0.3) is the estimate.
+    const { admitted } = await burst(a, agent, 10, null);
+    expect(admitted.map((s) => s.reservedCredits)).to.deep.equal([0.2, 0.2, 0.2, 0.2]); // 0.2 charged + 4 × 0.2 = 1
+    await admitted[0]!.settle(0.3);
+    for (const s of admitted.slice(1)) await s.release();
+    clock.set('2026-07-16T23:59:59Z'); // 6 days later: the runs of the 10th still count
+    const estimated = await a.admit(agent, bound(null));
+    expect(estimated.reservedCredits).to.equal(0.3);
+    await estimated.release();
+    clock.set('2026-07-17T00:00:00Z'); // 7 days later: no run in the window, a probe again
+    const again = await a.admit(agent, bound(null));
+    expect(again.reservedCredits).to.equal(0);
+    expect((await refusal(a.admit(agent, bound(null)))).reason).to.equal('concurrency_limit');
+    await again.release();
+    // A known bound of 0 (an unpriced model, a free script) reserves nothing and takes no lease.
+    const free = await a.admit(agent, bound(0));
+    expect(free).to.deep.include({ slotId: null, reservedCredits: 0 });
+    await free.settle(0);
+  });
+
+  it('an agent under no credit limit reserves nothing, whatever its runs may cost', async () => {
+    clock.set('2026-07-11T09:00:00Z');
+    const ws = await newWorkspace();
+    const agent = await loadAgent(await createAgent(ws.adminToken));
+    const s = await admission().admit(agent, bound(5));
+    expect(s).to.deep.include({ slotId: null, reservedCredits: 0 });
+    await s.settle(5);
+    expect(await charged(agent.id)).to.equal(5);
+  });
+
+  it("a crashed instance's reservation stops counting when its lease expires; a held one is renewed", async () => {
+    clock.set('2026-07-12T08:00:00Z');
+    const agent = await limitedAgent(await newWorkspace(), 'dailyCreditLimit: 1');
+    await repos().slots.insert({
+      id: newId('slot'),
+      agentId: agent.id,
+      workspaceId: agent.workspaceId,
+      teamId: null,
+      instanceId: 'crashed',
+      reservedCredits: 1,
+      expiresAt: new Date('2026-07-12T08:00:10Z'),
+    });
+    const a = admission(150); // renewed every 50 ms of real time
+    expect((await refusal(a.admit(agent, bound(0.5)))).retryAfterSeconds).to.equal(7);
+    clock.set('2026-07-12T08:00:10.001Z');
+    const held = await a.admit(agent, bound(0.5));
+    try {
+      clock.set('2026-07-12T09:00:00Z'); // an hour later: without renewal this reservation is long gone
+      await until('the reservation to be renewed', async () => (await reserved({ agentId: agent.id })) === 0.5);
+      const second = await a.admit(agent, bound(0.5)); // 0.5 held < 1
+      expect((await refusal(a.admit(agent, bound(0.5)))).reason).to.equal('daily_credit_limit'); // 1 held
+      await second.release();
+    } finally {
+      await held.release();
+    }
+  });
+});
+
+describe('what a run can cost, as the pipeline reserves it', function () {
+  this.timeout(60_000);
+  let fake: FakeOpenAi;
+  before(async () => {
+    fake = await startOpenAiServer();
+  });
+  after(async () => fake.close());
+
+  const entry = (handler: RunEntry['handler'], modelOverride: string | null = null): RunEntry => ({ kind: 'http', id: null, name: 'x', handler, modelOverride });
+  const boundOf = async (agent: Agent, e: RunEntry) => runCreditBound(agent, e)(h().service.services.store.repos);
+
+  it("a script run: the workspace's scriptRunCredits; a prompt run: 0 on an unpriced model, else maxCreditsPerRun or unknown", async () => {
+    const ws = await newWorkspace();
+    await gqlOk(ws.adminToken, 'mutation { updateWorkspaceSettings(input: {creditDefaults: {scriptRunCredits: 0.75}}) { id } }');
+    await configureFakeModel(ws.adminToken, fake, { input: 1, output: 0 }, 'priced');
+    await configureFakeModel(ws.adminToken, fake, { input: 0, output: 0 }, 'free');
+    const id = await createAgent(ws.adminToken, { defaultModel: 'priced' });
+    let agent = await loadAgent(id);
+    expect(await boundOf(agent, entry({ kind: 'script', body: 'return 1' }))).to.equal(0.75);
+    expect(await boundOf(agent, entry({ kind: 'prompt', body: 'hi' }))).to.equal(null);
+    expect(await boundOf(agent, entry({ kind: 'prompt', body: 'hi' }, 'free'))).to.equal(0);
+    expect(await boundOf(agent, entry({ kind: 'prompt', body: 'hi' }, 'gpt-from-the-environment'))).to.equal(0);
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setGuardrails(agentId: $id, input: {maxCreditsPerRun: 0.5}) { id } }', { id });
+    agent = await loadAgent(id);
+    expect(await boundOf(agent, entry({ kind: 'prompt', body: 'hi' }))).to.equal(0.5);
+    expect(await boundOf(agent, entry({ kind: 'prompt', body: 'hi' }, 'free'))).to.equal(0);
+    // No model at all: the run fails before it costs anything.
+    const bare = await loadAgent(await createAgent(ws.adminToken));
+    expect(await boundOf(bare, entry({ kind: 'prompt', body: 'hi' }))).to.equal(0);
   });
 });
 

@@ -85,7 +85,7 @@ describe('housekeeping timer', function () {
     // What a crashed instance leaves behind: leases nobody renews or releases.
     const lease = async (expiresInMs: number) => {
       const id = newId('slot');
-      await slots.insert({ id, agentId, instanceId: 'crashed-instance', expiresAt: new Date(start + expiresInMs) });
+      await slots.insert({ id, agentId, workspaceId: ws.workspaceId, teamId: null, instanceId: 'crashed-instance', reservedCredits: 0, expiresAt: new Date(start + expiresInMs) });
       return id;
     };
     const expiresSoon = await lease(30_000);

@@ -1,32 +1,63 @@
 import { secondsToUtcMidnight, utcDay, type Clock } from '../clock.js';
-import { LimitExceeded } from '../errors.js';
+import { LimitExceeded, type LimitReason } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../model.js';
-import type { Store } from '../ports.js';
+import type { CreditScope, Repositories, Store } from '../ports.js';
 
 export interface AdmissionConfig {
   /** Identifies this process in the slots table (diagnostics only). */
   instanceId: string;
-  /** How long a concurrency slot lives without renewal; a crashed instance's slots free after this. */
+  /** How long a lease lives without renewal; a crashed instance's slots and reservations free after this. */
   leaseMs: number;
-  /** Retry-After for concurrency refusals. */
+  /** Retry-After for refusals that end when runs in flight end (concurrency, credits held by reservations). */
   concurrencyRetryAfterSeconds: number;
 }
 
 export const DEFAULT_ADMISSION: Omit<AdmissionConfig, 'instanceId'> = { leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 };
 
-/** A held concurrency slot; release it exactly once when the run ends. */
+/** How many days back the largest charged run of an agent serves as its estimate. */
+export const ESTIMATE_DAYS = 7;
+
+/**
+ * The most credits the admitted work can be charged, read inside the admission transaction through
+ * its repositories: a number, or null when it is not known before the run (a prompt run on a priced
+ * model without `maxCreditsPerRun`). Work admitted without one costs nothing (Document API operations).
+ */
+export type CreditBound = (repos: Repositories) => Promise<number | null>;
+
+/** An admitted run: its lease (if it took one) and the credits it holds; end it exactly once. */
 export interface Admission {
   slotId: string | null;
+  /** Credits held against the daily limits until the run settles. */
+  reservedCredits: number;
+  /** Ends the lease and charges the run's real credits, in one transaction. */
+  settle(credits: number): Promise<void>;
+  /** Ends the lease without a charge. */
   release(): Promise<void>;
 }
 
+/** A daily credit limit that applies to a run, and how to word its refusals. */
+interface CreditLimit {
+  scope: CreditScope;
+  limit: number;
+  reason: LimitReason;
+  usedUp: string;
+  held: string;
+}
+
+/** What an admitted run reserves: credits, or a probe (an agent whose cost per run is not known yet). */
+type Reservation = { credits: number; probe: boolean };
+
+const NOTHING: Reservation = { credits: 0, probe: false };
+
 /**
- * Admission before a run (DESIGN §5 step 5) and charging after it (step 8). Credit limits compare
- * what the agent, its team and its workspace used today (UTC) with their limits; concurrency counts
- * unexpired slot leases in the database, so every instance sees the same slots. Admissions of one
- * agent are serialised by a database lock, so a burst cannot exceed the concurrency limit, and
- * credit limits can be overshot by at most the runs already in flight (they are charged when done).
+ * Admission before a run (DESIGN §5 step 5) and settling after it (step 8). Credit limits compare
+ * what the agent, its team and its workspace were charged today (UTC) plus the credits reserved by
+ * their runs in flight with their limits; concurrency counts unexpired leases in the database, so
+ * every instance sees the same runs. Admissions of one agent are serialised by a database lock (and
+ * of one team or workspace, when it has a limit), so a burst cannot exceed the concurrency limit,
+ * and a credit limit is overshot by less than one run's reservation when runs cost no more than
+ * they reserved (docs/decisions.md, "Credit reservations").
  */
 export class AdmissionService {
   constructor(
@@ -35,63 +66,175 @@ export class AdmissionService {
     private readonly config: AdmissionConfig,
   ) {}
 
-  /** Admits a run or throws LimitExceeded with the reason and the seconds to wait. */
-  async admit(agent: Agent): Promise<Admission> {
+  /**
+   * Admits a run or throws LimitExceeded with the reason and the seconds to wait. `bound` says what
+   * the run can cost (absent: nothing); the reservation made from it is held until `settle`.
+   */
+  async admit(agent: Agent, bound?: CreditBound): Promise<Admission> {
     const now = this.clock.now();
-    const day = utcDay(now);
-    const untilMidnight = secondsToUtcMidnight(now);
-    const slotId = await this.store.transaction(async (r) => {
+    const { slotId, reservation } = await this.store.transaction(async (r) => {
       await r.slots.lockAgent(agent.id);
-      if (agent.dailyCreditLimit != null && (await r.usage.agentDay(agent.id, day)) >= agent.dailyCreditLimit) {
-        throw new LimitExceeded('daily_credit_limit', untilMidnight, `This agent used its daily credit limit of ${agent.dailyCreditLimit}; it resets at 00:00 UTC`);
-      }
-      if (agent.teamId) {
-        const team = await r.teams.get(agent.teamId);
-        if (team?.dailyCreditLimit != null && (await r.usage.teamDay(team.id, day)) >= team.dailyCreditLimit) {
-          throw new LimitExceeded('team_credit_limit', untilMidnight, `The team's daily credit limit of ${team.dailyCreditLimit} is used up; it resets at 00:00 UTC`);
-        }
-      }
-      const ws = await r.workspaces.get(agent.workspaceId);
-      if (ws?.dailyCreditLimit != null && (await r.usage.workspaceDay(ws.id, day)) >= ws.dailyCreditLimit) {
-        throw new LimitExceeded('workspace_credit_limit', untilMidnight, `The workspace's daily credit limit of ${ws.dailyCreditLimit} is used up; it resets at 00:00 UTC`);
-      }
-      if (agent.maxConcurrentRequests == null) return null;
-      if ((await r.slots.countActive(agent.id, now)) >= agent.maxConcurrentRequests) {
-        throw new LimitExceeded(
-          'concurrency_limit',
-          this.config.concurrencyRetryAfterSeconds,
-          `This agent is already handling ${agent.maxConcurrentRequests} requests, its limit; retry shortly`,
-        );
-      }
+      const limits = await this.creditLimits(r, agent);
+      await this.checkCredits(r, limits, now);
+      const reservation = limits.length && bound ? await this.reservation(r, agent, bound, now) : NOTHING;
+      await this.checkConcurrency(r, agent, reservation.probe, now);
+      if (agent.maxConcurrentRequests == null && reservation.credits <= 0 && !reservation.probe) return { slotId: null, reservation };
       const id = newId('slot');
-      await r.slots.insert({ id, agentId: agent.id, instanceId: this.config.instanceId, expiresAt: new Date(now.getTime() + this.config.leaseMs) });
-      return id;
+      await r.slots.insert({
+        id,
+        agentId: agent.id,
+        workspaceId: agent.workspaceId,
+        teamId: agent.teamId,
+        instanceId: this.config.instanceId,
+        reservedCredits: reservation.credits,
+        expiresAt: new Date(now.getTime() + this.config.leaseMs),
+      });
+      return { slotId: id, reservation };
     });
-    if (!slotId) return { slotId: null, release: async () => {} };
-    return this.hold(slotId);
+    return this.hold(agent, slotId, reservation.credits);
   }
 
   /** Adds a finished run's credits to the agent's day (and so to its team's and workspace's). */
   async charge(agent: Agent, credits: number): Promise<void> {
-    await this.store.repos.usage.charge({ agentId: agent.id, workspaceId: agent.workspaceId, teamId: agent.teamId, day: utcDay(this.clock.now()), credits });
+    await this.store.repos.usage.charge(this.chargeOf(agent, credits));
+  }
+
+  private chargeOf(agent: Agent, credits: number) {
+    return { agentId: agent.id, workspaceId: agent.workspaceId, teamId: agent.teamId, day: utcDay(this.clock.now()), credits };
+  }
+
+  /**
+   * The limits that apply to the agent's runs, agent first. A team's or workspace's limit is locked
+   * (after the agent's lock, always in this order) so that admissions of its different agents
+   * cannot both see the same room under it.
+   */
+  private async creditLimits(r: Repositories, agent: Agent): Promise<CreditLimit[]> {
+    const limits: CreditLimit[] = [];
+    if (agent.dailyCreditLimit != null) {
+      const l = agent.dailyCreditLimit;
+      limits.push({
+        scope: { agentId: agent.id },
+        limit: l,
+        reason: 'daily_credit_limit',
+        usedUp: `This agent used its daily credit limit of ${l}; it resets at 00:00 UTC`,
+        held: `This agent's daily credit limit of ${l} is held by its runs in flight; retry shortly`,
+      });
+    }
+    const team = agent.teamId ? await r.teams.get(agent.teamId) : null;
+    if (team?.dailyCreditLimit != null) {
+      const l = team.dailyCreditLimit;
+      await r.slots.lockLimit({ teamId: team.id });
+      limits.push({
+        scope: { teamId: team.id },
+        limit: l,
+        reason: 'team_credit_limit',
+        usedUp: `The team's daily credit limit of ${l} is used up; it resets at 00:00 UTC`,
+        held: `The team's daily credit limit of ${l} is held by runs in flight; retry shortly`,
+      });
+    }
+    const ws = await r.workspaces.get(agent.workspaceId);
+    if (ws?.dailyCreditLimit != null) {
+      const l = ws.dailyCreditLimit;
+      await r.slots.lockLimit({ workspaceId: ws.id });
+      limits.push({
+        scope: { workspaceId: ws.id },
+        limit: l,
+        reason: 'workspace_credit_limit',
+        usedUp: `The workspace's daily credit limit of ${l} is used up; it resets at 00:00 UTC`,
+        held: `The workspace's daily credit limit of ${l} is held by runs in flight; retry shortly`,
+      });
+    }
+    return limits;
+  }
+
+  /**
+   * Refuses when a limit is reached by what was charged today (until midnight) or by that plus the
+   * credits reserved by runs in flight (shortly: they may settle for less than they reserved).
+   */
+  private async checkCredits(r: Repositories, limits: CreditLimit[], now: Date): Promise<void> {
+    const day = utcDay(now);
+    for (const l of limits) {
+      // Reserved before charged: a run settling in between (its reservation becomes
+      // a charge; on PostgreSQL each statement sees the latest commits) is then counted twice, never
+      // missed.
+      const reserved = await r.slots.reserved(l.scope, now);
+      const charged = await chargedOn(r, l.scope, day);
+      if (charged >= l.limit) throw new LimitExceeded(l.reason, secondsToUtcMidnight(now), l.usedUp);
+      if (credits6(charged + reserved) >= l.limit) throw new LimitExceeded(l.reason, this.config.concurrencyRetryAfterSeconds, l.held);
+    }
+  }
+
+  /** Refuses when the agent's runs in flight fill its concurrency limit, or when a probe would not run alone. */
+  private async checkConcurrency(r: Repositories, agent: Agent, probe: boolean, now: Date): Promise<void> {
+    const max = agent.maxConcurrentRequests;
+    if (max == null && !probe) return;
+    const active = await r.slots.countActive(agent.id, now);
+    const retry = this.config.concurrencyRetryAfterSeconds;
+    if (max != null && active >= max) throw new LimitExceeded('concurrency_limit', retry, `This agent is already handling ${max} requests, its limit; retry shortly`);
+    if (probe && active > 0) {
+      throw new LimitExceeded(
+        'concurrency_limit',
+        retry,
+        "This agent's cost per run is not known yet (no maxCreditsPerRun guardrail, no run charged this week), so under its credit limits it runs one request at a time until a run is charged; retry shortly",
+      );
+    }
+  }
+
+  /**
+   * What a run reserves: its bound when known, else the largest run the agent was charged for in
+   * the last ESTIMATE_DAYS days, else nothing but as a probe (one run of the agent at a time).
+   */
+  private async reservation(r: Repositories, agent: Agent, bound: CreditBound, now: Date): Promise<Reservation> {
+    const known = await bound(r);
+    if (known != null) return { credits: Math.max(0, known), probe: false };
+    const since = utcDay(new Date(now.getTime() - (ESTIMATE_DAYS - 1) * 86_400_000));
+    const largest = await r.usage.largestRun(agent.id, since);
+    return largest > 0 ? { credits: largest, probe: false } : { credits: 0, probe: true };
   }
 
   /** Keeps the lease alive while the run lasts (renewed at a third of the lease). */
-  private hold(slotId: string): Admission {
+  private hold(agent: Agent, slotId: string | null, reservedCredits: number): Admission {
     const slots = this.store.repos.slots;
-    const timer = setInterval(() => {
-      slots.renew(slotId, new Date(this.clock.now().getTime() + this.config.leaseMs)).catch(() => {});
-    }, Math.max(50, Math.floor(this.config.leaseMs / 3)));
-    timer.unref();
-    let released = false;
+    const timer = slotId
+      ? setInterval(() => {
+          slots.renew(slotId, new Date(this.clock.now().getTime() + this.config.leaseMs)).catch(() => {});
+        }, Math.max(50, Math.floor(this.config.leaseMs / 3)))
+      : null;
+    timer?.unref();
+    let ended = false;
+    /** Stops renewal; true the first time only, so a run ends (and is charged) once. */
+    const end = () => {
+      if (ended) return false;
+      ended = true;
+      if (timer) clearInterval(timer);
+      return true;
+    };
     return {
       slotId,
+      reservedCredits,
       release: async () => {
-        if (released) return;
-        released = true;
-        clearInterval(timer);
-        await slots.release(slotId);
+        if (end() && slotId) await slots.release(slotId);
+      },
+      settle: async (credits) => {
+        if (!end()) return;
+        if (!(credits > 0)) return void (slotId && (await slots.release(slotId)));
+        // The reservation and the charge change places at once: no admission sees both or neither.
+        await this.store.transaction(async (r) => {
+          if (slotId) await r.slots.release(slotId);
+          await r.usage.charge(this.chargeOf(agent, credits));
+        });
       },
     };
   }
+}
+
+function chargedOn(r: Repositories, scope: CreditScope, day: string): Promise<number> {
+  if ('agentId' in scope) return r.usage.agentDay(scope.agentId, day);
+  if ('teamId' in scope) return r.usage.teamDay(scope.teamId, day);
+  return r.usage.workspaceDay(scope.workspaceId, day);
+}
+
+/** Credits as the database stores them (6 decimals), so sums compare exactly with a limit. */
+function credits6(n: number): number {
+  return Math.round(n * 1e6) / 1e6;
 }

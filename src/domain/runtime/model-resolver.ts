@@ -27,15 +27,11 @@ export async function resolveModel(
   agent: Agent,
   modelOverride: string | null,
 ): Promise<ResolvedModel> {
-  let reference = modelOverride ?? agent.defaultModel;
+  const reference = await modelReference(repos, agent, modelOverride);
   if (!reference) {
-    const workspaceDefault = (await repos.models.listByWorkspace(agent.workspaceId)).find((m) => m.isDefault);
-    if (!workspaceDefault) {
-      throw new ModelNotConfigured(
-        'No model configured: set a defaultModel on the agent (updateAgent), a modelOverride on the entry, or a workspace default model (configureModel with isDefault: true)',
-      );
-    }
-    reference = workspaceDefault.name;
+    throw new ModelNotConfigured(
+      'No model configured: set a defaultModel on the agent (updateAgent), a modelOverride on the entry, or a workspace default model (configureModel with isDefault: true)',
+    );
   }
   const configured = await repos.models.findByName(agent.workspaceId, reference);
   if (configured) {
@@ -72,4 +68,21 @@ export async function resolveModel(
   throw new ModelNotConfigured(
     `No model configured for '${reference}': add it with configureModel (provider, model, baseUrl, apiKeySecret) or set OPENAI_BASE_URL / OPENAI_API_KEY or ANTHROPIC_API_KEY`,
   );
+}
+
+/** The model reference a prompt run uses: the entry's override, the agent's default, or the workspace default (null: none). */
+async function modelReference(repos: Repositories, agent: Agent, modelOverride: string | null): Promise<string | null> {
+  const reference = modelOverride ?? agent.defaultModel;
+  if (reference) return reference;
+  return (await repos.models.listByWorkspace(agent.workspaceId)).find((m) => m.isDefault)?.name ?? null;
+}
+
+/**
+ * Whether a prompt run can cost credits: only a configured model has prices (the environment's
+ * providers cost 0, and a run without a model fails without a charge).
+ */
+export async function modelIsPriced(repos: Repositories, agent: Agent, modelOverride: string | null): Promise<boolean> {
+  const reference = await modelReference(repos, agent, modelOverride);
+  const configured = reference ? await repos.models.findByName(agent.workspaceId, reference) : null;
+  return !!configured && (configured.inputPricePerMillion > 0 || configured.outputPricePerMillion > 0);
 }

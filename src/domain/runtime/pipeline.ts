@@ -4,16 +4,17 @@ import { DomainError } from '../errors.js';
 import type { Agent } from '../model.js';
 import type { Principal } from '../principal.js';
 import type { RunActivity, RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
-import type { RunService } from './run.service.js';
+import { runCreditBound, type RunService } from './run.service.js';
 import { checkInput } from './guardrails.js';
 
 /**
  * The whole run pipeline after a surface has authenticated and resolved its entry (DESIGN §5):
- * checks that refuse without running (input guardrails) → admission (credit limits, concurrency
- * slot) → run (handler, output guardrails) → charge credits → the run's activity fields. A refused
- * request never takes a slot, a lock or a credit. The slot is released on completion, error,
- * timeout and caller disconnect (the generator's `finally`). Refusals are thrown before anything
- * is yielded.
+ * checks that refuse without running (input guardrails) → admission (credit limits with a
+ * reservation of what the run can cost, concurrency slot) → run (handler, output guardrails) →
+ * settle (the reservation is replaced by the real charge) → the run's activity fields. A refused
+ * request never takes a slot, a lock or a credit. The slot and the reservation are released on
+ * completion, error, timeout and caller disconnect (the generator's `finally`). Refusals are
+ * thrown before anything is yielded.
  */
 export class Pipeline {
   constructor(
@@ -47,15 +48,14 @@ export class Pipeline {
     let refusal: unknown;
     try {
       this.runs.check(agent, input);
-      const admitted = await this.admission.admit(agent);
+      const admitted = await this.admission.admit(agent, runCreditBound(agent, entry));
       try {
         for await (const ev of this.runs.stream(principal, agent, entry, input, opts)) {
           if (ev.type === 'done') result = ev.result;
           yield ev;
         }
       } finally {
-        await admitted.release();
-        if (result && result.credits > 0) await this.admission.charge(agent, result.credits);
+        await admitted.settle(result?.credits ?? 0);
       }
     } catch (err) {
       refusal = err;

@@ -2,12 +2,13 @@ import type { Clock } from '../clock.js';
 import { DomainError, Unavailable } from '../errors.js';
 import type { RecordService } from '../documents/record.service.js';
 import { newId } from '../ids.js';
-import type { Agent } from '../model.js';
+import type { CreditBound } from '../admission/admission.service.js';
+import type { Agent, Workspace } from '../model.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { documentTools } from './document.tools.js';
 import { checkInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
-import { ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from './model-resolver.js';
+import { modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from './model-resolver.js';
 import {
   ModelFailure,
   ScriptFailure,
@@ -58,6 +59,24 @@ export function userTurn(input: RunInput): string {
 
 export function creditsFor(model: ResolvedModel, usage: ModelUsage): number {
   return (usage.inputTokens * model.inputPricePerMillion + usage.outputTokens * model.outputPricePerMillion) / 1_000_000;
+}
+
+/** The flat credits a script run costs in the workspace. */
+export function scriptRunCredits(workspace: Workspace | null): number {
+  return workspace?.settings.creditDefaults?.scriptRunCredits ?? 0;
+}
+
+/**
+ * What a run of `entry` can cost, as admission reserves it: a script run its flat amount, a prompt
+ * run on an unpriced model nothing, otherwise the agent's `maxCreditsPerRun` (the run stops at the
+ * first model step that reaches it), or null when the agent sets none.
+ */
+export function runCreditBound(agent: Agent, entry: RunEntry): CreditBound {
+  return async (repos) => {
+    if (entry.handler.kind === 'script') return scriptRunCredits(await repos.workspaces.get(agent.workspaceId));
+    if (!(await modelIsPriced(repos, agent, entry.modelOverride))) return 0;
+    return agent.guardrails.maxCreditsPerRun;
+  };
 }
 
 /**
@@ -156,8 +175,7 @@ export class RunService {
     base: Omit<RunResult, 'durationMs' | 'output'>,
     signal: AbortSignal | undefined,
   ): Promise<Omit<RunResult, 'durationMs'>> {
-    const workspace = await this.deps.store.repos.workspaces.get(agent.workspaceId);
-    const credits = workspace?.settings.creditDefaults?.scriptRunCredits ?? 0;
+    const credits = scriptRunCredits(await this.deps.store.repos.workspaces.get(agent.workspaceId));
     const request: Json = { surface: input.surface, method: input.method, path: input.path, params: input.params, query: input.query, headers: input.headers };
     try {
       const outcome = await this.deps.sandbox.run({
