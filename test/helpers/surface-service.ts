@@ -1,9 +1,12 @@
+import type http from 'node:http';
 import { loadConfig } from '../../src/infra/config.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { buildService, type Service } from '../../src/server.js';
 
 export interface InProcessService {
   service: Service;
+  /** The listening HTTP server (tests watch its 'request' events to know a request has arrived). */
+  server: http.Server;
   url: string;
   stop(): Promise<void>;
 }
@@ -33,6 +36,6 @@ export async function startSurfaceService(opts: {
     ...opts.database,
   });
   const service = await buildService(config, { logger: createLogger('silent') });
-  const { url } = await service.listen(0, '127.0.0.1');
-  return { service, url, stop: () => service.close() };
+  const { server, url } = await service.listen(0, '127.0.0.1');
+  return { service, server, url, stop: () => service.close() };
 }

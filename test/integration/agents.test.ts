@@ -108,6 +108,29 @@ describe('GraphQL: agents', () => {
     expect(bad.errors![0]!.extensions!.field).to.equal('maxConcurrentRequests');
   });
 
+  it('setGuardrails refuses a pattern the linear-time engine cannot run with BAD_USER_INPUT naming the pattern and its list, and keeps the saved ones', async () => {
+    const id = await createAgent(ws.adminToken);
+    const set = (input: string) => gql(ws.adminToken, `mutation($id: ID!) { setGuardrails(agentId: $id, input: ${input}) { guardrails { blockedInputPatterns redactOutputPatterns } } }`, { id });
+    const saved = await set('{blockedInputPatterns: ["(a+)+$", "drop\\\\s+table"], redactOutputPatterns: ["token-\\\\d+"]}');
+    expect(saved.errors).to.equal(undefined);
+    expect(saved.data.setGuardrails.guardrails).to.deep.equal({ blockedInputPatterns: ['(a+)+$', 'drop\\s+table'], redactOutputPatterns: ['token-\\d+'] });
+
+    const backreference = await set('{blockedInputPatterns: ["fine", "(a)\\\\1"]}');
+    expect(errorCode(backreference)).to.equal('BAD_USER_INPUT');
+    expect(backreference.errors![0]!.extensions!.field).to.equal('input.blockedInputPatterns.1');
+    expect(backreference.errors![0]!.message).to.equal(
+      'input.blockedInputPatterns.1: the pattern `(a)\\1` cannot run in the linear-time pattern engine: invalid escape sequence: \\1 (the engine supports no backreferences)',
+    );
+    const lookahead = await set('{redactOutputPatterns: ["secret(?=\\\\d)"]}');
+    expect(errorCode(lookahead)).to.equal('BAD_USER_INPUT');
+    expect(lookahead.errors![0]!.message).to.match(/^input\.redactOutputPatterns\.0: the pattern `secret\(\?=\\d\)` cannot run .*lookahead/);
+    const tooLarge = await set(`{redactOutputPatterns: ["${'x'.repeat(300)}"]}`);
+    expect(tooLarge.errors![0]!.message).to.match(/^input\.redactOutputPatterns\.0: .* too large for the pattern engine/);
+
+    const after = await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { guardrails { blockedInputPatterns redactOutputPatterns } } }`, { id });
+    expect(after.agent.guardrails).to.deep.equal({ blockedInputPatterns: ['(a+)+$', 'drop\\s+table'], redactOutputPatterns: ['token-\\d+'] });
+  });
+
   it('private agents are visible only to admins and their creator', async () => {
     const alice = await ws.addMember();
     const bob = await ws.addMember();

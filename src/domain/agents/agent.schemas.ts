@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { REDACT_PRESETS, SURFACES, VISIBILITIES, type Capabilities, type CorsSettings, type Guardrails, type Surfaces } from '../model.js';
+import { patternRefusal } from '../runtime/patterns.js';
 import { modelRef, nonEmpty, optionalText } from '../validation.js';
 
 export const createAgentInput = z.object({
@@ -52,18 +53,15 @@ export const capabilitiesInput = z.object({
   documents: z.boolean().optional(),
 });
 
+/** A blocked or redaction pattern: a phrase or an RE2 regular expression the linear-time engine can run. */
 const pattern = z
   .string()
   .min(1)
   .max(500)
-  .refine((p) => {
-    try {
-      new RegExp(p, 'iu');
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'must be a valid regular expression (plain phrases are fine)');
+  .superRefine((p, ctx) => {
+    const refusal = patternRefusal(p);
+    if (refusal) ctx.addIssue({ code: 'custom', message: `the pattern \`${p}\` cannot run in the linear-time pattern engine: ${refusal}` });
+  });
 
 export const guardrailsInput = z.object({
   blockedInputPatterns: z.array(pattern).max(100).optional(),

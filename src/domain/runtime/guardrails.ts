@@ -1,8 +1,13 @@
+import type { RE2JS } from 're2js';
 import { Invalid } from '../errors.js';
-import type { Guardrails, RedactPreset } from '../model.js';
+import type { Guardrails } from '../model.js';
+import { PatternRefused, userPattern } from './patterns.js';
+import { PRESETS, REPLACEMENT } from './redact-presets.js';
 import type { Json } from './ports.js';
 
-// Guardrails of DESIGN §5, applied by the run pipeline on every surface.
+// Guardrails of DESIGN §5, applied by the run pipeline on every surface. Users' patterns run in RE2
+// (linear time, ./patterns.ts) and the presets are bounded matchers (./redact-presets.ts): no text
+// and no pattern can make a blocked check or a redaction backtrack for seconds.
 
 /** Raised when input matches a blocked pattern; surfaces answer 400 / a tool error / a chat error. */
 export class GuardrailBlocked extends Invalid {
@@ -11,16 +16,31 @@ export class GuardrailBlocked extends Invalid {
   }
 }
 
-const PRESETS: Record<RedactPreset, RegExp> = {
-  email: /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g,
-  // International or North-American style numbers with at least 7 digits.
-  phone: /(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){1,3}(?!\w)/g,
-  creditCard: /(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)/g,
-};
-const REPLACEMENT = '[redacted]';
+/** Replaces every match of a compiled pattern; the boolean check runs first, on the engine's fast path. */
+function replaceAll(re: RE2JS, text: string): string {
+  return re.test(text) ? re.matcher(text).replaceAll(REPLACEMENT) : text;
+}
 
-function compile(pattern: string): RegExp {
-  return new RegExp(pattern, 'giu');
+/** Whether a blocked pattern matches; one the engine cannot run (saved before it was checked) blocks everything. */
+function blocks(pattern: string, text: string): boolean {
+  try {
+    return userPattern(pattern).test(text);
+  } catch (err) {
+    if (err instanceof PatternRefused) throw new GuardrailBlocked("Input was refused: one of this agent's blocked patterns cannot run; a member must update its guardrails");
+    throw err;
+  }
+}
+
+/** Redacts the matches of a user pattern; one the engine cannot run (saved before it was checked) redacts the whole text. */
+function redactPattern(pattern: string, text: string): string {
+  let re: RE2JS;
+  try {
+    re = userPattern(pattern);
+  } catch (err) {
+    if (err instanceof PatternRefused) return REPLACEMENT;
+    throw err;
+  }
+  return replaceAll(re, text);
 }
 
 /** Refuses input longer than maxInputChars or matching a blocked pattern (case-insensitive). */
@@ -29,7 +49,7 @@ export function checkInput(g: Guardrails, text: string): void {
     throw new GuardrailBlocked(`Input is ${text.length} characters; this agent accepts at most ${g.maxInputChars}`);
   }
   for (const p of g.blockedInputPatterns) {
-    if (compile(p).test(text)) throw new GuardrailBlocked('Input was refused by this agent\'s guardrails (blocked content)');
+    if (blocks(p, text)) throw new GuardrailBlocked('Input was refused by this agent\'s guardrails (blocked content)');
   }
 }
 
@@ -41,10 +61,8 @@ export function redacts(g: Guardrails): boolean {
 /** Replaces every match of the redaction patterns and presets in a text. */
 export function redactText(g: Guardrails, text: string): string {
   let out = text;
-  for (const p of g.redactOutputPatterns) out = out.replace(compile(p), REPLACEMENT);
-  for (const preset of g.redactPresets) {
-    out = out.replace(PRESETS[preset], (m) => (preset === 'phone' && m.replace(/\D/g, '').length < 7 ? m : REPLACEMENT));
-  }
+  for (const p of g.redactOutputPatterns) out = redactPattern(p, out);
+  for (const preset of g.redactPresets) out = PRESETS[preset](out);
   return out;
 }
 
