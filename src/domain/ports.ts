@@ -19,7 +19,7 @@ import type {
   Team,
   Webhook,
   Workspace,
-} from './model.js';
+} from './entities.js';
 
 // Ports the domain talks to. src/infra implements them; nothing here knows about SQL.
 

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Agent, ApiKey, Document, DocumentExposure, HttpEndpoint, McpTool, Webhook } from '../domain/model.js';
+import type { Agent, ApiKey, Document, DocumentExposure, HttpEndpoint, McpTool, Webhook } from '../domain/entities.js';
 import type { Principal } from '../domain/principal.js';
 import type { AgentChildRepo } from '../domain/ports.js';
 import type { Services } from '../domain/services.js';

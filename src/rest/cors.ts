@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import type { Agent } from '../domain/model.js';
+import type { Agent } from '../domain/entities.js';
 
 const ALLOWED_HEADERS = 'Content-Type, Authorization, X-Agent-Access-Key, Accept';
 const EXPOSED_HEADERS = 'Retry-After, RateLimit, RateLimit-Policy, X-Run-Id, X-Request-Id, Allow';

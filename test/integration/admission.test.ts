@@ -4,7 +4,7 @@ import pg from 'pg';
 import { AdmissionService, type Admission } from '../../src/domain/admission/admission.service.js';
 import { utcDay } from '../../src/domain/clock.js';
 import type { Clock } from '../../src/domain/clock.js';
-import type { Agent } from '../../src/domain/model.js';
+import type { Agent } from '../../src/domain/entities.js';
 import type { CreditScope } from '../../src/domain/ports.js';
 import { runCreditBound } from '../../src/domain/runtime/run.service.js';
 import type { RunEntry } from '../../src/domain/runtime/run.types.js';

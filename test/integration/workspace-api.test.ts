@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { newId } from '../../src/domain/ids.js';
-import type { ActivityEntry, Surface } from '../../src/domain/model.js';
+import type { ActivityEntry, Surface } from '../../src/domain/entities.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { expectError, recordMessage, workspaceKey, wsApi } from '../helpers/workspace-api.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { FieldDef } from '../../src/domain/model.js';
+import type { FieldDef } from '../../src/domain/entities.js';
 import { validateFilter, validatePatch, validateRecord } from '../../src/domain/documents/records.js';
 
 // Field names come from requests, so record maps must not inherit anything: a required field named

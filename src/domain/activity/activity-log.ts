@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import { isCredentialHeader } from '../keys/credentials.js';
-import type { ActivityEntry, ActivityKind, Agent, Surface } from '../model.js';
+import type { ActivityEntry, ActivityKind, Agent, Surface } from '../entities.js';
 import type { Store } from '../ports.js';
 
 /** Where entries go; infra batches them so writing the log costs a request almost nothing. */

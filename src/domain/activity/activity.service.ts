@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { utcDay } from '../clock.js';
 import { Invalid } from '../errors.js';
-import { SURFACES, type ActivityEntry, type DailyUsage } from '../model.js';
+import { SURFACES, type ActivityEntry, type DailyUsage } from '../entities.js';
 import { loadAgent, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';

@@ -1,7 +1,7 @@
 import { secondsToUtcMidnight, utcDay, type Clock } from '../clock.js';
 import { LimitExceeded, type LimitReason } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Agent } from '../model.js';
+import type { Agent } from '../entities.js';
 import type { CreditScope, Repositories, Store } from '../ports.js';
 
 export interface AdmissionConfig {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REDACT_PRESETS, SURFACES, VISIBILITIES, type Capabilities, type CorsSettings, type Guardrails, type Surfaces } from '../model.js';
+import { REDACT_PRESETS, SURFACES, VISIBILITIES, type Capabilities, type CorsSettings, type Guardrails, type Surfaces } from '../entities.js';
 import { patternRefusal } from '../runtime/patterns.js';
 import { modelRef, nonEmpty, optionalText } from '../validation.js';
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { Invalid } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Agent, Surface } from '../model.js';
+import type { Agent, Surface } from '../entities.js';
 import { canSee, loadAgent, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { Conflict, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { FIELD_TYPES, type Document, type DocumentExposure } from '../model.js';
+import { FIELD_TYPES, type Document, type DocumentExposure } from '../entities.js';
 import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';

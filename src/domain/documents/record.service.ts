@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { Forbidden, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Document, FieldDef } from '../model.js';
+import type { Document, FieldDef } from '../entities.js';
 import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store, StoredRecord } from '../ports.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Invalid } from '../errors.js';
-import { HTTP_METHODS, SIGNATURE_SCHEMES, type Handler } from '../model.js';
+import { HTTP_METHODS, SIGNATURE_SCHEMES, type Handler } from '../entities.js';
 import { modelRef, optionalText } from '../validation.js';
 
 const MAX_HANDLER = 200_000;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { Forbidden, NotFound, Unauthenticated } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Agent, ApiKey } from '../model.js';
+import type { Agent, ApiKey } from '../entities.js';
 import { loadAgent, requireAdmin, requireMember } from '../policy.js';
 import { KEY_SCOPES, type Principal } from '../principal.js';
 import type { Store } from '../ports.js';

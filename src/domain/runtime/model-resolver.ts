@@ -1,4 +1,4 @@
-import type { Agent } from '../model.js';
+import type { Agent } from '../entities.js';
 import type { Repositories } from '../ports.js';
 import type { ResolvedModel } from './ports.js';
 

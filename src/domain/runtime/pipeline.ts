@@ -1,7 +1,7 @@
 import type { ActivityLog } from '../activity/activity-log.js';
 import type { AdmissionService } from '../admission/admission.service.js';
 import { DomainError } from '../errors.js';
-import type { Agent } from '../model.js';
+import type { Agent } from '../entities.js';
 import type { Principal } from '../principal.js';
 import type { RunActivity, RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
 import { runCreditBound, type RunService } from './run.service.js';

@@ -3,7 +3,7 @@ import { DomainError, Unavailable } from '../errors.js';
 import type { RecordService } from '../documents/record.service.js';
 import { newId } from '../ids.js';
 import type { CreditBound } from '../admission/admission.service.js';
-import type { Agent, Workspace } from '../model.js';
+import type { Agent, Workspace } from '../entities.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { documentTools } from './document.tools.js';

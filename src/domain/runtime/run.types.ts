@@ -1,4 +1,4 @@
-import type { Handler, Surface } from '../model.js';
+import type { Handler, Surface } from '../entities.js';
 import type { Json, ModelUsage } from './ports.js';
 
 /** The input of a run, the same shape on every surface (credential headers never included). */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { SECRET_KINDS, type Secret } from '../model.js';
+import { SECRET_KINDS, type Secret } from '../entities.js';
 import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Cipher, Store } from '../ports.js';

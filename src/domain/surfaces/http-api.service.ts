@@ -1,5 +1,5 @@
 import { MethodNotAllowed, NotFound } from '../errors.js';
-import type { Agent, HttpEndpoint } from '../model.js';
+import type { Agent, HttpEndpoint } from '../entities.js';
 import type { Store } from '../ports.js';
 
 export interface EndpointMatch {

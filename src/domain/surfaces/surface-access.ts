@@ -1,6 +1,6 @@
 import { Forbidden, NotFound } from '../errors.js';
 import type { KeyService } from '../keys/key.service.js';
-import type { Agent, Surface } from '../model.js';
+import type { Agent, Surface } from '../entities.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 

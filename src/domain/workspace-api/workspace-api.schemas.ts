@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Invalid } from '../errors.js';
-import { MODEL_PROVIDERS, SURFACES, VISIBILITIES } from '../model.js';
+import { MODEL_PROVIDERS, SURFACES, VISIBILITIES } from '../entities.js';
 
 // The Workspace API v1.0.0 contract, once: the query schemas validate the raw query strings and
 // the response schemas describe what the service returns. The OpenAPI description

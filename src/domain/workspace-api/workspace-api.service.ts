@@ -1,6 +1,6 @@
 import { utcDay, type Clock } from '../clock.js';
 import { Forbidden, NotFound } from '../errors.js';
-import { SURFACES, type ActivityEntry, type Agent, type Message, type ModelConfig, type Workspace } from '../model.js';
+import { SURFACES, type ActivityEntry, type Agent, type Message, type ModelConfig, type Workspace } from '../entities.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';
 import { DEFAULT_SETTINGS } from '../workspace/settings.js';

@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { Agent as AgentEntity } from '../../domain/model.js';
+import type { Agent as AgentEntity } from '../../domain/entities.js';
 import type { Context } from '../context.js';
 import { SurfaceEnum } from '../types/enums.js';
 import { CapabilitiesInput, CreateAgentInput, GuardrailsInput, UpdateAgentInput } from '../types/inputs.js';

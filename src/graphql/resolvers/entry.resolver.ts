@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
 import { DEFAULT_TOOL_SCHEMA } from '../../domain/entries/entry.schemas.js';
-import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity } from '../../domain/model.js';
+import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity } from '../../domain/entities.js';
 import type { Context } from '../context.js';
 import {
   HttpEndpointInput,

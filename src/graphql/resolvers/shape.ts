@@ -1,5 +1,5 @@
-import type { Agent, Handler } from '../../domain/model.js';
-import { SURFACES } from '../../domain/model.js';
+import type { Agent, Handler } from '../../domain/entities.js';
+import { SURFACES } from '../../domain/entities.js';
 import { HandlerKindEnum, SurfaceEnum } from '../types/enums.js';
 import type { HandlerOut, SurfaceSetting } from '../types/objects.js';
 

@@ -28,7 +28,7 @@ import {
   type SignatureScheme,
   type Surface,
   type Visibility,
-} from '../../domain/model.js';
+} from '../../domain/entities.js';
 import { KEY_SCOPES, ROLES, type KeyScope, type Role } from '../../domain/principal.js';
 
 // GraphQL enums, derived from the domain's lists of values so the two cannot drift apart. A value

@@ -1,5 +1,5 @@
 import type { ActivitySink } from '../../domain/activity/activity-log.js';
-import type { ActivityEntry } from '../../domain/model.js';
+import type { ActivityEntry } from '../../domain/entities.js';
 import type { Store } from '../../domain/ports.js';
 import type { Logger } from '../logger.js';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ActivityEntry } from '../../domain/model.js';
+import type { ActivityEntry } from '../../domain/entities.js';
 import type { AgentChildRepo, CrudRepo, Repositories, Store } from '../../domain/ports.js';
 import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';

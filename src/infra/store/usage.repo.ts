@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DailyUsage } from '../../domain/model.js';
+import type { DailyUsage } from '../../domain/entities.js';
 import type { CreditScope, SlotRepo, UsageRepo } from '../../domain/ports.js';
 import { q } from './pg-errors.js';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DailyUsage } from '../../domain/model.js';
+import type { DailyUsage } from '../../domain/entities.js';
 import type { ActivityFilter, AgentEntryCounts, MessageFilter, WorkspaceReadRepo } from '../../domain/ports.js';
 import { q } from './pg-errors.js';
 import * as rows from './rows/index.js';

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { DomainError } from '../../domain/errors.js';
 import { presentedAgentKey } from '../../domain/keys/credentials.js';
-import type { Agent, Surface } from '../../domain/model.js';
+import type { Agent, Surface } from '../../domain/entities.js';
 import type { RequestActivity } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';

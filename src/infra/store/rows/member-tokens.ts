@@ -1,4 +1,4 @@
-import type { MemberToken } from '../../../domain/model.js';
+import type { MemberToken } from '../../../domain/entities.js';
 import { type Mapping, dateOrNull, date } from './mapping.js';
 
 export const memberTokens: Mapping<MemberToken> = {
