@@ -7,6 +7,7 @@ import {
   type QuickJSWASMModule,
   type VmCallResult,
 } from 'quickjs-emscripten';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import { ScriptFailure, type Json, type ScriptOutcome, type ScriptRequest } from '../../domain/runtime/ports.js';
 import { invokeHost, readString } from './host-bridge.js';
 import { DOCUMENT_OPS, type DocumentOp, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE } from './quickjs.prelude.js';
@@ -180,7 +181,7 @@ export class QuickJsRun {
     }
   }
 
-  /** JSON.stringify inside the VM; the length is checked before the string is copied out. */
+  /** JSON.stringify inside the VM; the length is checked before the string is copied out, then the depth. */
   private exportOutput(value: QuickJSHandle): string {
     if (this.ctx.typeof(value) === 'undefined') return 'null';
     const max = this.req.limits.maxOutputBytes;
@@ -191,6 +192,10 @@ export class QuickJsRun {
       if (text === undefined) throw this.failure('invalid_output', 'Script returned a value that is not JSON (a function or a symbol)');
       if (text === null || Buffer.byteLength(text) > max) {
         throw this.failure('output_too_large', `Script output exceeds the limit of ${max} bytes`);
+      }
+      // Past this depth the host could not even serialise the response (JSON.stringify recursion).
+      if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+        throw this.failure('invalid_output', `Script output nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; return at most ${MAX_JSON_DEPTH} levels`);
       }
       return text;
     });
