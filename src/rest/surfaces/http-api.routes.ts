@@ -7,12 +7,15 @@ import type { ActivityState } from './activity.middleware.js';
 import { surfaceActivity } from './activity.middleware.js';
 import { abortOnClose, canNameEntity, presentedKey, printableParam, readJson, runHeaders, segmentsAfter, wantsEventStream } from './http-io.js';
 
-/** The body of a finished run: 200 with the output, or 500 with the handler's error. */
+/**
+ * The body of a finished run: 200 with the output, or 500 with the handler's error. The caller gets
+ * the error's message; the activity entry its detail when there is one (a provider's own text).
+ */
 function respond(ctx: Koa.Context, activity: ActivityState, r: RunResult): void {
   Object.assign(activity, { runId: r.runId, credits: r.credits, logs: r.logs });
   ctx.set('X-Run-Id', r.runId);
   if (r.error) {
-    activity.error = r.error.message;
+    activity.error = r.error.detail ?? r.error.message;
     ctx.status = 500;
     ctx.body = { error: r.error.message };
   } else {
@@ -35,7 +38,7 @@ async function streamRun(ctx: Koa.Context, activity: ActivityState, events: Asyn
         const r = ev.result;
         Object.assign(activity, { runId: r.runId, credits: r.credits, logs: r.logs, response: r.error ? { error: r.error.message } : { output: r.output } });
         if (r.error) {
-          activity.error = r.error.message;
+          activity.error = r.error.detail ?? r.error.message;
           send('error', { error: r.error.message, runId: r.runId });
         } else send('done', { output: r.output, runId: r.runId, credits: r.credits });
       }
