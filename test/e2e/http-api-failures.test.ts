@@ -71,7 +71,9 @@ describe('HTTP API: the 500 body of a failed run', function () {
       expect(failed).to.deep.include({ surface: 'HTTP_API', entry: 'ship', status: 500, error: 'Error: Order 7 cannot be shipped: out of stock' });
     });
 
-    it('a model provider failure: 500 with a message naming the provider and its status, and X-Run-Id', async () => {
+    // The provider's own text can quote credentials or account details: callers get the kind and
+    // the status, members the text (credentials removed) in the activity log.
+    it("a model provider failure: 500 with a message giving the provider's status, and X-Run-Id; the activity entry holds the provider's text", async () => {
       const agent = await createAgent(ws.adminToken, { defaultModel: 'test-model' });
       const key = await createAgentKey(ws.adminToken, agent);
       await addHttpEndpoint(ws.adminToken, agent, { path: 'ask', handler: { prompt: 'Answer.' } });
@@ -79,8 +81,11 @@ describe('HTTP API: the 500 body of a failed run', function () {
 
       const r = await call('POST', httpApiPath(agent, 'ask'), { key, json: { q: 'why' } });
       expectJsonError(r, 500);
-      expect(r.json.error).to.contain('openai-compatible').and.contain('400').and.contain('context length exceeded');
-      expect(r.headers.get('x-run-id')).to.match(/^run_/);
+      expect(r.json).to.deep.equal({ error: "The model provider failed (HTTP 400); the details are in the agent's activity log" });
+      const runId = r.headers.get('x-run-id');
+      expect(runId).to.match(/^run_/);
+      const entry = (await activityOf(ws.adminToken, agent)).find((e) => e.runId === runId);
+      expect(entry?.error).to.contain('openai-compatible').and.contain('400').and.contain('context length exceeded');
     });
 
     it('no model configured: 500 with a message naming what to configure', async () => {

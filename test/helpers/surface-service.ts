@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { loadConfig } from '../../src/infra/config.js';
-import { createLogger } from '../../src/infra/logger.js';
+import { createLogger, type Logger } from '../../src/infra/logger.js';
 import { buildService, type Service } from '../../src/server.js';
 
 export interface InProcessService {
@@ -16,7 +16,7 @@ export interface InProcessService {
  * and Koa app `npm start` builds, listening on a free port of 127.0.0.1 — so coverage and mutation
  * testing see the surface code. Configured through the same variables as `npm start`: a local
  * OpenAI-compatible model server, the platform origin, its own database (a data directory, or a
- * PostgreSQL schema from `databaseEnv`).
+ * PostgreSQL schema from `databaseEnv`). `logger` replaces the silent one (tests that read log lines).
  */
 export async function startSurfaceService(opts: {
   dataDir: string;
@@ -24,6 +24,7 @@ export async function startSurfaceService(opts: {
   modelUrl: string;
   platformOrigin: string;
   database: Record<string, string | undefined>;
+  logger?: Logger;
 }): Promise<InProcessService> {
   const config = loadConfig({
     PORT: '0',
@@ -35,7 +36,7 @@ export async function startSurfaceService(opts: {
     LOG_LEVEL: 'silent',
     ...opts.database,
   });
-  const service = await buildService(config, { logger: createLogger('silent') });
+  const service = await buildService(config, { logger: opts.logger ?? createLogger('silent') });
   const { server, url } = await service.listen(0, '127.0.0.1');
   return { service, server, url, stop: () => service.close() };
 }

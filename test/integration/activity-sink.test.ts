@@ -6,6 +6,8 @@ import { bufferedActivitySink } from '../../src/infra/activity/buffered-sink.js'
 import { createLogger } from '../../src/infra/logger.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { loadAgent } from '../helpers/runtime.js';
+import { newId } from '../../src/domain/ids.js';
+import type { ActivityEntry } from '../../src/domain/entities.js';
 
 // The buffered activity sink writes entries in batches. A batch the database refuses as a whole is
 // retried entry by entry, so one bad entry costs only itself. Here the bad entry is a real one: it
@@ -67,5 +69,77 @@ describe('activity sink: a batch with one bad entry', function () {
     const all = lines.join('');
     expect(all).to.not.contain('body-of-the-refused-entry');
     expect(all).to.not.contain('response-of-the-refused-entry');
+  });
+
+  // Whatever the database refuses in an entry's bodies (on PostgreSQL, jsonb nested past
+  // max_stack_depth fails with 54001), the request stays on record: status, error, no bodies.
+  it('an entry refused with its bodies is stored without them, and the log says so', async () => {
+    const { store } = h().service.services;
+    const refusingBodies = {
+      ...store,
+      repos: {
+        ...store.repos,
+        activity: {
+          ...store.repos.activity,
+          insertMany: async (entries: ActivityEntry[]) => {
+            if (entries.some((e) => e.requestBody !== null)) throw Object.assign(new Error('stack depth limit exceeded'), { code: '54001' });
+            return store.repos.activity.insertMany(entries);
+          },
+        },
+      },
+    };
+    const lines: string[] = [];
+    const logger = createLogger('info', new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+    const sink = bufferedActivitySink(refusingBodies, logger, { delayMs: 60_000 });
+    const log = new ActivityLog(store, sink, systemClock);
+    const agent = await loadAgent(await createAgent(ws.adminToken));
+
+    log.record(agent, { surface: 'HTTP_API', status: 201 });
+    log.record(agent, { surface: 'HTTP_API', status: 500, error: 'the handler failed', requestBody: { note: 'body-of-the-refused-entry' } });
+    await sink.flush();
+
+    const d = await gqlOk(ws.adminToken, 'query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { status error requestBody truncated } } } }', { id: agent.id });
+    const nodes = (d.agent.activity.nodes as { status: number }[]).sort((a, b) => a.status - b.status);
+    expect(nodes).to.deep.equal([
+      { status: 201, error: null, requestBody: null, truncated: false },
+      { status: 500, error: 'the handler failed', requestBody: null, truncated: true },
+    ]);
+    const logged = lines.map((l) => JSON.parse(l) as { msg: string; level: number; code?: string });
+    expect(logged.map((l) => [l.level, l.msg, l.code])).to.deep.equal([[40, 'activity log entry stored without its bodies', '54001']]);
+    expect(lines.join('')).to.not.contain('body-of-the-refused-entry');
+  });
+
+  it('an entry written to the sink with a body too deep even to walk is stored without it', async () => {
+    const { store } = h().service.services;
+    const sink = bufferedActivitySink(store, createLogger('silent'), { delayMs: 60_000 });
+    const agent = await loadAgent(await createAgent(ws.adminToken));
+    const deep = JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)) as unknown;
+    const entry: ActivityEntry = {
+      id: newId('act'),
+      workspaceId: agent.workspaceId,
+      agentId: agent.id,
+      kind: 'request',
+      surface: 'HTTP_API',
+      entry: null,
+      method: 'POST',
+      path: '/x',
+      status: 200,
+      requestHeaders: null,
+      requestBody: deep,
+      response: null,
+      truncated: false,
+      credits: 0,
+      durationMs: 1,
+      keyId: null,
+      runId: null,
+      error: null,
+      logs: null,
+      createdAt: new Date(),
+    };
+
+    expect(() => sink.write(entry)).to.not.throw();
+    await sink.flush();
+
+    expect(await statuses(agent.id)).to.deep.equal([200]);
   });
 });

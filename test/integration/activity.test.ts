@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { ActivityLog, MAX_LOGGED_BODY, type ActivitySink } from '../../src/domain/activity/activity-log.js';
+import { ActivityLog, MAX_LOGGED_BODY, MAX_LOGGED_DEPTH, TOO_DEEP_MARKER, type ActivitySink } from '../../src/domain/activity/activity-log.js';
 import type { Clock } from '../../src/domain/clock.js';
 import type { ActivityEntry } from '../../src/domain/entities.js';
 import { bufferedActivitySink } from '../../src/infra/activity/buffered-sink.js';
@@ -130,5 +130,48 @@ describe('activity log', function () {
     expect(dump).to.not.contain(key);
     expect(dump).to.contain('[redacted]');
     expect(result.error).to.equal(undefined);
+  });
+
+  // Security finding 6: the entry of a request must be stored whatever its body held.
+  describe('entries whose bodies PostgreSQL could not store as given', () => {
+    /** The stored entries as the repository reads them back (script logs are not on GraphQL). */
+    const stored = async (agentId: string) =>
+      (await h().service.services.store.repos.activity.list(agentId, { first: 10 })).map(({ status, error, requestBody, response, truncated, logs }) => ({ status, error, requestBody, response, truncated, logs }));
+
+    it('lone surrogates in the body, response, error and script logs are stored as U+FFFD', async () => {
+      const agent = await loadAgent(await createAgent(ws.adminToken));
+      const log = h().service.services.activityLog;
+      log.record(agent, { surface: 'HTTP_API', status: 200, requestBody: { t: '\ud800', ['k\udc00']: 1 }, response: { output: 'x\ud83d' }, error: 'e\ud800', logs: ['l\udfff'] });
+      await log.flush();
+      expect(await stored(agent.id)).to.deep.equal([
+        { status: 200, error: 'e\uFFFD', requestBody: { t: '\uFFFD', 'k\uFFFD': 1 }, response: { output: 'x\uFFFD' }, truncated: false, logs: ['l\uFFFD'] },
+      ]);
+    });
+
+    it(`a body 3,000 levels deep is stored cut at ${MAX_LOGGED_DEPTH} levels with a marker, the entry marked truncated`, async () => {
+      const agent = await loadAgent(await createAgent(ws.adminToken));
+      const log = h().service.services.activityLog;
+      const deep = JSON.parse('['.repeat(3000) + ']'.repeat(3000)) as unknown;
+      log.record(agent, { surface: 'HTTP_API', status: 400, requestBody: deep, response: { error: 'too deep' } });
+      await log.flush();
+      const [entry] = await stored(agent.id);
+      expect(entry).to.deep.include({ status: 400, truncated: true, response: { error: 'too deep' } });
+      let at = entry!.requestBody;
+      let levels = 0;
+      while (Array.isArray(at)) {
+        at = at[0];
+        levels++;
+      }
+      expect(levels).to.equal(MAX_LOGGED_DEPTH);
+      expect(at).to.equal(TOO_DEEP_MARKER);
+    });
+
+    it('a body that is not JSON (a BigInt) costs only the body: the entry is stored without bodies', async () => {
+      const agent = await loadAgent(await createAgent(ws.adminToken));
+      const log = h().service.services.activityLog;
+      expect(() => log.record(agent, { surface: 'HTTP_API', status: 200, requestBody: { n: 10n }, response: { output: 1 }, error: null })).to.not.throw();
+      await log.flush();
+      expect(await stored(agent.id)).to.deep.equal([{ status: 200, error: null, requestBody: null, response: null, truncated: true, logs: null }]);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import { isCredentialHeader } from '../keys/credentials.js';
+import { MAX_JSON_DEPTH } from '../json-depth.js';
 import type { ActivityEntry, ActivityKind, Agent, Surface } from '../entities.js';
 import type { Store } from '../ports.js';
 
@@ -24,13 +25,62 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   return out;
 }
 
-/** A body for the log: as is up to 64 KiB of JSON, otherwise a truncated text preview. */
+/**
+ * Levels of arrays and objects a logged body keeps: twice what the surfaces accept, so an
+ * accepted body, echoed inside a response, is logged whole. Deeper values (a script can build
+ * them) are cut here, before anything stringifies them: JSON.stringify recurses on the native
+ * stack and throws a few thousand levels down, which would cost the entry.
+ */
+export const MAX_LOGGED_DEPTH = 2 * MAX_JSON_DEPTH;
+export const TOO_DEEP_MARKER = `[nested deeper than ${MAX_LOGGED_DEPTH} levels: not logged]`;
+
+/** Whether a JSON value nests arrays and objects more than `levels` deep (stops there: bounded recursion). */
+function deeperThan(v: unknown, levels: number): boolean {
+  if (v === null || typeof v !== 'object' || typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+  if (levels === 0) return true;
+  if (Array.isArray(v)) return v.some((item) => deeperThan(item, levels - 1));
+  for (const k in v) if (Object.hasOwn(v, k) && deeperThan((v as Record<string, unknown>)[k], levels - 1)) return true;
+  return false;
+}
+
+/**
+ * A JSON value keeping `maxDepth` levels of arrays and objects: a deeper array or object becomes
+ * TOO_DEEP_MARKER in a copy, and `cut` is set; a value within the limit is returned as it is. The
+ * recursion stops at `maxDepth`, so any value is safe.
+ */
+export function withinDepth(value: unknown, maxDepth = MAX_LOGGED_DEPTH): { value: unknown; cut: boolean } {
+  if (!deeperThan(value, maxDepth)) return { value, cut: false };
+  const copy = (v: unknown, level: number): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    // Dates and the like: JSON.stringify writes them through their own toJSON.
+    if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return v;
+    if (level >= maxDepth) return TOO_DEEP_MARKER;
+    if (Array.isArray(v)) return v.map((item) => copy(item, level + 1));
+    // fromEntries defines own properties: a `__proto__` key stays a key.
+    return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, copy(item, level + 1)]));
+  };
+  return { value: copy(value, 0), cut: true };
+}
+
+/**
+ * A body for the log: cut at MAX_LOGGED_DEPTH levels, then as is up to 64 KiB of JSON, otherwise
+ * a truncated text preview. `truncated` says whether anything was left out.
+ */
 export function loggable(body: unknown): { value: unknown; truncated: boolean } {
   if (body === undefined) return { value: null, truncated: false };
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const { value, cut } = withinDepth(body);
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text === undefined) return { value: null, truncated: false };
-  if (Buffer.byteLength(text, 'utf8') <= MAX_LOGGED_BODY) return { value: body, truncated: false };
+  if (Buffer.byteLength(text, 'utf8') <= MAX_LOGGED_BODY) return { value, truncated: cut };
   return { value: Buffer.from(text, 'utf8').subarray(0, MAX_LOGGED_BODY).toString('utf8'), truncated: true };
+}
+
+/**
+ * The entry without its bodies, headers and script logs (marked truncated): what is stored when the
+ * full entry cannot be, so that the request is still on record with its status and error.
+ */
+export function withoutBodies(entry: ActivityEntry): ActivityEntry {
+  return { ...entry, requestHeaders: null, requestBody: null, response: null, logs: null, truncated: true };
 }
 
 export interface ActivityRecord {
@@ -59,12 +109,24 @@ export class ActivityLog {
     private readonly clock: Clock,
   ) {}
 
-  /** Records an entry unless the agent turned logging off for that surface. Never throws. */
+  /**
+   * Records an entry unless the agent turned logging off for that surface. Never throws: a body
+   * that cannot be logged (not JSON, such as a BigInt) costs only the bodies, not the entry.
+   */
   record(agent: Agent, r: ActivityRecord): void {
     if (!agent.surfaces[r.surface]?.activityLogging) return;
-    const body = loggable(r.requestBody);
-    const response = loggable(r.response);
-    this.sink.write({
+    let entry: ActivityEntry;
+    try {
+      entry = this.entryOf(agent, r, loggable(r.requestBody), loggable(r.response));
+    } catch {
+      const none = { value: null, truncated: true };
+      entry = withoutBodies(this.entryOf(agent, r, none, none));
+    }
+    this.sink.write(entry);
+  }
+
+  private entryOf(agent: Agent, r: ActivityRecord, body: ReturnType<typeof loggable>, response: ReturnType<typeof loggable>): ActivityEntry {
+    return {
       id: newId('act'),
       workspaceId: agent.workspaceId,
       agentId: agent.id,
@@ -85,7 +147,7 @@ export class ActivityLog {
       error: r.error ?? null,
       logs: r.logs?.length ? r.logs : null,
       createdAt: this.clock.now(),
-    });
+    };
   }
 
   flush(): Promise<void> {

@@ -78,6 +78,7 @@ export class Pipeline {
       logs: result?.logs ?? [],
       output: result && !result.error ? result.output : null,
       error: result?.error?.message ?? (failure === undefined ? null : failure instanceof DomainError ? failure.message : 'The run failed'),
+      errorDetail: result?.error?.detail ?? null,
       durationMs,
     };
     if (opts.activity) {
@@ -96,7 +97,7 @@ export class Pipeline {
       credits: run.credits,
       durationMs,
       runId: run.runId,
-      error: run.error,
+      error: run.errorDetail ?? run.error,
       logs: run.logs,
     });
   }

@@ -122,10 +122,17 @@ export interface LanguageModels {
   stream(call: ModelCall): AsyncIterable<ModelEvent>;
 }
 
-/** Thrown by a model adapter when the provider fails; `message` names the provider and status. */
+/**
+ * Thrown by a model adapter when the provider fails. `message` is for callers on the public
+ * surfaces: the kind of failure and the provider's HTTP status, never the provider's own text.
+ * `detail` is for the workspace's members (the activity log): the provider, model and the
+ * provider's text, with credentials removed.
+ */
 export class ModelFailure extends Error {
-  constructor(message: string) {
+  readonly detail: string;
+  constructor(message: string, detail?: string) {
     super(message);
     this.name = 'ModelFailure';
+    this.detail = detail ?? message;
   }
 }

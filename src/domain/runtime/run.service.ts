@@ -154,7 +154,7 @@ export class RunService {
       }
     } catch (err) {
       if (opts.signal?.aborted) return void (yield finish({ ...base, model: model.reference, output: null, error: { kind: 'aborted', message: 'The caller went away; the run was cancelled' } }));
-      if (err instanceof ModelFailure) return void (yield finish({ ...base, model: model.reference, output: null, error: { kind: 'model', message: err.message } }));
+      if (err instanceof ModelFailure) return void (yield finish({ ...base, model: model.reference, output: null, error: { kind: 'model', message: err.message, detail: err.detail } }));
       throw err;
     }
   }

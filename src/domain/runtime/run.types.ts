@@ -35,8 +35,11 @@ export interface RunResult {
   model: string | null;
   logs: string[];
   durationMs: number;
-  /** Set when the handler failed; `output` is then null. */
-  error?: { kind: RunErrorKind; message: string };
+  /**
+   * Set when the handler failed; `output` is then null. `message` is what the caller gets;
+   * `detail`, when set, is the fuller text for the activity log (members only).
+   */
+  error?: { kind: RunErrorKind; message: string; detail?: string };
 }
 
 export type RunEvent = { type: 'delta'; text: string } | { type: 'done'; result: RunResult };
@@ -51,6 +54,8 @@ export interface RunActivity {
   output: Json;
   /** The handler's failure or the refusal, as the caller saw it. */
   error: string | null;
+  /** For the activity log: the failure's detail where it has more than the caller saw (a provider's own text). */
+  errorDetail: string | null;
   durationMs: number;
 }
 

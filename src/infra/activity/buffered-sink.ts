@@ -1,22 +1,47 @@
-import type { ActivitySink } from '../../domain/activity/activity-log.js';
+import { withoutBodies, type ActivitySink } from '../../domain/activity/activity-log.js';
 import type { ActivityEntry } from '../../domain/entities.js';
 import type { Store } from '../../domain/ports.js';
 import type { Logger } from '../logger.js';
 
-/** PostgreSQL text and jsonb cannot hold U+0000: the log keeps such strings with U+FFFD instead. */
-function scrub<T>(value: T): T {
-  if (typeof value === 'string') return (value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value) as T;
-  if (Array.isArray(value)) return value.map(scrub) as T;
+// An unpaired UTF-16 surrogate: a high one not followed by a low one, or a low one not preceded by
+// a high one (no `u` flag: the pattern sees code units).
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** A string PostgreSQL can store: U+0000 and unpaired surrogates become U+FFFD. */
+export function storableText(text: string): string {
+  const noNul = text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+  return noNul.replace(UNPAIRED_SURROGATE, '\uFFFD');
+}
+
+/**
+ * A copy of an entry PostgreSQL can store. Text and jsonb cannot hold U+0000, and jsonb refuses
+ * an unpaired surrogate (JSON.stringify writes it as a `\ud800` escape, which jsonb rejects as
+ * invalid): the log keeps U+FFFD instead, in values and in keys. Bodies arrive already cut to a
+ * bounded depth (ActivityLog.record), so the walk is bounded too.
+ */
+export function storable<T>(value: T): T {
+  if (typeof value === 'string') return storableText(value) as T;
+  if (Array.isArray(value)) return value.map(storable) as T;
   if (value && typeof value === 'object' && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrub(k), scrub(v)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), storable(v)])) as T;
   }
   return value;
+}
+
+/** The entry made storable; one whose bodies cannot even be walked (unbounded depth) loses them. */
+function storableEntry(entry: ActivityEntry): ActivityEntry {
+  try {
+    return storable(entry);
+  } catch {
+    return storable(withoutBodies(entry));
+  }
 }
 
 /**
  * Collects activity entries and stores them in batches shortly after the request, so logging adds
  * no database round trip to a request. A batch the database refuses is retried entry by entry, so
- * one bad entry never costs the others. `flush()` (also called on shutdown) stores what is pending.
+ * one bad entry never costs the others, and an entry refused on its own is stored once more without
+ * its bodies, so the request stays on record. `flush()` (also called on shutdown) stores what is pending.
  */
 export function bufferedActivitySink(store: Store, logger: Logger, opts: { delayMs?: number; maxBatch?: number } = {}): ActivitySink {
   const delayMs = opts.delayMs ?? 20;
@@ -26,15 +51,28 @@ export function bufferedActivitySink(store: Store, logger: Logger, opts: { delay
   let inflight: Promise<void> = Promise.resolve();
 
   // Log what failed without the statement's parameters: they hold request and response bodies.
-  const report = (err: unknown, entries: number) =>
-    logger.error({ code: (err as { code?: string }).code, error: err instanceof Error ? err.message.slice(0, 200) : String(err), entries }, 'activity log write failed');
+  const describe = (err: unknown) => ({ code: (err as { code?: string }).code, error: err instanceof Error ? err.message.slice(0, 200) : String(err), entries: 1 });
 
-  const store1 = async (batch: ActivityEntry[]) => {
+  /** Stores one entry; refused, stores it without its bodies; refused again, reports it. */
+  const storeOne = async (entry: ActivityEntry) => {
+    try {
+      await store.repos.activity.insertMany([entry]);
+    } catch (err) {
+      try {
+        await store.repos.activity.insertMany([withoutBodies(entry)]);
+        logger.warn(describe(err), 'activity log entry stored without its bodies');
+      } catch {
+        logger.error(describe(err), 'activity log write failed');
+      }
+    }
+  };
+
+  const storeBatch = async (batch: ActivityEntry[]) => {
+    if (batch.length === 1) return storeOne(batch[0]!);
     try {
       await store.repos.activity.insertMany(batch);
-    } catch (err) {
-      if (batch.length === 1) return report(err, 1);
-      for (const entry of batch) await store1([entry]);
+    } catch {
+      for (const entry of batch) await storeOne(entry);
     }
   };
 
@@ -46,13 +84,13 @@ export function bufferedActivitySink(store: Store, logger: Logger, opts: { delay
     if (pending.length === 0) return inflight;
     const batch = pending;
     pending = [];
-    inflight = inflight.then(() => store1(batch));
+    inflight = inflight.then(() => storeBatch(batch));
     return inflight;
   };
 
   return {
     write(entry) {
-      pending.push(scrub(entry));
+      pending.push(storableEntry(entry));
       if (pending.length >= maxBatch) void drain();
       else if (!timer) {
         timer = setTimeout(() => void drain(), delayMs);

@@ -1,7 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { APICallError, jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
+import { jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
 import { DomainError } from '../../domain/errors.js';
 import { maskUrlCredentialsIn } from '../../domain/models/url-credentials.js';
 import {
@@ -15,6 +15,7 @@ import {
   type ToolDefinition,
 } from '../../domain/runtime/ports.js';
 import type { Logger } from '../logger.js';
+import { providerFailure } from './provider-errors.js';
 
 /** The provider model for a resolved reference (OpenAI chat completions, Anthropic, or any compatible server). */
 function providerModel(m: ResolvedModel): LanguageModel {
@@ -50,23 +51,6 @@ function toolSet(tools: ToolDefinition[], logger: Logger): ToolSet {
   return set;
 }
 
-function failure(err: unknown, m: ResolvedModel): ModelFailure {
-  // The message reaches API callers and the activity log: a base URL's credentials must not.
-  return new ModelFailure(maskUrlCredentialsIn(failureMessage(err, m)));
-}
-
-function failureMessage(err: unknown, m: ResolvedModel): string {
-  if (APICallError.isInstance(err)) {
-    const status = err.statusCode ? ` with status ${err.statusCode}` : '';
-    return `The model provider (${m.provider}, model '${m.model}') answered${status}: ${err.message}`;
-  }
-  const cause = (err as { cause?: { code?: string } })?.cause?.code ?? (err as { code?: string })?.code;
-  if (cause === 'ECONNREFUSED' || cause === 'ENOTFOUND') {
-    return `Could not reach the model provider (${m.provider}) at ${m.baseUrl ?? 'its default address'}`;
-  }
-  return `The model call failed (${m.provider}, model '${m.model}'): ${err instanceof Error ? err.message : String(err)}`;
-}
-
 /** LanguageModels over the Vercel AI SDK: one streamed call with a bounded tool loop. */
 export function aiSdkModels(logger: Logger): LanguageModels {
   async function* stream(call: ModelCall): AsyncGenerator<ModelEvent> {
@@ -75,22 +59,24 @@ export function aiSdkModels(logger: Logger): LanguageModels {
       const check = call.stopWhenUsage;
       stopWhen.push(({ steps }) => check(sumUsage(steps.map((s) => s.usage))));
     }
-    const result = streamText({
-      model: providerModel(call.model),
-      system: call.system || undefined,
-      messages: call.messages,
-      tools: call.tools.length ? toolSet(call.tools, logger) : undefined,
-      stopWhen,
-      maxOutputTokens: call.maxOutputTokens,
-      maxRetries: 1,
-      abortSignal: call.signal,
-      // Errors arrive as stream parts and are mapped below; the SDK's default handler would print them.
-      onError: () => {},
-    });
     let text = '';
     let usage: ModelUsage = { inputTokens: 0, outputTokens: 0 };
     const toolCalls: ModelResult['toolCalls'] = [];
     try {
+      // Inside the try: whatever fails, even building the provider, leaves as a ModelFailure, so no
+      // raw provider error (whose fields hold the URL and the prompt) reaches a caller or the log.
+      const result = streamText({
+        model: providerModel(call.model),
+        system: call.system || undefined,
+        messages: call.messages,
+        tools: call.tools.length ? toolSet(call.tools, logger) : undefined,
+        stopWhen,
+        maxOutputTokens: call.maxOutputTokens,
+        maxRetries: 1,
+        abortSignal: call.signal,
+        // Errors arrive as stream parts and are mapped below; the SDK's default handler would print them.
+        onError: () => {},
+      });
       for await (const part of result.fullStream) {
         switch (part.type) {
           case 'text-delta':
@@ -113,7 +99,11 @@ export function aiSdkModels(logger: Logger): LanguageModels {
       }
     } catch (err) {
       if (err instanceof ModelFailure) throw err;
-      throw failure(err, call.model);
+      const failure = providerFailure(err, call.model);
+      // Operators see the failure too, as members do: the provider's text without credentials. A
+      // caller going away is no provider failure.
+      if (!call.signal?.aborted) logger.warn({ provider: call.model.provider, model: call.model.model, detail: failure.detail }, 'model call failed');
+      throw failure;
     }
     yield { type: 'done', result: { text, usage, toolCalls } };
   }

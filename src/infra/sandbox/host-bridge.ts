@@ -16,39 +16,6 @@ export function readString(ctx: QuickJSContext, handle: QuickJSHandle, maxChars:
   return ctx.getString(handle);
 }
 
-/**
- * How deeply a value a script passes out (host-call arguments, its return value) may nest. Far
- * deeper values would be parsed, cloned to the server thread and serialised again by recursive
- * host code with a much smaller stack than the worker's — where they overflow it.
- */
-export const MAX_VALUE_DEPTH = 64;
-
-const QUOTE = 0x22; // "
-const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-
-/**
- * Whether the JSON text nests arrays/objects deeper than `max` levels (a scalar is level 0). Reads
- * the text without parsing it, so any depth costs one linear pass and no stack.
- */
-export function nestsDeeperThan(json: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
-      if (++depth > max) return true;
-    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) depth--;
-  }
-  return false;
-}
 
 type Options = Record<string, Json>;
 

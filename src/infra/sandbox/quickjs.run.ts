@@ -7,8 +7,9 @@ import {
   type QuickJSWASMModule,
   type VmCallResult,
 } from 'quickjs-emscripten';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import { ScriptFailure, type Json, type ScriptOutcome, type ScriptRequest } from '../../domain/runtime/ports.js';
-import { invokeHost, MAX_VALUE_DEPTH, nestsDeeperThan, readString } from './host-bridge.js';
+import { invokeHost, readString } from './host-bridge.js';
 import { DOCUMENT_OPS, type DocumentOp, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE } from './quickjs.prelude.js';
 import { RunClock } from './run-clock.js';
 
@@ -182,7 +183,7 @@ export class QuickJsRun {
     }
   }
 
-  /** JSON.stringify inside the VM; the length is checked before the string is copied out. */
+  /** JSON.stringify inside the VM; the length is checked before the string is copied out, then the depth. */
   private exportOutput(value: QuickJSHandle): string {
     if (this.ctx.typeof(value) === 'undefined') return 'null';
     const max = this.req.limits.maxOutputBytes;
@@ -194,8 +195,8 @@ export class QuickJsRun {
       if (text === null || Buffer.byteLength(text) > max) {
         throw this.failure('output_too_large', `Script output exceeds the limit of ${max} bytes`);
       }
-      if (nestsDeeperThan(text, MAX_VALUE_DEPTH)) {
-        throw this.failure('invalid_output', `Script returned a value nested deeper than ${MAX_VALUE_DEPTH} levels`);
+      if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+        throw this.failure('invalid_output', `Script returned a value nested deeper than ${MAX_JSON_DEPTH} levels`);
       }
       return text;
     });
@@ -217,9 +218,9 @@ export class QuickJsRun {
       settle(false, 'Unknown host operation');
     } else if (argsJson === null) {
       settle(false, `documents.${op}: arguments exceed ${this.req.limits.maxOutputBytes} bytes`);
-    } else if (nestsDeeperThan(argsJson, MAX_VALUE_DEPTH + 1)) {
+    } else if (nestsDeeperThan(argsJson, MAX_JSON_DEPTH + 1)) {
       // (+1: the JSON is the array of the arguments.)
-      settle(false, `documents.${op}: arguments are nested deeper than ${MAX_VALUE_DEPTH} levels`);
+      settle(false, `documents.${op}: arguments are nested deeper than ${MAX_JSON_DEPTH} levels`);
     } else if (++this.hostCalls > this.settings.maxHostCalls) {
       settle(false, `documents.${op}: a script may make at most ${this.settings.maxHostCalls} host calls`);
     } else {

@@ -27,7 +27,7 @@ const runResponse = z
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 const errors = {
-  400: json(errorBody, 'Malformed JSON, invalid input, or input refused by the agent guardrails'),
+  400: json(errorBody, 'Malformed JSON, JSON nested more than 64 levels deep, invalid input, or input refused by the agent guardrails'),
   401: json(errorBody, 'Missing or invalid API key (a key of another agent is invalid here)'),
   403: json(errorBody, 'The surface is turned off for this agent, or the document lacks the permission'),
   404: json(errorBody, 'Unknown agent, path, or document not exposed'),

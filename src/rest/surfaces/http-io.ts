@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { Invalid, PayloadTooLarge, UnsupportedMediaType } from '../../domain/errors.js';
 import { isCredentialHeader } from '../../domain/keys/credentials.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import type { Json } from '../../domain/runtime/ports.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -55,7 +56,8 @@ function hasBody(ctx: Koa.Context): boolean {
 
 /**
  * The JSON body of a request, or `undefined` when there is none. A body must be sent as
- * application/json (or `+json`): anything else is 415; unparsable JSON is 400; over 1 MiB is 413.
+ * application/json (or `+json`): anything else is 415; unparsable JSON is 400; over 1 MiB is 413;
+ * nested more than MAX_JSON_DEPTH levels deep is 400.
  */
 export async function readJson(ctx: Koa.Context): Promise<Json | undefined> {
   if (!hasBody(ctx)) return undefined;
@@ -67,8 +69,12 @@ export async function readJson(ctx: Koa.Context): Promise<Json | undefined> {
   if (encoding && encoding !== 'identity') throw new UnsupportedMediaType(`Unsupported content encoding '${encoding}': send the body uncompressed`);
   const raw = await readRaw(ctx);
   if (raw.length === 0) return undefined;
+  const text = raw.toString('utf8');
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new Invalid(`The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels`);
+  }
   try {
-    return JSON.parse(raw.toString('utf8')) as Json;
+    return JSON.parse(text) as Json;
   } catch {
     throw new Invalid('Malformed JSON body');
   }

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, RunFailed } from '../../domain/errors.js';
 import { presentedAgentKey } from '../../domain/keys/credentials.js';
 import type { Agent, Surface } from '../../domain/entities.js';
 import type { RequestActivity } from '../../domain/runtime/run.types.js';
@@ -87,7 +87,8 @@ function record(services: Services, agent: Agent, surface: Surface, ctx: Koa.Con
     durationMs,
     keyId,
     runId: run?.runId ?? null,
-    error: failed ? message : run?.error ?? null,
+    // A failed run's entry keeps the failure's detail (a provider's own text, credentials removed).
+    error: failed ? (failure instanceof RunFailed ? (run?.errorDetail ?? message) : message) : run?.errorDetail ?? run?.error ?? null,
     logs: run?.logs ?? null,
   });
 }
