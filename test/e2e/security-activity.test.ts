@@ -147,7 +147,7 @@ describe('e2e security: the activity log keeps every request; provider errors st
       expect(depthOf(atLimit.json.output)).to.equal(MAX_JSON_DEPTH);
       expect(innermost(atLimit.json.output)).to.equal('leaf');
       expect(deep.status, deep.text.slice(0, 200)).to.equal(500);
-      expect(deep.json).to.deep.equal({ error: `Script output nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; return at most ${MAX_JSON_DEPTH} levels` });
+      expect(deep.json).to.deep.equal({ error: `Script returned a value nested deeper than ${MAX_JSON_DEPTH} levels` });
       const log = await entries(agent.id);
       expect(log.map((e) => [e.status, e.error])).to.deep.equal([
         [200, null],
