@@ -10,8 +10,10 @@ import { startSurfaceService, type InProcessService } from '../helpers/surface-s
 // The two reproductions of the "Surface core" security findings 1 and 2, sent to the service as a
 // user runs it: a redaction preset over a large script output, and a blocked pattern built to
 // backtrack. Both used to freeze the whole service (/healthz included) for seconds. Here the
-// slow-looking request answers correctly and a /healthz sent while it is in flight answers first.
-// Their wall times are benchmark figures (`npm run bench -- guardrails`), not assertions.
+// slow-looking request answers correctly and a /healthz sent while it is in flight answers too.
+// Which of the two finishes first is a race (both are fast once the patterns run in linear time),
+// so it is not asserted: that nothing blocks the event loop is shown by the wall times in
+// `npm run bench -- guardrails` and by the unit tests that run the same inputs directly.
 
 const ADMIN_TOKEN = 'security-patterns-admin-token-0'; // 31 characters
 const AS = 'a'.repeat(80_000);
@@ -36,10 +38,9 @@ describe('e2e: guardrail patterns cannot freeze the service', () => {
 
   /**
    * Sends `slow` and, once the service has received it, a GET /healthz. Returns the slow reply,
-   * the /healthz reply and the order in which the two completed.
+   * and the /healthz reply.
    */
-  async function healthzWhileInFlight(slowPath: string, slow: () => Promise<Reply>): Promise<{ reply: Reply; health: Reply; order: string[] }> {
-    const order: string[] = [];
+  async function healthzWhileInFlight(slowPath: string, slow: () => Promise<Reply>): Promise<{ reply: Reply; health: Reply }> {
     const received = new Promise<void>((resolve) => {
       const onRequest = (req: IncomingMessage) => {
         if (req.url !== slowPath) return;
@@ -48,10 +49,10 @@ describe('e2e: guardrail patterns cannot freeze the service', () => {
       };
       svc.server.on('request', onRequest);
     });
-    const slowReply = slow().then((r) => (order.push('slow'), r));
+    const slowReply = slow();
     await received;
-    const health = await call('GET', '/healthz').then((r) => (order.push('healthz'), r));
-    return { reply: await slowReply, health, order };
+    const health = await call('GET', '/healthz');
+    return { reply: await slowReply, health };
   }
 
   // Starting the service takes a while; each test keeps the suite's default timeout.
@@ -72,12 +73,11 @@ describe('e2e: guardrail patterns cannot freeze the service', () => {
 
   it('an HTTP API script returning 80,000 "a"s on an agent with the email preset answers them unchanged, and /healthz answers meanwhile', async () => {
     const p = apiPath(emailAgent, 'run');
-    const { reply, health, order } = await healthzWhileInFlight(p, () => call('POST', p, { key: emailKey, json: {} }));
+    const { reply, health } = await healthzWhileInFlight(p, () => call('POST', p, { key: emailKey, json: {} }));
     expect(reply.status, reply.text.slice(0, 300)).to.equal(200);
     expect(reply.json.output).to.equal(AS);
     expect(health.status).to.equal(200);
     expect(health.json).to.deep.equal({ status: 'ok' });
-    expect(order).to.deep.equal(['healthz', 'slow']);
   });
 
   it('the email preset still redacts an address after the 80,000 "a"s', async () => {
@@ -88,11 +88,10 @@ describe('e2e: guardrail patterns cannot freeze the service', () => {
 
   it('a body of 28 "a"s and a "!" passes the blocked pattern (a+)+$, and /healthz answers meanwhile', async () => {
     const p = apiPath(redosAgent, 'run');
-    const { reply, health, order } = await healthzWhileInFlight(p, () => call('POST', p, { key: redosKey, json: REDOS_BODY }));
+    const { reply, health } = await healthzWhileInFlight(p, () => call('POST', p, { key: redosKey, json: REDOS_BODY }));
     expect(reply.status, reply.text).to.equal(200);
     expect(reply.json.output).to.deep.equal({ echo: REDOS_BODY });
     expect(health.status).to.equal(200);
-    expect(order).to.deep.equal(['healthz', 'slow']);
   });
 
   it('a body the pattern (a+)+$ does match is refused with 400', async () => {
