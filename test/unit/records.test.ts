@@ -35,3 +35,14 @@ describe('record validation: field names that are Object.prototype members', () 
     expect(() => validateFilter(fields, parsed('{"__proto__": 1}'))).to.throw("filter.__proto__: unknown field '__proto__'");
   });
 });
+
+describe('record validation: date-time fields', () => {
+  it('accepts an ISO 8601 date or date-time string and refuses anything else, a list holding one included', () => {
+    const fields = [field('due', 'DATETIME')];
+    expect(validateRecord(fields, { due: '2026-11-23' }, 'items.0')).to.deep.equal({ due: '2026-11-23' });
+    expect(validateRecord(fields, { due: '2026-11-23T10:00:00Z' }, 'items.0')).to.deep.equal({ due: '2026-11-23T10:00:00Z' });
+    for (const due of [['2026-11-23'], '2026-13-45', 'tomorrow', 20261123]) {
+      expect(() => validateRecord(fields, { due }, 'items.0'), JSON.stringify(due)).to.throw("items.0.due: 'due' must be an ISO 8601 date or date-time string");
+    }
+  });
+});
