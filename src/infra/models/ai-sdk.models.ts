@@ -3,7 +3,6 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
 import { DomainError } from '../../domain/errors.js';
-import { maskUrlCredentialsIn } from '../../domain/models/url-credentials.js';
 import {
   ModelFailure,
   type LanguageModels,
