@@ -156,6 +156,8 @@ export interface McpTool {
   handler: Handler;
   modelOverride: string | null;
   inputSchema: Record<string, unknown> | null;
+  /** JSON Schema of the tool's result; when set, results carry `structuredContent` checked against it. */
+  outputSchema: Record<string, unknown> | null;
   createdAt: Date;
   updatedAt: Date;
 }

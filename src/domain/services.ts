@@ -17,6 +17,7 @@ import { RunService, type SelfManagementTools } from './runtime/run.service.js';
 import { SecretService } from './secrets/secret.service.js';
 import { DocumentApiService } from './surfaces/document-api.service.js';
 import { HttpApiService } from './surfaces/http-api.service.js';
+import { McpService } from './surfaces/mcp.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
 import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
@@ -41,6 +42,7 @@ export interface Services {
   pipeline: Pipeline;
   surfaces: SurfaceAccess;
   httpApi: HttpApiService;
+  mcp: McpService;
   documentApi: DocumentApiService;
   workspaceApi: WorkspaceApiService;
 }
@@ -98,6 +100,7 @@ export function createServices(deps: ServiceDeps): Services {
     pipeline,
     surfaces: new SurfaceAccess(store, keys),
     httpApi: new HttpApiService(store),
+    mcp: new McpService(store),
     documentApi: new DocumentApiService(records, pipeline),
     workspaceApi: new WorkspaceApiService(store, clock),
   };

@@ -41,7 +41,7 @@ const SPECS: Record<string, ToolSpec> = {
     description: "List this agent's surfaces (enabled, activity logging), CORS, HTTP endpoints, MCP tools, webhooks and exposed documents.",
     field: 'agent',
     operation: 'query',
-    selection: `{ id ${SURFACES} httpEndpoints { ${ENTRY} path methods description ${HANDLER} } mcpTools { ${ENTRY} name description inputSchema ${HANDLER} }
+    selection: `{ id ${SURFACES} httpEndpoints { ${ENTRY} path methods description ${HANDLER} } mcpTools { ${ENTRY} name description inputSchema outputSchema ${HANDLER} }
       webhooks { ${ENTRY} integration signature { scheme secretName } ${HANDLER} } documentExposures { documentId read write } documents { id name kind } }`,
   },
   add_http_endpoint: { description: 'Add an HTTP API endpoint to this agent.', field: 'addHttpEndpoint', operation: 'mutation', selection: `{ ${ENTRY} path methods ${HANDLER} }` },
@@ -49,8 +49,8 @@ const SPECS: Record<string, ToolSpec> = {
   remove_http_endpoint: { description: "Remove one of this agent's HTTP API endpoints.", field: 'removeHttpEndpoint', operation: 'mutation', selection: '' },
   expose_document: { description: "Expose one of this agent's documents on the Document API with read and/or write permission.", field: 'exposeDocument', operation: 'mutation', selection: '{ documentId read write }' },
   unexpose_document: { description: 'Remove a document from the Document API.', field: 'unexposeDocument', operation: 'mutation', selection: '' },
-  add_mcp_tool: { description: 'Add an MCP tool to this agent.', field: 'addMcpTool', operation: 'mutation', selection: `{ ${ENTRY} name description inputSchema ${HANDLER} }` },
-  update_mcp_tool: { description: "Update one of this agent's MCP tools.", field: 'updateMcpTool', operation: 'mutation', selection: `{ ${ENTRY} name description inputSchema ${HANDLER} }` },
+  add_mcp_tool: { description: 'Add an MCP tool to this agent.', field: 'addMcpTool', operation: 'mutation', selection: `{ ${ENTRY} name description inputSchema outputSchema ${HANDLER} }` },
+  update_mcp_tool: { description: "Update one of this agent's MCP tools.", field: 'updateMcpTool', operation: 'mutation', selection: `{ ${ENTRY} name description inputSchema outputSchema ${HANDLER} }` },
   remove_mcp_tool: { description: "Remove one of this agent's MCP tools.", field: 'removeMcpTool', operation: 'mutation', selection: '' },
   add_webhook: { description: 'Add a webhook integration to this agent.', field: 'addWebhook', operation: 'mutation', selection: `{ ${ENTRY} integration signature { scheme secretName } ${HANDLER} }` },
   update_webhook: { description: "Update one of this agent's webhook integrations.", field: 'updateWebhook', operation: 'mutation', selection: `{ ${ENTRY} integration signature { scheme secretName } ${HANDLER} }` },

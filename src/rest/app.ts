@@ -10,6 +10,7 @@ import { docsRoutes } from './openapi/docs.routes.js';
 import { surfacesOpenApi } from './openapi/surfaces.openapi.js';
 import { documentApiRoutes } from './surfaces/document-api.routes.js';
 import { httpApiRoutes } from './surfaces/http-api.routes.js';
+import { mcpRoutes } from './surfaces/mcp.routes.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins));
+  app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(workspaceApiRoutes(deps.services, { baseUrl: deps.baseUrl }));
   app.use(router.routes());
   app.use(async (ctx) => {

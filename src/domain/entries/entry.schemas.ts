@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Invalid } from '../errors.js';
 import { HTTP_METHODS, SIGNATURE_SCHEMES, type Handler } from '../entities.js';
+import { schemaRefusal } from '../json-schema.js';
 import { modelRef, optionalText } from '../validation.js';
 
 const MAX_HANDLER = 200_000;
@@ -79,12 +80,20 @@ export const httpEndpointPatch = z.object({
 export const TOOL_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 const toolName = z.string().regex(TOOL_NAME, 'must match ^[A-Za-z0-9._-]{1,64}$');
 
-/** A JSON Schema object describing tool arguments (MCP requires `type: "object"`). */
-export const inputSchema = z
+/**
+ * A JSON Schema (2020-12) for an object: tool arguments or a tool's structured result (MCP requires
+ * `type: "object"` for both). Refused when the validator cannot use it (an unknown type, a pattern
+ * the linear-time engine cannot run, a reference to another document).
+ */
+export const objectSchema = z
   .record(z.string(), z.unknown())
   .refine((s) => s.type === 'object', 'must be a JSON Schema with "type": "object"')
   .refine((s) => s.properties === undefined || (typeof s.properties === 'object' && s.properties !== null && !Array.isArray(s.properties)), 'properties must be an object')
-  .refine((s) => JSON.stringify(s).length <= 65_536, 'must be at most 64 KiB');
+  .refine((s) => JSON.stringify(s).length <= 65_536, 'must be at most 64 KiB')
+  .superRefine((s, ctx) => {
+    const refusal = schemaRefusal(s);
+    if (refusal) ctx.addIssue({ code: 'custom', message: `is not a usable JSON Schema: ${refusal}` });
+  });
 
 export const DEFAULT_TOOL_SCHEMA = {
   type: 'object',
@@ -97,14 +106,16 @@ export const mcpToolInput = z.object({
   description: z.string().trim().min(1, 'must not be empty').max(4000),
   handler: handlerInput,
   modelOverride: modelRef.nullable().optional(),
-  inputSchema: inputSchema.nullable().optional(),
+  inputSchema: objectSchema.nullable().optional(),
+  outputSchema: objectSchema.nullable().optional(),
 });
 export const mcpToolPatch = z.object({
   name: toolName.optional(),
   description: z.string().trim().min(1, 'must not be empty').max(4000).optional(),
   handler: handlerInput.optional(),
   modelOverride: modelRef.nullable().optional(),
-  inputSchema: inputSchema.nullable().optional(),
+  inputSchema: objectSchema.nullable().optional(),
+  outputSchema: objectSchema.nullable().optional(),
 });
 
 export const INTEGRATION_NAME = /^[A-Za-z0-9._~-]{1,100}$/;

@@ -66,6 +66,7 @@ export class EntryService {
         ...v,
         modelOverride: v.modelOverride ?? null,
         inputSchema: v.inputSchema ?? null,
+        outputSchema: v.outputSchema ?? null,
         createdAt: now,
         updatedAt: now,
       }),

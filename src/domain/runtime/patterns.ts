@@ -168,8 +168,8 @@ function syntaxReason(err: RE2JSSyntaxException, source: string): string {
   return unsupported.length ? `${reason} (the engine supports no ${unsupported.join(' or ')})` : reason;
 }
 
-/** Compiles a user pattern, case-insensitively; throws PatternRefused when the engine cannot run it. */
-function compile(source: string): RE2JS {
+/** Compiles a user pattern; throws PatternRefused when the engine cannot run it. */
+function compile(source: string, ignoreCase: boolean): RE2JS {
   const syntax = toEngineSyntax(source);
   const tooLarge = (size: string) =>
     new PatternRefused(`it is too large for the pattern engine (${size} steps, at most ${MAX_PATTERN_PROGRAM}): split it into shorter patterns`);
@@ -177,7 +177,7 @@ function compile(source: string): RE2JS {
   if (estimate > MAX_SIZE_ESTIMATE) throw tooLarge(`about ${estimate}`);
   let re: RE2JS;
   try {
-    re = RE2JS.compile(syntax, RE2JS.CASE_INSENSITIVE);
+    re = ignoreCase ? RE2JS.compile(syntax, RE2JS.CASE_INSENSITIVE) : RE2JS.compile(syntax);
   } catch (err) {
     if (err instanceof RE2JSSyntaxException) throw new PatternRefused(syntaxReason(err, source));
     throw new PatternRefused(err instanceof Error ? err.message : String(err));
@@ -191,23 +191,25 @@ function compile(source: string): RE2JS {
 const cache = new Map<string, RE2JS | PatternRefused>();
 
 /**
- * The compiled form of a user pattern (case-insensitive, Unicode), compiled once and cached.
- * Throws PatternRefused when the engine cannot run it.
+ * The compiled form of a user pattern (Unicode; case-insensitive unless asked otherwise: guardrail
+ * phrases ignore case, JSON Schema patterns do not), compiled once and cached. Throws
+ * PatternRefused when the engine cannot run it.
  */
-export function userPattern(source: string): RE2JS {
-  let entry = cache.get(source);
+export function userPattern(source: string, { ignoreCase = true }: { ignoreCase?: boolean } = {}): RE2JS {
+  const key = ignoreCase ? `i:${source}` : `s:${source}`;
+  let entry = cache.get(key);
   if (entry) {
-    cache.delete(source);
+    cache.delete(key);
   } else {
     try {
-      entry = compile(source);
+      entry = compile(source, ignoreCase);
     } catch (err) {
       if (!(err instanceof PatternRefused)) throw err;
       entry = err;
     }
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
-  cache.set(source, entry);
+  cache.set(key, entry);
   if (entry instanceof PatternRefused) throw entry;
   return entry;
 }

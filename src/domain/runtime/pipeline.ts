@@ -1,5 +1,5 @@
 import type { ActivityLog } from '../activity/activity-log.js';
-import type { AdmissionService } from '../admission/admission.service.js';
+import type { Admission, AdmissionService } from '../admission/admission.service.js';
 import { DomainError } from '../errors.js';
 import type { Agent } from '../entities.js';
 import type { Principal } from '../principal.js';
@@ -43,12 +43,41 @@ export class Pipeline {
   }
 
   async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {
+    const run = await this.begin(principal, agent, entry, input, opts);
+    yield* run.events();
+  }
+
+  /**
+   * The refusing half of `stream`: input guardrails, then admission. Resolves with the admitted run
+   * once it holds its slot and credit reservation; refusals are thrown (and logged). A surface that
+   * must answer a refusal before handing the request on (MCP: a 429 is an HTTP status, not a
+   * protocol message) begins the run first and runs it later; the admitted run must then be
+   * consumed with `events()` or given back with `cancel()`.
+   */
+  async begin(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<AdmittedRun> {
     const started = Date.now();
-    let result: RunResult | undefined;
-    let refusal: unknown;
     try {
       this.runs.check(agent, input);
       const admitted = await this.admission.admit(agent, runCreditBound(agent, entry));
+      return new AdmittedRun(admitted, started, (a, t) => this.runAdmitted(principal, agent, entry, input, opts, a, t));
+    } catch (err) {
+      this.log(agent, entry, input, opts, undefined, err, Date.now() - started);
+      throw err;
+    }
+  }
+
+  private async *runAdmitted(
+    principal: Principal,
+    agent: Agent,
+    entry: RunEntry,
+    input: RunInput,
+    opts: RunOptions,
+    admitted: Admission,
+    started: number,
+  ): AsyncGenerator<RunEvent> {
+    let result: RunResult | undefined;
+    let failure: unknown;
+    try {
       try {
         for await (const ev of this.runs.stream(principal, agent, entry, input, opts)) {
           if (ev.type === 'done') result = ev.result;
@@ -58,10 +87,10 @@ export class Pipeline {
         await admitted.settle(result?.credits ?? 0);
       }
     } catch (err) {
-      refusal = err;
+      failure = err;
       throw err;
     } finally {
-      this.log(agent, entry, input, opts, result, refusal, Date.now() - started);
+      this.log(agent, entry, input, opts, result, failure, Date.now() - started);
     }
   }
 
@@ -100,5 +129,32 @@ export class Pipeline {
       error: run.errorDetail ?? run.error,
       logs: run.logs,
     });
+  }
+}
+
+/**
+ * A run that passed the pipeline's checks and holds its admission (slot, credit reservation). Run
+ * it once with `events()`, or give the admission back unused with `cancel()`; either ends it.
+ */
+export class AdmittedRun {
+  private ended = false;
+
+  constructor(
+    private readonly admitted: Admission,
+    private readonly started: number,
+    private readonly run: (admitted: Admission, started: number) => AsyncGenerator<RunEvent>,
+  ) {}
+
+  events(): AsyncGenerator<RunEvent> {
+    if (this.ended) throw new Error('this admitted run has already been run or cancelled');
+    this.ended = true;
+    return this.run(this.admitted, this.started);
+  }
+
+  /** Releases the slot and the reservation of a run that will not happen (no credits charged). */
+  async cancel(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.admitted.release();
   }
 }

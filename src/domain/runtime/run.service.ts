@@ -49,6 +49,11 @@ const NO_USAGE: ModelUsage = { inputTokens: 0, outputTokens: 0 };
 export function userTurn(input: RunInput): string {
   const body = input.body;
   if (input.surface === 'WIDGET' && body && typeof body === 'object' && !Array.isArray(body) && typeof body.message === 'string') return body.message;
+  // An MCP tool's arguments: the text itself under the default schema ({input}), else the arguments as JSON.
+  if (input.surface === 'MCP') {
+    const only = body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 1 ? body.input : undefined;
+    return typeof only === 'string' ? only : JSON.stringify(body, null, 2);
+  }
   if (typeof body === 'string') return body;
   const request: Record<string, unknown> = { method: input.method, path: input.path };
   if (Object.keys(input.params).length) request.params = input.params;

@@ -69,6 +69,8 @@ export class McpToolInput {
   @Field(() => String, { nullable: true }) modelOverride?: string | null;
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'JSON Schema of the arguments; default {input: string}' })
   inputSchema?: Record<string, unknown> | null;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'JSON Schema of the result; when set, results carry structuredContent checked against it' })
+  outputSchema?: Record<string, unknown> | null;
 }
 
 @InputType()
@@ -78,6 +80,7 @@ export class UpdateMcpToolInput {
   @Field(() => HandlerInput, { nullable: true }) handler?: HandlerInput;
   @Field(() => String, { nullable: true }) modelOverride?: string | null;
   @Field(() => GraphQLJSONObject, { nullable: true }) inputSchema?: Record<string, unknown> | null;
+  @Field(() => GraphQLJSONObject, { nullable: true }) outputSchema?: Record<string, unknown> | null;
 }
 
 @InputType()

@@ -178,6 +178,8 @@ export class McpTool {
   @Field(() => String) name!: string;
   @Field(() => String) description!: string;
   @Field(() => String, { nullable: true }) modelOverride!: string | null;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'JSON Schema of the result, when the tool declares one' })
+  outputSchema!: Record<string, unknown> | null;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
 }

@@ -13,6 +13,8 @@ import { canNameEntity, printableParam } from './http-io.js';
 export interface SurfaceActivity extends RequestActivity {
   entry?: string;
   requestBody?: unknown;
+  /** What the request answered, when the route says it (else the response body or the streamed run). */
+  response?: unknown;
 }
 
 /** What the surface middleware leaves in `ctx.state` for the route behind it. */
@@ -82,7 +84,7 @@ function record(services: Services, agent: Agent, surface: Surface, ctx: Koa.Con
     status: failed ? statusOf(failure) : streamed && run?.error ? 500 : ctx.status,
     requestHeaders: ctx.headers,
     requestBody: activity.requestBody,
-    response: failed ? { error: message } : streamed ? (run?.error ? { error: run.error } : { output: run?.output ?? null }) : ctx.body,
+    response: failed ? { error: message } : activity.response !== undefined ? activity.response : streamed ? (run?.error ? { error: run.error } : { output: run?.output ?? null }) : ctx.body,
     credits: run?.credits ?? 0,
     durationMs,
     keyId,

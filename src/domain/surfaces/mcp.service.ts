@@ -1,0 +1,127 @@
+import { DEFAULT_TOOL_SCHEMA } from '../entries/entry.schemas.js';
+import type { Agent, McpTool } from '../entities.js';
+import { Invalid, NotFound } from '../errors.js';
+import { describeViolation, schemaViolation, SchemaRefused } from '../json-schema.js';
+import type { Store } from '../ports.js';
+import type { Json } from '../runtime/ports.js';
+import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
+
+/** A tool as MCP clients see it in `tools/list`. */
+export interface ToolDescription {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+}
+
+/** What a tool call answers: text for the model, the structured result when the tool declares one. */
+export interface ToolOutcome {
+  text: string;
+  structured?: Record<string, unknown>;
+  isError: boolean;
+}
+
+/** The schema a tool's arguments are checked against. */
+export function argumentSchema(tool: McpTool): Record<string, unknown> {
+  return tool.inputSchema ?? DEFAULT_TOOL_SCHEMA;
+}
+
+/**
+ * The MCP server surface's domain rules (DESIGN §6 "MCP server"): the agent's MCP tool entries are
+ * its tools, read from the store on every request so a change made through GraphQL or by the agent
+ * itself shows at once on every instance; arguments are checked against the tool's schema before
+ * anything runs; a result is text, plus `structuredContent` checked against the tool's output schema
+ * when it declares one.
+ */
+export class McpService {
+  constructor(private readonly store: Store) {}
+
+  async tools(agent: Agent): Promise<McpTool[]> {
+    const tools = await this.store.repos.mcpTools.listByAgents([agent.id]);
+    return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  describe(tool: McpTool): ToolDescription {
+    return {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: argumentSchema(tool),
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    };
+  }
+
+  /** The tool named `name`: NotFound when the agent has none. */
+  async tool(agent: Agent, name: string): Promise<McpTool> {
+    const tool = (await this.tools(agent)).find((t) => t.name === name);
+    if (!tool) throw new NotFound('Tool', name);
+    return tool;
+  }
+
+  /**
+   * Checks a call's arguments against the tool's input schema: Invalid naming the first bad field.
+   * A schema stored before it could be checked, and now unusable, is also Invalid (the member must
+   * fix the tool), never a server error.
+   */
+  checkArguments(tool: McpTool, args: unknown): void {
+    let violation;
+    try {
+      violation = schemaViolation(argumentSchema(tool), args);
+    } catch (err) {
+      if (err instanceof SchemaRefused) throw new Invalid(`The input schema of tool '${tool.name}' cannot be used (${err.message}); fix it with updateMcpTool`);
+      throw err;
+    }
+    if (violation) throw new Invalid(`Invalid arguments for tool '${tool.name}': ${describeViolation(violation)}`, violation.field.replace(/^\//, '') || undefined);
+  }
+
+  entry(tool: McpTool): RunEntry {
+    return { kind: 'mcp', id: tool.id, name: tool.name, handler: tool.handler, modelOverride: tool.modelOverride };
+  }
+
+  /** The run input of a call: the arguments are the body (DESIGN §5); credential headers are left out by the caller. */
+  input(tool: McpTool, args: Record<string, Json>, headers: Record<string, string>): RunInput {
+    return { surface: 'MCP', method: 'tools/call', path: tool.name, params: {}, query: {}, headers, body: args };
+  }
+
+  /** The answer to a finished run: its output, or its failure with what to do about it. */
+  outcome(tool: McpTool, result: RunResult): ToolOutcome {
+    if (result.error) {
+      const hint = result.error.kind === 'aborted' ? '' : ` (run ${result.runId}). Check the arguments and try again; if it keeps failing, the agent's owner can look the run up in its activity log.`;
+      return { text: `The tool '${tool.name}' failed: ${result.error.message}${hint}`, isError: true };
+    }
+    const output = result.output;
+    const text = typeof output === 'string' ? output : JSON.stringify(output);
+    if (!tool.outputSchema) return { text, isError: false };
+    return this.structured(tool, tool.outputSchema, output, text);
+  }
+
+  /** A refusal of the agent's input guardrails, as the tool's answer. */
+  refused(tool: McpTool, message: string): ToolOutcome {
+    return { text: `The agent refused this input: ${message}. Rephrase the request without the blocked content.`, isError: true };
+  }
+
+  private structured(tool: McpTool, schema: Record<string, unknown>, output: Json, text: string): ToolOutcome {
+    // A prompt handler answers text: its result is the JSON object that text holds.
+    let value: unknown = output;
+    if (typeof output === 'string') {
+      try {
+        value = JSON.parse(output);
+      } catch {
+        value = undefined;
+      }
+    }
+    const bad = (why: string): ToolOutcome => ({
+      text: `The tool '${tool.name}' produced a result that does not match its output schema (${why}); the agent's owner must fix the tool's handler or its output schema.`,
+      isError: true,
+    });
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return bad('it is not a JSON object');
+    let violation;
+    try {
+      violation = schemaViolation(schema, value);
+    } catch (err) {
+      if (err instanceof SchemaRefused) return bad(`the schema cannot be used: ${err.message}`);
+      throw err;
+    }
+    if (violation) return bad(describeViolation(violation));
+    return { text: typeof output === 'string' ? output : JSON.stringify(value), structured: value as Record<string, unknown>, isError: false };
+  }
+}

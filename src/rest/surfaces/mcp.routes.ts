@@ -1,0 +1,199 @@
+import { Readable } from 'node:stream';
+import { pipeline as pipe } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import Router from '@koa/router';
+import { classifyInboundRequest, createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/server';
+import type Koa from 'koa';
+import { Forbidden, Invalid, MethodNotAllowed, NotFound } from '../../domain/errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
+import type { Json } from '../../domain/runtime/ports.js';
+import type { Services } from '../../domain/services.js';
+import type { Logger } from '../../infra/logger.js';
+import { originAllowed } from '../cors.js';
+import { abortOnClose, MAX_BODY_BYTES, readRaw, runHeaders } from './http-io.js';
+import { mcpServerFor, prepareCall, type McpExchange, type PreparedCall } from './mcp.server.js';
+import { activityOf, agentSurface, callerOf, type SurfaceActivity } from './surface.middleware.js';
+
+/** Request headers the protocol layer reads (the rest stay with Koa). */
+const PROTOCOL_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id'];
+
+/**
+ * The tool calls running on this instance, by agent, key and JSON-RPC id, so that a
+ * `notifications/cancelled` (stateless HTTP: a request of its own) stops the call it names. Entries
+ * live only while their call runs. Ids are chosen by clients, so one that names more than one
+ * running call of the same caller cancels none of them.
+ */
+class RunningCalls {
+  private readonly calls = new Map<string, Set<AbortController>>();
+
+  static key(agentId: string, keyId: string | null, id: unknown): string {
+    return JSON.stringify([agentId, keyId, id]);
+  }
+
+  add(key: string, controller: AbortController): () => void {
+    let set = this.calls.get(key);
+    if (!set) this.calls.set(key, (set = new Set()));
+    set.add(controller);
+    return () => {
+      set.delete(controller);
+      if (set.size === 0) this.calls.delete(key);
+    };
+  }
+
+  cancel(key: string): void {
+    const set = this.calls.get(key);
+    if (set?.size === 1) for (const c of set) c.abort();
+  }
+}
+
+function exchangeOf(ctx: McpRequestContext): McpExchange {
+  const exchange = ctx.authInfo?.extra?.exchange as McpExchange | undefined;
+  if (!exchange) throw new Error('MCP request without its exchange');
+  return exchange;
+}
+
+/**
+ * DNS-rebinding protection (MCP Streamable HTTP): a browser page may call the MCP server only from
+ * an origin the agent's CORS settings allow. Requests without an Origin header (MCP clients, servers)
+ * are not affected.
+ */
+function refuseForeignOrigin(ctx: Koa.Context, platformOrigins: string[]): void {
+  const origin = ctx.get('origin');
+  if (origin && !originAllowed(callerOf(ctx).agent, origin, platformOrigins)) {
+    throw new Forbidden(`Origin ${origin} may not call this agent's MCP server; add it to the agent's CORS origins`);
+  }
+}
+
+function parseBody(text: string): Json | undefined {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new Invalid(`The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels`);
+  }
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return undefined; // the protocol layer answers a JSON-RPC parse error
+  }
+}
+
+function isObject(v: unknown): v is Record<string, Json> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * A `tools/call` is checked and admitted before the protocol layer sees it, because a limit is
+ * answered as HTTP 429 with Retry-After (SPEC "Errors"), which a stream already opened as 200 can no
+ * longer say. Only a request the protocol layer will serve is prepared; an unknown tool or bad
+ * arguments are left to it (a JSON-RPC error), and a prepared run it never runs is given back.
+ */
+async function prepareBeforeDispatch(ctx: Koa.Context, services: Services, exchange: McpExchange, body: Json | undefined): Promise<PreparedCall | undefined> {
+  if (!isObject(body) || body.method !== 'tools/call' || !isObject(body.params) || typeof body.params.name !== 'string') return undefined;
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: ctx.get('mcp-protocol-version') || undefined,
+    mcpMethodHeader: ctx.get('mcp-method') || undefined,
+    mcpNameHeader: ctx.get('mcp-name') || undefined,
+    body,
+  });
+  if (route.kind === 'reject') return undefined;
+  const args = isObject(body.params.arguments) ? body.params.arguments : {};
+  try {
+    return await prepareCall(services, exchange, body.params.name, args);
+  } catch (err) {
+    if (err instanceof NotFound || err instanceof Invalid) return undefined;
+    throw err;
+  }
+}
+
+function webRequest(ctx: Koa.Context, raw: Buffer, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const name of PROTOCOL_HEADERS) {
+    const value = ctx.get(name);
+    if (value) headers.set(name, value);
+  }
+  return new Request(`http://mcp.invalid${ctx.path}`, { method: 'POST', headers, body: new Uint8Array(raw), signal });
+}
+
+/** Hands the protocol layer's answer to Koa: JSON as the body, an event stream piped as it comes. */
+async function respond(ctx: Koa.Context, response: Response, activity: SurfaceActivity): Promise<void> {
+  const type = response.headers.get('content-type') ?? '';
+  if (response.body && type.startsWith('text/event-stream')) {
+    ctx.status = response.status;
+    ctx.respond = false;
+    const headers: Record<string, string> = { ...(ctx.response.headers as Record<string, string>), 'X-Accel-Buffering': 'no' };
+    response.headers.forEach((v, k) => void (headers[k] = v));
+    ctx.res.writeHead(response.status, headers);
+    try {
+      await pipe(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), ctx.res);
+    } catch {
+      // The client went away mid-stream: the run was aborted with it.
+    }
+    return;
+  }
+  response.headers.forEach((v, k) => {
+    if (k !== 'content-length') ctx.set(k, v);
+  });
+  ctx.status = response.status;
+  const text = await response.text();
+  ctx.body = text;
+  if (text && type) ctx.type = type;
+  if (activity.response === undefined && text) {
+    try {
+      activity.response = JSON.parse(text);
+    } catch {
+      activity.response = text;
+    }
+  }
+}
+
+/**
+ * `/agents/{agentId}/mcp`: the agent as an MCP server over Streamable HTTP, stateless, both protocol
+ * eras on one URL (2025-11-25 with `initialize`, 2026-07-28 with `server/discover` and the per-request
+ * `_meta` envelope). After the surface preamble (agent 404 → key 401 → surface 403), all plain HTTP:
+ * a foreign browser origin 403 → POST only (405) → body (413/400) → a `tools/call`'s admission
+ * (429) → the JSON-RPC exchange, answered by a server instance built for this request alone.
+ */
+export function mcpRoutes(services: Services, platformOrigins: string[], logger: Logger): Koa.Middleware {
+  const handler = createMcpHandler((c) => mcpServerFor(services, exchangeOf(c)), {
+    legacy: 'stateless',
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror: (err) => logger.debug({ err }, 'MCP request refused'),
+  });
+
+  const running = new RunningCalls();
+
+  const handle: Koa.Middleware = async (ctx) => {
+    refuseForeignOrigin(ctx, platformOrigins);
+    if (ctx.method !== 'POST') throw new MethodNotAllowed(['POST']);
+    const caller = callerOf(ctx);
+    const activity = activityOf(ctx);
+    const raw = await readRaw(ctx);
+    const text = raw.toString('utf8');
+    const body = parseBody(text);
+    activity.requestBody = body ?? (text || undefined);
+    const cancelled = new AbortController();
+    const disconnected = abortOnClose(ctx);
+    const signal = AbortSignal.any([disconnected, cancelled.signal]);
+    const callKey = (id: unknown) => RunningCalls.key(caller.agent.id, caller.keyId, id);
+    const exchange: McpExchange = { caller, activity, headers: runHeaders(ctx), signal, cancel: (id) => running.cancel(callKey(id)) };
+    const forget = isObject(body) && body.method === 'tools/call' && body.id !== undefined ? running.add(callKey(body.id), cancelled) : undefined;
+    try {
+      exchange.prepared = await prepareBeforeDispatch(ctx, services, exchange, body);
+      const response = await handler.fetch(webRequest(ctx, raw, disconnected), {
+        ...(body === undefined ? {} : { parsedBody: body }),
+        authInfo: { token: '', clientId: caller.keyId ?? 'workspace-key', scopes: [], extra: { exchange } },
+      });
+      await respond(ctx, response, activity);
+      // The activity entry is written when this returns: it must hold the run's end, even when the
+      // client went away before it.
+      await exchange.running;
+    } finally {
+      forget?.();
+      await exchange.prepared?.run?.cancel();
+    }
+    if (exchange.failure) logger.error({ err: exchange.failure, requestId: ctx.state.requestId, path: ctx.path }, 'MCP tool call failed');
+  };
+
+  const router = new Router();
+  router.all('/agents/:agentId/mcp', agentSurface(services, 'MCP', platformOrigins), handle);
+  return router.routes() as Koa.Middleware;
+}
