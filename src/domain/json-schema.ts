@@ -10,10 +10,13 @@ import { PatternRefused, userPattern } from './runtime/patterns.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
-/** `pattern` and `patternProperties` run in RE2 (case-sensitive, as JSON Schema requires). */
-function linearTimeRegExp(source: string): { test: (s: string) => boolean } {
+/**
+ * `pattern` and `patternProperties` run in RE2 (case-sensitive, as JSON Schema requires). The
+ * validator tells compiled patterns apart by their `toString()`, as it would RegExp objects.
+ */
+function linearTimeRegExp(source: string): { test: (s: string) => boolean; toString: () => string } {
   const re = userPattern(source, { ignoreCase: false });
-  return { test: (s: string) => re.matcher(s).find() };
+  return { test: (s: string) => re.matcher(s).find(), toString: () => `/${source}/` };
 }
 linearTimeRegExp.code = 'linearTimeRegExp';
 

@@ -59,4 +59,51 @@ describe('run pipeline: the run\'s activity fields', function () {
     expect(activity.run).to.include({ entry: 'test', runId: r.runId, output: 'ok', error: null, credits: r.credits });
     expect(await runEntries(agent.id)).to.have.length(0);
   });
+
+  describe('an admitted run begun before it runs (MCP answers a limit as HTTP 429 before the protocol layer)', () => {
+    const slots = (agentId: string) => services().store.repos.slots.countActive(agentId, services().clock.now());
+
+    async function oneSlotAgent() {
+      const id = await createAgent(ws.adminToken);
+      await gqlOk(ws.adminToken, 'mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: 1) { id } }', { a: id });
+      return loadAgent(id);
+    }
+
+    it('holds the slot from begin until the run ends; a second caller is refused meanwhile', async () => {
+      const agent = await oneSlotAgent();
+      const run = await services().pipeline.begin(keyPrincipal(agent), agent, scriptEntry('return input.n + 1;'), httpInput({ n: 1 }));
+      expect(await slots(agent.id)).to.equal(1);
+      const refused = await refusal(() => services().pipeline.execute(keyPrincipal(agent), agent, scriptEntry('return 0;'), httpInput(null)));
+      expect(refused.code).to.equal('LIMIT_EXCEEDED');
+      let output: unknown;
+      for await (const ev of run.events()) if (ev.type === 'done') output = ev.result.output;
+      expect(output).to.equal(2);
+      expect(await slots(agent.id)).to.equal(0);
+      expect(() => run.events()).to.throw(/already been run or cancelled/);
+    });
+
+    it('cancel gives the slot back without a run, a charge or an entry; cancelling again or after a run does nothing', async () => {
+      const agent = await oneSlotAgent();
+      const run = await services().pipeline.begin(keyPrincipal(agent), agent, scriptEntry('return 1;'), httpInput(null));
+      await run.cancel();
+      await run.cancel();
+      expect(await slots(agent.id)).to.equal(0);
+      expect(() => run.events()).to.throw(/already been run or cancelled/);
+      expect(await runEntries(agent.id)).to.have.length(0);
+      const day = services().clock.now().toISOString().slice(0, 10);
+      expect(await services().store.repos.workspaceRead.usageOnDay([agent.id], day)).to.deep.equal([]);
+      // The slot is free again: the next run is admitted.
+      expect((await services().pipeline.execute(keyPrincipal(agent), agent, scriptEntry('return 3;'), httpInput(null))).output).to.equal(3);
+    });
+
+    it('a refusal in begin is thrown and logged like any refused run', async () => {
+      const agent = await loadAgent(await createAgent(ws.adminToken));
+      await gqlOk(ws.adminToken, 'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["secret plan"] }) { id } }', { a: agent.id });
+      const guarded = await loadAgent(agent.id);
+      expect((await refusal(() => services().pipeline.begin(keyPrincipal(guarded), guarded, scriptEntry('return 1;'), httpInput('the secret plan')))).code).to.equal('INVALID');
+      const [entry] = await runEntries(agent.id);
+      expect(entry!.error).to.match(/guardrails|blocked/i);
+      expect(await slots(agent.id)).to.equal(0);
+    });
+  });
 });

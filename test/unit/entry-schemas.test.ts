@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { endpointPath, handlerInput, INTEGRATION_NAME, pathShape, TOOL_NAME, webhookInput } from '../../src/domain/entries/entry.schemas.js';
+import { endpointPath, handlerInput, INTEGRATION_NAME, mcpToolInput, pathShape, TOOL_NAME, webhookInput } from '../../src/domain/entries/entry.schemas.js';
 
 /** The first issue's message, or null when the value parses. */
 function problem(schema: { safeParse(v: unknown): { success: boolean; error?: { issues: { message: string }[] } } }, value: unknown): string | null {
@@ -120,5 +120,26 @@ describe('entry schemas: INTEGRATION_NAME', () => {
     }
     expect(webhookInput.safeParse({ integration: '...', handler }).success).to.equal(true);
     expect(webhookInput.safeParse({ integration: 'a.b', handler }).success).to.equal(true);
+  });
+});
+
+describe('entry schemas: MCP tool input and output schemas', () => {
+  const base = { name: 'lookup', description: 'Looks a thing up', handler: { script: 'return 1;' } };
+  const schemaProblem = (key: 'inputSchema' | 'outputSchema', schema: unknown) => problem(mcpToolInput, { ...base, [key]: schema });
+
+  it('accepts an object schema for the arguments and for the result, or none', () => {
+    const ok = { type: 'object', properties: { q: { type: 'string', pattern: '^[a-z]+$' } }, required: ['q'] };
+    expect(schemaProblem('inputSchema', ok)).to.equal(null);
+    expect(schemaProblem('outputSchema', ok)).to.equal(null);
+    expect(problem(mcpToolInput, base)).to.equal(null);
+    expect(mcpToolInput.parse({ ...base, outputSchema: ok }).outputSchema).to.deep.equal(ok);
+  });
+
+  it('refuses, when saved, a schema the validator could not use at the first call', () => {
+    for (const key of ['inputSchema', 'outputSchema'] as const) {
+      expect(schemaProblem(key, { type: 'array' }), key).to.match(/"type": "object"/);
+      expect(schemaProblem(key, { type: 'object', properties: { q: { type: 'word' } } }), key).to.match(/not a usable JSON Schema/);
+      expect(schemaProblem(key, { type: 'object', properties: { q: { type: 'string', pattern: '(?=a)' } } }), key).to.match(/not a usable JSON Schema: a pattern cannot be used/);
+    }
   });
 });
