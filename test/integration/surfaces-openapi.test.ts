@@ -24,6 +24,10 @@ describe('OpenAPI of the agent surfaces', () => {
     const update = doc.paths['/agents/{agentId}/documents/{documentId}/data/update'].post.requestBody.content['application/json'].schema;
     expect(update.required).to.include.members(['filter', 'set']);
     expect(doc.paths['/agents/{agentId}/api/{path}'].post.responses['429']).to.exist;
+    // The MCP server's URL, credentials and plain HTTP answers (its messages are the protocol's own).
+    const mcp = doc.paths['/agents/{agentId}/mcp'].post;
+    expect(mcp.description).to.include('2025-11-25').and.include('2026-07-28');
+    expect(Object.keys(mcp.responses)).to.include.members(['200', '401', '403', '405', '429']);
   });
 
   it('serves a browsable docs page with its assets', async () => {

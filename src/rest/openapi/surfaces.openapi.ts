@@ -111,6 +111,40 @@ function documentApi(registry: OpenAPIRegistry) {
   }
 }
 
+/**
+ * The MCP server's one endpoint. Its messages are JSON-RPC (the Model Context Protocol), described
+ * by the protocol itself: this entry gives the URL, the credentials and the plain HTTP answers.
+ */
+function mcpServer(registry: OpenAPIRegistry) {
+  const message = z.record(z.string(), z.unknown()).describe('A JSON-RPC request or notification of the Model Context Protocol');
+  registry.registerPath({
+    method: 'post',
+    path: '/agents/{agentId}/mcp',
+    tags: ['MCP server'],
+    summary: "The agent as an MCP server (its MCP tool entries are the tools)",
+    description:
+      'Model Context Protocol over Streamable HTTP, stateless (any instance answers, no session id). Protocol 2025-11-25 ' +
+      '(`initialize`, then `tools/list`, `tools/call`) and 2026-07-28 (`server/discover`, a `_meta` envelope on every request) ' +
+      'on this one URL. Send `Accept: application/json, text/event-stream`; an answer is JSON, or an event stream when a tool ' +
+      'reports progress. Point an MCP client at this URL with the key in `X-Agent-Access-Key` (see the README). Authentication, ' +
+      'the surface switch, a browser Origin the agent does not allow (403) and the limits of a `tools/call` (429) are answered ' +
+      'as plain HTTP before any JSON-RPC; everything else is a JSON-RPC answer. GET and DELETE answer 405.',
+    security,
+    request: { params: z.object({ agentId }), body: { content: { 'application/json': { schema: message } } } },
+    responses: {
+      200: { description: 'A JSON-RPC response (application/json) or an event stream of JSON-RPC messages (text/event-stream)' },
+      202: { description: 'A notification was accepted' },
+      400: errors[400],
+      401: errors[401],
+      403: json(errorBody, 'The MCP server is turned off for this agent, or the browser Origin is not allowed'),
+      404: json(errorBody, 'Unknown agent'),
+      405: json(errorBody, 'Only POST is served (no session streams)'),
+      413: errors[413],
+      429: errors[429],
+    },
+  });
+}
+
 /** The OpenAPI 3.1 document of the agent surfaces, for `/openapi.json`. */
 export function surfacesOpenApi(baseUrl: string): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
@@ -118,12 +152,13 @@ export function surfacesOpenApi(baseUrl: string): Record<string, unknown> {
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   httpApi(registry);
   documentApi(registry);
+  mcpServer(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Agent Exposure Service — agent surfaces',
       version: '1.0.0',
-      description: 'HTTP API and Document API of the agents hosted by this service. Errors are `{"error": "..."}`; a 429 adds `reason` and `Retry-After`.',
+      description: 'HTTP API, Document API and MCP server of the agents hosted by this service. Errors are `{"error": "..."}`; a 429 adds `reason` and `Retry-After`.',
     },
     servers: [{ url: baseUrl }],
   }) as unknown as Record<string, unknown>;
