@@ -1,16 +1,9 @@
 // Latency of the HTTP API with a trivial script endpoint, with the activity log on and off
 // (the log must add no more than a few milliseconds), on the embedded database or BENCH_DATABASE_URL.
-import { loadConfig } from '../src/infra/config.js';
-import { buildService } from '../src/server.js';
+import { startBenchService } from './bench-service.js';
 
 const N = Number(process.env.BENCH_REQUESTS ?? 500);
-const service = await buildService(
-  loadConfig({ DATABASE_URL: process.env.BENCH_DATABASE_URL, DATA_DIR: 'memory', SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'), ADMIN_TOKEN: 'bench-admin-token-0123456789', LOG_LEVEL: 'error' }),
-  { housekeepingMs: 0 },
-);
-const { url } = await service.listen(0);
-const gql = async (query: string) =>
-  ((await (await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench-admin-token-0123456789' }, body: JSON.stringify({ query }) })).json()) as any).data;
+const { service, url, gql } = await startBenchService();
 
 const agentId = (await gql('mutation { createAgent(input: {name: "bench"}) { id } }')).createAgent.id;
 const key = (await gql(`mutation { createAgentApiKey(agentId: "${agentId}", name: "b") { key } }`)).createAgentApiKey.key;

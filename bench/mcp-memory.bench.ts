@@ -3,8 +3,7 @@
 // server instance per request, nothing kept between requests — and this is where a leak would show.
 // Half the calls speak 2025-11-25 (JSON-RPC as the v1 SDK sends it), half 2026-07-28 (the `_meta`
 // envelope of the v2 client). Embedded database, or BENCH_DATABASE_URL.
-import { loadConfig } from '../src/infra/config.js';
-import { buildService } from '../src/server.js';
+import { startBenchService } from './bench-service.js';
 
 const N = Number(process.env.BENCH_MCP_CALLS ?? 10_000);
 const WARM_UP = 500;
@@ -13,13 +12,7 @@ const TARGET_MB = 20;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc (npm run bench does)');
 
-const service = await buildService(
-  loadConfig({ DATABASE_URL: process.env.BENCH_DATABASE_URL, DATA_DIR: 'memory', SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'), ADMIN_TOKEN: 'bench-admin-token-0123456789', LOG_LEVEL: 'error' }),
-  { housekeepingMs: 0 },
-);
-const { url } = await service.listen(0);
-const gql = async (query: string) =>
-  ((await (await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench-admin-token-0123456789' }, body: JSON.stringify({ query }) })).json()) as any).data;
+const { service, url, gql } = await startBenchService();
 
 const agentId = (await gql('mutation { createAgent(input: {name: "bench", description: "MCP memory bench"}) { id } }')).createAgent.id;
 const key = (await gql(`mutation { createAgentApiKey(agentId: "${agentId}", name: "b") { key } }`)).createAgentApiKey.key;

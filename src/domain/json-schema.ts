@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { CompileCache } from './compile-cache.js';
 import { PatternRefused, userPattern } from './runtime/patterns.js';
 
 // JSON Schemas written by members (MCP tool input and output schemas) and the values clients send
@@ -29,11 +30,10 @@ const ajv = new Ajv2020({
 });
 addFormats(ajv);
 
-const CACHE_SIZE = 256;
-const cache = new Map<string, ValidateFunction | SchemaRefused>();
-
 /** A schema that cannot be used, with the reason (client-safe). */
 export class SchemaRefused extends Error {}
+
+const cache = new CompileCache<ValidateFunction, SchemaRefused>(256, SchemaRefused);
 
 function compile(schema: Record<string, unknown>): ValidateFunction {
   try {
@@ -49,22 +49,7 @@ function compile(schema: Record<string, unknown>): ValidateFunction {
 
 /** The compiled validator of a schema, compiled once per distinct schema. Throws SchemaRefused. */
 export function schemaValidator(schema: Record<string, unknown>): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let entry = cache.get(key);
-  if (entry) {
-    cache.delete(key);
-  } else {
-    try {
-      entry = compile(schema);
-    } catch (err) {
-      if (!(err instanceof SchemaRefused)) throw err;
-      entry = err;
-    }
-    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  }
-  cache.set(key, entry);
-  if (entry instanceof SchemaRefused) throw entry;
-  return entry;
+  return cache.get(JSON.stringify(schema), () => compile(schema));
 }
 
 /** Why a schema cannot be used, or undefined when it can. */

@@ -1,4 +1,5 @@
 import { RE2JS, RE2JSSyntaxException } from 're2js';
+import { CompileCache } from '../compile-cache.js';
 
 // User patterns of the guardrails (DESIGN §5) run in RE2 (re2js): time linear in the text, no
 // backtracking, so no pattern and no input can make a match run for seconds. RE2 has no
@@ -186,9 +187,8 @@ function compile(source: string, ignoreCase: boolean): RE2JS {
   return re;
 }
 
-// Compiled patterns (or why they were refused), most recently used last; bounded, so many agents'
-// patterns cannot grow memory without end.
-const cache = new Map<string, RE2JS | PatternRefused>();
+// Compiled patterns (or why they were refused).
+const cache = new CompileCache<RE2JS, PatternRefused>(CACHE_SIZE, PatternRefused);
 
 /**
  * The compiled form of a user pattern (Unicode; case-insensitive unless asked otherwise: guardrail
@@ -196,22 +196,7 @@ const cache = new Map<string, RE2JS | PatternRefused>();
  * PatternRefused when the engine cannot run it.
  */
 export function userPattern(source: string, { ignoreCase = true }: { ignoreCase?: boolean } = {}): RE2JS {
-  const key = ignoreCase ? `i:${source}` : `s:${source}`;
-  let entry = cache.get(key);
-  if (entry) {
-    cache.delete(key);
-  } else {
-    try {
-      entry = compile(source, ignoreCase);
-    } catch (err) {
-      if (!(err instanceof PatternRefused)) throw err;
-      entry = err;
-    }
-    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  }
-  cache.set(key, entry);
-  if (entry instanceof PatternRefused) throw entry;
-  return entry;
+  return cache.get(ignoreCase ? `i:${source}` : `s:${source}`, () => compile(source, ignoreCase));
 }
 
 /** Why a user pattern cannot run in the engine, or undefined when it can. */
