@@ -342,7 +342,7 @@ describe('e2e: MCP server', function () {
       expect((await rpcAnswer(bad)).error.code).to.equal(-32602);
     });
 
-    it('GET and DELETE answer 405; a body over 1 MiB 413; a malformed body a JSON-RPC parse error', async () => {
+    it('GET and DELETE answer 405; a body over 1 MiB 413; a malformed body a JSON-RPC parse error; 3,000-deep JSON 400; a lone surrogate is served', async () => {
       for (const method of ['GET', 'DELETE']) {
         const r = await fetch(mcpUrl(A), { method, headers: { 'x-agent-access-key': keyA, accept: 'text/event-stream' } });
         expect(r.status, method).to.equal(405);
@@ -357,6 +357,18 @@ describe('e2e: MCP server', function () {
       });
       expect(malformed.status).to.equal(400);
       expect(((await malformed.json()) as { error: { code: number } }).error.code).to.equal(-32700);
+      // 3,000 levels of nesting are refused before any parser recurses over them.
+      const deep = await fetch(mcpUrl(A), {
+        method: 'POST',
+        headers: { 'x-agent-access-key': keyA, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"input":"x","deep":${'['.repeat(3000)}${']'.repeat(3000)}}}}`,
+      });
+      expect(deep.status).to.equal(400);
+      expect(((await deep.json()) as { error: string }).error).to.include('64 levels');
+      // A lone surrogate in the arguments runs and is answered, never a server error.
+      const lone = await rawPost(A, toolCall('add', { a: 1, b: 2, note: '\ud800' }), { 'x-agent-access-key': keyA });
+      expect(lone.status).to.equal(200);
+      expect((await rpcAnswer(lone)).result.structuredContent).to.deep.equal({ sum: 3 });
     });
 
     it('refuses a browser origin the agent does not allow (DNS rebinding), and serves an allowed one', async () => {
