@@ -14,6 +14,7 @@ export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
   'stripe-signature',
   'x-slack-signature',
   'webhook-signature',
+  'svix-signature',
 ]);
 
 export function isCredentialHeader(name: string): boolean {
