@@ -185,6 +185,19 @@ describe('webhook signatures: STRIPE (Stripe-Signature, as the stripe library si
     const eleventhRight = [`t=${T}`, ...Array.from({ length: 10 }, () => wrong), right].join(',');
     expect(check('STRIPE', secret, { 'stripe-signature': tenthRight }, at(T), BODY)).to.equal(true);
     expect(check('STRIPE', secret, { 'stripe-signature': eleventhRight }, at(T), BODY)).to.equal(false);
+    const eleventhRightTimestampLast = [...Array.from({ length: 10 }, () => wrong), right, `t=${T}`].join(',');
+    expect(check('STRIPE', secret, { 'stripe-signature': eleventhRightTimestampLast }, at(T), BODY)).to.equal(false);
+  });
+
+  it('takes the first t= of Stripe-Signature as the signed timestamp and ignores a later one', () => {
+    const header = signed(BODY, secret, T);
+    expect(check('STRIPE', secret, { 'stripe-signature': `${header},t=${T + 1}` }, at(T), BODY)).to.equal(true);
+    expect(check('STRIPE', secret, { 'stripe-signature': `t=${T + 1},${header}` }, at(T), BODY)).to.equal(false);
+  });
+
+  it('reads Stripe-Signature items with spaces around them, as a proxy joining repeated headers writes them', () => {
+    const header = signed(BODY, secret, T).replace(',', ', ');
+    expect(check('STRIPE', secret, { 'stripe-signature': ` ${header} ` }, at(T), BODY)).to.equal(true);
   });
 });
 
