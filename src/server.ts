@@ -21,6 +21,7 @@ import { bufferedActivitySink } from './infra/activity/buffered-sink.js';
 import { intervalScheduler, type Scheduler } from './infra/scheduler.js';
 import type { AdmissionConfig } from './domain/admission/admission.service.js';
 import { createApp } from './rest/app.js';
+import { startDeliveryWorker, type DeliveryWorkerOptions } from './infra/webhooks/delivery-worker.js';
 
 export interface Service {
   config: Config;
@@ -52,6 +53,8 @@ export interface BuildOptions {
   housekeepingMs?: number;
   /** What runs housekeeping every `housekeepingMs` (default: a real interval timer); tests pass one they drive with `clock`. */
   scheduler?: Scheduler;
+  /** The webhook queue's worker in this instance (default from the config). */
+  webhookWorker?: Partial<DeliveryWorkerOptions>;
 }
 
 /**
@@ -83,11 +86,19 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       },
       selfManagement: createSelfManagementTools(schema, () => services),
       scriptLimits: opts.scriptLimits ?? DEFAULT_SCRIPT_LIMITS,
+      webhooks: { leaseMs: opts.webhookWorker?.leaseMs ?? config.webhookLeaseSeconds * 1000 },
     });
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
     const graphql = await createGraphqlMiddleware(schema, services, logger);
     const app = createApp({ services, logger, graphql: graphql.middleware, platformOrigins: config.platformOrigins, baseUrl: config.baseUrl });
     const servers: http.Server[] = [];
+    const worker = startDeliveryWorker(services.webhooks, logger, {
+      concurrency: config.webhookWorkers,
+      pollMs: 1_000,
+      leaseMs: config.webhookLeaseSeconds * 1000,
+      ...opts.webhookWorker,
+    });
+    services.webhooks.onAccepted = () => worker.nudge();
     const housekeeping = startHousekeeping(services, logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000);
     return {
       config,
@@ -111,6 +122,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       async close() {
         await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
         housekeeping?.stop();
+        await worker.stop();
         await graphql.stop();
         await services.activityLog.flush();
         await ownSandbox?.close();
@@ -123,6 +135,9 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
   }
 }
 
+/** Finished webhook deliveries (done or failed) are kept this long for listing and replay. */
+export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
+
 /** Prunes the activity log past its retention and deletes expired slot leases, now and then. */
 function startHousekeeping(services: Services, logger: Logger, scheduler: Scheduler, everyMs: number): { stop(): void } | undefined {
   if (everyMs <= 0) return undefined;
@@ -130,7 +145,8 @@ function startHousekeeping(services: Services, logger: Logger, scheduler: Schedu
     try {
       const pruned = await services.activityLog.prune();
       const slots = await services.store.repos.slots.purgeExpired(services.clock.now());
-      if (pruned || slots) logger.info({ pruned, slots }, 'housekeeping');
+      const deliveries = await services.webhooks.prune(FINISHED_DELIVERY_RETENTION_DAYS);
+      if (pruned || slots || deliveries) logger.info({ pruned, slots, deliveries }, 'housekeeping');
     } catch (err) {
       logger.error({ err }, 'housekeeping failed');
     }

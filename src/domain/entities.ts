@@ -176,6 +176,41 @@ export interface Webhook {
   updatedAt: Date;
 }
 
+export const DELIVERY_STATUSES = ['PENDING', 'RUNNING', 'DONE', 'FAILED'] as const;
+/** PENDING: waiting for its (next) attempt; RUNNING: an instance holds it under a lease; DONE: ran; FAILED: gave up. */
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** A callback a webhook integration received: stored before the sender's 200, then run from the queue. */
+export interface WebhookDelivery {
+  id: string;
+  agentId: string;
+  webhookId: string;
+  integration: string;
+  /** The sender's own id of the delivery, when it sends one. */
+  senderDeliveryId: string | null;
+  /** Set while the sender id de-duplicates redeliveries (24 h). */
+  dedupeKey: string | null;
+  /** The delivery this one replays. */
+  replayOf: string | null;
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  /** Request headers without credential or signature values. */
+  headers: Record<string, string>;
+  /** The body exactly as received. */
+  rawBody: Buffer;
+  status: DeliveryStatus;
+  attempts: number;
+  failures: number;
+  lastError: string | null;
+  runId: string | null;
+  nextAttemptAt: Date;
+  lockedUntil: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+}
+
 export const DOCUMENT_KINDS = ['TEXT', 'DATABASE'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 export const FIELD_TYPES = ['STRING', 'NUMBER', 'BOOLEAN', 'DATETIME', 'JSON'] as const;

@@ -18,6 +18,8 @@ import type {
   Surface,
   Team,
   Webhook,
+  WebhookDelivery,
+  DeliveryStatus,
   Workspace,
 } from './entities.js';
 
@@ -192,6 +194,43 @@ export interface SlotRepo {
   purgeExpired(now: Date): Promise<number>;
 }
 
+/** What a settled processing attempt leaves on its delivery. */
+export interface DeliverySettlement {
+  status: 'PENDING' | 'DONE' | 'FAILED';
+  failures: number;
+  nextAttemptAt: Date;
+  lastError: string | null;
+  runId: string | null;
+  completedAt: Date | null;
+  updatedAt: Date;
+}
+
+/**
+ * Webhook deliveries, which are also the queue that runs them. A claim takes due deliveries under a
+ * lease that any instance honours (FOR UPDATE SKIP LOCKED); the attempt number is the claim's fence:
+ * a worker whose lease ran out and whose delivery was claimed again can no longer settle it.
+ */
+export interface DeliveryRepo {
+  get(id: string): Promise<WebhookDelivery | null>;
+  insert(d: WebhookDelivery): Promise<WebhookDelivery>;
+  /**
+   * Stores a delivery unless one with the same dedupe key was stored for its webhook since
+   * `dedupeSince`; then stores nothing and returns that one. Older holders of the key give it up.
+   * Must run in a transaction.
+   */
+  accept(d: WebhookDelivery, dedupeSince: Date): Promise<{ delivery: WebhookDelivery; duplicate: boolean }>;
+  /** Takes up to `limit` deliveries that are due (pending, or running under an expired lease), oldest due first. */
+  claim(now: Date, leaseUntil: Date, limit: number): Promise<WebhookDelivery[]>;
+  /** Extends the lease of a claim still held (same attempt); false when it is no longer held. */
+  renew(id: string, attempt: number, leaseUntil: Date): Promise<boolean>;
+  /** Ends a claim still held (same attempt); false when it is no longer held. */
+  settle(id: string, attempt: number, s: DeliverySettlement): Promise<boolean>;
+  /** An agent's deliveries, newest first. */
+  list(agentId: string, opts: { first: number; after?: { createdAt: Date; id: string }; webhookId?: string; status?: DeliveryStatus }): Promise<WebhookDelivery[]>;
+  /** Deletes finished (DONE or FAILED) deliveries created before `before`; returns how many. */
+  prune(before: Date): Promise<number>;
+}
+
 export interface Repositories {
   workspaces: WorkspaceRepo;
   teams: TeamRepo;
@@ -202,6 +241,7 @@ export interface Repositories {
   httpEndpoints: AgentChildRepo<HttpEndpoint>;
   mcpTools: AgentChildRepo<McpTool>;
   webhooks: AgentChildRepo<Webhook>;
+  deliveries: DeliveryRepo;
   documents: DocumentRepo;
   exposures: ExposureRepo;
   records: RecordRepo;

@@ -21,6 +21,7 @@ import { McpService } from './surfaces/mcp.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
 import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
+import { DEFAULT_WEBHOOK_CONFIG, WebhookService, type WebhookConfig } from './webhooks/webhook.service.js';
 
 /** Every use case of the domain, built once by the composition root. */
 export interface Services {
@@ -44,6 +45,7 @@ export interface Services {
   httpApi: HttpApiService;
   mcp: McpService;
   documentApi: DocumentApiService;
+  webhooks: WebhookService;
   workspaceApi: WorkspaceApiService;
 }
 
@@ -58,6 +60,7 @@ export interface ServiceDeps {
   scriptLimits: ScriptLimits;
   activitySink: ActivitySink;
   admission: Pick<AdmissionConfig, 'instanceId'> & Partial<AdmissionConfig>;
+  webhooks?: Partial<WebhookConfig>;
 }
 
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = { cpuMs: 5_000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 5 * 1024 * 1024, wallMs: 30_000 };
@@ -102,6 +105,7 @@ export function createServices(deps: ServiceDeps): Services {
     httpApi: new HttpApiService(store),
     mcp: new McpService(store),
     documentApi: new DocumentApiService(records, pipeline),
+    webhooks: new WebhookService(store, clock, secrets, pipeline, { ...DEFAULT_WEBHOOK_CONFIG, ...deps.webhooks }),
     workspaceApi: new WorkspaceApiService(store, clock),
   };
 }

@@ -3,7 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { AgentResolver } from './resolvers/agent.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
-import { HttpEndpointResolver, McpToolResolver, WebhookResolver } from './resolvers/entry.resolver.js';
+import { HttpEndpointResolver, McpToolResolver, WebhookDeliveryResolver, WebhookResolver } from './resolvers/entry.resolver.js';
 import { KeyResolver } from './resolvers/key.resolver.js';
 import { WorkspaceResolver } from './resolvers/workspace.resolver.js';
 
@@ -14,6 +14,7 @@ export const resolvers = [
   HttpEndpointResolver,
   McpToolResolver,
   WebhookResolver,
+  WebhookDeliveryResolver,
   DocumentResolver,
 ] as const;
 

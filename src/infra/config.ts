@@ -14,6 +14,10 @@ export interface Config {
   anthropicApiKey: string | undefined;
   platformOrigins: string[];
   logLevel: string;
+  /** Webhook deliveries this instance processes at once (0: it only receives). */
+  webhookWorkers: number;
+  /** How long a claimed delivery stays with its instance without renewal: how soon a crashed instance's deliveries run elsewhere. */
+  webhookLeaseSeconds: number;
 }
 
 const env = z.object({
@@ -28,6 +32,8 @@ const env = z.object({
   OPENAI_BASE_URL: z.url().optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
   PLATFORM_ORIGINS: z.string().optional(),
+  WEBHOOK_WORKERS: z.coerce.number().int().min(0).max(64).default(4),
+  WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -59,5 +65,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     anthropicApiKey: e.ANTHROPIC_API_KEY,
     platformOrigins,
     logLevel: e.LOG_LEVEL,
+    webhookWorkers: e.WEBHOOK_WORKERS,
+    webhookLeaseSeconds: e.WEBHOOK_LEASE_SECONDS,
   };
 }

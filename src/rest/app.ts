@@ -11,6 +11,7 @@ import { surfacesOpenApi } from './openapi/surfaces.openapi.js';
 import { documentApiRoutes } from './surfaces/document-api.routes.js';
 import { httpApiRoutes } from './surfaces/http-api.routes.js';
 import { mcpRoutes } from './surfaces/mcp.routes.js';
+import { webhookRoutes } from './surfaces/webhook.routes.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(httpApiRoutes(deps.services, deps.platformOrigins));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins));
   app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger));
+  app.use(webhookRoutes(deps.services, deps.logger));
   app.use(workspaceApiRoutes(deps.services, { baseUrl: deps.baseUrl }));
   app.use(router.routes());
   app.use(async (ctx) => {

@@ -33,7 +33,8 @@ const COLUMNS: Record<string, string> = {
   run_slots: 'id agent_id instance_id reserved_credits expires_at created_at workspace_id team_id',
   secrets: 'id workspace_id name kind ciphertext created_at updated_at',
   teams: 'id workspace_id name daily_credit_limit created_at',
-  webhook_deliveries: 'id agent_id webhook_id sender_delivery_id method headers raw_body status attempts last_error next_attempt_at created_at completed_at',
+  webhook_deliveries:
+    'id agent_id webhook_id integration sender_delivery_id dedupe_key replay_of method path query headers raw_body status attempts failures last_error run_id next_attempt_at locked_until created_at updated_at completed_at',
   webhooks: 'id agent_id integration handler_kind handler_body model_override signature_scheme signature_secret_name created_at updated_at',
   workspaces: 'id name settings daily_credit_limit created_at updated_at',
 };
@@ -49,11 +50,11 @@ const UNIQUE = [
   'models_workspace_id_name_unique UNIQUE (workspace_id, name)',
   'secrets_workspace_id_name_unique UNIQUE (workspace_id, name)',
   'teams_workspace_id_name_unique UNIQUE (workspace_id, name)',
-  'webhook_deliveries_webhook_id_sender_delivery_id_unique UNIQUE (webhook_id, sender_delivery_id)',
+  'webhook_deliveries_dedupe_unique UNIQUE (webhook_id, dedupe_key)',
   'webhooks_agent_id_integration_unique UNIQUE (agent_id, integration)',
 ];
 
-const CHECKS = ['agents_visibility_check', 'api_keys_kind_check', 'documents_kind_check', 'members_role_check', 'messages_channel_check', 'messages_direction_check'];
+const CHECKS = ['agents_visibility_check', 'api_keys_kind_check', 'documents_kind_check', 'members_role_check', 'messages_channel_check', 'messages_direction_check', 'webhook_deliveries_status_check'];
 
 const FOREIGN_KEYS = [
   'activity_log FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
@@ -113,7 +114,8 @@ const INDEXES = [
   'CREATE INDEX run_slots_agent_id_expires_at_index ON run_slots USING btree (agent_id, expires_at)',
   'CREATE INDEX run_slots_team_id_expires_at_index ON run_slots USING btree (team_id, expires_at)',
   'CREATE INDEX run_slots_workspace_id_expires_at_index ON run_slots USING btree (workspace_id, expires_at)',
-  'CREATE INDEX webhook_deliveries_status_next_attempt_at_index ON webhook_deliveries USING btree (status, next_attempt_at)',
+  'CREATE INDEX webhook_deliveries_agent_list ON webhook_deliveries USING btree (agent_id, created_at, id)',
+  'CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (status, next_attempt_at)',
 ];
 
 interface Schema {

@@ -54,10 +54,13 @@ export function userTurn(input: RunInput): string {
     const only = body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 1 ? body.input : undefined;
     return typeof only === 'string' ? only : JSON.stringify(body, null, 2);
   }
-  if (typeof body === 'string') return body;
+  // A webhook's event often shows only in a header (X-GitHub-Event, Stripe's in the body): the prompt sees them.
+  const webhook = input.surface === 'WEBHOOKS';
+  if (typeof body === 'string' && !webhook) return body;
   const request: Record<string, unknown> = { method: input.method, path: input.path };
   if (Object.keys(input.params).length) request.params = input.params;
   if (Object.keys(input.query).length) request.query = input.query;
+  if (webhook) request.headers = input.headers;
   request.body = body;
   return JSON.stringify(request, null, 2);
 }
@@ -181,7 +184,9 @@ export class RunService {
     signal: AbortSignal | undefined,
   ): Promise<Omit<RunResult, 'durationMs'>> {
     const credits = scriptRunCredits(await this.deps.store.repos.workspaces.get(agent.workspaceId));
-    const request: Json = { surface: input.surface, method: input.method, path: input.path, params: input.params, query: input.query, headers: input.headers };
+    const request: { [key: string]: Json } = { surface: input.surface, method: input.method, path: input.path, params: input.params, query: input.query, headers: input.headers };
+    if (input.rawBody !== undefined) request.rawBody = input.rawBody;
+    if (input.delivery) request.delivery = { ...input.delivery };
     try {
       const outcome = await this.deps.sandbox.run({
         source: entry.handler.body,

@@ -12,6 +12,8 @@ export interface RunInput {
   body: Json;
   /** The raw body as text (webhooks keep it for scripts that need the exact bytes). */
   rawBody?: string;
+  /** Webhooks: which delivery and attempt this run processes (handlers use the id to stay idempotent). */
+  delivery?: { id: string; attempt: number; senderDeliveryId: string | null };
 }
 
 /** The entry a surface resolved: an HTTP endpoint, MCP tool, webhook or the chat. */

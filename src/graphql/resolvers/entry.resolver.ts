@@ -1,7 +1,8 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_TOOL_SCHEMA } from '../../domain/entries/entry.schemas.js';
-import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity } from '../../domain/entities.js';
+import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity, WebhookDelivery as DeliveryEntity } from '../../domain/entities.js';
+import { DeliveryStatusEnum } from '../types/enums.js';
 import type { Context } from '../context.js';
 import {
   HttpEndpointInput,
@@ -11,7 +12,7 @@ import {
   UpdateWebhookInput,
   WebhookInput,
 } from '../types/inputs.js';
-import { HandlerOut, HttpEndpoint, McpTool, Webhook } from '../types/objects.js';
+import { HandlerOut, HttpEndpoint, McpTool, Webhook, WebhookDelivery, WebhookDeliveryConnection } from '../types/objects.js';
 import { handlerOut } from './shape.js';
 
 @Resolver(() => HttpEndpoint)
@@ -85,5 +86,35 @@ export class WebhookResolver {
   @FieldResolver(() => HandlerOut)
   handler(@Root() w: WebhookEntity) {
     return handlerOut(w.handler);
+  }
+}
+
+@Resolver(() => WebhookDelivery)
+export class WebhookDeliveryResolver {
+  @Query(() => WebhookDeliveryConnection, { description: "An agent's webhook deliveries, newest first" })
+  webhookDeliveries(
+    @Arg('agentId', () => ID) agentId: string,
+    @Arg('integration', () => String, { nullable: true }) integration: string | undefined,
+    @Arg('status', () => DeliveryStatusEnum, { nullable: true }) status: DeliveryStatusEnum | undefined,
+    @Arg('first', () => Int, { defaultValue: 50 }) first: number,
+    @Arg('after', () => String, { nullable: true }) after: string | undefined,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.services.webhooks.list(ctx.principal, agentId, { first, after: after ?? undefined, integration: integration ?? undefined, status: status ?? undefined });
+  }
+
+  @Mutation(() => WebhookDelivery, { description: 'Queues a stored delivery to run again (also a failed one); returns the new delivery' })
+  replayWebhookDelivery(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return ctx.services.webhooks.replay(ctx.principal, id);
+  }
+
+  @FieldResolver(() => String, { description: 'The body as received, as UTF-8 text (the first 64 KiB)' })
+  body(@Root() d: DeliveryEntity) {
+    return d.rawBody.subarray(0, 64 * 1024).toString('utf8');
+  }
+
+  @FieldResolver(() => Int, { description: 'Size of the body as received, in bytes' })
+  bodyBytes(@Root() d: DeliveryEntity) {
+    return d.rawBody.length;
   }
 }

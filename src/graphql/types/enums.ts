@@ -2,6 +2,7 @@ import { registerEnumType } from 'type-graphql';
 import {
   ACTIVITY_KINDS,
   API_KEY_KINDS,
+  DELIVERY_STATUSES,
   DOCUMENT_KINDS,
   FIELD_TYPES,
   HANDLER_KINDS,
@@ -16,6 +17,7 @@ import {
   VISIBILITIES,
   type ActivityKind,
   type ApiKeyKind,
+  type DeliveryStatus,
   type DocumentKind,
   type FieldType,
   type HandlerKind,
@@ -78,3 +80,7 @@ export const RedactPresetEnum = register(REDACT_PRESETS, 'RedactPreset', { nameO
 export type RedactPresetEnum = RedactPreset;
 export const ActivityKindEnum = register(ACTIVITY_KINDS, 'ActivityKind');
 export type ActivityKindEnum = ActivityKind;
+export const DeliveryStatusEnum = register(DELIVERY_STATUSES, 'WebhookDeliveryStatus', {
+  description: 'PENDING: waiting for its next attempt; RUNNING: being processed; DONE: ran; FAILED: gave up after its last attempt',
+});
+export type DeliveryStatusEnum = DeliveryStatus;

@@ -3,6 +3,7 @@ import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import {
   ActivityKindEnum,
   ApiKeyKindEnum,
+  DeliveryStatusEnum,
   DocumentKindEnum,
   FieldTypeEnum,
   HandlerKindEnum,
@@ -188,6 +189,34 @@ export class McpTool {
 export class WebhookSignature {
   @Field(() => SignatureSchemeEnum) scheme!: SignatureSchemeEnum;
   @Field(() => String) secretName!: string;
+}
+
+@ObjectType({ description: 'A callback a webhook integration received, and how its processing went' })
+export class WebhookDelivery {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) agentId!: string;
+  @Field(() => String) integration!: string;
+  @Field(() => DeliveryStatusEnum) status!: DeliveryStatusEnum;
+  @Field(() => String, { nullable: true, description: "The sender's own id of the delivery (X-GitHub-Delivery, webhook-id, Stripe event id, Slack event_id)" })
+  senderDeliveryId!: string | null;
+  @Field(() => ID, { nullable: true, description: 'The delivery this one replays' }) replayOf!: string | null;
+  @Field(() => String) method!: string;
+  @Field(() => GraphQLJSONObject, { description: 'Request headers; credential and signature headers are not stored' }) headers!: object;
+  @Field(() => GraphQLJSONObject) query!: object;
+  @Field(() => Int, { description: 'Processing attempts so far (each has a run entry in the activity log)' }) attempts!: number;
+  @Field(() => Int, { description: 'Attempts that failed (they drive the retry schedule)' }) failures!: number;
+  @Field(() => String, { nullable: true }) lastError!: string | null;
+  @Field(() => String, { nullable: true, description: 'The run of the latest attempt' }) runId!: string | null;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+  @Field(() => Date, { nullable: true }) completedAt!: Date | null;
+}
+
+@ObjectType()
+export class WebhookDeliveryConnection {
+  @Field(() => [WebhookDelivery]) nodes!: WebhookDelivery[];
+  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page' }) endCursor!: string | null;
+  @Field(() => Boolean) hasNextPage!: boolean;
 }
 
 @ObjectType()

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ActivityEntry } from '../../domain/entities.js';
 import type { AgentChildRepo, CrudRepo, Repositories, Store } from '../../domain/ports.js';
+import { deliveryRepo } from './delivery.repo.js';
 import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';
 import { workspaceReadRepo } from './workspace-read.repo.js';
@@ -101,6 +102,7 @@ export function repositories(db: Conn): Repositories {
     httpEndpoints: agentChild(db, rows.httpEndpoints),
     mcpTools: agentChild(db, rows.mcpTools),
     webhooks: agentChild(db, rows.webhooks),
+    deliveries: deliveryRepo(db),
     documents: agentChild(db, rows.documents),
     exposures: {
       ...agentChild(db, rows.exposures),

@@ -15,3 +15,4 @@ export { secrets } from './secrets.js';
 export { models } from './models.js';
 export { messages } from './messages.js';
 export { activity } from './activity.js';
+export { webhookDeliveries } from './webhook-deliveries.js';

@@ -1,0 +1,307 @@
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import { DomainError, Forbidden, Invalid, LimitExceeded, NotFound, Unauthenticated, Unavailable } from '../errors.js';
+import { DELIVERY_STATUSES, type Agent, type DeliveryStatus, type Webhook, type WebhookDelivery } from '../entities.js';
+import { newId } from '../ids.js';
+import { isCredentialHeader } from '../keys/credentials.js';
+import { loadAgent } from '../policy.js';
+import type { Principal } from '../principal.js';
+import type { DeliverySettlement, Store } from '../ports.js';
+import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
+import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
+import type { SecretService } from '../secrets/secret.service.js';
+import { parse } from '../validation.js';
+import { parsePayload, senderDeliveryId } from './payload.js';
+import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from './retry-schedule.js';
+import { startSignatureCheck, type SignatureCheck } from './signatures.js';
+
+/** How long a sender's delivery id de-duplicates redeliveries. */
+export const DEDUPE_WINDOW_MS = 24 * 60 * 60_000;
+/** The largest page of `webhookDeliveries`. */
+export const MAX_DELIVERY_PAGE = 200;
+
+export interface WebhookConfig {
+  /** How long a claimed delivery stays with its instance without a renewal. */
+  leaseMs: number;
+  /** Jitter source of the retry schedule. */
+  random: () => number;
+}
+
+export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = { leaseMs: 30_000, random: Math.random };
+
+/** A callback as the receiver read it: the body byte-exact, the headers as sent. */
+export interface InboundDelivery {
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: Buffer;
+}
+
+/** How one processing attempt ended. */
+export type AttemptOutcome = 'done' | 'retry' | 'deferred' | 'failed' | 'lost';
+
+export interface DeliveryPage {
+  nodes: WebhookDelivery[];
+  endCursor: string | null;
+  hasNextPage: boolean;
+}
+
+const pageMessage = `must be between 1 and ${MAX_DELIVERY_PAGE}`;
+const listInput = z.object({
+  first: z.number().int().min(1, pageMessage).max(MAX_DELIVERY_PAGE, pageMessage),
+  after: z.string().max(200).optional(),
+  integration: z.string().max(200).optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
+});
+
+function encodeCursor(d: WebhookDelivery): string {
+  return Buffer.from(`${d.createdAt.toISOString()}|${d.id}`).toString('base64url');
+}
+function decodeCursor(c: string): { createdAt: Date; id: string } {
+  const [iso, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(iso ?? '');
+  if (!id || Number.isNaN(createdAt.getTime())) throw new Invalid('after: not a cursor returned by this API', 'after');
+  return { createdAt, id };
+}
+
+/** Headers as stored with a delivery and given to its runs: lower-case names, no credential or signature values. */
+export function storedHeaders(headers: InboundDelivery['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === undefined || isCredentialHeader(k)) continue;
+    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+/**
+ * The webhook surface (DESIGN §6): resolving an integration, checking its sender's signature,
+ * storing a delivery durably before the sender is answered, and processing stored deliveries
+ * through the run pipeline — at least once, retried on a schedule, deferred while a limit refuses
+ * the run, de-duplicated by the sender's delivery id.
+ */
+export class WebhookService {
+  /** Called after a delivery is stored, so this instance's worker picks it up at once. */
+  onAccepted: () => void = () => {};
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly secrets: SecretService,
+    private readonly pipeline: Pipeline,
+    private readonly config: WebhookConfig = DEFAULT_WEBHOOK_CONFIG,
+  ) {}
+
+  /** The agent's integration of that name, or NotFound (agent unknown or integration undefined). */
+  async resolve(agent: Agent | null, agentId: string, integration: string): Promise<Webhook> {
+    if (!agent) throw new NotFound('Agent', agentId);
+    const webhook = (await this.store.repos.webhooks.listByAgents([agent.id])).find((w) => w.integration === integration);
+    if (!webhook) throw new NotFound('Webhook integration', integration);
+    return webhook;
+  }
+
+  /**
+   * The signature check of a request to the integration, or null when it has none. A refusal
+   * before the body is read (missing header, stale timestamp) and a signing secret that no longer
+   * exists are Unauthenticated: nothing is stored that could not be verified.
+   */
+  async signatureCheck(agent: Agent, webhook: Webhook, header: (name: string) => string | undefined): Promise<SignatureCheck | null> {
+    if (!webhook.signature) return null;
+    const secret = await this.secrets.reveal(agent.workspaceId, webhook.signature.secretName);
+    if (!secret || secret.kind !== 'WEBHOOK_SIGNING_SECRET') {
+      throw new Unauthenticated(`Webhook signature check failed: the signing secret '${webhook.signature.secretName}' is not configured`);
+    }
+    const check = startSignatureCheck(webhook.signature.scheme, secret.value, header, this.clock.now());
+    if ('refused' in check) throw new Unauthenticated(`Webhook signature check failed: ${check.refused}`);
+    return check;
+  }
+
+  /** Forbidden while the agent's webhook surface is off. */
+  assertOn(agent: Agent): void {
+    if (!agent.surfaces.WEBHOOKS.enabled) throw new Forbidden('The webhook receiver is turned off for this agent');
+  }
+
+  /**
+   * Stores a delivery — the delivery and its job are one row, committed before this resolves — or
+   * finds the one already stored with the same sender delivery id in the last 24 hours. Any
+   * storage failure is Unavailable: the sender must retry, and is never told a delivery was
+   * received that was not stored.
+   */
+  async accept(agent: Agent, webhook: Webhook, inbound: InboundDelivery): Promise<{ delivery: WebhookDelivery; duplicate: boolean }> {
+    const headers = storedHeaders(inbound.headers);
+    const senderId = senderDeliveryId(headers, parsePayload(headers, inbound.rawBody));
+    const now = this.clock.now();
+    const delivery: WebhookDelivery = {
+      id: newId('whd'),
+      agentId: agent.id,
+      webhookId: webhook.id,
+      integration: webhook.integration,
+      senderDeliveryId: senderId,
+      dedupeKey: senderId,
+      replayOf: null,
+      method: inbound.method,
+      path: inbound.path,
+      query: inbound.query,
+      headers,
+      rawBody: inbound.rawBody,
+      status: 'PENDING',
+      attempts: 0,
+      failures: 0,
+      lastError: null,
+      runId: null,
+      nextAttemptAt: now,
+      lockedUntil: null,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+    };
+    let stored: { delivery: WebhookDelivery; duplicate: boolean };
+    try {
+      stored = await this.store.transaction((r) => r.deliveries.accept(delivery, new Date(now.getTime() - DEDUPE_WINDOW_MS)));
+    } catch (err) {
+      throw new Unavailable('The delivery could not be stored; send it again later', 30);
+    }
+    if (!stored.duplicate) this.onAccepted();
+    return stored;
+  }
+
+  /** Takes up to `limit` due deliveries for this instance, each under a lease. */
+  claim(limit: number): Promise<WebhookDelivery[]> {
+    const now = this.clock.now();
+    return this.store.repos.deliveries.claim(now, new Date(now.getTime() + this.config.leaseMs), limit);
+  }
+
+  /** Extends the lease of a delivery being processed; false when this instance no longer holds it. */
+  renew(d: WebhookDelivery): Promise<boolean> {
+    return this.store.repos.deliveries.renew(d.id, d.attempts, new Date(this.clock.now().getTime() + this.config.leaseMs));
+  }
+
+  /** The run input of a delivery (DESIGN §5): the parsed payload as `body`, the raw body as text. */
+  runInput(d: WebhookDelivery): RunInput {
+    return {
+      surface: 'WEBHOOKS',
+      method: d.method,
+      path: d.integration,
+      params: { integration: d.integration },
+      query: d.query,
+      headers: d.headers,
+      body: parsePayload(d.headers, d.rawBody),
+      rawBody: d.rawBody.toString('utf8'),
+      delivery: { id: d.id, attempt: d.attempts, senderDeliveryId: d.senderDeliveryId },
+    };
+  }
+
+  /**
+   * One processing attempt of a claimed delivery, through the pipeline like any surface's run (its
+   * `run` entry in the activity log included). A limit refusal or a busy sandbox defers the delivery
+   * to its Retry-After without counting a failure; a refusal no retry can change (input guardrails)
+   * fails it; any other failure is retried on the schedule, and the last one fails it.
+   */
+  async process(d: WebhookDelivery): Promise<AttemptOutcome> {
+    const [agent, webhook] = await Promise.all([this.store.repos.agents.get(d.agentId), this.store.repos.webhooks.get(d.webhookId)]);
+    if (!agent || !webhook) return this.fail(d, 'The agent or its webhook integration was removed', null);
+    if (d.failures >= MAX_DELIVERY_ATTEMPTS) {
+      return this.fail(d, `Stopped after ${d.failures} attempts; the last did not finish (the instance running it stopped)`, d.runId);
+    }
+    const entry: RunEntry = { kind: 'webhook', id: webhook.id, name: webhook.integration, handler: webhook.handler, modelOverride: webhook.modelOverride };
+    const principal: Principal = { kind: 'agentSelf', workspaceId: agent.workspaceId, agentId: agent.id };
+    let run: AdmittedRun;
+    try {
+      run = await this.pipeline.begin(principal, agent, entry, this.runInput(d));
+    } catch (err) {
+      if (err instanceof LimitExceeded || err instanceof Unavailable) return this.defer(d, err);
+      if (err instanceof DomainError) return this.fail(d, err.message, null);
+      return this.retry(d, 'The run could not start', null);
+    }
+    let result: RunResult | undefined;
+    try {
+      for await (const ev of run.events()) if (ev.type === 'done') result = ev.result;
+    } catch (err) {
+      if (err instanceof Unavailable) return this.defer(d, err);
+      return this.retry(d, err instanceof DomainError ? err.message : 'The run failed', null);
+    }
+    if (!result) return this.retry(d, 'The run ended without a result', null);
+    if (result.error) return this.retry(d, result.error.message, result.runId);
+    return this.settle(d, 'done', { status: 'DONE', failures: d.failures, nextAttemptAt: d.nextAttemptAt, lastError: null, runId: result.runId, completedAt: this.clock.now() });
+  }
+
+  private defer(d: WebhookDelivery, err: LimitExceeded | Unavailable): Promise<AttemptOutcome> {
+    const next = new Date(this.clock.now().getTime() + err.retryAfterSeconds * 1000);
+    return this.settle(d, 'deferred', { status: 'PENDING', failures: d.failures, nextAttemptAt: next, lastError: err.message, runId: d.runId, completedAt: null });
+  }
+
+  private retry(d: WebhookDelivery, error: string, runId: string | null): Promise<AttemptOutcome> {
+    const failures = d.failures + 1;
+    const delay = retryDelayMs(failures, this.config.random);
+    if (delay === null) return this.fail(d, error, runId, failures);
+    const next = new Date(this.clock.now().getTime() + delay);
+    return this.settle(d, 'retry', { status: 'PENDING', failures, nextAttemptAt: next, lastError: error, runId, completedAt: null });
+  }
+
+  private fail(d: WebhookDelivery, error: string, runId: string | null, failures = d.failures + 1): Promise<AttemptOutcome> {
+    const now = this.clock.now();
+    return this.settle(d, 'failed', { status: 'FAILED', failures, nextAttemptAt: d.nextAttemptAt, lastError: error, runId, completedAt: now });
+  }
+
+  private async settle(d: WebhookDelivery, outcome: AttemptOutcome, s: Omit<DeliverySettlement, 'updatedAt'>): Promise<AttemptOutcome> {
+    const held = await this.store.repos.deliveries.settle(d.id, d.attempts, { ...s, updatedAt: this.clock.now() });
+    return held ? outcome : 'lost';
+  }
+
+  /** An agent's deliveries, newest first, optionally of one integration and one status. Whoever may read the agent. */
+  async list(p: Principal, agentId: string, input: { first: number; after?: string; integration?: string; status?: DeliveryStatus }): Promise<DeliveryPage> {
+    const v = parse(listInput, input);
+    const agent = await loadAgent(this.store.repos, p, agentId, 'read');
+    let webhookId: string | undefined;
+    if (v.integration !== undefined) webhookId = (await this.resolve(agent, agentId, v.integration)).id;
+    const rows = await this.store.repos.deliveries.list(agentId, {
+      first: v.first + 1,
+      after: v.after ? decodeCursor(v.after) : undefined,
+      webhookId,
+      status: v.status,
+    });
+    const nodes = rows.slice(0, v.first);
+    return { nodes, hasNextPage: rows.length > v.first, endCursor: nodes.length ? encodeCursor(nodes[nodes.length - 1]!) : null };
+  }
+
+  /**
+   * Runs a stored delivery again, whatever its status: a new delivery with the same request,
+   * `replayOf` naming the original, queued now. Whoever may manage the agent's surfaces.
+   */
+  async replay(p: Principal, id: string): Promise<WebhookDelivery> {
+    const original = await this.store.repos.deliveries.get(id);
+    if (!original) throw new NotFound('Webhook delivery', id);
+    try {
+      await loadAgent(this.store.repos, p, original.agentId, 'manageSurfaces');
+    } catch (err) {
+      // A delivery of an agent the caller cannot see does not exist for them.
+      if (err instanceof NotFound) throw new NotFound('Webhook delivery', id);
+      throw err;
+    }
+    const now = this.clock.now();
+    const copy = await this.store.repos.deliveries.insert({
+      ...original,
+      id: newId('whd'),
+      dedupeKey: null,
+      replayOf: original.id,
+      status: 'PENDING',
+      attempts: 0,
+      failures: 0,
+      lastError: null,
+      runId: null,
+      nextAttemptAt: now,
+      lockedUntil: null,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+    });
+    this.onAccepted();
+    return copy;
+  }
+
+  /** Deletes finished deliveries older than `days` (housekeeping); pending ones are never deleted. */
+  prune(days: number): Promise<number> {
+    return this.store.repos.deliveries.prune(new Date(this.clock.now().getTime() - days * 86_400_000));
+  }
+}

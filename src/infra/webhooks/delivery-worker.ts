@@ -1,0 +1,114 @@
+import type { WebhookDelivery } from '../../domain/entities.js';
+import type { WebhookService } from '../../domain/webhooks/webhook.service.js';
+import type { Logger } from '../logger.js';
+
+export interface DeliveryWorkerOptions {
+  /** Deliveries this instance processes at once (0: this instance only receives). */
+  concurrency: number;
+  /** How often an idle worker looks for due deliveries (those stored by other instances, retries coming due). */
+  pollMs: number;
+  /** The lease of a claimed delivery; it is renewed every third of it while the run goes on. */
+  leaseMs: number;
+}
+
+export interface DeliveryWorker {
+  /** Look for due deliveries now (a delivery was just stored here). */
+  nudge(): void;
+  /** Stops claiming and waits for the runs in progress to settle. */
+  stop(): Promise<void>;
+}
+
+const MAX_ERROR_BACKOFF_MS = 30_000;
+
+/**
+ * The queue's consumer in one instance: claims due deliveries up to its concurrency, processes each
+ * through the webhook service while renewing its lease, and claims more as runs finish. Every
+ * instance runs one; the database decides who gets which delivery. When the database is down it
+ * backs off (doubling up to 30 s) and resumes by itself.
+ */
+export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, opts: DeliveryWorkerOptions): DeliveryWorker {
+  const active = new Set<Promise<void>>();
+  let stopped = false;
+  let nudged = false;
+  let wake: (() => void) | null = null;
+
+  const nudge = () => {
+    nudged = true;
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (nudged || stopped) return resolve();
+      const timer = setTimeout(() => {
+        wake = null;
+        resolve();
+      }, ms);
+      timer.unref();
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  const runOne = async (d: WebhookDelivery) => {
+    const renewal = setInterval(() => {
+      webhooks.renew(d).catch((err: unknown) => logger.warn({ err, deliveryId: d.id }, 'webhook delivery lease renewal failed'));
+    }, Math.max(100, Math.floor(opts.leaseMs / 3)));
+    renewal.unref();
+    try {
+      const outcome = await webhooks.process(d);
+      if (outcome === 'lost') logger.warn({ deliveryId: d.id, attempt: d.attempts }, 'webhook delivery was claimed again before this attempt settled');
+      else logger.debug({ deliveryId: d.id, attempt: d.attempts, outcome }, 'webhook delivery attempt');
+    } catch (err) {
+      // Settling failed (the database went away): the lease runs out and the delivery is claimed again.
+      logger.error({ err, deliveryId: d.id }, 'webhook delivery attempt could not be settled');
+    } finally {
+      clearInterval(renewal);
+    }
+  };
+
+  const loop = async () => {
+    let errorBackoff = opts.pollMs;
+    while (!stopped) {
+      nudged = false;
+      const free = opts.concurrency - active.size;
+      if (free > 0) {
+        let claimed: WebhookDelivery[];
+        try {
+          claimed = await webhooks.claim(free);
+          errorBackoff = opts.pollMs;
+        } catch (err) {
+          logger.warn({ err }, 'webhook queue unavailable; retrying');
+          nudged = false;
+          await sleep(errorBackoff);
+          errorBackoff = Math.min(errorBackoff * 2, MAX_ERROR_BACKOFF_MS);
+          continue;
+        }
+        for (const d of claimed) {
+          const p: Promise<void> = runOne(d).finally(() => {
+            active.delete(p);
+            nudge();
+          });
+          active.add(p);
+        }
+        // A full batch may mean more is due: look again at once.
+        if (claimed.length === free) continue;
+      }
+      await sleep(opts.pollMs);
+    }
+  };
+
+  const running = opts.concurrency > 0 ? loop() : Promise.resolve();
+  return {
+    nudge,
+    async stop() {
+      stopped = true;
+      nudge();
+      await running;
+      await Promise.allSettled([...active]);
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import Router from '@koa/router';
+import type Koa from 'koa';
+import { DomainError, MethodNotAllowed, PayloadTooLarge, Unauthenticated, Unavailable } from '../../domain/errors.js';
+import type { Agent } from '../../domain/entities.js';
+import type { Services } from '../../domain/services.js';
+import { parsePayload, slackChallenge } from '../../domain/webhooks/payload.js';
+import type { SignatureCheck } from '../../domain/webhooks/signatures.js';
+import { storedHeaders } from '../../domain/webhooks/webhook.service.js';
+import type { Logger } from '../../infra/logger.js';
+import { statusOf } from '../errors.js';
+import { canNameEntity, MAX_BODY_BYTES, printableParam } from './http-io.js';
+
+const METHODS = ['POST', 'PUT', 'PATCH', 'GET'];
+/**
+ * The most a signed body may be read for its signature check. A body over 1 MiB is refused (413),
+ * but only after its signature is checked, which needs every byte; past this bound the request is
+ * refused unread instead.
+ */
+export const MAX_VERIFIED_BYTES = 8 * 1024 * 1024;
+
+interface ReadBody {
+  raw: Buffer;
+  /** More than MAX_BODY_BYTES were sent: nothing is kept, the request ends in 413 after the checks before it. */
+  tooLarge: boolean;
+}
+
+function tooLarge(ctx: Koa.Context): PayloadTooLarge {
+  ctx.set('Connection', 'close');
+  return new PayloadTooLarge(`Request body is too large (limit ${MAX_BODY_BYTES / 1024 / 1024} MiB)`);
+}
+
+/**
+ * Reads the raw body byte-exact, feeding every chunk to the signature check. Without a check,
+ * reading stops as soon as the body is known to be over 1 MiB; with one, the whole body is hashed
+ * (up to MAX_VERIFIED_BYTES) so that a bad signature is a 401 whatever the size.
+ */
+async function readBody(ctx: Koa.Context, check: SignatureCheck | null): Promise<ReadBody> {
+  const hardLimit = check ? MAX_VERIFIED_BYTES : MAX_BODY_BYTES;
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > hardLimit) {
+    if (check) throw tooLarge(ctx);
+    ctx.set('Connection', 'close');
+    return { raw: Buffer.alloc(0), tooLarge: true };
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of ctx.req) {
+    const c = chunk as Buffer;
+    total += c.length;
+    if (total > hardLimit) {
+      if (check) throw tooLarge(ctx);
+      ctx.set('Connection', 'close');
+      return { raw: Buffer.alloc(0), tooLarge: true };
+    }
+    check?.update(c);
+    if (total <= MAX_BODY_BYTES) chunks.push(c);
+  }
+  return total > MAX_BODY_BYTES ? { raw: Buffer.alloc(0), tooLarge: true } : { raw: Buffer.concat(chunks), tooLarge: false };
+}
+
+/**
+ * `/agents/{agentId}/webhook/{integration}` — keyless; the URL routes the call. Order (DESIGN §6):
+ * agent and integration (404) → method (405) → signature when the integration has one (401) →
+ * surface on (403) → body size (413) → durable store → `200 {received, deliveryId}`. The run comes
+ * later, from the queue. A sender never sees 429 or 500: a delivery that cannot be stored is a 503
+ * with Retry-After, so the sender keeps it and sends it again.
+ */
+export function webhookRoutes(services: Services, logger: Logger): Koa.Middleware {
+  const router = new Router();
+  router.all('/agents/:agentId/webhook/:integration', async (ctx) => {
+    const started = Date.now();
+    const agentId = ctx.params.agentId!;
+    const integration = ctx.params.integration!;
+    let agent: Agent | null = null;
+    let failure: unknown;
+    let payload: unknown;
+    try {
+      try {
+        agent = canNameEntity(agentId) ? await services.surfaces.findAgent(agentId) : null;
+        const webhook = await services.webhooks.resolve(agent, printableParam(agentId), printableParam(integration));
+        if (!METHODS.includes(ctx.method)) throw new MethodNotAllowed(METHODS);
+        const check = await services.webhooks.signatureCheck(agent!, webhook, (name) => ctx.get(name) || undefined);
+        const body = await readBody(ctx, check);
+        if (check && !check.verify()) throw new Unauthenticated('Webhook signature check failed: the signature does not match the body');
+        services.webhooks.assertOn(agent!);
+        if (body.tooLarge) throw tooLarge(ctx);
+        const headers = storedHeaders(ctx.headers);
+        payload = parsePayload(headers, body.raw);
+        const challenge = slackChallenge(payload as never);
+        if (challenge !== null && (webhook.signature?.scheme === 'SLACK' || headers['x-slack-request-timestamp'] !== undefined)) {
+          ctx.body = { challenge };
+          return;
+        }
+        const { delivery, duplicate } = await services.webhooks.accept(agent!, webhook, {
+          method: ctx.method,
+          path: ctx.path,
+          query: ctx.query as Record<string, string | string[]>,
+          headers: ctx.headers,
+          rawBody: body.raw,
+        });
+        ctx.body = duplicate ? { received: true, deliveryId: delivery.id, duplicate: true } : { received: true, deliveryId: delivery.id };
+      } catch (err) {
+        if (err instanceof DomainError) throw err;
+        // The database (or anything else) failed before the delivery was stored: the sender retries.
+        logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'webhook delivery not stored');
+        throw new Unavailable('The delivery could not be stored; send it again later', 30);
+      }
+    } catch (err) {
+      failure = err;
+      throw err;
+    } finally {
+      if (agent) {
+        const a: Agent = agent;
+        services.activityLog.record(a, {
+          surface: 'WEBHOOKS',
+          entry: printableParam(integration),
+          method: ctx.method,
+          path: ctx.path,
+          status: failure === undefined ? ctx.status : statusOf(failure),
+          requestHeaders: ctx.headers,
+          requestBody: payload,
+          response: failure === undefined ? ctx.body : { error: failure instanceof DomainError ? failure.message : 'Internal server error' },
+          durationMs: Date.now() - started,
+          error: failure instanceof DomainError ? failure.message : null,
+        });
+      }
+    }
+  });
+  return router.routes() as Koa.Middleware;
+}
