@@ -28,6 +28,10 @@ describe('OpenAPI of the agent surfaces', () => {
     const mcp = doc.paths['/agents/{agentId}/mcp'].post;
     expect(mcp.description).to.include('2025-11-25').and.include('2026-07-28');
     expect(Object.keys(mcp.responses)).to.include.members(['200', '401', '403', '405', '429']);
+    const webhook = doc.paths['/agents/{agentId}/webhook/{integration}'];
+    expect(Object.keys(webhook)).to.include.members(['post', 'put', 'patch', 'get']);
+    expect(Object.keys(webhook.post.responses), 'a sender never gets 429 or 500').to.have.members(['200', '401', '403', '404', '405', '413', '503']);
+    expect(webhook.post.security, 'no key').to.equal(undefined);
   });
 
   it('serves a browsable docs page with its assets', async () => {

@@ -145,6 +145,42 @@ function mcpServer(registry: OpenAPIRegistry) {
   });
 }
 
+/** The webhook receiver: keyless, any content type, answered once the delivery is stored. */
+function webhookReceiver(registry: OpenAPIRegistry) {
+  const received = z
+    .object({ received: z.literal(true), deliveryId: z.string(), duplicate: z.literal(true).optional().describe('Set when the sender id was seen in the last 24 hours: nothing new was stored') })
+    .meta({ id: 'WebhookReceived' });
+  const params = z.object({ agentId, integration: z.string().describe('The integration name of a webhook entry') });
+  const description =
+    'Receives a callback for the integration and answers once it is durably stored; the agent runs it afterwards from a ' +
+    'queue (at least once, retried with backoff, de-duplicated by the sender delivery id). No key: the URL routes the call. ' +
+    'Any content type; the body is kept byte-exact. When the integration checks signatures (HMAC_SHA256 `X-Signature-256`, ' +
+    'GitHub, Stripe, Slack, Standard Webhooks) a missing, wrong or stale signature is 401. A sender never gets 429 or 500.';
+  const responses = {
+    200: json(received, 'Stored (or already stored under the same sender id); Slack url_verification answers {"challenge"}'),
+    401: json(errorBody, 'The integration checks signatures and this one is missing, does not match or is stale'),
+    403: json(errorBody, 'The webhook receiver is turned off for this agent'),
+    404: json(errorBody, 'Unknown agent or integration'),
+    405: json(errorBody, 'Only POST, PUT, PATCH and GET are served'),
+    413: json(errorBody, 'Body larger than 1 MiB'),
+    503: {
+      ...json(errorBody, 'The delivery could not be stored; send it again after Retry-After seconds'),
+      headers: { 'Retry-After': { schema: { type: 'integer' as const }, description: 'Seconds to wait' } },
+    },
+  };
+  for (const method of ['post', 'put', 'patch', 'get'] as const) {
+    registry.registerPath({
+      method,
+      path: '/agents/{agentId}/webhook/{integration}',
+      tags: ['Webhooks'],
+      summary: 'Receive a webhook delivery',
+      description,
+      request: method === 'get' ? { params } : { params, body: { content: { '*/*': { schema: z.string().describe('Any payload') } } } },
+      responses,
+    });
+  }
+}
+
 /** The OpenAPI 3.1 document of the agent surfaces, for `/openapi.json`. */
 export function surfacesOpenApi(baseUrl: string): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
@@ -153,12 +189,13 @@ export function surfacesOpenApi(baseUrl: string): Record<string, unknown> {
   httpApi(registry);
   documentApi(registry);
   mcpServer(registry);
+  webhookReceiver(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Agent Exposure Service — agent surfaces',
       version: '1.0.0',
-      description: 'HTTP API, Document API and MCP server of the agents hosted by this service. Errors are `{"error": "..."}`; a 429 adds `reason` and `Retry-After`.',
+      description: 'HTTP API, Document API, MCP server and webhook receiver of the agents hosted by this service. Errors are `{"error": "..."}`; a 429 adds `reason` and `Retry-After`.',
     },
     servers: [{ url: baseUrl }],
   }) as unknown as Record<string, unknown>;
