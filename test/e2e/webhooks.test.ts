@@ -119,6 +119,14 @@ describe('e2e: webhook receiver and queue', function () {
       expect(g.query).to.deep.equal({ challenge: 'abc' });
     });
 
+    it('stores a delivery whose query holds U+0000 (shown as U+FFFD) rather than answering 503 for ever', async () => {
+      const r = await call('POST', hook(agent, 'echo', '?q=a%00b'), { json: { z: 1 }, baseUrl: h().url });
+      expect(r.status, r.text).to.equal(200);
+      const d = await waitFor(agent, r.json.deliveryId, (x) => x.status === 'DONE');
+      const run = (await runEntries(agent)).find((e) => e.kind === 'RUN' && e.runId === d.runId);
+      expect(run.response.output.query).to.deep.equal({ q: 'a\uFFFDb' });
+    });
+
     it('answers 404 for an unknown agent or integration and 405 for other methods, storing nothing', async () => {
       const before = (await deliveries(agent)).length;
       const unknownAgent = await call('POST', hook('agt_doesnotexist', 'echo'), { json: {}, baseUrl: h().url });

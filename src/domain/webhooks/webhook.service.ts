@@ -65,13 +65,23 @@ function decodeCursor(c: string): { createdAt: Date; id: string } {
   return { createdAt, id };
 }
 
+/** PostgreSQL cannot store U+0000 in text or jsonb; a sender's query may hold one (`%00`). */
+const storable = (v: string) => v.replace(/\u0000/g, '\uFFFD');
+
 /** Headers as stored with a delivery and given to its runs: lower-case names, no credential or signature values. */
 export function storedHeaders(headers: InboundDelivery['headers']): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) {
     if (v === undefined || isCredentialHeader(k)) continue;
-    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    out[k.toLowerCase()] = storable(Array.isArray(v) ? v.join(', ') : v);
   }
+  return out;
+}
+
+/** The query string as stored: U+0000 shown as U+FFFD, so that no query can make a delivery unstorable. */
+export function storedQuery(query: InboundDelivery['query']): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(query)) out[storable(k)] = Array.isArray(v) ? v.map(storable) : storable(v);
   return out;
 }
 
@@ -141,8 +151,8 @@ export class WebhookService {
       dedupeKey: senderId,
       replayOf: null,
       method: inbound.method,
-      path: inbound.path,
-      query: inbound.query,
+      path: storable(inbound.path),
+      query: storedQuery(inbound.query),
       headers,
       rawBody: inbound.rawBody,
       status: 'PENDING',
