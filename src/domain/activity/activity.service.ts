@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { utcDay } from '../clock.js';
-import { Invalid } from '../errors.js';
 import { SURFACES, type ActivityEntry, type DailyUsage } from '../entities.js';
 import { loadAgent, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { parse } from '../validation.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 
 /** The largest activity page (`first`); the GraphQL cost limit counts a page at this size when it cannot see it. */
 export const MAX_ACTIVITY_PAGE = 200;
@@ -28,16 +28,6 @@ export interface ActivityPage {
   hasNextPage: boolean;
 }
 
-/** Opaque cursor: base64url of `<createdAt ISO>|<id>`. */
-function encodeCursor(e: ActivityEntry): string {
-  return Buffer.from(`${e.createdAt.toISOString()}|${e.id}`).toString('base64url');
-}
-function decodeCursor(c: string): { createdAt: Date; id: string } {
-  const [iso, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(iso ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) throw new Invalid('after: not a cursor returned by this API', 'after');
-  return { createdAt, id };
-}
 
 /** Reading an agent's activity log and credit usage. */
 export class ActivityService {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { DomainError, Forbidden, Invalid, LimitExceeded, NotFound, Unauthenticated, Unavailable } from '../errors.js';
+import { DomainError, Forbidden, LimitExceeded, NotFound, Unauthenticated, Unavailable } from '../errors.js';
 import { DELIVERY_STATUSES, type Agent, type DeliveryStatus, type Webhook, type WebhookDelivery } from '../entities.js';
 import { newId } from '../ids.js';
 import { isCredentialHeader } from '../keys/credentials.js';
@@ -11,6 +11,7 @@ import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
 import type { SecretService } from '../secrets/secret.service.js';
 import { parse } from '../validation.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { parsePayload, senderDeliveryId } from './payload.js';
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from './retry-schedule.js';
 import { startSignatureCheck, type SignatureCheck } from './signatures.js';
@@ -55,14 +56,10 @@ const listInput = z.object({
   status: z.enum(DELIVERY_STATUSES).optional(),
 });
 
-function encodeCursor(d: WebhookDelivery): string {
-  return Buffer.from(`${d.createdAt.toISOString()}|${d.id}`).toString('base64url');
-}
-function decodeCursor(c: string): { createdAt: Date; id: string } {
-  const [iso, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(iso ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) throw new Invalid('after: not a cursor returned by this API', 'after');
-  return { createdAt, id };
+
+/** The state of a delivery queued at `now`, before any attempt. */
+function queuedAt(now: Date): Pick<WebhookDelivery, 'status' | 'attempts' | 'failures' | 'lastError' | 'runId' | 'nextAttemptAt' | 'lockedUntil' | 'createdAt' | 'updatedAt' | 'completedAt'> {
+  return { status: 'PENDING', attempts: 0, failures: 0, lastError: null, runId: null, nextAttemptAt: now, lockedUntil: null, createdAt: now, updatedAt: now, completedAt: null };
 }
 
 /** PostgreSQL cannot store U+0000 in text or jsonb; a sender's query may hold one (`%00`). */
@@ -155,16 +152,7 @@ export class WebhookService {
       query: storedQuery(inbound.query),
       headers,
       rawBody: inbound.rawBody,
-      status: 'PENDING',
-      attempts: 0,
-      failures: 0,
-      lastError: null,
-      runId: null,
-      nextAttemptAt: now,
-      lockedUntil: null,
-      createdAt: now,
-      updatedAt: now,
-      completedAt: null,
+      ...queuedAt(now),
     };
     let stored: { delivery: WebhookDelivery; duplicate: boolean };
     try {
@@ -295,16 +283,7 @@ export class WebhookService {
       id: newId('whd'),
       dedupeKey: null,
       replayOf: original.id,
-      status: 'PENDING',
-      attempts: 0,
-      failures: 0,
-      lastError: null,
-      runId: null,
-      nextAttemptAt: now,
-      lockedUntil: null,
-      createdAt: now,
-      updatedAt: now,
-      completedAt: null,
+      ...queuedAt(now),
     });
     this.onAccepted();
     return copy;
