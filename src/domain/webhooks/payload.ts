@@ -29,12 +29,17 @@ export function parsePayload(headers: Record<string, string>, raw: Buffer): Json
     }
   }
   if (type === 'application/x-www-form-urlencoded') {
-    const form: { [k: string]: string | string[] } = {};
+    // A Map, not an object literal: a name such as __proto__ or constructor is a field like any
+    // other. A repeated name appends in place: copying the list on each repeat is quadratic, and a
+    // 1 MiB body of one repeated name would block the receiver for minutes.
+    const form = new Map<string, string | string[]>();
     for (const [k, v] of new URLSearchParams(text)) {
-      const prev = form[k];
-      form[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+      const prev = form.get(k);
+      if (prev === undefined) form.set(k, v);
+      else if (Array.isArray(prev)) prev.push(v);
+      else form.set(k, [prev, v]);
     }
-    return form;
+    return Object.fromEntries(form);
   }
   return text;
 }
