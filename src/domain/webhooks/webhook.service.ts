@@ -200,7 +200,8 @@ export class WebhookService {
     const [agent, webhook] = await Promise.all([this.store.repos.agents.get(d.agentId), this.store.repos.webhooks.get(d.webhookId)]);
     if (!agent || !webhook) return this.fail(d, 'The agent or its webhook integration was removed', null);
     if (d.failures >= MAX_DELIVERY_ATTEMPTS) {
-      return this.fail(d, `Stopped after ${d.failures} attempts; the last did not finish (the instance running it stopped)`, d.runId);
+      // The claim already counted the lost attempt; this one runs nothing, so it adds no failure.
+      return this.fail(d, `Stopped after ${d.failures} attempts; the last did not finish (the instance running it stopped)`, d.runId, d.failures);
     }
     const entry: RunEntry = { kind: 'webhook', id: webhook.id, name: webhook.integration, handler: webhook.handler, modelOverride: webhook.modelOverride };
     const principal: Principal = { kind: 'agentSelf', workspaceId: agent.workspaceId, agentId: agent.id };
