@@ -3,6 +3,7 @@ import * as initial from './20261122000000_initial.js';
 import * as creditReservations from './20261205000000_credit_reservations.js';
 import * as mcpOutputSchema from './20261210000000_mcp_output_schema.js';
 import * as webhookDeliveries from './20261215000000_webhook_deliveries.js';
+import * as chatVisitors from './20261220000000_chat_visitors.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -11,6 +12,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261205000000_credit_reservations': creditReservations,
   '20261210000000_mcp_output_schema': mcpOutputSchema,
   '20261215000000_webhook_deliveries': webhookDeliveries,
+  '20261220000000_chat_visitors': chatVisitors,
 };
 
 /** knex migration source over the static list above. */

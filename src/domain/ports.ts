@@ -19,6 +19,8 @@ import type {
   Team,
   Webhook,
   WebhookDelivery,
+  Conversation,
+  ChatTurn,
   DeliveryStatus,
   Workspace,
 } from './entities.js';
@@ -231,6 +233,16 @@ export interface DeliveryRepo {
   prune(before: Date): Promise<number>;
 }
 
+/** Chat conversations and their turns. */
+export interface ConversationRepo {
+  get(id: string): Promise<Conversation | null>;
+  insert(c: Conversation): Promise<Conversation>;
+  /** The conversation's newest `limit` turns, oldest first. */
+  recentTurns(conversationId: string, limit: number): Promise<ChatTurn[]>;
+  /** Appends turns and moves the conversation's updatedAt. */
+  addTurns(conversationId: string, turns: ChatTurn[], at: Date): Promise<void>;
+}
+
 export interface Repositories {
   workspaces: WorkspaceRepo;
   teams: TeamRepo;
@@ -242,6 +254,7 @@ export interface Repositories {
   mcpTools: AgentChildRepo<McpTool>;
   webhooks: AgentChildRepo<Webhook>;
   deliveries: DeliveryRepo;
+  conversations: ConversationRepo;
   documents: DocumentRepo;
   exposures: ExposureRepo;
   records: RecordRepo;

@@ -21,6 +21,7 @@ import { McpService } from './surfaces/mcp.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
 import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
+import { ChatService } from './chat/chat.service.js';
 import { DEFAULT_WEBHOOK_CONFIG, WebhookService, type WebhookConfig } from './webhooks/webhook.service.js';
 
 /** Every use case of the domain, built once by the composition root. */
@@ -46,6 +47,7 @@ export interface Services {
   mcp: McpService;
   documentApi: DocumentApiService;
   webhooks: WebhookService;
+  chat: ChatService;
   workspaceApi: WorkspaceApiService;
 }
 
@@ -105,6 +107,7 @@ export function createServices(deps: ServiceDeps): Services {
     httpApi: new HttpApiService(store),
     mcp: new McpService(store),
     documentApi: new DocumentApiService(records, pipeline),
+    chat: new ChatService(store, clock),
     webhooks: new WebhookService(store, clock, secrets, pipeline, { ...DEFAULT_WEBHOOK_CONFIG, ...deps.webhooks }),
     workspaceApi: new WorkspaceApiService(store, clock),
   };

@@ -12,6 +12,7 @@ import { documentApiRoutes } from './surfaces/document-api.routes.js';
 import { httpApiRoutes } from './surfaces/http-api.routes.js';
 import { mcpRoutes } from './surfaces/mcp.routes.js';
 import { webhookRoutes } from './surfaces/webhook.routes.js';
+import { chatRoutes } from './surfaces/chat.routes.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(documentApiRoutes(deps.services, deps.platformOrigins));
   app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(webhookRoutes(deps.services, deps.logger));
+  app.use(chatRoutes(deps.services, deps.platformOrigins));
   app.use(workspaceApiRoutes(deps.services, { baseUrl: deps.baseUrl }));
   app.use(router.routes());
   app.use(async (ctx) => {

@@ -19,7 +19,7 @@ const COLUMNS: Record<string, string> = {
   agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
   api_keys: 'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at',
   chat_turns: 'id conversation_id role content run_id created_at',
-  conversations: 'id agent_id created_at updated_at',
+  conversations: 'id agent_id created_at updated_at visitor_id',
   credit_usage: 'agent_id workspace_id team_id day credits runs max_run_credits',
   document_exposures: 'id agent_id document_id can_read can_write created_at',
   document_records: 'id document_id seq data created_at updated_at',

@@ -112,7 +112,7 @@ export class RunService {
   /** Runs an entry, yielding text deltas (prompt handlers) and then the result. */
   async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {
     const started = Date.now();
-    const runId = newId('run');
+    const runId = opts.runId ?? newId('run');
     const turn = userTurn(input);
     const base = { runId, usage: NO_USAGE, credits: 0, model: null, logs: [] as string[] };
     const finish = (r: Omit<RunResult, 'durationMs'>): RunEvent => ({ type: 'done', result: { ...r, durationMs: Date.now() - started } });

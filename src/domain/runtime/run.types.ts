@@ -70,6 +70,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** The request's activity entry; without one the pipeline logs the run as an entry of its own. */
   activity?: RequestActivity;
+  /** The run's id, when the surface must name it before the run starts (chat's `start` event). */
+  runId?: string;
   /** Prior conversation turns for chat (oldest first). */
   history?: { role: 'user' | 'assistant'; content: string }[];
 }

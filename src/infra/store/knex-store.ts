@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ActivityEntry } from '../../domain/entities.js';
 import type { AgentChildRepo, CrudRepo, Repositories, Store } from '../../domain/ports.js';
+import { conversationRepo } from './conversation.repo.js';
 import { deliveryRepo } from './delivery.repo.js';
 import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';
@@ -103,6 +104,7 @@ export function repositories(db: Conn): Repositories {
     mcpTools: agentChild(db, rows.mcpTools),
     webhooks: agentChild(db, rows.webhooks),
     deliveries: deliveryRepo(db),
+    conversations: conversationRepo(db),
     documents: agentChild(db, rows.documents),
     exposures: {
       ...agentChild(db, rows.exposures),
