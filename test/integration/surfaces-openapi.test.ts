@@ -32,6 +32,9 @@ describe('OpenAPI of the agent surfaces', () => {
     expect(Object.keys(webhook)).to.include.members(['post', 'put', 'patch', 'get']);
     expect(Object.keys(webhook.post.responses), 'a sender never gets 429 or 500').to.have.members(['200', '401', '403', '404', '405', '413', '503']);
     expect(webhook.post.security, 'no key').to.equal(undefined);
+    const chat = doc.paths['/agents/{agentId}/chat'].post;
+    expect(Object.keys(chat.responses['200'].content)).to.have.members(['text/event-stream', 'application/json']);
+    expect(Object.keys(doc.paths['/agents/{agentId}/chat/{conversationId}'])).to.deep.equal(['get']);
   });
 
   it('serves a browsable docs page with its assets', async () => {

@@ -181,6 +181,51 @@ function webhookReceiver(registry: OpenAPIRegistry) {
   }
 }
 
+/** The chat endpoints the widget's proxy forwards to. */
+function chat(registry: OpenAPIRegistry) {
+  const request = z
+    .object({ message: z.string().min(1).max(16_000), conversationId: z.string().optional().describe('Continue this conversation; omit to start one') })
+    .meta({ id: 'ChatRequest' });
+  const answer = z.object({ conversationId: z.string(), runId: z.string(), output: z.string(), credits: z.number() }).meta({ id: 'ChatAnswer' });
+  const visitor = z.object({ 'x-visitor-id': z.string().max(200).optional().describe("The visitor, as the customer's proxy knows them; a conversation started with one is theirs alone") });
+  registry.registerPath({
+    method: 'post',
+    path: '/agents/{agentId}/chat',
+    tags: ['Chat'],
+    summary: 'Send a chat message to the agent',
+    description:
+      'Answers with `text/event-stream`: `start` {conversationId, runId}, `delta` {text}…, then `done` {output, credits} or ' +
+      '`error` {error}; with `Accept: application/json`, one ChatAnswer. Refusals (400, 401, 403, 404, 429) are JSON answers ' +
+      'sent before any stream opens. Switched by the WIDGET surface.',
+    security,
+    request: { params: z.object({ agentId }), headers: visitor, body: { content: { 'application/json': { schema: request } } } },
+    responses: {
+      200: { description: 'The answer as an event stream, or one ChatAnswer', content: { 'text/event-stream': { schema: z.string() }, 'application/json': { schema: answer } } },
+      400: errors[400],
+      401: errors[401],
+      403: json(errorBody, 'The chat widget surface is turned off for this agent'),
+      404: json(errorBody, "Unknown agent, or a conversation that is unknown, another agent's or another visitor's"),
+      413: errors[413],
+      415: errors[415],
+      429: errors[429],
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/agents/{agentId}/chat/{conversationId}',
+    tags: ['Chat'],
+    summary: 'The messages of a conversation, oldest first',
+    security,
+    request: { params: z.object({ agentId, conversationId: z.string() }), headers: visitor },
+    responses: {
+      200: json(z.object({ messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string(), createdAt: z.string() })) }), 'The conversation'),
+      401: errors[401],
+      403: json(errorBody, 'The chat widget surface is turned off for this agent'),
+      404: json(errorBody, "Unknown agent, or a conversation that is unknown, another agent's or another visitor's"),
+    },
+  });
+}
+
 /** The OpenAPI 3.1 document of the agent surfaces, for `/openapi.json`. */
 export function surfacesOpenApi(baseUrl: string): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
@@ -190,12 +235,13 @@ export function surfacesOpenApi(baseUrl: string): Record<string, unknown> {
   documentApi(registry);
   mcpServer(registry);
   webhookReceiver(registry);
+  chat(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Agent Exposure Service — agent surfaces',
       version: '1.0.0',
-      description: 'HTTP API, Document API, MCP server and webhook receiver of the agents hosted by this service. Errors are `{"error": "..."}`; a 429 adds `reason` and `Retry-After`.',
+      description: 'HTTP API, Document API, MCP server, chat endpoints and webhook receiver of the agents hosted by this service. Errors are `{"error": "..."}`; a 429 adds `reason` and `Retry-After`.',
     },
     servers: [{ url: baseUrl }],
   }) as unknown as Record<string, unknown>;
