@@ -146,6 +146,14 @@ describe('webhook signatures: STRIPE (Stripe-Signature, as the stripe library si
     expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T + 240), BODY)).to.equal(true);
   });
 
+  it('accepts a timestamp exactly 5 minutes old or ahead and refuses one second more (the tolerance is inclusive)', () => {
+    const header = signed(BODY, secret, T);
+    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T + 300), BODY)).to.equal(true);
+    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T - 300), BODY)).to.equal(true);
+    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T + 301), BODY)).to.equal('the Stripe-Signature timestamp is more than 5 minutes old');
+    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T - 301), BODY)).to.equal('the Stripe-Signature timestamp is more than 5 minutes in the future');
+  });
+
   it('refuses a timestamp 6 minutes in the future and accepts one 4 minutes ahead', () => {
     const header = signed(BODY, secret, T);
     expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T - 360), BODY)).to.equal('the Stripe-Signature timestamp is more than 5 minutes in the future');
