@@ -158,6 +158,26 @@ describe('e2e: chat endpoints', function () {
     expect(((await limited.json()) as any).reason).to.equal('daily_credit_limit');
   });
 
+  it('answers a lone surrogate, and refuses 3,000-deep JSON (400) and a body over 1 MiB (413) before any run', async () => {
+    fake.enqueue({ text: 'Fine.' });
+    const lone = await fetch(`${svc.url}/agents/${agent}/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-agent-access-key': key },
+      body: '{"message": "half a pair \\ud800 here"}',
+    });
+    expect(lone.status, await lone.clone().text()).to.equal(200);
+    const runs = fake.requests.length;
+    const deep = await fetch(`${svc.url}/agents/${agent}/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-agent-access-key': key },
+      body: '['.repeat(3000) + ']'.repeat(3000),
+    });
+    expect(deep.status).to.equal(400);
+    const big = await chat(agent, { message: 'x'.repeat(1024 * 1024 + 1) });
+    expect(big.status).to.equal(413);
+    expect(fake.requests.length, 'no model call for a refused request').to.equal(runs);
+  });
+
   it('a visitor who goes away mid-stream cancels the run and frees its concurrency slot', async () => {
     const held = await newAgent('Held');
     await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: 1) { id } }', { a: held.id });

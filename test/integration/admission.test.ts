@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { MovableClock } from '../helpers/movable-clock.js';
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { AdmissionService, type Admission } from '../../src/domain/admission/admission.service.js';
@@ -16,15 +17,6 @@ import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js'
 import { ROOT } from '../helpers/process.js';
 import { configureFakeModel, loadAgent } from '../helpers/runtime.js';
 
-class MovableClock implements Clock {
-  constructor(public t: Date) {}
-  now() {
-    return new Date(this.t);
-  }
-  set(iso: string) {
-    this.t = new Date(iso);
-  }
-}
 
 /** Polls `probe` until it returns a truthy value; the deadline only bounds a hang. */
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, deadlineMs = 60_000): Promise<T> {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { MovableClock } from '../helpers/movable-clock.js';
 import type { Clock } from '../../src/domain/clock.js';
 import type { Agent, Webhook, WebhookDelivery } from '../../src/domain/entities.js';
 import { Invalid, LimitExceeded, NotFound } from '../../src/domain/errors.js';
@@ -16,18 +17,6 @@ import { loadAgent, refusal } from '../helpers/runtime.js';
 // other tests' rows), and every row it leaves is either finished, RUNNING under a lease that ends
 // in 2999, or PENDING until far in the future — nothing here becomes due for that worker.
 
-class MovableClock implements Clock {
-  constructor(public t: Date) {}
-  now() {
-    return new Date(this.t);
-  }
-  set(iso: string) {
-    this.t = new Date(iso);
-  }
-  advance(ms: number) {
-    this.t = new Date(this.t.getTime() + ms);
-  }
-}
 
 /** A lease that never runs out while the tests run: the harness worker never claims such a row. */
 const FAR_LEASE = new Date('2999-01-01T00:00:00Z');

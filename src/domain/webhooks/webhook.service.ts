@@ -8,11 +8,12 @@ import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { DeliverySettlement, Store } from '../ports.js';
 import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
+import type { Json } from '../runtime/ports.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
 import type { SecretService } from '../secrets/secret.service.js';
 import { parse } from '../validation.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { parsePayload, senderDeliveryId } from './payload.js';
+import { parsePayload, senderDeliveryId, slackChallenge } from './payload.js';
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from './retry-schedule.js';
 import { startSignatureCheck, type SignatureCheck } from './signatures.js';
 
@@ -135,9 +136,9 @@ export class WebhookService {
    * storage failure is Unavailable: the sender must retry, and is never told a delivery was
    * received that was not stored.
    */
-  async accept(agent: Agent, webhook: Webhook, inbound: InboundDelivery): Promise<{ delivery: WebhookDelivery; duplicate: boolean }> {
+  async accept(agent: Agent, webhook: Webhook, inbound: InboundDelivery, payload?: Json): Promise<{ delivery: WebhookDelivery; duplicate: boolean }> {
     const headers = storedHeaders(inbound.headers);
-    const senderId = senderDeliveryId(headers, parsePayload(headers, inbound.rawBody));
+    const senderId = senderDeliveryId(headers, payload ?? parsePayload(headers, inbound.rawBody));
     const now = this.clock.now();
     const delivery: WebhookDelivery = {
       id: newId('whd'),
@@ -162,6 +163,25 @@ export class WebhookService {
     }
     if (!stored.duplicate) this.onAccepted();
     return stored;
+  }
+
+  /**
+   * A verified request on an open receiver: Slack's `url_verification` handshake is answered with
+   * its challenge (scheme SLACK, or an unsigned integration called with Slack's timestamp header)
+   * and nothing is stored; anything else is stored by `accept`. `payload` is the parsed body, for the log.
+   */
+  async receive(
+    agent: Agent,
+    webhook: Webhook,
+    inbound: InboundDelivery,
+  ): Promise<{ payload: Json; answer: { challenge: string } | { delivery: WebhookDelivery; duplicate: boolean } }> {
+    const headers = storedHeaders(inbound.headers);
+    const payload = parsePayload(headers, inbound.rawBody);
+    const challenge = slackChallenge(payload);
+    if (challenge !== null && (webhook.signature?.scheme === 'SLACK' || headers['x-slack-request-timestamp'] !== undefined)) {
+      return { payload, answer: { challenge } };
+    }
+    return { payload, answer: await this.accept(agent, webhook, inbound, payload) };
   }
 
   /** Takes up to `limit` due deliveries for this instance, each under a lease. */

@@ -3,9 +3,7 @@ import type Koa from 'koa';
 import { DomainError, MethodNotAllowed, PayloadTooLarge, Unauthenticated, Unavailable } from '../../domain/errors.js';
 import type { Agent } from '../../domain/entities.js';
 import type { Services } from '../../domain/services.js';
-import { parsePayload, slackChallenge } from '../../domain/webhooks/payload.js';
 import type { SignatureCheck } from '../../domain/webhooks/signatures.js';
-import { storedHeaders } from '../../domain/webhooks/webhook.service.js';
 import type { Logger } from '../../infra/logger.js';
 import { statusOf } from '../errors.js';
 import { canNameEntity, MAX_BODY_BYTES, printableParam } from './http-io.js';
@@ -84,21 +82,16 @@ export function webhookRoutes(services: Services, logger: Logger): Koa.Middlewar
         if (check && !check.verify()) throw new Unauthenticated('Webhook signature check failed: the signature does not match the body');
         services.webhooks.assertOn(agent!);
         if (body.tooLarge) throw tooLarge(ctx);
-        const headers = storedHeaders(ctx.headers);
-        payload = parsePayload(headers, body.raw);
-        const challenge = slackChallenge(payload as never);
-        if (challenge !== null && (webhook.signature?.scheme === 'SLACK' || headers['x-slack-request-timestamp'] !== undefined)) {
-          ctx.body = { challenge };
-          return;
-        }
-        const { delivery, duplicate } = await services.webhooks.accept(agent!, webhook, {
+        const received = await services.webhooks.receive(agent!, webhook, {
           method: ctx.method,
           path: ctx.path,
           query: ctx.query as Record<string, string | string[]>,
           headers: ctx.headers,
           rawBody: body.raw,
         });
-        ctx.body = duplicate ? { received: true, deliveryId: delivery.id, duplicate: true } : { received: true, deliveryId: delivery.id };
+        payload = received.payload;
+        const a = received.answer;
+        ctx.body = 'challenge' in a ? { challenge: a.challenge } : a.duplicate ? { received: true, deliveryId: a.delivery.id, duplicate: true } : { received: true, deliveryId: a.delivery.id };
       } catch (err) {
         if (err instanceof DomainError) throw err;
         // The database (or anything else) failed before the delivery was stored: the sender retries.
