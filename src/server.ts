@@ -21,6 +21,7 @@ import { bufferedActivitySink } from './infra/activity/buffered-sink.js';
 import { intervalScheduler, type Scheduler } from './infra/scheduler.js';
 import type { AdmissionConfig } from './domain/admission/admission.service.js';
 import { createApp } from './rest/app.js';
+import { widgetBundle } from './infra/widget/bundle.js';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from './infra/webhooks/delivery-worker.js';
 
 export interface Service {
@@ -55,6 +56,8 @@ export interface BuildOptions {
   scheduler?: Scheduler;
   /** The webhook queue's worker in this instance (default from the config). */
   webhookWorker?: Partial<DeliveryWorkerOptions>;
+  /** The keep-alive comment interval of the chat streams (default 15 s; tests shorten it). */
+  chatKeepAliveMs?: number;
 }
 
 /**
@@ -90,7 +93,9 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     });
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
     const graphql = await createGraphqlMiddleware(schema, services, logger);
-    const app = createApp({ services, logger, graphql: graphql.middleware, platformOrigins: config.platformOrigins, baseUrl: config.baseUrl });
+    // Built now so that the first `GET /widget.js` does not wait for it.
+    widgetBundle().catch((err: unknown) => logger.error({ err }, 'The chat widget could not be built'));
+    const app = createApp({ services, logger, graphql: graphql.middleware, platformOrigins: config.platformOrigins, baseUrl: config.baseUrl, widget: widgetBundle, chatKeepAliveMs: opts.chatKeepAliveMs });
     const servers: http.Server[] = [];
     const worker = startDeliveryWorker(services.webhooks, logger, {
       concurrency: config.webhookWorkers,

@@ -13,6 +13,7 @@ import { httpApiRoutes } from './surfaces/http-api.routes.js';
 import { mcpRoutes } from './surfaces/mcp.routes.js';
 import { webhookRoutes } from './surfaces/webhook.routes.js';
 import { chatRoutes } from './surfaces/chat.routes.js';
+import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -24,6 +25,10 @@ export interface AppDeps {
   platformOrigins: string[];
   /** The public BASE_URL (config.baseUrl): the server of the OpenAPI descriptions. */
   baseUrl: string;
+  /** The built chat widget served at `GET /widget.js`. */
+  widget: () => Promise<WidgetAsset>;
+  /** The chat streams' keep-alive interval (default KEEP_ALIVE_MS). */
+  chatKeepAliveMs?: number;
 }
 
 /** The Koa application: health, GraphQL, the OpenAPI documents, the agent surfaces and the Workspace API. */
@@ -59,7 +64,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(documentApiRoutes(deps.services, deps.platformOrigins));
   app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(webhookRoutes(deps.services, deps.logger));
-  app.use(chatRoutes(deps.services, deps.platformOrigins));
+  app.use(chatRoutes(deps.services, deps.platformOrigins, deps.chatKeepAliveMs));
+  app.use(widgetRoutes(deps.widget));
   app.use(workspaceApiRoutes(deps.services, { baseUrl: deps.baseUrl }));
   app.use(router.routes());
   app.use(async (ctx) => {

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
+import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import { startModelGate, type ModelGate } from '../helpers/model-gate.js';
@@ -66,7 +68,8 @@ describe('e2e: chat endpoints', function () {
     fake = await startOpenAiServer();
     gate = await startModelGate(fake);
     database = await databaseEnv('chat_e2e');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: gate.url, platformOrigin: 'https://app.example.test', database: database.env });
+    // A short keep-alive interval, so that a held model call shows the comments within the test.
+    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: gate.url, platformOrigin: 'https://app.example.test', database: database.env, build: { chatKeepAliveMs: 25 } });
     ({ id: agent, key } = await newAgent('Shop'));
   });
 
@@ -204,6 +207,61 @@ describe('e2e: chat endpoints', function () {
       await new Promise((res) => setTimeout(res, 50));
     }
     await fake.idle();
+  });
+
+  it('keeps a quiet stream open with keep-alive comments until the answer comes', async () => {
+    gate.shut();
+    let text = '';
+    try {
+      fake.enqueue({ text: 'Worth the wait.' });
+      const r = await chat(agent, { message: 'Take your time' });
+      expect(r.status).to.equal(200);
+      const reader = r.body!.getReader();
+      const decoder = new TextDecoder();
+      while (!text.includes(': keep-alive\n\n')) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended before any keep-alive: ${text}`);
+        text += decoder.decode(value, { stream: true });
+      }
+      expect(text, 'the model is still held').not.to.include('event: delta');
+      gate.open();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true });
+    } finally {
+      gate.open();
+    }
+    const events = parseSse(text);
+    expect(events[0]!.event).to.equal('start');
+    expect(events.at(-1)).to.deep.include({ event: 'done' });
+    expect(events.at(-1)!.data.output).to.equal('Worth the wait.');
+  });
+
+  it('serves /widget.js without a key: gzip when asked, cached for minutes and revalidated by ETag', async () => {
+    const plain = await fetch(`${svc.url}/widget.js`, { headers: { 'accept-encoding': 'identity' } });
+    expect(plain.status).to.equal(200);
+    expect(plain.headers.get('content-type')).to.match(/^application\/javascript/);
+    expect(plain.headers.get('cache-control')).to.equal('public, max-age=300');
+    expect(plain.headers.get('content-encoding')).to.equal(null);
+    const code = await plain.text();
+    expect(code).to.include('Open chat');
+    const etag = plain.headers.get('etag')!;
+    expect(etag).to.match(/^"[A-Za-z0-9_-]{20,}"$/);
+
+    // Over plain http: fetch() adds an Accept-Encoding of its own and, with If-None-Match,
+    // `Cache-Control: no-cache`, which rightly asks for the full answer.
+    const get = (headers: Record<string, string>) =>
+      new Promise<{ status: number; encoding?: string; body: Buffer }>((resolve, reject) => {
+        http.get(`${svc.url}/widget.js`, { headers }, (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve({ status: res.statusCode!, encoding: res.headers['content-encoding'], body: Buffer.concat(parts) })).on('error', reject);
+        });
+      });
+    const zipped = await get({ 'accept-encoding': 'gzip' });
+    expect(zipped.encoding).to.equal('gzip');
+    expect(gunzipSync(zipped.body).toString('utf8')).to.equal(code);
+    expect(zipped.body.length, 'the gzipped widget stays under 15 KB').to.be.below(15 * 1024);
+    const again = await get({ 'if-none-match': etag });
+    expect(again.status).to.equal(304);
+    expect(again.body.length).to.equal(0);
   });
 
   it('logs each request on the WIDGET surface with its run', async () => {

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { loadConfig } from '../../src/infra/config.js';
 import { createLogger, type Logger } from '../../src/infra/logger.js';
-import { buildService, type Service } from '../../src/server.js';
+import { buildService, type BuildOptions, type Service } from '../../src/server.js';
 
 export interface InProcessService {
   service: Service;
@@ -25,6 +25,8 @@ export async function startSurfaceService(opts: {
   platformOrigin: string;
   database: Record<string, string | undefined>;
   logger?: Logger;
+  /** Options of the composition root (e.g. a short chat keep-alive). */
+  build?: Omit<BuildOptions, 'logger'>;
 }): Promise<InProcessService> {
   const config = loadConfig({
     PORT: '0',
@@ -36,7 +38,7 @@ export async function startSurfaceService(opts: {
     LOG_LEVEL: 'silent',
     ...opts.database,
   });
-  const service = await buildService(config, { logger: opts.logger ?? createLogger('silent') });
+  const service = await buildService(config, { ...opts.build, logger: opts.logger ?? createLogger('silent') });
   const { server, url } = await service.listen(0, '127.0.0.1');
   return { service, server, url, stop: () => service.close() };
 }

@@ -35,7 +35,7 @@ function wantsJson(ctx: Koa.Context): boolean {
  *   or `error` {error}; with `Accept: application/json`, one `{conversationId, runId, output, credits}`.
  * - `GET /agents/{a}/chat/{conversationId}`: `{messages: [{role, content, createdAt}]}`.
  */
-export function chatRoutes(services: Services, platformOrigins: string[]): Koa.Middleware {
+export function chatRoutes(services: Services, platformOrigins: string[], keepAliveMs = KEEP_ALIVE_MS): Koa.Middleware {
   const router = new Router();
   const surface = agentSurface(services, 'WIDGET', platformOrigins);
 
@@ -76,7 +76,7 @@ export function chatRoutes(services: Services, platformOrigins: string[]): Koa.M
     }
 
     const stream = openEventStream(ctx);
-    const keepAlive = setInterval(() => ctx.res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    const keepAlive = setInterval(() => ctx.res.write(': keep-alive\n\n'), keepAliveMs);
     keepAlive.unref();
     try {
       stream.send('start', { conversationId: thread.id, runId });
