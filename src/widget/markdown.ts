@@ -1,6 +1,6 @@
 /**
  * The safe Markdown subset the widget renders model output with: paragraphs and line breaks,
- * bullet and numbered lists, fenced and inline code, **strong**, *emphasis*, and links to http(s)
+ * bullet and numbered lists, fenced and inline code, **strong**, *emphasis* (or _emphasis_), and links to http(s)
  * and mailto addresses. Everything is built with createElement and text nodes, never from HTML:
  * whatever the model writes — `<script>`, `<img onerror=…>`, a `javascript:` link — ends up as
  * visible text, because no string is ever parsed as markup.
@@ -8,7 +8,7 @@
 
 /** Inline spans, in the order the alternatives are tried at each position. */
 const INLINE =
-  /(`+)([^`]+?)\1|\*\*([^*]+?)\*\*|__([^_]+?)__|\*([^*\s][^*]*?)\*|\b_([^_\s][^_]*?)_\b|\[([^\]\n]{1,500})\]\(([^()\s]{1,2000})\)|(https?:\/\/[^\s<>()]{1,2000}[^\s<>().,;:!?'"])/g;
+  /(`+)([^`]+?)\1|\*\*([^*]+?)\*\*|\*([^*\s][^*]*?)\*|(^|\s)_([^_\s][^_]*?)_(?=$|[\s.,;:!?)])|\[([^\]\n]{1,500})\]\(([^()\s]{1,2000})\)|(https?:\/\/[^\s<>()]{1,2000}[^\s<>().,;:!?'"])/g;
 
 /** The address a link may point at, or null when its scheme is not http, https or mailto. */
 export function safeHref(raw: string, base: string): string | null {
@@ -44,9 +44,13 @@ export function inline(doc: Document, text: string, base: string): Node[] {
     if (at > last) out.push(doc.createTextNode(text.slice(last, at)));
     last = at + m[0].length;
     if (m[2] !== undefined) out.push(wrap(doc, 'code', [doc.createTextNode(m[2])]));
-    else if (m[3] !== undefined || m[4] !== undefined) out.push(wrap(doc, 'strong', inline(doc, (m[3] ?? m[4])!, base)));
-    else if (m[5] !== undefined || m[6] !== undefined) out.push(wrap(doc, 'em', inline(doc, (m[5] ?? m[6])!, base)));
-    else if (m[7] !== undefined) {
+    else if (m[3] !== undefined) out.push(wrap(doc, 'strong', inline(doc, m[3], base)));
+    else if (m[4] !== undefined) out.push(wrap(doc, 'em', inline(doc, m[4], base)));
+    else if (m[6] !== undefined) {
+      // `_emphasis_` only between spaces or punctuation, so snake_case and __dunder__ stay text.
+      if (m[5]) out.push(doc.createTextNode(m[5]));
+      out.push(wrap(doc, 'em', inline(doc, m[6], base)));
+    } else if (m[7] !== undefined) {
       const href = safeHref(m[8]!, base);
       out.push(href ? link(doc, href, inline(doc, m[7], base)) : doc.createTextNode(m[0]));
     } else {

@@ -155,13 +155,13 @@ describe('e2e: the chat widget in Chromium', function () {
   });
 
   it('renders model output that holds HTML as text: no element, no script runs', async () => {
-    fake.enqueue({ text: 'Look: <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> and [click](javascript:window.__pwned=3)' });
+    fake.enqueue({ text: 'Look: <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> and [click](javascript:window.__pwned=3) for snake_case_name' });
     await page.getByRole('textbox', { name: 'Message' }).fill('Show me HTML');
     await page.getByRole('button', { name: 'Send' }).click();
     const answer = page.locator('.msg.assistant').last();
     await answer.getByText('window.__pwned=2').waitFor();
-    expect(await answer.textContent()).to.equal('Look: <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> and [click](javascript:window.__pwned=3)');
-    expect(await answer.locator('img, script, a').count()).to.equal(0);
+    expect(await answer.textContent()).to.equal('Look: <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> and [click](javascript:window.__pwned=3) for snake_case_name');
+    expect(await answer.locator('img, script, a, em, strong').count()).to.equal(0);
     await answer.getByText('[click]', { exact: false }).click();
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).to.equal(undefined);
   });
