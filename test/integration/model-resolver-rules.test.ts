@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import type { Agent, ModelConfig } from '../../src/domain/entities.js';
+import type { Repositories } from '../../src/domain/ports.js';
+import { modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from '../../src/domain/runtime/model-resolver.js';
+
+// Which model, provider, base URL and API key a prompt run resolves to, for every combination the
+// HTTP-level tests (model-resolution.test.ts) cannot reach: the harness service has no
+// OPENAI_* / ANTHROPIC_API_KEY environment, and these rules are about that environment. The
+// workspace's configured models and secrets are given as plain in-memory tables.
+
+const WS = 'ws-1';
+const OPENAI_ENV = { apiKey: 'sk-openai-env', baseUrl: 'https://openai.env.test/v1' };
+const ANTHROPIC_ENV = { apiKey: 'sk-ant-env' };
+const BOTH: ModelDefaults = { openai: OPENAI_ENV, anthropic: ANTHROPIC_ENV };
+
+function model(name: string, fields: Partial<ModelConfig> = {}): ModelConfig {
+  const now = new Date(0);
+  return { id: `m-${name}`, workspaceId: WS, name, provider: 'openai', model: `${name}-upstream`, baseUrl: null, apiKeySecret: null, inputPricePerMillion: 0, outputPricePerMillion: 0, isDefault: false, createdAt: now, updatedAt: now, ...fields };
+}
+
+function reposWith(models: ModelConfig[]): Repositories {
+  return {
+    models: {
+      findByName: async (ws: string, name: string) => models.find((m) => m.workspaceId === ws && m.name === name) ?? null,
+      listByWorkspace: async (ws: string) => models.filter((m) => m.workspaceId === ws),
+    },
+  } as unknown as Repositories;
+}
+
+function secretsWith(values: Record<string, string>): SecretReader {
+  return { reveal: async (ws, name) => (ws === WS && name in values ? { value: values[name]! } : null) };
+}
+
+function agent(defaultModel: string | null = null): Agent {
+  return { id: 'agent-1', workspaceId: WS, defaultModel } as unknown as Agent;
+}
+
+async function resolve(models: ModelConfig[], defaults: ModelDefaults, reference: string | null, secrets: Record<string, string> = {}) {
+  return resolveModel(reposWith(models), secretsWith(secrets), defaults, agent(reference), null);
+}
+
+async function refusal(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected the resolution to be refused');
+}
+
+describe('model resolution rules (environment providers, keys, prices)', () => {
+  it("with no model anywhere, the run is refused with what to configure, even when the environment has a provider", async () => {
+    const e = await refusal(resolve([], BOTH, null));
+    expect(e).to.be.instanceOf(ModelNotConfigured);
+    expect(e.message).to.contain('defaultModel').and.contain('isDefault');
+  });
+
+  it("a configured anthropic model without apiKeySecret uses the environment's Anthropic key, not OpenAI's", async () => {
+    const r = await resolve([model('house', { provider: 'anthropic', model: 'claude-x' })], BOTH, 'house');
+    expect(r).to.include({ provider: 'anthropic', model: 'claude-x', apiKey: ANTHROPIC_ENV.apiKey, baseUrl: null });
+  });
+
+  it("a configured openai model without apiKeySecret uses the environment's OpenAI key and base URL", async () => {
+    const r = await resolve([model('house', { provider: 'openai', model: 'gpt-x' })], BOTH, 'house');
+    expect(r).to.include({ provider: 'openai', model: 'gpt-x', apiKey: OPENAI_ENV.apiKey, baseUrl: OPENAI_ENV.baseUrl });
+  });
+
+  it("a configured model's own base URL wins over the environment's", async () => {
+    const r = await resolve([model('house', { provider: 'openai', baseUrl: 'https://own.test/v1' })], BOTH, 'house');
+    expect(r.baseUrl).to.equal('https://own.test/v1');
+  });
+
+  it('a configured openai-compatible model gets neither environment key nor environment base URL', async () => {
+    const r = await resolve([model('local', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' })], BOTH, 'local');
+    expect(r).to.include({ provider: 'openai-compatible', apiKey: null, baseUrl: 'http://127.0.0.1:9/v1' });
+  });
+
+  it("a configured openai model with its apiKeySecret resolves without any OpenAI environment (no base URL to inherit)", async () => {
+    const r = await resolve([model('house', { provider: 'openai', apiKeySecret: 'OPENAI_KEY' })], { openai: null, anthropic: ANTHROPIC_ENV }, 'house', { OPENAI_KEY: 'sk-secret' });
+    expect(r).to.include({ provider: 'openai', apiKey: 'sk-secret', baseUrl: null });
+  });
+
+  it("a configured anthropic model is refused when only OpenAI has a key in the environment", async () => {
+    const e = await refusal(resolve([model('house', { provider: 'anthropic' })], { openai: OPENAI_ENV, anthropic: null }, 'house'));
+    expect(e).to.be.instanceOf(ModelNotConfigured);
+    expect(e.message).to.contain("'house'").and.contain('no API key');
+  });
+
+  it("a configured openai model is refused when only Anthropic has a key in the environment", async () => {
+    const e = await refusal(resolve([model('house', { provider: 'openai' })], { openai: null, anthropic: ANTHROPIC_ENV }, 'house'));
+    expect(e).to.be.instanceOf(ModelNotConfigured);
+    expect(e.message).to.contain("'house'").and.contain('no API key');
+  });
+
+  it('an unconfigured claude-* reference goes to the Anthropic environment when both providers are set', async () => {
+    const r = await resolve([], BOTH, 'claude-sonnet');
+    expect(r).to.include({ provider: 'anthropic', model: 'claude-sonnet', apiKey: ANTHROPIC_ENV.apiKey, baseUrl: null });
+  });
+
+  it('an unconfigured reference that only contains "claude" later in its name goes to the OpenAI environment', async () => {
+    const r = await resolve([], BOTH, 'proxy-claude-sonnet');
+    expect(r).to.include({ provider: 'openai', model: 'proxy-claude-sonnet', apiKey: OPENAI_ENV.apiKey, baseUrl: OPENAI_ENV.baseUrl });
+  });
+
+  it('an unconfigured non-claude reference goes to the OpenAI environment even when Anthropic is also set', async () => {
+    const r = await resolve([], BOTH, 'gpt-4o');
+    expect(r).to.include({ provider: 'openai', model: 'gpt-4o', apiKey: OPENAI_ENV.apiKey });
+  });
+
+  it('an unconfigured reference goes to the Anthropic environment when it is the only provider', async () => {
+    const r = await resolve([], { openai: null, anthropic: ANTHROPIC_ENV }, 'gpt-4o');
+    expect(r).to.include({ provider: 'anthropic', model: 'gpt-4o', apiKey: ANTHROPIC_ENV.apiKey, baseUrl: null });
+  });
+
+  it('an unconfigured reference with no environment provider is refused, naming the reference and what to set', async () => {
+    const e = await refusal(resolve([], { openai: null, anthropic: null }, 'gpt-4o'));
+    expect(e).to.be.instanceOf(ModelNotConfigured);
+    expect(e.message).to.contain("'gpt-4o'").and.contain('OPENAI_API_KEY').and.contain('ANTHROPIC_API_KEY');
+  });
+
+  it('a run can cost credits only on a configured model with an input or an output price', async () => {
+    const models = [
+      model('free'),
+      model('input-priced', { inputPricePerMillion: 1 }),
+      model('output-priced', { outputPricePerMillion: 2 }),
+    ];
+    const priced = (name: string) => modelIsPriced(reposWith(models), agent(name), null);
+    expect(await priced('free')).to.equal(false);
+    expect(await priced('input-priced')).to.equal(true);
+    expect(await priced('output-priced')).to.equal(true);
+    expect(await priced('gpt-4o')).to.equal(false);
+  });
+});
