@@ -49,6 +49,7 @@ describe('run pipeline: the run\'s activity fields', function () {
     expect(refused!.error).to.match(/guardrails/);
     expect(refused!.runId).to.equal(null);
     expect(handlerFailure!.error).to.match(/no stock/);
+    expect(handlerFailure!.response).to.deep.equal({ error: failed.error!.message });
     expect(handlerFailure!.runId).to.equal(failed.runId);
   });
 
