@@ -84,8 +84,8 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       models: opts.models ?? aiSdkModels(logger),
       sandbox: opts.sandbox ?? ownSandbox!,
       modelDefaults: {
-        openai: config.openaiApiKey || config.openaiBaseUrl ? { apiKey: config.openaiApiKey ?? null, baseUrl: config.openaiBaseUrl ?? null } : null,
-        anthropic: config.anthropicApiKey ? { apiKey: config.anthropicApiKey } : null,
+        openai: config.openaiApiKey || config.openaiBaseUrl ? { apiKey: config.openaiApiKey ?? null, baseUrl: config.openaiBaseUrl ?? null, model: config.openaiModel } : null,
+        anthropic: config.anthropicApiKey ? { apiKey: config.anthropicApiKey, model: config.anthropicModel } : null,
       },
       selfManagement: createSelfManagementTools(schema, () => services),
       scriptLimits: opts.scriptLimits ?? DEFAULT_SCRIPT_LIMITS,

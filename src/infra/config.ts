@@ -11,7 +11,11 @@ export interface Config {
   secretsKey: string | undefined;
   openaiApiKey: string | undefined;
   openaiBaseUrl: string | undefined;
+  /** The model name a prompt run uses when nothing else names one and OPENAI_* is set. */
+  openaiModel: string;
   anthropicApiKey: string | undefined;
+  /** The model name a prompt run uses when nothing else names one and only ANTHROPIC_API_KEY is set. */
+  anthropicModel: string;
   platformOrigins: string[];
   logLevel: string;
   /** Webhook deliveries this instance processes at once (0: it only receives). */
@@ -30,7 +34,9 @@ const env = z.object({
   SECRETS_KEY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_MODEL: z.string().min(1).max(200).default('gpt-4o-mini'),
   ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_MODEL: z.string().min(1).max(200).default('claude-haiku-4-5'),
   PLATFORM_ORIGINS: z.string().optional(),
   WEBHOOK_WORKERS: z.coerce.number().int().min(0).max(64).default(4),
   WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
@@ -62,7 +68,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: e.SECRETS_KEY,
     openaiApiKey: e.OPENAI_API_KEY,
     openaiBaseUrl: e.OPENAI_BASE_URL,
+    openaiModel: e.OPENAI_MODEL,
     anthropicApiKey: e.ANTHROPIC_API_KEY,
+    anthropicModel: e.ANTHROPIC_MODEL,
     platformOrigins,
     logLevel: e.LOG_LEVEL,
     webhookWorkers: e.WEBHOOK_WORKERS,

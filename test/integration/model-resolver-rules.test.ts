@@ -9,8 +9,8 @@ import { modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, ty
 // workspace's configured models and secrets are given as plain in-memory tables.
 
 const WS = 'ws-1';
-const OPENAI_ENV = { apiKey: 'sk-openai-env', baseUrl: 'https://openai.env.test/v1' };
-const ANTHROPIC_ENV = { apiKey: 'sk-ant-env' };
+const OPENAI_ENV = { apiKey: 'sk-openai-env', baseUrl: 'https://openai.env.test/v1', model: 'env-gpt' };
+const ANTHROPIC_ENV = { apiKey: 'sk-ant-env', model: 'claude-env' };
 const BOTH: ModelDefaults = { openai: OPENAI_ENV, anthropic: ANTHROPIC_ENV };
 
 function model(name: string, fields: Partial<ModelConfig> = {}): ModelConfig {
@@ -49,10 +49,20 @@ async function refusal(p: Promise<unknown>): Promise<Error> {
 }
 
 describe('model resolution rules (environment providers, keys, prices)', () => {
-  it("with no model anywhere, the run is refused with what to configure, even when the environment has a provider", async () => {
-    const e = await refusal(resolve([], BOTH, null));
+  it('with no model named anywhere, the run uses the environment provider\'s default model, OpenAI first', async () => {
+    expect(await resolve([], BOTH, null)).to.include({ reference: 'env-gpt', provider: 'openai', model: 'env-gpt', apiKey: OPENAI_ENV.apiKey, baseUrl: OPENAI_ENV.baseUrl });
+    expect(await resolve([], { openai: null, anthropic: ANTHROPIC_ENV }, null)).to.include({ reference: 'claude-env', provider: 'anthropic', model: 'claude-env', apiKey: ANTHROPIC_ENV.apiKey });
+  });
+
+  it('a workspace default model wins over the environment provider\'s default model', async () => {
+    const r = await resolve([model('house', { isDefault: true, provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' })], BOTH, null);
+    expect(r).to.include({ reference: 'house', provider: 'openai-compatible', model: 'house-upstream' });
+  });
+
+  it('with no model anywhere and no provider in the environment, the run is refused with what to configure', async () => {
+    const e = await refusal(resolve([], { openai: null, anthropic: null }, null));
     expect(e).to.be.instanceOf(ModelNotConfigured);
-    expect(e.message).to.contain('defaultModel').and.contain('isDefault');
+    expect(e.message).to.contain('defaultModel').and.contain('isDefault').and.contain('OPENAI_BASE_URL').and.contain('ANTHROPIC_API_KEY');
   });
 
   it("a configured anthropic model without apiKeySecret uses the environment's Anthropic key, not OpenAI's", async () => {

@@ -2,10 +2,14 @@ import type { Agent } from '../entities.js';
 import type { Repositories } from '../ports.js';
 import type { ResolvedModel } from './ports.js';
 
-/** Model providers configured by the environment (OPENAI_* / ANTHROPIC_API_KEY). */
+/**
+ * Model providers configured by the environment (OPENAI_* / ANTHROPIC_*), each with the model name
+ * a run uses when neither the entry, the agent nor the workspace names one (OPENAI_MODEL /
+ * ANTHROPIC_MODEL).
+ */
 export interface ModelDefaults {
-  openai: { apiKey: string | null; baseUrl: string | null } | null;
-  anthropic: { apiKey: string } | null;
+  openai: { apiKey: string | null; baseUrl: string | null; model: string } | null;
+  anthropic: { apiKey: string; model: string } | null;
 }
 
 /** Raised when no model can be reached; the message names what to configure. */
@@ -17,8 +21,9 @@ export interface SecretReader {
 
 /**
  * Resolves the model of a prompt run: the entry's override, else the agent's default, else the
- * workspace default model. A reference naming a configured model uses that configuration; any
- * other reference goes to the environment's provider with that model name.
+ * workspace default model, else the environment provider's default model (OpenAI first). A
+ * reference naming a configured model uses that configuration; any other reference goes to the
+ * environment's provider with that model name.
  */
 export async function resolveModel(
   repos: Repositories,
@@ -27,10 +32,10 @@ export async function resolveModel(
   agent: Agent,
   modelOverride: string | null,
 ): Promise<ResolvedModel> {
-  const reference = await modelReference(repos, agent, modelOverride);
+  const reference = (await modelReference(repos, agent, modelOverride)) ?? defaults.openai?.model ?? defaults.anthropic?.model;
   if (!reference) {
     throw new ModelNotConfigured(
-      'No model configured: set a defaultModel on the agent (updateAgent), a modelOverride on the entry, or a workspace default model (configureModel with isDefault: true)',
+      'No model configured: set a defaultModel on the agent (updateAgent), a modelOverride on the entry, or a workspace default model (configureModel with isDefault: true), or start the service with OPENAI_BASE_URL / OPENAI_API_KEY or ANTHROPIC_API_KEY',
     );
   }
   const configured = await repos.models.findByName(agent.workspaceId, reference);
