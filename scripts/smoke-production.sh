@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The production start, outside Docker: the compiled output (`npm run build`) run by plain `node`,
+# exactly as the Dockerfile's CMD runs it. Starts it on a fresh embedded database, waits for
+# /readyz, checks GraphQL with the printed admin token and the widget script, then stops it with
+# SIGTERM and expects a clean exit. Run by .ci/run after `npm run build`.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+[[ -f dist/src/main.js ]] || { echo "dist/src/main.js is missing: run npm run build first" >&2; exit 1; }
+data="$(mktemp -d)"
+log="$data/service.log"
+env -u DATABASE_URL -u ADMIN_TOKEN DATA_DIR="$data/db" PORT=0 LOG_LEVEL=warn node dist/src/main.js >"$log" 2>&1 &
+pid=$!
+cleanup() { kill "$pid" 2>/dev/null || true; rm -rf "$data"; }
+trap cleanup EXIT
+
+url=""
+for _ in $(seq 1 120); do
+  url="$(grep -Eo 'listening on http://[^ ]+' "$log" | head -1 | sed 's/^listening on //' || true)"
+  [[ -n "$url" ]] && break
+  kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; echo "the service exited before listening" >&2; exit 1; }
+  sleep 1
+done
+[[ -n "$url" ]] || { cat "$log" >&2; echo "the service did not listen within 120 s" >&2; exit 1; }
+
+token="$(grep -Eo 'Admin token \(shown once, store it now\): [^ ]+' "$log" | awk '{print $NF}')"
+curl -fsS "$url/readyz" | grep -q '"ready"'
+curl -fsS "$url/graphql" -H 'content-type: application/json' -H "authorization: Bearer $token" \
+  -d '{"query":"mutation { createAgent(input: {name: \"Smoke\"}) { id } }"}' | grep -q '"agt_'
+curl -fsS "$url/widget.js" | head -c 200 | grep -q 'use strict'
+rss_kb="$(ps -o rss= -p "$pid" | tr -d ' ')"
+
+kill -TERM "$pid"
+code=0
+wait "$pid" || code=$?
+[[ $code -eq 0 ]] || { cat "$log" >&2; echo "the service exited with $code on SIGTERM" >&2; exit 1; }
+echo "production start OK: node dist/src/main.js served $url (RSS $((rss_kb / 1024)) MB), stopped cleanly"
