@@ -25,9 +25,9 @@ describe('run service: how a run ends', function () {
   const runs = () => h().service.services.runs;
 
   /** The run service of the started service, with small script limits so a failure comes fast. */
-  function withLimits(): RunService {
+  function withLimits(cpuMs: number): RunService {
     const deps = (runs() as unknown as { deps: RunServiceDeps }).deps;
-    return new RunService({ ...deps, scriptLimits: { cpuMs: 150, memoryBytes: 16 * 1024 * 1024, maxOutputBytes: 1000, wallMs: 5_000 } });
+    return new RunService({ ...deps, scriptLimits: { cpuMs, memoryBytes: 16 * 1024 * 1024, maxOutputBytes: 1000, wallMs: 60_000 } });
   }
 
   async function agentWith(guardrails: Record<string, unknown> = {}, capabilities: Record<string, unknown> = {}) {
@@ -40,6 +40,8 @@ describe('run service: how a run ends', function () {
   }
 
   describe('a script that fails is reported by what went wrong', () => {
+    // The CPU limit is 150 ms for the endless loop and generous for the rest, so that on a slow or
+    // instrumented run the memory hog reaches its memory limit before any CPU limit.
     const cases: Array<[string, string, string | RegExp]> = [
       ['throw new Error("out of stock")', 'script', /out of stock/],
       ['while (true) {}', 'timeout', /CPU time limit of 150 ms/],
@@ -50,7 +52,7 @@ describe('run service: how a run ends', function () {
     for (const [source, kind, message] of cases) {
       it(`${kind}: ${source}`, async () => {
         const agent = await agentWith();
-        const r = await withLimits().run(keyPrincipal(agent), agent, scriptEntry(source), httpInput(null));
+        const r = await withLimits(kind === 'timeout' ? 150 : 30_000).run(keyPrincipal(agent), agent, scriptEntry(source), httpInput(null));
         expect(r.output).to.equal(null);
         expect(r.error!.kind).to.equal(kind);
         expect(r.error!.message).to.match(message instanceof RegExp ? message : new RegExp(message));
