@@ -96,7 +96,7 @@ export function createServices(deps: ServiceDeps): Services {
     documents: new DocumentService(store, clock),
     records,
     secrets,
-    models: new ModelService(store, clock),
+    models: new ModelService({ store, clock, models: deps.models, secrets, modelDefaults: deps.modelDefaults }),
     messages: new MessageService(store, clock),
     activity: new ActivityService(store, clock),
     runs,

@@ -16,9 +16,14 @@ export interface AnthropicRequest {
 export interface FakeAnthropic {
   /** Base URL ending in `/v1`: what an Anthropic model's `baseUrl` (the SDK's `baseURL`) is set to. */
   readonly url: string;
+  /** Every request received, in order, but the model-list reads (`GET /v1/models`). */
   readonly requests: AnthropicRequest[];
+  /** The model-list reads, kept apart so that `requests` holds the calls runs make. */
+  readonly listRequests: AnthropicRequest[];
   /** Sets the text of every following answer (default `hello from anthropic`). */
   answer(text: string): void;
+  /** Every following message request answers this HTTP error in Anthropic's envelope (null: answer again). */
+  failWith(failure: { status: number; type: string; message: string } | null): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -42,11 +47,22 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 /** Anthropic's error envelope. */
 const apiError = (type: string, message: string) => ({ type: 'error', error: { type, message } });
 
+/** Models listed by `GET /v1/models`. */
+export const ANTHROPIC_MODELS = ['claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-opus-4-1'] as const;
+
 /** Starts the server on 127.0.0.1 (random port). It answers only requests carrying an `x-api-key`. */
 export async function startAnthropicServer(): Promise<FakeAnthropic> {
   const requests: AnthropicRequest[] = [];
+  const listRequests: AnthropicRequest[] = [];
   let text = 'hello from anthropic';
+  let failure: { status: number; type: string; message: string } | null = null;
   let seq = 0;
+
+  /** Anthropic's list shape: `{ data: [{ type, id, display_name, created_at }], has_more, first_id, last_id }`. */
+  function models(res: ServerResponse): void {
+    const data = ANTHROPIC_MODELS.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' }));
+    sendJson(res, 200, { data, has_more: false, first_id: data[0]!.id, last_id: data[data.length - 1]!.id });
+  }
 
   function messages(entry: AnthropicRequest, res: ServerResponse): void {
     const body = entry.body;
@@ -71,15 +87,18 @@ export async function startAnthropicServer(): Promise<FakeAnthropic> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const entry: AnthropicRequest = { method: req.method ?? 'GET', path, headers: req.headers, body: {} };
-    requests.push(entry);
+    (req.method === 'GET' && path === '/v1/models' ? listRequests : requests).push(entry);
     const raw = await readBody(req);
     try {
       entry.body = raw ? (JSON.parse(raw) as AnthropicRequest['body']) : {};
     } catch {
       return sendJson(res, 400, apiError('invalid_request_error', 'Request body is not valid JSON'));
     }
-    if (req.method !== 'POST' || path !== '/v1/messages') return sendJson(res, 404, apiError('not_found_error', `Unknown route ${req.method} ${path}`));
+    const known = (req.method === 'POST' && path === '/v1/messages') || (req.method === 'GET' && path === '/v1/models');
+    if (!known) return sendJson(res, 404, apiError('not_found_error', `Unknown route ${req.method} ${path}`));
     if (!req.headers['x-api-key']) return sendJson(res, 401, apiError('authentication_error', 'x-api-key header is required'));
+    if (req.method === 'GET') return models(res);
+    if (failure) return sendJson(res, failure.status, apiError(failure.type, failure.message));
     messages(entry, res);
   }
 
@@ -94,10 +113,14 @@ export async function startAnthropicServer(): Promise<FakeAnthropic> {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    listRequests,
     answer: (t) => void (text = t),
+    failWith: (f) => void (failure = f),
     reset: () => {
       requests.length = 0;
+      listRequests.length = 0;
       text = 'hello from anthropic';
+      failure = null;
     },
     close: async () => {
       const stopped = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));

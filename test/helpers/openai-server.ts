@@ -61,22 +61,29 @@ export interface RecordedRequest {
 export interface FakeOpenAi {
   /** Base URL ending in `/v1`, for `baseURL` of the AI SDK providers. */
   readonly url: string;
-  /** Every request received, in order. */
+  /** Every request received, in order, but the model-list reads (`GET /v1/models`). */
   readonly requests: RecordedRequest[];
+  /** The model-list reads (`GET /v1/models`, as configureModel sends them), kept apart so that `requests` holds the calls runs make. */
+  readonly listRequests: RecordedRequest[];
   /** Appends turns; each chat completion request consumes the next one. */
   enqueue(...turns: FakeTurn[]): void;
   /** Number of turns not yet consumed. */
   pending(): number;
   /** Resolves once no response is being written (streams finished or aborted). */
   idle(): Promise<void>;
-  /** Forgets recorded requests and unconsumed turns. */
+  /**
+   * What `GET /v1/models` answers from now on: these model names, or an HTTP error (`status` ≥ 400
+   * with `errorBody`, as a turn's). `reset()` goes back to FAKE_MODELS.
+   */
+  setModelList(answer: readonly string[] | { status: number; errorBody?: unknown }): void;
+  /** Forgets recorded requests and unconsumed turns, and lists FAKE_MODELS again. */
   reset(): void;
   /** Stops the server, dropping open connections. */
   close(): Promise<void>;
 }
 
 /** Models listed by `GET /v1/models`. */
-export const FAKE_MODELS = ['fake-model', 'fake-model-mini'] as const;
+export const FAKE_MODELS = ['fake-model', 'fake-model-mini', 'fake-model-large'] as const;
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
@@ -122,7 +129,9 @@ const apiError = (message: string, type: string) => ({ error: { message, type, p
 /** Starts the fake server on 127.0.0.1 (random port). */
 export async function startOpenAiServer(): Promise<FakeOpenAi> {
   const requests: RecordedRequest[] = [];
+  const listRequests: RecordedRequest[] = [];
   let queue: FakeTurn[] = [];
+  let modelList: readonly string[] | { status: number; errorBody?: unknown } = FAKE_MODELS;
   let seq = 0;
   let inFlight = 0;
   const idleWaiters: (() => void)[] = [];
@@ -179,7 +188,7 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const entry: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body: {}, receivedAt: Date.now() };
-    requests.push(entry);
+    (req.method === 'GET' && path === '/v1/models' ? listRequests : requests).push(entry);
     const closed = new AbortController();
     res.on('close', () => {
       entry.endedAt = Date.now();
@@ -200,7 +209,11 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
       }
     }
     if (req.method === 'GET' && path === '/v1/models') {
-      const data = FAKE_MODELS.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake-openai' }));
+      if (!Array.isArray(modelList)) {
+        const failure = modelList as { status: number; errorBody?: unknown };
+        return sendJson(res, failure.status, failure.errorBody ?? apiError(`Scripted failure (${failure.status})`, 'server_error'));
+      }
+      const data = modelList.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake-openai' }));
       return sendJson(res, 200, { object: 'list', data });
     }
     if (req.method === 'POST' && path === '/v1/chat/completions') return chat(entry.body, res, closed.signal);
@@ -219,12 +232,16 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    listRequests,
     enqueue: (...turns) => void queue.push(...turns),
     pending: () => queue.length,
     idle,
+    setModelList: (answer) => void (modelList = answer),
     reset: () => {
       requests.length = 0;
+      listRequests.length = 0;
       queue = [];
+      modelList = FAKE_MODELS;
     },
     close: async () => {
       const stopped = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));

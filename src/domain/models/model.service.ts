@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { Invalid } from '../errors.js';
+import { Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { MODEL_PROVIDERS, type ModelConfig } from '../entities.js';
 import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
+import { ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from '../runtime/model-resolver.js';
+import { ModelFailure, type LanguageModels, type ResolvedModel } from '../runtime/ports.js';
 import { modelRef, parse } from '../validation.js';
 import { maskUrlCredentials } from './url-credentials.js';
 
@@ -24,12 +26,43 @@ const configureModelInput = z.object({
   isDefault: z.boolean().default(false),
 });
 
+/** A configured model as configureModel answers it: `warning` says why its name could not be checked. */
+export type ConfiguredModel = ModelConfig & { warning: string | null };
+
+/** What testModel answers: the provider's text, or its error as it gave it (credentials removed). */
+export interface ModelTestResult {
+  ok: boolean;
+  output: string | null;
+  error: string | null;
+  latencyMs: number;
+}
+
+/** The one small call testModel makes. */
+export const TEST_PROMPT = 'Reply with OK';
+/** Enough for "OK" from any model, few enough to cost nothing worth counting. */
+export const TEST_MAX_OUTPUT_TOKENS = 16;
+/** A test call that takes longer than this is reported as failed. */
+const TEST_TIMEOUT_MS = 30_000;
+/** How many available names a refusal suggests. */
+const CLOSE_NAMES = 5;
+
+export interface ModelServiceDeps {
+  store: Store;
+  clock: Clock;
+  models: LanguageModels;
+  secrets: SecretReader;
+  modelDefaults: ModelDefaults;
+}
+
 /** Language models configured for the workspace (provider, endpoint, key secret, prices). */
 export class ModelService {
-  constructor(
-    private readonly store: Store,
-    private readonly clock: Clock,
-  ) {}
+  private readonly store: Store;
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: ModelServiceDeps) {
+    this.store = deps.store;
+    this.clock = deps.clock;
+  }
 
   /** Configured models. Members only; only admins see a base URL's credentials (user info, query). */
   async list(p: Principal): Promise<ModelConfig[]> {
@@ -40,13 +73,16 @@ export class ModelService {
   }
 
   /** Creates or replaces the model named `name`. Admins only (it sets prices and uses secrets). */
-  async configure(p: Principal, input: unknown): Promise<ModelConfig> {
+  async configure(p: Principal, input: unknown): Promise<ConfiguredModel> {
     requireAdmin(p);
     const v = parse(configureModelInput, input, 'input');
     if (v.provider === 'openai-compatible' && !v.baseUrl) {
       throw new Invalid('input.baseUrl: an openai-compatible provider needs the server URL (for example http://localhost:11434/v1)', 'input.baseUrl');
     }
-    return this.store.transaction(async (r) => {
+    // Checked before the transaction: the provider's answer may take seconds, and a transaction
+    // holds a database connection (the embedded database has only one).
+    const warning = await this.checkModelName(p.workspaceId, { ...v, baseUrl: v.baseUrl ?? null, apiKeySecret: v.apiKeySecret ?? null });
+    const saved = await this.store.transaction(async (r) => {
       if (v.apiKeySecret) {
         const secret = await r.secrets.findByName(p.workspaceId, v.apiKeySecret);
         if (!secret) throw new Invalid(`input.apiKeySecret: no secret named '${v.apiKeySecret}'; create it with createSecret first`, 'input.apiKeySecret');
@@ -58,5 +94,120 @@ export class ModelService {
       if (existing) return r.models.update({ ...existing, ...fields, updatedAt: now });
       return r.models.insert({ id: newId('mdl'), workspaceId: p.workspaceId, ...fields, createdAt: now, updatedAt: now });
     });
+    return { ...saved, warning };
   }
+
+  /**
+   * Makes one small call to the model named `name` through the same resolution as a run (its key
+   * secret or the environment's key, its base URL) and returns the provider's answer or its error
+   * as the provider gave it. Admins only, as configureModel: the error is the provider's own text.
+   */
+  async test(p: Principal, name: string): Promise<ModelTestResult> {
+    requireAdmin(p);
+    const configured = await this.store.repos.models.findByName(p.workspaceId, name);
+    if (!configured) throw new NotFound('Model', name);
+    const started = performance.now();
+    const latencyMs = () => Math.round(performance.now() - started);
+    try {
+      const model = await resolveModel(this.store.repos, this.deps.secrets, this.deps.modelDefaults, modelTestAgent(p.workspaceId), name);
+      const result = await this.deps.models.generate({
+        model,
+        system: '',
+        messages: [{ role: 'user', content: TEST_PROMPT }],
+        tools: [],
+        maxSteps: 1,
+        maxOutputTokens: TEST_MAX_OUTPUT_TOKENS,
+        signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
+      });
+      return { ok: true, output: result.text, error: null, latencyMs: latencyMs() };
+    } catch (err) {
+      // ModelFailure.detail: the provider's status and text with the key removed (the activity log's wording).
+      if (err instanceof ModelFailure) return { ok: false, output: null, error: err.detail, latencyMs: latencyMs() };
+      if (err instanceof ModelNotConfigured) return { ok: false, output: null, error: err.message, latencyMs: latencyMs() };
+      throw err;
+    }
+  }
+
+  /**
+   * Null when the provider lists `model`, a warning when the name could not be checked; refuses a
+   * name the provider's list does not hold, naming the closest ones it does.
+   */
+  private async checkModelName(workspaceId: string, v: Pick<ModelConfig, 'provider' | 'model' | 'baseUrl' | 'apiKeySecret'>): Promise<string | null> {
+    const connection = await this.connectionOf(workspaceId, v);
+    const unchecked = (reason: string) => `The model name '${v.model}' could not be checked against the provider's model list: ${reason}. It was saved as given; testModel tries it with one call.`;
+    if (connection.provider !== 'openai-compatible' && !connection.apiKey) {
+      return unchecked(`there is no API key to ask the provider with (set apiKeySecret, or the provider's environment variable)`);
+    }
+    const listing = this.deps.models.listModels ? await this.deps.models.listModels(connection) : { listed: false as const, reason: 'this model adapter cannot list models' };
+    if (!listing.listed) return unchecked(listing.reason);
+    if (listing.models.includes(v.model)) return null;
+    const close = closestNames(v.model, listing.models, CLOSE_NAMES);
+    throw new Invalid(`input.model: the provider does not list a model '${v.model}'; close names it offers: ${close.join(', ')}`, 'input.model');
+  }
+
+  /**
+   * How a model about to be configured is reached: the same rules as resolveModel (runtime/
+   * model-resolver.ts) applies to a saved one: its key secret, else the provider's environment key;
+   * its base URL, else the environment's OpenAI base URL for OpenAI.
+   */
+  private async connectionOf(workspaceId: string, v: Pick<ModelConfig, 'provider' | 'model' | 'baseUrl' | 'apiKeySecret'>): Promise<ResolvedModel> {
+    const defaults = this.deps.modelDefaults;
+    let apiKey: string | null = null;
+    if (v.apiKeySecret) {
+      const secret = await this.deps.secrets.reveal(workspaceId, v.apiKeySecret);
+      if (!secret) throw new Invalid(`input.apiKeySecret: no secret named '${v.apiKeySecret}'; create it with createSecret first`, 'input.apiKeySecret');
+      apiKey = secret.value;
+    } else if (v.provider === 'anthropic') {
+      apiKey = defaults.anthropic?.apiKey ?? null;
+    } else if (v.provider === 'openai') {
+      apiKey = defaults.openai?.apiKey ?? null;
+    }
+    const baseUrl = v.baseUrl ?? (v.provider === 'openai' ? (defaults.openai?.baseUrl ?? null) : null);
+    return { reference: v.model, provider: v.provider, model: v.model, baseUrl, apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0 };
+  }
+}
+
+/**
+ * The agent a test call is resolved for: resolveModel reads only its workspace and default model,
+ * and the model is named explicitly, so the test takes exactly the path of a run's model override.
+ */
+function modelTestAgent(workspaceId: string): Parameters<typeof resolveModel>[3] {
+  return { workspaceId, defaultModel: null } as Parameters<typeof resolveModel>[3];
+}
+
+/** Names compared when suggesting (a provider's list is at most a few thousand names; this bounds the work). */
+const MAX_COMPARED_NAMES = 10_000;
+/** Characters of each name compared by edit distance. */
+const MAX_COMPARED_CHARS = 64;
+
+/**
+ * The `n` names nearest to `wanted`: shared prefix first, then edit distance, then alphabetical.
+ * Only names that look alike (a common start of 3 characters, or at most a third of the name
+ * differing) unless none does: then the nearest `n` anyway, so the refusal always shows some.
+ */
+export function closestNames(wanted: string, names: string[], n: number): string[] {
+  const w = wanted.toLowerCase().slice(0, MAX_COMPARED_CHARS);
+  const score = (name: string) => {
+    const lower = name.toLowerCase().slice(0, MAX_COMPARED_CHARS);
+    let prefix = 0;
+    while (prefix < w.length && prefix < lower.length && w[prefix] === lower[prefix]) prefix++;
+    return { name, prefix, distance: editDistance(w, lower) };
+  };
+  const ranked = [...new Set(names)]
+    .slice(0, MAX_COMPARED_NAMES)
+    .map(score)
+    .sort((a, b) => b.prefix - a.prefix || a.distance - b.distance || a.name.localeCompare(b.name));
+  const alike = ranked.filter((s) => s.prefix >= 3 || s.distance <= Math.ceil(w.length / 3));
+  return (alike.length ? alike : ranked).slice(0, n).map((s) => s.name);
+}
+
+/** Levenshtein distance (of strings at most MAX_COMPARED_CHARS long). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
 }

@@ -116,10 +116,19 @@ export interface ModelResult {
 
 export type ModelEvent = { type: 'delta'; text: string } | { type: 'done'; result: ModelResult };
 
+/**
+ * What a provider's model list answered: the model names, or why there is no list to check
+ * against (the provider has no list endpoint, refused the key, could not be reached, timed out).
+ * `reason` is safe to show to the workspace's admins: it never holds the API key.
+ */
+export type ModelListing = { listed: true; models: string[] } | { listed: false; reason: string };
+
 /** Calls a language model with a bounded tool loop. */
 export interface LanguageModels {
   generate(call: ModelCall): Promise<ModelResult>;
   stream(call: ModelCall): AsyncIterable<ModelEvent>;
+  /** The provider's model names. An adapter without it is one whose models cannot be listed. */
+  listModels?(model: ResolvedModel): Promise<ModelListing>;
 }
 
 /**

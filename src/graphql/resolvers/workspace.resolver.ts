@@ -2,7 +2,7 @@ import { Arg, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Roo
 import type { Workspace as WorkspaceEntity } from '../../domain/entities.js';
 import type { Context } from '../context.js';
 import { ConfigureModelInput, InviteMemberInput, RecordMessageInput, WorkspaceSettingsInput } from '../types/inputs.js';
-import { ApiKey, DailyUsage, Member, MemberToken, MemberTokenResult, Message, Model, Secret, Team, Workspace, WorkspaceSettings } from '../types/objects.js';
+import { ApiKey, DailyUsage, Member, MemberToken, MemberTokenResult, Message, Model, ModelTestResult, Secret, Team, Workspace, WorkspaceSettings } from '../types/objects.js';
 import { SecretKindEnum } from '../types/enums.js';
 
 @Resolver(() => Workspace)
@@ -115,9 +115,19 @@ export class WorkspaceResolver {
     return ctx.services.secrets.delete(ctx.principal, name);
   }
 
-  @Mutation(() => Model, { description: 'Creates or replaces a model configuration. Admins only' })
+  @Mutation(() => Model, {
+    description:
+      "Creates or replaces a model configuration. Admins only. Where the provider lists its models, a name it does not list is refused (naming close ones); where it cannot be checked, the model is saved and `warning` says why",
+  })
   configureModel(@Arg('input', () => ConfigureModelInput) input: ConfigureModelInput, @Ctx() ctx: Context) {
     return ctx.services.models.configure(ctx.principal, input);
+  }
+
+  @Mutation(() => ModelTestResult, {
+    description: "Makes one small call to a configured model (\"Reply with OK\", a few output tokens) and returns its answer or the provider's error. Admins only",
+  })
+  testModel(@Arg('name', () => String) name: string, @Ctx() ctx: Context) {
+    return ctx.services.models.test(ctx.principal, name);
   }
 
   @Mutation(() => Message, { description: 'Records an email or SMS message sent to or by an agent (channel connectors)' })

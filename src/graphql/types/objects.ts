@@ -280,6 +280,20 @@ export class Model {
   @Field(() => Float) inputPricePerMillion!: number;
   @Field(() => Float) outputPricePerMillion!: number;
   @Field(() => Boolean) isDefault!: boolean;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Set on configureModel's answer when the model name could not be checked against the provider's model list (the provider has no list, refused the key, or could not be reached), saying why; null otherwise and on queries",
+  })
+  warning?: string | null;
+}
+
+@ObjectType({ description: "testModel's answer: one small call to the model through the same resolution as a run" })
+export class ModelTestResult {
+  @Field(() => Boolean) ok!: boolean;
+  @Field(() => String, { nullable: true, description: "The model's answer" }) output!: string | null;
+  @Field(() => String, { nullable: true, description: "The provider's error as it gave it (HTTP status and message), credentials removed" }) error!: string | null;
+  @Field(() => Int, { description: 'Time the call took, in milliseconds' }) latencyMs!: number;
 }
 
 @ObjectType()

@@ -14,6 +14,7 @@ import {
   type ToolDefinition,
 } from '../../domain/runtime/ports.js';
 import type { Logger } from '../logger.js';
+import { listProviderModels } from './model-list.js';
 import { providerFailure } from './provider-errors.js';
 
 /** The provider model for a resolved reference (OpenAI chat completions, Anthropic, or any compatible server). */
@@ -109,6 +110,7 @@ export function aiSdkModels(logger: Logger): LanguageModels {
 
   return {
     stream,
+    listModels: (model) => listProviderModels(model),
     async generate(call) {
       for await (const ev of stream(call)) if (ev.type === 'done') return ev.result;
       throw new ModelFailure('The model returned no result');
