@@ -1,5 +1,9 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { listProviderModels } from '../../src/infra/models/model-list.js';
+import type { ResolvedModel } from '../../src/domain/runtime/ports.js';
 import { errorCode, gql, gqlOk, newWorkspace, type GqlResult, type TestWorkspace } from '../helpers/harness.js';
 import { startAnthropicServer, type FakeAnthropic } from '../helpers/anthropic-server.js';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
@@ -77,14 +81,15 @@ describe('GraphQL: model names checked against the provider, and testModel', fun
     });
 
     it('accepts with a warning quoting the provider when the list refuses the key (401), without the key', async () => {
-      const key = await keySecret(ws, 'BAD_KEY');
+      // Not in a provider's key format: only the known value can find it in the provider's text.
+      const key = await keySecret(ws, 'BAD_KEY', 'local-key-');
       openai.setModelList({ status: 401, errorBody: { error: { message: `Incorrect API key provided: ${key}. You can find your API key at https://platform.openai.com/account/api-keys.` } } });
       const r = await configure(ws, { name: 'cloud', provider: 'OPENAI', model: 'gpt-4o', baseUrl: openai.url, apiKeySecret: 'BAD_KEY' });
       expect(r.errors).to.equal(undefined);
       const warning = r.data.configureModel.warning as string;
       expect(warning).to.match(/model list answered HTTP 401: Incorrect API key provided/);
       expect(warning).to.not.include(key);
-      expect(JSON.stringify(r)).to.not.include(key.slice(8));
+      expect(JSON.stringify(r)).to.not.include(key.slice('local-key-'.length));
     });
 
     it('accepts with a warning, sending nothing, when there is no key to ask an OpenAI provider with', async () => {
@@ -110,6 +115,37 @@ describe('GraphQL: model names checked against the provider, and testModel', fun
 
       const message = expectRefused(await configure(ws, { name: 'claude', provider: 'ANTHROPIC', model: 'claude-haiku-4.5', baseUrl: anthropic.url, apiKeySecret: 'ANTHROPIC' }), 'input.model');
       expect(message).to.match(/close names it offers: claude-haiku-4-5,/);
+    });
+  });
+
+  describe('the model list reader', () => {
+    const model = (m: Partial<ResolvedModel>): ResolvedModel => ({ reference: 'x', provider: 'openai-compatible', model: 'x', baseUrl: null, apiKey: null, inputPricePerMillion: 0, outputPricePerMillion: 0, ...m });
+
+    it('gives up on a list that does not answer within its timeout, saying so', async () => {
+      const held: ServerResponse[] = [];
+      const server = createServer((_req, res) => void held.push(res));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+        const listing = await listProviderModels(model({ baseUrl: url }), 50);
+        expect(listing).to.deep.equal({ listed: false, reason: "the provider's model list did not answer within 0.05 s" });
+        expect(held).to.have.length(1);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
+
+    it('sends nothing to a base URL holding credentials, and does not quote them', async () => {
+      const listing = await listProviderModels(model({ baseUrl: openai.url.replace('http://', 'http://alice:s3cr3t-pass@') }));
+      expect(listing.listed).to.equal(false);
+      expect(JSON.stringify(listing)).to.match(/holds credentials/).and.not.match(/alice|s3cr3t/);
+      expect(openai.listRequests).to.have.length(0);
+    });
+
+    it('treats an empty list as no list (nothing to check against)', async () => {
+      openai.setModelList([]);
+      expect(await listProviderModels(model({ baseUrl: openai.url }))).to.deep.equal({ listed: false, reason: 'the model list is empty' });
     });
   });
 
