@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
+import { FAKE_MODELS, startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
 import { databaseEnv, ROOT, startService, type Started } from '../helpers/process.js';
 
 // The README's walkthrough, run as a new user would: the service started the way `npm start`
@@ -104,6 +104,9 @@ describe('e2e: the README walkthrough, run verbatim', function () {
 
   before(async () => {
     fake = await startOpenAiServer();
+    // The provider lists the model the README configures; its first answer is testModel's "OK".
+    fake.setModelList([...FAKE_MODELS, 'gpt-4o-mini', 'gpt-4o']);
+    fake.enqueue({ text: 'OK' });
     database = await databaseEnv('readme_walkthrough');
     svc = await startService({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: undefined, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-local-test', LOG_LEVEL: 'warn', ...database.env }, 180_000);
     const printed = /Admin token \(shown once, store it now\): (\S+)/.exec(svc.output());
