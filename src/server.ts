@@ -72,7 +72,9 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
   try {
     if (!opts.skipMigrations) await migrateLatest(db);
     const schema = await buildGraphqlSchema();
-    const ownSandbox = opts.sandbox ? null : createQuickJsSandbox();
+    // Always built: it compiles scripts on save even when a test replaces the sandbox that runs them
+    // (its workers start on demand, so an unused one costs nothing).
+    const ownSandbox = createQuickJsSandbox();
     const store = knexStore(db);
     const activitySink = bufferedActivitySink(store, logger);
     const services: Services = createServices({
@@ -82,7 +84,8 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       cipher: aesGcmCipher(secrets.key),
       clock: opts.clock ?? systemClock,
       models: opts.models ?? aiSdkModels(logger),
-      sandbox: opts.sandbox ?? ownSandbox!,
+      sandbox: opts.sandbox ?? ownSandbox,
+      compiler: ownSandbox,
       modelDefaults: {
         openai: config.openaiApiKey || config.openaiBaseUrl ? { apiKey: config.openaiApiKey ?? null, baseUrl: config.openaiBaseUrl ?? null, model: config.openaiModel } : null,
         anthropic: config.anthropicApiKey ? { apiKey: config.anthropicApiKey, model: config.anthropicModel } : null,
@@ -130,7 +133,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         await worker.stop();
         await graphql.stop();
         await services.activityLog.flush();
-        await ownSandbox?.close();
+        await ownSandbox.close();
         if (ownsDb) await closeDatabase(db);
       },
     };

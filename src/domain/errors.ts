@@ -24,13 +24,14 @@ export class DomainError extends Error {
   }
 }
 
-/** Input failed validation; `field` names the offending input path. */
+/** Input failed validation; `field` names the offending input path, `extra` adds details (e.g. a line and column). */
 export class Invalid extends DomainError {
   constructor(
     message: string,
     readonly field?: string,
+    extra?: Record<string, unknown>,
   ) {
-    super('INVALID', message, field ? { field } : undefined);
+    super('INVALID', message, field || extra ? { ...(field ? { field } : {}), ...extra } : undefined);
   }
 }
 

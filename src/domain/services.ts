@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import { DocumentService } from './documents/document.service.js';
 import { RecordService } from './documents/record.service.js';
 import { EntryService } from './entries/entry.service.js';
+import { ScriptCheck } from './entries/script-check.js';
 import { KeyService } from './keys/key.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ModelService } from './models/model.service.js';
@@ -57,6 +58,8 @@ export interface ServiceDeps {
   clock: Clock;
   models: LanguageModels;
   sandbox: ScriptSandbox;
+  /** Compiles script handlers when they are saved (default: `sandbox`). */
+  compiler?: ScriptSandbox;
   modelDefaults: ModelDefaults;
   selfManagement: SelfManagementTools;
   scriptLimits: ScriptLimits;
@@ -92,7 +95,7 @@ export function createServices(deps: ServiceDeps): Services {
     workspace: new WorkspaceService(store, clock),
     agents: new AgentService(store, clock),
     keys,
-    entries: new EntryService(store, clock),
+    entries: new EntryService(store, clock, new ScriptCheck(deps.compiler ?? deps.sandbox, deps.scriptLimits)),
     documents: new DocumentService(store, clock),
     records,
     secrets,

@@ -58,7 +58,7 @@ describe('HTTP API: the 500 body of a failed run', function () {
 
       const r = await call('POST', httpApiPath(agent, 'ship'), { key, json: { id: 7, inStock: false } });
       expectJsonError(r, 500);
-      expect(r.json).to.deep.equal({ error: 'Error: Order 7 cannot be shipped: out of stock' });
+      expect(r.json).to.deep.equal({ error: 'Error: Order 7 cannot be shipped: out of stock (line 2, column 44)' });
       const runId = r.headers.get('x-run-id');
       expect(runId).to.be.a('string').and.match(/^run_/);
 
@@ -68,7 +68,7 @@ describe('HTTP API: the 500 body of a failed run', function () {
 
       const failed = (await activityOf(ws.adminToken, agent)).find((e) => e.runId === runId);
       expect(failed, 'activity entry of the failed run').to.not.equal(undefined);
-      expect(failed).to.deep.include({ surface: 'HTTP_API', entry: 'ship', status: 500, error: 'Error: Order 7 cannot be shipped: out of stock' });
+      expect(failed).to.deep.include({ surface: 'HTTP_API', entry: 'ship', status: 500, error: 'Error: Order 7 cannot be shipped: out of stock (line 2, column 44)' });
     });
 
     // The provider's own text can quote credentials or account details: callers get the kind and

@@ -78,13 +78,14 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
     it('has no process, require, fetch, timers or module loading', async () => {
       const out = await run('return [typeof process, typeof require, typeof fetch, typeof setTimeout, typeof Buffer]');
       expect(out.value).to.deep.equal(['undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
-      expectFailure(await fails('require("fs")'), 'error', "ReferenceError: 'require' is not defined");
+      expectFailure(await fails('require("fs")'), 'error', "ReferenceError: 'require' is not defined (line 1, column 1)");
       expectFailure(await fails('await import("fs")'), 'error', "ReferenceError: could not load module 'fs'");
       expect((await run('try { await import("node:child_process"); return "loaded" } catch (e) { return e.name }')).value).to.equal('ReferenceError');
     });
 
     it('gives the Function-constructor escape nothing of the host', async () => {
-      expectFailure(await fails('return constructor.constructor("return process")()'), 'error', "ReferenceError: 'process' is not defined");
+      // (The position is the one in the code the Function constructor built: QuickJS names both sources alike.)
+      expectFailure(await fails('return constructor.constructor("return process")()'), 'error', "ReferenceError: 'process' is not defined (line 1, column 8)");
       const names = (await run('return Object.getOwnPropertyNames(this.constructor.constructor("return globalThis")())')).value as string[];
       expect(names).to.include('JSON');
       for (const host of ['process', 'require', 'module', 'Buffer', 'global', 'fetch', 'setTimeout', 'console', 'WebAssembly']) {
@@ -146,17 +147,45 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
     });
 
     it('reports thrown errors as Name: message, without host stacks', async () => {
-      expectFailure(await fails('throw new TypeError("bad thing")'), 'error', 'TypeError: bad thing');
+      expectFailure(await fails('throw new TypeError("bad thing")'), 'error', 'TypeError: bad thing (line 1, column 20)');
       expectFailure(await fails('throw "plain"'), 'error', 'Error: plain');
       expectFailure(await fails('return (('), 'error', /^SyntaxError: /);
       expectFailure(await fails('await new Promise(() => {})'), 'error', 'Script is awaiting a promise that can never settle');
       const f = await fails('throw new Error("x".repeat(10000))');
       expect(f.message.length).to.be.at.most(2_000);
+      expect(f.message).to.match(/… \(line 1, column 16\)$/);
+    });
+
+    it('reports where in the script an error is, as the user wrote it (not the wrapper)', async () => {
+      const runtime = await fails('const a = 1;\n\n  let x = input.missing.x;\nreturn x');
+      expectFailure(runtime, 'error', "TypeError: cannot read property 'x' of undefined (line 3, column 24)");
+      expect(runtime.position).to.deep.equal({ line: 3, column: 24 });
+      const nested = await fails('function f() {\n  throw new RangeError("deep")\n}\nreturn f()');
+      expect(nested.position).to.deep.equal({ line: 2, column: 23 });
+      const syntax = await fails('const a = 1;\nconst b c = 2;');
+      expectFailure(syntax, 'error', 'SyntaxError: missing initializer for const variable (line 2, column 9)');
+      // A thrown non-Error has no stack to tell: no position rather than a wrong one.
+      expect((await fails('throw 5')).position).to.equal(undefined);
+    });
+
+    it('compiles without running when asked (the save-time check), with the same wrapper as a run', async () => {
+      const { host, calls } = fakeHost();
+      const compile = (source: string) => sandbox.run({ source, input: null, request: null, host, limits: LIMITS, owner: 'agent-a', compileOnly: true });
+      expect((await compile('await documents.insert("d", [{ a: 1 }]); log("ran"); return input.x')).value).to.equal(null);
+      expect(calls).to.have.length(0);
+      const syntax = await failure(compile('return 1;\n  if (x {'));
+      expectFailure(syntax, 'error', /^SyntaxError: .* \(line 2, column 9\)$/);
+      // Ending too early points at the end of the script, not at the wrapper's closing brace.
+      const early = await failure(compile('const a = [1,\n  2,'));
+      expectFailure(early, 'error', 'SyntaxError: unexpected end of the script (line 2, column 5)');
+      // A body that closes the generated function would be another program: refused.
+      expectFailure(await failure(compile('}); globalThis.x = 1; (async function () {')), 'error', /^SyntaxError: unmatched '}'/);
+      expectFailure(await fails('}); (async function () { return 1'), 'error', /^SyntaxError: unmatched '}'/);
     });
 
     it('contains deep recursion and deeply nested source', async () => {
       const limits = ROOMY;
-      expectFailure(await fails('function f(n) { return f(n + 1) + 1 } return f(0)', { limits }), 'error', 'InternalError: stack overflow');
+      expectFailure(await fails('function f(n) { return f(n + 1) + 1 } return f(0)', { limits }), 'error', 'InternalError: stack overflow (line 1, column 25)');
       expectFailure(await fails(`return ${'('.repeat(20_000)}1${')'.repeat(20_000)}`, { limits }), 'error', /stack overflow/);
       expectFailure(await fails('let o = []; for (let i = 0; i < 1e5; i++) o = [o]; return JSON.stringify(o).length', { limits }), 'error', /stack overflow/);
       expect((await run('function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } return f(250)', { limits })).value).to.equal(250);

@@ -6,6 +6,7 @@ import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { AgentChildRepo, Repositories, Store } from '../ports.js';
 import { parse, stripUndefined } from '../validation.js';
+import type { ScriptCheck } from './script-check.js';
 import {
   checkModelOverride,
   httpEndpointInput,
@@ -23,26 +24,30 @@ const LABEL: Record<EntryKind, string> = { httpEndpoints: 'HTTP endpoint', mcpTo
 
 /**
  * Entries of the HTTP API, MCP and webhook surfaces. Members, or the agent itself when its
- * Endpoint Management capability is on (policy action `manageSurfaces`).
+ * Endpoint Management capability is on (policy action `manageSurfaces`). A script handler is
+ * compiled before anything is saved: a syntax error is Invalid with its line and column.
  */
 export class EntryService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly scripts: ScriptCheck,
   ) {}
 
   /** Adds an HTTP API endpoint; paths are unique per agent (also by shape: `a/{x}` and `a/{y}` clash). */
-  addHttpEndpoint(p: Principal, agentId: string, input: unknown): Promise<HttpEndpoint> {
+  async addHttpEndpoint(p: Principal, agentId: string, input: unknown): Promise<HttpEndpoint> {
     const v = parse(httpEndpointInput, input, 'input');
     checkModelOverride(v.handler, v.modelOverride ?? null);
+    await this.scripts.check(v.handler, p.workspaceId);
     return this.add(p, agentId, 'httpEndpoints', async (r, now) => {
       await this.checkPath(r, agentId, v.path, null);
       return r.httpEndpoints.insert({ id: newId('ep'), agentId, ...v, modelOverride: v.modelOverride ?? null, createdAt: now, updatedAt: now });
     });
   }
 
-  updateHttpEndpoint(p: Principal, id: string, input: unknown): Promise<HttpEndpoint> {
+  async updateHttpEndpoint(p: Principal, id: string, input: unknown): Promise<HttpEndpoint> {
     const v = stripUndefined(parse(httpEndpointPatch, input, 'input'));
+    await this.scripts.check(v.handler, p.workspaceId);
     return this.update(p, id, 'httpEndpoints', async (r, current) => {
       const next = { ...current, ...v } as HttpEndpoint;
       checkModelOverride(next.handler, next.modelOverride);
@@ -56,9 +61,10 @@ export class EntryService {
   }
 
   /** Adds an MCP tool; names are unique per agent. */
-  addMcpTool(p: Principal, agentId: string, input: unknown): Promise<McpTool> {
+  async addMcpTool(p: Principal, agentId: string, input: unknown): Promise<McpTool> {
     const v = parse(mcpToolInput, input, 'input');
     checkModelOverride(v.handler, v.modelOverride ?? null);
+    await this.scripts.check(v.handler, p.workspaceId);
     return this.add(p, agentId, 'mcpTools', (r, now) =>
       r.mcpTools.insert({
         id: newId('tool'),
@@ -73,8 +79,9 @@ export class EntryService {
     );
   }
 
-  updateMcpTool(p: Principal, id: string, input: unknown): Promise<McpTool> {
+  async updateMcpTool(p: Principal, id: string, input: unknown): Promise<McpTool> {
     const v = stripUndefined(parse(mcpToolPatch, input, 'input'));
+    await this.scripts.check(v.handler, p.workspaceId);
     return this.update(p, id, 'mcpTools', async (_r, current) => {
       const next = { ...current, ...v } as McpTool;
       checkModelOverride(next.handler, next.modelOverride);
@@ -87,9 +94,10 @@ export class EntryService {
   }
 
   /** Adds a webhook integration; a signature check must name a WEBHOOK_SIGNING_SECRET of the workspace. */
-  addWebhook(p: Principal, agentId: string, input: unknown): Promise<Webhook> {
+  async addWebhook(p: Principal, agentId: string, input: unknown): Promise<Webhook> {
     const v = parse(webhookInput, input, 'input');
     checkModelOverride(v.handler, v.modelOverride ?? null);
+    await this.scripts.check(v.handler, p.workspaceId);
     return this.add(p, agentId, 'webhooks', async (r, now) => {
       await this.checkSigningSecret(r, p.workspaceId, v.signature ?? null);
       return r.webhooks.insert({
@@ -105,8 +113,9 @@ export class EntryService {
     });
   }
 
-  updateWebhook(p: Principal, id: string, input: unknown): Promise<Webhook> {
+  async updateWebhook(p: Principal, id: string, input: unknown): Promise<Webhook> {
     const v = stripUndefined(parse(webhookPatch, input, 'input'));
+    await this.scripts.check(v.handler, p.workspaceId);
     return this.update(p, id, 'webhooks', async (r, current) => {
       const next = { ...current, ...v } as Webhook;
       checkModelOverride(next.handler, next.modelOverride);

@@ -41,6 +41,11 @@ export interface ScriptRequest {
   owner: string;
   /** Aborting it ends the run, or takes it out of the queue before it starts. */
   signal?: AbortSignal;
+  /**
+   * Compile the source without calling it (the save-time syntax check): the outcome is null, or
+   * a ScriptFailure of kind `error` whose `position` says where the source is wrong.
+   */
+  compileOnly?: boolean;
 }
 
 export interface ScriptOutcome {
@@ -53,12 +58,22 @@ export interface ScriptOutcome {
 /** `busy`: the run never started — no room in the sandbox within its queue limit; retry later. */
 export type ScriptFailureKind = 'error' | 'timeout' | 'memory' | 'output_too_large' | 'aborted' | 'invalid_output' | 'busy';
 
-/** Thrown by a sandbox when a script fails; `message` is safe to show to the caller. */
+/** A place in a script's source, both 1-based, as the user wrote it (not in any generated wrapper). */
+export interface ScriptPosition {
+  line: number;
+  column: number;
+}
+
+/**
+ * Thrown by a sandbox when a script fails; `message` is safe to show to the caller. A syntax or
+ * runtime error of the script itself carries its `position` (also at the end of `message`).
+ */
 export class ScriptFailure extends Error {
   constructor(
     readonly kind: ScriptFailureKind,
     message: string,
     readonly logs: string[] = [],
+    readonly position?: ScriptPosition,
   ) {
     super(message);
     this.name = 'ScriptFailure';

@@ -14,12 +14,24 @@ export const DOCUMENT_OPS = ['query', 'insert', 'update', 'delete'] as const;
 export type DocumentOp = (typeof DOCUMENT_OPS)[number];
 
 /**
- * Evaluates to `{ start, describe, stringify }`, an object only the host holds a handle to.
+ * Lines the AsyncFunction constructor puts before the script's first line
+ * (`(async function anonymous(input,request,documents,log` and `) {`): QuickJS reports positions in
+ * that generated source, the user wrote only the body.
+ */
+export const SCRIPT_LINE_OFFSET = 2;
+
+/**
+ * Evaluates to `{ start, describe, locate, stringify }`, an object only the host holds a handle to.
  *
- * - `start(hostCall, hostLog, inputJson, requestJson, source)` compiles `source` with the
- *   AsyncFunction constructor (so it is exactly a function body: it cannot close the wrapper or see
- *   the prelude's closure) and returns the promise of its call.
+ * - `start(hostCall, hostLog, inputJson, requestJson, source, compileOnly)` compiles `source` with
+ *   the AsyncFunction constructor (a function body: it cannot see the prelude's closure) and
+ *   returns the promise of its call — or null without calling it when `compileOnly` is true. A
+ *   body that closes the generated function early (an unmatched `}` followed by more code) is
+ *   refused as a SyntaxError: the constructor only pastes the body between `{` and `}`, so such a
+ *   body would be a different program than the one the user saved.
  * - `describe(thrown)` renders a thrown value as `Name: message`, capped, never throwing.
+ * - `locate(thrown)` is `"line:column"` in the script of the innermost script frame of an Error's
+ *   stack (QuickJS names the constructor's source `<input>`), or `""`.
  * - `stringify` is the original `JSON.stringify`, captured before user code can replace it.
  *
  * Strict mode keeps `caller`/`arguments` from leaking the raw host functions; the originals of
@@ -36,6 +48,12 @@ export const PRELUDE = `(() => {
   const arrJoin = Array.prototype.join;
   const arrMap = Array.prototype.map;
   const AsyncFunction = (async function () {}).constructor;
+  const OrigError = Error;
+  const OrigSyntaxError = SyntaxError;
+  const fnToString = Function.prototype.toString;
+  const reExec = RegExp.prototype.exec;
+  const SCRIPT_FRAME = /<input>:(\\d+):(\\d+)/;
+  const PARAMS = ['input', 'request', 'documents', 'log'];
   const cap = (s, n) => (s.length > n ? apply(strSlice, s, [0, n]) : s);
 
   const show = (v) => {
@@ -64,8 +82,27 @@ export const PRELUDE = `(() => {
     }
   };
 
-  const start = (hostCall, hostLog, inputJson, requestJson, source) => {
-    const body = AsyncFunction('input', 'request', 'documents', 'log', source);
+  const locate = (e) => {
+    try {
+      if (!(e instanceof OrigError)) return '';
+      const stack = e.stack;
+      if (typeof stack !== 'string') return '';
+      const m = apply(reExec, SCRIPT_FRAME, [apply(strSlice, stack, [0, 4000])]);
+      if (!m) return '';
+      const line = +m[1] - ${SCRIPT_LINE_OFFSET};
+      return line >= 1 ? line + ':' + m[2] : '';
+    } catch {
+      return '';
+    }
+  };
+
+  const start = (hostCall, hostLog, inputJson, requestJson, source, compileOnly) => {
+    const body = AsyncFunction(PARAMS[0], PARAMS[1], PARAMS[2], PARAMS[3], source);
+    const expected = 'async function anonymous(' + apply(arrJoin, PARAMS, [',']) + '\\n) {\\n' + source + '\\n}';
+    if (typeof body !== 'function' || apply(fnToString, body, []) !== expected) {
+      throw new OrigSyntaxError("unmatched '}': the script closes the function it runs in");
+    }
+    if (compileOnly) return null;
     const op = (name) => async function (...args) {
       return parse(await hostCall(name, stringify(args)));
     };
@@ -81,5 +118,5 @@ export const PRELUDE = `(() => {
     return body(parse(inputJson), parse(requestJson), documents, freeze(log));
   };
 
-  return { start, describe, stringify };
+  return { start, describe, locate, stringify };
 })()`;

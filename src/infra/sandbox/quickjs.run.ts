@@ -8,7 +8,7 @@ import {
   type VmCallResult,
 } from 'quickjs-emscripten';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
-import { ScriptFailure, type Json, type ScriptOutcome, type ScriptRequest } from '../../domain/runtime/ports.js';
+import { ScriptFailure, type Json, type ScriptOutcome, type ScriptPosition, type ScriptRequest } from '../../domain/runtime/ports.js';
 import { invokeHost, readString } from './host-bridge.js';
 import { DOCUMENT_OPS, type DocumentOp, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE } from './quickjs.prelude.js';
 import { RunClock } from './run-clock.js';
@@ -62,6 +62,7 @@ export class QuickJsRun {
   private hostCalls = 0;
   /** Prelude helpers (see PRELUDE), set once the prelude has run. */
   private describeFn: QuickJSHandle | undefined;
+  private locateFn: QuickJSHandle | undefined;
   private stringifyFn: QuickJSHandle | undefined;
   private finished = false;
   private wake: (() => void) | undefined;
@@ -133,6 +134,7 @@ export class QuickJsRun {
     const api = this.own(this.unwrap(this.ctx.evalCode(PRELUDE, 'prelude.js')));
     const startFn = this.own(this.ctx.getProp(api, 'start'));
     this.describeFn = this.own(this.ctx.getProp(api, 'describe'));
+    this.locateFn = this.own(this.ctx.getProp(api, 'locate'));
     this.stringifyFn = this.own(this.ctx.getProp(api, 'stringify'));
     const args = [
       this.own(this.ctx.newFunction('hostCall', (op, json) => this.onHostCall(op, json))),
@@ -140,6 +142,7 @@ export class QuickJsRun {
       this.own(this.ctx.newString(JSON.stringify(this.req.input ?? null))),
       this.own(this.ctx.newString(JSON.stringify(this.req.request ?? null))),
       this.own(this.ctx.newString(this.req.source)),
+      this.req.compileOnly ? this.ctx.true : this.ctx.false,
     ];
     return this.own(this.unwrap(this.ctx.callFunction(startFn, this.ctx.undefined, args)));
   }
@@ -258,7 +261,28 @@ export class QuickJsRun {
     const text = this.describe(error);
     if (this.clock.failure) return this.clock.failure;
     if (text === 'InternalError: out of memory') return memoryFailure(this.req.limits.memoryBytes, this.logs);
-    return this.failure(kind, kind === 'error' ? text : `Script returned a value that is not JSON-serialisable: ${text}`);
+    if (kind !== 'error') return this.failure(kind, `Script returned a value that is not JSON-serialisable: ${text}`);
+    const located = this.locate(error);
+    if (this.clock.failure) return this.clock.failure;
+    if (!located) return this.failure('error', text);
+    const { position, message } = withinSource(this.req.source, located, text);
+    const where = ` (line ${position.line}, column ${position.column})`;
+    // The position is kept whole within the message's cap: it is the useful part of a long message.
+    const head = message.length + where.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS - where.length - 1)}…` : message;
+    return new ScriptFailure('error', `${head}${where}`, this.logs, position);
+  }
+
+  /** Where in the script an Error was thrown (see `locate` in PRELUDE), if it says. */
+  private locate(error: QuickJSHandle): ScriptPosition | undefined {
+    if (!this.locateFn) return undefined;
+    const result = this.ctx.callFunction(this.locateFn, this.ctx.undefined, error);
+    if (result.error) {
+      result.error.dispose();
+      return undefined;
+    }
+    const at = this.ownTemp(result.value, (h) => readString(this.ctx, h, 32));
+    const m = typeof at === 'string' ? /^(\d+):(\d+)$/.exec(at) : null;
+    return m ? { line: Number(m[1]), column: Number(m[2]) } : undefined;
   }
 
   private describe(error: QuickJSHandle): string {
@@ -294,6 +318,18 @@ export class QuickJsRun {
       handle.dispose();
     }
   }
+}
+
+/**
+ * A position past the script's last line is the generated closing `}` (the source ended too
+ * early): it is reported at the end of the script, without the wrapper's token.
+ */
+function withinSource(source: string, at: ScriptPosition, message: string): { position: ScriptPosition; message: string } {
+  const lines = source.split('\n');
+  if (at.line <= lines.length) return { position: at, message };
+  const last = lines[lines.length - 1]!;
+  const name = /^[A-Za-z]*Error/.exec(message)?.[0] ?? 'SyntaxError';
+  return { position: { line: lines.length, column: last.length + 1 }, message: `${name}: unexpected end of the script` };
 }
 
 function hostErrorMessage(err: unknown): string {

@@ -64,14 +64,14 @@ async function start(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const runId = BigInt(msg.id);
   const stopRequested = () => Atomics.load(watchdog, WATCHDOG_STOP) === runId;
   try {
-    const { source, input, request, limits } = msg;
+    const { source, input, request, limits, compileOnly } = msg;
     // (`owner` only matters to the pool, which has already shared the workers out.)
     const onStart = () => post({ type: 'started', id: msg.id });
-    const outcome = await sandbox.run({ source, input, request, limits, host, owner: '', signal: run.abort.signal }, { onSlice, stopRequested, onStart });
+    const outcome = await sandbox.run({ source, input, request, limits, compileOnly, host, owner: '', signal: run.abort.signal }, { onSlice, stopRequested, onStart });
     post({ type: 'done', id: msg.id, outcome });
   } catch (err) {
     const failure = err instanceof ScriptFailure ? err : new ScriptFailure('error', 'Script crashed the sandbox');
-    post({ type: 'failed', id: msg.id, kind: failure.kind, message: failure.message, logs: failure.logs });
+    post({ type: 'failed', id: msg.id, kind: failure.kind, message: failure.message, logs: failure.logs, position: failure.position });
   } finally {
     runs.delete(msg.id);
   }

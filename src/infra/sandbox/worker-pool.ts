@@ -182,7 +182,7 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     worker.busy = { id, owner: req.owner };
     const { source, input, request, limits } = req;
     try {
-      worker.thread.postMessage({ type: 'run', id, source, input, request, limits: { ...limits } } satisfies ToWorker);
+      worker.thread.postMessage({ type: 'run', id, source, input, request, limits: { ...limits }, compileOnly: req.compileOnly === true } satisfies ToWorker);
     } catch {
       // This thread could not copy the input for the worker (nested deeper than its stack allows).
       worker.busy = undefined;
@@ -285,7 +285,7 @@ export class QuickJsWorkerPool implements ScriptSandbox {
         this.release(worker, msg.id);
         break;
       case 'failed':
-        this.settle(msg.id, new ScriptFailure(msg.kind, msg.message, msg.logs));
+        this.settle(msg.id, new ScriptFailure(msg.kind, msg.message, msg.logs, msg.position));
         this.release(worker, msg.id);
         break;
     }

@@ -1,6 +1,6 @@
 // Messages between the sandbox pool (server thread) and a QuickJS worker thread. Values are Json
 // or plain data, so structured cloning copies them; no function or host object crosses.
-import type { Json, ScriptFailureKind, ScriptLimits, ScriptOutcome } from '../../domain/runtime/ports.js';
+import type { Json, ScriptFailureKind, ScriptLimits, ScriptOutcome, ScriptPosition } from '../../domain/runtime/ports.js';
 import type { DocumentOp } from './quickjs.prelude.js';
 
 /** Passed as `workerData`. */
@@ -23,7 +23,7 @@ export const WATCHDOG_STOP = 2;
 export const WATCHDOG_SLOTS = 3;
 
 export type ToWorker =
-  | { type: 'run'; id: number; source: string; input: Json; request: Json; limits: ScriptLimits }
+  | { type: 'run'; id: number; source: string; input: Json; request: Json; limits: ScriptLimits; compileOnly: boolean }
   | { type: 'abort'; id: number }
   | { type: 'hostResult'; id: number; call: number; ok: true; value: Json }
   | { type: 'hostResult'; id: number; call: number; ok: false; message: string };
@@ -35,4 +35,4 @@ export type FromWorker =
   | { type: 'host'; id: number; call: number; op: DocumentOp; args: unknown[] }
   | { type: 'log'; id: number; line: string }
   | { type: 'done'; id: number; outcome: ScriptOutcome }
-  | { type: 'failed'; id: number; kind: ScriptFailureKind; message: string; logs: string[] };
+  | { type: 'failed'; id: number; kind: ScriptFailureKind; message: string; logs: string[]; position?: ScriptPosition };
