@@ -427,10 +427,16 @@ describe('e2e: HTTP API and Document API', function () {
       expect(done.credits).to.be.a('number');
     });
 
-    it('a script endpoint ignores Accept: text/event-stream and answers JSON', async () => {
+    it('a script endpoint asked for Accept: text/event-stream streams its result as one done event', async () => {
       const r = await call('POST', httpPath(A, 'echo'), { key: keyA, json: { a: 1 }, headers: { accept: 'text/event-stream' } });
       expect(r.status, r.text).to.equal(200);
-      expect(r.json.output.body).to.deep.equal({ a: 1 });
+      expect(r.headers.get('content-type')).to.match(/^text\/event-stream/);
+      const blocks = r.text.split('\n\n').filter((b) => b.trim());
+      expect(blocks, r.text).to.have.length(1);
+      expect(blocks[0]).to.match(/^event: done\ndata: /);
+      const data = JSON.parse(blocks[0]!.split('\ndata: ')[1]!);
+      expect(data.output.body).to.deep.equal({ a: 1 });
+      expect(data.runId).to.equal(r.headers.get('x-run-id'));
     });
 
     it('400 when the input matches a blocked guardrail pattern (streaming too); the model is not called', async () => {

@@ -23,6 +23,8 @@ export interface FakeTurn {
   chunkDelayMs?: number;
   /** An HTTP status ≥ 400 answers with `errorBody` (JSON; a string is sent as is). */
   status?: number;
+  /** A streamed answer breaks off (the connection is destroyed) after this many chunks: a model failing mid-stream. */
+  failAfterChunks?: number;
   errorBody?: unknown;
 }
 
@@ -180,6 +182,11 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
     for (const [i, chunk] of chunks.entries()) {
       if (i > 0 && turn.chunkDelayMs) await sleep(turn.chunkDelayMs, undefined, { signal });
       if (signal.aborted) return;
+      if (turn.failAfterChunks !== undefined && i >= turn.failAfterChunks) {
+        // What was written reaches the client first; then the connection drops without the stream's end.
+        await new Promise<void>((resolve) => res.write('', () => resolve()));
+        return void res.destroy();
+      }
       res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...chunk })}\n\n`);
     }
     res.end('data: [DONE]\n\n');

@@ -71,11 +71,12 @@ export function chatRoutes(services: Services, platformOrigins: string[], keepAl
       if (!result) throw new Error('the chat run ended without a result');
       await finished(result);
       if (result.error) throw new RunFailed(result.runId, result.error.kind, result.error.message);
+      ctx.set('X-Run-Id', result.runId);
       ctx.body = { conversationId: thread.id, runId: result.runId, output: result.output, credits: result.credits };
       return;
     }
 
-    const stream = openEventStream(ctx);
+    const stream = openEventStream(ctx, runId);
     const keepAlive = setInterval(() => ctx.res.write(': keep-alive\n\n'), keepAliveMs);
     keepAlive.unref();
     try {

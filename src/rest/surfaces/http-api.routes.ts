@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { RunFailed } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
 import type { RunEntry, RunInput } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
 import { abortOnClose, readJson, runHeaders, segmentsAfter, wantsEventStream } from './http-io.js';
@@ -11,6 +12,7 @@ import { activityOf, agentSurface, callerOf } from './surface.middleware.js';
  * `/agents/{agentId}/api/{path}`: after the surface preamble (agent 404 → key 401 → surface on 403),
  * endpoint (404/405) → body (415/413/400) → the pipeline (guardrails 400 → admission 429 → run).
  * A handler that fails ends in RunFailed: 500 with its message and the run id in `X-Run-Id`.
+ * With `Accept: text/event-stream` the answer is an event stream whatever the handler (see streamRun).
  */
 export function httpApiRoutes(services: Services, platformOrigins: string[]): Koa.Middleware {
   const router = new Router();
@@ -26,8 +28,10 @@ export function httpApiRoutes(services: Services, platformOrigins: string[]): Ko
     const input: RunInput = { surface: 'HTTP_API', method: ctx.method, path: segments.join('/'), params, query: ctx.query as RunInput['query'], headers: runHeaders(ctx), body: body ?? null };
     const entry: RunEntry = { kind: 'http', id: endpoint.id, name: endpoint.path, handler: endpoint.handler, modelOverride: endpoint.modelOverride };
     const opts = { signal: abortOnClose(ctx), activity };
-    if (wantsEventStream(ctx) && endpoint.handler.kind === 'prompt') {
-      return streamRun(ctx, services.pipeline.stream(principal, agent, entry, input, opts));
+    if (wantsEventStream(ctx)) {
+      // Named before the run starts: the stream's X-Run-Id goes out with its status line.
+      const runId = newId('run');
+      return streamRun(ctx, runId, services.pipeline.stream(principal, agent, entry, input, { ...opts, runId }));
     }
     const r = await services.pipeline.execute(principal, agent, entry, input, opts);
     if (r.error) throw new RunFailed(r.runId, r.error.kind, r.error.message);

@@ -7,11 +7,20 @@ export interface EventStream {
   end(): void;
 }
 
-/** Takes the response over from Koa and starts a `text/event-stream` answer with status 200. */
-export function openEventStream(ctx: Koa.Context): EventStream {
+/**
+ * Takes the response over from Koa and starts a `text/event-stream` answer with status 200. The
+ * run's id goes out in `X-Run-Id` with the status line: the only moment a header can still be sent.
+ */
+export function openEventStream(ctx: Koa.Context, runId: string): EventStream {
   ctx.status = 200;
   ctx.respond = false;
-  ctx.res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  ctx.res.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+    'X-Run-Id': runId,
+  });
   return {
     send: (event, data) => void ctx.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
     end: () => void ctx.res.end(),
@@ -30,13 +39,15 @@ const HTTP_API_FRAMING: RunFraming = {
 };
 
 /**
- * Streams a run: `delta` {text}… then `done` or `error`. The first step runs the pipeline's checks
- * and admission, so a refusal is still an ordinary JSON error answer; after the stream has started,
- * an unexpected failure ends it with a generic `error` event and is rethrown for the error log.
+ * Streams a run whose id is `runId` (the surface passed it to the pipeline as `RunOptions.runId`):
+ * `delta` {text}… then `done` or `error` — a script's run is its one `done` (or `error`). The first
+ * step runs the pipeline's checks and admission, so a refusal is still an ordinary JSON error
+ * answer; after the stream has started, an unexpected failure ends it with a generic `error` event
+ * and is rethrown for the error log.
  */
-export async function streamRun(ctx: Koa.Context, events: AsyncGenerator<RunEvent>, framing: RunFraming = HTTP_API_FRAMING): Promise<void> {
+export async function streamRun(ctx: Koa.Context, runId: string, events: AsyncGenerator<RunEvent>, framing: RunFraming = HTTP_API_FRAMING): Promise<void> {
   let next = await events.next();
-  const stream = openEventStream(ctx);
+  const stream = openEventStream(ctx, runId);
   try {
     for (; !next.done; next = await events.next()) {
       const ev = next.value;
@@ -45,7 +56,7 @@ export async function streamRun(ctx: Koa.Context, events: AsyncGenerator<RunEven
       else stream.send('done', framing.done(ev.result));
     }
   } catch (err) {
-    stream.send('error', { error: 'The run failed' });
+    stream.send('error', { error: 'The run failed', runId });
     throw err;
   } finally {
     stream.end();

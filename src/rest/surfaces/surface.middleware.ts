@@ -72,25 +72,50 @@ export function agentSurface(services: Services, surface: Surface, platformOrigi
 
 function record(services: Services, agent: Agent, surface: Surface, ctx: Koa.Context, activity: SurfaceActivity, keyId: string | null, failure: unknown, durationMs: number): void {
   const run = activity.run;
+  if (ctx.respond === false && ctx.res.headersSent) return recordStreamed(services, agent, surface, ctx, activity, keyId, failure, durationMs);
   const failed = failure !== undefined;
   const message = failure instanceof DomainError ? failure.message : 'Internal server error';
-  // A streamed answer's body is the run's outcome; the status line said 200 before a failed run ended.
-  const streamed = ctx.respond === false;
   services.activityLog.record(agent, {
+    ...requestOf(surface, ctx, activity, keyId, durationMs),
+    status: failed ? statusOf(failure) : ctx.status,
+    response: failed ? { error: message } : activity.response !== undefined ? activity.response : ctx.body,
+    // A failed run's entry keeps the failure's detail (a provider's own text, credentials removed).
+    error: failed ? (failure instanceof RunFailed ? (run?.errorDetail ?? message) : message) : run?.errorDetail ?? run?.error ?? null,
+  });
+}
+
+/**
+ * A streamed answer sent its status line before its run ended: the entry keeps that status (what
+ * the client got), and the run's real outcome in `error` and `response` — a model that failed
+ * mid-stream, a handler that threw after the first event — never a 500 nobody answered, nor a
+ * success.
+ */
+function recordStreamed(services: Services, agent: Agent, surface: Surface, ctx: Koa.Context, activity: SurfaceActivity, keyId: string | null, failure: unknown, durationMs: number): void {
+  const run = activity.run;
+  const unexpected = failure !== undefined && !(failure instanceof DomainError);
+  const error = run?.errorDetail ?? run?.error ?? (failure === undefined ? null : failure instanceof DomainError ? failure.message : 'The run failed');
+  services.activityLog.record(agent, {
+    ...requestOf(surface, ctx, activity, keyId, durationMs),
+    status: ctx.res.statusCode,
+    response: activity.response !== undefined ? activity.response : error !== null ? { error: unexpected ? 'The run failed' : run?.error ?? error } : { output: run?.output ?? null },
+    error,
+  });
+}
+
+/** The fields of an activity entry that describe the request and its run, whatever the outcome. */
+function requestOf(surface: Surface, ctx: Koa.Context, activity: SurfaceActivity, keyId: string | null, durationMs: number) {
+  const run = activity.run;
+  return {
     surface,
     entry: activity.entry ?? run?.entry ?? null,
     method: ctx.method,
     path: ctx.path,
-    status: failed ? statusOf(failure) : streamed && run?.error ? 500 : ctx.status,
     requestHeaders: ctx.headers,
     requestBody: activity.requestBody,
-    response: failed ? { error: message } : activity.response !== undefined ? activity.response : streamed ? (run?.error ? { error: run.error } : { output: run?.output ?? null }) : ctx.body,
     credits: run?.credits ?? 0,
     durationMs,
     keyId,
     runId: run?.runId ?? null,
-    // A failed run's entry keeps the failure's detail (a provider's own text, credentials removed).
-    error: failed ? (failure instanceof RunFailed ? (run?.errorDetail ?? message) : message) : run?.errorDetail ?? run?.error ?? null,
     logs: run?.logs ?? null,
-  });
+  };
 }
