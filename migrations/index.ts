@@ -4,6 +4,7 @@ import * as creditReservations from './20261205000000_credit_reservations.js';
 import * as mcpOutputSchema from './20261210000000_mcp_output_schema.js';
 import * as webhookDeliveries from './20261215000000_webhook_deliveries.js';
 import * as chatVisitors from './20261220000000_chat_visitors.js';
+import * as httpEndpointSchemas from './20261225000000_http_endpoint_schemas.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -13,6 +14,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261210000000_mcp_output_schema': mcpOutputSchema,
   '20261215000000_webhook_deliveries': webhookDeliveries,
   '20261220000000_chat_visitors': chatVisitors,
+  '20261225000000_http_endpoint_schemas': httpEndpointSchemas,
 };
 
 /** knex migration source over the static list above. */

@@ -144,6 +144,10 @@ export interface HttpEndpoint {
   handler: Handler;
   modelOverride: string | null;
   description: string;
+  /** JSON Schema of the request body; when set, a body that does not match is refused (400). */
+  inputSchema: Record<string, unknown> | null;
+  /** JSON Schema of the answer's `output`, for the agent's OpenAPI document. */
+  outputSchema: Record<string, unknown> | null;
   createdAt: Date;
   updatedAt: Date;
 }

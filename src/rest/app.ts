@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/graphql', graphql);
 
   app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
-  app.use(httpApiRoutes(deps.services, deps.platformOrigins));
+  app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins));
   app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(webhookRoutes(deps.services, deps.logger));

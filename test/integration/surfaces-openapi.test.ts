@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { h } from '../helpers/harness.js';
+import { operationIds } from '../helpers/openapi.js';
 
 describe('OpenAPI of the agent surfaces', () => {
   it('is a valid OpenAPI 3.1 document describing the HTTP API and every Document API operation', async () => {
@@ -35,6 +36,22 @@ describe('OpenAPI of the agent surfaces', () => {
     const chat = doc.paths['/agents/{agentId}/chat'].post;
     expect(Object.keys(chat.responses['200'].content)).to.have.members(['text/event-stream', 'application/json']);
     expect(Object.keys(doc.paths['/agents/{agentId}/chat/{conversationId}'])).to.deep.equal(['get']);
+  });
+
+  it('names every operation with a unique camelCase operationId that does not depend on its position', async () => {
+    const doc = (await (await fetch(`${h().url}/openapi.json`)).json()) as any;
+    const ids = operationIds(doc);
+    expect(ids.length).to.be.greaterThan(15);
+    for (const id of ids) expect(id).to.match(/^[a-z][A-Za-z0-9]*$/);
+    expect(new Set(ids).size, 'unique').to.equal(ids.length);
+    // Names generated clients call: renaming one breaks them, so they are pinned here.
+    expect(doc.paths['/agents/{agentId}/api/{path}'].post.operationId).to.equal('callEndpointPost');
+    expect(doc.paths['/agents/{agentId}/api/{path}'].get.operationId).to.equal('callEndpointGet');
+    expect(doc.paths['/agents/{agentId}/documents/{documentId}'].get.operationId).to.equal('readDocument');
+    expect(doc.paths['/agents/{agentId}/documents/{documentId}/data/query'].post.operationId).to.equal('queryRecords');
+    expect(doc.paths['/agents/{agentId}/mcp'].post.operationId).to.equal('callMcpServer');
+    expect(doc.paths['/agents/{agentId}/chat'].post.operationId).to.equal('sendChatMessage');
+    expect(doc.paths['/agents/{agentId}/openapi.json'].get.operationId).to.equal('getAgentOpenApiDocument');
   });
 
   it('serves a browsable docs page with its assets', async () => {

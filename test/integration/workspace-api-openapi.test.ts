@@ -3,6 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { activityQuery, messagesQuery, usageQuery, agentsQuery } from '../../src/domain/workspace-api/workspace-api.schemas.js';
 import { SURFACES } from '../../src/domain/entities.js';
 import { createAgent, gqlOk, h, newWorkspace } from '../helpers/harness.js';
+import { operationIds } from '../helpers/openapi.js';
 import { openApiDocument, validated, workspaceKey, wsApi } from '../helpers/workspace-api.js';
 
 // The served OpenAPI document is a valid 3.1 description generated from the validating schemas,
@@ -46,6 +47,15 @@ describe('Workspace API: OpenAPI description', () => {
       }
     }
     expect(doc.components.schemas.Error).to.deep.include({ type: 'object', required: ['error'], additionalProperties: false });
+  });
+
+  it('names every operation with a unique camelCase operationId', () => {
+    const ids = operationIds(doc);
+    expect(ids).to.have.length(7);
+    for (const id of ids) expect(id).to.match(/^[a-z][A-Za-z0-9]*$/);
+    expect(new Set(ids).size).to.equal(ids.length);
+    expect(doc.paths['/workspaceapi/agents'].get.operationId).to.equal('listAgents');
+    expect(doc.paths['/workspaceapi/agents/{agentId}/activity'].get.operationId).to.equal('listAgentActivity');
   });
 
   it('documents the query parameters of the very schemas that validate them', () => {

@@ -62,12 +62,26 @@ export const methodsInput = z
   .min(1, 'give at least one method')
   .transform((m) => [...new Set(m)]);
 
+/**
+ * A JSON Schema (2020-12) of any JSON value: an HTTP endpoint's request body or output. Refused when
+ * the validator cannot use it, as for tool schemas.
+ */
+export const valueSchema = z
+  .record(z.string(), z.unknown())
+  .refine((s) => JSON.stringify(s).length <= 65_536, 'must be at most 64 KiB')
+  .superRefine((s, ctx) => {
+    const refusal = schemaRefusal(s);
+    if (refusal) ctx.addIssue({ code: 'custom', message: `is not a usable JSON Schema: ${refusal}` });
+  });
+
 export const httpEndpointInput = z.object({
   path: endpointPath,
   methods: methodsInput.default(['POST']),
   handler: handlerInput,
   modelOverride: modelRef.nullable().optional(),
   description: optionalText(2000).default(''),
+  inputSchema: valueSchema.nullable().optional(),
+  outputSchema: valueSchema.nullable().optional(),
 });
 export const httpEndpointPatch = z.object({
   path: endpointPath.optional(),
@@ -75,6 +89,8 @@ export const httpEndpointPatch = z.object({
   handler: handlerInput.optional(),
   modelOverride: modelRef.nullable().optional(),
   description: optionalText(2000).optional(),
+  inputSchema: valueSchema.nullable().optional(),
+  outputSchema: valueSchema.nullable().optional(),
 });
 
 export const TOOL_NAME = /^[A-Za-z0-9._-]{1,64}$/;

@@ -41,7 +41,16 @@ export class EntryService {
     await this.scripts.check(v.handler, p.workspaceId);
     return this.add(p, agentId, 'httpEndpoints', async (r, now) => {
       await this.checkPath(r, agentId, v.path, null);
-      return r.httpEndpoints.insert({ id: newId('ep'), agentId, ...v, modelOverride: v.modelOverride ?? null, createdAt: now, updatedAt: now });
+      return r.httpEndpoints.insert({
+        id: newId('ep'),
+        agentId,
+        ...v,
+        modelOverride: v.modelOverride ?? null,
+        inputSchema: v.inputSchema ?? null,
+        outputSchema: v.outputSchema ?? null,
+        createdAt: now,
+        updatedAt: now,
+      });
     });
   }
 

@@ -1,4 +1,5 @@
-import { MethodNotAllowed, NotFound } from '../errors.js';
+import { Invalid, MethodNotAllowed, NotFound } from '../errors.js';
+import { describeViolation, schemaViolation, SchemaRefused } from '../json-schema.js';
 import type { Agent, HttpEndpoint } from '../entities.js';
 import type { Store } from '../ports.js';
 
@@ -8,16 +9,23 @@ export interface EndpointMatch {
 }
 
 const PARAM = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+/** Dot segments name no endpoint: a handler that builds a path or key from a parameter never gets one. */
+const DOT_SEGMENT = /^\.{1,2}$/;
 
-/** Matches request segments against an endpoint path; literal segments must be equal, `{name}` captures one. */
+/**
+ * Matches request segments against an endpoint path; literal segments must be equal, `{name}`
+ * captures one that is not `.` or `..` (literal ones cannot be either: entry.schemas refuses them).
+ */
 function match(pattern: string, segments: string[]): Record<string, string> | null {
   const parts = pattern.split('/');
   if (parts.length !== segments.length) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < parts.length; i++) {
     const p = PARAM.exec(parts[i]!);
-    if (p) params[p[1]!] = segments[i]!;
-    else if (parts[i] !== segments[i]) return null;
+    if (p) {
+      if (DOT_SEGMENT.test(segments[i]!)) return null;
+      params[p[1]!] = segments[i]!;
+    } else if (parts[i] !== segments[i]) return null;
   }
   return params;
 }
@@ -34,6 +42,11 @@ function specificity(pattern: string): string {
 export class HttpApiService {
   constructor(private readonly store: Store) {}
 
+  /** The agent's endpoints, for its OpenAPI document. */
+  endpoints(agent: Agent): Promise<HttpEndpoint[]> {
+    return this.store.repos.httpEndpoints.listByAgents([agent.id]);
+  }
+
   /**
    * The endpoint for `method` and the path segments (already URL-decoded). NotFound when no endpoint
    * has the path; MethodNotAllowed (with the allowed methods) when it exists for other methods.
@@ -49,5 +62,22 @@ export class HttpApiService {
     const hit = candidates.find((c) => (c.endpoint.methods as string[]).includes(verb));
     if (hit) return hit;
     throw new MethodNotAllowed([...new Set(candidates.flatMap((c) => c.endpoint.methods))]);
+  }
+
+  /**
+   * Checks a request body (null when none was sent) against the endpoint's declared input schema:
+   * Invalid naming the first bad field. GET and HEAD carry no body, so nothing is checked for them.
+   * A stored schema that is no longer usable is Invalid too (the member must fix the endpoint).
+   */
+  checkBody(endpoint: HttpEndpoint, method: string, body: unknown): void {
+    if (!endpoint.inputSchema || method === 'GET' || method === 'HEAD') return;
+    let violation;
+    try {
+      violation = schemaViolation(endpoint.inputSchema, body);
+    } catch (err) {
+      if (err instanceof SchemaRefused) throw new Invalid(`The input schema of endpoint '${endpoint.path}' cannot be used (${err.message}); fix it with updateHttpEndpoint`);
+      throw err;
+    }
+    if (violation) throw new Invalid(`Invalid request body for endpoint '${endpoint.path}': ${describeViolation(violation)}`, violation.field.replace(/^\//, '') || undefined);
   }
 }

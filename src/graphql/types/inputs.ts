@@ -50,6 +50,10 @@ export class HttpEndpointInput {
   @Field(() => HandlerInput) handler!: HandlerInput;
   @Field(() => String, { nullable: true }) modelOverride?: string | null;
   @Field(() => String, { nullable: true }) description?: string;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'JSON Schema of the request body; a body that does not match is refused (400)' })
+  inputSchema?: Record<string, unknown> | null;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: "JSON Schema of the answer's output, shown in the agent's OpenAPI document" })
+  outputSchema?: Record<string, unknown> | null;
 }
 
 @InputType()
@@ -59,6 +63,8 @@ export class UpdateHttpEndpointInput {
   @Field(() => HandlerInput, { nullable: true }) handler?: HandlerInput;
   @Field(() => String, { nullable: true }) modelOverride?: string | null;
   @Field(() => String, { nullable: true }) description?: string;
+  @Field(() => GraphQLJSONObject, { nullable: true }) inputSchema?: Record<string, unknown> | null;
+  @Field(() => GraphQLJSONObject, { nullable: true }) outputSchema?: Record<string, unknown> | null;
 }
 
 @InputType()

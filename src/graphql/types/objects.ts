@@ -168,6 +168,10 @@ export class HttpEndpoint {
   @Field(() => [HttpMethodEnum]) methods!: HttpMethodEnum[];
   @Field(() => String, { nullable: true }) modelOverride!: string | null;
   @Field(() => String) description!: string;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'JSON Schema of the request body, when the endpoint declares one' })
+  inputSchema!: Record<string, unknown> | null;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: "JSON Schema of the answer's output, when the endpoint declares one" })
+  outputSchema!: Record<string, unknown> | null;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
 }

@@ -16,12 +16,32 @@ const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Agent Exposure Service — API docs</title>
 <link rel="stylesheet" href="/docs/swagger-ui.css"></head>
 <body><div id="ui"></div><script src="/docs/swagger-ui-bundle.js"></script><script src="/docs/swagger-ui-standalone-preset.js"></script><script src="/docs/init.js"></script></body></html>`;
-// The standalone layout shows a selector between the two descriptions.
-const init = `window.ui = SwaggerUIBundle({
+// The standalone layout shows a selector between the descriptions. `/docs?agent=<id>` adds that
+// agent's own document (its endpoints one by one) first: it needs the agent key, which the page asks
+// for once, keeps in memory only (never in storage or the URL), sends with that one spec request and
+// pre-fills into Authorize for "Try it out". Only the agent id is read from the URL (no `?url=`):
+// the page never loads a description from another server.
+const init = `const agent = new URLSearchParams(location.search).get('agent');
+const urls = [{ url: '/openapi.json', name: 'Agent surfaces' }, { url: '/workspaceapi/openapi.json', name: 'Workspace API' }];
+const agentUrl = agent ? '/agents/' + encodeURIComponent(agent) + '/openapi.json' : null;
+if (agentUrl) urls.unshift({ url: agentUrl, name: 'Agent ' + agent + ': its endpoints' });
+let agentKey = null;
+window.ui = SwaggerUIBundle({
   dom_id: '#ui',
-  urls: [{ url: '/openapi.json', name: 'Agent surfaces' }, { url: '/workspaceapi/openapi.json', name: 'Workspace API' }],
+  urls,
+  'urls.primaryName': urls[0].name,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
   layout: 'StandaloneLayout',
+  requestInterceptor: (req) => {
+    if (agentUrl && req.loadSpec && new URL(req.url, location.href).pathname === agentUrl) {
+      agentKey = agentKey || window.prompt('Agent key (ak_...) of ' + agent + ', to read its endpoints');
+      if (agentKey) req.headers['X-Agent-Access-Key'] = agentKey;
+    }
+    return req;
+  },
+  onComplete: () => {
+    if (agentKey) window.ui.preauthorizeApiKey('agentKey', agentKey);
+  },
 });`;
 
 /** `/openapi.json` and a browsable page at `/docs` (Swagger UI, served from the installed package). */

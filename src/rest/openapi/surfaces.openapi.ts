@@ -43,15 +43,21 @@ const agentId = z.string().describe('Agent id');
 const documentParams = z.object({ agentId, documentId: z.string().describe('Document id') });
 const security: Record<string, string[]>[] = [{ agentKey: [] }, { bearer: [] }];
 
+/** `post` → `Post`: operationIds are camelCase, the method last where one operation exists per method. */
+const capitalized = (method: string) => method[0]!.toUpperCase() + method.slice(1);
+
 function httpApi(registry: OpenAPIRegistry) {
   for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
     registry.registerPath({
       method,
       path: '/agents/{agentId}/api/{path}',
+      operationId: `callEndpoint${capitalized(method)}`,
       tags: ['HTTP API'],
       summary: `${method.toUpperCase()} an endpoint of the agent`,
       description:
-        'Calls one of the endpoints defined for the agent (`path` may span several segments and capture `{name}` parameters). ' +
+        'Calls one of the endpoints defined for the agent (`path` may span several segments and capture `{name}` parameters; ' +
+        'an encoded slash `%2F` separates segments too, so `orders%2F42%2Fsummary` reaches `orders/{id}/summary`). ' +
+        'Each endpoint is described as its own operation in `/agents/{agentId}/openapi.json`. ' +
         'The handler sees `{method, path, params, query, headers, body}`. With `Accept: text/event-stream` a prompt handler streams ' +
         'server-sent events: `delta` `{text}`… then `done` `{output, runId, credits}` or `error` `{error}`.',
       security,
@@ -70,6 +76,25 @@ function httpApi(registry: OpenAPIRegistry) {
       },
     });
   }
+  registry.registerPath({
+    method: 'get',
+    path: '/agents/{agentId}/openapi.json',
+    operationId: 'getAgentOpenApiDocument',
+    tags: ['HTTP API'],
+    summary: "The OpenAPI 3.1 document of the agent's own endpoints",
+    description:
+      'One path per endpoint (relative to the server URL `{base_url}/agents/{agentId}/api`), one operation per method named ' +
+      'from the method and path (`GET orders/{id}/summary` → `getOrdersByIdSummary`), with its path parameters and, where the ' +
+      'endpoint declares them, its input and output schemas. Same key and answers as the HTTP API. The docs page shows it at `/docs?agent={agentId}`.',
+    security,
+    request: { params: z.object({ agentId }) },
+    responses: {
+      200: json(z.record(z.string(), z.unknown()), 'The OpenAPI 3.1 document'),
+      401: errors[401],
+      403: json(errorBody, 'The HTTP API is turned off for this agent'),
+      404: json(errorBody, 'Unknown agent'),
+    },
+  });
 }
 
 function documentApi(registry: OpenAPIRegistry) {
@@ -77,6 +102,7 @@ function documentApi(registry: OpenAPIRegistry) {
   registry.registerPath({
     method: 'get',
     path: '/agents/{agentId}/documents/{documentId}',
+    operationId: 'readDocument',
     tags,
     summary: 'Read a document (with `data` for a database)',
     security,
@@ -86,6 +112,7 @@ function documentApi(registry: OpenAPIRegistry) {
   registry.registerPath({
     method: 'put',
     path: '/agents/{agentId}/documents/{documentId}',
+    operationId: 'writeDocument',
     tags,
     summary: 'Replace content, name or description',
     security,
@@ -102,6 +129,7 @@ function documentApi(registry: OpenAPIRegistry) {
     registry.registerPath({
       method: 'post',
       path: `/agents/{agentId}/documents/{documentId}/data/${op}`,
+      operationId: `${op}Records`,
       tags,
       summary,
       security,
@@ -120,6 +148,7 @@ function mcpServer(registry: OpenAPIRegistry) {
   registry.registerPath({
     method: 'post',
     path: '/agents/{agentId}/mcp',
+    operationId: 'callMcpServer',
     tags: ['MCP server'],
     summary: "The agent as an MCP server (its MCP tool entries are the tools)",
     description:
@@ -172,6 +201,7 @@ function webhookReceiver(registry: OpenAPIRegistry) {
     registry.registerPath({
       method,
       path: '/agents/{agentId}/webhook/{integration}',
+      operationId: `receiveWebhook${capitalized(method)}`,
       tags: ['Webhooks'],
       summary: 'Receive a webhook delivery',
       description,
@@ -191,6 +221,7 @@ function chat(registry: OpenAPIRegistry) {
   registry.registerPath({
     method: 'post',
     path: '/agents/{agentId}/chat',
+    operationId: 'sendChatMessage',
     tags: ['Chat'],
     summary: 'Send a chat message to the agent',
     description:
@@ -213,6 +244,7 @@ function chat(registry: OpenAPIRegistry) {
   registry.registerPath({
     method: 'get',
     path: '/agents/{agentId}/chat/{conversationId}',
+    operationId: 'getChatConversation',
     tags: ['Chat'],
     summary: 'The messages of a conversation, oldest first',
     security,

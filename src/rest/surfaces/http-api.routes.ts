@@ -4,7 +4,8 @@ import { RunFailed } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RunEntry, RunInput } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
-import { abortOnClose, readJson, runHeaders, segmentsAfter, wantsEventStream } from './http-io.js';
+import { agentOpenApi } from '../openapi/agent.openapi.js';
+import { abortOnClose, endpointSegments, readJson, runHeaders, wantsEventStream } from './http-io.js';
 import { streamRun } from './sse.js';
 import { activityOf, agentSurface, callerOf } from './surface.middleware.js';
 
@@ -14,17 +15,19 @@ import { activityOf, agentSurface, callerOf } from './surface.middleware.js';
  * A handler that fails ends in RunFailed: 500 with its message and the run id in `X-Run-Id`.
  * With `Accept: text/event-stream` the answer is an event stream whatever the handler (see streamRun).
  */
-export function httpApiRoutes(services: Services, platformOrigins: string[]): Koa.Middleware {
+export function httpApiRoutes(services: Services, platformOrigins: string[], baseUrl: string): Koa.Middleware {
   const router = new Router();
+  const surface = agentSurface(services, 'HTTP_API', platformOrigins);
   const handle: Koa.Middleware = async (ctx) => {
     const { agent, principal } = callerOf(ctx);
     const activity = activityOf(ctx);
     // The raw path starts `/agents/<agent id as sent, maybe percent-encoded>/api`.
-    const segments = segmentsAfter(ctx.path, ctx.path.split('/', 4).join('/'));
+    const segments = endpointSegments(ctx.path, ctx.path.split('/', 4).join('/'));
     const { endpoint, params } = await services.httpApi.resolve(agent, ctx.method, segments);
     activity.entry = endpoint.path;
     const body = await readJson(ctx);
     activity.requestBody = body;
+    services.httpApi.checkBody(endpoint, ctx.method, body ?? null);
     const input: RunInput = { surface: 'HTTP_API', method: ctx.method, path: segments.join('/'), params, query: ctx.query as RunInput['query'], headers: runHeaders(ctx), body: body ?? null };
     const entry: RunEntry = { kind: 'http', id: endpoint.id, name: endpoint.path, handler: endpoint.handler, modelOverride: endpoint.modelOverride };
     const opts = { signal: abortOnClose(ctx), activity };
@@ -38,6 +41,16 @@ export function httpApiRoutes(services: Services, platformOrigins: string[]): Ko
     ctx.set('X-Run-Id', r.runId);
     ctx.body = { output: r.output, runId: r.runId, credits: r.credits };
   };
-  router.all('/agents/:agentId/api{/*rest}', agentSurface(services, 'HTTP_API', platformOrigins), handle);
+  router.all('/agents/:agentId/api{/*rest}', surface, handle);
+  // The agent's own description: behind the same preamble as its endpoints (404 → 401 → 403), since
+  // its paths and descriptions are the agent's business. Answered from the store on every call, so
+  // it never lags behind an endpoint change.
+  router.get('/agents/:agentId/openapi.json', surface, async (ctx) => {
+    const { agent } = callerOf(ctx);
+    const doc = agentOpenApi(agent, await services.httpApi.endpoints(agent), baseUrl);
+    // The log keeps what was answered, not the whole document (up to 64 KiB of schema per endpoint).
+    activityOf(ctx).response = { openapi: doc.openapi, paths: Object.keys(doc.paths as object).length };
+    ctx.body = doc;
+  });
   return router.routes() as Koa.Middleware;
 }

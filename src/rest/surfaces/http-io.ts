@@ -104,3 +104,15 @@ export function segmentsAfter(path: string, prefix: string): string[] {
     throw new Invalid('The request path has a malformed percent-escape');
   }
 }
+
+/**
+ * The endpoint path of an HTTP API request as segments: each raw segment URL-decoded, then split
+ * again on the slashes it decoded to. An encoded slash (`%2F`) separates segments like a plain one,
+ * because generated clients and the docs page's "Try it out" encode a multi-segment `{path}` whole
+ * (`orders%2F42%2Fsummary`); both spellings then reach the same endpoint. A segment that decodes to
+ * `.` or `..` is kept as it is: no endpoint path has one and a parameter never captures one (see
+ * HttpApiService), so such a request matches nothing.
+ */
+export function endpointSegments(path: string, prefix: string): string[] {
+  return segmentsAfter(path, prefix).flatMap((s) => s.split('/'));
+}
