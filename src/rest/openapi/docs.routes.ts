@@ -32,6 +32,7 @@ window.ui = SwaggerUIBundle({
   'urls.primaryName': urls[0].name,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
   layout: 'StandaloneLayout',
+  displayOperationId: true,
   requestInterceptor: (req) => {
     if (agentUrl && req.loadSpec && new URL(req.url, location.href).pathname === agentUrl) {
       agentKey = agentKey || window.prompt('Agent key (ak_...) of ' + agent + ', to read its endpoints');

@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page, type Route } from 'playwright-core';
+import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
+import { databaseEnv, graphqlClient } from '../helpers/process.js';
+import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+
+// The docs page (Swagger UI served from the package) in a real headless Chromium: it loads an
+// agent's own document with the agent key it asks for, and "Try it out" reaches a nested endpoint
+// both as that document's own operation and through the generic `{path}` operation, which the page
+// sends percent-encoded whole (`orders%2F42%2Fsummary`).
+
+declare const window: any;
+
+const ADMIN_TOKEN = 'docs-browser-admin-token-0123456789';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+describe('e2e: the docs page in Chromium', function () {
+  this.timeout(180_000);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-docs-'));
+  let svc: InProcessService;
+  let fake: FakeOpenAi;
+  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let browser: Browser;
+  let page: Page;
+  let agentId: string;
+  let apiKey: string;
+  const prompts: string[] = [];
+  /** Every request path the page sent to the service, as sent (still percent-encoded). */
+  const sent: string[] = [];
+  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+
+  before(async function () {
+    if (!fs.existsSync(CHROMIUM)) {
+      console.log(`    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`);
+      this.skip();
+    }
+    fake = await startOpenAiServer();
+    database = await databaseEnv('docs_browser');
+    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env });
+    agentId = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'Shop', defaultModel: 'fake-model' } })).createAgent.id;
+    apiKey = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "docs") { key } }', { a: agentId })).createAgentApiKey.key;
+    await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+      a: agentId,
+      i: { path: 'orders/{id}/summary', methods: ['GET'], handler: { script: 'return { id: request.params.id, path: request.path };' } },
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    // The documents name BASE_URL as their server; the test service listens on a port of its own,
+    // so the server URL is pointed at it (the only change made to what the service answered).
+    const sameServer = async (route: Route) => {
+      const res = await route.fetch();
+      const doc = await res.json();
+      doc.servers = doc.servers.map((s: { url: string }) => ({ ...s, url: s.url.replace(/^http:\/\/localhost:0/, svc.url) }));
+      await route.fulfill({ response: res, json: doc });
+    };
+    await context.route(/\/openapi\.json$/, sameServer);
+    context.on('request', (req) => sent.push(new URL(req.url()).pathname));
+    page = await context.newPage();
+    page.on('dialog', (dialog) => {
+      prompts.push(dialog.message());
+      void dialog.accept(apiKey);
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await svc?.stop();
+    await fake?.close();
+    await database?.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Opens an operation, tries it out with the given parameter values, and returns the answer's status and body. */
+  async function tryOut(operationId: string, params: Record<string, string>): Promise<{ status: string; body: string }> {
+    const op = page.locator(`[id$="-${operationId}"]`);
+    await op.locator('.opblock-summary').first().click();
+    await op.getByRole('button', { name: 'Try it out' }).click();
+    for (const [name, value] of Object.entries(params)) await op.locator(`tr[data-param-name="${name}"] input`).fill(value);
+    await op.getByRole('button', { name: 'Execute' }).click();
+    const status = op.locator('.live-responses-table .response .response-col_status').first();
+    await status.waitFor();
+    return { status: (await status.textContent())!.trim(), body: (await op.locator('.live-responses-table .response-col_description pre').first().textContent())! };
+  }
+
+  it("loads the agent's own document with the key it asks for once, and tries the nested endpoint by its operation", async () => {
+    await page.goto(`${svc.url}/docs?agent=${agentId}`);
+    await page.getByText('getOrdersByIdSummary').waitFor();
+    expect(prompts).to.have.length(1);
+    expect(prompts[0]).to.contain(agentId);
+    const r = await tryOut('getOrdersByIdSummary', { id: '42' });
+    expect(r.status).to.equal('200');
+    expect(JSON.parse(r.body).output).to.deep.equal({ id: '42', path: 'orders/42/summary' });
+  });
+
+  it('tries the nested endpoint through the generic {path} operation, which the page sends encoded', async () => {
+    await page.locator('select#select').selectOption({ label: 'Agent surfaces' });
+    await page.getByText('callEndpointGet').waitFor();
+    await page.evaluate((key) => window.ui.preauthorizeApiKey('agentKey', key), apiKey);
+    const r = await tryOut('callEndpointGet', { agentId, path: 'orders/42/summary' });
+    expect(sent).to.include(`/agents/${agentId}/api/orders%2F42%2Fsummary`);
+    expect(r.status).to.equal('200');
+    expect(JSON.parse(r.body).output).to.deep.equal({ id: '42', path: 'orders/42/summary' });
+  });
+});
