@@ -41,11 +41,11 @@ const SPECS: Record<string, ToolSpec> = {
     description: "List this agent's surfaces (enabled, activity logging), CORS, HTTP endpoints, MCP tools, webhooks and exposed documents.",
     field: 'agent',
     operation: 'query',
-    selection: `{ id ${SURFACES} httpEndpoints { ${ENTRY} path methods description ${HANDLER} } mcpTools { ${ENTRY} name description inputSchema outputSchema ${HANDLER} }
+    selection: `{ id ${SURFACES} httpEndpoints { ${ENTRY} path methods description inputSchema outputSchema ${HANDLER} } mcpTools { ${ENTRY} name description inputSchema outputSchema ${HANDLER} }
       webhooks { ${ENTRY} integration signature { scheme secretName } ${HANDLER} } documentExposures { documentId read write } documents { id name kind } }`,
   },
-  add_http_endpoint: { description: 'Add an HTTP API endpoint to this agent.', field: 'addHttpEndpoint', operation: 'mutation', selection: `{ ${ENTRY} path methods ${HANDLER} }` },
-  update_http_endpoint: { description: "Update one of this agent's HTTP API endpoints.", field: 'updateHttpEndpoint', operation: 'mutation', selection: `{ ${ENTRY} path methods ${HANDLER} }` },
+  add_http_endpoint: { description: 'Add an HTTP API endpoint to this agent.', field: 'addHttpEndpoint', operation: 'mutation', selection: `{ ${ENTRY} path methods inputSchema outputSchema ${HANDLER} }` },
+  update_http_endpoint: { description: "Update one of this agent's HTTP API endpoints.", field: 'updateHttpEndpoint', operation: 'mutation', selection: `{ ${ENTRY} path methods inputSchema outputSchema ${HANDLER} }` },
   remove_http_endpoint: { description: "Remove one of this agent's HTTP API endpoints.", field: 'removeHttpEndpoint', operation: 'mutation', selection: '' },
   expose_document: { description: "Expose one of this agent's documents on the Document API with read and/or write permission.", field: 'exposeDocument', operation: 'mutation', selection: '{ documentId read write }' },
   unexpose_document: { description: 'Remove a document from the Document API.', field: 'unexposeDocument', operation: 'mutation', selection: '' },

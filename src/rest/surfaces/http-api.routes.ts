@@ -11,7 +11,8 @@ import { activityOf, agentSurface, callerOf } from './surface.middleware.js';
 
 /**
  * `/agents/{agentId}/api/{path}`: after the surface preamble (agent 404 → key 401 → surface on 403),
- * endpoint (404/405) → body (415/413/400) → the pipeline (guardrails 400 → admission 429 → run).
+ * endpoint (404/405) → body (415/413/400, then 400 against the input schema it declares) → the
+ * pipeline (guardrails 400 → admission 429 → run).
  * A handler that fails ends in RunFailed: 500 with its message and the run id in `X-Run-Id`.
  * With `Accept: text/event-stream` the answer is an event stream whatever the handler (see streamRun).
  */
