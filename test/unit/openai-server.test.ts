@@ -174,9 +174,11 @@ describe('fake OpenAI server (driven through the AI SDK)', () => {
 
   it('lists models and 404s unknown routes', async () => {
     const models = (await (await fetch(`${server.url}/models`)).json()) as { data: { id: string }[] };
-    expect(models.data.map((m) => m.id)).to.deep.equal(['fake-model', 'fake-model-mini']);
+    expect(models.data.map((m) => m.id)).to.deep.equal(['fake-model', 'fake-model-mini', 'fake-model-large']);
     const missing = await fetch(`${server.url}/embeddings`, { method: 'POST', body: '{}' });
     expect(missing.status).to.equal(404);
-    expect(server.requests.map((r) => r.path)).to.deep.equal(['/v1/models', '/v1/embeddings']);
+    // Model-list reads are kept apart, so that tests counting a run's model calls see only those.
+    expect(server.listRequests.map((r) => r.path)).to.deep.equal(['/v1/models']);
+    expect(server.requests.map((r) => r.path)).to.deep.equal(['/v1/embeddings']);
   });
 });
