@@ -24,7 +24,7 @@ const COLUMNS: Record<string, string> = {
   document_exposures: 'id agent_id document_id can_read can_write created_at',
   document_records: 'id document_id seq data created_at updated_at',
   documents: 'id workspace_id agent_id name description kind content fields created_at updated_at',
-  http_endpoints: 'id agent_id path path_shape methods handler_kind handler_body model_override description created_at updated_at',
+  http_endpoints: 'id agent_id path path_shape methods handler_kind handler_body model_override description created_at updated_at input_schema output_schema',
   mcp_tools: 'id agent_id name description handler_kind handler_body model_override input_schema created_at updated_at output_schema',
   member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at',
   members: 'id workspace_id email name role created_at',
