@@ -8,6 +8,7 @@ import { KEY_SCOPES, type Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
 import { generateKey, hashKey, keyKind, sameHash } from './key-material.js';
+import { keyNotForThisAgent, keyNotRecognised, keyOfAnotherAgent, keyRevoked, noKeySent, noWorkspaceKeySent, workspaceKeyRequired, workspaceKeysOff } from './key-refusals.js';
 
 export interface CreatedKey {
   /** The plaintext key, returned once. */
@@ -79,35 +80,39 @@ export class KeyService {
   /**
    * Authenticates a key presented on an agent surface: an agent key of that agent, or a workspace
    * key of its workspace when the agent allows workspace keys. Anything else is Unauthenticated
-   * (a key of another agent is an invalid key).
+   * with a message naming the case (a key of another agent is an invalid key); a workspace key of
+   * another workspace learns nothing about the agent's settings.
    */
   async authenticate(agent: Agent, presented: string | undefined): Promise<Principal> {
-    const key = await this.lookup(presented);
+    const key = await this.lookup(presented, noKeySent);
     if (key.kind === 'AGENT') {
-      if (key.agentId !== agent.id) throw new Unauthenticated('Invalid API key');
+      if (key.agentId !== agent.id) throw keyOfAnotherAgent();
       await this.touch(key);
       return { kind: 'agentKey', keyId: key.id, workspaceId: key.workspaceId, agentId: agent.id };
     }
-    if (key.workspaceId !== agent.workspaceId || !agent.allowWorkspaceKeys) throw new Unauthenticated('Invalid API key');
+    if (key.workspaceId !== agent.workspaceId) throw keyNotForThisAgent();
+    if (!agent.allowWorkspaceKeys) throw workspaceKeysOff(agent.id);
     await this.touch(key);
     return { kind: 'workspaceKey', keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes };
   }
 
   /** Authenticates a workspace key for the Workspace API; a valid key without the scope is Forbidden. */
   async authenticateWorkspaceRead(presented: string | undefined): Promise<Principal> {
-    const key = await this.lookup(presented);
-    if (key.kind !== 'WORKSPACE') throw new Unauthenticated('A workspace key (wk_) is required');
+    const key = await this.lookup(presented, noWorkspaceKeySent);
+    if (key.kind !== 'WORKSPACE') throw workspaceKeyRequired();
     if (!key.scopes.includes('WORKSPACE_READ')) throw new Forbidden('This workspace key lacks the WORKSPACE_READ scope');
     await this.touch(key);
     return { kind: 'workspaceKey', keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes };
   }
 
-  private async lookup(presented: string | undefined): Promise<ApiKey> {
-    const kind = presented ? keyKind(presented) : null;
-    if (!presented || (kind !== 'ak' && kind !== 'wk')) throw new Unauthenticated('Missing or invalid API key');
+  private async lookup(presented: string | undefined, missing: () => Unauthenticated): Promise<ApiKey> {
+    if (!presented) throw missing();
+    const kind = keyKind(presented);
+    if (kind !== 'ak' && kind !== 'wk') throw keyNotRecognised();
     const hash = hashKey(presented);
     const key = await this.store.repos.apiKeys.findByHash(hash);
-    if (!key || key.revokedAt || !sameHash(key.keyHash, hash)) throw new Unauthenticated('Missing or invalid API key');
+    if (!key || !sameHash(key.keyHash, hash)) throw keyNotRecognised();
+    if (key.revokedAt) throw keyRevoked();
     return key;
   }
 

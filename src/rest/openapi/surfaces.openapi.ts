@@ -28,7 +28,10 @@ const runResponse = z
 const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 const errors = {
   400: json(errorBody, 'Malformed JSON, JSON nested more than 64 levels deep, invalid input, or input refused by the agent guardrails'),
-  401: json(errorBody, 'Missing or invalid API key (a key of another agent is invalid here)'),
+  401: json(
+    errorBody,
+    'The key was refused; `error` says which case: no key sent, key not recognised, key revoked, key of another agent, or a workspace key while the agent\'s allowWorkspaceKeys is off (updateAgent input.allowWorkspaceKeys turns it on)',
+  ),
   403: json(errorBody, 'The surface is turned off for this agent, or the document lacks the permission'),
   404: json(errorBody, 'Unknown agent, path, or document not exposed'),
   413: json(errorBody, 'Body larger than 1 MiB'),

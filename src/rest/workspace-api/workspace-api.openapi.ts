@@ -20,7 +20,7 @@ export const WORKSPACE_API_VERSION = '1.0.0';
 
 const ERROR_DESCRIPTIONS = {
   400: 'A query parameter is invalid; the message names every invalid parameter.',
-  401: 'Missing, unknown or revoked key, or not a workspace key (wk_).',
+  401: 'The key was refused; `error` says which case: no key sent, key not recognised, key revoked, or not a workspace key (wk_).',
   403: 'The workspace key lacks the WORKSPACE_READ scope, or the agent is private.',
   404: 'Unknown agent (or an agent of another workspace), or no such endpoint.',
   500: 'Server-side failure; the message carries a request id.',
