@@ -4,11 +4,12 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 
 export type Db = Knex;
 
 // knex-pglite leaves a passed-in PGlite instance open; closeDatabase closes it with the pool.
-const embedded = new WeakMap<Knex, PGlite>();
+const embedded = new WeakMap<Knex, { pglite: PGlite; lock: DataDirLock | null }>();
 
 // int8 (counts, sums) and numeric (credits, prices) come back as JavaScript numbers on both
 // drivers; every value we store in them fits a double.
@@ -38,14 +39,23 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
     });
   }
   let dataDir: string | undefined;
+  let lock: DataDirLock | null = null;
   if (opts.dataDir && opts.dataDir !== 'memory') {
+    // Before anything touches the directory: a second process stops here.
+    lock = lockDataDir(opts.dataDir);
     dataDir = path.resolve(opts.dataDir, 'pgdata');
     fs.mkdirSync(dataDir, { recursive: true });
   }
-  const pglite = new PGlite(dataDir, {
-    parsers: { [INT8]: (v: string) => Number(v), [NUMERIC]: (v: string) => Number(v) },
-  });
-  await pglite.waitReady;
+  let pglite: PGlite;
+  try {
+    pglite = new PGlite(dataDir, {
+      parsers: { [INT8]: (v: string) => Number(v), [NUMERIC]: (v: string) => Number(v) },
+    });
+    await pglite.waitReady;
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const db = knexFactory({
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     dialect: 'postgres',
@@ -53,13 +63,18 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
     connection: () => ({ pglite }) as object,
     acquireConnectionTimeout: 30_000,
   } as Knex.Config);
-  embedded.set(db, pglite);
+  embedded.set(db, { pglite, lock });
   return db;
 }
 
-/** Closes the pool and, for the embedded database, the PGlite instance. */
+/** Closes the pool and, for the embedded database, the PGlite instance and its data directory lock. */
 export async function closeDatabase(db: Db): Promise<void> {
   await db.destroy();
-  const pglite = embedded.get(db);
-  if (pglite && !pglite.closed) await pglite.close();
+  const own = embedded.get(db);
+  if (!own) return;
+  try {
+    if (!own.pglite.closed) await own.pglite.close();
+  } finally {
+    own.lock?.release();
+  }
 }
