@@ -51,14 +51,32 @@ describe('e2e: starting the service as a user does', function () {
     svc = undefined;
   });
 
-  it('a restart keeps the data and the token and prints no new token; ADMIN_TOKEN then adds its own', async () => {
+  it('a restart without ADMIN_TOKEN keeps the data and the generated token and prints no new token', async () => {
     const token = fs.readFileSync(path.join(dataDir, 'token.txt'), 'utf8');
-    svc = await startService({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'a-chosen-admin-token-0123456789', LOG_LEVEL: 'warn' });
+    svc = await startService({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: undefined, LOG_LEVEL: 'warn' });
     expect(svc.output()).to.not.match(/Admin token \(shown once/);
     const agents = await graphql(svc.url, token, '{ agents { name } }');
     expect(agents.body.data.agents.map((a: any) => a.name)).to.deep.equal(['Persisted']);
-    const chosen = await graphql(svc.url, 'a-chosen-admin-token-0123456789', '{ viewer { role } }');
+    await svc.stop();
+    svc = undefined;
+  });
+
+  it('a restart with ADMIN_TOKEN set: the configured token works and the generated one is refused, also on later starts', async () => {
+    const generated = fs.readFileSync(path.join(dataDir, 'token.txt'), 'utf8');
+    const chosenToken = 'a-chosen-admin-token-0123456789';
+    svc = await startService({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: chosenToken, LOG_LEVEL: 'warn' });
+    expect(svc.output()).to.not.match(/Admin token \(shown once/);
+    const chosen = await graphql(svc.url, chosenToken, '{ viewer { role } agents { name } }');
     expect(chosen.body.data.viewer.role).to.equal('ADMIN');
+    expect(chosen.body.data.agents.map((a: any) => a.name)).to.deep.equal(['Persisted']);
+    const old = await graphql(svc.url, generated, '{ viewer { role } }');
+    expect(old.status).to.equal(401);
+    expect(old.body.errors[0].extensions.code).to.equal('UNAUTHENTICATED');
+    await svc.stop();
+    // Unsetting ADMIN_TOKEN again does not bring the generated token back.
+    svc = await startService({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: undefined, LOG_LEVEL: 'warn' });
+    expect((await graphql(svc.url, generated, '{ viewer { role } }')).status).to.equal(401);
+    expect((await graphql(svc.url, chosenToken, '{ viewer { role } }')).body.data.viewer.role).to.equal('ADMIN');
     await svc.stop();
     svc = undefined;
   });

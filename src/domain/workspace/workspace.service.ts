@@ -36,8 +36,9 @@ export class WorkspaceService {
 
   /**
    * First start on an empty database: creates the default workspace and an admin member. With
-   * `adminToken` that value becomes the admin's token (kept in sync on later starts); otherwise a
-   * token is generated on the first start only and returned once.
+   * `adminToken` that value becomes the admin's token (kept in sync on later starts) and the token
+   * generated on an earlier start, if any, is revoked; otherwise a token is generated on the first
+   * start only and returned once.
    */
   async bootstrap(opts: { adminToken?: string }): Promise<BootstrapResult> {
     return this.store.transaction(async (r) => {
@@ -75,9 +76,13 @@ export class WorkspaceService {
           if (existing) await r.memberTokens.delete(existing.id);
           await storeToken(r, admin.id, 'ADMIN_TOKEN', k, now);
         }
+        // Once ADMIN_TOKEN is configured it is the one bootstrap credential: the token generated
+        // and printed on a first start without it stops working (revoked, so the list shows why).
+        const generated = await r.memberTokens.findByName(admin.id, GENERATED_TOKEN_NAME);
+        if (generated && !generated.revokedAt) await r.memberTokens.revoke(generated.id, now);
       } else if (created) {
         const k = generateKey('mt');
-        await storeToken(r, admin.id, 'bootstrap', k, now);
+        await storeToken(r, admin.id, GENERATED_TOKEN_NAME, k, now);
         generatedToken = k.plaintext;
       }
       return { workspace, admin, generatedToken, created };
@@ -218,6 +223,9 @@ export class WorkspaceService {
 }
 
 /** Stores a member token by its hash (the plaintext is never stored). */
+/** The name of the admin token generated and printed on a first start without ADMIN_TOKEN. */
+const GENERATED_TOKEN_NAME = 'bootstrap';
+
 function storeToken(r: Repositories, memberId: string, name: string, k: NewKey, now: Date) {
   return r.memberTokens.insert({
     id: newId('mtk'),
