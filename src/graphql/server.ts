@@ -1,4 +1,5 @@
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { koaMiddleware } from '@as-integrations/koa';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
@@ -21,6 +22,9 @@ export async function createGraphqlMiddleware(schema: GraphQLSchema, services: S
     validationRules: [operationLimits()],
     parseOptions: { maxTokens: MAX_TOKENS },
     csrfPrevention: true,
+    // Apollo's landing page loads its IDE from a CDN (blank without internet); a browser gets the
+    // page of src/rest/home.routes.ts instead.
+    plugins: [ApolloServerPluginLandingPageDisabled()],
     // The composition root owns shutdown (src/main.ts); Apollo must not install signal handlers.
     stopOnTerminationSignals: false,
   });

@@ -7,6 +7,7 @@ import type { Logger } from '../infra/logger.js';
 import { errorMapper } from './errors.js';
 import { workspaceApiRoutes } from './workspace-api/workspace-api.routes.js';
 import { docsRoutes } from './openapi/docs.routes.js';
+import { graphqlPageRoutes, homeRoutes } from './home.routes.js';
 import { surfacesOpenApi } from './openapi/surfaces.openapi.js';
 import { documentApiRoutes } from './surfaces/document-api.routes.js';
 import { httpApiRoutes } from './surfaces/http-api.routes.js';
@@ -59,6 +60,8 @@ export function createApp(deps: AppDeps): Koa {
   router.post('/graphql', graphqlBody, graphql);
   router.get('/graphql', graphql);
 
+  app.use(homeRoutes(deps.baseUrl));
+  app.use(graphqlPageRoutes(deps.baseUrl));
   app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins));
