@@ -52,28 +52,71 @@ export function lockDataDir(dataDir: string): DataDirLock {
   // Two rounds: a stale lock is removed once, then created exclusively; a racing start that wins
   // the exclusive create in between makes this one fail as it should.
   for (let round = 0; round < 2; round++) {
-    try {
-      fs.writeFileSync(file, JSON.stringify(me) + '\n', { flag: 'wx', mode: 0o644 });
+    if (createComplete(file, me)) {
       heldHere.add(file);
       return {
         release: () => {
           if (heldHere.delete(file)) releaseIfMine(file, me);
         },
       };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    const owner = readOwner(file);
+    const seen = readRaw(file);
+    const owner = parseOwner(seen);
     if (owner && isAlive(owner, heldHere.has(file))) throw new DataDirLocked(dir, owner);
-    fs.rmSync(file, { force: true });
+    // Remove only the stale lock that was read, not one a racing start has just put in its place.
+    if (readRaw(file) === seen) fs.rmSync(file, { force: true });
   }
   throw new DataDirLocked(dir, readOwner(file) ?? { pid: 0, hostname: 'unknown', startedAt: 'unknown' });
 }
 
-/** The lock's owner, or null when the file is gone or unreadable (a torn write is stale). */
-function readOwner(file: string): LockOwner | null {
+/**
+ * Creates the lock file with its whole content at once: written to a file of this process, then
+ * hard-linked into place (a link fails if the name exists), so no reader sees it half-written.
+ */
+function createComplete(file: string, me: LockOwner): boolean {
+  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  fs.writeFileSync(temp, JSON.stringify(me) + '\n', { mode: 0o644 });
   try {
-    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LockOwner>;
+    fs.linkSync(temp, file);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // Filesystems without hard links (some mounted volumes): an exclusive create instead.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return createExclusive(file, me);
+    throw err;
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+}
+
+function createExclusive(file: string, me: LockOwner): boolean {
+  try {
+    fs.writeFileSync(file, JSON.stringify(me) + '\n', { flag: 'wx', mode: 0o644 });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+function readRaw(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function readOwner(file: string): LockOwner | null {
+  return parseOwner(readRaw(file));
+}
+
+/** The lock's owner, or null when the file is gone or unreadable (left by a start killed while writing it). */
+function parseOwner(raw: string | null): LockOwner | null {
+  if (raw === null) return null;
+  try {
+    const v = JSON.parse(raw) as Partial<LockOwner>;
     if (typeof v.pid !== 'number' || !Number.isInteger(v.pid) || v.pid <= 0) return null;
     return { pid: v.pid, hostname: String(v.hostname ?? ''), startedAt: String(v.startedAt ?? '') };
   } catch {
