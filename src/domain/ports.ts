@@ -1,3 +1,4 @@
+import type { RecordFilter, SortKey } from './documents/record-filter.js';
 import type {
   ActivityEntry,
   ActivityKind,
@@ -94,11 +95,27 @@ export interface ActivityRepo {
 export type StoredRecord = { id: string } & Record<string, unknown>;
 
 export interface RecordRepo {
-  /** Records matching every filter entry (equality by JSON containment; arrays mean any of), oldest first. */
-  query(documentId: string, filter: Record<string, unknown>, limit: number, offset: number): Promise<{ records: StoredRecord[]; totalCount: number }>;
+  /**
+   * Records matching every condition of the filter (see record-filter.ts), in the sort order with
+   * insertion order breaking ties (insertion order alone without a sort), how many match in all,
+   * and — when more records follow this page — the position of its last record.
+   */
+  query(documentId: string, filter: RecordFilter, page: RecordPage): Promise<{ records: StoredRecord[]; totalCount: number; last?: RecordPosition }>;
   insertMany(documentId: string, rows: { id: string; data: Record<string, unknown> }[], now: Date): Promise<StoredRecord[]>;
-  update(documentId: string, filter: Record<string, unknown>, set: Record<string, unknown>, now: Date): Promise<number>;
-  delete(documentId: string, filter: Record<string, unknown>): Promise<number>;
+  update(documentId: string, filter: RecordFilter, set: Record<string, unknown>, now: Date): Promise<number>;
+  delete(documentId: string, filter: RecordFilter): Promise<number>;
+}
+/** A page of a record query: after `offset` records, or after a position (a cursor). */
+export interface RecordPage {
+  limit: number;
+  offset: number;
+  sort?: SortKey[];
+  after?: RecordPosition;
+}
+/** Where a record stands in a sort order: its sort keys' values as text (null: no value) and its insertion number. */
+export interface RecordPosition {
+  keys: (string | null)[];
+  seq: string;
 }
 
 export interface UsageRepo {

@@ -236,7 +236,7 @@ describe('migrations', function () {
     });
     const doc = await repos.documents.insert({ id: newId('doc'), workspaceId: ws.id, agentId: agent.id, name: 'tasks', description: '', kind: 'DATABASE', content: '', fields: [], createdAt: now, updatedAt: now });
     await repos.records.insertMany(doc.id, [{ id: 'rec_1', data: { title: 'a', done: false } }, { id: 'rec_2', data: { title: 'b', done: true } }], now);
-    expect(await repos.records.query(doc.id, { done: true }, 10, 0)).to.deep.equal({ records: [{ id: 'rec_2', title: 'b', done: true }], totalCount: 1 });
+    expect(await repos.records.query(doc.id, { done: [{ op: 'in', type: 'BOOLEAN', values: [true] }] }, { limit: 10, offset: 0 })).to.deep.equal({ records: [{ id: 'rec_2', title: 'b', done: true }], totalCount: 1 });
 
     // The constraint the error translation names is back: a second model of the same name is a Conflict.
     const model: ModelConfig = { id: newId('mdl'), workspaceId: ws.id, name: 'main', provider: 'openai', model: 'gpt-4o-mini', baseUrl: null, apiKeySecret: null, inputPricePerMillion: 1, outputPricePerMillion: 2, isDefault: false, createdAt: now, updatedAt: now };
@@ -258,7 +258,7 @@ describe('migrations', function () {
     const [ws] = await db('workspaces').select('id');
     const [doc] = await db('documents').select('id');
     const { repos } = knexStore(db);
-    expect((await repos.records.query(doc.id, {}, 10, 0)).totalCount).to.equal(2);
+    expect((await repos.records.query(doc.id, {}, { limit: 10, offset: 0 })).totalCount).to.equal(2);
     expect(await repos.workspaces.delete(ws.id)).to.equal(true);
     for (const table of ['agents', 'documents', 'document_records', 'models', 'run_slots', 'credit_usage']) {
       expect(Number((await db(table).count<{ n: number }[]>('* as n'))[0]!.n), table).to.equal(0);

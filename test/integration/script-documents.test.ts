@@ -108,6 +108,31 @@ describe('script handlers: documents.* on real records', function () {
     expect(['A1', 'C3']).to.include(anyOf.json.output.records[0].sku);
   });
 
+  it('documents.query takes operators, a sort and a cursor, as the Document API does', async () => {
+    const doc = await ordersDoc([...SEED, { sku: 'D4', qty: 12, status: 'open' }]);
+    const page = { sort: { field: 'qty', direction: 'desc' }, limit: 2 };
+    const first = await run('records/find', { documentId: doc, filter: { qty: { gt: 1 }, status: { ne: 'closed' } }, page });
+    expect(first.status, first.text).to.equal(200);
+    expect([first.json.output.totalCount, first.json.output.records.map((x: { sku: string }) => x.sku)]).to.deep.equal([2, ['D4', 'B2']]);
+    expect(first.json.output.nextCursor).to.equal(null);
+    const all = await run('records/find', { documentId: doc, filter: {}, page: { ...page, limit: 3 } });
+    const rest = await run('records/find', { documentId: doc, filter: {}, page: { ...page, limit: 3, cursor: all.json.output.nextCursor } });
+    expect([...all.json.output.records, ...rest.json.output.records].map((x: { sku: string }) => x.sku)).to.deep.equal(['D4', 'C3', 'B2', 'A1']);
+    // The same query over HTTP, through the Document API.
+    const viaApi = await call('POST', documentPath(agent, doc, 'query'), { key, json: { filter: { qty: { gt: 1 }, status: { ne: 'closed' } }, sort: { field: 'qty', direction: 'desc' } } });
+    expect(viaApi.json.records.map((x: { sku: string }) => x.sku)).to.deep.equal(['D4', 'B2']);
+    // An unknown operator reaches the script as an error naming it.
+    const bad = await run('records/find', { documentId: doc, filter: { qty: { greater: 1 } } });
+    expect(bad.status, bad.text).to.equal(500);
+    const probe = await addHttpEndpoint(ws.adminToken, agent, {
+      path: 'records/bad-operator',
+      handler: { script: 'try { await documents.query(input.documentId, { qty: { greater: 1 } }); return "read"; } catch (e) { return e.message; }' },
+    });
+    expect(probe).to.be.a('string');
+    const caught = await run('records/bad-operator', { documentId: doc });
+    expect(caught.json.output).to.equal("filter.qty.greater: unknown operator 'greater' (valid operators: eq, ne, gt, gte, lt, lte, in, contains, exists)");
+  });
+
   it('documents.update sets fields on the matching records only', async () => {
     const doc = await ordersDoc(SEED);
     const r = await run('records/set', { documentId: doc, filter: { status: 'open' }, set: { status: 'shipped' } });

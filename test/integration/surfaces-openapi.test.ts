@@ -38,6 +38,23 @@ describe('OpenAPI of the agent surfaces', () => {
     expect(Object.keys(doc.paths['/agents/{agentId}/chat/{conversationId}'])).to.deep.equal(['get']);
   });
 
+  it('documents every filter operator with an example, the sort, the cursor and nextCursor of the query operation', async () => {
+    const doc = (await (await fetch(`${h().url}/openapi.json`)).json()) as any;
+    const query = doc.paths['/agents/{agentId}/documents/{documentId}/data/query'].post;
+    const body = query.requestBody.content['application/json'];
+    const operators = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'exists'];
+    expect(Object.keys(body.examples)).to.include.members([...operators, 'combined', 'sorted']);
+    for (const op of operators) {
+      const example = body.examples[op].value.filter;
+      expect(Object.values(example)[0], op).to.have.property(op);
+    }
+    expect(body.schema.properties.filter.description).to.include('`gt`').and.include('unknown field or operator');
+    expect(body.schema.properties).to.include.keys('sort', 'cursor', 'limit', 'offset');
+    expect(JSON.stringify(body.schema.properties.sort)).to.include('"asc"').and.include('"desc"');
+    const ok = query.responses['200'].content['application/json'].schema;
+    expect(JSON.stringify(ok)).to.include('nextCursor');
+  });
+
   it('names every operation with a unique camelCase operationId that does not depend on its position', async () => {
     const doc = (await (await fetch(`${h().url}/openapi.json`)).json()) as any;
     const ids = operationIds(doc);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { FieldDef } from '../../src/domain/entities.js';
-import { validateFilter, validatePatch, validateRecord } from '../../src/domain/documents/records.js';
+import { validateFilter } from '../../src/domain/documents/record-filter.js';
+import { validatePatch, validateRecord } from '../../src/domain/documents/records.js';
 
 // Field names come from requests, so record maps must not inherit anything: a required field named
 // like an Object.prototype member is enforced, and a field named `__proto__` (refused for new

@@ -7,7 +7,8 @@ import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store, StoredRecord } from '../ports.js';
 import { parse } from '../validation.js';
-import { validateFilter, validatePatch, validateRecord } from './records.js';
+import { decodeCursor, encodeCursor, validateFilter, validateSort } from './record-filter.js';
+import { validatePatch, validateRecord } from './records.js';
 
 
 export type DocumentAccess = 'read' | 'write';
@@ -25,6 +26,15 @@ export type Via = 'documentApi' | 'agent';
  */
 export interface Prepared<T> {
   run(): Promise<T>;
+}
+
+/** A record query as callers send it; everything is checked here. */
+export interface QueryInput {
+  filter?: unknown;
+  sort?: unknown;
+  limit?: unknown;
+  offset?: unknown;
+  cursor?: unknown;
 }
 
 /** Who reaches which document, for what. */
@@ -73,7 +83,7 @@ export class RecordService {
     return {
       run: async () => {
         if (doc.kind !== 'DATABASE') return base;
-        const { records, totalCount } = await this.store.repos.records.query(doc.id, {}, pg.limit, pg.offset);
+        const { records, totalCount } = await this.store.repos.records.query(doc.id, {}, { limit: pg.limit, offset: pg.offset });
         return { ...base, data: { fields: doc.fields, records, totalCount } };
       },
     };
@@ -97,16 +107,30 @@ export class RecordService {
     };
   }
 
-  /** Records of a database document matching `filter` (equality; arrays mean any of). */
-  query(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; limit?: unknown; offset?: unknown }) {
+  /**
+   * Records of a database document matching `filter` (values, lists, operators; see
+   * record-filter.ts) in `sort` order, a page at a time: by `offset`, or after the `cursor` a
+   * previous page returned as `nextCursor` (null on the last page).
+   */
+  query(p: Principal, agentId: string, documentId: string, via: Via, input: QueryInput) {
     return this.prepareQuery(p, agentId, documentId, via, input).then((op) => op.run());
   }
 
-  async prepareQuery(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; limit?: unknown; offset?: unknown }) {
+  async prepareQuery(p: Principal, agentId: string, documentId: string, via: Via, input: QueryInput) {
     const pg = parse(paging, stripNullish({ limit: input.limit, offset: input.offset }));
     const doc = await this.database(this.store.repos, { p, agentId, documentId, access: 'read', via });
     const filter = validateFilter(doc.fields, input.filter);
-    return { run: () => this.store.repos.records.query(doc.id, filter, pg.limit, pg.offset) };
+    const sort = validateSort(doc.fields, input.sort);
+    if (input.cursor !== undefined && input.cursor !== null && input.offset !== undefined && input.offset !== null) {
+      throw new Invalid('cursor: give either a cursor or an offset, not both', 'cursor');
+    }
+    const after = input.cursor === undefined || input.cursor === null ? undefined : decodeCursor(input.cursor, filter, sort);
+    return {
+      run: async () => {
+        const { records, totalCount, last } = await this.store.repos.records.query(doc.id, filter, { limit: pg.limit, offset: pg.offset, sort, ...(after ? { after } : {}) });
+        return { records, totalCount, nextCursor: last ? encodeCursor(last, filter, sort) : null };
+      },
+    };
   }
 
   /** Inserts records atomically: every item is validated first; any error inserts nothing. */

@@ -6,23 +6,35 @@ import type { FieldDef } from '../entities.js';
 // an ordinary key, never an inherited method, and `__proto__` is a key like any other.
 
 export type RecordData = Record<string, unknown>;
-/** field → wanted value; an array means "any of". */
-export type RecordFilter = Record<string, unknown>;
 
 /**
- * How large a filter may be. Each value becomes one bind parameter of each statement that applies
+ * How large a filter may be (see record-filter.ts). Each value becomes one bind parameter of each statement that applies
  * the filter (PostgreSQL allows 65,535) and one branch the database plans and evaluates, so the
  * total is bounded, not only each list: 1,000 values cost a query about as much as one list did.
  */
 export const MAX_FILTER_FIELDS = 20;
 export const MAX_FILTER_VALUES = 1000;
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+/**
+ * An ISO 8601 date or date-time whose every part is in range: month, day of the month (29 February
+ * only in leap years), hour, minute, second, offset. The same source is used as a PostgreSQL regular
+ * expression by the store, which casts to a timestamp only the stored values it matches — a cast of
+ * an impossible date would fail the whole query, and values stored before this check existed may be
+ * impossible dates that Date.parse rolled over.
+ */
+export const DATE_TIME_PATTERN =
+  '^(?!0000)(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))' +
+  '|(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)' +
+  '(?:[T ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?(?:Z|[+-](?:0\\d|1[0-4]):?[0-5]\\d)?)?$';
+/** The end of a value with a time zone designator; values without one are read as UTC. */
+export const ZONED_PATTERN = '(?:Z|[+-]\\d{2}:?\\d{2})$';
+const ISO_DATE = new RegExp(DATE_TIME_PATTERN);
 
 /** An empty map without a prototype, for field names taken from a request. */
 const emptyMap = (): Record<string, unknown> => Object.create(null) as Record<string, unknown>;
 
-function checkValue(field: FieldDef, value: unknown, where: string): unknown {
+/** A value checked against a field's type (`where` names it in the error). */
+export function checkValue(field: FieldDef, value: unknown, where: string): unknown {
   if (value === null) {
     if (field.required) throw new Invalid(`${where}: '${field.name}' is required`, where);
     return null;
@@ -75,34 +87,6 @@ export function validatePatch(fields: FieldDef[], set: unknown): RecordData {
     const f = byName.get(k);
     if (!f) throw new Invalid(`set.${k}: unknown field '${k}'`, `set.${k}`);
     out[k] = checkValue(f, v, `set.${k}`);
-  }
-  return out;
-}
-
-/**
- * Validates a filter: known fields (or `id`), scalar or JSON values, arrays meaning "any of"; at
- * most MAX_FILTER_FIELDS fields and MAX_FILTER_VALUES values in all (a scalar counts as one).
- */
-export function validateFilter(fields: FieldDef[], filter: unknown): RecordFilter {
-  const out = emptyMap();
-  if (filter === undefined || filter === null) return out;
-  if (typeof filter !== 'object' || Array.isArray(filter)) throw new Invalid('filter: must be an object mapping field names to values', 'filter');
-  const entries = Object.entries(filter);
-  if (entries.length > MAX_FILTER_FIELDS) {
-    throw new Invalid(`filter: at most ${MAX_FILTER_FIELDS} fields per filter (this one has ${entries.length})`, 'filter');
-  }
-  const names = new Set(fields.map((f) => f.name));
-  let values = 0;
-  for (const [k, v] of entries) {
-    if (k !== 'id' && !names.has(k)) throw new Invalid(`filter.${k}: unknown field '${k}'`, `filter.${k}`);
-    if (Array.isArray(v) && (v.length === 0 || v.length > MAX_FILTER_VALUES)) {
-      throw new Invalid(`filter.${k}: a list of values must have 1 to ${MAX_FILTER_VALUES} entries`, `filter.${k}`);
-    }
-    values += Array.isArray(v) ? v.length : 1;
-    out[k] = v;
-  }
-  if (values > MAX_FILTER_VALUES) {
-    throw new Invalid(`filter: at most ${MAX_FILTER_VALUES} values in all, over every field (this one has ${values})`, 'filter');
   }
   return out;
 }

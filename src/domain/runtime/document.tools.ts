@@ -3,7 +3,16 @@ import type { Principal } from '../principal.js';
 import type { Json, ToolDefinition } from './ports.js';
 
 const docId = { type: 'string', description: 'The document id (see list_documents)' };
-const filter = { type: 'object', description: 'Field name → wanted value; a list means any of. Empty matches every record.', additionalProperties: true };
+const filter = {
+  type: 'object',
+  description:
+    'Field name → wanted value; a list means any of; or operators: {"score": {"gt": 7}} with eq, ne, gt, gte, lt, lte, in, contains (text), exists (true/false). Empty matches every record.',
+  additionalProperties: true,
+};
+const sort = {
+  description: 'Order: {"field": name, "direction": "asc" | "desc"} or a list of up to 3; missing values last',
+  anyOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }],
+};
 
 /**
  * Tools of the Documents capability, on the agent's own documents only. They run as the
@@ -27,9 +36,14 @@ export function documentTools(records: RecordService, self: Extract<Principal, {
     },
     {
       name: 'query_records',
-      description: 'Find records of a database document by field values.',
-      inputSchema: { type: 'object', properties: { documentId: docId, filter, limit: { type: 'integer', minimum: 1, maximum: 1000 }, offset: { type: 'integer', minimum: 0 } }, required: ['documentId'] },
-      execute: async (args) => asJson(await records.query(self, a, String(args.documentId), 'agent', { filter: args.filter, limit: args.limit, offset: args.offset })),
+      description: 'Find records of a database document by field values or comparisons, sorted, a page at a time (pass nextCursor back as cursor for the next page).',
+      inputSchema: {
+        type: 'object',
+        properties: { documentId: docId, filter, sort, limit: { type: 'integer', minimum: 1, maximum: 1000 }, offset: { type: 'integer', minimum: 0 }, cursor: { type: 'string' } },
+        required: ['documentId'],
+      },
+      execute: async (args) =>
+        asJson(await records.query(self, a, String(args.documentId), 'agent', { filter: args.filter, sort: args.sort, limit: args.limit, offset: args.offset, cursor: args.cursor })),
     },
     {
       name: 'insert_records',

@@ -4,10 +4,18 @@
 /** JSON value crossing the sandbox or model boundary. */
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
+/** Paging and order of `documents.query` (checked by the record service). */
+export interface QueryOptions {
+  limit?: number;
+  offset?: number;
+  sort?: Json;
+  cursor?: string;
+}
+
 /** What a script may call on its host. Every call is confined to the running agent. */
 export interface ScriptHost {
   documents: {
-    query(documentId: string, filter?: Json, options?: { limit?: number; offset?: number }): Promise<Json>;
+    query(documentId: string, filter?: Json, options?: QueryOptions): Promise<Json>;
     insert(documentId: string, items: Json): Promise<Json>;
     update(documentId: string, filter: Json, set: Json): Promise<Json>;
     delete(documentId: string, filter: Json, options?: { all?: boolean }): Promise<Json>;

@@ -223,7 +223,7 @@ export class RunService {
     };
     return {
       documents: {
-        query: (id, filter, o) => call('query', () => r.query(p, agent.id, id, 'agent', { filter, limit: o?.limit, offset: o?.offset })),
+        query: (id, filter, o) => call('query', () => r.query(p, agent.id, id, 'agent', { filter, limit: o?.limit, offset: o?.offset, sort: o?.sort, cursor: o?.cursor })),
         insert: (id, items) => call('insert', () => r.insert(p, agent.id, id, 'agent', items)),
         update: (id, filter, set) => call('update', () => r.update(p, agent.id, id, 'agent', { filter, set })),
         delete: (id, filter, o) => call('delete', () => r.delete(p, agent.id, id, 'agent', { filter, all: o?.all })),

@@ -1,5 +1,5 @@
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
-import type { Json, ScriptHost } from '../../domain/runtime/ports.js';
+import type { Json, QueryOptions, ScriptHost } from '../../domain/runtime/ports.js';
 import type { DocumentOp } from './quickjs.prelude.js';
 
 /**
@@ -20,12 +20,12 @@ export function readString(ctx: QuickJSContext, handle: QuickJSHandle, maxChars:
 type Options = Record<string, Json>;
 
 /** Optional trailing options argument: absent/null → undefined; otherwise a plain object. */
-function options(op: DocumentOp, value: Json | undefined, types: Record<string, 'number' | 'boolean'>): Options | undefined {
+function options(op: DocumentOp, value: Json | undefined, types: Record<string, 'number' | 'boolean' | 'string' | 'any'>): Options | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) throw new TypeError(`documents.${op}: options must be an object`);
   for (const [key, type] of Object.entries(types)) {
     const v = value[key];
-    if (v !== undefined && v !== null && typeof v !== type) throw new TypeError(`documents.${op}: options.${key} must be a ${type}`);
+    if (v !== undefined && v !== null && type !== 'any' && typeof v !== type) throw new TypeError(`documents.${op}: options.${key} must be a ${type}`);
   }
   return value;
 }
@@ -41,7 +41,7 @@ export async function invokeHost(host: ScriptHost, op: DocumentOp, args: Json[])
   if (typeof documentId !== 'string') throw new TypeError(`documents.${op}: the first argument must be a document id (string)`);
   switch (op) {
     case 'query':
-      return host.documents.query(documentId, a ?? undefined, options(op, b, { limit: 'number', offset: 'number' }) as { limit?: number; offset?: number } | undefined);
+      return host.documents.query(documentId, a ?? undefined, options(op, b, { limit: 'number', offset: 'number', sort: 'any', cursor: 'string' }) as QueryOptions | undefined);
     case 'insert':
       return host.documents.insert(documentId, a ?? null);
     case 'update':

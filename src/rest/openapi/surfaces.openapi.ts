@@ -6,13 +6,14 @@ import {
   documentResponse,
   insertBody,
   insertResponse,
-  queryBody,
+  queryBodyDoc,
   queryResponse,
   readQuery,
   updateBody,
   updateResponse,
   writeDocumentBody,
 } from '../../domain/documents/document-api.schemas.js';
+import { OPERATOR_DOCS } from '../../domain/documents/record-filter.js';
 
 // OpenAPI 3.1 of the HTTP API and the Document API, generated from the zod schemas that validate
 // the requests (src/domain/documents/document-api.schemas.ts), so the description cannot drift.
@@ -100,6 +101,13 @@ function httpApi(registry: OpenAPIRegistry) {
   });
 }
 
+/** One example per filter operator, and one of sort with a cursor. */
+const queryExamples = {
+  ...Object.fromEntries(Object.entries(OPERATOR_DOCS).map(([op, d]) => [op, { summary: `${op}: ${d.description}`, value: { filter: d.example } }])),
+  combined: { summary: 'several operators on one field, and several fields', value: { filter: { score: { gte: 3, lt: 8 }, status: ['open', 'waiting'], title: { contains: 'invoice' } } } },
+  sorted: { summary: 'sorted, second page by cursor', value: { filter: { status: 'open' }, sort: [{ field: 'due', direction: 'asc' }, { field: 'score', direction: 'desc' }], limit: 50, cursor: '<nextCursor of the first page>' } },
+};
+
 function documentApi(registry: OpenAPIRegistry) {
   const tags = ['Document API'];
   registry.registerPath({
@@ -123,7 +131,7 @@ function documentApi(registry: OpenAPIRegistry) {
     responses: { 200: json(documentResponse, 'The document'), ...errors },
   });
   const ops = [
-    ['query', queryBody, queryResponse, 'Find records by field values (equality; a list means any of)'],
+    ['query', queryBodyDoc, queryResponse, 'Find records by field values and comparisons, sorted, a page at a time'],
     ['insert', insertBody, insertResponse, 'Insert records (validated against the field schema; all or nothing)'],
     ['update', updateBody, updateResponse, 'Set fields on matching records (empty filter needs all: true)'],
     ['delete', deleteBody, deleteResponse, 'Delete matching records (empty filter needs all: true)'],
@@ -136,7 +144,7 @@ function documentApi(registry: OpenAPIRegistry) {
       tags,
       summary,
       security,
-      request: { params: documentParams, body: { content: { 'application/json': { schema: body } } } },
+      request: { params: documentParams, body: { content: { 'application/json': { schema: body, ...(op === 'query' ? { examples: queryExamples } : {}) } } } },
       responses: { 200: json(response, 'Result'), ...errors },
     });
   }
