@@ -10,7 +10,16 @@ import { addHttpEndpoint, call, createAgentKey, createDocument, documentPath, ht
 // `required` or property lets it call with arguments the tool cannot use.
 
 const DOC_ID = { type: 'string', description: 'The document id (see list_documents)' };
-const FILTER = { type: 'object', description: 'Field name → wanted value; a list means any of. Empty matches every record.', additionalProperties: true };
+const FILTER = {
+  type: 'object',
+  description:
+    'Field name → wanted value; a list means any of; or operators: {"score": {"gt": 7}} with eq, ne, gt, gte, lt, lte, in, contains (text), exists (true/false). Empty matches every record.',
+  additionalProperties: true,
+};
+const SORT = {
+  description: 'Order: {"field": name, "direction": "asc" | "desc"} or a list of up to 3; missing values last',
+  anyOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }],
+};
 const LIMIT = { type: 'integer', minimum: 1, maximum: 1000 };
 const OFFSET = { type: 'integer', minimum: 0 };
 
@@ -24,8 +33,8 @@ const OFFERED: Record<string, { description: string; parameters: Record<string, 
     parameters: { type: 'object', properties: { documentId: DOC_ID, limit: LIMIT, offset: OFFSET }, required: ['documentId'] },
   },
   query_records: {
-    description: 'Find records of a database document by field values.',
-    parameters: { type: 'object', properties: { documentId: DOC_ID, filter: FILTER, limit: LIMIT, offset: OFFSET }, required: ['documentId'] },
+    description: 'Find records of a database document by field values or comparisons, sorted, a page at a time (pass nextCursor back as cursor for the next page).',
+    parameters: { type: 'object', properties: { documentId: DOC_ID, filter: FILTER, sort: SORT, limit: LIMIT, offset: OFFSET, cursor: { type: 'string' } }, required: ['documentId'] },
   },
   insert_records: {
     description: 'Insert records into a database document (all or nothing).',
