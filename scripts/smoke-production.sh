@@ -24,10 +24,16 @@ done
 [[ -n "$url" ]] || { cat "$log" >&2; echo "the service did not listen within 120 s" >&2; exit 1; }
 
 token="$(grep -Eo 'Admin token \(shown once, store it now\): [^ ]+' "$log" | awk '{print $NF}')"
-curl -fsS "$url/readyz" | grep -q '"ready"'
-curl -fsS "$url/graphql" -H 'content-type: application/json' -H "authorization: Bearer $token" \
-  -d '{"query":"mutation { createAgent(input: {name: \"Smoke\"}) { id } }"}' | grep -q '"agt_'
-curl -fsS "$url/widget.js" | head -c 200 | grep -q 'use strict'
+# Each answer is read whole before it is checked: a reader that stops early (head, grep -q) would
+# make curl fail writing the rest under pipefail.
+expect() { # name, text, wanted substring
+  [[ "$2" == *"$3"* ]] || { cat "$log" >&2; echo "$1: answer without '$3': ${2:0:300}" >&2; exit 1; }
+}
+expect readyz "$(curl -fsS "$url/readyz")" '"ready"'
+expect graphql "$(curl -fsS "$url/graphql" -H 'content-type: application/json' -H "authorization: Bearer $token" \
+  -d '{"query":"mutation { createAgent(input: {name: \"Smoke\"}) { id } }"}')" '"agt_'
+widget="$(curl -fsS "$url/widget.js")"
+expect widget.js "${widget:0:200}" 'use strict'
 rss_kb="$(ps -o rss= -p "$pid" | tr -d ' ')"
 
 kill -TERM "$pid"
