@@ -1,3 +1,4 @@
+import { clearCompileCaches } from '../src/domain/compile-cache.js';
 import { startHarness, stopHarness } from './helpers/harness.js';
 
 // The first spec file of every run (npm test and the mutation tests list it first): one database and
@@ -9,6 +10,9 @@ before(async function () {
   await startHarness();
   creditSuiteSetupToFirstTest(this.test!.parent!);
 });
+
+// Each test compiles its patterns and schemas itself (see clearCompileCaches).
+beforeEach(() => clearCompileCaches());
 
 after(async function () {
   this.timeout(30_000);

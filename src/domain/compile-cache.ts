@@ -10,7 +10,14 @@ export class CompileCache<T, R extends Error> {
   constructor(
     private readonly size: number,
     private readonly refusal: abstract new (...args: never[]) => R,
-  ) {}
+  ) {
+    everyCache.push(this);
+  }
+
+  /** Forgets every compiled form. */
+  clear(): void {
+    this.entries.clear();
+  }
 
   /** The compiled form for `key`: compiled by `compile` the first time. Throws the refusal `compile` threw. */
   get(key: string, compile: () => T): T {
@@ -30,4 +37,17 @@ export class CompileCache<T, R extends Error> {
     if (entry instanceof this.refusal) throw entry;
     return entry as T;
   }
+}
+
+/** The caches of the process (module-level singletons, a handful). */
+const everyCache: { clear(): void }[] = [];
+
+/**
+ * Empties every compile cache. The tests do it before each test, so that no test's outcome depends
+ * on what an earlier test compiled — and a mutation tester, which reruns tests in one process with
+ * the compile code changed, sees each pattern and schema compiled again rather than served from
+ * the cache filled before the change.
+ */
+export function clearCompileCaches(): void {
+  for (const c of everyCache) c.clear();
 }
