@@ -33,6 +33,24 @@ describe('MCP surface rules', () => {
   const mcp = new McpService({} as Store);
   const CITY = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 
+  it('lists the tools by name, whatever order they were stored in; a name no tool has is NOT_FOUND naming it', async () => {
+    const stored = ['weather', 'Zebra', 'alarm', 'météo', 'b'].map((name, i) => tool({ id: `tool_${i}`, name }));
+    const store = { repos: { mcpTools: { listByAgents: async () => [...stored] } } } as unknown as Store;
+    const service = new McpService(store);
+    const agent = { id: 'agt_1' } as Parameters<McpService['tools']>[0];
+    // Code-point order: upper case before lower case, accented letters after z.
+    expect((await service.tools(agent)).map((t) => t.name)).to.deep.equal(['Zebra', 'alarm', 'b', 'météo', 'weather']);
+    expect((await service.tool(agent, 'alarm')).id).to.equal('tool_2');
+    let missing: unknown;
+    try {
+      await service.tool(agent, 'nope');
+    } catch (err) {
+      missing = err;
+    }
+    expect(missing).to.be.instanceOf(DomainError);
+    expect([(missing as DomainError).code, (missing as DomainError).message]).to.deep.equal(['NOT_FOUND', "Tool 'nope' not found"]);
+  });
+
   it('describes a tool with the default {input: string} schema when it has none, and its output schema only when set', () => {
     expect(mcp.describe(tool())).to.deep.equal({
       name: 'weather',
