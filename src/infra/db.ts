@@ -25,6 +25,8 @@ export interface DbOptions {
   dataDir?: string | 'memory';
   /** PostgreSQL schema to use (tests isolate runs by schema). */
   searchPath?: string;
+  /** For `memory`: start from this copy of a database (see dumpDatabase) instead of an empty one. */
+  loadDataDir?: Blob;
 }
 
 /** Opens the database: PostgreSQL through pg when a URL is given, otherwise one PGlite instance. */
@@ -48,7 +50,9 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
   }
   let pglite: PGlite;
   try {
-    pglite = new PGlite(dataDir, {
+    pglite = new PGlite({
+      dataDir,
+      loadDataDir: dataDir ? undefined : opts.loadDataDir,
       parsers: { [INT8]: (v: string) => Number(v), [NUMERIC]: (v: string) => Number(v) },
     });
     await pglite.waitReady;
@@ -65,6 +69,14 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
   } as Knex.Config);
   embedded.set(db, { pglite, lock });
   return db;
+}
+
+/** A copy of an embedded database, for opening another one from it (tests start from a migrated copy). */
+export async function dumpDatabase(db: Db): Promise<Blob> {
+  const own = embedded.get(db);
+  if (!own) throw new Error('dumpDatabase: not an embedded database');
+  await own.pglite.exec('checkpoint');
+  return own.pglite.dumpDataDir('none');
 }
 
 /** Closes the pool and, for the embedded database, the PGlite instance and its data directory lock. */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../src/infra/config.js';
 import { loadConfig } from '../../src/infra/config.js';
-import { closeDatabase, openDatabase } from '../../src/infra/db.js';
+import { closeDatabase, dumpDatabase, openDatabase } from '../../src/infra/db.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { migrateLatest } from '../../src/infra/migrate.js';
 import { buildService, type Service } from '../../src/server.js';
@@ -24,17 +24,24 @@ export interface Harness {
 
 let harness: Harness | undefined;
 
+// Under a mutation tester every mutant starts the harness again in the same process. Creating an
+// embedded database takes about 1.5 s; a copy of the freshly migrated one opens in about 0.4 s, so
+// those runs start from that copy: each run still gets a database of its own, as `npm test` does.
+const underMutationTesting = () => '__stryker__' in globalThis;
+let migratedCopy: Blob | undefined;
+
 export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export async function startHarness(): Promise<Harness> {
   if (harness) return harness;
   const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
-  const db = await openDatabase({ databaseUrl, dataDir: 'memory' });
+  const db = await openDatabase({ databaseUrl, dataDir: 'memory', loadDataDir: databaseUrl ? undefined : migratedCopy });
   if (databaseUrl) {
     await db.raw('drop schema if exists public cascade');
     await db.raw('create schema public');
   }
-  await migrateLatest(db);
+  if (!migratedCopy || databaseUrl) await migrateLatest(db);
+  if (!databaseUrl && !migratedCopy && underMutationTesting()) migratedCopy = await dumpDatabase(db);
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     DATA_DIR: 'memory',
