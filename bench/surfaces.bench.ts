@@ -1,0 +1,341 @@
+// `npm run bench -- surfaces`: throughput and latency of the surfaces beside a baseline measured in
+// the same run — a bare Koa route doing one INSERT into the same database, with the same driver —,
+// on PostgreSQL and on the embedded database. The service runs as the production start runs it
+// (compiled JavaScript under plain `node`), the baseline in a process of its own, and the load comes
+// from autocannon in a third process: 50 connections, a warm-up, then the measured window.
+//
+//   npm run bench -- surfaces
+//   BENCH_DATABASE_URL=postgres://…/app_bench BENCH_DATABASES=postgresql,embedded BENCH_WARMUP=5 BENCH_DURATION=15
+//
+// Without BENCH_DATABASE_URL the bench uses postgres://postgres:postgres@127.0.0.1:5432/app_bench
+// when a server answers there (the database is created), and otherwise measures the embedded
+// database only. Prints one table per database and writes them to bench/results/<date>.md.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { closeDatabase, openDatabase } from '../src/infra/db.js';
+import { startOpenAiServer } from '../test/helpers/openai-server.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
+const DURATION = Number(process.env.BENCH_DURATION ?? 15);
+const DEFAULT_PG = 'postgres://postgres:postgres@127.0.0.1:5432/app_bench';
+const ADMIN = 'bench-admin-token-0123456789';
+const SECRETS_KEY = Buffer.alloc(32, 5).toString('base64');
+
+/** A target: which case, what its answers must be, and its bound relative to the baseline. */
+interface Case {
+  name: string;
+  /** Status every answer must have; any other counts as an error. */
+  status: number;
+  request: { method: string; path: string; headers: Record<string, string>; body?: string };
+  /** Minimum req/s as a fraction of the baseline's, and maximum p99 in ms. */
+  target?: { ratio?: number; p99?: number };
+}
+
+interface Result {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  rssMb: number;
+  ratio: number | null;
+  verdict: string;
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  total: number;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function child(args: string[], env: NodeJS.ProcessEnv): Promise<{ proc: ChildProcess; url: string }> {
+  const proc = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/[^\s"]+)/.exec(out);
+      if (m) {
+        proc.stdout!.off('data', onData);
+        proc.stdout!.resume();
+        proc.stderr!.resume();
+        resolve({ proc, url: m[1]!.replace('0.0.0.0', '127.0.0.1').replace(/\/+$/, '') });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    proc.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before listening:\n${out.slice(-2000)}`)));
+  });
+}
+
+async function stopChild(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null) return;
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+/** autocannon in its own process; the answers that are not `status` count as errors. */
+function load(url: string, c: Case['request'], seconds: number, status: number): Load {
+  const args = [path.join(root, 'node_modules/autocannon/autocannon.js'), '--json', '-c', String(CONNECTIONS), '-d', String(seconds), '-m', c.method];
+  for (const [k, v] of Object.entries(c.headers)) args.push('-H', `${k}=${v}`);
+  if (c.body !== undefined) args.push('-b', c.body);
+  args.push(url + c.path);
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`autocannon failed: ${r.stderr}`);
+  const j = JSON.parse(r.stdout);
+  const byStatus = (j.statusCodeStats ?? {}) as Record<string, { count: number }>;
+  const total = Object.values(byStatus).reduce((n, s) => n + s.count, 0);
+  const wrong = total - (byStatus[String(status)]?.count ?? 0);
+  return { rps: Math.round(j.requests.average), p50: j.latency.p50, p99: j.latency.p99, errors: wrong + j.errors + j.timeouts, total };
+}
+
+async function graphql(url: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {
+  const r = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ query, variables }) });
+  const j = (await r.json()) as { data?: any; errors?: unknown[] };
+  if (j.errors?.length) throw new Error(`GraphQL: ${JSON.stringify(j.errors)}`);
+  return j.data;
+}
+
+async function call(url: string, c: Case['request']): Promise<{ status: number; text: string }> {
+  const r = await fetch(url + c.path, { method: c.method, headers: c.headers, body: c.body });
+  return { status: r.status, text: await r.text() };
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+const SUM = 'return { sum: input.a + input.b };';
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** Agents, keys, endpoints, a document, a tool and a webhook for the cases; returns the cases. */
+async function setUp(url: string, modelHold: () => void): Promise<{ cases: Case[]; holdSlot: () => Promise<void> }> {
+  const agent = async (name: string, limits?: { dailyCreditLimit?: number; maxConcurrentRequests?: number }) => {
+    const id = (await graphql(url, 'mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name } })).createAgent.id as string;
+    const key = (await graphql(url, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "bench") { key } }', { a: id })).createAgentApiKey.key as string;
+    await graphql(url, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: id, i: { path: 'sum', handler: { script: SUM } } });
+    if (limits) await graphql(url, 'mutation($a: ID!, $d: Float, $c: Int) { setAgentLimits(agentId: $a, dailyCreditLimit: $d, maxConcurrentRequests: $c) { id } }', { a: id, d: limits.dailyCreditLimit, c: limits.maxConcurrentRequests });
+    return { id, key };
+  };
+  const sumRequest = (a: { id: string; key: string }): Case['request'] => ({
+    method: 'POST',
+    path: `/agents/${a.id}/api/sum`,
+    headers: { ...JSON_HEADERS, 'x-agent-access-key': a.key },
+    body: JSON.stringify({ a: 2, b: 40 }),
+  });
+
+  const free = await agent('no limits');
+  const concurrent = await agent('concurrency limit 100', { maxConcurrentRequests: 100 });
+  const credited = await agent('daily credit limit not reached', { dailyCreditLimit: 1e9 });
+  const spent = await agent('daily credit limit used up', { dailyCreditLimit: 0 });
+  const full = await agent('concurrency limit full', { maxConcurrentRequests: 1 });
+  await graphql(url, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: full.id, i: { path: 'hold', handler: { prompt: 'Hold the slot.' } } });
+
+  // Document API: a database document with 1,000 records, exposed for reading.
+  const doc = (
+    await graphql(url, 'mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', {
+      a: free.id,
+      i: { name: 'Leads', kind: 'DATABASE', fields: [{ name: 'email', type: 'STRING', required: true }, { name: 'score', type: 'NUMBER' }] },
+    })
+  ).createDocument.id as string;
+  await graphql(url, 'mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } }', { a: free.id, d: doc });
+  for (let i = 0; i < 1000; i += 500) {
+    const items = Array.from({ length: 500 }, (_, j) => ({ email: `lead${i + j}@example.com`, score: (i + j) % 100 }));
+    const r = await call(url, { method: 'POST', path: `/agents/${free.id}/documents/${doc}/data/insert`, headers: { ...JSON_HEADERS, 'x-agent-access-key': free.key }, body: JSON.stringify({ items }) });
+    if (r.status !== 200) throw new Error(`insert: ${r.status} ${r.text}`);
+  }
+
+  // MCP: a script tool, called statelessly (protocol 2025-11-25 after initialize is not needed for tools/call).
+  await graphql(url, 'mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+    a: free.id,
+    i: { name: 'add', description: 'Adds two numbers', handler: { script: SUM }, inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
+  });
+  // Webhooks: an integration without a signature check.
+  await graphql(url, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', { a: free.id, i: { integration: 'bench', handler: { script: 'return { ok: true };' } } });
+
+  const holdSlot = async () => {
+    modelHold();
+    // The prompt run waits on the model and keeps the agent's one slot until the bench ends.
+    void fetch(`${url}/agents/${full.id}/api/hold`, { method: 'POST', headers: { ...JSON_HEADERS, 'x-agent-access-key': full.key }, body: '{}' }).catch(() => {});
+    const probe = sumRequest(full);
+    for (let i = 0; i < 100; i++) {
+      if ((await call(url, probe)).status === 429) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the held prompt run did not fill the concurrency limit');
+  };
+
+  const cases: Case[] = [
+    { name: 'HTTP API script endpoint, agent without limits', status: 200, request: sumRequest(free), target: { ratio: 0.5, p99: 25 } },
+    { name: 'HTTP API script endpoint, concurrency limit 100', status: 200, request: sumRequest(concurrent), target: { ratio: 0.35 } },
+    { name: 'HTTP API script endpoint, daily credit limit not reached', status: 200, request: sumRequest(credited) },
+    { name: 'refusal: daily credit limit used up (429)', status: 429, request: sumRequest(spent), target: { ratio: 1 } },
+    { name: 'refusal: concurrency limit full (429)', status: 429, request: sumRequest(full), target: { ratio: 1 } },
+    {
+      name: 'Document API query (1,000 records, filter + sort, 20 per page)',
+      status: 200,
+      request: {
+        method: 'POST',
+        path: `/agents/${free.id}/documents/${doc}/data/query`,
+        headers: { ...JSON_HEADERS, 'x-agent-access-key': free.key },
+        body: JSON.stringify({ filter: { score: { gte: 50 } }, sort: { field: 'score', direction: 'desc' }, limit: 20 }),
+      },
+    },
+    {
+      name: 'MCP tools/call of a script tool',
+      status: 200,
+      request: {
+        method: 'POST',
+        path: `/agents/${free.id}/mcp`,
+        headers: { ...JSON_HEADERS, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'x-agent-access-key': free.key },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 40 } } }),
+      },
+    },
+    {
+      name: 'webhook accept (stored, run later)',
+      status: 200,
+      request: { method: 'POST', path: `/agents/${free.id}/webhook/bench`, headers: JSON_HEADERS, body: JSON.stringify({ event: 'ping' }) },
+    },
+  ];
+  return { cases, holdSlot };
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+async function postgresUrl(): Promise<string | null> {
+  const wanted = process.env.BENCH_DATABASE_URL || DEFAULT_PG;
+  const target = new URL(wanted);
+  const admin = new URL(wanted);
+  admin.pathname = '/postgres';
+  const db = await openDatabase({ databaseUrl: admin.toString() });
+  try {
+    await db.raw('select 1');
+    const name = target.pathname.slice(1);
+    await db.raw(`drop database if exists "${name.replace(/"/g, '""')}" with (force)`);
+    await db.raw(`create database "${name.replace(/"/g, '""')}"`);
+    return wanted;
+  } catch (err) {
+    if (process.env.BENCH_DATABASE_URL) throw err;
+    console.log(`No PostgreSQL at ${DEFAULT_PG} (${(err as Error).message}); measuring the embedded database only.`);
+    return null;
+  } finally {
+    await closeDatabase(db);
+  }
+}
+
+async function measure(database: 'PostgreSQL' | 'embedded', databaseUrl: string | undefined): Promise<Result[]> {
+  const model = await startOpenAiServer();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-bench-'));
+  const baseline = await child(['--import', 'tsx', 'bench/baseline-server.ts'], { BENCH_DATABASE_URL: databaseUrl ?? '' });
+  const service = await child(['dist/src/main.js'], {
+    PORT: '0',
+    DATABASE_URL: databaseUrl ?? '',
+    DATA_DIR: path.join(dataDir, 'data'),
+    ADMIN_TOKEN: ADMIN,
+    SECRETS_KEY,
+    LOG_LEVEL: 'warn',
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'bench',
+  });
+  const results: Result[] = [];
+  try {
+    const idleRss = rssMb(service.proc.pid!);
+    const { cases, holdSlot } = await setUp(service.url, () => model.enqueue({ delayMs: 3_600_000 }));
+    await holdSlot();
+
+    const baseRequest: Case['request'] = { method: 'POST', path: '/insert', headers: JSON_HEADERS, body: JSON.stringify({ a: 2, b: 40 }) };
+    load(baseline.url, baseRequest, WARMUP, 200);
+    const base = load(baseline.url, baseRequest, DURATION, 200);
+    results.push({ name: `baseline: bare Koa route, one INSERT (${database})`, ...base, rssMb: rssMb(baseline.proc.pid!), ratio: null, verdict: '' });
+
+    let served = 0;
+    const rssBefore = rssMb(service.proc.pid!);
+    for (const c of cases) {
+      const first = await call(service.url, c.request);
+      if (first.status !== c.status) throw new Error(`${c.name}: answered ${first.status} (${first.text.slice(0, 300)}), expected ${c.status}`);
+      served += load(service.url, c.request, WARMUP, c.status).total;
+      const r = load(service.url, c.request, DURATION, c.status);
+      served += r.total;
+      const ratio = r.rps / base.rps;
+      const t = c.target;
+      const verdict = !t ? '' : (t.ratio === undefined || ratio >= t.ratio) && (t.p99 === undefined || r.p99 <= t.p99) ? 'PASS' : 'FAIL';
+      const goal = t ? ` (target ${[t.ratio !== undefined ? `≥ ${Math.round(t.ratio * 100)} %` : '', t.p99 !== undefined ? `p99 ≤ ${t.p99} ms` : ''].filter(Boolean).join(', ')})` : '';
+      results.push({ name: c.name + goal, rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, rssMb: rssMb(service.proc.pid!), ratio, verdict });
+    }
+    const rssAfter = rssMb(service.proc.pid!);
+    const drift = (rssAfter - rssBefore) / rssBefore;
+    const idleTarget = database === 'PostgreSQL' ? ' (target ≤ 150 MB)' : '';
+    results.push({
+      name: `service RSS: idle ${idleRss} MB${idleTarget}; ${rssBefore} → ${rssAfter} MB over ${served.toLocaleString('en')} requests (target ±10 %)`,
+      rps: 0,
+      p50: 0,
+      p99: 0,
+      errors: 0,
+      rssMb: rssAfter,
+      ratio: null,
+      verdict: (database !== 'PostgreSQL' || idleRss <= 150) && Math.abs(drift) <= 0.1 && served >= 100_000 ? 'PASS' : 'FAIL',
+    });
+  } finally {
+    await stopChild(service.proc);
+    await stopChild(baseline.proc);
+    await model.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+function table(database: string, results: Result[]): string {
+  const head = '| case | req/s | p50 ms | p99 ms | errors | RSS MB | of baseline | target |\n|---|---|---|---|---|---|---|---|';
+  const rows = results.map((r) =>
+    r.rps === 0 && r.ratio === null
+      ? `| ${r.name} | | | | | ${r.rssMb} | | ${r.verdict} |`
+      : `| ${r.name} | ${r.rps.toLocaleString('en')} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.rssMb} | ${r.ratio === null ? '' : `${Math.round(r.ratio * 100)} %`} | ${r.verdict} |`,
+  );
+  return `### ${database}\n\n${head}\n${rows.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+if (!fs.existsSync(path.join(root, 'dist/src/main.js')) || process.env.BENCH_BUILD !== '0') {
+  const b = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (b.status !== 0) throw new Error('npm run build failed');
+}
+const wanted = (process.env.BENCH_DATABASES ?? 'postgresql,embedded').split(',');
+const sections: string[] = [];
+let failed = false;
+const runOn = async (database: 'PostgreSQL' | 'embedded', url: string | undefined) => {
+  const results = await measure(database, url);
+  const t = table(database, results);
+  console.log(`\n${t}`);
+  sections.push(t);
+  failed ||= results.some((r) => r.verdict === 'FAIL');
+};
+if (wanted.includes('postgresql')) {
+  const url = await postgresUrl();
+  if (url) await runOn('PostgreSQL', url);
+}
+if (wanted.includes('embedded')) await runOn('embedded', undefined);
+
+const date = new Date().toISOString().slice(0, 10);
+const header = `## Surfaces, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC\n\n${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s measured per case, load from a separate autocannon process; service: \`node dist/src/main.js\`; commit ${spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim()}.\n\n`;
+fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
+const file = path.join(root, 'bench/results', `${date}.md`);
+fs.appendFileSync(file, `${header}${sections.join('\n')}\n`);
+console.log(`written to ${path.relative(root, file)}`);
+process.exit(failed ? 1 : 0);
