@@ -5,6 +5,7 @@ import * as mcpOutputSchema from './20261210000000_mcp_output_schema.js';
 import * as webhookDeliveries from './20261215000000_webhook_deliveries.js';
 import * as chatVisitors from './20261220000000_chat_visitors.js';
 import * as httpEndpointSchemas from './20261225000000_http_endpoint_schemas.js';
+import * as changeNotifications from './20261230000000_change_notifications.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -15,6 +16,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261215000000_webhook_deliveries': webhookDeliveries,
   '20261220000000_chat_visitors': chatVisitors,
   '20261225000000_http_endpoint_schemas': httpEndpointSchemas,
+  '20261230000000_change_notifications': changeNotifications,
 };
 
 /** knex migration source over the static list above. */

@@ -17,6 +17,8 @@ import { closeDatabase, openDatabase, type Db } from './infra/db.js';
 import { createLogger, type Logger } from './infra/logger.js';
 import { migrateLatest } from './infra/migrate.js';
 import { knexStore } from './infra/store/knex-store.js';
+import { cachedStore, ReadCache } from './infra/store/cached-store.js';
+import { listenForChanges } from './infra/store/change-listener.js';
 import { bufferedActivitySink } from './infra/activity/buffered-sink.js';
 import { intervalScheduler, type Scheduler } from './infra/scheduler.js';
 import type { AdmissionConfig } from './domain/admission/admission.service.js';
@@ -69,13 +71,18 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
   const secrets = resolveSecretsKey({ secretsKey: config.secretsKey, databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   const ownsDb = !opts.db;
+  let stopListening: (() => Promise<void>) | undefined;
   try {
     if (!opts.skipMigrations) await migrateLatest(db);
     const schema = await buildGraphqlSchema();
     // Always built: it compiles scripts on save even when a test replaces the sandbox that runs them
     // (its workers start on demand, so an unused one costs nothing).
     const ownSandbox = createQuickJsSandbox();
-    const store = knexStore(db);
+    // Agents, keys, entries, teams and workspaces are read from memory on the hot path; every
+    // instance's writes reach the cache through the database's change notifications.
+    const cache = new ReadCache();
+    stopListening = await listenForChanges(db, cache, logger);
+    const store = cachedStore(knexStore(db), cache);
     const activitySink = bufferedActivitySink(store, logger);
     const services: Services = createServices({
       store,
@@ -134,10 +141,12 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         await graphql.stop();
         await services.activityLog.flush();
         await ownSandbox.close();
+        await stopListening?.();
         if (ownsDb) await closeDatabase(db);
       },
     };
   } catch (err) {
+    await stopListening?.();
     if (ownsDb) await closeDatabase(db);
     throw err;
   }

@@ -10,6 +10,8 @@ export type Db = Knex;
 
 // knex-pglite leaves a passed-in PGlite instance open; closeDatabase closes it with the pool.
 const embedded = new WeakMap<Knex, { pglite: PGlite; lock: DataDirLock | null }>();
+// The URL each PostgreSQL pool was opened with (a listener needs a connection of its own).
+const servers = new WeakMap<Knex, string>();
 
 // int8 (counts, sums) and numeric (credits, prices) come back as JavaScript numbers on both
 // drivers; every value we store in them fits a double.
@@ -32,13 +34,15 @@ export interface DbOptions {
 /** Opens the database: PostgreSQL through pg when a URL is given, otherwise one PGlite instance. */
 export async function openDatabase(opts: DbOptions): Promise<Db> {
   if (opts.databaseUrl) {
-    return knexFactory({
+    const db = knexFactory({
       client: 'pg',
       connection: opts.databaseUrl,
       searchPath: opts.searchPath ? [opts.searchPath] : undefined,
       pool: { min: 0, max: 10 },
       acquireConnectionTimeout: 10_000,
     });
+    servers.set(db, opts.databaseUrl);
+    return db;
   }
   let dataDir: string | undefined;
   let lock: DataDirLock | null = null;
@@ -77,6 +81,65 @@ export async function dumpDatabase(db: Db): Promise<Blob> {
   if (!own) throw new Error('dumpDatabase: not an embedded database');
   await own.pglite.exec('checkpoint');
   return own.pglite.dumpDataDir('none');
+}
+
+/** What a channel listener reports: each notification, and whether notifications can be missed. */
+export interface ChannelListener {
+  message(payload: string): void;
+  /** false from a lost connection until LISTEN holds again (notifications in between are lost). */
+  connected(up: boolean): void;
+}
+
+/**
+ * Listens to a NOTIFY channel until the returned stop() is called. On PostgreSQL a connection of
+ * its own holds the LISTEN and is opened again after it is lost (every `retryMs`); the embedded
+ * database delivers its notifications in process.
+ */
+export async function listenChannel(db: Db, channel: string, listener: ChannelListener, retryMs = 500): Promise<() => Promise<void>> {
+  const own = embedded.get(db);
+  if (own) {
+    const unlisten = await own.pglite.listen(channel, listener.message);
+    listener.connected(true);
+    return async () => {
+      if (!own.pglite.closed) await unlisten();
+    };
+  }
+  const url = servers.get(db);
+  if (!url) throw new Error('listenChannel: unknown database');
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    c.on('notification', (n) => {
+      if (n.channel === channel && n.payload !== undefined) listener.message(n.payload);
+    });
+    const lost = () => {
+      if (client !== c) return;
+      client = null;
+      listener.connected(false);
+      c.end().catch(() => {});
+      if (!stopped) retry = setTimeout(() => void connect().catch(() => {}), retryMs);
+    };
+    c.on('error', lost);
+    c.on('end', lost);
+    client = c;
+    try {
+      await c.connect();
+      await c.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+      if (client === c) listener.connected(true);
+    } catch {
+      lost();
+    }
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const c = client;
+    client = null;
+    await c?.end().catch(() => {});
+  };
 }
 
 /** Closes the pool and, for the embedded database, the PGlite instance and its data directory lock. */

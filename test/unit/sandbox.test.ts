@@ -102,9 +102,15 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
       expect(later.value).to.deep.equal([true, 'function', true]);
     });
 
-    it('shares nothing between runs', async () => {
-      await run('globalThis.secret = input; Object.prototype.leak = 1; return 1');
-      expect((await run('return [typeof secret, typeof ({}).leak]')).value).to.deep.equal(['undefined', 'undefined']);
+    it('shares nothing between runs, though runs reuse the engine', async () => {
+      // Globals, built-ins changed in place, and work a run left queued behind its answer.
+      await run('globalThis.secret = input; Object.prototype.leak = 1; Array.prototype.push = () => 0; JSON.stringify = () => "x"; Math.max = () => -1; return 1');
+      expect((await run('const a = []; a.push(1); return [typeof secret, typeof ({}).leak, a.length, Math.max(1, 2)]')).value).to.deep.equal(['undefined', 'undefined', 1, 2]);
+      await run('Promise.resolve().then(() => { globalThis.late = 1; }); return 1');
+      expect((await run('await null; return typeof late')).value).to.equal('undefined');
+      for (let i = 0; i < 5; i++) {
+        expect((await run(`return [typeof mark, (globalThis.mark = ${i})]`)).value, `run ${i}`).to.deep.equal(['undefined', i]);
+      }
     });
 
     it('stops an infinite loop at the CPU limit, even inside try/catch', async () => {

@@ -60,6 +60,9 @@ const NOTHING: Reservation = { credits: 0, probe: false };
  * they reserved (docs/decisions.md, "Credit reservations").
  */
 export class AdmissionService {
+  /** Daily limits found used up, by scope, until the next midnight UTC (see refuseIfUsedUp). */
+  private readonly usedUp = new Map<string, { limit: number; until: number; reason: LimitReason; message: string }>();
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -71,7 +74,11 @@ export class AdmissionService {
    * the run can cost (absent: nothing); the reservation made from it is held until `settle`.
    */
   async admit(agent: Agent, bound?: CreditBound): Promise<Admission> {
+    // Nothing to count for an agent whose agent, team and workspace have no limit: no lock, no
+    // transaction, no slot (the team and workspace come from the store's cache).
+    if (await this.unlimited(agent)) return this.hold(agent, null, 0);
     const now = this.clock.now();
+    await this.refuseIfUsedUp(agent, now);
     const { slotId, reservation } = await this.store.transaction(async (r) => {
       await r.slots.lockAgent(agent.id);
       const limits = await this.creditLimits(r, agent);
@@ -92,6 +99,41 @@ export class AdmissionService {
       return { slotId: id, reservation };
     });
     return this.hold(agent, slotId, reservation.credits);
+  }
+
+  /**
+   * A limit found used up stays used up until midnight UTC: charges only add up, and a changed
+   * limit is another limit. Later requests are refused from memory, without a statement, as long as
+   * the limit is the same.
+   */
+  private async refuseIfUsedUp(agent: Agent, now: Date): Promise<void> {
+    const t = now.getTime();
+    const check = (key: string, limit: number | null | undefined) => {
+      const u = limit == null ? undefined : this.usedUp.get(key);
+      return u && u.limit === limit && t < u.until ? u : undefined;
+    };
+    const agentUsedUp = check(`agent:${agent.id}`, agent.dailyCreditLimit);
+    const team = agent.teamId ? await this.store.repos.teams.get(agent.teamId) : null;
+    const teamUsedUp = team ? check(`team:${team.id}`, team.dailyCreditLimit) : undefined;
+    const ws = await this.store.repos.workspaces.get(agent.workspaceId);
+    const wsUsedUp = ws ? check(`workspace:${ws.id}`, ws.dailyCreditLimit) : undefined;
+    const hit = agentUsedUp ?? teamUsedUp ?? wsUsedUp;
+    if (hit) throw new LimitExceeded(hit.reason, secondsToUtcMidnight(now), hit.message);
+  }
+
+  private noteUsedUp(l: CreditLimit, now: Date): void {
+    const key = 'agentId' in l.scope ? `agent:${l.scope.agentId}` : 'teamId' in l.scope ? `team:${l.scope.teamId}` : `workspace:${l.scope.workspaceId}`;
+    if (this.usedUp.size >= 10_000) this.usedUp.clear();
+    const until = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+    this.usedUp.set(key, { limit: l.limit, until, reason: l.reason, message: l.usedUp });
+  }
+
+  private async unlimited(agent: Agent): Promise<boolean> {
+    if (agent.dailyCreditLimit != null || agent.maxConcurrentRequests != null) return false;
+    const team = agent.teamId ? await this.store.repos.teams.get(agent.teamId) : null;
+    if (team?.dailyCreditLimit != null) return false;
+    const ws = await this.store.repos.workspaces.get(agent.workspaceId);
+    return ws?.dailyCreditLimit == null;
   }
 
   /** Adds a finished run's credits to the agent's day (and so to its team's and workspace's). */
@@ -159,7 +201,10 @@ export class AdmissionService {
       // missed.
       const reserved = await r.slots.reserved(l.scope, now);
       const charged = await chargedOn(r, l.scope, day);
-      if (charged >= l.limit) throw new LimitExceeded(l.reason, secondsToUtcMidnight(now), l.usedUp);
+      if (charged >= l.limit) {
+        this.noteUsedUp(l, now);
+        throw new LimitExceeded(l.reason, secondsToUtcMidnight(now), l.usedUp);
+      }
       if (credits6(charged + reserved) >= l.limit) throw new LimitExceeded(l.reason, this.config.concurrencyRetryAfterSeconds, l.held);
     }
   }
@@ -218,6 +263,7 @@ export class AdmissionService {
       settle: async (credits) => {
         if (!end()) return;
         if (!(credits > 0)) return void (slotId && (await slots.release(slotId)));
+        if (!slotId) return this.charge(agent, credits);
         // The reservation and the charge change places at once: no admission sees both or neither.
         await this.store.transaction(async (r) => {
           if (slotId) await r.slots.release(slotId);

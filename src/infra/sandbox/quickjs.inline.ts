@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type CustomizeVariantOptions, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type CustomizeVariantOptions, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { ScriptFailure, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/ports.js';
 import { PRELUDE } from './quickjs.prelude.js';
-import { memoryFailure, QuickJsRun } from './quickjs.run.js';
+import { memoryFailure, newRunRuntime, QuickJsRun } from './quickjs.run.js';
 
 /** Settings of a sandbox running QuickJS on the calling thread. */
 export interface InlineSandboxOptions {
@@ -56,6 +56,8 @@ interface Instance {
   growFailed: boolean;
   /** Set when the instance must not be used again. */
   broken: boolean;
+  /** The QuickJS runtime the next run uses (each run gets a new context in it), while runs end cleanly. */
+  runtime: QuickJSRuntime | undefined;
 }
 
 /**
@@ -102,7 +104,8 @@ export function createInlineQuickJsSandbox(opts: InlineSandboxOptions): InlineSa
       instance.growFailed = false;
       let run: QuickJsRun | undefined;
       try {
-        run = new QuickJsRun(instance.module, req, { ...opts, onSlice: hooks.onSlice, stopRequested: hooks.stopRequested });
+        instance.runtime ??= newRunRuntime(instance.module, opts.maxStackBytes);
+        run = new QuickJsRun(instance.runtime, req, { ...opts, onSlice: hooks.onSlice, stopRequested: hooks.stopRequested });
         hooks.onStart?.();
         return await run.execute();
       } catch (err) {
@@ -119,10 +122,14 @@ export function createInlineQuickJsSandbox(opts: InlineSandboxOptions): InlineSa
       } finally {
         if (run && !instance.broken) {
           try {
-            run.dispose();
+            if (!run.dispose()) instance.runtime = undefined;
           } catch {
             instance.broken = true; // a failed free (e.g. QuickJS's leak assertion) aborts the instance
           }
+        } else if (!run && instance.runtime && !instance.broken) {
+          // The context could not be created (too little memory): start the next run afresh.
+          instance.runtime.dispose();
+          instance.runtime = undefined;
         }
         release(instance);
       }
@@ -164,7 +171,7 @@ async function instantiate(wasmModule: WasmModule, maxPages: number): Promise<In
       emscriptenModule: { printErr: () => {} } as unknown as CustomizeVariantOptions['emscriptenModule'],
     }),
   );
-  const instance: Instance = { module, memory, maxPages, growFailed: false, broken: false };
+  const instance: Instance = { module, memory, maxPages, growFailed: false, broken: false, runtime: undefined };
   // Emscripten grows the heap with `wasmMemory.grow`; note a refusal (it then returns NULL to
   // QuickJS, which throws "out of memory" or, on some paths, aborts).
   const grow = memory.grow.bind(memory);

@@ -50,6 +50,13 @@ export function memoryFailure(memoryBytes: number, logs: string[]): ScriptFailur
  * stack overflowed inside it, or QuickJS aborted); the owner must then discard the instance
  * without calling `dispose`.
  */
+/** A runtime for runs (see QuickJsRun): created once per WASM instance and reused while runs end cleanly. */
+export function newRunRuntime(module: QuickJSWASMModule, maxStackBytes: number): QuickJSRuntime {
+  const runtime = module.newRuntime();
+  runtime.setMaxStackSize(maxStackBytes);
+  return runtime;
+}
+
 export class QuickJsRun {
   readonly logs: string[] = [];
   private readonly clock: RunClock;
@@ -65,26 +72,28 @@ export class QuickJsRun {
   private locateFn: QuickJSHandle | undefined;
   private stringifyFn: QuickJSHandle | undefined;
   private finished = false;
+  /** Set when the script's promise settled with a value (the runtime may then be reused). */
+  private finishedCleanly = false;
   private wake: (() => void) | undefined;
 
+  /**
+   * `runtime` is a fresh one (see newRunRuntime) or one whose earlier runs all ended with
+   * `dispose()` answering true: the run gets a context of its own in it — its own globals and
+   * built-ins, so nothing one run sets is visible to the next.
+   */
   constructor(
-    module: QuickJSWASMModule,
+    runtime: QuickJSRuntime,
     private readonly req: ScriptRequest,
     private readonly settings: RunSettings,
   ) {
     this.clock = new RunClock(req.limits, req.signal, this.logs, settings.onSlice, settings.stopRequested);
-    this.runtime = module.newRuntime();
-    try {
-      this.runtime.setMaxStackSize(settings.maxStackBytes);
-      this.runtime.setInterruptHandler(this.clock.shouldInterrupt);
-      // No module loader is ever set, so `import()` rejects inside the VM.
-      this.ctx = this.runtime.newContext();
-      // Set after the context exists, so a tiny limit fails the script (memory), not the setup.
-      this.runtime.setMemoryLimit(req.limits.memoryBytes);
-    } catch (err) {
-      this.runtime.dispose();
-      throw err;
-    }
+    this.runtime = runtime;
+    this.runtime.setInterruptHandler(this.clock.shouldInterrupt);
+    this.runtime.setMemoryLimit(-1);
+    // No module loader is ever set, so `import()` rejects inside the VM.
+    this.ctx = this.runtime.newContext();
+    // Set after the context exists, so a tiny limit fails the script (memory), not the setup.
+    this.runtime.setMemoryLimit(req.limits.memoryBytes);
   }
 
   /** Runs the script to completion; throws ScriptFailure for anything the script did wrong. */
@@ -101,6 +110,7 @@ export class QuickJsRun {
         this.throwIfStopped();
         if (json !== undefined) {
           const value = JSON.parse(json) as Json;
+          this.finishedCleanly = true;
           return { value, logs: this.logs, cpuMs: Math.round(this.clock.cpuMs * 100) / 100 };
         }
         if (this.settled.length === 0) {
@@ -118,13 +128,20 @@ export class QuickJsRun {
     }
   }
 
-  /** Frees every handle, then the context and the runtime (QuickJS aborts on a leaked handle). */
-  dispose(): void {
+  /**
+   * Frees every handle and the context (QuickJS aborts on a leaked handle). True when the runtime
+   * may run another script: the run ended with nothing of it left queued. Otherwise the runtime is
+   * freed too.
+   */
+  dispose(): boolean {
     for (const deferred of this.pending) deferred.dispose();
     for (const s of this.settled) s.deferred.dispose();
     for (const handle of this.owned) if (handle.alive) handle.dispose();
+    const clean = this.finishedCleanly && this.pending.size === 0 && !this.runtime.hasPendingJob();
     this.ctx.dispose();
-    this.runtime.dispose();
+    this.runtime.removeInterruptHandler();
+    if (!clean) this.runtime.dispose();
+    return clean;
   }
 
   // --- VM slices -------------------------------------------------------------------------------
