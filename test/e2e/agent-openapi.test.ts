@@ -168,6 +168,28 @@ describe('e2e: an agent’s own OpenAPI document and nested endpoint paths', fun
     expect((await call(order.method, prefix + order.path, { key: keyShop })).status, 'no body where one is required').to.equal(400);
   });
 
+  it('applies the input schema to the body of POST, PUT, PATCH and DELETE; a GET or HEAD carries no body and is not checked', async () => {
+    await addEndpoint(shop, {
+      path: 'lookup',
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      handler: { script: 'return { method: request.method, body: input };' },
+      inputSchema: ORDER_INPUT,
+    });
+    const url = `/agents/${shop}/api/lookup`;
+    const get = await call('GET', url, { key: keyShop });
+    expect(get.status, get.text).to.equal(200);
+    expect(get.json.output).to.deep.equal({ method: 'GET', body: null });
+    expect((await call('HEAD', url, { key: keyShop })).status, 'HEAD runs the GET').to.equal(200);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      const refused = await call(method, url, { key: keyShop, json: { quantity: 2 } });
+      expect(refused.status, method).to.equal(400);
+      expect(refused.json.error, method).to.match(/^Invalid request body for endpoint 'lookup': item: /);
+      const ok = await call(method, url, { key: keyShop, json: { item: 'tea' } });
+      expect(ok.status, `${method} ${ok.text}`).to.equal(200);
+      expect(ok.json.output).to.deep.equal({ method, body: { item: 'tea' } });
+    }
+  });
+
   it('reaches a nested endpoint with its path encoded whole, as the docs page sends it, and never with a dot segment', async () => {
     const plain = await call('GET', `/agents/${shop}/api/orders/42/summary`, { key: keyShop });
     expect(plain.status, plain.text).to.equal(200);

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { createAgent, errorCode, gql, gqlOk, newWorkspace, type GqlResult, type TestWorkspace } from '../helpers/harness.js';
+import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type GqlResult, type TestWorkspace } from '../helpers/harness.js';
+import { DocumentService } from '../../src/domain/documents/document.service.js';
+import type { Store } from '../../src/domain/ports.js';
+import type { Principal } from '../../src/domain/principal.js';
 
 const DOC_FIELDS = 'id agentId name description kind content fields { name type required }';
 const EXP_FIELDS = 'id agentId documentId read write';
@@ -15,10 +18,11 @@ async function readBack(token: string, agentId: string) {
   return (await gqlOk(token, READ_BACK, { id: agentId })).agent as { documents: any[]; documentExposures: any[] };
 }
 
-function expectRefused(r: GqlResult, code: string, field?: string, label?: string): void {
+function expectRefused(r: GqlResult, code: string, field?: string, label?: string, message?: string): void {
   expect(r.errors, `${label ?? ''} should be refused`).to.be.an('array').that.is.not.empty;
   expect(errorCode(r), label).to.equal(code);
   if (field !== undefined) expect(r.errors![0]!.extensions!.field, label).to.equal(field);
+  if (message !== undefined) expect(r.errors![0]!.message, label).to.equal(message);
 }
 
 async function createDoc(token: string, agentId: string, input: Record<string, unknown>) {
@@ -72,12 +76,13 @@ describe('GraphQL: documents', () => {
 
   it('createDocument refuses fields on a TEXT document and bad, duplicate or reserved field names', async () => {
     const agentId = await createAgent(ws.adminToken);
-    const cases: [string, Record<string, unknown>, string][] = [
-      ['fields on TEXT', { name: 't', fields: [{ name: 'a', type: 'STRING' }] }, 'input.fields'],
+    // Each refusal names the field at fault and says in words what is wrong with it.
+    const cases: [string, Record<string, unknown>, string, string?][] = [
+      ['fields on TEXT', { name: 't', fields: [{ name: 'a', type: 'STRING' }] }, 'input.fields', 'input.fields: only DATABASE documents have fields'],
       ['fields on default kind', { name: 't', kind: 'TEXT', fields: [{ name: 'a', type: 'STRING' }] }, 'input.fields'],
-      ['duplicate', { name: 'd', kind: 'DATABASE', fields: [{ name: 'a', type: 'STRING' }, { name: 'a', type: 'NUMBER' }] }, 'input.fields.1.name'],
-      ['id', { name: 'd', kind: 'DATABASE', fields: [{ name: 'id', type: 'STRING' }] }, 'input.fields.0.name'],
-      ['__proto__', { name: 'd', kind: 'DATABASE', fields: [{ name: 'ok', type: 'STRING' }, { name: '__proto__', type: 'JSON' }] }, 'input.fields.1.name'],
+      ['duplicate', { name: 'd', kind: 'DATABASE', fields: [{ name: 'a', type: 'STRING' }, { name: 'a', type: 'NUMBER' }] }, 'input.fields.1.name', "input.fields.1.name: field 'a' appears twice"],
+      ['id', { name: 'd', kind: 'DATABASE', fields: [{ name: 'id', type: 'STRING' }] }, 'input.fields.0.name', "input.fields.0.name: 'id' is reserved for the record id"],
+      ['__proto__', { name: 'd', kind: 'DATABASE', fields: [{ name: 'ok', type: 'STRING' }, { name: '__proto__', type: 'JSON' }] }, 'input.fields.1.name', "input.fields.1.name: '__proto__' cannot be a field name: JavaScript clients could not hold it as a value"],
       ['leading digit', { name: 'd', kind: 'DATABASE', fields: [{ name: 'ok', type: 'STRING' }, { name: '1abc', type: 'STRING' }] }, 'input.fields.1.name'],
       ['dash', { name: 'd', kind: 'DATABASE', fields: [{ name: 'a-b', type: 'STRING' }] }, 'input.fields.0.name'],
       ['space', { name: 'd', kind: 'DATABASE', fields: [{ name: 'a b', type: 'STRING' }] }, 'input.fields.0.name'],
@@ -85,8 +90,8 @@ describe('GraphQL: documents', () => {
       ['too long', { name: 'd', kind: 'DATABASE', fields: [{ name: 'x'.repeat(65), type: 'STRING' }] }, 'input.fields.0.name'],
       ['empty name', { name: '   ', kind: 'DATABASE' }, 'input.name'],
     ];
-    for (const [label, input, field] of cases) {
-      expectRefused(await gql(ws.adminToken, CREATE, { a: agentId, i: input }), 'BAD_USER_INPUT', field, label);
+    for (const [label, input, field, message] of cases) {
+      expectRefused(await gql(ws.adminToken, CREATE, { a: agentId, i: input }), 'BAD_USER_INPUT', field, label, message);
     }
     expect((await readBack(ws.adminToken, agentId)).documents).to.deep.equal([]);
     // Names of Object.prototype members are ordinary field names (records are null-prototype maps).
@@ -127,17 +132,17 @@ describe('GraphQL: documents', () => {
     const agentId = await createAgent(ws.adminToken);
     const text = await createDoc(ws.adminToken, agentId, { name: 'T', content: 'c' });
     const db = await createDoc(ws.adminToken, agentId, { name: 'D', kind: 'DATABASE', fields: [{ name: 'a', type: 'STRING' }] });
-    expectRefused(await gql(ws.adminToken, UPDATE, { id: text.id, i: { fields: [{ name: 'a', type: 'STRING' }] } }), 'BAD_USER_INPUT', 'input.fields');
+    expectRefused(await gql(ws.adminToken, UPDATE, { id: text.id, i: { fields: [{ name: 'a', type: 'STRING' }] } }), 'BAD_USER_INPUT', 'input.fields', 'TEXT', 'input.fields: only DATABASE documents have fields');
     expectRefused(await gql(ws.adminToken, UPDATE, { id: db.id, i: { fields: [{ name: 'x', type: 'STRING' }, { name: 'x', type: 'STRING' }] } }), 'BAD_USER_INPUT', 'input.fields.1.name');
     expectRefused(await gql(ws.adminToken, UPDATE, { id: db.id, i: { fields: [{ name: 'id', type: 'STRING' }] } }), 'BAD_USER_INPUT', 'input.fields.0.name');
     expectRefused(await gql(ws.adminToken, UPDATE, { id: db.id, i: { fields: [{ name: '9', type: 'STRING' }] } }), 'BAD_USER_INPUT', 'input.fields.0.name');
     expectRefused(await gql(ws.adminToken, UPDATE, { id: db.id, i: { name: '' } }), 'BAD_USER_INPUT', 'input.name');
-    expectRefused(await gql(ws.adminToken, UPDATE, { id: 'doc_missing', i: { name: 'x' } }), 'NOT_FOUND');
+    expectRefused(await gql(ws.adminToken, UPDATE, { id: 'doc_missing', i: { name: 'x' } }), 'NOT_FOUND', undefined, 'unknown', "Document 'doc_missing' not found");
 
     const foreignAgent = await createAgent(other.adminToken);
     const foreign = await createDoc(other.adminToken, foreignAgent, { name: 'Theirs', content: 'secret' });
-    expectRefused(await gql(ws.adminToken, UPDATE, { id: foreign.id, i: { content: 'overwritten' } }), 'NOT_FOUND');
-    expectRefused(await gql(ws.adminToken, DELETE, { id: foreign.id }), 'NOT_FOUND');
+    expectRefused(await gql(ws.adminToken, UPDATE, { id: foreign.id, i: { content: 'overwritten' } }), 'NOT_FOUND', undefined, 'foreign', `Document '${foreign.id}' not found`);
+    expectRefused(await gql(ws.adminToken, DELETE, { id: foreign.id }), 'NOT_FOUND', undefined, 'foreign', `Document '${foreign.id}' not found`);
     expect((await readBack(other.adminToken, foreignAgent)).documents).to.deep.equal([foreign]);
 
     const { documents } = await readBack(ws.adminToken, agentId);
@@ -151,8 +156,9 @@ describe('GraphQL: documents', () => {
     const agentId = await createAgent(alice.token, { visibility: 'PRIVATE' });
     const doc = await createDoc(alice.token, agentId, { name: 'Private', content: 'x' });
     expectRefused(await gql(bob.token, CREATE, { a: agentId, i: { name: 'y' } }), 'NOT_FOUND');
-    expectRefused(await gql(bob.token, UPDATE, { id: doc.id, i: { content: 'y' } }), 'NOT_FOUND');
-    expectRefused(await gql(bob.token, DELETE, { id: doc.id }), 'NOT_FOUND');
+    // The refusal names the document, not the private agent it belongs to.
+    expectRefused(await gql(bob.token, UPDATE, { id: doc.id, i: { content: 'y' } }), 'NOT_FOUND', undefined, 'update', `Document '${doc.id}' not found`);
+    expectRefused(await gql(bob.token, DELETE, { id: doc.id }), 'NOT_FOUND', undefined, 'delete', `Document '${doc.id}' not found`);
     expectRefused(await gql(bob.token, EXPOSE, { a: agentId, d: doc.id }), 'NOT_FOUND');
     const back = await readBack(alice.token, agentId);
     expect(back.documents).to.deep.equal([doc]);
@@ -175,7 +181,7 @@ describe('GraphQL: documents', () => {
     expect(e3).to.deep.equal({ ...e1, read: true, write: true });
 
     for (const [r, w] of [[false, false], [false, undefined], [false, null]] as const) {
-      expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: doc.id, r, w }), 'BAD_USER_INPUT', undefined, `read=${r} write=${w}`);
+      expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: doc.id, r, w }), 'BAD_USER_INPUT', undefined, `read=${r} write=${w}`, 'give read, write or both');
     }
     // The refused calls left the exposure as it was.
     expect((await readBack(ws.adminToken, agentId)).documentExposures).to.deep.equal([e3]);
@@ -196,12 +202,55 @@ describe('GraphQL: documents', () => {
     }
   });
 
+  it('an agent cannot create, change or delete its documents as itself: members configure them', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, 'mutation($a: ID!, $c: CapabilitiesInput!) { setCapabilities(agentId: $a, input: $c) { id } }', { a: agentId, c: { documents: true, endpointManagement: true } });
+    const doc = await createDoc(ws.adminToken, agentId, { name: 'Mine', content: 'x' });
+    const self: Principal = { kind: 'agentSelf', workspaceId: ws.workspaceId, agentId };
+    const documents = h().service.services.documents;
+    const words = 'An agent may not change its own keys, limits, guardrails, capabilities or settings';
+    for (const [label, attempt] of [
+      ['create', () => documents.create(self, agentId, { name: 'New' })],
+      ['update', () => documents.update(self, doc.id, { content: 'changed' })],
+      ['delete', () => documents.delete(self, doc.id)],
+    ] as const) {
+      const err = await (attempt as () => Promise<unknown>)().then(
+        () => null,
+        (e: Error & { code?: string }) => e,
+      );
+      expect(err?.code, label).to.equal('FORBIDDEN');
+      expect(err?.message, label).to.equal(words);
+    }
+    expect((await readBack(ws.adminToken, agentId)).documents).to.deep.equal([doc]);
+  });
+
+  it('an exposeDocument that loses the race to insert the exposure changes the winner\'s permissions instead of failing', async () => {
+    // The race as it happens on PostgreSQL, made certain: this call looked for the exposure before a
+    // concurrent call committed it, so its own insert meets the unique (agent, document) pair.
+    const agentId = await createAgent(ws.adminToken);
+    const doc = await createDoc(ws.adminToken, agentId, { name: 'Raced once', content: 'x' });
+    const winner = (await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: doc.id })).exposeDocument;
+    const real = h().service.services.store;
+    let lookups = 0;
+    const lateStore: Store = {
+      repos: real.repos,
+      ping: () => real.ping(),
+      transaction: (fn) =>
+        real.transaction((r) => fn({ ...r, exposures: { ...r.exposures, find: async (a, d) => (lookups++ === 0 ? null : r.exposures.find(a, d)) } })),
+    };
+    const admin: Principal = { kind: 'member', memberId: ws.adminId, workspaceId: ws.workspaceId, role: 'ADMIN' };
+    const loser = await new DocumentService(lateStore, { now: () => new Date() }).expose(admin, agentId, doc.id, { read: false, write: true });
+    expect(lookups).to.equal(2);
+    expect(loser).to.deep.include({ id: winner.id, documentId: doc.id, read: false, write: true });
+    expect((await readBack(ws.adminToken, agentId)).documentExposures).to.deep.equal([{ ...winner, read: false, write: true }]);
+  });
+
   it("exposeDocument refuses another agent's document, an unknown document and an unknown agent with NOT_FOUND", async () => {
     const agentId = await createAgent(ws.adminToken);
     const otherAgent = await createAgent(ws.adminToken);
     const theirs = await createDoc(ws.adminToken, otherAgent, { name: 'Not mine', content: 'x' });
-    expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: theirs.id }), 'NOT_FOUND', undefined, "other agent's document");
-    expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: 'doc_missing' }), 'NOT_FOUND', undefined, 'unknown document');
+    expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: theirs.id }), 'NOT_FOUND', undefined, "other agent's document", `Document '${theirs.id}' not found`);
+    expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: 'doc_missing' }), 'NOT_FOUND', undefined, 'unknown document', "Document 'doc_missing' not found");
     expectRefused(await gql(ws.adminToken, EXPOSE, { a: 'agt_missing', d: theirs.id }), 'NOT_FOUND', undefined, 'unknown agent');
     const foreignAgent = await createAgent(other.adminToken);
     const foreign = await createDoc(other.adminToken, foreignAgent, { name: 'Foreign', content: 'x' });
@@ -216,7 +265,7 @@ describe('GraphQL: documents', () => {
     const agentId = await createAgent(ws.adminToken);
     const a = await createDoc(ws.adminToken, agentId, { name: 'A', content: 'x' });
     const b = await createDoc(ws.adminToken, agentId, { name: 'B', content: 'x' });
-    expectRefused(await gql(ws.adminToken, UNEXPOSE, { a: agentId, d: a.id }), 'NOT_FOUND', undefined, 'never exposed');
+    expectRefused(await gql(ws.adminToken, UNEXPOSE, { a: agentId, d: a.id }), 'NOT_FOUND', undefined, 'never exposed', `Document exposure '${a.id}' not found`);
     await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: a.id });
     const eb = (await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: b.id, w: true })).exposeDocument;
 

@@ -221,6 +221,27 @@ describe('record queries: operators, sort and cursor', function () {
       expect(await refused({ filter: { score: { gt: 0 } }, sort: { field: 'title' }, cursor: first.nextCursor })).to.match(/^cursor: belongs to a query with another filter or sort/);
     });
 
+    it('pages by a string field whose values are far longer than the part that sorts, with cursors the service takes back', async () => {
+      await records().delete(key, agentId, docId, 'documentApi', { all: true });
+      // 100,000 characters each, first by their first 1,000 characters; two share those and keep insertion order.
+      const long = (head: string, tail: string) => head.repeat(1000) + tail.repeat(99_000);
+      await records().insert(key, agentId, docId, 'documentApi', [
+        { title: long('c', 'a'), score: 1 },
+        { title: long('a', '\u0001'), score: 2 },
+        { title: long('c', '"'), score: 3 },
+        { title: long('b', 'z'), score: 4 },
+      ]);
+      const scores: unknown[] = [];
+      let cursor: string | null = null;
+      do {
+        const r: Awaited<ReturnType<typeof query>> = await query({ sort: { field: 'title' }, limit: 1, ...(cursor ? { cursor } : {}) });
+        scores.push(...r.records.map((x) => x.score));
+        cursor = r.nextCursor;
+        if (cursor) expect(cursor.length).to.be.below(32_000);
+      } while (cursor && scores.length < 10);
+      expect(scores).to.deep.equal([2, 4, 1, 3]);
+    });
+
     it('a cursor that is not one, or together with an offset, is refused', async () => {
       const first = await query({ limit: 1 });
       expect(await refused({ cursor: 'not-a-cursor' })).to.equal('cursor: must be the nextCursor of a previous page');
@@ -230,6 +251,10 @@ describe('record queries: operators, sort and cursor', function () {
       const forged = encodeCursor({ keys: ["1'; drop table x; --"], seq: '1' }, validateFilter(FIELDS as FieldDef[], {}), sort);
       expect(await refused({ sort: { field: 'score' }, cursor: forged })).to.equal('cursor: must be the nextCursor of a previous page');
       expect(await refused({ cursor: first.nextCursor, offset: 1 })).to.equal('cursor: give either a cursor or an offset, not both');
+      // An offset of 0 or null, or a null cursor, is the same as not giving it.
+      expect(titles(await query({ cursor: first.nextCursor, offset: null })).length).to.equal(5);
+      expect(titles(await query({ cursor: null, offset: 1 })).length).to.equal(5);
+      expect(titles(await query({ cursor: null })).length).to.equal(6);
     });
   });
 });

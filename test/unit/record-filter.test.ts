@@ -58,4 +58,61 @@ describe('record filters, sorts and cursors (shape rules)', () => {
     // Past the largest insertion number the database can hold: refused here, not a failed cast there.
     expect(() => decodeCursor(encodeCursor({ keys: ['7', null], seq: '9999999999999999999' }, filter, sort), filter, sort)).to.throw('cursor: must be the nextCursor');
   });
+
+  it('a cursor that is not a nextCursor of this service is refused, whatever its shape', () => {
+    const filter = validateFilter(FIELDS, {});
+    const sort = validateSort(FIELDS, [{ field: 'score' }, { field: 'title' }]);
+    const flags: FieldDef[] = [{ name: 'ok', type: 'BOOLEAN', required: false }];
+    const flagSort = validateSort(flags, { field: 'ok' });
+    const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+    const good = encodeCursor({ keys: ['7', 'x'], seq: '3' }, filter, sort);
+    const q = (JSON.parse(Buffer.from(good, 'base64url').toString()) as { q: string }).q;
+    const refusedCursors: [string, unknown][] = [
+      ['empty', ''],
+      ['a number', 42],
+      ['not JSON', b64('{"k":')],
+      ['JSON null', b64(null)],
+      ['a JSON string', b64('"x"')],
+      ['no fingerprint', b64({ k: ['7', 'x'], s: '3' })],
+      ['keys not a list', b64({ k: 'x', s: '3', q })],
+      ['too few keys', b64({ k: ['7'], s: '3', q })],
+      ['a key that is a number', b64({ k: [7, 'x'], s: '3', q })],
+      ['no insertion number', b64({ k: ['7', 'x'], q })],
+      ['a number key with a trailing part', b64({ k: ['7x', 'x'], s: '3', q })],
+      ['a number key with a leading part', b64({ k: ['x7', 'x'], s: '3', q })],
+      ['a number key with an empty fraction', b64({ k: ['7.', 'x'], s: '3', q })],
+      ['a number key longer than a number can be', b64({ k: ['1'.repeat(1001), 'x'], s: '3', q })],
+      ['over 32,000 characters', good + 'A'.repeat(32_000)],
+    ];
+    for (const [label, cursor] of refusedCursors) {
+      expect(() => decodeCursor(cursor, filter, sort), label).to.throw('cursor: must be the nextCursor of a previous page');
+    }
+    // What the database writes is taken back: several digits, a fraction of several digits, a sign.
+    for (const n of ['-12', '12.25', '0.125', '1'.repeat(1000)]) {
+      expect(decodeCursor(encodeCursor({ keys: [n, 'x'], seq: '3' }, filter, sort), filter, sort).keys[0], n).to.equal(n);
+    }
+    expect(decodeCursor(encodeCursor({ keys: ['true'], seq: '1' }, filter, flagSort), filter, flagSort).keys).to.deep.equal(['true']);
+    expect(() => decodeCursor(encodeCursor({ keys: ['yes'], seq: '1' }, filter, flagSort), filter, flagSort)).to.throw('cursor: must be the nextCursor');
+    // The fingerprint is of the filter and the sort both: the same sort over another filter does not fit.
+    expect(() => decodeCursor(good, validateFilter(FIELDS, { title: 'x' }), sort)).to.throw('cursor: belongs to a query with another filter or sort');
+    expect(() => decodeCursor(good, filter, validateSort(FIELDS, [{ field: 'score' }, { field: 'title', direction: 'desc' }]))).to.throw('cursor: belongs to a query');
+  });
+
+  it('a sort that cannot be used is refused naming the part at fault; no sort or a null sort keeps insertion order', () => {
+    expect(validateSort(FIELDS, undefined)).to.deep.equal([]);
+    expect(validateSort(FIELDS, null)).to.deep.equal([]);
+    const cases: [unknown, string][] = [
+      [[], 'sort: give 1 to 3 sort keys'],
+      [[{ field: 'title' }, { field: 'score' }, { field: 'due' }], ''],
+      [{ field: 'title', order: 'asc' }, "sort.order: unknown sort option 'order' (options: field, direction)"],
+      [{ field: 'nope' }, "sort.field: unknown field 'nope'"],
+      [{ field: 42 }, "sort.field: unknown field '42'"],
+      [{ field: 'meta' }, "sort.field: JSON field 'meta' cannot be sorted (sortable: string, number, datetime, boolean)"],
+      [[{ field: 'title' }, { field: 'score', direction: 'up' }], 'sort.1.direction: must be "asc" or "desc"'],
+    ];
+    for (const [sort, message] of cases) {
+      if (message === '') expect(validateSort(FIELDS, sort)).to.have.length(3);
+      else expect(() => validateSort(FIELDS, sort), JSON.stringify(sort)).to.throw(message);
+    }
+  });
 });

@@ -200,13 +200,20 @@ export function validateSort(fields: FieldDef[], sort: unknown): SortKey[] {
  * belongs to, so a cursor sent with another query is refused rather than skipping records silently.
  * Opaque to callers (base64url JSON); it holds only values the caller was already given.
  */
+/**
+ * The longest cursor the service hands out, with room: up to 3 sort keys, a string key holding at
+ * most 1,000 characters (the part of a string that sorts, see record.repo.ts), each at most 6
+ * bytes of JSON, in base64url. A longer one is refused before it is decoded.
+ */
+export const MAX_CURSOR_CHARS = 32_000;
+
 export function encodeCursor(pos: RecordPosition, filter: RecordFilter, sort: SortKey[]): string {
   return Buffer.from(JSON.stringify({ k: pos.keys, s: pos.seq, q: fingerprint(filter, sort) })).toString('base64url');
 }
 
 export function decodeCursor(cursor: unknown, filter: RecordFilter, sort: SortKey[]): RecordPosition {
   const bad = (why: string) => new Invalid(`cursor: ${why}`, 'cursor');
-  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 10_000) throw bad('must be the nextCursor of a previous page');
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_CURSOR_CHARS) throw bad('must be the nextCursor of a previous page');
   let c: unknown;
   try {
     c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -42,6 +42,19 @@ function typed(field: string, type: SortKey['type']): Sql {
   }
 }
 
+/** Characters of a string value that decide its place in a sort (and that a cursor carries). */
+export const STRING_SORT_CHARS = 1000;
+
+/**
+ * A field's value as sorted: `typed`, except that strings sort by their first STRING_SORT_CHARS
+ * characters (longer values sharing those stay in insertion order), so that a page's cursor stays
+ * small whatever the records hold.
+ */
+function sortKey(field: string, type: SortKey['type']): Sql {
+  const e = typed(field, type);
+  return type === 'STRING' ? { sql: `left(${e.sql}, ${STRING_SORT_CHARS}) collate "C"`, b: e.b } : e;
+}
+
 /** A bound value of a type, to compare with `typed`. */
 function operand(type: SortKey['type'], v: unknown): Sql {
   switch (type) {
@@ -111,7 +124,7 @@ function applyFilter(qb: Knex.QueryBuilder, filter: RecordFilter): Knex.QueryBui
 function after(sort: SortKey[], pos: RecordPosition, i = 0): Sql {
   if (i === sort.length) return sql('seq > ?::bigint', pos.seq);
   const key = sort[i]!;
-  const e = typed(key.field, key.type);
+  const e = sortKey(key.field, key.type);
   const v = pos.keys[i] ?? null;
   const rest = after(sort, pos, i + 1);
   if (v === null) return { sql: `(${e.sql} is null and ${rest.sql})`, b: [...e.b, ...rest.b] };
@@ -141,7 +154,7 @@ export function recordRepo(db: Conn): RecordRepo {
         const base = () => applyFilter(db('document_records').where({ document_id: documentId }), filter);
         const rowsQ = base().select('id', 'data', db.raw('seq::text as position'));
         sort.forEach((k, i) => {
-          const e = typed(k.field, k.type);
+          const e = sortKey(k.field, k.type);
           // Date-times leave as UTC ISO 8601 whatever the session's time zone, as record-filter.ts checks them.
           const text = k.type === 'DATETIME' ? `to_char(${e.sql} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `(${e.sql})::text`;
           rowsQ.select(db.raw(`${text} as ??`, [...e.b, `k${i}`] as Knex.RawBinding[]));
@@ -151,7 +164,7 @@ export function recordRepo(db: Conn): RecordRepo {
           rowsQ.whereRaw(a.sql, a.b as Knex.RawBinding[]);
         }
         for (const k of sort) {
-          const e = typed(k.field, k.type);
+          const e = sortKey(k.field, k.type);
           rowsQ.orderByRaw(`${e.sql} ${k.direction} nulls last`, e.b as Knex.RawBinding[]);
         }
         rowsQ.orderBy('seq').limit(page.limit + 1).offset(page.offset);
