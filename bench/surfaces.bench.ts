@@ -115,8 +115,15 @@ async function graphql(url: string, query: string, variables: Record<string, unk
 }
 
 async function call(url: string, c: Case['request']): Promise<{ status: number; text: string }> {
-  const r = await fetch(url + c.path, { method: c.method, headers: c.headers, body: c.body });
-  return { status: r.status, text: await r.text() };
+  // One retry: a kept-alive connection idle past the server's keep-alive timeout may be closed under us.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const r = await fetch(url + c.path, { method: c.method, headers: c.headers, body: c.body });
+      return { status: r.status, text: await r.text() };
+    } catch (err) {
+      if (attempt > 0) throw err;
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
