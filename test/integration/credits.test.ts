@@ -15,9 +15,9 @@ import {
 
 // DESIGN §5 steps 8–9: a run is charged its credits (prompt runs: tokens × the model's prices;
 // script runs: the workspace's flat `scriptRunCredits`), and the charge shows in usage (GraphQL
-// `agent.usage`, `workspace.usage`) and in the run's activity entry. Today the surfaces that run
-// handlers are the HTTP API (prompt and script endpoints, JSON or streamed); the Document API runs
-// no handler and charges nothing.
+// `agent.usage`, `workspace.usage`) and in the run's activity entry, on every surface that runs a
+// handler: the HTTP API (prompt and script endpoints, JSON or streamed), MCP tool calls, chat
+// messages and webhook deliveries. The Document API runs no handler and charges nothing.
 
 // Prices per million tokens chosen so that 1000 input + 500 output tokens cost exactly 2 credits.
 const PRICES = { input: 1000, output: 2000 };
@@ -125,6 +125,77 @@ describe('credits charged by runs, visible in usage and in the activity log', fu
     const entries = await activityOf(ws.adminToken, agent);
     expect(entries.map((e) => e.credits)).to.deep.equal([0.75, 0.75]);
     expect(fake.requests).to.have.length(0);
+  });
+
+  /** Usage and activity after one prompt run of PROMPT_RUN_CREDITS: one run, its entry charged it. */
+  async function expectOneRunCharged(token: string, agent: string, entry: { surface: string; status: number | null; runId?: string | null }): Promise<void> {
+    const u = await usage(token, agent);
+    expect(u.agent.credits).to.be.closeTo(PROMPT_RUN_CREDITS, 1e-9);
+    expect(u.agent.runs).to.equal(1);
+    expect(u.workspace.credits).to.be.closeTo(PROMPT_RUN_CREDITS, 1e-9);
+    expect(u.workspace.runs).to.equal(1);
+    const charged = (await activityOf(token, agent)).filter((e) => e.credits !== 0);
+    expect(charged.map((e) => [e.surface, e.status]), 'the entries that carry a charge').to.deep.equal([[entry.surface, entry.status]]);
+    expect(charged[0]!.credits).to.be.closeTo(PROMPT_RUN_CREDITS, 1e-9);
+    if (entry.runId !== undefined) expect(charged[0]!.runId).to.equal(entry.runId);
+  }
+
+  it('an MCP tools/call of a prompt tool is charged tokens × prices: in agent.usage, workspace.usage and its MCP activity entry', async () => {
+    const { ws, agent, key } = await setup();
+    await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+      a: agent,
+      i: { name: 'ask', description: 'Answers a question', handler: { prompt: 'Answer briefly.' } },
+    });
+
+    fake.enqueue({ text: 'forty-two', usage: USAGE });
+    const r = await call('POST', `/agents/${agent}/mcp`, {
+      key,
+      json: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: { input: 'meaning of life' } } },
+      headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.text).to.contain('forty-two');
+    expect(fake.requests).to.have.length(1);
+
+    await expectOneRunCharged(ws.adminToken, agent, { surface: 'MCP', status: 200 });
+  });
+
+  it('a chat message is charged tokens × prices: in the answer, agent.usage, workspace.usage and its activity entry', async () => {
+    const { ws, agent, key } = await setup();
+
+    fake.enqueue({ text: 'forty-two', usage: USAGE });
+    const r = await call('POST', `/agents/${agent}/chat`, { key, json: { message: 'meaning of life' }, headers: { accept: 'application/json' } });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.json.output).to.equal('forty-two');
+    expect(r.json.credits).to.be.closeTo(PROMPT_RUN_CREDITS, 1e-9);
+
+    await expectOneRunCharged(ws.adminToken, agent, { surface: 'WIDGET', status: 200, runId: r.json.runId });
+  });
+
+  it("a webhook delivery's prompt run is charged tokens × prices: in agent.usage, workspace.usage and the run's activity entry", async () => {
+    const { ws, agent } = await setup();
+    await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
+      a: agent,
+      i: { integration: 'orders', handler: { prompt: 'Summarise the event.' } },
+    });
+
+    fake.enqueue({ text: 'an order was paid', usage: USAGE });
+    const r = await call('POST', `/agents/${agent}/webhook/orders`, { json: { event: 'order.paid' } });
+    expect(r.status, r.text).to.equal(200);
+    // The queue worker of the harness service runs the delivery in the background: poll its status.
+    const deadline = Date.now() + 30_000;
+    let delivery: { status: string; runId: string | null } | undefined;
+    for (;;) {
+      const d = await gqlOk(ws.adminToken, 'query($a: ID!) { webhookDeliveries(agentId: $a, first: 10) { nodes { id status runId } } }', { a: agent });
+      delivery = (d.webhookDeliveries.nodes as { id: string; status: string; runId: string | null }[]).find((x) => x.id === r.json.deliveryId);
+      if (delivery?.status === 'DONE') break;
+      if (Date.now() > deadline) throw new Error(`the delivery did not finish: ${JSON.stringify(delivery)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(delivery.runId).to.match(/^run_/);
+
+    // The delivery's request entry charges nothing; the run has an entry of its own (no HTTP status).
+    await expectOneRunCharged(ws.adminToken, agent, { surface: 'WEBHOOKS', status: null, runId: delivery.runId });
   });
 
   it('the Document API runs no handler and charges nothing: usage stays at zero and its activity entries show 0 credits', async () => {
