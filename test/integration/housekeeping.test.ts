@@ -54,25 +54,25 @@ describe('housekeeping timer', function () {
     await service.services.activityLog.flush();
   }
 
-  it('prunes activity entries once they are past the workspace retention, at its next run; newer entries stay', async () => {
+  it('prunes activity entries once they are past the workspace retention, at its next daily run; newer entries stay', async () => {
     const agentId = await createAgent(ws.adminToken);
     await record(agentId, 1);
-    await time.advance(2 * DAY);
+    await time.advance(DAY);
     await record(agentId, 2);
 
     // Day 7: entry 1 is exactly at the 7-day retention, not past it.
-    await time.advance(5 * DAY);
+    await time.advance(6 * DAY);
     expect(await statuses(agentId)).to.deep.equal([1, 2]);
 
     // Just before the day-8 run entry 1 is past retention, but nothing has run yet.
     await time.advance(DAY - 1);
     expect(await statuses(agentId)).to.deep.equal([1, 2]);
 
+    // The day-8 run prunes entry 1; entry 2 is exactly at the retention and stays.
     await time.advance(1);
     expect(await statuses(agentId)).to.deep.equal([2]);
 
-    await time.advance(DAY);
-    expect(await statuses(agentId)).to.deep.equal([2]);
+    // The very next run, a day later (not two), prunes entry 2.
     await time.advance(DAY);
     expect(await statuses(agentId)).to.deep.equal([]);
     expectNoFailedRun();
