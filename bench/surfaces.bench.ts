@@ -6,6 +6,8 @@
 //
 //   npm run bench -- surfaces
 //   BENCH_DATABASE_URL=postgres://…/app_bench BENCH_DATABASES=postgresql,embedded BENCH_WARMUP=5 BENCH_DURATION=15
+//   BENCH_CASES='without limits,used up'   only the cases whose names contain one of these
+//   BENCH_SERVICE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   node options for the service (profiles)
 //
 // Without BENCH_DATABASE_URL the bench uses postgres://postgres:postgres@127.0.0.1:5432/app_bench
 // when a server answers there (the database is created), and otherwise measures the embedded
@@ -250,7 +252,8 @@ async function measure(database: 'PostgreSQL' | 'embedded', databaseUrl: string 
   const model = await startOpenAiServer();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-bench-'));
   const baseline = await child(['--import', 'tsx', 'bench/baseline-server.ts'], { BENCH_DATABASE_URL: databaseUrl ?? '' });
-  const service = await child(['dist/src/main.js'], {
+  const serviceArgs = (process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean);
+  const service = await child([...serviceArgs, 'dist/src/main.js'], {
     PORT: '0',
     DATABASE_URL: databaseUrl ?? '',
     DATA_DIR: path.join(dataDir, 'data'),
@@ -263,8 +266,10 @@ async function measure(database: 'PostgreSQL' | 'embedded', databaseUrl: string 
   const results: Result[] = [];
   try {
     const idleRss = rssMb(service.proc.pid!);
-    const { cases, holdSlot } = await setUp(service.url, () => model.enqueue({ delayMs: 3_600_000 }));
-    await holdSlot();
+    const { cases: all, holdSlot } = await setUp(service.url, () => model.enqueue({ delayMs: 3_600_000 }));
+    const only = (process.env.BENCH_CASES ?? '').split(',').filter(Boolean);
+    const cases = all.filter((c) => only.length === 0 || only.some((o) => c.name.includes(o)));
+    if (cases.some((c) => c.name.includes('concurrency limit full'))) await holdSlot();
 
     const baseRequest: Case['request'] = { method: 'POST', path: '/insert', headers: JSON_HEADERS, body: JSON.stringify({ a: 2, b: 40 }) };
     load(baseline.url, baseRequest, WARMUP, 200);

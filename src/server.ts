@@ -20,6 +20,7 @@ import { knexStore } from './infra/store/knex-store.js';
 import { cachedStore, ReadCache } from './infra/store/cached-store.js';
 import { listenForChanges } from './infra/store/change-listener.js';
 import { bufferedActivitySink } from './infra/activity/buffered-sink.js';
+import { bufferedChargeSink } from './infra/credits/buffered-charges.js';
 import { intervalScheduler, type Scheduler } from './infra/scheduler.js';
 import type { AdmissionConfig } from './domain/admission/admission.service.js';
 import { createApp } from './rest/app.js';
@@ -84,9 +85,11 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     stopListening = await listenForChanges(db, cache, logger);
     const store = cachedStore(knexStore(db), cache);
     const activitySink = bufferedActivitySink(store, logger);
+    const chargeSink = bufferedChargeSink(store, logger);
     const services: Services = createServices({
       store,
       activitySink,
+      chargeSink,
       admission: { instanceId: `${os.hostname()}:${process.pid}`, ...opts.admission },
       cipher: aesGcmCipher(secrets.key),
       clock: opts.clock ?? systemClock,
@@ -140,6 +143,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         await worker.stop();
         await graphql.stop();
         await services.activityLog.flush();
+        await chargeSink.flush().catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'credit charges not stored at shutdown'));
         await ownSandbox.close();
         await stopListening?.();
         if (ownsDb) await closeDatabase(db);

@@ -127,7 +127,9 @@ export interface UsageRepo {
   teamDay(teamId: string, day: string): Promise<number>;
   workspaceDay(workspaceId: string, day: string): Promise<number>;
   /** Adds a run's credits to the agent's row of that day (and keeps the day's largest run). */
-  charge(c: { agentId: string; workspaceId: string; teamId: string | null; day: string; credits: number }): Promise<void>;
+  charge(c: CreditCharge): Promise<void>;
+  /** Adds several runs' credits at once: one row per agent and day, `runs` runs, `maxRunCredits` the largest. */
+  chargeMany(cs: (CreditCharge & { runs: number; maxRunCredits: number })[]): Promise<void>;
   /** The largest credits one run of the agent was charged on a day from `fromDay` on (0 when none). */
   largestRun(agentId: string, fromDay: string): Promise<number>;
 }
@@ -180,6 +182,25 @@ export interface WorkspaceReadRepo {
 }
 
 /** Whose daily credit limit a sum or a lock is about. */
+/** One run's credits, charged to its agent's day. */
+export interface CreditCharge {
+  agentId: string;
+  workspaceId: string;
+  teamId: string | null;
+  day: string;
+  credits: number;
+}
+
+/**
+ * Where the charges of runs that no credit limit waits on go: infra stores them shortly after, in
+ * batches, so charging adds no statement to a request. `flush()` resolves once everything charged so
+ * far is stored (readers of usage call it first; shutdown calls it).
+ */
+export interface ChargeSink {
+  charge(c: CreditCharge): void;
+  flush(): Promise<void>;
+}
+
 export type CreditScope = { agentId: string } | { teamId: string } | { workspaceId: string };
 
 /** A lease on one admitted run; `reservedCredits` count against the credit limits until it ends. */
@@ -207,6 +228,13 @@ export interface SlotRepo {
   /** Credits reserved by the unexpired leases of the scope's agents. */
   reserved(scope: CreditScope, now: Date): Promise<number>;
   insert(slot: RunSlot): Promise<void>;
+  /**
+   * Takes one of the agent's `max` numbered leases in one statement: a number below `max` that no
+   * unexpired lease holds, while the agent holds fewer than `max` unexpired leases. A number is
+   * unique per agent, so two instances can never take the same one: the limit holds without a lock
+   * or a transaction. False when none is free (nothing is written then).
+   */
+  acquire(slot: RunSlot, max: number, now: Date): Promise<boolean>;
   renew(id: string, expiresAt: Date): Promise<void>;
   release(id: string): Promise<void>;
   /** Deletes leases that expired before `now` (housekeeping; expired ones never count). */

@@ -10,7 +10,7 @@ import { ScriptCheck } from './entries/script-check.js';
 import { KeyService } from './keys/key.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ModelService } from './models/model.service.js';
-import type { Cipher, Store } from './ports.js';
+import type { ChargeSink, Cipher, Store } from './ports.js';
 import type { ModelDefaults } from './runtime/model-resolver.js';
 import type { LanguageModels, ScriptLimits, ScriptSandbox } from './runtime/ports.js';
 import { Pipeline } from './runtime/pipeline.js';
@@ -64,6 +64,8 @@ export interface ServiceDeps {
   selfManagement: SelfManagementTools;
   scriptLimits: ScriptLimits;
   activitySink: ActivitySink;
+  /** Where charges of runs without a credit limit go (batched by infra); absent: written at once. */
+  chargeSink?: ChargeSink;
   admission: Pick<AdmissionConfig, 'instanceId'> & Partial<AdmissionConfig>;
   webhooks?: Partial<WebhookConfig>;
 }
@@ -85,7 +87,7 @@ export function createServices(deps: ServiceDeps): Services {
     selfManagement: deps.selfManagement,
     scriptLimits: deps.scriptLimits,
   });
-  const admission = new AdmissionService(store, clock, { ...DEFAULT_ADMISSION, ...deps.admission });
+  const admission = new AdmissionService(store, clock, { ...DEFAULT_ADMISSION, ...deps.admission }, deps.chargeSink);
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
   const pipeline = new Pipeline(admission, runs, activityLog);
   const keys = new KeyService(store, clock);
@@ -101,7 +103,7 @@ export function createServices(deps: ServiceDeps): Services {
     secrets,
     models: new ModelService({ store, clock, models: deps.models, secrets, modelDefaults: deps.modelDefaults }),
     messages: new MessageService(store, clock),
-    activity: new ActivityService(store, clock),
+    activity: new ActivityService(store, clock, deps.chargeSink),
     runs,
     admission,
     activityLog,
@@ -112,6 +114,6 @@ export function createServices(deps: ServiceDeps): Services {
     documentApi: new DocumentApiService(records, pipeline),
     chat: new ChatService(store, clock),
     webhooks: new WebhookService(store, clock, secrets, pipeline, { ...DEFAULT_WEBHOOK_CONFIG, ...deps.webhooks }),
-    workspaceApi: new WorkspaceApiService(store, clock),
+    workspaceApi: new WorkspaceApiService(store, clock, deps.chargeSink),
   };
 }

@@ -18,6 +18,8 @@ if (env.MODE === 'hold') {
   out({ admitted: true });
   await new Promise(() => {}); // hold the slot (and renew it) until killed
 } else {
+  // Each result is printed as soon as it is known, so a test sees the refusals while the admitted
+  // runs still wait.
   const calls = Array.from({ length: Number(env.CALLS ?? 1) }, async () => {
     try {
       const r = await service.services.pipeline.execute(
@@ -26,13 +28,13 @@ if (env.MODE === 'hold') {
         { kind: 'http', id: null, name: 'slow', handler: { kind: 'prompt', body: 'answer slowly' }, modelOverride: null },
         { surface: 'HTTP_API', method: 'POST', path: 'slow', params: {}, query: {}, headers: {}, body: 'hi' },
       );
-      return { ok: true, error: r.error ?? null };
+      out({ ok: true, error: r.error ?? null });
     } catch (err) {
-      if (err instanceof LimitExceeded) return { ok: false, reason: err.reason, retryAfter: err.retryAfterSeconds };
-      return { ok: false, crash: String(err) };
+      if (err instanceof LimitExceeded) out({ ok: false, reason: err.reason, retryAfter: err.retryAfterSeconds });
+      else out({ ok: false, crash: String(err) });
     }
   });
-  for (const r of await Promise.all(calls)) out(r);
+  await Promise.all(calls);
   await service.close();
   process.exit(0);
 }

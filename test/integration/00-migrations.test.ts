@@ -30,7 +30,7 @@ const COLUMNS: Record<string, string> = {
   members: 'id workspace_id email name role created_at',
   messages: 'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at',
   models: 'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at',
-  run_slots: 'id agent_id instance_id reserved_credits expires_at created_at workspace_id team_id',
+  run_slots: 'id agent_id instance_id reserved_credits expires_at created_at workspace_id team_id slot_no',
   secrets: 'id workspace_id name kind ciphertext created_at updated_at',
   teams: 'id workspace_id name daily_credit_limit created_at',
   webhook_deliveries:
@@ -48,6 +48,7 @@ const UNIQUE = [
   'member_tokens_token_hash_unique UNIQUE (token_hash)',
   'members_workspace_id_email_unique UNIQUE (workspace_id, email)',
   'models_workspace_id_name_unique UNIQUE (workspace_id, name)',
+  'run_slots_agent_slot_no_unique UNIQUE (agent_id, slot_no)',
   'secrets_workspace_id_name_unique UNIQUE (workspace_id, name)',
   'teams_workspace_id_name_unique UNIQUE (workspace_id, name)',
   'webhook_deliveries_dedupe_unique UNIQUE (webhook_id, dedupe_key)',

@@ -4,7 +4,7 @@ import { utcDay } from '../clock.js';
 import { SURFACES, type ActivityEntry, type DailyUsage } from '../entities.js';
 import { loadAgent, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
-import type { Store } from '../ports.js';
+import type { ChargeSink, Store } from '../ports.js';
 import { parse } from '../validation.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 
@@ -31,9 +31,11 @@ export interface ActivityPage {
 
 /** Reading an agent's activity log and credit usage. */
 export class ActivityService {
+  /** @param charges batched charges, stored before usage is read so a finished run is counted. */
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly charges?: ChargeSink,
   ) {}
 
   /** A page of the agent's activity, newest first. Whoever may read the agent. */
@@ -54,6 +56,7 @@ export class ActivityService {
     const n = parse(usageDays, days, 'days');
     await loadAgent(this.store.repos, p, agentId, 'read');
     const from = new Date(this.clock.now().getTime() - (n - 1) * 86_400_000);
+    await this.charges?.flush();
     return this.store.repos.usage.listByAgent(agentId, utcDay(from));
   }
 
@@ -62,6 +65,7 @@ export class ActivityService {
     requireMember(p);
     const n = parse(usageDays, days, 'days');
     const from = new Date(this.clock.now().getTime() - (n - 1) * 86_400_000);
+    await this.charges?.flush();
     return this.store.repos.usage.listByWorkspace(p.workspaceId, utcDay(from));
   }
 }

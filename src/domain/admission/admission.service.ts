@@ -2,7 +2,7 @@ import { secondsToUtcMidnight, utcDay, type Clock } from '../clock.js';
 import { LimitExceeded, type LimitReason } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../entities.js';
-import type { CreditScope, Repositories, Store } from '../ports.js';
+import type { ChargeSink, CreditCharge, CreditScope, Repositories, Store } from '../ports.js';
 
 export interface AdmissionConfig {
   /** Identifies this process in the slots table (diagnostics only). */
@@ -63,10 +63,15 @@ export class AdmissionService {
   /** Daily limits found used up, by scope, until the next midnight UTC (see refuseIfUsedUp). */
   private readonly usedUp = new Map<string, { limit: number; until: number; reason: LimitReason; message: string }>();
 
+  /**
+   * @param charges where the charges of runs that no credit limit applies to go (stored in batches
+   *   by infra); without one they are written at once, like every other charge.
+   */
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly config: AdmissionConfig,
+    private readonly charges?: ChargeSink,
   ) {}
 
   /**
@@ -74,31 +79,52 @@ export class AdmissionService {
    * the run can cost (absent: nothing); the reservation made from it is held until `settle`.
    */
   async admit(agent: Agent, bound?: CreditBound): Promise<Admission> {
-    // Nothing to count for an agent whose agent, team and workspace have no limit: no lock, no
-    // transaction, no slot (the team and workspace come from the store's cache).
-    if (await this.unlimited(agent)) return this.hold(agent, null, 0);
+    const max = agent.maxConcurrentRequests;
+    // No credit limit on the agent, its team or its workspace (the team and workspace come from the
+    // store's cache): nothing to count but the concurrency limit, if any, and the run's charge can
+    // wait for the next batch.
+    if (!(await this.creditLimited(agent))) {
+      // Nothing to count at all: no statement, no lock, no slot.
+      if (max == null) return this.hold(agent, null, 0, true);
+      // Only a concurrency limit: one statement takes a numbered lease or finds none free.
+      const slot = this.slot(agent, 0, this.clock.now());
+      if (!(await this.store.repos.slots.acquire(slot, max, this.clock.now()))) throw this.concurrencyFull(max);
+      return this.hold(agent, slot.id, 0, true);
+    }
     const now = this.clock.now();
     await this.refuseIfUsedUp(agent, now);
+    // This instance's batched charges count before any limit is compared with what was charged.
+    await this.charges?.flush();
     const { slotId, reservation } = await this.store.transaction(async (r) => {
       await r.slots.lockAgent(agent.id);
       const limits = await this.creditLimits(r, agent);
       await this.checkCredits(r, limits, now);
       const reservation = limits.length && bound ? await this.reservation(r, agent, bound, now) : NOTHING;
       await this.checkConcurrency(r, agent, reservation.probe, now);
-      if (agent.maxConcurrentRequests == null && reservation.credits <= 0 && !reservation.probe) return { slotId: null, reservation };
-      const id = newId('slot');
-      await r.slots.insert({
-        id,
-        agentId: agent.id,
-        workspaceId: agent.workspaceId,
-        teamId: agent.teamId,
-        instanceId: this.config.instanceId,
-        reservedCredits: reservation.credits,
-        expiresAt: new Date(now.getTime() + this.config.leaseMs),
-      });
-      return { slotId: id, reservation };
+      if (max == null && reservation.credits <= 0 && !reservation.probe) return { slotId: null, reservation };
+      const slot = this.slot(agent, reservation.credits, now);
+      if (max == null) await r.slots.insert(slot);
+      // A numbered lease, as the lock-free path takes them, so both paths count the same numbers.
+      else if (!(await r.slots.acquire(slot, max, now))) throw this.concurrencyFull(max);
+      return { slotId: slot.id, reservation };
     });
-    return this.hold(agent, slotId, reservation.credits);
+    return this.hold(agent, slotId, reservation.credits, false);
+  }
+
+  private slot(agent: Agent, reservedCredits: number, now: Date) {
+    return {
+      id: newId('slot'),
+      agentId: agent.id,
+      workspaceId: agent.workspaceId,
+      teamId: agent.teamId,
+      instanceId: this.config.instanceId,
+      reservedCredits,
+      expiresAt: new Date(now.getTime() + this.config.leaseMs),
+    };
+  }
+
+  private concurrencyFull(max: number): LimitExceeded {
+    return new LimitExceeded('concurrency_limit', this.config.concurrencyRetryAfterSeconds, `This agent is already handling ${max} requests, its limit; retry shortly`);
   }
 
   /**
@@ -128,12 +154,13 @@ export class AdmissionService {
     this.usedUp.set(key, { limit: l.limit, until, reason: l.reason, message: l.usedUp });
   }
 
-  private async unlimited(agent: Agent): Promise<boolean> {
-    if (agent.dailyCreditLimit != null || agent.maxConcurrentRequests != null) return false;
+  /** Whether a daily credit limit applies to the agent's runs: its own, its team's or its workspace's. */
+  private async creditLimited(agent: Agent): Promise<boolean> {
+    if (agent.dailyCreditLimit != null) return true;
     const team = agent.teamId ? await this.store.repos.teams.get(agent.teamId) : null;
-    if (team?.dailyCreditLimit != null) return false;
+    if (team?.dailyCreditLimit != null) return true;
     const ws = await this.store.repos.workspaces.get(agent.workspaceId);
-    return ws?.dailyCreditLimit == null;
+    return ws?.dailyCreditLimit != null;
   }
 
   /** Adds a finished run's credits to the agent's day (and so to its team's and workspace's). */
@@ -141,7 +168,12 @@ export class AdmissionService {
     await this.store.repos.usage.charge(this.chargeOf(agent, credits));
   }
 
-  private chargeOf(agent: Agent, credits: number) {
+  /** Resolves when every batched charge made so far is stored (readers of usage call it first). */
+  async flushCharges(): Promise<void> {
+    await this.charges?.flush();
+  }
+
+  private chargeOf(agent: Agent, credits: number): CreditCharge {
     return { agentId: agent.id, workspaceId: agent.workspaceId, teamId: agent.teamId, day: utcDay(this.clock.now()), credits };
   }
 
@@ -215,7 +247,7 @@ export class AdmissionService {
     if (max == null && !probe) return;
     const active = await r.slots.countActive(agent.id, now);
     const retry = this.config.concurrencyRetryAfterSeconds;
-    if (max != null && active >= max) throw new LimitExceeded('concurrency_limit', retry, `This agent is already handling ${max} requests, its limit; retry shortly`);
+    if (max != null && active >= max) throw this.concurrencyFull(max);
     if (probe && active > 0) {
       throw new LimitExceeded(
         'concurrency_limit',
@@ -237,8 +269,11 @@ export class AdmissionService {
     return largest > 0 ? { credits: largest, probe: false } : { credits: 0, probe: true };
   }
 
-  /** Keeps the lease alive while the run lasts (renewed at a third of the lease). */
-  private hold(agent: Agent, slotId: string | null, reservedCredits: number): Admission {
+  /**
+   * Keeps the lease alive while the run lasts (renewed at a third of the lease). `batched`: no credit
+   * limit applies, so the run's charge goes to the charge sink instead of a statement of its own.
+   */
+  private hold(agent: Agent, slotId: string | null, reservedCredits: number, batched: boolean): Admission {
     const slots = this.store.repos.slots;
     const timer = slotId
       ? setInterval(() => {
@@ -263,6 +298,10 @@ export class AdmissionService {
       settle: async (credits) => {
         if (!end()) return;
         if (!(credits > 0)) return void (slotId && (await slots.release(slotId)));
+        if (batched && this.charges) {
+          if (slotId) await slots.release(slotId);
+          return this.charges.charge(this.chargeOf(agent, credits));
+        }
         if (!slotId) return this.charge(agent, credits);
         // The reservation and the charge change places at once: no admission sees both or neither.
         await this.store.transaction(async (r) => {

@@ -2,7 +2,7 @@ import { utcDay, type Clock } from '../clock.js';
 import { Forbidden, NotFound } from '../errors.js';
 import { SURFACES, type ActivityEntry, type Agent, type Message, type ModelConfig, type Workspace } from '../entities.js';
 import type { Principal } from '../principal.js';
-import type { Repositories, Store } from '../ports.js';
+import type { ChargeSink, Repositories, Store } from '../ports.js';
 import { DEFAULT_SETTINGS } from '../workspace/settings.js';
 import {
   activityQuery,
@@ -93,9 +93,11 @@ function modelItem(m: ModelConfig): WorkspaceOverview['models'][number] {
 
 /** The read-only Workspace API (v1.0.0): workspace configuration, agents, messages, activity, usage. */
 export class WorkspaceApiService {
+  /** @param charges batched charges, stored before usage is read so a finished run is counted. */
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly charges?: ChargeSink,
   ) {}
 
   /** Workspace configuration groups and configured models. Workspace keys with WORKSPACE_READ; else Forbidden. */
@@ -151,6 +153,7 @@ export class WorkspaceApiService {
     const v = parseQuery(usageQuery, query);
     const today = Date.parse(utcDay(this.clock.now()));
     const from = utcDay(new Date(today - (v.days - 1) * DAY_MS));
+    await this.charges?.flush();
     const used = new Map((await this.store.repos.usage.listByAgent(agent.id, from)).map((u) => [u.day, u]));
     const days = Array.from({ length: v.days }, (_, i) => {
       const day = utcDay(new Date(today - i * DAY_MS));
@@ -171,6 +174,7 @@ export class WorkspaceApiService {
   private async overviews(agents: Agent[]): Promise<Map<string, AgentOverview>> {
     const ids = agents.map((a) => a.id);
     const { workspaceRead } = this.store.repos;
+    await this.charges?.flush();
     const [counts, usage, last] = await Promise.all([
       workspaceRead.entryCounts(ids),
       workspaceRead.usageOnDay(ids, utcDay(this.clock.now())),

@@ -43,6 +43,18 @@ export function usageRepo(db: Conn): UsageRepo {
           [c.agentId, c.workspaceId, c.teamId, c.day, c.credits, c.credits],
         );
       }),
+    chargeMany: (cs) =>
+      q(async () => {
+        if (cs.length === 0) return;
+        // One row per agent and day (the caller sums them): ON CONFLICT cannot touch a row twice.
+        const rows = cs.map(() => '(?, ?, ?, ?::date, ?::numeric, ?::int, ?::numeric)').join(', ');
+        await db.raw(
+          `insert into credit_usage (agent_id, workspace_id, team_id, day, credits, runs, max_run_credits) values ${rows}
+           on conflict (agent_id, day) do update set credits = credit_usage.credits + excluded.credits, runs = credit_usage.runs + excluded.runs,
+             team_id = excluded.team_id, max_run_credits = greatest(credit_usage.max_run_credits, excluded.max_run_credits)`,
+          cs.flatMap((c) => [c.agentId, c.workspaceId, c.teamId, c.day, c.credits, c.runs, c.maxRunCredits]),
+        );
+      }),
     largestRun: (agentId, fromDay) =>
       q(async () => {
         const [r] = await db('credit_usage').where({ agent_id: agentId }).andWhere('day', '>=', fromDay).max<{ m: number | null }[]>('max_run_credits as m');
@@ -94,6 +106,36 @@ export function slotRepo(db: Conn): SlotRepo {
             expires_at: s.expiresAt,
           })),
       ),
+    acquire: (s, max, now) =>
+      q(async () => {
+        // A free number, picked at random so that concurrent admissions rarely race for the same
+        // one. A lost race (the number was taken between the look and the insert) inserts nothing
+        // and is tried again while a free number is seen: every lost race means another admission
+        // took a number, so while none is released this ends within `max` tries.
+        for (let attempt = 0; attempt < max + 8; attempt++) {
+          const r = await db.raw(
+            `with free as (
+               select n from generate_series(0, ?::int - 1) as n
+               where (select count(*) from run_slots where agent_id = ? and expires_at > ?) < ?::int
+                 and not exists (select 1 from run_slots where agent_id = ? and slot_no = n and expires_at > ?)
+               order by random() limit 1
+             ), taken as (
+               insert into run_slots (id, agent_id, workspace_id, team_id, instance_id, reserved_credits, expires_at, slot_no)
+               select ?, ?, ?, ?, ?, ?::numeric, ?, n from free
+               on conflict (agent_id, slot_no) do update set id = excluded.id, workspace_id = excluded.workspace_id, team_id = excluded.team_id,
+                 instance_id = excluded.instance_id, reserved_credits = excluded.reserved_credits, expires_at = excluded.expires_at, created_at = now()
+                 where run_slots.expires_at <= ?
+               returning slot_no
+             )
+             select (select count(*) from free)::int as free, (select count(*) from taken)::int as taken`,
+            [max, s.agentId, now, max, s.agentId, now, s.id, s.agentId, s.workspaceId, s.teamId, s.instanceId, s.reservedCredits, s.expiresAt, now],
+          );
+          const row = (r.rows ?? r)[0] as { free: number; taken: number };
+          if (Number(row.taken) > 0) return true;
+          if (Number(row.free) === 0) return false;
+        }
+        return false;
+      }),
     renew: (id, expiresAt) => q(async () => void (await db('run_slots').where({ id }).update({ expires_at: expiresAt }))),
     release: (id) => q(async () => void (await db('run_slots').where({ id }).delete())),
     purgeExpired: (now) => q(async () => (await db('run_slots').where('expires_at', '<=', now).delete().returning('id')).length),
