@@ -54,10 +54,11 @@ const NOTHING: Reservation = { credits: 0, probe: false };
  * Admission before a run (DESIGN §5 step 5) and settling after it (step 8). Credit limits compare
  * what the agent, its team and its workspace were charged today (UTC) plus the credits reserved by
  * their runs in flight with their limits; concurrency counts unexpired leases in the database, so
- * every instance sees the same runs. Admissions of one agent are serialised by a database lock (and
- * of one team or workspace, when it has a limit), so a burst cannot exceed the concurrency limit,
- * and a credit limit is overshot by less than one run's reservation when runs cost no more than
- * they reserved (docs/decisions.md, "Credit reservations").
+ * every instance sees the same runs. Under a credit limit, admissions of one agent are serialised
+ * by a database lock (and of one team or workspace, when it has a limit), so a credit limit is
+ * overshot by less than one run's reservation when runs cost no more than they reserved
+ * (docs/decisions.md, "Credit reservations"). A concurrency limit alone takes a numbered lease in
+ * one statement, exact without a lock; nothing limited takes no statement at all ("Hot path").
  */
 export class AdmissionService {
   /** Daily limits found used up, by scope, until the next midnight UTC (see refuseIfUsedUp). */
