@@ -7,6 +7,7 @@ import * as chatVisitors from './20261220000000_chat_visitors.js';
 import * as httpEndpointSchemas from './20261225000000_http_endpoint_schemas.js';
 import * as changeNotifications from './20261230000000_change_notifications.js';
 import * as numberedSlots from './20270105000000_numbered_slots.js';
+import * as messageDayCounts from './20270110000000_message_day_counts.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -19,6 +20,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261225000000_http_endpoint_schemas': httpEndpointSchemas,
   '20261230000000_change_notifications': changeNotifications,
   '20270105000000_numbered_slots': numberedSlots,
+  '20270110000000_message_day_counts': messageDayCounts,
 };
 
 /** knex migration source over the static list above. */

@@ -28,6 +28,7 @@ const COLUMNS: Record<string, string> = {
   mcp_tools: 'id agent_id name description handler_kind handler_body model_override input_schema created_at updated_at output_schema',
   member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at',
   members: 'id workspace_id email name role created_at',
+  message_day_counts: 'agent_id day direction channel n',
   messages: 'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at',
   models: 'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at',
   run_slots: 'id agent_id instance_id reserved_credits expires_at created_at workspace_id team_id slot_no',
@@ -77,6 +78,7 @@ const FOREIGN_KEYS = [
   'mcp_tools FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'member_tokens FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
   'members FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'message_day_counts FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'messages FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'messages FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'models FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
@@ -193,7 +195,7 @@ describe('migrations', function () {
     expect(kind('f').map((c) => c.split(' ').filter((_, i) => i !== 1 && i !== 2).join(' ')).sort()).to.deep.equal([...FOREIGN_KEYS].sort());
     // A primary key on every table: `id`, except credit usage (one row per agent and day).
     expect(kind('p').map((c) => `${c.split(' ')[0]} ${c.split(' ').slice(3).join(' ')}`).sort()).to.deep.equal(
-      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${t === 'credit_usage' ? 'agent_id, day' : 'id'})`).sort(),
+      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${t === 'credit_usage' ? 'agent_id, day' : t === 'message_day_counts' ? 'agent_id, day, direction, channel' : 'id'})`).sort(),
     );
     expect(kind('x')).to.deep.equal([]);
     const secondary = afterUp.indexes.filter((d) => !/_pkey ON /.test(d) && !UNIQUE.some((u) => d.includes(` ${u.split(' ')[0]} ON `)));

@@ -34,6 +34,36 @@ function activityWhere(db: Conn, agentId: string, f: ActivityFilter): Knex.Query
   return qb;
 }
 
+const DAY_MS = 86_400_000;
+
+/** Midnight UTC of the day `t` falls on. */
+function dayStart(t: Date): Date {
+  return new Date(Math.floor(t.getTime() / DAY_MS) * DAY_MS);
+}
+
+/**
+ * The exact number of messages matching `f`, without reading every one of them: the days that lie
+ * wholly inside the window come from `message_day_counts` (kept by a trigger in each write's
+ * transaction), and only the rows of the window's edge days — the day of `since` after it, the day
+ * of `until` before it — are counted one by one, through the list's own index.
+ */
+async function countMessages(db: Conn, agentId: string, f: MessageFilter): Promise<number> {
+  const lo = f.since ? dayStart(f.since) : null;
+  const hi = f.until ? dayStart(f.until) : null;
+  // A window within one day: counting its rows is already cheap.
+  if (lo && hi && lo.getTime() >= hi.getTime()) return count(messagesWhere(db, agentId, f));
+  const days = db('message_day_counts').where('agent_id', agentId);
+  if (f.direction) days.andWhere('direction', f.direction);
+  if (f.channel) days.andWhere('channel', f.channel);
+  // Whole days only: after the day of `since`, before the day of `until`.
+  if (lo) days.andWhere('day', '>', lo.toISOString().slice(0, 10));
+  if (hi) days.andWhere('day', '<', hi.toISOString().slice(0, 10));
+  const parts: Promise<number>[] = [days.sum<{ n: number | string | null }[]>('n as n').then(([r]) => Number(r?.n ?? 0))];
+  if (f.since && lo) parts.push(count(messagesWhere(db, agentId, { ...f, until: new Date(lo.getTime() + DAY_MS) })));
+  if (f.until && hi) parts.push(count(messagesWhere(db, agentId, { ...f, since: undefined }).andWhere('sent_at', '>=', hi)));
+  return (await Promise.all(parts)).reduce((a, b) => a + b, 0);
+}
+
 async function count(qb: Knex.QueryBuilder): Promise<number> {
   const [r] = await qb.count<{ n: number }[]>('* as n');
   return Number(r?.n ?? 0);
@@ -47,7 +77,7 @@ export function workspaceReadRepo(db: Conn): WorkspaceReadRepo {
         // Page and count are independent reads; on PostgreSQL they run on two connections at once.
         const [rs, totalCount] = await Promise.all([
           messagesWhere(db, agentId, filter).select('*').orderBy(NEWEST_FIRST('sent_at')).limit(page.limit).offset(page.offset),
-          count(messagesWhere(db, agentId, filter)),
+          countMessages(db, agentId, filter),
         ]);
         return { items: rs.map(rows.messages.fromRow), totalCount };
       }),
