@@ -54,6 +54,7 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
     expect((await a.admit(agent).then(() => null, (e) => e))?.reason).to.equal('concurrency_limit');
     await run.settle(0.5);
     await (await a.admit(agent)).release(); // the lease is free before the charge is stored
+    expect(await usageOf(id)).to.deep.equal([]); // the charge waits in the batch
     await charges.flush();
     expect(await usageOf(id)).to.deep.equal([{ agentId: id, day: '2026-08-01', credits: 0.5, runs: 1 }]);
   });

@@ -101,7 +101,7 @@ export class AdmissionService {
       const limits = await this.creditLimits(r, agent);
       await this.checkCredits(r, limits, now);
       const reservation = limits.length && bound ? await this.reservation(r, agent, bound, now) : NOTHING;
-      await this.checkConcurrency(r, agent, reservation.probe, now);
+      await this.checkProbe(r, agent, reservation.probe, now);
       if (max == null && reservation.credits <= 0 && !reservation.probe) return { slotId: null, reservation };
       const slot = this.slot(agent, reservation.credits, now);
       if (max == null) await r.slots.insert(slot);
@@ -167,11 +167,6 @@ export class AdmissionService {
   /** Adds a finished run's credits to the agent's day (and so to its team's and workspace's). */
   async charge(agent: Agent, credits: number): Promise<void> {
     await this.store.repos.usage.charge(this.chargeOf(agent, credits));
-  }
-
-  /** Resolves when every batched charge made so far is stored (readers of usage call it first). */
-  async flushCharges(): Promise<void> {
-    await this.charges?.flush();
   }
 
   private chargeOf(agent: Agent, credits: number): CreditCharge {
@@ -242,17 +237,16 @@ export class AdmissionService {
     }
   }
 
-  /** Refuses when the agent's runs in flight fill its concurrency limit, or when a probe would not run alone. */
-  private async checkConcurrency(r: Repositories, agent: Agent, probe: boolean, now: Date): Promise<void> {
-    const max = agent.maxConcurrentRequests;
-    if (max == null && !probe) return;
-    const active = await r.slots.countActive(agent.id, now);
-    const retry = this.config.concurrencyRetryAfterSeconds;
-    if (max != null && active >= max) throw this.concurrencyFull(max);
-    if (probe && active > 0) {
+  /**
+   * Refuses a probe (a run whose cost is not known yet, under a credit limit) while another run of
+   * the agent is in flight. A full concurrency limit is refused by taking the numbered lease.
+   */
+  private async checkProbe(r: Repositories, agent: Agent, probe: boolean, now: Date): Promise<void> {
+    if (!probe) return;
+    if ((await r.slots.countActive(agent.id, now)) > 0) {
       throw new LimitExceeded(
         'concurrency_limit',
-        retry,
+        this.config.concurrencyRetryAfterSeconds,
         "This agent's cost per run is not known yet (no maxCreditsPerRun guardrail, no run charged this week), so under its credit limits it runs one request at a time until a run is charged; retry shortly",
       );
     }
