@@ -27,10 +27,17 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
     ws = await newWorkspace();
   });
 
-  it('a run of an agent without any limit is charged once the batch is stored: credits summed, runs counted, the largest run kept', async () => {
-    const agent = await loadAgent(await createAgent(ws.adminToken));
+  /** An agent with `limits` (GraphQL arguments, or none), and an admission whose batch waits a minute unless flushed. */
+  async function setUp(limits?: string) {
+    const id = await createAgent(ws.adminToken);
+    if (limits) await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, ${limits}) { id } }`, { id });
     const charges = bufferedChargeSink(store(), silent, { delayMs: 60_000 });
     const a = new AdmissionService(store(), clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 }, charges);
+    return { id, agent: await loadAgent(id), charges, a };
+  }
+
+  it('a run of an agent without any limit is charged once the batch is stored: credits summed, runs counted, the largest run kept', async () => {
+    const { agent, charges, a } = await setUp();
     for (const credits of [0.25, 1.5, 0.125]) await (await a.admit(agent)).settle(credits);
     await (await a.admit(agent)).settle(0); // a run that cost nothing is no run of the day
     expect(await usageOf(agent.id)).to.deep.equal([]); // still in the batch (its timer is a minute away)
@@ -45,11 +52,7 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
   });
 
   it('an agent with only a concurrency limit is charged in the batch too, and gives its lease back at once', async () => {
-    const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }', { id });
-    const agent = await loadAgent(id);
-    const charges = bufferedChargeSink(store(), silent, { delayMs: 60_000 });
-    const a = new AdmissionService(store(), clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 }, charges);
+    const { id, agent, charges, a } = await setUp('maxConcurrentRequests: 1');
     const run = await a.admit(agent);
     expect((await a.admit(agent).then(() => null, (e) => e))?.reason).to.equal('concurrency_limit');
     await run.settle(0.5);
@@ -60,11 +63,7 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
   });
 
   it('a run under a credit limit is charged at once, not batched, so the next admission counts it', async () => {
-    const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 1) { id } }', { id });
-    const agent = await loadAgent(id);
-    const charges = bufferedChargeSink(store(), silent, { delayMs: 60_000 });
-    const a = new AdmissionService(store(), clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 }, charges);
+    const { id, agent, a } = await setUp('dailyCreditLimit: 1');
     await (await a.admit(agent)).settle(1);
     expect(await usageOf(id)).to.deep.equal([{ agentId: id, day: '2026-08-01', credits: 1, runs: 1 }]);
     expect(await a.admit(agent).then(() => null, (e) => e)).to.be.instanceOf(LimitExceeded);
