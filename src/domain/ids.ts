@@ -1,11 +1,18 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+/** Random bytes are drawn a pool at a time: one call to the system's generator serves 256 ids. */
+const POOL = Buffer.alloc(16 * 256);
+let used = POOL.length;
 
 /** A new random identifier such as `agt_8k2m…` (prefix names the entity). */
 export function newId(prefix: string): string {
-  const bytes = randomBytes(16);
+  if (used === POOL.length) {
+    randomFillSync(POOL);
+    used = 0;
+  }
   let out = '';
-  for (const b of bytes) out += ALPHABET[b % 36];
+  for (let i = used; i < used + 16; i++) out += ALPHABET[POOL[i]! % 36];
+  used += 16;
   return `${prefix}_${out}`;
 }

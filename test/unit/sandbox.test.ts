@@ -152,6 +152,16 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
       expectFailure(await fails('const a = {}; a.self = a; return a'), 'invalid_output', /circular/);
     });
 
+    it('describes a failure with the builtins as they were before the script replaced them', async () => {
+      // The helpers that describe a failure are compiled only once a run fails — after the script
+      // ran — so they must use the originals the prelude captured, not the globals of that moment.
+      const tamper =
+        'String.prototype.slice = () => "hacked"; Reflect.apply = () => "hacked"; RegExp.prototype.exec = () => null; ' +
+        'JSON.stringify = () => "hacked"; String = () => "hacked"; globalThis.Error = function () {};';
+      expectFailure(await fails(`${tamper}\nthrow new TypeError("bad thing")`), 'error', 'TypeError: bad thing (line 2, column 20)');
+      expectFailure(await fails(`${tamper}\nthrow { a: 1 }`), 'error', 'Error: {"a":1}');
+    });
+
     it('reports thrown errors as Name: message, without host stacks', async () => {
       expectFailure(await fails('throw new TypeError("bad thing")'), 'error', 'TypeError: bad thing (line 1, column 20)');
       expectFailure(await fails('throw "plain"'), 'error', 'Error: plain');

@@ -63,6 +63,12 @@ const NOTHING: Reservation = { credits: 0, probe: false };
 export class AdmissionService {
   /** Daily limits found used up, by scope, until the next midnight UTC (see refuseIfUsedUp). */
   private readonly usedUp = new Map<string, { limit: number; until: number; reason: LimitReason; message: string }>();
+  /**
+   * Leases this instance holds, by agent. While they reach the agent's concurrency limit a request
+   * is refused without a statement: every instance's leases count against the same limit, so the
+   * database could only say the same (see "Hot path" in docs/decisions.md).
+   */
+  private readonly heldHere = new Map<string, number>();
 
   /**
    * @param charges where the charges of runs that no credit limit applies to go (stored in batches
@@ -87,7 +93,9 @@ export class AdmissionService {
     if (!(await this.creditLimited(agent))) {
       // Nothing to count at all: no statement, no lock, no slot.
       if (max == null) return this.hold(agent, null, 0, true);
-      // Only a concurrency limit: one statement takes a numbered lease or finds none free.
+      // Only a concurrency limit: one statement takes a numbered lease or finds none free — unless
+      // this instance alone already holds that many.
+      if ((this.heldHere.get(agent.id) ?? 0) >= max) throw this.concurrencyFull(max);
       const slot = this.slot(agent, 0, this.clock.now());
       if (!(await this.store.repos.slots.acquire(slot, max, this.clock.now()))) throw this.concurrencyFull(max);
       return this.hold(agent, slot.id, 0, true);
@@ -270,6 +278,7 @@ export class AdmissionService {
    */
   private hold(agent: Agent, slotId: string | null, reservedCredits: number, batched: boolean): Admission {
     const slots = this.store.repos.slots;
+    if (slotId) this.heldHere.set(agent.id, (this.heldHere.get(agent.id) ?? 0) + 1);
     const timer = slotId
       ? setInterval(() => {
           slots.renew(slotId, new Date(this.clock.now().getTime() + this.config.leaseMs)).catch(() => {});
@@ -282,6 +291,11 @@ export class AdmissionService {
       if (ended) return false;
       ended = true;
       if (timer) clearInterval(timer);
+      if (slotId) {
+        const left = (this.heldHere.get(agent.id) ?? 1) - 1;
+        if (left > 0) this.heldHere.set(agent.id, left);
+        else this.heldHere.delete(agent.id);
+      }
       return true;
     };
     return {

@@ -7,8 +7,12 @@ import type { Logger } from '../logger.js';
 // a high one (no `u` flag: the pattern sees code units).
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
+/** Any character storableText may have to replace (most strings have none, and are returned as they are). */
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
+
 /** A string PostgreSQL can store: U+0000 and unpaired surrogates become U+FFFD. */
 export function storableText(text: string): string {
+  if (!SUSPECT.test(text)) return text;
   const noNul = text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
   return noNul.replace(UNPAIRED_SURROGATE, '\uFFFD');
 }

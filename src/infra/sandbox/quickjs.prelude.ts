@@ -21,7 +21,7 @@ export type DocumentOp = (typeof DOCUMENT_OPS)[number];
 export const SCRIPT_LINE_OFFSET = 2;
 
 /**
- * Evaluates to `{ start, describe, locate, stringify }`, an object only the host holds a handle to.
+ * Evaluates to `{ start, stringify, originals }`, an object only the host holds a handle to.
  *
  * - `start(hostCall, hostLog, inputJson, requestJson, source, compileOnly)` compiles `source` with
  *   the AsyncFunction constructor (a function body: it cannot see the prelude's closure) and
@@ -29,14 +29,13 @@ export const SCRIPT_LINE_OFFSET = 2;
  *   body that closes the generated function early (an unmatched `}` followed by more code) is
  *   refused as a SyntaxError: the constructor only pastes the body between `{` and `}`, so such a
  *   body would be a different program than the one the user saved.
- * - `describe(thrown)` renders a thrown value as `Name: message`, capped, never throwing.
- * - `locate(thrown)` is `"line:column"` in the script of the innermost script frame of an Error's
- *   stack (QuickJS names the constructor's source `<input>`), or `""`.
  * - `stringify` is the original `JSON.stringify`, captured before user code can replace it.
+ * - `originals` holds the builtins DIAGNOSTICS needs, captured here for the same reason.
  *
  * Strict mode keeps `caller`/`arguments` from leaking the raw host functions; the originals of
  * every builtin used later are captured up front so a script that tampers with prototypes only
- * breaks itself.
+ * breaks itself. Every run evaluates this, so it holds only what a run that succeeds needs:
+ * compiling it is most of what a short script costs.
  */
 export const PRELUDE = `(() => {
   'use strict';
@@ -48,14 +47,10 @@ export const PRELUDE = `(() => {
   const arrJoin = Array.prototype.join;
   const arrMap = Array.prototype.map;
   const AsyncFunction = (async function () {}).constructor;
-  const OrigError = Error;
   const OrigSyntaxError = SyntaxError;
   const fnToString = Function.prototype.toString;
-  const reExec = RegExp.prototype.exec;
-  const SCRIPT_FRAME = /<input>:(\\d+):(\\d+)/;
   const PARAMS = ['input', 'request', 'documents', 'log'];
   const cap = (s, n) => (s.length > n ? apply(strSlice, s, [0, n]) : s);
-
   const show = (v) => {
     if (typeof v === 'string') return v;
     try {
@@ -64,6 +59,46 @@ export const PRELUDE = `(() => {
     } catch {}
     try { return toStr(v); } catch { return '[unprintable]'; }
   };
+  const originals = freeze({ apply, cap, show, toStr, strSlice, OrigError: Error, reExec: RegExp.prototype.exec });
+
+  const start = (hostCall, hostLog, inputJson, requestJson, source, compileOnly) => {
+    const body = AsyncFunction(PARAMS[0], PARAMS[1], PARAMS[2], PARAMS[3], source);
+    const expected = 'async function anonymous(' + apply(arrJoin, PARAMS, [',']) + '\\n) {\\n' + source + '\\n}';
+    if (typeof body !== 'function' || apply(fnToString, body, []) !== expected) {
+      throw new OrigSyntaxError("unmatched '}': the script closes the function it runs in");
+    }
+    if (compileOnly) return null;
+    const op = (name) => async function (...args) {
+      return parse(await hostCall(name, stringify(args)));
+    };
+    const documents = freeze({
+      query: op('query'), insert: op('insert'), update: op('update'), delete: op('delete'),
+    });
+    let lines = 0;
+    const log = (...args) => {
+      if (lines >= ${MAX_LOG_LINES}) return;
+      lines++;
+      hostLog(cap(apply(arrJoin, apply(arrMap, args, [show]), [' ']), ${MAX_LOG_LINE_CHARS}));
+    };
+    return body(parse(inputJson), parse(requestJson), documents, freeze(log));
+  };
+
+  return { start, stringify, originals };
+})()`;
+
+/**
+ * Evaluates to a function of the prelude's `originals` that returns `{ describe, locate }`; it is
+ * evaluated only when a run fails, and uses nothing but those originals (a script may have
+ * replaced any global by then).
+ *
+ * - `describe(thrown)` renders a thrown value as `Name: message`, capped, never throwing.
+ * - `locate(thrown)` is `"line:column"` in the script of the innermost script frame of an Error's
+ *   stack (QuickJS names the constructor's source `<input>`), or `""`.
+ */
+export const DIAGNOSTICS = `((originals) => {
+  'use strict';
+  const { apply, cap, show, toStr, strSlice, OrigError, reExec } = originals;
+  const SCRIPT_FRAME = /<input>:(\\d+):(\\d+)/;
 
   const describe = (e) => {
     try {
@@ -96,27 +131,5 @@ export const PRELUDE = `(() => {
     }
   };
 
-  const start = (hostCall, hostLog, inputJson, requestJson, source, compileOnly) => {
-    const body = AsyncFunction(PARAMS[0], PARAMS[1], PARAMS[2], PARAMS[3], source);
-    const expected = 'async function anonymous(' + apply(arrJoin, PARAMS, [',']) + '\\n) {\\n' + source + '\\n}';
-    if (typeof body !== 'function' || apply(fnToString, body, []) !== expected) {
-      throw new OrigSyntaxError("unmatched '}': the script closes the function it runs in");
-    }
-    if (compileOnly) return null;
-    const op = (name) => async function (...args) {
-      return parse(await hostCall(name, stringify(args)));
-    };
-    const documents = freeze({
-      query: op('query'), insert: op('insert'), update: op('update'), delete: op('delete'),
-    });
-    let lines = 0;
-    const log = (...args) => {
-      if (lines >= ${MAX_LOG_LINES}) return;
-      lines++;
-      hostLog(cap(apply(arrJoin, apply(arrMap, args, [show]), [' ']), ${MAX_LOG_LINE_CHARS}));
-    };
-    return body(parse(inputJson), parse(requestJson), documents, freeze(log));
-  };
-
-  return { start, describe, locate, stringify };
-})()`;
+  return { describe, locate };
+})`;

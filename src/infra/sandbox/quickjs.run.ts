@@ -10,7 +10,7 @@ import {
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import { ScriptFailure, type Json, type ScriptOutcome, type ScriptPosition, type ScriptRequest } from '../../domain/runtime/ports.js';
 import { invokeHost, readString } from './host-bridge.js';
-import { DOCUMENT_OPS, type DocumentOp, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE } from './quickjs.prelude.js';
+import { DIAGNOSTICS, DOCUMENT_OPS, type DocumentOp, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE } from './quickjs.prelude.js';
 import { RunClock } from './run-clock.js';
 
 /** Per-sandbox settings a run needs besides its request. */
@@ -68,9 +68,10 @@ export class QuickJsRun {
   private readonly settled: Settlement[] = [];
   private hostCalls = 0;
   /** Prelude helpers (see PRELUDE), set once the prelude has run. */
-  private describeFn: QuickJSHandle | undefined;
-  private locateFn: QuickJSHandle | undefined;
   private stringifyFn: QuickJSHandle | undefined;
+  private originals: QuickJSHandle | undefined;
+  /** DIAGNOSTICS' helpers, made the first time a failure is described; null when that failed. */
+  private diagnostics: { describe: QuickJSHandle; locate: QuickJSHandle } | null | undefined;
   private finished = false;
   /** Set when the script's promise settled with a value (the runtime may then be reused). */
   private finishedCleanly = false;
@@ -150,9 +151,8 @@ export class QuickJsRun {
   private start(): QuickJSHandle {
     const api = this.own(this.unwrap(this.ctx.evalCode(PRELUDE, 'prelude.js')));
     const startFn = this.own(this.ctx.getProp(api, 'start'));
-    this.describeFn = this.own(this.ctx.getProp(api, 'describe'));
-    this.locateFn = this.own(this.ctx.getProp(api, 'locate'));
     this.stringifyFn = this.own(this.ctx.getProp(api, 'stringify'));
+    this.originals = this.own(this.ctx.getProp(api, 'originals'));
     const args = [
       this.own(this.ctx.newFunction('hostCall', (op, json) => this.onHostCall(op, json))),
       this.own(this.ctx.newFunction('hostLog', (line) => this.onLog(line))),
@@ -291,8 +291,9 @@ export class QuickJsRun {
 
   /** Where in the script an Error was thrown (see `locate` in PRELUDE), if it says. */
   private locate(error: QuickJSHandle): ScriptPosition | undefined {
-    if (!this.locateFn) return undefined;
-    const result = this.ctx.callFunction(this.locateFn, this.ctx.undefined, error);
+    const locateFn = this.diagnostic('locate');
+    if (!locateFn) return undefined;
+    const result = this.ctx.callFunction(locateFn, this.ctx.undefined, error);
     if (result.error) {
       result.error.dispose();
       return undefined;
@@ -303,13 +304,31 @@ export class QuickJsRun {
   }
 
   private describe(error: QuickJSHandle): string {
-    if (!this.describeFn) return 'InternalError: out of memory'; // only the prelude itself failed
-    const result = this.ctx.callFunction(this.describeFn, this.ctx.undefined, error);
+    // Only when the prelude itself failed, or there is no memory left to compile DIAGNOSTICS.
+    const describeFn = this.diagnostic('describe');
+    if (!describeFn) return 'InternalError: out of memory';
+    const result = this.ctx.callFunction(describeFn, this.ctx.undefined, error);
     if (result.error) {
       result.error.dispose();
       return 'Error: (unprintable thrown value)';
     }
     return this.ownTemp(result.value, (h) => readString(this.ctx, h, MAX_ERROR_CHARS) ?? 'Error');
+  }
+
+  /** A DIAGNOSTICS helper, evaluated with the prelude's originals on first use; undefined if that fails. */
+  private diagnostic(name: 'describe' | 'locate'): QuickJSHandle | undefined {
+    if (this.diagnostics === undefined) {
+      this.diagnostics = null;
+      if (!this.originals) return undefined;
+      const made = this.ctx.evalCode(DIAGNOSTICS, 'diagnostics.js');
+      if (made.error) return void made.error.dispose();
+      const factory = this.own(made.value);
+      const api = this.ctx.callFunction(factory, this.ctx.undefined, this.originals);
+      if (api.error) return void api.error.dispose();
+      const helpers = this.own(api.value);
+      this.diagnostics = { describe: this.own(this.ctx.getProp(helpers, 'describe')), locate: this.own(this.ctx.getProp(helpers, 'locate')) };
+    }
+    return this.diagnostics?.[name];
   }
 
   private failure(kind: ScriptFailure['kind'], message: string): ScriptFailure {

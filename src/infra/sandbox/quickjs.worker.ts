@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ScriptFailure, type Json, type ScriptHost } from '../../domain/runtime/ports.js';
 import { createInlineQuickJsSandbox } from './quickjs.inline.js';
 import type { DocumentOp } from './quickjs.prelude.js';
-import { WATCHDOG_DEADLINE, WATCHDOG_RUN, WATCHDOG_STOP, type FromWorker, type ToWorker, type WorkerConfig } from './worker-protocol.js';
+import { WATCHDOG_DEADLINE, WATCHDOG_RUN, WATCHDOG_STARTED_AT, WATCHDOG_STARTED_RUN, WATCHDOG_STOP, type FromWorker, type ToWorker, type WorkerConfig } from './worker-protocol.js';
 
 interface HostCall {
   resolve(value: Json): void;
@@ -66,7 +66,12 @@ async function start(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   try {
     const { source, input, request, limits, compileOnly } = msg;
     // (`owner` only matters to the pool, which has already shared the workers out.)
-    const onStart = () => post({ type: 'started', id: msg.id });
+    // The start time first, then the run's id: the pool reads the id first, so a start time it
+    // takes for this run's is never an earlier run's.
+    const onStart = () => {
+      Atomics.store(watchdog, WATCHDOG_STARTED_AT, BigInt(Date.now()));
+      Atomics.store(watchdog, WATCHDOG_STARTED_RUN, runId);
+    };
     const outcome = await sandbox.run({ source, input, request, limits, compileOnly, host, owner: '', signal: run.abort.signal }, { onSlice, stopRequested, onStart });
     post({ type: 'done', id: msg.id, outcome });
   } catch (err) {

@@ -4,6 +4,8 @@ import { MAX_LOG_LINES } from './quickjs.prelude.js';
 import {
   WATCHDOG_DEADLINE,
   WATCHDOG_RUN,
+  WATCHDOG_STARTED_AT,
+  WATCHDOG_STARTED_RUN,
   WATCHDOG_SLOTS,
   WATCHDOG_STOP,
   type FromWorker,
@@ -49,8 +51,6 @@ interface QueuedRun {
 interface ActiveRun {
   req: ScriptRequest;
   worker: PoolWorker;
-  /** Set when the worker reports the run started (its first run waits for QuickJS to compile). */
-  wallDeadline: number;
   logs: string[];
   resolve(outcome: ScriptOutcome): void;
   reject(failure: ScriptFailure): void;
@@ -171,7 +171,6 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     const run: ActiveRun = {
       req,
       worker,
-      wallDeadline: Infinity,
       logs: [],
       resolve: queued.resolve,
       reject: queued.reject,
@@ -180,6 +179,7 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     req.signal?.addEventListener('abort', run.onAbort, { once: true });
     this.runs.set(id, run);
     worker.busy = { id, owner: req.owner };
+    this.armBackstop(worker, id, req.limits.wallMs + BACKSTOP_MS);
     const { source, input, request, limits } = req;
     try {
       worker.thread.postMessage({ type: 'run', id, source, input, request, limits: { ...limits }, compileOnly: req.compileOnly === true } satisfies ToWorker);
@@ -233,23 +233,35 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     if (busy) {
       clearTimeout(busy.backstop);
       const run = this.runs.get(busy.id);
-      if (run) this.settle(busy.id, busy.id === culprit ? limitFailure(run) : new ScriptFailure('error', message, run.logs));
+      if (run) this.settle(busy.id, busy.id === culprit ? limitFailure(run, this.startedAt(worker, busy.id)) : new ScriptFailure('error', message, run.logs));
     }
     this.dispatch(); // a fresh worker takes the next waiting run
     await worker.thread.terminate();
   }
 
   /**
-   * The worker started the run's clocks: they end it by `wallMs`; the backstop, a little later,
-   * catches a worker that cannot answer at all. (Armed only now: a thread's first run waits for
-   * QuickJS to compile, which must not count — a busy machine would fail every first run.)
+   * When the run's clocks started on its worker (epoch ms), or undefined before they have: a
+   * thread's first run waits for QuickJS to compile, which must not count against its wall clock.
    */
-  private started(worker: PoolWorker, id: number): void {
-    const run = this.runs.get(id);
-    if (run) run.wallDeadline = Date.now() + run.req.limits.wallMs;
+  private startedAt(worker: PoolWorker, id: number): number | undefined {
+    if (Atomics.load(worker.watchdog, WATCHDOG_STARTED_RUN) !== BigInt(id)) return undefined;
+    return Number(Atomics.load(worker.watchdog, WATCHDOG_STARTED_AT));
+  }
+
+  /**
+   * The pool's own backstop, a little past the run's wall-clock limit counted from when its clocks
+   * started (see startedAt), for a worker that cannot answer at all: it checks again until then.
+   */
+  private armBackstop(worker: PoolWorker, id: number, delayMs: number): void {
     if (worker.busy?.id !== id) return;
-    const wallMs = run?.req.limits.wallMs ?? 0;
-    worker.busy.backstop = setTimeout(() => void this.kill(worker, 'Script sandbox worker stopped answering; run the script again', id), wallMs + BACKSTOP_MS);
+    worker.busy.backstop = setTimeout(() => {
+      const run = this.runs.get(id);
+      const started = this.startedAt(worker, id);
+      const limit = (run?.req.limits.wallMs ?? 0) + BACKSTOP_MS;
+      const left = started === undefined ? limit : started + limit - Date.now();
+      if (left > 0) this.armBackstop(worker, id, left);
+      else void this.kill(worker, 'Script sandbox worker stopped answering; run the script again', id);
+    }, delayMs);
   }
 
   /** The worker reported its run ended: it is free for the next. */
@@ -265,9 +277,6 @@ export class QuickJsWorkerPool implements ScriptSandbox {
   private onMessage(worker: PoolWorker, msg: FromWorker): void {
     const run = this.runs.get(msg.id); // undefined once settled here (aborted, killed): late messages are moot
     switch (msg.type) {
-      case 'started':
-        this.started(worker, msg.id);
-        break;
       case 'host':
         if (run) void this.callHost(worker, run, msg);
         break;
@@ -354,9 +363,12 @@ function wallFailure(req: ScriptRequest, logs: string[]): ScriptFailure {
   return new ScriptFailure('timeout', `Script exceeded its wall-clock time limit of ${req.limits.wallMs} ms`, logs);
 }
 
-/** A slice deadline is the earlier of the CPU and the wall limit; tell which one was overrun. */
-function limitFailure(run: ActiveRun): ScriptFailure {
-  if (Date.now() >= run.wallDeadline) return wallFailure(run.req, run.logs);
+/**
+ * A slice deadline is the earlier of the CPU and the wall limit; tell which one was overrun
+ * (`startedAt`: when the run's clocks started, see QuickJsWorkerPool.startedAt).
+ */
+function limitFailure(run: ActiveRun, startedAt: number | undefined): ScriptFailure {
+  if (startedAt !== undefined && Date.now() >= startedAt + run.req.limits.wallMs) return wallFailure(run.req, run.logs);
   return new ScriptFailure('timeout', `Script exceeded its CPU time limit of ${run.req.limits.cpuMs} ms`, run.logs);
 }
 

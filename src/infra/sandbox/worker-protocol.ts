@@ -11,7 +11,9 @@ export interface WorkerConfig {
    * Shared with the pool: the worker stores `[deadline epoch ms of the running VM slice (0 when
    * idle), id of its run]`, so the pool can tell a slice QuickJS failed to interrupt; the pool
    * stores in the third slot the id of a run to stop, which the worker polls while a slice runs
-   * (an `abort` message waits until the slice ends).
+   * (an `abort` message waits until the slice ends). The worker also stores when a run's clocks
+   * started (epoch ms, then that run's id), so the pool knows its wall-clock deadline without a
+   * message per run.
    */
   watchdog: SharedArrayBuffer;
 }
@@ -20,7 +22,9 @@ export interface WorkerConfig {
 export const WATCHDOG_DEADLINE = 0;
 export const WATCHDOG_RUN = 1;
 export const WATCHDOG_STOP = 2;
-export const WATCHDOG_SLOTS = 3;
+export const WATCHDOG_STARTED_AT = 3;
+export const WATCHDOG_STARTED_RUN = 4;
+export const WATCHDOG_SLOTS = 5;
 
 export type ToWorker =
   | { type: 'run'; id: number; source: string; input: Json; request: Json; limits: ScriptLimits; compileOnly: boolean }
@@ -29,8 +33,6 @@ export type ToWorker =
   | { type: 'hostResult'; id: number; call: number; ok: false; message: string };
 
 export type FromWorker =
-  /** The run's clocks started (the thread's first run waits for QuickJS to compile before that). */
-  | { type: 'started'; id: number }
   /** `args` are already shape-checked for `host.documents[op]` (see invokeHost). */
   | { type: 'host'; id: number; call: number; op: DocumentOp; args: unknown[] }
   | { type: 'log'; id: number; line: string }
