@@ -112,3 +112,31 @@ describe('admission: a used-up daily limit is refused from memory until midnight
     expect(tried).to.deep.equal([]);
   });
 });
+
+describe('admission: a concurrency limit this instance fills itself is refused from memory', function () {
+  this.timeout(60_000);
+  const config = { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 };
+
+  it('refuses without a statement while its own leases reach the limit, and asks the database again once one ends', async () => {
+    const ws = await newWorkspace();
+    const id = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 2) { id } }', { id });
+    const agent = await loadAgent(id);
+    const real = h().service.services.store;
+    const { store, tried } = statementFree(real);
+    const a = new AdmissionService(real, new MovableClock(new Date()), config);
+    const held = [await a.admit(agent), await a.admit(agent)];
+    Object.assign(a as unknown as { store: Store }, { store });
+    const full = await refusal(a.admit(agent));
+    expect([full.reason, full.message]).to.deep.equal(['concurrency_limit', 'This agent is already handling 2 requests, its limit; retry shortly']);
+    expect(tried).to.deep.equal([]);
+    // One lease ends (its release is a statement of its own): the next admission asks the database.
+    Object.assign(a as unknown as { store: Store }, { store: real });
+    await held[0]!.release();
+    Object.assign(a as unknown as { store: Store }, { store });
+    await a.admit(agent).then(() => null, (e: Error) => e);
+    expect(tried).to.deep.equal(['slots.acquire']);
+    Object.assign(a as unknown as { store: Store }, { store: real });
+    await held[1]!.release();
+  });
+});
