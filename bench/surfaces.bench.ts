@@ -68,7 +68,10 @@ function child(args: string[], env: NodeJS.ProcessEnv): Promise<{ proc: ChildPro
       const m = /listening on (http:\/\/[^\s"]+)/.exec(out);
       if (m) {
         proc.stdout!.off('data', onData);
-        proc.stdout!.resume();
+        // BENCH_SERVICE_LOG: where the service's own output goes (e.g. with BENCH_SERVICE_ARGS=--trace-gc).
+        const log = env.PORT && process.env.BENCH_SERVICE_LOG ? fs.createWriteStream(process.env.BENCH_SERVICE_LOG) : null;
+        if (log) proc.stdout!.pipe(log);
+        else proc.stdout!.resume();
         proc.stderr!.resume();
         resolve({ proc, url: m[1]!.replace('0.0.0.0', '127.0.0.1').replace(/\/+$/, '') });
       }

@@ -61,6 +61,8 @@ interface ActiveRun {
 const WATCHDOG_INTERVAL_MS = 50;
 /** The pool's own wall-clock backstop beyond `wallMs`, for a worker that cannot answer at all. */
 const BACKSTOP_MS = 1_000;
+/** Young generation of a worker thread's V8 heap (see startThread). */
+const WORKER_YOUNG_GENERATION_MB = 4;
 
 /**
  * Runs scripts on worker threads, one run per worker at a time: QuickJS cannot preempt a script
@@ -379,5 +381,7 @@ function limitFailure(run: ActiveRun, startedAt: number | undefined): ScriptFail
 function startThread(config: WorkerConfig, stackSizeMb: number): Worker {
   const typescript = import.meta.url.endsWith('.ts');
   const entry = typescript ? './quickjs.worker.tsx-bootstrap.mjs' : './quickjs.worker.js';
-  return new Worker(new URL(entry, import.meta.url), { workerData: config, resourceLimits: { stackSizeMb } });
+  // A small young generation: a worker allocates little on its own heap (scripts live in WASM memory),
+  // and a large one only grows each thread by tens of MB under load.
+  return new Worker(new URL(entry, import.meta.url), { workerData: config, resourceLimits: { stackSizeMb, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
 }
