@@ -9,7 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [[ -f dist/src/main.js ]] || { echo "dist/src/main.js is missing: run npm run build first" >&2; exit 1; }
 data="$(mktemp -d)"
 log="$data/service.log"
-env -u DATABASE_URL -u ADMIN_TOKEN DATA_DIR="$data/db" PORT=0 LOG_LEVEL=warn node dist/src/main.js >"$log" 2>&1 &
+env -u DATABASE_URL -u ADMIN_TOKEN DATA_DIR="$data/db" PORT=0 LOG_LEVEL=warn node --max-old-space-size=384 dist/src/main.js >"$log" 2>&1 &
 pid=$!
 cleanup() { kill "$pid" 2>/dev/null || true; rm -rf "$data"; }
 trap cleanup EXIT
@@ -40,4 +40,4 @@ kill -TERM "$pid"
 code=0
 wait "$pid" || code=$?
 [[ $code -eq 0 ]] || { cat "$log" >&2; echo "the service exited with $code on SIGTERM" >&2; exit 1; }
-echo "production start OK: node dist/src/main.js served $url (RSS $((rss_kb / 1024)) MB), stopped cleanly"
+echo "production start OK: node --max-old-space-size=384 dist/src/main.js served $url (RSS $((rss_kb / 1024)) MB), stopped cleanly"

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type CustomizeVariantOptions, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { ScriptFailure, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/ports.js';
 import { PRELUDE } from './quickjs.prelude.js';
-import { memoryFailure, newRunRuntime, QuickJsRun } from './quickjs.run.js';
+import { memoryFailure, newRunRuntime, prepareContext, QuickJsRun, type PreparedContext } from './quickjs.run.js';
 
 /** Settings of a sandbox running QuickJS on the calling thread. */
 export interface InlineSandboxOptions {
@@ -58,6 +58,8 @@ interface Instance {
   broken: boolean;
   /** The QuickJS runtime the next run uses (each run gets a new context in it), while runs end cleanly. */
   runtime: QuickJSRuntime | undefined;
+  /** The next run's context, made in `runtime` while the instance was idle. */
+  prepared: PreparedContext | undefined;
 }
 
 /**
@@ -93,6 +95,20 @@ export function createInlineQuickJsSandbox(opts: InlineSandboxOptions): InlineSa
     if (instance.memory.buffer.byteLength > BASE_BYTES + REUSE_GROWTH_BYTES) return;
     idle.push(instance);
     if (idle.length > MAX_IDLE) idle.shift();
+    // Once the run's answer is on its way (the caller continues first), the next run's context is
+    // made while the thread waits: most of a short script's cost leaves its path.
+    if (instance.runtime) setImmediate(() => prepare(instance));
+  };
+
+  const prepare = (instance: Instance) => {
+    if (instance.prepared || !instance.runtime || instance.broken || !idle.includes(instance)) return;
+    try {
+      instance.prepared = prepareContext(instance.runtime);
+    } catch {
+      // The WASM instance itself failed: it is not used again.
+      instance.broken = true;
+      idle.splice(idle.indexOf(instance), 1);
+    }
   };
 
   return {
@@ -105,7 +121,9 @@ export function createInlineQuickJsSandbox(opts: InlineSandboxOptions): InlineSa
       let run: QuickJsRun | undefined;
       try {
         instance.runtime ??= newRunRuntime(instance.module, opts.maxStackBytes);
-        run = new QuickJsRun(instance.runtime, req, { ...opts, onSlice: hooks.onSlice, stopRequested: hooks.stopRequested });
+        const prepared = instance.prepared;
+        instance.prepared = undefined;
+        run = new QuickJsRun(instance.runtime, req, { ...opts, onSlice: hooks.onSlice, stopRequested: hooks.stopRequested }, prepared);
         hooks.onStart?.();
         return await run.execute();
       } catch (err) {
@@ -171,7 +189,7 @@ async function instantiate(wasmModule: WasmModule, maxPages: number): Promise<In
       emscriptenModule: { printErr: () => {} } as unknown as CustomizeVariantOptions['emscriptenModule'],
     }),
   );
-  const instance: Instance = { module, memory, maxPages, growFailed: false, broken: false, runtime: undefined };
+  const instance: Instance = { module, memory, maxPages, growFailed: false, broken: false, runtime: undefined, prepared: undefined };
   // Emscripten grows the heap with `wasmMemory.grow`; note a refusal (it then returns NULL to
   // QuickJS, which throws "out of memory" or, on some paths, aborts).
   const grow = memory.grow.bind(memory);

@@ -57,6 +57,28 @@ export function newRunRuntime(module: QuickJSWASMModule, maxStackBytes: number):
   return runtime;
 }
 
+/**
+ * A fresh context with the prelude already evaluated, made while the thread had nothing to run
+ * (see createInlineQuickJsSandbox): a run that gets one skips most of its setup. No script has
+ * ever run in it.
+ */
+export interface PreparedContext {
+  ctx: QuickJSContext;
+  /** The prelude's `{ start, stringify, originals }`. */
+  api: QuickJSHandle;
+}
+
+/** A new context of `runtime` with the prelude evaluated, or undefined if QuickJS refused it. */
+export function prepareContext(runtime: QuickJSRuntime): PreparedContext | undefined {
+  runtime.setMemoryLimit(-1);
+  const ctx = runtime.newContext();
+  const result = ctx.evalCode(PRELUDE, 'prelude.js');
+  if (!result.error) return { ctx, api: result.value };
+  result.error.dispose();
+  ctx.dispose();
+  return undefined;
+}
+
 export class QuickJsRun {
   readonly logs: string[] = [];
   private readonly clock: RunClock;
@@ -76,23 +98,28 @@ export class QuickJsRun {
   /** Set when the script's promise settled with a value (the runtime may then be reused). */
   private finishedCleanly = false;
   private wake: (() => void) | undefined;
+  /** The prelude's result when the context came prepared (see PreparedContext). */
+  private preparedApi: QuickJSHandle | undefined;
 
   /**
    * `runtime` is a fresh one (see newRunRuntime) or one whose earlier runs all ended with
    * `dispose()` answering true: the run gets a context of its own in it — its own globals and
-   * built-ins, so nothing one run sets is visible to the next.
+   * built-ins, so nothing one run sets is visible to the next — made now, or `prepared` in it
+   * since the last run ended.
    */
   constructor(
     runtime: QuickJSRuntime,
     private readonly req: ScriptRequest,
     private readonly settings: RunSettings,
+    prepared?: PreparedContext,
   ) {
     this.clock = new RunClock(req.limits, req.signal, this.logs, settings.onSlice, settings.stopRequested);
     this.runtime = runtime;
     this.runtime.setInterruptHandler(this.clock.shouldInterrupt);
     this.runtime.setMemoryLimit(-1);
     // No module loader is ever set, so `import()` rejects inside the VM.
-    this.ctx = this.runtime.newContext();
+    this.ctx = prepared?.ctx ?? this.runtime.newContext();
+    this.preparedApi = prepared?.api;
     // Set after the context exists, so a tiny limit fails the script (memory), not the setup.
     this.runtime.setMemoryLimit(req.limits.memoryBytes);
   }
@@ -149,7 +176,7 @@ export class QuickJsRun {
 
   /** Evaluates the prelude and starts the script; returns the handle of its promise. */
   private start(): QuickJSHandle {
-    const api = this.own(this.unwrap(this.ctx.evalCode(PRELUDE, 'prelude.js')));
+    const api = this.own(this.preparedApi ?? this.unwrap(this.ctx.evalCode(PRELUDE, 'prelude.js')));
     const startFn = this.own(this.ctx.getProp(api, 'start'));
     this.stringifyFn = this.own(this.ctx.getProp(api, 'stringify'));
     this.originals = this.own(this.ctx.getProp(api, 'originals'));
