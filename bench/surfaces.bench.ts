@@ -188,13 +188,19 @@ async function setUp(url: string, modelHold: () => void, embedded: boolean): Pro
   const holdSlot = async () => {
     modelHold();
     // The prompt run waits on the model and keeps the agent's one slot until the bench ends.
-    void fetch(`${url}/agents/${full.id}/api/hold`, { method: 'POST', headers: { ...JSON_HEADERS, 'x-agent-access-key': full.key }, body: '{}' }).catch(() => {});
+    let ended = '';
+    void fetch(`${url}/agents/${full.id}/api/hold`, { method: 'POST', headers: { ...JSON_HEADERS, 'x-agent-access-key': full.key }, body: '{}' })
+      .then(async (r) => (ended = `${r.status} ${(await r.text()).slice(0, 300)}`))
+      .catch((err: Error) => (ended = err.message));
     const probe = sumRequest(full);
+    let last = '';
     for (let i = 0; i < 100; i++) {
-      if ((await call(url, probe)).status === 429) return;
+      const r = await call(url, probe);
+      if (r.status === 429) return;
+      last = `${r.status} ${r.text.slice(0, 300)}`;
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error('the held prompt run did not fill the concurrency limit');
+    throw new Error(`the held prompt run did not fill the concurrency limit (held run: ${ended || 'still waiting'}; last probe: ${last})`);
   };
 
   const cases: Case[] = [

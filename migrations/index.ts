@@ -8,6 +8,7 @@ import * as httpEndpointSchemas from './20261225000000_http_endpoint_schemas.js'
 import * as changeNotifications from './20261230000000_change_notifications.js';
 import * as numberedSlots from './20270105000000_numbered_slots.js';
 import * as messageDayCounts from './20270110000000_message_day_counts.js';
+import * as activityRequestId from './20270115000000_activity_request_id.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -21,6 +22,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261230000000_change_notifications': changeNotifications,
   '20270105000000_numbered_slots': numberedSlots,
   '20270110000000_message_day_counts': messageDayCounts,
+  '20270115000000_activity_request_id': activityRequestId,
 };
 
 /** knex migration source over the static list above. */

@@ -24,6 +24,7 @@ import { bufferedChargeSink } from './infra/credits/buffered-charges.js';
 import { intervalScheduler, type Scheduler } from './infra/scheduler.js';
 import type { AdmissionConfig } from './domain/admission/admission.service.js';
 import { createApp } from './rest/app.js';
+import { metricsText, ServiceMetrics } from './infra/metrics.js';
 import { widgetBundle } from './infra/widget/bundle.js';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from './infra/webhooks/delivery-worker.js';
 
@@ -86,7 +87,10 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const store = cachedStore(knexStore(db), cache);
     const activitySink = bufferedActivitySink(store, logger);
     const chargeSink = bufferedChargeSink(store, logger);
+    // Read when scraped: `services` exists by then.
+    const metrics = new ServiceMetrics({ db, leasesHeld: () => services.admission.leasesHeld(), activityBacklog: () => activitySink.backlog() }, logger);
     const services: Services = createServices({
+      metrics,
       store,
       activitySink,
       chargeSink,
@@ -108,7 +112,19 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const graphql = await createGraphqlMiddleware(schema, services, logger);
     // Built now so that the first `GET /widget.js` does not wait for it.
     widgetBundle().catch((err: unknown) => logger.error({ err }, 'The chat widget could not be built'));
-    const app = createApp({ services, logger, graphql: graphql.middleware, platformOrigins: config.platformOrigins, baseUrl: config.baseUrl, widget: widgetBundle, chatKeepAliveMs: opts.chatKeepAliveMs });
+    let draining = false;
+    const app = createApp({
+      services,
+      logger,
+      graphql: graphql.middleware,
+      platformOrigins: config.platformOrigins,
+      baseUrl: config.baseUrl,
+      widget: widgetBundle,
+      chatKeepAliveMs: opts.chatKeepAliveMs,
+      metrics,
+      metricsElsewhere: config.metricsPort !== undefined,
+      draining: () => draining,
+    });
     const servers: http.Server[] = [];
     const worker = startDeliveryWorker(services.webhooks, logger, {
       concurrency: config.webhookWorkers,
@@ -135,10 +151,33 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         });
         const addr = server.address() as AddressInfo;
         const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+        if (config.metricsPort !== undefined && servers.length === 1) {
+          const metricsServer = http.createServer((req, res) => void serveMetrics(metrics, req, res));
+          servers.push(metricsServer);
+          await new Promise<void>((resolve, reject) => {
+            metricsServer.once('error', reject);
+            metricsServer.listen(config.metricsPort, host, () => resolve());
+          });
+          logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
+        }
         return { server, url: `http://${shownHost}:${addr.port}` };
       },
+      /**
+       * Graceful shutdown: `/readyz` answers 503 from now on; no new connection is accepted; requests
+       * and runs in flight may finish until SHUTDOWN_TIMEOUT_MS, when their connections are closed
+       * (their runs are aborted and their leases released); then the webhook worker stops (its
+       * unfinished deliveries are left to their leases), pending activity entries and charges are
+       * stored, and the database is closed.
+       */
       async close() {
+        draining = true;
+        const deadline = setTimeout(() => {
+          logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown: requests still in flight at the deadline are cut off');
+          for (const s of servers) s.closeAllConnections();
+        }, config.shutdownTimeoutMs);
+        deadline.unref();
         await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+        clearTimeout(deadline);
         housekeeping?.stop();
         await worker.stop();
         await graphql.stop();
@@ -153,6 +192,20 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     await stopListening?.();
     if (ownsDb) await closeDatabase(db);
     throw err;
+  }
+}
+
+/** The METRICS_PORT listener: `GET /metrics` and nothing else. */
+async function serveMetrics(metrics: ServiceMetrics, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Not found: this port serves GET /metrics' }));
+    return;
+  }
+  try {
+    const { contentType, text } = await metricsText(metrics);
+    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(text);
+  } catch {
+    res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Metrics could not be collected' }));
   }
 }
 

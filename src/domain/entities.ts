@@ -339,6 +339,8 @@ export interface ActivityEntry {
   durationMs: number | null;
   keyId: string | null;
   runId: string | null;
+  /** The X-Request-Id of the request (sent by the caller or generated), also in the service's log line. */
+  requestId: string | null;
   error: string | null;
   logs: unknown;
   createdAt: Date;

@@ -10,7 +10,7 @@ import { ScriptCheck } from './entries/script-check.js';
 import { KeyService } from './keys/key.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ModelService } from './models/model.service.js';
-import type { ChargeSink, Cipher, Store } from './ports.js';
+import type { ChargeSink, Cipher, RunMetrics, Store } from './ports.js';
 import type { ModelDefaults } from './runtime/model-resolver.js';
 import type { LanguageModels, ScriptLimits, ScriptSandbox } from './runtime/ports.js';
 import { Pipeline } from './runtime/pipeline.js';
@@ -68,6 +68,8 @@ export interface ServiceDeps {
   chargeSink?: ChargeSink;
   admission: Pick<AdmissionConfig, 'instanceId'> & Partial<AdmissionConfig>;
   webhooks?: Partial<WebhookConfig>;
+  /** Where runs are counted for /metrics. */
+  metrics?: RunMetrics;
 }
 
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = { cpuMs: 5_000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 5 * 1024 * 1024, wallMs: 30_000 };
@@ -89,7 +91,7 @@ export function createServices(deps: ServiceDeps): Services {
   });
   const admission = new AdmissionService(store, clock, { ...DEFAULT_ADMISSION, ...deps.admission }, deps.chargeSink);
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
-  const pipeline = new Pipeline(admission, runs, activityLog);
+  const pipeline = new Pipeline(admission, runs, activityLog, deps.metrics);
   const keys = new KeyService(store, clock);
   return {
     store,

@@ -5,6 +5,8 @@ import Koa from 'koa';
 import type { Services } from '../domain/services.js';
 import type { Logger } from '../infra/logger.js';
 import { errorMapper } from './errors.js';
+import { metricsMiddleware, metricsRoute, type ServiceMetrics } from '../infra/metrics.js';
+import { requestLog } from './request-log.js';
 import { workspaceApiRoutes } from './workspace-api/workspace-api.routes.js';
 import { docsRoutes } from './openapi/docs.routes.js';
 import { graphqlPageRoutes, homeRoutes } from './home.routes.js';
@@ -30,18 +32,32 @@ export interface AppDeps {
   widget: () => Promise<WidgetAsset>;
   /** The chat streams' keep-alive interval (default KEEP_ALIVE_MS). */
   chatKeepAliveMs?: number;
+  /** The instance's metrics: every request is counted; `GET /metrics` here unless `metricsElsewhere`. */
+  metrics?: ServiceMetrics;
+  /** `GET /metrics` has a port of its own (METRICS_PORT). */
+  metricsElsewhere?: boolean;
+  /** True once shutdown has begun: `/readyz` answers 503 so that a load balancer drains the instance. */
+  draining?: () => boolean;
 }
+
+/** An X-Request-Id the service takes as sent: short, printable, no spaces (anything else gets a new id). */
+const REQUEST_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
 
 /** The Koa application: health, GraphQL, the OpenAPI documents, the agent surfaces and the Workspace API. */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
 
+  // The request id: the caller's X-Request-Id when it is a sane one, else a new one; answered in
+  // X-Request-Id, written in the request's log line and activity entry.
   app.use(async (ctx, next) => {
-    ctx.state.requestId = randomUUID();
+    const sent = ctx.get('x-request-id');
+    ctx.state.requestId = REQUEST_ID.test(sent) ? sent : randomUUID();
     ctx.set('X-Request-Id', ctx.state.requestId);
     await next();
   });
+  app.use(requestLog(deps.logger));
+  if (deps.metrics) app.use(metricsMiddleware(deps.metrics));
   app.use(errorMapper(deps.logger));
 
   const router = new Router();
@@ -49,10 +65,19 @@ export function createApp(deps: AppDeps): Koa {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
+    if (deps.draining?.()) {
+      ctx.status = 503;
+      ctx.set('Retry-After', '5');
+      ctx.body = { error: 'Shutting down' };
+      return;
+    }
     const ok = await deps.services.store.ping();
     ctx.status = ok ? 200 : 503;
     ctx.body = ok ? { status: 'ready' } : { error: 'Database is not reachable' };
   });
+
+  const metrics = deps.metrics;
+  if (metrics && !deps.metricsElsewhere) router.get('/metrics', metricsRoute(metrics));
 
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8' });
   // Apollo's Koa middleware calls next() after answering; stop there so nothing downstream runs.

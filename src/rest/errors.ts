@@ -33,6 +33,7 @@ export function errorMapper(logger: Logger): Koa.Middleware {
         if (err.code === 'LIMIT_EXCEEDED') {
           const d = err.details as { reason: string; retryAfterSeconds: number };
           body.reason = d.reason;
+          ctx.state.refusal = d.reason;
           ctx.set('Retry-After', String(d.retryAfterSeconds));
           // IETF RateLimit header (draft-ietf-httpapi-ratelimit-headers): nothing remains until reset.
           ctx.set('RateLimit', `"${d.reason}";r=0;t=${d.retryAfterSeconds}`);

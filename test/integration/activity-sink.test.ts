@@ -132,6 +132,7 @@ describe('activity sink: a batch with one bad entry', function () {
       durationMs: 1,
       keyId: null,
       runId: null,
+      requestId: null,
       error: null,
       logs: null,
       createdAt: new Date(),

@@ -146,7 +146,7 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
         id: newId('act'), workspaceId: ws.workspaceId, agentId, kind: surface === 'WEBHOOKS' && i > 2 ? 'run' : 'request', surface,
         entry: 'orders', method: 'POST', path: `/agents/${agentId}/x`, status: 200, requestHeaders: { authorization: '[redacted]' },
         requestBody: { n: i }, response: i % 2 ? 'text' : { ok: true }, truncated: false, credits: 0.5, durationMs: 12, keyId: null,
-        runId: `run_${i}`, error: null, logs: ['internal'], createdAt: new Date(BASE + i * HOUR),
+        runId: `run_${i}`, requestId: null, error: null, logs: ['internal'], createdAt: new Date(BASE + i * HOUR),
       }));
       await h().service.services.store.repos.activity.insertMany(entries);
       const { repos } = h().service.services.store;
@@ -163,7 +163,7 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
       expect(all.body.entries.map((e: any) => e.runId)).to.deep.equal(['run_5', 'run_4', 'run_3', 'run_2', 'run_1', 'run_0']);
       expect(Object.keys(all.body.entries[0])).to.have.members([
         'id', 'kind', 'surface', 'entry', 'method', 'path', 'status', 'requestHeaders', 'requestBody', 'response', 'truncated',
-        'credits', 'durationMs', 'keyId', 'runId', 'error', 'createdAt',
+        'credits', 'durationMs', 'keyId', 'runId', 'requestId', 'error', 'createdAt',
       ]);
       const counts: [string, number][] = [
         ['?surface=WEBHOOKS', 2], ['?kind=run', 1], ['?surface=WEBHOOKS&kind=request', 1], ['?surface=HTTP_API&kind=request', 2], ['?surface=WIDGET', 0],

@@ -97,6 +97,7 @@ export interface ActivityRecord {
   durationMs?: number | null;
   keyId?: string | null;
   runId?: string | null;
+  requestId?: string | null;
   error?: string | null;
   logs?: string[] | null;
 }
@@ -144,6 +145,7 @@ export class ActivityLog {
       durationMs: r.durationMs ?? null,
       keyId: r.keyId ?? null,
       runId: r.runId ?? null,
+      requestId: r.requestId ?? null,
       error: r.error ?? null,
       logs: r.logs?.length ? r.logs : null,
       createdAt: this.clock.now(),

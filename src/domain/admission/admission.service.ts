@@ -120,6 +120,13 @@ export class AdmissionService {
     return this.hold(agent, slotId, reservation.credits, false);
   }
 
+  /** Concurrency leases this instance holds now (for /metrics). */
+  leasesHeld(): number {
+    let n = 0;
+    for (const held of this.heldHere.values()) n += held;
+    return n;
+  }
+
   private slot(agent: Agent, reservedCredits: number, now: Date) {
     return {
       id: newId('slot'),

@@ -6,6 +6,7 @@ import type { Principal } from '../principal.js';
 import type { RunActivity, RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
 import { runCreditBound, type RunService } from './run.service.js';
 import { checkInput } from './guardrails.js';
+import type { RunMetrics } from '../ports.js';
 
 /**
  * The whole run pipeline after a surface has authenticated and resolved its entry (DESIGN §5):
@@ -21,6 +22,7 @@ export class Pipeline {
     private readonly admission: AdmissionService,
     private readonly runs: RunService,
     readonly activity: ActivityLog,
+    private readonly metrics?: RunMetrics,
   ) {}
 
   async execute(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<RunResult> {
@@ -90,6 +92,7 @@ export class Pipeline {
       failure = err;
       throw err;
     } finally {
+      this.metrics?.run(entry.handler.kind, result ? (result.error?.kind ?? 'ok') : 'failed', result?.credits ?? 0);
       this.log(agent, entry, input, opts, result, failure, Date.now() - started);
     }
   }

@@ -149,6 +149,7 @@ export const ActivityItem = z
     durationMs: z.number().int().nullable(),
     keyId: z.string().nullable(),
     runId: z.string().nullable(),
+    requestId: z.string().nullable().meta({ description: "The request's X-Request-Id (sent by the caller or generated), also in the service's log line." }),
     error: z.string().nullable(),
     createdAt: instant,
   })

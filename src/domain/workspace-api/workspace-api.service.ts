@@ -70,6 +70,7 @@ function activityItem(e: ActivityEntry): ActivityItem {
     durationMs: e.durationMs,
     keyId: e.keyId,
     runId: e.runId,
+    requestId: e.requestId,
     error: e.error,
     createdAt: iso(e.createdAt),
   };

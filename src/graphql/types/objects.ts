@@ -330,6 +330,7 @@ export class ActivityEntry {
   @Field(() => Int, { nullable: true }) durationMs!: number | null;
   @Field(() => String, { nullable: true }) keyId!: string | null;
   @Field(() => String, { nullable: true }) runId!: string | null;
+  @Field(() => String, { nullable: true, description: "The request's X-Request-Id (sent by the caller or generated), also in the service's log line" }) requestId!: string | null;
   @Field(() => String, { nullable: true }) error!: string | null;
   @Field(() => Date) createdAt!: Date;
 }

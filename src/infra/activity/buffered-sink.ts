@@ -47,10 +47,14 @@ function storableEntry(entry: ActivityEntry): ActivityEntry {
  * one bad entry never costs the others, and an entry refused on its own is stored once more without
  * its bodies, so the request stays on record. `flush()` (also called on shutdown) stores what is pending.
  */
-export function bufferedActivitySink(store: Store, logger: Logger, opts: { delayMs?: number; maxBatch?: number } = {}): ActivitySink {
+export function bufferedActivitySink(store: Store, logger: Logger, opts: { delayMs?: number; maxBatch?: number } = {}): BufferedActivitySink {
   const delayMs = opts.delayMs ?? 20;
   const maxBatch = opts.maxBatch ?? 200;
   let pending: ActivityEntry[] = [];
+  /** When the oldest pending entry was written (ms epoch). */
+  let pendingSince = 0;
+  /** Batches handed to the database and not stored yet: their size and their oldest entry's time. */
+  const storing = new Set<{ entries: number; since: number }>();
   let timer: NodeJS.Timeout | null = null;
   let inflight: Promise<void> = Promise.resolve();
 
@@ -87,13 +91,16 @@ export function bufferedActivitySink(store: Store, logger: Logger, opts: { delay
     }
     if (pending.length === 0) return inflight;
     const batch = pending;
+    const mark = { entries: batch.length, since: pendingSince };
+    storing.add(mark);
     pending = [];
-    inflight = inflight.then(() => storeBatch(batch));
+    inflight = inflight.then(() => storeBatch(batch)).finally(() => void storing.delete(mark));
     return inflight;
   };
 
   return {
     write(entry) {
+      if (pending.length === 0) pendingSince = Date.now();
       pending.push(storableEntry(entry));
       if (pending.length >= maxBatch) void drain();
       else if (!timer) {
@@ -105,5 +112,20 @@ export function bufferedActivitySink(store: Store, logger: Logger, opts: { delay
       await drain();
       await inflight;
     },
+    backlog() {
+      let entries = pending.length;
+      let since = pending.length ? pendingSince : Infinity;
+      for (const b of storing) {
+        entries += b.entries;
+        since = Math.min(since, b.since);
+      }
+      return { entries, oldestMs: entries ? Date.now() - since : 0 };
+    },
   };
+}
+
+/** The activity sink of the service: entries are stored in batches shortly after they are written. */
+export interface BufferedActivitySink extends ActivitySink {
+  /** Entries written and not stored yet, and how long the oldest of them has waited (for /metrics). */
+  backlog(): { entries: number; oldestMs: number };
 }

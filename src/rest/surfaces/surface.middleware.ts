@@ -48,6 +48,7 @@ export function agentSurface(services: Services, surface: Surface, platformOrigi
 
   return async (ctx, next) => {
     const started = Date.now();
+    ctx.state.surface = surface;
     const activity: SurfaceActivity = {};
     ctx.state.activity = activity;
     let agent: Agent | null = null;
@@ -116,6 +117,7 @@ function requestOf(surface: Surface, ctx: Koa.Context, activity: SurfaceActivity
     durationMs,
     keyId,
     runId: run?.runId ?? null,
+    requestId: (ctx.state.requestId as string | undefined) ?? null,
     logs: run?.logs ?? null,
   };
 }
