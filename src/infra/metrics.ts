@@ -91,11 +91,20 @@ export class ServiceMetrics implements RunMetrics {
     } });
   }
 
+  /** The series of each surface and status, looked up once (a label lookup costs more than the count). */
+  private readonly series = new Map<string, { count: { inc(): void }; time: { observe(seconds: number): void } }>();
+
   /** One answered request (see metricsMiddleware). */
   request(labels: RequestLabels, seconds: number): void {
-    const l = { surface: labels.surface, status: String(labels.status) };
-    this.requests.inc(l);
-    this.latency.observe(l, seconds);
+    const key = `${labels.surface} ${labels.status}`;
+    let s = this.series.get(key);
+    if (!s) {
+      const l = { surface: labels.surface, status: String(labels.status) };
+      s = { count: this.requests.labels(l), time: this.latency.labels(l) };
+      this.series.set(key, s);
+    }
+    s.count.inc();
+    s.time.observe(seconds);
   }
 
   run(handler: 'script' | 'prompt', outcome: string, credits: number): void {
@@ -123,18 +132,14 @@ function surfaceOf(path: string): string {
  */
 export function metricsMiddleware(metrics: ServiceMetrics): Koa.Middleware {
   return async (ctx, next) => {
-    const started = process.hrtime.bigint();
-    let done = false;
-    const observe = () => {
-      if (done) return;
-      done = true;
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const started = performance.now();
+    // 'close' follows every response, sent in full or cut off (a stream ends there too).
+    ctx.res.once('close', () => {
       const state = ctx.state as { surface?: string; refusal?: string };
-      metrics.request({ surface: state.surface ?? surfaceOf(ctx.path), status: ctx.res.statusCode }, seconds);
-      if (ctx.res.statusCode === 429 && state.refusal) metrics.refused(state.refusal);
-    };
-    ctx.res.once('finish', observe);
-    ctx.res.once('close', observe);
+      const status = ctx.res.statusCode;
+      metrics.request({ surface: state.surface ?? surfaceOf(ctx.path), status }, (performance.now() - started) / 1000);
+      if (status === 429 && state.refusal) metrics.refused(state.refusal);
+    });
     await next();
   };
 }

@@ -11,10 +11,9 @@ export function requestLog(logger: Logger): Koa.Middleware {
   return async (ctx, next) => {
     if (!logger.isLevelEnabled('info')) return next();
     const started = Date.now();
-    let logged = false;
-    const line = (completed: boolean) => {
-      if (logged) return;
-      logged = true;
+    // 'close' follows every response: sent in full (writableFinished), or cut off.
+    ctx.res.once('close', () => {
+      const completed = ctx.res.writableFinished;
       const fields = {
         requestId: ctx.state.requestId as string,
         method: ctx.method,
@@ -25,9 +24,7 @@ export function requestLog(logger: Logger): Koa.Middleware {
       };
       if (completed) logger.info(fields, 'request');
       else logger.info(fields, 'request: the client went away before the answer was complete');
-    };
-    ctx.res.once('finish', () => line(true));
-    ctx.res.once('close', () => line(ctx.res.writableFinished));
+    });
     await next();
   };
 }

@@ -24,10 +24,29 @@ export function storableText(text: string): string {
  * bounded depth (ActivityLog.record), so the walk is bounded too.
  */
 export function storable<T>(value: T): T {
-  if (typeof value === 'string') return storableText(value) as T;
-  if (Array.isArray(value)) return value.map(storable) as T;
+  // Most entries hold nothing to replace: they are stored as they are, without a copy.
+  if (!needsReplacing(value)) return value;
+  return replaced(value);
+}
+
+/** Whether a string anywhere in the value, key or value, holds a character storableText replaces. */
+function needsReplacing(value: unknown): boolean {
+  if (typeof value === 'string') return SUSPECT.test(value);
+  if (Array.isArray(value)) return value.some(needsReplacing);
   if (value && typeof value === 'object' && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), storable(v)])) as T;
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      if (SUSPECT.test(k) || needsReplacing((value as Record<string, unknown>)[k])) return true;
+    }
+  }
+  return false;
+}
+
+function replaced<T>(value: T): T {
+  if (typeof value === 'string') return storableText(value) as T;
+  if (Array.isArray(value)) return value.map(replaced) as T;
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), replaced(v)])) as T;
   }
   return value;
 }
