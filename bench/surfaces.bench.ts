@@ -186,21 +186,29 @@ async function setUp(url: string, modelHold: () => void, embedded: boolean): Pro
   await graphql(url, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', { a: free.id, i: { integration: 'bench', handler: { script: 'return { ok: true };' } } });
 
   const holdSlot = async () => {
-    modelHold();
     // The prompt run waits on the model and keeps the agent's one slot until the bench ends.
-    let ended = '';
-    void fetch(`${url}/agents/${full.id}/api/hold`, { method: 'POST', headers: { ...JSON_HEADERS, 'x-agent-access-key': full.key }, body: '{}' })
-      .then(async (r) => (ended = `${r.status} ${(await r.text()).slice(0, 300)}`))
-      .catch((err: Error) => (ended = err.message));
+    // The hold must be admitted before any probe is: a probe admitted first would take the one
+    // slot and refuse the hold. A refused or ended hold is sent again.
+    let ended: string | null = 'not started';
+    const hold = () => {
+      ended = null;
+      void fetch(`${url}/agents/${full.id}/api/hold`, { method: 'POST', headers: { ...JSON_HEADERS, 'x-agent-access-key': full.key }, body: '{}' })
+        .then(async (r) => (ended = `${r.status} ${(await r.text()).slice(0, 300)}`))
+        .catch((err: Error) => (ended = err.message));
+    };
     const probe = sumRequest(full);
     let last = '';
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 50; i++) {
+      if (ended !== null) {
+        modelHold();
+        hold();
+      }
+      await new Promise((r) => setTimeout(r, 300));
       const r = await call(url, probe);
       if (r.status === 429) return;
       last = `${r.status} ${r.text.slice(0, 300)}`;
-      await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error(`the held prompt run did not fill the concurrency limit (held run: ${ended || 'still waiting'}; last probe: ${last})`);
+    throw new Error(`the held prompt run did not fill the concurrency limit (held run: ${ended ?? 'still waiting'}; last probe: ${last})`);
   };
 
   const cases: Case[] = [
