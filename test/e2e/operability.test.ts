@@ -9,12 +9,15 @@ import { createAgent, gqlOk, h, newWorkspace, TEST_SECRETS_KEY } from '../helper
 // Operability (docs/operations.md): GET /metrics, the request id in the answer, the log line and the
 // activity entry, and a graceful shutdown that drains before it stops.
 
-/** An agent with a key and a script endpoint `sum`; `limits` as setAgentLimits takes them. */
-async function scriptAgent(token: string, limits?: { dailyCreditLimit?: number }): Promise<{ id: string; key: string }> {
+/** An agent with a key and one script endpoint (default: `sum`, adding input.a and input.b), and a daily credit limit if given. */
+async function scriptAgent(token: string, opts: { path?: string; script?: string; dailyCreditLimit?: number } = {}): Promise<{ id: string; key: string }> {
   const id = await createAgent(token);
   const key = (await gqlOk(token, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key as string;
-  await gqlOk(token, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: id, i: { path: 'sum', handler: { script: 'return { sum: input.a + input.b };' } } });
-  if (limits) await gqlOk(token, 'mutation($a: ID!, $d: Float) { setAgentLimits(agentId: $a, dailyCreditLimit: $d) { id } }', { a: id, d: limits.dailyCreditLimit });
+  const endpoint = { path: opts.path ?? 'sum', handler: { script: opts.script ?? 'return { sum: input.a + input.b };' } };
+  await gqlOk(token, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: id, i: endpoint });
+  if (opts.dailyCreditLimit !== undefined) {
+    await gqlOk(token, 'mutation($a: ID!, $d: Float) { setAgentLimits(agentId: $a, dailyCreditLimit: $d) { id } }', { a: id, d: opts.dailyCreditLimit });
+  }
   return { id, key };
 }
 
@@ -133,12 +136,7 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
 
   it('a caller that goes away mid-request is logged at info, not as an error', async () => {
     const ws = await newWorkspace();
-    const id = await createAgent(ws.adminToken);
-    const key = (await gqlOk(ws.adminToken, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key as string;
-    await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
-      a: id,
-      i: { path: 'slow', handler: { script: 'let n = 0; for (let i = 0; i < 3e7; i++) n += i; return n;' } },
-    });
+    const { id, key } = await scriptAgent(ws.adminToken, { path: 'slow', script: 'let n = 0; for (let i = 0; i < 3e7; i++) n += i; return n;' });
     const lines: Record<string, unknown>[] = [];
     const { service, url } = await anotherService({}, lines);
     try {
@@ -158,12 +156,7 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
 
   it('shutdown: /readyz answers 503 at once, a request in flight still gets its answer, then new connections are refused', async () => {
     const ws = await newWorkspace();
-    const id = await createAgent(ws.adminToken);
-    const key = (await gqlOk(ws.adminToken, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key as string;
-    await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
-      a: id,
-      i: { path: 'slow', handler: { script: 'let n = 0; for (let i = 0; i < 2e7; i++) n += i; return { n };' } },
-    });
+    const { id, key } = await scriptAgent(ws.adminToken, { path: 'slow', script: 'let n = 0; for (let i = 0; i < 2e7; i++) n += i; return { n };' });
     const { service, url } = await anotherService({ SHUTDOWN_TIMEOUT_MS: '20000' });
     expect((await fetch(`${url}/readyz`)).status).to.equal(200);
     // One connection carries the slow request and, once the shutdown began, a /readyz behind it.
