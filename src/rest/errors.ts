@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { DomainError, MethodNotAllowed, RunFailed } from '../domain/errors.js';
 import type { Logger } from '../infra/logger.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../infra/store/pg-errors.js';
 
 export const STATUS: Record<DomainError['code'], number> = {
   INVALID: 400,
@@ -42,6 +43,13 @@ export function errorMapper(logger: Logger): Koa.Middleware {
         if (err instanceof RunFailed) ctx.set('X-Run-Id', err.runId);
         if (err.code === 'UNAVAILABLE') ctx.set('Retry-After', String((err as { retryAfterSeconds?: number }).retryAfterSeconds ?? 5));
         ctx.body = body;
+      } else if (isDatabaseUnavailable(err)) {
+        // The database is down or restarting (an error that no repository translated): the
+        // caller may retry, and the instance recovers by itself once it is back.
+        logger.warn({ requestId: ctx.state.requestId, path: ctx.path, error: err instanceof Error ? err.message.slice(0, 200) : String(err) }, 'database unavailable');
+        ctx.status = 503;
+        ctx.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+        ctx.body = { error: 'The database cannot be reached right now; retry shortly' };
       } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
         ctx.status = e.status;
         ctx.body = { error: clientMessage(e.status, err instanceof SyntaxError, e.expose ? e.message : undefined) };

@@ -1,4 +1,4 @@
-import { Conflict, DomainError, Invalid } from '../../domain/errors.js';
+import { Conflict, DomainError, Invalid, Unavailable } from '../../domain/errors.js';
 
 const CONSTRAINT_MESSAGES: Record<string, { message: string; field?: string }> = {
   http_endpoints_agent_id_path_shape_unique: { message: 'This agent already has an HTTP endpoint with that path (parameter names do not make paths different)', field: 'path' },
@@ -11,9 +11,31 @@ const CONSTRAINT_MESSAGES: Record<string, { message: string; field?: string }> =
   document_exposures_agent_id_document_id_unique: { message: 'That document is already exposed', field: 'documentId' },
 };
 
+/** Socket errors of a connection that could not be made or was lost. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Seconds a caller is asked to wait while the database cannot be reached. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Whether an error means the database cannot be reached now (as opposed to refusing a statement):
+ * a refused or lost connection, a server shutting down or starting up (SQLSTATE class 08, 57P01–03),
+ * no connection free in the pool in time, or the pg client's own "connection terminated".
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
+  if (e.name === 'KnexTimeoutError') return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|not queryable|connect ECONNREFUSED/.test(message);
+}
+
 /** Translates PostgreSQL errors into domain errors; never lets SQL text reach a client. */
 export function translatePgError(err: unknown): unknown {
   if (err instanceof DomainError) return err;
+  if (isDatabaseUnavailable(err)) return new Unavailable('The database cannot be reached right now; retry shortly', DATABASE_RETRY_AFTER_SECONDS);
   const e = err as { code?: string; constraint?: string };
   switch (e?.code) {
     case '23505': {
