@@ -165,12 +165,13 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       /**
        * Graceful shutdown: `/readyz` answers 503 from now on; no new connection is accepted; requests
        * and runs in flight may finish until SHUTDOWN_TIMEOUT_MS, when their connections are closed
-       * (their runs are aborted and their leases released); then the webhook worker stops (its
-       * unfinished deliveries are left to their leases), pending activity entries and charges are
-       * stored, and the database is closed.
+       * (their runs are aborted and their leases released); then the webhook worker stops (a
+       * delivery still running at the deadline is given back to the queue), pending activity
+       * entries and charges are stored, and the database is closed.
        */
       async close() {
         draining = true;
+        const endBy = Date.now() + config.shutdownTimeoutMs;
         const deadline = setTimeout(() => {
           logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown: requests still in flight at the deadline are cut off');
           for (const s of servers) s.closeAllConnections();
@@ -179,7 +180,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
         clearTimeout(deadline);
         housekeeping?.stop();
-        await worker.stop();
+        await worker.stop(Math.max(0, endBy - Date.now()));
         await graphql.stop();
         await services.activityLog.flush();
         await chargeSink.flush().catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'credit charges not stored at shutdown'));

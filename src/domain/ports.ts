@@ -272,6 +272,11 @@ export interface DeliveryRepo {
   renew(id: string, attempt: number, leaseUntil: Date): Promise<boolean>;
   /** Ends a claim still held (same attempt); false when it is no longer held. */
   settle(id: string, attempt: number, s: DeliverySettlement): Promise<boolean>;
+  /**
+   * Gives a claim still held (same attempt) back to the queue: due at `now`, for any instance, with
+   * no failure counted (its instance is shutting down); false when it is no longer held.
+   */
+  handBack(id: string, attempt: number, now: Date): Promise<boolean>;
   /** An agent's deliveries, newest first. */
   list(agentId: string, opts: { first: number; after?: { createdAt: Date; id: string }; webhookId?: string; status?: DeliveryStatus }): Promise<WebhookDelivery[]>;
   /** Deletes finished (DONE or FAILED) deliveries created before `before`; returns how many. */

@@ -36,7 +36,7 @@ function sample(text: string, series: string): number | undefined {
 }
 
 /** A second service on the harness's database, configured by `env`, logging into `lines`. */
-async function anotherService(env: Record<string, string>, lines: Record<string, unknown>[] = []): Promise<{ service: Service; url: string }> {
+async function anotherService(env: Record<string, string>, lines: Record<string, unknown>[] = [], webhookWorkers = 0): Promise<{ service: Service; url: string }> {
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
@@ -44,7 +44,7 @@ async function anotherService(env: Record<string, string>, lines: Record<string,
     },
   });
   const config = loadConfig({ DATABASE_URL: h().config.databaseUrl, DATA_DIR: 'memory', SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: 'info', PORT: '0', ...env });
-  const service = await buildService(config, { db: h().db, skipMigrations: true, logger: createLogger('info', sink), housekeepingMs: 0, webhookWorker: { concurrency: 0 } });
+  const service = await buildService(config, { db: h().db, skipMigrations: true, logger: createLogger('info', sink), housekeepingMs: 0, webhookWorker: { concurrency: webhookWorkers } });
   const { url } = await service.listen(0, '127.0.0.1');
   return { service, url };
 }
@@ -181,5 +181,30 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
     await closing;
     const after = await fetch(`${url}/healthz`).then((r) => r.status, () => 'refused');
     expect(after).to.equal('refused');
+  });
+
+  it('shutdown: a webhook delivery still running at the deadline is given back to the queue, due at once and without a failure counted', async () => {
+    const ws = await newWorkspace();
+    const id = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
+      a: id,
+      i: { integration: 'slow', handler: { script: 'let n = 0; for (let i = 0; i < 1.5e7; i++) n += i; return { n };' } },
+    });
+    // This instance runs the delivery it accepts (it claims at once); its shutdown deadline is short.
+    const { service, url } = await anotherService({ SHUTDOWN_TIMEOUT_MS: '200', WEBHOOK_LEASE_SECONDS: '60' }, [], 1);
+    const accepted = await fetch(`${url}/agents/${id}/webhook/slow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"event":"x"}' });
+    expect(accepted.status).to.equal(200);
+    const row = () => h().db('webhook_deliveries').where({ agent_id: id }).first() as Promise<{ status: string; attempts: number; failures: number; locked_until: Date | null }>;
+    for (let i = 0; i < 100 && (await row()).status !== 'RUNNING'; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await row()).status).to.equal('RUNNING');
+    await service.close();
+    // Given back: another instance (here the harness's worker) runs it long before the 60 s lease
+    // would have ended, and the interrupted attempt is not counted as a failure.
+    let last = await row();
+    for (let i = 0; i < 150 && last.status !== 'DONE'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      last = await row();
+    }
+    expect(last).to.include({ status: 'DONE', attempts: 2, failures: 0 });
   });
 });

@@ -191,6 +191,11 @@ export class WebhookService {
   }
 
   /** Extends the lease of a delivery being processed; false when this instance no longer holds it. */
+  /** Gives a delivery this instance is running back to the queue (shutdown at its deadline). */
+  handBack(d: WebhookDelivery): Promise<boolean> {
+    return this.store.repos.deliveries.handBack(d.id, d.attempts, this.clock.now());
+  }
+
   renew(d: WebhookDelivery): Promise<boolean> {
     return this.store.repos.deliveries.renew(d.id, d.attempts, new Date(this.clock.now().getTime() + this.config.leaseMs));
   }

@@ -75,6 +75,16 @@ export function deliveryRepo(db: Conn): DeliveryRepo {
               .returning('id')
           ).length > 0,
       ),
+    handBack: (id, attempt, now) =>
+      q(
+        async () =>
+          (
+            await db(m.table)
+              .where({ id, attempts: attempt, status: 'RUNNING' })
+              .update({ status: 'PENDING', next_attempt_at: now, locked_until: null, updated_at: now })
+              .returning('id')
+          ).length > 0,
+      ),
     list: (agentId, opts) =>
       q(async () => {
         const query = db(m.table).where({ agent_id: agentId });

@@ -14,8 +14,12 @@ export interface DeliveryWorkerOptions {
 export interface DeliveryWorker {
   /** Look for due deliveries now (a delivery was just stored here). */
   nudge(): void;
-  /** Stops claiming and waits for the runs in progress to settle. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming and waits for the runs in progress to settle — at most `deadlineMs`: a run still
+   * going then is given back to the queue (due at once, no failure counted) for another instance or
+   * the next start, and its late result is dropped by the claim's fence.
+   */
+  stop(deadlineMs?: number): Promise<void>;
 }
 
 const MAX_ERROR_BACKOFF_MS = 30_000;
@@ -28,6 +32,8 @@ const MAX_ERROR_BACKOFF_MS = 30_000;
  */
 export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, opts: DeliveryWorkerOptions): DeliveryWorker {
   const active = new Set<Promise<void>>();
+  /** The deliveries being run, with their lease renewal. */
+  const running = new Map<string, { delivery: WebhookDelivery; renewal: NodeJS.Timeout }>();
   let stopped = false;
   let nudged = false;
   let wake: (() => void) | null = null;
@@ -58,6 +64,7 @@ export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, op
       webhooks.renew(d).catch((err: unknown) => logger.warn({ err, deliveryId: d.id }, 'webhook delivery lease renewal failed'));
     }, Math.max(100, Math.floor(opts.leaseMs / 3)));
     renewal.unref();
+    running.set(d.id, { delivery: d, renewal });
     try {
       const outcome = await webhooks.process(d);
       if (outcome === 'lost') logger.warn({ deliveryId: d.id, attempt: d.attempts }, 'webhook delivery was claimed again before this attempt settled');
@@ -67,6 +74,7 @@ export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, op
       logger.error({ err, deliveryId: d.id }, 'webhook delivery attempt could not be settled');
     } finally {
       clearInterval(renewal);
+      running.delete(d.id);
     }
   };
 
@@ -101,14 +109,30 @@ export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, op
     }
   };
 
-  const running = opts.concurrency > 0 ? loop() : Promise.resolve();
+  const looping = opts.concurrency > 0 ? loop() : Promise.resolve();
   return {
     nudge,
-    async stop() {
+    async stop(deadlineMs = Infinity) {
       stopped = true;
       nudge();
-      await running;
-      await Promise.allSettled([...active]);
+      await looping;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'deadline'>((resolve) => {
+        if (Number.isFinite(deadlineMs)) timer = setTimeout(() => resolve('deadline'), Math.max(0, deadlineMs));
+      });
+      const settled = await Promise.race([Promise.allSettled([...active]), deadline]);
+      clearTimeout(timer);
+      if (settled !== 'deadline') return;
+      for (const { delivery, renewal } of [...running.values()]) {
+        clearInterval(renewal);
+        running.delete(delivery.id);
+        try {
+          if (await webhooks.handBack(delivery)) logger.warn({ deliveryId: delivery.id, attempt: delivery.attempts }, 'shutdown: webhook delivery still running at the deadline was given back to the queue');
+        } catch (err) {
+          // Its lease runs out instead, and the delivery is claimed again then.
+          logger.error({ err, deliveryId: delivery.id }, 'shutdown: webhook delivery could not be given back; it waits for its lease to end');
+        }
+      }
     },
   };
 }
