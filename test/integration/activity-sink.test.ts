@@ -4,6 +4,7 @@ import { ActivityLog } from '../../src/domain/activity/activity-log.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { bufferedActivitySink } from '../../src/infra/activity/buffered-sink.js';
 import { createLogger } from '../../src/infra/logger.js';
+import { translatePgError } from '../../src/infra/store/pg-errors.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { loadAgent } from '../helpers/runtime.js';
 import { newId } from '../../src/domain/ids.js';
@@ -142,5 +143,52 @@ describe('activity sink: a batch with one bad entry', function () {
     await sink.flush();
 
     expect(await statuses(agent.id)).to.deep.equal([200]);
+  });
+});
+
+describe('activity sink: while the database cannot be reached', function () {
+  this.timeout(30_000);
+
+  it('keeps the entries and stores every one of them once the database is back', async () => {
+    const ws = await newWorkspace();
+    const real = h().service.services.store;
+    // The real store, whose activity writes fail as an unreachable database fails them (a refused
+    // connection, translated by the repositories) until `down` is cleared.
+    let down = true;
+    let refused = 0;
+    const activity = new Proxy(real.repos.activity, {
+      get: (target, k) =>
+        k === 'insertMany'
+          ? (entries: ActivityEntry[]) => {
+              if (down) {
+                refused++;
+                return Promise.reject(translatePgError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })));
+              }
+              return target.insertMany(entries);
+            }
+          : Reflect.get(target, k),
+    });
+    const store = { ...real, repos: { ...real.repos, activity } };
+    const lines: string[] = [];
+    const logger = createLogger('info', new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+    const sink = bufferedActivitySink(store, logger, { delayMs: 5, retryMs: 50, maxBatch: 2 });
+    const log = new ActivityLog(store, sink, systemClock);
+    const agent = await loadAgent(await createAgent(ws.adminToken));
+
+    for (const status of [201, 202, 203, 204, 205]) log.record(agent, { surface: 'HTTP_API', status });
+    await sink.flush();
+    await new Promise((r) => setTimeout(r, 200)); // a few retries while it is still down
+    expect(refused).to.be.greaterThan(1);
+    expect(sink.backlog().entries).to.equal(5);
+    log.record(agent, { surface: 'HTTP_API', status: 206 }); // written during the outage too
+
+    down = false;
+    for (let i = 0; i < 50 && sink.backlog().entries > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const stored = (await h().db('activity_log').where({ agent_id: agent.id }).select('status')) as { status: number }[];
+    expect(stored.map((r) => r.status).sort()).to.deep.equal([201, 202, 203, 204, 205, 206]);
+    const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(messages.filter((m) => m.includes('cannot be reached'))).to.have.length(1);
+    expect(messages.some((m) => m.includes('is back'))).to.equal(true);
+    expect(messages.filter((m) => m.includes('write failed'))).to.deep.equal([]);
   });
 });

@@ -2,6 +2,8 @@ import { withoutBodies, type ActivitySink } from '../../domain/activity/activity
 import type { ActivityEntry } from '../../domain/entities.js';
 import type { Store } from '../../domain/ports.js';
 import type { Logger } from '../logger.js';
+import { Unavailable } from '../../domain/errors.js';
+import { isDatabaseUnavailable } from '../store/pg-errors.js';
 
 // An unpaired UTF-16 surrogate: a high one not followed by a low one, or a low one not preceded by
 // a high one (no `u` flag: the pattern sees code units).
@@ -65,10 +67,22 @@ function storableEntry(entry: ActivityEntry): ActivityEntry {
  * no database round trip to a request. A batch the database refuses is retried entry by entry, so
  * one bad entry never costs the others, and an entry refused on its own is stored once more without
  * its bodies, so the request stays on record. `flush()` (also called on shutdown) stores what is pending.
+ *
+ * While the database cannot be reached, nothing is dropped: the entries stay pending (up to
+ * `maxPending`, the oldest dropped beyond it, with an error line) and are tried again every
+ * `retryMs`, in batches of `maxBatch`, until the database is back.
  */
-export function bufferedActivitySink(store: Store, logger: Logger, opts: { delayMs?: number; maxBatch?: number } = {}): BufferedActivitySink {
+export function bufferedActivitySink(
+  store: Store,
+  logger: Logger,
+  opts: { delayMs?: number; maxBatch?: number; retryMs?: number; maxPending?: number } = {},
+): BufferedActivitySink {
   const delayMs = opts.delayMs ?? 20;
   const maxBatch = opts.maxBatch ?? 200;
+  const retryMs = opts.retryMs ?? 1_000;
+  const maxPending = opts.maxPending ?? 100_000;
+  /** Set while the database cannot be reached (writes wait for the retry timer). */
+  let outage = false;
   let pending: ActivityEntry[] = [];
   /** When the oldest pending entry was written (ms epoch). */
   let pendingSince = 0;
@@ -85,6 +99,7 @@ export function bufferedActivitySink(store: Store, logger: Logger, opts: { delay
     try {
       await store.repos.activity.insertMany([entry]);
     } catch (err) {
+      if (unreachable(err)) throw err;
       try {
         await store.repos.activity.insertMany([withoutBodies(entry)]);
         logger.warn(describe(err), 'activity log entry stored without its bodies');
@@ -98,9 +113,44 @@ export function bufferedActivitySink(store: Store, logger: Logger, opts: { delay
     if (batch.length === 1) return storeOne(batch[0]!);
     try {
       await store.repos.activity.insertMany(batch);
-    } catch {
+    } catch (err) {
+      if (unreachable(err)) throw err;
       for (const entry of batch) await storeOne(entry);
     }
+  };
+
+  /** Entries that could not be stored because the database is unreachable go back in front. */
+  const putBack = (entries: ActivityEntry[], since: number) => {
+    pending = entries.concat(pending);
+    pendingSince = since;
+    if (pending.length > maxPending) {
+      const dropped = pending.length - maxPending;
+      pending = pending.slice(dropped);
+      logger.error({ entries: dropped, maxPending }, 'activity log: the database has been unreachable too long; the oldest pending entries were dropped');
+    }
+  };
+
+  const schedule = (ms: number) => {
+    if (timer) return;
+    timer = setTimeout(() => void drain(), ms);
+    timer.unref();
+  };
+
+  /** Stores the batch in chunks of maxBatch; on an unreachable database, the rest goes back. */
+  const storeAll = async (batch: ActivityEntry[], since: number) => {
+    for (let i = 0; i < batch.length; i += maxBatch) {
+      try {
+        await storeBatch(batch.slice(i, i + maxBatch));
+      } catch (err) {
+        putBack(batch.slice(i), since);
+        if (!outage) logger.warn({ error: err instanceof Error ? err.message.slice(0, 200) : String(err) }, 'activity log: the database cannot be reached; entries are kept and retried');
+        outage = true;
+        schedule(retryMs);
+        return;
+      }
+    }
+    if (outage) logger.info('activity log: the database is back; pending entries stored');
+    outage = false;
   };
 
   const drain = (): Promise<void> => {
@@ -113,7 +163,7 @@ export function bufferedActivitySink(store: Store, logger: Logger, opts: { delay
     const mark = { entries: batch.length, since: pendingSince };
     storing.add(mark);
     pending = [];
-    inflight = inflight.then(() => storeBatch(batch)).finally(() => void storing.delete(mark));
+    inflight = inflight.then(() => storeAll(batch, mark.since)).finally(() => void storing.delete(mark));
     return inflight;
   };
 
@@ -121,7 +171,8 @@ export function bufferedActivitySink(store: Store, logger: Logger, opts: { delay
     write(entry) {
       if (pending.length === 0) pendingSince = Date.now();
       pending.push(storableEntry(entry));
-      if (pending.length >= maxBatch) void drain();
+      if (outage) schedule(retryMs);
+      else if (pending.length >= maxBatch) void drain();
       else if (!timer) {
         timer = setTimeout(() => void drain(), delayMs);
         timer.unref();
@@ -141,6 +192,11 @@ export function bufferedActivitySink(store: Store, logger: Logger, opts: { delay
       return { entries, oldestMs: entries ? Date.now() - since : 0 };
     },
   };
+}
+
+/** Whether a failed write means the database cannot be reached (rather than refusing the entry). */
+function unreachable(err: unknown): boolean {
+  return err instanceof Unavailable || isDatabaseUnavailable(err);
 }
 
 /** The activity sink of the service: entries are stored in batches shortly after they are written. */
