@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { DomainError, MethodNotAllowed, RunFailed } from '../domain/errors.js';
 import type { Logger } from '../infra/logger.js';
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../infra/store/pg-errors.js';
+import { isDatabaseUnavailable, translatePgError } from '../infra/store/pg-errors.js';
 
 export const STATUS: Record<DomainError['code'], number> = {
   INVALID: 400,
@@ -26,7 +26,11 @@ export function errorMapper(logger: Logger): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
-    } catch (err) {
+    } catch (caught) {
+      // A database that cannot be reached (an error no repository translated) is answered like
+      // the repositories' Unavailable: 503 with Retry-After; the instance recovers by itself.
+      const err = isDatabaseUnavailable(caught) ? translatePgError(caught) : caught;
+      if (err !== caught) logger.warn({ requestId: ctx.state.requestId, path: ctx.path, error: caught instanceof Error ? caught.message.slice(0, 200) : String(caught) }, 'database unavailable');
       const e = err as { status?: number; expose?: boolean; message?: string };
       if (err instanceof DomainError) {
         ctx.status = STATUS[err.code];
@@ -43,13 +47,6 @@ export function errorMapper(logger: Logger): Koa.Middleware {
         if (err instanceof RunFailed) ctx.set('X-Run-Id', err.runId);
         if (err.code === 'UNAVAILABLE') ctx.set('Retry-After', String((err as { retryAfterSeconds?: number }).retryAfterSeconds ?? 5));
         ctx.body = body;
-      } else if (isDatabaseUnavailable(err)) {
-        // The database is down or restarting (an error that no repository translated): the
-        // caller may retry, and the instance recovers by itself once it is back.
-        logger.warn({ requestId: ctx.state.requestId, path: ctx.path, error: err instanceof Error ? err.message.slice(0, 200) : String(err) }, 'database unavailable');
-        ctx.status = 503;
-        ctx.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
-        ctx.body = { error: 'The database cannot be reached right now; retry shortly' };
       } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
         ctx.status = e.status;
         ctx.body = { error: clientMessage(e.status, err instanceof SyntaxError, e.expose ? e.message : undefined) };

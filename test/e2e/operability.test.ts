@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { once } from 'node:events';
+import type http from 'node:http';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/infra/config.js';
@@ -36,7 +38,7 @@ function sample(text: string, series: string): number | undefined {
 }
 
 /** A second service on the harness's database, configured by `env`, logging into `lines`. */
-async function anotherService(env: Record<string, string>, lines: Record<string, unknown>[] = [], webhookWorkers = 0): Promise<{ service: Service; url: string }> {
+async function anotherService(env: Record<string, string>, lines: Record<string, unknown>[] = [], webhookWorkers = 0): Promise<{ service: Service; url: string; server: http.Server }> {
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
@@ -45,8 +47,8 @@ async function anotherService(env: Record<string, string>, lines: Record<string,
   });
   const config = loadConfig({ DATABASE_URL: h().config.databaseUrl, DATA_DIR: 'memory', SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: 'info', PORT: '0', ...env });
   const service = await buildService(config, { db: h().db, skipMigrations: true, logger: createLogger('info', sink), housekeepingMs: 0, webhookWorker: { concurrency: webhookWorkers } });
-  const { url } = await service.listen(0, '127.0.0.1');
-  return { service, url };
+  const { url, server } = await service.listen(0, '127.0.0.1');
+  return { service, url, server };
 }
 
 describe('operability: metrics, request ids, graceful shutdown', function () {
@@ -138,11 +140,12 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
     const ws = await newWorkspace();
     const { id, key } = await scriptAgent(ws.adminToken, { path: 'slow', script: 'let n = 0; for (let i = 0; i < 3e7; i++) n += i; return n;' });
     const lines: Record<string, unknown>[] = [];
-    const { service, url } = await anotherService({}, lines);
+    const { service, url, server } = await anotherService({}, lines);
     try {
+      const arrived = once(server, 'request');
       const abort = new AbortController();
       const call = fetch(`${url}/agents/${id}/api/slow`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-agent-access-key': key }, body: '{}', signal: abort.signal }).catch(() => null);
-      await new Promise((r) => setTimeout(r, 150));
+      await arrived;
       abort.abort();
       await call;
       for (let i = 0; i < 50 && !lines.some((l) => typeof l.msg === 'string' && (l.msg as string).includes('went away')); i++) await new Promise((r) => setTimeout(r, 100));
@@ -157,8 +160,9 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
   it('shutdown: /readyz answers 503 at once, a request in flight still gets its answer, then new connections are refused', async () => {
     const ws = await newWorkspace();
     const { id, key } = await scriptAgent(ws.adminToken, { path: 'slow', script: 'let n = 0; for (let i = 0; i < 2e7; i++) n += i; return { n };' });
-    const { service, url } = await anotherService({ SHUTDOWN_TIMEOUT_MS: '20000' });
+    const { service, url, server } = await anotherService({ SHUTDOWN_TIMEOUT_MS: '20000' });
     expect((await fetch(`${url}/readyz`)).status).to.equal(200);
+    const arrived = once(server, 'request');
     // One connection carries the slow request and, once the shutdown began, a /readyz behind it.
     const { port } = new URL(url);
     const socket = net.connect(Number(port), '127.0.0.1');
@@ -166,7 +170,7 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
     socket.on('data', (d) => (received += d.toString()));
     const body = '{}';
     socket.write(`POST /agents/${id}/api/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Agent-Access-Key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await arrived;
     const closing = service.close();
     socket.write('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
     // A new connection is not accepted any more.
@@ -188,20 +192,21 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
     const id = await createAgent(ws.adminToken);
     await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
       a: id,
-      i: { integration: 'slow', handler: { script: 'let n = 0; for (let i = 0; i < 1.5e7; i++) n += i; return { n };' } },
+      // The first attempt runs until it is stopped; a second one answers at once.
+      i: { integration: 'slow', handler: { script: 'if (request.delivery.attempt === 1) for (;;) {} return { attempt: request.delivery.attempt };' } },
     });
     // This instance runs the delivery it accepts (it claims at once); its shutdown deadline is short.
     const { service, url } = await anotherService({ SHUTDOWN_TIMEOUT_MS: '200', WEBHOOK_LEASE_SECONDS: '60' }, [], 1);
     const accepted = await fetch(`${url}/agents/${id}/webhook/slow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"event":"x"}' });
     expect(accepted.status).to.equal(200);
     const row = () => h().db('webhook_deliveries').where({ agent_id: id }).first() as Promise<{ status: string; attempts: number; failures: number; locked_until: Date | null }>;
-    for (let i = 0; i < 100 && (await row()).status !== 'RUNNING'; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && (await row()).status !== 'RUNNING'; i++) await new Promise((r) => setTimeout(r, 20));
     expect((await row()).status).to.equal('RUNNING');
     await service.close();
     // Given back: another instance (here the harness's worker) runs it long before the 60 s lease
     // would have ended, and the interrupted attempt is not counted as a failure.
     let last = await row();
-    for (let i = 0; i < 150 && last.status !== 'DONE'; i++) {
+    for (let i = 0; i < 300 && last.status !== 'DONE'; i++) {
       await new Promise((r) => setTimeout(r, 100));
       last = await row();
     }

@@ -15,7 +15,7 @@ const CONSTRAINT_MESSAGES: Record<string, { message: string; field?: string }> =
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** Seconds a caller is asked to wait while the database cannot be reached. */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Whether an error means the database cannot be reached now (as opposed to refusing a statement):
