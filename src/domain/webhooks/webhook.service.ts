@@ -190,12 +190,12 @@ export class WebhookService {
     return this.store.repos.deliveries.claim(now, new Date(now.getTime() + this.config.leaseMs), limit);
   }
 
-  /** Extends the lease of a delivery being processed; false when this instance no longer holds it. */
   /** Gives a delivery this instance is running back to the queue (shutdown at its deadline). */
   handBack(d: WebhookDelivery): Promise<boolean> {
     return this.store.repos.deliveries.handBack(d.id, d.attempts, this.clock.now());
   }
 
+  /** Extends the lease of a delivery being processed; false when this instance no longer holds it. */
   renew(d: WebhookDelivery): Promise<boolean> {
     return this.store.repos.deliveries.renew(d.id, d.attempts, new Date(this.clock.now().getTime() + this.config.leaseMs));
   }

@@ -93,8 +93,9 @@ export function webhookRoutes(services: Services, logger: Logger): Koa.Middlewar
         const a = received.answer;
         ctx.body = 'challenge' in a ? { challenge: a.challenge } : a.duplicate ? { received: true, deliveryId: a.delivery.id, duplicate: true } : { received: true, deliveryId: a.delivery.id };
       } catch (err) {
-        if (err instanceof DomainError) throw err;
-        // The database (or anything else) failed before the delivery was stored: the sender retries.
+        // A refusal stands; an unreachable database (whichever lookup met it first) or any other
+        // failure means the delivery was not stored, and the sender is told so and retries.
+        if (err instanceof DomainError && !(err instanceof Unavailable)) throw err;
         logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'webhook delivery not stored');
         throw new Unavailable('The delivery could not be stored; send it again later', 30);
       }
