@@ -212,6 +212,46 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     });
   });
 
+  describe('lost attempts', () => {
+    /** What a claim at `now` would take, seen inside a transaction that is rolled back (other tests' rows stay as they are). */
+    async function claimableAt(now: Date): Promise<WebhookDelivery[]> {
+      const rollback = new Error('rollback');
+      let claimed: WebhookDelivery[] = [];
+      await h()
+        .service.services.store.transaction(async (r) => {
+          claimed = await r.deliveries.claim(now, new Date(now.getTime() + 30_000), 10_000);
+          throw rollback;
+        })
+        .catch((err: unknown) => {
+          if (err !== rollback) throw err;
+        });
+      return claimed;
+    }
+
+    it('takes back a delivery whose lease ran out on the retry schedule of one more failure, counted from the end of the lease', async () => {
+      const { hooks } = await agentWith({ cut: 'return "ran";' });
+      const leaseEnd = new Date('2998-06-01T00:00:00Z');
+      const at = (seconds: number) => new Date(leaseEnd.getTime() + seconds * 1000);
+      const first = await insertDelivery(hooks.cut!, { lockedUntil: leaseEnd, nextAttemptAt: new Date('2091-01-01T00:00:00Z') });
+      const third = await insertDelivery(hooks.cut!, { attempts: 3, failures: 2, lockedUntil: leaseEnd, nextAttemptAt: new Date('2091-01-01T00:00:00Z') });
+      const last = await insertDelivery(hooks.cut!, { attempts: MAX_DELIVERY_ATTEMPTS, failures: MAX_DELIVERY_ATTEMPTS - 1, lockedUntil: leaseEnd, nextAttemptAt: new Date('2091-01-01T00:00:00Z') });
+      const ids = (claimed: WebhookDelivery[]) => claimed.map((d) => d.id).filter((id) => [first.id, third.id, last.id].includes(id)).sort();
+
+      // The schedule is used up for the last one: it is taken back when its lease ends, to be marked FAILED.
+      expect(ids(await claimableAt(at(0)))).to.deep.equal([last.id]);
+      expect(ids(await claimableAt(at(RETRY_DELAYS_SECONDS[0] - 0.001)))).to.deep.equal([last.id]);
+      const taken = await claimableAt(at(RETRY_DELAYS_SECONDS[0]));
+      expect(ids(taken)).to.deep.equal([first.id, last.id].sort());
+      expect(taken.find((d) => d.id === first.id)).to.include({ status: 'RUNNING', attempts: 2, failures: 1 });
+      expect(ids(await claimableAt(at(RETRY_DELAYS_SECONDS[2] - 0.001)))).to.not.include(third.id);
+      expect(ids(await claimableAt(at(RETRY_DELAYS_SECONDS[2])))).to.include(third.id);
+
+      // Nothing was taken for real; the rows are left under a lease no worker reaches.
+      for (const d of [first, third, last]) await h().db('webhook_deliveries').where({ id: d.id }).update({ locked_until: FAR_LEASE });
+      expect((await row(first.id)).attempts).to.equal(1);
+    });
+  });
+
   describe('fencing', () => {
     it('renews the lease only for the attempt that holds it', async () => {
       const { hooks } = await agentWith({ ok: 'return 1;' });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DeliveryRepo } from '../../domain/ports.js';
+import { RETRY_DELAYS_SECONDS } from '../../domain/webhooks/retry-schedule.js';
 import { q } from './pg-errors.js';
 import { webhookDeliveries as m } from './rows/webhook-deliveries.js';
 
@@ -10,7 +11,13 @@ type Conn = Knex | Knex.Transaction;
  * subquery, so instances sharing one PostgreSQL never take the same delivery, and a delivery whose
  * lease ran out (its instance died) is due again. A claim that takes back an expired lease counts
  * the lost attempt as a failure, so a delivery that kills its instance every time still ends.
+ *
+ * A lost attempt is retried on the schedule of a failed one, counted from the end of its lease: a
+ * delivery cut off by a crash is not first in line when the instance starts again (while it warms
+ * up, and perhaps crashes again), so crashes at random moments do not use up its attempts.
  */
+const LOST_ATTEMPT_DELAY = `coalesce((array[${RETRY_DELAYS_SECONDS.join(', ')}])[failures + 1], 0) * interval '1 second'`;
+
 export function deliveryRepo(db: Conn): DeliveryRepo {
   const one = async (where: Record<string, unknown>) => {
     const r = await db(m.table).where(where).first();
@@ -44,7 +51,7 @@ export function deliveryRepo(db: Conn): DeliveryRepo {
                   locked_until = ?,
                   updated_at = ?
              from (select id from webhook_deliveries
-                    where (status = 'PENDING' and next_attempt_at <= ?) or (status = 'RUNNING' and locked_until <= ?)
+                    where (status = 'PENDING' and next_attempt_at <= ?) or (status = 'RUNNING' and locked_until + ${LOST_ATTEMPT_DELAY} <= ?)
                     order by next_attempt_at, id
                     limit ?
                     for update skip locked) as due
