@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Unavailable } from '../../src/domain/errors.js';
 import { RunService, type RunServiceDeps } from '../../src/domain/runtime/run.service.js';
 import type { RunEvent, RunResult } from '../../src/domain/runtime/run.types.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
@@ -69,6 +70,35 @@ describe('run service: how a run ends', function () {
       const r = await pending;
       expect(r.output).to.equal(null);
       expect(r.error!.kind).to.equal('aborted');
+    });
+  });
+
+  describe('a script whose documents call meets an unreachable database', () => {
+    /** The run service with document writes failing as they do while the database is away. */
+    function withDatabaseAway(): RunService {
+      const deps = (runs() as unknown as { deps: RunServiceDeps }).deps;
+      const records = Object.create(deps.records) as RunServiceDeps['records'];
+      records.insert = async () => {
+        throw new Unavailable('The database cannot be reached right now; retry shortly', 5);
+      };
+      return new RunService({ ...deps, records });
+    }
+
+    it('is answered Unavailable with Retry-After when the script fails on it, not as a failed run', async () => {
+      const agent = await agentWith();
+      const err = await withDatabaseAway()
+        .run(keyPrincipal(agent), agent, scriptEntry('await documents.insert("doc_x", [{ a: 1 }]); return 1;'), httpInput(null))
+        .then(() => null, (e: unknown) => e);
+      expect(err).to.be.instanceOf(Unavailable);
+      expect((err as Unavailable).retryAfterSeconds).to.equal(5);
+    });
+
+    it('is a run like any other when the script catches the error and answers', async () => {
+      const agent = await agentWith();
+      const source = 'try { await documents.insert("doc_x", [{ a: 1 }]); } catch (e) { return { queued: false, why: e.message }; } return { queued: true };';
+      const r = await withDatabaseAway().run(keyPrincipal(agent), agent, scriptEntry(source), httpInput(null));
+      expect(r.error).to.equal(undefined);
+      expect(r.output).to.deep.equal({ queued: false, why: 'The database cannot be reached right now; retry shortly' });
     });
   });
 

@@ -187,12 +187,14 @@ export class RunService {
     const request: { [key: string]: Json } = { surface: input.surface, method: input.method, path: input.path, params: input.params, query: input.query, headers: input.headers };
     if (input.rawBody !== undefined) request.rawBody = input.rawBody;
     if (input.delivery) request.delivery = { ...input.delivery };
+    /** Set when a documents call of the script met an unreachable database. */
+    const outage: { error?: Unavailable } = {};
     try {
       const outcome = await this.deps.sandbox.run({
         source: entry.handler.body,
         input: input.body,
         request,
-        host: this.scriptHost(agent),
+        host: this.scriptHost(agent, outage),
         limits: this.deps.scriptLimits,
         owner: agent.id,
         signal,
@@ -202,13 +204,17 @@ export class RunService {
       if (!(err instanceof ScriptFailure)) throw err;
       // The script never ran: the caller gets 503 + Retry-After, not a failed run.
       if (err.kind === 'busy') throw new Unavailable(err.message, SANDBOX_BUSY_RETRY_AFTER_SECONDS);
+      // The script failed after the database could not be reached for one of its documents calls:
+      // the caller gets 503 + Retry-After too (the outage, not the handler, is the cause). A script
+      // that caught that error and finished is a run like any other.
+      if (err.kind === 'error' && outage.error) throw new Unavailable(outage.error.message, outage.error.retryAfterSeconds);
       const kind = err.kind === 'timeout' ? 'timeout' : err.kind === 'memory' ? 'memory' : err.kind === 'aborted' ? 'aborted' : err.kind === 'error' ? 'script' : 'output';
       return { ...base, credits, logs: err.logs, output: null, error: { kind, message: err.message } };
     }
   }
 
   /** The script host API, confined to the agent's own documents; runs as a system principal. */
-  private scriptHost(agent: Agent): ScriptHost {
+  private scriptHost(agent: Agent, outage: { error?: Unavailable }): ScriptHost {
     const p: Principal = { kind: 'system', workspaceId: agent.workspaceId, task: `script:${agent.id}` };
     const r = this.deps.records;
     // The script sees a domain refusal's message; any other failure (a dropped database connection)
@@ -217,6 +223,7 @@ export class RunService {
       try {
         return JSON.parse(JSON.stringify(await fn())) as Json;
       } catch (err) {
+        if (err instanceof Unavailable) outage.error = err;
         if (err instanceof DomainError) throw err;
         throw new Error(`documents.${op} failed unexpectedly; try again`);
       }
