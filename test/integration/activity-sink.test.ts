@@ -193,3 +193,42 @@ describe('activity sink: while the database cannot be reached', function () {
     expect(messages.filter((m) => m.includes('write failed'))).to.deep.equal([]);
   });
 });
+
+describe('activity sink: a batch stored whose acknowledgement was lost', function () {
+  this.timeout(30_000);
+
+  it('is sent again with the entries written since, and each entry is stored once, none reported as failed', async () => {
+    const ws = await newWorkspace();
+    const real = h().service.services.store;
+    // The first write commits and then fails as a connection dropped before the answer does.
+    let calls = 0;
+    const activity = new Proxy(real.repos.activity, {
+      get: (target, k) =>
+        k === 'insertMany'
+          ? async (entries: ActivityEntry[]) => {
+              await target.insertMany(entries);
+              if (++calls === 1) throw translatePgError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+            }
+          : Reflect.get(target, k),
+    });
+    const store = { ...real, repos: { ...real.repos, activity } };
+    const lines: string[] = [];
+    const logger = createLogger('info', new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+    const sink = bufferedActivitySink(store, logger, { delayMs: 60_000, retryMs: 20 });
+    const log = new ActivityLog(store, sink, systemClock);
+    const agent = await loadAgent(await createAgent(ws.adminToken));
+
+    log.record(agent, { surface: 'HTTP_API', status: 201 });
+    log.record(agent, { surface: 'HTTP_API', status: 202 });
+    await sink.flush();
+    expect(calls).to.equal(1);
+    log.record(agent, { surface: 'HTTP_API', status: 203 }); // joins the batch sent again
+    for (let i = 0; i < 250 && sink.backlog().entries > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(sink.backlog().entries).to.equal(0);
+
+    const stored = (await h().db('activity_log').where({ agent_id: agent.id }).select('status')) as { status: number }[];
+    expect(stored.map((r) => r.status).sort()).to.deep.equal([201, 202, 203]);
+    const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(messages.filter((m) => m.includes('write failed') || m.includes('without its bodies'))).to.deep.equal([]);
+  });
+});

@@ -126,7 +126,9 @@ export function repositories(db: Conn): Repositories {
     messages: crud(db, rows.messages),
     activity: {
       insert: (entry: ActivityEntry) => q(async () => void (await db('activity_log').insert(rows.activity.toRow(entry)))),
-      insertMany: (entries) => q(async () => void (entries.length && (await db('activity_log').insert(entries.map(rows.activity.toRow))))),
+      // An entry is stored at most once: a batch sent again after a lost acknowledgement (the
+      // connection dropped after the commit) finds its entries already there and adds nothing.
+      insertMany: (entries) => q(async () => void (entries.length && (await db('activity_log').insert(entries.map(rows.activity.toRow)).onConflict('id').ignore()))),
       prune: (workspaceId, before) =>
         q(async () => (await db('activity_log').where({ workspace_id: workspaceId }).andWhere('created_at', '<', before).delete().returning('id')).length),
       list: (agentId, opts) =>
