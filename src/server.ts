@@ -71,7 +71,7 @@ export interface BuildOptions {
 export async function buildService(config: Config, opts: BuildOptions = {}): Promise<Service> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const secrets = resolveSecretsKey({ secretsKey: config.secretsKey, databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, poolMax: config.databasePoolMax, dataDir: config.dataDir }));
   const ownsDb = !opts.db;
   let stopListening: (() => Promise<void>) | undefined;
   try {

@@ -6,6 +6,8 @@ export interface Config {
   host: string;
   baseUrl: string;
   databaseUrl: string | undefined;
+  /** The most PostgreSQL connections this instance's pool opens (the change listener holds one more). */
+  databasePoolMax: number;
   dataDir: string;
   adminToken: string | undefined;
   secretsKey: string | undefined;
@@ -33,6 +35,7 @@ const env = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   BASE_URL: z.url().optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(500).default(10),
   DATA_DIR: z.string().min(1).default('./data'),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SECRETS_KEY: z.string().optional(),
@@ -69,6 +72,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     baseUrl,
     databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     dataDir: e.DATA_DIR,
     adminToken: e.ADMIN_TOKEN,
     secretsKey: e.SECRETS_KEY,

@@ -23,6 +23,8 @@ pg.types.setTypeParser(NUMERIC, (v: string) => Number(v));
 export interface DbOptions {
   /** postgres:// URL; when absent the embedded PGlite database is used. */
   databaseUrl?: string;
+  /** The most connections of the PostgreSQL pool (default 10). */
+  poolMax?: number;
   /** Directory for the embedded database; `memory` keeps it in memory (tests). */
   dataDir?: string | 'memory';
   /** PostgreSQL schema to use (tests isolate runs by schema). */
@@ -38,7 +40,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       client: 'pg',
       connection: opts.databaseUrl,
       searchPath: opts.searchPath ? [opts.searchPath] : undefined,
-      pool: { min: 0, max: 10 },
+      pool: { min: 0, max: opts.poolMax ?? 10 },
       acquireConnectionTimeout: 10_000,
     });
     servers.set(db, opts.databaseUrl);

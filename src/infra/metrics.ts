@@ -51,7 +51,10 @@ export class ServiceMetrics implements RunMetrics {
     new Gauge({ name: 'aes_activity_log_write_lag_seconds', help: 'Age of the oldest activity entry this instance has not stored yet (0 when none waits)', registers, collect() {
       this.set(sources.activityBacklog().oldestMs / 1000);
     } });
-    const pool = () => (sources.db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+    const pool = () => (sources.db.client as { pool?: { max: number; numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+    new Gauge({ name: 'aes_db_pool_max', help: 'The most connections the database pool opens (DATABASE_POOL_MAX; 1 for the embedded database)', registers, collect() {
+      this.set(pool()?.max ?? 0);
+    } });
     new Gauge({ name: 'aes_db_pool_connections', help: 'Database pool connections, by state (in_use, idle)', labelNames: ['state'], registers, collect() {
       const p = pool();
       this.set({ state: 'in_use' }, p?.numUsed() ?? 0);

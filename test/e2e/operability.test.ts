@@ -81,6 +81,7 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
       'aes_activity_log_pending_entries',
       'aes_activity_log_write_lag_seconds',
       'aes_db_pool_connections{state="in_use"}',
+      'aes_db_pool_max',
       'aes_db_pool_waiting',
       'aes_process_resident_memory_bytes',
       'aes_nodejs_eventloop_lag_seconds',
