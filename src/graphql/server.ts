@@ -9,6 +9,7 @@ import type { Services } from '../domain/services.js';
 import { createLoaders, type Context } from './context.js';
 import { formatError, type ErrorLogger } from './errors.js';
 import { MAX_TOKENS, operationLimits } from './limits.js';
+import { knownOperationTypes } from './operation-types.js';
 
 /**
  * Starts Apollo Server over the type-graphql schema and returns the Koa middleware for
@@ -19,7 +20,7 @@ export async function createGraphqlMiddleware(schema: GraphQLSchema, services: S
     schema,
     formatError: formatError(logger),
     includeStacktraceInErrorResponses: false,
-    validationRules: [operationLimits()],
+    validationRules: [knownOperationTypes, operationLimits()],
     parseOptions: { maxTokens: MAX_TOKENS },
     csrfPrevention: true,
     // Apollo's landing page loads its IDE from a CDN (blank without internet); a browser gets the
