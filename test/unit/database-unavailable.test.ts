@@ -2,8 +2,10 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
+import knex from 'knex';
 import { Unavailable } from '../../src/domain/errors.js';
 import { createLogger } from '../../src/infra/logger.js';
+import { knexStore } from '../../src/infra/store/knex-store.js';
 import { isDatabaseUnavailable, translatePgError } from '../../src/infra/store/pg-errors.js';
 import { errorMapper } from '../../src/rest/errors.js';
 
@@ -38,6 +40,22 @@ describe('a database that cannot be reached', () => {
       expect(t, err.message).to.be.instanceOf(Unavailable);
       expect((t as Unavailable).retryAfterSeconds).to.equal(5);
       expect((t as Unavailable).message).to.not.include('127.0.0.1');
+    }
+  });
+
+  it('becomes Unavailable when a transaction cannot begin, not only when a statement fails', async () => {
+    const db = knex({ client: 'pg', connection: 'postgres://nobody@127.0.0.1:1/none', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 300 });
+    try {
+      let ran = false;
+      const err = await knexStore(db)
+        .transaction(async () => {
+          ran = true;
+        })
+        .then(() => null, (e: unknown) => e);
+      expect(ran).to.equal(false);
+      expect(err).to.be.instanceOf(Unavailable);
+    } finally {
+      await db.destroy();
     }
   });
 

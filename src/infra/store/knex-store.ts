@@ -153,7 +153,9 @@ export function repositories(db: Conn): Repositories {
 export function knexStore(db: Knex): Store {
   return {
     repos: repositories(db),
-    transaction: (fn) => db.transaction((trx) => fn(repositories(trx))),
+    // Failures of the transaction itself (no connection for BEGIN, a connection lost at COMMIT) are
+    // translated like a statement's: an unreachable database is Unavailable inside or out.
+    transaction: (fn) => q(() => db.transaction((trx) => fn(repositories(trx)))),
     ping: async () => {
       try {
         await db.raw('select 1');

@@ -96,7 +96,9 @@ export function webhookRoutes(services: Services, logger: Logger): Koa.Middlewar
         // A refusal stands; an unreachable database (whichever lookup met it first) or any other
         // failure means the delivery was not stored, and the sender is told so and retries.
         if (err instanceof DomainError && !(err instanceof Unavailable)) throw err;
-        logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'webhook delivery not stored');
+        // An outage is reported once per request at warn (the outage itself is the error); anything else is a bug.
+        if (err instanceof Unavailable) logger.warn({ requestId: ctx.state.requestId, path: ctx.path, error: err.message }, 'webhook delivery not stored');
+        else logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'webhook delivery not stored');
         throw new Unavailable('The delivery could not be stored; send it again later', 30);
       }
     } catch (err) {
