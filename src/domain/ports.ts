@@ -87,8 +87,8 @@ export interface MessageRepo extends CrudRepo<Message> {}
 export interface ActivityRepo {
   insert(entry: ActivityEntry): Promise<void>;
   insertMany(entries: ActivityEntry[]): Promise<void>;
-  /** Deletes a workspace's entries older than `before`; returns how many. */
-  prune(workspaceId: string, before: Date): Promise<number>;
+  /** Deletes a workspace's entries older than `before`, `batch` rows per statement; returns how many. */
+  prune(workspaceId: string, before: Date, batch?: number): Promise<number>;
   list(agentId: string, opts: { first: number; after?: { createdAt: Date; id: string }; surface?: string }): Promise<ActivityEntry[]>;
 }
 /** A database record as stored: its id plus the field values. */

@@ -54,6 +54,17 @@ function list<T>(db: Conn, m: rows.Mapping<T>, where: Record<string, unknown>, o
   return q(async () => (await db(m.table).where(where).orderBy([{ column: order }, { column: 'id' }])).map(m.fromRow));
 }
 
+/** Rows a write changed: a number from pg, a result object from knex-pglite; 0 when neither says. */
+function affectedRows(result: unknown): number {
+  if (typeof result === 'number') return result;
+  const r = result as { rowCount?: unknown; affectedRows?: unknown } | null;
+  const n = Number(r?.rowCount ?? r?.affectedRows);
+  return Number.isFinite(n) ? n : 0;
+}
+
+/** Activity entries deleted per statement by the retention prune. */
+const PRUNE_BATCH = 5000;
+
 /** Repositories bound to one connection or transaction. */
 export function repositories(db: Conn): Repositories {
   return {
@@ -129,8 +140,19 @@ export function repositories(db: Conn): Repositories {
       // An entry is stored at most once: a batch sent again after a lost acknowledgement (the
       // connection dropped after the commit) finds its entries already there and adds nothing.
       insertMany: (entries) => q(async () => void (entries.length && (await db('activity_log').insert(entries.map(rows.activity.toRow)).onConflict('id').ignore()))),
-      prune: (workspaceId, before) =>
-        q(async () => (await db('activity_log').where({ workspace_id: workspaceId }).andWhere('created_at', '<', before).delete().returning('id')).length),
+      // In batches, each its own statement: a month of a busy workspace (millions of rows) is
+      // neither one long transaction nor a list of every deleted id in memory (docs/operations.md,
+      // "Activity-log growth").
+      prune: (workspaceId, before, batch = PRUNE_BATCH) =>
+        q(async () => {
+          let total = 0;
+          for (;;) {
+            const due = db('activity_log').select('id').where({ workspace_id: workspaceId }).andWhere('created_at', '<', before).limit(batch);
+            const deleted = affectedRows(await db('activity_log').whereIn('id', due).delete());
+            total += deleted;
+            if (deleted < batch) return total;
+          }
+        }),
       list: (agentId, opts) =>
         q(async () => {
           const query = db('activity_log').where({ agent_id: agentId });
