@@ -1,3 +1,4 @@
+// @bench on-request: ~20 minutes and ~30 GB of disk; run it by name.
 // Activity-log growth on PostgreSQL: what an entry costs, the write rate of the service's own write
 // path, sizes and list latency at 10,000,000 entries, and retention (the service's prune, a DELETE)
 // against a monthly range-partitioned copy of the table (DETACH PARTITION + DROP TABLE).
