@@ -24,6 +24,7 @@ import { knexStore } from '../src/infra/store/knex-store.js';
 import { q } from '../src/infra/store/pg-errors.js';
 import * as rows from '../src/infra/store/rows/index.js';
 import { workspaceReadRepo } from '../src/infra/store/workspace-read.repo.js';
+import { ensureDatabase } from './ensure-database.js';
 
 const DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/app_growth';
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000_000);
@@ -46,19 +47,6 @@ const mb = (bytes: number) =>
   bytes < 1024 ** 2 ? `${Math.round(bytes / 1024)} kB` : `${(bytes / 1024 ** 2).toLocaleString('en', { maximumFractionDigits: 0 })} MB`;
 const gb = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GB`;
 const int = (n: number) => Math.round(n).toLocaleString('en');
-
-async function ensureDatabase(url: string): Promise<void> {
-  const name = new URL(url).pathname.slice(1);
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const db = await openDatabase({ databaseUrl: admin.toString() });
-  try {
-    const r = await db.raw('select 1 from pg_database where datname = ?', [name]);
-    if (r.rows.length === 0) await db.raw(`create database "${name.replace(/"/g, '""')}"`);
-  } finally {
-    await closeDatabase(db);
-  }
-}
 
 await ensureDatabase(DB_URL);
 const db = await openDatabase({ databaseUrl: DB_URL });

@@ -86,6 +86,7 @@ const entries: ActivityEntry[] = Array.from({ length: 200 }, (_, i) => ({
   durationMs: 1,
   keyId: null,
   runId: null,
+  requestId: null,
   error: null,
   logs: null,
   createdAt: new Date(now - i * 1000),

@@ -13,6 +13,7 @@ import { loadConfig } from '../src/infra/config.js';
 import { closeDatabase, openDatabase } from '../src/infra/db.js';
 import { migrateLatest } from '../src/infra/migrate.js';
 import { buildService } from '../src/server.js';
+import { ensureDatabase } from './ensure-database.js';
 
 const DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/app_bench';
 const ROWS = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
@@ -22,20 +23,6 @@ const REUSE = process.env.BENCH_REUSE === '1';
 const ADMIN = 'bench-admin-token-0123456789';
 const NEWEST = Date.UTC(2026, 10, 1);
 const STEP_S = 30; // one row every 30 s: 1M rows span ~347 days
-
-async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = target.pathname.slice(1);
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const db = await openDatabase({ databaseUrl: admin.toString() });
-  try {
-    const r = await db.raw('select 1 from pg_database where datname = ?', [name]);
-    if (r.rows.length === 0) await db.raw(`create database "${name.replace(/"/g, '""')}"`);
-  } finally {
-    await closeDatabase(db);
-  }
-}
 
 async function seed(db: Knex, workspaceId: string, agentId: string, others: string[]): Promise<number> {
   const t = performance.now();
@@ -137,7 +124,7 @@ const gql = async (query: string) =>
 let agentId: string;
 let seedMs = 0;
 if (seeded) {
-  agentId = (await db('messages').select('agent_id').count('* as n').groupBy('agent_id').orderBy('n', 'desc').first())!.agent_id;
+  agentId = String((await db('messages').select('agent_id').count('* as n').groupBy('agent_id').orderBy('n', 'desc').first())!.agent_id);
 } else {
   agentId = (await gql('mutation { createAgent(input: {name: "busy"}) { id } }')).createAgent.id;
   const others: string[] = [];
@@ -179,7 +166,7 @@ async function bench(list: 'messages' | 'activity', filters: [string, string][],
       // The count: one count(*), or (messages) the per-day counts plus the two edge days.
       const countQs = sent.filter((q) => /count\(\*\)|message_day_counts/i.test(q.sql));
       const pe = await explain(db, pageQ);
-      const ces = [];
+      const ces: Awaited<ReturnType<typeof explain>>[] = [];
       for (const q of countQs) ces.push(await explain(db, q));
       const p95 = percentile(times, 0.95);
       rows.push({

@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { databaseEnv, graphqlClient, startService, type Started } from '../helpers/process.js';
 import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { until } from '../helpers/until.js';
 
 // What the webhook queue promises when things break, on PostgreSQL (an embedded database belongs
 // to one process, and these are about processes and connections): a server killed with SIGKILL
@@ -21,16 +22,6 @@ async function sqlClient(url: string): Promise<pg.Client> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   return c;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 240_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Sets up an agent whose webhook handler records each run of each delivery in a database document. */

@@ -8,6 +8,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { TEST_SECRETS_KEY } from '../helpers/harness.js';
 import { graphqlClient, startService, type Started } from '../helpers/process.js';
 import { postgresBinDir, privatePostgres, type PrivatePostgres } from './private-postgres.js';
+import { onPostgres } from './support.js';
 
 // The backup procedure of docs/operations.md, done as an operator does it: `pg_dump -Fc` of the
 // database while the service runs, `pg_restore` into an empty database, the service started on
@@ -21,13 +22,7 @@ const SIGNING_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 describe('faults: a PostgreSQL backup restored', function () {
   this.timeout(300_000);
 
-  before(function () {
-    if (!process.env.TEST_DATABASE_URL) {
-      console.log('      (skipped: the fault suite runs on PostgreSQL — set TEST_DATABASE_URL)');
-      this.skip();
-    }
-    if (!postgresBinDir()) throw new Error('the backup test needs the PostgreSQL binaries (apt-get install -y postgresql)');
-  });
+  before(onPostgres({ serverBinaries: true }));
 
   it('pg_dump while it runs, pg_restore into an empty database: the copy serves the same agents, keys, activity and secrets', async () => {
     const server: PrivatePostgres = await privatePostgres();

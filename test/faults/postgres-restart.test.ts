@@ -5,8 +5,8 @@ import path from 'node:path';
 import type pg from 'pg';
 import { TEST_SECRETS_KEY } from '../helpers/harness.js';
 import { graphqlClient, startService, type Started } from '../helpers/process.js';
-import { postgresBinDir, privatePostgres, type PrivatePostgres } from './private-postgres.js';
-import { drained, freePort, reconcile, recordingAgent, sqlClient, until, WebhookSender } from './support.js';
+import { privatePostgres, type PrivatePostgres } from './private-postgres.js';
+import { drained, freePort, onPostgres, reconcile, recordingAgent, sqlClient, until, WebhookSender } from './support.js';
 
 // PostgreSQL stopped as a crash stops it (`pg_ctl -m immediate`) while the service is under load —
 // signed webhook events and HTTP API calls whose script writes a record — kept down for a few
@@ -23,13 +23,7 @@ const OUTAGE_MS = 3000;
 describe('faults: PostgreSQL restarted under load', function () {
   this.timeout(600_000);
 
-  before(function () {
-    if (!process.env.TEST_DATABASE_URL) {
-      console.log('      (skipped: the fault suite runs on PostgreSQL — set TEST_DATABASE_URL)');
-      this.skip();
-    }
-    if (!postgresBinDir()) throw new Error('the PostgreSQL restart test needs the server binaries (apt-get install -y postgresql)');
-  });
+  before(onPostgres({ serverBinaries: true }));
 
   it('503 with Retry-After while it is down, 200 again within seconds, nothing answered 200 lost', async () => {
     const pgServer: PrivatePostgres = await privatePostgres();

@@ -2,6 +2,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { graphqlClient } from '../helpers/process.js';
+import { postgresBinDir } from './private-postgres.js';
 
 // What the fault tests share: a webhook sender that behaves like a real one (signs each attempt,
 // retries until it gets a 200, sometimes delivers an event again), the bookkeeping of what it was
@@ -9,16 +10,23 @@ import { graphqlClient } from '../helpers/process.js';
 
 export const SIGNING_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
-/** Polls `probe` every 50 ms until it returns something other than undefined. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 240_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/**
+ * A `before` hook for the suite's PostgreSQL tests: skipped, saying why, without TEST_DATABASE_URL;
+ * with `serverBinaries`, failing when the PostgreSQL server programs are not installed.
+ */
+export function onPostgres(opts: { serverBinaries?: boolean } = {}) {
+  return function (this: Mocha.Context) {
+    if (!process.env.TEST_DATABASE_URL) {
+      console.log('      (skipped: the fault suite runs on PostgreSQL — set TEST_DATABASE_URL)');
+      this.skip();
+    }
+    if (opts.serverBinaries && !postgresBinDir()) throw new Error('this test needs the PostgreSQL server programs (apt-get install -y postgresql)');
+  };
 }
+
+import { until } from '../helpers/until.js';
+
+export { until };
 
 /** A connected SQL client on the service's database (the URL carries its search_path). */
 export async function sqlClient(url: string): Promise<pg.Client> {

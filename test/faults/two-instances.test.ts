@@ -5,7 +5,7 @@ import path from 'node:path';
 import { startModelGate, type ModelGate } from '../helpers/model-gate.js';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
 import { databaseEnv, graphqlClient, startService, type Started } from '../helpers/process.js';
-import { drained, SIGNING_SECRET, sqlClient, until, WebhookSender } from './support.js';
+import { drained, onPostgres, SIGNING_SECRET, sqlClient, until, WebhookSender } from './support.js';
 
 // Two instances of the service, started as a user starts them, on one PostgreSQL database, under
 // bursts. The model server sees every model call, and each instance calls it with its own API key,
@@ -31,11 +31,8 @@ describe('faults: two instances on one PostgreSQL under bursts', function () {
   const dirs: string[] = [];
   let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
 
-  before(async function () {
-    if (!process.env.TEST_DATABASE_URL) {
-      console.log('      (skipped: the fault suite runs on PostgreSQL — set TEST_DATABASE_URL)');
-      this.skip();
-    }
+  before(onPostgres());
+  before(async () => {
     database = await databaseEnv('faults_two');
     fake = await startOpenAiServer();
     gate = await startModelGate(fake);
