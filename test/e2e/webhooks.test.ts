@@ -4,6 +4,7 @@ import { sign as githubSign } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
+import { translatePgError } from '../../src/infra/store/pg-errors.js';
 import { call } from '../helpers/surface-calls.js';
 
 // The webhook receiver over real HTTP against the harness service (embedded database, or
@@ -125,6 +126,23 @@ describe('e2e: webhook receiver and queue', function () {
       const d = await waitFor(agent, r.json.deliveryId, (x) => x.status === 'DONE');
       const run = (await runEntries(agent)).find((e) => e.kind === 'RUN' && e.runId === d.runId);
       expect(run.response.output.query).to.deep.equal({ q: 'a\uFFFDb' });
+    });
+
+    it('answers "could not be stored" (503, Retry-After) when the database is away at a lookup before the insert, not only at the insert', async () => {
+      // The integration lookup meets an unreachable database, as the repositories report it.
+      const webhooks = h().service.services.webhooks;
+      const resolve = webhooks.resolve;
+      webhooks.resolve = async () => {
+        throw translatePgError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+      };
+      try {
+        const r = await call('POST', hook(agent, 'echo'), { json: { during: 'outage' }, baseUrl: h().url });
+        expect(r.status, r.text).to.equal(503);
+        expect(r.headers.get('retry-after')).to.equal('30');
+        expect(r.json).to.deep.equal({ error: 'The delivery could not be stored; send it again later' });
+      } finally {
+        webhooks.resolve = resolve;
+      }
     });
 
     it('answers 404 for an unknown agent or integration and 405 for other methods, storing nothing', async () => {

@@ -17,6 +17,15 @@ import { parsePayload, senderDeliveryId, slackChallenge } from './payload.js';
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from './retry-schedule.js';
 import { startSignatureCheck, type SignatureCheck } from './signatures.js';
 
+/**
+ * What a sender is told when its delivery was not stored, whatever failed (the insert, or a lookup
+ * before it while the database is away): 503 with Retry-After, so it keeps the delivery and sends
+ * it again. Never a 200 for something not stored.
+ */
+export function deliveryNotStored(): Unavailable {
+  return new Unavailable('The delivery could not be stored; send it again later', 30);
+}
+
 /** How long a sender's delivery id de-duplicates redeliveries. */
 export const DEDUPE_WINDOW_MS = 24 * 60 * 60_000;
 /** The largest page of `webhookDeliveries`. */
@@ -159,7 +168,7 @@ export class WebhookService {
     try {
       stored = await this.store.transaction((r) => r.deliveries.accept(delivery, new Date(now.getTime() - DEDUPE_WINDOW_MS)));
     } catch (err) {
-      throw new Unavailable('The delivery could not be stored; send it again later', 30);
+      throw deliveryNotStored();
     }
     if (!stored.duplicate) this.onAccepted();
     return stored;

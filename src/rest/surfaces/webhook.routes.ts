@@ -4,6 +4,7 @@ import { DomainError, MethodNotAllowed, PayloadTooLarge, Unauthenticated, Unavai
 import type { Agent } from '../../domain/entities.js';
 import type { Services } from '../../domain/services.js';
 import type { SignatureCheck } from '../../domain/webhooks/signatures.js';
+import { deliveryNotStored } from '../../domain/webhooks/webhook.service.js';
 import type { Logger } from '../../infra/logger.js';
 import { statusOf } from '../errors.js';
 import { canNameEntity, MAX_BODY_BYTES, printableParam } from './http-io.js';
@@ -99,7 +100,7 @@ export function webhookRoutes(services: Services, logger: Logger): Koa.Middlewar
         // An outage is reported once per request at warn (the outage itself is the error); anything else is a bug.
         if (err instanceof Unavailable) logger.warn({ requestId: ctx.state.requestId, path: ctx.path, error: err.message }, 'webhook delivery not stored');
         else logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'webhook delivery not stored');
-        throw new Unavailable('The delivery could not be stored; send it again later', 30);
+        throw deliveryNotStored();
       }
     } catch (err) {
       failure = err;
