@@ -103,6 +103,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       modelDefaults: {
         openai: config.openaiApiKey || config.openaiBaseUrl ? { apiKey: config.openaiApiKey ?? null, baseUrl: config.openaiBaseUrl ?? null, model: config.openaiModel } : null,
         anthropic: config.anthropicApiKey ? { apiKey: config.anthropicApiKey, model: config.anthropicModel } : null,
+        allowedHosts: config.modelHostsAllowed ?? null,
       },
       selfManagement: createSelfManagementTools(schema, () => services),
       scriptLimits: opts.scriptLimits ?? DEFAULT_SCRIPT_LIMITS,

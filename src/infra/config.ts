@@ -18,6 +18,8 @@ export interface Config {
   anthropicApiKey: string | undefined;
   /** The model name a prompt run uses when nothing else names one and only ANTHROPIC_API_KEY is set. */
   anthropicModel: string;
+  /** Hosts a configured model's base URL may name (MODEL_HOSTS_ALLOWED); undefined: any. */
+  modelHostsAllowed: string[] | undefined;
   platformOrigins: string[];
   logLevel: string;
   /** Webhook deliveries this instance processes at once (0: it only receives). */
@@ -40,7 +42,14 @@ const env = z.object({
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SECRETS_KEY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_BASE_URL: z
+    .string()
+    .refine((u) => /^https?:\/\/[^/\s]/i.test(u) && URL.canParse(u), 'must be an http(s) URL with its scheme, for example http://localhost:11434/v1')
+    .optional(),
+  MODEL_HOSTS_ALLOWED: z
+    .string()
+    .regex(/^\s*(\*\.)?[A-Za-z0-9.\-[\]:]+(\s*,\s*(\*\.)?[A-Za-z0-9.\-[\]:]+)*\s*$/, 'must be a comma list of hosts (host, host:port or *.domain)')
+    .optional(),
   OPENAI_MODEL: z.string().min(1).max(200).default('gpt-4o-mini'),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_MODEL: z.string().min(1).max(200).default('claude-haiku-4-5'),
@@ -81,6 +90,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     openaiModel: e.OPENAI_MODEL,
     anthropicApiKey: e.ANTHROPIC_API_KEY,
     anthropicModel: e.ANTHROPIC_MODEL,
+    modelHostsAllowed: e.MODEL_HOSTS_ALLOWED?.split(',').map((h) => h.trim()).filter(Boolean),
     platformOrigins,
     logLevel: e.LOG_LEVEL,
     webhookWorkers: e.WEBHOOK_WORKERS,

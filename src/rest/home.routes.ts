@@ -1,12 +1,10 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
+import { sendHtml } from './page-headers.js';
 
 // `GET /` and the page `GET /graphql` shows a browser: plain HTML from this process, no external
 // assets, so both work on a machine without internet. The full Apollo IDE lives on a CDN; the
 // console here is a small form that posts to /graphql.
-
-/** Security headers of the pages: nothing loads from another origin, scripts only from here. */
-const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}
 code,pre,textarea,input{font:13px ui-monospace,monospace}pre{background:#f4f4f4;padding:.6rem;overflow-x:auto;white-space:pre-wrap}
@@ -78,12 +76,7 @@ const CONSOLE_JS = `document.getElementById('console').addEventListener('submit'
   } catch (err) { out.textContent = 'Request failed: ' + err.message; }
 });`;
 
-function sendPage(ctx: Koa.Context, html: string): void {
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.set('Content-Security-Policy', PAGE_CSP);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.body = html;
-}
+const sendPage = (ctx: Koa.Context, html: string) => sendHtml(ctx, html);
 
 /** `GET /`: what this service is and where to go next. */
 export function homeRoutes(baseUrl: string): Koa.Middleware {

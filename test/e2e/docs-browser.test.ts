@@ -13,6 +13,7 @@ import { startSurfaceService, type InProcessService } from '../helpers/surface-s
 // sends percent-encoded whole (`orders%2F42%2Fsummary`).
 
 declare const window: any;
+declare const document: any;
 
 const ADMIN_TOKEN = 'docs-browser-admin-token-0123456789';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -28,6 +29,8 @@ describe('e2e: the docs page in Chromium', function () {
   let agentId: string;
   let apiKey: string;
   const prompts: string[] = [];
+  /** Console messages of the page that report a Content-Security-Policy violation. */
+  const violations: string[] = [];
   /** Every request path the page sent to the service, as sent (still percent-encoded). */
   const sent: string[] = [];
   const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
@@ -59,6 +62,9 @@ describe('e2e: the docs page in Chromium', function () {
     await context.route(/\/openapi\.json$/, sameServer);
     context.on('request', (req) => sent.push(new URL(req.url()).pathname));
     page = await context.newPage();
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text());
+    });
     page.on('dialog', (dialog) => {
       prompts.push(dialog.message());
       void dialog.accept(apiKey);
@@ -85,6 +91,31 @@ describe('e2e: the docs page in Chromium', function () {
     return { status: (await status.textContent())!.trim(), body: (await op.locator('.live-responses-table .response-col_description pre').first().textContent())! };
   }
 
+  it('is served with a CSP that forbids framing, nosniff and no referrer, and Swagger UI works under it', async () => {
+    const res = await fetch(`${svc.url}/docs`);
+    expect(res.headers.get('content-security-policy')).to.contain("frame-ancestors 'none'").and.contain("script-src 'self'");
+    expect(res.headers.get('x-frame-options')).to.equal('DENY');
+    expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+    expect(res.headers.get('referrer-policy')).to.equal('no-referrer');
+    for (const asset of ['/docs/init.js', '/docs/swagger-ui-bundle.js']) expect((await fetch(`${svc.url}${asset}`)).headers.get('x-content-type-options')).to.equal('nosniff');
+    await page.goto(`${svc.url}/docs`);
+    await page.getByText('callEndpointGet').waitFor();
+    expect(violations).to.deep.equal([]);
+  });
+
+  it('cannot be framed by another site', async () => {
+    const framing = await browser.newPage();
+    try {
+      // 'load' waits for the frame to have loaded, or to have been refused.
+      await framing.setContent(`<iframe id="f" src="${svc.url}/docs"></iframe>`, { waitUntil: 'load' });
+      const inner = framing.frames().find((f) => f.url().startsWith(svc.url));
+      const loaded = inner ? await inner.evaluate(() => document.querySelector('#ui') !== null).catch(() => false) : false;
+      expect(loaded).to.equal(false);
+    } finally {
+      await framing.close();
+    }
+  });
+
   it("loads the agent's own document with the key it asks for once, and tries the nested endpoint by its operation", async () => {
     await page.goto(`${svc.url}/docs?agent=${agentId}`);
     await page.getByText('getOrdersByIdSummary').waitFor();
@@ -93,6 +124,7 @@ describe('e2e: the docs page in Chromium', function () {
     const r = await tryOut('getOrdersByIdSummary', { id: '42' });
     expect(r.status).to.equal('200');
     expect(JSON.parse(r.body).output).to.deep.equal({ id: '42', path: 'orders/42/summary' });
+    expect(violations).to.deep.equal([]);
   });
 
   it('tries the nested endpoint through the generic {path} operation, which the page sends encoded', async () => {

@@ -92,10 +92,16 @@ describe('GraphQL: model names checked against the provider, and testModel', fun
       expect(JSON.stringify(r)).to.not.include(key.slice('local-key-'.length));
     });
 
-    it('accepts with a warning, sending nothing, when there is no key to ask an OpenAI provider with', async () => {
-      const r = await configure(ws, { name: 'cloud', provider: 'OPENAI', model: 'gpt-4o', baseUrl: openai.url });
+    it('accepts with a warning, sending nothing, when there is no key to ask the public OpenAI API with', async () => {
+      const r = await configure(ws, { name: 'cloud', provider: 'OPENAI', model: 'gpt-4o' });
       expect(r.data.configureModel.warning).to.match(/no API key/);
       expect(openai.listRequests).to.have.length(0);
+    });
+
+    it('asks a model with its own base URL and no key secret for its list without a key', async () => {
+      const r = await configure(ws, { name: 'local', provider: 'OPENAI', model: 'fake-model', baseUrl: openai.url });
+      expect(r.data.configureModel.warning).to.equal(null);
+      expect(openai.listRequests.map((q) => q.headers.authorization)).to.deep.equal([undefined]);
     });
 
     it('accepts with a warning when the provider cannot be reached', async () => {

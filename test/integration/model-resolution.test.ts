@@ -106,22 +106,36 @@ describe('model resolution, as seen by the model server', function () {
     ]);
   });
 
-  it('a provider that needs a key and has none fails the call with an error saying to set apiKeySecret or the environment variable; nothing is sent', async () => {
+  it('a model with its own base URL and no key secret is called without a key (a keyless local server)', async () => {
     const ws = await newWorkspace();
     await configureModel(ws.adminToken, { name: 'cloud', provider: 'OPENAI', model: 'fake-model', baseUrl: openai.url });
     await configureModel(ws.adminToken, { name: 'claude', provider: 'ANTHROPIC', model: 'claude-haiku-4-5', baseUrl: anthropic.url });
+    openai.enqueue({ text: 'local answer' });
+
+    const viaOpenAi = await (await promptAgent(ws, { defaultModel: 'cloud' })).ask();
+    const viaAnthropic = await (await promptAgent(ws, { defaultModel: 'claude' })).ask();
+
+    expect(viaOpenAi.status).to.equal(200);
+    expect(openai.requests.map((q) => q.headers.authorization)).to.deep.equal(['Bearer not-needed']);
+    // The local Messages API server, like Anthropic's, refuses a call without a key (a 502 here); it was sent none.
+    expect(viaAnthropic.status).to.not.equal(200);
+    expect(anthropic.requests.map((q) => q.headers['x-api-key'] ?? '')).to.deep.equal(['']);
+  });
+
+  it('a provider model without a base URL, a key secret or an environment provider fails the call, saying what to set; nothing is sent', async () => {
+    const ws = await newWorkspace();
+    await configureModel(ws.adminToken, { name: 'cloud', provider: 'OPENAI', model: 'fake-model' });
+    await configureModel(ws.adminToken, { name: 'claude', provider: 'ANTHROPIC', model: 'claude-haiku-4-5' });
 
     const viaOpenAi = await (await promptAgent(ws, { defaultModel: 'cloud' })).ask();
     const viaAnthropic = await (await promptAgent(ws, { defaultModel: 'claude' })).ask();
 
     expect(viaOpenAi.status).to.equal(500);
     expect(viaOpenAi.json.error).to.equal(
-      "Model 'cloud' (openai) has no API key: set apiKeySecret in configureModel or the provider's environment variable",
+      "Model 'cloud' (openai) has no API key: set apiKeySecret in configureModel, or start the service with OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)",
     );
     expect(viaAnthropic.status).to.equal(500);
-    expect(viaAnthropic.json.error).to.equal(
-      "Model 'claude' (anthropic) has no API key: set apiKeySecret in configureModel or the provider's environment variable",
-    );
+    expect(viaAnthropic.json.error).to.equal("Model 'claude' (anthropic) has no API key: set apiKeySecret in configureModel, or start the service with ANTHROPIC_API_KEY");
     expect(openai.requests).to.have.length(0);
     expect(anthropic.requests).to.have.length(0);
   });

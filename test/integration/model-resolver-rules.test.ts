@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Agent, ModelConfig } from '../../src/domain/entities.js';
 import type { Repositories } from '../../src/domain/ports.js';
-import { modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from '../../src/domain/runtime/model-resolver.js';
+import { modelHostAllowed, modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from '../../src/domain/runtime/model-resolver.js';
 
 // Which model, provider, base URL and API key a prompt run resolves to, for every combination the
 // HTTP-level tests (model-resolution.test.ts) cannot reach: the harness service has no
@@ -75,9 +75,60 @@ describe('model resolution rules (environment providers, keys, prices)', () => {
     expect(r).to.include({ provider: 'openai', model: 'gpt-x', apiKey: OPENAI_ENV.apiKey, baseUrl: OPENAI_ENV.baseUrl });
   });
 
-  it("a configured model's own base URL wins over the environment's", async () => {
+  it("a configured model's own base URL wins over the environment's, and gets no environment key", async () => {
     const r = await resolve([model('house', { provider: 'openai', baseUrl: 'https://own.test/v1' })], BOTH, 'house');
-    expect(r.baseUrl).to.equal('https://own.test/v1');
+    expect(r).to.include({ baseUrl: 'https://own.test/v1', apiKey: null });
+    const a = await resolve([model('claude', { provider: 'anthropic', baseUrl: 'https://own.test/v1' })], BOTH, 'claude');
+    expect(a).to.include({ baseUrl: 'https://own.test/v1', apiKey: null });
+  });
+
+  it("a configured openai model whose own base URL is the environment's (trailing slash aside) gets the environment key", async () => {
+    const r = await resolve([model('house', { provider: 'openai', baseUrl: `${OPENAI_ENV.baseUrl}/` })], BOTH, 'house');
+    expect(r).to.include({ apiKey: OPENAI_ENV.apiKey });
+  });
+
+  it("with OPENAI_API_KEY but no OPENAI_BASE_URL, the key goes only to a model without a base URL of its own", async () => {
+    const env: ModelDefaults = { openai: { apiKey: 'sk-env', baseUrl: null, model: 'm' }, anthropic: null };
+    expect(await resolve([model('house', { provider: 'openai' })], env, 'house')).to.include({ apiKey: 'sk-env', baseUrl: null });
+    expect(await resolve([model('own', { provider: 'openai', baseUrl: 'http://127.0.0.1:4799/v1' })], env, 'own')).to.include({ apiKey: null });
+  });
+
+  it('a configured openai model without a key goes to a keyless OPENAI_BASE_URL (a local server) without one', async () => {
+    const env: ModelDefaults = { openai: { apiKey: null, baseUrl: 'http://localhost:11434/v1', model: 'llama3' }, anthropic: null };
+    expect(await resolve([model('house', { provider: 'openai', isDefault: true })], env, null)).to.include({ baseUrl: 'http://localhost:11434/v1', apiKey: null });
+  });
+
+  it("a model's own key secret wins over the environment key, also at the environment's base URL", async () => {
+    const r = await resolve([model('house', { provider: 'openai', apiKeySecret: 'K' })], BOTH, 'house', { K: 'sk-own' });
+    expect(r).to.include({ apiKey: 'sk-own', baseUrl: OPENAI_ENV.baseUrl });
+  });
+
+  it('MODEL_HOSTS_ALLOWED refuses a configured model whose own base URL names another host', async () => {
+    const limited: ModelDefaults = { ...BOTH, allowedHosts: ['own.test'] };
+    expect(await resolve([model('ok', { provider: 'openai-compatible', baseUrl: 'https://own.test/v1' })], limited, 'ok')).to.include({ baseUrl: 'https://own.test/v1' });
+    const e = await refusal(resolve([model('no', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' })], limited, 'no'));
+    expect(e).to.be.instanceOf(ModelNotConfigured);
+    expect(e.message).to.contain('MODEL_HOSTS_ALLOWED');
+    // The environment's own base URL is the operator's choice, never refused.
+    expect(await resolve([], limited, 'gpt-x')).to.include({ baseUrl: OPENAI_ENV.baseUrl });
+  });
+
+  it('host list entries: a host (any port), host:port, *.domain (not the bare domain), IPv6, case-insensitive', () => {
+    expect(modelHostAllowed('http://x.test:8080/v1', null)).to.equal(true);
+    expect(modelHostAllowed('http://x.test:8080/v1', ['x.test'])).to.equal(true);
+    expect(modelHostAllowed('http://X.Test/v1', ['x.test'])).to.equal(true);
+    expect(modelHostAllowed('http://y.test/v1', ['x.test'])).to.equal(false);
+    expect(modelHostAllowed('http://x.test:8080/v1', ['x.test:8080'])).to.equal(true);
+    expect(modelHostAllowed('http://x.test:8081/v1', ['x.test:8080'])).to.equal(false);
+    expect(modelHostAllowed('http://x.test/v1', ['x.test:80'])).to.equal(true);
+    expect(modelHostAllowed('https://x.test/v1', ['x.test:80'])).to.equal(false);
+    expect(modelHostAllowed('https://a.b.example/v1', ['*.example'])).to.equal(true);
+    expect(modelHostAllowed('https://example/v1', ['*.example'])).to.equal(false);
+    expect(modelHostAllowed('https://evilexample/v1', ['*.example'])).to.equal(false);
+    expect(modelHostAllowed('http://[::1]:11434/v1', ['[::1]:11434'])).to.equal(true);
+    expect(modelHostAllowed('http://[::1]:11435/v1', ['[::1]:11434'])).to.equal(false);
+    expect(modelHostAllowed('not a url', ['x.test'])).to.equal(false);
+    expect(modelHostAllowed('http://x.test/v1', [])).to.equal(false);
   });
 
   it('a configured openai-compatible model gets neither environment key nor environment base URL', async () => {

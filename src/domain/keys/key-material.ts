@@ -22,9 +22,17 @@ export function generateKey(prefix: KeyPrefix): NewKey {
   return describeKey(plaintext);
 }
 
-/** Hash and display parts of a given plaintext (used for ADMIN_TOKEN). */
+/** Hash and display parts of a key the service generated: its first 6 and last 4 characters (of 40 or more). */
 export function describeKey(plaintext: string): NewKey {
   return { plaintext, hash: hashKey(plaintext), prefix: plaintext.slice(0, 6), last4: plaintext.slice(-4) };
+}
+
+/**
+ * Hash and display parts of a token the operator chose (ADMIN_TOKEN, as short as 16 characters):
+ * only its last 4 characters are shown, so a listing never tells most of a short token.
+ */
+export function describeChosenToken(plaintext: string): NewKey {
+  return { plaintext, hash: hashKey(plaintext), prefix: '', last4: plaintext.slice(-4) };
 }
 
 /** Constant-time comparison of two hex digests. */

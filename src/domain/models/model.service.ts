@@ -6,7 +6,7 @@ import { MODEL_PROVIDERS, type ModelConfig } from '../entities.js';
 import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
-import { ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from '../runtime/model-resolver.js';
+import { assertModelHostAllowed, ModelNotConfigured, modelConnection, resolveModel, type ModelDefaults, type SecretReader } from '../runtime/model-resolver.js';
 import { ModelFailure, type LanguageModels, type ResolvedModel } from '../runtime/ports.js';
 import { modelRef, parse } from '../validation.js';
 import { maskUrlCredentials } from './url-credentials.js';
@@ -79,6 +79,14 @@ export class ModelService {
     if (v.provider === 'openai-compatible' && !v.baseUrl) {
       throw new Invalid('input.baseUrl: an openai-compatible provider needs the server URL (for example http://localhost:11434/v1)', 'input.baseUrl');
     }
+    if (v.baseUrl) {
+      try {
+        assertModelHostAllowed(v.baseUrl, this.deps.modelDefaults.allowedHosts);
+      } catch (err) {
+        if (err instanceof ModelNotConfigured) throw new Invalid(`input.baseUrl: ${err.message}`, 'input.baseUrl');
+        throw err;
+      }
+    }
     // Checked before the transaction: the provider's answer may take seconds, and a transaction
     // holds a database connection (the embedded database has only one).
     const warning = await this.checkModelName(p.workspaceId, { ...v, baseUrl: v.baseUrl ?? null, apiKeySecret: v.apiKeySecret ?? null });
@@ -135,7 +143,7 @@ export class ModelService {
   private async checkModelName(workspaceId: string, v: Pick<ModelConfig, 'provider' | 'model' | 'baseUrl' | 'apiKeySecret'>): Promise<string | null> {
     const connection = await this.connectionOf(workspaceId, v);
     const unchecked = (reason: string) => `The model name '${v.model}' could not be checked against the provider's model list: ${reason}. It was saved as given; testModel tries it with one call.`;
-    if (connection.provider !== 'openai-compatible' && !connection.apiKey) {
+    if ('unreachable' in connection) {
       return unchecked(`there is no API key to ask the provider with (set apiKeySecret, or the provider's environment variable)`);
     }
     const listing = this.deps.models.listModels ? await this.deps.models.listModels(connection) : { listed: false as const, reason: 'this model adapter cannot list models' };
@@ -150,20 +158,20 @@ export class ModelService {
    * model-resolver.ts) applies to a saved one: its key secret, else the provider's environment key;
    * its base URL, else the environment's OpenAI base URL for OpenAI.
    */
-  private async connectionOf(workspaceId: string, v: Pick<ModelConfig, 'provider' | 'model' | 'baseUrl' | 'apiKeySecret'>): Promise<ResolvedModel> {
-    const defaults = this.deps.modelDefaults;
-    let apiKey: string | null = null;
+  private async connectionOf(workspaceId: string, v: Pick<ModelConfig, 'provider' | 'model' | 'baseUrl' | 'apiKeySecret'>): Promise<ResolvedModel | { unreachable: string }> {
+    let secretKey: string | null = null;
     if (v.apiKeySecret) {
       const secret = await this.deps.secrets.reveal(workspaceId, v.apiKeySecret);
       if (!secret) throw new Invalid(`input.apiKeySecret: no secret named '${v.apiKeySecret}'; create it with createSecret first`, 'input.apiKeySecret');
-      apiKey = secret.value;
-    } else if (v.provider === 'anthropic') {
-      apiKey = defaults.anthropic?.apiKey ?? null;
-    } else if (v.provider === 'openai') {
-      apiKey = defaults.openai?.apiKey ?? null;
+      secretKey = secret.value;
     }
-    const baseUrl = v.baseUrl ?? (v.provider === 'openai' ? (defaults.openai?.baseUrl ?? null) : null);
-    return { reference: v.model, provider: v.provider, model: v.model, baseUrl, apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0 };
+    try {
+      const { baseUrl, apiKey } = modelConnection(this.deps.modelDefaults, v.model, { provider: v.provider, baseUrl: v.baseUrl, secretKey });
+      return { reference: v.model, provider: v.provider, model: v.model, baseUrl, apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0 };
+    } catch (err) {
+      if (err instanceof ModelNotConfigured) return { unreachable: err.message };
+      throw err;
+    }
   }
 }
 

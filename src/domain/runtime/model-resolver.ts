@@ -1,4 +1,4 @@
-import type { Agent } from '../entities.js';
+import type { Agent, ModelConfig } from '../entities.js';
 import type { Repositories } from '../ports.js';
 import type { ResolvedModel } from './ports.js';
 
@@ -10,6 +10,73 @@ import type { ResolvedModel } from './ports.js';
 export interface ModelDefaults {
   openai: { apiKey: string | null; baseUrl: string | null; model: string } | null;
   anthropic: { apiKey: string; model: string } | null;
+  /**
+   * Hosts a configured model's own base URL may name (MODEL_HOSTS_ALLOWED): `host`, `host:port`
+   * or `*.domain`. Undefined or null: any host (local models are the common case).
+   */
+  allowedHosts?: readonly string[] | null;
+}
+
+/** A model's provider, its own base URL (null: none) and the value of its key secret (null: none). */
+export interface ModelTarget {
+  provider: ModelConfig['provider'];
+  baseUrl: string | null;
+  secretKey: string | null;
+}
+
+const sameBase = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
+/**
+ * Where a configured model is called and with which key. The environment's key goes only where the
+ * environment points: a model without a base URL of its own takes the environment's (OpenAI:
+ * OPENAI_BASE_URL, else the public API; Anthropic: the public API) and its key; a model with its
+ * own base URL uses its own key secret or sends none, unless that URL is the environment's own.
+ * Only the provider's public address needs a key: a local server without one is called without.
+ */
+export function modelConnection(defaults: ModelDefaults, reference: string, m: ModelTarget): { baseUrl: string | null; apiKey: string | null } {
+  let baseUrl = m.baseUrl;
+  let envKey: string | null = null;
+  if (m.provider === 'openai') {
+    const env = defaults.openai;
+    if (baseUrl === null) baseUrl = env?.baseUrl ?? null;
+    if (env && (env.baseUrl === null ? m.baseUrl === null : baseUrl !== null && sameBase(baseUrl, env.baseUrl))) envKey = env.apiKey;
+  } else if (m.provider === 'anthropic' && m.baseUrl === null) {
+    envKey = defaults.anthropic?.apiKey ?? null;
+  }
+  const apiKey = m.secretKey ?? envKey;
+  if (m.provider !== 'openai-compatible' && baseUrl === null && !apiKey) {
+    const variable = m.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)';
+    throw new ModelNotConfigured(`Model '${reference}' (${m.provider}) has no API key: set apiKeySecret in configureModel, or start the service with ${variable}`);
+  }
+  if (m.baseUrl !== null) assertModelHostAllowed(m.baseUrl, defaults.allowedHosts);
+  return { baseUrl, apiKey };
+}
+
+/** Whether `url`'s host is one of `allowed` (`host`, `host:port`, `*.domain`); null or undefined allows any. */
+export function modelHostAllowed(url: string, allowed: readonly string[] | null | undefined): boolean {
+  if (!allowed) return true;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  const host = parsed.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  return allowed.some((entry) => {
+    const e = entry.trim().toLowerCase();
+    const m = /^(.*?)(?::(\d+))?$/.exec(e.startsWith('[') ? e.replace(/^\[([^\]]+)\]/, '$1') : e)!;
+    const [name, wantPort] = [m[1]!, m[2]];
+    if (wantPort && wantPort !== port) return false;
+    return name.startsWith('*.') ? host.endsWith(name.slice(1)) : host === name;
+  });
+}
+
+/** Throws ModelNotConfigured when MODEL_HOSTS_ALLOWED does not list the host of `url`. */
+export function assertModelHostAllowed(url: string, allowed: readonly string[] | null | undefined): void {
+  if (!modelHostAllowed(url, allowed)) {
+    throw new ModelNotConfigured(`The model's base URL names a host that MODEL_HOSTS_ALLOWED does not list (${(allowed ?? []).join(', ')}); the operator sets which hosts models may call`);
+  }
 }
 
 /** Raised when no model can be reached; the message names what to configure. */
@@ -40,24 +107,18 @@ export async function resolveModel(
   }
   const configured = await repos.models.findByName(agent.workspaceId, reference);
   if (configured) {
-    let apiKey: string | null = null;
+    let secretKey: string | null = null;
     if (configured.apiKeySecret) {
       const secret = await secrets.reveal(agent.workspaceId, configured.apiKeySecret);
       if (!secret) throw new ModelNotConfigured(`Model '${reference}' names the secret '${configured.apiKeySecret}', which does not exist: create it with createSecret`);
-      apiKey = secret.value;
-    } else if (configured.provider === 'anthropic') {
-      apiKey = defaults.anthropic?.apiKey ?? null;
-    } else if (configured.provider === 'openai') {
-      apiKey = defaults.openai?.apiKey ?? null;
+      secretKey = secret.value;
     }
-    if (configured.provider !== 'openai-compatible' && !apiKey) {
-      throw new ModelNotConfigured(`Model '${reference}' (${configured.provider}) has no API key: set apiKeySecret in configureModel or the provider's environment variable`);
-    }
+    const { baseUrl, apiKey } = modelConnection(defaults, reference, { provider: configured.provider, baseUrl: configured.baseUrl, secretKey });
     return {
       reference,
       provider: configured.provider,
       model: configured.model,
-      baseUrl: configured.baseUrl ?? (configured.provider === 'openai' ? defaults.openai?.baseUrl ?? null : null),
+      baseUrl,
       apiKey,
       inputPricePerMillion: configured.inputPricePerMillion,
       outputPricePerMillion: configured.outputPricePerMillion,

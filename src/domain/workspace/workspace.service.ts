@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { describeKey, generateKey, type NewKey } from '../keys/key-material.js';
+import { describeChosenToken, generateKey, type NewKey } from '../keys/key-material.js';
 import type { Member, MemberToken, Team, Workspace } from '../entities.js';
 import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
@@ -70,9 +70,10 @@ export class WorkspaceService {
       }
       let generatedToken: string | undefined;
       if (opts.adminToken) {
-        const k = describeKey(opts.adminToken);
+        const k = describeChosenToken(opts.adminToken);
         const existing = await r.memberTokens.findByName(admin.id, 'ADMIN_TOKEN');
-        if (!existing || existing.tokenHash !== k.hash) {
+        // A row stored before only the last 4 characters were shown is stored again the same way.
+        if (!existing || existing.tokenHash !== k.hash || existing.prefix !== k.prefix) {
           if (existing) await r.memberTokens.delete(existing.id);
           await storeToken(r, admin.id, 'ADMIN_TOKEN', k, now);
         }

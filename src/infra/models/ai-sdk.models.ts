@@ -21,7 +21,8 @@ import { providerFailure } from './provider-errors.js';
 function providerModel(m: ResolvedModel): LanguageModel {
   switch (m.provider) {
     case 'anthropic':
-      return createAnthropic({ apiKey: m.apiKey ?? undefined, baseURL: m.baseUrl ?? undefined })(m.model);
+      // Never undefined: the SDK would then read ANTHROPIC_API_KEY itself and send it to any base URL.
+      return createAnthropic({ apiKey: m.apiKey ?? '', baseURL: m.baseUrl ?? undefined })(m.model);
     case 'openai':
       // .chat(): compatible servers (Ollama, vLLM, LM Studio) speak chat completions, not /responses.
       return createOpenAI({ apiKey: m.apiKey ?? 'not-needed', baseURL: m.baseUrl ?? undefined }).chat(m.model);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import Router from '@koa/router';
 import type Koa from 'koa';
+import { DOCS_CSP, sendHtml } from '../page-headers.js';
 
 const require = createRequire(import.meta.url);
 const assets = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -53,12 +54,10 @@ export function docsRoutes(openapi: () => Record<string, unknown>): Koa.Middlewa
     ctx.type = 'application/json';
     ctx.body = (cached ??= JSON.stringify(openapi()));
   });
-  router.get('/docs', (ctx) => {
-    ctx.type = 'text/html';
-    ctx.body = page;
-  });
+  router.get('/docs', (ctx) => sendHtml(ctx, page, DOCS_CSP));
   router.get('/docs/init.js', (ctx) => {
     ctx.type = 'application/javascript';
+    ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.body = init;
   });
   router.get('/docs/:file', (ctx, next) => {
@@ -66,6 +65,7 @@ export function docsRoutes(openapi: () => Record<string, unknown>): Koa.Middlewa
     if (!type) return next();
     ctx.type = type;
     ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.body = fs.createReadStream(path.join(assets, ctx.params.file!));
   });
   return router.routes() as Koa.Middleware;

@@ -75,6 +75,13 @@ function parseBody(text: string): Json | undefined {
   }
 }
 
+/** The answer to a JSON array body: a JSON-RPC Invalid Request without an id (JSON-RPC 2.0 §5). */
+const BATCH_REFUSED = {
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32600, message: 'JSON-RPC batches are not supported: send one request per HTTP POST (MCP has no batching since protocol 2025-06-18)' },
+} as const;
+
 function isObject(v: unknown): v is Record<string, Json> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -170,6 +177,14 @@ export function mcpRoutes(services: Services, platformOrigins: string[], logger:
     const text = raw.toString('utf8');
     const body = parseBody(text);
     activity.requestBody = body ?? (text || undefined);
+    if (Array.isArray(body)) {
+      // JSON-RPC batches left MCP in 2025-06-18 and neither era served here has them: refused before
+      // anything runs, so one POST is at most one call and one activity entry.
+      ctx.status = 400;
+      ctx.body = BATCH_REFUSED;
+      activity.response = BATCH_REFUSED;
+      return;
+    }
     const cancelled = new AbortController();
     const disconnected = abortOnClose(ctx);
     const signal = AbortSignal.any([disconnected, cancelled.signal]);
