@@ -12,6 +12,7 @@ import { MessageService } from './messages/message.service.js';
 import { ModelService } from './models/model.service.js';
 import type { ChargeSink, Cipher, RunMetrics, Store } from './ports.js';
 import type { ModelDefaults } from './runtime/model-resolver.js';
+import { ModelReferences } from './models/model-references.js';
 import type { LanguageModels, ScriptLimits, ScriptSandbox } from './runtime/ports.js';
 import { Pipeline } from './runtime/pipeline.js';
 import { RunService, type SelfManagementTools } from './runtime/run.service.js';
@@ -93,13 +94,14 @@ export function createServices(deps: ServiceDeps): Services {
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
   const pipeline = new Pipeline(admission, runs, activityLog, deps.metrics);
   const keys = new KeyService(store, clock);
+  const modelReferences = new ModelReferences(deps.modelDefaults);
   return {
     store,
     clock,
     workspace: new WorkspaceService(store, clock),
-    agents: new AgentService(store, clock),
+    agents: new AgentService(store, clock, modelReferences),
     keys,
-    entries: new EntryService(store, clock, new ScriptCheck(deps.compiler ?? deps.sandbox, deps.scriptLimits)),
+    entries: new EntryService(store, clock, new ScriptCheck(deps.compiler ?? deps.sandbox, deps.scriptLimits), modelReferences),
     documents: new DocumentService(store, clock),
     records,
     secrets,

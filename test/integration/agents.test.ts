@@ -7,10 +7,19 @@ const AGENT_FIELDS = `id name description instructions defaultModel visibility t
   guardrails { blockedInputPatterns redactOutputPatterns redactPresets maxInputChars maxOutputTokens maxToolSteps maxCreditsPerRun }
   limits { dailyCreditLimit maxConcurrentRequests }`;
 
+
+/** Configures models of these names, so that entries and agents may name them (references are checked when saved). */
+async function configureModels(token: string, names: string[]): Promise<void> {
+  for (const name of names) {
+    await gqlOk(token, 'mutation($i: ConfigureModelInput!) { configureModel(input: $i) { name } }', { i: { name, provider: 'OPENAI_COMPATIBLE', model: name, baseUrl: 'http://127.0.0.1:9/v1' } });
+  }
+}
+
 describe('GraphQL: agents', () => {
   let ws: TestWorkspace;
   before(async () => {
     ws = await newWorkspace();
+    await configureModels(ws.adminToken, ['gpt-4o-mini']);
   });
 
   it('createAgent stores the input with every surface on and sensible defaults', async () => {

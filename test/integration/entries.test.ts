@@ -35,11 +35,20 @@ function expectRefused(r: GqlResult, code: string, field?: string, label?: strin
   if (field !== undefined) expect(r.errors![0]!.extensions!.field, label).to.equal(field);
 }
 
+
+/** Configures models of these names, so that entries and agents may name them (references are checked when saved). */
+async function configureModels(token: string, names: string[]): Promise<void> {
+  for (const name of names) {
+    await gqlOk(token, 'mutation($i: ConfigureModelInput!) { configureModel(input: $i) { name } }', { i: { name, provider: 'OPENAI_COMPATIBLE', model: name, baseUrl: 'http://127.0.0.1:9/v1' } });
+  }
+}
+
 describe('GraphQL: HTTP endpoints', () => {
   let ws: TestWorkspace;
   let other: TestWorkspace;
   before(async () => {
     ws = await newWorkspace();
+    await configureModels(ws.adminToken, ['gpt-4o-mini', 'gpt-4o', 'm', 'm1', 'm2']);
     other = await newWorkspace();
   });
 
@@ -218,6 +227,7 @@ describe('GraphQL: MCP tools', () => {
   let other: TestWorkspace;
   before(async () => {
     ws = await newWorkspace();
+    await configureModels(ws.adminToken, ['gpt-4o-mini', 'gpt-4o', 'm', 'm1', 'm2']);
     other = await newWorkspace();
   });
 
@@ -331,6 +341,7 @@ describe('GraphQL: webhooks', () => {
   const CREATE_SECRET = `mutation($n: String!, $k: SecretKind!, $v: String!) { createSecret(name: $n, kind: $k, value: $v) { name kind } }`;
   before(async () => {
     ws = await newWorkspace();
+    await configureModels(ws.adminToken, ['gpt-4o-mini', 'gpt-4o', 'm', 'm1', 'm2']);
     other = await newWorkspace();
     await gqlOk(ws.adminToken, CREATE_SECRET, { n: 'gh-signing', k: 'WEBHOOK_SIGNING_SECRET', v: 'shhh' });
     await gqlOk(ws.adminToken, CREATE_SECRET, { n: 'plain', k: 'GENERIC', v: 'not for webhooks' });

@@ -4,6 +4,7 @@ import { newId } from '../ids.js';
 import type { Agent, Surface } from '../entities.js';
 import { canSee, loadAgent, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
+import type { ModelReferences } from '../models/model-references.js';
 import type { Repositories, Store } from '../ports.js';
 import { parse, stripUndefined } from '../validation.js';
 import {
@@ -25,6 +26,7 @@ export class AgentService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly models: ModelReferences,
   ) {}
 
   /** Agents the principal can see. */
@@ -44,6 +46,7 @@ export class AgentService {
     const v = parse(createAgentInput, input, 'input');
     return this.store.transaction(async (r) => {
       await this.checkTeam(r, p, v.teamId ?? null);
+      await this.models.check(r, p.workspaceId, v.defaultModel, 'input.defaultModel');
       const ws = await r.workspaces.get(p.workspaceId);
       const now = this.clock.now();
       return r.agents.insert({
@@ -74,6 +77,7 @@ export class AgentService {
     const v = parse(updateAgentInput, input, 'input');
     return this.mutate(p, id, 'configure', async (agent, r) => {
       if (v.teamId !== undefined) await this.checkTeam(r, p, v.teamId);
+      await this.models.check(r, p.workspaceId, v.defaultModel, 'input.defaultModel');
       const next = { ...agent };
       for (const [k, val] of Object.entries(v)) if (val !== undefined) (next as Record<string, unknown>)[k] = val;
       return next;

@@ -6,6 +6,7 @@ import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { AgentChildRepo, Repositories, Store } from '../ports.js';
 import { parse, stripUndefined } from '../validation.js';
+import type { ModelReferences } from '../models/model-references.js';
 import type { ScriptCheck } from './script-check.js';
 import {
   checkModelOverride,
@@ -32,6 +33,7 @@ export class EntryService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly scripts: ScriptCheck,
+    private readonly models: ModelReferences,
   ) {}
 
   /** Adds an HTTP API endpoint; paths are unique per agent (also by shape: `a/{x}` and `a/{y}` clash). */
@@ -41,6 +43,7 @@ export class EntryService {
     await this.scripts.check(v.handler, p.workspaceId);
     return this.add(p, agentId, 'httpEndpoints', async (r, now) => {
       await this.checkPath(r, agentId, v.path, null);
+      await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
       return r.httpEndpoints.insert({
         id: newId('ep'),
         agentId,
@@ -60,6 +63,7 @@ export class EntryService {
     return this.update(p, id, 'httpEndpoints', async (r, current) => {
       const next = { ...current, ...v } as HttpEndpoint;
       checkModelOverride(next.handler, next.modelOverride);
+      await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
       if (v.path !== undefined) await this.checkPath(r, current.agentId, next.path, current.id);
       return next;
     });
@@ -74,8 +78,9 @@ export class EntryService {
     const v = parse(mcpToolInput, input, 'input');
     checkModelOverride(v.handler, v.modelOverride ?? null);
     await this.scripts.check(v.handler, p.workspaceId);
-    return this.add(p, agentId, 'mcpTools', (r, now) =>
-      r.mcpTools.insert({
+    return this.add(p, agentId, 'mcpTools', async (r, now) => {
+      await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
+      return r.mcpTools.insert({
         id: newId('tool'),
         agentId,
         ...v,
@@ -84,16 +89,17 @@ export class EntryService {
         outputSchema: v.outputSchema ?? null,
         createdAt: now,
         updatedAt: now,
-      }),
-    );
+      });
+    });
   }
 
   async updateMcpTool(p: Principal, id: string, input: unknown): Promise<McpTool> {
     const v = stripUndefined(parse(mcpToolPatch, input, 'input'));
     await this.scripts.check(v.handler, p.workspaceId);
-    return this.update(p, id, 'mcpTools', async (_r, current) => {
+    return this.update(p, id, 'mcpTools', async (r, current) => {
       const next = { ...current, ...v } as McpTool;
       checkModelOverride(next.handler, next.modelOverride);
+      await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
       return next;
     });
   }
@@ -109,6 +115,7 @@ export class EntryService {
     await this.scripts.check(v.handler, p.workspaceId);
     return this.add(p, agentId, 'webhooks', async (r, now) => {
       await this.checkSigningSecret(r, p.workspaceId, v.signature ?? null);
+      await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
       return r.webhooks.insert({
         id: newId('wh'),
         agentId,
@@ -128,6 +135,7 @@ export class EntryService {
     return this.update(p, id, 'webhooks', async (r, current) => {
       const next = { ...current, ...v } as Webhook;
       checkModelOverride(next.handler, next.modelOverride);
+      await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
       if (v.signature !== undefined) await this.checkSigningSecret(r, p.workspaceId, next.signature);
       return next;
     });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { Invalid, NotFound } from '../errors.js';
+import { Conflict, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { MODEL_PROVIDERS, type ModelConfig } from '../entities.js';
 import { requireAdmin, requireMember } from '../policy.js';
@@ -9,6 +9,7 @@ import type { Store } from '../ports.js';
 import { assertModelHostAllowed, ModelNotConfigured, modelConnection, resolveModel, type ModelDefaults, type SecretReader } from '../runtime/model-resolver.js';
 import { ModelFailure, type LanguageModels, type ResolvedModel } from '../runtime/ports.js';
 import { modelRef, parse } from '../validation.js';
+import { closestNames } from './close-names.js';
 import { maskUrlCredentials } from './url-credentials.js';
 
 const configureModelInput = z.object({
@@ -106,6 +107,35 @@ export class ModelService {
   }
 
   /**
+   * Removes the model named `name`. Admins only. Conflict while an agent names it as its default
+   * model or an entry as its override (the message lists each, so they can be changed first);
+   * NotFound for a name no model has.
+   */
+  async remove(p: Principal, name: string): Promise<boolean> {
+    requireAdmin(p);
+    return this.store.transaction(async (r) => {
+      const model = await r.models.findByName(p.workspaceId, name);
+      if (!model) throw new NotFound('Model', name);
+      const agents = await r.agents.listByWorkspace(p.workspaceId);
+      const ids = agents.map((a) => a.id);
+      const agentName = new Map(agents.map((a) => [a.id, a.name]));
+      const [endpoints, tools, webhooks] = ids.length
+        ? await Promise.all([r.httpEndpoints.listByAgents(ids), r.mcpTools.listByAgents(ids), r.webhooks.listByAgents(ids)])
+        : [[], [], []];
+      const users = [
+        ...agents.filter((a) => a.defaultModel === name).map((a) => `agent '${a.name}' (${a.id}) as its defaultModel`),
+        ...endpoints.filter((e) => e.modelOverride === name).map((e) => `HTTP endpoint '${e.path}' (${e.id}) of agent '${agentName.get(e.agentId)}' as its modelOverride`),
+        ...tools.filter((t) => t.modelOverride === name).map((t) => `MCP tool '${t.name}' (${t.id}) of agent '${agentName.get(t.agentId)}' as its modelOverride`),
+        ...webhooks.filter((w) => w.modelOverride === name).map((w) => `webhook '${w.integration}' (${w.id}) of agent '${agentName.get(w.agentId)}' as its modelOverride`),
+      ];
+      if (users.length) {
+        throw new Conflict(`Model '${name}' is still in use by ${users.join('; ')}. Point them at another model (updateAgent, update…), then remove it`);
+      }
+      return r.models.delete(model.id);
+    });
+  }
+
+  /**
    * Makes one small call to the model named `name` through the same resolution as a run (its key
    * secret or the environment's key, its base URL) and returns the provider's answer or its error
    * as the provider gave it. Admins only, as configureModel: the error is the provider's own text.
@@ -181,41 +211,4 @@ export class ModelService {
  */
 function modelTestAgent(workspaceId: string): Parameters<typeof resolveModel>[3] {
   return { workspaceId, defaultModel: null } as Parameters<typeof resolveModel>[3];
-}
-
-/** Names compared when suggesting (a provider's list is at most a few thousand names; this bounds the work). */
-const MAX_COMPARED_NAMES = 10_000;
-/** Characters of each name compared by edit distance. */
-const MAX_COMPARED_CHARS = 64;
-
-/**
- * The `n` names nearest to `wanted`: shared prefix first, then edit distance, then alphabetical.
- * Only names that look alike (a common start of 3 characters, or at most a third of the name
- * differing) unless none does: then the nearest `n` anyway, so the refusal always shows some.
- */
-export function closestNames(wanted: string, names: string[], n: number): string[] {
-  const w = wanted.toLowerCase().slice(0, MAX_COMPARED_CHARS);
-  const score = (name: string) => {
-    const lower = name.toLowerCase().slice(0, MAX_COMPARED_CHARS);
-    let prefix = 0;
-    while (prefix < w.length && prefix < lower.length && w[prefix] === lower[prefix]) prefix++;
-    return { name, prefix, distance: editDistance(w, lower) };
-  };
-  const ranked = [...new Set(names)]
-    .slice(0, MAX_COMPARED_NAMES)
-    .map(score)
-    .sort((a, b) => b.prefix - a.prefix || a.distance - b.distance || a.name.localeCompare(b.name));
-  const alike = ranked.filter((s) => s.prefix >= 3 || s.distance <= Math.ceil(w.length / 3));
-  return (alike.length ? alike : ranked).slice(0, n).map((s) => s.name);
-}
-
-/** Levenshtein distance (of strings at most MAX_COMPARED_CHARS long). */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length]!;
 }

@@ -130,6 +130,13 @@ export class WorkspaceResolver {
     return ctx.services.models.test(ctx.principal, name);
   }
 
+  @Mutation(() => Boolean, {
+    description: 'Removes a configured model. Admins only. Refused (CONFLICT) while an agent names it as defaultModel or an entry as modelOverride; the error lists them',
+  })
+  removeModel(@Arg('name', () => String) name: string, @Ctx() ctx: Context) {
+    return ctx.services.models.remove(ctx.principal, name);
+  }
+
   @Mutation(() => Message, { description: 'Records an email or SMS message sent to or by an agent (channel connectors)' })
   recordMessage(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => RecordMessageInput) input: RecordMessageInput, @Ctx() ctx: Context) {
     return ctx.services.messages.record(ctx.principal, agentId, input);
