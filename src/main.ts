@@ -1,38 +1,35 @@
 import { ConfigError, loadConfig } from './infra/config.js';
+import { listenProblem } from './infra/listen-check.js';
+import { modelProviderLine } from './infra/model-provider-line.js';
 import { buildService } from './server.js';
 
 // Entry point of `npm start`: configuration from the environment, then the composition root.
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before the database is touched: a first start that could not listen would otherwise create
+  // the admin token and exit before printing it.
+  const problem = await listenProblem(config.port, config.host);
+  if (problem) throw new StartError(problem);
   const service = await buildService(config);
-  const { url } = await service.listen();
   const { bootstrap, logger } = service;
+  // The token is printed before anything else can fail.
+  if (bootstrap.generatedToken) printFirstStart(bootstrap.workspace.name, bootstrap.generatedToken, config.baseUrl);
+  const { url } = await service.listen();
   logger.info({ url, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})` }, 'listening');
 
   if (service.secretsKeyFile) {
     console.log(`\nGenerated the secrets key at ${service.secretsKeyFile} (mode 0600). Back it up: stored secrets cannot be read without it.`);
   }
-  if (bootstrap.generatedToken) {
-    console.log(
-      [
-        '',
-        '================ first start ================',
-        `Workspace "${bootstrap.workspace.name}" and an admin member were created.`,
-        `Admin token (shown once, store it now): ${bootstrap.generatedToken}`,
-        '',
-        'Next steps:',
-        `  export ADMIN_TOKEN=${bootstrap.generatedToken}`,
-        `  curl -s ${url}/graphql -H 'content-type: application/json' -H "authorization: Bearer $ADMIN_TOKEN" \\`,
-        `    -d '{"query":"mutation { createAgent(input: {name: \\"My agent\\"}) { id } }"}'`,
-        '  Then create a key (createAgentApiKey) and an endpoint (addHttpEndpoint): see README.md.',
-        '=============================================',
-        '',
-      ].join('\n'),
-    );
-  } else if (bootstrap.created && config.adminToken) {
+  if (bootstrap.created && config.adminToken) {
     console.log('\nWorkspace and admin member created; the admin token is the value of ADMIN_TOKEN.\n');
+  } else if (bootstrap.generatedTokenUnused) {
+    console.log(
+      '\nThe admin token generated on the first start has not been used yet. If you do not have it (it is printed only once),\n' +
+        'restart with ADMIN_TOKEN set to a value of your choice (at least 16 characters): that value becomes the admin token.\n',
+    );
   }
+  console.log(modelProviderLine(config));
   console.log(`Agent Exposure Service listening on ${url} (GraphQL at ${url}/graphql)`);
 
   let stopping = false;
@@ -47,8 +44,32 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+/** The admin token of a first start, with the next step. */
+function printFirstStart(workspace: string, token: string, baseUrl: string): void {
+  console.log(
+    [
+      '',
+      '================ first start ================',
+      `Workspace "${workspace}" and an admin member were created.`,
+      `Admin token (shown once, store it now): ${token}`,
+      '',
+      'Next steps:',
+      `  export BASE=${baseUrl}`,
+      `  export ADMIN_TOKEN=${token}`,
+      `  curl -s $BASE/graphql -H 'content-type: application/json' -H "authorization: Bearer $ADMIN_TOKEN" \\`,
+      `    -d '{"query":"mutation { createAgent(input: {name: \\"My agent\\"}) { id } }"}'`,
+      '  Then create a key (createAgentApiKey) and an endpoint (addHttpEndpoint): see README.md.',
+      '=============================================',
+      '',
+    ].join('\n'),
+  );
+}
+
+/** A start refused for a reason the message says in full (no stack needed). */
+class StartError extends Error {}
+
 main().catch((err) => {
-  if (err instanceof ConfigError) console.error(err.message);
+  if (err instanceof ConfigError || err instanceof StartError) console.error(err.message);
   else console.error('Failed to start:', err instanceof Error ? err.message : err);
   process.exit(1);
 });

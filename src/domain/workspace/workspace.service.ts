@@ -24,6 +24,12 @@ export interface BootstrapResult {
   admin: Member;
   /** Present when a token was generated on this start: print it once. */
   generatedToken?: string;
+  /**
+   * True when no ADMIN_TOKEN is set and the admin's only credential is the token generated on an
+   * earlier first start, never used since: perhaps it was never seen (that start failed before
+   * printing it, or its output was lost). The start then says how to get in with ADMIN_TOKEN.
+   */
+  generatedTokenUnused: boolean;
   created: boolean;
 }
 
@@ -86,7 +92,12 @@ export class WorkspaceService {
         await storeToken(r, admin.id, GENERATED_TOKEN_NAME, k, now);
         generatedToken = k.plaintext;
       }
-      return { workspace, admin, generatedToken, created };
+      let generatedTokenUnused = false;
+      if (!opts.adminToken && !created) {
+        const live = (await r.memberTokens.listByMember(admin.id)).filter((t) => !t.revokedAt);
+        generatedTokenUnused = live.length === 1 && live[0]!.name === GENERATED_TOKEN_NAME && live[0]!.lastUsedAt === null;
+      }
+      return { workspace, admin, generatedToken, generatedTokenUnused, created };
     });
   }
 
