@@ -69,7 +69,7 @@ export interface BuildOptions {
  * GraphQL → Koa app. Nothing else builds these.
  */
 export async function buildService(config: Config, opts: BuildOptions = {}): Promise<Service> {
-  const logger = opts.logger ?? createLogger(config.logLevel);
+  const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'));
   const secrets = resolveSecretsKey({ secretsKey: config.secretsKey, databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, poolMax: config.databasePoolMax, dataDir: config.dataDir }));
   const ownsDb = !opts.db;

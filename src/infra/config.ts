@@ -22,6 +22,8 @@ export interface Config {
   modelHostsAllowed: string[] | undefined;
   platformOrigins: string[];
   logLevel: string;
+  /** LOG_FORMAT; undefined: human lines on a terminal, JSON otherwise (decided by the composition root). */
+  logFormat: 'json' | 'pretty' | undefined;
   /** Webhook deliveries this instance processes at once (0: it only receives). */
   webhookWorkers: number;
   /** How long a claimed delivery stays with its instance without renewal: how soon a crashed instance's deliveries run elsewhere. */
@@ -59,6 +61,7 @@ const env = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
 
 export class ConfigError extends Error {}
@@ -93,6 +96,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     modelHostsAllowed: e.MODEL_HOSTS_ALLOWED?.split(',').map((h) => h.trim()).filter(Boolean),
     platformOrigins,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     webhookWorkers: e.WEBHOOK_WORKERS,
     webhookLeaseSeconds: e.WEBHOOK_LEASE_SECONDS,
     metricsPort: e.METRICS_PORT,
