@@ -134,7 +134,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       ...opts.webhookWorker,
     });
     services.webhooks.onAccepted = () => worker.nudge();
-    const housekeeping = startHousekeeping(services, logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000);
+    const housekeeping = startHousekeeping(services, logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000, config.webhookBodyRetentionDays);
     return {
       config,
       db,
@@ -214,15 +214,19 @@ async function serveMetrics(metrics: ServiceMetrics, req: http.IncomingMessage, 
 /** Finished webhook deliveries (done or failed) are kept this long for listing and replay. */
 export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
 
-/** Prunes the activity log past its retention and deletes expired slot leases, now and then. */
-function startHousekeeping(services: Services, logger: Logger, scheduler: Scheduler, everyMs: number): { stop(): void } | undefined {
+/**
+ * Prunes the activity log past its retention, deletes expired slot leases and old finished
+ * deliveries, and drops the bodies of deliveries past their replay window, now and then.
+ */
+function startHousekeeping(services: Services, logger: Logger, scheduler: Scheduler, everyMs: number, bodyRetentionDays: number): { stop(): void } | undefined {
   if (everyMs <= 0) return undefined;
   const run = async () => {
     try {
       const pruned = await services.activityLog.prune();
       const slots = await services.store.repos.slots.purgeExpired(services.clock.now());
       const deliveries = await services.webhooks.prune(FINISHED_DELIVERY_RETENTION_DAYS);
-      if (pruned || slots || deliveries) logger.info({ pruned, slots, deliveries }, 'housekeeping');
+      const bodies = await services.webhooks.dropBodies(bodyRetentionDays);
+      if (pruned || slots || deliveries || bodies) logger.info({ pruned, slots, deliveries, bodies }, 'housekeeping');
     } catch (err) {
       logger.error({ err }, 'housekeeping failed');
     }

@@ -176,6 +176,8 @@ export interface Webhook {
   handler: Handler;
   modelOverride: string | null;
   signature: { scheme: SignatureScheme; secretName: string } | null;
+  /** The largest body accepted; null: 64 KiB without a signature, 1 MiB with one (see webhooks/body-limit.ts). */
+  maxBodyBytes: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -201,8 +203,10 @@ export interface WebhookDelivery {
   query: Record<string, string | string[]>;
   /** Request headers without credential or signature values. */
   headers: Record<string, string>;
-  /** The body exactly as received. */
+  /** The body exactly as received; empty once dropped (`bodyDroppedAt`). */
   rawBody: Buffer;
+  /** When housekeeping dropped the body of this finished delivery (its replay window had passed); it can no longer be replayed. */
+  bodyDroppedAt: Date | null;
   status: DeliveryStatus;
   attempts: number;
   failures: number;

@@ -281,6 +281,11 @@ export interface DeliveryRepo {
   list(agentId: string, opts: { first: number; after?: { createdAt: Date; id: string }; webhookId?: string; status?: DeliveryStatus }): Promise<WebhookDelivery[]>;
   /** Deletes finished (DONE or FAILED) deliveries created before `before`; returns how many. */
   prune(before: Date): Promise<number>;
+  /**
+   * Empties the body of finished deliveries completed before `before` that still have one, marking
+   * them dropped `at`; the rows stay. In batches of `batch`, each its own statement; returns how many.
+   */
+  dropBodies(before: Date, at: Date, batch?: number): Promise<number>;
 }
 
 /** Chat conversations and their turns. */

@@ -160,7 +160,7 @@ describe('e2e: webhook receiver and queue', function () {
       expect(logged.map((e) => e.status)).to.deep.equal([404]);
     });
 
-    it('answers 403 while the surface is off and 413 over 1 MiB, after the integration is resolved', async () => {
+    it('answers 403 while the surface is off and 413 over the limit (64 KiB without a signature), after the integration is resolved', async () => {
       const off = await createAgent(ws.adminToken, { name: 'Off' });
       await addWebhook(off, 'in', { script: 'return 1;' });
       await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: WEBHOOKS, enabled: false) { id } }', { a: off });
@@ -170,7 +170,8 @@ describe('e2e: webhook receiver and queue', function () {
       expect((await call('POST', hook(off, 'in'), { raw: Buffer.alloc(1024 * 1024 + 1, 'a'), baseUrl: h().url })).status).to.equal(403);
       const big = await call('POST', hook(agent, 'echo'), { raw: Buffer.alloc(1024 * 1024 + 1, 'a'), baseUrl: h().url });
       expect(big.status).to.equal(413);
-      const justFits = await call('POST', hook(agent, 'echo'), { raw: Buffer.alloc(1024 * 1024, 'a'), type: 'text/plain', baseUrl: h().url });
+      expect((await call('POST', hook(agent, 'echo'), { raw: Buffer.alloc(64 * 1024 + 1, 'a'), type: 'text/plain', baseUrl: h().url })).status).to.equal(413);
+      const justFits = await call('POST', hook(agent, 'echo'), { raw: Buffer.alloc(64 * 1024, 'a'), type: 'text/plain', baseUrl: h().url });
       expect(justFits.status, justFits.text).to.equal(200);
       expect((await deliveries(off)).length).to.equal(0);
     });

@@ -35,8 +35,8 @@ const COLUMNS: Record<string, string> = {
   secrets: 'id workspace_id name kind ciphertext created_at updated_at',
   teams: 'id workspace_id name daily_credit_limit created_at',
   webhook_deliveries:
-    'id agent_id webhook_id integration sender_delivery_id dedupe_key replay_of method path query headers raw_body status attempts failures last_error run_id next_attempt_at locked_until created_at updated_at completed_at',
-  webhooks: 'id agent_id integration handler_kind handler_body model_override signature_scheme signature_secret_name created_at updated_at',
+    'id agent_id webhook_id integration sender_delivery_id dedupe_key replay_of method path query headers raw_body status attempts failures last_error run_id next_attempt_at locked_until created_at updated_at completed_at body_dropped_at',
+  webhooks: 'id agent_id integration handler_kind handler_body model_override signature_scheme signature_secret_name created_at updated_at max_body_bytes',
   workspaces: 'id name settings daily_credit_limit created_at updated_at',
 };
 
@@ -118,6 +118,7 @@ const INDEXES = [
   'CREATE INDEX run_slots_team_id_expires_at_index ON run_slots USING btree (team_id, expires_at)',
   'CREATE INDEX run_slots_workspace_id_expires_at_index ON run_slots USING btree (workspace_id, expires_at)',
   'CREATE INDEX webhook_deliveries_agent_list ON webhook_deliveries USING btree (agent_id, created_at, id)',
+  "CREATE INDEX webhook_deliveries_body_kept ON webhook_deliveries USING btree (completed_at) WHERE ((body_dropped_at IS NULL) AND (status = ANY (ARRAY['DONE'::text, 'FAILED'::text])))",
   'CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (status, next_attempt_at)',
 ];
 

@@ -3,7 +3,8 @@ import { Writable } from 'node:stream';
 import { newId } from '../../src/domain/ids.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { buildService, type Service } from '../../src/server.js';
-import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
+import type { WebhookDelivery } from '../../src/domain/entities.js';
+import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { manualTime, type ManualTime } from '../helpers/manual-time.js';
 import { loadAgent } from '../helpers/runtime.js';
 
@@ -29,7 +30,7 @@ describe('housekeeping timer', function () {
   beforeEach(async () => {
     time = manualTime(new Date(Date.now() - 30 * DAY));
     logLines = [];
-    service = await buildService(h().config, {
+    service = await buildService({ ...h().config, webhookBodyRetentionDays: 7 }, {
       db: h().db,
       skipMigrations: true,
       clock: time.clock,
@@ -101,6 +102,74 @@ describe('housekeeping timer', function () {
 
     await time.advance(DAY);
     expect(await leases()).to.deep.equal([longLived]);
+    expectNoFailedRun();
+  });
+  it("drops a finished delivery's body once its replay window (7 days) has passed, at its next daily run; the row stays and replay is refused", async () => {
+    const agentId = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, 'mutation($a: ID!) { addWebhook(agentId: $a, input: {integration: "in", handler: {script: "return 1;"}}) { id } }', { a: agentId });
+    const [hook] = await service.services.store.repos.webhooks.listByAgents([agentId]);
+    const start = time.clock.now();
+    /** A delivery as the queue leaves it: finished at `completedAt`, or still waiting (null). */
+    const delivery = (status: WebhookDelivery['status'], body: string, completedAt: Date | null): Promise<WebhookDelivery> =>
+      service.services.store.repos.deliveries.insert({
+        id: newId('whd'),
+        agentId,
+        webhookId: hook!.id,
+        integration: 'in',
+        senderDeliveryId: null,
+        dedupeKey: null,
+        replayOf: null,
+        method: 'POST',
+        path: `/agents/${agentId}/webhook/in`,
+        query: {},
+        headers: { 'content-type': 'text/plain' },
+        rawBody: Buffer.from(body),
+        bodyDroppedAt: null,
+        status,
+        attempts: 1,
+        failures: status === 'FAILED' ? 8 : 0,
+        lastError: null,
+        runId: null,
+        // Waiting far in the future: the harness worker never takes the pending one.
+        nextAttemptAt: status === 'PENDING' ? new Date('2999-01-01T00:00:00Z') : start,
+        lockedUntil: null,
+        createdAt: start,
+        updatedAt: start,
+        completedAt,
+      });
+    const done = await delivery('DONE', 'done body', start);
+    const failed = await delivery('FAILED', 'failed body', new Date(start.getTime() + DAY));
+    const pending = await delivery('PENDING', 'pending body', null);
+    const nodes = async () => {
+      const d = await gqlOk(ws.adminToken, 'query($a: ID!) { webhookDeliveries(agentId: $a, first: 10) { nodes { id status body bodyBytes bodyDroppedAt } } }', { a: agentId });
+      return new Map((d.webhookDeliveries.nodes as { id: string; status: string; body: string; bodyBytes: number; bodyDroppedAt: string | null }[]).map((n) => [n.id, n]));
+    };
+    const replay = (id: string) => gql(ws.adminToken, 'mutation($id: ID!) { replayWebhookDelivery(id: $id) { id } }', { id });
+
+    // Day 7: the done delivery is exactly at its replay window, not past it.
+    await time.advance(7 * DAY);
+    expect([...(await nodes()).values()].map((n) => n.body).sort()).to.deep.equal(['done body', 'failed body', 'pending body']);
+
+    // The day-8 run drops the done delivery's body and keeps its row.
+    await time.advance(DAY);
+    let now = await nodes();
+    expect(now.size, 'no row is deleted').to.equal(3);
+    expect(now.get(done.id)).to.deep.include({ status: 'DONE', body: '', bodyBytes: 0, bodyDroppedAt: new Date(start.getTime() + 8 * DAY).toISOString() });
+    expect(now.get(failed.id)).to.deep.include({ body: 'failed body', bodyDroppedAt: null });
+    const refused = await replay(done.id);
+    expect(errorCode(refused)).to.equal('BAD_USER_INPUT');
+    expect(refused.errors![0]!.message).to.equal(
+      `Webhook delivery '${done.id}' cannot be replayed: its body was dropped on ${new Date(start.getTime() + 8 * DAY).toISOString()}, after its replay window; ask the sender to send it again`,
+    );
+    expect((await nodes()).size, 'a refused replay stores nothing').to.equal(3);
+    expect(errorCode(await replay(failed.id)), 'a delivery still in its window can be replayed').to.equal(undefined);
+
+    // The next run drops the failed delivery's body too; a pending delivery keeps its body however old.
+    await time.advance(DAY);
+    now = await nodes();
+    expect(now.get(failed.id)).to.deep.include({ status: 'FAILED', body: '', bodyDroppedAt: new Date(start.getTime() + 9 * DAY).toISOString() });
+    expect(now.get(pending.id)).to.deep.include({ body: 'pending body', bodyDroppedAt: null });
+    expect(now.get(done.id)!.bodyDroppedAt, 'a body is dropped once').to.equal(new Date(start.getTime() + 8 * DAY).toISOString());
     expectNoFailedRun();
   });
 });

@@ -116,6 +116,9 @@ describe('run pipeline: prompt handlers', function () {
       const add = (fake.requests[1]!.body.tools as { function: { name: string; parameters: any } }[]).find((t) => t.function.name === 'add_http_endpoint')!;
       expect(add.function.parameters.properties).to.have.keys(['input']);
       expect(add.function.parameters.properties.input.properties).to.include.keys(['path', 'methods', 'handler', 'modelOverride']);
+      // The arguments mirror the GraphQL inputs: a webhook's body limit can be set by the agent too.
+      const addWebhook = (fake.requests[1]!.body.tools as { function: { name: string; parameters: any } }[]).find((t) => t.function.name === 'add_webhook')!;
+      expect(addWebhook.function.parameters.properties.input.properties.maxBodyBytes).to.include({ type: 'integer' });
     });
 
     it('a model calling add_http_endpoint creates an endpoint that exists afterwards', async () => {

@@ -75,6 +75,7 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       query: {},
       headers: { 'content-type': 'application/json' },
       rawBody: Buffer.from(JSON.stringify({ event: 'order.paid' })),
+      bodyDroppedAt: null,
       status: 'RUNNING',
       attempts: 1,
       failures: 0,
@@ -358,6 +359,34 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       expect(await service.prune(30)).to.equal(2);
       for (const gone of [oldDone, oldFailed]) expect(await repos().deliveries.get(gone.id), gone.status).to.equal(null);
       for (const kept of [atCutoff, recent, pending, running]) expect(await repos().deliveries.get(kept.id), kept.status).not.to.equal(null);
+    });
+
+    it('drops the bodies of finished deliveries completed before the cut-off, batch after batch, keeping the rows; never a body still needed', async () => {
+      // A clock far in the past, so that no delivery of another test finished before the cut-off.
+      clock.set('2001-06-01T00:00:00Z');
+      const cutoff = new Date('2001-05-25T00:00:00Z');
+      const { hooks } = await agentWith({ bodies: 'return 1;' });
+      const finishedAt = (iso: string) => ({ lockedUntil: null, completedAt: new Date(iso) });
+      const old: WebhookDelivery[] = [];
+      for (let i = 0; i < 5; i++) old.push(await insertDelivery(hooks.bodies!, { status: i % 2 ? 'FAILED' : 'DONE', ...finishedAt('2001-05-01T00:00:00Z') }));
+      const atCutoff = await insertDelivery(hooks.bodies!, { status: 'DONE', ...finishedAt(cutoff.toISOString()) });
+      // Not finished: whatever their dates say, their bodies are still to be run.
+      const pending = await insertDelivery(hooks.bodies!, { status: 'PENDING', nextAttemptAt: FAR_LEASE, ...finishedAt('2001-05-01T00:00:00Z') });
+      const running = await insertDelivery(hooks.bodies!, { status: 'RUNNING', completedAt: new Date('2001-05-01T00:00:00Z') });
+
+      expect(await repos().deliveries.dropBodies(cutoff, clock.now(), 2), 'three batches: 2 + 2 + 1').to.equal(5);
+      for (const d of old) {
+        const after = await row(d.id);
+        expect(after.rawBody.length, d.id).to.equal(0);
+        expect(after.bodyDroppedAt?.toISOString()).to.equal('2001-06-01T00:00:00.000Z');
+        expect({ ...after, rawBody: d.rawBody, bodyDroppedAt: null }, 'nothing else changes').to.deep.equal(d);
+      }
+      for (const kept of [atCutoff, pending, running]) expect(await row(kept.id), kept.status).to.deep.equal(kept);
+      // A minute later the one finished exactly at the cut-off is past its 7 days; the dropped ones are not dropped again.
+      clock.advance(60_000);
+      expect(await service.dropBodies(7)).to.equal(1);
+      expect((await row(atCutoff.id)).bodyDroppedAt?.toISOString()).to.equal('2001-06-01T00:01:00.000Z');
+      expect((await row(old[0]!.id)).bodyDroppedAt?.toISOString()).to.equal('2001-06-01T00:00:00.000Z');
     });
   });
 

@@ -1,7 +1,10 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { MAX_JSON_DEPTH } from '../../src/domain/json-depth.js';
-import { MAX_SENDER_ID_LENGTH, parsePayload, senderDeliveryId, slackChallenge } from '../../src/domain/webhooks/payload.js';
+import { MAX_SENDER_ID_LENGTH, parsePayload, senderDeliveryId, slackChallenge, storableSenderId } from '../../src/domain/webhooks/payload.js';
+import type { SignatureScheme } from '../../src/domain/entities.js';
+import type { Json } from '../../src/domain/runtime/ports.js';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS, retryDelayMs } from '../../src/domain/webhooks/retry-schedule.js';
 
 // What a webhook handler is given as its payload, which sender id de-duplicates a redelivery, and
@@ -111,62 +114,128 @@ describe('unit: webhook payload', () => {
 
   describe('senderDeliveryId', () => {
     const stripeEvent = { object: 'event', id: 'evt_1', type: 'charge.succeeded' };
+    /** The id of a delivery to an integration without a signature (HMAC_SHA256 reads the same sources). */
+    const unsigned = (headers: Record<string, string>, payload: Json) => senderDeliveryId(null, headers, Buffer.from(JSON.stringify(payload)), payload);
 
     it("takes the sender's id from X-GitHub-Delivery, webhook-id, svix-id or Idempotency-Key", () => {
-      expect(senderDeliveryId({ 'x-github-delivery': 'gh-1' }, null)).to.equal('gh-1');
-      expect(senderDeliveryId({ 'webhook-id': 'msg_1' }, null)).to.equal('msg_1');
-      expect(senderDeliveryId({ 'svix-id': 'svix_1' }, null)).to.equal('svix_1');
-      expect(senderDeliveryId({ 'idempotency-key': 'idem-1' }, null)).to.equal('idem-1');
-      expect(senderDeliveryId({ 'x-github-delivery': '  gh-2 \t' }, null), 'trimmed').to.equal('gh-2');
+      expect(unsigned({ 'x-github-delivery': 'gh-1' }, null)).to.equal('gh-1');
+      expect(unsigned({ 'webhook-id': 'msg_1' }, null)).to.equal('msg_1');
+      expect(unsigned({ 'svix-id': 'svix_1' }, null)).to.equal('svix_1');
+      expect(unsigned({ 'idempotency-key': 'idem-1' }, null)).to.equal('idem-1');
+      expect(unsigned({ 'x-github-delivery': '  gh-2 \t' }, null), 'trimmed').to.equal('gh-2');
     });
 
     it('prefers X-GitHub-Delivery, then webhook-id, then svix-id, then Idempotency-Key, then the body', () => {
       const all = { 'x-github-delivery': 'gh', 'webhook-id': 'wh', 'svix-id': 'svix', 'idempotency-key': 'idem' };
-      expect(senderDeliveryId(all, stripeEvent)).to.equal('gh');
+      expect(unsigned(all, stripeEvent)).to.equal('gh');
       const { 'x-github-delivery': _gh, ...noGithub } = all;
-      expect(senderDeliveryId(noGithub, stripeEvent)).to.equal('wh');
+      expect(unsigned(noGithub, stripeEvent)).to.equal('wh');
       const { 'webhook-id': _wh, ...noWebhookId } = noGithub;
-      expect(senderDeliveryId(noWebhookId, stripeEvent)).to.equal('svix');
+      expect(unsigned(noWebhookId, stripeEvent)).to.equal('svix');
       const { 'svix-id': _svix, ...onlyIdempotency } = noWebhookId;
-      expect(senderDeliveryId(onlyIdempotency, stripeEvent)).to.equal('idem');
-      expect(senderDeliveryId({}, stripeEvent)).to.equal('evt_1');
+      expect(unsigned(onlyIdempotency, stripeEvent)).to.equal('idem');
+      expect(unsigned({}, stripeEvent)).to.equal('evt_1');
     });
 
     it('skips an empty or blank header and looks at the next source', () => {
-      expect(senderDeliveryId({ 'x-github-delivery': '', 'webhook-id': 'wh' }, null)).to.equal('wh');
-      expect(senderDeliveryId({ 'x-github-delivery': '   ', 'idempotency-key': 'idem' }, null)).to.equal('idem');
-      expect(senderDeliveryId({ 'idempotency-key': ' ' }, stripeEvent)).to.equal('evt_1');
+      expect(unsigned({ 'x-github-delivery': '', 'webhook-id': 'wh' }, null)).to.equal('wh');
+      expect(unsigned({ 'x-github-delivery': '   ', 'idempotency-key': 'idem' }, null)).to.equal('idem');
+      expect(unsigned({ 'idempotency-key': ' ' }, stripeEvent)).to.equal('evt_1');
     });
 
     it("takes a Stripe event's id only from an object marked object: 'event' whose id is a string", () => {
-      expect(senderDeliveryId({}, stripeEvent)).to.equal('evt_1');
-      expect(senderDeliveryId({}, { object: 'charge', id: 'ch_1' })).to.equal(null);
-      expect(senderDeliveryId({}, { id: 'x_1' })).to.equal(null);
-      expect(senderDeliveryId({}, { object: 'event', id: 17 })).to.equal(null);
-      expect(senderDeliveryId({}, [{ object: 'event', id: 'evt_in_array' }])).to.equal(null);
+      expect(unsigned({}, stripeEvent)).to.equal('evt_1');
+      expect(unsigned({}, { object: 'charge', id: 'ch_1' })).to.equal(null);
+      expect(unsigned({}, { id: 'x_1' })).to.equal(null);
+      expect(unsigned({}, { object: 'event', id: 17 })).to.equal(null);
+      expect(unsigned({}, [{ object: 'event', id: 'evt_in_array' }])).to.equal(null);
     });
 
     it("takes a Slack event's event_id when it is a string", () => {
-      expect(senderDeliveryId({}, { type: 'event_callback', event_id: 'Ev123' })).to.equal('Ev123');
-      expect(senderDeliveryId({}, { type: 'event_callback', event_id: 123 })).to.equal(null);
-      expect(senderDeliveryId({}, { type: 'event_callback', event: { event_id: 'nested' } })).to.equal(null);
+      expect(unsigned({}, { type: 'event_callback', event_id: 'Ev123' })).to.equal('Ev123');
+      expect(unsigned({}, { type: 'event_callback', event_id: 123 })).to.equal(null);
+      expect(unsigned({}, { type: 'event_callback', event: { event_id: 'nested' } })).to.equal(null);
     });
 
-    it(`keeps an id of ${MAX_SENDER_ID_LENGTH} characters and drops a longer one (it de-duplicates nothing)`, () => {
+    it(`keeps an id of ${MAX_SENDER_ID_LENGTH} characters as sent and a longer one as its SHA-256, which still de-duplicates`, () => {
       const max = 'x'.repeat(MAX_SENDER_ID_LENGTH);
+      const long = max + 'y';
+      const digest = `sha256:${createHash('sha256').update(long).digest('hex')}`;
       expect(MAX_SENDER_ID_LENGTH).to.equal(200);
-      expect(senderDeliveryId({ 'x-github-delivery': max }, null)).to.equal(max);
-      expect(senderDeliveryId({ 'x-github-delivery': max + 'y' }, null)).to.equal(null);
-      expect(senderDeliveryId({}, { object: 'event', id: max + 'y' })).to.equal(null);
-      expect(senderDeliveryId({}, { event_id: max + 'y' })).to.equal(null);
-      expect(senderDeliveryId({}, { event_id: max })).to.equal(max);
+      expect(unsigned({ 'x-github-delivery': max }, null)).to.equal(max);
+      expect(unsigned({ 'x-github-delivery': long }, null)).to.equal(digest);
+      expect(unsigned({ 'idempotency-key': 'x'.repeat(201) }, null)).to.equal(storableSenderId('x'.repeat(201))).and.to.match(/^sha256:[0-9a-f]{64}$/);
+      expect(unsigned({}, { object: 'event', id: long })).to.equal(digest);
+      expect(unsigned({}, { event_id: long })).to.equal(digest);
+      expect(unsigned({}, { event_id: max })).to.equal(max);
+      expect(unsigned({ 'x-github-delivery': 'z'.repeat(100_000) }, null)).to.have.length('sha256:'.length + 64);
+    });
+
+    it('keeps an id holding control characters or an unpaired surrogate as its SHA-256 (U+0000 cannot be stored), never as nothing', () => {
+      for (const bad of ['a\u0000b', 'tab\there', 'bell\u0007', 'c1\u0085', '\ud800x', 'x\udc00']) {
+        const id = unsigned({}, { object: 'event', id: bad });
+        expect(id, JSON.stringify(bad)).to.equal(`sha256:${createHash('sha256').update(bad).digest('hex')}`);
+      }
+      expect(unsigned({}, { object: 'event', id: 'evt_ünïcode_✓_😀' }), 'printable text is kept').to.equal('evt_ünïcode_✓_😀');
     });
 
     it('is null when the sender sends no id (text, form, or an object without one)', () => {
-      expect(senderDeliveryId({}, null)).to.equal(null);
-      expect(senderDeliveryId({}, 'evt_1')).to.equal(null);
-      expect(senderDeliveryId({ 'content-type': 'application/json', 'x-request-id': 'r-1' }, { hello: 'world' })).to.equal(null);
-      expect(senderDeliveryId({}, { a: ['1', '2'] })).to.equal(null);
+      expect(unsigned({}, null)).to.equal(null);
+      expect(unsigned({}, 'evt_1')).to.equal(null);
+      expect(unsigned({ 'content-type': 'application/json', 'x-request-id': 'r-1' }, { hello: 'world' })).to.equal(null);
+      expect(unsigned({}, { a: ['1', '2'] })).to.equal(null);
+    });
+  });
+
+  describe('senderDeliveryId of a signed integration: only what the signature covers', () => {
+    const json = { 'content-type': 'application/json' };
+    const id = (scheme: SignatureScheme, headers: Record<string, string>, body: unknown) => {
+      const raw = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      return senderDeliveryId(scheme, headers, raw, parsePayload(headers, raw));
+    };
+    /** Every header a sender might add to a captured request to make it look like another delivery. */
+    const forged = { 'x-github-delivery': 'anything-1', 'webhook-id': 'forged-wh', 'svix-id': 'forged-svix', 'idempotency-key': 'x'.repeat(201) };
+
+    it("STRIPE: the event's id in the signed body, whatever headers are added or Content-Type says", () => {
+      const event = { id: 'evt_123', object: 'event', type: 'payment_intent.succeeded' };
+      expect(id('STRIPE', json, event)).to.equal('evt_123');
+      expect(id('STRIPE', { ...json, ...forged }, event)).to.equal('evt_123');
+      expect(id('STRIPE', { ...forged, 'content-type': 'text/plain' }, event), 'Content-Type is not signed').to.equal('evt_123');
+      expect(id('STRIPE', { 'content-type': 'application/x-www-form-urlencoded' }, event)).to.equal('evt_123');
+      expect(id('STRIPE', json, { id: 'evt_thin', object: 'v2.core.event' }), 'a thin (v2) event').to.equal('evt_thin');
+      expect(id('STRIPE', { ...json, ...forged }, { object: 'event' }), 'no id in the body: none, not a header').to.equal(null);
+      expect(id('STRIPE', forged, 'not json')).to.equal(null);
+      expect(id('STRIPE', json, { id: 'e'.repeat(201), object: 'event' })).to.match(/^sha256:[0-9a-f]{64}$/);
+    });
+
+    it('SLACK: the event_id in the signed body; a slash command (a form) has none, whatever headers are added', () => {
+      const callback = { type: 'event_callback', event_id: 'Ev123', event: { type: 'message' } };
+      expect(id('SLACK', json, callback)).to.equal('Ev123');
+      expect(id('SLACK', { ...json, ...forged }, callback)).to.equal('Ev123');
+      expect(id('SLACK', { ...forged, 'content-type': 'application/x-www-form-urlencoded' }, callback), 'Content-Type is not signed').to.equal('Ev123');
+      expect(id('SLACK', { ...forged, 'content-type': 'application/x-www-form-urlencoded' }, 'token=t&command=%2Fdo&text=hi')).to.equal(null);
+      expect(id('SLACK', json, { id: 'evt_1', object: 'event' }), "a Stripe-shaped body is not Slack's").to.equal(null);
+    });
+
+    it('STANDARD_WEBHOOKS: the webhook-id the signature covers, or svix-id when the sender used only Svix names', () => {
+      expect(id('STANDARD_WEBHOOKS', { ...json, 'webhook-id': 'msg_1', 'webhook-timestamp': '1' }, {})).to.equal('msg_1');
+      expect(id('STANDARD_WEBHOOKS', { ...json, 'webhook-id': 'msg_1', 'webhook-timestamp': '1', 'x-github-delivery': 'anything-1', 'idempotency-key': 'k', 'svix-id': 's' }, {})).to.equal('msg_1');
+      expect(id('STANDARD_WEBHOOKS', { ...json, 'svix-id': 'msg_svix', 'svix-timestamp': '1', 'x-github-delivery': 'anything-1' }, {})).to.equal('msg_svix');
+      // An empty webhook-* header counts as absent for the signature check, so it does too here.
+      expect(id('STANDARD_WEBHOOKS', { ...json, 'svix-id': 'msg_svix', 'svix-timestamp': '1', 'webhook-timestamp': '' }, {})).to.equal('msg_svix');
+      expect(id('STANDARD_WEBHOOKS', { ...json, 'webhook-id': 'w'.repeat(300), 'webhook-timestamp': '1' }, {})).to.match(/^sha256:/);
+      expect(id('STANDARD_WEBHOOKS', json, { object: 'event', id: 'evt_1' }), 'never the body').to.equal(null);
+    });
+
+    it('GITHUB: X-GitHub-Delivery only (not signed by GitHub: replay protection rests on it)', () => {
+      expect(id('GITHUB', { ...json, 'x-github-delivery': 'gh-1', 'idempotency-key': 'k' }, {})).to.equal('gh-1');
+      expect(id('GITHUB', { ...json, 'webhook-id': 'wh', 'idempotency-key': 'k' }, { object: 'event', id: 'evt_1' })).to.equal(null);
+    });
+
+    it('HMAC_SHA256 reads the headers, then the body, as an unsigned integration does', () => {
+      expect(id('HMAC_SHA256', { ...json, 'webhook-id': 'wh', 'idempotency-key': 'k' }, {})).to.equal('wh');
+      expect(id('HMAC_SHA256', { ...json, 'idempotency-key': 'k' }, { object: 'event', id: 'evt_1' })).to.equal('k');
+      expect(id('HMAC_SHA256', json, { object: 'event', id: 'evt_1' })).to.equal('evt_1');
     });
   });
 

@@ -3,6 +3,7 @@ import { Invalid } from '../errors.js';
 import { HTTP_METHODS, SIGNATURE_SCHEMES, type Handler } from '../entities.js';
 import { schemaRefusal } from '../json-schema.js';
 import { modelRef, optionalText } from '../validation.js';
+import { MAX_WEBHOOK_BODY_BYTES } from '../webhooks/body-limit.js';
 
 const MAX_HANDLER = 200_000;
 
@@ -145,17 +146,23 @@ export const signatureInput = z.object({
   secretName: z.string().min(1).max(200),
 });
 
+const bodyBytesMessage = `must be a whole number of bytes from 1 to ${MAX_WEBHOOK_BODY_BYTES} (1 MiB)`;
+/** The largest body the integration accepts; null: 64 KiB without a signature check, 1 MiB with one. */
+const maxBodyBytes = z.number().int(bodyBytesMessage).min(1, bodyBytesMessage).max(MAX_WEBHOOK_BODY_BYTES, bodyBytesMessage);
+
 export const webhookInput = z.object({
   integration: integrationName,
   handler: handlerInput,
   modelOverride: modelRef.nullable().optional(),
   signature: signatureInput.nullable().optional(),
+  maxBodyBytes: maxBodyBytes.nullable().optional(),
 });
 export const webhookPatch = z.object({
   integration: integrationName.optional(),
   handler: handlerInput.optional(),
   modelOverride: modelRef.nullable().optional(),
   signature: signatureInput.nullable().optional(),
+  maxBodyBytes: maxBodyBytes.nullable().optional(),
 });
 
 /** A model override only makes sense for a prompt handler (scripts never call the model). */

@@ -123,6 +123,7 @@ export class EntryService {
         handler: v.handler,
         modelOverride: v.modelOverride ?? null,
         signature: v.signature ?? null,
+        maxBodyBytes: v.maxBodyBytes ?? null,
         createdAt: now,
         updatedAt: now,
       });

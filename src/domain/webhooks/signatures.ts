@@ -184,6 +184,14 @@ function headerFamily(header: Header): 'webhook' | 'svix' {
   return !present('webhook') && present('svix') ? 'svix' : 'webhook';
 }
 
+/**
+ * The header whose id a Standard Webhooks signature covers (`webhook-id`, or `svix-id` when the
+ * sender used only Svix's names): the sender id of such a delivery, and the only one.
+ */
+export function standardWebhooksIdHeader(header: (name: string) => string | undefined): 'webhook-id' | 'svix-id' {
+  return `${headerFamily(header)}-id`;
+}
+
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
 
 /** The key of a `whsec_<base64>` secret; without the prefix the whole secret is the base64, as the library reads it. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { DomainError, Forbidden, LimitExceeded, NotFound, Unauthenticated, Unavailable } from '../errors.js';
+import { DomainError, Forbidden, Invalid, LimitExceeded, NotFound, Unauthenticated, Unavailable } from '../errors.js';
 import { DELIVERY_STATUSES, type Agent, type DeliveryStatus, type Webhook, type WebhookDelivery } from '../entities.js';
 import { newId } from '../ids.js';
 import { isCredentialHeader } from '../keys/credentials.js';
@@ -68,8 +68,8 @@ const listInput = z.object({
 
 
 /** The state of a delivery queued at `now`, before any attempt. */
-function queuedAt(now: Date): Pick<WebhookDelivery, 'status' | 'attempts' | 'failures' | 'lastError' | 'runId' | 'nextAttemptAt' | 'lockedUntil' | 'createdAt' | 'updatedAt' | 'completedAt'> {
-  return { status: 'PENDING', attempts: 0, failures: 0, lastError: null, runId: null, nextAttemptAt: now, lockedUntil: null, createdAt: now, updatedAt: now, completedAt: null };
+function queuedAt(now: Date): Pick<WebhookDelivery, 'bodyDroppedAt' | 'status' | 'attempts' | 'failures' | 'lastError' | 'runId' | 'nextAttemptAt' | 'lockedUntil' | 'createdAt' | 'updatedAt' | 'completedAt'> {
+  return { bodyDroppedAt: null, status: 'PENDING', attempts: 0, failures: 0, lastError: null, runId: null, nextAttemptAt: now, lockedUntil: null, createdAt: now, updatedAt: now, completedAt: null };
 }
 
 /** PostgreSQL cannot store U+0000 in text or jsonb; a sender's query may hold one (`%00`). */
@@ -147,7 +147,7 @@ export class WebhookService {
    */
   async accept(agent: Agent, webhook: Webhook, inbound: InboundDelivery, payload?: Json): Promise<{ delivery: WebhookDelivery; duplicate: boolean }> {
     const headers = storedHeaders(inbound.headers);
-    const senderId = senderDeliveryId(headers, payload ?? parsePayload(headers, inbound.rawBody));
+    const senderId = senderDeliveryId(webhook.signature?.scheme ?? null, headers, inbound.rawBody, payload);
     const now = this.clock.now();
     const delivery: WebhookDelivery = {
       id: newId('whd'),
@@ -300,7 +300,8 @@ export class WebhookService {
 
   /**
    * Runs a stored delivery again, whatever its status: a new delivery with the same request,
-   * `replayOf` naming the original, queued now. Whoever may manage the agent's surfaces.
+   * `replayOf` naming the original, queued now. Whoever may manage the agent's surfaces. Invalid
+   * once housekeeping has dropped the original's body.
    */
   async replay(p: Principal, id: string): Promise<WebhookDelivery> {
     const original = await this.store.repos.deliveries.get(id);
@@ -311,6 +312,12 @@ export class WebhookService {
       // A delivery of an agent the caller cannot see does not exist for them.
       if (err instanceof NotFound) throw new NotFound('Webhook delivery', id);
       throw err;
+    }
+    if (original.bodyDroppedAt) {
+      throw new Invalid(
+        `Webhook delivery '${id}' cannot be replayed: its body was dropped on ${original.bodyDroppedAt.toISOString()}, after its replay window; ask the sender to send it again`,
+        'id',
+      );
     }
     const now = this.clock.now();
     const copy = await this.store.repos.deliveries.insert({
@@ -327,5 +334,14 @@ export class WebhookService {
   /** Deletes finished deliveries older than `days` (housekeeping); pending ones are never deleted. */
   prune(days: number): Promise<number> {
     return this.store.repos.deliveries.prune(new Date(this.clock.now().getTime() - days * 86_400_000));
+  }
+
+  /**
+   * Drops the bodies of deliveries finished (DONE or FAILED) more than `days` ago — their replay
+   * window — keeping the rows (housekeeping). Such a delivery can no longer be replayed.
+   */
+  dropBodies(days: number): Promise<number> {
+    const now = this.clock.now();
+    return this.store.repos.deliveries.dropBodies(new Date(now.getTime() - days * 86_400_000), now);
   }
 }

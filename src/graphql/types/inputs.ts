@@ -95,12 +95,17 @@ export class SignatureInput {
   @Field(() => String) secretName!: string;
 }
 
+const MAX_BODY_BYTES_DESCRIPTION =
+  'The largest body the integration accepts, in bytes (1 to 1048576); larger ones are refused with 413. ' +
+  'Null: 65536 (64 KiB) without a signature check, 1048576 (1 MiB) with one.';
+
 @InputType()
 export class WebhookInput {
   @Field(() => String) integration!: string;
   @Field(() => HandlerInput) handler!: HandlerInput;
   @Field(() => String, { nullable: true }) modelOverride?: string | null;
   @Field(() => SignatureInput, { nullable: true }) signature?: SignatureInput | null;
+  @Field(() => Int, { nullable: true, description: MAX_BODY_BYTES_DESCRIPTION }) maxBodyBytes?: number | null;
 }
 
 @InputType()
@@ -109,6 +114,7 @@ export class UpdateWebhookInput {
   @Field(() => HandlerInput, { nullable: true }) handler?: HandlerInput;
   @Field(() => String, { nullable: true }) modelOverride?: string | null;
   @Field(() => SignatureInput, { nullable: true }) signature?: SignatureInput | null;
+  @Field(() => Int, { nullable: true, description: `${MAX_BODY_BYTES_DESCRIPTION} Pass null to go back to the default.` }) maxBodyBytes?: number | null;
 }
 
 @InputType()

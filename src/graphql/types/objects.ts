@@ -214,6 +214,11 @@ export class WebhookDelivery {
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
   @Field(() => Date, { nullable: true }) completedAt!: Date | null;
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When the body was dropped, its replay window (WEBHOOK_BODY_RETENTION_DAYS) having passed since the delivery finished: `body` is then empty and the delivery cannot be replayed',
+  })
+  bodyDroppedAt!: Date | null;
 }
 
 @ObjectType()
@@ -230,6 +235,8 @@ export class Webhook {
   @Field(() => String) integration!: string;
   @Field(() => String, { nullable: true }) modelOverride!: string | null;
   @Field(() => WebhookSignature, { nullable: true }) signature!: WebhookSignature | null;
+  @Field(() => Int, { nullable: true, description: 'The largest body accepted, in bytes; null: 65536 (64 KiB) without a signature check, 1048576 (1 MiB) with one' })
+  maxBodyBytes!: number | null;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
 }

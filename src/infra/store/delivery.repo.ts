@@ -18,6 +18,9 @@ type Conn = Knex | Knex.Transaction;
  */
 const LOST_ATTEMPT_DELAY = `coalesce((array[${RETRY_DELAYS_SECONDS.join(', ')}])[failures + 1], 0) * interval '1 second'`;
 
+/** Delivery bodies emptied per statement by the housekeeping that drops them. */
+const BODY_DROP_BATCH = 500;
+
 export function deliveryRepo(db: Conn): DeliveryRepo {
   const one = async (where: Record<string, unknown>) => {
     const r = await db(m.table).where(where).first();
@@ -106,5 +109,22 @@ export function deliveryRepo(db: Conn): DeliveryRepo {
       }),
     prune: (before) =>
       q(async () => (await db(m.table).whereIn('status', ['DONE', 'FAILED']).andWhere('created_at', '<', before).delete().returning('id')).length),
+    // Batches of their own statements (the partial index webhook_deliveries_body_kept finds them):
+    // a backlog of a month of 1 MiB bodies is neither one long statement nor one huge transaction.
+    dropBodies: (before, at, batch = BODY_DROP_BATCH) =>
+      q(async () => {
+        let total = 0;
+        for (;;) {
+          const due = db(m.table)
+            .select('id')
+            // Literals, as in the index's predicate, so the planner can use it whatever the plan.
+            .whereRaw("body_dropped_at is null and status in ('DONE', 'FAILED')")
+            .andWhere('completed_at', '<', before)
+            .limit(batch);
+          const dropped = (await db(m.table).whereIn('id', due).update({ raw_body: Buffer.alloc(0), body_dropped_at: at }).returning('id')).length;
+          total += dropped;
+          if (dropped < batch) return total;
+        }
+      }),
   };
 }

@@ -202,7 +202,7 @@ function webhookReceiver(registry: OpenAPIRegistry) {
     403: json(errorBody, 'The webhook receiver is turned off for this agent'),
     404: json(errorBody, 'Unknown agent or integration'),
     405: json(errorBody, 'Only POST, PUT, PATCH and GET are served'),
-    413: json(errorBody, 'Body larger than 1 MiB'),
+    413: json(errorBody, "Body larger than the integration accepts: its maxBodyBytes, else 64 KiB without a signature check and 1 MiB with one"),
     503: {
       ...json(errorBody, 'The delivery could not be stored; send it again after Retry-After seconds'),
       headers: { 'Retry-After': { schema: { type: 'integer' as const }, description: 'Seconds to wait' } },
