@@ -90,6 +90,8 @@ export interface ActivityRepo {
   /** Deletes a workspace's entries older than `before`, `batch` rows per statement; returns how many. */
   prune(workspaceId: string, before: Date, batch?: number): Promise<number>;
   list(agentId: string, opts: { first: number; after?: { createdAt: Date; id: string }; surface?: string }): Promise<ActivityEntry[]>;
+  /** The `run` entries of these runs (a run has one). */
+  findRuns(runIds: readonly string[]): Promise<ActivityEntry[]>;
 }
 /** A database record as stored: its id plus the field values. */
 export type StoredRecord = { id: string } & Record<string, unknown>;

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Agent, ApiKey, Document, DocumentExposure, HttpEndpoint, McpTool, Webhook } from '../domain/entities.js';
+import type { ActivityEntry, Agent, ApiKey, Document, DocumentExposure, HttpEndpoint, McpTool, Webhook } from '../domain/entities.js';
 import type { Principal } from '../domain/principal.js';
 import type { AgentChildRepo } from '../domain/ports.js';
 import type { Services } from '../domain/services.js';
@@ -18,6 +18,8 @@ export interface Loaders {
   documents: DataLoader<string, Document[]>;
   documentExposures: DataLoader<string, DocumentExposure[]>;
   apiKeys: DataLoader<string, ApiKey[]>;
+  /** A run's activity entry by run id (null: none stored yet, or logging is off). */
+  runs: DataLoader<string, ActivityEntry | null>;
 }
 
 function byAgent<T extends { agentId: string | null }>(load: (ids: readonly string[]) => Promise<T[]>) {
@@ -43,6 +45,10 @@ export function createLoaders(services: Services): Loaders {
     documents: child(r.documents),
     documentExposures: child(r.exposures),
     apiKeys: byAgent((ids) => r.apiKeys.listByAgents(ids)),
+    runs: new DataLoader<string, ActivityEntry | null>(async (runIds) => {
+      const found = new Map((await r.activity.findRuns(runIds)).map((e) => [e.runId, e]));
+      return runIds.map((id) => found.get(id) ?? null);
+    }),
   };
 }
 

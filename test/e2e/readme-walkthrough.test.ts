@@ -7,10 +7,11 @@ import { FAKE_MODELS, startOpenAiServer, type FakeOpenAi } from '../helpers/open
 import { databaseEnv, ROOT, startService, type Started } from '../helpers/process.js';
 
 // The README's walkthrough, run as a new user would: the service started the way `npm start`
-// starts it, on a fresh database, with a model provider in the environment (a local
-// OpenAI-compatible server), then every `bash` block from "First steps" up to the MCP section run
-// in order by bash, with the README's placeholders filled the way the README says: the admin token
-// printed on first start, and each `export NAME='prefix_…'` from the earlier answers. Every answer
+// starts it, on a fresh database, with a keyless local OpenAI-compatible server in the environment
+// (OPENAI_BASE_URL only, as with Ollama), then every `bash` block from "First steps" through the
+// MCP and webhook sections run in order by bash, with the README's placeholders filled the way the
+// README says: `export BASE=…` pointed at the started service, the admin token printed on first
+// start, and each `export NAME='prefix_…'` from the earlier answers. Every answer
 // must be free of errors and shaped like the JSON the README shows after the command, so the
 // README cannot drift from the product.
 
@@ -24,7 +25,7 @@ interface Block {
 /** The `bash` blocks of the walkthrough, each with the JSON block that follows it. */
 export function walkthroughBlocks(readme: string): Block[] {
   const start = readme.indexOf('\n## First steps');
-  const end = readme.indexOf('\n## Use an agent from an MCP client');
+  const end = readme.indexOf('\n## Put the agent on a website');
   if (start < 0 || end < start) throw new Error('README: the walkthrough sections were not found');
   const part = readme.slice(start, end);
   const offset = readme.slice(0, start).split('\n').length;
@@ -84,12 +85,26 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; s
   });
 }
 
-/** Each JSON document in a block's output (curl prints one per command, without newlines). */
+/**
+ * Each JSON document in a block's output, in order: curl prints one per command without newlines,
+ * a tool such as the MCP Inspector prints one over several lines. Text outside `{…}` is skipped.
+ */
 function jsonAnswers(stdout: string): unknown[] {
   const out: unknown[] = [];
-  for (const line of stdout.replace(/\}\{/g, '}\n{').split('\n')) {
-    const t = line.trim();
-    if (t.startsWith('{')) out.push(JSON.parse(t));
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < stdout.length; i++) {
+    const c = stdout[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"' && depth > 0) inString = true;
+    else if (c === '{') {
+      if (depth++ === 0) start = i;
+    } else if (c === '}' && depth > 0 && --depth === 0) out.push(JSON.parse(stdout.slice(start, i + 1)));
   }
   return out;
 }
@@ -108,7 +123,7 @@ describe('e2e: the README walkthrough, run verbatim', function () {
     fake.setModelList([...FAKE_MODELS, 'gpt-4o-mini', 'gpt-4o']);
     fake.enqueue({ text: 'OK' });
     database = await databaseEnv('readme_walkthrough');
-    svc = await startService({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: undefined, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-local-test', LOG_LEVEL: 'warn', ...database.env }, 180_000);
+    svc = await startService({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: undefined, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: undefined, LOG_LEVEL: 'warn', ...database.env }, 180_000);
     const printed = /Admin token \(shown once, store it now\): (\S+)/.exec(svc.output());
     expect(printed, 'the first start prints the admin token').to.not.equal(null);
     adminToken = printed![1]!;
@@ -120,7 +135,7 @@ describe('e2e: the README walkthrough, run verbatim', function () {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('every shell block of "First steps" and "Calling an agent" succeeds in order, answering as the README shows', async () => {
+  it('every shell block from "First steps" through "Receive webhooks" succeeds in order, answering as the README shows', async () => {
     const blocks = walkthroughBlocks(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
     expect(blocks.length).to.be.greaterThan(8);
     const vars: Record<string, string> = { ADMIN_TOKEN: adminToken };
@@ -134,7 +149,9 @@ describe('e2e: the README walkthrough, run verbatim', function () {
       const pieces: Array<{ code: string; placeholder?: [string, string] }> = [{ code: '' }];
       for (const l of block.code.split('\n')) {
         const ph = /^export ([A-Z_]+)='([^'…]*)…'$/.exec(l.trim());
-        if (ph) pieces.push({ code: '', placeholder: [ph[1]!, ph[2]!] });
+        // `export BASE=http://localhost:3000`: the address of the service the user started.
+        if (/^export BASE=http:\/\/localhost:3000$/.test(l.trim())) vars.BASE = svc.url;
+        else if (ph) pieces.push({ code: '', placeholder: [ph[1]!, ph[2]!] });
         else pieces.at(-1)!.code += `${l}\n`;
       }
       const r = { stdout: '' };
@@ -172,7 +189,8 @@ describe('e2e: the README walkthrough, run verbatim', function () {
     const prompted = fake.requests.filter((q) => JSON.stringify(q.body.messages).includes('Summarise the order'));
     expect(prompted.length).to.be.greaterThan(0);
     expect(prompted[0]!.body.model).to.equal('gpt-4o-mini');
-    expect(prompted[0]!.headers.authorization).to.equal('Bearer sk-local-test');
+    // Keyless: the service holds no key to send (the OpenAI client's placeholder is no secret).
+    expect(prompted[0]!.headers.authorization).to.equal('Bearer not-needed');
     const summary = answers.map((a) => jsonAnswers(a)).flat().find((d) => typeof (d as { output?: unknown }).output === 'string' && String((d as { output: string }).output).includes('ACME')) as
       | { output: string; credits: number; runId: string }
       | undefined;

@@ -98,6 +98,7 @@ const INDEXES = [
   'CREATE INDEX activity_log_agent_id_surface_created_at_id_index ON activity_log USING btree (agent_id, surface, created_at, id)',
   'CREATE INDEX activity_log_agent_id_surface_kind_created_at_id_index ON activity_log USING btree (agent_id, surface, kind, created_at, id)',
   'CREATE INDEX activity_log_created_at_index ON activity_log USING btree (created_at)',
+  'CREATE INDEX activity_log_run_id_index ON activity_log USING btree (run_id) WHERE (run_id IS NOT NULL)',
   'CREATE INDEX agents_team_id_index ON agents USING btree (team_id)',
   'CREATE INDEX agents_workspace_id_created_at_index ON agents USING btree (workspace_id, created_at)',
   'CREATE INDEX api_keys_agent_id_index ON api_keys USING btree (agent_id)',

@@ -31,3 +31,15 @@ export function bodyTooLarge(webhook: Pick<Webhook, 'signature' | 'maxBodyBytes'
   if (webhook.maxBodyBytes !== null) return new PayloadTooLarge(`${head}, its maxBodyBytes; its owner can raise maxBodyBytes up to ${most}`);
   return new PayloadTooLarge(`${head}, the limit without a signature check; its owner can raise it with maxBodyBytes (up to ${most}) or by checking signatures`);
 }
+
+/**
+ * What the integration's owner should know about it, or null: without a signature check anyone
+ * who knows the URL (an agent id and an integration name) can send deliveries that run its handler.
+ */
+export function webhookWarning(webhook: Pick<Webhook, 'signature'>): string | null {
+  if (webhook.signature) return null;
+  return (
+    'This integration checks no signature: anyone who knows its URL can send deliveries that run its handler. ' +
+    'Store the sender\'s signing secret with createSecret (kind WEBHOOK_SIGNING_SECRET) and set signature {scheme, secretName} with updateWebhook'
+  );
+}

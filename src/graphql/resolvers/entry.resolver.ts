@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_TOOL_SCHEMA } from '../../domain/entries/entry.schemas.js';
+import { webhookWarning } from '../../domain/webhooks/body-limit.js';
 import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity, WebhookDelivery as DeliveryEntity } from '../../domain/entities.js';
 import { DeliveryStatusEnum } from '../types/enums.js';
 import type { Context } from '../context.js';
@@ -12,7 +13,7 @@ import {
   UpdateWebhookInput,
   WebhookInput,
 } from '../types/inputs.js';
-import { HandlerOut, HttpEndpoint, McpTool, Webhook, WebhookDelivery, WebhookDeliveryConnection } from '../types/objects.js';
+import { DeliveryRun, HandlerOut, HttpEndpoint, McpTool, Webhook, WebhookDelivery, WebhookDeliveryConnection } from '../types/objects.js';
 import { handlerOut } from './shape.js';
 
 @Resolver(() => HttpEndpoint)
@@ -87,6 +88,11 @@ export class WebhookResolver {
   handler(@Root() w: WebhookEntity) {
     return handlerOut(w.handler);
   }
+
+  @FieldResolver(() => String, { nullable: true, description: 'What to know about this integration (null: nothing): an integration without a signature check runs for anyone who knows its URL' })
+  warning(@Root() w: WebhookEntity) {
+    return webhookWarning(w);
+  }
 }
 
 @Resolver(() => WebhookDelivery)
@@ -111,6 +117,24 @@ export class WebhookDeliveryResolver {
   @FieldResolver(() => String, { description: 'The body as received, as UTF-8 text (the first 64 KiB)' })
   body(@Root() d: DeliveryEntity) {
     return d.rawBody.subarray(0, 64 * 1024).toString('utf8');
+  }
+
+  @FieldResolver(() => DeliveryRun, {
+    nullable: true,
+    description: "The outcome of the latest run (output, error, credits); null until the delivery has run, or when the agent's webhook activity logging is off",
+  })
+  async run(@Root() d: DeliveryEntity, @Ctx() ctx: Context) {
+    if (!d.runId) return null;
+    const entry = await ctx.loaders.runs.load(d.runId);
+    if (!entry) return null;
+    // A run entry's response is `{output}` or `{error}` (runtime/pipeline.ts).
+    const response = entry.response as { output?: unknown } | null;
+    return { runId: d.runId, output: response?.output ?? null, error: entry.error, credits: entry.credits, durationMs: entry.durationMs };
+  }
+
+  @FieldResolver(() => Date, { nullable: true, description: 'When a pending delivery runs next (a retrying one: after its backoff); null once done or failed' })
+  nextAttemptAt(@Root() d: DeliveryEntity) {
+    return d.status === 'PENDING' ? d.nextAttemptAt : null;
   }
 
   @FieldResolver(() => Int, { description: 'Size of the body as received, in bytes' })

@@ -355,3 +355,12 @@ export class DailyUsage {
   @Field(() => Float) credits!: number;
   @Field(() => Int) runs!: number;
 }
+
+@ObjectType({ description: "The outcome of a webhook delivery's latest run, from that run's activity entry" })
+export class DeliveryRun {
+  @Field(() => ID) runId!: string;
+  @Field(() => GraphQLJSON, { nullable: true, description: "The handler's output (null when it failed)" }) output!: unknown;
+  @Field(() => String, { nullable: true, description: 'Why the run failed, or null' }) error!: string | null;
+  @Field(() => Float) credits!: number;
+  @Field(() => Int, { nullable: true }) durationMs!: number | null;
+}

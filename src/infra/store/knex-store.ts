@@ -153,6 +153,8 @@ export function repositories(db: Conn): Repositories {
             if (deleted < batch) return total;
           }
         }),
+      findRuns: (runIds) =>
+        q(async () => (runIds.length ? (await db('activity_log').whereIn('run_id', runIds).andWhere({ kind: 'run' })).map(rows.activity.fromRow) : [])),
       list: (agentId, opts) =>
         q(async () => {
           const query = db('activity_log').where({ agent_id: agentId });
