@@ -107,7 +107,7 @@ export function createServices(deps: ServiceDeps): Services {
     secrets,
     models: new ModelService({ store, clock, models: deps.models, secrets, modelDefaults: deps.modelDefaults }),
     messages: new MessageService(store, clock),
-    activity: new ActivityService(store, clock, deps.chargeSink),
+    activity: new ActivityService(store, clock, deps.chargeSink, deps.activitySink),
     runs,
     admission,
     activityLog,

@@ -1,3 +1,4 @@
+import type { ActivitySink } from './activity-log.js';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { utcDay } from '../clock.js';
@@ -31,17 +32,23 @@ export interface ActivityPage {
 
 /** Reading an agent's activity log and credit usage. */
 export class ActivityService {
-  /** @param charges batched charges, stored before usage is read so a finished run is counted. */
+  /**
+   * @param charges batched charges, stored before usage is read so a finished run is counted.
+   * @param entries the batched activity log, stored before a page is read so that a request this
+   * instance just answered is listed (a person calls an endpoint, then looks).
+   */
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly charges?: ChargeSink,
+    private readonly entries?: Pick<ActivitySink, 'flush'>,
   ) {}
 
   /** A page of the agent's activity, newest first. Whoever may read the agent. */
   async list(p: Principal, agentId: string, input: { first: number; after?: string; surface?: string }): Promise<ActivityPage> {
     const v = parse(listInput, input);
     await loadAgent(this.store.repos, p, agentId, 'read');
+    await this.entries?.flush();
     const rows = await this.store.repos.activity.list(agentId, {
       first: v.first + 1,
       after: v.after ? decodeCursor(v.after) : undefined,
