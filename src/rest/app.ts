@@ -9,6 +9,7 @@ import { metricsMiddleware, metricsRoute, type ServiceMetrics } from '../infra/m
 import { requestLog } from './request-log.js';
 import { workspaceApiRoutes } from './workspace-api/workspace-api.routes.js';
 import { docsRoutes } from './openapi/docs.routes.js';
+import { graphqlGetTransport, graphqlPostTransport } from './graphql-transport.js';
 import { graphqlPageRoutes, homeRoutes } from './home.routes.js';
 import { surfacesOpenApi } from './openapi/surfaces.openapi.js';
 import { documentApiRoutes } from './surfaces/document-api.routes.js';
@@ -82,8 +83,8 @@ export function createApp(deps: AppDeps): Koa {
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8' });
   // Apollo's Koa middleware calls next() after answering; stop there so nothing downstream runs.
   const graphql: Koa.Middleware = (ctx) => deps.graphql(ctx, async () => {});
-  router.post('/graphql', graphqlBody, graphql);
-  router.get('/graphql', graphql);
+  router.post('/graphql', graphqlPostTransport, graphqlBody, graphql);
+  router.get('/graphql', graphqlGetTransport, graphql);
 
   app.use(homeRoutes(deps.baseUrl));
   app.use(graphqlPageRoutes(deps.baseUrl));
