@@ -99,7 +99,23 @@ export function createApp(deps: AppDeps): Koa {
   app.use(router.routes());
   app.use(async (ctx) => {
     ctx.status = 404;
-    ctx.body = { error: `No route for ${ctx.method} ${ctx.path}` };
+    ctx.body = { error: noRoute(ctx.method, ctx.path) };
   });
   return app;
+}
+
+/** What comes after `/agents/{agentId}/` on the agent surfaces. */
+const AGENT_SURFACE_SEGMENTS = new Set(['api', 'documents', 'mcp', 'webhook', 'chat', 'openapi.json']);
+
+/**
+ * The 404 of a path no route answers. Under `/agents/{agentId}/` anything but a surface is most often
+ * an HTTP API path without its `/api`: the answer names the path that was probably meant (from the
+ * URL alone: nothing is looked up, so it says nothing about the agent).
+ */
+function noRoute(method: string, path: string): string {
+  const m = /^\/agents\/([^/]+)\/(.+)$/.exec(path);
+  if (m && !AGENT_SURFACE_SEGMENTS.has(m[2]!.split('/')[0]!)) {
+    return `No route for ${method} ${path}: an agent's HTTP API endpoints are under /agents/{agentId}/api/ — did you mean ${method} /agents/${m[1]}/api/${m[2]}?`;
+  }
+  return `No route for ${method} ${path}`;
 }

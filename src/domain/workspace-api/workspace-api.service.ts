@@ -1,6 +1,7 @@
 import { utcDay, type Clock } from '../clock.js';
 import { Forbidden, NotFound } from '../errors.js';
 import { SURFACES, type ActivityEntry, type Agent, type Message, type ModelConfig, type Workspace } from '../entities.js';
+import { workspaceReadMissing } from '../keys/key-refusals.js';
 import type { Principal } from '../principal.js';
 import type { ChargeSink, Repositories, Store } from '../ports.js';
 import { DEFAULT_SETTINGS } from '../workspace/settings.js';
@@ -29,7 +30,7 @@ const DAY_MS = 86_400_000;
 /** Only a workspace key with the WORKSPACE_READ scope reads through the Workspace API. */
 function requireWorkspaceRead(p: Principal): WorkspaceKey {
   if (p.kind !== 'workspaceKey') throw new Forbidden('The Workspace API takes a workspace key (wk_)');
-  if (!p.scopes.includes('WORKSPACE_READ')) throw new Forbidden('This workspace key lacks the WORKSPACE_READ scope');
+  if (!p.scopes.includes('WORKSPACE_READ')) throw workspaceReadMissing();
   return p;
 }
 
