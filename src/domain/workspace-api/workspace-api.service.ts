@@ -9,6 +9,7 @@ import {
   activityQuery,
   agentsQuery,
   messagesQuery,
+  noQuery,
   parseQuery,
   usageQuery,
   type ActivityItem,
@@ -102,9 +103,10 @@ export class WorkspaceApiService {
     private readonly charges?: ChargeSink,
   ) {}
 
-  /** Workspace configuration groups and configured models. Workspace keys with WORKSPACE_READ; else Forbidden. */
-  async overview(p: Principal): Promise<WorkspaceOverview> {
+  /** Workspace configuration groups and configured models. Workspace keys with WORKSPACE_READ; else Forbidden. Any query parameter is Invalid. */
+  async overview(p: Principal, query: unknown): Promise<WorkspaceOverview> {
     const key = requireWorkspaceRead(p);
+    parseQuery(noQuery, query);
     const { repos } = this.store;
     const [ws, models] = await Promise.all([repos.workspaces.get(key.workspaceId), repos.models.listByWorkspace(key.workspaceId)]);
     if (!ws) throw new NotFound('Workspace', key.workspaceId);
@@ -124,9 +126,10 @@ export class WorkspaceApiService {
     return { agents: agents.map((a) => ({ ...agentItem(a), overview: overviews.get(a.id)! })), totalCount: agents.length };
   }
 
-  /** One agent with its overview. Throws Forbidden (no scope, private agent), NotFound. */
-  async agent(p: Principal, agentId: string): Promise<AgentDetail> {
+  /** One agent with its overview. Throws Forbidden (no scope, private agent), NotFound, Invalid (any query parameter). */
+  async agent(p: Principal, agentId: string, query: unknown): Promise<AgentDetail> {
     const agent = await readableAgent(this.store.repos, requireWorkspaceRead(p), agentId);
+    parseQuery(noQuery, query);
     const overviews = await this.overviews([agent]);
     return { ...agentItem(agent), overview: overviews.get(agent.id)! };
   }

@@ -37,13 +37,13 @@ export function workspaceApiRoutes(services: Services, options: WorkspaceApiOpti
     ctx.body = document;
   });
   router.get('/overview', async (ctx) => {
-    ctx.body = await api.overview(await principal(ctx));
+    ctx.body = await api.overview(await principal(ctx), query(ctx));
   });
   router.get('/agents', async (ctx) => {
     ctx.body = await api.listAgents(await principal(ctx), query(ctx));
   });
   router.get('/agents/:agentId', async (ctx) => {
-    ctx.body = await api.agent(await principal(ctx), ctx.params.agentId!);
+    ctx.body = await api.agent(await principal(ctx), ctx.params.agentId!, query(ctx));
   });
   router.get('/agents/:agentId/messages', async (ctx) => {
     ctx.body = await api.messages(await principal(ctx), ctx.params.agentId!, query(ctx));
