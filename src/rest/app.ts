@@ -25,6 +25,8 @@ export interface AppDeps {
   services: Services;
   logger: Logger;
   graphql: Koa.Middleware;
+  /** The running GraphQL schema as SDL, served at `GET /graphql/schema.graphql`. */
+  graphqlSdl: string;
   /** Origins of the service's own user-facing apps (platform-app CORS). */
   platformOrigins: string[];
   /** The public BASE_URL (config.baseUrl): the server of the OpenAPI descriptions. */
@@ -87,7 +89,7 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/graphql', graphqlGetTransport, graphql);
 
   app.use(homeRoutes(deps.baseUrl));
-  app.use(graphqlPageRoutes(deps.baseUrl));
+  app.use(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl));
   app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins));
