@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import { systemClock, type Clock } from './domain/clock.js';
 import { createServices, DEFAULT_SCRIPT_LIMITS, type Services } from './domain/services.js';
 import type { LanguageModels, ScriptLimits, ScriptSandbox } from './domain/runtime/ports.js';
-import { buildGraphqlSchema } from './graphql/schema.js';
+import { buildGraphqlSchema, schemaSdl } from './graphql/schema.js';
 import { createSelfManagementTools } from './graphql/self-management.tools.js';
 import { aiSdkModels } from './infra/models/ai-sdk.models.js';
 import { createQuickJsSandbox } from './infra/sandbox/quickjs.sandbox.js';
@@ -118,6 +118,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       services,
       logger,
       graphql: graphql.middleware,
+      graphqlSdl: schemaSdl(schema),
       platformOrigins: config.platformOrigins,
       baseUrl: config.baseUrl,
       widget: widgetBundle,

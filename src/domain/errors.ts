@@ -58,11 +58,13 @@ export class Forbidden extends DomainError {
 }
 
 export class NotFound extends DomainError {
+  /** @param how what to do about it, appended to "<entity> '<id>' not found" */
   constructor(
     readonly entity: string,
     readonly id?: string,
+    how?: string,
   ) {
-    super('NOT_FOUND', id ? `${entity} '${id}' not found` : `${entity} not found`);
+    super('NOT_FOUND', `${id ? `${entity} '${id}' not found` : `${entity} not found`}${how ?? ''}`);
   }
 }
 

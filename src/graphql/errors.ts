@@ -1,4 +1,4 @@
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, isEnumType, isInputObjectType, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { DomainError } from '../domain/errors.js';
 
@@ -20,12 +20,29 @@ export interface ErrorLogger {
   error(obj: object, msg: string): void;
 }
 
+// graphql-js names an unknown enum value or input field and suggests close names ("Did you mean");
+// when nothing is close it says only what was wrong. These add what may be sent instead.
+const UNKNOWN_ENUM_VALUE = /(?:does not exist in "(\w+)" enum|\bEnum "(\w+)" cannot represent)/;
+const UNKNOWN_INPUT_FIELD = /\bField "[^"]*" is not defined by type "(\w+)"\.(?! Did you mean)/;
+
+/** graphql-js's message, plus the enum's values or the input type's fields where it names neither. */
+export function withValidChoices(message: string, schema: GraphQLSchema): string {
+  const e = UNKNOWN_ENUM_VALUE.exec(message);
+  const enumType = e && schema.getType((e[1] ?? e[2])!);
+  if (isEnumType(enumType)) return `${message} Valid values of ${enumType.name}: ${enumType.getValues().map((v) => v.name).join(', ')}.`;
+  const f = UNKNOWN_INPUT_FIELD.exec(message);
+  const inputType = f && schema.getType(f[1]!);
+  if (isInputObjectType(inputType)) return `${message} Fields of ${inputType.name}: ${Object.keys(inputType.getFields()).join(', ')}.`;
+  return message;
+}
+
 /**
  * The one GraphQL error mapper: domain errors keep their client-safe message and get a stable
  * `extensions.code` (and `field` for invalid input); GraphQL's own errors (syntax, validation) pass
- * through; anything else becomes a generic INTERNAL_SERVER_ERROR and is logged.
+ * through, an unknown enum value or input field with what is valid there; anything else becomes a
+ * generic INTERNAL_SERVER_ERROR and is logged.
  */
-export function formatError(logger: ErrorLogger) {
+export function formatError(logger: ErrorLogger, schema: GraphQLSchema) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
     if (original instanceof DomainError) {
@@ -35,7 +52,7 @@ export function formatError(logger: ErrorLogger) {
     }
     const code = formatted.extensions?.code;
     if (original instanceof GraphQLError && code && code !== 'INTERNAL_SERVER_ERROR') {
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
+      return { message: withValidChoices(formatted.message, schema), locations: formatted.locations, path: formatted.path, extensions: { code } };
     }
     logger.error({ err: original }, 'graphql resolver failed');
     return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };

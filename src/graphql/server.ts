@@ -4,7 +4,7 @@ import { koaMiddleware } from '@as-integrations/koa';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
 import { DomainError } from '../domain/errors.js';
-import { bearerToken } from '../domain/keys/credentials.js';
+import { presentedBearer } from '../domain/keys/credentials.js';
 import type { Services } from '../domain/services.js';
 import { createLoaders, type Context } from './context.js';
 import { formatError, type ErrorLogger } from './errors.js';
@@ -18,7 +18,7 @@ import { knownOperationTypes } from './operation-types.js';
 export async function createGraphqlMiddleware(schema: GraphQLSchema, services: Services, logger: ErrorLogger): Promise<{ middleware: Koa.Middleware; stop: () => Promise<void> }> {
   const apollo = new ApolloServer<Context>({
     schema,
-    formatError: formatError(logger),
+    formatError: formatError(logger, schema),
     includeStacktraceInErrorResponses: false,
     validationRules: [knownOperationTypes, operationLimits()],
     parseOptions: { maxTokens: MAX_TOKENS },
@@ -33,11 +33,11 @@ export async function createGraphqlMiddleware(schema: GraphQLSchema, services: S
   const middleware = koaMiddleware(apollo, {
     context: async ({ ctx }) => {
       try {
-        const principal = await services.keys.authenticateMember(bearerToken(ctx.get('authorization')));
+        const principal = await services.keys.authenticateMember(presentedBearer(ctx.get('authorization')));
         return { principal, services, loaders: createLoaders(services) };
       } catch (err) {
         if (err instanceof DomainError && err.code === 'UNAUTHENTICATED') {
-          throw new GraphQLError('Missing or invalid token: send Authorization: Bearer <member token>', {
+          throw new GraphQLError(err.message, {
             extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
           });
         }

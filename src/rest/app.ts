@@ -9,6 +9,7 @@ import { metricsMiddleware, metricsRoute, type ServiceMetrics } from '../infra/m
 import { requestLog } from './request-log.js';
 import { workspaceApiRoutes } from './workspace-api/workspace-api.routes.js';
 import { docsRoutes } from './openapi/docs.routes.js';
+import { graphqlGetTransport, graphqlPostTransport } from './graphql-transport.js';
 import { graphqlPageRoutes, homeRoutes } from './home.routes.js';
 import { surfacesOpenApi } from './openapi/surfaces.openapi.js';
 import { documentApiRoutes } from './surfaces/document-api.routes.js';
@@ -24,6 +25,8 @@ export interface AppDeps {
   services: Services;
   logger: Logger;
   graphql: Koa.Middleware;
+  /** The running GraphQL schema as SDL, served at `GET /graphql/schema.graphql`. */
+  graphqlSdl: string;
   /** Origins of the service's own user-facing apps (platform-app CORS). */
   platformOrigins: string[];
   /** The public BASE_URL (config.baseUrl): the server of the OpenAPI descriptions. */
@@ -82,11 +85,11 @@ export function createApp(deps: AppDeps): Koa {
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, encoding: 'utf-8' });
   // Apollo's Koa middleware calls next() after answering; stop there so nothing downstream runs.
   const graphql: Koa.Middleware = (ctx) => deps.graphql(ctx, async () => {});
-  router.post('/graphql', graphqlBody, graphql);
-  router.get('/graphql', graphql);
+  router.post('/graphql', graphqlPostTransport, graphqlBody, graphql);
+  router.get('/graphql', graphqlGetTransport, graphql);
 
   app.use(homeRoutes(deps.baseUrl));
-  app.use(graphqlPageRoutes(deps.baseUrl));
+  app.use(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl));
   app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins));
@@ -98,7 +101,23 @@ export function createApp(deps: AppDeps): Koa {
   app.use(router.routes());
   app.use(async (ctx) => {
     ctx.status = 404;
-    ctx.body = { error: `No route for ${ctx.method} ${ctx.path}` };
+    ctx.body = { error: noRoute(ctx.method, ctx.path) };
   });
   return app;
+}
+
+/** What comes after `/agents/{agentId}/` on the agent surfaces. */
+const AGENT_SURFACE_SEGMENTS = new Set(['api', 'documents', 'mcp', 'webhook', 'chat', 'openapi.json']);
+
+/**
+ * The 404 of a path no route answers. Under `/agents/{agentId}/` anything but a surface is most often
+ * an HTTP API path without its `/api`: the answer names the path that was probably meant (from the
+ * URL alone: nothing is looked up, so it says nothing about the agent).
+ */
+function noRoute(method: string, path: string): string {
+  const m = /^\/agents\/([^/]+)\/(.+)$/.exec(path);
+  if (m && !AGENT_SURFACE_SEGMENTS.has(m[2]!.split('/')[0]!)) {
+    return `No route for ${method} ${path}: an agent's HTTP API endpoints are under /agents/{agentId}/api/ — did you mean ${method} /agents/${m[1]}/api/${m[2]}?`;
+  }
+  return `No route for ${method} ${path}`;
 }

@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import { DomainError, MethodNotAllowed, RunFailed } from '../domain/errors.js';
 import type { Logger } from '../infra/logger.js';
 import { isDatabaseUnavailable, translatePgError } from '../infra/store/pg-errors.js';
+import { malformedJsonMessage } from './json-syntax.js';
 
 export const STATUS: Record<DomainError['code'], number> = {
   INVALID: 400,
@@ -49,7 +50,7 @@ export function errorMapper(logger: Logger): Koa.Middleware {
         ctx.body = body;
       } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
         ctx.status = e.status;
-        ctx.body = { error: clientMessage(e.status, err instanceof SyntaxError, e.expose ? e.message : undefined) };
+        ctx.body = { error: clientMessage(e.status, err instanceof SyntaxError ? String((err as { body?: unknown }).body ?? '') : undefined, e.expose ? e.message : undefined) };
       } else {
         logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
         ctx.status = 500;
@@ -59,11 +60,12 @@ export function errorMapper(logger: Logger): Koa.Middleware {
   };
 }
 
-function clientMessage(status: number, isSyntaxError: boolean, message: string | undefined): string {
+/** @param unparsed the body of a SyntaxError (the JSON body parser's 400), else undefined */
+function clientMessage(status: number, unparsed: string | undefined, message: string | undefined): string {
   if (status === 413) return 'Request body is too large (limit 1 MiB)';
   if (status === 415) return 'Unsupported content type: send application/json';
-  // The JSON body parser reports unparsable bodies as a SyntaxError with status 400.
-  if (status === 400 && isSyntaxError) return 'Malformed JSON body';
+  // The JSON body parser reports unparsable bodies as a SyntaxError with status 400 and the text as `body`.
+  if (status === 400 && unparsed !== undefined) return malformedJsonMessage(unparsed);
   return message ?? 'Bad request';
 }
 

@@ -29,6 +29,7 @@ function homePage(baseUrl: string): string {
 <li><a href="/openapi.json">OpenAPI description of the agent surfaces</a> (<code>/openapi.json</code>)</li>
 <li><a href="/workspaceapi/openapi.json">OpenAPI description of the Workspace API</a> (<code>/workspaceapi/openapi.json</code>)</li>
 <li><a href="/graphql">GraphQL endpoint</a> (<code>POST /graphql</code>; in a browser, a small query console)</li>
+<li><a href="/graphql/schema.graphql">GraphQL schema</a> (<code>/graphql/schema.graphql</code>, the SDL of every type, query and mutation)</li>
 <li><a href="/healthz">/healthz</a> (the process is up) and <a href="/readyz">/readyz</a> (the database answers)</li>
 </ul>
 <h2>The admin token</h2>
@@ -42,7 +43,7 @@ function graphqlPage(baseUrl: string): string {
 <html lang="en"><head><meta charset="utf-8"><title>GraphQL — Agent Exposure Service</title><style>${STYLE}</style></head>
 <body>
 <h1>GraphQL</h1>
-<p>Send queries and mutations as <code>POST /graphql</code> with a JSON body <code>{"query", "variables"}</code> and <code>Authorization: Bearer &lt;member token&gt;</code>. The schema is in <code>schema.graphql</code> of the repository. A full GraphQL IDE (such as Apollo Sandbox) is not bundled: it loads from the internet. Without internet, use this form or curl:</p>
+<p>Send queries and mutations as <code>POST /graphql</code> with a JSON body <code>{"query", "variables"}</code> and <code>Authorization: Bearer &lt;member token&gt;</code>. The schema is at <a href="/graphql/schema.graphql">/graphql/schema.graphql</a> (SDL, no token needed). A full GraphQL IDE (such as Apollo Sandbox) is not bundled: it loads from the internet. Without internet, use this form or curl:</p>
 <pre>${escapeHtml(curlExample(baseUrl))}</pre>
 <form id="console">
 <p><label>Token<br><input id="token" type="password" autocomplete="off" placeholder="ADMIN_TOKEN or a member token"></label></p>
@@ -88,14 +89,20 @@ export function homeRoutes(baseUrl: string): Koa.Middleware {
 
 /**
  * The page a browser gets for `GET /graphql` (it asks for HTML and sends no query); any other GET
- * goes on to Apollo (GET queries). Also serves the console's script.
+ * goes on to Apollo (GET queries). Also serves the console's script and the schema as SDL
+ * (`sdl`: schema.graphql as the running service prints it; public, like the repository's copy).
  */
-export function graphqlPageRoutes(baseUrl: string): Koa.Middleware {
+export function graphqlPageRoutes(baseUrl: string, sdl: string): Koa.Middleware {
   const page = graphqlPage(baseUrl);
   const router = new Router();
   router.get('/graphql', (ctx, next) => {
     if (ctx.query.query !== undefined || ctx.accepts('application/json', 'text/html') !== 'text/html') return next();
     sendPage(ctx, page);
+  });
+  router.get('/graphql/schema.graphql', (ctx) => {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.body = sdl;
   });
   router.get('/graphql/console.js', (ctx) => {
     ctx.type = 'application/javascript; charset=utf-8';

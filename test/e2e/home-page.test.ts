@@ -51,7 +51,7 @@ describe('e2e: the home page and the GraphQL page', function () {
     expect(res.headers.get('content-type')).to.match(/^text\/html/);
     const html = await res.text();
     const refs = localRefs(html);
-    for (const target of ['/docs', '/openapi.json', '/workspaceapi/openapi.json', '/graphql', '/healthz', '/readyz']) {
+    for (const target of ['/docs', '/openapi.json', '/workspaceapi/openapi.json', '/graphql', '/graphql/schema.graphql', '/healthz', '/readyz']) {
       expect(refs, target).to.include(target);
     }
     expect(html).to.include('ADMIN_TOKEN');
@@ -79,6 +79,7 @@ describe('e2e: the home page and the GraphQL page', function () {
     expect(html).to.match(/loads from the internet/);
     expect(html).to.include('curl -s');
     expect(localRefs(html)).to.include('/graphql/console.js');
+    expect(localRefs(html)).to.include('/graphql/schema.graphql');
     const script = await fetch(`${svc.url}/graphql/console.js`);
     expect(script.status).to.equal(200);
     expect(script.headers.get('content-type')).to.match(/^application\/javascript/);

@@ -1270,7 +1270,11 @@ describe('faults: fuzzing every surface', function () {
     .map(([x, b]) => ({ ...x, agent: 'P', integration: x.integration === 'signed' ? 'signed' : 'open', tail: '', method: 'POST', signature: 'valid', type: 'application/json', extra: {}, body: json(b) }));
   const cleanWs = fc
     .tuple(wsRequest, fc.constantFrom('overview', 'agents', 'agents?includeOverview=true', 'agents/P', 'agents/P/messages', 'agents/P/activity', 'agents/P/usage'), fc.constantFrom<[string, string][]>([], [['pageSize', '5']], [['page', '2']], [['direction', 'inbound'], ['channel', 'email']]))
-    .map(([x, p, params]) => ({ ...x, method: 'GET', path: p, params: p.includes('/') && p !== 'agents/P' ? params : [], key: 'ws', form: 'bearer', extra: {}, body: undefined }));
+    // Paging and filters only where the endpoint takes them (an unknown parameter is a 400).
+    .map(([x, p, params]) => {
+      const takes = p.endsWith('/messages') ? ['pageSize', 'page', 'direction', 'channel'] : p.endsWith('/activity') ? ['pageSize', 'page'] : [];
+      return { ...x, method: 'GET', path: p, params: params.filter(([k]) => takes.includes(k)), key: 'ws', form: 'bearer', extra: {}, body: undefined };
+    });
   const cleanGql = fc
     .tuple(gqlRequest, fc.oneof({ weight: 1, arbitrary: fc.constantFrom('{ viewer { id } }', '{ agents { id name } }').map((query) => ({ query })) }, { weight: 2, arbitrary: ops }))
     .map(([x, op]) => ({ ...x, method: 'POST', path: '/graphql', token: 'admin', type: 'application/json', op, batch: false, junk: undefined, extra: {} }));

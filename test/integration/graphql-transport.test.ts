@@ -97,7 +97,63 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
     });
     expect(res.status).to.equal(400);
     const body = (await res.json()) as any;
-    expect(body).to.deep.equal({ error: 'Malformed JSON body' });
+    expect(Object.keys(body)).to.deep.equal(['error']);
+    expect(body.error).to.match(/^Malformed JSON body at line 1, column 11 \(character 11\): expected a JSON value, but the body ends there\./);
+  });
+
+  it('names the position of a JSON body that does not parse, and the shell quoting that usually causes it', async () => {
+    const post = (body: string) => fetch(`${h().url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ws.adminToken}` }, body });
+    // What `curl -d "{\"query\": …}"` sends when the shell leaves the backslashes in (PowerShell, or double escaping).
+    const escaped = await post('{\\"query\\": \\"{ viewer { id } }\\"}');
+    expect(escaped.status).to.equal(400);
+    const e = (await escaped.json()) as any;
+    expect(Object.keys(e)).to.deep.equal(['error']);
+    expect(e.error).to.match(/^Malformed JSON body at line 1, column 2 \(character 2\): expected a property name in double quotes, found a backslash\. /);
+    expect(e.error).to.match(/shell/).and.match(/single quotes/);
+    const single = (await (await post("{'query': '{ viewer { id } }'}")).json()) as any;
+    expect(single.error).to.match(/column 2 .*found a single quote\. JSON strings and property names take double quotes/);
+  });
+
+  it('answers a POST that is not JSON with "send Content-Type: application/json", and keeps the CSRF protection', async () => {
+    const query = JSON.stringify({ query: '{ viewer { id } }' });
+    const auth = { authorization: `Bearer ${ws.adminToken}` };
+    const cases: [Record<string, string>, RegExp][] = [
+      [{}, /this request has no Content-Type/],
+      [{ 'content-type': 'text/plain;charset=UTF-8' }, /this request's Content-Type is text\/plain/],
+      [{ 'content-type': 'application/x-www-form-urlencoded' }, /Content-Type is application\/x-www-form-urlencoded/],
+      [{ 'content-type': 'multipart/form-data; boundary=x' }, /Content-Type is multipart\/form-data/],
+      // A preflight header does not make a form body GraphQL.
+      [{ 'content-type': 'text/plain', 'apollo-require-preflight': 'true' }, /Content-Type is text\/plain/],
+    ];
+    for (const [headers, detail] of cases) {
+      // A Uint8Array body makes fetch send no Content-Type of its own.
+      const res = await fetch(`${h().url}/graphql`, { method: 'POST', headers: { ...auth, ...headers }, body: new TextEncoder().encode(query) });
+      expect(res.status, JSON.stringify(headers)).to.equal(400);
+      const body = (await res.json()) as any;
+      expect(body.errors).to.have.length(1);
+      expect(body.errors[0].extensions.code).to.equal('BAD_REQUEST');
+      expect(body.errors[0].message).to.match(/^Send Content-Type: application\/json \(/).and.match(detail);
+      expect(body.errors[0].message).to.not.match(/CSRF|Cross-Site/i);
+      expect(body.data).to.equal(undefined);
+    }
+    // A GET query still needs a preflight header (what a cross-site form or link cannot send).
+    const get = (headers: Record<string, string>, qs = `?query=${encodeURIComponent('{ viewer { id } }')}`) => fetch(`${h().url}/graphql${qs}`, { headers: { ...auth, ...headers } });
+    const simple = await get({});
+    expect(simple.status).to.equal(400);
+    const refused = (await simple.json()) as any;
+    expect(refused.errors[0].extensions.code).to.equal('BAD_REQUEST');
+    expect(refused.errors[0].message).to.match(/^A GET query needs the header apollo-require-preflight: true .*Content-Type: application\/json/);
+    const preflighted = await get({ 'apollo-require-preflight': 'true' });
+    expect(preflighted.status).to.equal(200);
+    expect(((await preflighted.json()) as any).data.viewer.id).to.be.a('string');
+    // A GET without a query that is not a browser asking for the page.
+    for (const accept of ['application/json', '*/*']) {
+      const res = await get({ accept, 'apollo-require-preflight': 'true' }, '');
+      expect(res.status, accept).to.equal(400);
+      const body = (await res.json()) as any;
+      expect(body.errors[0].extensions.code).to.equal('BAD_REQUEST');
+      expect(body.errors[0].message).to.match(/^GET \/graphql without a query parameter: send GraphQL requests as POST \/graphql with Content-Type: application\/json/);
+    }
   });
 
   it('refuses bodies over 1 MiB with 413', async () => {

@@ -65,7 +65,7 @@ describe('surface access: agent, key, surface switch', () => {
   });
 
   for (const surface of SURFACES) {
-    it(`a valid key on a turned-off ${surface} is FORBIDDEN, saying which surface is off`, async () => {
+    it(`a valid key on a turned-off ${surface} is FORBIDDEN, saying which surface is off and the mutation that turns it on`, async () => {
       const id = await createAgent(ws.adminToken);
       const key = (await gqlOk(ws.adminToken, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key as string;
       await gqlOk(ws.adminToken, 'mutation($a: ID!, $s: Surface!) { setSurface(agentId: $a, surface: $s, enabled: true) { id } }', { a: id, s: surface });
@@ -73,7 +73,9 @@ describe('surface access: agent, key, surface switch', () => {
       await gqlOk(ws.adminToken, 'mutation($a: ID!, $s: Surface!) { setSurface(agentId: $a, surface: $s, enabled: false) { id } }', { a: id, s: surface });
       const err = await refusal(async () => access().enter(await loadAgent(id), id, surface, key));
       expect(err.code).to.equal('FORBIDDEN');
-      expect(err.message).to.equal(`The ${LABEL[surface]} is turned off for this agent`);
+      expect(err.message).to.equal(
+        `The ${LABEL[surface]} is turned off for this agent: a member who can configure the agent turns it on with the GraphQL mutation setSurface(agentId: "${id}", surface: ${surface}, enabled: true)`,
+      );
       // A bad key is still UNAUTHENTICATED on a turned-off surface: the key is checked first.
       expect((await refusal(async () => access().enter(await loadAgent(id), id, surface, 'ak_wrong'))).code).to.equal('UNAUTHENTICATED');
     });

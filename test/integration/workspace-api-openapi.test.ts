@@ -83,6 +83,18 @@ describe('Workspace API: OpenAPI description', () => {
     ]);
   });
 
+  it('says that an unknown parameter is a 400, and which overview groups this service only stores', () => {
+    for (const item of Object.values<any>(doc.paths)) {
+      if (item.get.responses['400']) expect(item.get.responses['400'].description).to.match(/invalid or unknown.*the parameters this endpoint takes/);
+    }
+    const groups = doc.components.schemas.WorkspaceOverview.properties;
+    for (const name of ['featureFlags', 'accountRules', 'dataProcessing', 'loginSettings', 'valueCapture', 'tags']) {
+      expect(groups[name].description, name).to.match(/nothing in this service acts on it/);
+    }
+    for (const name of ['workspace', 'creditDefaults']) expect(groups[name].description, name).to.match(/^Enforced/);
+    expect(doc.paths['/workspaceapi/overview'].get.description).to.match(/loginSettings.*nothing in this service acts on them/);
+  });
+
   it('matches every answer the API gives: each documented path and status, success and failure', async function () {
     this.timeout(30_000);
     const ws = await newWorkspace();
@@ -108,6 +120,9 @@ describe('Workspace API: OpenAPI description', () => {
       [`/workspaceapi/agents/${agent}/messages?pageSize=500`, key, 400],
       [`/workspaceapi/agents/${agent}/activity?kind=x`, key, 400],
       [`/workspaceapi/agents/${agent}/usage?days=0`, key, 400],
+      // An unknown parameter, also on the endpoints that take none.
+      ['/workspaceapi/overview?limit=5', key, 400],
+      [`/workspaceapi/agents/${agent}?limit=5`, key, 400],
     ];
     for (const [path, k, status] of calls) expect((await wsApi(path, { key: k })).status, path).to.equal(status);
     expect((await wsApi(`/workspaceapi/agents/${agent}/messages`, { key })).body.messages[0]).to.include({ subject: null, channel: 'sms' });
@@ -126,7 +141,8 @@ describe('Workspace API: OpenAPI description', () => {
       '/workspaceapi/agents 200', '/workspaceapi/agents 400', '/workspaceapi/agents 401', '/workspaceapi/agents 403',
       '/workspaceapi/openapi.json 200', '(undocumented) 404', '/workspaceapi/agents/{agentId}/activity 500',
       ...['', '/messages', '/activity', '/usage'].flatMap((p) => [200, 401, 403, 404].map((s) => `/workspaceapi/agents/{agentId}${p} ${s}`)),
-      ...['/messages', '/activity', '/usage'].map((p) => `/workspaceapi/agents/{agentId}${p} 400`),
+      ...['', '/messages', '/activity', '/usage'].map((p) => `/workspaceapi/agents/{agentId}${p} 400`),
+      '/workspaceapi/overview 400',
     ];
     expect([...validated]).to.include.members(expected);
   });

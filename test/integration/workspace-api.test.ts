@@ -92,10 +92,9 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
       expect((await messages(agentId, '?page=1000000000')).body.messages).to.deep.equal([]);
     });
 
-    it('accepts pageSize 1 and 200 and page 1; ignores unknown parameters', async () => {
+    it('accepts pageSize 1 and 200 and page 1', async () => {
       expect((await messages(agentId, '?pageSize=1')).body.messages).to.have.length(1);
       expect((await messages(agentId, '?pageSize=200&page=1')).body).to.include({ pageSize: 200, page: 1, totalCount: 12 });
-      expect((await messages(agentId, '?sort=asc&foo=bar')).body.totalCount).to.equal(12);
     });
 
     it('answers 200 with an empty list for an agent without messages', async () => {
@@ -134,8 +133,39 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
         'Invalid query parameters: pageSize must be an integer from 1 to 200; page must be an integer from 1 to 1000000000; ' +
           'direction must be inbound or outbound; channel must be email or sms; ' +
           'since must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z; ' +
-          'until must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z',
+          'until must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z; ' +
+          '"ok" is not a parameter of this endpoint (its parameters are pageSize, page, direction, channel, since, until)',
       );
+    });
+  });
+
+  describe('unknown query parameters', () => {
+    it('are a 400 naming them and the parameters the endpoint takes, on every endpoint', async () => {
+      const cases: [string, string][] = [
+        ['/workspaceapi/overview?limit=5', '"limit" is not a parameter of this endpoint (it takes none)'],
+        ['/workspaceapi/agents?limit=5', '"limit" is not a parameter of this endpoint (its parameters are includeOverview)'],
+        [`/workspaceapi/agents/${agentId}?includeOverview=true`, '"includeOverview" is not a parameter of this endpoint (it takes none)'],
+        [`/workspaceapi/agents/${agentId}/messages?limit=5`, '"limit" is not a parameter of this endpoint (its parameters are pageSize, page, direction, channel, since, until)'],
+        [`/workspaceapi/agents/${agentId}/activity?limit=5&offset=10`, '"limit", "offset" are not parameters of this endpoint (its parameters are pageSize, page, surface, kind, since, until)'],
+        [`/workspaceapi/agents/${agentId}/usage?pageSize=5`, '"pageSize" is not a parameter of this endpoint (its parameters are days)'],
+      ];
+      for (const [path, message] of cases) {
+        const r = await wsApi(path, { key });
+        expectError(r, 400);
+        expect(r.body.error, path).to.equal(`Invalid query parameters: ${message}`);
+      }
+      // ?limit=5 no longer silently answers the default page of 50; the parameter it meant works.
+      expect((await messages(agentId, '?pageSize=5')).body.messages).to.have.length(5);
+      // A known parameter with a bad value and an unknown one: both are named, the known one first.
+      expectError(await messages(agentId, '?limit=5&pageSize=0'), 400, /^Invalid query parameters: pageSize must be an integer from 1 to 200; "limit" is not a parameter/);
+    });
+
+    it('come after the key, the scope and the agent checks', async () => {
+      const { key: noScope } = await workspaceKey(ws.adminToken, []);
+      expectError(await wsApi('/workspaceapi/overview?limit=5'), 401);
+      expectError(await wsApi('/workspaceapi/overview?limit=5', { key: noScope }), 403);
+      expectError(await wsApi(`/workspaceapi/agents/${privateId}/messages?limit=5`, { key }), 403, /private/);
+      expectError(await wsApi('/workspaceapi/agents/agt_missing?x=1', { key }), 404, /Agent/);
     });
   });
 

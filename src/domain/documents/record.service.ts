@@ -221,11 +221,23 @@ export class RecordService {
     // Document API: the principal was authenticated for this agent by the surface.
     const exposure = await r.exposures.find(agentId, documentId);
     const doc = exposure ? await r.documents.get(documentId) : null;
-    if (!exposure || !doc || doc.agentId !== agentId) throw new NotFound('Document', documentId);
+    if (!exposure || !doc || doc.agentId !== agentId) throw notExposed(agentId, documentId);
     if (access === 'read' && !exposure.read) throw new Forbidden(`Document '${documentId}' is not readable through the Document API`);
     if (access === 'write' && !exposure.write) throw new Forbidden(`Document '${documentId}' is not writable through the Document API`);
     return doc;
   }
+}
+
+/**
+ * The Document API's 404: the same words whether the document does not exist, belongs to another
+ * agent or is not exposed, so a key holder learns nothing about documents it cannot reach.
+ */
+function notExposed(agentId: string, documentId: string): NotFound {
+  return new NotFound(
+    'Document',
+    documentId,
+    `, or not exposed to this agent: a member exposes an agent's document with the GraphQL mutation exposeDocument(agentId: "${agentId}", documentId: "${documentId}", read: true, write: true)`,
+  );
 }
 
 /** A validated filter of an update or delete; an empty one must be confirmed with `all: true`. */

@@ -1,4 +1,4 @@
-import { Unauthenticated } from '../errors.js';
+import { Forbidden, Unauthenticated } from '../errors.js';
 
 // The 401 a key-authenticated surface answers, one message per case so a caller can tell what to fix.
 // Each message speaks only of the key the caller holds: whether a key is known or revoked says
@@ -14,6 +14,49 @@ export function noKeySent(): Unauthenticated {
 /** No key on the Workspace API. */
 export function noWorkspaceKeySent(): Unauthenticated {
   return new Unauthenticated('No API key sent: send a workspace key (wk_) with the WORKSPACE_READ scope as Authorization: Bearer <key>');
+}
+
+/** Which credential a place takes, for the refusals that point the caller to the right one. */
+export type CredentialPlace = 'agentSurface' | 'workspaceApi' | 'graphql';
+
+const TAKES: Record<CredentialPlace, string> = {
+  agentSurface: '<key>',
+  workspaceApi: '<workspace key>',
+  graphql: '<member token>',
+};
+
+const CREATE_WORKSPACE_KEY = 'createWorkspaceApiKey(name: "…", scopes: [WORKSPACE_READ])';
+
+/** An `Authorization` header that holds a bare value: the caller left out `Bearer `. */
+export function bearerSchemeMissing(place: CredentialPlace): Unauthenticated {
+  const alternative = place === 'agentSurface' ? ' (or send the key alone in the X-Agent-Access-Key header)' : '';
+  return new Unauthenticated(`The Authorization header has no "Bearer " before its value: send Authorization: Bearer ${TAKES[place]}${alternative}`);
+}
+
+/** A member token (mt_, by its shape) presented where an API key is expected. */
+export function memberTokenNotAKey(place: Exclude<CredentialPlace, 'graphql'>): Unauthenticated {
+  const takes =
+    place === 'agentSurface'
+      ? 'An agent\'s surfaces take an agent key (ak_): create one with the GraphQL mutation createAgentApiKey(agentId: "…", name: "…")'
+      : `The Workspace API takes a workspace key (wk_) with the WORKSPACE_READ scope: an admin creates one with the GraphQL mutation ${CREATE_WORKSPACE_KEY}`;
+  return new Unauthenticated(`This is a member token (mt_): it is for the GraphQL API (POST /graphql). ${takes}`);
+}
+
+/** What `/graphql` says to a token it does not know; an API key (by its shape) is pointed to where it works. */
+export function memberTokenRefused(presented: string | undefined): Unauthenticated {
+  const send = 'send Authorization: Bearer <member token>';
+  if (presented?.startsWith('ak_')) {
+    return new Unauthenticated(`This is an agent key (ak_): it is for its agent's surfaces (/agents/{agentId}/api/…, /documents/…, /mcp, /chat). /graphql takes a member token (mt_…): ${send}`);
+  }
+  if (presented?.startsWith('wk_')) {
+    return new Unauthenticated(`This is a workspace key (wk_): it is for the Workspace API (/workspaceapi/…) and the surfaces of agents that allow workspace keys. /graphql takes a member token (mt_…): ${send}`);
+  }
+  return new Unauthenticated(`Missing or invalid token: ${send}`);
+}
+
+/** A valid workspace key without the scope the Workspace API needs (403). */
+export function workspaceReadMissing(): Forbidden {
+  return new Forbidden(`This workspace key lacks the WORKSPACE_READ scope: an admin creates a key that has it with the GraphQL mutation ${CREATE_WORKSPACE_KEY}`);
 }
 
 /** A value that is not a key of this service (wrong shape, unknown hash, or its agent deleted). */

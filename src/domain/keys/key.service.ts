@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { Forbidden, NotFound, Unauthenticated } from '../errors.js';
+import { NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Agent, ApiKey } from '../entities.js';
 import { loadAgent, requireAdmin, requireMember } from '../policy.js';
@@ -8,7 +8,21 @@ import { KEY_SCOPES, type Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
 import { generateKey, hashKey, keyKind, sameHash } from './key-material.js';
-import { keyNotForThisAgent, keyNotRecognised, keyOfAnotherAgent, keyRevoked, noKeySent, noWorkspaceKeySent, workspaceKeyRequired, workspaceKeysOff } from './key-refusals.js';
+import type { Presented } from './credentials.js';
+import {
+  bearerSchemeMissing,
+  keyNotForThisAgent,
+  keyNotRecognised,
+  keyOfAnotherAgent,
+  keyRevoked,
+  memberTokenNotAKey,
+  memberTokenRefused,
+  noKeySent,
+  noWorkspaceKeySent,
+  workspaceKeyRequired,
+  workspaceKeysOff,
+  workspaceReadMissing,
+} from './key-refusals.js';
 
 export interface CreatedKey {
   /** The plaintext key, returned once. */
@@ -61,15 +75,19 @@ export class KeyService {
     return this.store.repos.apiKeys.listWorkspaceKeys(p.workspaceId);
   }
 
-  /** Resolves a member token (GraphQL) to a member principal, or throws Unauthenticated. */
-  async authenticateMember(presented: string | undefined): Promise<Principal> {
+  /**
+   * Resolves a member token (GraphQL) to a member principal, or throws Unauthenticated saying what
+   * was wrong: no token, a header without `Bearer `, an API key (ak_/wk_) sent here, or an unknown token.
+   */
+  async authenticateMember(presented: Presented): Promise<Principal> {
+    if (typeof presented === 'object') throw bearerSchemeMissing('graphql');
     // Member tokens are `mt_…`; ADMIN_TOKEN may be any string of 16+ characters. Both are looked up by hash.
-    if (!presented || presented.length < 16 || presented.length > 512) throw new Unauthenticated('Missing or invalid token');
+    if (!presented || presented.length < 16 || presented.length > 512) throw memberTokenRefused(presented);
     const hash = hashKey(presented);
     const token = await this.store.repos.memberTokens.findByHash(hash);
-    if (!token || token.revokedAt || !sameHash(token.tokenHash, hash)) throw new Unauthenticated('Missing or invalid token');
+    if (!token || token.revokedAt || !sameHash(token.tokenHash, hash)) throw memberTokenRefused(presented);
     const member = await this.store.repos.members.get(token.memberId);
-    if (!member) throw new Unauthenticated('Missing or invalid token');
+    if (!member) throw memberTokenRefused(presented);
     const now = this.clock.now();
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await this.store.repos.memberTokens.touch(token.id, now);
@@ -83,8 +101,8 @@ export class KeyService {
    * with a message naming the case (a key of another agent is an invalid key); a workspace key of
    * another workspace learns nothing about the agent's settings.
    */
-  async authenticate(agent: Agent, presented: string | undefined): Promise<Principal> {
-    const key = await this.lookup(presented, noKeySent);
+  async authenticate(agent: Agent, presented: Presented): Promise<Principal> {
+    const key = await this.lookup(presented, 'agentSurface');
     if (key.kind === 'AGENT') {
       if (key.agentId !== agent.id) throw keyOfAnotherAgent();
       await this.touch(key);
@@ -97,17 +115,20 @@ export class KeyService {
   }
 
   /** Authenticates a workspace key for the Workspace API; a valid key without the scope is Forbidden. */
-  async authenticateWorkspaceRead(presented: string | undefined): Promise<Principal> {
-    const key = await this.lookup(presented, noWorkspaceKeySent);
+  async authenticateWorkspaceRead(presented: Presented): Promise<Principal> {
+    const key = await this.lookup(presented, 'workspaceApi');
     if (key.kind !== 'WORKSPACE') throw workspaceKeyRequired();
-    if (!key.scopes.includes('WORKSPACE_READ')) throw new Forbidden('This workspace key lacks the WORKSPACE_READ scope');
+    if (!key.scopes.includes('WORKSPACE_READ')) throw workspaceReadMissing();
     await this.touch(key);
     return { kind: 'workspaceKey', keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes };
   }
 
-  private async lookup(presented: string | undefined, missing: () => Unauthenticated): Promise<ApiKey> {
-    if (!presented) throw missing();
+  private async lookup(presented: Presented, place: 'agentSurface' | 'workspaceApi'): Promise<ApiKey> {
+    if (typeof presented === 'object') throw bearerSchemeMissing(place);
+    if (!presented) throw place === 'agentSurface' ? noKeySent() : noWorkspaceKeySent();
     const kind = keyKind(presented);
+    // Judged by its shape only, like "not recognised": says nothing about whether such a token exists.
+    if (kind === 'mt') throw memberTokenNotAKey(place);
     if (kind !== 'ak' && kind !== 'wk') throw keyNotRecognised();
     const hash = hashKey(presented);
     const key = await this.store.repos.apiKeys.findByHash(hash);

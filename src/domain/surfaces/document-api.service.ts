@@ -2,6 +2,7 @@ import type { Document, FieldDef } from '../entities.js';
 import type { RecordService } from '../documents/record.service.js';
 import { deleteBody, insertBody, queryBody, readQuery, updateBody, writeDocumentBody } from '../documents/document-api.schemas.js';
 import type { Pipeline } from '../runtime/pipeline.js';
+import { Invalid } from '../errors.js';
 import { parse } from '../validation.js';
 import type { SurfaceCaller } from './surface-access.js';
 
@@ -20,6 +21,27 @@ function restDocument(d: Document) {
  * as an unknown field instead of silently disappearing from a record or narrowing a filter.
  */
 const asSent = (body: unknown) => body as Record<string, unknown>;
+
+/** What each body looks like, for the refusal of a body that is not an object. */
+const EXAMPLES = {
+  write: '{"content": "…"}',
+  query: '{"filter": {…}}',
+  insert: '{"items": [{…}, …]}',
+  update: '{"filter": {…}, "set": {…}}',
+  delete: '{"filter": {…}}',
+} as const;
+
+/**
+ * A body must be one JSON object. An array (the records themselves, most often) or a scalar is
+ * refused with the shape to send; an insert that names its records `records` is told they go in `items`.
+ */
+function objectBody(body: unknown, op: keyof typeof EXAMPLES): void {
+  if (Array.isArray(body)) throw new Invalid(`The body is a JSON array; send one JSON object: ${EXAMPLES[op]}`);
+  if (typeof body !== 'object' || body === null) throw new Invalid(`The body must be a JSON object: ${EXAMPLES[op]}`);
+  if (op === 'insert' && 'records' in body && !('items' in body)) {
+    throw new Invalid(`Unknown field 'records': the records to insert go in "items": ${EXAMPLES.insert}`, 'records');
+  }
+}
 
 /**
  * The Document API, in the documented order: the body's shape (400) → the document exposed (404)
@@ -43,30 +65,35 @@ export class DocumentApiService {
   }
 
   async write(c: SurfaceCaller, documentId: string, body: unknown) {
+    objectBody(body, 'write');
     const v = parse(writeDocumentBody, body);
     const op = await this.records.prepareWrite(c.principal, c.agent.id, documentId, 'documentApi', v);
     return this.pipeline.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run()));
   }
 
   async query(c: SurfaceCaller, documentId: string, body: unknown) {
+    objectBody(body, 'query');
     const v = parse(queryBody, body);
     const op = await this.records.prepareQuery(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter });
     return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
   async insert(c: SurfaceCaller, documentId: string, body: unknown) {
+    objectBody(body, 'insert');
     const v = parse(insertBody, body);
     const op = await this.records.prepareInsert(c.principal, c.agent.id, documentId, 'documentApi', asSent(body).items);
     return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
   async update(c: SurfaceCaller, documentId: string, body: unknown) {
+    objectBody(body, 'update');
     const v = parse(updateBody, body);
     const op = await this.records.prepareUpdate(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter, set: asSent(body).set });
     return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
   async delete(c: SurfaceCaller, documentId: string, body: unknown) {
+    objectBody(body, 'delete');
     const v = parse(deleteBody, body);
     const op = await this.records.prepareDelete(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter });
     return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());

@@ -1,4 +1,5 @@
 import { Forbidden, NotFound } from '../errors.js';
+import type { Presented } from '../keys/credentials.js';
 import type { KeyService } from '../keys/key.service.js';
 import type { Agent, Surface } from '../entities.js';
 import type { Principal } from '../principal.js';
@@ -11,6 +12,16 @@ const LABELS: Record<Surface, string> = {
   WIDGET: 'chat widget',
   WEBHOOKS: 'webhook receiver',
 };
+
+/**
+ * The 403 of a surface that is off, naming the mutation that turns it on. Said only to a caller
+ * that got past the key check (or, for webhooks, the signature check): the agent id is in the URL.
+ */
+export function surfaceOff(agentId: string, surface: Surface): Forbidden {
+  return new Forbidden(
+    `The ${LABELS[surface]} is turned off for this agent: a member who can configure the agent turns it on with the GraphQL mutation setSurface(agentId: "${agentId}", surface: ${surface}, enabled: true)`,
+  );
+}
 
 export interface SurfaceCaller {
   agent: Agent;
@@ -33,10 +44,10 @@ export class SurfaceAccess {
     return this.store.repos.agents.get(agentId);
   }
 
-  async enter(agent: Agent | null, agentId: string, surface: Surface, presentedKey: string | undefined): Promise<SurfaceCaller> {
+  async enter(agent: Agent | null, agentId: string, surface: Surface, presentedKey: Presented): Promise<SurfaceCaller> {
     if (!agent) throw new NotFound('Agent', agentId);
     const principal = await this.keys.authenticate(agent, presentedKey);
-    if (!agent.surfaces[surface].enabled) throw new Forbidden(`The ${LABELS[surface]} is turned off for this agent`);
+    if (!agent.surfaces[surface].enabled) throw surfaceOff(agent.id, surface);
     const keyId = 'keyId' in principal ? principal.keyId : null;
     return { agent, principal, keyId };
   }

@@ -16,6 +16,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { parsePayload, senderDeliveryId, slackChallenge } from './payload.js';
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from './retry-schedule.js';
 import { startSignatureCheck, type SignatureCheck } from './signatures.js';
+import { surfaceOff } from '../surfaces/surface-access.js';
 
 /**
  * What a sender is told when its delivery was not stored, whatever failed (the insert, or a lookup
@@ -136,7 +137,7 @@ export class WebhookService {
 
   /** Forbidden while the agent's webhook surface is off. */
   assertOn(agent: Agent): void {
-    if (!agent.surfaces.WEBHOOKS.enabled) throw new Forbidden('The webhook receiver is turned off for this agent');
+    if (!agent.surfaces.WEBHOOKS.enabled) throw surfaceOff(agent.id, 'WEBHOOKS');
   }
 
   /**

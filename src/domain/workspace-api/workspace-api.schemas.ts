@@ -79,17 +79,29 @@ export const usageQuery = z.object({
 /** Path parameters of the per-agent endpoints. */
 export const agentPath = z.object({ agentId: z.string().meta({ description: 'Agent id.' }) });
 
+/** Query of the endpoints that take no parameters (overview, one agent). */
+export const noQuery = z.object({});
+
 /**
- * Parses a raw query object; unknown parameters are ignored. On failure throws one Invalid whose
- * message names every invalid parameter, in the order the schema declares them.
+ * Parses a raw query object. On failure throws one Invalid whose message names every invalid
+ * parameter, in the order the schema declares them, then every unknown one with the parameters the
+ * endpoint takes (an unknown parameter is refused: `?limit=5` must not silently mean the default).
  */
 export function parseQuery<S extends z.ZodObject>(schema: S, query: unknown): z.output<S> {
-  const result = schema.safeParse(query ?? {});
-  if (result.success) return result.data;
+  const raw = (query ?? {}) as Record<string, unknown>;
+  const known = Object.keys(schema.shape);
+  const unknown = Object.keys(raw).filter((name) => !known.includes(name));
+  const result = schema.safeParse(raw);
+  if (result.success && unknown.length === 0) return result.data;
   const problems = new Map<string, string>();
-  for (const issue of result.error.issues) {
+  for (const issue of result.success ? [] : result.error.issues) {
     const name = String(issue.path[0] ?? 'query');
     if (!problems.has(name)) problems.set(name, `${name} ${issue.message}`);
+  }
+  if (unknown.length > 0) {
+    const takes = known.length ? `its parameters are ${known.join(', ')}` : 'it takes none';
+    const names = unknown.map((n) => JSON.stringify(n)).join(', ');
+    problems.set(unknown.join(','), `${names} ${unknown.length === 1 ? 'is not a parameter' : 'are not parameters'} of this endpoint (${takes})`);
   }
   throw new Invalid(`Invalid query parameters: ${[...problems.values()].join('; ')}`, [...problems.keys()].join(','));
 }
@@ -218,32 +230,46 @@ export const AgentDetail = z.object({ ...agentFields, overview: AgentOverview })
 
 const jsonObject = z.record(z.string(), z.unknown());
 
+/**
+ * What a group does in this service. The groups a hosted platform acts on but this service only
+ * stores are marked, so that a reader of a self-hosted instance does not look for their effect.
+ */
+const STORED_ONLY = 'Stored and returned as set with updateWorkspaceSettings; nothing in this service acts on it.';
+
 /** 200 of GET /workspaceapi/overview: configuration groups and models, never secrets. */
 export const WorkspaceOverview = z
   .object({
-    workspace: z.object({
-      id: z.string(),
-      name: z.string(),
-      createdAt: instant,
-      dailyCreditLimit: z.number().nullable(),
-      activityRetentionDays: z.number().int(),
-    }),
-    featureFlags: z.record(z.string(), z.boolean()),
-    creditDefaults: z.object({
-      agentDailyCreditLimit: z.number().nullable(),
-      maxConcurrentRequests: z.number().int().nullable(),
-      scriptRunCredits: z.number(),
-    }),
-    accountRules: jsonObject,
-    dataProcessing: z.object({
-      dpaAccepted: z.boolean(),
-      dpaAcceptedAt: instant.nullable(),
-      subprocessors: z.array(z.string()),
-      region: z.string().nullable(),
-    }),
-    loginSettings: jsonObject,
-    valueCapture: jsonObject,
-    tags: z.array(z.string()),
+    workspace: z
+      .object({
+        id: z.string(),
+        name: z.string(),
+        createdAt: instant,
+        dailyCreditLimit: z.number().nullable(),
+        activityRetentionDays: z.number().int(),
+      })
+      .meta({ description: 'Enforced: the workspace credit limit per UTC day (null: none) and how long activity entries are kept.' }),
+    featureFlags: z
+      .record(z.string(), z.boolean())
+      .meta({ description: `Flag name → on/off, for the workspace's own tooling. ${STORED_ONLY}` }),
+    creditDefaults: z
+      .object({
+        agentDailyCreditLimit: z.number().nullable(),
+        maxConcurrentRequests: z.number().int().nullable(),
+        scriptRunCredits: z.number(),
+      })
+      .meta({ description: 'Enforced: the limits a new agent starts with, and the credits a script run costs.' }),
+    accountRules: jsonObject.meta({ description: `Free-form rules for accounts on a hosted platform. ${STORED_ONLY} A self-hosted service has no accounts but its members.` }),
+    dataProcessing: z
+      .object({
+        dpaAccepted: z.boolean(),
+        dpaAcceptedAt: instant.nullable(),
+        subprocessors: z.array(z.string()),
+        region: z.string().nullable(),
+      })
+      .meta({ description: `A record of the data processing agreement, subprocessors and region. ${STORED_ONLY} On a self-hosted service the operator processes the data, so this is only what the operator chose to record.` }),
+    loginSettings: jsonObject.meta({ description: `Free-form login settings of a hosted platform. ${STORED_ONLY} A self-hosted service has no login: members use tokens.` }),
+    valueCapture: jsonObject.meta({ description: `Free-form billing/value-capture settings of a hosted platform. ${STORED_ONLY} A self-hosted service bills nothing; credits only limit use.` }),
+    tags: z.array(z.string()).meta({ description: `Labels for the workspace's own tooling. ${STORED_ONLY}` }),
     models: z
       .array(
         z.object({

@@ -1,6 +1,7 @@
 import { utcDay, type Clock } from '../clock.js';
 import { Forbidden, NotFound } from '../errors.js';
 import { SURFACES, type ActivityEntry, type Agent, type Message, type ModelConfig, type Workspace } from '../entities.js';
+import { workspaceReadMissing } from '../keys/key-refusals.js';
 import type { Principal } from '../principal.js';
 import type { ChargeSink, Repositories, Store } from '../ports.js';
 import { DEFAULT_SETTINGS } from '../workspace/settings.js';
@@ -8,6 +9,7 @@ import {
   activityQuery,
   agentsQuery,
   messagesQuery,
+  noQuery,
   parseQuery,
   usageQuery,
   type ActivityItem,
@@ -29,7 +31,7 @@ const DAY_MS = 86_400_000;
 /** Only a workspace key with the WORKSPACE_READ scope reads through the Workspace API. */
 function requireWorkspaceRead(p: Principal): WorkspaceKey {
   if (p.kind !== 'workspaceKey') throw new Forbidden('The Workspace API takes a workspace key (wk_)');
-  if (!p.scopes.includes('WORKSPACE_READ')) throw new Forbidden('This workspace key lacks the WORKSPACE_READ scope');
+  if (!p.scopes.includes('WORKSPACE_READ')) throw workspaceReadMissing();
   return p;
 }
 
@@ -101,9 +103,10 @@ export class WorkspaceApiService {
     private readonly charges?: ChargeSink,
   ) {}
 
-  /** Workspace configuration groups and configured models. Workspace keys with WORKSPACE_READ; else Forbidden. */
-  async overview(p: Principal): Promise<WorkspaceOverview> {
+  /** Workspace configuration groups and configured models. Workspace keys with WORKSPACE_READ; else Forbidden. Any query parameter is Invalid. */
+  async overview(p: Principal, query: unknown): Promise<WorkspaceOverview> {
     const key = requireWorkspaceRead(p);
+    parseQuery(noQuery, query);
     const { repos } = this.store;
     const [ws, models] = await Promise.all([repos.workspaces.get(key.workspaceId), repos.models.listByWorkspace(key.workspaceId)]);
     if (!ws) throw new NotFound('Workspace', key.workspaceId);
@@ -123,9 +126,10 @@ export class WorkspaceApiService {
     return { agents: agents.map((a) => ({ ...agentItem(a), overview: overviews.get(a.id)! })), totalCount: agents.length };
   }
 
-  /** One agent with its overview. Throws Forbidden (no scope, private agent), NotFound. */
-  async agent(p: Principal, agentId: string): Promise<AgentDetail> {
+  /** One agent with its overview. Throws Forbidden (no scope, private agent), NotFound, Invalid (any query parameter). */
+  async agent(p: Principal, agentId: string, query: unknown): Promise<AgentDetail> {
     const agent = await readableAgent(this.store.repos, requireWorkspaceRead(p), agentId);
+    parseQuery(noQuery, query);
     const overviews = await this.overviews([agent]);
     return { ...agentItem(agent), overview: overviews.get(agent.id)! };
   }

@@ -3,6 +3,7 @@ import { Invalid, PayloadTooLarge, UnsupportedMediaType } from '../../domain/err
 import { isCredentialHeader } from '../../domain/keys/credentials.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import type { Json } from '../../domain/runtime/ports.js';
+import { malformedJsonMessage } from '../json-syntax.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -76,7 +77,7 @@ export async function readJson(ctx: Koa.Context): Promise<Json | undefined> {
   try {
     return JSON.parse(text) as Json;
   } catch {
-    throw new Invalid('Malformed JSON body');
+    throw new Invalid(malformedJsonMessage(text));
   }
 }
 

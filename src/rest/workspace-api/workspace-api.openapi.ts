@@ -19,7 +19,7 @@ import {
 export const WORKSPACE_API_VERSION = '1.0.0';
 
 const ERROR_DESCRIPTIONS = {
-  400: 'A query parameter is invalid; the message names every invalid parameter.',
+  400: 'A query parameter is invalid or unknown; the message names every such parameter and, for an unknown one, the parameters this endpoint takes (an endpoint without parameters takes none).',
   401: 'The key was refused; `error` says which case: no key sent, key not recognised, key revoked, or not a workspace key (wk_).',
   403: 'The workspace key lacks the WORKSPACE_READ scope, or the agent is private.',
   404: 'Unknown agent (or an agent of another workspace), or no such endpoint.',
@@ -55,6 +55,11 @@ export function workspaceApiDocument(baseUrl: string): ReturnType<OpenApiGenerat
     path: '/workspaceapi/overview',
     operationId: 'getWorkspaceOverview',
     summary: 'Workspace configuration: feature flags, credit defaults, account rules, data processing, login settings, value capture, tags and models.',
+    description:
+      'Enforced by this service: `workspace` (credit limit, activity retention), `creditDefaults` and `models`. ' +
+      '`featureFlags`, `accountRules`, `dataProcessing`, `loginSettings`, `valueCapture` and `tags` are stored and returned as set ' +
+      'with updateWorkspaceSettings; nothing in this service acts on them (on a self-hosted service there is no login, billing or account ' +
+      'system for them to configure). No query parameters.',
     responses: { ...ok(WorkspaceOverview, 'The workspace configuration.'), ...errors(400, 401, 403, 404, 500) },
   });
   route({

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { DomainError } from '../../domain/errors.js';
-import { bearerToken } from '../../domain/keys/credentials.js';
+import { presentedBearer, type Presented } from '../../domain/keys/credentials.js';
 import type { Principal } from '../../domain/principal.js';
 import type { Services } from '../../domain/services.js';
 import { workspaceApiDocument } from './workspace-api.openapi.js';
@@ -14,9 +14,9 @@ export interface WorkspaceApiOptions {
   baseUrl: string;
 }
 
-/** The presented bearer value; anything else (no header, another scheme) is a missing key. */
-function bearerKey(ctx: Koa.Context): string | undefined {
-  return bearerToken(ctx.get('authorization'));
+/** The presented bearer value; another scheme is a missing key, a bare value a missing `Bearer `. */
+function bearerKey(ctx: Koa.Context): Presented {
+  return presentedBearer(ctx.get('authorization'));
 }
 
 /**
@@ -37,13 +37,13 @@ export function workspaceApiRoutes(services: Services, options: WorkspaceApiOpti
     ctx.body = document;
   });
   router.get('/overview', async (ctx) => {
-    ctx.body = await api.overview(await principal(ctx));
+    ctx.body = await api.overview(await principal(ctx), query(ctx));
   });
   router.get('/agents', async (ctx) => {
     ctx.body = await api.listAgents(await principal(ctx), query(ctx));
   });
   router.get('/agents/:agentId', async (ctx) => {
-    ctx.body = await api.agent(await principal(ctx), ctx.params.agentId!);
+    ctx.body = await api.agent(await principal(ctx), ctx.params.agentId!, query(ctx));
   });
   router.get('/agents/:agentId/messages', async (ctx) => {
     ctx.body = await api.messages(await principal(ctx), ctx.params.agentId!, query(ctx));
