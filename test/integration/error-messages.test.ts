@@ -67,7 +67,7 @@ describe('errors that name the problem and the fix', () => {
     expect(errorCode(wk)).to.equal('UNAUTHENTICATED');
     expect(wk.errors![0]!.message).to.match(/^This is a workspace key \(wk_\): it is for the Workspace API \(\/workspaceapi\/…\).*\/graphql takes a member token \(mt_…\)/);
     // Anything else is still the general refusal.
-    expect((await gql('mt_notarealtokenatallnotarealtoken', '{ viewer { id } }')).errors![0]!.message).to.equal('Missing or invalid token: send Authorization: Bearer <member token>');
+    expect((await gql('mt_notarealtokenatallnotarealtoken', '{ viewer { id } }')).errors![0]!.message).to.match(/^Missing or invalid token: send Authorization: Bearer <member token>\. Lost the admin token.*restart the service with ADMIN_TOKEN/i);
   });
 
   it('Authorization: <key> without "Bearer ": 401 saying to add it, on the agent surfaces, the Workspace API and /graphql', async () => {

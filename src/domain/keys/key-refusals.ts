@@ -51,7 +51,10 @@ export function memberTokenRefused(presented: string | undefined): Unauthenticat
   if (presented?.startsWith('wk_')) {
     return new Unauthenticated(`This is a workspace key (wk_): it is for the Workspace API (/workspaceapi/…) and the surfaces of agents that allow workspace keys. /graphql takes a member token (mt_…): ${send}`);
   }
-  return new Unauthenticated(`Missing or invalid token: ${send}`);
+  return new Unauthenticated(
+    `Missing or invalid token: ${send}. Lost the admin token (it is printed once, on the first start)? ` +
+      'Restart the service with ADMIN_TOKEN set to a value of your choice (at least 16 characters): that value becomes the admin token',
+  );
 }
 
 /** A valid workspace key without the scope the Workspace API needs (403). */
