@@ -3,6 +3,7 @@ import type { Agent, ApiKey, Document, DocumentExposure, HttpEndpoint, McpTool, 
 import type { Principal } from '../domain/principal.js';
 import type { AgentChildRepo } from '../domain/ports.js';
 import type { Services } from '../domain/services.js';
+import { DELIVERY_BODY_SHOWN_BYTES } from '../domain/webhooks/webhook.service.js';
 
 /** Per-request GraphQL context: who is acting, the domain, and batched loaders. */
 export interface Context {
@@ -18,6 +19,8 @@ export interface Loaders {
   documents: DataLoader<string, Document[]>;
   documentExposures: DataLoader<string, DocumentExposure[]>;
   apiKeys: DataLoader<string, ApiKey[]>;
+  /** The shown beginning of a delivery's body (DELIVERY_BODY_SHOWN_BYTES), as UTF-8 text, by delivery id. */
+  deliveryBodies: DataLoader<string, string>;
 }
 
 function byAgent<T extends { agentId: string | null }>(load: (ids: readonly string[]) => Promise<T[]>) {
@@ -31,7 +34,8 @@ function byAgent<T extends { agentId: string | null }>(load: (ids: readonly stri
 
 /**
  * Loaders of an agent's child lists: one query per list kind for all agents in the request.
- * Callers pass only agents the principal may read (the parent resolver has checked).
+ * Callers pass only agents the principal may read (the parent resolver has checked), and only
+ * deliveries a query or mutation has returned to the principal.
  */
 export function createLoaders(services: Services): Loaders {
   const r = services.store.repos;
@@ -43,6 +47,11 @@ export function createLoaders(services: Services): Loaders {
     documents: child(r.documents),
     documentExposures: child(r.exposures),
     apiKeys: byAgent((ids) => r.apiKeys.listByAgents(ids)),
+    // Only when `body` is asked for, and only its beginning: a page of 200 reads at most 12.5 MiB.
+    deliveryBodies: new DataLoader<string, string>(async (ids) => {
+      const heads = await r.deliveries.bodyHeads(ids, DELIVERY_BODY_SHOWN_BYTES);
+      return ids.map((id) => heads.get(id)?.toString('utf8') ?? '');
+    }),
   };
 }
 
