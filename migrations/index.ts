@@ -10,6 +10,7 @@ import * as numberedSlots from './20270105000000_numbered_slots.js';
 import * as messageDayCounts from './20270110000000_message_day_counts.js';
 import * as activityRequestId from './20270115000000_activity_request_id.js';
 import * as webhookBodyBounds from './20270120000000_webhook_body_bounds.js';
+import * as webhookFairClaim from './20270125000000_webhook_fair_claim.js';
 import * as activityRunId from './20270130000000_activity_run_id.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
@@ -26,6 +27,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270110000000_message_day_counts': messageDayCounts,
   '20270115000000_activity_request_id': activityRequestId,
   '20270120000000_webhook_body_bounds': webhookBodyBounds,
+  '20270125000000_webhook_fair_claim': webhookFairClaim,
   '20270130000000_activity_run_id': activityRunId,
 };
 

@@ -219,6 +219,15 @@ export interface WebhookDelivery {
   completedAt: Date | null;
 }
 
+/**
+ * A delivery without its body, and the body's size: what listings, claims and stores return. A body
+ * (up to 1 MiB) is read alone, for the one delivery that is run, replayed or shown.
+ */
+export interface WebhookDeliverySummary extends Omit<WebhookDelivery, 'rawBody'> {
+  /** Size of the body as received, in bytes. */
+  bodyBytes: number;
+}
+
 /** A chat between a website visitor and an agent (the widget surface); any instance can continue it. */
 export interface Conversation {
   id: string;

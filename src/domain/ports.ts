@@ -20,6 +20,7 @@ import type {
   Team,
   Webhook,
   WebhookDelivery,
+  WebhookDeliverySummary,
   Conversation,
   ChatTurn,
   DeliveryStatus,
@@ -260,16 +261,25 @@ export interface DeliverySettlement {
  * a worker whose lease ran out and whose delivery was claimed again can no longer settle it.
  */
 export interface DeliveryRepo {
+  /** One delivery with its whole body. */
   get(id: string): Promise<WebhookDelivery | null>;
-  insert(d: WebhookDelivery): Promise<WebhookDelivery>;
+  insert(d: WebhookDelivery): Promise<WebhookDeliverySummary>;
   /**
    * Stores a delivery unless one with the same dedupe key was stored for its webhook since
    * `dedupeSince`; then stores nothing and returns that one. Older holders of the key give it up.
    * Must run in a transaction.
    */
-  accept(d: WebhookDelivery, dedupeSince: Date): Promise<{ delivery: WebhookDelivery; duplicate: boolean }>;
-  /** Takes up to `limit` deliveries that are due (pending, or running under an expired lease), oldest due first. */
-  claim(now: Date, leaseUntil: Date, limit: number): Promise<WebhookDelivery[]>;
+  accept(d: WebhookDelivery, dedupeSince: Date): Promise<{ delivery: WebhookDeliverySummary; duplicate: boolean }>;
+  /**
+   * Takes up to `limit` deliveries that are due (pending, or running under an expired lease), fairly
+   * between agents: every agent's oldest due delivery before any agent's second, and so on; oldest
+   * due first among equals. Returned in that order, without bodies.
+   */
+  claim(now: Date, leaseUntil: Date, limit: number): Promise<WebhookDeliverySummary[]>;
+  /** The whole body of one delivery, as received; null when the delivery no longer exists. */
+  body(id: string): Promise<Buffer | null>;
+  /** The first `bytes` bytes of each delivery's body, by id (deliveries that no longer exist are absent). */
+  bodyHeads(ids: readonly string[], bytes: number): Promise<Map<string, Buffer>>;
   /** Extends the lease of a claim still held (same attempt); false when it is no longer held. */
   renew(id: string, attempt: number, leaseUntil: Date): Promise<boolean>;
   /** Ends a claim still held (same attempt); false when it is no longer held. */
@@ -279,8 +289,8 @@ export interface DeliveryRepo {
    * no failure counted (its instance is shutting down); false when it is no longer held.
    */
   handBack(id: string, attempt: number, now: Date): Promise<boolean>;
-  /** An agent's deliveries, newest first. */
-  list(agentId: string, opts: { first: number; after?: { createdAt: Date; id: string }; webhookId?: string; status?: DeliveryStatus }): Promise<WebhookDelivery[]>;
+  /** An agent's deliveries, newest first, without bodies. */
+  list(agentId: string, opts: { first: number; after?: { createdAt: Date; id: string }; webhookId?: string; status?: DeliveryStatus }): Promise<WebhookDeliverySummary[]>;
   /** Deletes finished (DONE or FAILED) deliveries created before `before`; returns how many. */
   prune(before: Date): Promise<number>;
   /**

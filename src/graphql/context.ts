@@ -3,6 +3,7 @@ import type { ActivityEntry, Agent, ApiKey, Document, DocumentExposure, HttpEndp
 import type { Principal } from '../domain/principal.js';
 import type { AgentChildRepo } from '../domain/ports.js';
 import type { Services } from '../domain/services.js';
+import { DELIVERY_BODY_SHOWN_BYTES } from '../domain/webhooks/webhook.service.js';
 
 /** Per-request GraphQL context: who is acting, the domain, and batched loaders. */
 export interface Context {
@@ -20,6 +21,8 @@ export interface Loaders {
   apiKeys: DataLoader<string, ApiKey[]>;
   /** A run's activity entry by run id (null: none stored yet, or logging is off). */
   runs: DataLoader<string, ActivityEntry | null>;
+  /** The shown beginning of a delivery's body (DELIVERY_BODY_SHOWN_BYTES), as UTF-8 text, by delivery id. */
+  deliveryBodies: DataLoader<string, string>;
 }
 
 function byAgent<T extends { agentId: string | null }>(load: (ids: readonly string[]) => Promise<T[]>) {
@@ -33,7 +36,8 @@ function byAgent<T extends { agentId: string | null }>(load: (ids: readonly stri
 
 /**
  * Loaders of an agent's child lists: one query per list kind for all agents in the request.
- * Callers pass only agents the principal may read (the parent resolver has checked).
+ * Callers pass only agents the principal may read (the parent resolver has checked), and only
+ * deliveries a query or mutation has returned to the principal.
  */
 export function createLoaders(services: Services): Loaders {
   const r = services.store.repos;
@@ -48,6 +52,11 @@ export function createLoaders(services: Services): Loaders {
     runs: new DataLoader<string, ActivityEntry | null>(async (runIds) => {
       const found = new Map((await r.activity.findRuns(runIds)).map((e) => [e.runId, e]));
       return runIds.map((id) => found.get(id) ?? null);
+    }),
+    // Only when `body` is asked for, and only its beginning: a page of 200 reads at most 12.5 MiB.
+    deliveryBodies: new DataLoader<string, string>(async (ids) => {
+      const heads = await r.deliveries.bodyHeads(ids, DELIVERY_BODY_SHOWN_BYTES);
+      return ids.map((id) => heads.get(id)?.toString('utf8') ?? '');
     }),
   };
 }

@@ -20,7 +20,10 @@ import {
   type SelectionSetNode,
   type ValidationContext,
 } from 'graphql';
+import { MAX_LOGGED_BODY } from '../domain/activity/activity-log.js';
 import { MAX_ACTIVITY_PAGE, MAX_USAGE_DAYS } from '../domain/activity/activity.service.js';
+import { MAX_HANDLER } from '../domain/entries/entry.schemas.js';
+import { DELIVERY_BODY_SHOWN_BYTES } from '../domain/webhooks/webhook.service.js';
 
 /** Nesting of data fields. */
 export const MAX_DEPTH = 10;
@@ -42,20 +45,63 @@ export const UNPAGED_LIST_ITEMS = 10;
 /** Arguments that size a page, with the largest value the domain accepts for each. */
 export const PAGE_ARGUMENTS: Readonly<Record<string, number>> = { first: MAX_ACTIVITY_PAGE, days: MAX_USAGE_DAYS };
 
+/**
+ * Bytes an operation's large values may return, counted before it runs (see `operationLimits`):
+ * four pages of 200 activity responses (50 MiB) are refused; a page of 100 entries with their
+ * headers, request bodies and responses (14 MiB) is not.
+ */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/** A request's header section (and so its query string) at most: Node's `maxHeaderSize`, which the service keeps. */
+const REQUEST_HEADER_BYTES = 16 * 1024;
+/**
+ * Fields whose one value can pass 32 KiB, with the bytes each counts: the most a value holds (for
+ * text, its length in characters), except document content. Every other field counts 0 bytes.
+ */
+export const FIELD_BYTES: Readonly<Record<string, number>> = {
+  // What callers and senders sent, as logged: bodies cut at 64 KiB, headers within Node's bound.
+  'ActivityEntry.requestBody': MAX_LOGGED_BODY,
+  'ActivityEntry.response': MAX_LOGGED_BODY,
+  'ActivityEntry.requestHeaders': REQUEST_HEADER_BYTES,
+  'WebhookDelivery.body': DELIVERY_BODY_SHOWN_BYTES,
+  'WebhookDelivery.headers': REQUEST_HEADER_BYTES,
+  'WebhookDelivery.query': REQUEST_HEADER_BYTES,
+  // A delivery's latest run, from its activity entry (the logged response, cut at 64 KiB).
+  'DeliveryRun.output': MAX_LOGGED_BODY,
+  // What members and agents wrote, within the domain's bounds.
+  'HandlerOut.prompt': MAX_HANDLER,
+  'HandlerOut.script': MAX_HANDLER,
+  'HttpEndpoint.inputSchema': 64 * 1024,
+  'HttpEndpoint.outputSchema': 64 * 1024,
+  'McpTool.inputSchema': 64 * 1024,
+  'McpTool.outputSchema': 64 * 1024,
+  'Agent.instructions': 100_000,
+  'Guardrails.blockedInputPatterns': 100 * 500,
+  'Guardrails.redactOutputPatterns': 100 * 500,
+  'Message.body': 1_000_000,
+  // A document holds up to 5 MiB; counting that for each of the 10 documents an agent's list is
+  // assumed to hold would refuse reading any agent's documents, so content counts 1 MiB.
+  'Document.content': 1024 * 1024,
+};
+
 export interface OperationLimits {
   maxDepth: number;
   maxIntrospectionDepth: number;
   maxComplexity: number;
+  maxAnswerBytes: number;
   unpagedListItems: number;
   pageArguments: Readonly<Record<string, number>>;
+  /** Bytes a value of a field counts, by `Type.field`. */
+  fieldBytes: Readonly<Record<string, number>>;
 }
 
 export const DEFAULT_LIMITS: OperationLimits = {
   maxDepth: MAX_DEPTH,
   maxIntrospectionDepth: MAX_INTROSPECTION_DEPTH,
   maxComplexity: MAX_COMPLEXITY,
+  maxAnswerBytes: MAX_ANSWER_BYTES,
   unpagedListItems: UNPAGED_LIST_ITEMS,
   pageArguments: PAGE_ARGUMENTS,
+  fieldBytes: FIELD_BYTES,
 };
 
 interface Measure {
@@ -65,9 +111,11 @@ interface Measure {
   introspectionDepth: number;
   /** Field values the selection may return, saturated just above the limit. */
   cost: number;
+  /** Bytes its large values may return (FIELD_BYTES), saturated just above the limit. */
+  bytes: number;
 }
 
-const NOTHING: Measure = { depth: 0, introspectionDepth: 0, cost: 0 };
+const NOTHING: Measure = { depth: 0, introspectionDepth: 0, cost: 0, bytes: 0 };
 
 /**
  * Validation rule: refuses an operation nested deeper than `maxDepth` data fields (or
@@ -79,6 +127,10 @@ const NOTHING: Measure = { depth: 0, introspectionDepth: 0, cost: 0 };
  * page size to its `nodes`; any other list of objects counts `unpagedListItems` items. Lists of
  * scalars count 1 (their parent resolves them whole) and so do introspection lists (their length
  * is the schema's, and graphql's MaxIntrospectionDepthRule bounds how they nest).
+ *
+ * Large values are also counted in bytes: each field of `fieldBytes` (bodies, headers, scripts,
+ * documents…) counts its bytes once per item of the lists around it, counted as above, and an
+ * operation whose values may pass `maxAnswerBytes` is refused too.
  *
  * Each fragment is measured once per page size and the count stops as soon as it passes the
  * limit, so measuring costs time linear in the document whatever its fragments expand to. The
@@ -117,6 +169,12 @@ function limitError(m: Measure, limits: OperationLimits): string | undefined {
       'Select fewer fields or ask for smaller pages'
     );
   }
+  if (m.bytes > limits.maxAnswerBytes) {
+    return (
+      `Query may return more than ${mebibytes(limits.maxAnswerBytes)} of bodies, headers, documents and scripts (each such field counts ` +
+      'its largest size once per item of the lists around it, as for the field count). Ask for fewer of them or smaller pages'
+    );
+  }
   return undefined;
 }
 
@@ -124,6 +182,8 @@ function limitError(m: Measure, limits: OperationLimits): string | undefined {
 function measurer(context: ValidationContext, limits: OperationLimits) {
   const schema = context.getSchema();
   const saturate = (n: number) => Math.min(n, limits.maxComplexity + 1);
+  const saturateBytes = (n: number) => Math.min(n, limits.maxAnswerBytes + 1);
+  const over = (m: Measure) => m.cost > limits.maxComplexity || m.bytes > limits.maxAnswerBytes;
   const fragments = new Map<string, Measure>();
   const measuring = new Set<string>();
 
@@ -134,8 +194,9 @@ function measurer(context: ValidationContext, limits: OperationLimits) {
       total.depth = Math.max(total.depth, m.depth);
       total.introspectionDepth = Math.max(total.introspectionDepth, m.introspectionDepth);
       total.cost = saturate(total.cost + m.cost);
-      // Past the limit the operation is refused whatever follows: stop counting.
-      if (total.cost > limits.maxComplexity) break;
+      total.bytes = saturateBytes(total.bytes + m.bytes);
+      // Past a limit the operation is refused whatever follows: stop counting.
+      if (over(total)) break;
     }
     return total;
   };
@@ -173,14 +234,17 @@ function measurer(context: ValidationContext, limits: OperationLimits) {
     const inner = node.selectionSet ? selectionSet(node.selectionSet, type && getNamedType(type), isList ? undefined : pageSize) : NOTHING;
     const items = isList ? pageSize ?? inheritedPageSize ?? (parent && isIntrospectionType(parent) ? 1 : limits.unpagedListItems) : 1;
     const cost = saturate(1 + items * inner.cost);
+    const bytes = saturateBytes((parent ? limits.fieldBytes[`${parent.name}.${node.name.value}`] ?? 0 : 0) + items * inner.bytes);
     if (node.name.value === '__schema' || node.name.value === '__type') {
-      return { depth: 0, introspectionDepth: 1 + Math.max(inner.depth, inner.introspectionDepth), cost };
+      return { depth: 0, introspectionDepth: 1 + Math.max(inner.depth, inner.introspectionDepth), cost, bytes };
     }
-    return { depth: inner.depth + 1, introspectionDepth: inner.introspectionDepth && inner.introspectionDepth + 1, cost };
+    return { depth: inner.depth + 1, introspectionDepth: inner.introspectionDepth && inner.introspectionDepth + 1, cost, bytes };
   };
 
   return { selectionSet };
 }
+
+const mebibytes = (n: number) => (n % (1024 * 1024) === 0 ? `${n / 1024 / 1024} MiB` : `${n} bytes`);
 
 function fieldDefinition(schema: GraphQLSchema, parent: GraphQLNamedType | undefined, name: string): GraphQLField<unknown, unknown> | undefined {
   if (name === TypeNameMetaFieldDef.name) return TypeNameMetaFieldDef;

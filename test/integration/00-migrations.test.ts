@@ -119,6 +119,7 @@ const INDEXES = [
   'CREATE INDEX run_slots_team_id_expires_at_index ON run_slots USING btree (team_id, expires_at)',
   'CREATE INDEX run_slots_workspace_id_expires_at_index ON run_slots USING btree (workspace_id, expires_at)',
   'CREATE INDEX webhook_deliveries_agent_list ON webhook_deliveries USING btree (agent_id, created_at, id)',
+  "CREATE INDEX webhook_deliveries_agent_pending ON webhook_deliveries USING btree (agent_id, next_attempt_at, id) WHERE (status = 'PENDING'::text)",
   "CREATE INDEX webhook_deliveries_body_kept ON webhook_deliveries USING btree (completed_at) WHERE ((body_dropped_at IS NULL) AND (status = ANY (ARRAY['DONE'::text, 'FAILED'::text])))",
   'CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (status, next_attempt_at)',
 ];

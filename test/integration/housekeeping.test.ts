@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { newId } from '../../src/domain/ids.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { buildService, type Service } from '../../src/server.js';
-import type { WebhookDelivery } from '../../src/domain/entities.js';
+import type { WebhookDelivery, WebhookDeliverySummary } from '../../src/domain/entities.js';
 import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { manualTime, type ManualTime } from '../helpers/manual-time.js';
 import { loadAgent } from '../helpers/runtime.js';
@@ -110,7 +110,7 @@ describe('housekeeping timer', function () {
     const [hook] = await service.services.store.repos.webhooks.listByAgents([agentId]);
     const start = time.clock.now();
     /** A delivery as the queue leaves it: finished at `completedAt`, or still waiting (null). */
-    const delivery = (status: WebhookDelivery['status'], body: string, completedAt: Date | null): Promise<WebhookDelivery> =>
+    const delivery = (status: WebhookDelivery['status'], body: string, completedAt: Date | null): Promise<WebhookDeliverySummary> =>
       service.services.store.repos.deliveries.insert({
         id: newId('whd'),
         agentId,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { MovableClock } from '../helpers/movable-clock.js';
 import type { Clock } from '../../src/domain/clock.js';
-import type { Agent, Webhook, WebhookDelivery } from '../../src/domain/entities.js';
+import type { Agent, Webhook, WebhookDelivery, WebhookDeliverySummary } from '../../src/domain/entities.js';
 import { Invalid, LimitExceeded, NotFound } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { Principal } from '../../src/domain/principal.js';
@@ -59,10 +59,10 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     return { agent: await loadAgent(id), hooks };
   }
 
-  /** A delivery row as a claim leaves it: RUNNING, first attempt, its lease far away. */
+  /** A delivery row as a claim leaves it: RUNNING, first attempt, its lease far away; as stored, body included. */
   async function insertDelivery(hook: Webhook, over: Partial<WebhookDelivery> = {}): Promise<WebhookDelivery> {
     const now = clock.now();
-    return repos().deliveries.insert({
+    const stored = await repos().deliveries.insert({
       id: newId('whd'),
       agentId: hook.agentId,
       webhookId: hook.id,
@@ -88,6 +88,7 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       completedAt: null,
       ...over,
     });
+    return row(stored.id);
   }
 
   async function row(id: string): Promise<WebhookDelivery> {
@@ -215,9 +216,9 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
 
   describe('lost attempts', () => {
     /** What a claim at `now` would take, seen inside a transaction that is rolled back (other tests' rows stay as they are). */
-    async function claimableAt(now: Date): Promise<WebhookDelivery[]> {
+    async function claimableAt(now: Date): Promise<WebhookDeliverySummary[]> {
       const rollback = new Error('rollback');
-      let claimed: WebhookDelivery[] = [];
+      let claimed: WebhookDeliverySummary[] = [];
       await h()
         .service.services.store.transaction(async (r) => {
           claimed = await r.deliveries.claim(now, new Date(now.getTime() + 30_000), 10_000);
@@ -236,7 +237,7 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       const first = await insertDelivery(hooks.cut!, { lockedUntil: leaseEnd, nextAttemptAt: new Date('2091-01-01T00:00:00Z') });
       const third = await insertDelivery(hooks.cut!, { attempts: 3, failures: 2, lockedUntil: leaseEnd, nextAttemptAt: new Date('2091-01-01T00:00:00Z') });
       const last = await insertDelivery(hooks.cut!, { attempts: MAX_DELIVERY_ATTEMPTS, failures: MAX_DELIVERY_ATTEMPTS - 1, lockedUntil: leaseEnd, nextAttemptAt: new Date('2091-01-01T00:00:00Z') });
-      const ids = (claimed: WebhookDelivery[]) => claimed.map((d) => d.id).filter((id) => [first.id, third.id, last.id].includes(id)).sort();
+      const ids = (claimed: WebhookDeliverySummary[]) => claimed.map((d) => d.id).filter((id) => [first.id, third.id, last.id].includes(id)).sort();
 
       // The schedule is used up for the last one: it is taken back when its lease ends, to be marked FAILED.
       expect(ids(await claimableAt(at(0)))).to.deep.equal([last.id]);
@@ -408,7 +409,7 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
         rawBody: Buffer.from('{"ref":"refs/heads/main"}'),
       });
       clock.advance(3_600_000);
-      const copy = await service.replay(admin, original.id);
+      const copy = await row((await service.replay(admin, original.id)).id);
       expect(copy.id).not.to.equal(original.id);
       expect(copy).to.include({
         replayOf: original.id,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { buildSchema, getIntrospectionQuery, Kind, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { buildGraphqlSchema } from '../../src/graphql/schema.js';
-import { MAX_INTROSPECTION_DEPTH, operationLimits, type OperationLimits } from '../../src/graphql/limits.js';
+import { MAX_ANSWER_BYTES, MAX_INTROSPECTION_DEPTH, operationLimits, type OperationLimits } from '../../src/graphql/limits.js';
 
 // A schema with a cycle, so that depth can grow without bound.
 const schema = buildSchema(`type Node { id: ID, child: Node } type Query { root: Node }`);
@@ -134,6 +134,61 @@ describe('GraphQL operation limits', () => {
       expect(check(page(199))).to.deep.equal([]);
       expect(check('{ workspace { usage(days: 366) { day credits runs } } }')[0]).to.match(tooMany(1000));
       expect(check('query($d: Int!) { workspace { usage(days: $d) { day credits runs } } }')[0]).to.match(tooMany(1000));
+    });
+
+    describe('bytes of large values', () => {
+      const KiB = 1024;
+      const MiB = 1024 * KiB;
+      const tooLarge = /^Query may return more than 16 MiB of bodies, headers, documents and scripts/;
+      /** The query's large values come to exactly `bytes`: accepted at that budget, refused one byte below. */
+      const expectBytes = (q: string, bytes: number) => {
+        expect(check(q, { maxAnswerBytes: bytes }), q).to.deep.equal([]);
+        expect(check(q, { maxAnswerBytes: bytes - 1 })[0], q).to.match(/^Query may return more than \d+ bytes of bodies/);
+      };
+      const aliases = (n: number, field: string) => Array.from({ length: n }, (_, i) => `a${i}: ${field}`).join(' ');
+
+      it('refuses four pages of 200 activity responses (50 MiB) before running; one page (12.5 MiB) passes', () => {
+        expect(MAX_ANSWER_BYTES).to.equal(16 * MiB);
+        expect(check(`{ agent(id: "a") { ${aliases(4, 'activity(first: 200) { nodes { response } }')} } }`)).to.have.length(1).and.to.satisfy((m: string[]) => tooLarge.test(m[0]!));
+        expect(check(`{ agent(id: "a") { ${aliases(2, 'activity(first: 200) { nodes { response } }')} } }`)[0]).to.match(tooLarge);
+        expect(check('{ agent(id: "a") { activity(first: 200) { nodes { response } } } }')).to.deep.equal([]);
+        expectBytes('{ agent(id: "a") { activity(first: 200) { nodes { response } } } }', 200 * 64 * KiB);
+      });
+
+      it('passes console-like pages: 50 entries with bodies, 100 with headers and bodies', () => {
+        expectBytes('{ agent(id: "a") { activity(first: 50) { nodes { id requestBody response } } } }', 50 * 128 * KiB);
+        expectBytes('{ agent(id: "a") { activity(first: 100) { nodes { id status requestHeaders requestBody response } } } }', 100 * 144 * KiB);
+        expect(check('{ agent(id: "a") { activity(first: 100) { nodes { id status requestHeaders requestBody response } } } }')).to.deep.equal([]);
+        expect(check('{ agent(id: "a") { activity(first: 114) { nodes { requestHeaders requestBody response } } } }')[0]).to.match(tooLarge);
+      });
+
+      it('counts nothing for fields that hold no large value: four aliases of 200 delivery ids pass; 200 bodies pass, 400 do not', () => {
+        expect(check(`{ ${aliases(4, 'webhookDeliveries(agentId: "a", first: 200) { nodes { id } }')} }`, { maxAnswerBytes: 0 })).to.deep.equal([]);
+        expect(check('{ webhookDeliveries(agentId: "a", first: 200) { nodes { id status bodyBytes bodyDroppedAt } } }', { maxAnswerBytes: 0 })).to.deep.equal([]);
+        expectBytes('{ webhookDeliveries(agentId: "a", first: 200) { nodes { body } } }', 200 * 64 * KiB);
+        expectBytes('{ webhookDeliveries(agentId: "a", first: 10) { nodes { headers query body } } }', 10 * 96 * KiB);
+        expect(check(`{ ${aliases(2, 'webhookDeliveries(agentId: "a", first: 200) { nodes { body } }')} }`)[0]).to.match(tooLarge);
+      });
+
+      it('counts large values through fragments and variables, and a page set by a variable at its maximum', () => {
+        const q = `query($n: Int!) { agent(id: "a") { ${aliases(2, 'activity(first: $n) { nodes { ...Bodies } }')} } } fragment Bodies on ActivityEntry { ... on ActivityEntry { response } }`;
+        expectBytes(q, 2 * 200 * 64 * KiB);
+        expect(check(q)[0]).to.match(tooLarge);
+      });
+
+      it("counts what members write within its bound, and a document's content as 1 MiB", () => {
+        expectBytes('{ agent(id: "a") { documents { name content } } }', 10 * MiB);
+        expect(check('{ agents { documents { content } } }')[0]).to.match(tooLarge);
+        expectBytes('{ agent(id: "a") { instructions httpEndpoints { handler { prompt script } inputSchema outputSchema } } }', 100_000 + 10 * (400_000 + 128 * KiB));
+        expectBytes('{ agents { guardrails { blockedInputPatterns redactOutputPatterns } } }', 10 * 100_000);
+      });
+
+      it('stops counting once the byte budget is spent, like the field count', () => {
+        const doc = parse(`{ webhookDeliveries(agentId: "a", first: 200) { nodes { ...Big ...After } } }\nfragment Big on WebhookDelivery { body }\nfragment After on WebhookDelivery { id }`);
+        const reads = countFragmentReads(doc);
+        expect(validate(service, doc, [operationLimits({ maxAnswerBytes: 1000 })]).map((e) => e.message)[0]).to.match(/more than 1000 bytes/);
+        expect(reads.get('After')).to.equal(1); // the visitor's read only
+      });
     });
 
     it('counts an unpaged list of objects as 10 items and a list of scalars as one value', () => {

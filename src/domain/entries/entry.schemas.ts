@@ -5,7 +5,8 @@ import { schemaRefusal } from '../json-schema.js';
 import { modelRef, optionalText } from '../validation.js';
 import { MAX_WEBHOOK_BODY_BYTES } from '../webhooks/body-limit.js';
 
-const MAX_HANDLER = 200_000;
+/** The longest prompt or script of a handler, in characters. */
+export const MAX_HANDLER = 200_000;
 
 /** `{prompt}` or `{script}`: exactly one, non-empty. */
 export const handlerInput = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { DomainError, Forbidden, Invalid, LimitExceeded, NotFound, Unauthenticated, Unavailable } from '../errors.js';
-import { DELIVERY_STATUSES, type Agent, type DeliveryStatus, type Webhook, type WebhookDelivery } from '../entities.js';
+import { DELIVERY_STATUSES, type Agent, type DeliveryStatus, type Webhook, type WebhookDelivery, type WebhookDeliverySummary } from '../entities.js';
 import { newId } from '../ids.js';
 import { isCredentialHeader } from '../keys/credentials.js';
 import { loadAgent } from '../policy.js';
@@ -31,6 +31,8 @@ export function deliveryNotStored(): Unavailable {
 export const DEDUPE_WINDOW_MS = 24 * 60 * 60_000;
 /** The largest page of `webhookDeliveries`. */
 export const MAX_DELIVERY_PAGE = 200;
+/** How much of a delivery's body a listing shows (the beginning; `bodyBytes` gives the whole size). */
+export const DELIVERY_BODY_SHOWN_BYTES = 64 * 1024;
 
 export interface WebhookConfig {
   /** How long a claimed delivery stays with its instance without a renewal. */
@@ -53,8 +55,11 @@ export interface InboundDelivery {
 /** How one processing attempt ended. */
 export type AttemptOutcome = 'done' | 'retry' | 'deferred' | 'failed' | 'lost';
 
+/** A delivery as the queue holds it: its body is read when it runs. */
+export type QueuedDelivery = Omit<WebhookDelivery, 'rawBody'>;
+
 export interface DeliveryPage {
-  nodes: WebhookDelivery[];
+  nodes: WebhookDeliverySummary[];
   endCursor: string | null;
   hasNextPage: boolean;
 }
@@ -146,7 +151,7 @@ export class WebhookService {
    * storage failure is Unavailable: the sender must retry, and is never told a delivery was
    * received that was not stored.
    */
-  async accept(agent: Agent, webhook: Webhook, inbound: InboundDelivery, payload?: Json): Promise<{ delivery: WebhookDelivery; duplicate: boolean }> {
+  async accept(agent: Agent, webhook: Webhook, inbound: InboundDelivery, payload?: Json): Promise<{ delivery: WebhookDeliverySummary; duplicate: boolean }> {
     const headers = storedHeaders(inbound.headers);
     const senderId = senderDeliveryId(webhook.signature?.scheme ?? null, headers, inbound.rawBody, payload);
     const now = this.clock.now();
@@ -165,7 +170,7 @@ export class WebhookService {
       rawBody: inbound.rawBody,
       ...queuedAt(now),
     };
-    let stored: { delivery: WebhookDelivery; duplicate: boolean };
+    let stored: { delivery: WebhookDeliverySummary; duplicate: boolean };
     try {
       stored = await this.store.transaction((r) => r.deliveries.accept(delivery, new Date(now.getTime() - DEDUPE_WINDOW_MS)));
     } catch (err) {
@@ -184,7 +189,7 @@ export class WebhookService {
     agent: Agent,
     webhook: Webhook,
     inbound: InboundDelivery,
-  ): Promise<{ payload: Json; answer: { challenge: string } | { delivery: WebhookDelivery; duplicate: boolean } }> {
+  ): Promise<{ payload: Json; answer: { challenge: string } | { delivery: WebhookDeliverySummary; duplicate: boolean } }> {
     const headers = storedHeaders(inbound.headers);
     const payload = parsePayload(headers, inbound.rawBody);
     const challenge = slackChallenge(payload);
@@ -194,19 +199,19 @@ export class WebhookService {
     return { payload, answer: await this.accept(agent, webhook, inbound, payload) };
   }
 
-  /** Takes up to `limit` due deliveries for this instance, each under a lease. */
-  claim(limit: number): Promise<WebhookDelivery[]> {
+  /** Takes up to `limit` due deliveries for this instance, each under a lease, fairly between agents (in the order to run them). */
+  claim(limit: number): Promise<WebhookDeliverySummary[]> {
     const now = this.clock.now();
     return this.store.repos.deliveries.claim(now, new Date(now.getTime() + this.config.leaseMs), limit);
   }
 
   /** Gives a delivery this instance is running back to the queue (shutdown at its deadline). */
-  handBack(d: WebhookDelivery): Promise<boolean> {
+  handBack(d: QueuedDelivery): Promise<boolean> {
     return this.store.repos.deliveries.handBack(d.id, d.attempts, this.clock.now());
   }
 
   /** Extends the lease of a delivery being processed; false when this instance no longer holds it. */
-  renew(d: WebhookDelivery): Promise<boolean> {
+  renew(d: QueuedDelivery): Promise<boolean> {
     return this.store.repos.deliveries.renew(d.id, d.attempts, new Date(this.clock.now().getTime() + this.config.leaseMs));
   }
 
@@ -231,7 +236,7 @@ export class WebhookService {
    * to its Retry-After without counting a failure; a refusal no retry can change (input guardrails)
    * fails it; any other failure is retried on the schedule, and the last one fails it.
    */
-  async process(d: WebhookDelivery): Promise<AttemptOutcome> {
+  async process(d: QueuedDelivery): Promise<AttemptOutcome> {
     const [agent, webhook] = await Promise.all([this.store.repos.agents.get(d.agentId), this.store.repos.webhooks.get(d.webhookId)]);
     if (!agent || !webhook) return this.fail(d, 'The agent or its webhook integration was removed', null);
     if (d.failures >= MAX_DELIVERY_ATTEMPTS) {
@@ -240,9 +245,12 @@ export class WebhookService {
     }
     const entry: RunEntry = { kind: 'webhook', id: webhook.id, name: webhook.integration, handler: webhook.handler, modelOverride: webhook.modelOverride };
     const principal: Principal = { kind: 'agentSelf', workspaceId: agent.workspaceId, agentId: agent.id };
+    // Read for this one delivery only: claims carry no body (a batch of them would hold megabytes).
+    const rawBody = await this.store.repos.deliveries.body(d.id);
+    if (rawBody === null) return this.fail(d, 'The delivery was removed', null);
     let run: AdmittedRun;
     try {
-      run = await this.pipeline.begin(principal, agent, entry, this.runInput(d));
+      run = await this.pipeline.begin(principal, agent, entry, this.runInput({ ...d, rawBody }));
     } catch (err) {
       if (err instanceof LimitExceeded || err instanceof Unavailable) return this.defer(d, err);
       if (err instanceof DomainError) return this.fail(d, err.message, null);
@@ -260,12 +268,12 @@ export class WebhookService {
     return this.settle(d, 'done', { status: 'DONE', failures: d.failures, nextAttemptAt: d.nextAttemptAt, lastError: null, runId: result.runId, completedAt: this.clock.now() });
   }
 
-  private defer(d: WebhookDelivery, err: LimitExceeded | Unavailable): Promise<AttemptOutcome> {
+  private defer(d: QueuedDelivery, err: LimitExceeded | Unavailable): Promise<AttemptOutcome> {
     const next = new Date(this.clock.now().getTime() + err.retryAfterSeconds * 1000);
     return this.settle(d, 'deferred', { status: 'PENDING', failures: d.failures, nextAttemptAt: next, lastError: err.message, runId: d.runId, completedAt: null });
   }
 
-  private retry(d: WebhookDelivery, error: string, runId: string | null): Promise<AttemptOutcome> {
+  private retry(d: QueuedDelivery, error: string, runId: string | null): Promise<AttemptOutcome> {
     const failures = d.failures + 1;
     const delay = retryDelayMs(failures, this.config.random);
     if (delay === null) return this.fail(d, error, runId, failures);
@@ -273,12 +281,12 @@ export class WebhookService {
     return this.settle(d, 'retry', { status: 'PENDING', failures, nextAttemptAt: next, lastError: error, runId, completedAt: null });
   }
 
-  private fail(d: WebhookDelivery, error: string, runId: string | null, failures = d.failures + 1): Promise<AttemptOutcome> {
+  private fail(d: QueuedDelivery, error: string, runId: string | null, failures = d.failures + 1): Promise<AttemptOutcome> {
     const now = this.clock.now();
     return this.settle(d, 'failed', { status: 'FAILED', failures, nextAttemptAt: d.nextAttemptAt, lastError: error, runId, completedAt: now });
   }
 
-  private async settle(d: WebhookDelivery, outcome: AttemptOutcome, s: Omit<DeliverySettlement, 'updatedAt'>): Promise<AttemptOutcome> {
+  private async settle(d: QueuedDelivery, outcome: AttemptOutcome, s: Omit<DeliverySettlement, 'updatedAt'>): Promise<AttemptOutcome> {
     const held = await this.store.repos.deliveries.settle(d.id, d.attempts, { ...s, updatedAt: this.clock.now() });
     return held ? outcome : 'lost';
   }
@@ -304,7 +312,7 @@ export class WebhookService {
    * `replayOf` naming the original, queued now. Whoever may manage the agent's surfaces. Invalid
    * once housekeeping has dropped the original's body.
    */
-  async replay(p: Principal, id: string): Promise<WebhookDelivery> {
+  async replay(p: Principal, id: string): Promise<WebhookDeliverySummary> {
     const original = await this.store.repos.deliveries.get(id);
     if (!original) throw new NotFound('Webhook delivery', id);
     try {

@@ -2,7 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_TOOL_SCHEMA } from '../../domain/entries/entry.schemas.js';
 import { webhookWarning } from '../../domain/webhooks/body-limit.js';
-import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity, WebhookDelivery as DeliveryEntity } from '../../domain/entities.js';
+import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity, WebhookDeliverySummary as DeliveryEntity } from '../../domain/entities.js';
 import { DeliveryStatusEnum } from '../types/enums.js';
 import type { Context } from '../context.js';
 import {
@@ -115,8 +115,8 @@ export class WebhookDeliveryResolver {
   }
 
   @FieldResolver(() => String, { description: 'The body as received, as UTF-8 text (the first 64 KiB)' })
-  body(@Root() d: DeliveryEntity) {
-    return d.rawBody.subarray(0, 64 * 1024).toString('utf8');
+  body(@Root() d: DeliveryEntity, @Ctx() ctx: Context) {
+    return ctx.loaders.deliveryBodies.load(d.id);
   }
 
   @FieldResolver(() => DeliveryRun, {
@@ -139,6 +139,6 @@ export class WebhookDeliveryResolver {
 
   @FieldResolver(() => Int, { description: 'Size of the body as received, in bytes' })
   bodyBytes(@Root() d: DeliveryEntity) {
-    return d.rawBody.length;
+    return d.bodyBytes;
   }
 }

@@ -1,4 +1,4 @@
-import type { WebhookDelivery } from '../../domain/entities.js';
+import type { WebhookDeliverySummary } from '../../domain/entities.js';
 import type { WebhookService } from '../../domain/webhooks/webhook.service.js';
 import type { Logger } from '../logger.js';
 
@@ -33,7 +33,7 @@ const MAX_ERROR_BACKOFF_MS = 30_000;
 export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, opts: DeliveryWorkerOptions): DeliveryWorker {
   const active = new Set<Promise<void>>();
   /** The deliveries being run, with their lease renewal. */
-  const running = new Map<string, { delivery: WebhookDelivery; renewal: NodeJS.Timeout }>();
+  const running = new Map<string, { delivery: WebhookDeliverySummary; renewal: NodeJS.Timeout }>();
   let stopped = false;
   let nudged = false;
   let wake: (() => void) | null = null;
@@ -59,7 +59,7 @@ export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, op
       };
     });
 
-  const runOne = async (d: WebhookDelivery) => {
+  const runOne = async (d: WebhookDeliverySummary) => {
     const renewal = setInterval(() => {
       webhooks.renew(d).catch((err: unknown) => logger.warn({ err, deliveryId: d.id }, 'webhook delivery lease renewal failed'));
     }, Math.max(100, Math.floor(opts.leaseMs / 3)));
@@ -84,7 +84,7 @@ export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, op
       nudged = false;
       const free = opts.concurrency - active.size;
       if (free > 0) {
-        let claimed: WebhookDelivery[];
+        let claimed: WebhookDeliverySummary[];
         try {
           claimed = await webhooks.claim(free);
           errorBackoff = opts.pollMs;

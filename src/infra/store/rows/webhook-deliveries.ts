@@ -1,8 +1,8 @@
-import type { WebhookDelivery } from '../../../domain/entities.js';
-import { type Mapping, date, dateOrNull, json } from './mapping.js';
+import type { WebhookDelivery, WebhookDeliverySummary } from '../../../domain/entities.js';
+import { type Mapping, type Row, date, dateOrNull, json } from './mapping.js';
 
 /** bytea comes back as a Buffer from pg and as a Uint8Array from PGlite. */
-const bytes = (v: unknown): Buffer => (Buffer.isBuffer(v) ? v : Buffer.from(v as Uint8Array));
+export const bytes = (v: unknown): Buffer => (Buffer.isBuffer(v) ? v : Buffer.from(v as Uint8Array));
 
 export const webhookDeliveries: Mapping<WebhookDelivery> = {
   table: 'webhook_deliveries',
@@ -57,3 +57,16 @@ export const webhookDeliveries: Mapping<WebhookDelivery> = {
     completedAt: dateOrNull(r.completed_at),
   }),
 };
+
+/**
+ * Every column but the body: what lists, claims and inserts read back, with the body's size as
+ * `body_bytes` (`octet_length(raw_body)`, which reads the size from the stored value's header, not
+ * the value).
+ */
+export const SUMMARY_COLUMNS: readonly string[] = Object.keys(webhookDeliveries.toRow({ rawBody: Buffer.alloc(0) } as WebhookDelivery)).filter((c) => c !== 'raw_body');
+
+/** A row of SUMMARY_COLUMNS and `body_bytes`. */
+export function summaryFromRow(r: Row): WebhookDeliverySummary {
+  const { rawBody: _, ...rest } = webhookDeliveries.fromRow({ ...r, raw_body: Buffer.alloc(0) });
+  return { ...rest, bodyBytes: Number(r.body_bytes) };
+}
