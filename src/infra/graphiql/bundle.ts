@@ -55,7 +55,8 @@ async function buildGraphiql(): Promise<Map<string, GraphiqlAsset>> {
     target: ['es2020'],
     platform: 'browser',
     jsx: 'automatic',
-    tsconfig: path.join(path.dirname(entry), 'tsconfig.json'),
+    // Instead of src/graphiql/tsconfig.json, which extends the root one (not in the image).
+    tsconfigRaw: { compilerOptions: { jsx: 'react-jsx', strict: true } },
     define: { 'process.env.NODE_ENV': '"production"' },
     loader: { '.ttf': 'file' },
     outdir: path.join(root, 'dist/graphiql'),
