@@ -91,7 +91,7 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
     expect((await fetch(`${svc.url}/graphql/assets/nothing.js`)).status).to.equal(404);
   });
 
-  it('shows the documentation from the SDL without a token, runs a query with the Authorization header typed in, and reports no console error or CSP violation', async () => {
+  it('shows the documentation and completes fields from the SDL without a token, runs a query with the Authorization header typed in, and reports no console error or CSP violation', async () => {
     await page.goto(`${svc.url}/graphql`);
     await page.locator('.graphiql-container .graphiql-query-editor .monaco-editor').waitFor();
 
@@ -107,6 +107,16 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
     await page.keyboard.press('Delete');
     await page.keyboard.insertText(`{"Authorization": "Bearer ${ADMIN_TOKEN}"}`);
     await page.locator('.graphiql-query-editor .monaco-editor').click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    // Completion from the same schema (Monaco's GraphQL worker): a field of Query by its first letters.
+    await page.keyboard.type('{ agen');
+    await page.keyboard.press('Control+Space');
+    const suggestion = page.locator('.suggest-widget .monaco-list-row', { hasText: 'agents' }).first();
+    await suggestion.waitFor();
+    // Its type comes from the schema: a suggestion of words already typed would have none.
+    expect(await suggestion.textContent()).to.contain('[Agent!]!');
+    await page.keyboard.press('Escape');
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Delete');
     await page.keyboard.insertText('{ viewer { role } agents { name } }');
