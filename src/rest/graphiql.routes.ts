@@ -33,7 +33,7 @@ function graphiqlPage(baseUrl: string): string {
 <p>GraphiQL needs JavaScript. Send queries and mutations as <code>POST /graphql</code> with a JSON body <code>{"query", "variables"}</code> and <code>Authorization: Bearer &lt;member token&gt;</code>; the schema is at <a href="/graphql/schema.graphql">/graphql/schema.graphql</a>.</p>
 <pre>${escapeHtml(curlExample(baseUrl))}</pre>
 </noscript>
-<script src="${ASSETS}graphiql.js"></script>
+<script type="module" src="${ASSETS}graphiql.js"></script>
 </body></html>`;
 }
 

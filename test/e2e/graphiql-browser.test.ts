@@ -14,6 +14,7 @@ import { startSurfaceService, type InProcessService } from '../helpers/surface-s
 // headers editor.
 
 declare const window: any;
+declare const document: any;
 
 const ADMIN_TOKEN = 'graphiql-browser-admin-token-0123456789';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -26,7 +27,7 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
   let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
   let browser: Browser;
   let page: Page;
-  /** Console errors, uncaught page errors and CSP violations seen by the page. */
+  /** Console errors and warnings, uncaught page errors, failed loads and CSP violations seen by the page. */
   const problems: string[] = [];
   /** Every URL the page requested. */
   const requested: string[] = [];
@@ -51,7 +52,8 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
     });
     page = await context.newPage();
     page.on('console', (msg) => {
-      if (msg.type() === 'error' || /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`${msg.type()}: ${msg.text()}`);
+      // Warnings too: GraphiQL reports a failed prettify only as a warning.
+      if (msg.type() === 'error' || msg.type() === 'warning' || /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`${msg.type()}: ${msg.text()}`);
     });
     page.on('response', (res) => {
       if (res.status() >= 400) problems.push(`${res.status()} ${res.url()}`);
@@ -126,11 +128,18 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
     await response.getByText('Graphiql Shop').waitFor();
     expect(await response.textContent()).to.contain('ADMIN');
 
+    // Prettify loads Prettier, a chunk of its own, only now: the one-line query becomes several lines.
+    await page.getByRole('button', { name: /Prettify query/i }).click();
+    await page.waitForFunction(() =>
+      window.__MONACO.editor.getModels().some((m: any) => m.uri.path.endsWith('operation.graphql') && m.getValue().includes('\n  agents {\n    name\n  }')),
+    );
+
     // The operation went to this origin with the typed header; no introspection was needed.
     expect(posted.some((b) => b.includes('agents { name }'))).to.equal(true);
     expect(posted.some((b) => b.includes('__schema'))).to.equal(false);
     // Monaco's workers load from /graphql/assets/ (worker-src 'self').
     expect(requested.some((u) => u.endsWith('/graphql/assets/graphql.worker.js'))).to.equal(true);
+    expect(requested.filter((u) => /\/graphql\/assets\/chunk-.*\.js$/.test(u)).length).to.be.above(1);
     expect(requested.every((u) => u.startsWith(svc.url) || u.startsWith('data:'))).to.equal(true);
     expect(await page.evaluate(() => typeof window.__MONACO)).to.equal('object');
     expect(problems).to.deep.equal([]);

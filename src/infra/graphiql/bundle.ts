@@ -33,39 +33,58 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * Bundles `src/graphiql` (GraphiQL 5, React 19, Monaco) with esbuild: the page's script and
- * stylesheet, Monaco's three workers (editor, JSON, GraphQL) as scripts of their own, and
- * Monaco's icon font as a file. Minified, production React, no source maps; in memory, once per
+ * Bundles `src/graphiql` (GraphiQL 5, React 19, Monaco) with esbuild: the page's module, its
+ * lazily loaded chunks and its stylesheet, Monaco's three workers (editor, JSON, GraphQL) as
+ * scripts of their own, and Monaco's icon font as a file. Minified, production React, no source maps; in memory, once per
  * process — there is no build step to forget before `npm start`.
  */
 async function buildGraphiql(): Promise<Map<string, GraphiqlAsset>> {
   const entry = entryPoint();
   const root = path.resolve(path.dirname(entry), '../..');
-  const outputs = await bundleOnce({
+  const common = {
     absWorkingDir: root,
-    entryPoints: {
-      graphiql: entry,
-      'editor.worker': 'monaco-editor/esm/vs/editor/editor.worker.js',
-      'json.worker': 'monaco-editor/esm/vs/language/json/json.worker.js',
-      'graphql.worker': 'monaco-graphql/esm/graphql.worker.js',
-    },
     bundle: true,
     minify: true,
-    format: 'iife',
     target: ['es2020'],
     platform: 'browser',
-    jsx: 'automatic',
-    // Instead of src/graphiql/tsconfig.json, which extends the root one (not in the image).
-    tsconfigRaw: { compilerOptions: { jsx: 'react-jsx', strict: true } },
     define: { 'process.env.NODE_ENV': '"production"' },
-    loader: { '.ttf': 'file' },
     outdir: path.join(root, 'dist/graphiql'),
     entryNames: '[name]',
-    assetNames: '[name]-[hash]',
-    publicPath: GRAPHIQL_ASSETS_PATH,
     legalComments: 'none',
     logLevel: 'silent',
-  });
+  } satisfies Parameters<typeof bundleOnce>[0];
+  const [page, workers] = await Promise.all([
+    // The page: an ES module whose dynamic imports (Monaco, and Prettier, which only "prettify"
+    // needs) become chunks of their own, loaded when first needed.
+    bundleOnce({
+      ...common,
+      entryPoints: { graphiql: entry },
+      format: 'esm',
+      splitting: true,
+      chunkNames: 'chunk-[hash]',
+      jsx: 'automatic',
+      // Instead of src/graphiql/tsconfig.json, which extends the root one (not in the image).
+      tsconfigRaw: { compilerOptions: { jsx: 'react-jsx', strict: true } },
+      loader: { '.ttf': 'file' },
+      // @graphiql/react imports Prettier's parsers by their old CommonJS names and destructures
+      // `parsers` from them; bundled as CommonJS that is undefined ("Couldn't resolve parser"), so
+      // "prettify" did nothing. The ES modules of the same plugins export it by name.
+      alias: { 'prettier/parser-graphql': 'prettier/plugins/graphql', 'prettier/parser-babel': 'prettier/plugins/babel' },
+      assetNames: '[name]-[hash]',
+      publicPath: GRAPHIQL_ASSETS_PATH,
+    }),
+    // Monaco's workers: one classic script each, as `new Worker(url)` starts them.
+    bundleOnce({
+      ...common,
+      entryPoints: {
+        'editor.worker': 'monaco-editor/esm/vs/editor/editor.worker.js',
+        'json.worker': 'monaco-editor/esm/vs/language/json/json.worker.js',
+        'graphql.worker': 'monaco-graphql/esm/graphql.worker.js',
+      },
+      format: 'iife',
+    }),
+  ]);
+  const outputs = [...page, ...workers];
   const assets = new Map<string, GraphiqlAsset>();
   for (const file of outputs) {
     const name = path.basename(file.path);
