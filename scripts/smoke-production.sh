@@ -36,7 +36,7 @@ widget="$(curl -fsS "$url/widget.js")"
 expect widget.js "${widget:0:200}" 'use strict'
 expect graphiql "$(curl -fsS "$url/graphql" -H 'accept: text/html')" '/graphql/assets/graphiql.js'
 graphiql_bytes="$(curl -fsS "$url/graphql/assets/graphiql.js" | wc -c)"
-(( graphiql_bytes > 1000000 )) || { cat "$log" >&2; echo "graphiql.js: only $graphiql_bytes bytes" >&2; exit 1; }
+(( graphiql_bytes > 100000 )) || { cat "$log" >&2; echo "graphiql.js: only $graphiql_bytes bytes" >&2; exit 1; }
 rss_kb="$(ps -o rss= -p "$pid" | tr -d ' ')"
 
 kill -TERM "$pid"
