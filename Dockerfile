@@ -18,6 +18,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The chat widget is bundled from its source by esbuild when the service starts.
 COPY --from=build /app/src/widget ./src/widget
+# So is GraphiQL, the page of /graphql in a browser.
+COPY --from=build /app/src/graphiql ./src/graphiql
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

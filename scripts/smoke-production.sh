@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The production start, outside Docker: the compiled output (`npm run build`) run by plain `node`,
 # exactly as the Dockerfile's CMD runs it. Starts it on a fresh embedded database, waits for
-# /readyz, checks GraphQL with the printed admin token and the widget script, then stops it with
+# /readyz, checks GraphQL with the printed admin token, the widget script and GraphiQL's, then stops it with
 # SIGTERM and expects a clean exit. Run by .ci/run after `npm run build`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -34,6 +34,9 @@ expect graphql "$(curl -fsS "$url/graphql" -H 'content-type: application/json' -
   -d '{"query":"mutation { createAgent(input: {name: \"Smoke\"}) { id } }"}')" '"agt_'
 widget="$(curl -fsS "$url/widget.js")"
 expect widget.js "${widget:0:200}" 'use strict'
+expect graphiql "$(curl -fsS "$url/graphql" -H 'accept: text/html')" '/graphql/assets/graphiql.js'
+graphiql_bytes="$(curl -fsS "$url/graphql/assets/graphiql.js" | wc -c)"
+(( graphiql_bytes > 100000 )) || { cat "$log" >&2; echo "graphiql.js: only $graphiql_bytes bytes" >&2; exit 1; }
 rss_kb="$(ps -o rss= -p "$pid" | tr -d ' ')"
 
 kill -TERM "$pid"

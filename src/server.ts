@@ -25,6 +25,7 @@ import { intervalScheduler, type Scheduler } from './infra/scheduler.js';
 import type { AdmissionConfig } from './domain/admission/admission.service.js';
 import { createApp } from './rest/app.js';
 import { metricsText, ServiceMetrics } from './infra/metrics.js';
+import { graphiqlBundle } from './infra/graphiql/bundle.js';
 import { widgetBundle } from './infra/widget/bundle.js';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from './infra/webhooks/delivery-worker.js';
 
@@ -113,6 +114,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const graphql = await createGraphqlMiddleware(schema, services, logger);
     // Built now so that the first `GET /widget.js` does not wait for it.
     widgetBundle().catch((err: unknown) => logger.error({ err }, 'The chat widget could not be built'));
+    graphiqlBundle().catch((err: unknown) => logger.error({ err }, 'GraphiQL (the page of /graphql in a browser) could not be built'));
     let draining = false;
     const app = createApp({
       services,
@@ -122,6 +124,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       platformOrigins: config.platformOrigins,
       baseUrl: config.baseUrl,
       widget: widgetBundle,
+      graphiql: graphiqlBundle,
       chatKeepAliveMs: opts.chatKeepAliveMs,
       metrics,
       metricsElsewhere: config.metricsPort !== undefined,

@@ -123,6 +123,8 @@ export interface ApiKey {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** When the key stops working (refused from this instant on); null: it works until revoked. */
+  expiresAt: Date | null;
 }
 
 export const HANDLER_KINDS = ['prompt', 'script'] as const;

@@ -10,7 +10,8 @@ import { requestLog } from './request-log.js';
 import { workspaceApiRoutes } from './workspace-api/workspace-api.routes.js';
 import { docsRoutes } from './openapi/docs.routes.js';
 import { graphqlGetTransport, graphqlPostTransport } from './graphql-transport.js';
-import { graphqlPageRoutes, homeRoutes } from './home.routes.js';
+import { graphqlPageRoutes, type GraphiqlFile } from './graphiql.routes.js';
+import { homeRoutes } from './home.routes.js';
 import { surfacesOpenApi } from './openapi/surfaces.openapi.js';
 import { documentApiRoutes } from './surfaces/document-api.routes.js';
 import { httpApiRoutes } from './surfaces/http-api.routes.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
   baseUrl: string;
   /** The built chat widget served at `GET /widget.js`. */
   widget: () => Promise<WidgetAsset>;
+  /** GraphiQL's built files, served under `/graphql/assets/` for the page a browser gets at `/graphql`. */
+  graphiql: () => Promise<Map<string, GraphiqlFile>>;
   /** The chat streams' keep-alive interval (default KEEP_ALIVE_MS). */
   chatKeepAliveMs?: number;
   /** The instance's metrics: every request is counted; `GET /metrics` here unless `metricsElsewhere`. */
@@ -89,7 +92,7 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/graphql', graphqlGetTransport, graphql);
 
   app.use(homeRoutes(deps.baseUrl));
-  app.use(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl));
+  app.use(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl, deps.graphiql));
   app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins));

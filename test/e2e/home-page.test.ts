@@ -6,7 +6,7 @@ import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js'
 import { databaseEnv } from '../helpers/process.js';
 import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
 
-// `GET /` and the page a browser gets at `/graphql`: plain HTML served by the process itself, with
+// `GET /` and the page a browser gets at `/graphql` (GraphiQL): served by the process itself, with
 // nothing loaded from another host (a machine without internet sees the same page).
 
 const ADMIN_TOKEN = 'home-page-admin-token-0123456789';
@@ -70,20 +70,23 @@ describe('e2e: the home page and the GraphQL page', function () {
     expect(res.headers.get('content-security-policy')).to.match(/default-src 'none'/);
   });
 
-  it('a browser at /graphql gets a page with no external assets that says the IDE needs internet and shows curl', async () => {
+  it('a browser at /graphql gets GraphiQL, served by the service itself with no external assets, and curl without JavaScript', async () => {
     const res = await fetch(`${svc.url}/graphql`, { headers: { accept: BROWSER_ACCEPT } });
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^text\/html/);
     const html = await res.text();
     expect(foreignUrls(html)).to.deep.equal([]);
-    expect(html).to.match(/loads from the internet/);
+    expect(html).to.match(/<title>GraphiQL/);
     expect(html).to.include('curl -s');
-    expect(localRefs(html)).to.include('/graphql/console.js');
-    expect(localRefs(html)).to.include('/graphql/schema.graphql');
-    const script = await fetch(`${svc.url}/graphql/console.js`);
-    expect(script.status).to.equal(200);
-    expect(script.headers.get('content-type')).to.match(/^application\/javascript/);
-    expect(foreignUrls(await script.text())).to.deep.equal([]);
+    const refs = localRefs(html);
+    expect(refs).to.include.members(['/graphql/assets/graphiql.js', '/graphql/assets/graphiql.css', '/graphql/schema.graphql']);
+    for (const asset of ['/graphql/assets/graphiql.js', '/graphql/assets/graphiql.css', '/graphql/assets/graphql.worker.js']) {
+      const r = await fetch(`${svc.url}${asset}`);
+      expect(r.status, asset).to.equal(200);
+      expect(foreignUrls(await r.text()), asset).to.deep.equal([]);
+    }
+    // Today's small form is gone.
+    expect((await fetch(`${svc.url}/graphql/console.js`)).status).to.equal(404);
   });
 
   it('GraphQL itself answers: a POST query, and a GET query even when the client prefers HTML', async () => {

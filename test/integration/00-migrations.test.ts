@@ -17,7 +17,7 @@ import { knexStore } from '../../src/infra/store/knex-store.js';
 const COLUMNS: Record<string, string> = {
   activity_log: 'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id',
   agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
-  api_keys: 'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at',
+  api_keys: 'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at',
   chat_turns: 'id conversation_id role content run_id created_at',
   conversations: 'id agent_id created_at updated_at visitor_id',
   credit_usage: 'agent_id workspace_id team_id day credits runs max_run_credits',

@@ -76,7 +76,7 @@ describe('GraphQL: API keys', () => {
 
     // the ApiKey type has no field that could carry the key or its hash
     const t = await gqlOk(ws.adminToken, '{ __type(name: "ApiKey") { fields { name } } }');
-    expect(t.__type.fields.map((f: any) => f.name).sort()).to.deep.equal(['agentId', 'createdAt', 'id', 'kind', 'last4', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scopes']);
+    expect(t.__type.fields.map((f: any) => f.name).sort()).to.deep.equal(['agentId', 'createdAt', 'expiresAt', 'id', 'kind', 'last4', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scopes']);
   });
 
   it('createAgentApiKey refuses an empty name, an unknown agent and another workspace’s agent', async () => {

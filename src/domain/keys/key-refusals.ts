@@ -72,6 +72,13 @@ export function keyRevoked(): Unauthenticated {
   return new Unauthenticated('This API key was revoked: create a new one (GraphQL createAgentApiKey or createWorkspaceApiKey)');
 }
 
+/** A key past its expiry: refused by every instance from that instant on. */
+export function keyExpired(expiresAt: Date): Unauthenticated {
+  return new Unauthenticated(
+    `This API key expired at ${expiresAt.toISOString()}: create a new one (GraphQL createAgentApiKey or createWorkspaceApiKey, with expiresAt if it should expire too)`,
+  );
+}
+
 /** An agent key presented on another agent's surface (a key of another agent is an invalid key). */
 export function keyOfAnotherAgent(): Unauthenticated {
   return new Unauthenticated('This API key belongs to another agent: use a key created for this agent');

@@ -8,10 +8,12 @@ import { KEY_SCOPES, type Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
 import { generateKey, hashKey, keyKind, sameHash } from './key-material.js';
+import { hasExpired, keyExpiry } from './key-expiry.js';
 import type { Presented } from './credentials.js';
 import {
   bearerSchemeMissing,
   keyNotForThisAgent,
+  keyExpired,
   keyNotRecognised,
   keyOfAnotherAgent,
   keyRevoked,
@@ -42,20 +44,33 @@ export class KeyService {
     private readonly clock: Clock,
   ) {}
 
-  /** Creates a key for one agent. Members who can configure the agent. */
-  async createAgentApiKey(p: Principal, agentId: string, name: unknown): Promise<CreatedKey> {
+  /**
+   * Creates a key for one agent, expiring at `expiresAt` if given (a minute to a year ahead).
+   * Members who can configure the agent.
+   */
+  async createAgentApiKey(p: Principal, agentId: string, name: unknown, expiresAt?: unknown): Promise<CreatedKey> {
     const member = requireMember(p);
     const keyName = parse(nonEmpty(100), name, 'name');
+    const expiry = keyExpiry(expiresAt, this.clock.now());
     const agent = await loadAgent(this.store.repos, p, agentId, 'configure');
-    return this.issue({ workspaceId: agent.workspaceId, agentId: agent.id, kind: 'AGENT', name: keyName, scopes: [], createdBy: member.memberId });
+    return this.issue({ workspaceId: agent.workspaceId, agentId: agent.id, kind: 'AGENT', name: keyName, scopes: [], createdBy: member.memberId, expiresAt: expiry });
   }
 
-  /** Creates a workspace key (`wk_`). Admins only. */
-  async createWorkspaceApiKey(p: Principal, name: unknown, scopes: unknown): Promise<CreatedKey> {
+  /** Creates a workspace key (`wk_`), expiring at `expiresAt` if given (a minute to a year ahead). Admins only. */
+  async createWorkspaceApiKey(p: Principal, name: unknown, scopes: unknown, expiresAt?: unknown): Promise<CreatedKey> {
     const admin = requireAdmin(p);
     const keyName = parse(nonEmpty(100), name, 'name');
     const keyScopes = parse(scopesInput, scopes ?? [], 'scopes');
-    return this.issue({ workspaceId: admin.workspaceId, agentId: null, kind: 'WORKSPACE', name: keyName, scopes: [...new Set(keyScopes)], createdBy: admin.memberId });
+    const expiry = keyExpiry(expiresAt, this.clock.now());
+    return this.issue({
+      workspaceId: admin.workspaceId,
+      agentId: null,
+      kind: 'WORKSPACE',
+      name: keyName,
+      scopes: [...new Set(keyScopes)],
+      createdBy: admin.memberId,
+      expiresAt: expiry,
+    });
   }
 
   /** Revokes a key with immediate effect. Agent keys: members who can configure the agent; workspace keys: admins. */
@@ -134,6 +149,9 @@ export class KeyService {
     const key = await this.store.repos.apiKeys.findByHash(hash);
     if (!key || !sameHash(key.keyHash, hash)) throw keyNotRecognised();
     if (key.revokedAt) throw keyRevoked();
+    // Against this instance's clock on every check, not a stored flag: the key may come from the
+    // read cache, and no change notification marks the moment it expires.
+    if (hasExpired(key.expiresAt, this.clock.now())) throw keyExpired(key.expiresAt!);
     return key;
   }
 
@@ -144,7 +162,7 @@ export class KeyService {
     }
   }
 
-  private async issue(k: Pick<ApiKey, 'workspaceId' | 'agentId' | 'kind' | 'name' | 'scopes' | 'createdBy'>): Promise<CreatedKey> {
+  private async issue(k: Pick<ApiKey, 'workspaceId' | 'agentId' | 'kind' | 'name' | 'scopes' | 'createdBy' | 'expiresAt'>): Promise<CreatedKey> {
     const material = generateKey(k.kind === 'AGENT' ? 'ak' : 'wk');
     const apiKey = await this.store.repos.apiKeys.insert({
       ...k,

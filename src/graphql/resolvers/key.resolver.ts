@@ -3,20 +3,28 @@ import type { Context } from '../context.js';
 import { KeyScopeEnum } from '../types/enums.js';
 import { ApiKey, CreatedApiKey } from '../types/objects.js';
 
+const EXPIRES_AT = 'When the key stops working: at least a minute and at most 365 days ahead. Leave out for a key that works until revoked';
+
 @Resolver(() => ApiKey)
 export class KeyResolver {
   @Mutation(() => CreatedApiKey, { description: 'Creates an agent key (ak_); the plaintext is returned only here' })
-  createAgentApiKey(@Arg('agentId', () => ID) agentId: string, @Arg('name', () => String) name: string, @Ctx() ctx: Context) {
-    return ctx.services.keys.createAgentApiKey(ctx.principal, agentId, name);
+  createAgentApiKey(
+    @Arg('agentId', () => ID) agentId: string,
+    @Arg('name', () => String) name: string,
+    @Arg('expiresAt', () => Date, { nullable: true, description: EXPIRES_AT }) expiresAt: Date | undefined,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.services.keys.createAgentApiKey(ctx.principal, agentId, name, expiresAt);
   }
 
   @Mutation(() => CreatedApiKey, { description: 'Creates a workspace key (wk_). Admins only' })
   createWorkspaceApiKey(
     @Arg('name', () => String) name: string,
     @Arg('scopes', () => [KeyScopeEnum], { nullable: true }) scopes: KeyScopeEnum[] | undefined,
+    @Arg('expiresAt', () => Date, { nullable: true, description: EXPIRES_AT }) expiresAt: Date | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.keys.createWorkspaceApiKey(ctx.principal, name, scopes ?? []);
+    return ctx.services.keys.createWorkspaceApiKey(ctx.principal, name, scopes ?? [], expiresAt);
   }
 
   @Mutation(() => Boolean, { description: 'Revokes a key with immediate effect' })

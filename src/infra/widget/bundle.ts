@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, stop } from 'esbuild';
+import { bundleOnce } from '../esbuild.js';
 
 /** The chat widget as `GET /widget.js` serves it. */
 export interface WidgetBundle {
@@ -26,20 +26,17 @@ function entryPoint(): string {
  * service starts — there is no build step to forget before `npm start`.
  */
 async function buildWidget(): Promise<WidgetBundle> {
-  const result = await build({
+  const [output] = await bundleOnce({
     entryPoints: [entryPoint()],
     bundle: true,
     minify: true,
     format: 'iife',
     target: ['es2019'],
     platform: 'browser',
-    write: false,
     legalComments: 'none',
     logLevel: 'silent',
   });
-  // esbuild keeps a helper process for later builds; there are none.
-  await stop();
-  const code = Buffer.from(result.outputFiles[0]!.contents);
+  const code = Buffer.from(output!.contents);
   return {
     code,
     gzip: gzipSync(code, { level: 9 }),

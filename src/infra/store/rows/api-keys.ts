@@ -17,6 +17,7 @@ export const apiKeys: Mapping<ApiKey> = {
     created_at: e.createdAt,
     last_used_at: e.lastUsedAt,
     revoked_at: e.revokedAt,
+    expires_at: e.expiresAt,
   }),
   fromRow: (r) => ({
     id: r.id,
@@ -32,5 +33,6 @@ export const apiKeys: Mapping<ApiKey> = {
     createdAt: date(r.created_at),
     lastUsedAt: dateOrNull(r.last_used_at),
     revokedAt: dateOrNull(r.revoked_at),
+    expiresAt: dateOrNull(r.expires_at),
   }),
 };
