@@ -11,6 +11,7 @@ import * as messageDayCounts from './20270110000000_message_day_counts.js';
 import * as activityRequestId from './20270115000000_activity_request_id.js';
 import * as webhookBodyBounds from './20270120000000_webhook_body_bounds.js';
 import * as activityRunId from './20270130000000_activity_run_id.js';
+import * as consoleSessions from './20270205000000_console_sessions.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -27,6 +28,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270115000000_activity_request_id': activityRequestId,
   '20270120000000_webhook_body_bounds': webhookBodyBounds,
   '20270130000000_activity_run_id': activityRunId,
+  '20270205000000_console_sessions': consoleSessions,
 };
 
 /** knex migration source over the static list above. */

@@ -110,7 +110,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       webhooks: { leaseMs: opts.webhookWorker?.leaseMs ?? config.webhookLeaseSeconds * 1000 },
     });
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
-    const graphql = await createGraphqlMiddleware(schema, services, logger);
+    const graphql = await createGraphqlMiddleware(schema, services, logger, config.baseUrl);
     // Built now so that the first `GET /widget.js` does not wait for it.
     widgetBundle().catch((err: unknown) => logger.error({ err }, 'The chat widget could not be built'));
     let draining = false;

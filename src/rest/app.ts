@@ -18,6 +18,7 @@ import { mcpRoutes } from './surfaces/mcp.routes.js';
 import { webhookRoutes } from './surfaces/webhook.routes.js';
 import { chatRoutes } from './surfaces/chat.routes.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
+import { consoleSessionRoutes } from './console-session.routes.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -89,6 +90,7 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/graphql', graphqlGetTransport, graphql);
 
   app.use(homeRoutes(deps.baseUrl));
+  app.use(consoleSessionRoutes(deps.services, deps.baseUrl));
   app.use(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl));
   app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl));
