@@ -26,6 +26,7 @@ import type { AdmissionConfig } from './domain/admission/admission.service.js';
 import { createApp } from './rest/app.js';
 import { metricsText, ServiceMetrics } from './infra/metrics.js';
 import { widgetBundle } from './infra/widget/bundle.js';
+import { consoleBundle } from './infra/console/bundle.js';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from './infra/webhooks/delivery-worker.js';
 
 export interface Service {
@@ -113,6 +114,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const graphql = await createGraphqlMiddleware(schema, services, logger, config.baseUrl);
     // Built now so that the first `GET /widget.js` does not wait for it.
     widgetBundle().catch((err: unknown) => logger.error({ err }, 'The chat widget could not be built'));
+    consoleBundle().catch((err: unknown) => logger.error({ err }, 'The console could not be built (its packages are devDependencies: npm install, or npm run build)'));
     let draining = false;
     const app = createApp({
       services,
@@ -122,6 +124,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       platformOrigins: config.platformOrigins,
       baseUrl: config.baseUrl,
       widget: widgetBundle,
+      console: consoleBundle,
       chatKeepAliveMs: opts.chatKeepAliveMs,
       metrics,
       metricsElsewhere: config.metricsPort !== undefined,

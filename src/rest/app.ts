@@ -19,6 +19,8 @@ import { webhookRoutes } from './surfaces/webhook.routes.js';
 import { chatRoutes } from './surfaces/chat.routes.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
 import { consoleSessionRoutes } from './console-session.routes.js';
+import { consoleRoutes } from './console.routes.js';
+import type { ConsoleBundle } from '../infra/console/bundle.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -34,6 +36,8 @@ export interface AppDeps {
   baseUrl: string;
   /** The built chat widget served at `GET /widget.js`. */
   widget: () => Promise<WidgetAsset>;
+  /** The built console served at `GET /console`. */
+  console: () => Promise<ConsoleBundle>;
   /** The chat streams' keep-alive interval (default KEEP_ALIVE_MS). */
   chatKeepAliveMs?: number;
   /** The instance's metrics: every request is counted; `GET /metrics` here unless `metricsElsewhere`. */
@@ -91,6 +95,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(homeRoutes(deps.baseUrl));
   app.use(consoleSessionRoutes(deps.services, deps.baseUrl));
+  app.use(consoleRoutes(deps.console));
   app.use(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl));
   app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl));

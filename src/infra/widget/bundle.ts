@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, stop } from 'esbuild';
+import { runEsbuild } from '../esbuild-runner.js';
 
 /** The chat widget as `GET /widget.js` serves it. */
 export interface WidgetBundle {
@@ -26,7 +26,7 @@ function entryPoint(): string {
  * service starts — there is no build step to forget before `npm start`.
  */
 async function buildWidget(): Promise<WidgetBundle> {
-  const result = await build({
+  const result = await runEsbuild({
     entryPoints: [entryPoint()],
     bundle: true,
     minify: true,
@@ -37,8 +37,6 @@ async function buildWidget(): Promise<WidgetBundle> {
     legalComments: 'none',
     logLevel: 'silent',
   });
-  // esbuild keeps a helper process for later builds; there are none.
-  await stop();
   const code = Buffer.from(result.outputFiles[0]!.contents);
   return {
     code,
