@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The production start, outside Docker: the compiled output (`npm run build`) run by plain `node`,
 # exactly as the Dockerfile's CMD runs it. Starts it on a fresh embedded database, waits for
-# /readyz, checks GraphQL with the printed admin token and the widget script, then stops it with
+# /readyz, checks GraphQL with the printed admin token, the widget script and the console (prebuilt
+# into dist/console by the build), then stops it with
 # SIGTERM and expects a clean exit. Run by .ci/run after `npm run build`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -34,6 +35,10 @@ expect graphql "$(curl -fsS "$url/graphql" -H 'content-type: application/json' -
   -d '{"query":"mutation { createAgent(input: {name: \"Smoke\"}) { id } }"}')" '"agt_'
 widget="$(curl -fsS "$url/widget.js")"
 expect widget.js "${widget:0:200}" 'use strict'
+console_page="$(curl -fsS "$url/console")"
+expect console "$console_page" '/console/assets/console-'
+console_js="$(grep -Eo '/console/assets/console-[A-Za-z0-9]+\.js' <<<"$console_page" | head -1)"
+expect console.js "$(curl -fsS -o /dev/null -w '%{http_code} %{content_type}' "$url$console_js")" '200 text/javascript'
 rss_kb="$(ps -o rss= -p "$pid" | tr -d ' ')"
 
 kill -TERM "$pid"
