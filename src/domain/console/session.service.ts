@@ -44,6 +44,8 @@ export class ConsoleSessionService {
     const sessionValue = randomBytes(32).toString('base64url');
     const now = this.clock.now();
     await r.consoleSessions.insert({ id: newId('cs'), memberId: member.id, tokenId: found.id, sessionHash: hashKey(sessionValue), createdAt: now, lastSeenAt: now, revokedAt: null });
+    // A sign-in is a use of the token (its lastUsedAt in the member token list).
+    await r.memberTokens.touch(found.id, now);
     return { sessionValue, principal: { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role } };
   }
 
