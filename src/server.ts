@@ -219,8 +219,9 @@ async function serveMetrics(metrics: ServiceMetrics, req: http.IncomingMessage, 
 export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
 
 /**
- * Prunes the activity log past its retention, deletes expired slot leases and old finished
- * deliveries, and drops the bodies of deliveries past their replay window, now and then.
+ * Prunes the activity log past its retention, deletes expired slot leases, old finished
+ * deliveries and ended console sessions, and drops the bodies of deliveries past their replay
+ * window, now and then.
  */
 function startHousekeeping(services: Services, logger: Logger, scheduler: Scheduler, everyMs: number, bodyRetentionDays: number): { stop(): void } | undefined {
   if (everyMs <= 0) return undefined;
@@ -230,7 +231,8 @@ function startHousekeeping(services: Services, logger: Logger, scheduler: Schedu
       const slots = await services.store.repos.slots.purgeExpired(services.clock.now());
       const deliveries = await services.webhooks.prune(FINISHED_DELIVERY_RETENTION_DAYS);
       const bodies = await services.webhooks.dropBodies(bodyRetentionDays);
-      if (pruned || slots || deliveries || bodies) logger.info({ pruned, slots, deliveries, bodies }, 'housekeeping');
+      const sessions = await services.consoleSessions.prune();
+      if (pruned || slots || deliveries || bodies || sessions) logger.info({ pruned, slots, deliveries, bodies, sessions }, 'housekeeping');
     } catch (err) {
       logger.error({ err }, 'housekeeping failed');
     }

@@ -67,6 +67,8 @@ export interface ConsoleSessionRepo {
   revoke(id: string, at: Date): Promise<void>;
   /** Revokes every live session made from one member token; returns how many. */
   revokeByToken(tokenId: string, at: Date): Promise<number>;
+  /** Deletes sessions last used, or revoked, before `before`; returns how many. */
+  deleteEndedBefore(before: Date): Promise<number>;
 }
 export interface AgentRepo extends CrudRepo<Agent> {
   listByWorkspace(workspaceId: string): Promise<Agent[]>;

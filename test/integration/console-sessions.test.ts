@@ -183,4 +183,25 @@ describe('console sessions', function () {
     expect((err as DomainError).code).to.equal('UNAUTHENTICATED');
     expect(await sessions.authenticate(busy.sessionValue)).to.include({ kind: 'member', memberId: ws.adminId });
   });
+
+  it('housekeeping deletes sessions 12 hours after they ended (idle or signed out), not before', async () => {
+    const ws = await newWorkspace();
+    // Back-dated, so that the prune can reach no other test's sessions.
+    const clock = new MovableClock(new Date(Date.now() - 30 * 24 * 3_600_000));
+    const sessions = new ConsoleSessionService(h().service.services.store, clock);
+    const idle = await sessions.signIn({ token: ws.adminToken });
+    const out = await sessions.signIn({ token: ws.adminToken });
+    const rows = async () => (await h().db('console_sessions').where({ member_id: ws.adminId }).count({ n: '*' }))[0]!.n;
+    clock.advance(SESSION_IDLE_MS / 2);
+    await sessions.authenticate(out.sessionValue);
+    await sessions.signOut(out.sessionValue);
+    expect(await sessions.prune()).to.equal(0);
+    clock.advance(SESSION_IDLE_MS / 2 + 1);
+    expect(await sessions.prune()).to.equal(1); // the idle one
+    expect(Number(await rows())).to.equal(1);
+    clock.advance(SESSION_IDLE_MS / 2);
+    expect(await sessions.prune()).to.equal(1); // the signed-out one
+    expect(Number(await rows())).to.equal(0);
+    expect(idle.sessionValue).to.not.equal(out.sessionValue);
+  });
 });

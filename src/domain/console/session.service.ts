@@ -70,6 +70,11 @@ export class ConsoleSessionService {
     return { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role };
   }
 
+  /** Deletes the rows of sessions that ended (idle or revoked) more than 12 hours ago. Housekeeping (system). */
+  async prune(): Promise<number> {
+    return this.store.repos.consoleSessions.deleteEndedBefore(new Date(this.clock.now().getTime() - SESSION_IDLE_MS));
+  }
+
   /** Ends a session (sign-out). Whoever holds the cookie; an unknown or ended session is no error. */
   async signOut(sessionValue: string): Promise<void> {
     if (!sessionValue || sessionValue.length > 200) return;

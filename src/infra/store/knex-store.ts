@@ -97,6 +97,8 @@ export function repositories(db: Conn): Repositories {
       revoke: (id, at) => q(async () => void (await db('console_sessions').where({ id }).whereNull('revoked_at').update({ revoked_at: at }))),
       revokeByToken: (tokenId, at) =>
         q(async () => (await db('console_sessions').where({ token_id: tokenId }).whereNull('revoked_at').update({ revoked_at: at }).returning('id')).length),
+      deleteEndedBefore: (before) =>
+        q(async () => (await db('console_sessions').where('last_seen_at', '<', before).orWhere('revoked_at', '<', before).delete().returning('id')).length),
     },
     agents: {
       ...crud(db, rows.agents),
