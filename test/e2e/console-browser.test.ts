@@ -167,6 +167,30 @@ describe('e2e: the console in Chromium', function () {
     expect(agents).to.deep.equal([{ name: 'Support bot', instructions: 'Be brief. Answer in English.', defaultModel: 'house-model', visibility: 'PRIVATE' }]);
   });
 
+  it("an unknown agent's page shows the error with a way back", async () => {
+    await page.goto(`${svc.url}/console/agents/agt_missing`);
+    await page.getByRole('alert').getByText("Agent 'agt_missing' not found").waitFor();
+    await page.getByRole('link', { name: /All agents/ }).click();
+    await page.getByRole('row', { name: /Support bot/ }).waitFor();
+  });
+
+  it('at 390×844 the navigation opens from its menu button by keyboard, and axe finds nothing serious', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const menu = page.getByRole('button', { name: 'Open navigation' });
+      await menu.focus();
+      await page.keyboard.press('Enter');
+      const agents = page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Agents' });
+      await agents.waitFor();
+      expect(await axeProblems()).to.deep.equal([]);
+      await agents.focus();
+      await page.keyboard.press('Enter');
+      await page.getByRole('button', { name: 'Open navigation' }).waitFor();
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('signs out: the sign-in page is back and the old cookie gets 401 on /graphql', async () => {
     const cookie = (await context.cookies()).find((c) => c.name === 'aes_session')!;
     await page.getByRole('button', { name: 'Sign out' }).click();

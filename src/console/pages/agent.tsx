@@ -118,7 +118,7 @@ function OverviewForm({ agent, models }: { agent: Data['agent']; models: Data['m
           <Button type="submit" loading={fetching}>
             Save
           </Button>
-          <Text size="sm" c="teal" role="status" aria-live="polite">
+          <Text size="sm" c="teal.9" role="status" aria-live="polite">
             {saved ? 'Saved' : ''}
           </Text>
         </Group>

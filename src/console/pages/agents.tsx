@@ -45,7 +45,7 @@ function Surfaces({ agent }: { agent: AgentRow }) {
   return (
     <Group gap={4}>
       {agent.surfaces.map((s) => (
-        <Badge key={s.surface} variant={s.enabled ? 'filled' : 'outline'} color={s.enabled ? 'teal' : 'gray'} size="sm">
+        <Badge key={s.surface} variant={s.enabled ? 'filled' : 'outline'} color={s.enabled ? 'teal.9' : 'gray.7'} size="sm">
           {SURFACE_NAMES[s.surface]} {s.enabled ? 'on' : 'off'}
         </Badge>
       ))}
