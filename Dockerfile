@@ -16,7 +16,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# The chat widget is bundled from its source by esbuild when the service starts.
+# The chat widget is bundled from its source by esbuild when the service starts; the console was
+# bundled into dist/console by npm run build (its packages are devDependencies).
 COPY --from=build /app/src/widget ./src/widget
 # So is GraphiQL, the page of /graphql in a browser.
 COPY --from=build /app/src/graphiql ./src/graphiql

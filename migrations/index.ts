@@ -12,6 +12,7 @@ import * as activityRequestId from './20270115000000_activity_request_id.js';
 import * as webhookBodyBounds from './20270120000000_webhook_body_bounds.js';
 import * as webhookFairClaim from './20270125000000_webhook_fair_claim.js';
 import * as activityRunId from './20270130000000_activity_run_id.js';
+import * as consoleSessions from './20270205000000_console_sessions.js';
 import * as apiKeyExpiry from './20270210000000_api_key_expiry.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
@@ -30,6 +31,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270120000000_webhook_body_bounds': webhookBodyBounds,
   '20270125000000_webhook_fair_claim': webhookFairClaim,
   '20270130000000_activity_run_id': activityRunId,
+  '20270205000000_console_sessions': consoleSessions,
   '20270210000000_api_key_expiry': apiKeyExpiry,
 };
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The production start, outside Docker: the compiled output (`npm run build`) run by plain `node`,
 # exactly as the Dockerfile's CMD runs it. Starts it on a fresh embedded database, waits for
-# /readyz, checks GraphQL with the printed admin token, the widget script and GraphiQL's, then stops it with
+# /readyz, checks GraphQL with the printed admin token, the widget script, GraphiQL's and the console
+# (prebuilt into dist/console by the build), then stops it with
 # SIGTERM and expects a clean exit. Run by .ci/run after `npm run build`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -37,6 +38,10 @@ expect widget.js "${widget:0:200}" 'use strict'
 expect graphiql "$(curl -fsS "$url/graphql" -H 'accept: text/html')" '/graphql/assets/graphiql.js'
 graphiql_bytes="$(curl -fsS "$url/graphql/assets/graphiql.js" | wc -c)"
 (( graphiql_bytes > 100000 )) || { cat "$log" >&2; echo "graphiql.js: only $graphiql_bytes bytes" >&2; exit 1; }
+console_page="$(curl -fsS "$url/console")"
+expect console "$console_page" '/console/assets/console-'
+console_js="$(grep -Eo '/console/assets/console-[A-Za-z0-9]+\.js' <<<"$console_page" | head -1)"
+expect console.js "$(curl -fsS -o /dev/null -w '%{http_code} %{content_type}' "$url$console_js")" '200 text/javascript'
 rss_kb="$(ps -o rss= -p "$pid" | tr -d ' ')"
 
 kill -TERM "$pid"

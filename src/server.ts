@@ -27,6 +27,7 @@ import { createApp } from './rest/app.js';
 import { metricsText, ServiceMetrics } from './infra/metrics.js';
 import { graphiqlBundle } from './infra/graphiql/bundle.js';
 import { widgetBundle } from './infra/widget/bundle.js';
+import { consoleBundle } from './infra/console/bundle.js';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from './infra/webhooks/delivery-worker.js';
 
 export interface Service {
@@ -111,10 +112,11 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       webhooks: { leaseMs: opts.webhookWorker?.leaseMs ?? config.webhookLeaseSeconds * 1000 },
     });
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
-    const graphql = await createGraphqlMiddleware(schema, services, logger);
+    const graphql = await createGraphqlMiddleware(schema, services, logger, config.baseUrl);
     // Built now so that the first `GET /widget.js` does not wait for it.
     widgetBundle().catch((err: unknown) => logger.error({ err }, 'The chat widget could not be built'));
     graphiqlBundle().catch((err: unknown) => logger.error({ err }, 'GraphiQL (the page of /graphql in a browser) could not be built'));
+    consoleBundle().catch((err: unknown) => logger.error({ err }, 'The console could not be built (its packages are devDependencies: npm install, or npm run build)'));
     let draining = false;
     const app = createApp({
       services,
@@ -125,6 +127,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       baseUrl: config.baseUrl,
       widget: widgetBundle,
       graphiql: graphiqlBundle,
+      console: consoleBundle,
       chatKeepAliveMs: opts.chatKeepAliveMs,
       metrics,
       metricsElsewhere: config.metricsPort !== undefined,
@@ -219,8 +222,9 @@ async function serveMetrics(metrics: ServiceMetrics, req: http.IncomingMessage, 
 export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
 
 /**
- * Prunes the activity log past its retention, deletes expired slot leases and old finished
- * deliveries, and drops the bodies of deliveries past their replay window, now and then.
+ * Prunes the activity log past its retention, deletes expired slot leases, old finished
+ * deliveries and ended console sessions, and drops the bodies of deliveries past their replay
+ * window, now and then.
  */
 function startHousekeeping(services: Services, logger: Logger, scheduler: Scheduler, everyMs: number, bodyRetentionDays: number): { stop(): void } | undefined {
   if (everyMs <= 0) return undefined;
@@ -230,7 +234,8 @@ function startHousekeeping(services: Services, logger: Logger, scheduler: Schedu
       const slots = await services.store.repos.slots.purgeExpired(services.clock.now());
       const deliveries = await services.webhooks.prune(FINISHED_DELIVERY_RETENTION_DAYS);
       const bodies = await services.webhooks.dropBodies(bodyRetentionDays);
-      if (pruned || slots || deliveries || bodies) logger.info({ pruned, slots, deliveries, bodies }, 'housekeeping');
+      const sessions = await services.consoleSessions.prune();
+      if (pruned || slots || deliveries || bodies || sessions) logger.info({ pruned, slots, deliveries, bodies, sessions }, 'housekeeping');
     } catch (err) {
       logger.error({ err }, 'housekeeping failed');
     }

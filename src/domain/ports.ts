@@ -1,5 +1,6 @@
 import type { RecordFilter, SortKey } from './documents/record-filter.js';
 import type {
+  ConsoleSession,
   ActivityEntry,
   ActivityKind,
   Agent,
@@ -59,6 +60,16 @@ export interface MemberTokenRepo extends CrudRepo<MemberToken> {
   listByMember(memberId: string): Promise<MemberToken[]>;
   revoke(id: string, at: Date): Promise<void>;
   touch(id: string, at: Date): Promise<void>;
+}
+export interface ConsoleSessionRepo {
+  insert(s: ConsoleSession): Promise<ConsoleSession>;
+  findByHash(hash: string): Promise<ConsoleSession | null>;
+  touch(id: string, at: Date): Promise<void>;
+  revoke(id: string, at: Date): Promise<void>;
+  /** Revokes every live session made from one member token; returns how many. */
+  revokeByToken(tokenId: string, at: Date): Promise<number>;
+  /** Deletes sessions last used, or revoked, before `before`; returns how many. */
+  deleteEndedBefore(before: Date): Promise<number>;
 }
 export interface AgentRepo extends CrudRepo<Agent> {
   listByWorkspace(workspaceId: string): Promise<Agent[]>;
@@ -315,6 +326,7 @@ export interface Repositories {
   teams: TeamRepo;
   members: MemberRepo;
   memberTokens: MemberTokenRepo;
+  consoleSessions: ConsoleSessionRepo;
   agents: AgentRepo;
   apiKeys: ApiKeyRepo;
   httpEndpoints: AgentChildRepo<HttpEndpoint>;

@@ -3,6 +3,7 @@ import { ActivityLog, type ActivitySink } from './activity/activity-log.js';
 import { AdmissionService, DEFAULT_ADMISSION, type AdmissionConfig } from './admission/admission.service.js';
 import { AgentService } from './agents/agent.service.js';
 import type { Clock } from './clock.js';
+import { ConsoleSessionService } from './console/session.service.js';
 import { DocumentService } from './documents/document.service.js';
 import { RecordService } from './documents/record.service.js';
 import { EntryService } from './entries/entry.service.js';
@@ -33,6 +34,7 @@ export interface Services {
   workspace: WorkspaceService;
   agents: AgentService;
   keys: KeyService;
+  consoleSessions: ConsoleSessionService;
   entries: EntryService;
   documents: DocumentService;
   records: RecordService;
@@ -101,6 +103,7 @@ export function createServices(deps: ServiceDeps): Services {
     workspace: new WorkspaceService(store, clock),
     agents: new AgentService(store, clock, modelReferences),
     keys,
+    consoleSessions: new ConsoleSessionService(store, clock),
     entries: new EntryService(store, clock, new ScriptCheck(deps.compiler ?? deps.sandbox, deps.scriptLimits), modelReferences),
     documents: new DocumentService(store, clock),
     records,

@@ -10,12 +10,29 @@ import { createLoaders, type Context } from './context.js';
 import { formatError, type ErrorLogger } from './errors.js';
 import { MAX_TOKENS, operationLimits } from './limits.js';
 import { knownOperationTypes } from './operation-types.js';
+import { sessionCsrfProblem, sessionValue } from '../rest/session-cookie.js';
+import type { Principal } from '../domain/principal.js';
+
+/**
+ * Who a GraphQL request acts as: the member token of its Authorization header or, without that
+ * header, the console session of its cookie under the cookie's CSRF rules (POST, JSON, this
+ * service's Origin — else FORBIDDEN).
+ */
+async function principalOf(ctx: Koa.Context, services: Services, baseUrl: string): Promise<Principal> {
+  const authorization = ctx.get('authorization');
+  const session = authorization ? undefined : sessionValue(ctx);
+  if (session === undefined) return services.keys.authenticateMember(presentedBearer(authorization));
+  const problem = sessionCsrfProblem(ctx, baseUrl, { json: true });
+  if (problem) throw new GraphQLError(problem, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
+  return services.consoleSessions.authenticate(session);
+}
 
 /**
  * Starts Apollo Server over the type-graphql schema and returns the Koa middleware for
- * `POST /graphql`. Every request needs a member token; without one the answer is UNAUTHENTICATED.
+ * `POST /graphql`. Every request needs a member token or a console session; without one the
+ * answer is UNAUTHENTICATED. `baseUrl` is the service's public origin, which console requests name.
  */
-export async function createGraphqlMiddleware(schema: GraphQLSchema, services: Services, logger: ErrorLogger): Promise<{ middleware: Koa.Middleware; stop: () => Promise<void> }> {
+export async function createGraphqlMiddleware(schema: GraphQLSchema, services: Services, logger: ErrorLogger, baseUrl: string): Promise<{ middleware: Koa.Middleware; stop: () => Promise<void> }> {
   const apollo = new ApolloServer<Context>({
     schema,
     formatError: formatError(logger, schema),
@@ -33,7 +50,7 @@ export async function createGraphqlMiddleware(schema: GraphQLSchema, services: S
   const middleware = koaMiddleware(apollo, {
     context: async ({ ctx }) => {
       try {
-        const principal = await services.keys.authenticateMember(presentedBearer(ctx.get('authorization')));
+        const principal = await principalOf(ctx as unknown as Koa.Context, services, baseUrl);
         return { principal, services, loaders: createLoaders(services) };
       } catch (err) {
         if (err instanceof DomainError && err.code === 'UNAUTHENTICATED') {

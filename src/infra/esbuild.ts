@@ -1,21 +1,12 @@
-import { build, stop, type BuildOptions, type OutputFile } from 'esbuild';
-
-let queue: Promise<unknown> = Promise.resolve();
-let pending = 0;
+import type { BuildOptions, OutputFile } from 'esbuild';
+import { runEsbuild } from './esbuild-runner.js';
 
 /**
- * Runs one esbuild build after any other still running (the widget and GraphiQL are both built
- * at start), then stops esbuild's helper process once none is left: `stop()` kills it, and a
- * build in flight at that moment would fail. The files stay in memory (`write: false`).
+ * One esbuild build with its files kept in memory (`write: false`), queued behind any other build
+ * of this process (the widget, the console and GraphiQL are all built at start) by the one queue of
+ * esbuild-runner.ts, which also stops esbuild's helper process once no build is left.
  */
 export async function bundleOnce(options: Omit<BuildOptions, 'write'>): Promise<OutputFile[]> {
-  pending += 1;
-  const run = queue.then(async () => (await build({ ...options, write: false })).outputFiles);
-  queue = run.catch(() => undefined);
-  try {
-    return await run;
-  } finally {
-    pending -= 1;
-    if (pending === 0) await stop();
-  }
+  const result = await runEsbuild({ ...options, write: false });
+  return result.outputFiles ?? [];
 }

@@ -19,6 +19,9 @@ import { mcpRoutes } from './surfaces/mcp.routes.js';
 import { webhookRoutes } from './surfaces/webhook.routes.js';
 import { chatRoutes } from './surfaces/chat.routes.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
+import { consoleSessionRoutes } from './console-session.routes.js';
+import { consoleRoutes } from './console.routes.js';
+import type { ConsoleBundle } from '../infra/console/bundle.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -36,6 +39,8 @@ export interface AppDeps {
   widget: () => Promise<WidgetAsset>;
   /** GraphiQL's built files, served under `/graphql/assets/` for the page a browser gets at `/graphql`. */
   graphiql: () => Promise<Map<string, GraphiqlFile>>;
+  /** The built console served at `GET /console`. */
+  console: () => Promise<ConsoleBundle>;
   /** The chat streams' keep-alive interval (default KEEP_ALIVE_MS). */
   chatKeepAliveMs?: number;
   /** The instance's metrics: every request is counted; `GET /metrics` here unless `metricsElsewhere`. */
@@ -92,6 +97,8 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/graphql', graphqlGetTransport, graphql);
 
   app.use(homeRoutes(deps.baseUrl));
+  app.use(consoleSessionRoutes(deps.services, deps.baseUrl));
+  app.use(consoleRoutes(deps.console));
   app.use(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl, deps.graphiql));
   app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl));

@@ -19,6 +19,7 @@ const COLUMNS: Record<string, string> = {
   agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
   api_keys: 'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at',
   chat_turns: 'id conversation_id role content run_id created_at',
+  console_sessions: 'id member_id token_id session_hash created_at last_seen_at revoked_at',
   conversations: 'id agent_id created_at updated_at visitor_id',
   credit_usage: 'agent_id workspace_id team_id day credits runs max_run_credits',
   document_exposures: 'id agent_id document_id can_read can_write created_at',
@@ -43,6 +44,7 @@ const COLUMNS: Record<string, string> = {
 /** Unique constraints by name: the error translation (pg-errors.ts) names several of them. */
 const UNIQUE = [
   'api_keys_key_hash_unique UNIQUE (key_hash)',
+  'console_sessions_session_hash_unique UNIQUE (session_hash)',
   'document_exposures_agent_id_document_id_unique UNIQUE (agent_id, document_id)',
   'http_endpoints_agent_id_path_shape_unique UNIQUE (agent_id, path_shape)',
   'mcp_tools_agent_id_name_unique UNIQUE (agent_id, name)',
@@ -66,6 +68,8 @@ const FOREIGN_KEYS = [
   'api_keys FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'api_keys FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'chat_turns FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE',
+  'console_sessions FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
+  'console_sessions FOREIGN KEY (token_id) REFERENCES member_tokens(id) ON DELETE CASCADE',
   'conversations FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'credit_usage FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'credit_usage FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
@@ -104,6 +108,7 @@ const INDEXES = [
   'CREATE INDEX api_keys_agent_id_index ON api_keys USING btree (agent_id)',
   'CREATE INDEX api_keys_workspace_id_kind_index ON api_keys USING btree (workspace_id, kind)',
   'CREATE INDEX chat_turns_conversation_id_created_at_index ON chat_turns USING btree (conversation_id, created_at)',
+  'CREATE INDEX console_sessions_token_id_index ON console_sessions USING btree (token_id)',
   'CREATE INDEX conversations_agent_id_updated_at_index ON conversations USING btree (agent_id, updated_at)',
   'CREATE INDEX credit_usage_team_id_day_index ON credit_usage USING btree (team_id, day)',
   'CREATE INDEX credit_usage_workspace_id_day_index ON credit_usage USING btree (workspace_id, day)',

@@ -221,7 +221,10 @@ export class WorkspaceService {
       if (err instanceof NotFound) throw new NotFound('Member token', tokenId);
       throw err;
     }
-    await this.store.repos.memberTokens.revoke(tokenId, this.clock.now());
+    const now = this.clock.now();
+    await this.store.repos.memberTokens.revoke(tokenId, now);
+    // Its console sessions end too (each use also checks the token, so this only tidies up).
+    await this.store.repos.consoleSessions.revokeByToken(tokenId, now);
     return true;
   }
 

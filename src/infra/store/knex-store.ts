@@ -90,6 +90,16 @@ export function repositories(db: Conn): Repositories {
       revoke: (id, at) => q(async () => void (await db('member_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: at }))),
       touch: (id, at) => q(async () => void (await db('member_tokens').where({ id }).update({ last_used_at: at }))),
     },
+    consoleSessions: {
+      insert: (e) => q(async () => rows.consoleSessions.fromRow((await db('console_sessions').insert(rows.consoleSessions.toRow(e)).returning('*'))[0])),
+      findByHash: (hash) => findOne(db, rows.consoleSessions, { session_hash: hash }),
+      touch: (id, at) => q(async () => void (await db('console_sessions').where({ id }).update({ last_seen_at: at }))),
+      revoke: (id, at) => q(async () => void (await db('console_sessions').where({ id }).whereNull('revoked_at').update({ revoked_at: at }))),
+      revokeByToken: (tokenId, at) =>
+        q(async () => (await db('console_sessions').where({ token_id: tokenId }).whereNull('revoked_at').update({ revoked_at: at }).returning('id')).length),
+      deleteEndedBefore: (before) =>
+        q(async () => (await db('console_sessions').where('last_seen_at', '<', before).orWhere('revoked_at', '<', before).delete().returning('id')).length),
+    },
     agents: {
       ...crud(db, rows.agents),
       listByWorkspace: (workspaceId) => list(db, rows.agents, { workspace_id: workspaceId }),

@@ -4,6 +4,7 @@ export { workspaces } from './workspaces.js';
 export { teams } from './teams.js';
 export { members } from './members.js';
 export { memberTokens } from './member-tokens.js';
+export { consoleSessions } from './console-sessions.js';
 export { agents } from './agents.js';
 export { apiKeys } from './api-keys.js';
 export { httpEndpoints } from './http-endpoints.js';

@@ -1,0 +1,163 @@
+import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Textarea, Title, Alert } from '@mantine/core';
+import { useMemo, useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { fieldErrors } from '../errors.js';
+import { graphql, type ResultOf } from '../graphql.js';
+import { hrefOf, linkClick } from '../router.js';
+import { EmptyState, ErrorState, LoadingState } from '../states.js';
+
+export const AgentsQuery = graphql(`
+  query Agents {
+    agents {
+      id
+      name
+      description
+      visibility
+      surfaces { surface enabled }
+      usage(days: 1) { day credits }
+    }
+  }
+`);
+
+const CreateAgentMutation = graphql(`
+  mutation CreateAgent($input: CreateAgentInput!) {
+    createAgent(input: $input) { id name }
+  }
+`);
+
+type AgentRow = ResultOf<typeof AgentsQuery>['agents'][number];
+
+const SURFACE_NAMES: Record<AgentRow['surfaces'][number]['surface'], string> = {
+  HTTP_API: 'HTTP API',
+  DOCUMENT_API: 'Document API',
+  MCP: 'MCP',
+  WIDGET: 'Widget',
+  WEBHOOKS: 'Webhooks',
+};
+
+/** Credits of the current UTC day (usage lists days with use only). */
+function creditsToday(agent: AgentRow): number {
+  const today = new Date().toISOString().slice(0, 10);
+  return agent.usage.find((u) => u.day === today)?.credits ?? 0;
+}
+
+function Surfaces({ agent }: { agent: AgentRow }) {
+  return (
+    <Group gap={4}>
+      {agent.surfaces.map((s) => (
+        <Badge key={s.surface} variant={s.enabled ? 'filled' : 'outline'} color={s.enabled ? 'teal.9' : 'gray.7'} size="sm">
+          {SURFACE_NAMES[s.surface]} {s.enabled ? 'on' : 'off'}
+        </Badge>
+      ))}
+    </Group>
+  );
+}
+
+/** The agents the member can see, with their surfaces, visibility and today's credits; and a form to create one. */
+export function AgentsPage() {
+  // An empty list names no Agent type: without this a created agent would not refresh it.
+  const context = useMemo(() => ({ additionalTypenames: ['Agent'] }), []);
+  const [{ data, error, fetching }, refetch] = useQuery({ query: AgentsQuery, context });
+  const [creating, setCreating] = useState(false);
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>Agents</Title>
+        <Button onClick={() => setCreating(true)}>Create agent</Button>
+      </Group>
+      {fetching && !data ? (
+        <LoadingState label="Loading agents…" />
+      ) : error && !data ? (
+        <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
+      ) : !data || data.agents.length === 0 ? (
+        <EmptyState title="No agents yet">Create an agent to give it instructions and switch on the surfaces it answers on.</EmptyState>
+      ) : (
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped highlightOnHover aria-label="Agents">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Name</Table.Th>
+                <Table.Th scope="col">Visibility</Table.Th>
+                <Table.Th scope="col">Surfaces</Table.Th>
+                <Table.Th scope="col" style={{ textAlign: 'right' }}>
+                  Credits today
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {data.agents.map((agent) => {
+                const route = { page: 'agent', id: agent.id } as const;
+                return (
+                  <Table.Tr key={agent.id}>
+                    <Table.Td>
+                      <Anchor href={hrefOf(route)} onClick={linkClick(route)} fw={600}>
+                        {agent.name}
+                      </Anchor>
+                      {agent.description ? (
+                        <Text size="xs" c="dimmed" lineClamp={1}>
+                          {agent.description}
+                        </Text>
+                      ) : null}
+                    </Table.Td>
+                    <Table.Td>{agent.visibility === 'WORKSPACE' ? 'Workspace' : 'Private'}</Table.Td>
+                    <Table.Td>
+                      <Surfaces agent={agent} />
+                    </Table.Td>
+                    <Table.Td style={{ textAlign: 'right' }}>{creditsToday(agent).toLocaleString('en', { maximumFractionDigits: 3 })}</Table.Td>
+                  </Table.Tr>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <Modal opened={creating} onClose={() => setCreating(false)} title="Create agent" size="lg" closeButtonProps={{ "aria-label": "Close" }}>
+        <CreateAgentForm onDone={() => setCreating(false)} />
+      </Modal>
+    </Stack>
+  );
+}
+
+function CreateAgentForm({ onDone }: { onDone: () => void }) {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [instructions, setInstructions] = useState('');
+  const [{ fetching, error }, create] = useMutation(CreateAgentMutation);
+  const { fields, other } = fieldErrors(error);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const result = await create({ input: { name, description, instructions } });
+    if (!result.error) onDone();
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <TextInput label="Name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
+        <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
+        <Textarea
+          label="Instructions"
+          description="The system prompt of the agent's runs"
+          autosize
+          minRows={4}
+          maxRows={14}
+          value={instructions}
+          onChange={(e) => setInstructions(e.currentTarget.value)}
+          error={fields.instructions}
+        />
+        {other ? (
+          <Alert color="red" role="alert">
+            {other}
+          </Alert>
+        ) : null}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onDone}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={fetching}>
+            Create agent
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,46 @@
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import type Koa from 'koa';
+import { DomainError, Forbidden, UnsupportedMediaType } from '../domain/errors.js';
+import type { Services } from '../domain/services.js';
+import { clearedSessionCookie, secureCookies, sessionCookie, sessionCsrfProblem, sessionValue } from './session-cookie.js';
+
+const SIGN_IN = 'Sign in with POST /console/session, Content-Type: application/json and a body {"token": "<member token>"}';
+
+/**
+ * `POST /console/session` `{"token"}` → 204 with the session cookie (sign-in); `GET
+ * /console/session` → `{"signedIn"}` (whether the cookie names a live session: the console asks
+ * before its first query, so that a signed-out start is no failed request); `DELETE
+ * /console/session` → 204, the session ended and the cookie cleared (sign-out). A browser on
+ * another origin is refused sign-in and sign-out; a client outside a browser (no Origin header) may use them.
+ */
+export function consoleSessionRoutes(services: Services, baseUrl: string): Koa.Middleware {
+  const router = new Router();
+  const secure = secureCookies(baseUrl);
+  const fromOwnOrigin = (ctx: Koa.Context, json: boolean) => {
+    const problem = ctx.get('origin') ? sessionCsrfProblem(ctx, baseUrl, { json }) : undefined;
+    if (problem) throw new Forbidden(problem);
+  };
+  router.post('/console/session', bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', encoding: 'utf-8' }), async (ctx) => {
+    if (!ctx.is('application/json')) throw new UnsupportedMediaType(SIGN_IN);
+    fromOwnOrigin(ctx, true);
+    const { sessionValue: value } = await services.consoleSessions.signIn(ctx.request.body);
+    ctx.set('Set-Cookie', sessionCookie(value, secure));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 204;
+  });
+  router.get('/console/session', async (ctx) => {
+    const value = sessionValue(ctx);
+    const signedIn = value ? await services.consoleSessions.authenticate(value).then(() => true, (err: unknown) => (err instanceof DomainError && err.code === 'UNAUTHENTICATED' ? false : Promise.reject(err))) : false;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { signedIn };
+  });
+  router.delete('/console/session', async (ctx) => {
+    fromOwnOrigin(ctx, false);
+    const value = sessionValue(ctx);
+    if (value) await services.consoleSessions.signOut(value);
+    ctx.set('Set-Cookie', clearedSessionCookie(secure));
+    ctx.status = 204;
+  });
+  return router.routes() as Koa.Middleware;
+}
