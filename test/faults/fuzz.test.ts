@@ -78,6 +78,7 @@ const TABLES: TableSpec[] = [
   { name: 'teams', key: 'id' },
   { name: 'members', key: 'id' },
   { name: 'member_tokens', key: 'id', exclude: ['last_used_at'] },
+  { name: 'console_sessions', key: 'id', exclude: ['last_seen_at'] },
   { name: 'agents', key: 'id' },
   { name: 'api_keys', key: 'id', exclude: ['last_used_at'] },
   { name: 'http_endpoints', key: 'id' },
