@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import type { ConsoleBundle } from '../infra/console/bundle.js';
 import { sendHtml } from './page-headers.js';
+import { sendBuiltFile } from './built-file.js';
 
 /**
  * The console's policy: its own script and stylesheet only (Mantine adds `<style>` elements, hence
@@ -43,16 +44,7 @@ export function consoleRoutes(bundle: () => Promise<ConsoleBundle>): Koa.Middlew
       ctx.body = { error: `No console asset ${ctx.params.name}: reload /console` };
       return;
     }
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Vary', 'Accept-Encoding');
-    ctx.type = asset.contentType;
-    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-      ctx.set('Content-Encoding', 'gzip');
-      ctx.body = asset.gzip;
-    } else {
-      ctx.body = asset.code;
-    }
+    sendBuiltFile(ctx, { type: asset.contentType, code: asset.code, gzip: asset.gzip }, 'public, max-age=31536000, immutable');
   });
   router.get('/console', page);
   router.get('/console/agents', page);

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import { curlExample, escapeHtml } from './home.routes.js';
 import { GRAPHIQL_CSP, sendHtml } from './page-headers.js';
+import { sendBuiltFile } from './built-file.js';
 
 /** One built file of GraphiQL (src/infra/graphiql/bundle.ts makes them). */
 export interface GraphiqlFile {
@@ -58,23 +59,7 @@ export function graphqlPageRoutes(baseUrl: string, sdl: string, graphiql: () => 
   router.get('/graphql/assets/:name', async (ctx, next) => {
     const file = (await graphiql()).get(ctx.params.name!);
     if (!file) return next();
-    ctx.set('Cache-Control', `public, max-age=${GRAPHIQL_MAX_AGE_SECONDS}`);
-    ctx.set('ETag', file.etag);
-    ctx.set('Vary', 'Accept-Encoding');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.type = file.type;
-    // Koa judges freshness only for a 2xx status.
-    ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
-    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-      ctx.set('Content-Encoding', 'gzip');
-      ctx.body = file.gzip;
-    } else {
-      ctx.body = file.code;
-    }
+    sendBuiltFile(ctx, file, `public, max-age=${GRAPHIQL_MAX_AGE_SECONDS}`);
   });
   return router.routes() as Koa.Middleware;
 }

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
+import { sendBuiltFile } from './built-file.js';
 
 /** The built chat widget (src/infra/widget/bundle.ts makes it). */
 export interface WidgetAsset {
@@ -21,24 +22,8 @@ export function widgetRoutes(widget: () => Promise<WidgetAsset>): Koa.Middleware
   const router = new Router();
   router.get('/widget.js', async (ctx) => {
     const asset = await widget();
-    ctx.set('Cache-Control', `public, max-age=${WIDGET_MAX_AGE_SECONDS}`);
-    ctx.set('ETag', asset.etag);
-    ctx.set('Vary', 'Accept-Encoding');
-    ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
-    ctx.type = 'application/javascript; charset=utf-8';
-    // Koa judges freshness only for a 2xx status.
-    ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
-    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-      ctx.set('Content-Encoding', 'gzip');
-      ctx.body = asset.gzip;
-    } else {
-      ctx.body = asset.code;
-    }
+    sendBuiltFile(ctx, { ...asset, type: 'application/javascript; charset=utf-8' }, `public, max-age=${WIDGET_MAX_AGE_SECONDS}`);
   });
   return router.routes() as Koa.Middleware;
 }
