@@ -33,3 +33,20 @@ export function messageOf(error: CombinedError): string {
   if (error.networkError) return 'The service could not be reached. Try again.';
   return error.graphQLErrors.map((e) => e.message).join(' ') || error.message;
 }
+
+/**
+ * The error a field carries, with the line and column the service gives (`extensions.line` and
+ * `extensions.column`, as a script's save-time syntax error has), for the code editor.
+ */
+export function errorAt(error: CombinedError | undefined, field: string): { message: string; line?: number; column?: number } | null {
+  const e = error?.graphQLErrors.find((g) => g.extensions?.field === field);
+  if (!e) return null;
+  const message = e.message.startsWith(`${field}: `) ? e.message.slice(field.length + 2) : e.message;
+  const line = e.extensions?.line;
+  const column = e.extensions?.column;
+  return {
+    message: message.charAt(0).toUpperCase() + message.slice(1),
+    ...(typeof line === 'number' ? { line } : {}),
+    ...(typeof column === 'number' ? { column } : {}),
+  };
+}

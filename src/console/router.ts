@@ -1,25 +1,50 @@
 import { useEffect, useState } from 'react';
 
 // The console's own pages live under /console; the server answers every such path with the same
-// HTML shell, so a reload or a shared link opens the same page.
+// HTML shell, so a reload or a shared link opens the same page (and the same tab).
 
-export type Route = { page: 'agents' } | { page: 'agent'; id: string };
+/** The agent page's tabs, one per section of the specification, in the order they are shown. */
+export const AGENT_TABS = ['overview', 'http', 'documents', 'mcp', 'widget', 'webhooks', 'keys', 'limits', 'activity', 'usage'] as const;
+export type AgentTab = (typeof AGENT_TABS)[number];
+
+/** The workspace's sections. */
+export const WORKSPACE_SECTIONS = ['members', 'keys', 'secrets', 'models', 'teams', 'settings'] as const;
+export type WorkspaceSection = (typeof WORKSPACE_SECTIONS)[number];
+
+export type Route =
+  | { page: 'agents' }
+  | { page: 'agent'; id: string; tab: AgentTab }
+  | { page: 'workspace'; section: WorkspaceSection };
+
+function oneOf<T extends string>(list: readonly T[], value: string | undefined, fallback: T): T {
+  return value !== undefined && (list as readonly string[]).includes(value) ? (value as T) : fallback;
+}
 
 export function parseRoute(pathname: string): Route {
-  const m = /^\/console\/agents\/([^/]+)\/?$/.exec(pathname);
-  if (m) return { page: 'agent', id: decodeURIComponent(m[1]!) };
+  const agent = /^\/console\/agents\/([^/]+)(?:\/([^/]+))?\/?$/.exec(pathname);
+  if (agent) return { page: 'agent', id: decodeURIComponent(agent[1]!), tab: oneOf(AGENT_TABS, agent[2], 'overview') };
+  const workspace = /^\/console\/workspace(?:\/([^/]+))?\/?$/.exec(pathname);
+  if (workspace) return { page: 'workspace', section: oneOf(WORKSPACE_SECTIONS, workspace[1], 'members') };
   return { page: 'agents' };
 }
 
 export function hrefOf(route: Route): string {
-  return route.page === 'agent' ? `/console/agents/${encodeURIComponent(route.id)}` : '/console/agents';
+  switch (route.page) {
+    case 'agent':
+      return `/console/agents/${encodeURIComponent(route.id)}${route.tab === 'overview' ? '' : `/${route.tab}`}`;
+    case 'workspace':
+      return `/console/workspace/${route.section}`;
+    default:
+      return '/console/agents';
+  }
 }
 
 const listeners = new Set<() => void>();
 
-/** Goes to a page of the console without reloading. */
-export function navigate(route: Route): void {
-  window.history.pushState(null, '', hrefOf(route));
+/** Goes to a page of the console without reloading (`replace`: without a new history entry). */
+export function navigate(route: Route, replace = false): void {
+  if (replace) window.history.replaceState(null, '', hrefOf(route));
+  else window.history.pushState(null, '', hrefOf(route));
   for (const l of listeners) l();
 }
 

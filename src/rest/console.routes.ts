@@ -49,5 +49,8 @@ export function consoleRoutes(bundle: () => Promise<ConsoleBundle>): Koa.Middlew
   router.get('/console', page);
   router.get('/console/agents', page);
   router.get('/console/agents/:id', page);
+  router.get('/console/agents/:id/:tab', page);
+  router.get('/console/workspace', page);
+  router.get('/console/workspace/:section', page);
   return router.routes() as Koa.Middleware;
 }

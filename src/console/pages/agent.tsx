@@ -1,10 +1,10 @@
-import { Alert, Anchor, Button, Group, Radio, Select, Stack, Tabs, Text, TextInput, Textarea, Title } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery } from 'urql';
-import { fieldErrors } from '../errors.js';
-import { graphql, type ResultOf } from '../graphql.js';
-import { hrefOf, linkClick } from '../router.js';
+import { Anchor, Stack, Tabs, Title } from '@mantine/core';
+import { lazy, Suspense, type ComponentType } from 'react';
+import { useQuery } from 'urql';
+import { graphql } from '../graphql.js';
+import { AGENT_TABS, hrefOf, navigate, linkClick, type AgentTab } from '../router.js';
 import { ErrorState, LoadingState } from '../states.js';
+import { OverviewForm } from './agent/overview.js';
 
 export const AgentQuery = graphql(`
   query Agent($id: ID!) {
@@ -13,18 +13,42 @@ export const AgentQuery = graphql(`
   }
 `);
 
-const UpdateAgentMutation = graphql(`
-  mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {
-    updateAgent(id: $id, input: $input) { id name description instructions defaultModel visibility updatedAt }
-  }
-`);
+/** What every tab but Overview gets: the agent's id (each tab asks GraphQL for what it shows). */
+export interface AgentTabProps {
+  agentId: string;
+}
 
-type Data = ResultOf<typeof AgentQuery>;
+const TAB_LABELS: Record<AgentTab, string> = {
+  overview: 'Overview',
+  http: 'HTTP API',
+  documents: 'Document API',
+  mcp: 'MCP server',
+  widget: 'Chat widget',
+  webhooks: 'Webhooks',
+  keys: 'API Keys',
+  limits: 'Limits',
+  activity: 'Activity',
+  usage: 'Usage',
+};
 
-/** One agent, a tab per section (this slice: Overview). */
-export function AgentPage({ id }: { id: string }) {
+// Each tab is its own chunk, loaded when first opened (the code editor and the charts are large).
+const TABS: Record<Exclude<AgentTab, 'overview'>, ComponentType<AgentTabProps>> = {
+  http: lazy(() => import('./agent/http-api.js')),
+  documents: lazy(() => import('./agent/documents.js')),
+  mcp: lazy(() => import('./agent/mcp.js')),
+  widget: lazy(() => import('./agent/widget.js')),
+  webhooks: lazy(() => import('./agent/webhooks.js')),
+  keys: lazy(() => import('./agent/keys.js')),
+  limits: lazy(() => import('./agent/limits.js')),
+  activity: lazy(() => import('./agent/activity.js')),
+  usage: lazy(() => import('./agent/usage.js')),
+};
+
+/** One agent, a tab per section; the tab is part of the address (`/console/agents/<id>/<tab>`). */
+export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: AgentQuery, variables: { id } });
   const back = { page: 'agents' } as const;
+  const Tab = tab === 'overview' ? null : TABS[tab];
   return (
     <Stack>
       <Anchor href={hrefOf(back)} onClick={linkClick(back)} size="sm">
@@ -37,92 +61,26 @@ export function AgentPage({ id }: { id: string }) {
       ) : data ? (
         <>
           <Title order={2}>{data.agent.name}</Title>
-          <Tabs defaultValue="overview" keepMounted={false}>
-            <Tabs.List aria-label="Agent sections">
-              <Tabs.Tab value="overview">Overview</Tabs.Tab>
+          <Tabs value={tab} onChange={(v) => v && navigate({ page: 'agent', id, tab: v as AgentTab })} keepMounted={false}>
+            <Tabs.List aria-label="Agent sections" style={{ overflowX: 'auto', flexWrap: 'nowrap' }}>
+              {AGENT_TABS.map((t) => (
+                <Tabs.Tab key={t} value={t}>
+                  {TAB_LABELS[t]}
+                </Tabs.Tab>
+              ))}
             </Tabs.List>
-            <Tabs.Panel value="overview" pt="md">
-              <OverviewForm key={data.agent.id} agent={data.agent} models={data.models} />
+            <Tabs.Panel value={tab} pt="md">
+              {Tab ? (
+                <Suspense fallback={<LoadingState label={`Loading ${TAB_LABELS[tab]}…`} />}>
+                  <Tab agentId={id} />
+                </Suspense>
+              ) : (
+                <OverviewForm key={data.agent.id} agent={data.agent} models={data.models} />
+              )}
             </Tabs.Panel>
           </Tabs>
         </>
       ) : null}
     </Stack>
-  );
-}
-
-/** The value of the model select that stands for "no default model of its own". */
-const WORKSPACE_DEFAULT = '';
-
-function OverviewForm({ agent, models }: { agent: Data['agent']; models: Data['models'] }) {
-  const [name, setName] = useState(agent.name);
-  const [description, setDescription] = useState(agent.description);
-  const [instructions, setInstructions] = useState(agent.instructions);
-  const [defaultModel, setDefaultModel] = useState(agent.defaultModel ?? WORKSPACE_DEFAULT);
-  const [visibility, setVisibility] = useState<Data['agent']['visibility']>(agent.visibility);
-  const [saved, setSaved] = useState(false);
-  const [{ fetching, error }, update] = useMutation(UpdateAgentMutation);
-  const { fields, other } = fieldErrors(error);
-  const workspaceDefault = models.find((m) => m.isDefault);
-  const options = [
-    { value: WORKSPACE_DEFAULT, label: workspaceDefault ? `Workspace default (${workspaceDefault.name})` : 'Workspace default' },
-    ...models.map((m) => ({ value: m.name, label: `${m.name} — ${m.provider.toLowerCase()} ${m.model}` })),
-    // A name the agent uses that is not a configured model (an environment provider takes it).
-    ...(agent.defaultModel && !models.some((m) => m.name === agent.defaultModel) ? [{ value: agent.defaultModel, label: agent.defaultModel }] : []),
-  ];
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaved(false);
-    const result = await update({
-      id: agent.id,
-      input: { name, description, instructions, defaultModel: defaultModel === WORKSPACE_DEFAULT ? null : defaultModel, visibility },
-    });
-    if (!result.error) setSaved(true);
-  };
-  return (
-    <form onSubmit={submit} noValidate aria-label="Overview">
-      <Stack maw={760}>
-        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
-        <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
-        <Textarea
-          label="Instructions"
-          description="The system prompt of the agent's runs"
-          autosize
-          minRows={6}
-          maxRows={20}
-          value={instructions}
-          onChange={(e) => setInstructions(e.currentTarget.value)}
-          error={fields.instructions}
-        />
-        <Select
-          label="Default model"
-          description="Prompt handlers without a model of their own use it"
-          data={options}
-          value={defaultModel}
-          onChange={(v) => setDefaultModel(v ?? WORKSPACE_DEFAULT)}
-          allowDeselect={false}
-          error={fields.defaultModel}
-        />
-        <Radio.Group label="Visibility" value={visibility} onChange={(v) => setVisibility(v as Data['agent']['visibility'])} error={fields.visibility}>
-          <Group mt="xs">
-            <Radio value="WORKSPACE" label="Workspace — every member sees it" />
-            <Radio value="PRIVATE" label="Private — its creator and admins" />
-          </Group>
-        </Radio.Group>
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group>
-          <Button type="submit" loading={fetching}>
-            Save
-          </Button>
-          <Text size="sm" c="teal.9" role="status" aria-live="polite">
-            {saved ? 'Saved' : ''}
-          </Text>
-        </Group>
-      </Stack>
-    </form>
   );
 }

@@ -86,7 +86,7 @@ export function AgentsPage() {
             </Table.Thead>
             <Table.Tbody>
               {data.agents.map((agent) => {
-                const route = { page: 'agent', id: agent.id } as const;
+                const route = { page: 'agent', id: agent.id, tab: 'overview' } as const;
                 return (
                   <Table.Tr key={agent.id}>
                     <Table.Td>

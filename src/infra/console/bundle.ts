@@ -37,17 +37,20 @@ function asset(name: string, code: Buffer): ConsoleAsset {
   return { name, contentType: CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream', code, gzip: gzipSync(code, { level: 9 }) };
 }
 
+/** The entry's files are named `console-<hash>`; tabs loaded on demand are chunks with other names. */
+const ENTRY = /^console-[^.]+\.(js|css)$/;
+
 function bundleOf(files: { name: string; code: Buffer }[]): ConsoleBundle {
   const assets = new Map(files.map((f) => [f.name, asset(f.name, f.code)]));
-  const script = files.find((f) => f.name.endsWith('.js'))?.name;
-  const stylesheet = files.find((f) => f.name.endsWith('.css'))?.name;
+  const script = files.find((f) => ENTRY.test(f.name) && f.name.endsWith('.js'))?.name;
+  const stylesheet = files.find((f) => ENTRY.test(f.name) && f.name.endsWith('.css'))?.name;
   if (!script || !stylesheet) throw new Error('The console build made no script or no stylesheet');
   return { script, stylesheet, assets };
 }
 
 /**
  * Bundles `src/console` (React, Mantine, urql) with esbuild: one minified ES module and one
- * stylesheet, named by their content. Needs the console's packages (devDependencies).
+ * stylesheet, named by their content, plus the chunks that sections load on demand. Needs the console's packages (devDependencies).
  */
 export async function buildConsoleFiles(): Promise<{ name: string; code: Buffer }[]> {
   const source = path.join(projectRoot, 'src/console');
@@ -62,6 +65,9 @@ export async function buildConsoleFiles(): Promise<{ name: string; code: Buffer 
     jsx: 'automatic',
     define: { 'process.env.NODE_ENV': '"production"' },
     entryNames: '[name]-[hash]',
+    // Heavy sections (the code editor, charts) load when first opened: their own chunks.
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     outdir: path.join(projectRoot, PREBUILT_DIR),
     write: false,
     legalComments: 'none',
@@ -101,4 +107,24 @@ export function consoleBundle(): Promise<ConsoleBundle> {
     throw err;
   });
   return built;
+}
+
+/** A script's static imports of other files of the bundle (`import … from "./chunk-….js"`); dynamic `import()` is not followed. */
+const STATIC_IMPORT = /(?:^|[;}\n])\s*import\s*(?:[\w$*{}\s,]*?from\s*)?["']\.\/([^"']+\.js)["']/g;
+
+/**
+ * What a browser must load before the console can render: the entry script and the chunks it
+ * imports statically, with their gzipped size (the sections opened later are not counted).
+ */
+export function initialScripts(bundle: ConsoleBundle): { names: string[]; bytes: number; gzipBytes: number } {
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    const file = bundle.assets.get(name);
+    if (!file || seen.has(name)) return;
+    seen.add(name);
+    for (const m of file.code.toString('utf8').matchAll(STATIC_IMPORT)) visit(m[1]!);
+  };
+  visit(bundle.script);
+  const files = [...seen].map((n) => bundle.assets.get(n)!);
+  return { names: [...seen], bytes: files.reduce((n, f) => n + f.code.length, 0), gzipBytes: files.reduce((n, f) => n + f.gzip.length, 0) };
 }
