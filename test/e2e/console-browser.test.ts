@@ -1,12 +1,5 @@
 import { expect } from 'chai';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
 
 // The console in a real headless Chromium, under its own Content-Security-Policy (nothing bypasses
 // it): sign in with the admin token → create an agent (a field error first) → it is listed → open
@@ -14,81 +7,32 @@ import { startSurfaceService, type InProcessService } from '../helpers/surface-s
 // gets 401 on /graphql. No console error and no CSP violation on the way; axe-core finds no
 // serious or critical violation on any page of this slice.
 
-declare const window: any;
-declare const document: any;
-
-const ADMIN_TOKEN = 'console-browser-admin-token-0123456789';
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[]; html: string; failureSummary?: string }[];
-}
-
 describe('e2e: the console in Chromium', function () {
   this.timeout(180_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-console-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  /** Console errors and uncaught exceptions of the page. */
-  const errors: string[] = [];
-  /** CSP violations: console reports and `securitypolicyviolation` events. */
-  const violations: string[] = [];
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  let h: ConsoleHarness;
+  let svc: ConsoleHarness['svc'];
+  let context: ConsoleHarness['context'];
+  let page: ConsoleHarness['page'];
+  let gql: ConsoleHarness['gql'];
+  let errors: string[] = [];
+  let violations: string[] = [];
+  const ADMIN_TOKEN = 'console-browser-admin-token-0123456789';
+  const axeProblems = () => h.axeProblems();
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      console.log(`    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`);
-      this.skip();
-    }
-    fake = await startOpenAiServer();
-    database = await databaseEnv('console_browser');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env });
-    await gql('mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }', {
-      i: { name: 'house-model', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: fake.url },
-    });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
-    // Reduced motion: no transitions, so that axe sees the page as it settles (not a dialog fading in).
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });
-    // Init scripts are injected by the browser itself, so the page's CSP does not apply to them.
-    await context.addInitScript(() => {
-      window.__csp = [];
-      document.addEventListener('securitypolicyviolation', (e: any) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-    });
-    page = await context.newPage();
-    page.on('console', (msg) => {
-      if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text());
-      if (msg.type() === 'error') errors.push(`${msg.text()} (${msg.location().url})`);
-    });
-    page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
+    const started = await startConsoleHarness('console_browser', { adminToken: ADMIN_TOKEN });
+    if (!started) return this.skip();
+    h = started;
+    ({ svc, context, page, gql, errors, violations } = h);
   });
 
-  afterEach(async function () {
-    if (!page || page.isClosed()) return;
-    violations.push(...((await page.evaluate(() => window.__csp ?? []).catch(() => [])) as string[]));
+  afterEach(async () => {
+    await h?.collectViolations();
   });
 
   after(async () => {
-    await browser?.close();
-    await svc?.stop();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await h?.stop();
   });
-
-  /** Serious and critical axe-core violations of the page as it is now (axe evaluated through the debugging protocol, which the CSP does not govern). */
-  async function axeProblems(): Promise<string[]> {
-    if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.evaluate(AXE_SOURCE);
-    const found = (await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }).then((r: { violations: unknown[] }) => r.violations))) as AxeViolation[];
-    return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.html.slice(0, 160)} ${n.failureSummary ?? ''}`).join(', ')}`);
-  }
 
   it('serves the shell with the strict CSP and its assets with a hash in the name', async () => {
     const res = await fetch(`${svc.url}/console`);

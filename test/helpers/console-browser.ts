@@ -1,0 +1,153 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startOpenAiServer, type FakeOpenAi } from './openai-server.js';
+import { databaseEnv, graphqlClient } from './process.js';
+import { startSurfaceService, type InProcessService } from './surface-service.js';
+
+// One harness for the console's browser tests: the service in process (with the fake model
+// server), a headless Chromium under the console's own CSP, and the checks every page must pass
+// (no console error, no CSP violation, axe-core finds nothing serious or critical).
+
+declare const window: any;
+declare const document: any;
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; html: string; failureSummary?: string }[];
+}
+
+export interface ConsoleHarness {
+  svc: InProcessService;
+  fake: FakeOpenAi;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  adminToken: string;
+  /** GraphQL as the admin, over HTTP with the bearer token (to set up and to check). */
+  gql: ReturnType<typeof graphqlClient>;
+  /** Console errors and uncaught exceptions of the page(s). */
+  errors: string[];
+  /** CSP violations: console reports and `securitypolicyviolation` events. */
+  violations: string[];
+  /** Serious and critical axe-core violations of the page as it is now. */
+  axeProblems(page?: Page): Promise<string[]>;
+  /** Signs in on the console's sign-in page with a token and waits for the agents page. */
+  signIn(token?: string, page?: Page): Promise<void>;
+  /** A new page in its own browser context (another session), watched like the first. */
+  newSession(): Promise<{ context: BrowserContext; page: Page }>;
+  /** Gathers the CSP events recorded in the page (call after each test). */
+  collectViolations(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function watch(page: Page, errors: string[], violations: string[]): void {
+  page.on('console', (msg) => {
+    if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text());
+    if (msg.type() === 'error') errors.push(`${msg.text()} (${msg.location().url})`);
+  });
+  page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
+}
+
+async function newContext(browser: Browser): Promise<BrowserContext> {
+  // Reduced motion: no transitions, so that axe sees the page as it settles (not a dialog fading in).
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });
+  // Init scripts are injected by the browser itself, so the page's CSP does not apply to them.
+  await context.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e: any) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  return context;
+}
+
+/**
+ * Starts the service (with a model `house-model` on the fake OpenAI-compatible server) and
+ * Chromium. `null` when there is no Chromium here (the caller skips).
+ */
+export async function startConsoleHarness(name: string, options: { adminToken?: string; platformOrigin?: string } = {}): Promise<ConsoleHarness | null> {
+  if (!fs.existsSync(CHROMIUM)) {
+    console.log(`    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`);
+    return null;
+  }
+  const adminToken = options.adminToken ?? `${name}-admin-token-0123456789abcdef`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `aes-${name}-`));
+  const fake = await startOpenAiServer();
+  const database = await databaseEnv(name.replace(/\W/g, '_'));
+  const svc = await startSurfaceService({
+    dataDir,
+    adminToken,
+    modelUrl: fake.url,
+    platformOrigin: options.platformOrigin ?? 'https://app.example.test',
+    database: database.env,
+  });
+  const gql = graphqlClient(() => svc.url, adminToken);
+  await gql('mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }', {
+    i: { name: 'house-model', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: fake.url },
+  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const context = await newContext(browser);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const violations: string[] = [];
+  watch(page, errors, violations);
+  const pages = [page];
+
+  const harness: ConsoleHarness = {
+    svc,
+    fake,
+    browser,
+    context,
+    page,
+    adminToken,
+    gql,
+    errors,
+    violations,
+    async axeProblems(p = page) {
+      if (!(await p.evaluate(() => typeof window.axe !== 'undefined'))) await p.evaluate(AXE_SOURCE);
+      const found = (await p.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }).then((r: { violations: unknown[] }) => r.violations))) as AxeViolation[];
+      return found
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.html.slice(0, 160)} ${n.failureSummary ?? ''}`).join(', ')}`);
+    },
+    async signIn(token = adminToken, p = page) {
+      await p.goto(`${svc.url}/console`);
+      const field = p.getByLabel('Token');
+      await field.waitFor();
+      await field.fill(token);
+      await field.press('Enter');
+      await p.getByRole('heading', { name: 'Agents' }).waitFor();
+    },
+    async newSession() {
+      const c = await newContext(browser);
+      const p = await c.newPage();
+      watch(p, errors, violations);
+      pages.push(p);
+      return { context: c, page: p };
+    },
+    async collectViolations() {
+      for (const p of pages) {
+        if (p.isClosed()) continue;
+        violations.push(...((await p.evaluate(() => window.__csp ?? []).catch(() => [])) as string[]));
+        await p.evaluate(() => {
+          window.__csp = [];
+        }).catch(() => undefined);
+      }
+    },
+    async stop() {
+      await browser.close();
+      await svc.stop();
+      await fake.close();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
