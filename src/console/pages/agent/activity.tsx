@@ -110,15 +110,16 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
   const variables: VariablesOf<typeof ActivityQuery> = useMemo(() => ({ id: agentId, after, ...filters }), [agentId, after, filters]);
   const [{ data, error, fetching }, refetch] = useQuery({ query: ActivityQuery, variables, requestPolicy: 'cache-and-network' });
 
-  const tailing = live && cursors.length === 0 && visible;
+  const { fields, other } = fieldErrors(error);
+  const filterError = Object.keys(fields).length > 0;
+  // A filter the service refused is not asked again until it changes.
+  const tailing = live && cursors.length === 0 && visible && !filterError;
   useEffect(() => {
     if (!tailing) return;
     const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), LIVE_INTERVAL_MS);
     return () => clearInterval(timer);
   }, [tailing, refetch]);
 
-  const { fields, other } = fieldErrors(error);
-  const filterError = Object.keys(fields).length > 0;
   const page = data?.agent.activity;
   const mobile = useMediaQuery('(max-width: 48em)');
 
