@@ -5,7 +5,7 @@ import { utcDay } from '../clock.js';
 import { SURFACES, type ActivityEntry, type DailyUsage } from '../entities.js';
 import { loadAgent, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
-import type { ChargeSink, Store } from '../ports.js';
+import type { ChargeSink, Store, SurfaceUsage } from '../ports.js';
 import { parse } from '../validation.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 
@@ -15,13 +15,46 @@ export const MAX_ACTIVITY_PAGE = 200;
 export const MAX_USAGE_DAYS = 366;
 
 const pageMessage = `must be between 1 and ${MAX_ACTIVITY_PAGE}`;
-const listInput = z.object({
-  first: z.number().int().min(1, pageMessage).max(MAX_ACTIVITY_PAGE, pageMessage),
-  after: z.string().max(200).optional(),
-  surface: z.enum(SURFACES).optional(),
-});
+const statusMessage = "must be a status code (such as 429), a class of them (2xx, 3xx, 4xx or 5xx) or 'error'";
+/** A status filter: one code, a class of codes (`4xx`), or `error` (entries with an error, whatever their status). */
+const statusFilter = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?:[1-5][0-9][0-9]|[1-5]xx|error)$/, statusMessage)
+  .transform((v): StatusFilter => {
+    if (v === 'error') return 'error';
+    if (v.endsWith('xx')) return { min: Number(v[0]) * 100, max: Number(v[0]) * 100 + 99 };
+    return { min: Number(v), max: Number(v) };
+  });
+const instant = z.date().refine((d) => !Number.isNaN(d.getTime()), 'must be a valid date-time');
+const listInput = z
+  .object({
+    first: z.number().int().min(1, pageMessage).max(MAX_ACTIVITY_PAGE, pageMessage),
+    after: z.string().max(200).optional(),
+    surface: z.enum(SURFACES).optional(),
+    status: statusFilter.optional(),
+    entry: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
+    since: instant.optional(),
+    until: instant.optional(),
+  })
+  .refine((v) => !v.since || !v.until || v.since < v.until, { message: 'must be later than since', path: ['until'] });
+
+type StatusFilter = { min: number; max: number } | 'error';
+
+/** Filters of an activity page, as GraphQL passes them (validated by the service). */
+export interface ActivityListInput {
+  first: number;
+  after?: string;
+  surface?: string;
+  status?: string;
+  entry?: string;
+  since?: Date;
+  until?: Date;
+}
 
 const usageDays = z.number().int().min(1).max(MAX_USAGE_DAYS);
+const entryId = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
 export interface ActivityPage {
   nodes: ActivityEntry[];
@@ -45,7 +78,7 @@ export class ActivityService {
   ) {}
 
   /** A page of the agent's activity, newest first. Whoever may read the agent. */
-  async list(p: Principal, agentId: string, input: { first: number; after?: string; surface?: string }): Promise<ActivityPage> {
+  async list(p: Principal, agentId: string, input: ActivityListInput): Promise<ActivityPage> {
     const v = parse(listInput, input);
     await loadAgent(this.store.repos, p, agentId, 'read');
     await this.entries?.flush();
@@ -53,9 +86,35 @@ export class ActivityService {
       first: v.first + 1,
       after: v.after ? decodeCursor(v.after) : undefined,
       surface: v.surface,
+      status: v.status,
+      entry: v.entry,
+      since: v.since,
+      until: v.until,
     });
     const nodes = rows.slice(0, v.first);
     return { nodes, hasNextPage: rows.length > v.first, endCursor: nodes.length ? encodeCursor(nodes[nodes.length - 1]!) : null };
+  }
+
+  /** One entry of the agent's log with its bodies; null when the agent has none with that id. */
+  async entry(p: Principal, agentId: string, id: string): Promise<ActivityEntry | null> {
+    const v = parse(entryId, id, 'id');
+    await loadAgent(this.store.repos, p, agentId, 'read');
+    await this.entries?.flush();
+    return this.store.repos.activity.find(agentId, v);
+  }
+
+  /**
+   * Runs and their credits per UTC day and surface over the last `days` days, newest day first,
+   * from the activity log: a surface whose activity logging is off, or days past the workspace's
+   * retention, have no entries to count.
+   */
+  async usageBySurface(p: Principal, agentId: string, days: number): Promise<SurfaceUsage[]> {
+    const n = parse(usageDays, days, 'days');
+    await loadAgent(this.store.repos, p, agentId, 'read');
+    await this.entries?.flush();
+    const now = this.clock.now();
+    const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (n - 1)));
+    return this.store.repos.activity.runsBySurface(agentId, from);
   }
 
   /** Credits per UTC day over the last `days` days, newest first. */

@@ -5,6 +5,7 @@ import { SurfaceEnum } from '../types/enums.js';
 import { CapabilitiesInput, CreateAgentInput, GuardrailsInput, UpdateAgentInput } from '../types/inputs.js';
 import {
   ActivityConnection,
+  ActivityEntry,
   Agent,
   AgentLimits,
   ApiKey,
@@ -14,6 +15,7 @@ import {
   HttpEndpoint,
   McpTool,
   SurfaceSetting,
+  SurfaceUsage,
   Webhook,
 } from '../types/objects.js';
 import { surfacesOut } from './shape.js';
@@ -126,15 +128,44 @@ export class AgentResolver {
     return ctx.loaders.apiKeys.load(agent.id);
   }
 
-  @FieldResolver(() => ActivityConnection, { description: 'Activity log, newest first' })
+  @FieldResolver(() => ActivityConnection, { description: 'Activity log, newest first, with the entries matching every filter given' })
   activity(
     @Root() agent: AgentEntity,
     @Arg('first', () => Int, { defaultValue: 50 }) first: number,
     @Arg('after', () => String, { nullable: true }) after: string | undefined,
     @Arg('surface', () => SurfaceEnum, { nullable: true }) surface: SurfaceEnum | undefined,
+    @Arg('status', () => String, {
+      nullable: true,
+      description: "A status code (429), a class of codes (2xx, 3xx, 4xx, 5xx), or 'error': entries with an error, whatever their status",
+    })
+    status: string | undefined,
+    @Arg('entry', () => String, { nullable: true, description: "The entry's name (an endpoint, tool or integration), exactly" }) entry: string | undefined,
+    @Arg('since', () => Date, { nullable: true, description: 'Entries created at or after this instant' }) since: Date | undefined,
+    @Arg('until', () => Date, { nullable: true, description: 'Entries created before this instant' }) until: Date | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.activity.list(ctx.principal, agent.id, { first, after: after ?? undefined, surface: surface ?? undefined });
+    return ctx.services.activity.list(ctx.principal, agent.id, {
+      first,
+      after: after ?? undefined,
+      surface: surface ?? undefined,
+      status: status ?? undefined,
+      entry: entry ?? undefined,
+      since: since ?? undefined,
+      until: until ?? undefined,
+    });
+  }
+
+  @FieldResolver(() => ActivityEntry, { nullable: true, description: 'One entry of the activity log with its headers and bodies; null when the agent has none with this id' })
+  activityEntry(@Root() agent: AgentEntity, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return ctx.services.activity.entry(ctx.principal, agent.id, id);
+  }
+
+  @FieldResolver(() => [SurfaceUsage], {
+    description:
+      "Runs and credits per UTC day and surface, newest day first, counted from the activity log: a surface whose activity logging is off, and days past the workspace's activity retention, count nothing",
+  })
+  usageBySurface(@Root() agent: AgentEntity, @Arg('days', () => Int, { defaultValue: 30 }) days: number, @Ctx() ctx: Context) {
+    return ctx.services.activity.usageBySurface(ctx.principal, agent.id, days);
   }
 
   @FieldResolver(() => [DailyUsage], { description: 'Credits per UTC day, newest first' })

@@ -358,6 +358,14 @@ export class DailyUsage {
   @Field(() => Int) runs!: number;
 }
 
+@ObjectType({ description: "Runs of one surface on one UTC day, counted from the agent's activity log" })
+export class SurfaceUsage {
+  @Field(() => String, { description: 'UTC day, YYYY-MM-DD' }) day!: string;
+  @Field(() => SurfaceEnum) surface!: SurfaceEnum;
+  @Field(() => Int, { description: 'Runs (each counted once, whatever the entries of its request)' }) runs!: number;
+  @Field(() => Float, { description: 'Credits of those runs' }) credits!: number;
+}
+
 @ObjectType({ description: "The outcome of a webhook delivery's latest run, from that run's activity entry" })
 export class DeliveryRun {
   @Field(() => ID) runId!: string;

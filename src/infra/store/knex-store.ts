@@ -169,12 +169,34 @@ export function repositories(db: Conn): Repositories {
         q(async () => {
           const query = db('activity_log').where({ agent_id: agentId });
           if (opts.surface) query.andWhere({ surface: opts.surface });
+          if (opts.entry !== undefined) query.andWhere({ entry: opts.entry });
+          if (opts.status === 'error') query.whereNotNull('error');
+          else if (opts.status) query.andWhere('status', '>=', opts.status.min).andWhere('status', '<=', opts.status.max);
+          if (opts.since) query.andWhere('created_at', '>=', opts.since);
+          if (opts.until) query.andWhere('created_at', '<', opts.until);
           if (opts.after) {
             const { createdAt, id } = opts.after;
             query.andWhere((w) => w.where('created_at', '<', createdAt).orWhere((w2) => w2.where('created_at', '=', createdAt).andWhere('id', '<', id)));
           }
           const rs = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(opts.first);
           return rs.map(rows.activity.fromRow);
+        }),
+      find: (agentId, id) =>
+        q(async () => {
+          const r = await db('activity_log').where({ agent_id: agentId, id }).first();
+          return r ? rows.activity.fromRow(r) : null;
+        }),
+      runsBySurface: (agentId, since) =>
+        q(async () => {
+          // Ranges over (agent_id, created_at, id); a run's request entry and run entry are never both written, distinct guards anyway.
+          const rs = await db('activity_log')
+            .select(db.raw(`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, surface, count(distinct run_id) as runs, sum(credits) as credits`))
+            .where({ agent_id: agentId })
+            .andWhere('created_at', '>=', since)
+            .whereNotNull('run_id')
+            .groupByRaw('1, 2')
+            .orderByRaw('1 desc, 2');
+          return rs.map((r: any) => ({ day: r.day, surface: r.surface, runs: Number(r.runs), credits: Number(r.credits) }));
         }),
     },
     usage: usageRepo(db),

@@ -1,7 +1,386 @@
-import { EmptyState } from '../../states.js';
+import {
+  Alert,
+  Anchor,
+  Autocomplete,
+  Badge,
+  Button,
+  CopyButton,
+  Drawer,
+  Group,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useDebouncedValue, useDocumentVisibility, useMediaQuery } from '@mantine/hooks';
+import { useEffect, useMemo, useState } from 'react';
+import { useQuery } from 'urql';
+import { JsonBlock, RedactedText, formatCredits, statusColor, utcTime } from '../../activity-view.js';
+import { fieldErrors } from '../../errors.js';
+import { graphql, type ResultOf, type VariablesOf } from '../../graphql.js';
+import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import type { AgentTabProps } from '../agent.js';
 
-/** The agent's Activity tab (to be built). */
+// The agent's activity log: filters (surface, status, entry, UTC days), a live tail (the first page
+// asked again every 2 seconds while "Live" is on and the page is visible; the service stores its
+// batched entries before it answers a page), pages of 50 newest first, and a drawer with one entry's
+// headers, bodies and ids. The list asks light fields only; the drawer asks one entry's bodies
+// (`activityEntry`), so no page can weigh more than the GraphQL answer limit.
+
+/** The page size (a literal in the query: a variable would count as the largest page against the cost limit). */
+const PAGE = 50;
+/** How often the live tail asks for the first page again. */
+export const LIVE_INTERVAL_MS = 2000;
+
+const ActivityQuery = graphql(`
+  query AgentActivity($id: ID!, $after: String, $surface: Surface, $status: String, $entry: String, $since: DateTimeISO, $until: DateTimeISO) {
+    agent(id: $id) {
+      id
+      activity(first: 50, after: $after, surface: $surface, status: $status, entry: $entry, since: $since, until: $until) {
+        nodes { id kind surface entry method path status credits durationMs error createdAt }
+        endCursor
+        hasNextPage
+      }
+    }
+  }
+`);
+
+const EntryQuery = graphql(`
+  query AgentActivityEntry($agentId: ID!, $id: ID!) {
+    agent(id: $agentId) {
+      id
+      activityEntry(id: $id) {
+        id kind surface entry method path status requestHeaders requestBody response truncated credits durationMs keyId runId requestId error createdAt
+      }
+    }
+  }
+`);
+
+type Node = ResultOf<typeof ActivityQuery>['agent']['activity']['nodes'][number];
+type Surface = Node['surface'];
+
+export const SURFACE_LABELS: Record<Surface, string> = {
+  HTTP_API: 'HTTP API',
+  DOCUMENT_API: 'Document API',
+  MCP: 'MCP',
+  WIDGET: 'Chat widget',
+  WEBHOOKS: 'Webhooks',
+};
+
+const STATUS_SUGGESTIONS = ['2xx', '3xx', '4xx', '5xx', 'error'];
+
+/** The day after a `YYYY-MM-DD` day. */
+function nextDay(day: string): string {
+  const d = new Date(`${day}T00:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
 export default function ActivityTab({ agentId }: AgentTabProps) {
-  return <EmptyState title="Activity">Not in the console yet (agent {agentId}).</EmptyState>;
+  const [surface, setSurface] = useState<Surface | null>(null);
+  const [status, setStatus] = useState('');
+  const [entry, setEntry] = useState('');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [live, setLive] = useState(true);
+  // Cursors of the pages before the one shown (empty: the first page, newest entries).
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [typedStatus] = useDebouncedValue(status.trim(), 350);
+  const [typedEntry] = useDebouncedValue(entry.trim(), 350);
+  const visible = useDocumentVisibility() === 'visible';
+
+  const filters = useMemo(
+    () => ({
+      surface: surface ?? undefined,
+      status: typedStatus || undefined,
+      entry: typedEntry || undefined,
+      since: /^\d{4}-\d{2}-\d{2}$/.test(from) ? `${from}T00:00:00.000Z` : undefined,
+      until: /^\d{4}-\d{2}-\d{2}$/.test(to) ? `${nextDay(to)}T00:00:00.000Z` : undefined,
+    }),
+    [surface, typedStatus, typedEntry, from, to],
+  );
+  // Another filter: back to the first page.
+  useEffect(() => setCursors([]), [filters]);
+  const after = cursors[cursors.length - 1];
+  const variables: VariablesOf<typeof ActivityQuery> = useMemo(() => ({ id: agentId, after, ...filters }), [agentId, after, filters]);
+  const [{ data, error, fetching }, refetch] = useQuery({ query: ActivityQuery, variables, requestPolicy: 'cache-and-network' });
+
+  const { fields, other } = fieldErrors(error);
+  const filterError = Object.keys(fields).length > 0;
+  // A filter the service refused is not asked again until it changes.
+  const tailing = live && cursors.length === 0 && visible && !filterError;
+  useEffect(() => {
+    if (!tailing) return;
+    const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), LIVE_INTERVAL_MS);
+    return () => clearInterval(timer);
+  }, [tailing, refetch]);
+
+  const page = data?.agent.activity;
+  const mobile = useMediaQuery('(max-width: 48em)');
+
+  return (
+    <Stack>
+      <Group justify="space-between" align="flex-end">
+        <Title order={3}>Activity</Title>
+        <Switch
+          label="Live"
+          description={cursors.length ? 'On the first page' : 'New entries appear as they come'}
+          checked={live}
+          onChange={(e) => setLive(e.currentTarget.checked)}
+        />
+      </Group>
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 5 }} role="group" aria-label="Filters">
+        <Select
+          label="Surface"
+          placeholder="Every surface"
+          data={Object.entries(SURFACE_LABELS).map(([value, label]) => ({ value, label }))}
+          value={surface}
+          onChange={(v) => setSurface(v as Surface | null)}
+          clearable
+          error={fields.surface}
+        />
+        <Autocomplete
+          label="Status"
+          placeholder="429, 4xx or error"
+          data={STATUS_SUGGESTIONS}
+          value={status}
+          onChange={setStatus}
+          error={fields.status}
+        />
+        <TextInput label="Entry" placeholder="Endpoint, tool or integration" value={entry} onChange={(e) => setEntry(e.currentTarget.value)} error={fields.entry} />
+        <TextInput label="From (UTC day)" type="date" value={from} onChange={(e) => setFrom(e.currentTarget.value)} error={fields.since} />
+        <TextInput label="To (UTC day)" type="date" value={to} onChange={(e) => setTo(e.currentTarget.value)} error={fields.until} />
+      </SimpleGrid>
+
+      {fetching && !data && !error ? (
+        <LoadingState label="Loading the activity log…" />
+      ) : error && !filterError && !page ? (
+        <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
+      ) : filterError ? (
+        <Text size="sm" c="dimmed">
+          Correct the filter to see the log.
+        </Text>
+      ) : page && page.nodes.length === 0 ? (
+        <EmptyState title={cursors.length || Object.values(filters).some(Boolean) ? 'No entries match' : 'No activity yet'}>
+          {Object.values(filters).some(Boolean)
+            ? 'No entry of the log matches these filters.'
+            : 'Calls to the agent’s surfaces appear here as they come (surfaces whose activity logging is off write nothing).'}
+        </EmptyState>
+      ) : page ? (
+        <>
+          {other ? (
+            <Alert color="red" role="alert">
+              {other}
+            </Alert>
+          ) : null}
+          <Table.ScrollContainer minWidth={760}>
+            <Table striped highlightOnHover aria-label="Activity log">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col">Time (UTC)</Table.Th>
+                  <Table.Th scope="col">Surface</Table.Th>
+                  <Table.Th scope="col">Entry</Table.Th>
+                  <Table.Th scope="col">Request</Table.Th>
+                  <Table.Th scope="col">Status</Table.Th>
+                  <Table.Th scope="col" style={{ textAlign: 'right' }}>
+                    Credits
+                  </Table.Th>
+                  <Table.Th scope="col" style={{ textAlign: 'right' }}>
+                    Duration
+                  </Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {page.nodes.map((n) => (
+                  <Table.Tr key={n.id} data-entry-id={n.id}>
+                    <Table.Td>
+                      <Anchor component="button" type="button" onClick={() => setSelected(n.id)} size="sm" aria-label={`${utcTime(n.createdAt)}: details`}>
+                        {utcTime(n.createdAt)}
+                      </Anchor>
+                    </Table.Td>
+                    <Table.Td>{SURFACE_LABELS[n.surface]}</Table.Td>
+                    <Table.Td>{n.entry ?? '—'}</Table.Td>
+                    <Table.Td>
+                      <Text size="sm" ff="monospace" lineClamp={1}>
+                        {n.method ? `${n.method} ${n.path ?? ''}` : n.kind === 'RUN' ? 'run' : '—'}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>
+                      <StatusBadge status={n.status} error={n.error} />
+                    </Table.Td>
+                    <Table.Td style={{ textAlign: 'right' }}>{formatCredits(n.credits)}</Table.Td>
+                    <Table.Td style={{ textAlign: 'right' }}>{n.durationMs === null ? '—' : `${n.durationMs} ms`}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+          <Group justify="space-between">
+            <Text size="sm" c="dimmed">
+              {cursors.length ? `Page ${cursors.length + 1}` : tailing ? 'Newest first, live' : 'Newest first'} · up to {PAGE} a page
+            </Text>
+            <Group gap="xs">
+              <Button variant="default" size="xs" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+                Newer
+              </Button>
+              <Button
+                variant="default"
+                size="xs"
+                disabled={!page.hasNextPage || !page.endCursor}
+                onClick={() => page.endCursor && setCursors([...cursors, page.endCursor])}
+              >
+                Older
+              </Button>
+            </Group>
+          </Group>
+        </>
+      ) : null}
+
+      <Drawer
+        opened={selected !== null}
+        onClose={() => setSelected(null)}
+        position="right"
+        size={mobile ? '100%' : 'xl'}
+        title="Activity entry"
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        {selected ? <EntryDetail agentId={agentId} id={selected} /> : null}
+      </Drawer>
+    </Stack>
+  );
+}
+
+function StatusBadge({ status, error }: { status: number | null; error: string | null }) {
+  return (
+    <Group gap={4} wrap="nowrap">
+      <Badge variant="outline" color={statusColor(status)} size="sm">
+        {status ?? 'run'}
+      </Badge>
+      {error ? (
+        <Badge variant="outline" color="red.9" size="sm" title={error}>
+          error
+        </Badge>
+      ) : null}
+    </Group>
+  );
+}
+
+function Id({ label, value }: { label: string; value: string | null }) {
+  return (
+    <Group gap="xs" wrap="nowrap">
+      <Text size="sm" fw={600} w={96} style={{ flexShrink: 0 }}>
+        {label}
+      </Text>
+      {value ? (
+        <>
+          <Text size="sm" ff="monospace" style={{ wordBreak: 'break-all' }}>
+            {value}
+          </Text>
+          <CopyButton value={value}>
+            {({ copied, copy }) => (
+              <Button variant="subtle" size="compact-xs" onClick={copy} aria-label={`Copy the ${label.toLowerCase()}`}>
+                {copied ? 'Copied' : 'Copy'}
+              </Button>
+            )}
+          </CopyButton>
+        </>
+      ) : (
+        <Text size="sm" c="dimmed">
+          none
+        </Text>
+      )}
+    </Group>
+  );
+}
+
+/** One entry with its headers, bodies, credits and ids. */
+function EntryDetail({ agentId, id }: { agentId: string; id: string }) {
+  const [{ data, error, fetching }, refetch] = useQuery({ query: EntryQuery, variables: { agentId, id } });
+  if (fetching && !data) return <LoadingState label="Loading the entry…" />;
+  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
+  const e = data?.agent.activityEntry;
+  if (!e) return <EmptyState title="Entry not found">It may have been pruned (the workspace keeps activity for a number of days).</EmptyState>;
+  const headers = Object.entries((e.requestHeaders ?? {}) as Record<string, unknown>);
+  return (
+    <Stack gap="md">
+      <Group gap="xs">
+        <StatusBadge status={e.status} error={e.error} />
+        <Text size="sm">
+          {SURFACE_LABELS[e.surface]} · {e.entry ?? 'no entry'} · {utcTime(e.createdAt)} UTC
+        </Text>
+      </Group>
+      {e.method ? (
+        <Text size="sm" ff="monospace" style={{ wordBreak: 'break-all' }}>
+          {e.method} {e.path}
+        </Text>
+      ) : null}
+      <SimpleGrid cols={2} spacing="xs">
+        <Text size="sm">
+          <Text span fw={600}>
+            Credits
+          </Text>{' '}
+          {formatCredits(e.credits)}
+        </Text>
+        <Text size="sm">
+          <Text span fw={600}>
+            Duration
+          </Text>{' '}
+          {e.durationMs === null ? '—' : `${e.durationMs} ms`}
+        </Text>
+      </SimpleGrid>
+      <Stack gap={4}>
+        <Id label="Run id" value={e.runId} />
+        <Id label="Request id" value={e.requestId} />
+        <Id label="Key id" value={e.keyId} />
+      </Stack>
+      {e.error ? (
+        <Alert color="red" title="Error" variant="outline">
+          <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+            <RedactedText text={e.error} />
+          </Text>
+        </Alert>
+      ) : null}
+      {e.truncated ? (
+        <Alert color="gray" variant="outline">
+          Part of this entry was not logged: bodies over 64 KiB are cut, and values nested too deep are replaced by a marker.
+        </Alert>
+      ) : null}
+      <Stack gap={4}>
+        <Title order={4}>Request headers</Title>
+        {headers.length ? (
+          <Table aria-label="Request headers" withTableBorder layout="fixed">
+              <Table.Tbody>
+                {headers.map(([name, value]) => (
+                  <Table.Tr key={name}>
+                    <Table.Th scope="row" w="40%" style={{ fontFamily: 'monospace', fontWeight: 600, wordBreak: 'break-all' }}>
+                      {name}
+                    </Table.Th>
+                    <Table.Td style={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>
+                      <RedactedText text={String(value)} />
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+          </Table>
+        ) : (
+          <Text size="sm" c="dimmed">
+            None
+          </Text>
+        )}
+      </Stack>
+      <Stack gap={4}>
+        <Title order={4}>Request body</Title>
+        <JsonBlock value={e.requestBody} label="Request body" />
+      </Stack>
+      <Stack gap={4}>
+        <Title order={4}>Response</Title>
+        <JsonBlock value={e.response} label="Response" />
+      </Stack>
+    </Stack>
+  );
 }

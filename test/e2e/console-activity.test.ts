@@ -1,0 +1,266 @@
+import { expect } from 'chai';
+import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
+
+// The agent's Activity, Usage and Limits tabs in Chromium, under the console's CSP. Calls made over
+// HTTP to the agent's HTTP API appear in Activity without a reload (the live tail); the filters
+// narrow the list; the detail drawer shows headers, body, response, credits and ids, and the values
+// the service redacted (a credential header, an e-mail address the guardrails redact) as
+// "redacted"; Usage's tables give the same figures as the calls; a daily limit of 0 saved in Limits
+// makes the next call a 429, and clearing it lets calls through again. axe-core on every tab, at
+// 1280×800 and at 390×844; no console error and no CSP violation.
+
+describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
+  this.timeout(180_000);
+  let h: ConsoleHarness;
+  let page: ConsoleHarness['page'];
+  let gql: ConsoleHarness['gql'];
+  let agentId: string;
+  let key: string;
+  let keyId: string;
+  const base = () => h.svc.url;
+  const callEndpoint = (path: string, body: unknown, k = key) =>
+    fetch(`${base()}/agents/${agentId}/api/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-agent-access-key': k },
+      body: JSON.stringify(body),
+    });
+  const status = () => page.getByRole('combobox', { name: 'Status' });
+  const rows = () => page.getByRole('table', { name: 'Activity log' }).locator('tbody tr');
+  const rowTexts = async () => (await rows().allTextContents()).map((t) => t.replace(/\s+/g, ' '));
+  /** Waits until the activity table shows exactly `n` rows (or the empty state when 0). */
+  const expectRows = async (n: number) => {
+    if (n === 0) return page.getByText(/No entries match|No activity yet/).waitFor();
+    await page.waitForFunction(
+      (count) => (globalThis as any).document.querySelectorAll('table[aria-label="Activity log"] tbody tr').length === count,
+      n,
+      { timeout: 10_000 },
+    );
+  };
+
+  before(async function () {
+    const started = await startConsoleHarness('console_activity');
+    if (!started) return this.skip();
+    h = started;
+    ({ page, gql } = h);
+    agentId = (await gql('mutation { createAgent(input: { name: "Activity bot" }) { id } }')).createAgent.id;
+    const endpoint = 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }';
+    await gql(endpoint, { a: agentId, i: { path: 'orders', handler: { script: "return { got: input, contact: 'ops@example.com' };" } } });
+    await gql(endpoint, { a: agentId, i: { path: 'refunds', handler: { script: 'return { refunded: true };' } } });
+    // The guardrails redact e-mail addresses from the agent's output.
+    await gql('mutation($a: ID!) { setGuardrails(agentId: $a, input: { redactPresets: [email] }) { id } }', { a: agentId });
+    const created = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "test") { key apiKey { id } } }', { a: agentId })).createAgentApiKey;
+    key = created.key;
+    keyId = created.apiKey.id;
+    await h.signIn();
+  });
+
+  afterEach(async () => {
+    await h?.collectViolations();
+  });
+
+  after(async () => {
+    await h?.stop();
+  });
+
+  it('Activity: calls appear without a reload (live tail)', async () => {
+    await page.goto(`${base()}/console/agents/${agentId}/activity`);
+    await page.getByText('No activity yet').waitFor();
+    expect(await h.axeProblems()).to.deep.equal([]);
+    const navigations: string[] = [];
+    page.on('framenavigated', (f) => navigations.push(f.url()));
+
+    expect((await callEndpoint('orders', { q: 'hello' })).status).to.equal(200);
+    await expectRows(1);
+    expect((await callEndpoint('refunds', { id: 7 })).status).to.equal(200);
+    expect((await callEndpoint('orders', { q: 'no key' }, 'ak_not_a_key_at_all_0000000000')).status).to.equal(401);
+    await expectRows(3);
+    expect(navigations).to.deep.equal([]);
+    const texts = await rowTexts();
+    expect(texts[0]).to.include('orders').and.include('401');
+    expect(texts[1]).to.include('refunds').and.include('200');
+    expect(texts[2]).to.include('orders').and.include('200').and.include(`POST /agents/${agentId}/api/orders`);
+    expect(await h.axeProblems()).to.deep.equal([]);
+  });
+
+  it('Activity: the filters narrow the list (surface, status, entry, date); a bad status is shown under its field', async () => {
+    await status().fill('4xx');
+    await expectRows(1);
+    expect((await rowTexts())[0]).to.include('401');
+    await status().fill('2xx');
+    await expectRows(2);
+    await page.getByLabel('Entry').fill('refunds');
+    await expectRows(1);
+    expect((await rowTexts())[0]).to.include('refunds');
+    await page.getByLabel('Entry').fill('');
+    await status().fill('');
+    await expectRows(3);
+
+    await page.getByRole('combobox', { name: 'Surface' }).click();
+    await page.getByRole('option', { name: 'MCP' }).click();
+    await page.getByText('No entries match').waitFor();
+    await page.getByRole('combobox', { name: 'Surface' }).click();
+    await page.getByRole('option', { name: 'HTTP API' }).click();
+    await expectRows(3);
+
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('From (UTC day)').fill(tomorrow);
+    await page.getByText('No entries match').waitFor();
+    await page.getByLabel('From (UTC day)').fill(today);
+    await page.getByLabel('To (UTC day)').fill(today);
+    await expectRows(3);
+    // An end before the start: the service's error, under "To".
+    await page.getByLabel('From (UTC day)').fill(tomorrow);
+    await page.getByText('Must be later than since').waitFor();
+    expect(await page.getByLabel('To (UTC day)').getAttribute('aria-invalid')).to.equal('true');
+    await page.getByLabel('From (UTC day)').fill('');
+    await page.getByLabel('To (UTC day)').fill('');
+
+    await status().fill('42');
+    await page.getByText(/Must be a status code/).waitFor();
+    expect(await status().getAttribute('aria-invalid')).to.equal('true');
+    expect(await h.axeProblems()).to.deep.equal([]);
+    await status().fill('');
+    await expectRows(3);
+    // Only the "surface" filter was a deliberate choice: clear it too.
+    await page.getByRole('combobox', { name: 'Surface' }).click();
+    await page.getByRole('option', { name: 'HTTP API' }).click(); // picking the chosen option again clears it
+    await expectRows(3);
+  });
+
+  it('Activity: the detail drawer shows headers, body, response, credits and ids, with redactions as "redacted"', async () => {
+    const { nodes } = (await gql('query($a: ID!) { agent(id: $a) { activity(first: 10) { nodes { id entry status runId requestId credits } } } }', { a: agentId })).agent.activity;
+    const first = nodes.find((n: any) => n.entry === 'orders' && n.status === 200);
+    expect(first.credits).to.be.greaterThan(0);
+    await rows().nth(2).getByRole('button').click();
+    const drawer = page.getByRole('dialog', { name: 'Activity entry' });
+    await drawer.getByText('Request headers').waitFor();
+    await drawer.getByText(first.runId, { exact: true }).waitFor();
+    await drawer.getByText(first.requestId, { exact: true }).waitFor();
+    await drawer.getByText(keyId, { exact: true }).waitFor();
+    expect(await drawer.getByRole('button', { name: 'Copy the run id' }).count()).to.equal(1);
+    // The key header is stored redacted: a badge, not the key.
+    const keyRow = drawer.getByRole('row', { name: /x-agent-access-key/ });
+    expect((await keyRow.textContent())!.replace(/\s+/g, ' ')).to.include('redacted').and.not.include(key);
+    expect(await keyRow.locator('.mantine-Badge-root').count()).to.equal(1);
+    // The body as sent; the e-mail address the guardrails redacted from the response as a badge.
+    expect(await drawer.getByRole('region', { name: 'Request body' }).textContent()).to.include('"q": "hello"');
+    const response = drawer.getByRole('region', { name: 'Response' });
+    expect(await response.textContent()).to.include('"got"').and.not.include('ops@example.com');
+    expect(await response.locator('.mantine-Badge-root', { hasText: 'redacted' }).count()).to.equal(1);
+    expect(await drawer.textContent()).to.include(`Credits ${first.credits}`);
+    expect(await h.axeProblems()).to.deep.equal([]);
+
+    // The same drawer at 390×844.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await drawer.getByText('Request headers').waitFor();
+      expect(await h.axeProblems()).to.deep.equal([]);
+      await page.keyboard.press('Escape');
+      await drawer.waitFor({ state: 'hidden' });
+      expect(await h.axeProblems()).to.deep.equal([]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('Usage: the charts, and tables whose figures match the calls', async () => {
+    await page.getByRole('tab', { name: 'Usage' }).click();
+    await page.getByRole('img', { name: /credits per UTC day/ }).waitFor();
+    await page.getByRole('img', { name: /runs per UTC day by surface/ }).waitFor();
+    expect(await page.locator('.recharts-bar-rectangle').count()).to.be.greaterThan(0);
+    expect(await h.axeProblems()).to.deep.equal([]);
+
+    const { usage, activity } = (await gql('query($a: ID!) { agent(id: $a) { usage(days: 1) { day credits runs } activity(first: 10) { nodes { credits runId } } } }', { a: agentId })).agent;
+    const runs = activity.nodes.filter((n: any) => n.runId);
+    expect(runs).to.have.length(2); // the refused call ran nothing
+    const credits = runs.reduce((a: number, n: any) => a + n.credits, 0);
+    expect(usage[0]).to.include({ runs: 2 });
+    expect(usage[0].credits).to.be.closeTo(credits, 1e-9);
+
+    await page.getByRole('button', { name: 'Show credits per day as a table' }).click();
+    const today = new Date().toISOString().slice(0, 10);
+    const dayRow = page.getByRole('table', { name: 'Credits per day' }).getByRole('row', { name: new RegExp(today) });
+    const cells = await dayRow.locator('td').allTextContents();
+    expect(Number(cells[0])).to.be.closeTo(credits, 1e-6);
+    expect(cells[1]).to.equal('2');
+    await page.getByRole('button', { name: 'Show runs per surface as a table' }).click();
+    const http = await page.getByRole('table', { name: 'Runs per surface' }).getByRole('row', { name: /HTTP API/ }).locator('td').allTextContents();
+    expect(http[0]).to.equal('2');
+    expect(Number(http[1])).to.be.closeTo(credits, 1e-6);
+    const mcp = await page.getByRole('table', { name: 'Runs per surface' }).getByRole('row', { name: /^MCP/ }).locator('td').allTextContents();
+    expect(mcp[0]).to.equal('0');
+    expect(await h.axeProblems()).to.deep.equal([]);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.getByRole('img', { name: /credits per UTC day/ }).waitFor();
+      expect(await h.axeProblems()).to.deep.equal([]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('Limits: a daily limit of 0 makes the next call a 429; clearing it lets calls through', async () => {
+    await page.getByRole('tab', { name: 'Limits' }).click();
+    const daily = page.getByLabel('Daily credit limit');
+    await daily.waitFor();
+    await page.getByText(/credits today · no daily limit/).first().waitFor();
+    await page.getByRole('table', { name: 'Team and workspace limits' }).getByText('The agent is in no team').waitFor();
+    expect(await h.axeProblems()).to.deep.equal([]);
+
+    await daily.fill('0');
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    await page.getByRole('progressbar', { name: /agent's daily limit/ }).waitFor();
+    expect(await page.getByRole('progressbar', { name: /agent's daily limit/ }).getAttribute('aria-valuetext')).to.match(/^[\d.]+ of 0 credits today$/);
+    const limits = (await gql('query($a: ID!) { agent(id: $a) { limits { dailyCreditLimit maxConcurrentRequests } } }', { a: agentId })).agent.limits;
+    expect(limits).to.deep.equal({ dailyCreditLimit: 0, maxConcurrentRequests: null });
+    const refused = await callEndpoint('orders', { q: 'over the limit' });
+    expect(refused.status).to.equal(429);
+    expect(((await refused.json()) as { error: string }).error).to.match(/daily credit limit of 0/);
+    expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
+    expect(await h.axeProblems()).to.deep.equal([]);
+
+    // A bad value: the service's message under the field.
+    await page.getByLabel('Max concurrent requests').fill('0');
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    await page.getByText('Must be at least 1').waitFor();
+    expect(await page.getByLabel('Max concurrent requests').getAttribute('aria-invalid')).to.equal('true');
+
+    // Cleared: no limit.
+    await page.getByRole('button', { name: 'Clear both' }).click();
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    await page.getByText(/credits today · no daily limit/).first().waitFor();
+    expect((await gql('query($a: ID!) { agent(id: $a) { limits { dailyCreditLimit maxConcurrentRequests } } }', { a: agentId })).agent.limits).to.deep.equal({
+      dailyCreditLimit: null,
+      maxConcurrentRequests: null,
+    });
+    expect((await callEndpoint('orders', { q: 'again' })).status).to.equal(200);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      expect(await h.axeProblems()).to.deep.equal([]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('Activity after the limit: the 429 is in the log with its reason, shown live', async () => {
+    await page.getByRole('tab', { name: 'Activity' }).click();
+    await status().fill('429');
+    await expectRows(1);
+    await rows().first().getByRole('button').click();
+    const drawer = page.getByRole('dialog', { name: 'Activity entry' });
+    await drawer.getByText(/daily credit limit of 0/).first().waitFor();
+    await page.keyboard.press('Escape');
+    await status().fill('');
+    await expectRows(5);
+  });
+
+  it('made no console error and no CSP violation', () => {
+    expect(h.violations).to.deep.equal([]);
+    expect(h.errors).to.deep.equal([]);
+  });
+});
