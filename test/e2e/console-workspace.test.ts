@@ -36,8 +36,6 @@ describe('e2e: the console: workspace sections', function () {
   const section = async (name: string) => {
     await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name, exact: true }).click();
     await page.getByRole('heading', { name, level: 2 }).waitFor();
-    // The pointer leaves the navigation: axe checks the page at rest, not the link under the pointer.
-    await page.mouse.move(640, 790);
   };
   const axe = async () => expect(await h.axeProblems()).to.deep.equal([]);
   const shownOnce = async () => (await page.getByTestId('shown-once').locator('pre, code').first().textContent())!.trim();
