@@ -38,7 +38,8 @@ export function App() {
   // A new client (and so an empty cache) for each session.
   const [generation, setGeneration] = useState(0);
   const [state, setState] = useState<SessionState>('checking');
-  const client = useMemo(() => createClient(), [generation]);
+  // A session that ends while the console is open (any answer says so) shows the sign-in page.
+  const client = useMemo(() => createClient(() => setState('signed-out')), [generation]);
   useEffect(() => {
     let live = true;
     hasSession().then(

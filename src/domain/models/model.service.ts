@@ -119,9 +119,11 @@ export class ModelService {
       const agents = await r.agents.listByWorkspace(p.workspaceId);
       const ids = agents.map((a) => a.id);
       const agentName = new Map(agents.map((a) => [a.id, a.name]));
-      const [endpoints, tools, webhooks] = ids.length
-        ? await Promise.all([r.httpEndpoints.listByAgents(ids), r.mcpTools.listByAgents(ids), r.webhooks.listByAgents(ids)])
-        : [[], [], []];
+      // One after the other: a transaction is one connection, and PostgreSQL's client does not take
+      // a query while another is running on it (node-postgres warns, and will refuse in pg 9).
+      const endpoints = ids.length ? await r.httpEndpoints.listByAgents(ids) : [];
+      const tools = ids.length ? await r.mcpTools.listByAgents(ids) : [];
+      const webhooks = ids.length ? await r.webhooks.listByAgents(ids) : [];
       const users = [
         ...agents.filter((a) => a.defaultModel === name).map((a) => `agent '${a.name}' (${a.id}) as its defaultModel`),
         ...endpoints.filter((e) => e.modelOverride === name).map((e) => `HTTP endpoint '${e.path}' (${e.id}) of agent '${agentName.get(e.agentId)}' as its modelOverride`),

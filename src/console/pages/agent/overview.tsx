@@ -1,30 +1,108 @@
-import { Alert, Button, Group, Radio, Select, Stack, Text, TextInput, Textarea } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
-import { useMutation } from 'urql';
+import { Alert, Button, Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
+import type { CombinedError } from '@urql/core';
+import { useMemo, useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
+import { ErrorState, LoadingState } from '../../states.js';
+import { numberOrNull } from '../../workspace-ui.js';
 import type { AgentQuery } from '../agent.js';
 
 const UpdateAgentMutation = graphql(`
   mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {
-    updateAgent(id: $id, input: $input) { id name description instructions defaultModel visibility updatedAt }
+    updateAgent(id: $id, input: $input) { id name description instructions defaultModel visibility teamId updatedAt }
   }
 `);
+
+// The agent page's query carries what every tab needs; the team, capabilities and guardrails are
+// asked here, with the workspace's teams to choose from.
+const OverviewExtrasQuery = graphql(`
+  query AgentOverviewExtras($id: ID!) {
+    agent(id: $id) {
+      id
+      teamId
+      capabilities { endpointManagement documents }
+      guardrails { blockedInputPatterns redactOutputPatterns redactPresets maxInputChars maxOutputTokens maxToolSteps maxCreditsPerRun }
+    }
+    workspace { id teams { id name } }
+  }
+`);
+
+const SetCapabilitiesMutation = graphql(`
+  mutation SetAgentCapabilities($agentId: ID!, $input: CapabilitiesInput!) {
+    setCapabilities(agentId: $agentId, input: $input) { id capabilities { endpointManagement documents } }
+  }
+`);
+
+const SetGuardrailsMutation = graphql(`
+  mutation SetAgentGuardrails($agentId: ID!, $input: GuardrailsInput!) {
+    setGuardrails(agentId: $agentId, input: $input) {
+      id
+      guardrails { blockedInputPatterns redactOutputPatterns redactPresets maxInputChars maxOutputTokens maxToolSteps maxCreditsPerRun }
+    }
+  }
+`);
+
+type Extras = ResultOf<typeof OverviewExtrasQuery>;
+type Preset = Extras['agent']['guardrails']['redactPresets'][number];
+
+const PRESETS: { value: Preset; label: string }[] = [
+  { value: 'email', label: 'Email addresses' },
+  { value: 'phone', label: 'Phone numbers' },
+  { value: 'creditCard', label: 'Credit card numbers' },
+];
+
+/** The value of the team select that stands for "no team". */
+const NO_TEAM = '';
 
 type Data = ResultOf<typeof AgentQuery>;
 
 /** The value of the model select that stands for "no default model of its own". */
 const WORKSPACE_DEFAULT = '';
 
+/** The Overview tab: the agent's own fields, its team, capabilities and guardrails. */
 export function OverviewForm({ agent, models }: { agent: Data['agent']; models: Data['models'] }) {
+  const [{ data, error, fetching }, refetch] = useQuery({ query: OverviewExtrasQuery, variables: { id: agent.id } });
+  if (fetching && !data) return <LoadingState label="Loading the overview…" />;
+  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
+  if (!data) return null;
+  return <OverviewFields agent={agent} models={models} extras={data} />;
+}
+
+function OverviewFields({ agent, models, extras }: { agent: Data['agent']; models: Data['models']; extras: Extras }) {
   const [name, setName] = useState(agent.name);
   const [description, setDescription] = useState(agent.description);
   const [instructions, setInstructions] = useState(agent.instructions);
   const [defaultModel, setDefaultModel] = useState(agent.defaultModel ?? WORKSPACE_DEFAULT);
   const [visibility, setVisibility] = useState<Data['agent']['visibility']>(agent.visibility);
+  const [teamId, setTeamId] = useState(extras.agent.teamId ?? NO_TEAM);
+  const initialCapabilities = extras.agent.capabilities;
+  const [endpointManagement, setEndpointManagement] = useState(initialCapabilities.endpointManagement);
+  const [documents, setDocuments] = useState(initialCapabilities.documents);
+  const g = extras.agent.guardrails;
+  const [blocked, setBlocked] = useState<string[]>(g.blockedInputPatterns);
+  const [redact, setRedact] = useState<string[]>(g.redactOutputPatterns);
+  const [presets, setPresets] = useState<string[]>(g.redactPresets);
+  const [maxInputChars, setMaxInputChars] = useState<string | number>(g.maxInputChars ?? '');
+  const [maxOutputTokens, setMaxOutputTokens] = useState<string | number>(g.maxOutputTokens ?? '');
+  const [maxToolSteps, setMaxToolSteps] = useState<string | number>(g.maxToolSteps);
+  const [maxCreditsPerRun, setMaxCreditsPerRun] = useState<string | number>(g.maxCreditsPerRun ?? '');
   const [saved, setSaved] = useState(false);
-  const [{ fetching, error }, update] = useMutation(UpdateAgentMutation);
-  const { fields, other } = fieldErrors(error);
+  const [{ fetching: updating }, update] = useMutation(UpdateAgentMutation);
+  const [{ fetching: settingCapabilities }, setCapabilities] = useMutation(SetCapabilitiesMutation);
+  const [{ fetching: settingGuardrails }, setGuardrails] = useMutation(SetGuardrailsMutation);
+  const fetching = updating || settingCapabilities || settingGuardrails;
+  // The errors of the last save, from whichever of the three mutations failed.
+  const [errors, setErrors] = useState<CombinedError[]>([]);
+  const { fields, other } = useMemo(() => {
+    const merged = { fields: {} as Record<string, string>, other: [] as string[] };
+    for (const e of errors) {
+      const f = fieldErrors(e);
+      Object.assign(merged.fields, f.fields);
+      if (f.other) merged.other.push(f.other);
+    }
+    return { fields: merged.fields, other: merged.other.length ? merged.other.join(' ') : null };
+  }, [errors]);
   const workspaceDefault = models.find((m) => m.isDefault);
   const options = [
     { value: WORKSPACE_DEFAULT, label: workspaceDefault ? `Workspace default (${workspaceDefault.name})` : 'Workspace default' },
@@ -35,11 +113,40 @@ export function OverviewForm({ agent, models }: { agent: Data['agent']; models: 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
+    const failed: CombinedError[] = [];
     const result = await update({
       id: agent.id,
-      input: { name, description, instructions, defaultModel: defaultModel === WORKSPACE_DEFAULT ? null : defaultModel, visibility },
+      input: {
+        name,
+        description,
+        instructions,
+        defaultModel: defaultModel === WORKSPACE_DEFAULT ? null : defaultModel,
+        visibility,
+        teamId: teamId === NO_TEAM ? null : teamId,
+      },
     });
-    if (!result.error) setSaved(true);
+    if (result.error) failed.push(result.error);
+    // Capabilities and guardrails are sent only when they changed (each is a mutation of its own).
+    if (endpointManagement !== initialCapabilities.endpointManagement || documents !== initialCapabilities.documents) {
+      const r = await setCapabilities({ agentId: agent.id, input: { endpointManagement, documents } });
+      if (r.error) failed.push(r.error);
+    }
+    const guardrails = {
+      blockedInputPatterns: blocked,
+      redactOutputPatterns: redact,
+      redactPresets: presets as Preset[],
+      maxInputChars: numberOrNull(maxInputChars),
+      maxOutputTokens: numberOrNull(maxOutputTokens),
+      ...(numberOrNull(maxToolSteps) === null ? {} : { maxToolSteps: numberOrNull(maxToolSteps)! }),
+      maxCreditsPerRun: numberOrNull(maxCreditsPerRun),
+    };
+    const changed = (Object.keys(guardrails) as (keyof typeof guardrails)[]).some((k) => JSON.stringify(guardrails[k]) !== JSON.stringify(g[k]));
+    if (changed) {
+      const r = await setGuardrails({ agentId: agent.id, input: guardrails });
+      if (r.error) failed.push(r.error);
+    }
+    setErrors(failed);
+    if (!failed.length) setSaved(true);
   };
   return (
     <form onSubmit={submit} noValidate aria-label="Overview">
@@ -71,6 +178,64 @@ export function OverviewForm({ agent, models }: { agent: Data['agent']; models: 
             <Radio value="PRIVATE" label="Private — its creator and admins" />
           </Group>
         </Radio.Group>
+        <Select
+          label="Team"
+          description="The team's daily credit limit applies to its agents together"
+          data={[{ value: NO_TEAM, label: 'No team' }, ...extras.workspace.teams.map((t) => ({ value: t.id, label: t.name }))]}
+          value={teamId}
+          onChange={(v) => setTeamId(v ?? NO_TEAM)}
+          allowDeselect={false}
+          error={fields.teamId}
+        />
+        <Fieldset legend="Capabilities">
+          <Stack gap="sm">
+            <Switch
+              label="Endpoint management"
+              description="The agent may list, add, change and remove its own surfaces' entries and settings"
+              checked={endpointManagement}
+              onChange={(e) => setEndpointManagement(e.currentTarget.checked)}
+              error={fields.endpointManagement}
+            />
+            <Switch
+              label="Documents"
+              description="The agent may read and write the records of its documents"
+              checked={documents}
+              onChange={(e) => setDocuments(e.currentTarget.checked)}
+              error={fields.documents}
+            />
+          </Stack>
+        </Fieldset>
+        <Fieldset legend="Guardrails">
+          <Stack gap="sm">
+            <TagsInput
+              label="Blocked input patterns"
+              description="A phrase or an RE2 regular expression; an input that matches is refused. Press Enter after each"
+              value={blocked}
+              onChange={setBlocked}
+              error={fields.blockedInputPatterns}
+            />
+            <TagsInput
+              label="Redacted output patterns"
+              description="Matches are replaced in the agent's answers. Press Enter after each"
+              value={redact}
+              onChange={setRedact}
+              error={fields.redactOutputPatterns}
+            />
+            <Checkbox.Group label="Redact in answers" value={presets} onChange={setPresets} error={fields.redactPresets}>
+              <Group mt="xs">
+                {PRESETS.map((p) => (
+                  <Checkbox key={p.value} value={p.value} label={p.label} />
+                ))}
+              </Group>
+            </Checkbox.Group>
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+              <NumberInput label="Max input characters" description="Empty: no limit" min={1} allowDecimal={false} value={maxInputChars} onChange={setMaxInputChars} error={fields.maxInputChars} />
+              <NumberInput label="Max output tokens" description="Empty: no limit" min={1} allowDecimal={false} value={maxOutputTokens} onChange={setMaxOutputTokens} error={fields.maxOutputTokens} />
+              <NumberInput label="Max tool steps" description="1 to 100" min={1} max={100} allowDecimal={false} value={maxToolSteps} onChange={setMaxToolSteps} error={fields.maxToolSteps} />
+              <NumberInput label="Max credits per run" description="Empty: no limit" min={0} value={maxCreditsPerRun} onChange={setMaxCreditsPerRun} error={fields.maxCreditsPerRun} />
+            </SimpleGrid>
+          </Stack>
+        </Fieldset>
         {other ? (
           <Alert color="red" role="alert">
             {other}

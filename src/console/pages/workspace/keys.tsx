@@ -1,6 +1,204 @@
-import { EmptyState } from '../../states.js';
+import { Alert, Badge, Button, Checkbox, Group, Modal, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { useMemo, useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { fieldErrors } from '../../errors.js';
+import { graphql, type ResultOf } from '../../graphql.js';
+import { EmptyState, ErrorState, LoadingState } from '../../states.js';
+import { useIsAdmin } from '../../viewer.js';
+import { AdminOnlyNotice, ConfirmDialog, isForbidden, ShownOnce, when } from '../../workspace-ui.js';
 
-/** The workspace's API Keys section (to be built). */
+const WorkspaceKeysQuery = graphql(`
+  query WorkspaceKeys {
+    workspace { id apiKeys { id name prefix last4 scopes createdAt expiresAt lastUsedAt revokedAt } }
+  }
+`);
+
+const CreateWorkspaceKeyMutation = graphql(`
+  mutation CreateWorkspaceKey($name: String!, $scopes: [KeyScope!], $expiresAt: DateTimeISO) {
+    createWorkspaceApiKey(name: $name, scopes: $scopes, expiresAt: $expiresAt) {
+      key
+      apiKey { id name prefix last4 scopes createdAt expiresAt lastUsedAt revokedAt }
+    }
+  }
+`);
+
+const RevokeApiKeyMutation = graphql(`
+  mutation RevokeWorkspaceKey($id: ID!) {
+    revokeApiKey(id: $id)
+  }
+`);
+
+type KeyRow = ResultOf<typeof WorkspaceKeysQuery>['workspace']['apiKeys'][number];
+type Scope = KeyRow['scopes'][number];
+
+/** Every scope a workspace key may carry, with what it allows. */
+const SCOPES: { value: Scope; label: string; description: string }[] = [
+  { value: 'WORKSPACE_READ', label: 'Workspace read', description: 'Read the Workspace API overview (settings groups and configured models)' },
+];
+
+const EXPIRY: { value: string; label: string; days: number | null }[] = [
+  { value: 'never', label: 'Never (until revoked)', days: null },
+  { value: '7', label: 'In 7 days', days: 7 },
+  { value: '30', label: 'In 30 days', days: 30 },
+  { value: '90', label: 'In 90 days', days: 90 },
+  { value: '365', label: 'In a year', days: 365 },
+];
+
+// A revoked key comes back as a Boolean: the list names ApiKey so that the cache refetches it.
+const KEYS = { additionalTypenames: ['ApiKey'] };
+
+/** The workspace API Keys tab: workspace keys (wk_) with their scopes; admins only. */
 export default function WorkspaceKeysSection() {
-  return <EmptyState title="API Keys">Not in the console yet.</EmptyState>;
+  const isAdmin = useIsAdmin();
+  if (!isAdmin) return <AdminOnlyNotice>Workspace keys are listed, created and revoked by workspace admins.</AdminOnlyNotice>;
+  return <WorkspaceKeys />;
+}
+
+function WorkspaceKeys() {
+  const context = useMemo(() => KEYS, []);
+  const [{ data, error, fetching }, refetch] = useQuery({ query: WorkspaceKeysQuery, context });
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<string | null>(null);
+  const [revoking, setRevoking] = useState<KeyRow | null>(null);
+  const [, revoke] = useMutation(RevokeApiKeyMutation);
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Text c="dimmed" size="sm">
+          Workspace keys (wk_) call the Workspace API and the agents that allow workspace keys.
+        </Text>
+        <Button onClick={() => setCreating(true)}>Create workspace key</Button>
+      </Group>
+      {created ? <ShownOnce label="New workspace key" value={created} onDone={() => setCreated(null)} /> : null}
+      {fetching && !data ? (
+        <LoadingState label="Loading workspace keys…" />
+      ) : error && !data ? (
+        isForbidden(error) ? (
+          <AdminOnlyNotice>Workspace keys are listed by workspace admins only.</AdminOnlyNotice>
+        ) : (
+          <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
+        )
+      ) : !data || data.workspace.apiKeys.length === 0 ? (
+        <EmptyState title="No workspace keys">Create one for a program that reads the workspace or calls its agents.</EmptyState>
+      ) : (
+        <Table.ScrollContainer minWidth={720}>
+          <Table striped aria-label="Workspace keys">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Name</Table.Th>
+                <Table.Th scope="col">Key</Table.Th>
+                <Table.Th scope="col">Scopes</Table.Th>
+                <Table.Th scope="col">Created</Table.Th>
+                <Table.Th scope="col">Expires</Table.Th>
+                <Table.Th scope="col">Last used</Table.Th>
+                <Table.Th scope="col">Status</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {data.workspace.apiKeys.map((k) => (
+                <Table.Tr key={k.id}>
+                  <Table.Td>{k.name}</Table.Td>
+                  <Table.Td>
+                    <Text ff="monospace" size="sm">
+                      {k.prefix}…{k.last4}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    {k.scopes.length ? (
+                      <Group gap={4}>
+                        {k.scopes.map((s) => (
+                          <Badge key={s} variant="filled" color="indigo.9" size="sm">
+                            {SCOPES.find((x) => x.value === s)?.label ?? s}
+                          </Badge>
+                        ))}
+                      </Group>
+                    ) : (
+                      <Text size="sm" c="dimmed">
+                        None
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>{when(k.createdAt)}</Table.Td>
+                  <Table.Td>{k.expiresAt ? when(k.expiresAt) : 'Never'}</Table.Td>
+                  <Table.Td>{when(k.lastUsedAt)}</Table.Td>
+                  <Table.Td>
+                    {k.revokedAt ? (
+                      <Text size="sm" c="dimmed">
+                        Revoked {when(k.revokedAt)}
+                      </Text>
+                    ) : (
+                      <Button size="xs" color="red" variant="light" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.name}`}>
+                        Revoke
+                      </Button>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <Modal opened={creating} onClose={() => setCreating(false)} title="Create workspace key" closeButtonProps={{ 'aria-label': 'Close' }}>
+        <CreateKeyForm
+          onCancel={() => setCreating(false)}
+          onCreated={(key) => {
+            setCreating(false);
+            setCreated(key);
+          }}
+        />
+      </Modal>
+      <ConfirmDialog
+        opened={revoking !== null}
+        title="Revoke workspace key"
+        confirmLabel="Revoke key"
+        onClose={() => setRevoking(null)}
+        onConfirm={async () => (await revoke({ id: revoking!.id }, KEYS)).error}
+      >
+        {`Revoke “${revoking?.name ?? ''}” (${revoking?.prefix ?? ''}…${revoking?.last4 ?? ''})? Calls with it are refused with 401 from now on.`}
+      </ConfirmDialog>
+    </Stack>
+  );
+}
+
+function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: (key: string) => void }) {
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>([]);
+  const [expiry, setExpiry] = useState('never');
+  const [{ fetching, error }, create] = useMutation(CreateWorkspaceKeyMutation);
+  const { fields, other } = fieldErrors(error);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const days = EXPIRY.find((e) => e.value === expiry)?.days ?? null;
+    const expiresAt = days === null ? null : new Date(Date.now() + days * 86_400_000).toISOString();
+    const result = await create({ name, scopes: scopes as Scope[], expiresAt }, KEYS);
+    if (result.data) onCreated(result.data.createWorkspaceApiKey.key);
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <TextInput label="Name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
+        <Checkbox.Group label="Scopes" value={scopes} onChange={setScopes} error={fields.scopes}>
+          <Stack gap="xs" mt="xs">
+            {SCOPES.map((s) => (
+              <Checkbox key={s.value} value={s.value} label={s.label} description={s.description} />
+            ))}
+          </Stack>
+        </Checkbox.Group>
+        <Select label="Expires" data={EXPIRY} value={expiry} onChange={(v) => setExpiry(v ?? 'never')} allowDeselect={false} error={fields.expiresAt} />
+        {other ? (
+          <Alert color="red" role="alert">
+            {other}
+          </Alert>
+        ) : null}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={fetching}>
+            Create key
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
 }

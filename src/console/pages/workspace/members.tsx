@@ -1,6 +1,285 @@
-import { EmptyState } from '../../states.js';
+import { Alert, Badge, Button, Group, Modal, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useMemo, useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { fieldErrors } from '../../errors.js';
+import { graphql, type ResultOf } from '../../graphql.js';
+import { EmptyState, ErrorState, LoadingState } from '../../states.js';
+import { useIsAdmin, useViewer } from '../../viewer.js';
+import { AdminOnlyNotice, ConfirmDialog, isForbidden, ShownOnce, when } from '../../workspace-ui.js';
 
-/** The workspace's Members section (to be built). */
+const MembersQuery = graphql(`
+  query WorkspaceMembers {
+    workspace { id members { id name email role createdAt } }
+  }
+`);
+
+const InviteMemberMutation = graphql(`
+  mutation InviteMember($input: InviteMemberInput!) {
+    inviteMember(input: $input) { id name email role createdAt }
+  }
+`);
+
+const MemberTokensQuery = graphql(`
+  query MemberTokens($memberId: ID!) {
+    memberTokens(memberId: $memberId) { id name prefix last4 createdAt lastUsedAt revokedAt }
+  }
+`);
+
+const CreateMemberTokenMutation = graphql(`
+  mutation CreateMemberToken($memberId: ID!, $name: String) {
+    createMemberToken(memberId: $memberId, name: $name) { id memberId prefix last4 token }
+  }
+`);
+
+const RevokeMemberTokenMutation = graphql(`
+  mutation RevokeMemberToken($id: ID!) {
+    revokeMemberToken(id: $id)
+  }
+`);
+
+type MemberRow = ResultOf<typeof MembersQuery>['workspace']['members'][number];
+type TokenRow = ResultOf<typeof MemberTokensQuery>['memberTokens'][number];
+
+// A new or revoked token changes no type the token list shows in its answer (MemberTokenResult,
+// Boolean): the list and the mutations name MemberToken so that the document cache refetches it.
+const TOKENS = { additionalTypenames: ['MemberToken'] };
+
+/** The workspace's members; admins invite members and manage anyone's tokens, a member their own. */
 export default function MembersSection() {
-  return <EmptyState title="Members">Not in the console yet.</EmptyState>;
+  const isAdmin = useIsAdmin();
+  const viewer = useViewer();
+  const context = useMemo(() => ({ additionalTypenames: ['Member'] }), []);
+  const [{ data, error, fetching }, refetch] = useQuery({ query: MembersQuery, context });
+  const [inviting, setInviting] = useState(false);
+  const [selected, setSelected] = useState<string | null>(null);
+  const members = data?.workspace.members ?? [];
+  const selectedMember = members.find((m) => m.id === selected) ?? null;
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Text c="dimmed" size="sm">
+          Members sign in to the console and GraphQL with their personal tokens.
+        </Text>
+        {isAdmin ? <Button onClick={() => setInviting(true)}>Invite member</Button> : null}
+      </Group>
+      {fetching && !data ? (
+        <LoadingState label="Loading members…" />
+      ) : error && !data ? (
+        isForbidden(error) ? (
+          <AdminOnlyNotice>Only workspace admins may list the members.</AdminOnlyNotice>
+        ) : (
+          <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
+        )
+      ) : members.length === 0 ? (
+        <EmptyState title="No members">Invite a member to give them access to the console.</EmptyState>
+      ) : (
+        <Table.ScrollContainer minWidth={560}>
+          <Table striped aria-label="Members">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Name</Table.Th>
+                <Table.Th scope="col">Email</Table.Th>
+                <Table.Th scope="col">Role</Table.Th>
+                <Table.Th scope="col">Tokens</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {members.map((m) => (
+                <MemberRowView key={m.id} member={m} mayManage={isAdmin || m.id === viewer.id} isYou={m.id === viewer.id} onTokens={() => setSelected(m.id)} />
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {selectedMember ? <TokensPanel key={selectedMember.id} member={selectedMember} isYou={selectedMember.id === viewer.id} onClose={() => setSelected(null)} /> : null}
+      <Modal opened={inviting} onClose={() => setInviting(false)} title="Invite member" closeButtonProps={{ 'aria-label': 'Close' }}>
+        <InviteForm onDone={() => setInviting(false)} />
+      </Modal>
+    </Stack>
+  );
+}
+
+function MemberRowView({ member, mayManage, isYou, onTokens }: { member: MemberRow; mayManage: boolean; isYou: boolean; onTokens: () => void }) {
+  return (
+    <Table.Tr>
+      <Table.Td>
+        {member.name}
+        {isYou ? (
+          <Text span size="xs" c="dimmed">
+            {' '}
+            (you)
+          </Text>
+        ) : null}
+      </Table.Td>
+      <Table.Td>{member.email}</Table.Td>
+      <Table.Td>
+        <Badge variant="filled" color={member.role === 'ADMIN' ? 'indigo.9' : 'gray.7'}>
+          {member.role === 'ADMIN' ? 'Admin' : 'Member'}
+        </Badge>
+      </Table.Td>
+      <Table.Td>
+        {mayManage ? (
+          <Button size="xs" variant="light" onClick={onTokens} aria-label={`Tokens of ${member.name}`}>
+            Tokens
+          </Button>
+        ) : (
+          <Text size="xs" c="dimmed">
+            —
+          </Text>
+        )}
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+function InviteForm({ onDone }: { onDone: () => void }) {
+  const [email, setEmail] = useState('');
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<'MEMBER' | 'ADMIN'>('MEMBER');
+  const [{ fetching, error }, invite] = useMutation(InviteMemberMutation);
+  const { fields, other } = fieldErrors(error);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const result = await invite({ input: { email, role, ...(name.trim() ? { name } : {}) } });
+    if (!result.error) onDone();
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <TextInput label="Email" type="email" required data-autofocus value={email} onChange={(e) => setEmail(e.currentTarget.value)} error={fields.email} />
+        <TextInput label="Name" description="Defaults to the email" value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
+        <Select
+          label="Role"
+          data={[
+            { value: 'MEMBER', label: 'Member' },
+            { value: 'ADMIN', label: 'Admin' },
+          ]}
+          value={role}
+          onChange={(v) => setRole((v as 'MEMBER' | 'ADMIN' | null) ?? 'MEMBER')}
+          allowDeselect={false}
+          error={fields.role}
+        />
+        {other ? (
+          <Alert color="red" role="alert">
+            {other}
+          </Alert>
+        ) : null}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onDone}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={fetching}>
+            Invite member
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+/** One member's tokens: listed by prefix and last four, created (shown once), revoked after a confirmation. */
+function TokensPanel({ member, isYou, onClose }: { member: MemberRow; isYou: boolean; onClose: () => void }) {
+  const [{ data, error, fetching }, refetch] = useQuery({ query: MemberTokensQuery, variables: { memberId: member.id }, context: useMemo(() => TOKENS, []) });
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<string | null>(null);
+  const [revoking, setRevoking] = useState<TokenRow | null>(null);
+  const [create, createToken] = useMutation(CreateMemberTokenMutation);
+  const [, revokeToken] = useMutation(RevokeMemberTokenMutation);
+  const { fields, other } = fieldErrors(create.error);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const result = await createToken({ memberId: member.id, name: name || null }, TOKENS);
+    if (result.data) {
+      setCreated(result.data.createMemberToken.token);
+      setName('');
+    }
+  };
+  const title = isYou ? 'Your tokens' : `Tokens of ${member.name}`;
+  return (
+    <Paper withBorder p="md" component="section" aria-label={title}>
+      <Stack>
+        <Group justify="space-between">
+          <Title order={3} size="h4">
+            {title}
+          </Title>
+          <Button size="xs" variant="default" onClick={onClose}>
+            Close
+          </Button>
+        </Group>
+        {created ? <ShownOnce label="New member token" value={created} onDone={() => setCreated(null)} /> : null}
+        <form onSubmit={submit} noValidate aria-label="Create token">
+          <Group align="flex-end">
+            <TextInput label="Token name" placeholder="laptop" value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} style={{ flex: 1, minWidth: 180 }} />
+            <Button type="submit" loading={create.fetching}>
+              Create token
+            </Button>
+          </Group>
+        </form>
+        {other ? (
+          <Alert color="red" role="alert">
+            {other}
+          </Alert>
+        ) : null}
+        {fetching && !data ? (
+          <LoadingState label="Loading tokens…" />
+        ) : error && !data ? (
+          isForbidden(error) ? (
+            <AdminOnlyNotice>Only workspace admins may see another member's tokens.</AdminOnlyNotice>
+          ) : (
+            <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
+          )
+        ) : !data || data.memberTokens.length === 0 ? (
+          <EmptyState title="No tokens">Create a token to sign in to the console or call GraphQL.</EmptyState>
+        ) : (
+          <Table.ScrollContainer minWidth={560}>
+            <Table aria-label={title}>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col">Name</Table.Th>
+                  <Table.Th scope="col">Token</Table.Th>
+                  <Table.Th scope="col">Created</Table.Th>
+                  <Table.Th scope="col">Last used</Table.Th>
+                  <Table.Th scope="col">Status</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {data.memberTokens.map((t) => (
+                  <Table.Tr key={t.id}>
+                    <Table.Td>{t.name}</Table.Td>
+                    <Table.Td>
+                      <Text ff="monospace" size="sm">
+                        {t.prefix}…{t.last4}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>{when(t.createdAt)}</Table.Td>
+                    <Table.Td>{when(t.lastUsedAt)}</Table.Td>
+                    <Table.Td>
+                      {t.revokedAt ? (
+                        <Text size="sm" c="dimmed">
+                          Revoked {when(t.revokedAt)}
+                        </Text>
+                      ) : (
+                        <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.name}`}>
+                          Revoke
+                        </Button>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </Stack>
+      <ConfirmDialog
+        opened={revoking !== null}
+        title="Revoke token"
+        confirmLabel="Revoke token"
+        onClose={() => setRevoking(null)}
+        onConfirm={async () => (await revokeToken({ id: revoking!.id }, TOKENS)).error}
+      >
+        {`Revoke the token “${revoking?.name ?? ''}” (${revoking?.prefix ?? ''}…${revoking?.last4 ?? ''})? It stops working at once, and the console sessions signed in with it end.`}
+      </ConfirmDialog>
+    </Paper>
+  );
 }

@@ -1,6 +1,295 @@
-import { EmptyState } from '../../states.js';
+import { Alert, Badge, Button, Checkbox, Group, Modal, NumberInput, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { useMemo, useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { fieldErrors, messageOf } from '../../errors.js';
+import { graphql, type ResultOf } from '../../graphql.js';
+import { EmptyState, ErrorState, LoadingState } from '../../states.js';
+import { useIsAdmin } from '../../viewer.js';
+import { ConfirmDialog, Notice, numberOrNull } from '../../workspace-ui.js';
 
-/** The workspace's Models section (to be built). */
+const ModelsQuery = graphql(`
+  query WorkspaceModels {
+    models { id name provider model baseUrl apiKeySecret isDefault inputPricePerMillion outputPricePerMillion }
+  }
+`);
+
+const SecretNamesQuery = graphql(`
+  query ModelSecretNames {
+    secrets { id name kind }
+  }
+`);
+
+const ConfigureModelMutation = graphql(`
+  mutation ConfigureModel($input: ConfigureModelInput!) {
+    configureModel(input: $input) { id name provider model baseUrl apiKeySecret isDefault inputPricePerMillion outputPricePerMillion warning }
+  }
+`);
+
+const TestModelMutation = graphql(`
+  mutation TestModel($name: String!) {
+    testModel(name: $name) { ok output error latencyMs }
+  }
+`);
+
+const RemoveModelMutation = graphql(`
+  mutation RemoveModel($name: String!) {
+    removeModel(name: $name)
+  }
+`);
+
+type ModelRow = ResultOf<typeof ModelsQuery>['models'][number];
+type Provider = ModelRow['provider'];
+type TestResult = ResultOf<typeof TestModelMutation>['testModel'];
+
+const PROVIDERS: { value: Provider; label: string }[] = [
+  { value: 'OPENAI', label: 'OpenAI' },
+  { value: 'ANTHROPIC', label: 'Anthropic' },
+  { value: 'OPENAI_COMPATIBLE', label: 'OpenAI-compatible server (Ollama, vLLM, …)' },
+];
+
+const providerName = (p: Provider) => ({ OPENAI: 'OpenAI', ANTHROPIC: 'Anthropic', OPENAI_COMPATIBLE: 'OpenAI-compatible' })[p];
+
+const MODELS = { additionalTypenames: ['Model'] };
+
+/** The workspace's models: the default marked; admins configure, test (answer and latency) and remove them. */
 export default function ModelsSection() {
-  return <EmptyState title="Models">Not in the console yet.</EmptyState>;
+  const isAdmin = useIsAdmin();
+  const context = useMemo(() => MODELS, []);
+  const [{ data, error, fetching }, refetch] = useQuery({ query: ModelsQuery, context });
+  // null: closed; 'new': a new model; otherwise the model being edited.
+  const [editing, setEditing] = useState<ModelRow | 'new' | null>(null);
+  const [warning, setWarning] = useState<string | null>(null);
+  const [removing, setRemoving] = useState<ModelRow | null>(null);
+  const [tests, setTests] = useState<Record<string, TestResult | { failed: string } | 'running'>>({});
+  const [, testModel] = useMutation(TestModelMutation);
+  const [, removeModel] = useMutation(RemoveModelMutation);
+  const test = async (name: string) => {
+    setTests((t) => ({ ...t, [name]: 'running' }));
+    const result = await testModel({ name });
+    setTests((t) => ({ ...t, [name]: result.data ? result.data.testModel : { failed: result.error ? messageOf(result.error) : 'No answer' } }));
+  };
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Text c="dimmed" size="sm">
+          Agents and entries name a model; the default serves those that name none.
+        </Text>
+        {isAdmin ? <Button onClick={() => setEditing('new')}>Configure model</Button> : null}
+      </Group>
+      {warning ? (
+        <Notice title="Saved with a warning" role="status">
+          <Group justify="space-between" wrap="nowrap" align="flex-start">
+            <Text size="sm">{warning}</Text>
+            <Button size="xs" variant="default" onClick={() => setWarning(null)}>
+              Dismiss
+            </Button>
+          </Group>
+        </Notice>
+      ) : null}
+      {fetching && !data ? (
+        <LoadingState label="Loading models…" />
+      ) : error && !data ? (
+        <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
+      ) : !data || data.models.length === 0 ? (
+        <EmptyState title="No models configured">
+          {isAdmin ? 'Configure one: a provider, its model name and where its API key is kept.' : 'An admin configures them.'}
+        </EmptyState>
+      ) : (
+        <Table.ScrollContainer minWidth={760}>
+          <Table striped aria-label="Models">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Name</Table.Th>
+                <Table.Th scope="col">Provider and model</Table.Th>
+                <Table.Th scope="col">Base URL</Table.Th>
+                <Table.Th scope="col">API key secret</Table.Th>
+                <Table.Th scope="col">Price per million tokens (in / out)</Table.Th>
+                {isAdmin ? <Table.Th scope="col">Actions</Table.Th> : null}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {data.models.map((m) => (
+                <Table.Tr key={m.id}>
+                  <Table.Td>
+                    <Group gap={6} wrap="nowrap">
+                      <Text fw={600} size="sm">
+                        {m.name}
+                      </Text>
+                      {m.isDefault ? (
+                        <Badge size="sm" color="teal.9">
+                          Default
+                        </Badge>
+                      ) : null}
+                    </Group>
+                  </Table.Td>
+                  <Table.Td>
+                    {providerName(m.provider)} · <Text span ff="monospace" size="sm">{m.model}</Text>
+                  </Table.Td>
+                  <Table.Td style={{ wordBreak: 'break-all' }}>{m.baseUrl ?? '—'}</Table.Td>
+                  <Table.Td>{m.apiKeySecret ?? '—'}</Table.Td>
+                  <Table.Td>
+                    {m.inputPricePerMillion} / {m.outputPricePerMillion}
+                  </Table.Td>
+                  {isAdmin ? (
+                    <Table.Td>
+                      <Stack gap={6}>
+                        <Group gap={6} wrap="nowrap">
+                          <Button size="xs" variant="light" onClick={() => test(m.name)} loading={tests[m.name] === 'running'} aria-label={`Test ${m.name}`}>
+                            Test
+                          </Button>
+                          <Button size="xs" variant="default" onClick={() => setEditing(m)} aria-label={`Edit ${m.name}`}>
+                            Edit
+                          </Button>
+                          <Button size="xs" color="red" variant="light" onClick={() => setRemoving(m)} aria-label={`Remove ${m.name}`}>
+                            Remove
+                          </Button>
+                        </Group>
+                        <TestOutcome result={tests[m.name]} />
+                      </Stack>
+                    </Table.Td>
+                  ) : null}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <Modal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        title={editing && editing !== 'new' ? `Edit model ${editing.name}` : 'Configure model'}
+        size="lg"
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        {editing !== null ? (
+          <ModelForm
+            model={editing === 'new' ? null : editing}
+            onCancel={() => setEditing(null)}
+            onSaved={(w) => {
+              setEditing(null);
+              setWarning(w);
+            }}
+          />
+        ) : null}
+      </Modal>
+      <ConfirmDialog
+        opened={removing !== null}
+        title="Remove model"
+        confirmLabel="Remove model"
+        onClose={() => setRemoving(null)}
+        onConfirm={async () => (await removeModel({ name: removing!.name }, MODELS)).error}
+      >
+        {`Remove the model “${removing?.name ?? ''}”? The service refuses while an agent or an entry still names it.`}
+      </ConfirmDialog>
+    </Stack>
+  );
+}
+
+/** The last test's outcome: the answer and the latency, or the provider's error. */
+function TestOutcome({ result }: { result: TestResult | { failed: string } | 'running' | undefined }) {
+  if (!result || result === 'running') return null;
+  if ('failed' in result) {
+    return (
+      <Text size="xs" c="red.9" role="alert">
+        {result.failed}
+      </Text>
+    );
+  }
+  return (
+    <Text size="xs" c={result.ok ? 'teal.9' : 'red.9'} role="status" data-testid="model-test">
+      {result.ok ? `Answer: “${result.output ?? ''}”` : `Failed: ${result.error ?? 'no answer'}`} · {result.latencyMs} ms
+    </Text>
+  );
+}
+
+function ModelForm({ model, onCancel, onSaved }: { model: ModelRow | null; onCancel: () => void; onSaved: (warning: string | null) => void }) {
+  const [name, setName] = useState(model?.name ?? '');
+  const [provider, setProvider] = useState<Provider>(model?.provider ?? 'OPENAI');
+  const [modelName, setModelName] = useState(model?.model ?? '');
+  const [baseUrl, setBaseUrl] = useState(model?.baseUrl ?? '');
+  const [apiKeySecret, setApiKeySecret] = useState<string | null>(model?.apiKeySecret ?? null);
+  const [inputPrice, setInputPrice] = useState<string | number>(model?.inputPricePerMillion ?? '');
+  const [outputPrice, setOutputPrice] = useState<string | number>(model?.outputPricePerMillion ?? '');
+  const [isDefault, setIsDefault] = useState(model?.isDefault ?? false);
+  const [secrets] = useQuery({ query: SecretNamesQuery, context: useMemo(() => ({ additionalTypenames: ['Secret'] }), []) });
+  const [{ fetching, error }, configure] = useMutation(ConfigureModelMutation);
+  const { fields, other } = fieldErrors(error);
+  const secretOptions = [
+    ...(secrets.data?.secrets ?? []).map((s) => ({ value: s.name, label: s.kind === 'MODEL_API_KEY' ? s.name : `${s.name} (${s.kind.toLowerCase().replace(/_/g, ' ')})` })),
+    ...(apiKeySecret && !secrets.data?.secrets.some((s) => s.name === apiKeySecret) ? [{ value: apiKeySecret, label: apiKeySecret }] : []),
+  ];
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const result = await configure(
+      {
+        input: {
+          name,
+          provider,
+          model: modelName,
+          baseUrl: baseUrl.trim() || null,
+          apiKeySecret,
+          // An empty price is left out (the service's default: 0), not sent as null.
+          ...(numberOrNull(inputPrice) === null ? {} : { inputPricePerMillion: numberOrNull(inputPrice) }),
+          ...(numberOrNull(outputPrice) === null ? {} : { outputPricePerMillion: numberOrNull(outputPrice) }),
+          isDefault,
+        },
+      },
+      MODELS,
+    );
+    if (result.data) onSaved(result.data.configureModel.warning ?? null);
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <TextInput
+          label="Name"
+          description="The reference agents and entries use"
+          required
+          data-autofocus
+          readOnly={model !== null}
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          error={fields.name}
+        />
+        <Select label="Provider" data={PROVIDERS} value={provider} onChange={(v) => setProvider((v as Provider | null) ?? 'OPENAI')} allowDeselect={false} error={fields.provider} />
+        <TextInput label="Model" description="The provider's model name" required value={modelName} onChange={(e) => setModelName(e.currentTarget.value)} error={fields.model} />
+        <TextInput
+          label="Base URL"
+          description={provider === 'OPENAI_COMPATIBLE' ? 'The server URL, such as http://localhost:11434/v1' : "Optional: leave empty for the provider's own"}
+          required={provider === 'OPENAI_COMPATIBLE'}
+          value={baseUrl}
+          onChange={(e) => setBaseUrl(e.currentTarget.value)}
+          error={fields.baseUrl}
+        />
+        <Select
+          label="API key secret"
+          description="The secret holding the provider's API key; empty: the service's environment key"
+          placeholder="None"
+          data={secretOptions}
+          value={apiKeySecret}
+          onChange={setApiKeySecret}
+          clearable
+          error={fields.apiKeySecret}
+        />
+        <Group grow>
+          <NumberInput label="Input price" description="Credits per million tokens" min={0} value={inputPrice} onChange={setInputPrice} error={fields.inputPricePerMillion} />
+          <NumberInput label="Output price" description="Credits per million tokens" min={0} value={outputPrice} onChange={setOutputPrice} error={fields.outputPricePerMillion} />
+        </Group>
+        <Checkbox label="The workspace default" checked={isDefault} onChange={(e) => setIsDefault(e.currentTarget.checked)} error={fields.isDefault} />
+        {other ? (
+          <Alert color="red" role="alert">
+            {other}
+          </Alert>
+        ) : null}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={fetching}>
+            Save model
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
 }

@@ -1,0 +1,330 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
+
+// The console's Workspace sections and the Overview tab's team, capabilities and guardrails, in
+// Chromium under the console's CSP, signed in as the admin: members and their tokens (shown once,
+// revoked after a confirmation), workspace keys with scopes (shown once, then prefix and last
+// four), secrets (the value never comes back), models (configured against the fake model server,
+// tested: answer and latency), teams and limits, settings (a JSON mistake caught before sending).
+// axe-core on every section (1280×800, and some at 390×844); no console error, no CSP violation.
+
+describe('e2e: the console: workspace sections', function () {
+  this.timeout(240_000);
+  let h: ConsoleHarness;
+  let page: Page;
+  let gql: ConsoleHarness['gql'];
+
+  before(async function () {
+    const started = await startConsoleHarness('console_workspace');
+    if (!started) return this.skip();
+    h = started;
+    ({ page, gql } = h);
+    await h.signIn();
+  });
+
+  afterEach(async function () {
+    await h?.collectViolations();
+    // A failed test may leave a dialog open: the next one starts from a fresh page.
+    if (this.currentTest?.state === 'failed') await page.reload();
+  });
+
+  after(async () => {
+    await h?.stop();
+  });
+
+  const section = async (name: string) => {
+    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name, exact: true }).click();
+    await page.getByRole('heading', { name, level: 2 }).waitFor();
+  };
+  const axe = async () => expect(await h.axeProblems()).to.deep.equal([]);
+  const shownOnce = async () => (await page.getByTestId('shown-once').locator('pre, code').first().textContent())!.trim();
+
+  it('Members: invites a member (the field error first), creates a token shown once, revokes it after a confirmation', async () => {
+    await section('Members');
+    await page.getByRole('row', { name: /Admin/ }).first().waitFor();
+    await axe();
+
+    await page.getByRole('button', { name: 'Invite member' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Invite member' });
+    await dialog.waitFor();
+    await axe();
+    await dialog.getByLabel('Email').fill('not an email');
+    await dialog.getByRole('button', { name: 'Invite member' }).click();
+    await dialog.getByText('Must be an email address').waitFor();
+    expect(await dialog.getByLabel('Email').getAttribute('aria-invalid')).to.equal('true');
+    await dialog.getByLabel('Email').fill('dana@example.com');
+    await dialog.getByLabel(/^Name/).fill('Dana');
+    await dialog.getByRole('button', { name: 'Invite member' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('row', { name: /Dana.*dana@example\.com.*Member/ }).waitFor();
+
+    await page.getByRole('button', { name: 'Tokens of Dana' }).click();
+    const panel = page.getByRole('region', { name: 'Tokens of Dana' });
+    await panel.getByText('No tokens').waitFor();
+    await panel.getByLabel('Token name').fill('laptop');
+    await panel.getByRole('button', { name: 'Create token' }).click();
+    await page.getByTestId('shown-once').waitFor();
+    const token = await shownOnce();
+    expect(token).to.match(/^mt_/);
+    await page.getByTestId('shown-once').getByRole('button', { name: 'Copy' }).waitFor();
+    await axe();
+    // The token works: it signs in (checked over HTTP, not in this browser).
+    const signIn = await fetch(`${h.svc.url}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    expect(signIn.status).to.equal(204);
+
+    await page.getByTestId('shown-once').getByRole('button', { name: 'Done' }).click();
+    const row = panel.getByRole('row', { name: /laptop/ });
+    await row.waitFor();
+    expect(await row.textContent()).to.include(`…${token.slice(-4)}`);
+    expect(await page.content()).to.not.include(token);
+
+    await row.getByRole('button', { name: 'Revoke token laptop' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke token' });
+    await confirm.waitFor();
+    await axe();
+    await confirm.getByRole('button', { name: 'Revoke token' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    await panel.getByRole('row', { name: /laptop.*Revoked/ }).waitFor();
+    const again = await fetch(`${h.svc.url}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    expect(again.status).to.equal(401);
+  });
+
+  it('API Keys: a workspace key with its scope is shown once, then listed by prefix and last four, and revoked after a confirmation', async () => {
+    await section('API Keys');
+    await page.getByText('No workspace keys').waitFor();
+    await axe();
+    await page.getByRole('button', { name: 'Create workspace key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create workspace key' });
+    await dialog.waitFor();
+    await axe();
+    await dialog.getByLabel('Name').fill('reporting');
+    await dialog.getByRole('checkbox', { name: 'Workspace read' }).check();
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const key = await shownOnce();
+    expect(key).to.match(/^wk_/);
+    const row = page.getByRole('row', { name: /reporting/ });
+    await row.waitFor();
+    const text = (await row.textContent())!;
+    expect(text).to.include('Workspace read').and.include(`…${key.slice(-4)}`).and.not.include(key);
+    await page.getByTestId('shown-once').getByRole('button', { name: 'Done' }).click();
+    expect(await page.content()).to.not.include(key);
+    const { workspace } = await gql('{ workspace { apiKeys { name scopes revokedAt } } }');
+    expect(workspace.apiKeys).to.deep.equal([{ name: 'reporting', scopes: ['WORKSPACE_READ'], revokedAt: null }]);
+
+    await row.getByRole('button', { name: 'Revoke key reporting' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke workspace key' });
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: 'Revoke key' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    await page.getByRole('row', { name: /reporting.*Revoked/ }).waitFor();
+  });
+
+  it('Secrets: a secret is added with a password input; its value never appears again, in the page or in GraphQL', async () => {
+    const VALUE = 'sk-very-secret-value-7f3a9c';
+    await section('Secrets');
+    await page.getByText('No secrets yet').waitFor();
+    await axe();
+    await page.getByRole('button', { name: 'Add secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add secret' });
+    await dialog.waitFor();
+    await axe();
+    expect(await dialog.getByLabel('Value').getAttribute('type')).to.equal('password');
+    await dialog.getByLabel('Name').fill('bad name!');
+    await dialog.getByLabel('Value').fill(VALUE);
+    await dialog.getByRole('button', { name: 'Add secret' }).click();
+    await dialog.getByText(/Must be 1 to 100 letters/).waitFor();
+    await dialog.getByLabel('Name').fill('fake-provider-key');
+    await dialog.getByRole('button', { name: 'Add secret' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('row', { name: /fake-provider-key.*Model API key/ }).waitFor();
+    expect(await page.content()).to.not.include(VALUE);
+    const answers = JSON.stringify(await gql('{ secrets { id name kind createdAt updatedAt } models { name apiKeySecret } workspace { settings { accountRules } } }'));
+    expect(answers).to.include('fake-provider-key').and.not.include(VALUE);
+
+    // A second one, deleted after a confirmation.
+    await gql('mutation { createSecret(kind: GENERIC, name: "short-lived", value: "x") { id } }');
+    await page.reload();
+    await page.getByRole('button', { name: 'Delete secret short-lived' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete secret' });
+    await confirm.getByRole('button', { name: 'Delete secret' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    await page.getByRole('row', { name: /short-lived/ }).waitFor({ state: 'detached' });
+  });
+
+  it('Models: configures one on the fake model server (the default marked), tests it (answer and latency), and shows why it cannot be removed', async () => {
+    await section('Models');
+    await page.getByRole('row', { name: /house-model/ }).waitFor();
+    await axe();
+    await page.getByRole('button', { name: 'Configure model' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Configure model' });
+    await dialog.waitFor();
+    await dialog.getByLabel(/^Name/).fill('mini');
+    await dialog.getByRole('combobox', { name: 'Provider' }).click();
+    await page.getByRole('option', { name: /OpenAI-compatible/ }).click();
+    await dialog.getByLabel(/^Model/).fill('fake-model-mini');
+    await dialog.getByRole('button', { name: 'Save model' }).click();
+    // An OpenAI-compatible provider needs its server URL: the error is under Base URL.
+    await dialog.getByText(/needs the server URL/).waitFor();
+    expect(await dialog.getByLabel('Base URL').getAttribute('aria-invalid')).to.equal('true');
+    await dialog.getByLabel('Base URL').fill(h.fake.url);
+    await dialog.getByRole('combobox', { name: 'API key secret' }).click();
+    await page.getByRole('option', { name: 'fake-provider-key' }).click();
+    await dialog.getByLabel('The workspace default').check();
+    await axe();
+    await dialog.getByRole('button', { name: 'Save model' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const row = page.getByRole('row', { name: /^mini/ });
+    await row.waitFor();
+    expect(await row.textContent()).to.include('Default').and.include('fake-model-mini').and.include('fake-provider-key');
+    const { models } = await gql('{ models { name isDefault apiKeySecret } }');
+    expect(models.find((m: { name: string }) => m.name === 'mini')).to.deep.equal({ name: 'mini', isDefault: true, apiKeySecret: 'fake-provider-key' });
+
+    h.fake.enqueue({ text: 'OK from the fake model', delayMs: 30 });
+    await row.getByRole('button', { name: 'Test mini' }).click();
+    const outcome = row.getByTestId('model-test');
+    await outcome.waitFor();
+    const said = (await outcome.textContent())!;
+    expect(said).to.include('OK from the fake model');
+    const ms = Number(/(\d+) ms/.exec(said)![1]);
+    expect(ms).to.be.at.least(30);
+    // The provider was called with the secret's value as the key.
+    expect(h.fake.requests.at(-1)!.headers.authorization).to.equal('Bearer sk-very-secret-value-7f3a9c');
+
+    // An agent names it: removing it is refused, with the service's message naming the agent.
+    await gql('mutation { createAgent(input: { name: "Uses mini", defaultModel: "mini" }) { id } }');
+    await row.getByRole('button', { name: 'Remove mini' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Remove model' });
+    await confirm.getByRole('button', { name: 'Remove model' }).click();
+    await confirm.getByRole('alert').getByText(/still in use by agent 'Uses mini'/).waitFor();
+    await axe();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    await row.waitFor();
+  });
+
+  it("Teams and limits: creates a team with a limit, changes it, and sets the workspace's daily limit against today's use", async () => {
+    await section('Teams and limits');
+    await page.getByText('No teams yet').waitFor();
+    await page.getByTestId('workspace-usage').getByText(/0 credits in 0 runs · limit: No limit/).waitFor();
+    await axe();
+    await page.getByRole('button', { name: 'Create team' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create team' });
+    await dialog.getByRole('button', { name: 'Create team' }).click();
+    await dialog.getByText('Must not be empty').waitFor();
+    await axe();
+    await dialog.getByLabel('Name').fill('Support');
+    await dialog.getByLabel('Daily credit limit').fill('25');
+    await dialog.getByRole('button', { name: 'Create team' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('row', { name: /Support.*25 credits a day/ }).waitFor();
+
+    await page.getByRole('button', { name: 'Set limit of Support' }).click();
+    const limit = page.getByRole('dialog', { name: 'Daily limit of Support' });
+    await limit.getByLabel('Daily credit limit').fill('40');
+    await limit.getByRole('button', { name: 'Save limit' }).click();
+    await limit.waitFor({ state: 'hidden' });
+    await page.getByRole('row', { name: /Support.*40 credits a day/ }).waitFor();
+
+    await page.getByLabel('Workspace daily credit limit').fill('100');
+    await page.getByRole('button', { name: 'Save limit' }).click();
+    await page.getByText('Saved').waitFor();
+    await page.getByTestId('workspace-usage').getByText(/limit: 100 credits a day/).waitFor();
+    await axe();
+    const { workspace } = await gql('{ workspace { dailyCreditLimit teams { name dailyCreditLimit } } }');
+    expect(workspace).to.deep.equal({ dailyCreditLimit: 100, teams: [{ name: 'Support', dailyCreditLimit: 40 }] });
+  });
+
+  it('Settings: a JSON mistake is shown at its line before anything is sent; the fixed settings are saved', async () => {
+    await section('Settings');
+    const retention = page.getByLabel('Activity retention (days)');
+    await retention.waitFor();
+    await axe();
+    await retention.fill('14');
+    const tags = page.getByRole('combobox', { name: 'Tags' });
+    await tags.fill('production');
+    await tags.press('Enter');
+    const flags = page.getByRole('textbox', { name: 'Feature flags' });
+    await flags.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText('{\n  "beta": true,\n  oops\n}');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText(/^Line 3, column \d+: Not valid JSON/).waitFor();
+    let { workspace } = await gql('{ workspace { settings { activityRetentionDays tags featureFlags } } }');
+    expect(workspace.settings).to.deep.equal({ activityRetentionDays: 30, tags: [], featureFlags: {} });
+
+    await flags.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText('{ "beta": true }');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Saved').waitFor();
+    ({ workspace } = await gql('{ workspace { settings { activityRetentionDays tags featureFlags } } }'));
+    expect(workspace.settings).to.deep.equal({ activityRetentionDays: 14, tags: ['production'], featureFlags: { beta: true } });
+
+    await flags.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.press('Delete');
+    // A value the service refuses (flags are booleans) comes back under the editor it names.
+    await page.keyboard.insertText('{ "beta": "yes" }');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText(/expected boolean/i).waitFor();
+    await axe();
+  });
+
+  it('Overview: saves the team, capabilities and guardrails (a refused pattern shown under its field)', async () => {
+    const { createAgent } = await gql('mutation { createAgent(input: { name: "Guarded" }) { id } }');
+    await page.goto(`${h.svc.url}/console/agents/${createAgent.id}`);
+    await page.getByRole('tab', { name: 'Overview' }).waitFor();
+    await page.getByRole('combobox', { name: 'Team' }).click();
+    await page.getByRole('option', { name: 'Support' }).click();
+    await page.getByRole('switch', { name: 'Documents' }).check();
+    const blocked = page.getByRole('combobox', { name: 'Blocked input patterns' });
+    await blocked.fill('(a)\\1');
+    await blocked.press('Enter');
+    await page.getByLabel('Max tool steps').fill('3');
+    await page.getByRole('checkbox', { name: 'Email addresses' }).check();
+    await axe();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/cannot run in the linear-time pattern engine/).waitFor();
+    expect(await blocked.getAttribute('aria-invalid')).to.equal('true');
+    await blocked.press('Backspace');
+    await blocked.fill('password');
+    await blocked.press('Enter');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved').waitFor();
+
+    const { agent } = await gql(`{ agent(id: "${createAgent.id}") { teamId capabilities { documents endpointManagement } guardrails { blockedInputPatterns redactPresets maxToolSteps } } }`);
+    const { workspace } = await gql('{ workspace { teams { id name } } }');
+    expect(agent).to.deep.equal({
+      teamId: workspace.teams[0].id,
+      capabilities: { documents: true, endpointManagement: false },
+      guardrails: { blockedInputPatterns: ['password'], redactPresets: ['email'], maxToolSteps: 3 },
+    });
+    await page.reload();
+    await page.getByRole('switch', { name: 'Documents' }).waitFor();
+    expect(await page.getByRole('switch', { name: 'Documents' }).isChecked()).to.equal(true);
+    expect(await page.getByRole('combobox', { name: 'Team' }).inputValue()).to.equal('Support');
+  });
+
+  it('at 390×844 the sections fit and axe finds nothing serious', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const path of ['members', 'models', 'settings']) {
+        await page.goto(`${h.svc.url}/console/workspace/${path}`);
+        await page.getByRole('heading', { level: 2 }).waitFor();
+        await page.getByRole('status').filter({ hasText: /Loading/ }).waitFor({ state: 'detached' });
+        await axe();
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('made no console error and no CSP violation', () => {
+    expect(h.violations).to.deep.equal([]);
+    expect(h.errors).to.deep.equal([]);
+  });
+});
