@@ -122,6 +122,8 @@ export interface ActivityListOptions {
   status?: { min: number; max: number } | 'error';
   /** The entry's name, exactly. */
   entry?: string;
+  /** False: the entries come without headers, bodies and logs (null), which are not read. */
+  withBodies?: boolean;
   /** Created at or after. */
   since?: Date;
   /** Created before. */

@@ -175,4 +175,24 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
       expect(r.errors?.[0]?.extensions).to.include({ code: 'BAD_USER_INPUT', field: 'days' });
     }
   });
+
+  it('a page that asks for no headers or bodies does not read them; one that asks (also through a fragment) gets them', async () => {
+    const { activity } = h().service.services.store.repos;
+    const light = await activity.list(agentId, { first: 50, withBodies: false });
+    const full = await activity.list(agentId, { first: 50 });
+    const newest = (list: ActivityEntry[]) => list.find((e) => e.runId === 'run_e')!;
+    expect(newest(light)).to.include({ requestHeaders: null, requestBody: null, response: null, logs: null, keyId: 'key_1', requestId: 'req_1', durationMs: 12, credits: 0.0625 });
+    expect(newest(full).requestBody).to.deep.equal({ q: 'hi' });
+
+    const viaFragment = await gqlOk(
+      ws.adminToken,
+      `fragment Bodies on ActivityEntry { requestBody response }
+       query($id: ID!) { agent(id: $id) { activity(first: 50, entry: "orders") { nodes { id ...Bodies } } } }`,
+      { id: agentId },
+    );
+    expect(viaFragment.agent.activity.nodes[0]).to.include.keys('requestBody');
+    expect(viaFragment.agent.activity.nodes[0].requestBody).to.deep.equal({ q: 'hi' });
+    const inline = await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { activity(first: 1) { nodes { ... on ActivityEntry { requestHeaders } } } } }`, { id: agentId });
+    expect(inline.agent.activity.nodes[0].requestHeaders).to.include({ 'content-type': 'application/json' });
+  });
 });

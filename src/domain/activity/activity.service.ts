@@ -51,6 +51,8 @@ export interface ActivityListInput {
   entry?: string;
   since?: Date;
   until?: Date;
+  /** Whether the entries carry their headers, bodies and logs (default true); false reads none of them. */
+  withBodies?: boolean;
 }
 
 const usageDays = z.number().int().min(1).max(MAX_USAGE_DAYS);
@@ -90,6 +92,7 @@ export class ActivityService {
       entry: v.entry,
       since: v.since,
       until: v.until,
+      withBodies: input.withBodies ?? true,
     });
     const nodes = rows.slice(0, v.first);
     return { nodes, hasNextPage: rows.length > v.first, endCursor: nodes.length ? encodeCursor(nodes[nodes.length - 1]!) : null };

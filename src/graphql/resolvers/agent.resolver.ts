@@ -1,4 +1,5 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Agent as AgentEntity } from '../../domain/entities.js';
 import type { Context } from '../context.js';
 import { SurfaceEnum } from '../types/enums.js';
@@ -19,6 +20,10 @@ import {
   Webhook,
 } from '../types/objects.js';
 import { surfacesOut } from './shape.js';
+import { selects } from '../selection.js';
+
+/** The fields of an activity entry that are read from its large columns. */
+const ACTIVITY_BODY_FIELDS = ['requestHeaders', 'requestBody', 'response'] as const;
 
 @Resolver(() => Agent)
 export class AgentResolver {
@@ -143,8 +148,11 @@ export class AgentResolver {
     @Arg('since', () => Date, { nullable: true, description: 'Entries created at or after this instant' }) since: Date | undefined,
     @Arg('until', () => Date, { nullable: true, description: 'Entries created before this instant' }) until: Date | undefined,
     @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
   ) {
     return ctx.services.activity.list(ctx.principal, agent.id, {
+      // A page that shows no headers or bodies (the console's list) does not read them.
+      withBodies: selects(info, ['nodes'], ACTIVITY_BODY_FIELDS),
       first,
       after: after ?? undefined,
       surface: surface ?? undefined,

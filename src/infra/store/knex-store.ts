@@ -64,6 +64,8 @@ function affectedRows(result: unknown): number {
 
 /** Activity entries deleted per statement by the retention prune. */
 const PRUNE_BATCH = 5000;
+/** An activity page without its headers, bodies and logs (the large columns). */
+const ACTIVITY_LIGHT_COLUMNS = ['id', 'workspace_id', 'agent_id', 'kind', 'surface', 'entry', 'method', 'path', 'status', 'truncated', 'credits', 'duration_ms', 'key_id', 'run_id', 'request_id', 'error', 'created_at'];
 
 /** Repositories bound to one connection or transaction. */
 export function repositories(db: Conn): Repositories {
@@ -168,6 +170,7 @@ export function repositories(db: Conn): Repositories {
       list: (agentId, opts) =>
         q(async () => {
           const query = db('activity_log').where({ agent_id: agentId });
+          if (opts.withBodies === false) query.select(ACTIVITY_LIGHT_COLUMNS);
           if (opts.surface) query.andWhere({ surface: opts.surface });
           if (opts.entry !== undefined) query.andWhere({ entry: opts.entry });
           if (opts.status === 'error') query.whereNotNull('error');
