@@ -12,6 +12,7 @@ import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-bro
 // sign-out revokes the session's Try-it key (401).
 
 declare const window: any;
+declare const document: any;
 
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
