@@ -156,7 +156,7 @@ export function TryItResponse({ outcome, pending }: { outcome: TryItOutcome | nu
             {result.status} {result.statusText || REASONS[result.status] || ''}
           </Badge>
           <Text size="sm">{result.durationMs} ms</Text>
-          {pending ? <Text size="sm">Streaming…</Text> : null}
+          {pending && result.streamed ? <Text size="sm">Streaming…</Text> : null}
           <Text size="sm" data-testid="try-it-credits">
             Credits: {outcome.credits === undefined ? (pending ? '…' : '—') : outcome.credits === null ? 'not reported' : outcome.credits}
             {outcome.creditsFrom ? ` (${outcome.creditsFrom})` : ''}
@@ -344,7 +344,12 @@ export function HttpTryIt({ agentId, endpoints }: { agentId: string; endpoints: 
           },
         }),
       );
-      return httpOutcome(result, await (result.status < 400 ? Promise.resolve(null) : lookup(headerOf(result, 'x-request-id'), 'HTTP_API')));
+      const outcome = httpOutcome(result);
+      // A failed run's answer names no credits: shown at once, then completed from the activity log.
+      if (outcome.credits !== null || result.status < 500) return outcome;
+      progress(outcome);
+      const found = await lookup(headerOf(result, 'x-request-id'), 'HTTP_API');
+      return found ? { ...outcome, credits: found.credits, runId: outcome.runId ?? found.runId, creditsFrom: 'from the activity log' } : outcome;
     });
   };
   return (
@@ -390,7 +395,7 @@ export function HttpTryIt({ agentId, endpoints }: { agentId: string; endpoints: 
   );
 }
 
-function httpOutcome(result: TryItResult, fromActivity: { credits: number; runId: string | null } | null): TryItOutcome {
+function httpOutcome(result: TryItResult): TryItOutcome {
   const runId = headerOf(result, 'x-run-id') ?? null;
   if (result.streamed) {
     const done = result.events.find((e) => e.event === 'done')?.json as { output?: unknown; credits?: number; runId?: string } | undefined;
@@ -407,7 +412,8 @@ function httpOutcome(result: TryItResult, fromActivity: { credits: number; runId
   if (result.status < 400 && body && 'output' in body) {
     return { result, answer: pretty(body.output), credits: typeof body.credits === 'number' ? body.credits : null, runId: typeof body.runId === 'string' ? body.runId : runId };
   }
-  return { result, runId, ...(fromActivity ? { credits: fromActivity.credits, creditsFrom: 'from the activity log' } : { credits: null }) };
+  // A refusal before any run (4xx) costs nothing.
+  return { result, runId, credits: result.status < 500 ? 0 : null };
 }
 
 interface ToolTarget {
@@ -470,12 +476,12 @@ export function McpTryIt({ agentId, tools }: { agentId: string; tools: readonly 
       if (result.status === 403 && /Origin/.test(result.text)) {
         text = `This page's origin (${location.origin}) may not call the MCP server: the MCP server refuses browsers from origins the agent's CORS settings do not allow. Allow platform apps or add ${location.origin} as a custom origin on the HTTP API tab.`;
       }
-      const fromActivity = method === 'tools/call' ? await lookup(headerOf(result, 'x-request-id'), 'MCP') : null;
-      return {
-        result,
-        answer: text,
-        ...(method === 'tools/call' ? (fromActivity ? { credits: fromActivity.credits, runId: fromActivity.runId, creditsFrom: 'from the activity log' } : { credits: null }) : {}),
-      };
+      if (method !== 'tools/call') return { result, answer: text };
+      if (result.status >= 400 && result.status < 500) return { result, answer: text, credits: 0 };
+      // MCP results name no credits: shown at once, then completed from the activity log.
+      progress({ result, answer: text });
+      const found = await lookup(headerOf(result, 'x-request-id'), 'MCP');
+      return { result, answer: text, ...(found ? { credits: found.credits, runId: found.runId, creditsFrom: 'from the activity log' } : { credits: null }) };
     });
   return (
     <TryItFrame title="Try it">
