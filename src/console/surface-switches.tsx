@@ -31,7 +31,7 @@ export function SurfaceSwitches({ agentId, surface, label }: { agentId: string; 
       {fetching && !data ? (
         <LoadingState label="Loading the switches…" />
       ) : error && !data ? (
-        <Alert color="red" role="alert">
+        <Alert variant="outline" color="red.9" role="alert">
           {messageOf(error)}
         </Alert>
       ) : setting ? (

@@ -152,7 +152,7 @@ export function TryItResponse({ outcome, pending }: { outcome: TryItOutcome | nu
     <Paper withBorder p="sm" component="section" aria-label="Response">
       <Stack gap="xs">
         <Group gap="sm">
-          <Badge color={ok ? 'teal.9' : result.status === 429 ? 'orange.9' : 'red.9'} size="lg" data-testid="try-it-status">
+          <Badge color={ok ? 'teal.9' : 'red.9'} size="lg" data-testid="try-it-status">
             {result.status} {result.statusText || REASONS[result.status] || ''}
           </Badge>
           <Text size="sm">{result.durationMs} ms</Text>
@@ -167,7 +167,7 @@ export function TryItResponse({ outcome, pending }: { outcome: TryItOutcome | nu
           {requestId ? <Text size="xs">Request {requestId}</Text> : null}
         </Group>
         {problem ? (
-          <Alert color={result.status === 429 ? 'orange' : 'red'} role="alert" title={REASONS[result.status] ?? `HTTP ${result.status}`} data-testid="try-it-problem">
+          <Alert variant="outline" color="red.9" role="alert" title={REASONS[result.status] ?? `HTTP ${result.status}`} data-testid="try-it-problem">
             <Stack gap={4}>
               <Text size="sm">{problem.error}</Text>
               {problem.reason ? <Text size="sm">Reason: {problem.reason}</Text> : null}
@@ -231,7 +231,7 @@ export function TryItResponse({ outcome, pending }: { outcome: TryItOutcome | nu
 function KeyNote({ current, problem }: { current: TryItKey | null; problem: string | null }) {
   if (problem)
     return (
-      <Alert color="red" role="alert" title="No Try-it key">
+      <Alert variant="outline" color="red.9" role="alert" title="No Try-it key">
         {problem}
       </Alert>
     );
@@ -271,7 +271,7 @@ function useSend() {
 
 function Failure({ message }: { message: string | null }) {
   return message ? (
-    <Alert color="red" role="alert" title="The request could not be sent">
+    <Alert variant="outline" color="red.9" role="alert" title="The request could not be sent">
       {message}
     </Alert>
   ) : null;
@@ -605,7 +605,7 @@ export function TryIt({ agentId, surface }: { agentId: string; surface: 'HTTP_AP
   if (fetching && !data) return <LoadingState label="Loading Try it…" />;
   if (error && !data)
     return (
-      <Alert color="red" role="alert">
+      <Alert variant="outline" color="red.9" role="alert">
         {messageOf(error)}
       </Alert>
     );

@@ -243,6 +243,22 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     }
   });
 
+  it('a daily credit limit of 0: Try it shows the 429 with its reason and retry time', async () => {
+    await h.gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: agentId });
+    try {
+      await page.getByRole('tab', { name: 'HTTP API' }).click();
+      const tryIt = page.getByRole('region', { name: 'Try it' });
+      expectedErrors.push(/status of 429/);
+      await tryIt.getByRole('button', { name: 'Send request' }).click();
+      await tryIt.getByTestId('try-it-status').filter({ hasText: /^429/ }).waitFor();
+      const problem = (await tryIt.getByTestId('try-it-problem').textContent())!;
+      expect(problem).to.include('Reason: daily_credit_limit').and.match(/Try again in [\d.]+ (seconds|minutes|hours) \(Retry-After: \d+; at /);
+      expect(await axeProblems()).to.deep.equal([]);
+    } finally {
+      await h.gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: null) { id } }', { a: agentId });
+    }
+  });
+
   it("sign-out revokes the session's Try-it key: a call with it afterwards gets 401", async () => {
     // The widget preview's cookie holds the session's Try-it key for this agent.
     const cookie = (await h.context.cookies()).find((c) => c.name === 'aes_try_it');

@@ -210,7 +210,7 @@ function EndpointForm({ agentId, endpoint, models, onDone }: { agentId: string; 
             inputSchemaHelp="Requests whose JSON body does not match are refused with 400"
           />
           {otherFields.length || other ? (
-            <Alert color="red" role="alert">
+            <Alert variant="outline" color="red.9" role="alert">
               {[...otherFields.map(([k, v]) => `${k}: ${v}`), other].filter(Boolean).join(' ')}
             </Alert>
           ) : null}
@@ -241,7 +241,7 @@ function RemoveDialog({ endpoint, onClose }: { endpoint: Endpoint | null; onClos
             Remove <Code>{endpoint.path}</Code>? Calls to it will get 404.
           </Text>
           {error ? (
-            <Alert color="red" role="alert">
+            <Alert variant="outline" color="red.9" role="alert">
               {messageOf(error)}
             </Alert>
           ) : null}
@@ -301,7 +301,7 @@ function CorsForm({ agentId, cors }: { agentId: string; cors: Data['agent']['cor
             error={fields.customOrigins}
           />
           {other ? (
-            <Alert color="red" role="alert">
+            <Alert variant="outline" color="red.9" role="alert">
               {other}
             </Alert>
           ) : null}

@@ -203,7 +203,7 @@ function ToolForm({ agentId, tool, models, onDone }: { agentId: string; tool: To
             inputSchemaHelp='The arguments clients send; without one a tool takes {"input": "<text>"}'
           />
           {rest ? (
-            <Alert color="red" role="alert">
+            <Alert variant="outline" color="red.9" role="alert">
               {rest}
             </Alert>
           ) : null}
@@ -234,7 +234,7 @@ function RemoveDialog({ tool, onClose }: { tool: Tool | null; onClose: () => voi
             Remove <Code>{tool.name}</Code>? Clients will no longer list or call it.
           </Text>
           {error ? (
-            <Alert color="red" role="alert">
+            <Alert variant="outline" color="red.9" role="alert">
               {messageOf(error)}
             </Alert>
           ) : null}

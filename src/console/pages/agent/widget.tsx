@@ -108,7 +108,7 @@ export default function WidgetTab({ agentId }: AgentTabProps) {
             The widget as a site shows it, talking to this agent through the console's own proxy with your session's Try-it key (revoked when you sign out).
           </Text>
           {problem ? (
-            <Alert color="red" role="alert" title="No preview">
+            <Alert variant="outline" color="red.9" role="alert" title="No preview">
               {problem}
             </Alert>
           ) : armed === agentId ? (
