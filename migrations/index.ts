@@ -14,6 +14,7 @@ import * as webhookFairClaim from './20270125000000_webhook_fair_claim.js';
 import * as activityRunId from './20270130000000_activity_run_id.js';
 import * as consoleSessions from './20270205000000_console_sessions.js';
 import * as apiKeyExpiry from './20270210000000_api_key_expiry.js';
+import * as apiKeyConsoleSession from './20270221000000_api_key_console_session.js';
 import * as activityEntryIndex from './20270222000000_activity_entry_index.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
@@ -34,6 +35,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270130000000_activity_run_id': activityRunId,
   '20270205000000_console_sessions': consoleSessions,
   '20270210000000_api_key_expiry': apiKeyExpiry,
+  '20270221000000_api_key_console_session': apiKeyConsoleSession,
   '20270222000000_activity_entry_index': activityEntryIndex,
 };
 

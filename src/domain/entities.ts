@@ -137,6 +137,8 @@ export interface ApiKey {
   revokedAt: Date | null;
   /** When the key stops working (refused from this instant on); null: it works until revoked. */
   expiresAt: Date | null;
+  /** The console session a "Try it" key belongs to: the session's end revokes the key. */
+  consoleSessionId?: string | null;
 }
 
 export const HANDLER_KINDS = ['prompt', 'script'] as const;

@@ -81,6 +81,10 @@ export interface ApiKeyRepo extends CrudRepo<ApiKey> {
   listWorkspaceKeys(workspaceId: string): Promise<ApiKey[]>;
   revoke(id: string, at: Date): Promise<void>;
   touch(id: string, at: Date): Promise<void>;
+  /** Revokes the live keys of one console session (of one agent, when given); returns their ids. */
+  revokeByConsoleSession(sessionId: string, at: Date, agentId?: string): Promise<string[]>;
+  /** Revokes the live keys of every console session made from one member token; returns their ids. */
+  revokeByTokenSessions(tokenId: string, at: Date): Promise<string[]>;
 }
 export interface DocumentRepo extends AgentChildRepo<Document> {}
 export interface ExposureRepo extends AgentChildRepo<DocumentExposure> {

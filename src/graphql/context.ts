@@ -10,6 +10,8 @@ export interface Context {
   principal: Principal;
   services: Services;
   loaders: Loaders;
+  /** The console session the request came with (cookie), absent for a bearer token. */
+  consoleSessionId?: string;
 }
 
 export interface Loaders {

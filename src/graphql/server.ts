@@ -18,13 +18,13 @@ import type { Principal } from '../domain/principal.js';
  * header, the console session of its cookie under the cookie's CSRF rules (POST, JSON, this
  * service's Origin — else FORBIDDEN).
  */
-async function principalOf(ctx: Koa.Context, services: Services, baseUrl: string): Promise<Principal> {
+async function principalOf(ctx: Koa.Context, services: Services, baseUrl: string): Promise<{ principal: Principal; sessionId?: string }> {
   const authorization = ctx.get('authorization');
   const session = authorization ? undefined : sessionValue(ctx);
-  if (session === undefined) return services.keys.authenticateMember(presentedBearer(authorization));
+  if (session === undefined) return { principal: await services.keys.authenticateMember(presentedBearer(authorization)) };
   const problem = sessionCsrfProblem(ctx, baseUrl, { json: true });
   if (problem) throw new GraphQLError(problem, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
-  return services.consoleSessions.authenticate(session);
+  return services.consoleSessions.authenticateSession(session);
 }
 
 /**
@@ -50,8 +50,8 @@ export async function createGraphqlMiddleware(schema: GraphQLSchema, services: S
   const middleware = koaMiddleware(apollo, {
     context: async ({ ctx }) => {
       try {
-        const principal = await principalOf(ctx as unknown as Koa.Context, services, baseUrl);
-        return { principal, services, loaders: createLoaders(services) };
+        const { principal, sessionId } = await principalOf(ctx as unknown as Koa.Context, services, baseUrl);
+        return { principal, services, loaders: createLoaders(services), ...(sessionId ? { consoleSessionId: sessionId } : {}) };
       } catch (err) {
         if (err instanceof DomainError && err.code === 'UNAUTHENTICATED') {
           throw new GraphQLError(err.message, {

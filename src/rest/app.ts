@@ -21,6 +21,7 @@ import { chatRoutes } from './surfaces/chat.routes.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
 import { consoleSessionRoutes } from './console-session.routes.js';
 import { consoleRoutes } from './console.routes.js';
+import { widgetPreviewRoutes } from './widget-preview.routes.js';
 import type { ConsoleBundle } from '../infra/console/bundle.js';
 
 export const BODY_LIMIT = '1mb';
@@ -99,6 +100,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(homeRoutes(deps.baseUrl));
   app.use(consoleSessionRoutes(deps.services, deps.baseUrl));
   app.use(consoleRoutes(deps.console));
+  // Rewrites the preview's chat requests onto the chat surface (below), so it comes before it.
+  app.use(widgetPreviewRoutes());
   app.use(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl, deps.graphiql));
   app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl));

@@ -7,9 +7,11 @@ import { sendBuiltFile } from './built-file.js';
 /**
  * The console's policy: its own script and stylesheet only (Mantine adds `<style>` elements, hence
  * inline styles; never inline script or eval), GraphQL and sign-in on this origin, never framed.
+ * `frame-src 'self'`: the Chat widget tab frames the widget's preview page, the one page of this
+ * origin that allows it (every other sends `frame-ancestors 'none'`).
  */
 export const CONSOLE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; font-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 function shell(bundle: ConsoleBundle): string {
   return `<!doctype html>

@@ -54,6 +54,11 @@ export class ConsoleSessionService {
    * signed out, idle for 12 hours, or its member token was revoked or deleted.
    */
   async authenticate(sessionValue: string): Promise<Principal> {
+    return (await this.authenticateSession(sessionValue)).principal;
+  }
+
+  /** As {@link authenticate}, with the session's id (what a console "Try it" key is bound to). */
+  async authenticateSession(sessionValue: string): Promise<{ principal: Principal; sessionId: string }> {
     if (!sessionValue || sessionValue.length > 200) throw new Unauthenticated(ENDED);
     const r = this.store.repos;
     const hash = hashKey(sessionValue);
@@ -67,7 +72,7 @@ export class ConsoleSessionService {
     const member = await r.members.get(session.memberId);
     if (!member) throw new Unauthenticated(ENDED);
     if (idle > TOUCH_INTERVAL_MS) await r.consoleSessions.touch(session.id, now);
-    return { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role };
+    return { principal: { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role }, sessionId: session.id };
   }
 
   /** Deletes the rows of sessions that ended (idle or revoked) more than 12 hours ago. Housekeeping (system). */
@@ -75,10 +80,18 @@ export class ConsoleSessionService {
     return this.store.repos.consoleSessions.deleteEndedBefore(new Date(this.clock.now().getTime() - SESSION_IDLE_MS));
   }
 
-  /** Ends a session (sign-out). Whoever holds the cookie; an unknown or ended session is no error. */
+  /**
+   * Ends a session (sign-out) and, in the same transaction, revokes its "Try it" keys. Whoever holds
+   * the cookie; an unknown or ended session is no error.
+   */
   async signOut(sessionValue: string): Promise<void> {
     if (!sessionValue || sessionValue.length > 200) return;
     const session = await this.store.repos.consoleSessions.findByHash(hashKey(sessionValue));
-    if (session && !session.revokedAt) await this.store.repos.consoleSessions.revoke(session.id, this.clock.now());
+    if (!session || session.revokedAt) return;
+    const now = this.clock.now();
+    await this.store.transaction(async (r) => {
+      await r.consoleSessions.revoke(session.id, now);
+      await r.apiKeys.revokeByConsoleSession(session.id, now);
+    });
   }
 }

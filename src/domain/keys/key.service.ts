@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { NotFound } from '../errors.js';
+import { Forbidden, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Agent, ApiKey } from '../entities.js';
 import { loadAgent, requireAdmin, requireMember } from '../policy.js';
@@ -34,6 +34,9 @@ export interface CreatedKey {
 
 const scopesInput = z.array(z.enum(KEY_SCOPES)).max(10).default([]);
 
+/** How long a console "Try it" key works (unless its session ends first). */
+export const TRY_IT_KEY_LIFETIME_MS = 60 * 60_000;
+
 // lastUsedAt is written at most this often per key, so authentication stays a read.
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -54,6 +57,49 @@ export class KeyService {
     const expiry = keyExpiry(expiresAt, this.clock.now());
     const agent = await loadAgent(this.store.repos, p, agentId, 'configure');
     return this.issue({ workspaceId: agent.workspaceId, agentId: agent.id, kind: 'AGENT', name: keyName, scopes: [], createdBy: member.memberId, expiresAt: expiry });
+  }
+
+  /**
+   * The console's "Try it" key for one agent: an agent key named "Console Try it — <member>" that
+   * expires after {@link TRY_IT_KEY_LIFETIME_MS} and belongs to the console session `sessionId`,
+   * whose end (sign-out, the member token revoked) revokes it. The session's earlier Try-it key
+   * for this agent is revoked in the same transaction, so a session holds at most one per agent.
+   * Members who can configure the agent, signed in to the console: without a session (a member
+   * token) it throws Forbidden.
+   */
+  async createTryItKey(p: Principal, agentId: string, sessionId: string | undefined): Promise<CreatedKey> {
+    const member = requireMember(p);
+    if (!sessionId) {
+      throw new Forbidden(
+        'createTryItKey works only in a console session (the key ends with the session); with a member token, use createAgentApiKey(agentId, name, expiresAt) for a key of your own',
+      );
+    }
+    const agent = await loadAgent(this.store.repos, p, agentId, 'configure');
+    const who = await this.store.repos.members.get(member.memberId);
+    const now = this.clock.now();
+    const name = `Console Try it — ${who?.name || who?.email || member.memberId}`.slice(0, 100);
+    const material = generateKey('ak');
+    const apiKey = await this.store.transaction(async (r) => {
+      await r.apiKeys.revokeByConsoleSession(sessionId, now, agent.id);
+      return r.apiKeys.insert({
+        id: newId('key'),
+        workspaceId: agent.workspaceId,
+        agentId: agent.id,
+        kind: 'AGENT',
+        name,
+        scopes: [],
+        createdBy: member.memberId,
+        expiresAt: new Date(now.getTime() + TRY_IT_KEY_LIFETIME_MS),
+        consoleSessionId: sessionId,
+        keyHash: material.hash,
+        prefix: material.prefix,
+        last4: material.last4,
+        createdAt: now,
+        lastUsedAt: null,
+        revokedAt: null,
+      });
+    });
+    return { key: material.plaintext, apiKey };
   }
 
   /** Creates a workspace key (`wk_`), expiring at `expiresAt` if given (a minute to a year ahead). Admins only. */

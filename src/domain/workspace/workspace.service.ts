@@ -80,13 +80,18 @@ export class WorkspaceService {
         const existing = await r.memberTokens.findByName(admin.id, 'ADMIN_TOKEN');
         // A row stored before only the last 4 characters were shown is stored again the same way.
         if (!existing || existing.tokenHash !== k.hash || existing.prefix !== k.prefix) {
+          // The old token's console sessions go with its row; their "Try it" keys end first.
+          if (existing) await r.apiKeys.revokeByTokenSessions(existing.id, now);
           if (existing) await r.memberTokens.delete(existing.id);
           await storeToken(r, admin.id, 'ADMIN_TOKEN', k, now);
         }
         // Once ADMIN_TOKEN is configured it is the one bootstrap credential: the token generated
         // and printed on a first start without it stops working (revoked, so the list shows why).
         const generated = await r.memberTokens.findByName(admin.id, GENERATED_TOKEN_NAME);
-        if (generated && !generated.revokedAt) await r.memberTokens.revoke(generated.id, now);
+        if (generated && !generated.revokedAt) {
+          await r.memberTokens.revoke(generated.id, now);
+          await r.apiKeys.revokeByTokenSessions(generated.id, now);
+        }
       } else if (created) {
         const k = generateKey('mt');
         await storeToken(r, admin.id, GENERATED_TOKEN_NAME, k, now);
@@ -222,9 +227,13 @@ export class WorkspaceService {
       throw err;
     }
     const now = this.clock.now();
-    await this.store.repos.memberTokens.revoke(tokenId, now);
-    // Its console sessions end too (each use also checks the token, so this only tidies up).
-    await this.store.repos.consoleSessions.revokeByToken(tokenId, now);
+    await this.store.transaction(async (r) => {
+      await r.memberTokens.revoke(tokenId, now);
+      // Its console sessions end too (each use also checks the token), and with them their "Try
+      // it" keys, which would otherwise work until they expire.
+      await r.consoleSessions.revokeByToken(tokenId, now);
+      await r.apiKeys.revokeByTokenSessions(tokenId, now);
+    });
     return true;
   }
 

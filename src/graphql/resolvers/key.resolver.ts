@@ -17,6 +17,14 @@ export class KeyResolver {
     return ctx.services.keys.createAgentApiKey(ctx.principal, agentId, name, expiresAt);
   }
 
+  @Mutation(() => CreatedApiKey, {
+    description:
+      'The console\'s "Try it" key for an agent: an agent key named "Console Try it — <member>", expiring after an hour and revoked when the console session that made it ends (sign-out, or its member token revoked); it replaces the session\'s earlier Try-it key for that agent. Only in a console session: a bearer token is refused (FORBIDDEN)',
+  })
+  createTryItKey(@Arg('agentId', () => ID) agentId: string, @Ctx() ctx: Context) {
+    return ctx.services.keys.createTryItKey(ctx.principal, agentId, ctx.consoleSessionId);
+  }
+
   @Mutation(() => CreatedApiKey, { description: 'Creates a workspace key (wk_). Admins only' })
   createWorkspaceApiKey(
     @Arg('name', () => String) name: string,

@@ -175,6 +175,9 @@ function withInvalidation(r: Repositories, changed: (c: Change) => void): Reposi
       update: async (e) => after(await apiKeys.update(e), () => changed({ table: 'api_keys', id: e.id })),
       delete: async (id) => after(await apiKeys.delete(id), () => changed({ table: 'api_keys', id })),
       revoke: async (id, at) => after(await apiKeys.revoke(id, at), () => changed({ table: 'api_keys', id })),
+      revokeByConsoleSession: async (sessionId, at, agentId) =>
+        after(await apiKeys.revokeByConsoleSession(sessionId, at, agentId), (ids) => ids.forEach((id) => changed({ table: 'api_keys', id }))),
+      revokeByTokenSessions: async (tokenId, at) => after(await apiKeys.revokeByTokenSessions(tokenId, at), (ids) => ids.forEach((id) => changed({ table: 'api_keys', id }))),
     },
     httpEndpoints: child('http_endpoints', r.httpEndpoints),
     mcpTools: child('mcp_tools', r.mcpTools),
@@ -195,8 +198,8 @@ function withInvalidation(r: Repositories, changed: (c: Change) => void): Reposi
   };
 }
 
-function after<T>(value: T, then: () => void): T {
-  then();
+function after<T>(value: T, then: (value: T) => void): T {
+  then(value);
   return value;
 }
 

@@ -122,6 +122,26 @@ export function repositories(db: Conn): Repositories {
       listWorkspaceKeys: (workspaceId) => list(db, rows.apiKeys, { workspace_id: workspaceId, kind: 'WORKSPACE' }),
       revoke: (id, at) => q(async () => void (await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: at }))),
       touch: (id, at) => q(async () => void (await db('api_keys').where({ id }).update({ last_used_at: at }))),
+      revokeByConsoleSession: (sessionId, at, agentId) =>
+        q(async () =>
+          (
+            await db('api_keys')
+              .where({ console_session_id: sessionId, ...(agentId ? { agent_id: agentId } : {}) })
+              .whereNull('revoked_at')
+              .update({ revoked_at: at })
+              .returning('id')
+          ).map((r: { id: string }) => r.id),
+        ),
+      revokeByTokenSessions: (tokenId, at) =>
+        q(async () =>
+          (
+            await db('api_keys')
+              .whereIn('console_session_id', db('console_sessions').select('id').where({ token_id: tokenId }))
+              .whereNull('revoked_at')
+              .update({ revoked_at: at })
+              .returning('id')
+          ).map((r: { id: string }) => r.id),
+        ),
     },
     httpEndpoints: agentChild(db, rows.httpEndpoints),
     mcpTools: agentChild(db, rows.mcpTools),

@@ -1,7 +1,320 @@
-import { EmptyState } from '../../states.js';
+import { Alert, Anchor, Badge, Button, Checkbox, Code, Group, Modal, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core';
+import { useMemo, useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { draftOf, handlerInput, HandlerFields, parseSchemas, type HandlerDraft } from '../../entry-editor.js';
+import { fieldErrors, messageOf } from '../../errors.js';
+import { graphql, type ResultOf } from '../../graphql.js';
+import { EmptyState, ErrorState, LoadingState } from '../../states.js';
+import { SurfaceSwitches } from '../../surface-switches.js';
+import { HttpTryIt } from '../../try-it.js';
+import type { EditorError } from '../../code-editor.js';
 import type { AgentTabProps } from '../agent.js';
 
-/** The agent's HTTP API tab (to be built). */
+const HttpApiQuery = graphql(`
+  query HttpApiTab($id: ID!) {
+    agent(id: $id) {
+      id
+      cors { allowPlatformApps customOrigins }
+      httpEndpoints { id path description methods modelOverride inputSchema outputSchema handler { kind prompt script } updatedAt }
+    }
+    models { id name provider model isDefault }
+  }
+`);
+
+const AddEndpoint = graphql(`
+  mutation AddHttpEndpoint($agentId: ID!, $input: HttpEndpointInput!) {
+    addHttpEndpoint(agentId: $agentId, input: $input) { id path description methods modelOverride inputSchema outputSchema handler { kind prompt script } updatedAt }
+  }
+`);
+
+const UpdateEndpoint = graphql(`
+  mutation UpdateHttpEndpoint($id: ID!, $input: UpdateHttpEndpointInput!) {
+    updateHttpEndpoint(id: $id, input: $input) { id path description methods modelOverride inputSchema outputSchema handler { kind prompt script } updatedAt }
+  }
+`);
+
+const RemoveEndpoint = graphql(`
+  mutation RemoveHttpEndpoint($id: ID!) { removeHttpEndpoint(id: $id) }
+`);
+
+const SetCors = graphql(`
+  mutation SetCors($agentId: ID!, $allowPlatformApps: Boolean!, $customOrigins: [String!]) {
+    setCors(agentId: $agentId, allowPlatformApps: $allowPlatformApps, customOrigins: $customOrigins) { id cors { allowPlatformApps customOrigins } }
+  }
+`);
+
+type Data = ResultOf<typeof HttpApiQuery>;
+type Endpoint = Data['agent']['httpEndpoints'][number];
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+type Method = (typeof METHODS)[number];
+
+/** The agent's HTTP API: its switches, endpoints (add, edit, remove), CORS, and Try it. */
 export default function HttpApiTab({ agentId }: AgentTabProps) {
-  return <EmptyState title="HTTP API">Not in the console yet (agent {agentId}).</EmptyState>;
+  const context = useMemo(() => ({ additionalTypenames: ['HttpEndpoint'] }), []);
+  const [{ data, error, fetching }, refetch] = useQuery({ query: HttpApiQuery, variables: { id: agentId }, context });
+  const [editing, setEditing] = useState<'new' | string | null>(null);
+  const [removing, setRemoving] = useState<Endpoint | null>(null);
+  if (fetching && !data) return <LoadingState label="Loading the HTTP API…" />;
+  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
+  if (!data) return null;
+  const endpoints = data.agent.httpEndpoints;
+  const base = `${location.origin}/agents/${agentId}/api/`;
+  return (
+    <Stack>
+      <SurfaceSwitches agentId={agentId} surface="HTTP_API" label="HTTP API" />
+      <Paper withBorder p="md" component="section" aria-labelledby="endpoints-title">
+        <Stack gap="sm">
+          <Group justify="space-between">
+            <Title order={3} size="h4" id="endpoints-title">
+              Endpoints
+            </Title>
+            <Button onClick={() => setEditing('new')} disabled={editing === 'new'}>
+              Add endpoint
+            </Button>
+          </Group>
+          <Text size="sm">
+            Each endpoint answers at <Code style={{ wordBreak: 'break-all' }}>{base}&lt;path&gt;</Code> with an agent key in <Code>X-Agent-Access-Key</Code>.{' '}
+            <Anchor href={`/agents/${agentId}/openapi.json`} target="_blank" rel="noreferrer" size="sm">
+              OpenAPI description
+            </Anchor>{' '}
+            (needs the key too).
+          </Text>
+          {endpoints.length === 0 && editing !== 'new' ? (
+            <EmptyState title="No endpoints yet">Add an endpoint: a path, its methods, and a prompt or a script that answers it.</EmptyState>
+          ) : endpoints.length ? (
+            <Table.ScrollContainer minWidth={560}>
+              <Table aria-label="Endpoints" highlightOnHover>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th scope="col">Path</Table.Th>
+                    <Table.Th scope="col">Methods</Table.Th>
+                    <Table.Th scope="col">Handler</Table.Th>
+                    <Table.Th scope="col">Model</Table.Th>
+                    <Table.Th scope="col">Schemas</Table.Th>
+                    <Table.Th scope="col">
+                      <VisuallyHidden>Actions</VisuallyHidden>
+                    </Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {endpoints.map((e) => (
+                    <Table.Tr key={e.id}>
+                      <Table.Td>
+                        <Code>{e.path}</Code>
+                      </Table.Td>
+                      <Table.Td>{e.methods.join(', ')}</Table.Td>
+                      <Table.Td>
+                        <Badge variant="outline" color={e.handler.kind === 'SCRIPT' ? 'indigo.8' : 'teal.9'}>
+                          {e.handler.kind === 'SCRIPT' ? 'Script' : 'Prompt'}
+                        </Badge>
+                      </Table.Td>
+                      <Table.Td>{e.handler.kind === 'SCRIPT' ? '—' : (e.modelOverride ?? 'Agent default')}</Table.Td>
+                      <Table.Td>{[e.inputSchema ? 'input' : '', e.outputSchema ? 'output' : ''].filter(Boolean).join(', ') || '—'}</Table.Td>
+                      <Table.Td>
+                        <Group gap="xs" wrap="nowrap">
+                          <Button size="xs" variant="light" onClick={() => setEditing(e.id)} aria-label={`Edit ${e.path}`}>
+                            Edit
+                          </Button>
+                          <Button size="xs" variant="outline" color="red.9" onClick={() => setRemoving(e)} aria-label={`Remove ${e.path}`}>
+                            Remove
+                          </Button>
+                        </Group>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          ) : null}
+          {editing ? (
+            <EndpointForm
+              key={editing}
+              agentId={agentId}
+              endpoint={endpoints.find((e) => e.id === editing) ?? null}
+              models={data.models}
+              onDone={() => setEditing(null)}
+            />
+          ) : null}
+        </Stack>
+      </Paper>
+      <HttpTryIt key={endpoints.map((e) => e.id).join()} agentId={agentId} endpoints={endpoints} />
+      <CorsForm key={agentId} agentId={agentId} cors={data.agent.cors} />
+      <RemoveDialog endpoint={removing} onClose={() => setRemoving(null)} />
+    </Stack>
+  );
+}
+
+function EndpointForm({ agentId, endpoint, models, onDone }: { agentId: string; endpoint: Endpoint | null; models: Data['models']; onDone: () => void }) {
+  const [path, setPath] = useState(endpoint?.path ?? '');
+  const [description, setDescription] = useState(endpoint?.description ?? '');
+  const [methods, setMethods] = useState<string[]>(endpoint ? [...endpoint.methods] : ['POST']);
+  const [draft, setDraft] = useState<HandlerDraft>(() => draftOf(endpoint));
+  const [localErrors, setLocalErrors] = useState<Record<string, EditorError>>({});
+  const [added, addResult] = useMutation(AddEndpoint);
+  const [updated, updateResult] = useMutation(UpdateEndpoint);
+  const state = endpoint ? updated : added;
+  const { fields, other } = fieldErrors(state.error);
+  const knownFields = ['path', 'description', 'methods', 'handler', 'modelOverride', 'inputSchema', 'outputSchema'];
+  const otherFields = Object.entries(fields).filter(([k]) => !knownFields.includes(k));
+  const [saved, setSaved] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const { inputSchema, outputSchema, errors } = parseSchemas(draft);
+    setLocalErrors(errors);
+    if (Object.keys(errors).length) return;
+    const input = {
+      path,
+      description,
+      methods: methods as Method[],
+      handler: handlerInput(draft),
+      modelOverride: draft.kind === 'PROMPT' && draft.modelOverride ? draft.modelOverride : null,
+      inputSchema,
+      outputSchema,
+    };
+    const result = endpoint ? await updateResult({ id: endpoint.id, input }) : await addResult({ agentId, input });
+    if (!result.error) {
+      setSaved(true);
+      if (!endpoint) onDone();
+    }
+  };
+  return (
+    <Paper withBorder p="md" bg="gray.0">
+      <form onSubmit={submit} noValidate aria-label={endpoint ? `Edit endpoint ${endpoint.path}` : 'New endpoint'}>
+        <Stack gap="sm">
+          <Title order={4} size="h5">
+            {endpoint ? `Edit ${endpoint.path}` : 'New endpoint'}
+          </Title>
+          <TextInput
+            label="Path"
+            description="Relative to /agents/<agent>/api/, may contain slashes; {name} captures a parameter"
+            required
+            value={path}
+            onChange={(e) => setPath(e.currentTarget.value)}
+            error={fields.path}
+          />
+          <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
+          <Checkbox.Group label="Methods" value={methods} onChange={setMethods} error={fields.methods}>
+            <Group mt="xs">
+              {METHODS.map((m) => (
+                <Checkbox key={m} value={m} label={m} />
+              ))}
+            </Group>
+          </Checkbox.Group>
+          <HandlerFields
+            draft={draft}
+            onChange={setDraft}
+            error={state.error}
+            localErrors={localErrors}
+            models={models}
+            inputSchemaHelp="Requests whose JSON body does not match are refused with 400"
+          />
+          {otherFields.length || other ? (
+            <Alert variant="outline" color="red.9" role="alert">
+              {[...otherFields.map(([k, v]) => `${k}: ${v}`), other].filter(Boolean).join(' ')}
+            </Alert>
+          ) : null}
+          <Group>
+            <Button type="submit" loading={state.fetching}>
+              {endpoint ? 'Save endpoint' : 'Add endpoint'}
+            </Button>
+            <Button variant="default" onClick={onDone}>
+              {endpoint ? 'Close' : 'Cancel'}
+            </Button>
+            <Text size="sm" c="teal.9" role="status" aria-live="polite">
+              {saved ? 'Saved' : ''}
+            </Text>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+function RemoveDialog({ endpoint, onClose }: { endpoint: Endpoint | null; onClose: () => void }) {
+  const [{ fetching, error }, remove] = useMutation(RemoveEndpoint);
+  return (
+    <Modal opened={endpoint !== null} onClose={onClose} title="Remove endpoint">
+      {endpoint ? (
+        <Stack>
+          <Text size="sm">
+            Remove <Code>{endpoint.path}</Code>? Calls to it will get 404.
+          </Text>
+          {error ? (
+            <Alert variant="outline" color="red.9" role="alert">
+              {messageOf(error)}
+            </Alert>
+          ) : null}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button
+              color="red.8"
+              loading={fetching}
+              onClick={async () => {
+                const r = await remove({ id: endpoint.id }, { additionalTypenames: ['HttpEndpoint'] });
+                if (!r.error) onClose();
+              }}
+            >
+              Remove
+            </Button>
+          </Group>
+        </Stack>
+      ) : null}
+    </Modal>
+  );
+}
+
+function CorsForm({ agentId, cors }: { agentId: string; cors: Data['agent']['cors'] }) {
+  const [platform, setPlatform] = useState(cors.allowPlatformApps);
+  const [origins, setOrigins] = useState(cors.customOrigins.join('\n'));
+  const [saved, setSaved] = useState(false);
+  const [{ fetching, error }, save] = useMutation(SetCors);
+  const { fields, other } = fieldErrors(error);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const list = origins
+      .split(/[\s,]+/)
+      .map((o) => o.trim())
+      .filter(Boolean);
+    const r = await save({ agentId, allowPlatformApps: platform, customOrigins: list });
+    if (!r.error) setSaved(true);
+  };
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby="cors-title">
+      <form onSubmit={submit} noValidate aria-label="CORS">
+        <Stack gap="sm">
+          <Title order={3} size="h4" id="cors-title">
+            CORS
+          </Title>
+          <Text size="sm">Which browser pages may call this agent. Servers and the chat widget's proxy need no entry.</Text>
+          <Switch label="Allow requests from platform apps (this service's own pages)" checked={platform} onChange={(e) => setPlatform(e.currentTarget.checked)} />
+          <Textarea
+            label="Custom origins"
+            description="One per line: scheme and host (and port), e.g. https://shop.example.com"
+            autosize
+            minRows={2}
+            value={origins}
+            onChange={(e) => setOrigins(e.currentTarget.value)}
+            error={fields.customOrigins}
+          />
+          {other ? (
+            <Alert variant="outline" color="red.9" role="alert">
+              {other}
+            </Alert>
+          ) : null}
+          <Group>
+            <Button type="submit" loading={fetching}>
+              Save CORS
+            </Button>
+            <Text size="sm" c="teal.9" role="status" aria-live="polite">
+              {saved ? 'Saved' : ''}
+            </Text>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
 }

@@ -18,6 +18,7 @@ export const apiKeys: Mapping<ApiKey> = {
     last_used_at: e.lastUsedAt,
     revoked_at: e.revokedAt,
     expires_at: e.expiresAt,
+    console_session_id: e.consoleSessionId ?? null,
   }),
   fromRow: (r) => ({
     id: r.id,
@@ -34,5 +35,6 @@ export const apiKeys: Mapping<ApiKey> = {
     lastUsedAt: dateOrNull(r.last_used_at),
     revokedAt: dateOrNull(r.revoked_at),
     expiresAt: dateOrNull(r.expires_at),
+    consoleSessionId: r.console_session_id ?? null,
   }),
 };
