@@ -6,7 +6,9 @@ import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-bro
 
 // The agent's HTTP API, MCP server and Chat widget tabs in Chromium, under the console's CSP:
 // sign in → create an agent → a script endpoint with a syntax error (the editor marks its line and
-// column) → fixed → Try it answers 200 with the output; CORS lets the console's origin reach the MCP
+// column) → fixed → Try it answers 200 with the output, and the Activity tab open in another window
+// shows the call without a reload; a daily limit of 0 saved on the Limits tab → Try it shows the 429
+// with its reason and retry time; CORS lets the console's origin reach the MCP
 // server, whose Try it lists and calls a tool; the client configurations carry the URL; the
 // widget's script tag and live preview; the chat's Try it streams the fake model's answer; and
 // sign-out revokes the session's Try-it key (401).
@@ -101,11 +103,25 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     expect(agent.httpEndpoints).to.deep.equal([{ path: 'greet', methods: ['POST'], handler: { script: "const name = input.name;\nreturn { greeting: 'Hello ' + name };" } }]);
   });
 
-  it('Try it calls the endpoint with a session key: 200, the answer, credits and run id', async () => {
+  it('Try it calls the endpoint with a session key: 200, the answer, credits and run id; the call appears in Activity without a reload', async () => {
+    // The Activity tab open in another window of the same session, before the call.
+    const watcher = await page.context().newPage();
+    await watcher.goto(`${h.svc.url}/console/agents/${agentId}/activity`);
+    const log = watcher.getByRole('table', { name: 'Activity log' });
+    await watcher.getByText(/No activity/i).or(log).first().waitFor();
+    await watcher.evaluate(() => {
+      (globalThis as any).__sameDocument = true;
+    });
+    expect(await log.getByRole('row', { name: /greet/ }).count()).to.equal(0);
+
     const tryIt = page.getByRole('region', { name: 'Try it' });
     await tryIt.getByLabel('Body (JSON)').fill('{"name": "Ada"}');
     await tryIt.getByRole('button', { name: 'Send request' }).click();
     await tryIt.getByTestId('try-it-status').filter({ hasText: /^200/ }).waitFor();
+    // The live tail shows the call; the page was not loaded again.
+    await log.getByRole('row', { name: /greet.*200/ }).waitFor({ timeout: 15_000 });
+    expect(await watcher.evaluate(() => (globalThis as any).__sameDocument)).to.equal(true);
+    await watcher.close();
     expect(await tryIt.getByTestId('try-it-answer').textContent()).to.include('"greeting": "Hello Ada"');
     expect(await tryIt.getByTestId('try-it-credits').textContent()).to.match(/Credits: \d/);
     await tryIt.getByText(/^Run run_/).waitFor();
@@ -243,8 +259,12 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     }
   });
 
-  it('a daily credit limit of 0: Try it shows the 429 with its reason and retry time', async () => {
-    await h.gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: agentId });
+  it('a daily credit limit of 0 set on the Limits tab: Try it shows the 429 with its reason and retry time', async () => {
+    await page.getByRole('tab', { name: 'Limits' }).click();
+    await page.getByLabel('Daily credit limit').fill('0');
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    await page.getByRole('progressbar', { name: /agent's daily limit/ }).waitFor();
+    expect((await h.gql('query($a: ID!) { agent(id: $a) { limits { dailyCreditLimit } } }', { a: agentId })).agent.limits.dailyCreditLimit).to.equal(0);
     try {
       await page.getByRole('tab', { name: 'HTTP API' }).click();
       const tryIt = page.getByRole('region', { name: 'Try it' });
