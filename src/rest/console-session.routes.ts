@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import { DomainError, Forbidden, UnsupportedMediaType } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
-import { clearedSessionCookie, secureCookies, sessionCookie, sessionCsrfProblem, sessionValue } from './session-cookie.js';
+import { clearedSessionCookie, secureCookies, sessionCookie, sessionCsrfProblem, sessionValue } from '../infra/console/session-cookie.js';
 
 const SIGN_IN = 'Sign in with POST /console/session, Content-Type: application/json and a body {"token": "<member token>"}';
 
