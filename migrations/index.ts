@@ -16,6 +16,7 @@ import * as consoleSessions from './20270205000000_console_sessions.js';
 import * as apiKeyExpiry from './20270210000000_api_key_expiry.js';
 import * as apiKeyConsoleSession from './20270221000000_api_key_console_session.js';
 import * as activityEntryIndex from './20270222000000_activity_entry_index.js';
+import * as agentChanges from './20270230000000_agent_changes.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -37,6 +38,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270210000000_api_key_expiry': apiKeyExpiry,
   '20270221000000_api_key_console_session': apiKeyConsoleSession,
   '20270222000000_activity_entry_index': activityEntryIndex,
+  '20270230000000_agent_changes': agentChanges,
 };
 
 /** knex migration source over the static list above. */

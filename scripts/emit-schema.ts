@@ -4,18 +4,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGraphqlSchema, schemaSdl } from '../src/graphql/schema.js';
+import { manifestSchemaText } from '../src/rest/schemas.routes.js';
 
-const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'schema.graphql');
-const sdl = schemaSdl(await buildGraphqlSchema());
+// The agent manifest's JSON Schema (schemas/agent-manifest.v1.json) is written and checked alike.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outputs: [string, string][] = [
+  [path.join(root, 'schema.graphql'), schemaSdl(await buildGraphqlSchema())],
+  [path.join(root, 'schemas', 'agent-manifest.v1.json'), manifestSchemaText()],
+];
 
-if (process.argv.includes('--check')) {
-  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  if (current !== sdl) {
-    console.error('schema.graphql is stale: run `npm run schema` and commit the result.');
-    process.exit(1);
+for (const [file, text] of outputs) {
+  const name = path.relative(root, file);
+  if (process.argv.includes('--check')) {
+    const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    if (current !== text) {
+      console.error(`${name} is stale: run \`npm run schema\` and commit the result.`);
+      process.exitCode = 1;
+    } else console.log(`${name} is up to date.`);
+  } else {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+    console.log(`wrote ${file}`);
   }
-  console.log('schema.graphql is up to date.');
-} else {
-  fs.writeFileSync(file, sdl);
-  console.log(`wrote ${file}`);
 }

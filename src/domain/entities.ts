@@ -375,6 +375,20 @@ export interface ActivityEntry {
   createdAt: Date;
 }
 
+/** A change to an agent's configuration made by a member (an applied manifest): who, when and what. */
+export interface AgentChange {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  /** The member who made it (null once that member is deleted). */
+  memberId: string | null;
+  /** How it was made: `manifest`. */
+  source: string;
+  /** What changed: each change's action and its path in the manifest. */
+  changes: { action: string; path: string }[];
+  createdAt: Date;
+}
+
 export interface DailyUsage {
   agentId: string;
   day: string;

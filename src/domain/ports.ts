@@ -1,5 +1,6 @@
 import type { RecordFilter, SortKey } from './documents/record-filter.js';
 import type {
+  AgentChange,
   ConsoleSession,
   ActivityEntry,
   ActivityKind,
@@ -139,6 +140,11 @@ export interface SurfaceUsage {
   surface: Surface;
   runs: number;
   credits: number;
+}
+/** Changes to agents' configuration (applied manifests), newest first. */
+export interface AgentChangeRepo {
+  insert(c: AgentChange): Promise<void>;
+  listByAgent(agentId: string, first: number): Promise<AgentChange[]>;
 }
 /** A database record as stored: its id plus the field values. */
 export type StoredRecord = { id: string } & Record<string, unknown>;
@@ -376,6 +382,7 @@ export interface Repositories {
   models: ModelRepo;
   messages: MessageRepo;
   activity: ActivityRepo;
+  agentChanges: AgentChangeRepo;
   usage: UsageRepo;
   slots: SlotRepo;
   workspaceRead: WorkspaceReadRepo;

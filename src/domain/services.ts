@@ -9,6 +9,7 @@ import { RecordService } from './documents/record.service.js';
 import { EntryService } from './entries/entry.service.js';
 import { ScriptCheck } from './entries/script-check.js';
 import { KeyService } from './keys/key.service.js';
+import { ManifestService } from './manifests/manifest.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ModelService } from './models/model.service.js';
 import type { ChargeSink, Cipher, RunMetrics, Store } from './ports.js';
@@ -53,6 +54,7 @@ export interface Services {
   webhooks: WebhookService;
   chat: ChatService;
   workspaceApi: WorkspaceApiService;
+  manifests: ManifestService;
 }
 
 export interface ServiceDeps {
@@ -97,6 +99,7 @@ export function createServices(deps: ServiceDeps): Services {
   const pipeline = new Pipeline(admission, runs, activityLog, deps.metrics);
   const keys = new KeyService(store, clock);
   const modelReferences = new ModelReferences(deps.modelDefaults);
+  const scriptCheck = new ScriptCheck(deps.compiler ?? deps.sandbox, deps.scriptLimits);
   return {
     store,
     clock,
@@ -104,7 +107,7 @@ export function createServices(deps: ServiceDeps): Services {
     agents: new AgentService(store, clock, modelReferences),
     keys,
     consoleSessions: new ConsoleSessionService(store, clock),
-    entries: new EntryService(store, clock, new ScriptCheck(deps.compiler ?? deps.sandbox, deps.scriptLimits), modelReferences),
+    entries: new EntryService(store, clock, scriptCheck, modelReferences),
     documents: new DocumentService(store, clock),
     records,
     secrets,
@@ -122,5 +125,6 @@ export function createServices(deps: ServiceDeps): Services {
     chat: new ChatService(store, clock),
     webhooks: new WebhookService(store, clock, secrets, pipeline, { ...DEFAULT_WEBHOOK_CONFIG, ...deps.webhooks }),
     workspaceApi: new WorkspaceApiService(store, clock, deps.chargeSink),
+    manifests: new ManifestService(store, clock, scriptCheck, modelReferences),
   };
 }

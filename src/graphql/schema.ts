@@ -5,6 +5,7 @@ import { AgentResolver } from './resolvers/agent.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
 import { HttpEndpointResolver, McpToolResolver, WebhookDeliveryResolver, WebhookResolver } from './resolvers/entry.resolver.js';
 import { KeyResolver } from './resolvers/key.resolver.js';
+import { AgentChangeResolver, ManifestResolver } from './resolvers/manifest.resolver.js';
 import { WorkspaceResolver } from './resolvers/workspace.resolver.js';
 
 export const resolvers = [
@@ -16,6 +17,8 @@ export const resolvers = [
   WebhookResolver,
   WebhookDeliveryResolver,
   DocumentResolver,
+  ManifestResolver,
+  AgentChangeResolver,
 ] as const;
 
 /** Builds the executable schema from the type-graphql resolvers (no validation: the domain validates). */

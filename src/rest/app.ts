@@ -12,6 +12,7 @@ import { docsRoutes } from './openapi/docs.routes.js';
 import { graphqlGetTransport, graphqlPostTransport } from './graphql-transport.js';
 import { graphqlPageRoutes, type GraphiqlFile } from './graphiql.routes.js';
 import { homeRoutes } from './home.routes.js';
+import { schemaRoutes } from './schemas.routes.js';
 import { surfacesOpenApi } from './openapi/surfaces.openapi.js';
 import { documentApiRoutes } from './surfaces/document-api.routes.js';
 import { httpApiRoutes } from './surfaces/http-api.routes.js';
@@ -98,6 +99,7 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/graphql', graphqlGetTransport, graphql);
 
   app.use(homeRoutes(deps.baseUrl));
+  app.use(schemaRoutes());
   app.use(consoleSessionRoutes(deps.services, deps.baseUrl));
   app.use(consoleRoutes(deps.console));
   // Rewrites the preview's chat requests onto the chat surface (below), so it comes before it.

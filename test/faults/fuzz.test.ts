@@ -80,6 +80,7 @@ const TABLES: TableSpec[] = [
   { name: 'member_tokens', key: 'id', exclude: ['last_used_at'] },
   { name: 'console_sessions', key: 'id', exclude: ['last_seen_at'] },
   { name: 'agents', key: 'id' },
+  { name: 'agent_changes', key: 'id' },
   { name: 'api_keys', key: 'id', exclude: ['last_used_at'] },
   { name: 'http_endpoints', key: 'id' },
   { name: 'mcp_tools', key: 'id' },

@@ -16,6 +16,7 @@ import { knexStore } from '../../src/infra/store/knex-store.js';
 /** Every table of the data model with its columns, in order. */
 const COLUMNS: Record<string, string> = {
   activity_log: 'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id',
+  agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
   api_keys: 'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at console_session_id',
   chat_turns: 'id conversation_id role content run_id created_at',
@@ -63,6 +64,9 @@ const CHECKS = ['agents_visibility_check', 'api_keys_kind_check', 'documents_kin
 const FOREIGN_KEYS = [
   'activity_log FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'activity_log FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'agent_changes FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'agent_changes FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE SET NULL',
+  'agent_changes FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'agents FOREIGN KEY (team_id) REFERENCES teams(id) ON DELETE SET NULL',
   'agents FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'api_keys FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
@@ -105,6 +109,7 @@ const INDEXES = [
   'CREATE INDEX activity_log_agent_id_surface_kind_created_at_id_index ON activity_log USING btree (agent_id, surface, kind, created_at, id)',
   'CREATE INDEX activity_log_created_at_index ON activity_log USING btree (created_at)',
   'CREATE INDEX activity_log_run_id_index ON activity_log USING btree (run_id) WHERE (run_id IS NOT NULL)',
+  'CREATE INDEX agent_changes_agent_id_created_at_id_index ON agent_changes USING btree (agent_id, created_at, id)',
   'CREATE INDEX agents_team_id_index ON agents USING btree (team_id)',
   'CREATE INDEX agents_workspace_id_created_at_index ON agents USING btree (workspace_id, created_at)',
   'CREATE INDEX api_keys_agent_id_index ON api_keys USING btree (agent_id)',

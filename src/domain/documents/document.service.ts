@@ -1,52 +1,12 @@
-import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { Conflict, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { FIELD_TYPES, type Document, type DocumentExposure } from '../entities.js';
+import type { Document, DocumentExposure } from '../entities.js';
 import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';
-import { nonEmpty, optionalText, parse, stripUndefined } from '../validation.js';
-
-const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-const fieldsInput = z
-  .array(
-    z.object({
-      name: z.string().regex(FIELD_NAME, 'must start with a letter or _ and contain only letters, digits and _ (max 64)'),
-      type: z.enum(FIELD_TYPES),
-      required: z.boolean().default(false),
-    }),
-  )
-  .max(200)
-  .superRefine((fields, ctx) => {
-    const seen = new Set<string>();
-    fields.forEach((f, i) => {
-      if (f.name === 'id') ctx.addIssue({ code: 'custom', message: "'id' is reserved for the record id", path: [i, 'name'] });
-      // A JSON key `__proto__` sets the prototype in most JavaScript clients instead of holding a
-      // value, and parsers drop or refuse it: such a field could not be read back reliably.
-      if (f.name === '__proto__') ctx.addIssue({ code: 'custom', message: "'__proto__' cannot be a field name: JavaScript clients could not hold it as a value", path: [i, 'name'] });
-      if (seen.has(f.name)) ctx.addIssue({ code: 'custom', message: `field '${f.name}' appears twice`, path: [i, 'name'] });
-      seen.add(f.name);
-    });
-  });
-
-const MAX_CONTENT = 5 * 1024 * 1024;
-const documentInput = z.object({
-  name: nonEmpty(200),
-  description: optionalText(2000).default(''),
-  kind: z.enum(['TEXT', 'DATABASE']).default('TEXT'),
-  content: optionalText(MAX_CONTENT).default(''),
-  fields: fieldsInput.default([]),
-});
-const documentPatch = z.object({
-  name: nonEmpty(200).optional(),
-  description: optionalText(2000).optional(),
-  content: optionalText(MAX_CONTENT).optional(),
-  fields: fieldsInput.optional(),
-});
-const exposureInput = z
-  .object({ read: z.boolean().default(true), write: z.boolean().default(false) })
-  .refine((e) => e.read || e.write, 'give read, write or both');
+import { parse, stripUndefined } from '../validation.js';
+import { documentInput, documentPatch, exposureInput } from './document.schemas.js';
 
 /** Documents of an agent and their exposure on the Document API. */
 export class DocumentService {

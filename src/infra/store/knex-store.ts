@@ -222,6 +222,15 @@ export function repositories(db: Conn): Repositories {
           return rs.map((r: any) => ({ day: r.day, surface: r.surface, runs: Number(r.runs), credits: Number(r.credits) }));
         }),
     },
+    agentChanges: {
+      insert: (c) => q(async () => void (await db('agent_changes').insert(rows.agentChanges.toRow(c)))),
+      listByAgent: (agentId, first) =>
+        q(async () =>
+          (await db('agent_changes').where({ agent_id: agentId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(first)).map(
+            rows.agentChanges.fromRow,
+          ),
+        ),
+    },
     usage: usageRepo(db),
     slots: slotRepo(db),
     workspaceRead: workspaceReadRepo(db),

@@ -17,3 +17,4 @@ export { models } from './models.js';
 export { messages } from './messages.js';
 export { activity } from './activity.js';
 export { webhookDeliveries } from './webhook-deliveries.js';
+export { agentChanges } from './agent-changes.js';

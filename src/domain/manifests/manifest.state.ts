@@ -1,0 +1,298 @@
+import { stringify } from 'yaml';
+import type { Agent, Capabilities, CorsSettings, DocumentKind, FieldDef, Guardrails, Handler, HttpMethod, SignatureScheme, Surfaces, Visibility } from '../entities.js';
+import { HTTP_METHODS, SURFACES } from '../entities.js';
+import type { Repositories } from '../ports.js';
+import { DEFAULT_CAPABILITIES, DEFAULT_CORS, DEFAULT_GUARDRAILS, defaultSurfaces } from '../agents/agent.schemas.js';
+import { pathShape } from '../entries/entry.schemas.js';
+import { API_VERSION, KIND, type AgentManifest } from './manifest.schemas.js';
+
+// An agent as a manifest describes it — without ids or timestamps — and its one canonical written
+// form. The export writes that form; a plan compares the workspace's and the file's in that form,
+// so "no change" and "the same text" are one and the same thing.
+
+export interface AgentSettings {
+  name: string;
+  description: string;
+  instructions: string;
+  defaultModel: string | null;
+  visibility: Visibility;
+  /** The team's name. */
+  team: string | null;
+  allowWorkspaceKeys: boolean;
+  capabilities: Capabilities;
+  guardrails: Guardrails;
+  limits: { dailyCreditLimit: number | null; maxConcurrentRequests: number | null };
+  surfaces: Surfaces;
+  cors: CorsSettings;
+}
+export interface EndpointState {
+  path: string;
+  methods: HttpMethod[];
+  description: string;
+  handler: Handler;
+  modelOverride: string | null;
+  inputSchema: Record<string, unknown> | null;
+  outputSchema: Record<string, unknown> | null;
+}
+export interface ToolState {
+  name: string;
+  description: string;
+  handler: Handler;
+  modelOverride: string | null;
+  inputSchema: Record<string, unknown> | null;
+  outputSchema: Record<string, unknown> | null;
+}
+export interface WebhookState {
+  integration: string;
+  handler: Handler;
+  modelOverride: string | null;
+  signature: { scheme: SignatureScheme; secretName: string } | null;
+  maxBodyBytes: number | null;
+}
+export interface DocumentState {
+  name: string;
+  description: string;
+  kind: DocumentKind;
+  content: string;
+  fields: FieldDef[];
+  exposure: { read: boolean; write: boolean } | null;
+  /** Absent: not part of the description (an export without records, a file without them). */
+  records?: Record<string, unknown>[];
+}
+export interface AgentState {
+  settings: AgentSettings;
+  endpoints: EndpointState[];
+  tools: ToolState[];
+  webhooks: WebhookState[];
+  documents: DocumentState[];
+}
+
+/** The natural keys entries are matched by: endpoints by path shape, the others by name. */
+export const KEYS = {
+  endpoints: (e: EndpointState) => pathShape(e.path),
+  tools: (e: ToolState) => e.name,
+  webhooks: (e: WebhookState) => e.integration,
+  documents: (e: DocumentState) => e.name,
+};
+
+/** Records of a document read per query while exporting. */
+const RECORD_PAGE = 1000;
+
+/** What the workspace holds of an agent, with its documents' records when `withRecords`. */
+export async function loadState(r: Repositories, agent: Agent, teams: Map<string, string>, withRecords: boolean | ((doc: string) => boolean)): Promise<AgentState> {
+  const [endpoints, tools, webhooks, documents, exposures] = await Promise.all([
+    r.httpEndpoints.listByAgents([agent.id]),
+    r.mcpTools.listByAgents([agent.id]),
+    r.webhooks.listByAgents([agent.id]),
+    r.documents.listByAgents([agent.id]),
+    r.exposures.listByAgents([agent.id]),
+  ]);
+  const exposureOf = new Map(exposures.map((e) => [e.documentId, { read: e.read, write: e.write }]));
+  const docs: DocumentState[] = [];
+  for (const d of documents) {
+    const doc: DocumentState = { name: d.name, description: d.description, kind: d.kind, content: d.content, fields: d.fields, exposure: exposureOf.get(d.id) ?? null };
+    const want = typeof withRecords === 'function' ? withRecords(d.name) : withRecords;
+    if (want && d.kind === 'DATABASE') doc.records = await allRecords(r, d.id);
+    docs.push(doc);
+  }
+  return {
+    settings: {
+      name: agent.name,
+      description: agent.description,
+      instructions: agent.instructions,
+      defaultModel: agent.defaultModel,
+      visibility: agent.visibility,
+      team: agent.teamId ? (teams.get(agent.teamId) ?? agent.teamId) : null,
+      allowWorkspaceKeys: agent.allowWorkspaceKeys,
+      capabilities: agent.capabilities,
+      guardrails: agent.guardrails,
+      limits: { dailyCreditLimit: agent.dailyCreditLimit, maxConcurrentRequests: agent.maxConcurrentRequests },
+      surfaces: agent.surfaces,
+      cors: agent.cors,
+    },
+    endpoints: endpoints.map((e) => ({ path: e.path, methods: e.methods, description: e.description, handler: e.handler, modelOverride: e.modelOverride, inputSchema: e.inputSchema, outputSchema: e.outputSchema })),
+    tools: tools.map((t) => ({ name: t.name, description: t.description, handler: t.handler, modelOverride: t.modelOverride, inputSchema: t.inputSchema, outputSchema: t.outputSchema })),
+    webhooks: webhooks.map((w) => ({ integration: w.integration, handler: w.handler, modelOverride: w.modelOverride, signature: w.signature, maxBodyBytes: w.maxBodyBytes })),
+    documents: docs,
+  };
+}
+
+async function allRecords(r: Repositories, documentId: string): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (let offset = 0; ; offset += RECORD_PAGE) {
+    const { records } = await r.records.query(documentId, {}, { limit: RECORD_PAGE, offset });
+    for (const { id: _id, ...data } of records) out.push(data);
+    if (records.length < RECORD_PAGE) return out;
+  }
+}
+
+/** The settings of an agent the file creates, before the file's own values: what createAgent gives. */
+export function newAgentSettings(name: string, limits: AgentSettings['limits']): AgentSettings {
+  return {
+    name,
+    description: '',
+    instructions: '',
+    defaultModel: null,
+    visibility: 'WORKSPACE',
+    team: null,
+    allowWorkspaceKeys: false,
+    capabilities: DEFAULT_CAPABILITIES,
+    guardrails: DEFAULT_GUARDRAILS,
+    limits,
+    surfaces: defaultSurfaces(),
+    cors: DEFAULT_CORS,
+  };
+}
+
+const given = <T>(v: T | undefined, current: T): T => (v === undefined ? current : v);
+
+/**
+ * The state a manifest asks for: its settings over `current` (a field the file leaves out keeps its
+ * value), and exactly its lists of entries. A document without `records` keeps the records it has.
+ */
+export function desiredState(m: AgentManifest, current: AgentSettings): AgentState {
+  const s = m.spec;
+  const g = s.guardrails ?? {};
+  const settings: AgentSettings = {
+    name: m.metadata.name,
+    description: given(m.metadata.description, current.description),
+    instructions: given(s.instructions, current.instructions),
+    defaultModel: given(s.defaultModel, current.defaultModel),
+    visibility: given(s.visibility, current.visibility),
+    team: given(s.team, current.team),
+    allowWorkspaceKeys: given(s.allowWorkspaceKeys, current.allowWorkspaceKeys),
+    capabilities: {
+      endpointManagement: given(s.capabilities?.endpointManagement, current.capabilities.endpointManagement),
+      documents: given(s.capabilities?.documents, current.capabilities.documents),
+    },
+    guardrails: {
+      blockedInputPatterns: given(g.blockedInputPatterns, current.guardrails.blockedInputPatterns),
+      redactOutputPatterns: given(g.redactOutputPatterns, current.guardrails.redactOutputPatterns),
+      redactPresets: given(g.redactPresets, current.guardrails.redactPresets),
+      maxInputChars: given(g.maxInputChars, current.guardrails.maxInputChars),
+      maxOutputTokens: given(g.maxOutputTokens, current.guardrails.maxOutputTokens),
+      maxToolSteps: given(g.maxToolSteps, current.guardrails.maxToolSteps),
+      maxCreditsPerRun: given(g.maxCreditsPerRun, current.guardrails.maxCreditsPerRun),
+    },
+    limits: {
+      dailyCreditLimit: given(s.limits?.dailyCreditLimit, current.limits.dailyCreditLimit),
+      maxConcurrentRequests: given(s.limits?.maxConcurrentRequests, current.limits.maxConcurrentRequests),
+    },
+    surfaces: Object.fromEntries(
+      SURFACES.map((k) => [k, { enabled: given(s.surfaces?.[k]?.enabled, current.surfaces[k].enabled), activityLogging: given(s.surfaces?.[k]?.activityLogging, current.surfaces[k].activityLogging) }]),
+    ) as Surfaces,
+    cors: s.cors ? { allowPlatformApps: s.cors.allowPlatformApps, customOrigins: [...new Set(s.cors.customOrigins)] } : current.cors,
+  };
+  return {
+    settings,
+    endpoints: (s.httpApi?.endpoints ?? []).map((e) => ({ ...e, modelOverride: e.modelOverride ?? null, inputSchema: e.inputSchema ?? null, outputSchema: e.outputSchema ?? null })),
+    tools: (s.mcp?.tools ?? []).map((t) => ({ ...t, modelOverride: t.modelOverride ?? null, inputSchema: t.inputSchema ?? null, outputSchema: t.outputSchema ?? null })),
+    webhooks: (s.webhooks?.integrations ?? []).map((w) => ({ integration: w.integration, handler: w.handler, modelOverride: w.modelOverride ?? null, signature: w.signature ?? null, maxBodyBytes: w.maxBodyBytes ?? null })),
+    documents: (s.documents ?? []).map((d) => ({
+      name: d.name,
+      description: d.description,
+      kind: d.kind,
+      content: d.content,
+      fields: d.fields,
+      exposure: d.exposure ?? null,
+      ...(d.records ? { records: d.records } : {}),
+    })),
+  };
+}
+
+// ---- the canonical written form ----
+
+const handlerOut = (h: Handler) => (h.kind === 'prompt' ? { prompt: h.body } : { script: h.body });
+/** Only the fields that say something: nulls and empty descriptions are left out of entries. */
+const present = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined && v !== ''));
+const methodOrder = (m: HttpMethod[]) => HTTP_METHODS.filter((x) => m.includes(x));
+
+export function endpointOut(e: EndpointState): Record<string, unknown> {
+  return present({ path: e.path, methods: methodOrder(e.methods), description: e.description, handler: handlerOut(e.handler), modelOverride: e.modelOverride, inputSchema: e.inputSchema, outputSchema: e.outputSchema });
+}
+export function toolOut(t: ToolState): Record<string, unknown> {
+  return present({ name: t.name, description: t.description, handler: handlerOut(t.handler), modelOverride: t.modelOverride, inputSchema: t.inputSchema, outputSchema: t.outputSchema });
+}
+export function webhookOut(w: WebhookState): Record<string, unknown> {
+  return present({ integration: w.integration, handler: handlerOut(w.handler), modelOverride: w.modelOverride, signature: w.signature, maxBodyBytes: w.maxBodyBytes });
+}
+/** A document without its records (they are compared on their own). */
+export function documentOut(d: DocumentState): Record<string, unknown> {
+  return present({
+    name: d.name,
+    kind: d.kind,
+    description: d.description,
+    content: d.content,
+    fields: d.kind === 'DATABASE' ? d.fields.map((f) => ({ name: f.name, type: f.type, required: f.required })) : null,
+    exposure: d.exposure,
+  });
+}
+
+const byKey = <T>(list: T[], key: (e: T) => string) => [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+
+/** The agent's settings in their written form (the parts of `spec` that are not lists). */
+export function settingsOut(s: AgentSettings) {
+  return {
+    metadata: { name: s.name, description: s.description },
+    spec: {
+      instructions: s.instructions,
+      defaultModel: s.defaultModel,
+      visibility: s.visibility,
+      team: s.team,
+      allowWorkspaceKeys: s.allowWorkspaceKeys,
+      capabilities: { endpointManagement: s.capabilities.endpointManagement, documents: s.capabilities.documents },
+      guardrails: {
+        blockedInputPatterns: s.guardrails.blockedInputPatterns,
+        redactOutputPatterns: s.guardrails.redactOutputPatterns,
+        redactPresets: s.guardrails.redactPresets,
+        maxInputChars: s.guardrails.maxInputChars,
+        maxOutputTokens: s.guardrails.maxOutputTokens,
+        maxToolSteps: s.guardrails.maxToolSteps,
+        maxCreditsPerRun: s.guardrails.maxCreditsPerRun,
+      },
+      limits: { dailyCreditLimit: s.limits.dailyCreditLimit, maxConcurrentRequests: s.limits.maxConcurrentRequests },
+      surfaces: Object.fromEntries(SURFACES.map((k) => [k, { enabled: s.surfaces[k].enabled, activityLogging: s.surfaces[k].activityLogging }])),
+      cors: { allowPlatformApps: s.cors.allowPlatformApps, customOrigins: s.cors.customOrigins },
+    },
+  };
+}
+
+/** The whole manifest document of an agent, entries sorted by their keys. */
+export function manifestOut(state: AgentState): Record<string, unknown> {
+  const { metadata, spec } = settingsOut(state.settings);
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata,
+    spec: {
+      ...spec,
+      httpApi: { endpoints: byKey(state.endpoints, (e) => e.path).map(endpointOut) },
+      mcp: { tools: byKey(state.tools, KEYS.tools).map(toolOut) },
+      webhooks: { integrations: byKey(state.webhooks, KEYS.webhooks).map(webhookOut) },
+      documents: byKey(state.documents, KEYS.documents).map((d) => ({ ...documentOut(d), ...(d.records ? { records: d.records } : {}) })),
+    },
+  };
+}
+
+/** Keys written first, in this order; every other key follows in code-point order. */
+const FIRST = ['apiVersion', 'kind', 'metadata', 'spec', 'name', 'path', 'integration', 'methods'];
+
+/** A copy with every object's keys in the canonical order (free-form JSON included). */
+export function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v === null || typeof v !== 'object') return v;
+  const rank = (k: string) => {
+    const i = FIRST.indexOf(k);
+    return i < 0 ? FIRST.length : i;
+  };
+  const keys = Object.keys(v).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(keys.map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+}
+
+/** The canonical JSON text of a value: what equality and digests compare. */
+export const canonicalJson = (v: unknown) => JSON.stringify(canonical(v));
+
+/** Manifest documents as one YAML stream, `---` between documents. */
+export function writeYaml(docs: Record<string, unknown>[]): string {
+  return docs.map((d) => stringify(canonical(d), { lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false })).join('---\n');
+}
