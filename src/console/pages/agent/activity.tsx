@@ -198,7 +198,7 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
               <Table.Tbody>
                 {page.nodes.map((n) => (
                   <Table.Tr key={n.id} data-entry-id={n.id}>
-                    <Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
                       <Anchor component="button" type="button" onClick={() => setSelected(n.id)} size="sm" aria-label={`${utcTime(n.createdAt)}: details`}>
                         {utcTime(n.createdAt)}
                       </Anchor>
@@ -206,11 +206,11 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
                     <Table.Td>{SURFACE_LABELS[n.surface]}</Table.Td>
                     <Table.Td>{n.entry ?? '—'}</Table.Td>
                     <Table.Td>
-                      <Text size="sm" ff="monospace" lineClamp={1}>
-                        {n.method ? `${n.method} ${n.path ?? ''}` : n.kind === 'RUN' ? 'run' : '—'}
+                      <Text size="sm" ff="monospace" truncate="end" maw={340} title={n.path ?? undefined}>
+                        {n.method ? `${n.method} ${shortPath(n.path, agentId)}` : n.kind === 'RUN' ? 'run' : '—'}
                       </Text>
                     </Table.Td>
-                    <Table.Td>
+                    <Table.Td style={{ minWidth: 110 }}>
                       <StatusBadge status={n.status} error={n.error} />
                     </Table.Td>
                     <Table.Td style={{ textAlign: 'right' }}>{formatCredits(n.credits)}</Table.Td>
@@ -253,6 +253,13 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
       </Drawer>
     </Stack>
   );
+}
+
+/** A request's path on this agent's page, without the `/agents/<id>` every one of them starts with. */
+function shortPath(path: string | null, agentId: string): string {
+  if (!path) return '';
+  const prefix = `/agents/${agentId}`;
+  return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path;
 }
 
 function StatusBadge({ status, error }: { status: number | null; error: string | null }) {
