@@ -186,7 +186,7 @@ export function Deliveries({ agentId, integrations }: { agentId: string; integra
                       </Table.Td>
                       <Table.Td>{d.integration}</Table.Td>
                       <Table.Td>
-                        <Badge color={STATUS_COLOR[d.status]} variant="light">
+                        <Badge color={STATUS_COLOR[d.status]} variant="outline">
                           {d.status}
                         </Badge>
                       </Table.Td>

@@ -107,7 +107,7 @@ export default function DocumentsTab({ agentId }: AgentTabProps) {
         <EmptyState title="No documents yet">A text document holds content; a database document holds records of named, typed fields. Expose one to reach it over the Document API.</EmptyState>
       ) : (
         <ScrollTable minWidth={640} label="Documents table">
-          <Table striped highlightOnHover aria-label="Documents">
+          <Table aria-label="Documents">
             <Table.Thead>
               <Table.Tr>
                 <Table.Th scope="col">Name</Table.Th>
@@ -181,8 +181,8 @@ function ExposureBadges({ exposure }: { exposure: Exposure | null }) {
   if (!exposure) return <Badge variant="outline" color="gray.7">Not exposed</Badge>;
   return (
     <Group gap={4}>
-      {exposure.read ? <Badge color="teal.9" variant="light">Read</Badge> : null}
-      {exposure.write ? <Badge color="indigo.8" variant="light">Write</Badge> : null}
+      {exposure.read ? <Badge color="teal.9" variant="outline">Read</Badge> : null}
+      {exposure.write ? <Badge color="indigo.8" variant="outline">Write</Badge> : null}
     </Group>
   );
 }

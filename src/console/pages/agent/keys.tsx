@@ -87,7 +87,7 @@ export default function KeysTab({ agentId }: AgentTabProps) {
         <EmptyState title="No API keys yet">Create a key to call this agent&apos;s surfaces from your application.</EmptyState>
       ) : (
         <ScrollTable minWidth={760} label="API keys table">
-          <Table striped aria-label="API keys">
+          <Table aria-label="API keys">
             <Table.Thead>
               <Table.Tr>
                 <Table.Th scope="col">Name</Table.Th>
@@ -116,7 +116,7 @@ export default function KeysTab({ agentId }: AgentTabProps) {
                     <Table.Td>{when(k.lastUsedAt, 'Never')}</Table.Td>
                     <Table.Td>{when(k.expiresAt, 'Never')}</Table.Td>
                     <Table.Td>
-                      <Badge color={state.color} variant="light">
+                      <Badge color={state.color} variant="outline">
                         {state.label}
                         {k.revokedAt ? ` ${when(k.revokedAt)}` : ''}
                       </Badge>

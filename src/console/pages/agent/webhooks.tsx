@@ -175,11 +175,11 @@ function IntegrationCard({ agentId, webhook: w, onEdit, onRemove }: { agentId: s
               {w.handler.kind === 'SCRIPT' ? 'Script' : 'Prompt'}
             </Badge>
             {w.signature ? (
-              <Badge variant="light" color="teal.9">
+              <Badge variant="outline" color="teal.9">
                 Signed: {w.signature.scheme} with {w.signature.secretName}
               </Badge>
             ) : (
-              <Badge variant="light" color="red.9">
+              <Badge variant="outline" color="red.9">
                 No signature check
               </Badge>
             )}
