@@ -81,6 +81,10 @@ export const FIELD_BYTES: Readonly<Record<string, number>> = {
   // A document holds up to 5 MiB; counting that for each of the 10 documents an agent's list is
   // assumed to hold would refuse reading any agent's documents, so content counts 1 MiB.
   'Document.content': 1024 * 1024,
+  // A record is written in one request body (at most 1 MiB) and a STRING field holds at most 100,000
+  // characters. Counting 1 MiB for each record of a page would refuse any page of more than 16; a
+  // record counts 64 KiB, so that the largest page (200 records) weighs 12.5 MiB.
+  'DocumentRecord.data': 64 * 1024,
 };
 
 export interface OperationLimits {

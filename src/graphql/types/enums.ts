@@ -84,3 +84,7 @@ export const DeliveryStatusEnum = register(DELIVERY_STATUSES, 'WebhookDeliverySt
   description: 'PENDING: waiting for its next attempt; RUNNING: being processed; DONE: ran; FAILED: gave up after its last attempt',
 });
 export type DeliveryStatusEnum = DeliveryStatus;
+
+/** The direction of a record sort key (the Document API's `"asc"` / `"desc"`). */
+export const SortDirectionEnum = register(['asc', 'desc'] as const, 'SortDirection');
+export type SortDirectionEnum = 'asc' | 'desc';

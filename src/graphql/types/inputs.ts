@@ -10,6 +10,7 @@ import {
   RedactPresetEnum,
   RoleEnum,
   SignatureSchemeEnum,
+  SortDirectionEnum,
   VisibilityEnum,
 } from './enums.js';
 
@@ -212,4 +213,10 @@ export class RecordMessageInput {
   @Field(() => String, { nullable: true }) subject?: string | null;
   @Field(() => String) body!: string;
   @Field(() => Date, { nullable: true, description: 'Default now' }) sentAt?: Date;
+}
+
+@InputType({ description: "One key of a record sort order, as the Document API's `sort`" })
+export class RecordSortInput {
+  @Field(() => String, { description: 'A STRING, NUMBER, DATETIME or BOOLEAN field of the document' }) field!: string;
+  @Field(() => SortDirectionEnum, { nullable: true, description: 'Default ASC' }) direction?: SortDirectionEnum | null;
 }

@@ -263,6 +263,20 @@ export class Document {
   @Field(() => Date) updatedAt!: Date;
 }
 
+@ObjectType({ description: 'A record of a database document' })
+export class DocumentRecord {
+  @Field(() => ID) id!: string;
+  @Field(() => GraphQLJSONObject, { description: "The record's fields (as the Document API returns them, without the id)" }) data!: Record<string, unknown>;
+}
+
+@ObjectType({ description: 'A page of records matching a filter, in the sort order' })
+export class DocumentRecordConnection {
+  @Field(() => [DocumentRecord]) nodes!: DocumentRecord[];
+  @Field(() => Int, { description: 'How many records match the filter in all' }) totalCount!: number;
+  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page' }) endCursor!: string | null;
+  @Field(() => Boolean) hasNextPage!: boolean;
+}
+
 @ObjectType()
 export class DocumentExposure {
   @Field(() => ID) id!: string;

@@ -1,7 +1,229 @@
-import { EmptyState } from '../../states.js';
+import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Stack, Switch, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { fieldErrors, messageOf } from '../../errors.js';
+import { graphql, type ResultOf } from '../../graphql.js';
+import { ConfirmModal, ScrollTable, Notice, isoOfLocal, when } from '../../records-ui.js';
+import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import type { AgentTabProps } from '../agent.js';
 
-/** The agent's API Keys tab (to be built). */
+const KeysQuery = graphql(`
+  query AgentKeys($id: ID!) {
+    agent(id: $id) {
+      id
+      allowWorkspaceKeys
+      apiKeys { id name prefix last4 createdAt lastUsedAt expiresAt revokedAt }
+    }
+  }
+`);
+
+const CreateKeyMutation = graphql(`
+  mutation CreateAgentKey($agentId: ID!, $name: String!, $expiresAt: DateTimeISO) {
+    createAgentApiKey(agentId: $agentId, name: $name, expiresAt: $expiresAt) { key apiKey { id name prefix last4 createdAt lastUsedAt expiresAt revokedAt } }
+  }
+`);
+
+const RevokeKeyMutation = graphql(`
+  mutation RevokeAgentKey($id: ID!) {
+    revokeApiKey(id: $id)
+  }
+`);
+
+const AllowWorkspaceKeysMutation = graphql(`
+  mutation AllowWorkspaceKeys($id: ID!, $allow: Boolean!) {
+    updateAgent(id: $id, input: { allowWorkspaceKeys: $allow }) { id allowWorkspaceKeys }
+  }
+`);
+
+type Key = ResultOf<typeof KeysQuery>['agent']['apiKeys'][number];
+
+function keyState(key: Key): { label: string; color: string } {
+  if (key.revokedAt) return { label: 'Revoked', color: 'red.9' };
+  if (key.expiresAt && new Date(key.expiresAt).getTime() <= Date.now()) return { label: 'Expired', color: 'grape.9' };
+  return { label: 'Active', color: 'teal.9' };
+}
+
+/** The agent's API keys: create (the key shown once), list by prefix and last four, revoke. */
 export default function KeysTab({ agentId }: AgentTabProps) {
-  return <EmptyState title="API Keys">Not in the console yet (agent {agentId}).</EmptyState>;
+  const [{ data, error, fetching }, refetch] = useQuery({ query: KeysQuery, variables: { id: agentId } });
+  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<{ key: string; name: string } | null>(null);
+  const [revoking, setRevoking] = useState<Key | null>(null);
+  const [revoke, revokeKey] = useMutation(RevokeKeyMutation);
+  const [allow, setAllow] = useMutation(AllowWorkspaceKeysMutation);
+
+  if (fetching && !data) return <LoadingState label="Loading the API keys…" />;
+  if (!data) return <ErrorState error={error} retry={reload} />;
+  const keys = [...data.agent.apiKeys].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+
+  const confirmRevoke = async () => {
+    if (!revoking) return;
+    const result = await revokeKey({ id: revoking.id });
+    if (!result.error) {
+      setRevoking(null);
+      reload();
+    }
+  };
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={3}>API keys</Title>
+        <Button onClick={() => setCreating(true)}>Create key</Button>
+      </Group>
+      <Text size="sm" c="dimmed">
+        An agent key (<Code>ak_…</Code>) calls this agent&apos;s HTTP API, Document API and MCP server, sent as <Code>Authorization: Bearer &lt;key&gt;</Code>.
+      </Text>
+      <Switch
+        label="Allow workspace keys"
+        description="Workspace keys (wk_…) may call this agent too"
+        checked={data.agent.allowWorkspaceKeys}
+        disabled={allow.fetching}
+        onChange={(e) => void setAllow({ id: agentId, allow: e.currentTarget.checked })}
+        error={allow.error ? messageOf(allow.error) : undefined}
+      />
+      {keys.length === 0 ? (
+        <EmptyState title="No API keys yet">Create a key to call this agent&apos;s surfaces from your application.</EmptyState>
+      ) : (
+        <ScrollTable minWidth={760} label="API keys table">
+          <Table aria-label="API keys">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Name</Table.Th>
+                <Table.Th scope="col">Key</Table.Th>
+                <Table.Th scope="col">Created</Table.Th>
+                <Table.Th scope="col">Last used</Table.Th>
+                <Table.Th scope="col">Expires</Table.Th>
+                <Table.Th scope="col">Status</Table.Th>
+                <Table.Th scope="col">
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {keys.map((k) => {
+                const state = keyState(k);
+                return (
+                  <Table.Tr key={k.id}>
+                    <Table.Td>{k.name}</Table.Td>
+                    <Table.Td>
+                      <Code>
+                        {k.prefix}…{k.last4}
+                      </Code>
+                    </Table.Td>
+                    <Table.Td>{when(k.createdAt)}</Table.Td>
+                    <Table.Td>{when(k.lastUsedAt, 'Never')}</Table.Td>
+                    <Table.Td>{when(k.expiresAt, 'Never')}</Table.Td>
+                    <Table.Td>
+                      <Badge color={state.color} variant="outline">
+                        {state.label}
+                        {k.revokedAt ? ` ${when(k.revokedAt)}` : ''}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>
+                      {k.revokedAt ? null : (
+                        <Button size="xs" variant="light" color="red" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>
+                          Revoke
+                        </Button>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </ScrollTable>
+      )}
+      <Modal opened={creating} onClose={() => setCreating(false)} title="Create API key" closeButtonProps={{ 'aria-label': 'Close' }}>
+        <CreateKeyForm
+          agentId={agentId}
+          onCancel={() => setCreating(false)}
+          onCreated={(key, name) => {
+            setCreating(false);
+            setCreated({ key, name });
+            reload();
+          }}
+        />
+      </Modal>
+      <Modal opened={created !== null} onClose={() => setCreated(null)} title="Your new API key" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
+        {created ? (
+          <Stack>
+            <Notice color="red" title="Copy it now" role="status">
+              This is the only time the key is shown. You won&apos;t see it again: the service keeps only its hash, and lists it by prefix and last four characters.
+            </Notice>
+            <Text size="sm" fw={600}>
+              {created.name}
+            </Text>
+            <Code block data-testid="new-key" style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
+              {created.key}
+            </Code>
+            <Group justify="space-between">
+              <CopyButton value={created.key}>
+                {({ copied, copy }) => (
+                  <Button variant={copied ? 'filled' : 'light'} color={copied ? 'teal.9' : undefined} onClick={copy}>
+                    {copied ? 'Copied' : 'Copy key'}
+                  </Button>
+                )}
+              </CopyButton>
+              <Button onClick={() => setCreated(null)} data-autofocus>
+                I have copied it
+              </Button>
+            </Group>
+          </Stack>
+        ) : null}
+      </Modal>
+      <ConfirmModal
+        opened={revoking !== null}
+        title="Revoke API key"
+        confirmLabel="Revoke key"
+        busy={revoke.fetching}
+        error={revoke.error ? messageOf(revoke.error) : null}
+        onConfirm={() => void confirmRevoke()}
+        onClose={() => setRevoking(null)}
+      >
+        {revoking ? `Revoke “${revoking.name}” (${revoking.prefix}…${revoking.last4})? Calls with it are refused with 401 at once. This cannot be undone.` : ''}
+      </ConfirmModal>
+    </Stack>
+  );
+}
+
+function CreateKeyForm({ agentId, onCancel, onCreated }: { agentId: string; onCancel: () => void; onCreated: (key: string, name: string) => void }) {
+  const [name, setName] = useState('');
+  const [expires, setExpires] = useState('');
+  const [{ fetching, error }, create] = useMutation(CreateKeyMutation);
+  const { fields, other } = fieldErrors(error);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const result = await create({ agentId, name, expiresAt: isoOfLocal(expires) });
+    if (result.data) onCreated(result.data.createAgentApiKey.key, result.data.createAgentApiKey.apiKey.name);
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <TextInput label="Name" description="What the key is for, e.g. the application that uses it" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
+        <TextInput
+          type="datetime-local"
+          label="Expires"
+          description="Optional: from a minute to 365 days ahead. Empty: the key works until revoked"
+          value={expires}
+          onChange={(e) => setExpires(e.currentTarget.value)}
+          error={fields.expiresAt}
+        />
+        {other ? (
+          <Alert color="red" role="alert">
+            {other}
+          </Alert>
+        ) : null}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={fetching}>
+            Create key
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
 }

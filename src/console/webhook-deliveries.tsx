@@ -1,0 +1,298 @@
+import { Alert, Badge, Button, Code, Group, Select, SimpleGrid, Stack, Switch, Table, Text, VisuallyHidden } from '@mantine/core';
+import { Fragment, useEffect, useMemo, useState } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { messageOf } from './errors.js';
+import { graphql, type ResultOf } from './graphql.js';
+import { ScrollTable, jsonText, when } from './records-ui.js';
+import { EmptyState, ErrorState, LoadingState } from './states.js';
+
+// The Webhooks tab's deliveries: newest first, filtered by integration and status, a page at a
+// time; each with its status, attempts, next attempt and the output of its latest run; replay; a
+// refresh while some are still pending or running.
+
+const DeliveriesQuery = graphql(`
+  query WebhookDeliveries($agentId: ID!, $after: String, $integration: String, $status: WebhookDeliveryStatus) {
+    webhookDeliveries(agentId: $agentId, first: 20, after: $after, integration: $integration, status: $status) {
+      nodes {
+        id
+        integration
+        status
+        attempts
+        failures
+        nextAttemptAt
+        lastError
+        createdAt
+        completedAt
+        replayOf
+        runId
+        senderDeliveryId
+        method
+        bodyBytes
+        bodyDroppedAt
+        body
+        headers
+        run { runId output error credits durationMs }
+      }
+      endCursor
+      hasNextPage
+    }
+  }
+`);
+
+const ReplayMutation = graphql(`
+  mutation ReplayWebhookDelivery($id: ID!) {
+    replayWebhookDelivery(id: $id) { id status replayOf }
+  }
+`);
+
+type Delivery = ResultOf<typeof DeliveriesQuery>['webhookDeliveries']['nodes'][number];
+type Status = Delivery['status'];
+
+// The page size is written in the query (20): the operation limits weigh bodies, headers and run
+// outputs by it, and a page size given by a variable would count as the largest page (refused).
+const POLL_MS = 2000;
+const IDLE_POLL_MS = 5000;
+const RUN_ENTRY_GRACE_MS = 30_000;
+const ALL = '';
+const STATUS_COLOR: Record<Status, string> = { PENDING: 'grape.9', RUNNING: 'blue.9', DONE: 'teal.9', FAILED: 'red.9' };
+
+/**
+ * A delivery whose outcome is still to come: pending or running, or just finished with its run's
+ * activity entry not written yet (the log is written in batches, a moment after the run).
+ */
+function awaitingOutcome(d: Delivery): boolean {
+  if (d.status === 'PENDING' || d.status === 'RUNNING') return true;
+  return d.runId !== null && d.run === null && d.completedAt !== null && Date.now() - new Date(d.completedAt).getTime() < RUN_ENTRY_GRACE_MS;
+}
+
+export function Deliveries({ agentId, integrations }: { agentId: string; integrations: string[] }) {
+  const [integration, setIntegration] = useState(ALL);
+  const [status, setStatus] = useState<Status | typeof ALL>(ALL);
+  // The cursors of the pages before this one (Previous goes back one).
+  const [cursors, setCursors] = useState<(string | null)[]>([]);
+  const [after, setAfter] = useState<string | null>(null);
+  const [auto, setAuto] = useState(true);
+  const [open, setOpen] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const context = useMemo(() => ({ additionalTypenames: ['WebhookDelivery'] }), []);
+  const [{ data, error, fetching }, refetch] = useQuery({
+    query: DeliveriesQuery,
+    variables: { agentId, after, integration: integration || null, status: status || null },
+    context,
+  });
+  const [replay, replayDelivery] = useMutation(ReplayMutation);
+  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const nodes = data?.webhookDeliveries.nodes ?? [];
+  const busy = nodes.some(awaitingOutcome);
+
+  // While some delivery is pending or running, every 2 s (to show its outcome); otherwise every 5 s
+  // on the first page (to show new deliveries). Later pages stay still unless something is pending.
+  const onFirstPage = after === null;
+  useEffect(() => {
+    if (!auto || (!busy && !onFirstPage)) return;
+    const t = setInterval(() => refetch({ requestPolicy: 'network-only' }), busy ? POLL_MS : IDLE_POLL_MS);
+    return () => clearInterval(t);
+  }, [auto, busy, onFirstPage, refetch]);
+
+  const filter = (apply: () => void) => {
+    apply();
+    setCursors([]);
+    setAfter(null);
+  };
+
+  const doReplay = async (d: Delivery) => {
+    setNotice(null);
+    const result = await replayDelivery({ id: d.id });
+    if (result.data) {
+      setNotice(`Replay of ${d.id} queued as ${result.data.replayWebhookDelivery.id}.`);
+      // The replay is the newest delivery: show the first page.
+      setCursors([]);
+      setAfter(null);
+      reload();
+    }
+  };
+
+  return (
+    <Stack>
+      <Group align="flex-end" wrap="wrap">
+        <Select
+          label="Integration"
+          data={[{ value: ALL, label: 'All integrations' }, ...integrations.map((i) => ({ value: i, label: i }))]}
+          value={integration}
+          onChange={(v) => filter(() => setIntegration(v ?? ALL))}
+          allowDeselect={false}
+          w={200}
+        />
+        <Select
+          label="Status"
+          data={[
+            { value: ALL, label: 'Any status' },
+            { value: 'PENDING', label: 'Pending' },
+            { value: 'RUNNING', label: 'Running' },
+            { value: 'DONE', label: 'Done' },
+            { value: 'FAILED', label: 'Failed' },
+          ]}
+          value={status}
+          onChange={(v) => filter(() => setStatus((v ?? ALL) as Status | typeof ALL))}
+          allowDeselect={false}
+          w={160}
+        />
+        <Button variant="default" onClick={reload} loading={fetching && Boolean(data)}>
+          Refresh
+        </Button>
+        <Switch label="Auto-refresh" checked={auto} onChange={(e) => setAuto(e.currentTarget.checked)} mb={8} />
+      </Group>
+      <Text size="sm" role="status" aria-live="polite" c={replay.error ? 'red.8' : 'teal.9'}>
+        {replay.error ? messageOf(replay.error) : notice ?? ''}
+      </Text>
+      {fetching && !data ? (
+        <LoadingState label="Loading deliveries…" />
+      ) : error && !data ? (
+        <ErrorState error={error} retry={reload} />
+      ) : nodes.length === 0 ? (
+        <EmptyState title="No deliveries">
+          {integration || status ? 'None matches these filters.' : 'When a sender posts to an integration URL, its deliveries are listed here.'}
+        </EmptyState>
+      ) : (
+        <ScrollTable minWidth={820} label="Deliveries table">
+          <Table aria-label="Deliveries">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Received</Table.Th>
+                <Table.Th scope="col">Integration</Table.Th>
+                <Table.Th scope="col">Status</Table.Th>
+                <Table.Th scope="col">Attempts</Table.Th>
+                <Table.Th scope="col">Next attempt</Table.Th>
+                <Table.Th scope="col">Output</Table.Th>
+                <Table.Th scope="col">
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {nodes.map((d) => {
+                const expanded = open === d.id;
+                const detailId = `delivery-${d.id}`;
+                return (
+                  <Fragment key={d.id}>
+                    <Table.Tr data-delivery={d.id}>
+                      <Table.Td>
+                        {when(d.createdAt)}
+                        {d.replayOf ? (
+                          <Text size="xs" c="dimmed">
+                            Replay of {d.replayOf}
+                          </Text>
+                        ) : null}
+                      </Table.Td>
+                      <Table.Td>{d.integration}</Table.Td>
+                      <Table.Td>
+                        <Badge color={STATUS_COLOR[d.status]} variant="outline">
+                          {d.status}
+                        </Badge>
+                      </Table.Td>
+                      <Table.Td>
+                        {d.attempts}
+                        {d.failures ? ` (${d.failures} failed)` : ''}
+                      </Table.Td>
+                      <Table.Td>{when(d.nextAttemptAt)}</Table.Td>
+                      <Table.Td maw={280}>
+                        <Text size="xs" ff="monospace" lineClamp={2} c={d.run?.error || d.lastError ? 'red.8' : undefined}>
+                          {d.run ? (d.run.error ?? jsonText(d.run.output)) : d.lastError ?? '—'}
+                        </Text>
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap={4} wrap="nowrap">
+                          <Button size="compact-xs" variant="default" onClick={() => setOpen(expanded ? null : d.id)} aria-expanded={expanded} aria-controls={detailId} aria-label={`${expanded ? 'Hide details' : 'Details'} of ${d.id}`}>
+                            {expanded ? 'Hide' : 'Details'}
+                          </Button>
+                          <Button
+                            size="compact-xs"
+                            variant="light"
+                            onClick={() => void doReplay(d)}
+                            disabled={Boolean(d.bodyDroppedAt) || replay.fetching}
+                            aria-label={`Replay ${d.id}`}
+                            title={d.bodyDroppedAt ? 'Its body was dropped after the replay window' : undefined}
+                          >
+                            Replay
+                          </Button>
+                        </Group>
+                      </Table.Td>
+                    </Table.Tr>
+                    <Table.Tr id={detailId} hidden={!expanded}>
+                      <Table.Td colSpan={7} p={0}>
+                        {expanded ? <DeliveryDetail d={d} /> : null}
+                      </Table.Td>
+                    </Table.Tr>
+                  </Fragment>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </ScrollTable>
+      )}
+      <Group justify="space-between">
+        <Button
+          variant="default"
+          disabled={cursors.length === 0}
+          onClick={() => {
+            setAfter(cursors[cursors.length - 1] ?? null);
+            setCursors(cursors.slice(0, -1));
+          }}
+        >
+          Previous
+        </Button>
+        <Button
+          variant="default"
+          disabled={!data?.webhookDeliveries.hasNextPage}
+          onClick={() => {
+            setCursors([...cursors, after]);
+            setAfter(data?.webhookDeliveries.endCursor ?? null);
+          }}
+        >
+          Next
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+function DeliveryDetail({ d }: { d: Delivery }) {
+  return (
+    <Stack gap="xs" p="sm" aria-label={`Delivery ${d.id}`} role="region">
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="xs">
+        <Text size="sm">Id: {d.id}</Text>
+        <Text size="sm">Sender&apos;s id: {d.senderDeliveryId ?? '—'}</Text>
+        <Text size="sm">
+          {d.method}, {d.bodyBytes} bytes
+        </Text>
+        <Text size="sm">Completed: {when(d.completedAt)}</Text>
+        {d.run ? (
+          <Text size="sm">
+            Run {d.run.runId}: {d.run.credits} credits{d.run.durationMs !== null ? `, ${d.run.durationMs} ms` : ''}
+          </Text>
+        ) : null}
+      </SimpleGrid>
+      {d.lastError ? (
+        <Alert color="red" variant="light" title="Last error">
+          {d.lastError}
+        </Alert>
+      ) : null}
+      <Text size="sm" fw={600}>
+        Run output
+      </Text>
+      <Code block data-testid="run-output">
+        {d.run ? (d.run.error ? `Error: ${d.run.error}` : jsonText(d.run.output, 2)) : 'No run yet (or activity logging is off).'}
+      </Code>
+      <Text size="sm" fw={600}>
+        Headers
+      </Text>
+      <Code block>{jsonText(d.headers, 2)}</Code>
+      <Text size="sm" fw={600}>
+        Body
+      </Text>
+      <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+        {d.bodyDroppedAt ? `Dropped on ${when(d.bodyDroppedAt)}` : d.body || '(empty)'}
+      </Code>
+    </Stack>
+  );
+}
