@@ -24,7 +24,9 @@ describe('GraphQL: model references checked when saved, and removeModel', functi
     const r = await gql(ws.adminToken, 'mutation { createAgent(input: {name: "A", defaultModel: "llama-smal"}) { id } }');
     expect(errorCode(r)).to.equal('BAD_USER_INPUT');
     expect(r.errors![0]!.extensions!.field).to.equal('input.defaultModel');
-    expect(r.errors![0]!.message).to.contain("no model named 'llama-smal'").and.contain('llama-small').and.contain('configureModel');
+    expect(r.errors![0]!.message).to.contain("no model named 'llama-smal'; configured models: llama-small, llama-large").and.contain('configureModel');
+    // The way out that needs no configured model: a provider in the environment.
+    expect(r.errors![0]!.message).to.match(/, or start the service with OPENAI_BASE_URL \/ OPENAI_API_KEY or ANTHROPIC_API_KEY so that any model name goes to that provider$/);
     const agent = await createAgent(ws.adminToken, { defaultModel: 'llama-small' });
     const u = await gql(ws.adminToken, 'mutation($a: ID!) { updateAgent(id: $a, input: {defaultModel: "gpt-4o"}) { id } }', { a: agent });
     expect(errorCode(u)).to.equal('BAD_USER_INPUT');
@@ -60,6 +62,13 @@ describe('GraphQL: model references checked when saved, and removeModel', functi
     await gqlOk(ws.adminToken, 'mutation($t: ID!) { updateMcpTool(id: $t, input: {modelOverride: null}) { id } }', { t: tools.agent.mcpTools[0].id });
     expect((await gqlOk(ws.adminToken, 'mutation { removeModel(name: "llama-small") }')).removeModel).to.equal(true);
     expect((await gqlOk(ws.adminToken, '{ models { name } }')).models.map((m: any) => m.name)).to.deep.equal(['llama-large']);
+  });
+
+  it('in a workspace with no model configured, the refusal says so', async () => {
+    const empty = await newWorkspace();
+    const r = await gql(empty.adminToken, 'mutation { createAgent(input: {name: "A", defaultModel: "llama"}) { id } }');
+    expect(errorCode(r)).to.equal('BAD_USER_INPUT');
+    expect(r.errors![0]!.message).to.contain("no model named 'llama'; no model is configured yet. Configure it first");
   });
 
   it('removeModel: NOT_FOUND for a name no model has, FORBIDDEN to a member', async () => {
