@@ -4,7 +4,8 @@ import { credentials } from '../config.js';
 import { CliError } from '../errors.js';
 import { format, printJson, table } from '../output.js';
 
-const KEY_FIELDS = 'id name agentId kind prefix last4 createdAt expiresAt lastUsedAt revokedAt';
+// Few fields: the service limits what one query may return (agents × keys × fields).
+const KEY_FIELDS = 'id name prefix last4 createdAt expiresAt lastUsedAt revokedAt';
 const UNITS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /** "30m", "12h", "7d", "2w", or a date/time (ISO 8601) → the instant the key stops working. */
@@ -45,7 +46,7 @@ Examples:
         { a: agent.id, n: opts.name, e: expiresAt },
         { label: 'Creating the key' },
       );
-      if (out === 'json') return printJson({ ...created.apiKey, key: created.key });
+      if (out === 'json') return printJson({ ...created.apiKey, agentId: agent.id, key: created.key });
       process.stdout.write(
         `Created key '${created.apiKey.name}' (${created.apiKey.id}) for ${agent.name}${created.apiKey.expiresAt ? `, expiring ${created.apiKey.expiresAt}` : ''}.\n` +
           `Store it now — it is not shown again:\n\n  ${created.key}\n\n`,
@@ -72,7 +73,7 @@ Examples:
       } else {
         agents = (await gql(`query { agents { id name apiKeys { ${KEY_FIELDS} } } }`, {}, { label: 'Listing keys' })).agents;
       }
-      const rows = agents.flatMap((a) => a.apiKeys.map((k) => ({ ...k, agentName: a.name })));
+      const rows = agents.flatMap((a) => a.apiKeys.map((k) => ({ ...k, agentId: a.id, agentName: a.name })));
       if (out === 'json') return printJson(rows);
       if (!rows.length) return void process.stdout.write('No keys.\n');
       const now = Date.now();
