@@ -6,9 +6,12 @@ import { CliError, EXIT } from '../errors.js';
 import { format, palette, printJson, useColour } from '../output.js';
 
 const SURFACES = ['HTTP_API', 'DOCUMENT_API', 'MCP', 'WEBHOOKS', 'WIDGET'];
-const ACTIVITY = `query($id: ID!, $first: Int!, $surface: Surface, $status: String, $since: DateTimeISO) {
-  agent(id: $id) { activity(first: $first, surface: $surface, status: $status, since: $since) {
-    nodes { id createdAt surface kind method path entry status durationMs credits error runId requestId } } } }`;
+// Pages of at most 50: the service limits what one query may return (entries × fields).
+const PAGE = 50;
+// The page size is written into the query: a variable would count at the field's maximum.
+const ACTIVITY = (/** @type {number} */ first) => `query($id: ID!, $after: String, $surface: Surface, $status: String, $since: DateTimeISO) {
+  agent(id: $id) { activity(first: ${first}, after: $after, surface: $surface, status: $status, since: $since) {
+    endCursor hasNextPage nodes { id createdAt surface kind method path entry status durationMs credits error runId } } } }`;
 
 /** @param {string | undefined} v */
 function positiveInt(v, name, max) {
@@ -45,8 +48,20 @@ Examples:
       const { id } = await resolveAgent(gql, ref);
       const c = palette(useColour(process.stdout, undefined));
       const vars = { id, surface, status: opts.status };
-      const page = async (/** @type {number} */ first, /** @type {string | undefined} */ since, label) =>
-        /** @type {any[]} */ ((await gql(ACTIVITY, { ...vars, first, since }, label ? { label } : {})).agent.activity.nodes).reverse();
+      /** The newest `limit` entries (since an instant), oldest first. */
+      const page = async (/** @type {number} */ limit, /** @type {string | undefined} */ since, /** @type {string | undefined} */ label) => {
+        /** @type {any[]} */
+        const got = [];
+        let after;
+        while (got.length < limit) {
+          const first = Math.min(PAGE, limit - got.length);
+          const { activity } = (await gql(ACTIVITY(first), { ...vars, after, since }, label ? { label } : {})).agent;
+          got.push(...activity.nodes);
+          if (!activity.hasNextPage || !activity.endCursor) break;
+          after = activity.endCursor;
+        }
+        return got.reverse();
+      };
       const first = await page(limit, undefined, 'Reading the activity log');
       if (!opts.follow) {
         if (out === 'json') return printJson(first);
@@ -65,7 +80,7 @@ Examples:
       });
       while (!stopping) {
         await sleep(interval * 1000);
-        const fresh = (await page(200, since)).filter((e) => !seen.has(e.id));
+        const fresh = (await page(1000, since, undefined)).filter((e) => !seen.has(e.id));
         for (const e of fresh) {
           seen.add(e.id);
           print(e);
