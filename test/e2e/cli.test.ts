@@ -7,7 +7,7 @@ import { clientConfigs, mcpUrl, serverName } from '../../src/console/mcp-configs
 import { aesRunner, type Aes } from '../helpers/cli.js';
 import { gqlOk, h, newWorkspace } from '../helpers/harness.js';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
+import { databaseEnv, graphqlClient, ROOT } from '../helpers/process.js';
 import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
 
 // The `aes` CLI run as a user runs it (the installed bin in a child process) against the service
@@ -264,6 +264,21 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       expect(again.code, again.stderr).to.equal(0);
       expect(again.stdout).to.equal(exported.stdout);
     });
+  });
+
+  it('the GitOps example: its manifest plans cleanly, its workflow diffs on pull requests and applies on main', async () => {
+    const d = await aes.run(['diff', '-f', path.join(ROOT, 'examples/gitops/agents')], { env: { AES_URL: h().url, AES_TOKEN: (await newWorkspace()).adminToken } });
+    expect(d.code, d.stderr).to.equal(2);
+    expect(d.stdout).to.match(/^orders-bot\n {2}\+ create agent\n/);
+    const workflow = parse(fs.readFileSync(path.join(ROOT, 'examples/gitops/.github/workflows/agents.yaml'), 'utf8'));
+    expect(Object.keys(workflow.on)).to.deep.equal(['pull_request', 'push']);
+    expect(workflow.on.push.branches).to.deep.equal(['main']);
+    const runs = (job: string) => workflow.jobs[job].steps.map((s: { run?: string }) => s.run ?? '').join('\n');
+    expect(workflow.jobs.plan.if).to.contain('pull_request');
+    expect(runs('plan')).to.match(/aes diff -f agents\//);
+    expect(workflow.jobs.apply.if).to.contain("refs/heads/main");
+    expect(runs('apply')).to.match(/aes apply -f agents\/ --yes/);
+    for (const job of ['plan', 'apply']) expect(workflow.jobs[job].env).to.deep.equal({ AES_URL: '${{ secrets.AES_URL }}', AES_TOKEN: '${{ secrets.AES_TOKEN }}' });
   });
 
   describe('keys and MCP configurations', () => {
