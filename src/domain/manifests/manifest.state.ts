@@ -80,13 +80,12 @@ const RECORD_PAGE = 1000;
 
 /** What the workspace holds of an agent, with its documents' records when `withRecords`. */
 export async function loadState(r: Repositories, agent: Agent, teams: Map<string, string>, withRecords: boolean | ((doc: string) => boolean)): Promise<AgentState> {
-  const [endpoints, tools, webhooks, documents, exposures] = await Promise.all([
-    r.httpEndpoints.listByAgents([agent.id]),
-    r.mcpTools.listByAgents([agent.id]),
-    r.webhooks.listByAgents([agent.id]),
-    r.documents.listByAgents([agent.id]),
-    r.exposures.listByAgents([agent.id]),
-  ]);
+  // One query after another: `r` may be a transaction's, whose one connection runs one query at a time.
+  const endpoints = await r.httpEndpoints.listByAgents([agent.id]);
+  const tools = await r.mcpTools.listByAgents([agent.id]);
+  const webhooks = await r.webhooks.listByAgents([agent.id]);
+  const documents = await r.documents.listByAgents([agent.id]);
+  const exposures = await r.exposures.listByAgents([agent.id]);
   const exposureOf = new Map(exposures.map((e) => [e.documentId, { read: e.read, write: e.write }]));
   const docs: DocumentState[] = [];
   for (const d of documents) {

@@ -81,7 +81,9 @@ async function sync<T extends { id: string; agentId: string; createdAt: Date; up
 }
 
 async function writeDocuments(r: Repositories, w: WriteAgent, agentId: string): Promise<void> {
-  const [current, exposures] = await Promise.all([r.documents.listByAgents([agentId]), r.exposures.listByAgents([agentId])]);
+  // In the apply's transaction: one query at a time on its connection.
+  const current = await r.documents.listByAgents([agentId]);
+  const exposures = await r.exposures.listByAgents([agentId]);
   const byName = new Map(current.map((d) => [d.name, d]));
   const wanted = new Set(w.desired.documents.map((d) => d.name));
   if (w.prune) for (const c of current) if (!wanted.has(c.name)) await r.documents.delete(c.id);
