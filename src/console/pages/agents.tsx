@@ -1,10 +1,12 @@
-import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Textarea, Title, Alert } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../errors.js';
 import { graphql, type ResultOf } from '../graphql.js';
 import { hrefOf, linkClick } from '../router.js';
 import { EmptyState, ErrorState, LoadingState } from '../states.js';
+import { credits } from '../format.js';
+import { FormModal, FormActions } from '../ui.js';
 
 export const AgentsQuery = graphql(`
   query Agents {
@@ -103,7 +105,7 @@ export function AgentsPage() {
                     <Table.Td>
                       <Surfaces agent={agent} />
                     </Table.Td>
-                    <Table.Td style={{ textAlign: 'right' }}>{creditsToday(agent).toLocaleString('en', { maximumFractionDigits: 3 })}</Table.Td>
+                    <Table.Td style={{ textAlign: 'right' }}>{credits(creditsToday(agent))}</Table.Td>
                   </Table.Tr>
                 );
               })}
@@ -111,9 +113,9 @@ export function AgentsPage() {
           </Table>
         </Table.ScrollContainer>
       )}
-      <Modal opened={creating} onClose={() => setCreating(false)} title="Create agent" size="lg" closeButtonProps={{ "aria-label": "Close" }}>
+      <FormModal opened={creating} onClose={() => setCreating(false)} title="Create agent" size="lg">
         <CreateAgentForm onDone={() => setCreating(false)} />
-      </Modal>
+      </FormModal>
     </Stack>
   );
 }
@@ -144,19 +146,7 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
           onChange={(e) => setInstructions(e.currentTarget.value)}
           error={fields.instructions}
         />
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Create agent
-          </Button>
-        </Group>
+        <FormActions error={other} submit="Create agent" loading={fetching} onCancel={onDone} light />
       </Stack>
     </form>
   );

@@ -1,12 +1,13 @@
-import { Alert, Button, Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
+import { Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput, TextInput, Textarea } from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { ErrorState, LoadingState } from '../../states.js';
-import { numberOrNull } from '../../workspace-ui.js';
 import type { AgentQuery } from '../agent.js';
+import { numberOrNull } from '../../format.js';
+import { FormActions } from '../../ui.js';
 
 const UpdateAgentMutation = graphql(`
   mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {
@@ -236,19 +237,7 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
             </SimpleGrid>
           </Stack>
         </Fieldset>
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group>
-          <Button type="submit" loading={fetching}>
-            Save
-          </Button>
-          <Text size="sm" c="teal.9" role="status" aria-live="polite">
-            {saved ? 'Saved' : ''}
-          </Text>
-        </Group>
+        <FormActions error={other} submit="Save" loading={fetching} saved={saved} light />
       </Stack>
     </form>
   );
