@@ -1,12 +1,10 @@
-import { Anchor, Badge, Button, Group, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Textarea, Title, Alert } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../errors.js';
 import { graphql, type ResultOf } from '../graphql.js';
 import { hrefOf, linkClick } from '../router.js';
 import { EmptyState, ErrorState, LoadingState } from '../states.js';
-import { credits } from '../format.js';
-import { FormModal, FormActions } from '../ui.js';
 
 export const AgentsQuery = graphql(`
   query Agents {
@@ -105,7 +103,7 @@ export function AgentsPage() {
                     <Table.Td>
                       <Surfaces agent={agent} />
                     </Table.Td>
-                    <Table.Td style={{ textAlign: 'right' }}>{credits(creditsToday(agent))}</Table.Td>
+                    <Table.Td style={{ textAlign: 'right' }}>{creditsToday(agent).toLocaleString('en', { maximumFractionDigits: 3 })}</Table.Td>
                   </Table.Tr>
                 );
               })}
@@ -113,9 +111,9 @@ export function AgentsPage() {
           </Table>
         </Table.ScrollContainer>
       )}
-      <FormModal opened={creating} onClose={() => setCreating(false)} title="Create agent" size="lg">
+      <Modal opened={creating} onClose={() => setCreating(false)} title="Create agent" size="lg" closeButtonProps={{ "aria-label": "Close" }}>
         <CreateAgentForm onDone={() => setCreating(false)} />
-      </FormModal>
+      </Modal>
     </Stack>
   );
 }
@@ -146,7 +144,19 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
           onChange={(e) => setInstructions(e.currentTarget.value)}
           error={fields.instructions}
         />
-        <FormActions error={other} submit="Create agent" loading={fetching} onCancel={onDone} light />
+        {other ? (
+          <Alert color="red" role="alert">
+            {other}
+          </Alert>
+        ) : null}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onDone}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={fetching}>
+            Create agent
+          </Button>
+        </Group>
       </Stack>
     </form>
   );

@@ -227,6 +227,7 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
         position="right"
         size={mobile ? '100%' : 'xl'}
         title="Activity entry"
+        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {selected ? <EntryDetail agentId={agentId} id={selected} /> : null}
       </Drawer>

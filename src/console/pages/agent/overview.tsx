@@ -1,4 +1,4 @@
-import { Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput, TextInput, Textarea } from '@mantine/core';
+import { Alert, Button, Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
@@ -7,7 +7,6 @@ import { graphql, type ResultOf } from '../../graphql.js';
 import { ErrorState, LoadingState } from '../../states.js';
 import type { AgentQuery } from '../agent.js';
 import { numberOrNull } from '../../format.js';
-import { FormActions } from '../../ui.js';
 
 const UpdateAgentMutation = graphql(`
   mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {
@@ -237,7 +236,19 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
             </SimpleGrid>
           </Stack>
         </Fieldset>
-        <FormActions error={other} submit="Save" loading={fetching} saved={saved} light />
+        {other ? (
+          <Alert color="red" role="alert">
+            {other}
+          </Alert>
+        ) : null}
+        <Group>
+          <Button type="submit" loading={fetching}>
+            Save
+          </Button>
+          <Text size="sm" c="teal.9" role="status" aria-live="polite">
+            {saved ? 'Saved' : ''}
+          </Text>
+        </Group>
       </Stack>
     </form>
   );
