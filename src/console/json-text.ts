@@ -30,6 +30,6 @@ export function parseJsonObject(text: string): ParsedObject {
 }
 
 /** An object as the editor shows it. */
-export function jsonText(value: unknown): string {
+export function editorText(value: unknown): string {
   return JSON.stringify(value ?? {}, null, 2);
 }

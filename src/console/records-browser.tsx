@@ -3,8 +3,9 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from 'urql';
 import { fieldErrors } from './errors.js';
 import { graphql, type ResultOf } from './graphql.js';
-import { ScrollTable, jsonText } from './records-ui.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
+import { jsonText } from './format.js';
+import { ScrollTable } from './ui.js';
 
 // The records of a database document (GraphQL `documentRecords`: the Document API's own filter,
 // sort and cursor): a filter in the Document API's JSON form, a sort key, pages forward and back.

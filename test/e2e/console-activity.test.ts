@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
+import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
 
 // The agent's Activity, Usage and Limits tabs in Chromium, under the console's CSP. Calls made over
 // HTTP to the agent's HTTP API appear in Activity without a reload (the live tail); the filters
@@ -37,9 +37,7 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     );
   };
 
-  before(async function () {
-    const started = await startConsoleHarness('console_activity');
-    if (!started) return this.skip();
+  consoleSuite('console_activity', async (started) => {
     h = started;
     ({ page, gql } = h);
     agentId = (await gql('mutation { createAgent(input: { name: "Activity bot" }) { id } }')).createAgent.id;
@@ -52,14 +50,6 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     key = created.key;
     keyId = created.apiKey.id;
     await h.signIn();
-  });
-
-  afterEach(async () => {
-    await h?.collectViolations();
-  });
-
-  after(async () => {
-    await h?.stop();
   });
 
   it('Activity: calls appear without a reload (live tail)', async () => {

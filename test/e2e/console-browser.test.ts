@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
+import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
 
 // The console in a real headless Chromium, under its own Content-Security-Policy (nothing bypasses
 // it): sign in with the admin token → create an agent (a field error first) → it is listed → open
@@ -19,20 +19,10 @@ describe('e2e: the console in Chromium', function () {
   const ADMIN_TOKEN = 'console-browser-admin-token-0123456789';
   const axeProblems = () => h.axeProblems();
 
-  before(async function () {
-    const started = await startConsoleHarness('console_browser', { adminToken: ADMIN_TOKEN });
-    if (!started) return this.skip();
+  consoleSuite('console_browser', async (started) => {
     h = started;
     ({ svc, context, page, gql, errors, violations } = h);
-  });
-
-  afterEach(async () => {
-    await h?.collectViolations();
-  });
-
-  after(async () => {
-    await h?.stop();
-  });
+  }, { adminToken: ADMIN_TOKEN });
 
   it('serves the shell with the strict CSP and its assets with a hash in the name', async () => {
     const res = await fetch(`${svc.url}/console`);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
+import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
 
 // The agent's Document API tab in Chromium, under the console's CSP: create a database document
 // with fields (a field error first), expose it read/write, records added over the Document API with
@@ -13,22 +13,12 @@ describe('e2e: console Document API tab', function () {
   let agentId: string;
   let docId: string;
 
-  before(async function () {
-    const started = await startConsoleHarness('console_documents');
-    if (!started) return this.skip();
+  consoleSuite('console_documents', async (started) => {
     h = started;
     const { createAgent } = await h.gql('mutation { createAgent(input: { name: "Docs agent" }) { id } }');
     agentId = createAgent.id;
     h.page.setDefaultTimeout(15_000);
     await h.signIn();
-  });
-
-  afterEach(async () => {
-    await h?.collectViolations();
-  });
-
-  after(async () => {
-    await h?.stop();
   });
 
   const rowTitles = async () => (await h.page.getByRole('table', { name: 'Records of the document' }).locator('tbody tr').allTextContents()).map((t) => /task \d\d/.exec(t)?.[0]);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
+import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
 
 // The agent's HTTP API, MCP server and Chat widget tabs in Chromium, under the console's CSP:
 // sign in → create an agent → a script endpoint with a syntax error (the editor marks its line and
@@ -48,19 +48,9 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     for (let i = h.errors.length - 1; i >= 0; i--) if (expectedErrors.some((re) => re.test(h.errors[i]!))) h.errors.splice(i, 1);
   }
 
-  before(async function () {
-    const started = await startConsoleHarness('console_http_api');
-    if (!started) return this.skip();
+  consoleSuite('console_http_api', async (started) => {
     h = started;
     page = h.page;
-  });
-
-  afterEach(async () => {
-    await h?.collectViolations();
-  });
-
-  after(async () => {
-    await h?.stop();
   });
 
   it('signs in, creates an agent and opens its HTTP API tab (empty state, switches)', async () => {

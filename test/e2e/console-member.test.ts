@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { BrowserContext, Page } from 'playwright-core';
-import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
+import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
 
 // Issue 33's must-show: a MEMBER session sees no workspace-key, member or secret creation, and the
 // server refuses those mutations from it; a revoked member token ends its sessions. An admin
@@ -16,9 +16,7 @@ describe('e2e: the console: a MEMBER session', function () {
   let adminId: string;
   let memberId: string;
 
-  before(async function () {
-    const started = await startConsoleHarness('console_member');
-    if (!started) return this.skip();
+  consoleSuite('console_member', async (started) => {
     h = started;
     ({ gql } = h);
     adminId = (await gql('{ viewer { id } }')).viewer.id;
@@ -33,14 +31,6 @@ describe('e2e: the console: a MEMBER session', function () {
     await gql('mutation { createTeam(name: "Support", dailyCreditLimit: 10) { id } }');
     member = await h.newSession();
     await h.signIn(memberToken.token, member.page);
-  });
-
-  afterEach(async () => {
-    await h?.collectViolations();
-  });
-
-  after(async () => {
-    await h?.stop();
   });
 
   const open = async (name: string) => {

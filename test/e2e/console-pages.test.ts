@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
+import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
 
 // Every page of the console, opened by its address as a reload or a shared link would: each
 // settles (no loading state left), shows no error, and axe-core finds no serious or critical
@@ -33,9 +33,7 @@ describe('e2e: every page of the console settles, accessible, under the CSP', fu
   let h: ConsoleHarness;
   let agentId: string;
 
-  before(async function () {
-    const started = await startConsoleHarness('console_pages');
-    if (!started) return this.skip();
+  consoleSuite('console_pages', async (started) => {
     h = started;
     // An agent with something on each surface, so that every tab has content to show.
     const { createAgent } = await h.gql('mutation { createAgent(input: {name: "Pages bot", instructions: "Be brief."}) { id } }');
@@ -49,14 +47,6 @@ describe('e2e: every page of the console settles, accessible, under the CSP', fu
       { a: agentId },
     );
     await h.signIn();
-  });
-
-  afterEach(async () => {
-    await h?.collectViolations();
-  });
-
-  after(async () => {
-    await h?.stop();
   });
 
   /** Waits until the page has no loading state left, then returns axe's serious and critical findings. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
-import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
+import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
 
 // The agent's API Keys and Webhooks tabs in Chromium, under the console's CSP:
 // - create an agent key (shown once, with a copy button; afterwards only prefix and last four) →
@@ -19,9 +19,7 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
   /** The key the console showed once (kept by the test, as its user would copy it). */
   let createdKey: string;
 
-  before(async function () {
-    const started = await startConsoleHarness('console_hooks_keys');
-    if (!started) return this.skip();
+  consoleSuite('console_hooks_keys', async (started) => {
     h = started;
     await h.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(h.svc.url).origin });
     const { createAgent } = await h.gql('mutation { createAgent(input: { name: "Hooks and keys" }) { id } }');
@@ -30,14 +28,6 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
     await h.gql('mutation { createSecret(kind: WEBHOOK_SIGNING_SECRET, name: "orders-signing", value: "' + SECRET_VALUE + '") { id } }');
     h.page.setDefaultTimeout(15_000);
     await h.signIn();
-  });
-
-  afterEach(async () => {
-    await h?.collectViolations();
-  });
-
-  after(async () => {
-    await h?.stop();
   });
 
   const ping = (key: string) =>

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
+import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
 
 // The console's Workspace sections and the Overview tab's team, capabilities and guardrails, in
 // Chromium under the console's CSP, signed in as the admin: members and their tokens (shown once,
@@ -15,22 +15,15 @@ describe('e2e: the console: workspace sections', function () {
   let page: Page;
   let gql: ConsoleHarness['gql'];
 
-  before(async function () {
-    const started = await startConsoleHarness('console_workspace');
-    if (!started) return this.skip();
+  consoleSuite('console_workspace', async (started) => {
     h = started;
     ({ page, gql } = h);
     await h.signIn();
   });
 
   afterEach(async function () {
-    await h?.collectViolations();
     // A failed test may leave a dialog open: the next one starts from a fresh page.
     if (this.currentTest?.state === 'failed') await page.reload();
-  });
-
-  after(async () => {
-    await h?.stop();
   });
 
   const section = async (name: string) => {

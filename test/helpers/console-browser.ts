@@ -72,7 +72,12 @@ async function newContext(browser: Browser): Promise<BrowserContext> {
  * Starts the service (with a model `house-model` on the fake OpenAI-compatible server) and
  * Chromium. `null` when there is no Chromium here (the caller skips).
  */
-export async function startConsoleHarness(name: string, options: { adminToken?: string; platformOrigin?: string } = {}): Promise<ConsoleHarness | null> {
+export interface HarnessOptions {
+  adminToken?: string;
+  platformOrigin?: string;
+}
+
+export async function startConsoleHarness(name: string, options: HarnessOptions = {}): Promise<ConsoleHarness | null> {
   if (!fs.existsSync(CHROMIUM)) {
     console.log(`    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`);
     return null;
@@ -150,4 +155,24 @@ export async function startConsoleHarness(name: string, options: { adminToken?: 
     },
   };
   return harness;
+}
+
+/**
+ * The hooks of a console browser suite (call it inside `describe`): starts the harness before the
+ * tests (the suite is skipped without Chromium) and hands it to `setup` (the suite's data, signing
+ * in), gathers the CSP events after each test, and stops everything after the suite.
+ */
+export function consoleSuite(name: string, setup: (h: ConsoleHarness) => Promise<void> | void, options: HarnessOptions = {}): void {
+  let h: ConsoleHarness | null = null;
+  before(async function () {
+    h = await startConsoleHarness(name, options);
+    if (!h) return this.skip();
+    await setup(h);
+  });
+  afterEach(async () => {
+    await h?.collectViolations();
+  });
+  after(async () => {
+    await h?.stop();
+  });
 }

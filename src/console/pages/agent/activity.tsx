@@ -1,21 +1,4 @@
-import {
-  Alert,
-  Anchor,
-  Autocomplete,
-  Badge,
-  Button,
-  CopyButton,
-  Drawer,
-  Group,
-  Select,
-  SimpleGrid,
-  Stack,
-  Switch,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Alert, Anchor, Autocomplete, Badge, Button, CopyButton, Drawer, Group, Select, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue, useDocumentVisibility, useMediaQuery } from '@mantine/hooks';
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from 'urql';
@@ -24,6 +7,7 @@ import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf, type VariablesOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import type { AgentTabProps } from '../agent.js';
+import { ErrorNotice } from '../../ui.js';
 
 // The agent's activity log: filters (surface, status, entry, UTC days), a live tail (the first page
 // asked again every 2 seconds while "Live" is on and the page is visible; the service stores its
@@ -173,11 +157,7 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
         </EmptyState>
       ) : page ? (
         <>
-          {other ? (
-            <Alert color="red" role="alert">
-              {other}
-            </Alert>
-          ) : null}
+          <ErrorNotice light>{other}</ErrorNotice>
           <Table.ScrollContainer minWidth={760}>
             <Table striped highlightOnHover aria-label="Activity log">
               <Table.Thead>

@@ -1,13 +1,14 @@
-import { ActionIcon, Alert, Badge, Button, Card, Checkbox, Code, CopyButton, Group, Input, Modal, SegmentedControl, Select, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Card, Checkbox, Code, CopyButton, Group, Input, SegmentedControl, Select, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { CodeEditor } from '../../code-editor.js';
 import { fieldErrors, messageOf } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { RecordsBrowser } from '../../records-browser.js';
-import { ConfirmModal, ScrollTable, when } from '../../records-ui.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import type { AgentTabProps } from '../agent.js';
+import { when } from '../../format.js';
+import { FormModal, ConfirmDialog, FormActions, ScrollTable } from '../../ui.js';
 
 const DocumentsQuery = graphql(`
   query AgentDocuments($id: ID!) {
@@ -136,7 +137,7 @@ export default function DocumentsTab({ agentId }: AgentTabProps) {
                     <Table.Td>
                       <ExposureBadges exposure={e} />
                     </Table.Td>
-                    <Table.Td>{when(d.updatedAt)}</Table.Td>
+                    <Table.Td>{when(d.updatedAt, '—', 'en-GB')}</Table.Td>
                     <Table.Td>
                       <Button size="xs" variant={d.id === selected ? 'filled' : 'default'} onClick={() => setSelected(d.id === selected ? null : d.id)} aria-label={`${d.id === selected ? 'Close' : 'Open'} ${d.name}`} aria-pressed={d.id === selected}>
                         {d.id === selected ? 'Close' : 'Open'}
@@ -162,7 +163,7 @@ export default function DocumentsTab({ agentId }: AgentTabProps) {
           }}
         />
       ) : null}
-      <Modal opened={creating} onClose={() => setCreating(false)} title="Create document" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
+      <FormModal opened={creating} onClose={() => setCreating(false)} title="Create document" size="lg">
         <CreateDocumentForm
           agentId={agentId}
           onCancel={() => setCreating(false)}
@@ -172,7 +173,7 @@ export default function DocumentsTab({ agentId }: AgentTabProps) {
             reload();
           }}
         />
-      </Modal>
+      </FormModal>
     </Stack>
   );
 }
@@ -258,19 +259,7 @@ function CreateDocumentForm({ agentId, onCancel, onCreated }: { agentId: string;
         ) : (
           <FieldsEditor rows={rows} onChange={setRows} error={fields.fields} />
         )}
-        {other || fields.kind ? (
-          <Alert color="red" role="alert">
-            {other ?? fields.kind}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Create document
-          </Button>
-        </Group>
+        <FormActions error={other ?? fields.kind} submit="Create document" loading={fetching} onCancel={onCancel} light />
       </Stack>
     </form>
   );
@@ -285,7 +274,7 @@ function DocumentPanel({ agentId, doc, exposure, onChanged, onDeleted }: { agent
   const [saved, setSaved] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [update, updateDocument] = useMutation(UpdateDocumentMutation);
-  const [del, deleteDocument] = useMutation(DeleteDocumentMutation);
+  const [, deleteDocument] = useMutation(DeleteDocumentMutation);
   const [expose, exposeDocument] = useMutation(ExposeMutation);
   const [unexpose, unexposeDocument] = useMutation(UnexposeMutation);
   const { fields, other } = fieldErrors(update.error);
@@ -357,40 +346,24 @@ function DocumentPanel({ agentId, doc, exposure, onChanged, onDeleted }: { agent
             ) : (
               <FieldsEditor rows={rows} onChange={setRows} error={fields.fields} />
             )}
-            {other ? (
-              <Alert color="red" role="alert">
-                {other}
-              </Alert>
-            ) : null}
-            <Group>
-              <Button type="submit" loading={update.fetching}>
-                Save document
-              </Button>
-              <Text size="sm" c="teal.9" role="status" aria-live="polite">
-                {saved ? 'Saved' : ''}
-              </Text>
-            </Group>
+            <FormActions error={other} submit="Save document" loading={update.fetching} saved={saved} light />
           </Stack>
         </form>
         {doc.kind === 'DATABASE' ? <RecordsBrowser agentId={agentId} documentId={doc.id} fields={doc.fields} /> : null}
       </Stack>
-      <ConfirmModal
+      <ConfirmDialog
         opened={deleting}
         title="Delete document"
         confirmLabel="Delete document"
-        busy={del.fetching}
-        error={del.error ? messageOf(del.error) : null}
         onConfirm={async () => {
           const result = await deleteDocument({ id: doc.id });
-          if (!result.error) {
-            setDeleting(false);
-            onDeleted();
-          }
+          if (!result.error) onDeleted();
+          return result.error;
         }}
         onClose={() => setDeleting(false)}
       >
         {`Delete “${doc.name}”${doc.kind === 'DATABASE' ? ' with all its records' : ''}? Its Document API URL answers 404 from then on. This cannot be undone.`}
-      </ConfirmModal>
+      </ConfirmDialog>
     </Card>
   );
 }

@@ -1,14 +1,15 @@
-import { Alert, Anchor, Badge, Button, Checkbox, Code, Group, Modal, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core';
+import { Anchor, Badge, Button, Checkbox, Code, Group, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { draftOf, handlerInput, HandlerFields, parseSchemas, type HandlerDraft } from '../../entry-editor.js';
-import { fieldErrors, messageOf } from '../../errors.js';
+import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { HttpTryIt } from '../../try-it.js';
 import type { EditorError } from '../../code-editor.js';
 import type { AgentTabProps } from '../agent.js';
+import { ConfirmDialog, FormActions } from '../../ui.js';
 
 const HttpApiQuery = graphql(`
   query HttpApiTab($id: ID!) {
@@ -54,6 +55,7 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: HttpApiQuery, variables: { id: agentId }, context });
   const [editing, setEditing] = useState<'new' | string | null>(null);
   const [removing, setRemoving] = useState<Endpoint | null>(null);
+  const [, remove] = useMutation(RemoveEndpoint);
   if (fetching && !data) return <LoadingState label="Loading the HTTP API…" />;
   if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
   if (!data) return null;
@@ -139,7 +141,16 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
       </Paper>
       <HttpTryIt key={endpoints.map((e) => e.id).join()} agentId={agentId} endpoints={endpoints} />
       <CorsForm key={agentId} agentId={agentId} cors={data.agent.cors} />
-      <RemoveDialog endpoint={removing} onClose={() => setRemoving(null)} />
+      <ConfirmDialog
+        opened={removing !== null}
+        title="Remove endpoint"
+        confirmLabel="Remove"
+        confirmColor="red.8"
+        onClose={() => setRemoving(null)}
+        onConfirm={async () => (await remove({ id: removing!.id }, { additionalTypenames: ['HttpEndpoint'] })).error}
+      >
+        Remove <Code>{removing?.path}</Code>? Calls to it will get 404.
+      </ConfirmDialog>
     </Stack>
   );
 }
@@ -209,62 +220,13 @@ function EndpointForm({ agentId, endpoint, models, onDone }: { agentId: string; 
             models={models}
             inputSchemaHelp="Requests whose JSON body does not match are refused with 400"
           />
-          {otherFields.length || other ? (
-            <Alert variant="outline" color="red.9" role="alert">
-              {[...otherFields.map(([k, v]) => `${k}: ${v}`), other].filter(Boolean).join(' ')}
-            </Alert>
-          ) : null}
-          <Group>
-            <Button type="submit" loading={state.fetching}>
-              {endpoint ? 'Save endpoint' : 'Add endpoint'}
-            </Button>
-            <Button variant="default" onClick={onDone}>
-              {endpoint ? 'Close' : 'Cancel'}
-            </Button>
-            <Text size="sm" c="teal.9" role="status" aria-live="polite">
-              {saved ? 'Saved' : ''}
-            </Text>
-          </Group>
+          <FormActions error={[...otherFields.map(([k, v]) => `${k}: ${v}`), other].filter(Boolean).join(' ')} submit={endpoint ? 'Save endpoint' : 'Add endpoint'} loading={state.fetching} onCancel={onDone} cancel={endpoint ? 'Close' : 'Cancel'} saved={saved} />
         </Stack>
       </form>
     </Paper>
   );
 }
 
-function RemoveDialog({ endpoint, onClose }: { endpoint: Endpoint | null; onClose: () => void }) {
-  const [{ fetching, error }, remove] = useMutation(RemoveEndpoint);
-  return (
-    <Modal opened={endpoint !== null} onClose={onClose} title="Remove endpoint">
-      {endpoint ? (
-        <Stack>
-          <Text size="sm">
-            Remove <Code>{endpoint.path}</Code>? Calls to it will get 404.
-          </Text>
-          {error ? (
-            <Alert variant="outline" color="red.9" role="alert">
-              {messageOf(error)}
-            </Alert>
-          ) : null}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button
-              color="red.8"
-              loading={fetching}
-              onClick={async () => {
-                const r = await remove({ id: endpoint.id }, { additionalTypenames: ['HttpEndpoint'] });
-                if (!r.error) onClose();
-              }}
-            >
-              Remove
-            </Button>
-          </Group>
-        </Stack>
-      ) : null}
-    </Modal>
-  );
-}
 
 function CorsForm({ agentId, cors }: { agentId: string; cors: Data['agent']['cors'] }) {
   const [platform, setPlatform] = useState(cors.allowPlatformApps);
@@ -300,19 +262,7 @@ function CorsForm({ agentId, cors }: { agentId: string; cors: Data['agent']['cor
             onChange={(e) => setOrigins(e.currentTarget.value)}
             error={fields.customOrigins}
           />
-          {other ? (
-            <Alert variant="outline" color="red.9" role="alert">
-              {other}
-            </Alert>
-          ) : null}
-          <Group>
-            <Button type="submit" loading={fetching}>
-              Save CORS
-            </Button>
-            <Text size="sm" c="teal.9" role="status" aria-live="polite">
-              {saved ? 'Saved' : ''}
-            </Text>
-          </Group>
+          <FormActions error={other} submit="Save CORS" loading={fetching} saved={saved} />
         </Stack>
       </form>
     </Paper>

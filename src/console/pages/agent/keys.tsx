@@ -1,11 +1,12 @@
-import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Stack, Switch, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import { Badge, Button, Code, CopyButton, Group, Stack, Switch, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors, messageOf } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { ConfirmModal, ScrollTable, Notice, isoOfLocal, when } from '../../records-ui.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import type { AgentTabProps } from '../agent.js';
+import { when, isoOfLocal } from '../../format.js';
+import { Callout, FormModal, ConfirmDialog, FormActions, ScrollTable } from '../../ui.js';
 
 const KeysQuery = graphql(`
   query AgentKeys($id: ID!) {
@@ -50,21 +51,13 @@ export default function KeysTab({ agentId }: AgentTabProps) {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ key: string; name: string } | null>(null);
   const [revoking, setRevoking] = useState<Key | null>(null);
-  const [revoke, revokeKey] = useMutation(RevokeKeyMutation);
+  const [, revokeKey] = useMutation(RevokeKeyMutation);
   const [allow, setAllow] = useMutation(AllowWorkspaceKeysMutation);
 
   if (fetching && !data) return <LoadingState label="Loading the API keys…" />;
   if (!data) return <ErrorState error={error} retry={reload} />;
   const keys = [...data.agent.apiKeys].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 
-  const confirmRevoke = async () => {
-    if (!revoking) return;
-    const result = await revokeKey({ id: revoking.id });
-    if (!result.error) {
-      setRevoking(null);
-      reload();
-    }
-  };
 
   return (
     <Stack>
@@ -112,13 +105,13 @@ export default function KeysTab({ agentId }: AgentTabProps) {
                         {k.prefix}…{k.last4}
                       </Code>
                     </Table.Td>
-                    <Table.Td>{when(k.createdAt)}</Table.Td>
-                    <Table.Td>{when(k.lastUsedAt, 'Never')}</Table.Td>
-                    <Table.Td>{when(k.expiresAt, 'Never')}</Table.Td>
+                    <Table.Td>{when(k.createdAt, '—', 'en-GB')}</Table.Td>
+                    <Table.Td>{when(k.lastUsedAt, 'Never', 'en-GB')}</Table.Td>
+                    <Table.Td>{when(k.expiresAt, 'Never', 'en-GB')}</Table.Td>
                     <Table.Td>
                       <Badge color={state.color} variant="outline">
                         {state.label}
-                        {k.revokedAt ? ` ${when(k.revokedAt)}` : ''}
+                        {k.revokedAt ? ` ${when(k.revokedAt, '—', 'en-GB')}` : ''}
                       </Badge>
                     </Table.Td>
                     <Table.Td>
@@ -135,7 +128,7 @@ export default function KeysTab({ agentId }: AgentTabProps) {
           </Table>
         </ScrollTable>
       )}
-      <Modal opened={creating} onClose={() => setCreating(false)} title="Create API key" closeButtonProps={{ 'aria-label': 'Close' }}>
+      <FormModal opened={creating} onClose={() => setCreating(false)} title="Create API key">
         <CreateKeyForm
           agentId={agentId}
           onCancel={() => setCreating(false)}
@@ -145,13 +138,13 @@ export default function KeysTab({ agentId }: AgentTabProps) {
             reload();
           }}
         />
-      </Modal>
-      <Modal opened={created !== null} onClose={() => setCreated(null)} title="Your new API key" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
+      </FormModal>
+      <FormModal opened={created !== null} onClose={() => setCreated(null)} title="Your new API key" size="lg">
         {created ? (
           <Stack>
-            <Notice color="red" title="Copy it now" role="status">
+            <Callout color="red" title="Copy it now" role="status">
               This is the only time the key is shown. You won&apos;t see it again: the service keeps only its hash, and lists it by prefix and last four characters.
-            </Notice>
+            </Callout>
             <Text size="sm" fw={600}>
               {created.name}
             </Text>
@@ -172,18 +165,20 @@ export default function KeysTab({ agentId }: AgentTabProps) {
             </Group>
           </Stack>
         ) : null}
-      </Modal>
-      <ConfirmModal
+      </FormModal>
+      <ConfirmDialog
         opened={revoking !== null}
         title="Revoke API key"
         confirmLabel="Revoke key"
-        busy={revoke.fetching}
-        error={revoke.error ? messageOf(revoke.error) : null}
-        onConfirm={() => void confirmRevoke()}
+        onConfirm={async () => {
+          const result = await revokeKey({ id: revoking!.id });
+          if (!result.error) reload();
+          return result.error;
+        }}
         onClose={() => setRevoking(null)}
       >
         {revoking ? `Revoke “${revoking.name}” (${revoking.prefix}…${revoking.last4})? Calls with it are refused with 401 at once. This cannot be undone.` : ''}
-      </ConfirmModal>
+      </ConfirmDialog>
     </Stack>
   );
 }
@@ -210,19 +205,7 @@ function CreateKeyForm({ agentId, onCancel, onCreated }: { agentId: string; onCa
           onChange={(e) => setExpires(e.currentTarget.value)}
           error={fields.expiresAt}
         />
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Create key
-          </Button>
-        </Group>
+        <FormActions error={other} submit="Create key" loading={fetching} onCancel={onCancel} light />
       </Stack>
     </form>
   );

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, NumberInput, Paper, Progress, Stack, Table, Text, Title } from '@mantine/core';
+import { Button, Group, NumberInput, Paper, Progress, Stack, Table, Text, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { formatCredits, utcToday } from '../../activity-view.js';
@@ -6,6 +6,7 @@ import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { ErrorState, LoadingState } from '../../states.js';
 import type { AgentTabProps } from '../agent.js';
+import { FormActions } from '../../ui.js';
 
 // The agent's Limits tab: its daily credit limit and its maximum of concurrent requests (an empty
 // field: no limit; a daily limit of 0 refuses every call with 429 until it is raised), today's use
@@ -152,15 +153,7 @@ function LimitsForm({ data }: { data: Data }) {
               miw={220}
             />
           </Group>
-          {other ? (
-            <Alert color="red" role="alert">
-              {other}
-            </Alert>
-          ) : null}
-          <Group>
-            <Button type="submit" loading={fetching}>
-              Save limits
-            </Button>
+          <FormActions error={other} submit="Save limits" loading={fetching} saved={saved} light>
             <Button
               variant="default"
               onClick={() => {
@@ -171,10 +164,7 @@ function LimitsForm({ data }: { data: Data }) {
             >
               Clear both
             </Button>
-            <Text size="sm" c="teal.9" role="status" aria-live="polite">
-              {saved ? 'Saved' : ''}
-            </Text>
-          </Group>
+          </FormActions>
         </Stack>
       </form>
     </Paper>

@@ -1,16 +1,17 @@
-import { Alert, Badge, Button, Code, Group, Modal, Paper, Stack, Table, Tabs, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core';
+import { Badge, Button, Code, Group, Paper, Stack, Table, Tabs, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import type { EditorError } from '../../code-editor.js';
 import { CopyBlock } from '../../copy-field.js';
 import { draftOf, handlerInput, HandlerFields, parseSchemas, type HandlerDraft } from '../../entry-editor.js';
-import { fieldErrors, messageOf } from '../../errors.js';
+import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { clientConfigs, mcpUrl, serverName } from '../../mcp-configs.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { McpTryIt } from '../../try-it.js';
 import type { AgentTabProps } from '../agent.js';
+import { ConfirmDialog, FormActions } from '../../ui.js';
 
 const McpQuery = graphql(`
   query McpTab($id: ID!) {
@@ -48,6 +49,7 @@ export default function McpTab({ agentId }: AgentTabProps) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: McpQuery, variables: { id: agentId }, context });
   const [editing, setEditing] = useState<'new' | string | null>(null);
   const [removing, setRemoving] = useState<Tool | null>(null);
+  const [, remove] = useMutation(RemoveTool);
   if (fetching && !data) return <LoadingState label="Loading the MCP server…" />;
   if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
   if (!data) return null;
@@ -139,7 +141,16 @@ export default function McpTab({ agentId }: AgentTabProps) {
         </Stack>
       </Paper>
       <McpTryIt key={tools.map((t) => t.id).join()} agentId={agentId} tools={tools} />
-      <RemoveDialog tool={removing} onClose={() => setRemoving(null)} />
+      <ConfirmDialog
+        opened={removing !== null}
+        title="Remove tool"
+        confirmLabel="Remove"
+        confirmColor="red.8"
+        onClose={() => setRemoving(null)}
+        onConfirm={async () => (await remove({ id: removing!.id }, { additionalTypenames: ['McpTool'] })).error}
+      >
+        Remove <Code>{removing?.name}</Code>? Clients will no longer list or call it.
+      </ConfirmDialog>
     </Stack>
   );
 }
@@ -202,59 +213,10 @@ function ToolForm({ agentId, tool, models, onDone }: { agentId: string; tool: To
             models={models}
             inputSchemaHelp='The arguments clients send; without one a tool takes {"input": "<text>"}'
           />
-          {rest ? (
-            <Alert variant="outline" color="red.9" role="alert">
-              {rest}
-            </Alert>
-          ) : null}
-          <Group>
-            <Button type="submit" loading={state.fetching}>
-              {tool ? 'Save tool' : 'Add tool'}
-            </Button>
-            <Button variant="default" onClick={onDone}>
-              {tool ? 'Close' : 'Cancel'}
-            </Button>
-            <Text size="sm" c="teal.9" role="status" aria-live="polite">
-              {saved ? 'Saved' : ''}
-            </Text>
-          </Group>
+          <FormActions error={rest} submit={tool ? 'Save tool' : 'Add tool'} loading={state.fetching} onCancel={onDone} cancel={tool ? 'Close' : 'Cancel'} saved={saved} />
         </Stack>
       </form>
     </Paper>
   );
 }
 
-function RemoveDialog({ tool, onClose }: { tool: Tool | null; onClose: () => void }) {
-  const [{ fetching, error }, remove] = useMutation(RemoveTool);
-  return (
-    <Modal opened={tool !== null} onClose={onClose} title="Remove tool">
-      {tool ? (
-        <Stack>
-          <Text size="sm">
-            Remove <Code>{tool.name}</Code>? Clients will no longer list or call it.
-          </Text>
-          {error ? (
-            <Alert variant="outline" color="red.9" role="alert">
-              {messageOf(error)}
-            </Alert>
-          ) : null}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button
-              color="red.8"
-              loading={fetching}
-              onClick={async () => {
-                const r = await remove({ id: tool.id }, { additionalTypenames: ['McpTool'] });
-                if (!r.error) onClose();
-              }}
-            >
-              Remove
-            </Button>
-          </Group>
-        </Stack>
-      ) : null}
-    </Modal>
-  );
-}

@@ -5,8 +5,8 @@ import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { ErrorState, LoadingState } from '../../states.js';
-import { numberOrNull } from '../../workspace-ui.js';
 import type { AgentQuery } from '../agent.js';
+import { numberOrNull } from '../../format.js';
 
 const UpdateAgentMutation = graphql(`
   mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {

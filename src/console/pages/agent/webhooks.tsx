@@ -1,13 +1,13 @@
-import { Alert, Badge, Button, Card, Code, CopyButton, Group, Modal, NumberInput, SegmentedControl, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Card, Code, CopyButton, Group, NumberInput, SegmentedControl, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { CodeEditor } from '../../code-editor.js';
 import { errorAt, fieldErrors, messageOf } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { ConfirmModal, Notice } from '../../records-ui.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { Deliveries } from '../../webhook-deliveries.js';
 import type { AgentTabProps } from '../agent.js';
+import { Callout, ErrorNotice, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
 
 const WebhooksQuery = graphql(`
   query AgentWebhooks($id: ID!) {
@@ -70,7 +70,7 @@ export default function WebhooksTab({ agentId }: AgentTabProps) {
   const reload = () => refetch({ requestPolicy: 'network-only' });
   const [editing, setEditing] = useState<Webhook | 'new' | null>(null);
   const [removing, setRemoving] = useState<Webhook | null>(null);
-  const [remove, removeWebhook] = useMutation(RemoveWebhookMutation);
+  const [, removeWebhook] = useMutation(RemoveWebhookMutation);
   const [surface, setSurface] = useMutation(SetWebhooksSurfaceMutation);
 
   if (fetching && !data) return <LoadingState label="Loading the webhooks…" />;
@@ -78,14 +78,6 @@ export default function WebhooksTab({ agentId }: AgentTabProps) {
   const setting = data.agent.surfaces.find((s) => s.surface === 'WEBHOOKS');
   const webhooks = data.agent.webhooks;
 
-  const confirmRemove = async () => {
-    if (!removing) return;
-    const result = await removeWebhook({ id: removing.id });
-    if (!result.error) {
-      setRemoving(null);
-      reload();
-    }
-  };
 
   return (
     <Stack>
@@ -108,11 +100,7 @@ export default function WebhooksTab({ agentId }: AgentTabProps) {
           onChange={(e) => void setSurface({ agentId, activityLogging: e.currentTarget.checked })}
         />
       </Group>
-      {surface.error ? (
-        <Alert color="red" role="alert">
-          {messageOf(surface.error)}
-        </Alert>
-      ) : null}
+      <ErrorNotice light>{surface.error ? messageOf(surface.error) : null}</ErrorNotice>
       {webhooks.length === 0 ? (
         <EmptyState title="No integrations yet">Add one to get a URL that a sender (GitHub, Stripe, Slack…) posts its events to; each delivery runs the handler.</EmptyState>
       ) : (
@@ -126,12 +114,11 @@ export default function WebhooksTab({ agentId }: AgentTabProps) {
         Deliveries
       </Title>
       <Deliveries agentId={agentId} integrations={webhooks.map((w) => w.integration)} />
-      <Modal
+      <FormModal
         opened={editing !== null}
         onClose={() => setEditing(null)}
         title={editing === 'new' ? 'Add integration' : `Edit integration ${editing?.integration ?? ''}`}
         size="xl"
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {editing ? (
           <WebhookForm
@@ -147,18 +134,20 @@ export default function WebhooksTab({ agentId }: AgentTabProps) {
             onCancel={() => setEditing(null)}
           />
         ) : null}
-      </Modal>
-      <ConfirmModal
+      </FormModal>
+      <ConfirmDialog
         opened={removing !== null}
         title="Remove integration"
         confirmLabel="Remove integration"
-        busy={remove.fetching}
-        error={remove.error ? messageOf(remove.error) : null}
-        onConfirm={() => void confirmRemove()}
+        onConfirm={async () => {
+          const result = await removeWebhook({ id: removing!.id });
+          if (!result.error) reload();
+          return result.error;
+        }}
         onClose={() => setRemoving(null)}
       >
         {removing ? `Remove “${removing.integration}”? Its URL stops accepting deliveries (404).` : ''}
-      </ConfirmModal>
+      </ConfirmDialog>
     </Stack>
   );
 }
@@ -210,9 +199,9 @@ function IntegrationCard({ agentId, webhook: w, onEdit, onRemove }: { agentId: s
         </Group>
         {w.modelOverride ? <Text size="sm">Model: {w.modelOverride}</Text> : null}
         {w.warning ? (
-          <Notice color="red" title="Warning">
+          <Callout color="red" title="Warning">
             {w.warning}
-          </Notice>
+          </Callout>
         ) : null}
       </Stack>
     </Card>
@@ -329,19 +318,7 @@ function WebhookForm({ agentId, webhook, secrets, models, onDone, onCancel }: Fo
           onChange={setMaxBodyBytes}
           error={fields.maxBodyBytes}
         />
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={add.fetching || update.fetching}>
-            {webhook ? 'Save integration' : 'Add integration'}
-          </Button>
-        </Group>
+        <FormActions error={other} submit={webhook ? 'Save integration' : 'Add integration'} loading={add.fetching || update.fetching} onCancel={onCancel} light />
       </Stack>
     </form>
   );

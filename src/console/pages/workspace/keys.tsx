@@ -1,11 +1,11 @@
-import { Alert, Badge, Button, Checkbox, Group, Modal, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Checkbox, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { useIsAdmin } from '../../viewer.js';
-import { AdminOnlyNotice, ConfirmDialog, isForbidden, ShownOnce, when } from '../../workspace-ui.js';
+import { when } from '../../format.js';
+import { ListStates, AdminOnlyNotice, ShownOnce, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
 
 const WorkspaceKeysQuery = graphql(`
   query WorkspaceKeys {
@@ -70,75 +70,74 @@ function WorkspaceKeys() {
         <Button onClick={() => setCreating(true)}>Create workspace key</Button>
       </Group>
       {created ? <ShownOnce label="New workspace key" value={created} onDone={() => setCreated(null)} /> : null}
-      {fetching && !data ? (
-        <LoadingState label="Loading workspace keys…" />
-      ) : error && !data ? (
-        isForbidden(error) ? (
-          <AdminOnlyNotice>Workspace keys are listed by workspace admins only.</AdminOnlyNotice>
-        ) : (
-          <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
-        )
-      ) : !data || data.workspace.apiKeys.length === 0 ? (
-        <EmptyState title="No workspace keys">Create one for a program that reads the workspace or calls its agents.</EmptyState>
-      ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped aria-label="Workspace keys">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Name</Table.Th>
-                <Table.Th scope="col">Key</Table.Th>
-                <Table.Th scope="col">Scopes</Table.Th>
-                <Table.Th scope="col">Created</Table.Th>
-                <Table.Th scope="col">Expires</Table.Th>
-                <Table.Th scope="col">Last used</Table.Th>
-                <Table.Th scope="col">Status</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {data.workspace.apiKeys.map((k) => (
-                <Table.Tr key={k.id}>
-                  <Table.Td>{k.name}</Table.Td>
-                  <Table.Td>
-                    <Text ff="monospace" size="sm">
-                      {k.prefix}…{k.last4}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    {k.scopes.length ? (
-                      <Group gap={4}>
-                        {k.scopes.map((s) => (
-                          <Badge key={s} variant="filled" color="indigo.9" size="sm">
-                            {SCOPES.find((x) => x.value === s)?.label ?? s}
-                          </Badge>
-                        ))}
-                      </Group>
-                    ) : (
-                      <Text size="sm" c="dimmed">
-                        None
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>{when(k.createdAt)}</Table.Td>
-                  <Table.Td>{k.expiresAt ? when(k.expiresAt) : 'Never'}</Table.Td>
-                  <Table.Td>{when(k.lastUsedAt)}</Table.Td>
-                  <Table.Td>
-                    {k.revokedAt ? (
-                      <Text size="sm" c="dimmed">
-                        Revoked {when(k.revokedAt)}
-                      </Text>
-                    ) : (
-                      <Button size="xs" color="red" variant="light" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.name}`}>
-                        Revoke
-                      </Button>
-                    )}
-                  </Table.Td>
+      <ListStates
+        result={{ data, error, fetching }}
+        retry={() => refetch({ requestPolicy: 'network-only' })}
+        loading="Loading workspace keys…"
+        forbidden="Workspace keys are listed by workspace admins only."
+        isEmpty={(d) => d.workspace.apiKeys.length === 0}
+        empty={{ title: 'No workspace keys', text: 'Create one for a program that reads the workspace or calls its agents.' }}
+      >
+        {(data) => (
+          <Table.ScrollContainer minWidth={720}>
+            <Table striped aria-label="Workspace keys">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col">Name</Table.Th>
+                  <Table.Th scope="col">Key</Table.Th>
+                  <Table.Th scope="col">Scopes</Table.Th>
+                  <Table.Th scope="col">Created</Table.Th>
+                  <Table.Th scope="col">Expires</Table.Th>
+                  <Table.Th scope="col">Last used</Table.Th>
+                  <Table.Th scope="col">Status</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
-      <Modal opened={creating} onClose={() => setCreating(false)} title="Create workspace key" closeButtonProps={{ 'aria-label': 'Close' }}>
+              </Table.Thead>
+              <Table.Tbody>
+                {data.workspace.apiKeys.map((k) => (
+                  <Table.Tr key={k.id}>
+                    <Table.Td>{k.name}</Table.Td>
+                    <Table.Td>
+                      <Text ff="monospace" size="sm">
+                        {k.prefix}…{k.last4}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>
+                      {k.scopes.length ? (
+                        <Group gap={4}>
+                          {k.scopes.map((s) => (
+                            <Badge key={s} variant="filled" color="indigo.9" size="sm">
+                              {SCOPES.find((x) => x.value === s)?.label ?? s}
+                            </Badge>
+                          ))}
+                        </Group>
+                      ) : (
+                        <Text size="sm" c="dimmed">
+                          None
+                        </Text>
+                      )}
+                    </Table.Td>
+                    <Table.Td>{when(k.createdAt)}</Table.Td>
+                    <Table.Td>{k.expiresAt ? when(k.expiresAt) : 'Never'}</Table.Td>
+                    <Table.Td>{when(k.lastUsedAt)}</Table.Td>
+                    <Table.Td>
+                      {k.revokedAt ? (
+                        <Text size="sm" c="dimmed">
+                          Revoked {when(k.revokedAt)}
+                        </Text>
+                      ) : (
+                        <Button size="xs" color="red" variant="light" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.name}`}>
+                          Revoke
+                        </Button>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </ListStates>
+      <FormModal opened={creating} onClose={() => setCreating(false)} title="Create workspace key">
         <CreateKeyForm
           onCancel={() => setCreating(false)}
           onCreated={(key) => {
@@ -146,7 +145,7 @@ function WorkspaceKeys() {
             setCreated(key);
           }}
         />
-      </Modal>
+      </FormModal>
       <ConfirmDialog
         opened={revoking !== null}
         title="Revoke workspace key"
@@ -185,19 +184,7 @@ function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreate
           </Stack>
         </Checkbox.Group>
         <Select label="Expires" data={EXPIRY} value={expiry} onChange={(v) => setExpiry(v ?? 'never')} allowDeselect={false} error={fields.expiresAt} />
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Create key
-          </Button>
-        </Group>
+        <FormActions error={other} submit="Create key" loading={fetching} onCancel={onCancel} light />
       </Stack>
     </form>
   );

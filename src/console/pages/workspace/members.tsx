@@ -1,11 +1,11 @@
-import { Alert, Badge, Button, Group, Modal, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { useIsAdmin, useViewer } from '../../viewer.js';
-import { AdminOnlyNotice, ConfirmDialog, isForbidden, ShownOnce, when } from '../../workspace-ui.js';
+import { when } from '../../format.js';
+import { ListStates, ErrorNotice, ShownOnce, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
 
 const MembersQuery = graphql(`
   query WorkspaceMembers {
@@ -62,39 +62,38 @@ export default function MembersSection() {
         </Text>
         {isAdmin ? <Button onClick={() => setInviting(true)}>Invite member</Button> : null}
       </Group>
-      {fetching && !data ? (
-        <LoadingState label="Loading members…" />
-      ) : error && !data ? (
-        isForbidden(error) ? (
-          <AdminOnlyNotice>Only workspace admins may list the members.</AdminOnlyNotice>
-        ) : (
-          <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
-        )
-      ) : members.length === 0 ? (
-        <EmptyState title="No members">Invite a member to give them access to the console.</EmptyState>
-      ) : (
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped aria-label="Members">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Name</Table.Th>
-                <Table.Th scope="col">Email</Table.Th>
-                <Table.Th scope="col">Role</Table.Th>
-                <Table.Th scope="col">Tokens</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {members.map((m) => (
-                <MemberRowView key={m.id} member={m} mayManage={isAdmin || m.id === viewer.id} isYou={m.id === viewer.id} onTokens={() => setSelected(m.id)} />
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
+      <ListStates
+        result={{ data, error, fetching }}
+        retry={() => refetch({ requestPolicy: 'network-only' })}
+        loading="Loading members…"
+        forbidden="Only workspace admins may list the members."
+        isEmpty={(d) => d.workspace.members.length === 0}
+        empty={{ title: 'No members', text: 'Invite a member to give them access to the console.' }}
+      >
+        {(data) => (
+          <Table.ScrollContainer minWidth={560}>
+            <Table striped aria-label="Members">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col">Name</Table.Th>
+                  <Table.Th scope="col">Email</Table.Th>
+                  <Table.Th scope="col">Role</Table.Th>
+                  <Table.Th scope="col">Tokens</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {members.map((m) => (
+                  <MemberRowView key={m.id} member={m} mayManage={isAdmin || m.id === viewer.id} isYou={m.id === viewer.id} onTokens={() => setSelected(m.id)} />
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </ListStates>
       {selectedMember ? <TokensPanel key={selectedMember.id} member={selectedMember} isYou={selectedMember.id === viewer.id} onClose={() => setSelected(null)} /> : null}
-      <Modal opened={inviting} onClose={() => setInviting(false)} title="Invite member" closeButtonProps={{ 'aria-label': 'Close' }}>
+      <FormModal opened={inviting} onClose={() => setInviting(false)} title="Invite member">
         <InviteForm onDone={() => setInviting(false)} />
-      </Modal>
+      </FormModal>
     </Stack>
   );
 }
@@ -159,19 +158,7 @@ function InviteForm({ onDone }: { onDone: () => void }) {
           allowDeselect={false}
           error={fields.role}
         />
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Invite member
-          </Button>
-        </Group>
+        <FormActions error={other} submit="Invite member" loading={fetching} onCancel={onDone} light />
       </Stack>
     </form>
   );
@@ -215,61 +202,56 @@ function TokensPanel({ member, isYou, onClose }: { member: MemberRow; isYou: boo
             </Button>
           </Group>
         </form>
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        {fetching && !data ? (
-          <LoadingState label="Loading tokens…" />
-        ) : error && !data ? (
-          isForbidden(error) ? (
-            <AdminOnlyNotice>Only workspace admins may see another member's tokens.</AdminOnlyNotice>
-          ) : (
-            <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
-          )
-        ) : !data || data.memberTokens.length === 0 ? (
-          <EmptyState title="No tokens">Create a token to sign in to the console or call GraphQL.</EmptyState>
-        ) : (
-          <Table.ScrollContainer minWidth={560}>
-            <Table aria-label={title}>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">Name</Table.Th>
-                  <Table.Th scope="col">Token</Table.Th>
-                  <Table.Th scope="col">Created</Table.Th>
-                  <Table.Th scope="col">Last used</Table.Th>
-                  <Table.Th scope="col">Status</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {data.memberTokens.map((t) => (
-                  <Table.Tr key={t.id}>
-                    <Table.Td>{t.name}</Table.Td>
-                    <Table.Td>
-                      <Text ff="monospace" size="sm">
-                        {t.prefix}…{t.last4}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>{when(t.createdAt)}</Table.Td>
-                    <Table.Td>{when(t.lastUsedAt)}</Table.Td>
-                    <Table.Td>
-                      {t.revokedAt ? (
-                        <Text size="sm" c="dimmed">
-                          Revoked {when(t.revokedAt)}
-                        </Text>
-                      ) : (
-                        <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.name}`}>
-                          Revoke
-                        </Button>
-                      )}
-                    </Table.Td>
+        <ErrorNotice light>{other}</ErrorNotice>
+        <ListStates
+          result={{ data, error, fetching }}
+          retry={() => refetch({ requestPolicy: 'network-only' })}
+          loading="Loading tokens…"
+          forbidden="Only workspace admins may see another member's tokens."
+          isEmpty={(d) => d.memberTokens.length === 0}
+          empty={{ title: 'No tokens', text: 'Create a token to sign in to the console or call GraphQL.' }}
+        >
+          {(data) => (
+            <Table.ScrollContainer minWidth={560}>
+              <Table aria-label={title}>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th scope="col">Name</Table.Th>
+                    <Table.Th scope="col">Token</Table.Th>
+                    <Table.Th scope="col">Created</Table.Th>
+                    <Table.Th scope="col">Last used</Table.Th>
+                    <Table.Th scope="col">Status</Table.Th>
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
+                </Table.Thead>
+                <Table.Tbody>
+                  {data.memberTokens.map((t) => (
+                    <Table.Tr key={t.id}>
+                      <Table.Td>{t.name}</Table.Td>
+                      <Table.Td>
+                        <Text ff="monospace" size="sm">
+                          {t.prefix}…{t.last4}
+                        </Text>
+                      </Table.Td>
+                      <Table.Td>{when(t.createdAt)}</Table.Td>
+                      <Table.Td>{when(t.lastUsedAt)}</Table.Td>
+                      <Table.Td>
+                        {t.revokedAt ? (
+                          <Text size="sm" c="dimmed">
+                            Revoked {when(t.revokedAt)}
+                          </Text>
+                        ) : (
+                          <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.name}`}>
+                            Revoke
+                          </Button>
+                        )}
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
+        </ListStates>
       </Stack>
       <ConfirmDialog
         opened={revoking !== null}

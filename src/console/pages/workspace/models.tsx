@@ -1,11 +1,12 @@
-import { Alert, Badge, Button, Checkbox, Group, Modal, NumberInput, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Checkbox, Group, NumberInput, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors, messageOf } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { useIsAdmin } from '../../viewer.js';
-import { ConfirmDialog, Notice, numberOrNull } from '../../workspace-ui.js';
+import { numberOrNull } from '../../format.js';
+import { Notice, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
 
 const ModelsQuery = graphql(`
   query WorkspaceModels {
@@ -154,12 +155,11 @@ export default function ModelsSection() {
           </Table>
         </Table.ScrollContainer>
       )}
-      <Modal
+      <FormModal
         opened={editing !== null}
         onClose={() => setEditing(null)}
         title={editing && editing !== 'new' ? `Edit model ${editing.name}` : 'Configure model'}
         size="lg"
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
         {editing !== null ? (
           <ModelForm
@@ -171,7 +171,7 @@ export default function ModelsSection() {
             }}
           />
         ) : null}
-      </Modal>
+      </FormModal>
       <ConfirmDialog
         opened={removing !== null}
         title="Remove model"
@@ -276,19 +276,7 @@ function ModelForm({ model, onCancel, onSaved }: { model: ModelRow | null; onCan
           <NumberInput label="Output price" description="Credits per million tokens" min={0} value={outputPrice} onChange={setOutputPrice} error={fields.outputPricePerMillion} />
         </Group>
         <Checkbox label="The workspace default" checked={isDefault} onChange={(e) => setIsDefault(e.currentTarget.checked)} error={fields.isDefault} />
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Save model
-          </Button>
-        </Group>
+        <FormActions error={other} submit="Save model" loading={fetching} onCancel={onCancel} light />
       </Stack>
     </form>
   );

@@ -1,11 +1,11 @@
-import { Alert, Badge, Button, Group, Modal, PasswordInput, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, PasswordInput, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { useIsAdmin } from '../../viewer.js';
-import { AdminOnlyNotice, ConfirmDialog, isForbidden, when } from '../../workspace-ui.js';
+import { when } from '../../format.js';
+import { ListStates, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
 
 const SecretsQuery = graphql(`
   query Secrets {
@@ -52,59 +52,58 @@ export default function SecretsSection() {
         </Text>
         {isAdmin ? <Button onClick={() => setCreating(true)}>Add secret</Button> : null}
       </Group>
-      {fetching && !data ? (
-        <LoadingState label="Loading secrets…" />
-      ) : error && !data ? (
-        isForbidden(error) ? (
-          <AdminOnlyNotice>Only workspace admins may list the secrets.</AdminOnlyNotice>
-        ) : (
-          <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
-        )
-      ) : !data || data.secrets.length === 0 ? (
-        <EmptyState title="No secrets yet">{isAdmin ? 'Add a model API key or a webhook signing secret.' : 'An admin adds them.'}</EmptyState>
-      ) : (
-        <Table.ScrollContainer minWidth={520}>
-          <Table striped aria-label="Secrets">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Name</Table.Th>
-                <Table.Th scope="col">Kind</Table.Th>
-                <Table.Th scope="col">Updated</Table.Th>
-                {isAdmin ? (
-<Table.Th scope="col">Actions</Table.Th>
-                ) : null}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {data.secrets.map((s) => (
-                <Table.Tr key={s.id}>
-                  <Table.Td>
-                    <Text ff="monospace" size="sm">
-                      {s.name}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge variant="filled" color="gray.7">
-                      {KINDS.find((k) => k.value === s.kind)?.label ?? s.kind}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{when(s.updatedAt)}</Table.Td>
+      <ListStates
+        result={{ data, error, fetching }}
+        retry={() => refetch({ requestPolicy: 'network-only' })}
+        loading="Loading secrets…"
+        forbidden="Only workspace admins may list the secrets."
+        isEmpty={(d) => d.secrets.length === 0}
+        empty={{ title: 'No secrets yet', text: isAdmin ? 'Add a model API key or a webhook signing secret.' : 'An admin adds them.' }}
+      >
+        {(data) => (
+          <Table.ScrollContainer minWidth={520}>
+            <Table striped aria-label="Secrets">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col">Name</Table.Th>
+                  <Table.Th scope="col">Kind</Table.Th>
+                  <Table.Th scope="col">Updated</Table.Th>
                   {isAdmin ? (
-                    <Table.Td>
-                      <Button size="xs" color="red" variant="light" onClick={() => setDeleting(s)} aria-label={`Delete secret ${s.name}`}>
-                        Delete
-                      </Button>
-                    </Table.Td>
+  <Table.Th scope="col">Actions</Table.Th>
                   ) : null}
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
-      <Modal opened={creating} onClose={() => setCreating(false)} title="Add secret" closeButtonProps={{ 'aria-label': 'Close' }}>
+              </Table.Thead>
+              <Table.Tbody>
+                {data.secrets.map((s) => (
+                  <Table.Tr key={s.id}>
+                    <Table.Td>
+                      <Text ff="monospace" size="sm">
+                        {s.name}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge variant="filled" color="gray.7">
+                        {KINDS.find((k) => k.value === s.kind)?.label ?? s.kind}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>{when(s.updatedAt)}</Table.Td>
+                    {isAdmin ? (
+                      <Table.Td>
+                        <Button size="xs" color="red" variant="light" onClick={() => setDeleting(s)} aria-label={`Delete secret ${s.name}`}>
+                          Delete
+                        </Button>
+                      </Table.Td>
+                    ) : null}
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </ListStates>
+      <FormModal opened={creating} onClose={() => setCreating(false)} title="Add secret">
         <CreateSecretForm onDone={() => setCreating(false)} />
-      </Modal>
+      </FormModal>
       <ConfirmDialog
         opened={deleting !== null}
         title="Delete secret"
@@ -154,19 +153,7 @@ function CreateSecretForm({ onDone }: { onDone: () => void }) {
           onChange={(e) => setValue(e.currentTarget.value)}
           error={fields.value}
         />
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Add secret
-          </Button>
-        </Group>
+        <FormActions error={other} submit="Add secret" loading={fetching} onCancel={onDone} light />
       </Stack>
     </form>
   );

@@ -1,13 +1,14 @@
-import { Alert, Button, Checkbox, Fieldset, Group, NumberInput, SimpleGrid, Stack, TagsInput, Text, TextInput } from '@mantine/core';
+import { Alert, Checkbox, Fieldset, NumberInput, SimpleGrid, Stack, TagsInput, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { CodeEditor, type EditorError } from '../../code-editor.js';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { jsonText, parseJsonObject } from '../../json-text.js';
+import { editorText, parseJsonObject } from '../../json-text.js';
 import { ErrorState, LoadingState } from '../../states.js';
 import { useIsAdmin } from '../../viewer.js';
-import { numberOrNull, when } from '../../workspace-ui.js';
+import { when, numberOrNull } from '../../format.js';
+import { ErrorNotice, FormActions } from '../../ui.js';
 
 const SettingsQuery = graphql(`
   query WorkspaceSettings {
@@ -63,10 +64,10 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const [region, setRegion] = useState(typeof dp.region === 'string' ? dp.region : '');
   const [subprocessors, setSubprocessors] = useState<string[]>(Array.isArray(dp.subprocessors) ? dp.subprocessors.map(String) : []);
   const [texts, setTexts] = useState<Record<JsonGroup, string>>(() => ({
-    featureFlags: jsonText(settings.featureFlags),
-    accountRules: jsonText(settings.accountRules),
-    loginSettings: jsonText(settings.loginSettings),
-    valueCapture: jsonText(settings.valueCapture),
+    featureFlags: editorText(settings.featureFlags),
+    accountRules: editorText(settings.accountRules),
+    loginSettings: editorText(settings.loginSettings),
+    valueCapture: editorText(settings.valueCapture),
   }));
   const [parseErrors, setParseErrors] = useState<Partial<Record<JsonGroup, EditorError>>>({});
   const [saved, setSaved] = useState(false);
@@ -170,21 +171,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
             error={editorError(g.key)}
           />
         ))}
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        {isAdmin ? (
-          <Group>
-            <Button type="submit" loading={fetching}>
-              Save settings
-            </Button>
-            <Text size="sm" c="teal.9" role="status" aria-live="polite">
-              {saved ? 'Saved' : ''}
-            </Text>
-          </Group>
-        ) : null}
+        {isAdmin ? <FormActions error={other} submit="Save settings" loading={fetching} saved={saved} light /> : <ErrorNotice light>{other}</ErrorNotice>}
       </Stack>
     </form>
   );

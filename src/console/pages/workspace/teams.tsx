@@ -1,11 +1,12 @@
-import { Alert, Button, Group, Modal, NumberInput, Paper, Progress, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, NumberInput, Paper, Progress, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { useIsAdmin } from '../../viewer.js';
-import { credits, numberOrNull } from '../../workspace-ui.js';
+import { credits, numberOrNull } from '../../format.js';
+import { ErrorNotice, FormModal, FormActions, SavedStatus } from '../../ui.js';
 
 const TeamsQuery = graphql(`
   query WorkspaceTeams {
@@ -93,12 +94,12 @@ export default function TeamsSection() {
           </Table>
         </Table.ScrollContainer>
       )}
-      <Modal opened={creating} onClose={() => setCreating(false)} title="Create team" closeButtonProps={{ 'aria-label': 'Close' }}>
+      <FormModal opened={creating} onClose={() => setCreating(false)} title="Create team">
         <CreateTeamForm onDone={() => setCreating(false)} />
-      </Modal>
-      <Modal opened={editing !== null} onClose={() => setEditing(null)} title={`Daily limit of ${editing?.name ?? ''}`} closeButtonProps={{ 'aria-label': 'Close' }}>
+      </FormModal>
+      <FormModal opened={editing !== null} onClose={() => setEditing(null)} title={`Daily limit of ${editing?.name ?? ''}`}>
         {editing ? <TeamLimitForm team={editing} onDone={() => setEditing(null)} /> : null}
-      </Modal>
+      </FormModal>
     </Stack>
   );
 }
@@ -146,16 +147,10 @@ function WorkspaceLimit({ workspace, isAdmin }: { workspace: Data; isAdmin: bool
                 Save limit
               </Button>
             </Group>
-            <Text size="sm" c="teal.9" role="status" aria-live="polite" mt={4}>
-              {saved ? 'Saved' : ''}
-            </Text>
+            <SavedStatus saved={saved} mt={4} />
           </form>
         ) : null}
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
+        <ErrorNotice light>{other}</ErrorNotice>
       </Stack>
     </Paper>
   );
@@ -176,19 +171,7 @@ function CreateTeamForm({ onDone }: { onDone: () => void }) {
       <Stack>
         <TextInput label="Name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
         <NumberInput label="Daily credit limit" description="Empty: no limit" min={0} value={limit} onChange={setLimit} error={fields.dailyCreditLimit} />
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Create team
-          </Button>
-        </Group>
+        <FormActions error={other} submit="Create team" loading={fetching} onCancel={onDone} light />
       </Stack>
     </form>
   );
@@ -207,19 +190,7 @@ function TeamLimitForm({ team, onDone }: { team: TeamRow; onDone: () => void }) 
     <form onSubmit={submit} noValidate>
       <Stack>
         <NumberInput label="Daily credit limit" description="Empty: no limit" min={0} data-autofocus value={limit} onChange={setLimit} error={fields.dailyCreditLimit} />
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Save limit
-          </Button>
-        </Group>
+        <FormActions error={other} submit="Save limit" loading={fetching} onCancel={onDone} light />
       </Stack>
     </form>
   );
