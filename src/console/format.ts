@@ -1,14 +1,10 @@
 // Values as the console writes them, and form inputs as GraphQL takes them.
 
-/**
- * A date-time as a short local text; an empty value as `empty`. The workspace sections write it
- * the American way (`en`), the agent's Document API, Webhooks and API Keys tabs the British way
- * (`en-GB`): both kept as they were.
- */
-export function when(iso: string | null | undefined, empty = '—', locale: 'en' | 'en-GB' = 'en'): string {
+/** A date-time as a short text in the browser's own language and time zone; an empty value as `empty`. */
+export function when(iso: string | null | undefined, empty = '—'): string {
   if (!iso) return empty;
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** Credits as people read them (up to three decimals). */

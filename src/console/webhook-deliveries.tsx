@@ -178,7 +178,7 @@ export function Deliveries({ agentId, integrations }: { agentId: string; integra
                   <Fragment key={d.id}>
                     <Table.Tr data-delivery={d.id}>
                       <Table.Td>
-                        {when(d.createdAt, '—', 'en-GB')}
+                        {when(d.createdAt, '—')}
                         {d.replayOf ? (
                           <Text size="xs" c="dimmed">
                             Replay of {d.replayOf}
@@ -195,7 +195,7 @@ export function Deliveries({ agentId, integrations }: { agentId: string; integra
                         {d.attempts}
                         {d.failures ? ` (${d.failures} failed)` : ''}
                       </Table.Td>
-                      <Table.Td>{when(d.nextAttemptAt, '—', 'en-GB')}</Table.Td>
+                      <Table.Td>{when(d.nextAttemptAt, '—')}</Table.Td>
                       <Table.Td maw={280}>
                         <Text size="xs" ff="monospace" lineClamp={2} c={d.run?.error || d.lastError ? 'red.8' : undefined}>
                           {d.run ? (d.run.error ?? jsonText(d.run.output)) : d.lastError ?? '—'}
@@ -266,7 +266,7 @@ function DeliveryDetail({ d }: { d: Delivery }) {
         <Text size="sm">
           {d.method}, {d.bodyBytes} bytes
         </Text>
-        <Text size="sm">Completed: {when(d.completedAt, '—', 'en-GB')}</Text>
+        <Text size="sm">Completed: {when(d.completedAt, '—')}</Text>
         {d.run ? (
           <Text size="sm">
             Run {d.run.runId}: {d.run.credits} credits{d.run.durationMs !== null ? `, ${d.run.durationMs} ms` : ''}
@@ -292,7 +292,7 @@ function DeliveryDetail({ d }: { d: Delivery }) {
         Body
       </Text>
       <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-        {d.bodyDroppedAt ? `Dropped on ${when(d.bodyDroppedAt, '—', 'en-GB')}` : d.body || '(empty)'}
+        {d.bodyDroppedAt ? `Dropped on ${when(d.bodyDroppedAt, '—')}` : d.body || '(empty)'}
       </Code>
     </Stack>
   );

@@ -137,7 +137,7 @@ export default function DocumentsTab({ agentId }: AgentTabProps) {
                     <Table.Td>
                       <ExposureBadges exposure={e} />
                     </Table.Td>
-                    <Table.Td>{when(d.updatedAt, '—', 'en-GB')}</Table.Td>
+                    <Table.Td>{when(d.updatedAt, '—')}</Table.Td>
                     <Table.Td>
                       <Button size="xs" variant={d.id === selected ? 'filled' : 'default'} onClick={() => setSelected(d.id === selected ? null : d.id)} aria-label={`${d.id === selected ? 'Close' : 'Open'} ${d.name}`} aria-pressed={d.id === selected}>
                         {d.id === selected ? 'Close' : 'Open'}

@@ -105,13 +105,13 @@ export default function KeysTab({ agentId }: AgentTabProps) {
                         {k.prefix}…{k.last4}
                       </Code>
                     </Table.Td>
-                    <Table.Td>{when(k.createdAt, '—', 'en-GB')}</Table.Td>
-                    <Table.Td>{when(k.lastUsedAt, 'Never', 'en-GB')}</Table.Td>
-                    <Table.Td>{when(k.expiresAt, 'Never', 'en-GB')}</Table.Td>
+                    <Table.Td>{when(k.createdAt, '—')}</Table.Td>
+                    <Table.Td>{when(k.lastUsedAt, 'Never')}</Table.Td>
+                    <Table.Td>{when(k.expiresAt, 'Never')}</Table.Td>
                     <Table.Td>
                       <Badge color={state.color} variant="outline">
                         {state.label}
-                        {k.revokedAt ? ` ${when(k.revokedAt, '—', 'en-GB')}` : ''}
+                        {k.revokedAt ? ` ${when(k.revokedAt, '—')}` : ''}
                       </Badge>
                     </Table.Td>
                     <Table.Td>
