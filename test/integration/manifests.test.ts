@@ -235,6 +235,22 @@ describe('agents as code: exportAgents, planManifest, applyManifest', function (
     await gqlOk(ws.adminToken, 'mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: 4) { id } }', { a: agentId });
   });
 
+  it('two applies planned on the same state take turns: one applies, the other is refused (CONFLICT)', async () => {
+    const six = exported.replace('maxToolSteps: 3', 'maxToolSteps: 6');
+    const seven = exported.replace('maxToolSteps: 3', 'maxToolSteps: 7');
+    const [p6, p7] = await Promise.all([gqlOk(ws.adminToken, PLAN, { y: six }), gqlOk(ws.adminToken, PLAN, { y: seven })]);
+    const results = await Promise.all([
+      gql(ws.adminToken, APPLY, { y: six, d: p6.planManifest.digest }),
+      gql(ws.adminToken, APPLY, { y: seven, d: p7.planManifest.digest }),
+    ]);
+    const codes = results.map((r) => (r.errors ? errorCode(r) : 'OK')).sort();
+    expect(codes).to.deep.equal(['CONFLICT', 'OK']);
+    const won = results[0]!.errors ? 7 : 6;
+    const { agent } = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { guardrails { maxToolSteps } changeLog { id } } }', { a: agentId });
+    expect(agent.guardrails.maxToolSteps).to.equal(won);
+    await planAndApply(ws.adminToken, exported);
+  });
+
   it('an invalid manifest gets every error with its line and column, and changes nothing', async () => {
     const bad = `apiVersion: agents/v1
 kind: Agent

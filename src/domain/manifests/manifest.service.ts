@@ -101,6 +101,8 @@ export class ManifestService {
     const member = requireMember(p);
     const { agents, issues } = await this.validate(p, yaml);
     return this.store.transaction(async (r) => {
+      // Applies of one workspace take turns: the second compares its digest with what the first wrote.
+      await r.agentChanges.lockWorkspace(p.workspaceId);
       const analysis = await this.analyse(r, p, agents, prune);
       const all = [...issues, ...analysis.issues, ...analysis.missing];
       if (all.length) throw manifestInvalid(all);

@@ -223,6 +223,7 @@ export function repositories(db: Conn): Repositories {
         }),
     },
     agentChanges: {
+      lockWorkspace: (workspaceId) => q(async () => void (await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`manifest-apply:${workspaceId}`]))),
       insert: (c) => q(async () => void (await db('agent_changes').insert(rows.agentChanges.toRow(c)))),
       listByAgent: (agentId, first) =>
         q(async () =>
