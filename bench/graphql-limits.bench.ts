@@ -6,7 +6,7 @@
 //   npx tsx bench/graphql-limits.bench.ts
 import { getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql';
 import { newId } from '../src/domain/ids.js';
-import type { ActivityEntry } from '../src/domain/entities.js';
+import type { ActivityEntry } from '../src/domain/activity/activity.entities.js';
 import { MAX_COMPLEXITY, operationLimits } from '../src/graphql/limits.js';
 import { buildGraphqlSchema } from '../src/graphql/schema.js';
 import { loadConfig } from '../src/infra/config.js';

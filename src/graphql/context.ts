@@ -1,7 +1,11 @@
 import DataLoader from 'dataloader';
-import type { ActivityEntry, Agent, ApiKey, Document, DocumentExposure, HttpEndpoint, McpTool, Webhook } from '../domain/entities.js';
+import type { ActivityEntry } from '../domain/activity/activity.entities.js';
+import type { Agent } from '../domain/agents/agent.entities.js';
+import type { Document, DocumentExposure } from '../domain/documents/document.entities.js';
+import type { HttpEndpoint, McpTool, Webhook } from '../domain/entries/entry.entities.js';
+import type { ApiKey } from '../domain/keys/key.entities.js';
 import type { Principal } from '../domain/principal.js';
-import type { AgentChildRepo } from '../domain/ports.js';
+import type { AgentChildRepo } from '../domain/repo.ports.js';
 import type { Services } from '../domain/services.js';
 import { DELIVERY_BODY_SHOWN_BYTES } from '../domain/webhooks/webhook.service.js';
 

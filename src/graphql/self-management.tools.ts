@@ -13,7 +13,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { DomainError } from '../domain/errors.js';
-import type { Agent } from '../domain/entities.js';
+import type { Agent } from '../domain/agents/agent.entities.js';
 import type { Principal } from '../domain/principal.js';
 import type { Json, ToolDefinition } from '../domain/runtime/ports.js';
 import type { SelfManagementTools } from '../domain/runtime/run.service.js';

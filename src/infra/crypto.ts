@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Cipher } from '../domain/ports.js';
+import type { Cipher } from '../domain/secrets/secret.ports.js';
 
 const VERSION = 'v1';
 

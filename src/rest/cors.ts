@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import type { Agent } from '../domain/entities.js';
+import type { Agent } from '../domain/agents/agent.entities.js';
 
 const ALLOWED_HEADERS = 'Content-Type, Authorization, X-Agent-Access-Key, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, X-Visitor-Id';
 const EXPOSED_HEADERS = 'Retry-After, RateLimit, RateLimit-Policy, X-Run-Id, X-Request-Id, Allow';

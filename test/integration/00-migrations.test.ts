@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { DEFAULT_CAPABILITIES, DEFAULT_CORS, DEFAULT_GUARDRAILS, defaultSurfaces } from '../../src/domain/agents/agent.schemas.js';
 import { Conflict } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
-import type { ModelConfig } from '../../src/domain/entities.js';
+import type { ModelConfig } from '../../src/domain/models/model.entities.js';
 import { DEFAULT_SETTINGS } from '../../src/domain/workspace/settings.js';
 import { closeDatabase, openDatabase } from '../../src/infra/db.js';
 import { migrateLatest, migrateRollbackAll } from '../../src/infra/migrate.js';

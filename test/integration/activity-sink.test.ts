@@ -8,7 +8,7 @@ import { translatePgError } from '../../src/infra/store/pg-errors.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { loadAgent } from '../helpers/runtime.js';
 import { newId } from '../../src/domain/ids.js';
-import type { ActivityEntry } from '../../src/domain/entities.js';
+import type { ActivityEntry } from '../../src/domain/activity/activity.entities.js';
 
 // The buffered activity sink writes entries in batches. A batch the database refuses as a whole is
 // retried entry by entry, so one bad entry costs only itself. Here the bad entry is a real one: it

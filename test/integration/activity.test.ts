@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { ActivityLog, MAX_LOGGED_BODY, MAX_LOGGED_DEPTH, TOO_DEEP_MARKER, type ActivitySink } from '../../src/domain/activity/activity-log.js';
 import type { Clock } from '../../src/domain/clock.js';
-import type { ActivityEntry } from '../../src/domain/entities.js';
+import type { ActivityEntry } from '../../src/domain/activity/activity.entities.js';
 import { bufferedActivitySink } from '../../src/infra/activity/buffered-sink.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { newId } from '../../src/domain/ids.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { buildService, type Service } from '../../src/server.js';
-import type { WebhookDelivery, WebhookDeliverySummary } from '../../src/domain/entities.js';
+import type { WebhookDelivery, WebhookDeliverySummary } from '../../src/domain/webhooks/webhook.entities.js';
 import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { manualTime, type ManualTime } from '../helpers/manual-time.js';
 import { loadAgent } from '../helpers/runtime.js';

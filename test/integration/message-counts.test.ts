@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { MessageFilter } from '../../src/domain/ports.js';
+import type { MessageFilter } from '../../src/domain/workspace-api/workspace-api.ports.js';
 import { newId } from '../../src/domain/ids.js';
 import { createAgent, h, newWorkspace } from '../helpers/harness.js';
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import type { Agent, ModelConfig } from '../../src/domain/entities.js';
+import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { ModelConfig } from '../../src/domain/models/model.entities.js';
 import type { Repositories } from '../../src/domain/ports.js';
 import { modelHostAllowed, modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from '../../src/domain/runtime/model-resolver.js';
 

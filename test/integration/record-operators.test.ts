@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { encodeCursor, validateFilter, validateSort } from '../../src/domain/documents/record-filter.js';
-import type { FieldDef } from '../../src/domain/entities.js';
+import type { FieldDef } from '../../src/domain/documents/document.entities.js';
 import type { Principal } from '../../src/domain/principal.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { refusal } from '../helpers/runtime.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import type { WebhookDelivery } from '../../src/domain/entities.js';
+import type { WebhookDelivery } from '../../src/domain/webhooks/webhook.entities.js';
 import { newId } from '../../src/domain/ids.js';
 import type { Store } from '../../src/domain/ports.js';
 import { WebhookService, type QueuedDelivery } from '../../src/domain/webhooks/webhook.service.js';

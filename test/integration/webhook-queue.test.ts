@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { MovableClock } from '../helpers/movable-clock.js';
 import type { Clock } from '../../src/domain/clock.js';
-import type { Agent, Webhook, WebhookDelivery, WebhookDeliverySummary } from '../../src/domain/entities.js';
+import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Webhook } from '../../src/domain/entries/entry.entities.js';
+import type { WebhookDelivery, WebhookDeliverySummary } from '../../src/domain/webhooks/webhook.entities.js';
 import { Invalid, LimitExceeded, NotFound } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { Principal } from '../../src/domain/principal.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { activityQuery, messagesQuery, usageQuery, agentsQuery } from '../../src/domain/workspace-api/workspace-api.schemas.js';
-import { SURFACES } from '../../src/domain/entities.js';
+import { SURFACES } from '../../src/domain/surfaces/surface.entities.js';
 import { createAgent, gqlOk, h, newWorkspace } from '../helpers/harness.js';
 import { operationIds } from '../helpers/openapi.js';
 import { openApiDocument, validated, workspaceKey, wsApi } from '../helpers/workspace-api.js';

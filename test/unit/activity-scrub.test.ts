@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { loggable, MAX_LOGGED_BODY, MAX_LOGGED_DEPTH, TOO_DEEP_MARKER, withinDepth, withoutBodies } from '../../src/domain/activity/activity-log.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/domain/json-depth.js';
-import type { ActivityEntry } from '../../src/domain/entities.js';
+import type { ActivityEntry } from '../../src/domain/activity/activity.entities.js';
 import { storable, storableText } from '../../src/infra/activity/buffered-sink.js';
 
 // What keeps an activity entry storable whatever a request held: unpaired surrogates and U+0000

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { HttpEndpoint, HttpMethod } from '../../src/domain/entities.js';
+import type { HttpEndpoint, HttpMethod } from '../../src/domain/entries/entry.entities.js';
 import { valueSchema } from '../../src/domain/entries/entry.schemas.js';
 import { baseOperationId, operationIds } from '../../src/rest/openapi/agent.openapi.js';
 import { endpointSegments } from '../../src/rest/surfaces/http-io.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { HISTORY_CHARS, historyOf } from '../../src/domain/chat/chat.service.js';
-import type { ChatTurn } from '../../src/domain/entities.js';
+import type { ChatTurn } from '../../src/domain/chat/chat.entities.js';
 
 // What the model sees of a long conversation: the newest turns that fit in HISTORY_CHARS
 // characters together, oldest first; an older turn that does not fit is left out whole, and so is

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Guardrails, RedactPreset } from '../../src/domain/entities.js';
+import type { Guardrails, RedactPreset } from '../../src/domain/agents/agent.entities.js';
 import { checkInput, GuardrailBlocked, redactJson, redactText, StreamRedactor } from '../../src/domain/runtime/guardrails.js';
 import { MAX_PATTERN_PROGRAM, patternRefusal, programSizeEstimate, toEngineSyntax, userPattern } from '../../src/domain/runtime/patterns.js';
 import { DEFAULT_GUARDRAILS, guardrailsInput } from '../../src/domain/agents/agent.schemas.js';

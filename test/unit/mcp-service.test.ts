@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { McpTool } from '../../src/domain/entities.js';
+import type { McpTool } from '../../src/domain/entries/entry.entities.js';
 import { DomainError, Invalid } from '../../src/domain/errors.js';
 import type { Store } from '../../src/domain/ports.js';
 import type { RunResult } from '../../src/domain/runtime/run.types.js';

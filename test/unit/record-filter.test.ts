@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { decodeCursor, encodeCursor, validateFilter, validateSort } from '../../src/domain/documents/record-filter.js';
-import type { FieldDef } from '../../src/domain/entities.js';
+import type { FieldDef } from '../../src/domain/documents/document.entities.js';
 
 // The shape rules of record filters, sorts and cursors, without a database: what each operator
 // accepts, how values are counted against the bound, and that a cursor only fits its own query.

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { FieldDef } from '../../src/domain/entities.js';
+import type { FieldDef } from '../../src/domain/documents/document.entities.js';
 import { validateFilter } from '../../src/domain/documents/record-filter.js';
 import { validatePatch, validateRecord } from '../../src/domain/documents/records.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Guardrails } from '../../src/domain/entities.js';
+import type { Guardrails } from '../../src/domain/agents/agent.entities.js';
 import { DEFAULT_GUARDRAILS } from '../../src/domain/agents/agent.schemas.js';
 import { checkInput, GuardrailBlocked, redactText, StreamRedactor } from '../../src/domain/runtime/guardrails.js';
 import { patternRefusal } from '../../src/domain/runtime/patterns.js';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { MAX_JSON_DEPTH } from '../../src/domain/json-depth.js';
 import { MAX_SENDER_ID_LENGTH, parsePayload, senderDeliveryId, slackChallenge, storableSenderId } from '../../src/domain/webhooks/payload.js';
-import type { SignatureScheme } from '../../src/domain/entities.js';
+import type { SignatureScheme } from '../../src/domain/entries/entry.entities.js';
 import type { Json } from '../../src/domain/runtime/ports.js';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS, retryDelayMs } from '../../src/domain/webhooks/retry-schedule.js';
 

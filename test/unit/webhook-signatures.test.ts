@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
-import { SIGNATURE_SCHEMES, type SignatureScheme } from '../../src/domain/entities.js';
+import { SIGNATURE_SCHEMES, type SignatureScheme } from '../../src/domain/entries/entry.entities.js';
 import { isCredentialHeader } from '../../src/domain/keys/credentials.js';
 import { SIGNATURE_HEADERS, startSignatureCheck } from '../../src/domain/webhooks/signatures.js';
 

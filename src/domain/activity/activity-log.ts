@@ -2,7 +2,9 @@ import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import { isCredentialHeader } from '../keys/credentials.js';
 import { MAX_JSON_DEPTH } from '../json-depth.js';
-import type { ActivityEntry, ActivityKind, Agent, Surface } from '../entities.js';
+import type { Agent } from '../agents/agent.entities.js';
+import type { Surface } from '../surfaces/surface.entities.js';
+import type { ActivityEntry, ActivityKind } from './activity.entities.js';
 import type { Store } from '../ports.js';
 
 /** Where entries go; infra batches them so writing the log costs a request almost nothing. */

@@ -2,10 +2,14 @@ import type { ActivitySink } from './activity-log.js';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { utcDay } from '../clock.js';
-import { SURFACES, type ActivityEntry, type DailyUsage } from '../entities.js';
+import type { DailyUsage } from '../admission/admission.entities.js';
+import { SURFACES } from '../surfaces/surface.entities.js';
+import type { ActivityEntry } from './activity.entities.js';
 import { loadAgent, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
-import type { ChargeSink, Store, SurfaceUsage } from '../ports.js';
+import type { ChargeSink } from '../admission/admission.ports.js';
+import type { Store } from '../ports.js';
+import type { SurfaceUsage } from './activity.ports.js';
 import { parse } from '../validation.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 

@@ -1,8 +1,9 @@
 import { secondsToUtcMidnight, utcDay, type Clock } from '../clock.js';
 import { LimitExceeded, type LimitReason } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Agent } from '../entities.js';
-import type { ChargeSink, CreditCharge, CreditScope, Repositories, Store } from '../ports.js';
+import type { Agent } from '../agents/agent.entities.js';
+import type { Repositories, Store } from '../ports.js';
+import type { ChargeSink, CreditCharge, CreditScope } from './admission.ports.js';
 
 export interface AdmissionConfig {
   /** Identifies this process in the slots table (diagnostics only). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { REDACT_PRESETS, SURFACES, VISIBILITIES, type Capabilities, type CorsSettings, type Guardrails, type Surfaces } from '../entities.js';
+import { SURFACES, type Surfaces } from '../surfaces/surface.entities.js';
+import { REDACT_PRESETS, VISIBILITIES, type Capabilities, type CorsSettings, type Guardrails } from './agent.entities.js';
 import { patternRefusal } from '../runtime/patterns.js';
 import { modelRef, nonEmpty, optionalText } from '../validation.js';
 

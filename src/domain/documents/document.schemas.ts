@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FIELD_TYPES } from '../entities.js';
+import { FIELD_TYPES } from './document.entities.js';
 import { nonEmpty, optionalText } from '../validation.js';
 
 // Inputs of documents and their exposure: what createDocument, updateDocument and exposeDocument

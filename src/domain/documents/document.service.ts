@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { Conflict, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Document, DocumentExposure } from '../entities.js';
+import type { Document, DocumentExposure } from './document.entities.js';
 import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';

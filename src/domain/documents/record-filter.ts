@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Invalid } from '../errors.js';
-import type { RecordPosition } from '../ports.js';
-import type { FieldDef, FieldType } from '../entities.js';
+import type { FieldDef, FieldType } from './document.entities.js';
 import { checkValue, DATE_TIME_PATTERN, MAX_FILTER_FIELDS, MAX_FILTER_VALUES } from './records.js';
 
 const DATE_TIME = new RegExp(DATE_TIME_PATTERN);
@@ -247,4 +246,10 @@ function validKeyText(type: SortKey['type'], k: string): boolean {
 
 function fingerprint(filter: RecordFilter, sort: SortKey[]): string {
   return createHash('sha256').update(JSON.stringify([filter, sort])).digest('base64url').slice(0, 16);
+}
+
+/** Where a record stands in a sort order: its sort keys' values as text (null: no value) and its insertion number. */
+export interface RecordPosition {
+  keys: (string | null)[];
+  seq: string;
 }

@@ -1,5 +1,5 @@
 import { Invalid } from '../errors.js';
-import type { FieldDef } from '../entities.js';
+import type { FieldDef } from './document.entities.js';
 
 // Validation of database records against a document's field schema. Field names come from the
 // request, so every map built here has no prototype: a field named `constructor` or `toString` is

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Invalid } from '../errors.js';
-import { HTTP_METHODS, SIGNATURE_SCHEMES, type Handler } from '../entities.js';
+import { HTTP_METHODS, SIGNATURE_SCHEMES, type Handler } from './entry.entities.js';
 import { schemaRefusal } from '../json-schema.js';
 import { modelRef, optionalText } from '../validation.js';
 import { MAX_WEBHOOK_BODY_BYTES } from '../webhooks/body-limit.js';

@@ -1,10 +1,11 @@
 import type { Clock } from '../clock.js';
 import { Conflict, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { HttpEndpoint, McpTool, Webhook } from '../entities.js';
+import type { HttpEndpoint, McpTool, Webhook } from './entry.entities.js';
 import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
-import type { AgentChildRepo, Repositories, Store } from '../ports.js';
+import type { Repositories, Store } from '../ports.js';
+import type { AgentChildRepo } from '../repo.ports.js';
 import { parse, stripUndefined } from '../validation.js';
 import type { ModelReferences } from '../models/model-references.js';
 import type { ScriptCheck } from './script-check.js';

@@ -1,5 +1,5 @@
 import { Invalid, Unavailable } from '../errors.js';
-import type { Handler } from '../entities.js';
+import type { Handler } from './entry.entities.js';
 import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from '../runtime/ports.js';
 
 /** Retry-After of a save refused because the sandbox had no room to compile the script in time. */

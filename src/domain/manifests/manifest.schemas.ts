@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SURFACES } from '../entities.js';
+import { SURFACES } from '../surfaces/surface.entities.js';
 import { capabilitiesInput, corsInput, createAgentInput, guardrailsInput, limitsInput, surfaceInput, updateAgentInput } from '../agents/agent.schemas.js';
 import { documentInput, exposureInput } from '../documents/document.schemas.js';
 import { recordItem } from '../documents/document-api.schemas.js';

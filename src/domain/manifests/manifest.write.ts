@@ -1,6 +1,7 @@
 import { newId } from '../ids.js';
-import type { Agent } from '../entities.js';
-import type { AgentChildRepo, Repositories } from '../ports.js';
+import type { Agent } from '../agents/agent.entities.js';
+import type { Repositories } from '../ports.js';
+import type { AgentChildRepo } from '../repo.ports.js';
 import { canonicalJson, documentOut, endpointOut, KEYS, settingsOut, toolOut, webhookOut, type AgentState } from './manifest.state.js';
 
 // Writes a planned agent through the repositories of the apply's transaction: the agent's row, then

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
-import type { Message } from '../entities.js';
+import type { Message } from './message.entities.js';
 import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';

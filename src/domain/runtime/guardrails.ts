@@ -1,6 +1,6 @@
 import type { RE2JS } from 're2js';
 import { Invalid } from '../errors.js';
-import type { Guardrails } from '../entities.js';
+import type { Guardrails } from '../agents/agent.entities.js';
 import { PatternRefused, userPattern } from './patterns.js';
 import { PRESETS, REPLACEMENT } from './redact-presets.js';
 import type { Json } from './ports.js';

@@ -1,4 +1,5 @@
-import type { Agent, ModelConfig } from '../entities.js';
+import type { Agent } from '../agents/agent.entities.js';
+import type { ModelConfig } from '../models/model.entities.js';
 import type { Repositories } from '../ports.js';
 import type { ResolvedModel } from './ports.js';
 

@@ -1,12 +1,12 @@
 import type { ActivityLog } from '../activity/activity-log.js';
 import type { Admission, AdmissionService } from '../admission/admission.service.js';
 import { DomainError } from '../errors.js';
-import type { Agent } from '../entities.js';
+import type { Agent } from '../agents/agent.entities.js';
 import type { Principal } from '../principal.js';
 import type { RunActivity, RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
 import { runCreditBound, type RunService } from './run.service.js';
 import { checkInput } from './guardrails.js';
-import type { RunMetrics } from '../ports.js';
+import type { RunMetrics } from './ports.js';
 
 /**
  * The whole run pipeline after a surface has authenticated and resolved its entry (DESIGN §5):

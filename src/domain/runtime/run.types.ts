@@ -1,4 +1,5 @@
-import type { Handler, Surface } from '../entities.js';
+import type { Handler } from '../entries/entry.entities.js';
+import type { Surface } from '../surfaces/surface.entities.js';
 import type { Json, ModelUsage } from './ports.js';
 
 /** The input of a run, the same shape on every surface (credential headers never included). */

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { SECRET_KINDS, type Secret } from '../entities.js';
+import { SECRET_KINDS, type Secret } from './secret.entities.js';
 import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
-import type { Cipher, Store } from '../ports.js';
+import type { Store } from '../ports.js';
+import type { Cipher } from './secret.ports.js';
 import { parse } from '../validation.js';
 
 const secretInput = z.object({

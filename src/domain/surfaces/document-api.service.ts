@@ -1,4 +1,4 @@
-import type { Document, FieldDef } from '../entities.js';
+import type { Document, FieldDef } from '../documents/document.entities.js';
 import type { RecordService } from '../documents/record.service.js';
 import { deleteBody, insertBody, queryBody, readQuery, updateBody, writeDocumentBody } from '../documents/document-api.schemas.js';
 import type { Pipeline } from '../runtime/pipeline.js';

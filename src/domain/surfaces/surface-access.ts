@@ -1,7 +1,8 @@
 import { Forbidden, NotFound } from '../errors.js';
 import type { Presented } from '../keys/credentials.js';
 import type { KeyService } from '../keys/key.service.js';
-import type { Agent, Surface } from '../entities.js';
+import type { Agent } from '../agents/agent.entities.js';
+import type { Surface } from './surface.entities.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 

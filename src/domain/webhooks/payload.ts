@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SignatureScheme } from '../entities.js';
+import type { SignatureScheme } from '../entries/entry.entities.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import type { Json } from '../runtime/ports.js';
 import { standardWebhooksIdHeader } from './signatures.js';

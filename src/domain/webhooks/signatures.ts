@@ -2,7 +2,7 @@
 // HMAC-SHA256 over a signed prefix (built from headers) followed by the raw body, so one streaming
 // check serves them all; each scheme only says where the key, the prefix and the candidates are.
 import { createHmac, timingSafeEqual, type Hmac } from 'node:crypto';
-import type { SignatureScheme } from '../entities.js';
+import type { SignatureScheme } from '../entries/entry.entities.js';
 
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { DomainError, Forbidden, Invalid, LimitExceeded, NotFound, Unauthenticated, Unavailable } from '../errors.js';
-import { DELIVERY_STATUSES, type Agent, type DeliveryStatus, type Webhook, type WebhookDelivery, type WebhookDeliverySummary } from '../entities.js';
+import type { Agent } from '../agents/agent.entities.js';
+import type { Webhook } from '../entries/entry.entities.js';
+import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery, type WebhookDeliverySummary } from './webhook.entities.js';
 import { newId } from '../ids.js';
 import { isCredentialHeader } from '../keys/credentials.js';
 import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
-import type { DeliverySettlement, Store } from '../ports.js';
+import type { Store } from '../ports.js';
+import type { DeliverySettlement } from './webhook.ports.js';
 import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
 import type { Json } from '../runtime/ports.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { Invalid } from '../errors.js';
-import { MODEL_PROVIDERS, SURFACES, VISIBILITIES } from '../entities.js';
+import { VISIBILITIES } from '../agents/agent.entities.js';
+import { MODEL_PROVIDERS } from '../models/model.entities.js';
+import { SURFACES } from '../surfaces/surface.entities.js';
 
 // The Workspace API v1.0.0 contract, once: the query schemas validate the raw query strings and
 // the response schemas describe what the service returns. The OpenAPI description

@@ -1,9 +1,15 @@
 import { utcDay, type Clock } from '../clock.js';
 import { Forbidden, NotFound } from '../errors.js';
-import { SURFACES, type ActivityEntry, type Agent, type Message, type ModelConfig, type Workspace } from '../entities.js';
+import type { ActivityEntry } from '../activity/activity.entities.js';
+import type { Agent } from '../agents/agent.entities.js';
+import type { Message } from '../messages/message.entities.js';
+import type { ModelConfig } from '../models/model.entities.js';
+import { SURFACES } from '../surfaces/surface.entities.js';
+import type { Workspace } from '../workspace/workspace.entities.js';
 import { workspaceReadMissing } from '../keys/key-refusals.js';
 import type { Principal } from '../principal.js';
-import type { ChargeSink, Repositories, Store } from '../ports.js';
+import type { ChargeSink } from '../admission/admission.ports.js';
+import type { Repositories, Store } from '../ports.js';
 import { DEFAULT_SETTINGS } from '../workspace/settings.js';
 import {
   activityQuery,

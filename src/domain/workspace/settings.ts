@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { WorkspaceSettings } from '../entities.js';
+import type { WorkspaceSettings } from './workspace.entities.js';
 import { stripUndefined } from '../validation.js';
 
 export const DEFAULT_SETTINGS: WorkspaceSettings = {

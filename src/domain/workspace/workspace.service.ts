@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { describeChosenToken, generateKey, type NewKey } from '../keys/key-material.js';
-import type { Member, MemberToken, Team, Workspace } from '../entities.js';
+import type { Member, MemberToken, Team, Workspace } from './workspace.entities.js';
 import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import { ROLES } from '../principal.js';

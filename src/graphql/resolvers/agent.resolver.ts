@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { Agent as AgentEntity } from '../../domain/entities.js';
+import type { Agent as AgentEntity } from '../../domain/agents/agent.entities.js';
 import type { Context } from '../context.js';
 import { SurfaceEnum } from '../types/enums.js';
 import { CapabilitiesInput, CreateAgentInput, GuardrailsInput, UpdateAgentInput } from '../types/inputs.js';

@@ -2,7 +2,8 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_TOOL_SCHEMA } from '../../domain/entries/entry.schemas.js';
 import { webhookWarning } from '../../domain/webhooks/body-limit.js';
-import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity, WebhookDeliverySummary as DeliveryEntity } from '../../domain/entities.js';
+import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity } from '../../domain/entries/entry.entities.js';
+import type { WebhookDeliverySummary as DeliveryEntity } from '../../domain/webhooks/webhook.entities.js';
 import { DeliveryStatusEnum } from '../types/enums.js';
 import type { Context } from '../context.js';
 import {

@@ -1,5 +1,6 @@
-import type { Agent, Handler } from '../../domain/entities.js';
-import { SURFACES } from '../../domain/entities.js';
+import type { Agent } from '../../domain/agents/agent.entities.js';
+import type { Handler } from '../../domain/entries/entry.entities.js';
+import { SURFACES } from '../../domain/surfaces/surface.entities.js';
 import { HandlerKindEnum, SurfaceEnum } from '../types/enums.js';
 import type { HandlerOut, SurfaceSetting } from '../types/objects.js';
 

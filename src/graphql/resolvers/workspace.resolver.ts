@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { Workspace as WorkspaceEntity } from '../../domain/entities.js';
+import type { Workspace as WorkspaceEntity } from '../../domain/workspace/workspace.entities.js';
 import type { Context } from '../context.js';
 import { ConfigureModelInput, InviteMemberInput, RecordMessageInput, WorkspaceSettingsInput } from '../types/inputs.js';
 import { ApiKey, DailyUsage, Member, MemberToken, MemberTokenResult, Message, Model, ModelTestResult, Secret, Team, Workspace, WorkspaceSettings } from '../types/objects.js';

@@ -1,36 +1,14 @@
 import { registerEnumType } from 'type-graphql';
-import {
-  ACTIVITY_KINDS,
-  API_KEY_KINDS,
-  DELIVERY_STATUSES,
-  DOCUMENT_KINDS,
-  FIELD_TYPES,
-  HANDLER_KINDS,
-  HTTP_METHODS,
-  MESSAGE_CHANNELS,
-  MESSAGE_DIRECTIONS,
-  MODEL_PROVIDERS,
-  REDACT_PRESETS,
-  SECRET_KINDS,
-  SIGNATURE_SCHEMES,
-  SURFACES,
-  VISIBILITIES,
-  type ActivityKind,
-  type ApiKeyKind,
-  type DeliveryStatus,
-  type DocumentKind,
-  type FieldType,
-  type HandlerKind,
-  type HttpMethod,
-  type MessageChannel,
-  type MessageDirection,
-  type ModelProvider,
-  type RedactPreset,
-  type SecretKind,
-  type SignatureScheme,
-  type Surface,
-  type Visibility,
-} from '../../domain/entities.js';
+import { ACTIVITY_KINDS, type ActivityKind } from '../../domain/activity/activity.entities.js';
+import { REDACT_PRESETS, VISIBILITIES, type RedactPreset, type Visibility } from '../../domain/agents/agent.entities.js';
+import { DOCUMENT_KINDS, FIELD_TYPES, type DocumentKind, type FieldType } from '../../domain/documents/document.entities.js';
+import { HANDLER_KINDS, HTTP_METHODS, SIGNATURE_SCHEMES, type HandlerKind, type HttpMethod, type SignatureScheme } from '../../domain/entries/entry.entities.js';
+import { API_KEY_KINDS, type ApiKeyKind } from '../../domain/keys/key.entities.js';
+import { MESSAGE_CHANNELS, MESSAGE_DIRECTIONS, type MessageChannel, type MessageDirection } from '../../domain/messages/message.entities.js';
+import { MODEL_PROVIDERS, type ModelProvider } from '../../domain/models/model.entities.js';
+import { SECRET_KINDS, type SecretKind } from '../../domain/secrets/secret.entities.js';
+import { SURFACES, type Surface } from '../../domain/surfaces/surface.entities.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/webhook.entities.js';
 import { KEY_SCOPES, ROLES, type KeyScope, type Role } from '../../domain/principal.js';
 
 // GraphQL enums, derived from the domain's lists of values so the two cannot drift apart. A value

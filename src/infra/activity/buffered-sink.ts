@@ -1,5 +1,5 @@
 import { withoutBodies, type ActivitySink } from '../../domain/activity/activity-log.js';
-import type { ActivityEntry } from '../../domain/entities.js';
+import type { ActivityEntry } from '../../domain/activity/activity.entities.js';
 import type { Store } from '../../domain/ports.js';
 import type { Logger } from '../logger.js';
 import { Unavailable } from '../../domain/errors.js';

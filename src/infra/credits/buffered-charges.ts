@@ -1,4 +1,5 @@
-import type { ChargeSink, CreditCharge, Store } from '../../domain/ports.js';
+import type { ChargeSink, CreditCharge } from '../../domain/admission/admission.ports.js';
+import type { Store } from '../../domain/ports.js';
 import type { Logger } from '../logger.js';
 
 type Pending = CreditCharge & { runs: number; maxRunCredits: number };

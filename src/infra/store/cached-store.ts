@@ -1,4 +1,5 @@
-import type { AgentChildRepo, Repositories, Store } from '../../domain/ports.js';
+import type { Repositories, Store } from '../../domain/ports.js';
+import type { AgentChildRepo } from '../../domain/repo.ports.js';
 
 /**
  * What changed, as far as the cache cares: a row of one of the cached tables. The database sends

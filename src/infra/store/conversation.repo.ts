@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { ChatTurn, Conversation } from '../../domain/entities.js';
-import type { ConversationRepo } from '../../domain/ports.js';
+import type { ChatTurn, Conversation } from '../../domain/chat/chat.entities.js';
+import type { ConversationRepo } from '../../domain/chat/chat.ports.js';
 import { q } from './pg-errors.js';
 import { date } from './rows/mapping.js';
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { WebhookDelivery } from '../../domain/entities.js';
-import type { DeliveryRepo } from '../../domain/ports.js';
+import type { WebhookDelivery } from '../../domain/webhooks/webhook.entities.js';
+import type { DeliveryRepo } from '../../domain/webhooks/webhook.ports.js';
 import { RETRY_DELAYS_SECONDS } from '../../domain/webhooks/retry-schedule.js';
 import { q } from './pg-errors.js';
 import { SUMMARY_COLUMNS, bytes, summaryFromRow, webhookDeliveries as m } from './rows/webhook-deliveries.js';

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import type { ActivityEntry } from '../../domain/entities.js';
-import type { AgentChildRepo, CrudRepo, Repositories, Store } from '../../domain/ports.js';
+import type { ActivityEntry } from '../../domain/activity/activity.entities.js';
+import type { Repositories, Store } from '../../domain/ports.js';
+import type { AgentChildRepo, CrudRepo } from '../../domain/repo.ports.js';
 import { conversationRepo } from './conversation.repo.js';
 import { deliveryRepo } from './delivery.repo.js';
 import { recordRepo } from './record.repo.js';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import type { Condition, RecordFilter, SortKey } from '../../domain/documents/record-filter.js';
+import type { Condition, RecordFilter, RecordPosition, SortKey } from '../../domain/documents/record-filter.js';
 import { DATE_TIME_PATTERN, ZONED_PATTERN } from '../../domain/documents/records.js';
-import type { RecordPosition, RecordRepo, StoredRecord } from '../../domain/ports.js';
+import type { RecordRepo, StoredRecord } from '../../domain/documents/document.ports.js';
 import { q } from './pg-errors.js';
 
 type Conn = Knex | Knex.Transaction;

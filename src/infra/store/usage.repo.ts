@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { DailyUsage } from '../../domain/entities.js';
-import type { CreditScope, SlotRepo, UsageRepo } from '../../domain/ports.js';
+import type { DailyUsage } from '../../domain/admission/admission.entities.js';
+import type { CreditScope, SlotRepo, UsageRepo } from '../../domain/admission/admission.ports.js';
 import { q } from './pg-errors.js';
 
 type Conn = Knex | Knex.Transaction;

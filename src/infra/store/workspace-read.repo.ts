@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { DailyUsage } from '../../domain/entities.js';
-import type { ActivityFilter, AgentEntryCounts, MessageFilter, WorkspaceReadRepo } from '../../domain/ports.js';
+import type { DailyUsage } from '../../domain/admission/admission.entities.js';
+import type { ActivityFilter, AgentEntryCounts, MessageFilter, WorkspaceReadRepo } from '../../domain/workspace-api/workspace-api.ports.js';
 import { q } from './pg-errors.js';
 import * as rows from './rows/index.js';
 

@@ -1,4 +1,4 @@
-import type { WebhookDeliverySummary } from '../../domain/entities.js';
+import type { WebhookDeliverySummary } from '../../domain/webhooks/webhook.entities.js';
 import type { WebhookService } from '../../domain/webhooks/webhook.service.js';
 import type { Logger } from '../logger.js';
 

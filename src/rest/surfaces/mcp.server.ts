@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ListToolsResult, type ServerContext } from '@modelcontextprotocol/server';
-import type { McpTool } from '../../domain/entities.js';
+import type { McpTool } from '../../domain/entries/entry.entities.js';
 import { DomainError, Invalid, LimitExceeded, NotFound, Unavailable } from '../../domain/errors.js';
 import type { AdmittedRun } from '../../domain/runtime/pipeline.js';
 import { GuardrailBlocked } from '../../domain/runtime/guardrails.js';

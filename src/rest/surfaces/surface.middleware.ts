@@ -1,7 +1,8 @@
 import type Koa from 'koa';
 import { DomainError, RunFailed } from '../../domain/errors.js';
 import { presentedAgentKey } from '../../domain/keys/credentials.js';
-import type { Agent, Surface } from '../../domain/entities.js';
+import type { Agent } from '../../domain/agents/agent.entities.js';
+import type { Surface } from '../../domain/surfaces/surface.entities.js';
 import type { RequestActivity } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';

@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { DomainError, MethodNotAllowed, Unauthenticated, Unavailable } from '../../domain/errors.js';
-import type { Agent, Webhook } from '../../domain/entities.js';
+import type { Agent } from '../../domain/agents/agent.entities.js';
+import type { Webhook } from '../../domain/entries/entry.entities.js';
 import type { Services } from '../../domain/services.js';
 import { bodyLimit, bodyTooLarge } from '../../domain/webhooks/body-limit.js';
 import type { SignatureCheck } from '../../domain/webhooks/signatures.js';

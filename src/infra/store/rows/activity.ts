@@ -1,4 +1,4 @@
-import type { ActivityEntry } from '../../../domain/entities.js';
+import type { ActivityEntry } from '../../../domain/activity/activity.entities.js';
 import { type Mapping, json, parseJson, numOrNull, date } from './mapping.js';
 
 export const activity: Mapping<ActivityEntry> = {

@@ -1,4 +1,4 @@
-import type { AgentChange } from '../../../domain/entities.js';
+import type { AgentChange } from '../../../domain/manifests/manifest.entities.js';
 import { type Mapping, json, parseJson, date } from './mapping.js';
 
 export const agentChanges: Mapping<AgentChange> = {

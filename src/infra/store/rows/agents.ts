@@ -1,4 +1,4 @@
-import type { Agent } from '../../../domain/entities.js';
+import type { Agent } from '../../../domain/agents/agent.entities.js';
 import { type Mapping, json, parseJson, numOrNull, date } from './mapping.js';
 
 export const agents: Mapping<Agent> = {

@@ -1,4 +1,4 @@
-import type { ApiKey } from '../../../domain/entities.js';
+import type { ApiKey } from '../../../domain/keys/key.entities.js';
 import { type Mapping, json, parseJson, dateOrNull, date } from './mapping.js';
 
 export const apiKeys: Mapping<ApiKey> = {

@@ -1,4 +1,4 @@
-import type { ConsoleSession } from '../../../domain/entities.js';
+import type { ConsoleSession } from '../../../domain/console/session.entities.js';
 import { type Mapping, dateOrNull, date } from './mapping.js';
 
 export const consoleSessions: Mapping<ConsoleSession> = {

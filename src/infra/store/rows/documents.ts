@@ -1,4 +1,4 @@
-import type { Document } from '../../../domain/entities.js';
+import type { Document } from '../../../domain/documents/document.entities.js';
 import { type Mapping, json, parseJson, date } from './mapping.js';
 
 export const documents: Mapping<Document> = {

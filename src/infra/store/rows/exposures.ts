@@ -1,4 +1,4 @@
-import type { DocumentExposure } from '../../../domain/entities.js';
+import type { DocumentExposure } from '../../../domain/documents/document.entities.js';
 import { type Mapping, date } from './mapping.js';
 
 export const exposures: Mapping<DocumentExposure> = {

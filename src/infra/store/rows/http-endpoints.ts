@@ -1,4 +1,4 @@
-import type { HttpEndpoint } from '../../../domain/entities.js';
+import type { HttpEndpoint } from '../../../domain/entries/entry.entities.js';
 import { pathShape } from '../../../domain/entries/entry.schemas.js';
 import { type Mapping, json, parseJson, date } from './mapping.js';
 

@@ -1,4 +1,4 @@
-import type { McpTool } from '../../../domain/entities.js';
+import type { McpTool } from '../../../domain/entries/entry.entities.js';
 import { type Mapping, json, parseJson, date } from './mapping.js';
 
 export const mcpTools: Mapping<McpTool> = {

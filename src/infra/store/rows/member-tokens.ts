@@ -1,4 +1,4 @@
-import type { MemberToken } from '../../../domain/entities.js';
+import type { MemberToken } from '../../../domain/workspace/workspace.entities.js';
 import { type Mapping, dateOrNull, date } from './mapping.js';
 
 export const memberTokens: Mapping<MemberToken> = {

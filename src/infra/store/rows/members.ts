@@ -1,4 +1,4 @@
-import type { Member } from '../../../domain/entities.js';
+import type { Member } from '../../../domain/workspace/workspace.entities.js';
 import { type Mapping, date } from './mapping.js';
 
 export const members: Mapping<Member> = {

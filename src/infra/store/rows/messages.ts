@@ -1,4 +1,4 @@
-import type { Message } from '../../../domain/entities.js';
+import type { Message } from '../../../domain/messages/message.entities.js';
 import { type Mapping, date } from './mapping.js';
 
 export const messages: Mapping<Message> = {

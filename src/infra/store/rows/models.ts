@@ -1,4 +1,4 @@
-import type { ModelConfig } from '../../../domain/entities.js';
+import type { ModelConfig } from '../../../domain/models/model.entities.js';
 import { type Mapping, date } from './mapping.js';
 
 export const models: Mapping<ModelConfig> = {

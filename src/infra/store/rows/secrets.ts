@@ -1,4 +1,4 @@
-import type { Secret } from '../../../domain/entities.js';
+import type { Secret } from '../../../domain/secrets/secret.entities.js';
 import { type Mapping, date } from './mapping.js';
 
 export const secrets: Mapping<Secret> = {

@@ -1,4 +1,4 @@
-import type { Team } from '../../../domain/entities.js';
+import type { Team } from '../../../domain/workspace/workspace.entities.js';
 import { type Mapping, numOrNull, date } from './mapping.js';
 
 export const teams: Mapping<Team> = {

@@ -1,4 +1,4 @@
-import type { WebhookDelivery, WebhookDeliverySummary } from '../../../domain/entities.js';
+import type { WebhookDelivery, WebhookDeliverySummary } from '../../../domain/webhooks/webhook.entities.js';
 import { type Mapping, type Row, date, dateOrNull, json } from './mapping.js';
 
 /** bytea comes back as a Buffer from pg and as a Uint8Array from PGlite. */

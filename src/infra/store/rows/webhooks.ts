@@ -1,4 +1,4 @@
-import type { Webhook } from '../../../domain/entities.js';
+import type { Webhook } from '../../../domain/entries/entry.entities.js';
 import { type Mapping, date } from './mapping.js';
 
 export const webhooks: Mapping<Webhook> = {

@@ -1,4 +1,4 @@
-import type { Workspace } from '../../../domain/entities.js';
+import type { Workspace } from '../../../domain/workspace/workspace.entities.js';
 import { type Mapping, json, parseJson, numOrNull, date } from './mapping.js';
 
 export const workspaces: Mapping<Workspace> = {

@@ -1,0 +1,30 @@
+import type { Surface } from '../surfaces/surface.entities.js';
+
+// Entities of activity as the domain sees them. Repositories map rows to these explicitly.
+
+export const ACTIVITY_KINDS = ['request', 'run'] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+export interface ActivityEntry {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  kind: ActivityKind;
+  surface: Surface;
+  entry: string | null;
+  method: string | null;
+  path: string | null;
+  status: number | null;
+  requestHeaders: Record<string, string> | null;
+  requestBody: unknown;
+  response: unknown;
+  truncated: boolean;
+  credits: number;
+  durationMs: number | null;
+  keyId: string | null;
+  runId: string | null;
+  /** The X-Request-Id of the request (sent by the caller or generated), also in the service's log line. */
+  requestId: string | null;
+  error: string | null;
+  logs: unknown;
+  createdAt: Date;
+}

@@ -1,0 +1,45 @@
+import type { Surface } from '../surfaces/surface.entities.js';
+import type { ActivityEntry } from './activity.entities.js';
+
+// Ports of activity the domain talks to. src/infra implements them; nothing here knows about SQL.
+
+export interface ActivityRepo {
+  insert(entry: ActivityEntry): Promise<void>;
+  insertMany(entries: ActivityEntry[]): Promise<void>;
+  /** Deletes a workspace's entries older than `before`, `batch` rows per statement; returns how many. */
+  prune(workspaceId: string, before: Date, batch?: number): Promise<number>;
+  /** A page of the agent's entries, newest first (createdAt desc, id desc), matching every filter given. */
+  list(agentId: string, opts: ActivityListOptions): Promise<ActivityEntry[]>;
+  /** One entry of the agent (null when the agent has no entry with that id). */
+  find(agentId: string, id: string): Promise<ActivityEntry | null>;
+  /**
+   * Runs and their credits per UTC day and surface, from `since` on: the entries that carry a run
+   * (a run id), each run counted once. Newest day first, surfaces in name order.
+   */
+  runsBySurface(agentId: string, since: Date): Promise<SurfaceUsage[]>;
+  /** The `run` entries of these runs (a run has one). */
+  findRuns(runIds: readonly string[]): Promise<ActivityEntry[]>;
+}
+/** Filters of an agent's activity page (the GraphQL `Agent.activity`). */
+export interface ActivityListOptions {
+  first: number;
+  after?: { createdAt: Date; id: string };
+  surface?: string;
+  /** Status codes from `min` to `max` inclusive, or `error`: entries with an error (any status). */
+  status?: { min: number; max: number } | 'error';
+  /** The entry's name, exactly. */
+  entry?: string;
+  /** False: the entries come without headers, bodies and logs (null), which are not read. */
+  withBodies?: boolean;
+  /** Created at or after. */
+  since?: Date;
+  /** Created before. */
+  until?: Date;
+}
+/** Runs of one surface on one UTC day. */
+export interface SurfaceUsage {
+  day: string;
+  surface: Surface;
+  runs: number;
+  credits: number;
+}

@@ -1,0 +1,25 @@
+import type { KeyScope } from '../principal.js';
+
+// Entities of API keys as the domain sees them. Repositories map rows to these explicitly.
+
+export const API_KEY_KINDS = ['AGENT', 'WORKSPACE'] as const;
+export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
+export interface ApiKey {
+  id: string;
+  workspaceId: string;
+  agentId: string | null;
+  kind: ApiKeyKind;
+  name: string;
+  keyHash: string;
+  prefix: string;
+  last4: string;
+  scopes: KeyScope[];
+  createdBy: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  /** When the key stops working (refused from this instant on); null: it works until revoked. */
+  expiresAt: Date | null;
+  /** The console session a "Try it" key belongs to: the session's end revokes the key. */
+  consoleSessionId?: string | null;
+}

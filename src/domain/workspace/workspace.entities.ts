@@ -1,0 +1,54 @@
+import type { Role } from '../principal.js';
+
+// Entities of the workspace, its teams and members as the domain sees them. Repositories map rows
+// to these explicitly.
+
+export interface Workspace {
+  id: string;
+  name: string;
+  settings: WorkspaceSettings;
+  dailyCreditLimit: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The groups the Workspace API overview returns. */
+export interface WorkspaceSettings {
+  featureFlags: Record<string, boolean>;
+  creditDefaults: { agentDailyCreditLimit: number | null; maxConcurrentRequests: number | null; scriptRunCredits: number };
+  accountRules: Record<string, unknown>;
+  dataProcessing: { dpaAccepted: boolean; dpaAcceptedAt: string | null; subprocessors: string[]; region: string | null };
+  loginSettings: Record<string, unknown>;
+  valueCapture: Record<string, unknown>;
+  tags: string[];
+  activityRetentionDays: number;
+}
+
+export interface Team {
+  id: string;
+  workspaceId: string;
+  name: string;
+  dailyCreditLimit: number | null;
+  createdAt: Date;
+}
+
+export interface Member {
+  id: string;
+  workspaceId: string;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: Date;
+}
+
+export interface MemberToken {
+  id: string;
+  memberId: string;
+  name: string;
+  tokenHash: string;
+  prefix: string;
+  last4: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
