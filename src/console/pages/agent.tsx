@@ -1,22 +1,12 @@
 import { Anchor, Stack, Tabs, Title } from '@mantine/core';
 import { lazy, Suspense, type ComponentType } from 'react';
 import { useQuery } from 'urql';
-import { graphql } from '../graphql.js';
+import { AgentQuery } from './agent/agent-query.js';
+import type { AgentTabProps } from './agent/tab-props.js';
 import { AGENT_TABS, hrefOf, navigate, linkClick, type AgentTab } from '../router.js';
 import { ErrorState, LoadingState } from '../states.js';
 import { OverviewForm } from './agent/overview.js';
 
-export const AgentQuery = graphql(`
-  query Agent($id: ID!) {
-    agent(id: $id) { id name description instructions defaultModel visibility updatedAt }
-    models { id name model provider isDefault }
-  }
-`);
-
-/** What every tab but Overview gets: the agent's id (each tab asks GraphQL for what it shows). */
-export interface AgentTabProps {
-  agentId: string;
-}
 
 const TAB_LABELS: Record<AgentTab, string> = {
   overview: 'Overview',

@@ -6,7 +6,7 @@ import { JsonBlock, RedactedText, formatCredits, statusColor, utcTime } from '..
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf, type VariablesOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
-import type { AgentTabProps } from '../agent.js';
+import type { AgentTabProps } from './tab-props.js';
 import { ErrorNotice } from '../../ui.js';
 
 // The agent's activity log: filters (surface, status, entry, UTC days), a live tail (the first page

@@ -6,7 +6,7 @@ import { fieldErrors, messageOf } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { RecordsBrowser } from '../../records-browser.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
-import type { AgentTabProps } from '../agent.js';
+import type { AgentTabProps } from './tab-props.js';
 import { when } from '../../format.js';
 import { FormModal, ConfirmDialog, FormActions, ScrollTable } from '../../ui.js';
 

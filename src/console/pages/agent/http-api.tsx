@@ -8,7 +8,7 @@ import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { HttpTryIt } from '../../try-it.js';
 import type { EditorError } from '../../code-editor.js';
-import type { AgentTabProps } from '../agent.js';
+import type { AgentTabProps } from './tab-props.js';
 import { ConfirmDialog, FormActions } from '../../ui.js';
 
 const HttpApiQuery = graphql(`

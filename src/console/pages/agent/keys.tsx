@@ -4,7 +4,7 @@ import { useMutation, useQuery } from 'urql';
 import { fieldErrors, messageOf } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
-import type { AgentTabProps } from '../agent.js';
+import type { AgentTabProps } from './tab-props.js';
 import { when, isoOfLocal } from '../../format.js';
 import { Callout, FormModal, ConfirmDialog, FormActions, ScrollTable } from '../../ui.js';
 

@@ -5,7 +5,7 @@ import { formatCredits, utcToday } from '../../activity-view.js';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { ErrorState, LoadingState } from '../../states.js';
-import type { AgentTabProps } from '../agent.js';
+import type { AgentTabProps } from './tab-props.js';
 import { FormActions } from '../../ui.js';
 
 // The agent's Limits tab: its daily credit limit and its maximum of concurrent requests (an empty

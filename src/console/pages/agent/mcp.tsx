@@ -10,7 +10,7 @@ import { clientConfigs, mcpUrl, serverName } from '../../mcp-configs.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { McpTryIt } from '../../try-it.js';
-import type { AgentTabProps } from '../agent.js';
+import type { AgentTabProps } from './tab-props.js';
 import { ConfirmDialog, FormActions } from '../../ui.js';
 
 const McpQuery = graphql(`

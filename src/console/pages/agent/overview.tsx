@@ -5,7 +5,7 @@ import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { ErrorState, LoadingState } from '../../states.js';
-import type { AgentQuery } from '../agent.js';
+import type { AgentQuery } from './agent-query.js';
 import { numberOrNull } from '../../format.js';
 
 const UpdateAgentMutation = graphql(`

@@ -5,7 +5,7 @@ import { useQuery } from 'urql';
 import { formatCredits } from '../../activity-view.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
-import type { AgentTabProps } from '../agent.js';
+import type { AgentTabProps } from './tab-props.js';
 
 // The agent's Usage tab: credits per UTC day over 30 days (from the credit counters the limits use)
 // and runs per surface and day (counted from the activity log). Each chart is an image with a label

@@ -6,7 +6,7 @@ import { errorAt, fieldErrors, messageOf } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { Deliveries } from '../../webhook-deliveries.js';
-import type { AgentTabProps } from '../agent.js';
+import type { AgentTabProps } from './tab-props.js';
 import { Callout, ErrorNotice, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
 
 const WebhooksQuery = graphql(`

@@ -5,7 +5,7 @@ import { CopyBlock } from '../../copy-field.js';
 import { LoadingState } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { armWidgetPreview, ChatTryIt, useTryItKey } from '../../try-it.js';
-import type { AgentTabProps } from '../agent.js';
+import type { AgentTabProps } from './tab-props.js';
 
 interface WidgetOptions {
   endpoint: string;
