@@ -198,6 +198,44 @@ describe('manifest: matching and diff', () => {
     expect(changes.map((c) => c.path)).to.deep.equal(['spec.documents[name=d].records']);
   });
 
+  it('the description, capabilities and limits: each changed field is its own update, with before and after', () => {
+    const cur = state();
+    const s = {
+      ...cur.settings,
+      description: 'Answers orders',
+      capabilities: { ...cur.settings.capabilities, documents: !cur.settings.capabilities.documents },
+      limits: { ...cur.settings.limits, dailyCreditLimit: 3 },
+    };
+    const changes = diffAgent(cur, state({ settings: s }), false);
+    expect(changes.map((c) => `${c.action} ${c.path}`)).to.deep.equal(['UPDATE metadata.description', 'UPDATE spec.capabilities.documents', 'UPDATE spec.limits.dailyCreditLimit']);
+    expect(changes[0]).to.include({ before: '', after: 'Answers orders' });
+    expect(changes[2]).to.include({ before: null, after: 3 });
+  });
+
+  it('tools are matched by name, integrations by their name, each under its own path', () => {
+    const tool = (name: string, body: string) => ({ name, description: 'd', handler: { kind: 'prompt' as const, body }, modelOverride: null, inputSchema: null, outputSchema: null });
+    const hook = { integration: 'stripe', handler: { kind: 'prompt' as const, body: 'p' }, modelOverride: null, signatureScheme: null, secretName: null, maxBodyBytes: null };
+    const cur = state({ tools: [tool('t', 'a')] });
+    const want = state({ tools: [tool('t', 'b')], webhooks: [hook as never] });
+    const changes = diffAgent(cur, want, false);
+    expect(changes.map((c) => `${c.action} ${c.path}`)).to.deep.equal(['UPDATE spec.mcp.tools[name=t]', 'CREATE spec.webhooks.integrations[integration=stripe]']);
+  });
+
+  it('records: a new document carries its records; records stated for a document that had none are an update', () => {
+    const doc = { name: 'd', description: '', kind: 'DATABASE' as const, content: '', fields: [], exposure: null };
+    const created = diffAgent(state(), state({ documents: [{ ...doc, records: [{ a: 1 }] }] }), false);
+    expect(created).to.have.length(1);
+    expect(created[0]).to.include({ action: 'CREATE', path: 'spec.documents[name=d]' });
+    expect((created[0]!.after as { records: unknown[] }).records).to.deep.equal([{ a: 1 }]);
+    const stated = diffAgent(state({ documents: [doc] }), state({ documents: [{ ...doc, records: [{ a: 1 }] }] }), false);
+    expect(stated.map((c) => [c.action, c.path, c.before, c.after])).to.deep.equal([['UPDATE', 'spec.documents[name=d].records', [], [{ a: 1 }]]]);
+  });
+
+  it('changes come in name order whatever the order of the file', () => {
+    const changes = diffAgent(state(), state({ endpoints: [ep('c'), ep('a'), ep('d'), ep('b'), ep('a2')] }), false);
+    expect(changes.map((c) => c.path)).to.deep.equal(['a', 'a2', 'b', 'c', 'd'].map((p) => `spec.httpApi.endpoints[path=${p}]`));
+  });
+
   it('diffList reports creates and updates in key order, then deletions', () => {
     const seen: string[] = [];
     diffList((a, p, _b, _af, applied = true) => seen.push(`${a} ${p} ${applied}`), false, 'x', 'k', [{ k: 'b', v: 1 }, { k: 'c', v: 1 }], [{ k: 'b', v: 2 }, { k: 'a', v: 1 }], (e) => e.k, (e) => e.k, (e) => e);
