@@ -74,11 +74,15 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
     expect(await statuses({ status: '4XX' })).to.deep.equal(['orders:429']);
     expect(await statuses({ status: '5xx' })).to.deep.equal(['refunds:500']);
     expect(await statuses({ status: 'error' })).to.deep.equal(['refunds:500', 'orders:429']);
+    // One code is that code only (201 is not 200); spaces and case do not matter.
+    expect(await statuses({ status: '200' })).to.deep.equal(['lookup:200', 'orders:200']);
+    expect(await statuses({ status: ' Error ' })).to.deep.equal(['refunds:500', 'orders:429']);
   });
 
   it('filters by entry name, exactly, and with the surface', async () => {
     expect(await statuses({ entry: 'orders' })).to.deep.equal(['orders:201', 'orders:429', 'orders:200']);
     expect(await statuses({ entry: 'order' })).to.deep.equal([]);
+    expect(await statuses({ entry: ' orders ' })).to.deep.equal(['orders:201', 'orders:429', 'orders:200']);
     expect(await statuses({ entry: 'orders', status: '2xx' })).to.deep.equal(['orders:201', 'orders:200']);
     expect(await statuses({ entry: 'lookup', surface: 'HTTP_API' })).to.deep.equal([]);
     expect(await statuses({ entry: 'lookup', surface: 'MCP' })).to.deep.equal(['lookup:200']);
@@ -100,6 +104,11 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
       [{ status: '2xxx' }, 'status', /status code/],
       [{ status: 'errors' }, 'status', /status code/],
       [{ status: '' }, 'status', /status code/],
+      [{ status: '1429' }, 'status', /status code/],
+      [{ status: 'x4xx' }, 'status', /status code/],
+      [{ status: '4xx!' }, 'status', /status code/],
+      [{ first: 0 }, 'first', /must be between 1 and 200/],
+      [{ first: 201 }, 'first', /must be between 1 and 200/],
       [{ entry: '' }, 'entry', /must not be empty/],
       [{ entry: 'x'.repeat(201) }, 'entry', /at most 200/],
       [{ since: t[3]!.toISOString(), until: t[3]!.toISOString() }, 'until', /later than since/],
@@ -141,6 +150,10 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
     expect((await gqlOk(ws.adminToken, q, { id: agentId, e: 'act_nope' })).agent.activityEntry).to.equal(null);
     const long = await gql(ws.adminToken, q, { id: agentId, e: 'x'.repeat(101) });
     expect(long.errors?.[0]?.extensions).to.include({ code: 'BAD_USER_INPUT', field: 'id' });
+    expect(long.errors?.[0]?.message).to.match(/must be at most 100 characters/);
+    const empty = await gql(ws.adminToken, q, { id: agentId, e: '' });
+    expect(empty.errors?.[0]?.extensions).to.include({ code: 'BAD_USER_INPUT', field: 'id' });
+    expect(empty.errors?.[0]?.message).to.match(/must not be empty/);
     // Another workspace cannot read it through its own agent or this one.
     const stranger = await newWorkspace();
     const refused = await gql(stranger.adminToken, q, { id: agentId, e: newest.id });
