@@ -188,6 +188,11 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
       const r = await gql(ws.adminToken, q(days), { id: agentId });
       expect(r.errors?.[0]?.extensions).to.include({ code: 'BAD_USER_INPUT', field: 'days' });
     }
+    // The same bounds, named the same, on the credit usage of the agent and of the workspace.
+    for (const query of [`query($id: ID!) { agent(id: $id) { usage(days: 0) { day } } }`, `query { workspace { usage(days: 367) { day } } }`]) {
+      const r = await gql(ws.adminToken, query, { id: agentId });
+      expect(r.errors?.[0]?.extensions, query).to.include({ code: 'BAD_USER_INPUT', field: 'days' });
+    }
   });
 
   it('a page that asks for no headers or bodies does not read them; one that asks (also through a fragment) gets them', async () => {
