@@ -15,7 +15,8 @@ import {
 import { DomainError } from '../domain/errors.js';
 import type { Agent } from '../domain/agents/agent.entities.js';
 import type { Principal } from '../domain/principal.js';
-import type { Json, ToolDefinition } from '../domain/runtime/ports.js';
+import type { Json } from '../domain/json.js';
+import type { ToolDefinition } from '../domain/runtime/language-model.ports.js';
 import type { SelfManagementTools } from '../domain/runtime/run.service.js';
 import type { Services } from '../domain/services.js';
 import { createLoaders } from './context.js';

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RunMetrics } from '../domain/runtime/ports.js';
+import type { RunMetrics } from '../domain/runtime/run-metrics.ports.js';
 import type { Db } from './db.js';
 import type { Logger } from './logger.js';
 

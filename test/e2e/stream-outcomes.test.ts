@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createLogger } from '../../src/infra/logger.js';
-import type { LanguageModels, ModelEvent } from '../../src/domain/runtime/ports.js';
+import type { LanguageModels, ModelEvent } from '../../src/domain/runtime/language-model.ports.js';
 import { buildService, type Service } from '../../src/server.js';
 import { createAgent, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';

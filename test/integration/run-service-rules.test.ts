@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { userTurn } from '../../src/domain/runtime/run.service.js';
 import type { RunInput } from '../../src/domain/runtime/run.types.js';
-import type { Json } from '../../src/domain/runtime/ports.js';
+import type { Json } from '../../src/domain/json.js';
 
 // The user turn is what a prompt handler sees and what input guardrails check: each surface's
 // request must reach it whole, in the documented shape (DESIGN §5).

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { getQuickJS } from 'quickjs-emscripten';
-import type { ScriptHost, ScriptLimits, ScriptRequest } from '../../src/domain/runtime/ports.js';
+import type { ScriptHost, ScriptLimits, ScriptRequest } from '../../src/domain/runtime/sandbox.ports.js';
 import { newRunRuntime, prepareContext, QuickJsRun } from '../../src/infra/sandbox/quickjs.run.js';
 
 // A thread's next context is made while it waits for a run (decisions §23.3): a context that no

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { ScriptFailure, type Json, type ScriptHost, type ScriptLimits, type ScriptOutcome, type ScriptRequest } from '../../src/domain/runtime/ports.js';
+import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptOutcome, type ScriptRequest } from '../../src/domain/runtime/sandbox.ports.js';
+import { type Json } from '../../src/domain/json.js';
 import { createQuickJsSandbox, type QuickJsSandbox } from '../../src/infra/sandbox/quickjs.sandbox.js';
 
 // The QuickJS sandbox against hostile scripts. After every test, afterEach checks that a trivial

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { MAX_JSON_DEPTH } from '../../src/domain/json-depth.js';
 import { MAX_SENDER_ID_LENGTH, parsePayload, senderDeliveryId, slackChallenge, storableSenderId } from '../../src/domain/webhooks/payload.js';
 import type { SignatureScheme } from '../../src/domain/entries/entry.entities.js';
-import type { Json } from '../../src/domain/runtime/ports.js';
+import type { Json } from '../../src/domain/json.js';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS, retryDelayMs } from '../../src/domain/webhooks/retry-schedule.js';
 
 // What a webhook handler is given as its payload, which sender id de-duplicates a redelivery, and

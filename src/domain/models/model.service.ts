@@ -7,7 +7,7 @@ import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { assertModelHostAllowed, ModelNotConfigured, modelConnection, resolveModel, type ModelDefaults, type SecretReader } from '../runtime/model-resolver.js';
-import { ModelFailure, type LanguageModels, type ResolvedModel } from '../runtime/ports.js';
+import { ModelFailure, type LanguageModels, type ResolvedModel } from '../runtime/language-model.ports.js';
 import { modelRef, parse } from '../validation.js';
 import { closestNames } from './close-names.js';
 import { maskUrlCredentials } from './url-credentials.js';

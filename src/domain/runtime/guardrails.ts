@@ -3,7 +3,7 @@ import { Invalid } from '../errors.js';
 import type { Guardrails } from '../agents/agent.entities.js';
 import { PatternRefused, userPattern } from './patterns.js';
 import { PRESETS, REPLACEMENT } from './redact-presets.js';
-import type { Json } from './ports.js';
+import type { Json } from '../json.js';
 
 // Guardrails of DESIGN §5, applied by the run pipeline on every surface. Users' patterns run in RE2
 // (linear time, ./patterns.ts) and the presets are bounded matchers (./redact-presets.ts): no text

@@ -1,7 +1,7 @@
 import type { Agent } from '../agents/agent.entities.js';
 import type { ModelConfig } from '../models/model.entities.js';
 import type { Repositories } from '../ports.js';
-import type { ResolvedModel } from './ports.js';
+import type { ResolvedModel } from './language-model.ports.js';
 
 /**
  * Model providers configured by the environment (OPENAI_* / ANTHROPIC_*), each with the model name

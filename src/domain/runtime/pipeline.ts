@@ -6,7 +6,7 @@ import type { Principal } from '../principal.js';
 import type { RunActivity, RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
 import { runCreditBound, type RunService } from './run.service.js';
 import { checkInput } from './guardrails.js';
-import type { RunMetrics } from './ports.js';
+import type { RunMetrics } from './run-metrics.ports.js';
 
 /**
  * The whole run pipeline after a surface has authenticated and resolved its entry (DESIGN §5):

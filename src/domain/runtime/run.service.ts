@@ -10,18 +10,9 @@ import type { Store } from '../ports.js';
 import { documentTools } from './document.tools.js';
 import { checkInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
 import { modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from './model-resolver.js';
-import {
-  ModelFailure,
-  ScriptFailure,
-  type Json,
-  type LanguageModels,
-  type ModelUsage,
-  type ResolvedModel,
-  type ScriptHost,
-  type ScriptLimits,
-  type ScriptSandbox,
-  type ToolDefinition,
-} from './ports.js';
+import { ModelFailure, type LanguageModels, type ModelUsage, type ResolvedModel, type ToolDefinition } from './language-model.ports.js';
+import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from './sandbox.ports.js';
+import { type Json } from '../json.js';
 import type { RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
 
 /** Tools of the Endpoint Management capability for one agent (implemented over GraphQL). */

@@ -1,6 +1,7 @@
 import type { Handler } from '../entries/entry.entities.js';
 import type { Surface } from '../surfaces/surface.entities.js';
-import type { Json, ModelUsage } from './ports.js';
+import type { Json } from '../json.js';
+import type { ModelUsage } from './language-model.ports.js';
 
 /** The input of a run, the same shape on every surface (credential headers never included). */
 export interface RunInput {

@@ -4,7 +4,7 @@ import type { McpTool } from '../entries/entry.entities.js';
 import { Invalid, NotFound } from '../errors.js';
 import { describeViolation, schemaViolation, SchemaRefused } from '../json-schema.js';
 import type { Store } from '../ports.js';
-import type { Json } from '../runtime/ports.js';
+import type { Json } from '../json.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
 
 /** A tool as MCP clients see it in `tools/list`. */

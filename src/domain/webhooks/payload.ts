@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { SignatureScheme } from '../entries/entry.entities.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
-import type { Json } from '../runtime/ports.js';
+import type { Json } from '../json.js';
 import { standardWebhooksIdHeader } from './signatures.js';
 
 /** The longest sender delivery id kept as sent; a longer one is kept as its SHA-256 (`sha256:<hex>`). */

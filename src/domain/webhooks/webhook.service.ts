@@ -11,7 +11,7 @@ import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import type { DeliverySettlement } from './webhook.ports.js';
 import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
-import type { Json } from '../runtime/ports.js';
+import type { Json } from '../json.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
 import type { SecretService } from '../secrets/secret.service.js';
 import { parse } from '../validation.js';

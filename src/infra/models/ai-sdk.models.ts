@@ -3,16 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
 import { DomainError } from '../../domain/errors.js';
-import {
-  ModelFailure,
-  type LanguageModels,
-  type ModelCall,
-  type ModelEvent,
-  type ModelResult,
-  type ModelUsage,
-  type ResolvedModel,
-  type ToolDefinition,
-} from '../../domain/runtime/ports.js';
+import { ModelFailure, type LanguageModels, type ModelCall, type ModelEvent, type ModelResult, type ModelUsage, type ResolvedModel, type ToolDefinition } from '../../domain/runtime/language-model.ports.js';
 import type { Logger } from '../logger.js';
 import { listProviderModels } from './model-list.js';
 import { providerFailure } from './provider-errors.js';

@@ -1,5 +1,6 @@
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
-import type { Json, QueryOptions, ScriptHost } from '../../domain/runtime/ports.js';
+import type { Json } from '../../domain/json.js';
+import type { QueryOptions, ScriptHost } from '../../domain/runtime/sandbox.ports.js';
 import type { DocumentOp } from './quickjs.prelude.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type CustomizeVariantOptions, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
-import { ScriptFailure, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/ports.js';
+import { ScriptFailure, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/sandbox.ports.js';
 import { PRELUDE } from './quickjs.prelude.js';
 import { memoryFailure, newRunRuntime, prepareContext, QuickJsRun, type PreparedContext } from './quickjs.run.js';
 

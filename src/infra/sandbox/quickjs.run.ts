@@ -8,7 +8,8 @@ import {
   type VmCallResult,
 } from 'quickjs-emscripten';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
-import { ScriptFailure, type Json, type ScriptOutcome, type ScriptPosition, type ScriptRequest } from '../../domain/runtime/ports.js';
+import { ScriptFailure, type ScriptOutcome, type ScriptPosition, type ScriptRequest } from '../../domain/runtime/sandbox.ports.js';
+import { type Json } from '../../domain/json.js';
 import { invokeHost, readString } from './host-bridge.js';
 import { DIAGNOSTICS, DOCUMENT_OPS, type DocumentOp, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE } from './quickjs.prelude.js';
 import { RunClock } from './run-clock.js';

@@ -3,7 +3,8 @@
 // publishes each VM slice's deadline in shared memory so the pool can terminate this thread if
 // QuickJS fails to interrupt a slice.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ScriptFailure, type Json, type ScriptHost } from '../../domain/runtime/ports.js';
+import { ScriptFailure, type ScriptHost } from '../../domain/runtime/sandbox.ports.js';
+import { type Json } from '../../domain/json.js';
 import { createInlineQuickJsSandbox } from './quickjs.inline.js';
 import type { DocumentOp } from './quickjs.prelude.js';
 import { WATCHDOG_DEADLINE, WATCHDOG_RUN, WATCHDOG_STARTED_AT, WATCHDOG_STARTED_RUN, WATCHDOG_STOP, type FromWorker, type ToWorker, type WorkerConfig } from './worker-protocol.js';

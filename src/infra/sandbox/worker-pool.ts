@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { ScriptFailure, type Json, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/ports.js';
+import { ScriptFailure, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/sandbox.ports.js';
+import { type Json } from '../../domain/json.js';
 import { MAX_LOG_LINES } from './quickjs.prelude.js';
 import {
   WATCHDOG_DEADLINE,

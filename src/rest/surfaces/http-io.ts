@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import { Invalid, PayloadTooLarge, UnsupportedMediaType } from '../../domain/errors.js';
 import { isCredentialHeader } from '../../domain/keys/credentials.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
-import type { Json } from '../../domain/runtime/ports.js';
+import type { Json } from '../../domain/json.js';
 import { malformedJsonMessage } from '../json-syntax.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -6,7 +6,7 @@ import { classifyInboundRequest, createMcpHandler, type McpRequestContext } from
 import type Koa from 'koa';
 import { Forbidden, Invalid, MethodNotAllowed, NotFound } from '../../domain/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
-import type { Json } from '../../domain/runtime/ports.js';
+import type { Json } from '../../domain/json.js';
 import type { Services } from '../../domain/services.js';
 import type { Logger } from '../../infra/logger.js';
 import { originAllowed } from '../cors.js';

@@ -3,7 +3,7 @@ import type { McpTool } from '../../domain/entries/entry.entities.js';
 import { DomainError, Invalid, LimitExceeded, NotFound, Unavailable } from '../../domain/errors.js';
 import type { AdmittedRun } from '../../domain/runtime/pipeline.js';
 import { GuardrailBlocked } from '../../domain/runtime/guardrails.js';
-import type { Json } from '../../domain/runtime/ports.js';
+import type { Json } from '../../domain/json.js';
 import type { RunResult } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
 import type { ToolOutcome } from '../../domain/surfaces/mcp.service.js';
