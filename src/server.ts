@@ -232,7 +232,7 @@ function startHousekeeping(services: Services, logger: Logger, scheduler: Schedu
   const run = async () => {
     try {
       const pruned = await services.activityLog.prune();
-      const slots = await services.store.repos.slots.purgeExpired(services.clock.now());
+      const slots = await services.admission.purgeExpiredLeases();
       const deliveries = await services.webhooks.prune(FINISHED_DELIVERY_RETENTION_DAYS);
       const bodies = await services.webhooks.dropBodies(bodyRetentionDays);
       const sessions = await services.consoleSessions.prune();

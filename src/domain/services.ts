@@ -7,6 +7,7 @@ import { ConsoleSessionService } from './console/session.service.js';
 import { DocumentService } from './documents/document.service.js';
 import { RecordService } from './documents/record.service.js';
 import { EntryService } from './entries/entry.service.js';
+import { HealthService } from './health/health.service.js';
 import { ScriptCheck } from './entries/script-check.js';
 import { KeyService } from './keys/key.service.js';
 import { ManifestService } from './manifests/manifest.service.js';
@@ -59,6 +60,7 @@ export interface Services {
   chat: ChatService;
   workspaceApi: WorkspaceApiService;
   manifests: ManifestService;
+  health: HealthService;
 }
 
 export interface ServiceDeps {
@@ -130,5 +132,6 @@ export function createServices(deps: ServiceDeps): Services {
     webhooks: new WebhookService(store, clock, secrets, pipeline, { ...DEFAULT_WEBHOOK_CONFIG, ...deps.webhooks }),
     workspaceApi: new WorkspaceApiService(store, clock, deps.chargeSink),
     manifests: new ManifestService(store, clock, scriptCheck, modelReferences),
+    health: new HealthService(store),
   };
 }

@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RunMetrics } from '../domain/runtime/run-metrics.ports.js';
 import type { Db } from './db.js';
@@ -97,7 +96,7 @@ export class ServiceMetrics implements RunMetrics {
   /** The series of each surface and status, looked up once (a label lookup costs more than the count). */
   private readonly series = new Map<string, { count: { inc(): void }; time: { observe(seconds: number): void } }>();
 
-  /** One answered request (see metricsMiddleware). */
+  /** One answered request (counted by the REST metrics middleware). */
   request(labels: RequestLabels, seconds: number): void {
     const key = `${labels.surface} ${labels.status}`;
     let s = this.series.get(key);
@@ -121,32 +120,6 @@ export class ServiceMetrics implements RunMetrics {
   }
 }
 
-/** The surface label of a request the agent surfaces did not label themselves. */
-function surfaceOf(path: string): string {
-  if (path === '/graphql') return 'GRAPHQL';
-  if (path.startsWith('/workspaceapi/')) return 'WORKSPACE_API';
-  if (path === '/healthz' || path === '/readyz' || path === '/metrics') return 'HEALTH';
-  return 'OTHER';
-}
-
-/**
- * Counts and times every request: when its answer has been sent (a stream: when it ends, or the
- * client goes away). Agent surfaces name themselves in `ctx.state.surface`.
- */
-export function metricsMiddleware(metrics: ServiceMetrics): Koa.Middleware {
-  return async (ctx, next) => {
-    const started = performance.now();
-    // 'close' follows every response, sent in full or cut off (a stream ends there too).
-    ctx.res.once('close', () => {
-      const state = ctx.state as { surface?: string; refusal?: string };
-      const status = ctx.res.statusCode;
-      metrics.request({ surface: state.surface ?? surfaceOf(ctx.path), status }, (performance.now() - started) / 1000);
-      if (status === 429 && state.refusal) metrics.refused(state.refusal);
-    });
-    await next();
-  };
-}
-
 /** Node's process metrics (CPU, memory, event-loop lag, GC), collected once per process however many services it builds. */
 let processRegistry: Registry | undefined;
 
@@ -158,14 +131,4 @@ export async function metricsText(metrics: ServiceMetrics): Promise<{ contentTyp
   }
   const merged = Registry.merge([processRegistry, metrics.registry]);
   return { contentType: metrics.registry.contentType, text: await merged.metrics() };
-}
-
-/** `GET /metrics`: the Prometheus text format. */
-export function metricsRoute(metrics: ServiceMetrics): Koa.Middleware {
-  return async (ctx) => {
-    const { contentType, text } = await metricsText(metrics);
-    ctx.set('Content-Type', contentType);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = text;
-  };
 }

@@ -5,7 +5,8 @@ import Koa from 'koa';
 import type { Services } from '../domain/services.js';
 import type { Logger } from '../infra/logger.js';
 import { errorMapper } from './errors.js';
-import { metricsMiddleware, metricsRoute, type ServiceMetrics } from '../infra/metrics.js';
+import type { ServiceMetrics } from '../infra/metrics.js';
+import { metricsMiddleware, metricsRoute } from './metrics.middleware.js';
 import { requestLog } from './request-log.js';
 import { workspaceApiRoutes } from './workspace-api/workspace-api.routes.js';
 import { docsRoutes } from './openapi/docs.routes.js';
@@ -84,7 +85,7 @@ export function createApp(deps: AppDeps): Koa {
       ctx.body = { error: 'Shutting down' };
       return;
     }
-    const ok = await deps.services.store.ping();
+    const ok = await deps.services.health.ready();
     ctx.status = ok ? 200 : 503;
     ctx.body = ok ? { status: 'ready' } : { error: 'Database is not reachable' };
   });

@@ -1,7 +1,6 @@
 import type Koa from 'koa';
-import { DomainError, MethodNotAllowed, RunFailed } from '../domain/errors.js';
+import { DomainError, MethodNotAllowed, RunFailed, Unavailable } from '../domain/errors.js';
 import type { Logger } from '../infra/logger.js';
-import { isDatabaseUnavailable, translatePgError } from '../infra/store/pg-errors.js';
 import { malformedJsonMessage } from './json-syntax.js';
 
 export const STATUS: Record<DomainError['code'], number> = {
@@ -27,11 +26,10 @@ export function errorMapper(logger: Logger): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
-    } catch (caught) {
-      // A database that cannot be reached (an error no repository translated) is answered like
-      // the repositories' Unavailable: 503 with Retry-After; the instance recovers by itself.
-      const err = isDatabaseUnavailable(caught) ? translatePgError(caught) : caught;
-      if (err !== caught) logger.warn({ requestId: ctx.state.requestId, path: ctx.path, error: caught instanceof Error ? caught.message.slice(0, 200) : String(caught) }, 'database unavailable');
+    } catch (err) {
+      // A database that cannot be reached (infra translated it to Unavailable and kept the driver's
+      // error as its cause): 503 with Retry-After below; the instance recovers by itself.
+      if (err instanceof Unavailable && err.cause !== undefined) logger.warn({ requestId: ctx.state.requestId, path: ctx.path, error: err.cause instanceof Error ? err.cause.message.slice(0, 200) : String(err.cause) }, 'database unavailable');
       const e = err as { status?: number; expose?: boolean; message?: string };
       if (err instanceof DomainError) {
         ctx.status = STATUS[err.code];

@@ -5,8 +5,9 @@ import Koa from 'koa';
 import knex from 'knex';
 import { Unavailable } from '../../src/domain/errors.js';
 import { createLogger } from '../../src/infra/logger.js';
+import { Writable } from 'node:stream';
 import { knexStore } from '../../src/infra/store/knex-store.js';
-import { isDatabaseUnavailable, translatePgError } from '../../src/infra/store/pg-errors.js';
+import { isDatabaseUnavailable, translated, translatePgError } from '../../src/infra/store/pg-errors.js';
 import { errorMapper } from '../../src/rest/errors.js';
 
 // A database that cannot be reached is a 503 with Retry-After, never a 500 (docs/operations.md):
@@ -59,11 +60,36 @@ describe('a database that cannot be reached', () => {
     }
   });
 
-  it('is answered 503 with Retry-After and no detail when it reaches the HTTP error mapper untranslated', async () => {
+  it('becomes Unavailable on every repository call, even one that does not translate its own errors', async () => {
+    const raw = () => Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' });
+    const repos = translated({ things: { get: async () => Promise.reject(raw()), at: () => raw().code } });
+    const err = await repos.things.get().then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(Unavailable);
+    expect((err as Unavailable).retryAfterSeconds).to.equal(5);
+    expect(await repos.things.at()).to.equal('ECONNREFUSED'); // what succeeds is answered as it was
+    const db = knex({ client: 'pg', connection: 'postgres://nobody@127.0.0.1:1/none', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 300 });
+    try {
+      const read = await knexStore(db).repos.agents.get('agt_1').then(() => null, (e: unknown) => e);
+      expect(read).to.be.instanceOf(Unavailable);
+      // The driver's error stays as the cause, for the logs: never in the message a client gets.
+      expect((read as Error).cause).to.be.instanceOf(Error);
+      expect((read as Error).message).to.not.include('127.0.0.1');
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('is answered 503 with Retry-After and no detail by the HTTP error mapper, and logged there as a warning', async () => {
+    const lines: string[] = [];
     const app = new Koa();
-    app.use(errorMapper(createLogger('silent')));
+    app.use(async (ctx, next) => {
+      ctx.state.requestId = 'req-1';
+      await next();
+    });
+    app.use(errorMapper(createLogger('warn', new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }))));
     app.use(() => {
-      throw Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' });
+      // As infra hands it on: translated, the driver's error kept as its cause.
+      throw translatePgError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' }));
     });
     const server = http.createServer(app.callback()).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
@@ -74,6 +100,8 @@ describe('a database that cannot be reached', () => {
       const text = await res.text();
       expect(JSON.parse(text)).to.deep.equal({ error: 'The database cannot be reached right now; retry shortly' });
       expect(text).to.not.include('10.0.0.7');
+      const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(logged.map((l) => [l.msg, l.requestId, l.path, l.error])).to.deep.equal([['database unavailable', 'req-1', '/x', 'connect ECONNREFUSED 10.0.0.7:5432']]);
     } finally {
       server.close();
     }

@@ -1,9 +1,12 @@
 import { secondsToUtcMidnight, utcDay, type Clock } from '../clock.js';
 import { LimitExceeded, type LimitReason } from '../errors.js';
-import { newId } from '../ids.js';
 import type { Agent } from '../agents/agent.entities.js';
+import type { Team, Workspace } from '../workspace/workspace.entities.js';
 import type { Repositories, Store } from '../ports.js';
-import type { ChargeSink, CreditCharge, CreditScope } from './admission.ports.js';
+import { AdmissionLeases, type Admission } from './admission-leases.js';
+import type { ChargeSink, CreditScope } from './admission.ports.js';
+
+export type { Admission } from './admission-leases.js';
 
 export interface AdmissionConfig {
   /** Identifies this process in the slots table (diagnostics only). */
@@ -20,22 +23,21 @@ export const DEFAULT_ADMISSION: Omit<AdmissionConfig, 'instanceId'> = { leaseMs:
 export const ESTIMATE_DAYS = 7;
 
 /**
- * The most credits the admitted work can be charged, read inside the admission transaction through
- * its repositories: a number, or null when it is not known before the run (a prompt run on a priced
- * model without `maxCreditsPerRun`). Work admitted without one costs nothing (Document API operations).
+ * The agent's team and workspace, whose daily credit limits apply to its runs besides its own: read
+ * once per admission (from the store's cache), then used by every check of it.
  */
-export type CreditBound = (repos: Repositories) => Promise<number | null>;
-
-/** An admitted run: its lease (if it took one) and the credits it holds; end it exactly once. */
-export interface Admission {
-  slotId: string | null;
-  /** Credits held against the daily limits until the run settles. */
-  reservedCredits: number;
-  /** Ends the lease and charges the run's real credits, in one transaction. */
-  settle(credits: number): Promise<void>;
-  /** Ends the lease without a charge. */
-  release(): Promise<void>;
+export interface CreditScopes {
+  team: Team | null;
+  workspace: Workspace | null;
 }
+
+/**
+ * The most credits the admitted work can be charged, read inside the admission transaction through
+ * its repositories (`scopes`: the team and workspace admission read): a number, or null when it is
+ * not known before the run (a prompt run on a priced model without `maxCreditsPerRun`). Work
+ * admitted without one costs nothing (Document API operations).
+ */
+export type CreditBound = (repos: Repositories, scopes?: CreditScopes) => Promise<number | null>;
 
 /** A daily credit limit that applies to a run, and how to word its refusals. */
 interface CreditLimit {
@@ -64,12 +66,7 @@ const NOTHING: Reservation = { credits: 0, probe: false };
 export class AdmissionService {
   /** Daily limits found used up, by scope, until the next midnight UTC (see refuseIfUsedUp). */
   private readonly usedUp = new Map<string, { limit: number; until: number; reason: LimitReason; message: string }>();
-  /**
-   * Leases this instance holds, by agent. While they reach the agent's concurrency limit a request
-   * is refused without a statement: every instance's leases count against the same limit, so the
-   * database could only say the same (see "Hot path" in docs/decisions.md).
-   */
-  private readonly heldHere = new Map<string, number>();
+  private readonly leases: AdmissionLeases;
 
   /**
    * @param charges where the charges of runs that no credit limit applies to go (stored in batches
@@ -80,7 +77,9 @@ export class AdmissionService {
     private readonly clock: Clock,
     private readonly config: AdmissionConfig,
     private readonly charges?: ChargeSink,
-  ) {}
+  ) {
+    this.leases = new AdmissionLeases(store, clock, config, charges);
+  }
 
   /**
    * Admits a run or throws LimitExceeded with the reason and the seconds to wait. `bound` says what
@@ -88,56 +87,58 @@ export class AdmissionService {
    */
   async admit(agent: Agent, bound?: CreditBound): Promise<Admission> {
     const max = agent.maxConcurrentRequests;
-    // No credit limit on the agent, its team or its workspace (the team and workspace come from the
-    // store's cache): nothing to count but the concurrency limit, if any, and the run's charge can
-    // wait for the next batch.
-    if (!(await this.creditLimited(agent))) {
+    const scopes = await this.scopesOf(agent);
+    const { workspace } = scopes;
+    // No credit limit on the agent, its team or its workspace: nothing to count but the concurrency
+    // limit, if any, and the run's charge can wait for the next batch.
+    if (!creditLimited(agent, scopes)) {
       // Nothing to count at all: no statement, no lock, no slot.
-      if (max == null) return this.hold(agent, null, 0, true);
+      if (max == null) return this.leases.hold(agent, { slotId: null, reservedCredits: 0, workspace, batched: true });
       // Only a concurrency limit: one statement takes a numbered lease or finds none free — unless
       // this instance alone already holds that many.
-      if ((this.heldHere.get(agent.id) ?? 0) >= max) throw this.concurrencyFull(max);
-      const slot = this.slot(agent, 0, this.clock.now());
+      if (this.leases.fullHere(agent.id, max)) throw this.concurrencyFull(max);
+      const slot = this.leases.slot(agent, 0, this.clock.now());
       if (!(await this.store.repos.slots.acquire(slot, max, this.clock.now()))) throw this.concurrencyFull(max);
-      return this.hold(agent, slot.id, 0, true);
+      return this.leases.hold(agent, { slotId: slot.id, reservedCredits: 0, workspace, batched: true });
     }
     const now = this.clock.now();
-    await this.refuseIfUsedUp(agent, now);
+    this.refuseIfUsedUp(agent, scopes, now);
     // This instance's batched charges count before any limit is compared with what was charged.
     await this.charges?.flush();
     const { slotId, reservation } = await this.store.transaction(async (r) => {
       await r.slots.lockAgent(agent.id);
-      const limits = await this.creditLimits(r, agent);
+      const limits = await this.creditLimits(r, agent, scopes);
       await this.checkCredits(r, limits, now);
-      const reservation = limits.length && bound ? await this.reservation(r, agent, bound, now) : NOTHING;
+      const reservation = limits.length && bound ? await this.reservation(r, agent, () => bound(r, scopes), now) : NOTHING;
       await this.checkProbe(r, agent, reservation.probe, now);
       if (max == null && reservation.credits <= 0 && !reservation.probe) return { slotId: null, reservation };
-      const slot = this.slot(agent, reservation.credits, now);
+      const slot = this.leases.slot(agent, reservation.credits, now);
       if (max == null) await r.slots.insert(slot);
       // A numbered lease, as the lock-free path takes them, so both paths count the same numbers.
       else if (!(await r.slots.acquire(slot, max, now))) throw this.concurrencyFull(max);
       return { slotId: slot.id, reservation };
     });
-    return this.hold(agent, slotId, reservation.credits, false);
+    return this.leases.hold(agent, { slotId, reservedCredits: reservation.credits, workspace, batched: false });
   }
 
   /** Concurrency leases this instance holds now (for /metrics). */
   leasesHeld(): number {
-    let n = 0;
-    for (const held of this.heldHere.values()) n += held;
-    return n;
+    return this.leases.held();
   }
 
-  private slot(agent: Agent, reservedCredits: number, now: Date) {
-    return {
-      id: newId('slot'),
-      agentId: agent.id,
-      workspaceId: agent.workspaceId,
-      teamId: agent.teamId,
-      instanceId: this.config.instanceId,
-      reservedCredits,
-      expiresAt: new Date(now.getTime() + this.config.leaseMs),
-    };
+  /**
+   * Deletes the run leases that expired (those of a crashed instance: expired ones never count, this
+   * only keeps the table small). Housekeeping calls it; returns how many went.
+   */
+  purgeExpiredLeases(): Promise<number> {
+    return this.leases.purgeExpired();
+  }
+
+  /** The agent's team (when it has one) and workspace, read once from the store's cache. */
+  private async scopesOf(agent: Agent): Promise<CreditScopes> {
+    const team = agent.teamId ? await this.store.repos.teams.get(agent.teamId) : null;
+    const workspace = await this.store.repos.workspaces.get(agent.workspaceId);
+    return { team, workspace };
   }
 
   private concurrencyFull(max: number): LimitExceeded {
@@ -149,16 +150,14 @@ export class AdmissionService {
    * limit is another limit. Later requests are refused from memory, without a statement, as long as
    * the limit is the same.
    */
-  private async refuseIfUsedUp(agent: Agent, now: Date): Promise<void> {
+  private refuseIfUsedUp(agent: Agent, { team, workspace: ws }: CreditScopes, now: Date): void {
     const t = now.getTime();
     const check = (key: string, limit: number | null | undefined) => {
       const u = limit == null ? undefined : this.usedUp.get(key);
       return u && u.limit === limit && t < u.until ? u : undefined;
     };
     const agentUsedUp = check(`agent:${agent.id}`, agent.dailyCreditLimit);
-    const team = agent.teamId ? await this.store.repos.teams.get(agent.teamId) : null;
     const teamUsedUp = team ? check(`team:${team.id}`, team.dailyCreditLimit) : undefined;
-    const ws = await this.store.repos.workspaces.get(agent.workspaceId);
     const wsUsedUp = ws ? check(`workspace:${ws.id}`, ws.dailyCreditLimit) : undefined;
     const hit = agentUsedUp ?? teamUsedUp ?? wsUsedUp;
     if (hit) throw new LimitExceeded(hit.reason, secondsToUtcMidnight(now), hit.message);
@@ -171,22 +170,9 @@ export class AdmissionService {
     this.usedUp.set(key, { limit: l.limit, until, reason: l.reason, message: l.usedUp });
   }
 
-  /** Whether a daily credit limit applies to the agent's runs: its own, its team's or its workspace's. */
-  private async creditLimited(agent: Agent): Promise<boolean> {
-    if (agent.dailyCreditLimit != null) return true;
-    const team = agent.teamId ? await this.store.repos.teams.get(agent.teamId) : null;
-    if (team?.dailyCreditLimit != null) return true;
-    const ws = await this.store.repos.workspaces.get(agent.workspaceId);
-    return ws?.dailyCreditLimit != null;
-  }
-
   /** Adds a finished run's credits to the agent's day (and so to its team's and workspace's). */
   async charge(agent: Agent, credits: number): Promise<void> {
-    await this.store.repos.usage.charge(this.chargeOf(agent, credits));
-  }
-
-  private chargeOf(agent: Agent, credits: number): CreditCharge {
-    return { agentId: agent.id, workspaceId: agent.workspaceId, teamId: agent.teamId, day: utcDay(this.clock.now()), credits };
+    await this.store.repos.usage.charge(this.leases.chargeOf(agent, credits));
   }
 
   /**
@@ -194,7 +180,7 @@ export class AdmissionService {
    * (after the agent's lock, always in this order) so that admissions of its different agents
    * cannot both see the same room under it.
    */
-  private async creditLimits(r: Repositories, agent: Agent): Promise<CreditLimit[]> {
+  private async creditLimits(r: Repositories, agent: Agent, { team, workspace: ws }: CreditScopes): Promise<CreditLimit[]> {
     const limits: CreditLimit[] = [];
     if (agent.dailyCreditLimit != null) {
       const l = agent.dailyCreditLimit;
@@ -206,7 +192,6 @@ export class AdmissionService {
         held: `This agent's daily credit limit of ${l} is held by its runs in flight; retry shortly`,
       });
     }
-    const team = agent.teamId ? await r.teams.get(agent.teamId) : null;
     if (team?.dailyCreditLimit != null) {
       const l = team.dailyCreditLimit;
       await r.slots.lockLimit({ teamId: team.id });
@@ -218,7 +203,6 @@ export class AdmissionService {
         held: `The team's daily credit limit of ${l} is held by runs in flight; retry shortly`,
       });
     }
-    const ws = await r.workspaces.get(agent.workspaceId);
     if (ws?.dailyCreditLimit != null) {
       const l = ws.dailyCreditLimit;
       await r.slots.lockLimit({ workspaceId: ws.id });
@@ -272,62 +256,18 @@ export class AdmissionService {
    * What a run reserves: its bound when known, else the largest run the agent was charged for in
    * the last ESTIMATE_DAYS days, else nothing but as a probe (one run of the agent at a time).
    */
-  private async reservation(r: Repositories, agent: Agent, bound: CreditBound, now: Date): Promise<Reservation> {
-    const known = await bound(r);
+  private async reservation(r: Repositories, agent: Agent, bound: () => Promise<number | null>, now: Date): Promise<Reservation> {
+    const known = await bound();
     if (known != null) return { credits: Math.max(0, known), probe: false };
     const since = utcDay(new Date(now.getTime() - (ESTIMATE_DAYS - 1) * 86_400_000));
     const largest = await r.usage.largestRun(agent.id, since);
     return largest > 0 ? { credits: largest, probe: false } : { credits: 0, probe: true };
   }
+}
 
-  /**
-   * Keeps the lease alive while the run lasts (renewed at a third of the lease). `batched`: no credit
-   * limit applies, so the run's charge goes to the charge sink instead of a statement of its own.
-   */
-  private hold(agent: Agent, slotId: string | null, reservedCredits: number, batched: boolean): Admission {
-    const slots = this.store.repos.slots;
-    if (slotId) this.heldHere.set(agent.id, (this.heldHere.get(agent.id) ?? 0) + 1);
-    const timer = slotId
-      ? setInterval(() => {
-          slots.renew(slotId, new Date(this.clock.now().getTime() + this.config.leaseMs)).catch(() => {});
-        }, Math.max(50, Math.floor(this.config.leaseMs / 3)))
-      : null;
-    timer?.unref();
-    let ended = false;
-    /** Stops renewal; true the first time only, so a run ends (and is charged) once. */
-    const end = () => {
-      if (ended) return false;
-      ended = true;
-      if (timer) clearInterval(timer);
-      if (slotId) {
-        const left = (this.heldHere.get(agent.id) ?? 1) - 1;
-        if (left > 0) this.heldHere.set(agent.id, left);
-        else this.heldHere.delete(agent.id);
-      }
-      return true;
-    };
-    return {
-      slotId,
-      reservedCredits,
-      release: async () => {
-        if (end() && slotId) await slots.release(slotId);
-      },
-      settle: async (credits) => {
-        if (!end()) return;
-        if (!(credits > 0)) return void (slotId && (await slots.release(slotId)));
-        if (batched && this.charges) {
-          if (slotId) await slots.release(slotId);
-          return this.charges.charge(this.chargeOf(agent, credits));
-        }
-        if (!slotId) return this.charge(agent, credits);
-        // The reservation and the charge change places at once: no admission sees both or neither.
-        await this.store.transaction(async (r) => {
-          if (slotId) await r.slots.release(slotId);
-          await r.usage.charge(this.chargeOf(agent, credits));
-        });
-      },
-    };
-  }
+/** Whether a daily credit limit applies to the agent's runs: its own, its team's or its workspace's. */
+function creditLimited(agent: Agent, { team, workspace }: CreditScopes): boolean {
+  return agent.dailyCreditLimit != null || team?.dailyCreditLimit != null || workspace?.dailyCreditLimit != null;
 }
 
 function chargedOn(r: Repositories, scope: CreditScope, day: string): Promise<number> {

@@ -81,7 +81,7 @@ export class Pipeline {
     let failure: unknown;
     try {
       try {
-        for await (const ev of this.runs.stream(principal, agent, entry, input, opts)) {
+        for await (const ev of this.runs.stream(principal, agent, entry, input, { ...opts, workspace: admitted.workspace })) {
           if (ev.type === 'done') result = ev.result;
           yield ev;
         }

@@ -72,8 +72,8 @@ export function scriptRunCredits(workspace: Workspace | null): number {
  * first model step that reaches it), or null when the agent sets none.
  */
 export function runCreditBound(agent: Agent, entry: RunEntry): CreditBound {
-  return async (repos) => {
-    if (entry.handler.kind === 'script') return scriptRunCredits(await repos.workspaces.get(agent.workspaceId));
+  return async (repos, scopes) => {
+    if (entry.handler.kind === 'script') return scriptRunCredits(scopes ? scopes.workspace : await repos.workspaces.get(agent.workspaceId));
     if (!(await modelIsPriced(repos, agent, entry.modelOverride))) return 0;
     return agent.guardrails.maxCreditsPerRun;
   };
@@ -110,7 +110,7 @@ export class RunService {
     const finish = (r: Omit<RunResult, 'durationMs'>): RunEvent => ({ type: 'done', result: { ...r, durationMs: Date.now() - started } });
 
     if (entry.handler.kind === 'script') {
-      yield finish(await this.runScript(principal, agent, entry, input, base, opts.signal));
+      yield finish(await this.runScript(principal, agent, entry, input, base, opts));
       return;
     }
 
@@ -173,9 +173,10 @@ export class RunService {
     entry: RunEntry,
     input: RunInput,
     base: Omit<RunResult, 'durationMs' | 'output'>,
-    signal: AbortSignal | undefined,
+    { signal, workspace }: RunOptions,
   ): Promise<Omit<RunResult, 'durationMs'>> {
-    const credits = scriptRunCredits(await this.deps.store.repos.workspaces.get(agent.workspaceId));
+    // The workspace admission read, when the pipeline passes it on: one read per run, not two.
+    const credits = scriptRunCredits(workspace !== undefined ? workspace : await this.deps.store.repos.workspaces.get(agent.workspaceId));
     const request: { [key: string]: Json } = { surface: input.surface, method: input.method, path: input.path, params: input.params, query: input.query, headers: input.headers };
     if (input.rawBody !== undefined) request.rawBody = input.rawBody;
     if (input.delivery) request.delivery = { ...input.delivery };

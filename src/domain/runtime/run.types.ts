@@ -2,6 +2,7 @@ import type { Handler } from '../entries/entry.entities.js';
 import type { Surface } from '../surfaces/surface.entities.js';
 import type { Json } from '../json.js';
 import type { ModelUsage } from './language-model.ports.js';
+import type { Workspace } from '../workspace/workspace.entities.js';
 
 /** The input of a run, the same shape on every surface (credential headers never included). */
 export interface RunInput {
@@ -76,4 +77,6 @@ export interface RunOptions {
   runId?: string;
   /** Prior conversation turns for chat (oldest first). */
   history?: { role: 'user' | 'assistant'; content: string }[];
+  /** The agent's workspace as admission read it (absent: the run reads it itself). */
+  workspace?: Workspace | null;
 }

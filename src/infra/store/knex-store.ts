@@ -7,7 +7,7 @@ import { deliveryRepo } from './delivery.repo.js';
 import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';
 import { workspaceReadRepo } from './workspace-read.repo.js';
-import { q } from './pg-errors.js';
+import { q, translated } from './pg-errors.js';
 import * as rows from './rows/index.js';
 
 type Conn = Knex | Knex.Transaction;
@@ -242,10 +242,10 @@ export function repositories(db: Conn): Repositories {
 /** The knex-backed Store (PGlite or PostgreSQL). */
 export function knexStore(db: Knex): Store {
   return {
-    repos: repositories(db),
+    repos: translated(repositories(db)),
     // Failures of the transaction itself (no connection for BEGIN, a connection lost at COMMIT) are
     // translated like a statement's: an unreachable database is Unavailable inside or out.
-    transaction: (fn) => q(() => db.transaction((trx) => fn(repositories(trx)))),
+    transaction: (fn) => q(() => db.transaction((trx) => fn(translated(repositories(trx))))),
     ping: async () => {
       try {
         await db.raw('select 1');

@@ -32,10 +32,13 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return /Connection terminated|not queryable|connect ECONNREFUSED/.test(message);
 }
 
-/** Translates PostgreSQL errors into domain errors; never lets SQL text reach a client. */
+/**
+ * Translates PostgreSQL errors into domain errors; never lets SQL text reach a client. An unreachable
+ * database becomes Unavailable with the driver's error as its `cause` (for the logs, never an answer).
+ */
 export function translatePgError(err: unknown): unknown {
   if (err instanceof DomainError) return err;
-  if (isDatabaseUnavailable(err)) return new Unavailable('The database cannot be reached right now; retry shortly', DATABASE_RETRY_AFTER_SECONDS);
+  if (isDatabaseUnavailable(err)) return Object.assign(new Unavailable('The database cannot be reached right now; retry shortly', DATABASE_RETRY_AFTER_SECONDS), { cause: err });
   const e = err as { code?: string; constraint?: string };
   switch (e?.code) {
     case '23505': {
@@ -67,4 +70,18 @@ export async function q<T>(run: () => Promise<T>): Promise<T> {
   } catch (err) {
     throw translatePgError(err);
   }
+}
+
+/**
+ * Repositories whose every call translates its errors, whichever statement, connection or pool
+ * failed: no database error leaves src/infra untranslated, even from a method without `q`.
+ */
+export function translated<R extends object>(repos: R): R {
+  const out: Record<string, unknown> = {};
+  for (const [name, repo] of Object.entries(repos)) {
+    const calls: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(repo as object)) calls[k] = typeof v === 'function' ? (...args: unknown[]) => q(() => v.apply(repo, args)) : v;
+    out[name] = calls;
+  }
+  return out as R;
 }

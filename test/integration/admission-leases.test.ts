@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import { AdmissionService } from '../../src/domain/admission/admission.service.js';
+import { newId } from '../../src/domain/ids.js';
+import { createAgent, gqlOk, h, newWorkspace } from '../helpers/harness.js';
+import { MovableClock } from '../helpers/movable-clock.js';
+import { loadAgent } from '../helpers/runtime.js';
+
+// Lease keeping as housekeeping sees it: `purgeExpiredLeases` deletes the leases nobody renews any
+// more (a crashed instance's) and never one that still counts. The clock is set in 2001, so no other
+// test's lease has expired by it.
+
+describe('admission: purging expired leases', function () {
+  this.timeout(60_000);
+  const config = { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 };
+
+  it('deletes the leases expired by now (one that expires exactly now included) and keeps the others, held ones too', async () => {
+    const ws = await newWorkspace();
+    const agentId = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 5) { id } }', { id: agentId });
+    const slots = h().service.services.store.repos.slots;
+    const clock = new MovableClock(new Date('2001-01-01T12:00:00Z'));
+    const lease = async (expiresAt: string) => {
+      const id = newId('slot');
+      await slots.insert({ id, agentId, workspaceId: ws.workspaceId, teamId: null, instanceId: 'crashed-instance', reservedCredits: 0, expiresAt: new Date(expiresAt) });
+      return id;
+    };
+    const expiredLongAgo = await lease('2001-01-01T11:00:00Z');
+    const expiresNow = await lease('2001-01-01T12:00:00Z');
+    const expiresLater = await lease('2001-01-01T12:00:01Z');
+    const a = new AdmissionService(h().service.services.store, clock, config);
+    const held = await a.admit(await loadAgent(agentId)); // a lease of this instance, leaseMs from now
+    const leases = async () => ((await h().db('run_slots').where({ agent_id: agentId }).select('id')) as { id: string }[]).map((r) => r.id).sort();
+    try {
+      expect(await leases()).to.have.members([expiredLongAgo, expiresNow, expiresLater, held.slotId!]);
+      expect(await a.purgeExpiredLeases()).to.equal(2);
+      expect(await leases()).to.deep.equal([expiresLater, held.slotId!].sort());
+      // Nothing left to purge until the next one expires.
+      expect(await a.purgeExpiredLeases()).to.equal(0);
+      clock.advance(1000);
+      expect(await a.purgeExpiredLeases()).to.equal(1);
+      expect(await leases()).to.deep.equal([held.slotId!]);
+      expect(a.leasesHeld()).to.equal(1);
+    } finally {
+      await held.release();
+    }
+    expect(await leases()).to.deep.equal([]);
+    expect(a.leasesHeld()).to.equal(0);
+  });
+});
