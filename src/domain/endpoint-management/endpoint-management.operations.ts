@@ -66,7 +66,7 @@ function operation<S extends z.ZodRawShape, R>(o: {
     mutation: o.mutation,
     description: o.description,
     args: z.object(o.args),
-    call: (s, p, args) => o.run(s, p, parse(outer, args) as Args<S>),
+    call: async (s, p, args) => o.run(s, p, parse(outer, args) as Args<S>),
     answer: o.answer,
   };
 }
