@@ -7,7 +7,6 @@ import { createServices, DEFAULT_SCRIPT_LIMITS, type Services } from './domain/s
 import type { LanguageModels } from './domain/runtime/language-model.ports.js';
 import type { ScriptLimits, ScriptSandbox } from './domain/runtime/sandbox.ports.js';
 import { buildGraphqlSchema, schemaSdl } from './graphql/schema.js';
-import { createSelfManagementTools } from './graphql/self-management.tools.js';
 import { aiSdkModels } from './infra/models/ai-sdk.models.js';
 import { createQuickJsSandbox } from './infra/sandbox/quickjs.sandbox.js';
 import type { BootstrapResult } from './domain/workspace/workspace.service.js';
@@ -108,7 +107,6 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         anthropic: config.anthropicApiKey ? { apiKey: config.anthropicApiKey, model: config.anthropicModel } : null,
         allowedHosts: config.modelHostsAllowed ?? null,
       },
-      selfManagement: createSelfManagementTools(schema, () => services),
       scriptLimits: opts.scriptLimits ?? DEFAULT_SCRIPT_LIMITS,
       webhooks: { leaseMs: opts.webhookWorker?.leaseMs ?? config.webhookLeaseSeconds * 1000 },
     });

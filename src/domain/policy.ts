@@ -71,3 +71,12 @@ export async function loadAgent(repos: Repositories, p: Principal, agentId: stri
   assertAgentAction(p, agent, action);
   return agent;
 }
+
+/**
+ * The ids among `agentIds` of agents the principal may read, for batched reads of many agents'
+ * children at once (GraphQL's loaders): each read checks for itself instead of trusting its caller.
+ */
+export async function readableAgentIds(repos: Repositories, p: Principal, agentIds: readonly string[]): Promise<Set<string>> {
+  const agents = await Promise.all([...new Set(agentIds)].map((id) => repos.agents.get(id)));
+  return new Set(agents.filter((a): a is Agent => !!a && canSee(p, a)).map((a) => a.id));
+}

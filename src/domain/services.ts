@@ -22,7 +22,8 @@ import type { LanguageModels } from './runtime/language-model.ports.js';
 import type { RunMetrics } from './runtime/run-metrics.ports.js';
 import type { ScriptLimits, ScriptSandbox } from './runtime/sandbox.ports.js';
 import { Pipeline } from './runtime/pipeline.js';
-import { RunService, type SelfManagementTools } from './runtime/run.service.js';
+import { RunService } from './runtime/run.service.js';
+import { EndpointManagementService } from './endpoint-management/endpoint-management.service.js';
 import { SecretService } from './secrets/secret.service.js';
 import { DocumentApiService } from './surfaces/document-api.service.js';
 import { HttpApiService } from './surfaces/http-api.service.js';
@@ -32,6 +33,7 @@ import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
 import { ChatService } from './chat/chat.service.js';
 import { DEFAULT_WEBHOOK_CONFIG, WebhookService, type WebhookConfig } from './webhooks/webhook.service.js';
+import { DeliveryBodyService } from './webhooks/delivery-body.service.js';
 
 /** Every use case of the domain, built once by the composition root. */
 export interface Services {
@@ -43,6 +45,7 @@ export interface Services {
   consoleSessions: ConsoleSessionService;
   entries: EntryService;
   documents: DocumentService;
+  endpointManagement: EndpointManagementService;
   records: RecordService;
   secrets: SecretService;
   models: ModelService;
@@ -57,6 +60,7 @@ export interface Services {
   mcp: McpService;
   documentApi: DocumentApiService;
   webhooks: WebhookService;
+  deliveryBodies: DeliveryBodyService;
   chat: ChatService;
   workspaceApi: WorkspaceApiService;
   manifests: ManifestService;
@@ -72,7 +76,6 @@ export interface ServiceDeps {
   /** Compiles script handlers when they are saved (default: `sandbox`). */
   compiler?: ScriptSandbox;
   modelDefaults: ModelDefaults;
-  selfManagement: SelfManagementTools;
   scriptLimits: ScriptLimits;
   activitySink: ActivitySink;
   /** Where charges of runs without a credit limit go (batched by infra); absent: written at once. */
@@ -89,6 +92,12 @@ export function createServices(deps: ServiceDeps): Services {
   const { store, cipher, clock } = deps;
   const secrets = new SecretService(store, cipher, clock);
   const records = new RecordService(store, clock);
+  const modelReferences = new ModelReferences(deps.modelDefaults);
+  const scriptCheck = new ScriptCheck(deps.compiler ?? deps.sandbox, deps.scriptLimits);
+  const agents = new AgentService(store, clock, modelReferences);
+  const entries = new EntryService(store, clock, scriptCheck, modelReferences);
+  const documents = new DocumentService(store, clock);
+  const endpointManagement = new EndpointManagementService({ agents, entries, documents });
   const runs = new RunService({
     store,
     clock,
@@ -97,24 +106,23 @@ export function createServices(deps: ServiceDeps): Services {
     secrets,
     records,
     modelDefaults: deps.modelDefaults,
-    selfManagement: deps.selfManagement,
+    endpointManagement,
     scriptLimits: deps.scriptLimits,
   });
   const admission = new AdmissionService(store, clock, { ...DEFAULT_ADMISSION, ...deps.admission }, deps.chargeSink);
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
   const pipeline = new Pipeline(admission, runs, activityLog, deps.metrics);
   const keys = new KeyService(store, clock);
-  const modelReferences = new ModelReferences(deps.modelDefaults);
-  const scriptCheck = new ScriptCheck(deps.compiler ?? deps.sandbox, deps.scriptLimits);
   return {
     store,
     clock,
     workspace: new WorkspaceService(store, clock),
-    agents: new AgentService(store, clock, modelReferences),
+    agents,
     keys,
     consoleSessions: new ConsoleSessionService(store, clock),
-    entries: new EntryService(store, clock, scriptCheck, modelReferences),
-    documents: new DocumentService(store, clock),
+    entries,
+    documents,
+    endpointManagement,
     records,
     secrets,
     models: new ModelService({ store, clock, models: deps.models, secrets, modelDefaults: deps.modelDefaults }),
@@ -129,6 +137,7 @@ export function createServices(deps: ServiceDeps): Services {
     mcp: new McpService(store),
     documentApi: new DocumentApiService(records, pipeline),
     chat: new ChatService(store, clock),
+    deliveryBodies: new DeliveryBodyService(store),
     webhooks: new WebhookService(store, clock, secrets, pipeline, { ...DEFAULT_WEBHOOK_CONFIG, ...deps.webhooks }),
     workspaceApi: new WorkspaceApiService(store, clock, deps.chargeSink),
     manifests: new ManifestService(store, clock, scriptCheck, modelReferences),

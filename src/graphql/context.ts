@@ -5,9 +5,7 @@ import type { Document, DocumentExposure } from '../domain/documents/document.en
 import type { HttpEndpoint, McpTool, Webhook } from '../domain/entries/entry.entities.js';
 import type { ApiKey } from '../domain/keys/key.entities.js';
 import type { Principal } from '../domain/principal.js';
-import type { AgentChildRepo } from '../domain/repo.ports.js';
 import type { Services } from '../domain/services.js';
-import { DELIVERY_BODY_SHOWN_BYTES } from '../domain/webhooks/webhook.service.js';
 
 /** Per-request GraphQL context: who is acting, the domain, and batched loaders. */
 export interface Context {
@@ -41,28 +39,25 @@ function byAgent<T extends { agentId: string | null }>(load: (ids: readonly stri
 }
 
 /**
- * Loaders of an agent's child lists: one query per list kind for all agents in the request.
- * Callers pass only agents the principal may read (the parent resolver has checked), and only
- * deliveries a query or mutation has returned to the principal.
+ * Loaders of an agent's child lists: one read per list kind for all agents in the request. Each
+ * asks the domain as the request's principal, which leaves out what the principal may not read.
  */
-export function createLoaders(services: Services): Loaders {
-  const r = services.store.repos;
-  const child = <T extends { id: string; agentId: string }>(repo: AgentChildRepo<T>) => byAgent((ids) => repo.listByAgents(ids));
+export function createLoaders(services: Services, principal: Principal): Loaders {
   return {
-    httpEndpoints: child(r.httpEndpoints),
-    mcpTools: child(r.mcpTools),
-    webhooks: child(r.webhooks),
-    documents: child(r.documents),
-    documentExposures: child(r.exposures),
-    apiKeys: byAgent((ids) => r.apiKeys.listByAgents(ids)),
+    httpEndpoints: byAgent((ids) => services.entries.listForAgents(principal, 'httpEndpoints', ids)),
+    mcpTools: byAgent((ids) => services.entries.listForAgents(principal, 'mcpTools', ids)),
+    webhooks: byAgent((ids) => services.entries.listForAgents(principal, 'webhooks', ids)),
+    documents: byAgent((ids) => services.documents.listForAgents(principal, ids)),
+    documentExposures: byAgent((ids) => services.documents.exposuresForAgents(principal, ids)),
+    apiKeys: byAgent((ids) => services.keys.listForAgents(principal, ids)),
     runs: new DataLoader<string, ActivityEntry | null>(async (runIds) => {
-      const found = new Map((await r.activity.findRuns(runIds)).map((e) => [e.runId, e]));
+      const found = new Map((await services.activity.runEntries(principal, runIds)).map((e) => [e.runId, e]));
       return runIds.map((id) => found.get(id) ?? null);
     }),
     // Only when `body` is asked for, and only its beginning: a page of 200 reads at most 12.5 MiB.
     deliveryBodies: new DataLoader<string, string>(async (ids) => {
-      const heads = await r.deliveries.bodyHeads(ids, DELIVERY_BODY_SHOWN_BYTES);
-      return ids.map((id) => heads.get(id)?.toString('utf8') ?? '');
+      const heads = await services.deliveryBodies.heads(principal, ids);
+      return ids.map((id) => heads.get(id) ?? '');
     }),
   };
 }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { ActivityResolver } from './resolvers/activity.resolver.js';
 import { AgentResolver } from './resolvers/agent.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
 import { HttpEndpointResolver, McpToolResolver, WebhookDeliveryResolver, WebhookResolver } from './resolvers/entry.resolver.js';
@@ -11,6 +12,7 @@ import { WorkspaceResolver } from './resolvers/workspace.resolver.js';
 export const resolvers = [
   WorkspaceResolver,
   AgentResolver,
+  ActivityResolver,
   KeyResolver,
   HttpEndpointResolver,
   McpToolResolver,

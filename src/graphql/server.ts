@@ -51,7 +51,7 @@ export async function createGraphqlMiddleware(schema: GraphQLSchema, services: S
     context: async ({ ctx }) => {
       try {
         const { principal, sessionId } = await principalOf(ctx as unknown as Koa.Context, services, baseUrl);
-        return { principal, services, loaders: createLoaders(services), ...(sessionId ? { consoleSessionId: sessionId } : {}) };
+        return { principal, services, loaders: createLoaders(services, principal), ...(sessionId ? { consoleSessionId: sessionId } : {}) };
       } catch (err) {
         if (err instanceof DomainError && err.code === 'UNAUTHENTICATED') {
           throw new GraphQLError(err.message, {

@@ -5,7 +5,7 @@ import { utcDay } from '../clock.js';
 import type { DailyUsage } from '../admission/admission.entities.js';
 import { SURFACES } from '../surfaces/surface.entities.js';
 import type { ActivityEntry } from './activity.entities.js';
-import { loadAgent, requireMember } from '../policy.js';
+import { loadAgent, readableAgentIds, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { ChargeSink } from '../admission/admission.ports.js';
 import type { Store } from '../ports.js';
@@ -108,6 +108,14 @@ export class ActivityService {
     await loadAgent(this.store.repos, p, agentId, 'read');
     await this.entries?.flush();
     return this.store.repos.activity.find(agentId, v);
+  }
+
+  /** The run entries (kind `run`) with these run ids, of agents the principal may read (others are left out), in one read. */
+  async runEntries(p: Principal, runIds: readonly string[]): Promise<ActivityEntry[]> {
+    if (!runIds.length) return [];
+    const entries = await this.store.repos.activity.findRuns(runIds);
+    const readable = await readableAgentIds(this.store.repos, p, entries.map((e) => e.agentId));
+    return entries.filter((e) => readable.has(e.agentId));
   }
 
   /**

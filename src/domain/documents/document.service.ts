@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { Conflict, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Document, DocumentExposure } from './document.entities.js';
-import { loadAgent } from '../policy.js';
+import { loadAgent, readableAgentIds } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';
 import { parse, stripUndefined } from '../validation.js';
@@ -74,6 +74,18 @@ export class DocumentService {
       if (!existing) throw new NotFound('Document exposure', documentId);
       return r.exposures.delete(existing.id);
     });
+  }
+
+  /** The documents of those agents the principal may read (others are left out), in one read. */
+  async listForAgents(p: Principal, agentIds: readonly string[]): Promise<Document[]> {
+    const readable = await readableAgentIds(this.store.repos, p, agentIds);
+    return readable.size ? this.store.repos.documents.listByAgents([...readable]) : [];
+  }
+
+  /** The Document API exposures of those agents the principal may read (others are left out), in one read. */
+  async exposuresForAgents(p: Principal, agentIds: readonly string[]): Promise<DocumentExposure[]> {
+    const readable = await readableAgentIds(this.store.repos, p, agentIds);
+    return readable.size ? this.store.repos.exposures.listByAgents([...readable]) : [];
   }
 
   private async load(r: Repositories, p: Principal, id: string, action: 'read' | 'configure'): Promise<Document> {

@@ -150,6 +150,10 @@ export const signatureInput = z.object({
 const bodyBytesMessage = `must be a whole number of bytes from 1 to ${MAX_WEBHOOK_BODY_BYTES} (1 MiB)`;
 /** The largest body the integration accepts; null: 64 KiB without a signature check, 1 MiB with one. */
 const maxBodyBytes = z.number().int(bodyBytesMessage).min(1, bodyBytesMessage).max(MAX_WEBHOOK_BODY_BYTES, bodyBytesMessage);
+/** What `maxBodyBytes` means, as the agent's tools and the GraphQL inputs describe it. */
+export const MAX_BODY_BYTES_DESCRIPTION =
+  `The largest body the integration accepts, in bytes (1 to ${MAX_WEBHOOK_BODY_BYTES}); larger ones are refused with 413. ` +
+  'Null: 65536 (64 KiB) without a signature check, 1048576 (1 MiB) with one.';
 
 export const webhookInput = z.object({
   integration: integrationName,

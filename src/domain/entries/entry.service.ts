@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { Conflict, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { HttpEndpoint, McpTool, Webhook } from './entry.entities.js';
-import { loadAgent } from '../policy.js';
+import { loadAgent, readableAgentIds } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';
 import type { AgentChildRepo } from '../repo.ports.js';
@@ -20,8 +20,14 @@ import {
   webhookPatch,
 } from './entry.schemas.js';
 
-type EntryKind = 'httpEndpoints' | 'mcpTools' | 'webhooks';
-type Entry = HttpEndpoint | McpTool | Webhook;
+/** The entries of each kind, by the name of their repository. */
+export interface EntriesByKind {
+  httpEndpoints: HttpEndpoint;
+  mcpTools: McpTool;
+  webhooks: Webhook;
+}
+export type EntryKind = keyof EntriesByKind;
+type Entry = EntriesByKind[EntryKind];
 const LABEL: Record<EntryKind, string> = { httpEndpoints: 'HTTP endpoint', mcpTools: 'MCP tool', webhooks: 'Webhook' };
 
 /**
@@ -145,6 +151,14 @@ export class EntryService {
 
   removeWebhook(p: Principal, id: string): Promise<boolean> {
     return this.remove(p, id, 'webhooks');
+  }
+
+  /** The entries of one kind of those agents the principal may read (others are left out), in one read. */
+  async listForAgents<K extends EntryKind>(p: Principal, kind: K, agentIds: readonly string[]): Promise<EntriesByKind[K][]> {
+    const readable = await readableAgentIds(this.store.repos, p, agentIds);
+    if (!readable.size) return [];
+    const repo = this.store.repos[kind] as unknown as AgentChildRepo<EntriesByKind[K]>;
+    return repo.listByAgents([...readable]);
   }
 
   private add<T extends Entry>(p: Principal, agentId: string, _kind: EntryKind, insert: (r: Repositories, now: Date) => Promise<T>): Promise<T> {

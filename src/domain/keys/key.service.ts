@@ -4,7 +4,7 @@ import { Forbidden, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../agents/agent.entities.js';
 import type { ApiKey } from './key.entities.js';
-import { loadAgent, requireAdmin, requireMember } from '../policy.js';
+import { loadAgent, readableAgentIds, requireAdmin, requireMember } from '../policy.js';
 import { KEY_SCOPES, type Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
@@ -129,6 +129,12 @@ export class KeyService {
     else await loadAgent(this.store.repos, p, key.agentId!, 'configure');
     await this.store.repos.apiKeys.revoke(keyId, this.clock.now());
     return true;
+  }
+
+  /** The keys of those agents the principal may read (others are left out), in one read; prefix and last 4 characters only. */
+  async listForAgents(p: Principal, agentIds: readonly string[]): Promise<ApiKey[]> {
+    const readable = await readableAgentIds(this.store.repos, p, agentIds);
+    return readable.size ? this.store.repos.apiKeys.listByAgents([...readable]) : [];
   }
 
   /** Workspace keys, without secrets. Admins only. */

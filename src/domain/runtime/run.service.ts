@@ -8,17 +8,13 @@ import type { Workspace } from '../workspace/workspace.entities.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { documentTools } from './document.tools.js';
+import type { EndpointManagementService } from '../endpoint-management/endpoint-management.service.js';
 import { checkInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
 import { modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from './model-resolver.js';
 import { ModelFailure, type LanguageModels, type ModelUsage, type ResolvedModel, type ToolDefinition } from './language-model.ports.js';
 import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from './sandbox.ports.js';
 import { type Json } from '../json.js';
 import type { RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
-
-/** Tools of the Endpoint Management capability for one agent (implemented over GraphQL). */
-export interface SelfManagementTools {
-  toolsFor(agent: Agent): ToolDefinition[];
-}
 
 export interface RunServiceDeps {
   store: Store;
@@ -28,7 +24,8 @@ export interface RunServiceDeps {
   secrets: SecretReader;
   records: RecordService;
   modelDefaults: ModelDefaults;
-  selfManagement: SelfManagementTools;
+  /** The Endpoint Management capability's tools. */
+  endpointManagement: Pick<EndpointManagementService, 'toolsFor'>;
   scriptLimits: ScriptLimits;
 }
 
@@ -162,7 +159,7 @@ export class RunService {
   private toolsFor(agent: Agent): ToolDefinition[] {
     const tools: ToolDefinition[] = [];
     const self = { kind: 'agentSelf', workspaceId: agent.workspaceId, agentId: agent.id } as const;
-    if (agent.capabilities.endpointManagement) tools.push(...this.deps.selfManagement.toolsFor(agent));
+    if (agent.capabilities.endpointManagement) tools.push(...this.deps.endpointManagement.toolsFor(agent));
     if (agent.capabilities.documents) tools.push(...documentTools(this.deps.records, self));
     return tools;
   }

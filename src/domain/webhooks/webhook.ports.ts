@@ -37,8 +37,8 @@ export interface DeliveryRepo {
   claim(now: Date, leaseUntil: Date, limit: number): Promise<WebhookDeliverySummary[]>;
   /** The whole body of one delivery, as received; null when the delivery no longer exists. */
   body(id: string): Promise<Buffer | null>;
-  /** The first `bytes` bytes of each delivery's body, by id (deliveries that no longer exist are absent). */
-  bodyHeads(ids: readonly string[], bytes: number): Promise<Map<string, Buffer>>;
+  /** The first `bytes` bytes of each delivery's body and its agent, by id (deliveries that no longer exist are absent). */
+  bodyHeads(ids: readonly string[], bytes: number): Promise<Map<string, { agentId: string; head: Buffer }>>;
   /** Extends the lease of a claim still held (same attempt); false when it is no longer held. */
   renew(id: string, attempt: number, leaseUntil: Date): Promise<boolean>;
   /** Ends a claim still held (same attempt); false when it is no longer held. */

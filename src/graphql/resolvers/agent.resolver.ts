@@ -1,29 +1,11 @@
-import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Agent as AgentEntity } from '../../domain/agents/agent.entities.js';
 import type { Context } from '../context.js';
-import { SurfaceEnum } from '../types/enums.js';
-import { CapabilitiesInput, CreateAgentInput, GuardrailsInput, UpdateAgentInput } from '../types/inputs.js';
-import {
-  ActivityConnection,
-  ActivityEntry,
-  Agent,
-  AgentLimits,
-  ApiKey,
-  DailyUsage,
-  Document,
-  DocumentExposure,
-  HttpEndpoint,
-  McpTool,
-  SurfaceSetting,
-  SurfaceUsage,
-  Webhook,
-} from '../types/objects.js';
+import { Agent, AgentLimits, CapabilitiesInput, CreateAgentInput, GuardrailsInput, SurfaceEnum, SurfaceSetting, UpdateAgentInput } from './agent.types.js';
+import { Document, DocumentExposure } from './document.types.js';
+import { HttpEndpoint, McpTool, Webhook } from './entry.types.js';
+import { ApiKey } from './key.types.js';
 import { surfacesOut } from './shape.js';
-import { selects } from '../selection.js';
-
-/** The fields of an activity entry that are read from its large columns. */
-const ACTIVITY_BODY_FIELDS = ['requestHeaders', 'requestBody', 'response'] as const;
 
 @Resolver(() => Agent)
 export class AgentResolver {
@@ -60,7 +42,7 @@ export class AgentResolver {
     @Arg('activityLogging', () => Boolean, { nullable: true }) activityLogging: boolean | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.agents.setSurface(ctx.principal, agentId, { surface, enabled: enabled ?? undefined, activityLogging: activityLogging ?? undefined });
+    return ctx.services.endpointManagement.call(ctx.principal, 'setSurface', { agentId, surface, enabled, activityLogging });
   }
 
   @Mutation(() => Agent, { description: 'HTTP API CORS: platform apps and custom origins (scheme + host)' })
@@ -70,7 +52,7 @@ export class AgentResolver {
     @Arg('customOrigins', () => [String], { nullable: true }) customOrigins: string[] | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.agents.setCors(ctx.principal, agentId, { allowPlatformApps, customOrigins: customOrigins ?? [] });
+    return ctx.services.endpointManagement.call(ctx.principal, 'setCors', { agentId, allowPlatformApps, customOrigins });
   }
 
   @Mutation(() => Agent)
@@ -131,53 +113,5 @@ export class AgentResolver {
   @FieldResolver(() => [ApiKey], { description: "The agent's keys (prefix and last 4 characters only)" })
   apiKeys(@Root() agent: AgentEntity, @Ctx() ctx: Context) {
     return ctx.loaders.apiKeys.load(agent.id);
-  }
-
-  @FieldResolver(() => ActivityConnection, { description: 'Activity log, newest first, with the entries matching every filter given' })
-  activity(
-    @Root() agent: AgentEntity,
-    @Arg('first', () => Int, { defaultValue: 50 }) first: number,
-    @Arg('after', () => String, { nullable: true }) after: string | undefined,
-    @Arg('surface', () => SurfaceEnum, { nullable: true }) surface: SurfaceEnum | undefined,
-    @Arg('status', () => String, {
-      nullable: true,
-      description: "A status code (429), a class of codes (2xx, 3xx, 4xx, 5xx), or 'error': entries with an error, whatever their status",
-    })
-    status: string | undefined,
-    @Arg('entry', () => String, { nullable: true, description: "The entry's name (an endpoint, tool or integration), exactly" }) entry: string | undefined,
-    @Arg('since', () => Date, { nullable: true, description: 'Entries created at or after this instant' }) since: Date | undefined,
-    @Arg('until', () => Date, { nullable: true, description: 'Entries created before this instant' }) until: Date | undefined,
-    @Ctx() ctx: Context,
-    @Info() info: GraphQLResolveInfo,
-  ) {
-    return ctx.services.activity.list(ctx.principal, agent.id, {
-      // A page that shows no headers or bodies (the console's list) does not read them.
-      withBodies: selects(info, ['nodes'], ACTIVITY_BODY_FIELDS),
-      first,
-      after: after ?? undefined,
-      surface: surface ?? undefined,
-      status: status ?? undefined,
-      entry: entry ?? undefined,
-      since: since ?? undefined,
-      until: until ?? undefined,
-    });
-  }
-
-  @FieldResolver(() => ActivityEntry, { nullable: true, description: 'One entry of the activity log with its headers and bodies; null when the agent has none with this id' })
-  activityEntry(@Root() agent: AgentEntity, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
-    return ctx.services.activity.entry(ctx.principal, agent.id, id);
-  }
-
-  @FieldResolver(() => [SurfaceUsage], {
-    description:
-      "Runs and credits per UTC day and surface, newest day first, counted from the activity log: a surface whose activity logging is off, and days past the workspace's activity retention, count nothing",
-  })
-  usageBySurface(@Root() agent: AgentEntity, @Arg('days', () => Int, { defaultValue: 30 }) days: number, @Ctx() ctx: Context) {
-    return ctx.services.activity.usageBySurface(ctx.principal, agent.id, days);
-  }
-
-  @FieldResolver(() => [DailyUsage], { description: 'Credits per UTC day, newest first' })
-  usage(@Root() agent: AgentEntity, @Arg('days', () => Int, { defaultValue: 30 }) days: number, @Ctx() ctx: Context) {
-    return ctx.services.activity.usage(ctx.principal, agent.id, days);
   }
 }

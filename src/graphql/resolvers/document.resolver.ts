@@ -3,8 +3,7 @@ import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { DomainError, Invalid } from '../../domain/errors.js';
 import type { Context } from '../context.js';
 import { PAGE_ARGUMENTS } from '../limits.js';
-import { DocumentInput, RecordSortInput, UpdateDocumentInput } from '../types/inputs.js';
-import { Document, DocumentExposure, DocumentRecordConnection } from '../types/objects.js';
+import { Document, DocumentExposure, DocumentInput, DocumentRecordConnection, RecordSortInput, UpdateDocumentInput } from './document.types.js';
 
 /**
  * The largest page of `documentRecords`: what the operation limits assume for a `first` they cannot
@@ -79,11 +78,11 @@ export class DocumentResolver {
     @Arg('write', () => Boolean, { nullable: true }) write: boolean | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.documents.expose(ctx.principal, agentId, documentId, { read: read ?? undefined, write: write ?? undefined });
+    return ctx.services.endpointManagement.call(ctx.principal, 'exposeDocument', { agentId, documentId, read, write });
   }
 
   @Mutation(() => Boolean)
   unexposeDocument(@Arg('agentId', () => ID) agentId: string, @Arg('documentId', () => ID) documentId: string, @Ctx() ctx: Context) {
-    return ctx.services.documents.unexpose(ctx.principal, agentId, documentId);
+    return ctx.services.endpointManagement.call(ctx.principal, 'unexposeDocument', { agentId, documentId });
   }
 }

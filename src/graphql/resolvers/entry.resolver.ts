@@ -4,34 +4,37 @@ import { DEFAULT_TOOL_SCHEMA } from '../../domain/entries/entry.schemas.js';
 import { webhookWarning } from '../../domain/webhooks/body-limit.js';
 import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity } from '../../domain/entries/entry.entities.js';
 import type { WebhookDeliverySummary as DeliveryEntity } from '../../domain/webhooks/webhook.entities.js';
-import { DeliveryStatusEnum } from '../types/enums.js';
 import type { Context } from '../context.js';
 import {
+  HandlerOut,
+  HttpEndpoint,
   HttpEndpointInput,
+  McpTool,
   McpToolInput,
   UpdateHttpEndpointInput,
   UpdateMcpToolInput,
   UpdateWebhookInput,
+  Webhook,
   WebhookInput,
-} from '../types/inputs.js';
-import { DeliveryRun, HandlerOut, HttpEndpoint, McpTool, Webhook, WebhookDelivery, WebhookDeliveryConnection } from '../types/objects.js';
+} from './entry.types.js';
+import { DeliveryRun, DeliveryStatusEnum, WebhookDelivery, WebhookDeliveryConnection } from './webhook-delivery.types.js';
 import { handlerOut } from './shape.js';
 
 @Resolver(() => HttpEndpoint)
 export class HttpEndpointResolver {
   @Mutation(() => HttpEndpoint)
   addHttpEndpoint(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => HttpEndpointInput) input: HttpEndpointInput, @Ctx() ctx: Context) {
-    return ctx.services.entries.addHttpEndpoint(ctx.principal, agentId, input);
+    return ctx.services.endpointManagement.call(ctx.principal, 'addHttpEndpoint', { agentId, input });
   }
 
   @Mutation(() => HttpEndpoint)
   updateHttpEndpoint(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateHttpEndpointInput) input: UpdateHttpEndpointInput, @Ctx() ctx: Context) {
-    return ctx.services.entries.updateHttpEndpoint(ctx.principal, id, input);
+    return ctx.services.endpointManagement.call(ctx.principal, 'updateHttpEndpoint', { id, input });
   }
 
   @Mutation(() => Boolean)
   removeHttpEndpoint(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
-    return ctx.services.entries.removeHttpEndpoint(ctx.principal, id);
+    return ctx.services.endpointManagement.call(ctx.principal, 'removeHttpEndpoint', { id });
   }
 
   @FieldResolver(() => HandlerOut)
@@ -44,17 +47,17 @@ export class HttpEndpointResolver {
 export class McpToolResolver {
   @Mutation(() => McpTool)
   addMcpTool(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => McpToolInput) input: McpToolInput, @Ctx() ctx: Context) {
-    return ctx.services.entries.addMcpTool(ctx.principal, agentId, input);
+    return ctx.services.endpointManagement.call(ctx.principal, 'addMcpTool', { agentId, input });
   }
 
   @Mutation(() => McpTool)
   updateMcpTool(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateMcpToolInput) input: UpdateMcpToolInput, @Ctx() ctx: Context) {
-    return ctx.services.entries.updateMcpTool(ctx.principal, id, input);
+    return ctx.services.endpointManagement.call(ctx.principal, 'updateMcpTool', { id, input });
   }
 
   @Mutation(() => Boolean)
   removeMcpTool(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
-    return ctx.services.entries.removeMcpTool(ctx.principal, id);
+    return ctx.services.endpointManagement.call(ctx.principal, 'removeMcpTool', { id });
   }
 
   @FieldResolver(() => HandlerOut)
@@ -72,17 +75,17 @@ export class McpToolResolver {
 export class WebhookResolver {
   @Mutation(() => Webhook)
   addWebhook(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => WebhookInput) input: WebhookInput, @Ctx() ctx: Context) {
-    return ctx.services.entries.addWebhook(ctx.principal, agentId, input);
+    return ctx.services.endpointManagement.call(ctx.principal, 'addWebhook', { agentId, input });
   }
 
   @Mutation(() => Webhook)
   updateWebhook(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateWebhookInput) input: UpdateWebhookInput, @Ctx() ctx: Context) {
-    return ctx.services.entries.updateWebhook(ctx.principal, id, input);
+    return ctx.services.endpointManagement.call(ctx.principal, 'updateWebhook', { id, input });
   }
 
   @Mutation(() => Boolean)
   removeWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
-    return ctx.services.entries.removeWebhook(ctx.principal, id);
+    return ctx.services.endpointManagement.call(ctx.principal, 'removeWebhook', { id });
   }
 
   @FieldResolver(() => HandlerOut)

@@ -1,7 +1,6 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { Context } from '../context.js';
-import { KeyScopeEnum } from '../types/enums.js';
-import { ApiKey, CreatedApiKey } from '../types/objects.js';
+import { ApiKey, CreatedApiKey, KeyScopeEnum } from './key.types.js';
 
 const EXPIRES_AT = 'When the key stops working: at least a minute and at most 365 days ahead. Leave out for a key that works until revoked';
 

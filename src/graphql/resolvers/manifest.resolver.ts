@@ -1,8 +1,8 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Agent as AgentEntity } from '../../domain/agents/agent.entities.js';
 import type { Context } from '../context.js';
-import { AgentChange, ManifestApplyResult, ManifestPlan } from '../types/manifest.types.js';
-import { Agent } from '../types/objects.js';
+import { Agent } from './agent.types.js';
+import { AgentChange, ManifestApplyResult, ManifestPlan } from './manifest.types.js';
 
 /** Agents as code (docs/agents-as-code.md): export, plan and apply agent manifests. */
 @Resolver()

@@ -1,8 +1,8 @@
 import type { Agent } from '../../domain/agents/agent.entities.js';
 import type { Handler } from '../../domain/entries/entry.entities.js';
 import { SURFACES } from '../../domain/surfaces/surface.entities.js';
-import { HandlerKindEnum, SurfaceEnum } from '../types/enums.js';
-import type { HandlerOut, SurfaceSetting } from '../types/objects.js';
+import type { SurfaceEnum, SurfaceSetting } from './agent.types.js';
+import type { HandlerKindEnum, HandlerOut } from './entry.types.js';
 
 // Small output mappers shared by resolvers.
 

@@ -1,9 +1,25 @@
 import { Arg, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Workspace as WorkspaceEntity } from '../../domain/workspace/workspace.entities.js';
 import type { Context } from '../context.js';
-import { ConfigureModelInput, InviteMemberInput, RecordMessageInput, WorkspaceSettingsInput } from '../types/inputs.js';
-import { ApiKey, DailyUsage, Member, MemberToken, MemberTokenResult, Message, Model, ModelTestResult, Secret, Team, Workspace, WorkspaceSettings } from '../types/objects.js';
-import { SecretKindEnum } from '../types/enums.js';
+import { DailyUsage } from './activity.types.js';
+import { ApiKey } from './key.types.js';
+import {
+  ConfigureModelInput,
+  InviteMemberInput,
+  Member,
+  MemberToken,
+  MemberTokenResult,
+  Message,
+  Model,
+  ModelTestResult,
+  RecordMessageInput,
+  Secret,
+  SecretKindEnum,
+  Team,
+  Workspace,
+  WorkspaceSettings,
+  WorkspaceSettingsInput,
+} from './workspace.types.js';
 
 @Resolver(() => Workspace)
 export class WorkspaceResolver {

@@ -132,8 +132,8 @@ export function deliveryRepo(db: Conn): DeliveryRepo {
       }),
     bodyHeads: (ids, length) =>
       q(async () => {
-        const rs = ids.length ? await db(m.table).select('id', db.raw('substring(raw_body from 1 for ?) as head', [length])).whereIn('id', [...ids]) : [];
-        return new Map(rs.map((r) => [r.id as string, bytes(r.head)]));
+        const rs = ids.length ? await db(m.table).select('id', 'agent_id', db.raw('substring(raw_body from 1 for ?) as head', [length])).whereIn('id', [...ids]) : [];
+        return new Map(rs.map((r) => [r.id as string, { agentId: r.agent_id as string, head: bytes(r.head) }]));
       }),
     renew: (id, attempt, leaseUntil) =>
       q(async () => (await db(m.table).where({ id, attempts: attempt, status: 'RUNNING' }).update({ locked_until: leaseUntil }).returning('id')).length > 0),

@@ -1,0 +1,54 @@
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
+import { ACTIVITY_KINDS, type ActivityKind } from '../../domain/activity/activity.entities.js';
+import { register } from '../graphql-enum.js';
+import { SurfaceEnum } from './agent.types.js';
+
+// An agent's activity log and usage. GraphQL types of the area.
+
+export const ActivityKindEnum = register(ACTIVITY_KINDS, 'ActivityKind');
+export type ActivityKindEnum = ActivityKind;
+
+@ObjectType()
+export class ActivityEntry {
+  @Field(() => ID) id!: string;
+  @Field(() => ActivityKindEnum) kind!: ActivityKindEnum;
+  @Field(() => SurfaceEnum) surface!: SurfaceEnum;
+  @Field(() => String, { nullable: true }) entry!: string | null;
+  @Field(() => String, { nullable: true }) method!: string | null;
+  @Field(() => String, { nullable: true }) path!: string | null;
+  @Field(() => Int, { nullable: true }) status!: number | null;
+  @Field(() => GraphQLJSONObject, { nullable: true }) requestHeaders!: object | null;
+  @Field(() => GraphQLJSON, { nullable: true }) requestBody!: unknown;
+  @Field(() => GraphQLJSON, { nullable: true }) response!: unknown;
+  @Field(() => Boolean) truncated!: boolean;
+  @Field(() => Float) credits!: number;
+  @Field(() => Int, { nullable: true }) durationMs!: number | null;
+  @Field(() => String, { nullable: true }) keyId!: string | null;
+  @Field(() => String, { nullable: true }) runId!: string | null;
+  @Field(() => String, { nullable: true, description: "The request's X-Request-Id (sent by the caller or generated), also in the service's log line" }) requestId!: string | null;
+  @Field(() => String, { nullable: true }) error!: string | null;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType()
+export class ActivityConnection {
+  @Field(() => [ActivityEntry]) nodes!: ActivityEntry[];
+  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page' }) endCursor!: string | null;
+  @Field(() => Boolean) hasNextPage!: boolean;
+}
+
+@ObjectType()
+export class DailyUsage {
+  @Field(() => String, { description: 'UTC day, YYYY-MM-DD' }) day!: string;
+  @Field(() => Float) credits!: number;
+  @Field(() => Int) runs!: number;
+}
+
+@ObjectType({ description: "Runs of one surface on one UTC day, counted from the agent's activity log" })
+export class SurfaceUsage {
+  @Field(() => String, { description: 'UTC day, YYYY-MM-DD' }) day!: string;
+  @Field(() => SurfaceEnum) surface!: SurfaceEnum;
+  @Field(() => Int, { description: 'Runs (each counted once, whatever the entries of its request)' }) runs!: number;
+  @Field(() => Float, { description: 'Credits of those runs' }) credits!: number;
+}

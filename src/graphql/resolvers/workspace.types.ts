@@ -1,0 +1,183 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { MESSAGE_CHANNELS, MESSAGE_DIRECTIONS, type MessageChannel, type MessageDirection } from '../../domain/messages/message.entities.js';
+import { MODEL_PROVIDERS, type ModelProvider } from '../../domain/models/model.entities.js';
+import { type Role, ROLES } from '../../domain/principal.js';
+import { SECRET_KINDS, type SecretKind } from '../../domain/secrets/secret.entities.js';
+import { register } from '../graphql-enum.js';
+
+// The workspace: members, tokens, teams, settings, secrets, models and messages. GraphQL types of the area;
+// inputs carry no validation of their own: the domain's zod schemas are the only validation.
+
+export const RoleEnum = register(ROLES, 'Role');
+export type RoleEnum = Role;
+export const SecretKindEnum = register(SECRET_KINDS, 'SecretKind');
+export type SecretKindEnum = SecretKind;
+export const ModelProviderEnum = register(MODEL_PROVIDERS, 'ModelProvider');
+export type ModelProviderEnum = ModelProvider;
+export const MessageDirectionEnum = register(MESSAGE_DIRECTIONS, 'MessageDirection');
+export type MessageDirectionEnum = MessageDirection;
+export const MessageChannelEnum = register(MESSAGE_CHANNELS, 'MessageChannel');
+export type MessageChannelEnum = MessageChannel;
+
+@ObjectType()
+export class Team {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => Float, { nullable: true }) dailyCreditLimit!: number | null;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType()
+export class Member {
+  @Field(() => ID) id!: string;
+  @Field(() => String) email!: string;
+  @Field(() => String) name!: string;
+  @Field(() => RoleEnum) role!: RoleEnum;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType()
+export class MemberTokenResult {
+  @Field(() => String, { description: 'The plaintext token; shown only here' }) token!: string;
+  @Field(() => ID, { description: 'The token id (for revokeMemberToken)' }) id!: string;
+  @Field(() => ID) memberId!: string;
+  @Field(() => String) prefix!: string;
+  @Field(() => String) last4!: string;
+}
+
+@ObjectType({ description: 'A personal GraphQL token as listed: never the token itself' })
+export class MemberToken {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) prefix!: string;
+  @Field(() => String) last4!: string;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
+  @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
+}
+
+@ObjectType()
+export class Workspace {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => Float, { nullable: true }) dailyCreditLimit!: number | null;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType({ description: 'The groups the Workspace API overview returns' })
+export class WorkspaceSettings {
+  @Field(() => GraphQLJSONObject) featureFlags!: object;
+  @Field(() => GraphQLJSONObject) creditDefaults!: object;
+  @Field(() => GraphQLJSONObject) accountRules!: object;
+  @Field(() => GraphQLJSONObject) dataProcessing!: object;
+  @Field(() => GraphQLJSONObject) loginSettings!: object;
+  @Field(() => GraphQLJSONObject) valueCapture!: object;
+  @Field(() => [String]) tags!: string[];
+  @Field(() => Int) activityRetentionDays!: number;
+}
+
+@ObjectType({ description: 'A stored secret: name and kind only, never the value' })
+export class Secret {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => SecretKindEnum) kind!: SecretKindEnum;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
+
+@ObjectType()
+export class Model {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => ModelProviderEnum) provider!: ModelProviderEnum;
+  @Field(() => String) model!: string;
+  @Field(() => String, { nullable: true, description: 'Server URL; to anyone but an admin its user info, query and fragment read ***' }) baseUrl!: string | null;
+  @Field(() => String, { nullable: true }) apiKeySecret!: string | null;
+  @Field(() => Float) inputPricePerMillion!: number;
+  @Field(() => Float) outputPricePerMillion!: number;
+  @Field(() => Boolean) isDefault!: boolean;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Set on configureModel's answer when the model name could not be checked against the provider's model list (the provider has no list, refused the key, or could not be reached), saying why; null otherwise and on queries",
+  })
+  warning?: string | null;
+}
+
+@ObjectType({ description: "testModel's answer: one small call to the model through the same resolution as a run" })
+export class ModelTestResult {
+  @Field(() => Boolean) ok!: boolean;
+  @Field(() => String, { nullable: true, description: "The model's answer" }) output!: string | null;
+  @Field(() => String, { nullable: true, description: "The provider's error as it gave it (HTTP status and message), credentials removed" }) error!: string | null;
+  @Field(() => Int, { description: 'Time the call took, in milliseconds' }) latencyMs!: number;
+}
+
+@ObjectType()
+export class Message {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) agentId!: string;
+  @Field(() => MessageDirectionEnum) direction!: MessageDirectionEnum;
+  @Field(() => MessageChannelEnum) channel!: MessageChannelEnum;
+  @Field(() => String) from!: string;
+  @Field(() => String) to!: string;
+  @Field(() => String, { nullable: true }) subject!: string | null;
+  @Field(() => String) body!: string;
+  @Field(() => Date) sentAt!: Date;
+}
+
+@InputType()
+export class ConfigureModelInput {
+  @Field(() => String, { description: 'The reference agents and endpoints use' }) name!: string;
+  @Field(() => ModelProviderEnum) provider!: ModelProviderEnum;
+  @Field(() => String, { description: "The provider's model name" }) model!: string;
+  @Field(() => String, { nullable: true }) baseUrl?: string | null;
+  @Field(() => String, { nullable: true, description: 'Name of a secret holding the API key' }) apiKeySecret?: string | null;
+  @Field(() => Float, { nullable: true }) inputPricePerMillion?: number;
+  @Field(() => Float, { nullable: true }) outputPricePerMillion?: number;
+  @Field(() => Boolean, { nullable: true }) isDefault?: boolean;
+}
+
+@InputType()
+export class InviteMemberInput {
+  @Field(() => String) email!: string;
+  @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => RoleEnum, { nullable: true, description: 'Default MEMBER' }) role?: RoleEnum;
+}
+
+@InputType()
+export class CreditDefaultsInput {
+  @Field(() => Float, { nullable: true }) agentDailyCreditLimit?: number | null;
+  @Field(() => Int, { nullable: true }) maxConcurrentRequests?: number | null;
+  @Field(() => Float, { nullable: true }) scriptRunCredits?: number;
+}
+
+@InputType()
+export class DataProcessingInput {
+  @Field(() => Boolean, { nullable: true }) dpaAccepted?: boolean;
+  @Field(() => [String], { nullable: true }) subprocessors?: string[];
+  @Field(() => String, { nullable: true }) region?: string | null;
+}
+
+@InputType()
+export class WorkspaceSettingsInput {
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'flag name → boolean' }) featureFlags?: Record<string, boolean>;
+  @Field(() => CreditDefaultsInput, { nullable: true }) creditDefaults?: CreditDefaultsInput;
+  @Field(() => GraphQLJSONObject, { nullable: true }) accountRules?: Record<string, unknown>;
+  @Field(() => DataProcessingInput, { nullable: true }) dataProcessing?: DataProcessingInput;
+  @Field(() => GraphQLJSONObject, { nullable: true }) loginSettings?: Record<string, unknown>;
+  @Field(() => GraphQLJSONObject, { nullable: true }) valueCapture?: Record<string, unknown>;
+  @Field(() => [String], { nullable: true }) tags?: string[];
+  @Field(() => Int, { nullable: true }) activityRetentionDays?: number;
+}
+
+@InputType()
+export class RecordMessageInput {
+  @Field(() => MessageDirectionEnum) direction!: MessageDirectionEnum;
+  @Field(() => MessageChannelEnum) channel!: MessageChannelEnum;
+  @Field(() => String) from!: string;
+  @Field(() => String) to!: string;
+  @Field(() => String, { nullable: true }) subject?: string | null;
+  @Field(() => String) body!: string;
+  @Field(() => Date, { nullable: true, description: 'Default now' }) sentAt?: Date;
+}
