@@ -4,8 +4,8 @@ import type { LanguageModels, ModelEvent } from '../../src/domain/runtime/langua
 import type { ScriptSandbox } from '../../src/domain/runtime/sandbox.ports.js';
 import { buildService, type Service } from '../../src/server.js';
 import { createAgent, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { configureFakeModel } from '../helpers/runtime.js';
+import type { FakeOpenAi } from '../helpers/openai-server.js';
+import { useFakeModelWorkspace } from '../helpers/runtime.js';
 import { activityOf, addHttpEndpoint, call, createAgentKey, createDocument, httpApiPath, type Reply } from '../helpers/surface-calls.js';
 
 // DESIGN §6 and docs/decisions.md §12: a failed run on the HTTP API answers 500 with a JSON body
@@ -38,13 +38,7 @@ describe('HTTP API: the 500 body of a failed run', function () {
   let fake: FakeOpenAi;
   let ws: TestWorkspace;
 
-  before(async () => {
-    fake = await startOpenAiServer();
-    ws = await newWorkspace();
-    await configureFakeModel(ws.adminToken, fake);
-  });
-  after(async () => fake.close());
-  beforeEach(() => fake.reset());
+  useFakeModelWorkspace((s) => ({ fake, ws } = s));
 
   describe('handler failures carry the handler\'s message and the run id', () => {
     it("a script's own thrown error: 500 {error: the script's message}, X-Run-Id, no stack trace; the activity entry agrees", async () => {

@@ -1,5 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { listenOnLoopback } from './local-server.js';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { isModelList, pathOf, RequestLog, sendJson, startProviderServer, words } from './fake-provider-server.js';
 
 /** A request as the local Messages API server received it. */
 export interface AnthropicRequest {
@@ -28,22 +28,6 @@ export interface FakeAnthropic {
   close(): Promise<void>;
 }
 
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    let data = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (data += c));
-    req.on('end', () => resolve(data));
-    req.on('error', reject);
-  });
-
-const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
 /** Anthropic's error envelope. */
 const apiError = (type: string, message: string) => ({ type: 'error', error: { type, message } });
 
@@ -52,8 +36,7 @@ export const ANTHROPIC_MODELS = ['claude-haiku-4-5', 'claude-sonnet-4-5', 'claud
 
 /** Starts the server on 127.0.0.1 (random port). It answers only requests carrying an `x-api-key`. */
 export async function startAnthropicServer(): Promise<FakeAnthropic> {
-  const requests: AnthropicRequest[] = [];
-  const listRequests: AnthropicRequest[] = [];
+  const log = new RequestLog<AnthropicRequest>();
   let text = 'hello from anthropic';
   let failure: { status: number; type: string; message: string } | null = null;
   let seq = 0;
@@ -85,47 +68,29 @@ export async function startAnthropicServer(): Promise<FakeAnthropic> {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const entry: AnthropicRequest = { method: req.method ?? 'GET', path, headers: req.headers, body: {} };
-    (req.method === 'GET' && path === '/v1/models' ? listRequests : requests).push(entry);
-    const raw = await readBody(req);
-    try {
-      entry.body = raw ? (JSON.parse(raw) as AnthropicRequest['body']) : {};
-    } catch {
-      return sendJson(res, 400, apiError('invalid_request_error', 'Request body is not valid JSON'));
-    }
-    const known = (req.method === 'POST' && path === '/v1/messages') || (req.method === 'GET' && path === '/v1/models');
-    if (!known) return sendJson(res, 404, apiError('not_found_error', `Unknown route ${req.method} ${path}`));
+    const entry: AnthropicRequest = { method: req.method ?? 'GET', path: pathOf(req), headers: req.headers, body: {} };
+    if (!(await log.record(req, entry))) return sendJson(res, 400, apiError('invalid_request_error', 'Request body is not valid JSON'));
+    const known = (entry.method === 'POST' && entry.path === '/v1/messages') || isModelList(entry);
+    if (!known) return sendJson(res, 404, apiError('not_found_error', `Unknown route ${entry.method} ${entry.path}`));
     if (!req.headers['x-api-key']) return sendJson(res, 401, apiError('authentication_error', 'x-api-key header is required'));
-    if (req.method === 'GET') return models(res);
+    if (entry.method === 'GET') return models(res);
     if (failure) return sendJson(res, failure.status, apiError(failure.type, failure.message));
     messages(entry, res);
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, apiError('api_error', String(err)));
-      else res.destroy();
-    });
-  });
-  const port = await listenOnLoopback(server);
+  const server = await startProviderServer(handle, { failure: (err) => apiError('api_error', String(err)) });
 
   return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    listRequests,
+    url: server.url,
+    requests: log.requests,
+    listRequests: log.listRequests,
     answer: (t) => void (text = t),
     failWith: (f) => void (failure = f),
     reset: () => {
-      requests.length = 0;
-      listRequests.length = 0;
+      log.clear();
       text = 'hello from anthropic';
       failure = null;
     },
-    close: async () => {
-      const stopped = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
-      server.closeAllConnections();
-      await stopped;
-    },
+    close: server.close,
   };
 }

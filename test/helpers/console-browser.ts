@@ -1,11 +1,8 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startOpenAiServer, type FakeOpenAi } from './openai-server.js';
-import { databaseEnv, graphqlClient } from './process.js';
-import { startSurfaceService, type InProcessService } from './surface-service.js';
+import type { FakeOpenAi } from './openai-server.js';
+import { startE2eService, type E2eService, type InProcessService } from './surface-service.js';
 
 // One harness for the console's browser tests: the service in process (with the fake model
 // server), a headless Chromium under the console's own CSP, and the checks every page must pass
@@ -33,7 +30,7 @@ export interface ConsoleHarness {
   page: Page;
   adminToken: string;
   /** GraphQL as the admin, over HTTP with the bearer token (to set up and to check). */
-  gql: ReturnType<typeof graphqlClient>;
+  gql: E2eService['gql'];
   /** Console errors and uncaught exceptions of the page(s). */
   errors: string[];
   /** CSP violations: console reports and `securitypolicyviolation` events. */
@@ -83,17 +80,8 @@ export async function startConsoleHarness(name: string, options: HarnessOptions 
     return null;
   }
   const adminToken = options.adminToken ?? `${name}-admin-token-0123456789abcdef`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `aes-${name}-`));
-  const fake = await startOpenAiServer();
-  const database = await databaseEnv(name.replace(/\W/g, '_'));
-  const svc = await startSurfaceService({
-    dataDir,
-    adminToken,
-    modelUrl: fake.url,
-    platformOrigin: options.platformOrigin ?? 'https://app.example.test',
-    database: database.env,
-  });
-  const gql = graphqlClient(() => svc.url, adminToken);
+  const svc = await startE2eService(name, { adminToken, platformOrigin: options.platformOrigin });
+  const { fake, gql } = svc;
   await gql('mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }', {
     i: { name: 'house-model', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: fake.url },
   });
@@ -149,9 +137,6 @@ export async function startConsoleHarness(name: string, options: HarnessOptions 
     async stop() {
       await browser.close();
       await svc.stop();
-      await fake.close();
-      await database.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return harness;

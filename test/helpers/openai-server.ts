@@ -1,6 +1,6 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { listenOnLoopback } from './local-server.js';
+import { isModelList, pathOf, RequestLog, sendJson, startProviderServer, words } from './fake-provider-server.js';
 
 /** A tool call the fake model makes; `arguments` is sent JSON-encoded, as OpenAI does. */
 export interface FakeToolCall {
@@ -87,8 +87,6 @@ export interface FakeOpenAi {
 /** Models listed by `GET /v1/models`. */
 export const FAKE_MODELS = ['fake-model', 'fake-model-mini', 'fake-model-large'] as const;
 
-const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
-
 /** The text of a message's content: a string or an array of `{ type: 'text', text }` parts. */
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -111,27 +109,11 @@ function fragments(s: string): string[] {
   return out.length ? out : [''];
 }
 
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    let data = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (data += c));
-    req.on('end', () => resolve(data));
-    req.on('error', reject);
-  });
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' });
-  res.end(text);
-}
-
 const apiError = (message: string, type: string) => ({ error: { message, type, param: null, code: null } });
 
 /** Starts the fake server on 127.0.0.1 (random port). */
 export async function startOpenAiServer(): Promise<FakeOpenAi> {
-  const requests: RecordedRequest[] = [];
-  const listRequests: RecordedRequest[] = [];
+  const log = new RequestLog<RecordedRequest>();
   let queue: FakeTurn[] = [];
   let modelList: readonly string[] | { status: number; errorBody?: unknown } = FAKE_MODELS;
   let seq = 0;
@@ -193,9 +175,7 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const entry: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body: {}, receivedAt: Date.now() };
-    (req.method === 'GET' && path === '/v1/models' ? listRequests : requests).push(entry);
+    const entry: RecordedRequest = { method: req.method ?? 'GET', path: pathOf(req), headers: req.headers, body: {}, receivedAt: Date.now() };
     const closed = new AbortController();
     res.on('close', () => {
       entry.endedAt = Date.now();
@@ -207,15 +187,8 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
     });
     inFlight++;
 
-    const raw = await readBody(req);
-    if (raw) {
-      try {
-        entry.body = JSON.parse(raw) as ChatRequestBody;
-      } catch {
-        return sendJson(res, 400, apiError('Request body is not valid JSON', 'invalid_request_error'));
-      }
-    }
-    if (req.method === 'GET' && path === '/v1/models') {
+    if (!(await log.record(req, entry))) return sendJson(res, 400, apiError('Request body is not valid JSON', 'invalid_request_error'));
+    if (isModelList(entry)) {
       if (!Array.isArray(modelList)) {
         const failure = modelList as { status: number; errorBody?: unknown };
         return sendJson(res, failure.status, failure.errorBody ?? apiError(`Scripted failure (${failure.status})`, 'server_error'));
@@ -223,38 +196,26 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
       const data = modelList.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake-openai' }));
       return sendJson(res, 200, { object: 'list', data });
     }
-    if (req.method === 'POST' && path === '/v1/chat/completions') return chat(entry.body, res, closed.signal);
-    sendJson(res, 404, apiError(`Unknown route ${req.method} ${path}`, 'invalid_request_error'));
+    if (entry.method === 'POST' && entry.path === '/v1/chat/completions') return chat(entry.body, res, closed.signal);
+    sendJson(res, 404, apiError(`Unknown route ${entry.method} ${entry.path}`, 'invalid_request_error'));
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (closedByClient(err) || res.destroyed) return;
-      if (!res.headersSent) sendJson(res, 500, apiError(String(err), 'server_error'));
-      else res.destroy();
-    });
-  });
-  const port = await listenOnLoopback(server);
+  const server = await startProviderServer(handle, { failure: (err) => apiError(String(err), 'server_error'), ignore: closedByClient, drained: idle });
 
   return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    listRequests,
+    url: server.url,
+    requests: log.requests,
+    listRequests: log.listRequests,
     enqueue: (...turns) => void queue.push(...turns),
     pending: () => queue.length,
     idle,
     setModelList: (answer) => void (modelList = answer),
     reset: () => {
-      requests.length = 0;
-      listRequests.length = 0;
+      log.clear();
       queue = [];
       modelList = FAKE_MODELS;
     },
-    close: async () => {
-      const stopped = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
-      server.closeAllConnections();
-      await Promise.all([stopped, idle()]);
-    },
+    close: server.close,
   };
 }
 

@@ -2,8 +2,8 @@ import { DomainError } from '../../src/domain/errors.js';
 import type { Agent } from '../../src/domain/agents/agent.entities.js';
 import type { Principal } from '../../src/domain/principal.js';
 import type { RunEntry, RunInput } from '../../src/domain/runtime/run.types.js';
-import { gqlOk, h } from './harness.js';
-import type { FakeOpenAi } from './openai-server.js';
+import { gqlOk, h, newWorkspace, type TestWorkspace } from './harness.js';
+import { startOpenAiServer, type FakeOpenAi } from './openai-server.js';
 
 /** Configures a workspace model named `test-model` pointing at the fake OpenAI-compatible server. */
 export async function configureFakeModel(adminToken: string, fake: FakeOpenAi, prices = { input: 1, output: 2 }, name = 'test-model'): Promise<void> {
@@ -12,6 +12,30 @@ export async function configureFakeModel(adminToken: string, fake: FakeOpenAi, p
     `mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }`,
     { i: { name, provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: fake.url, inputPricePerMillion: prices.input, outputPricePerMillion: prices.output } },
   );
+}
+
+/** The fake model server and a workspace whose `test-model` answers from it. */
+export interface FakeModelWorkspace {
+  fake: FakeOpenAi;
+  ws: TestWorkspace;
+}
+
+/**
+ * Registers the hooks of a suite that runs on the fake model: before all, a fake OpenAI-compatible
+ * server and a fresh workspace with `test-model` on it (handed to `started`, then to `more` for
+ * further setup); before each test, the server forgets its requests and turns; after all, it stops.
+ */
+export function useFakeModelWorkspace(started: (s: FakeModelWorkspace) => void, more?: (s: FakeModelWorkspace) => Promise<void>): void {
+  let fake: FakeOpenAi | undefined;
+  before(async () => {
+    fake = await startOpenAiServer();
+    const ws = await newWorkspace();
+    await configureFakeModel(ws.adminToken, fake);
+    started({ fake, ws });
+    await more?.({ fake, ws });
+  });
+  after(async () => fake?.close());
+  beforeEach(() => fake?.reset());
 }
 
 export async function loadAgent(id: string): Promise<Agent> {

@@ -1,7 +1,12 @@
+import fs from 'node:fs';
 import type http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { loadConfig } from '../../src/infra/config.js';
 import { createLogger, type Logger } from '../../src/infra/logger.js';
 import { buildService, type BuildOptions, type Service } from '../../src/server.js';
+import { startOpenAiServer, type FakeOpenAi } from './openai-server.js';
+import { databaseEnv, graphqlClient } from './process.js';
 
 export interface InProcessService {
   service: Service;
@@ -41,4 +46,50 @@ export async function startSurfaceService(opts: {
   const service = await buildService(config, { ...opts.build, logger: opts.logger ?? createLogger('silent') });
   const { server, url } = await service.listen(0, '127.0.0.1');
   return { service, server, url, stop: () => service.close() };
+}
+
+/** The service of an e2e test with its fake model server, database and data directory. */
+export interface E2eService extends InProcessService {
+  fake: FakeOpenAi;
+  adminToken: string;
+  /** GraphQL as the admin: throws on errors, returns `data`. */
+  gql: (query: string, variables?: Record<string, unknown>) => Promise<any>;
+  /** Stops the service and the model server, drops the database and removes the data directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The one way an e2e test starts the service as a user starts it: `npm start`'s composition root on
+ * a free port, a fresh data directory, its own database (`name` is the PostgreSQL schema under
+ * TEST_DATABASE_URL), and a local OpenAI-compatible model server as the environment's provider.
+ */
+export async function startE2eService(
+  name: string,
+  opts: { adminToken?: string; platformOrigin?: string; logger?: Logger; build?: Omit<BuildOptions, 'logger'> } = {},
+): Promise<E2eService> {
+  const adminToken = opts.adminToken ?? `${name}-admin-token-0123456789abcdef`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `aes-${name.replace(/\W/g, '-')}-`));
+  const fake = await startOpenAiServer();
+  const database = await databaseEnv(name.replace(/\W/g, '_'));
+  const svc = await startSurfaceService({
+    dataDir,
+    adminToken,
+    modelUrl: fake.url,
+    platformOrigin: opts.platformOrigin ?? 'https://app.example.test',
+    database: database.env,
+    logger: opts.logger,
+    build: opts.build,
+  });
+  return {
+    ...svc,
+    fake,
+    adminToken,
+    gql: graphqlClient(() => svc.url, adminToken),
+    async stop() {
+      await svc.stop();
+      await fake.close();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { createAgent, gqlOk, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
-import { startOpenAiServer, type FakeOpenAi, type FakeToolCall } from '../helpers/openai-server.js';
-import { configureFakeModel } from '../helpers/runtime.js';
+import { createAgent, gqlOk, type TestWorkspace } from '../helpers/harness.js';
+import type { FakeOpenAi, FakeToolCall } from '../helpers/openai-server.js';
+import { useFakeModelWorkspace } from '../helpers/runtime.js';
 import { addHttpEndpoint, call, createAgentKey, createDocument, documentPath, httpApiPath } from '../helpers/surface-calls.js';
 
 // What a prompt run with the Documents capability offers the model: the names, descriptions and
@@ -67,13 +67,7 @@ describe('document tools offered to the model', function () {
   let fake: FakeOpenAi;
   let ws: TestWorkspace;
 
-  before(async () => {
-    fake = await startOpenAiServer();
-    ws = await newWorkspace();
-    await configureFakeModel(ws.adminToken, fake);
-  });
-  after(async () => fake.close());
-  beforeEach(() => fake.reset());
+  useFakeModelWorkspace((s) => ({ fake, ws } = s));
 
   async function documentsAgent(): Promise<{ id: string; key: string }> {
     const id = await createAgent(ws.adminToken, { name: 'Librarian', defaultModel: 'test-model' });

@@ -4,7 +4,7 @@ import { errorCode, gql, newWorkspace, type TestWorkspace } from '../helpers/har
 // The schema has queries and mutations only. A subscription is the client's mistake: graphql 16
 // lets it through validation and fails it at execution with an error that carries no code, which
 // the GraphQL error mapper answered as INTERNAL_SERVER_ERROR (and logged as a server failure).
-// Found by the fault suite's fuzzing (test/faults/fuzz.test.ts).
+// Found by the fault suite's fuzzing (test/faults/fuzz/graphql.fuzz.test.ts).
 
 describe('GraphQL: operation types the schema does not have', () => {
   let ws: TestWorkspace;

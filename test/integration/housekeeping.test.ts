@@ -5,7 +5,7 @@ import { createLogger } from '../../src/infra/logger.js';
 import { buildService, type Service } from '../../src/server.js';
 import type { WebhookDelivery, WebhookDeliverySummary } from '../../src/domain/webhooks/webhook.entities.js';
 import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
-import { manualTime, type ManualTime } from '../helpers/manual-time.js';
+import { manualTime, type ManualTime } from '../helpers/movable-clock.js';
 import { loadAgent } from '../helpers/runtime.js';
 
 // The service's housekeeping timer, driven by hand: a second service on the harness database whose

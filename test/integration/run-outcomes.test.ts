@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { Unavailable } from '../../src/domain/errors.js';
 import { RunService, type RunServiceDeps } from '../../src/domain/runtime/run.service.js';
 import type { RunEvent, RunResult } from '../../src/domain/runtime/run.types.js';
-import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { configureFakeModel, httpInput, keyPrincipal, loadAgent, promptEntry, scriptEntry } from '../helpers/runtime.js';
+import { createAgent, gqlOk, h, type TestWorkspace } from '../helpers/harness.js';
+import type { FakeOpenAi } from '../helpers/openai-server.js';
+import { configureFakeModel, httpInput, keyPrincipal, loadAgent, promptEntry, scriptEntry, useFakeModelWorkspace } from '../helpers/runtime.js';
 
 // What a run ends with — the failure kind the activity log and the surfaces report, the system
 // prompt the model receives, where the per-run credit limit stops the work and what the caller is
@@ -15,13 +15,7 @@ describe('run service: how a run ends', function () {
   let fake: FakeOpenAi;
   let ws: TestWorkspace;
 
-  before(async () => {
-    fake = await startOpenAiServer();
-    ws = await newWorkspace();
-    await configureFakeModel(ws.adminToken, fake);
-  });
-  after(async () => fake.close());
-  beforeEach(() => fake.reset());
+  useFakeModelWorkspace((s) => ({ fake, ws } = s));
 
   const runs = () => h().service.services.runs;
 

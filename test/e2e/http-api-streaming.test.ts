@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { createLogger } from '../../src/infra/logger.js';
 import type { LanguageModels, ModelEvent } from '../../src/domain/runtime/language-model.ports.js';
 import { buildService, type Service } from '../../src/server.js';
-import { createAgent, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { configureFakeModel } from '../helpers/runtime.js';
+import { createAgent, h, type TestWorkspace } from '../helpers/harness.js';
+import type { FakeOpenAi } from '../helpers/openai-server.js';
+import { useFakeModelWorkspace } from '../helpers/runtime.js';
 import { activityOf, addHttpEndpoint, call, createAgentKey, httpApiPath, type ActivityNode, type Reply } from '../helpers/surface-calls.js';
 
 // Issue 15, deliverable 8: every streamed answer names its run in X-Run-Id before the first event;
@@ -49,13 +49,7 @@ describe('Streamed answers: X-Run-Id, script streams and the outcome of a failed
   let fake: FakeOpenAi;
   let ws: TestWorkspace;
 
-  before(async () => {
-    fake = await startOpenAiServer();
-    ws = await newWorkspace();
-    await configureFakeModel(ws.adminToken, fake);
-  });
-  after(async () => fake.close());
-  beforeEach(() => fake.reset());
+  useFakeModelWorkspace((s) => ({ fake, ws } = s));
 
   async function agentWith(handler: Record<string, string>, path = 'ask'): Promise<{ agent: string; key: string }> {
     const agent = await createAgent(ws.adminToken, { defaultModel: 'test-model' });

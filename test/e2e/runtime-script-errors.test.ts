@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { createAgent, errorCode, gql, gqlOk, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { configureFakeModel } from '../helpers/runtime.js';
+import { createAgent, errorCode, gql, gqlOk, type TestWorkspace } from '../helpers/harness.js';
+import type { FakeOpenAi } from '../helpers/openai-server.js';
+import { useFakeModelWorkspace } from '../helpers/runtime.js';
 import { activityOf, addHttpEndpoint, call, createAgentKey, httpApiPath } from '../helpers/surface-calls.js';
 
 // Issue 15, deliverable 5: a script is compiled when it is saved — through GraphQL and through the
@@ -25,13 +25,7 @@ describe('Script errors name their line and column', function () {
   let fake: FakeOpenAi;
   let ws: TestWorkspace;
 
-  before(async () => {
-    fake = await startOpenAiServer();
-    ws = await newWorkspace();
-    await configureFakeModel(ws.adminToken, fake);
-  });
-  after(async () => fake.close());
-  beforeEach(() => fake.reset());
+  useFakeModelWorkspace((s) => ({ fake, ws } = s));
 
   describe('on save, through GraphQL', () => {
     it('addHttpEndpoint with a syntax error: BAD_USER_INPUT naming line 3, column 15 of the script; nothing is saved', async () => {

@@ -18,7 +18,7 @@ import { startSurfaceService, type InProcessService } from '../helpers/surface-s
 // parser of fetch would resolve `..` and re-encode escapes before sending.
 //
 // JSON strings here never contain U+0000: PostgreSQL cannot store it, so a write holding it is a 400
-// (its own test in surfaces.test.ts), which would make the insert ledger depend on the generator.
+// (its own test in http-api-document-api.test.ts), which would make the insert ledger depend on the generator.
 
 const ADMIN_TOKEN = 'surfaces-prop-admin-token-0123'; // 30 characters
 const PLATFORM = 'https://app.example.test';

@@ -2,22 +2,18 @@ import { expect } from 'chai';
 import { GuardrailBlocked } from '../../src/domain/runtime/guardrails.js';
 import type { RunEvent } from '../../src/domain/runtime/run.types.js';
 import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { configureFakeModel, httpInput, keyPrincipal, loadAgent, promptEntry } from '../helpers/runtime.js';
+import type { FakeOpenAi } from '../helpers/openai-server.js';
+import { configureFakeModel, httpInput, keyPrincipal, loadAgent, promptEntry, useFakeModelWorkspace } from '../helpers/runtime.js';
 
 describe('run pipeline: prompt handlers', function () {
   this.timeout(30_000);
   let fake: FakeOpenAi;
   let ws: TestWorkspace;
 
-  before(async () => {
-    fake = await startOpenAiServer();
-    ws = await newWorkspace();
-    await configureFakeModel(ws.adminToken, fake);
-    await configureFakeModel(ws.adminToken, fake, { input: 0, output: 0 }, 'other-model');
-  });
-  after(async () => fake.close());
-  beforeEach(() => fake.reset());
+  useFakeModelWorkspace(
+    (s) => ({ fake, ws } = s),
+    (s) => configureFakeModel(s.ws.adminToken, s.fake, { input: 0, output: 0 }, 'other-model'),
+  );
 
   const runs = () => h().service.services.runs;
   /** The pipeline every surface uses: input guardrails are checked there, before admission. */
