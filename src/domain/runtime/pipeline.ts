@@ -13,10 +13,11 @@ import type { RunMetrics } from './run-metrics.ports.js';
  * The whole run pipeline after a surface has authenticated and resolved its entry (DESIGN §5):
  * checks that refuse without running (input guardrails) → admission (credit limits with a
  * reservation of what the run can cost, concurrency slot) → run (handler, output guardrails) →
- * settle (the reservation is replaced by the real charge) → the run's facts for the activity log. A refused
- * request never takes a slot, a lock or a credit. The slot and the reservation are released on
- * completion, error, timeout and caller disconnect (the generator's `finally`). Refusals are
- * thrown before anything is yielded.
+ * settle (the reservation is replaced by the real charge) → the run's facts for the activity log
+ * (on the admitted run; see `log`). A refused request never takes a slot, a lock or a credit. The
+ * slot and the reservation are released on completion, error, timeout and caller disconnect (the
+ * generator's `finally`). Refusals are thrown before anything is yielded. The pipeline knows no
+ * transport: the request a run serves writes its own activity entry from what is returned here.
  */
 export class Pipeline {
   constructor(
@@ -26,6 +27,7 @@ export class Pipeline {
     private readonly metrics?: RunMetrics,
   ) {}
 
+  /** Runs an entry to its end (checks, admission, run); handler failures are `result.error`, refusals are thrown. */
   async execute(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<RunResult> {
     for await (const ev of this.stream(principal, agent, entry, input, opts)) if (ev.type === 'done') return ev.result;
     throw new Error('pipeline ended without a result');
@@ -45,6 +47,7 @@ export class Pipeline {
     }
   }
 
+  /** `execute` as events: text deltas (prompt handlers), then the result. */
   async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {
     const run = await this.begin(principal, agent, entry, input, opts);
     yield* run.events();
@@ -52,10 +55,10 @@ export class Pipeline {
 
   /**
    * The refusing half of `stream`: input guardrails, then admission. Resolves with the admitted run
-   * once it holds its slot and credit reservation; refusals are thrown (and logged). A surface that
-   * must answer a refusal before handing the request on (MCP: a 429 is an HTTP status, not a
-   * protocol message) begins the run first and runs it later; the admitted run must then be
-   * consumed with `events()` or given back with `cancel()`.
+   * (its id already named) once it holds its slot and credit reservation; refusals are thrown (and
+   * logged, for a run no request waits for). A surface begins the run before it answers anything,
+   * so a refusal is still an ordinary error answer; the admitted run must then be consumed with
+   * `events()` or given back with `cancel()`.
    */
   async begin(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<AdmittedRun> {
     const started = Date.now();
