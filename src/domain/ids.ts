@@ -16,3 +16,16 @@ export function newId(prefix: string): string {
   used += 16;
   return `${prefix}_${out}`;
 }
+
+/**
+ * Whether a decoded path parameter can name a stored entity. Ids never contain U+0000, which
+ * PostgreSQL can neither store nor compare (querying with it fails): such a parameter names nothing.
+ */
+export function canNameEntity(id: string): boolean {
+  return !id.includes('\u0000');
+}
+
+/** A path parameter as it may appear in messages and the activity log (U+0000 shown as U+FFFD). */
+export function printableParam(id: string): string {
+  return id.replace(/\u0000/g, '\uFFFD');
+}

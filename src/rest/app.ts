@@ -107,11 +107,11 @@ export function createApp(deps: AppDeps): Koa {
   app.use(widgetPreviewRoutes());
   app.use(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl, deps.graphiql));
   app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
-  app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl));
-  app.use(documentApiRoutes(deps.services, deps.platformOrigins));
+  app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl, deps.logger));
+  app.use(documentApiRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(webhookRoutes(deps.services, deps.logger));
-  app.use(chatRoutes(deps.services, deps.platformOrigins, deps.chatKeepAliveMs));
+  app.use(chatRoutes(deps.services, deps.platformOrigins, deps.logger, deps.chatKeepAliveMs));
   app.use(widgetRoutes(deps.widget));
   app.use(workspaceApiRoutes(deps.services, { baseUrl: deps.baseUrl }));
   app.use(router.routes());

@@ -20,7 +20,9 @@ export const STATUS: Record<DomainError['code'], number> = {
 /**
  * The one HTTP error mapper: domain errors become their status with `{"error": message}` (+ `reason`
  * and Retry-After on 429, Retry-After on 503, X-Run-Id on a failed run's 500); client errors raised by Koa middleware (body parser:
- * 400/413/415) keep their status; everything else is a logged 500 with a generic message.
+ * 400/413/415) keep their status; everything else is a logged 500 with a generic message. The
+ * answered error is left in `ctx.state.failure`. Every agent router mounts its own instance inside
+ * its activity entry (see `agentSurface`); the app mounts one for everything else.
  */
 export function errorMapper(logger: Logger): Koa.Middleware {
   return async (ctx, next) => {
@@ -30,6 +32,8 @@ export function errorMapper(logger: Logger): Koa.Middleware {
       // A database that cannot be reached (infra translated it to Unavailable and kept the driver's
       // error as its cause): 503 with Retry-After below; the instance recovers by itself.
       if (err instanceof Unavailable && err.cause !== undefined) logger.warn({ requestId: ctx.state.requestId, path: ctx.path, error: err.cause instanceof Error ? err.cause.message.slice(0, 200) : String(err.cause) }, 'database unavailable');
+      // The agent routes' activity entry reads what was answered, and why.
+      ctx.state.failure = err;
       const e = err as { status?: number; expose?: boolean; message?: string };
       if (err instanceof DomainError) {
         ctx.status = STATUS[err.code];
@@ -67,7 +71,7 @@ function clientMessage(status: number, unparsed: string | undefined, message: st
   return message ?? 'Bad request';
 }
 
-/** The HTTP status an error ends in (for the activity log, which records failures too). */
+/** The HTTP status an error ends in (the webhook route's activity entry, until it goes through `agentSurface`'s entry too). */
 export function statusOf(err: unknown): number {
   if (err instanceof DomainError) return STATUS[err.code];
   const s = (err as { status?: number })?.status;

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import type { RequestActivity } from '../../src/domain/runtime/run.types.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
+import { completed } from '../../src/domain/runtime/pipeline.js';
 import { httpInput, keyPrincipal, loadAgent, refusal, scriptEntry } from '../helpers/runtime.js';
 
 // DESIGN §5 step 9: the run's part of the activity log is written by the pipeline, the same way for
-// every surface. A surface that keeps a request entry gets the run's fields into it; a run that no
-// request waits for (a webhook delivery) becomes an entry of kind `run` of its own.
+// every surface. A run a request waits for returns its facts on the admitted run (the request's entry
+// holds them); a run that no request waits for (a webhook delivery) becomes an entry of kind `run`.
 
 describe('run pipeline: the run\'s activity fields', function () {
   this.timeout(60_000);
@@ -53,11 +53,24 @@ describe('run pipeline: the run\'s activity fields', function () {
     expect(handlerFailure!.runId).to.equal(failed.runId);
   });
 
-  it('with a request entry, the run fills it and writes no entry of its own', async () => {
+  it('in a request, the run returns its facts on the admitted run and writes no entry of its own', async () => {
     const agent = await loadAgent(await createAgent(ws.adminToken));
-    const activity: RequestActivity = {};
-    const r = await services().pipeline.execute(keyPrincipal(agent), agent, scriptEntry('return "ok";'), httpInput(null), { activity });
-    expect(activity.run).to.include({ entry: 'test', runId: r.runId, output: 'ok', error: null, credits: r.credits });
+    const run = await services().pipeline.begin(keyPrincipal(agent), agent, scriptEntry('return "ok";'), httpInput(null), { inRequest: true });
+    expect(run.facts).to.equal(undefined);
+    const r = await completed(run.events());
+    expect(r.runId).to.equal(run.runId);
+    expect(run.facts).to.include({ entry: 'test', runId: r.runId, output: 'ok', error: null, errorDetail: null, credits: r.credits });
+    expect(await runEntries(agent.id)).to.have.length(0);
+  });
+
+  it('in a request, a failed handler is RunFailed and its facts keep the failure', async () => {
+    const agent = await loadAgent(await createAgent(ws.adminToken));
+    const run = await services().pipeline.begin(keyPrincipal(agent), agent, scriptEntry('log("before"); throw new Error("no stock");'), httpInput(null), { inRequest: true });
+    const failed = await refusal(() => completed(run.events()));
+    expect(failed.code).to.equal('RUN_FAILED');
+    expect(run.facts).to.include({ runId: run.runId, output: null });
+    expect(run.facts!.error).to.match(/no stock/);
+    expect(run.facts!.logs).to.deep.equal(['before']);
     expect(await runEntries(agent.id)).to.have.length(0);
   });
 

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { NotFound } from '../errors.js';
+import { Invalid, NotFound } from '../errors.js';
 import type { Agent } from '../agents/agent.entities.js';
 import type { ChatTurn, Conversation } from './chat.entities.js';
 import { newId } from '../ids.js';
 import type { Store } from '../ports.js';
-import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
+import type { Json } from '../json.js';
+import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
+import type { RunEntry, RunEvent, RunInput, RunResult } from '../runtime/run.types.js';
+import type { SurfaceCaller, SurfaceRequest } from '../surfaces/surface-access.js';
 import { parse } from '../validation.js';
 
 /** The longest message a visitor may send (the agent's maxInputChars guardrail may be lower). */
@@ -55,6 +58,29 @@ export function historyOf(turns: ChatTurn[]): ChatThread['history'] {
   return kept.reverse();
 }
 
+/** A chat message as the surface reads it. */
+export interface ChatRequest extends SurfaceRequest {
+  /** Reads the JSON body `{message, conversationId?}` (undefined when none was sent). */
+  body(): Promise<Json | undefined>;
+  /** The visitor the customer's proxy names in `X-Visitor-Id`, as sent ('' for none). */
+  visitorId: string;
+}
+
+/** An admitted chat run: its conversation, and its events (the turns are stored as it succeeds). */
+export interface ChatRun {
+  conversationId: string;
+  runId: string;
+  events(): AsyncGenerator<RunEvent>;
+}
+
+/** The visitor a proxy named (null for none); Invalid when the id is too long. */
+function visitorOf(sent: string): string | null {
+  const v = sent.trim();
+  if (!v) return null;
+  if (v.length > MAX_VISITOR_ID_LENGTH) throw new Invalid(`X-Visitor-Id: must be at most ${MAX_VISITOR_ID_LENGTH} characters`, 'X-Visitor-Id');
+  return v;
+}
+
 /**
  * The chat surface (DESIGN §6 "Chat"): conversations stored in the database, so any instance
  * continues any of them; a conversation started for a visitor is that visitor's alone.
@@ -63,10 +89,47 @@ export class ChatService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly pipeline: Pipeline,
   ) {}
 
+  /**
+   * A visitor's message, in the documented order: body (as `request.body` refuses it, then Invalid)
+   * → visitor id (Invalid) → conversation (NotFound) → the pipeline's checks and admission
+   * (Invalid, LimitExceeded). A new conversation is stored once its first run is admitted; the
+   * visitor's message and the answer are stored when the run succeeds.
+   */
+  async send(caller: SurfaceCaller, request: ChatRequest): Promise<ChatRun> {
+    const { agent, principal, facts } = caller;
+    facts.entry = CHAT_ENTRY.name;
+    const body = await request.body();
+    facts.requestBody = body;
+    const { message, conversationId } = this.parseRequest(body);
+    const thread = await this.thread(agent, conversationId, visitorOf(request.visitorId));
+    const run = await this.pipeline.begin(principal, agent, CHAT_ENTRY, this.input(message, request.headers), {
+      signal: request.signal,
+      inRequest: true,
+      history: thread.history,
+    });
+    facts.run = run;
+    try {
+      await this.start(agent, thread);
+    } catch (err) {
+      await run.cancel();
+      throw err;
+    }
+    return { conversationId: thread.id, runId: run.runId, events: () => this.recorded(run, thread, message) };
+  }
+
+  /** The run's events; a success stores the message and the answer before its `done` goes out. */
+  private async *recorded(run: AdmittedRun, thread: ChatThread, message: string): AsyncGenerator<RunEvent> {
+    for await (const ev of run.events()) {
+      if (ev.type === 'done' && !ev.result.error) await this.record(thread, message, ev.result);
+      yield ev;
+    }
+  }
+
   /** The request body `{message, conversationId?}`, validated. */
-  parseRequest(body: unknown): { message: string; conversationId?: string } {
+  private parseRequest(body: unknown): { message: string; conversationId?: string } {
     return parse(chatInput, body ?? {});
   }
 
@@ -75,26 +138,26 @@ export class ChatService {
    * another visitor's: all look the same), or a new one. A new conversation is stored only by
    * `start`, once its first run is admitted, so a refused request leaves nothing behind.
    */
-  async thread(agent: Agent, conversationId: string | undefined, visitorId: string | null): Promise<ChatThread> {
+  private async thread(agent: Agent, conversationId: string | undefined, visitorId: string | null): Promise<ChatThread> {
     if (conversationId === undefined) return { conversation: null, id: newConversationId(), visitorId, history: [] };
     const c = await this.owned(agent, conversationId, visitorId);
     return { conversation: c, id: c.id, visitorId: c.visitorId, history: historyOf(await this.store.repos.conversations.recentTurns(c.id, HISTORY_TURNS)) };
   }
 
   /** Stores a new thread's conversation (nothing for an existing one). */
-  async start(agent: Agent, thread: ChatThread): Promise<void> {
+  private async start(agent: Agent, thread: ChatThread): Promise<void> {
     if (thread.conversation) return;
     const now = this.clock.now();
     thread.conversation = await this.store.repos.conversations.insert({ id: thread.id, agentId: agent.id, visitorId: thread.visitorId, createdAt: now, updatedAt: now });
   }
 
   /** The run input of a chat message (DESIGN §5: `body` = `{message}`). */
-  input(message: string, headers: Record<string, string>): RunInput {
+  private input(message: string, headers: Record<string, string>): RunInput {
     return { surface: 'WIDGET', method: 'POST', path: 'chat', params: {}, query: {}, headers, body: { message } };
   }
 
   /** Appends the visitor's message and the agent's answer once a run succeeded. */
-  async record(thread: ChatThread, message: string, result: RunResult): Promise<void> {
+  private async record(thread: ChatThread, message: string, result: RunResult): Promise<void> {
     const now = this.clock.now();
     const answerAt = new Date(now.getTime() + 1);
     const output = typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
@@ -109,8 +172,9 @@ export class ChatService {
   }
 
   /** The messages of a conversation, oldest first (the widget restores a conversation from them). */
-  async messages(agent: Agent, conversationId: string, visitorId: string | null): Promise<{ role: string; content: string; createdAt: Date }[]> {
-    const c = await this.owned(agent, conversationId, visitorId);
+  async messages(caller: SurfaceCaller, conversationId: string, visitorId: string): Promise<{ role: string; content: string; createdAt: Date }[]> {
+    caller.facts.entry = CHAT_ENTRY.name;
+    const c = await this.owned(caller.agent, conversationId, visitorOf(visitorId));
     const turns = await this.store.repos.conversations.recentTurns(c.id, 1000);
     return turns.map((t) => ({ role: t.role, content: t.content, createdAt: t.createdAt }));
   }

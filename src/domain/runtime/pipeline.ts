@@ -1,9 +1,10 @@
 import type { ActivityLog } from '../activity/activity-log.js';
 import type { Admission, AdmissionService } from '../admission/admission.service.js';
-import { DomainError } from '../errors.js';
+import { DomainError, RunFailed } from '../errors.js';
+import { newId } from '../ids.js';
 import type { Agent } from '../agents/agent.entities.js';
 import type { Principal } from '../principal.js';
-import type { RunActivity, RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
+import type { RunEntry, RunEvent, RunInput, RunFacts, RunOptions, RunResult } from './run.types.js';
 import { runCreditBound, type RunService } from './run.service.js';
 import { checkInput } from './guardrails.js';
 import type { RunMetrics } from './run-metrics.ports.js';
@@ -12,10 +13,11 @@ import type { RunMetrics } from './run-metrics.ports.js';
  * The whole run pipeline after a surface has authenticated and resolved its entry (DESIGN §5):
  * checks that refuse without running (input guardrails) → admission (credit limits with a
  * reservation of what the run can cost, concurrency slot) → run (handler, output guardrails) →
- * settle (the reservation is replaced by the real charge) → the run's activity fields. A refused
- * request never takes a slot, a lock or a credit. The slot and the reservation are released on
- * completion, error, timeout and caller disconnect (the generator's `finally`). Refusals are
- * thrown before anything is yielded.
+ * settle (the reservation is replaced by the real charge) → the run's facts for the activity log
+ * (on the admitted run; see `log`). A refused request never takes a slot, a lock or a credit. The
+ * slot and the reservation are released on completion, error, timeout and caller disconnect (the
+ * generator's `finally`). Refusals are thrown before anything is yielded. The pipeline knows no
+ * transport: the request a run serves writes its own activity entry from what is returned here.
  */
 export class Pipeline {
   constructor(
@@ -25,6 +27,7 @@ export class Pipeline {
     private readonly metrics?: RunMetrics,
   ) {}
 
+  /** Runs an entry to its end (checks, admission, run); handler failures are `result.error`, refusals are thrown. */
   async execute(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<RunResult> {
     for await (const ev of this.stream(principal, agent, entry, input, opts)) if (ev.type === 'done') return ev.result;
     throw new Error('pipeline ended without a result');
@@ -44,6 +47,7 @@ export class Pipeline {
     }
   }
 
+  /** `execute` as events: text deltas (prompt handlers), then the result. */
   async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {
     const run = await this.begin(principal, agent, entry, input, opts);
     yield* run.events();
@@ -51,17 +55,18 @@ export class Pipeline {
 
   /**
    * The refusing half of `stream`: input guardrails, then admission. Resolves with the admitted run
-   * once it holds its slot and credit reservation; refusals are thrown (and logged). A surface that
-   * must answer a refusal before handing the request on (MCP: a 429 is an HTTP status, not a
-   * protocol message) begins the run first and runs it later; the admitted run must then be
-   * consumed with `events()` or given back with `cancel()`.
+   * (its id already named) once it holds its slot and credit reservation; refusals are thrown (and
+   * logged, for a run no request waits for). A surface begins the run before it answers anything,
+   * so a refusal is still an ordinary error answer; the admitted run must then be consumed with
+   * `events()` or given back with `cancel()`.
    */
   async begin(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<AdmittedRun> {
     const started = Date.now();
     try {
       this.runs.check(agent, input);
       const admitted = await this.admission.admit(agent, runCreditBound(agent, entry));
-      return new AdmittedRun(admitted, started, (a, t) => this.runAdmitted(principal, agent, entry, input, opts, a, t));
+      const named = { ...opts, runId: opts.runId ?? newId('run') };
+      return new AdmittedRun(named.runId, admitted, started, (a, t, ended) => this.runAdmitted(principal, agent, entry, input, named, a, t, ended));
     } catch (err) {
       this.log(agent, entry, input, opts, undefined, err, Date.now() - started);
       throw err;
@@ -76,6 +81,7 @@ export class Pipeline {
     opts: RunOptions,
     admitted: Admission,
     started: number,
+    ended: (facts: RunFacts) => void,
   ): AsyncGenerator<RunEvent> {
     let result: RunResult | undefined;
     let failure: unknown;
@@ -93,17 +99,17 @@ export class Pipeline {
       throw err;
     } finally {
       this.metrics?.run(entry.handler.kind, result ? (result.error?.kind ?? 'ok') : 'failed', result?.credits ?? 0);
-      this.log(agent, entry, input, opts, result, failure, Date.now() - started);
+      ended(this.log(agent, entry, input, opts, result, failure, Date.now() - started));
     }
   }
 
   /**
-   * The run's part of the activity log, written here for every surface: into the request's entry
-   * when the surface keeps one (`opts.activity`), otherwise as an entry of kind `run` of its own
-   * (runs that no request waits for, such as webhook deliveries).
+   * The run's facts for the activity log, the same for every surface. A run that a request waits
+   * for (`opts.inRequest`) only returns them: the request's entry holds them. Any other run (a
+   * webhook delivery) is logged here as an entry of kind `run` of its own.
    */
-  private log(agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions, result: RunResult | undefined, failure: unknown, durationMs: number): void {
-    const run: RunActivity = {
+  private log(agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions, result: RunResult | undefined, failure: unknown, durationMs: number): RunFacts {
+    const run: RunFacts = {
       entry: entry.name,
       runId: result?.runId ?? null,
       credits: result?.credits ?? 0,
@@ -113,10 +119,7 @@ export class Pipeline {
       errorDetail: result?.error?.detail ?? null,
       durationMs,
     };
-    if (opts.activity) {
-      opts.activity.run = run;
-      return;
-    }
+    if (opts.inRequest) return run;
     this.activity.record(agent, {
       kind: 'run',
       surface: input.surface,
@@ -132,6 +135,7 @@ export class Pipeline {
       error: run.errorDetail ?? run.error,
       logs: run.logs,
     });
+    return run;
   }
 }
 
@@ -141,17 +145,23 @@ export class Pipeline {
  */
 export class AdmittedRun {
   private ended = false;
+  /** What the run reports for the activity log, once it has ended (unset for a cancelled run). */
+  facts?: RunFacts;
 
   constructor(
+    /** The run's id, known before it starts (a stream names it with its status line). */
+    readonly runId: string,
     private readonly admitted: Admission,
     private readonly started: number,
-    private readonly run: (admitted: Admission, started: number) => AsyncGenerator<RunEvent>,
+    private readonly run: (admitted: Admission, started: number, ended: (facts: RunFacts) => void) => AsyncGenerator<RunEvent>,
   ) {}
 
   events(): AsyncGenerator<RunEvent> {
     if (this.ended) throw new Error('this admitted run has already been run or cancelled');
     this.ended = true;
-    return this.run(this.admitted, this.started);
+    return this.run(this.admitted, this.started, (facts) => {
+      this.facts = facts;
+    });
   }
 
   /** Releases the slot and the reservation of a run that will not happen (no credits charged). */
@@ -160,4 +170,16 @@ export class AdmittedRun {
     this.ended = true;
     await this.admitted.release();
   }
+}
+
+/**
+ * Consumes a run to its end and returns its result. A handler that failed is thrown as RunFailed
+ * (the caller's 500, naming the run).
+ */
+export async function completed(events: AsyncIterable<RunEvent>): Promise<RunResult> {
+  let result: RunResult | undefined;
+  for await (const ev of events) if (ev.type === 'done') result = ev.result;
+  if (!result) throw new Error('the run ended without a result');
+  if (result.error) throw new RunFailed(result.runId, result.error.kind, result.error.message);
+  return result;
 }

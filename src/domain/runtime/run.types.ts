@@ -49,8 +49,8 @@ export interface RunResult {
 
 export type RunEvent = { type: 'delta'; text: string } | { type: 'done'; result: RunResult };
 
-/** What a run contributes to the activity log (DESIGN §5), reported by the pipeline. */
-export interface RunActivity {
+/** What a run tells the activity log about itself once it ended (DESIGN §5), returned by the pipeline on its admitted run. */
+export interface RunFacts {
   /** Path, tool name or integration name. */
   entry: string;
   runId: string | null;
@@ -64,15 +64,13 @@ export interface RunActivity {
   durationMs: number;
 }
 
-/** A surface's activity entry for the request a run serves; the pipeline fills `run`. */
-export interface RequestActivity {
-  run?: RunActivity;
-}
-
 export interface RunOptions {
   signal?: AbortSignal;
-  /** The request's activity entry; without one the pipeline logs the run as an entry of its own. */
-  activity?: RequestActivity;
+  /**
+   * A request waits for this run: its own activity entry holds the run's facts (read from the
+   * admitted run), so the pipeline writes none. Without it the run is an entry of kind `run`.
+   */
+  inRequest?: boolean;
   /** The run's id, when the surface must name it before the run starts (chat's `start` event). */
   runId?: string;
   /** Prior conversation turns for chat (oldest first). */

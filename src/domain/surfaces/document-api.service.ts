@@ -2,9 +2,13 @@ import type { Document, FieldDef } from '../documents/document.entities.js';
 import type { RecordService } from '../documents/record.service.js';
 import { deleteBody, insertBody, queryBody, readQuery, updateBody, writeDocumentBody } from '../documents/document-api.schemas.js';
 import type { Pipeline } from '../runtime/pipeline.js';
-import { Invalid } from '../errors.js';
+import { Invalid, MethodNotAllowed, NotFound } from '../errors.js';
+import { canNameEntity, printableParam } from '../ids.js';
 import { parse } from '../validation.js';
 import type { SurfaceCaller } from './surface-access.js';
+
+/** Reads a request's input when the documented order gets to it: the JSON body, or the query of a read. */
+export type ReadInput = () => Promise<unknown>;
 
 /** REST JSON writes field types in lower case. */
 function restFields(fields: FieldDef[]) {
@@ -55,8 +59,27 @@ export class DocumentApiService {
     private readonly pipeline: Pipeline,
   ) {}
 
-  async read(c: SurfaceCaller, documentId: string, query: unknown) {
-    const q = parse(readQuery, query);
+  /**
+   * The first steps of every request on a document: the entry and the body for the activity log,
+   * the body read (as `input` refuses it), then an id no document can have (NotFound).
+   */
+  private async open(c: SurfaceCaller, documentId: string, input: ReadInput, logBody: boolean): Promise<unknown> {
+    c.facts.entry = printableParam(documentId);
+    const body = await input();
+    if (logBody) c.facts.requestBody = body;
+    if (!canNameEntity(documentId)) throw new NotFound('Document', printableParam(documentId));
+    return body;
+  }
+
+  /** Any other method on a document's paths: MethodNotAllowed naming `allowed`, after the same first steps. */
+  async notAllowed(c: SurfaceCaller, documentId: string, query: ReadInput, allowed: string[]): Promise<never> {
+    await this.open(c, documentId, query, false);
+    throw new MethodNotAllowed(allowed);
+  }
+
+  /** `GET`: the document, or a page of its records (as the query string asks). */
+  async read(c: SurfaceCaller, documentId: string, query: ReadInput) {
+    const q = parse(readQuery, await this.open(c, documentId, query, false));
     const op = await this.records.prepareRead(c.principal, c.agent.id, documentId, 'documentApi', q);
     return this.pipeline.guard(c.agent, '', async () => {
       const doc = await op.run();
@@ -64,35 +87,45 @@ export class DocumentApiService {
     });
   }
 
-  async write(c: SurfaceCaller, documentId: string, body: unknown) {
+  /** `PUT`: changes the document's content, name or description. */
+  async write(c: SurfaceCaller, documentId: string, input: ReadInput) {
+    const body = await this.open(c, documentId, input, true);
     objectBody(body, 'write');
     const v = parse(writeDocumentBody, body);
     const op = await this.records.prepareWrite(c.principal, c.agent.id, documentId, 'documentApi', v);
     return this.pipeline.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run()));
   }
 
-  async query(c: SurfaceCaller, documentId: string, body: unknown) {
+  /** `POST …/data/query`: the records matching a filter. */
+  async query(c: SurfaceCaller, documentId: string, input: ReadInput) {
+    const body = await this.open(c, documentId, input, true);
     objectBody(body, 'query');
     const v = parse(queryBody, body);
     const op = await this.records.prepareQuery(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter });
     return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
-  async insert(c: SurfaceCaller, documentId: string, body: unknown) {
+  /** `POST …/data/insert`: adds records. */
+  async insert(c: SurfaceCaller, documentId: string, input: ReadInput) {
+    const body = await this.open(c, documentId, input, true);
     objectBody(body, 'insert');
     const v = parse(insertBody, body);
     const op = await this.records.prepareInsert(c.principal, c.agent.id, documentId, 'documentApi', asSent(body).items);
     return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
-  async update(c: SurfaceCaller, documentId: string, body: unknown) {
+  /** `POST …/data/update`: changes the records matching a filter. */
+  async update(c: SurfaceCaller, documentId: string, input: ReadInput) {
+    const body = await this.open(c, documentId, input, true);
     objectBody(body, 'update');
     const v = parse(updateBody, body);
     const op = await this.records.prepareUpdate(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter, set: asSent(body).set });
     return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
-  async delete(c: SurfaceCaller, documentId: string, body: unknown) {
+  /** `POST …/data/delete`: removes the records matching a filter. */
+  async delete(c: SurfaceCaller, documentId: string, input: ReadInput) {
+    const body = await this.open(c, documentId, input, true);
     objectBody(body, 'delete');
     const v = parse(deleteBody, body);
     const op = await this.records.prepareDelete(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter });

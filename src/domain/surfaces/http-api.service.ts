@@ -3,6 +3,20 @@ import { describeViolation, schemaViolation, SchemaRefused } from '../json-schem
 import type { Agent } from '../agents/agent.entities.js';
 import type { HttpEndpoint } from '../entries/entry.entities.js';
 import type { Store } from '../ports.js';
+import type { Json } from '../json.js';
+import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
+import type { RunEntry, RunInput } from '../runtime/run.types.js';
+import type { SurfaceCaller, SurfaceRequest } from './surface-access.js';
+
+/** An HTTP API request as the surface reads it. */
+export interface HttpApiRequest extends SurfaceRequest {
+  method: string;
+  /** The endpoint path's segments, URL-decoded. */
+  segments: string[];
+  query: Record<string, string | string[]>;
+  /** Reads the JSON body (undefined when none was sent); called once the endpoint is known. */
+  body(): Promise<Json | undefined>;
+}
 
 export interface EndpointMatch {
   endpoint: HttpEndpoint;
@@ -39,9 +53,31 @@ function specificity(pattern: string): string {
     .join('');
 }
 
-/** Resolves HTTP API requests to the agent's endpoints. */
+/** Resolves HTTP API requests to the agent's endpoints and admits their runs. */
 export class HttpApiService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly pipeline: Pipeline,
+  ) {}
+
+  /**
+   * A call of the agent's HTTP API, in the documented order: endpoint (NotFound, MethodNotAllowed)
+   * → body (as `request.body` refuses it) → input schema (Invalid) → the pipeline's checks and
+   * admission (Invalid, LimitExceeded). Returns the admitted run, to be run or streamed.
+   */
+  async call(caller: SurfaceCaller, request: HttpApiRequest): Promise<AdmittedRun> {
+    const { agent, principal, facts } = caller;
+    const { endpoint, params } = await this.resolve(agent, request.method, request.segments);
+    facts.entry = endpoint.path;
+    const sent = await request.body();
+    facts.requestBody = sent;
+    const body = sent ?? null;
+    this.checkBody(endpoint, request.method, body);
+    const input: RunInput = { surface: 'HTTP_API', method: request.method, path: request.segments.join('/'), params, query: request.query, headers: request.headers, body };
+    const entry: RunEntry = { kind: 'http', id: endpoint.id, name: endpoint.path, handler: endpoint.handler, modelOverride: endpoint.modelOverride };
+    facts.run = await this.pipeline.begin(principal, agent, entry, input, { signal: request.signal, inRequest: true });
+    return facts.run;
+  }
 
   /** The agent's endpoints, for its OpenAPI document. */
   endpoints(agent: Agent): Promise<HttpEndpoint[]> {

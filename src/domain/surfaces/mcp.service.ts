@@ -5,7 +5,11 @@ import { Invalid, NotFound } from '../errors.js';
 import { describeViolation, schemaViolation, SchemaRefused } from '../json-schema.js';
 import type { Store } from '../ports.js';
 import type { Json } from '../json.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
+import { GuardrailBlocked } from '../runtime/guardrails.js';
+import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
+import type { SurfaceCaller, SurfaceRequest } from './surface-access.js';
 
 /** A tool as MCP clients see it in `tools/list`. */
 export interface ToolDescription {
@@ -22,6 +26,16 @@ export interface ToolOutcome {
   isError: boolean;
 }
 
+/** A `tools/call` whose checks and admission ran: its run, or the guardrail refusal answered as the tool's error. */
+export interface PreparedCall {
+  tool: McpTool;
+  args: Record<string, Json>;
+  /** The admitted run, when the input passed the agent's guardrails. */
+  run?: AdmittedRun;
+  /** The guardrail refusal, when it did not: answered as a tool error. */
+  refusal?: GuardrailBlocked;
+}
+
 /** The schema a tool's arguments are checked against. */
 export function argumentSchema(tool: McpTool): Record<string, unknown> {
   return tool.inputSchema ?? DEFAULT_TOOL_SCHEMA;
@@ -35,7 +49,47 @@ export function argumentSchema(tool: McpTool): Record<string, unknown> {
  * when it declares one.
  */
 export class McpService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly pipeline: Pipeline,
+  ) {}
+
+  /**
+   * The JSON-RPC message a POST carries: undefined when it is not JSON (the protocol layer answers
+   * a parse error); Invalid when it nests deeper than MAX_JSON_DEPTH.
+   */
+  message(caller: SurfaceCaller, text: string): Json | undefined {
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      throw new Invalid(`The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels`);
+    }
+    let body: Json | undefined;
+    try {
+      body = JSON.parse(text) as Json;
+    } catch {
+      body = undefined;
+    }
+    caller.facts.requestBody = body ?? (text || undefined);
+    return body;
+  }
+
+  /**
+   * A tool call's checks and admission: the tool (NotFound), its arguments (Invalid), then the
+   * pipeline's refusals — a guardrail refusal is kept for the tool's answer, a limit is thrown.
+   */
+  async prepare(caller: SurfaceCaller, name: string, args: Record<string, Json>, request: SurfaceRequest): Promise<PreparedCall> {
+    const { agent, principal, facts } = caller;
+    const tool = await this.tool(agent, name);
+    this.checkArguments(tool, args);
+    facts.entry = tool.name;
+    facts.requestBody = args;
+    try {
+      facts.run = await this.pipeline.begin(principal, agent, this.entry(tool), this.input(tool, args, request.headers), { signal: request.signal, inRequest: true });
+      return { tool, args, run: facts.run };
+    } catch (err) {
+      if (err instanceof GuardrailBlocked) return { tool, args, refusal: err };
+      throw err;
+    }
+  }
 
   async tools(agent: Agent): Promise<McpTool[]> {
     const tools = await this.store.repos.mcpTools.listByAgents([agent.id]);

@@ -5,6 +5,7 @@ import type { Agent } from '../agents/agent.entities.js';
 import type { Surface } from './surface.entities.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
+import type { AdmittedRun } from '../runtime/pipeline.js';
 
 const LABELS: Record<Surface, string> = {
   HTTP_API: 'HTTP API',
@@ -24,10 +25,34 @@ export function surfaceOff(agentId: string, surface: Surface): Forbidden {
   );
 }
 
+/**
+ * What a surface call tells its activity entry besides its answer. The surface's service fills it
+ * in as it learns each fact, so a refusal at any later step (a 415 body, a 400 input schema, a 429
+ * limit) or a run that fails mid-stream still finds the facts known by then.
+ */
+export interface CallFacts {
+  /** The entry the call resolved: an endpoint path, a tool name, a document id, `chat`. */
+  entry?: string;
+  /** The request body as read (an MCP tool call: its arguments). */
+  requestBody?: unknown;
+  /** The run the call admitted: its facts once it ended. */
+  run?: AdmittedRun;
+}
+
+/** Who calls a surface, and what the call reported so far. */
 export interface SurfaceCaller {
   agent: Agent;
   principal: Principal;
   keyId: string | null;
+  facts: CallFacts;
+}
+
+/** A surface request's parts every service reads the same way. */
+export interface SurfaceRequest {
+  /** Request headers for the run input (credential headers left out). */
+  headers: Record<string, string>;
+  /** Fires when the client goes away. */
+  signal: AbortSignal;
 }
 
 /**
@@ -50,6 +75,6 @@ export class SurfaceAccess {
     const principal = await this.keys.authenticate(agent, presentedKey);
     if (!agent.surfaces[surface].enabled) throw surfaceOff(agent.id, surface);
     const keyId = 'keyId' in principal ? principal.keyId : null;
-    return { agent, principal, keyId };
+    return { agent, principal, keyId, facts: {} };
   }
 }

@@ -5,14 +5,15 @@ import Router from '@koa/router';
 import { classifyInboundRequest, createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/server';
 import type Koa from 'koa';
 import { Forbidden, Invalid, MethodNotAllowed, NotFound } from '../../domain/errors.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import type { Json } from '../../domain/json.js';
 import type { Services } from '../../domain/services.js';
+import type { PreparedCall } from '../../domain/surfaces/mcp.service.js';
 import type { Logger } from '../../infra/logger.js';
 import { originAllowed } from '../cors.js';
+import { logAnswerAs } from './activity.middleware.js';
 import { abortOnClose, MAX_BODY_BYTES, readRaw, runHeaders } from './http-io.js';
-import { mcpServerFor, prepareCall, type McpExchange, type PreparedCall } from './mcp.server.js';
-import { activityOf, agentSurface, callerOf, type SurfaceActivity } from './surface.middleware.js';
+import { mcpServerFor, type McpExchange } from './mcp.server.js';
+import { agentSurface, callerOf } from './surface.middleware.js';
 
 /** Request headers the protocol layer reads (the rest stay with Koa). */
 const PROTOCOL_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id'];
@@ -64,17 +65,6 @@ function refuseForeignOrigin(ctx: Koa.Context, platformOrigins: string[]): void 
   }
 }
 
-function parseBody(text: string): Json | undefined {
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new Invalid(`The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels`);
-  }
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    return undefined; // the protocol layer answers a JSON-RPC parse error
-  }
-}
-
 /** The answer to a JSON array body: a JSON-RPC Invalid Request without an id (JSON-RPC 2.0 §5). */
 const BATCH_REFUSED = {
   jsonrpc: '2.0',
@@ -104,7 +94,7 @@ async function prepareBeforeDispatch(ctx: Koa.Context, services: Services, excha
   if (route.kind === 'reject') return undefined;
   const args = isObject(body.params.arguments) ? body.params.arguments : {};
   try {
-    return await prepareCall(services, exchange, body.params.name, args);
+    return await services.mcp.prepare(exchange.caller, body.params.name, args, exchange);
   } catch (err) {
     if (err instanceof NotFound || err instanceof Invalid) return undefined;
     throw err;
@@ -120,8 +110,11 @@ function webRequest(ctx: Koa.Context, raw: Buffer, signal: AbortSignal): Request
   return new Request(`http://mcp.invalid${ctx.path}`, { method: 'POST', headers, body: new Uint8Array(raw), signal });
 }
 
-/** Hands the protocol layer's answer to Koa: JSON as the body, an event stream piped as it comes. */
-async function respond(ctx: Koa.Context, response: Response, activity: SurfaceActivity): Promise<void> {
+/**
+ * Hands the protocol layer's answer to Koa: JSON as the body, an event stream piped as it comes.
+ * Returns a JSON answer as a value for the log (its text when it is not JSON).
+ */
+async function respond(ctx: Koa.Context, response: Response): Promise<unknown> {
   const type = response.headers.get('content-type') ?? '';
   if (response.body && type.startsWith('text/event-stream')) {
     ctx.status = response.status;
@@ -143,12 +136,11 @@ async function respond(ctx: Koa.Context, response: Response, activity: SurfaceAc
   const text = await response.text();
   ctx.body = text;
   if (text && type) ctx.type = type;
-  if (activity.response === undefined && text) {
-    try {
-      activity.response = JSON.parse(text);
-    } catch {
-      activity.response = text;
-    }
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 
@@ -172,24 +164,20 @@ export function mcpRoutes(services: Services, platformOrigins: string[], logger:
     refuseForeignOrigin(ctx, platformOrigins);
     if (ctx.method !== 'POST') throw new MethodNotAllowed(['POST']);
     const caller = callerOf(ctx);
-    const activity = activityOf(ctx);
     const raw = await readRaw(ctx);
-    const text = raw.toString('utf8');
-    const body = parseBody(text);
-    activity.requestBody = body ?? (text || undefined);
+    const body = services.mcp.message(caller, raw.toString('utf8'));
     if (Array.isArray(body)) {
       // JSON-RPC batches left MCP in 2025-06-18 and neither era served here has them: refused before
       // anything runs, so one POST is at most one call and one activity entry.
       ctx.status = 400;
       ctx.body = BATCH_REFUSED;
-      activity.response = BATCH_REFUSED;
       return;
     }
     const cancelled = new AbortController();
     const disconnected = abortOnClose(ctx);
     const signal = AbortSignal.any([disconnected, cancelled.signal]);
     const callKey = (id: unknown) => RunningCalls.key(caller.agent.id, caller.keyId, id);
-    const exchange: McpExchange = { caller, activity, headers: runHeaders(ctx), signal, cancel: (id) => running.cancel(callKey(id)) };
+    const exchange: McpExchange = { caller, headers: runHeaders(ctx), signal, cancel: (id) => running.cancel(callKey(id)) };
     const forget = isObject(body) && body.method === 'tools/call' && body.id !== undefined ? running.add(callKey(body.id), cancelled) : undefined;
     try {
       exchange.prepared = await prepareBeforeDispatch(ctx, services, exchange, body);
@@ -197,10 +185,11 @@ export function mcpRoutes(services: Services, platformOrigins: string[], logger:
         ...(body === undefined ? {} : { parsedBody: body }),
         authInfo: { token: '', clientId: caller.keyId ?? 'workspace-key', scopes: [], extra: { exchange } },
       });
-      await respond(ctx, response, activity);
+      const answer = await respond(ctx, response);
       // The activity entry is written when this returns: it must hold the run's end, even when the
       // client went away before it.
       await exchange.running;
+      logAnswerAs(ctx, exchange.result ?? answer);
     } finally {
       forget?.();
       await exchange.prepared?.run?.cancel();
@@ -209,6 +198,6 @@ export function mcpRoutes(services: Services, platformOrigins: string[], logger:
   };
 
   const router = new Router();
-  router.all('/agents/:agentId/mcp', agentSurface(services, 'MCP', platformOrigins), handle);
+  router.all('/agents/:agentId/mcp', agentSurface(services, 'MCP', platformOrigins, logger), handle);
   return router.routes() as Koa.Middleware;
 }

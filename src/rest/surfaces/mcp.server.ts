@@ -1,68 +1,30 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ListToolsResult, type ServerContext } from '@modelcontextprotocol/server';
-import type { McpTool } from '../../domain/entries/entry.entities.js';
 import { DomainError, Invalid, LimitExceeded, NotFound, Unavailable } from '../../domain/errors.js';
 import type { AdmittedRun } from '../../domain/runtime/pipeline.js';
-import { GuardrailBlocked } from '../../domain/runtime/guardrails.js';
 import type { Json } from '../../domain/json.js';
 import type { RunResult } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
-import type { ToolOutcome } from '../../domain/surfaces/mcp.service.js';
-import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
-import type { SurfaceActivity } from './surface.middleware.js';
+import type { PreparedCall, ToolOutcome } from '../../domain/surfaces/mcp.service.js';
+import type { SurfaceCaller, SurfaceRequest } from '../../domain/surfaces/surface-access.js';
 
 /** The version the MCP server reports in its server info. */
 export const SERVER_VERSION = '0.1.0';
 /** Progress notifications of a streaming prompt tool are sent at most this often. */
 const PROGRESS_INTERVAL_MS = 250;
 
-/** A `tools/call` whose checks and admission already ran before the protocol layer saw it. */
-export interface PreparedCall {
-  tool: McpTool;
-  args: Record<string, Json>;
-  /** The admitted run, when the input passed the agent's guardrails. */
-  run?: AdmittedRun;
-  /** The guardrail refusal, when it did not: answered as a tool error. */
-  refusal?: GuardrailBlocked;
-}
-
 /** Everything one HTTP exchange hands to the server instance built for it. */
-export interface McpExchange {
+export interface McpExchange extends SurfaceRequest {
   caller: SurfaceCaller;
-  activity: SurfaceActivity;
-  /** Request headers for the run input (credential headers left out). */
-  headers: Record<string, string>;
-  /** Fires when the client goes away. */
-  signal: AbortSignal;
+  /** The call checked and admitted before dispatch (see `McpService.prepare`). */
   prepared?: PreparedCall;
+  /** The tool call's result, which the activity entry keeps as the answer. */
+  result?: CallToolResult;
   /** Cancels a tool call running on this instance for the same caller (`notifications/cancelled`). */
   cancel(requestId: string | number): void;
   /** The tool call this exchange runs, until it has ended (a client that goes away does not wait for it). */
   running?: Promise<unknown>;
   /** An unexpected failure inside the protocol layer, for the error log. */
   failure?: unknown;
-}
-
-/**
- * A tool call's checks and admission, the same for the call prepared before dispatch and for one
- * the protocol layer hands over unprepared: the tool (NotFound), its arguments (Invalid), then the
- * pipeline's refusals — a guardrail refusal is kept for the tool's answer, a limit is thrown.
- */
-export async function prepareCall(services: Services, exchange: McpExchange, name: string, args: Record<string, Json>): Promise<PreparedCall> {
-  const { agent, principal } = exchange.caller;
-  const tool = await services.mcp.tool(agent, name);
-  services.mcp.checkArguments(tool, args);
-  exchange.activity.entry = tool.name;
-  exchange.activity.requestBody = args;
-  try {
-    const run = await services.pipeline.begin(principal, agent, services.mcp.entry(tool), services.mcp.input(tool, args, exchange.headers), {
-      signal: exchange.signal,
-      activity: exchange.activity,
-    });
-    return { tool, args, run };
-  } catch (err) {
-    if (err instanceof GuardrailBlocked) return { tool, args, refusal: err };
-    throw err;
-  }
 }
 
 /**
@@ -131,7 +93,7 @@ export function mcpServerFor(services: Services, exchange: McpExchange): Server 
     let result: CallToolResult;
     try {
       if (call?.tool.name !== name) {
-        call = await prepareCall(services, exchange, name, asArguments(rawArgs));
+        call = await services.mcp.prepare(exchange.caller, name, asArguments(rawArgs), exchange);
         exchange.prepared = call;
       }
       const outcome = call.refusal ? services.mcp.refused(call.tool, call.refusal.message) : services.mcp.outcome(call.tool, await runTool(call.run!, ctx));
@@ -140,7 +102,7 @@ export function mcpServerFor(services: Services, exchange: McpExchange): Server 
       if (!(err instanceof DomainError)) exchange.failure = err;
       result = failureOf(err);
     }
-    exchange.activity.response = result;
+    exchange.result = result;
     return result;
   };
   server.setRequestHandler('tools/call', (request, ctx) => {

@@ -27,38 +27,52 @@ export function openEventStream(ctx: Koa.Context, runId: string): EventStream {
   };
 }
 
-/** How a surface frames the end of a run on its stream. */
+/** How a surface frames a run on its stream. */
 export interface RunFraming {
+  /** A `start` event sent as soon as the stream opens, before the run's first event (chat). */
+  start?: unknown;
   done(r: RunResult): unknown;
   error(r: RunResult): unknown;
+  /** The `error` event of a run that failed unexpectedly after the stream opened. */
+  failed: unknown;
+  /** A comment line on an idle stream this often, so that proxies do not close it. */
+  keepAliveMs?: number;
 }
 
-const HTTP_API_FRAMING: RunFraming = {
-  done: (r) => ({ output: r.output, runId: r.runId, credits: r.credits }),
-  error: (r) => ({ error: r.error!.message, runId: r.runId }),
-};
+/** The HTTP API's framing: `done` {output, runId, credits}, `error` {error, runId}. */
+export function httpApiFraming(runId: string): RunFraming {
+  return {
+    done: (r) => ({ output: r.output, runId: r.runId, credits: r.credits }),
+    error: (r) => ({ error: r.error!.message, runId: r.runId }),
+    failed: { error: 'The run failed', runId },
+  };
+}
 
 /**
- * Streams a run whose id is `runId` (the surface passed it to the pipeline as `RunOptions.runId`):
- * `delta` {text}… then `done` or `error` — a script's run is its one `done` (or `error`). The first
- * step runs the pipeline's checks and admission, so a refusal is still an ordinary JSON error
- * answer; after the stream has started, an unexpected failure ends it with a generic `error` event
- * and is rethrown for the error log.
+ * Streams a run whose id is `runId`: `delta` {text}… then `done` or `error` — a script's run is its
+ * one `done` (or `error`). Without a `start` event the run's first step comes before the status
+ * line, so a failure before its first event is still an ordinary JSON error answer; after the
+ * stream has started, an unexpected failure ends it with the framing's `failed` event and is
+ * rethrown for the error log.
  */
-export async function streamRun(ctx: Koa.Context, runId: string, events: AsyncGenerator<RunEvent>, framing: RunFraming = HTTP_API_FRAMING): Promise<void> {
-  let next = await events.next();
+export async function streamRun(ctx: Koa.Context, runId: string, events: AsyncGenerator<RunEvent>, framing: RunFraming = httpApiFraming(runId)): Promise<void> {
+  let next = framing.start === undefined ? await events.next() : undefined;
   const stream = openEventStream(ctx, runId);
+  const keepAlive = framing.keepAliveMs ? setInterval(() => ctx.res.write(': keep-alive\n\n'), framing.keepAliveMs) : undefined;
+  keepAlive?.unref();
   try {
-    for (; !next.done; next = await events.next()) {
+    if (framing.start !== undefined) stream.send('start', framing.start);
+    for (next ??= await events.next(); !next.done; next = await events.next()) {
       const ev = next.value;
       if (ev.type === 'delta') stream.send('delta', { text: ev.text });
       else if (ev.result.error) stream.send('error', framing.error(ev.result));
       else stream.send('done', framing.done(ev.result));
     }
   } catch (err) {
-    stream.send('error', { error: 'The run failed', runId });
+    stream.send('error', framing.failed);
     throw err;
   } finally {
+    clearInterval(keepAlive);
     stream.end();
   }
 }
