@@ -30,7 +30,10 @@ import { SurfaceAccess } from './surfaces/surface-access.js';
 import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
 import { ChatService } from './chat/chat.service.js';
-import { DEFAULT_WEBHOOK_CONFIG, WebhookService, type WebhookConfig } from './webhooks/webhook.service.js';
+import { WebhookDeliveriesService } from './webhooks/webhook-deliveries.service.js';
+import { WebhookDeliveryTask } from './webhooks/webhook-delivery.task.js';
+import { WebhookReceiptService } from './webhooks/webhook-receipt.service.js';
+import type { QueueSignal } from './webhooks/webhook.ports.js';
 
 /** Every use case of the domain, built once by the composition root. */
 export interface Services {
@@ -55,7 +58,14 @@ export interface Services {
   httpApi: HttpApiService;
   mcp: McpService;
   documentApi: DocumentApiService;
-  webhooks: WebhookService;
+  /** Receives webhook callbacks and stores them as deliveries. */
+  webhookReceipt: WebhookReceiptService;
+  /** Runs one claimed delivery (the queue's task). */
+  webhookDelivery: WebhookDeliveryTask;
+  /** Lists, replays and prunes stored deliveries. */
+  deliveries: WebhookDeliveriesService;
+  /** Rung when a delivery is queued here: the composition root points it at this instance's worker. */
+  deliveryQueued: QueueSignal;
   chat: ChatService;
   workspaceApi: WorkspaceApiService;
   manifests: ManifestService;
@@ -76,7 +86,6 @@ export interface ServiceDeps {
   /** Where charges of runs without a credit limit go (batched by infra); absent: written at once. */
   chargeSink?: ChargeSink;
   admission: Pick<AdmissionConfig, 'instanceId'> & Partial<AdmissionConfig>;
-  webhooks?: Partial<WebhookConfig>;
   /** Where runs are counted for /metrics. */
   metrics?: RunMetrics;
 }
@@ -104,6 +113,7 @@ export function createServices(deps: ServiceDeps): Services {
   const keys = new KeyService(store, clock);
   const modelReferences = new ModelReferences(deps.modelDefaults);
   const scriptCheck = new ScriptCheck(deps.compiler ?? deps.sandbox, deps.scriptLimits);
+  const deliveryQueued: QueueSignal = { onQueued: () => {} };
   return {
     store,
     clock,
@@ -127,7 +137,10 @@ export function createServices(deps: ServiceDeps): Services {
     mcp: new McpService(store),
     documentApi: new DocumentApiService(records, pipeline),
     chat: new ChatService(store, clock),
-    webhooks: new WebhookService(store, clock, secrets, pipeline, { ...DEFAULT_WEBHOOK_CONFIG, ...deps.webhooks }),
+    webhookReceipt: new WebhookReceiptService(store, clock, secrets, deliveryQueued),
+    webhookDelivery: new WebhookDeliveryTask(store, pipeline),
+    deliveries: new WebhookDeliveriesService(store, clock, deliveryQueued),
+    deliveryQueued,
     workspaceApi: new WorkspaceApiService(store, clock, deps.chargeSink),
     manifests: new ManifestService(store, clock, scriptCheck, modelReferences),
   };

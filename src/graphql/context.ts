@@ -7,7 +7,7 @@ import type { ApiKey } from '../domain/keys/key.entities.js';
 import type { Principal } from '../domain/principal.js';
 import type { AgentChildRepo } from '../domain/repo.ports.js';
 import type { Services } from '../domain/services.js';
-import { DELIVERY_BODY_SHOWN_BYTES } from '../domain/webhooks/webhook.service.js';
+import { DELIVERY_BODY_SHOWN_BYTES } from '../domain/webhooks/webhook-deliveries.service.js';
 
 /** Per-request GraphQL context: who is acting, the domain, and batched loaders. */
 export interface Context {
