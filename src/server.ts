@@ -29,6 +29,7 @@ import { graphiqlBundle } from './infra/graphiql/bundle.js';
 import { widgetBundle } from './infra/widget/bundle.js';
 import { consoleBundle } from './infra/console/bundle.js';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from './infra/webhooks/delivery-worker.js';
+import { DEFAULT_DELIVERY_QUEUE, deliveryQueue } from './infra/webhooks/delivery-queue.js';
 
 export interface Service {
   config: Config;
@@ -91,6 +92,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const chargeSink = bufferedChargeSink(store, logger);
     // Read when scraped: `services` exists by then.
     const metrics = new ServiceMetrics({ db, leasesHeld: () => services.admission.leasesHeld(), activityBacklog: () => activitySink.backlog() }, logger);
+    const clock = opts.clock ?? systemClock;
     const services: Services = createServices({
       metrics,
       store,
@@ -98,7 +100,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       chargeSink,
       admission: { instanceId: `${os.hostname()}:${process.pid}`, ...opts.admission },
       cipher: aesGcmCipher(secrets.key),
-      clock: opts.clock ?? systemClock,
+      clock,
       models: opts.models ?? aiSdkModels(logger),
       sandbox: opts.sandbox ?? ownSandbox,
       compiler: ownSandbox,
@@ -108,7 +110,6 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         allowedHosts: config.modelHostsAllowed ?? null,
       },
       scriptLimits: opts.scriptLimits ?? DEFAULT_SCRIPT_LIMITS,
-      webhooks: { leaseMs: opts.webhookWorker?.leaseMs ?? config.webhookLeaseSeconds * 1000 },
     });
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
     const graphql = await createGraphqlMiddleware(schema, services, logger, config.baseUrl);
@@ -133,13 +134,10 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       draining: () => draining,
     });
     const servers: http.Server[] = [];
-    const worker = startDeliveryWorker(services.webhooks, logger, {
-      concurrency: config.webhookWorkers,
-      pollMs: 1_000,
-      leaseMs: config.webhookLeaseSeconds * 1000,
-      ...opts.webhookWorker,
-    });
-    services.webhooks.onAccepted = () => worker.nudge();
+    const workerOptions: DeliveryWorkerOptions = { concurrency: config.webhookWorkers, pollMs: 1_000, leaseMs: config.webhookLeaseSeconds * 1000, ...opts.webhookWorker };
+    const queue = deliveryQueue(store.repos.deliveries, clock, { ...DEFAULT_DELIVERY_QUEUE, leaseMs: workerOptions.leaseMs });
+    const worker = startDeliveryWorker(queue, services.webhookDelivery, logger, workerOptions);
+    services.deliveryQueued.onQueued = () => worker.nudge();
     const housekeeping = startHousekeeping(services, logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000, config.webhookBodyRetentionDays);
     return {
       config,
@@ -231,8 +229,8 @@ function startHousekeeping(services: Services, logger: Logger, scheduler: Schedu
     try {
       const pruned = await services.activityLog.prune();
       const slots = await services.admission.purgeExpiredLeases();
-      const deliveries = await services.webhooks.prune(FINISHED_DELIVERY_RETENTION_DAYS);
-      const bodies = await services.webhooks.dropBodies(bodyRetentionDays);
+      const deliveries = await services.deliveries.prune(FINISHED_DELIVERY_RETENTION_DAYS);
+      const bodies = await services.deliveries.dropBodies(bodyRetentionDays);
       const sessions = await services.consoleSessions.prune();
       if (pruned || slots || deliveries || bodies || sessions) logger.info({ pruned, slots, deliveries, bodies, sessions }, 'housekeeping');
     } catch (err) {

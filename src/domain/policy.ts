@@ -35,11 +35,10 @@ export function canSee(p: Principal, agent: Agent): boolean {
       return agent.visibility !== 'PRIVATE' || p.role === 'ADMIN' || agent.createdBy === p.memberId;
     case 'agentSelf':
     case 'agentKey':
+    case 'system':
       return agent.id === p.agentId;
     case 'workspaceKey':
       return agent.allowWorkspaceKeys;
-    case 'system':
-      return true;
   }
 }
 
@@ -48,8 +47,11 @@ export function assertAgentAction(p: Principal, agent: Agent, action: AgentActio
   if (!canSee(p, agent)) throw new NotFound('Agent', agent.id);
   switch (p.kind) {
     case 'member':
-    case 'system':
       return;
+    case 'system':
+      // Background work runs the agent's handlers: it reads the agent and uses its documents.
+      if (action === 'read' || action === 'useDocuments') return;
+      throw new Forbidden(`Background work (${p.name}) may not change the agent`);
     case 'agentSelf':
       if (action === 'read') return;
       if (action === 'manageSurfaces' && agent.capabilities.endpointManagement) return;

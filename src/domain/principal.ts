@@ -4,7 +4,22 @@ export type Principal =
   | { kind: 'agentKey'; keyId: string; workspaceId: string; agentId: string }
   | { kind: 'workspaceKey'; keyId: string; workspaceId: string; scopes: KeyScope[] }
   | { kind: 'agentSelf'; workspaceId: string; agentId: string }
-  | { kind: 'system'; workspaceId: string; task: string };
+  | SystemPrincipal;
+
+/**
+ * Work the service does by itself for one agent, named for what it is: a stored webhook delivery
+ * being run, a script's documents calls. It acts for that agent only and may read it and use its
+ * documents, nothing more (policy.ts).
+ */
+export interface SystemPrincipal {
+  kind: 'system';
+  name: SystemTask;
+  workspaceId: string;
+  agentId: string;
+}
+
+export const SYSTEM_TASKS = ['webhook-delivery', 'script-documents'] as const;
+export type SystemTask = (typeof SYSTEM_TASKS)[number];
 
 export const ROLES = ['ADMIN', 'MEMBER'] as const;
 export type Role = (typeof ROLES)[number];

@@ -32,8 +32,11 @@ import { SurfaceAccess } from './surfaces/surface-access.js';
 import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
 import { ChatService } from './chat/chat.service.js';
-import { DEFAULT_WEBHOOK_CONFIG, WebhookService, type WebhookConfig } from './webhooks/webhook.service.js';
 import { DeliveryBodyService } from './webhooks/delivery-body.service.js';
+import { WebhookDeliveriesService } from './webhooks/webhook-deliveries.service.js';
+import { WebhookDeliveryTask } from './webhooks/webhook-delivery.task.js';
+import { WebhookReceiptService } from './webhooks/webhook-receipt.service.js';
+import type { QueueSignal } from './webhooks/webhook.ports.js';
 
 /** Every use case of the domain, built once by the composition root. */
 export interface Services {
@@ -59,8 +62,15 @@ export interface Services {
   httpApi: HttpApiService;
   mcp: McpService;
   documentApi: DocumentApiService;
-  webhooks: WebhookService;
   deliveryBodies: DeliveryBodyService;
+  /** Receives webhook callbacks and stores them as deliveries. */
+  webhookReceipt: WebhookReceiptService;
+  /** Runs one claimed delivery (the queue's task). */
+  webhookDelivery: WebhookDeliveryTask;
+  /** Lists, replays and prunes stored deliveries. */
+  deliveries: WebhookDeliveriesService;
+  /** Rung when a delivery is queued here: the composition root points it at this instance's worker. */
+  deliveryQueued: QueueSignal;
   chat: ChatService;
   workspaceApi: WorkspaceApiService;
   manifests: ManifestService;
@@ -81,7 +91,6 @@ export interface ServiceDeps {
   /** Where charges of runs without a credit limit go (batched by infra); absent: written at once. */
   chargeSink?: ChargeSink;
   admission: Pick<AdmissionConfig, 'instanceId'> & Partial<AdmissionConfig>;
-  webhooks?: Partial<WebhookConfig>;
   /** Where runs are counted for /metrics. */
   metrics?: RunMetrics;
 }
@@ -113,6 +122,7 @@ export function createServices(deps: ServiceDeps): Services {
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
   const pipeline = new Pipeline(admission, runs, activityLog, deps.metrics);
   const keys = new KeyService(store, clock);
+  const deliveryQueued: QueueSignal = { onQueued: () => {} };
   return {
     store,
     clock,
@@ -138,7 +148,10 @@ export function createServices(deps: ServiceDeps): Services {
     documentApi: new DocumentApiService(records, pipeline),
     chat: new ChatService(store, clock, pipeline),
     deliveryBodies: new DeliveryBodyService(store),
-    webhooks: new WebhookService(store, clock, secrets, pipeline, { ...DEFAULT_WEBHOOK_CONFIG, ...deps.webhooks }),
+    webhookReceipt: new WebhookReceiptService(store, clock, secrets, deliveryQueued),
+    webhookDelivery: new WebhookDeliveryTask(store, pipeline),
+    deliveries: new WebhookDeliveriesService(store, clock, deliveryQueued),
+    deliveryQueued,
     workspaceApi: new WorkspaceApiService(store, clock, deps.chargeSink),
     manifests: new ManifestService(store, clock, scriptCheck, modelReferences),
     health: new HealthService(store),

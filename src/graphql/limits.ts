@@ -23,7 +23,7 @@ import {
 import { MAX_LOGGED_BODY } from '../domain/activity/activity-log.js';
 import { MAX_ACTIVITY_PAGE, MAX_USAGE_DAYS } from '../domain/activity/activity.service.js';
 import { MAX_HANDLER } from '../domain/entries/entry.schemas.js';
-import { DELIVERY_BODY_SHOWN_BYTES } from '../domain/webhooks/webhook.service.js';
+import { DELIVERY_BODY_SHOWN_BYTES } from '../domain/webhooks/webhook-deliveries.service.js';
 
 /** Nesting of data fields. */
 export const MAX_DEPTH = 10;

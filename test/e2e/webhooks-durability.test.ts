@@ -127,11 +127,11 @@ describe('e2e: webhook queue durability (PostgreSQL)', function () {
       }
       const processed = [0, 0];
       instances.forEach((inst, k) => {
-        const webhooks = inst.service.services.webhooks;
-        const process = webhooks.process.bind(webhooks);
-        webhooks.process = async (d) => {
+        const task = inst.service.services.webhookDelivery;
+        const run = task.run.bind(task);
+        task.run = async (d) => {
           processed[k]!++;
-          return process(d);
+          return run(d);
         };
       });
       const { agent, doc } = await recordingAgent(graphqlClient(() => instances[0]!.url, ADMIN_TOKEN));

@@ -130,7 +130,7 @@ describe('e2e: webhook receiver and queue', function () {
 
     it('answers "could not be stored" (503, Retry-After) when the database is away at a lookup before the insert, not only at the insert', async () => {
       // The integration lookup meets an unreachable database, as the repositories report it.
-      const webhooks = h().service.services.webhooks;
+      const webhooks = h().service.services.webhookReceipt;
       const resolve = webhooks.resolve;
       webhooks.resolve = async () => {
         throw translatePgError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));

@@ -152,10 +152,11 @@ describe('Endpoint Management: one table of operations for the tools and the Gra
       expect(await s.entries.listForAgents(selfA, 'httpEndpoints', [a, b])).to.deep.equal([]);
       expect(await s.keys.listForAgents(selfA, [b])).to.deep.equal([]);
       expect(await s.documents.exposuresForAgents(selfA, [b])).to.deep.equal([]);
-      const admin: Principal = { kind: 'system', workspaceId: ws.workspaceId, task: 'test' };
+      // Background work for agent b reads b's children, never another agent's.
+      const admin: Principal = { kind: 'system', name: 'webhook-delivery', workspaceId: ws.workspaceId, agentId: b };
       expect((await s.entries.listForAgents(admin, 'httpEndpoints', [a, b])).map((e) => e.path)).to.deep.equal(['b-only']);
       expect(await s.keys.listForAgents(admin, [b])).to.have.length(1);
-      const stranger: Principal = { kind: 'system', workspaceId: 'ws_elsewhere', task: 'test' };
+      const stranger: Principal = { kind: 'system', name: 'webhook-delivery', workspaceId: 'ws_elsewhere', agentId: b };
       expect(await s.entries.listForAgents(stranger, 'httpEndpoints', [b])).to.deep.equal([]);
     });
   });

@@ -202,7 +202,7 @@ describe('run pipeline: prompt handlers', function () {
       expect(r.output).to.equal('b is the best lead');
       const queried = fake.requests[2]!.body.messages!.filter((m) => m.role === 'tool').map((m) => String(m.content));
       expect(queried.at(-1)).to.contain('b@example.com').and.not.contain('a@example.com');
-      const stored = await h().service.services.records.query({ kind: 'system', workspaceId: agent.workspaceId, task: 'test' }, id, docId, 'agent', { filter: {} });
+      const stored = await h().service.services.records.query({ kind: 'system', name: 'script-documents', workspaceId: agent.workspaceId, agentId: agent.id }, id, docId, 'agent', { filter: {} });
       expect(stored.totalCount).to.equal(2);
     });
   });

@@ -1,12 +1,11 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import type { WebhookDelivery } from '../../src/domain/webhooks/webhook.entities.js';
+import type { QueuedDelivery, WebhookDelivery } from '../../src/domain/webhooks/webhook.entities.js';
 import { newId } from '../../src/domain/ids.js';
-import type { Store } from '../../src/domain/ports.js';
-import { WebhookService, type QueuedDelivery } from '../../src/domain/webhooks/webhook.service.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { deliveryRepo } from '../../src/infra/store/delivery.repo.js';
 import { webhookDeliveries } from '../../src/infra/store/rows/webhook-deliveries.js';
+import { deliveryQueue } from '../../src/infra/webhooks/delivery-queue.js';
 import { startDeliveryWorker } from '../../src/infra/webhooks/delivery-worker.js';
 import { MovableClock } from '../helpers/movable-clock.js';
 import { createAgent, gqlOk, h, newWorkspace } from '../helpers/harness.js';
@@ -104,20 +103,19 @@ describe('webhook queue: a fair claim between agents', function () {
     await rolledBack(async (trx) => {
       await queue(trx, 'A', BACKLOG, 0);
       const [b] = await queue(trx, 'B', 1, BACKLOG + 20);
-      const repos = { ...h().service.services.store.repos, deliveries: deliveryRepo(trx) };
-      const store: Store = { repos, transaction: (fn) => fn(repos), ping: async () => true };
-      const { secrets, pipeline } = h().service.services;
-      const service = new WebhookService(store, new MovableClock(new Date(T0 + 3_600_000)), secrets, pipeline, { leaseMs: 600_000, random: () => 0.5 });
+      const deliveries = deliveryQueue(deliveryRepo(trx), new MovableClock(new Date(T0 + 3_600_000)), { leaseMs: 600_000, random: () => 0.5 });
       // The runs themselves are not the point: each attempt records which agent it was for and ends.
       const started: string[] = [];
       let seen: () => void = () => {};
       const bOrAll = new Promise<void>((resolve) => (seen = resolve));
-      service.process = async (d: QueuedDelivery) => {
-        started.push(d.id === b ? 'B' : 'A');
-        if (d.id === b || started.length === BACKLOG + 1) seen();
-        return 'done';
+      const task = {
+        run: async (d: QueuedDelivery) => {
+          started.push(d.id === b ? 'B' : 'A');
+          if (d.id === b || started.length === BACKLOG + 1) seen();
+          return { kind: 'done', runId: 'run_fair' } as const;
+        },
       };
-      const worker = startDeliveryWorker(service, createLogger('silent'), { concurrency: 4, pollMs: 10, leaseMs: 600_000 });
+      const worker = startDeliveryWorker(deliveries, task, createLogger('silent'), { concurrency: 4, pollMs: 10, leaseMs: 600_000 });
       try {
         await bOrAll;
       } finally {

@@ -3,18 +3,21 @@ import { MovableClock } from '../helpers/movable-clock.js';
 import type { Clock } from '../../src/domain/clock.js';
 import type { Agent } from '../../src/domain/agents/agent.entities.js';
 import type { Webhook } from '../../src/domain/entries/entry.entities.js';
-import type { WebhookDelivery, WebhookDeliverySummary } from '../../src/domain/webhooks/webhook.entities.js';
+import type { QueuedDelivery, WebhookDelivery, WebhookDeliverySummary } from '../../src/domain/webhooks/webhook.entities.js';
 import { Invalid, LimitExceeded, NotFound } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { Principal } from '../../src/domain/principal.js';
 import type { Pipeline } from '../../src/domain/runtime/pipeline.js';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../src/domain/webhooks/retry-schedule.js';
-import { DEDUPE_WINDOW_MS, WebhookService, type InboundDelivery } from '../../src/domain/webhooks/webhook.service.js';
+import { WebhookDeliveriesService } from '../../src/domain/webhooks/webhook-deliveries.service.js';
+import { WebhookDeliveryTask } from '../../src/domain/webhooks/webhook-delivery.task.js';
+import { DEDUPE_WINDOW_MS, WebhookReceiptService, type WebhookRequest } from '../../src/domain/webhooks/webhook-receipt.service.js';
+import { deliveryQueue } from '../../src/infra/webhooks/delivery-queue.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { loadAgent, refusal } from '../helpers/runtime.js';
 
-// The webhook queue's rules, driven through a WebhookService of our own on the harness database
-// with a clock the test moves. The harness service runs its own queue worker on the system clock,
+// The webhook queue's rules, driven through a receipt service, a delivery task, its queue and a
+// deliveries service of our own on the harness database with a clock the test moves. The harness service runs its own queue worker on the system clock,
 // which claims every due delivery in the database: this file never calls claim() (it would take
 // other tests' rows), and every row it leaves is either finished, RUNNING under a lease that ends
 // in 2999, or PENDING until far in the future — nothing here becomes due for that worker.
@@ -31,7 +34,12 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
   const clock = new MovableClock(new Date('2091-01-01T00:00:00Z'));
   /** What the pipeline was asked to begin, and what it refused. */
   const seen = { begins: 0, refusals: [] as unknown[] };
-  let service: WebhookService;
+  /** One processing attempt: the task runs the delivery, the queue settles it. */
+  let service: {
+    process(d: QueuedDelivery): Promise<string>;
+    renew(d: QueuedDelivery): Promise<boolean>;
+    accept(agent: Agent, hook: Webhook, sent: Omit<WebhookRequest, 'header' | 'contentLength' | 'body'> & { rawBody: Buffer }): Promise<{ delivery: WebhookDeliverySummary; duplicate: boolean }>;
+  } & Pick<WebhookDeliveriesService, 'list' | 'replay' | 'prune' | 'dropBodies'>;
 
   const repos = () => h().service.services.store.repos;
   const gql = (query: string, variables: Record<string, unknown>) => gqlOk(ws.adminToken, query, variables);
@@ -106,7 +114,7 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     return row(id);
   }
 
-  function inbound(headers: Record<string, string>, body: unknown): InboundDelivery {
+  function inbound(headers: Record<string, string>, body: unknown): Omit<WebhookRequest, 'header' | 'contentLength' | 'body'> & { rawBody: Buffer } {
     return { method: 'POST', path: '/hook', query: {}, headers: { 'content-type': 'application/json', ...headers }, rawBody: Buffer.from(JSON.stringify(body)) };
   }
 
@@ -114,7 +122,32 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     ws = await newWorkspace();
     admin = { kind: 'member', memberId: ws.adminId, workspaceId: ws.workspaceId, role: 'ADMIN' };
     const { store, secrets, pipeline } = h().service.services;
-    service = new WebhookService(store, clock, secrets, countingPipeline(pipeline), { leaseMs: 30_000, random: () => 0.5 });
+    const queued = { onQueued: () => {} };
+    const task = new WebhookDeliveryTask(store, countingPipeline(pipeline));
+    const queue = deliveryQueue(store.repos.deliveries, clock, { leaseMs: 30_000, random: () => 0.5 });
+    const receipt = new WebhookReceiptService(store, clock, secrets, queued);
+    const deliveries = new WebhookDeliveriesService(store, clock, queued);
+    service = {
+      process: async (d) => queue.settle(d, await task.run(d)),
+      renew: (d) => queue.renew(d),
+      async accept(agent, hook, sent) {
+        const r = await receipt.receive(agent.id, hook.integration, {
+          ...sent,
+          header: (name) => sent.headers[name.toLowerCase()] as string | undefined,
+          contentLength: sent.rawBody.length,
+          body: (async function* () {
+            yield sent.rawBody;
+          })(),
+        });
+        if ('refused' in r) throw r.refused;
+        if ('challenge' in r.answer) throw new Error('a challenge, not a delivery');
+        return r.answer;
+      },
+      list: (p, agentId, input) => deliveries.list(p, agentId, input),
+      replay: (p, id) => deliveries.replay(p, id),
+      prune: (days) => deliveries.prune(days),
+      dropBodies: (days) => deliveries.dropBodies(days),
+    };
   });
 
   beforeEach(() => {

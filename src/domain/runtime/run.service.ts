@@ -205,7 +205,7 @@ export class RunService {
 
   /** The script host API, confined to the agent's own documents; runs as a system principal. */
   private scriptHost(agent: Agent, outage: { error?: Unavailable }): ScriptHost {
-    const p: Principal = { kind: 'system', workspaceId: agent.workspaceId, task: `script:${agent.id}` };
+    const p: Principal = { kind: 'system', name: 'script-documents', workspaceId: agent.workspaceId, agentId: agent.id };
     const r = this.deps.records;
     // The script sees a domain refusal's message; any other failure (a dropped database connection)
     // only as "failed unexpectedly", never the cause's text.

@@ -1,7 +1,7 @@
 import { readableAgentIds } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
-import { DELIVERY_BODY_SHOWN_BYTES } from './webhook.service.js';
+import { DELIVERY_BODY_SHOWN_BYTES } from './webhook-deliveries.service.js';
 
 /** The shown beginning of webhook deliveries' bodies, read for a page of deliveries at once. */
 export class DeliveryBodyService {

@@ -46,3 +46,24 @@ export interface WebhookDeliverySummary extends Omit<WebhookDelivery, 'rawBody'>
   /** Size of the body as received, in bytes. */
   bodyBytes: number;
 }
+
+/** A delivery as the queue hands it to its task: its body is read when it runs. */
+export type QueuedDelivery = Omit<WebhookDelivery, 'rawBody'>;
+
+/**
+ * How one run of a delivery ended, as its task reports it; the queue settles the delivery from it.
+ * - `done`: the run succeeded;
+ * - `retry`: it failed in a way another attempt may not (on the retry schedule, failing at its end);
+ * - `deferred`: a limit or a busy dependency refused it; tried again after `retryAfterSeconds`,
+ *   no failure counted;
+ * - `failed`: nothing another attempt could change; `countsFailure: false` when this attempt ran
+ *   nothing that could fail (its lost predecessor was already counted).
+ */
+export type DeliveryOutcome =
+  | { kind: 'done'; runId: string }
+  | { kind: 'retry'; error: string; runId: string | null }
+  | { kind: 'deferred'; error: string; retryAfterSeconds: number }
+  | { kind: 'failed'; error: string; runId: string | null; countsFailure: boolean };
+
+/** How an attempt was settled, or `lost` when another attempt holds the delivery now (the claim's fence). */
+export type AttemptOutcome = 'done' | 'retry' | 'deferred' | 'failed' | 'lost';

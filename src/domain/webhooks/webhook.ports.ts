@@ -1,4 +1,4 @@
-import type { DeliveryStatus, WebhookDelivery, WebhookDeliverySummary } from './webhook.entities.js';
+import type { AttemptOutcome, DeliveryOutcome, DeliveryStatus, QueuedDelivery, WebhookDelivery, WebhookDeliverySummary } from './webhook.entities.js';
 
 // Ports of webhook deliveries the domain talks to. src/infra implements them; nothing here knows
 // about SQL.
@@ -57,4 +57,26 @@ export interface DeliveryRepo {
    * them dropped `at`; the rows stay. In batches of `batch`, each its own statement; returns how many.
    */
   dropBodies(before: Date, at: Date, batch?: number): Promise<number>;
+}
+
+/**
+ * The queue of stored deliveries as its consumer sees it (src/infra implements it over the
+ * DeliveryRepo): it claims due deliveries under a lease, keeps the lease while a task runs one,
+ * hands a claim back at shutdown, and settles each attempt from the outcome its task returned
+ * (retry schedule, deferral, failure). A task only runs a delivery; it never touches the queue.
+ */
+export interface DeliveryQueue {
+  /** Up to `limit` due deliveries for this instance, each under a lease, fairly between agents (in the order to run them). */
+  claim(limit: number): Promise<WebhookDeliverySummary[]>;
+  /** Extends the lease of a delivery being run; false when this instance no longer holds it. */
+  renew(d: QueuedDelivery): Promise<boolean>;
+  /** Gives a delivery this instance is running back to the queue, due at once, no failure counted (shutdown at its deadline). */
+  handBack(d: QueuedDelivery): Promise<boolean>;
+  /** Ends the attempt with its outcome; `lost` when the delivery was claimed again meanwhile (nothing is written). */
+  settle(d: QueuedDelivery, outcome: DeliveryOutcome): Promise<AttemptOutcome>;
+}
+
+/** Wakes this instance's queue consumer when a delivery was queued here; the composition root connects it to the worker. */
+export interface QueueSignal {
+  onQueued: () => void;
 }

@@ -110,12 +110,12 @@ export class WebhookDeliveryResolver {
     @Arg('after', () => String, { nullable: true }) after: string | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.webhooks.list(ctx.principal, agentId, { first, after: after ?? undefined, integration: integration ?? undefined, status: status ?? undefined });
+    return ctx.services.deliveries.list(ctx.principal, agentId, { first, after: after ?? undefined, integration: integration ?? undefined, status: status ?? undefined });
   }
 
   @Mutation(() => WebhookDelivery, { description: 'Queues a stored delivery to run again (also a failed one); returns the new delivery' })
   replayWebhookDelivery(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
-    return ctx.services.webhooks.replay(ctx.principal, id);
+    return ctx.services.deliveries.replay(ctx.principal, id);
   }
 
   @FieldResolver(() => String, { description: 'The body as received, as UTF-8 text (the first 64 KiB)' })

@@ -1,5 +1,5 @@
-import type { WebhookDeliverySummary } from '../../domain/webhooks/webhook.entities.js';
-import type { WebhookService } from '../../domain/webhooks/webhook.service.js';
+import type { DeliveryOutcome, QueuedDelivery, WebhookDeliverySummary } from '../../domain/webhooks/webhook.entities.js';
+import type { DeliveryQueue } from '../../domain/webhooks/webhook.ports.js';
 import type { Logger } from '../logger.js';
 
 export interface DeliveryWorkerOptions {
@@ -24,13 +24,18 @@ export interface DeliveryWorker {
 
 const MAX_ERROR_BACKOFF_MS = 30_000;
 
+/** What runs one claimed delivery and says how it ended (WebhookDeliveryTask). */
+export interface DeliveryTask {
+  run(d: QueuedDelivery): Promise<DeliveryOutcome>;
+}
+
 /**
- * The queue's consumer in one instance: claims due deliveries up to its concurrency, processes each
- * through the webhook service while renewing its lease, and claims more as runs finish. Every
- * instance runs one; the database decides who gets which delivery. When the database is down it
- * backs off (doubling up to 30 s) and resumes by itself.
+ * The queue's consumer in one instance: claims due deliveries up to its concurrency, runs each
+ * with the task while renewing its lease, settles it from the task's outcome, and claims more as
+ * runs finish. Every instance runs one; the database decides who gets which delivery. When the
+ * database is down it backs off (doubling up to 30 s) and resumes by itself.
  */
-export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, opts: DeliveryWorkerOptions): DeliveryWorker {
+export function startDeliveryWorker(queue: DeliveryQueue, task: DeliveryTask, logger: Logger, opts: DeliveryWorkerOptions): DeliveryWorker {
   const active = new Set<Promise<void>>();
   /** The deliveries being run, with their lease renewal. */
   const running = new Map<string, { delivery: WebhookDeliverySummary; renewal: NodeJS.Timeout }>();
@@ -61,16 +66,16 @@ export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, op
 
   const runOne = async (d: WebhookDeliverySummary) => {
     const renewal = setInterval(() => {
-      webhooks.renew(d).catch((err: unknown) => logger.warn({ err, deliveryId: d.id }, 'webhook delivery lease renewal failed'));
+      queue.renew(d).catch((err: unknown) => logger.warn({ err, deliveryId: d.id }, 'webhook delivery lease renewal failed'));
     }, Math.max(100, Math.floor(opts.leaseMs / 3)));
     renewal.unref();
     running.set(d.id, { delivery: d, renewal });
     try {
-      const outcome = await webhooks.process(d);
+      const outcome = await queue.settle(d, await task.run(d));
       if (outcome === 'lost') logger.warn({ deliveryId: d.id, attempt: d.attempts }, 'webhook delivery was claimed again before this attempt settled');
       else logger.debug({ deliveryId: d.id, attempt: d.attempts, outcome }, 'webhook delivery attempt');
     } catch (err) {
-      // Settling failed (the database went away): the lease runs out and the delivery is claimed again.
+      // The run or its settling failed (the database went away): the lease runs out and the delivery is claimed again.
       logger.error({ err, deliveryId: d.id }, 'webhook delivery attempt could not be settled');
     } finally {
       clearInterval(renewal);
@@ -86,7 +91,7 @@ export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, op
       if (free > 0) {
         let claimed: WebhookDeliverySummary[];
         try {
-          claimed = await webhooks.claim(free);
+          claimed = await queue.claim(free);
           errorBackoff = opts.pollMs;
         } catch (err) {
           logger.warn({ err }, 'webhook queue unavailable; retrying');
@@ -127,7 +132,7 @@ export function startDeliveryWorker(webhooks: WebhookService, logger: Logger, op
         clearInterval(renewal);
         running.delete(delivery.id);
         try {
-          if (await webhooks.handBack(delivery)) logger.warn({ deliveryId: delivery.id, attempt: delivery.attempts }, 'shutdown: webhook delivery still running at the deadline was given back to the queue');
+          if (await queue.handBack(delivery)) logger.warn({ deliveryId: delivery.id, attempt: delivery.attempts }, 'shutdown: webhook delivery still running at the deadline was given back to the queue');
         } catch (err) {
           // Its lease runs out instead, and the delivery is claimed again then.
           logger.error({ err, deliveryId: delivery.id }, 'shutdown: webhook delivery could not be given back; it waits for its lease to end');
