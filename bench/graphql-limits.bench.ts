@@ -91,7 +91,7 @@ const entries: ActivityEntry[] = Array.from({ length: 200 }, (_, i) => ({
   logs: null,
   createdAt: new Date(now - i * 1000),
 }));
-await service.services.store.repos.activity.insertMany(entries);
+await service.store.repos.activity.insertMany(entries);
 
 const introspectionFlood = mostAliases(() => '__schema { types { fields { type { fields { name type { name } args { name type { name } } } } } } }');
 const activityFlood = mostAliases(

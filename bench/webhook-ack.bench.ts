@@ -20,7 +20,7 @@ for (let i = 0; i < N; i++) {
   latencies.push(performance.now() - t);
 }
 const sent = performance.now() - started;
-const { store } = service.services;
+const { store } = service;
 for (;;) {
   const page = await store.repos.deliveries.list(agent, { first: N + 1, status: 'DONE' });
   if (page.length === N) break;

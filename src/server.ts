@@ -17,6 +17,7 @@ import { closeDatabase, openDatabase, type Db } from './infra/db.js';
 import { createLogger, type Logger } from './infra/logger.js';
 import { migrateLatest } from './infra/migrate.js';
 import { knexStore } from './infra/store/knex-store.js';
+import type { Store } from './domain/ports.js';
 import { cachedStore, ReadCache } from './infra/store/cached-store.js';
 import { listenForChanges } from './infra/store/change-listener.js';
 import { bufferedActivitySink } from './infra/activity/buffered-sink.js';
@@ -35,6 +36,9 @@ export interface Service {
   config: Config;
   db: Db;
   services: Services;
+  /** The repositories behind the services, for the instance's own wiring and for tests; never handed to an adapter. */
+  store: Store;
+  clock: Clock;
   app: Koa;
   logger: Logger;
   bootstrap: BootstrapResult;
@@ -143,6 +147,8 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       config,
       db,
       services,
+      store,
+      clock,
       app,
       logger,
       bootstrap,

@@ -40,8 +40,6 @@ import type { QueueSignal } from './webhooks/webhook.ports.js';
 
 /** Every use case of the domain, built once by the composition root. */
 export interface Services {
-  store: Store;
-  clock: Clock;
   workspace: WorkspaceService;
   agents: AgentService;
   keys: KeyService;
@@ -124,8 +122,6 @@ export function createServices(deps: ServiceDeps): Services {
   const keys = new KeyService(store, clock);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
   return {
-    store,
-    clock,
     workspace: new WorkspaceService(store, clock),
     agents,
     keys,

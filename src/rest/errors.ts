@@ -70,10 +70,3 @@ function clientMessage(status: number, unparsed: string | undefined, message: st
   if (status === 400 && unparsed !== undefined) return malformedJsonMessage(unparsed);
   return message ?? 'Bad request';
 }
-
-/** The HTTP status an error ends in (the webhook route's activity entry, until it goes through `agentSurface`'s entry too). */
-export function statusOf(err: unknown): number {
-  if (err instanceof DomainError) return STATUS[err.code];
-  const s = (err as { status?: number })?.status;
-  return typeof s === 'number' && s >= 400 && s < 500 ? s : 500;
-}

@@ -184,7 +184,7 @@ describe('e2e: chat endpoints', function () {
   it('a visitor who goes away mid-stream cancels the run and frees its concurrency slot', async () => {
     const held = await newAgent('Held');
     await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: 1) { id } }', { a: held.id });
-    const slots = () => svc.service.services.store.repos.slots.countActive(held.id, new Date());
+    const slots = () => svc.service.store.repos.slots.countActive(held.id, new Date());
     gate.shut();
     try {
       fake.enqueue({ text: 'This answer is never read.' });

@@ -168,7 +168,7 @@ describe('HTTP API: the 500 body of a failed run', function () {
       const doc = await createDocument(ws.adminToken, agent, { name: 'Orders', kind: 'DATABASE', fields: [{ name: 'sku', type: 'STRING' }] });
       await addHttpEndpoint(ws.adminToken, agent, { path: 'peek', handler: { script: 'return await documents.query(input.documentId, {})' } });
       await addHttpEndpoint(ws.adminToken, agent, { path: 'catch', handler: { script: 'try { await documents.query(input.documentId, {}); return "read"; } catch (e) { return String(e.message); }' } });
-      const records = h().service.services.store.repos.records;
+      const records = h().service.store.repos.records;
       const original = records.query;
       records.query = async () => {
         throw new Error(CAUSE);

@@ -421,7 +421,7 @@ describe('e2e: MCP server', function () {
       await rejection(pending);
       await closed;
       const services = svc.service.services;
-      await eventually(async () => ((await services.store.repos.slots.countActive(A, services.clock.now())) === 0 ? true : undefined));
+      await eventually(async () => ((await svc.service.store.repos.slots.countActive(A, svc.service.clock.now())) === 0 ? true : undefined));
       const entry = await eventually(async () => (await activity(A)).find((e) => e.entry === 'ask' && JSON.stringify(e.requestBody).includes('count slowly')));
       expect(entry.error).to.match(/cancelled/);
       await fake.idle();

@@ -24,7 +24,7 @@ describe('HTTP API: refusals come before admission', function () {
     return { agent, key: await createAgentKey(ws.adminToken, agent) };
   }
 
-  const activeSlots = (agentId: string) => h().service.services.store.repos.slots.countActive(agentId, h().service.services.clock.now());
+  const activeSlots = (agentId: string) => h().service.store.repos.slots.countActive(agentId, h().service.clock.now());
 
   it('an agent at its daily credit limit: blocked input 400, unknown endpoint 404, malformed body 400 — only a valid request gets 429', async () => {
     const { agent, key } = await guardedAgent('dailyCreditLimit: 1');

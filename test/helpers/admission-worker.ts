@@ -9,7 +9,7 @@ import { TEST_SECRETS_KEY } from './harness.js';
 const env = process.env;
 const config = loadConfig({ DATABASE_URL: env.TEST_DATABASE_URL, SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: 'silent', PORT: '0' });
 const service = await buildService(config, { skipMigrations: true, housekeepingMs: 0, admission: { leaseMs: Number(env.LEASE_MS ?? 30_000) } });
-const agent = (await service.services.store.repos.agents.get(env.AGENT_ID!))!;
+const agent = (await service.store.repos.agents.get(env.AGENT_ID!))!;
 const principal = { kind: 'agentKey', keyId: 'key_worker', workspaceId: agent.workspaceId, agentId: agent.id } as const;
 const out = (o: unknown) => process.stdout.write(JSON.stringify(o) + '\n');
 

@@ -78,7 +78,7 @@ export interface TestWorkspace {
 
 /** A fresh workspace with an admin member and token, created directly through the repositories. */
 export async function newWorkspace(): Promise<TestWorkspace> {
-  const { repos } = h().service.services.store;
+  const { repos } = h().service.store;
   const now = new Date();
   const ws = await repos.workspaces.insert({
     id: newId('ws'),

@@ -39,7 +39,7 @@ export function useFakeModelWorkspace(started: (s: FakeModelWorkspace) => void, 
 }
 
 export async function loadAgent(id: string): Promise<Agent> {
-  const a = await h().service.services.store.repos.agents.get(id);
+  const a = await h().service.store.repos.agents.get(id);
   if (!a) throw new Error(`no agent ${id}`);
   return a;
 }

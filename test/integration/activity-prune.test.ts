@@ -20,7 +20,7 @@ describe('activity log retention prune', () => {
       row(other.workspaceId, otherAgent, old(0)),
     ]);
 
-    expect(await h().service.services.store.repos.activity.prune(ws.workspaceId, cutoff, 3)).to.equal(7);
+    expect(await h().service.store.repos.activity.prune(ws.workspaceId, cutoff, 3)).to.equal(7);
     const left = (await h().db('activity_log').whereIn('agent_id', [agent, otherAgent]).select('agent_id', 'created_at')) as { agent_id: string; created_at: Date }[];
     expect(left.map((r) => [r.agent_id, new Date(r.created_at).toISOString()]).sort()).to.deep.equal(
       [
@@ -28,6 +28,6 @@ describe('activity log retention prune', () => {
         [otherAgent, old(0).toISOString()],
       ].sort(),
     );
-    expect(await h().service.services.store.repos.activity.prune(ws.workspaceId, cutoff, 3)).to.equal(0);
+    expect(await h().service.store.repos.activity.prune(ws.workspaceId, cutoff, 3)).to.equal(0);
   });
 });

@@ -33,8 +33,8 @@ describe('activity sink: a batch with one bad entry', function () {
     const lines: string[] = [];
     const logger = createLogger('info', new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
     // A long delay: the entries below stay pending until flush() writes them as one batch.
-    const sink = bufferedActivitySink(h().service.services.store, logger, { delayMs: 60_000 });
-    const log = new ActivityLog(h().service.services.store, sink, systemClock);
+    const sink = bufferedActivitySink(h().service.store, logger, { delayMs: 60_000 });
+    const log = new ActivityLog(h().service.store, sink, systemClock);
     return { lines, sink, log };
   }
 
@@ -75,7 +75,7 @@ describe('activity sink: a batch with one bad entry', function () {
   // Whatever the database refuses in an entry's bodies (on PostgreSQL, jsonb nested past
   // max_stack_depth fails with 54001), the request stays on record: status, error, no bodies.
   it('an entry refused with its bodies is stored without them, and the log says so', async () => {
-    const { store } = h().service.services;
+    const { store } = h().service;
     const refusingBodies = {
       ...store,
       repos: {
@@ -111,7 +111,7 @@ describe('activity sink: a batch with one bad entry', function () {
   });
 
   it('an entry written to the sink with a body too deep even to walk is stored without it', async () => {
-    const { store } = h().service.services;
+    const { store } = h().service;
     const sink = bufferedActivitySink(store, createLogger('silent'), { delayMs: 60_000 });
     const agent = await loadAgent(await createAgent(ws.adminToken));
     const deep = JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)) as unknown;
@@ -151,7 +151,7 @@ describe('activity sink: while the database cannot be reached', function () {
 
   it('keeps the entries and stores every one of them once the database is back', async () => {
     const ws = await newWorkspace();
-    const real = h().service.services.store;
+    const real = h().service.store;
     // The real store, whose activity writes fail as an unreachable database fails them (a refused
     // connection, translated by the repositories) until `down` is cleared.
     let down = true;
@@ -199,7 +199,7 @@ describe('activity sink: a batch stored whose acknowledgement was lost', functio
 
   it('is sent again with the entries written since, and each entry is stored once, none reported as failed', async () => {
     const ws = await newWorkspace();
-    const real = h().service.services.store;
+    const real = h().service.store;
     // The first write commits and then fails as a connection dropped before the answer does.
     let calls = 0;
     const activity = new Proxy(real.repos.activity, {

@@ -25,7 +25,7 @@ function steppingClock(start: Date): Clock {
 /** A sink storing each entry (with `edit` applied) straight through the repository; flush waits for them. */
 function directSink(edit: (e: ActivityEntry) => ActivityEntry): ActivitySink {
   const pending: Promise<void>[] = [];
-  const { activity } = h().service.services.store.repos;
+  const { activity } = h().service.store.repos;
   return { write: (e) => void pending.push(activity.insert(edit(e))), flush: async () => void (await Promise.all(pending)) };
 }
 
@@ -80,7 +80,7 @@ describe('activity log', function () {
     const id = await createAgent(ws.adminToken);
     const agent = await loadAgent(id);
     // The service's sink, with a clock that gives every entry a later time than the one before.
-    const { store } = h().service.services;
+    const { store } = h().service;
     const log = new ActivityLog(store, bufferedActivitySink(store, createLogger('silent')), steppingClock(new Date()));
     for (let i = 0; i < 5; i++) log.record(agent, { surface: i % 2 ? 'MCP' : 'HTTP_API', status: 200 + i });
     await log.flush();
@@ -99,8 +99,8 @@ describe('activity log', function () {
     const fresh = await newWorkspace();
     await gqlOk(fresh.adminToken, `mutation { updateWorkspaceSettings(input: {activityRetentionDays: 7}) { id } }`);
     const agent = await loadAgent(await createAgent(fresh.adminToken));
-    const store = h().service.services.store;
-    const past = new ActivityLog(store, directSink((e) => ({ ...e, createdAt: new Date(Date.now() - 8 * 86_400_000) })), h().service.services.clock);
+    const store = h().service.store;
+    const past = new ActivityLog(store, directSink((e) => ({ ...e, createdAt: new Date(Date.now() - 8 * 86_400_000) })), h().service.clock);
     past.record(agent, { surface: 'HTTP_API', status: 1 });
     h().service.services.activityLog.record(agent, { surface: 'HTTP_API', status: 2 });
     await past.flush();
@@ -136,7 +136,7 @@ describe('activity log', function () {
   describe('entries whose bodies PostgreSQL could not store as given', () => {
     /** The stored entries as the repository reads them back (script logs are not on GraphQL). */
     const stored = async (agentId: string) =>
-      (await h().service.services.store.repos.activity.list(agentId, { first: 10 })).map(({ status, error, requestBody, response, truncated, logs }) => ({ status, error, requestBody, response, truncated, logs }));
+      (await h().service.store.repos.activity.list(agentId, { first: 10 })).map(({ status, error, requestBody, response, truncated, logs }) => ({ status, error, requestBody, response, truncated, logs }));
 
     it('lone surrogates in the body, response, error and script logs are stored as U+FFFD', async () => {
       const agent = await loadAgent(await createAgent(ws.adminToken));

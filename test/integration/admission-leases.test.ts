@@ -17,7 +17,7 @@ describe('admission: purging expired leases', function () {
     const ws = await newWorkspace();
     const agentId = await createAgent(ws.adminToken);
     await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 5) { id } }', { id: agentId });
-    const slots = h().service.services.store.repos.slots;
+    const slots = h().service.store.repos.slots;
     const clock = new MovableClock(new Date('2001-01-01T12:00:00Z'));
     const lease = async (expiresAt: string) => {
       const id = newId('slot');
@@ -27,7 +27,7 @@ describe('admission: purging expired leases', function () {
     const expiredLongAgo = await lease('2001-01-01T11:00:00Z');
     const expiresNow = await lease('2001-01-01T12:00:00Z');
     const expiresLater = await lease('2001-01-01T12:00:01Z');
-    const a = new AdmissionService(h().service.services.store, clock, config);
+    const a = new AdmissionService(h().service.store, clock, config);
     const held = await a.admit(await loadAgent(agentId)); // a lease of this instance, leaseMs from now
     const leases = async () => ((await h().db('run_slots').where({ agent_id: agentId }).select('id')) as { id: string }[]).map((r) => r.id).sort();
     try {

@@ -40,7 +40,7 @@ describe('admission: a used-up daily limit is refused from memory until midnight
 
   /** One AdmissionService: first over the real store (to find the limit used up), then without statements. */
   function admissionPair(clock: MovableClock) {
-    const real = h().service.services.store;
+    const real = h().service.store;
     const { store, tried } = statementFree(real);
     const a = new AdmissionService(real, clock, config);
     // The memo lives in the service: swap the store it talks to, keep the service.
@@ -75,7 +75,7 @@ describe('admission: a used-up daily limit is refused from memory until midnight
     const id = await createAgent(ws.adminToken);
     await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 1) { id } }', { id });
     const clock = new MovableClock(new Date('2026-09-03T10:00:00Z'));
-    const a = new AdmissionService(h().service.services.store, clock, config);
+    const a = new AdmissionService(h().service.store, clock, config);
     const agent = await loadAgent(id);
     await a.charge(agent, 1);
     await refusal(a.admit(agent));
@@ -122,7 +122,7 @@ describe('admission: a concurrency limit this instance fills itself is refused f
     const id = await createAgent(ws.adminToken);
     await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 2) { id } }', { id });
     const agent = await loadAgent(id);
-    const real = h().service.services.store;
+    const real = h().service.store;
     const { store, tried } = statementFree(real);
     const a = new AdmissionService(real, new MovableClock(new Date()), config);
     const held = [await a.admit(agent), await a.admit(agent)];

@@ -39,7 +39,7 @@ describe('admission: credit limits and concurrency', function () {
   this.timeout(60_000);
   let ws: TestWorkspace;
   const clock = new MovableClock(new Date('2026-03-10T23:59:30Z'));
-  const admission = () => new AdmissionService(h().service.services.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
+  const admission = () => new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
 
   before(async () => {
     ws = await newWorkspace();
@@ -62,7 +62,7 @@ describe('admission: credit limits and concurrency', function () {
     expect((await refusal(a.admit(agent))).retryAfterSeconds).to.equal(1);
     clock.set('2026-03-11T00:00:00.000Z');
     await (await a.admit(agent)).release();
-    const usage = await h().service.services.store.repos.usage.listByAgent(id, '2026-03-10');
+    const usage = await h().service.store.repos.usage.listByAgent(id, '2026-03-10');
     expect(usage).to.deep.equal([{ agentId: id, day: '2026-03-10', credits: 1.2, runs: 2 }]);
   });
 
@@ -105,7 +105,7 @@ describe('admission: credit limits and concurrency', function () {
     await s3.release();
 
     // A lease left behind by a crashed instance stops counting once it expires.
-    const repos = h().service.services.store.repos;
+    const repos = h().service.store.repos;
     const crashed = { agentId: id, workspaceId: agent.workspaceId, teamId: null, instanceId: 'crashed', reservedCredits: 0, expiresAt: new Date('2026-05-01T08:00:10Z') };
     await repos.slots.insert({ id: newId('slot'), ...crashed });
     await repos.slots.insert({ id: newId('slot'), ...crashed });
@@ -131,8 +131,8 @@ describe('admission: credit limits and concurrency', function () {
 describe('admission: the exact limits', function () {
   this.timeout(60_000);
   const clock = new MovableClock(new Date('2026-06-01T12:00:00Z'));
-  const admission = (leaseMs = 30_000) => new AdmissionService(h().service.services.store, clock, { instanceId: 'test', leaseMs, concurrencyRetryAfterSeconds: 7 });
-  const slotCount = async (agentId: string) => h().service.services.store.repos.slots.countActive(agentId, clock.now());
+  const admission = (leaseMs = 30_000) => new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs, concurrencyRetryAfterSeconds: 7 });
+  const slotCount = async (agentId: string) => h().service.store.repos.slots.countActive(agentId, clock.now());
 
   it('a daily limit is used up when usage reaches it exactly, with a message naming the limit', async () => {
     clock.set('2026-06-01T12:00:00Z');
@@ -249,8 +249,8 @@ describe('admission: the exact limits', function () {
 describe('admission: credit reservations (a burst cannot overshoot a daily limit)', function () {
   this.timeout(60_000);
   const clock = new MovableClock(new Date('2026-07-01T12:00:00Z'));
-  const admission = (leaseMs = 30_000) => new AdmissionService(h().service.services.store, clock, { instanceId: 'test', leaseMs, concurrencyRetryAfterSeconds: 7 });
-  const repos = () => h().service.services.store.repos;
+  const admission = (leaseMs = 30_000) => new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs, concurrencyRetryAfterSeconds: 7 });
+  const repos = () => h().service.store.repos;
   const reserved = (scope: CreditScope) => repos().slots.reserved(scope, clock.now());
   const charged = (agentId: string) => repos().usage.agentDay(agentId, utcDay(clock.now()));
   const bound = (credits: number | null) => async () => credits;
@@ -449,7 +449,7 @@ describe('what a run can cost, as the pipeline reserves it', function () {
   after(async () => fake.close());
 
   const entry = (handler: RunEntry['handler'], modelOverride: string | null = null): RunEntry => ({ kind: 'http', id: null, name: 'x', handler, modelOverride });
-  const boundOf = async (agent: Agent, e: RunEntry) => runCreditBound(agent, e)(h().service.services.store.repos);
+  const boundOf = async (agent: Agent, e: RunEntry) => runCreditBound(agent, e)(h().service.store.repos);
 
   it("a script run: the workspace's scriptRunCredits; a prompt run: 0 on an unpriced model, else maxCreditsPerRun or unknown", async () => {
     const ws = await newWorkspace();
@@ -583,7 +583,7 @@ describe('admission across processes sharing one PostgreSQL', function () {
     };
     // Lease expiry is judged by the admitting instance's clock: this one is moved by the test.
     const clock = new MovableClock(new Date());
-    const admission = new AdmissionService(h().service.services.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
+    const admission = new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
 
     // The holder renews its lease while alive: the expiry moves on, and the slot still counts after
     // the first lease ran out.

@@ -21,7 +21,7 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
   this.timeout(60_000);
   let ws: TestWorkspace;
   const clock = new MovableClock(new Date('2026-08-01T10:00:00Z'));
-  const store = () => h().service.services.store;
+  const store = () => h().service.store;
   const usageOf = (agentId: string) => store().repos.usage.listByAgent(agentId, '2026-08-01');
 
   before(async () => {
@@ -117,7 +117,7 @@ describe('a concurrency limit lowered while runs are in flight', function () {
     const clock = new MovableClock(new Date('2026-08-02T10:00:00Z'));
     const id = await createAgent(ws.adminToken);
     await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 3) { id } }', { id });
-    const a = new AdmissionService(h().service.services.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
+    const a = new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
     let agent = await loadAgent(id);
     const runs = [await a.admit(agent), await a.admit(agent), await a.admit(agent)];
     await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }', { id });

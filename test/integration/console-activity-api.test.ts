@@ -12,7 +12,7 @@ import { loadAgent } from '../helpers/runtime.js';
 /** A sink that stores each entry straight through the repository, at the time `at` gives it. */
 function sinkAt(at: () => Date): ActivitySink {
   const pending: Promise<void>[] = [];
-  const { activity } = h().service.services.store.repos;
+  const { activity } = h().service.store.repos;
   return { write: (e: ActivityEntry) => void pending.push(activity.insert({ ...e, createdAt: at() })), flush: async () => void (await Promise.all(pending)) };
 }
 
@@ -31,7 +31,7 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
     agentId = await createAgent(ws.adminToken);
     const agent = await loadAgent(agentId);
     let i = 0;
-    const log = new ActivityLog(h().service.services.store, sinkAt(() => t[i++]!), h().service.services.clock);
+    const log = new ActivityLog(h().service.store, sinkAt(() => t[i++]!), h().service.clock);
     const rec = (surface: Surface, entry: string | null, status: number | null, extra: Record<string, unknown> = {}) => log.record(agent, { surface, entry, status, ...extra });
     rec('HTTP_API', 'orders', 200, { runId: 'run_a', credits: 0.5 }); // t0
     rec('HTTP_API', 'orders', 429, { error: 'This agent used its daily credit limit of 0; it resets at 00:00 UTC' }); // t1
@@ -196,7 +196,7 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
   });
 
   it('a page that asks for no headers or bodies does not read them; one that asks (also through a fragment) gets them', async () => {
-    const { activity } = h().service.services.store.repos;
+    const { activity } = h().service.store.repos;
     const light = await activity.list(agentId, { first: 50, withBodies: false });
     const full = await activity.list(agentId, { first: 50 });
     const newest = (list: ActivityEntry[]) => list.find((e) => e.runId === 'run_e')!;

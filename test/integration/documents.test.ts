@@ -230,7 +230,7 @@ describe('GraphQL: documents', () => {
     const agentId = await createAgent(ws.adminToken);
     const doc = await createDoc(ws.adminToken, agentId, { name: 'Raced once', content: 'x' });
     const winner = (await gqlOk(ws.adminToken, EXPOSE, { a: agentId, d: doc.id })).exposeDocument;
-    const real = h().service.services.store;
+    const real = h().service.store;
     let lookups = 0;
     const lateStore: Store = {
       repos: real.repos,

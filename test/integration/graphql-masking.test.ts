@@ -31,7 +31,7 @@ describe('GraphQL: unexpected errors are masked', function () {
   });
 
   it('a query whose store read throws a plain Error answers INTERNAL_SERVER_ERROR with a generic message and nothing of the cause', async () => {
-    const repo = h().service.services.store.repos.usage;
+    const repo = h().service.store.repos.usage;
     const original = repo.listByAgent;
     repo.listByAgent = async () => {
       throw new Error(CAUSE);
@@ -47,7 +47,7 @@ describe('GraphQL: unexpected errors are masked', function () {
   });
 
   it('a mutation whose store transaction throws a plain Error is masked the same way, while a domain error keeps its code and message', async () => {
-    const store = h().service.services.store;
+    const store = h().service.store;
     const original = store.transaction;
     store.transaction = async () => {
       throw new Error(CAUSE);

@@ -11,7 +11,7 @@ describe('health: readiness', function () {
   this.timeout(30_000);
 
   it('is ready while the database answers', async () => {
-    expect(await new HealthService(h().service.services.store).ready()).to.equal(true);
+    expect(await new HealthService(h().service.store).ready()).to.equal(true);
     expect(await h().service.services.health.ready()).to.equal(true);
   });
 

@@ -81,7 +81,7 @@ describe('housekeeping timer', function () {
 
   it('deletes slot leases that expired by its run, and keeps the leases still running', async () => {
     const agentId = await createAgent(ws.adminToken);
-    const slots = h().service.services.store.repos.slots;
+    const slots = h().service.store.repos.slots;
     const start = time.clock.now().getTime();
     // What a crashed instance leaves behind: leases nobody renews or releases.
     const lease = async (expiresInMs: number) => {
@@ -107,11 +107,11 @@ describe('housekeeping timer', function () {
   it("drops a finished delivery's body once its replay window (7 days) has passed, at its next daily run; the row stays and replay is refused", async () => {
     const agentId = await createAgent(ws.adminToken);
     await gqlOk(ws.adminToken, 'mutation($a: ID!) { addWebhook(agentId: $a, input: {integration: "in", handler: {script: "return 1;"}}) { id } }', { a: agentId });
-    const [hook] = await service.services.store.repos.webhooks.listByAgents([agentId]);
+    const [hook] = await service.store.repos.webhooks.listByAgents([agentId]);
     const start = time.clock.now();
     /** A delivery as the queue leaves it: finished at `completedAt`, or still waiting (null). */
     const delivery = (status: WebhookDelivery['status'], body: string, completedAt: Date | null): Promise<WebhookDeliverySummary> =>
-      service.services.store.repos.deliveries.insert({
+      service.store.repos.deliveries.insert({
         id: newId('whd'),
         agentId,
         webhookId: hook!.id,

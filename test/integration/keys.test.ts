@@ -22,7 +22,7 @@ async function workspaceKey(token: string, scopes: string[] = [], name = 'wk'): 
 }
 
 async function loadAgent(id: string): Promise<Agent> {
-  const a = await h().service.services.store.repos.agents.get(id);
+  const a = await h().service.store.repos.agents.get(id);
   if (!a) throw new Error(`agent ${id} not found`);
   return a;
 }

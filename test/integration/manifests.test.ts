@@ -61,7 +61,7 @@ async function buildFullAgent(ws: TestWorkspace): Promise<string> {
   const text = (await gqlOk(t, 'mutation($a: ID!) { createDocument(agentId: $a, input: { name: "faq", description: "Questions", content: "Q: Where?\\nA: Here." }) { id } }', { a: id })).createDocument.id;
   const db = (await gqlOk(t, 'mutation($a: ID!) { createDocument(agentId: $a, input: { name: "orders", kind: DATABASE, fields: [{ name: "ref", type: STRING, required: true }, { name: "total", type: NUMBER }, { name: "meta", type: JSON }] }) { id } }', { a: id })).createDocument.id;
   await gqlOk(t, 'mutation($a: ID!, $d: ID!, $f: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } e2: exposeDocument(agentId: $a, documentId: $f, read: true) { id } }', { a: id, d: db, f: text });
-  await h().service.services.store.repos.records.insertMany(db, [
+  await h().service.store.repos.records.insertMany(db, [
     { id: newId('rec'), data: { ref: 'A-1', total: 10, meta: { b: 1, a: [1, 2] } } },
     { id: newId('rec'), data: { ref: 'A-2', total: 20.5 } },
   ], new Date());

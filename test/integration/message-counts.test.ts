@@ -29,7 +29,7 @@ describe('message counts: per-day counts plus the edge days equal counting every
     return Number(r!.n);
   }
 
-  const counted = async (f: MessageFilter) => (await h().service.services.store.repos.workspaceRead.listMessages(agentId, f, { limit: 1, offset: 0 })).totalCount;
+  const counted = async (f: MessageFilter) => (await h().service.store.repos.workspaceRead.listMessages(agentId, f, { limit: 1, offset: 0 })).totalCount;
 
   // Instants on and around day boundaries, where an off-by-one would show.
   const instant = fc.oneof(

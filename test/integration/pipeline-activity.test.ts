@@ -19,7 +19,7 @@ describe('run pipeline: the run\'s activity fields', function () {
 
   async function runEntries(agentId: string) {
     await services().activityLog.flush();
-    const page = await services().store.repos.workspaceRead.listActivity(agentId, { kind: 'run' }, { limit: 50, offset: 0 });
+    const page = await h().service.store.repos.workspaceRead.listActivity(agentId, { kind: 'run' }, { limit: 50, offset: 0 });
     return page.items;
   }
 
@@ -75,7 +75,7 @@ describe('run pipeline: the run\'s activity fields', function () {
   });
 
   describe('an admitted run begun before it runs (MCP answers a limit as HTTP 429 before the protocol layer)', () => {
-    const slots = (agentId: string) => services().store.repos.slots.countActive(agentId, services().clock.now());
+    const slots = (agentId: string) => h().service.store.repos.slots.countActive(agentId, h().service.clock.now());
 
     async function oneSlotAgent() {
       const id = await createAgent(ws.adminToken);
@@ -104,8 +104,8 @@ describe('run pipeline: the run\'s activity fields', function () {
       expect(await slots(agent.id)).to.equal(0);
       expect(() => run.events()).to.throw(/already been run or cancelled/);
       expect(await runEntries(agent.id)).to.have.length(0);
-      const day = services().clock.now().toISOString().slice(0, 10);
-      expect(await services().store.repos.workspaceRead.usageOnDay([agent.id], day)).to.deep.equal([]);
+      const day = h().service.clock.now().toISOString().slice(0, 10);
+      expect(await h().service.store.repos.workspaceRead.usageOnDay([agent.id], day)).to.deep.equal([]);
       // The slot is free again: the next run is admitted.
       expect((await services().pipeline.execute(keyPrincipal(agent), agent, scriptEntry('return 3;'), httpInput(null))).output).to.equal(3);
     });

@@ -118,7 +118,7 @@ describe('record queries: operators, sort and cursor', function () {
 
     it('a stored value that no longer fits its field (an impossible date written before the check) is "no value", not a failed query', async () => {
       // Written under the repository, as records stored by an earlier version could be.
-      await h().service.services.store.repos.records.insertMany(docId, [{ id: 'rec_old', data: { title: 'old', due: '2026-02-30', score: 'ten' } }], new Date());
+      await h().service.store.repos.records.insertMany(docId, [{ id: 'rec_old', data: { title: 'old', due: '2026-02-30', score: 'ten' } }], new Date());
       expect(titles(await query({ filter: { due: { gt: '2000-01-01' } } }))).to.not.include('old');
       expect(titles(await query({ filter: { score: { gt: 0 } } }))).to.not.include('old');
       expect(titles(await query({ filter: { due: { exists: true } } }))).to.include('old');

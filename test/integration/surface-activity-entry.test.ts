@@ -26,7 +26,7 @@ describe('surface requests: one activity entry, whatever the end', function () {
     await configureFakeModel(ws.adminToken, fake);
     agent = await createAgent(ws.adminToken, { defaultModel: 'test-model' });
     key = await createAgentKey(ws.adminToken, agent);
-    keyId = (await h().service.services.store.repos.apiKeys.listByAgents([agent]))[0]!.id;
+    keyId = (await h().service.store.repos.apiKeys.listByAgents([agent]))[0]!.id;
     await addHttpEndpoint(ws.adminToken, agent, { path: 'orders', methods: ['POST'], handler: { script: 'return { ok: input.qty };' }, inputSchema: ORDER });
   });
   after(async () => fake.close());
@@ -35,7 +35,7 @@ describe('surface requests: one activity entry, whatever the end', function () {
   async function entriesOf(agentId: string, request: () => Promise<unknown>): Promise<ActivityEntry[]> {
     const read = async () => {
       await h().service.services.activityLog.flush();
-      return (await h().service.services.store.repos.workspaceRead.listActivity(agentId, {}, { limit: 200, offset: 0 })).items;
+      return (await h().service.store.repos.workspaceRead.listActivity(agentId, {}, { limit: 200, offset: 0 })).items;
     };
     const before = new Set((await read()).map((e) => e.id));
     await request();

@@ -41,7 +41,7 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     accept(agent: Agent, hook: Webhook, sent: Omit<WebhookRequest, 'header' | 'contentLength' | 'body'> & { rawBody: Buffer }): Promise<{ delivery: WebhookDeliverySummary; duplicate: boolean }>;
   } & Pick<WebhookDeliveriesService, 'list' | 'replay' | 'prune' | 'dropBodies'>;
 
-  const repos = () => h().service.services.store.repos;
+  const repos = () => h().service.store.repos;
   const gql = (query: string, variables: Record<string, unknown>) => gqlOk(ws.adminToken, query, variables);
 
   /** The harness pipeline, counting the runs begun and keeping the refusals. */
@@ -121,7 +121,8 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
   before(async () => {
     ws = await newWorkspace();
     admin = { kind: 'member', memberId: ws.adminId, workspaceId: ws.workspaceId, role: 'ADMIN' };
-    const { store, secrets, pipeline } = h().service.services;
+    const { secrets, pipeline } = h().service.services;
+    const { store } = h().service;
     const queued = { onQueued: () => {} };
     const task = new WebhookDeliveryTask(store, countingPipeline(pipeline));
     const queue = deliveryQueue(store.repos.deliveries, clock, { leaseMs: 30_000, random: () => 0.5 });
@@ -255,7 +256,7 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       const rollback = new Error('rollback');
       let claimed: WebhookDeliverySummary[] = [];
       await h()
-        .service.services.store.transaction(async (r) => {
+        .service.store.transaction(async (r) => {
           claimed = await r.deliveries.claim(now, new Date(now.getTime() + 30_000), 10_000);
           throw rollback;
         })

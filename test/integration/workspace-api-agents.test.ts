@@ -37,7 +37,7 @@ describe('Workspace API: agents and workspace overview', () => {
     idle = await createAgent(ws.adminToken, { name: 'Idle' });
     await addEntries(ws.adminToken, busy);
     await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 10, maxConcurrentRequests: 2) { id } setSurface(agentId: $id, surface: MCP, enabled: false) { id } }', { id: busy });
-    const { repos } = h().service.services.store;
+    const { repos } = h().service.store;
     await repos.usage.charge({ agentId: busy, workspaceId: ws.workspaceId, teamId: null, day: new Date().toISOString().slice(0, 10), credits: 2.5 });
     await repos.activity.insert({
       id: newId('act'), workspaceId: ws.workspaceId, agentId: busy, kind: 'request', surface: 'HTTP_API', entry: 'orders', method: 'POST',

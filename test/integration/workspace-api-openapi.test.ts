@@ -127,7 +127,7 @@ describe('Workspace API: OpenAPI description', () => {
     for (const [path, k, status] of calls) expect((await wsApi(path, { key: k })).status, path).to.equal(status);
     expect((await wsApi(`/workspaceapi/agents/${agent}/messages`, { key })).body.messages[0]).to.include({ subject: null, channel: 'sms' });
 
-    const repo = h().service.services.store.repos.workspaceRead;
+    const repo = h().service.store.repos.workspaceRead;
     const original = repo.listActivity;
     repo.listActivity = async () => Promise.reject(new Error('boom'));
     try {

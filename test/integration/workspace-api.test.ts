@@ -179,8 +179,8 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
         requestBody: { n: i }, response: i % 2 ? 'text' : { ok: true }, truncated: false, credits: 0.5, durationMs: 12, keyId: null,
         runId: `run_${i}`, requestId: null, error: null, logs: ['internal'], createdAt: new Date(BASE + i * HOUR),
       }));
-      await h().service.services.store.repos.activity.insertMany(entries);
-      const { repos } = h().service.services.store;
+      await h().service.store.repos.activity.insertMany(entries);
+      const { repos } = h().service.store;
       const today = new Date().toISOString().slice(0, 10);
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
       for (const [day, credits] of [[today, 1.5], [today, 1.5], [yesterday, 0.25]] as const) {
@@ -264,7 +264,7 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
     });
 
     it('keeps the error shape for unexpected failures (500 {error} only, with a request id)', async () => {
-      const repo = h().service.services.store.repos.workspaceRead;
+      const repo = h().service.store.repos.workspaceRead;
       const original = repo.listMessages;
       repo.listMessages = async () => {
         throw new Error('database exploded');

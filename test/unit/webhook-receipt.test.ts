@@ -191,13 +191,13 @@ describe('unit: webhook receipt (the domain use case)', () => {
     if (!('refused' in insert)) throw new Error('stored');
     expect(insert.refused).to.be.instanceOf(DeliveryNotStored);
     expect(insert.refused).to.include({ code: 'UNAVAILABLE', retryAfterSeconds: 30, message: 'The delivery could not be stored; send it again later' });
-    expect((insert.refused as DeliveryNotStored).cause).to.be.instanceOf(Error);
+    expect((insert.refused as DeliveryNotStored).reason).to.be.instanceOf(Error);
     expect(insert.agent?.id, 'the activity log still has its agent').to.equal('agt_1');
 
     w.storeDown = false;
     w.agentsDown = true;
     const lookup = await receipt.receive('agt_1', 'open', request());
-    expect('refused' in lookup && (lookup.refused as DeliveryNotStored).cause).to.be.instanceOf(Unavailable);
+    expect('refused' in lookup && (lookup.refused as DeliveryNotStored).reason).to.be.instanceOf(Unavailable);
     expect(lookup.agent).to.equal(null);
 
     w.agentsDown = false;

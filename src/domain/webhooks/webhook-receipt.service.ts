@@ -23,10 +23,11 @@ export const DEDUPE_WINDOW_MS = 24 * 60 * 60_000;
 /**
  * What a sender is told when its delivery was not stored, whatever failed (the insert, a lookup
  * before it while the database is away, reading the body): 503 with Retry-After, so it keeps the
- * delivery and sends it again. Never a 200 for something not stored. `cause` is what failed.
+ * delivery and sends it again. Never a 200 for something not stored. `reason` is what failed.
  */
 export class DeliveryNotStored extends Unavailable {
-  constructor(override readonly cause: unknown) {
+  /** Why it was not stored. Not `cause`: the error mapper reads a cause as a database outage of its own to log. */
+  constructor(readonly reason: unknown) {
     super('The delivery could not be stored; send it again later', 30);
   }
 }

@@ -4,7 +4,9 @@ import type { Agent } from '../../domain/agents/agent.entities.js';
 import { DomainError, RunFailed } from '../../domain/errors.js';
 import type { Services } from '../../domain/services.js';
 import type { Surface } from '../../domain/surfaces/surface.entities.js';
-import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
+import type { CallFacts, SurfaceCaller } from '../../domain/surfaces/surface-access.js';
+import type { Logger } from '../../infra/logger.js';
+import { errorMapper } from '../errors.js';
 
 /** What an agent route leaves in `ctx.state` for its activity entry. */
 export interface SurfaceState {
@@ -13,6 +15,8 @@ export interface SurfaceState {
   agent?: Agent;
   /** The caller, once its key and the surface passed; its `facts` are what the domain reported. */
   caller?: SurfaceCaller;
+  /** What the domain reported on a keyless route (webhooks), which has no caller. */
+  facts?: CallFacts;
   /** The error the error mapper answered (set by `errorMapper`). */
   failure?: unknown;
   /** What the log keeps as the answer when it is not the response body (see `logAnswerAs`). */
@@ -42,8 +46,21 @@ export function activityEntry(services: Services): Koa.Middleware {
   };
 }
 
+/**
+ * The frame of every agent route: its activity entry (outermost), then the one error mapper, then
+ * the route's own middleware.
+ */
+export function agentRouteFrame(services: Services, surface: Surface, logger: Logger): Koa.Middleware {
+  const activity = activityEntry(services);
+  const errors = errorMapper(logger);
+  return (ctx, next) => {
+    (ctx.state as SurfaceState).surface = surface;
+    return activity(ctx, () => errors(ctx, next));
+  };
+}
+
 function entryOf(ctx: Koa.Context, state: SurfaceState, durationMs: number): ActivityRecord {
-  const facts = state.caller?.facts ?? {};
+  const facts = state.caller?.facts ?? state.facts ?? {};
   const run = facts.run?.facts;
   const failure = state.failure;
   // A streamed answer sent its status line before its run ended: the status stays what the client

@@ -6,8 +6,7 @@ import type { Services } from '../../domain/services.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
 import { agentCors } from '../cors.js';
-import { errorMapper } from '../errors.js';
-import { activityEntry, type SurfaceState } from './activity.middleware.js';
+import { agentRouteFrame, type SurfaceState } from './activity.middleware.js';
 import { canNameEntity, printableParam } from './http-io.js';
 
 /** The authenticated caller of a surface route (set by {@link agentSurface}). */
@@ -26,8 +25,7 @@ export function agentSurface(services: Services, surface: Surface, platformOrigi
   const lookup = (ctx: Koa.Context): Promise<Agent | null> =>
     (ctx.state.agentLookup ??= canNameEntity(ctx.params.agentId!) ? services.surfaces.findAgent(ctx.params.agentId!) : Promise.resolve(null));
   const cors = agentCors(lookup, platformOrigins);
-  const activity = activityEntry(services);
-  const errors = errorMapper(logger);
+  const frame = agentRouteFrame(services, surface, logger);
 
   const enter: Koa.Middleware = (ctx, next) =>
     cors(ctx, async () => {
@@ -38,8 +36,5 @@ export function agentSurface(services: Services, surface: Surface, platformOrigi
       await next();
     });
 
-  return (ctx, next) => {
-    (ctx.state as SurfaceState).surface = surface;
-    return activity(ctx, () => errors(ctx, () => enter(ctx, next)));
-  };
+  return (ctx, next) => frame(ctx, () => enter(ctx, next));
 }
