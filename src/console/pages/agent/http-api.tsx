@@ -6,7 +6,7 @@ import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
-import { HttpTryIt } from '../../try-it.js';
+import { HttpTryIt } from '../../try-it-http.js';
 import type { EditorError } from '../../code-editor.js';
 import type { AgentTabProps } from './tab-props.js';
 import { ConfirmDialog, FormActions } from '../../ui.js';

@@ -9,7 +9,7 @@ import { graphql, type ResultOf } from '../../graphql.js';
 import { clientConfigs, mcpUrl, serverName } from '../../mcp-configs.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
-import { McpTryIt } from '../../try-it.js';
+import { McpTryIt } from '../../try-it-mcp.js';
 import type { AgentTabProps } from './tab-props.js';
 import { ConfirmDialog, FormActions } from '../../ui.js';
 

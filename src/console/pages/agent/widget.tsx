@@ -4,7 +4,8 @@ import { useEffect, useState } from 'react';
 import { CopyBlock } from '../../copy-field.js';
 import { LoadingState } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
-import { armWidgetPreview, ChatTryIt, useTryItKey } from '../../try-it.js';
+import { ChatTryIt } from '../../try-it-chat.js';
+import { armWidgetPreview, useTryItKey } from '../../try-it-key.js';
 import type { AgentTabProps } from './tab-props.js';
 
 interface WidgetOptions {
