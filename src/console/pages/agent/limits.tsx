@@ -7,6 +7,7 @@ import { graphql, type ResultOf } from '../../graphql.js';
 import { ErrorState, LoadingState } from '../../states.js';
 import type { AgentTabProps } from './tab-props.js';
 import { FormActions } from '../../ui.js';
+import { TableHead } from '../../table-parts.js';
 
 // The agent's Limits tab: its daily credit limit and its maximum of concurrent requests (an empty
 // field: no limit; a daily limit of 0 refuses every call with 429 until it is raised), today's use
@@ -181,12 +182,7 @@ function OtherLimits({ data }: { data: Data }) {
           A call is refused when any of these daily limits is used up. Admins set them in the workspace’s Teams and limits section.
         </Text>
         <Table aria-label="Team and workspace limits" withTableBorder>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">Scope</Table.Th>
-              <Table.Th scope="col">Daily credit limit</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Scope', 'Daily credit limit']} />
           <Table.Tbody>
             <Table.Tr>
               <Table.Th scope="row" fw={400}>

@@ -6,6 +6,7 @@ import { graphql, type ResultOf } from '../../graphql.js';
 import { useIsAdmin } from '../../viewer.js';
 import { when } from '../../format.js';
 import { ListStates, AdminOnlyNotice, ShownOnce, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
+import { TableHead } from '../../table-parts.js';
 
 const WorkspaceKeysQuery = graphql(`
   query WorkspaceKeys {
@@ -81,17 +82,7 @@ function WorkspaceKeys() {
         {(data) => (
           <Table.ScrollContainer minWidth={720}>
             <Table striped aria-label="Workspace keys">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">Name</Table.Th>
-                  <Table.Th scope="col">Key</Table.Th>
-                  <Table.Th scope="col">Scopes</Table.Th>
-                  <Table.Th scope="col">Created</Table.Th>
-                  <Table.Th scope="col">Expires</Table.Th>
-                  <Table.Th scope="col">Last used</Table.Th>
-                  <Table.Th scope="col">Status</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Name', 'Key', 'Scopes', 'Created', 'Expires', 'Last used', 'Status']} />
               <Table.Tbody>
                 {data.workspace.apiKeys.map((k) => (
                   <Table.Tr key={k.id}>
