@@ -1,8 +1,8 @@
-import { Button, Group, Table, VisuallyHidden } from '@mantine/core';
-import type { CSSProperties, ReactNode } from 'react';
+import { Button, Group, Table, Text, VisuallyHidden } from '@mantine/core';
+import { when } from './format.js';
 
-/** A column heading: its text, or the text and how its cells align. */
-export type Column = string | { label: ReactNode; key: string; style?: CSSProperties };
+/** A column heading: its text, or its text and `right` for a column of numbers. */
+export type Column = string | { label: string; align: 'right' };
 
 /**
  * A table's row of column headings (`scope="col"`); `actions` adds a last column for the row's
@@ -18,7 +18,7 @@ export function TableHead({ columns, actions = false }: { columns: readonly Colu
               {c}
             </Table.Th>
           ) : (
-            <Table.Th key={c.key} scope="col" style={c.style}>
+            <Table.Th key={c.label} scope="col" style={{ textAlign: c.align }}>
               {c.label}
             </Table.Th>
           ),
@@ -44,5 +44,38 @@ export function EditRemoveButtons({ name, onEdit, onRemove }: { name: string; on
         Remove
       </Button>
     </Group>
+  );
+}
+
+/** The visible part of a key or token: its prefix and last four characters. */
+export function KeyMask({ prefix, last4 }: { prefix: string; last4: string }) {
+  return (
+    <Text ff="monospace" size="sm">
+      {prefix}…{last4}
+    </Text>
+  );
+}
+
+/** A key's Revoke button (`label` names the key for screen readers). */
+export function RevokeButton({ label, onRevoke }: { label: string; onRevoke: () => void }) {
+  return (
+    <Button size="xs" color="red" variant="light" onClick={onRevoke} aria-label={label}>
+      Revoke
+    </Button>
+  );
+}
+
+/** A key's last cell: when it was revoked, or its Revoke button. */
+export function RevokeCell({ revokedAt, label, onRevoke }: { revokedAt: string | null; label: string; onRevoke: () => void }) {
+  return (
+    <Table.Td>
+      {revokedAt ? (
+        <Text size="sm" c="dimmed">
+          Revoked {when(revokedAt)}
+        </Text>
+      ) : (
+        <RevokeButton label={label} onRevoke={onRevoke} />
+      )}
+    </Table.Td>
   );
 }

@@ -5,6 +5,7 @@ import { fieldErrors } from '../errors.js';
 import { graphql, type ResultOf } from '../graphql.js';
 import { hrefOf, linkClick } from '../router.js';
 import { EmptyState, ErrorState, LoadingState } from '../states.js';
+import { TableHead } from '../table-parts.js';
 
 export const AgentsQuery = graphql(`
   query Agents {
@@ -74,16 +75,7 @@ export function AgentsPage() {
       ) : (
         <Table.ScrollContainer minWidth={640}>
           <Table striped highlightOnHover aria-label="Agents">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Name</Table.Th>
-                <Table.Th scope="col">Visibility</Table.Th>
-                <Table.Th scope="col">Surfaces</Table.Th>
-                <Table.Th scope="col" style={{ textAlign: 'right' }}>
-                  Credits today
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Name', 'Visibility', 'Surfaces', { label: 'Credits today', align: 'right' }]} />
             <Table.Tbody>
               {data.agents.map((agent) => {
                 const route = { page: 'agent', id: agent.id, tab: 'overview' } as const;

@@ -9,6 +9,7 @@ import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { EntryDetail, StatusBadge, SURFACE_LABELS, type Surface } from './activity-entry.js';
 import type { AgentTabProps } from './tab-props.js';
 import { ErrorNotice } from '../../ui.js';
+import { TableHead } from '../../table-parts.js';
 
 // The agent's activity log: filters (surface, status, entry, UTC days), a live tail (the first page
 // asked again every 2 seconds while "Live" is on and the page is visible; the service stores its
@@ -139,21 +140,7 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
           <ErrorNotice light>{other}</ErrorNotice>
           <Table.ScrollContainer minWidth={760}>
             <Table striped highlightOnHover aria-label="Activity log">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">Time (UTC)</Table.Th>
-                  <Table.Th scope="col">Surface</Table.Th>
-                  <Table.Th scope="col">Entry</Table.Th>
-                  <Table.Th scope="col">Request</Table.Th>
-                  <Table.Th scope="col">Status</Table.Th>
-                  <Table.Th scope="col" style={{ textAlign: 'right' }}>
-                    Credits
-                  </Table.Th>
-                  <Table.Th scope="col" style={{ textAlign: 'right' }}>
-                    Duration
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Time (UTC)', 'Surface', 'Entry', 'Request', 'Status', { label: 'Credits', align: 'right' }, { label: 'Duration', align: 'right' }]} />
               <Table.Tbody>
                 {page.nodes.map((n) => (
                   <Table.Tr key={n.id} data-entry-id={n.id}>

@@ -5,7 +5,7 @@ import { HandlerFields } from '../../entry-editor.js';
 import { EntriesSection, EntryFormFrame, HandlerBadge, useEntryForm } from '../../entry-list.js';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { ErrorState, LoadingState } from '../../states.js';
+import { NoData } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { HttpTryIt } from '../../try-it-http.js';
 import type { AgentTabProps } from './tab-props.js';
@@ -57,9 +57,7 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
   const [editing, setEditing] = useState<'new' | string | null>(null);
   const [removing, setRemoving] = useState<Endpoint | null>(null);
   const [, remove] = useMutation(RemoveEndpoint);
-  if (fetching && !data) return <LoadingState label="Loading the HTTP API…" />;
-  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
-  if (!data) return null;
+  if (!data) return <NoData result={{ fetching, error }} loading="Loading the HTTP API…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
   const endpoints = data.agent.httpEndpoints;
   const base = `${location.origin}/agents/${agentId}/api/`;
   return (

@@ -7,7 +7,7 @@ import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import type { AgentTabProps } from './tab-props.js';
 import { when, isoOfLocal } from '../../format.js';
 import { Callout, FormModal, ConfirmDialog, FormActions, ScrollTable } from '../../ui.js';
-import { TableHead } from '../../table-parts.js';
+import { RevokeButton, TableHead } from '../../table-parts.js';
 
 const KeysQuery = graphql(`
   query AgentKeys($id: ID!) {
@@ -105,9 +105,7 @@ export default function KeysTab({ agentId }: AgentTabProps) {
                     </Table.Td>
                     <Table.Td>
                       {k.revokedAt ? null : (
-                        <Button size="xs" variant="light" color="red" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>
-                          Revoke
-                        </Button>
+                        <RevokeButton label={`Revoke ${k.name}`} onRevoke={() => setRevoking(k)} />
                       )}
                     </Table.Td>
                   </Table.Tr>

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from 'urql';
 import { formatCredits, utcToday } from '../../activity-view.js';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { ErrorState, LoadingState } from '../../states.js';
+import { NoData } from '../../states.js';
 import type { AgentTabProps } from './tab-props.js';
 import { FormActions } from '../../ui.js';
 import { TableHead } from '../../table-parts.js';
@@ -85,9 +85,7 @@ export function UseBar({ used, limit, label, who }: { used: number; limit: numbe
 
 export default function LimitsTab({ agentId }: AgentTabProps) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: LimitsQuery, variables: { id: agentId }, requestPolicy: 'cache-and-network' });
-  if (fetching && !data) return <LoadingState label="Loading limits…" />;
-  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
-  if (!data) return null;
+  if (!data) return <NoData result={{ fetching, error }} loading="Loading limits…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
   return (
     <Stack gap="lg" maw={760}>
       <LimitsForm data={data} />

@@ -4,7 +4,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { ErrorState, LoadingState } from '../../states.js';
+import { NoData } from '../../states.js';
 import type { AgentQuery } from './agent-query.js';
 import { numberOrNull } from '../../format.js';
 
@@ -63,9 +63,7 @@ const WORKSPACE_DEFAULT = '';
 /** The Overview tab: the agent's own fields, its team, capabilities and guardrails. */
 export function OverviewForm({ agent, models }: { agent: Data['agent']; models: Data['models'] }) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: OverviewExtrasQuery, variables: { id: agent.id } });
-  if (fetching && !data) return <LoadingState label="Loading the overview…" />;
-  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
-  if (!data) return null;
+  if (!data) return <NoData result={{ fetching, error }} loading="Loading the overview…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
   return <OverviewFields agent={agent} models={models} extras={data} />;
 }
 

@@ -6,7 +6,7 @@ import { graphql, type ResultOf } from '../../graphql.js';
 import { useIsAdmin, useViewer } from '../../viewer.js';
 import { when } from '../../format.js';
 import { ListStates, ErrorNotice, ShownOnce, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
-import { TableHead } from '../../table-parts.js';
+import { KeyMask, RevokeCell, TableHead } from '../../table-parts.js';
 
 const MembersQuery = graphql(`
   query WorkspaceMembers {
@@ -214,23 +214,11 @@ function TokensPanel({ member, isYou, onClose }: { member: MemberRow; isYou: boo
                     <Table.Tr key={t.id}>
                       <Table.Td>{t.name}</Table.Td>
                       <Table.Td>
-                        <Text ff="monospace" size="sm">
-                          {t.prefix}…{t.last4}
-                        </Text>
+                        <KeyMask prefix={t.prefix} last4={t.last4} />
                       </Table.Td>
                       <Table.Td>{when(t.createdAt)}</Table.Td>
                       <Table.Td>{when(t.lastUsedAt)}</Table.Td>
-                      <Table.Td>
-                        {t.revokedAt ? (
-                          <Text size="sm" c="dimmed">
-                            Revoked {when(t.revokedAt)}
-                          </Text>
-                        ) : (
-                          <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.name}`}>
-                            Revoke
-                          </Button>
-                        )}
-                      </Table.Td>
+                      <RevokeCell revokedAt={t.revokedAt} label={`Revoke token ${t.name}`} onRevoke={() => setRevoking(t)} />
                     </Table.Tr>
                   ))}
                 </Table.Tbody>
