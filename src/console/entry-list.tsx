@@ -2,9 +2,10 @@ import { Badge, Button, Group, Paper, Stack, Title } from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import type { EditorError } from './code-editor.js';
-import { draftOf, handlerInput, parseSchemas, type HandlerDraft, type HandlerOut } from './entry-editor.js';
+import { draftOf, handlerInput, HandlerFields, parseSchemas, type HandlerDraft, type HandlerFieldsProps, type HandlerOut } from './entry-editor.js';
 import { fieldErrors } from './errors.js';
 import { EmptyState } from './states.js';
+import { FormActions } from './ui.js';
 
 // What the HTTP API's endpoints and the MCP server's tools share around the handler editor: the
 // section with its Add button and empty state, the handler's badge, the form's frame, and the
@@ -51,16 +52,40 @@ export function HandlerBadge({ kind }: { kind: 'PROMPT' | 'SCRIPT' }) {
   );
 }
 
-/** The frame of an entry's form: a light panel, the form named `label`, and its heading. */
-export function EntryFormFrame({ label, heading, onSubmit, children }: { label: string; heading: string; onSubmit: (event: FormEvent) => void; children: ReactNode }) {
+/**
+ * An entry's form: a light panel, the form named `label` with its heading, the entry's own fields
+ * (`children`), then the handler's fields and the form's buttons.
+ */
+export function EntryForm(props: {
+  label: string;
+  heading: string;
+  form: ReturnType<typeof useEntryForm>;
+  state: { error?: CombinedError | undefined; fetching: boolean };
+  models: HandlerFieldsProps['models'];
+  inputSchemaHelp: string;
+  submit: string;
+  editing: boolean;
+  onDone: () => void;
+  children: ReactNode;
+}) {
+  const { form, state } = props;
   return (
     <Paper withBorder p="md" bg="gray.0">
-      <form onSubmit={onSubmit} noValidate aria-label={label}>
+      <form onSubmit={form.submit} noValidate aria-label={props.label}>
         <Stack gap="sm">
           <Title order={4} size="h5">
-            {heading}
+            {props.heading}
           </Title>
-          {children}
+          {props.children}
+          <HandlerFields
+            draft={form.draft}
+            onChange={form.setDraft}
+            error={state.error}
+            localErrors={form.localErrors}
+            models={props.models}
+            inputSchemaHelp={props.inputSchemaHelp}
+          />
+          <FormActions error={form.rest} submit={props.submit} loading={state.fetching} onCancel={props.onDone} cancel={props.editing ? 'Close' : 'Cancel'} saved={form.saved} />
         </Stack>
       </form>
     </Paper>

@@ -2,7 +2,7 @@ import { Button, Group, Stack, Text, Textarea } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { headerOf, sendTryIt, type TryItResult } from './try-it-fetch.js';
 import { useTryItKey, withKey } from './try-it-key.js';
-import { Failure, KeyNote, TryItFrame, TryItResponse, useSend } from './try-it-response.js';
+import { KeyNote, TryItFrame, useSend } from './try-it-response.js';
 
 /** Try it for the chat the widget uses: a message, the answer streamed as it arrives, the conversation kept for the next one. */
 export function ChatTryIt({ agentId }: { agentId: string }) {
@@ -44,7 +44,7 @@ export function ChatTryIt({ agentId }: { agentId: string }) {
     setMessage('');
   };
   return (
-    <TryItFrame title="Try it">
+    <TryItFrame title="Try it" sent={{ outcome, pending, failure }}>
       <form onSubmit={submit} noValidate aria-label="Try the chat">
         <Stack gap="sm">
           <Textarea label="Message" autosize minRows={2} maxRows={8} value={message} onChange={(e) => setMessage(e.currentTarget.value)} />
@@ -62,8 +62,6 @@ export function ChatTryIt({ agentId }: { agentId: string }) {
           <KeyNote current={current} problem={problem} />
         </Stack>
       </form>
-      <Failure message={failure} />
-      <TryItResponse outcome={outcome} pending={pending} />
     </TryItFrame>
   );
 }

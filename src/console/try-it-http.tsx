@@ -2,7 +2,7 @@ import { Button, Group, Select, Stack, Switch, Text, TextInput } from '@mantine/
 import { useEffect, useState, type FormEvent } from 'react';
 import { headerOf, sendTryIt, type TryItResult } from './try-it-fetch.js';
 import { useActivityLookup, useTryItKey, withKey } from './try-it-key.js';
-import { Failure, JsonTextarea, jsonProblem, KeyNote, pretty, TryItFrame, TryItResponse, useSend, type TryItOutcome } from './try-it-response.js';
+import { JsonTextarea, jsonProblem, KeyNote, pretty, TryItFrame, useSend, type TryItOutcome } from './try-it-response.js';
 
 interface EndpointTarget {
   id: string;
@@ -60,7 +60,7 @@ export function HttpTryIt({ agentId, endpoints }: { agentId: string; endpoints: 
     });
   };
   return (
-    <TryItFrame title="Try it">
+    <TryItFrame title="Try it" sent={{ outcome, pending, failure }}>
       <form onSubmit={submit} noValidate aria-label="Try the HTTP API">
         <Stack gap="sm">
           <Group grow align="flex-start" wrap="wrap">
@@ -87,8 +87,6 @@ export function HttpTryIt({ agentId, endpoints }: { agentId: string; endpoints: 
           <KeyNote current={current} problem={problem} />
         </Stack>
       </form>
-      <Failure message={failure} />
-      <TryItResponse outcome={outcome} pending={pending} />
     </TryItFrame>
   );
 }

@@ -2,7 +2,7 @@ import { Button, Group, Select, Stack, Text } from '@mantine/core';
 import { useEffect, useRef, useState } from 'react';
 import { headerOf, sendTryIt, type TryItResult } from './try-it-fetch.js';
 import { useActivityLookup, useTryItKey, withKey } from './try-it-key.js';
-import { Failure, JsonTextarea, jsonProblem, KeyNote, TryItFrame, TryItResponse, useSend } from './try-it-response.js';
+import { JsonTextarea, jsonProblem, KeyNote, TryItFrame, useSend } from './try-it-response.js';
 
 interface ToolTarget {
   id: string;
@@ -72,7 +72,7 @@ export function McpTryIt({ agentId, tools }: { agentId: string; tools: readonly 
       return { result, answer: text, ...(found ? { credits: found.credits, runId: found.runId, creditsFrom: 'from the activity log' } : { credits: null }) };
     });
   return (
-    <TryItFrame title="Try it">
+    <TryItFrame title="Try it" sent={{ outcome, pending, failure }}>
       <Stack gap="sm">
         <Group>
           <Button variant="light" onClick={() => void rpc('tools/list', {})} loading={pending}>
@@ -103,8 +103,6 @@ export function McpTryIt({ agentId, tools }: { agentId: string; tools: readonly 
         )}
         <KeyNote current={current} problem={problem} />
       </Stack>
-      <Failure message={failure} />
-      <TryItResponse outcome={outcome} pending={pending} />
     </TryItFrame>
   );
 }

@@ -182,7 +182,8 @@ export function Failure({ message }: { message: string | null }) {
   ) : null;
 }
 
-export function TryItFrame({ title, children }: { title: string; children: ReactNode }) {
+/** A Try it section: its title, its form (`children`), then the send's failure and response, if `sent` is given. */
+export function TryItFrame({ title, sent, children }: { title: string; sent?: { outcome: TryItOutcome | null; pending: boolean; failure: string | null }; children: ReactNode }) {
   return (
     <Paper withBorder p="md" component="section" aria-label={title}>
       <Stack gap="sm">
@@ -190,6 +191,12 @@ export function TryItFrame({ title, children }: { title: string; children: React
           {title}
         </Title>
         {children}
+        {sent ? (
+          <>
+            <Failure message={sent.failure} />
+            <TryItResponse outcome={sent.outcome} pending={sent.pending} />
+          </>
+        ) : null}
       </Stack>
     </Paper>
   );

@@ -7,6 +7,7 @@ import { EmptyState, ErrorState, LoadingState } from './states.js';
 import { when, jsonText } from './format.js';
 import { ScrollTable } from './ui.js';
 import { TableHead } from './table-parts.js';
+import { PageButtons } from './page-buttons.js';
 
 // The Webhooks tab's deliveries: newest first, filtered by integration and status, a page at a
 // time; each with its status, attempts, next attempt and the output of its latest run; replay; a
@@ -220,28 +221,7 @@ export function Deliveries({ agentId, integrations }: { agentId: string; integra
           </Table>
         </ScrollTable>
       )}
-      <Group justify="space-between">
-        <Button
-          variant="default"
-          disabled={cursors.length === 0}
-          onClick={() => {
-            setAfter(cursors[cursors.length - 1] ?? null);
-            setCursors(cursors.slice(0, -1));
-          }}
-        >
-          Previous
-        </Button>
-        <Button
-          variant="default"
-          disabled={!data?.webhookDeliveries.hasNextPage}
-          onClick={() => {
-            setCursors([...cursors, after]);
-            setAfter(data?.webhookDeliveries.endCursor ?? null);
-          }}
-        >
-          Next
-        </Button>
-      </Group>
+      <PageButtons pages={{ cursors, setCursors, after, setAfter }} page={data?.webhookDeliveries} previous="Previous" next="Next" />
     </Stack>
   );
 }

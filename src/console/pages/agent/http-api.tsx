@@ -1,8 +1,7 @@
 import { Anchor, Checkbox, Code, Group, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { HandlerFields } from '../../entry-editor.js';
-import { EntriesSection, EntryFormFrame, HandlerBadge, useEntryForm } from '../../entry-list.js';
+import { EntriesSection, EntryForm, HandlerBadge, useEntryForm } from '../../entry-list.js';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { NoData } from '../../states.js';
@@ -146,7 +145,17 @@ function EndpointForm({ agentId, endpoint, models, onDone }: { agentId: string; 
   });
   const { fields } = form;
   return (
-    <EntryFormFrame label={endpoint ? `Edit endpoint ${endpoint.path}` : 'New endpoint'} heading={endpoint ? `Edit ${endpoint.path}` : 'New endpoint'} onSubmit={form.submit}>
+    <EntryForm
+      label={endpoint ? `Edit endpoint ${endpoint.path}` : 'New endpoint'}
+      heading={endpoint ? `Edit ${endpoint.path}` : 'New endpoint'}
+      form={form}
+      state={state}
+      models={models}
+      inputSchemaHelp="Requests whose JSON body does not match are refused with 400"
+      submit={endpoint ? 'Save endpoint' : 'Add endpoint'}
+      editing={endpoint !== null}
+      onDone={onDone}
+    >
       <TextInput
         label="Path"
         description="Relative to /agents/<agent>/api/, may contain slashes; {name} captures a parameter"
@@ -163,16 +172,7 @@ function EndpointForm({ agentId, endpoint, models, onDone }: { agentId: string; 
           ))}
         </Group>
       </Checkbox.Group>
-      <HandlerFields
-        draft={form.draft}
-        onChange={form.setDraft}
-        error={state.error}
-        localErrors={form.localErrors}
-        models={models}
-        inputSchemaHelp="Requests whose JSON body does not match are refused with 400"
-      />
-      <FormActions error={form.rest} submit={endpoint ? 'Save endpoint' : 'Add endpoint'} loading={state.fetching} onCancel={onDone} cancel={endpoint ? 'Close' : 'Cancel'} saved={form.saved} />
-    </EntryFormFrame>
+    </EntryForm>
   );
 }
 

@@ -2,15 +2,14 @@ import { Code, Paper, Stack, Table, Tabs, Text, TextInput, Textarea, Title } fro
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { CopyBlock } from '../../copy-field.js';
-import { HandlerFields } from '../../entry-editor.js';
-import { EntriesSection, EntryFormFrame, HandlerBadge, useEntryForm } from '../../entry-list.js';
+import { EntriesSection, EntryForm, HandlerBadge, useEntryForm } from '../../entry-list.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { clientConfigs, mcpUrl, serverName } from '../../mcp-configs.js';
 import { NoData } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { McpTryIt } from '../../try-it-mcp.js';
 import type { AgentTabProps } from './tab-props.js';
-import { ConfirmDialog, FormActions } from '../../ui.js';
+import { ConfirmDialog } from '../../ui.js';
 import { EditRemoveButtons, TableHead } from '../../table-parts.js';
 
 const McpQuery = graphql(`
@@ -148,7 +147,17 @@ function ToolForm({ agentId, tool, models, onDone }: { agentId: string; tool: To
   });
   const { fields } = form;
   return (
-    <EntryFormFrame label={tool ? `Edit tool ${tool.name}` : 'New tool'} heading={tool ? `Edit ${tool.name}` : 'New tool'} onSubmit={form.submit}>
+    <EntryForm
+      label={tool ? `Edit tool ${tool.name}` : 'New tool'}
+      heading={tool ? `Edit ${tool.name}` : 'New tool'}
+      form={form}
+      state={state}
+      models={models}
+      inputSchemaHelp='The arguments clients send; without one a tool takes {"input": "<text>"}'
+      submit={tool ? 'Save tool' : 'Add tool'}
+      editing={tool !== null}
+      onDone={onDone}
+    >
       <TextInput label="Name" description="Shown to MCP clients, e.g. lookup_order" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
       <Textarea
         label="Description"
@@ -160,16 +169,7 @@ function ToolForm({ agentId, tool, models, onDone }: { agentId: string; tool: To
         onChange={(e) => setDescription(e.currentTarget.value)}
         error={fields.description}
       />
-      <HandlerFields
-        draft={form.draft}
-        onChange={form.setDraft}
-        error={state.error}
-        localErrors={form.localErrors}
-        models={models}
-        inputSchemaHelp='The arguments clients send; without one a tool takes {"input": "<text>"}'
-      />
-      <FormActions error={form.rest} submit={tool ? 'Save tool' : 'Add tool'} loading={state.fetching} onCancel={onDone} cancel={tool ? 'Close' : 'Cancel'} saved={form.saved} />
-    </EntryFormFrame>
+    </EntryForm>
   );
 }
 

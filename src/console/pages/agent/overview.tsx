@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
+import { Alert, Button, Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput, Text } from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
@@ -7,6 +7,7 @@ import { graphql, type ResultOf } from '../../graphql.js';
 import { NoData } from '../../states.js';
 import type { AgentQuery } from './agent-query.js';
 import { numberOrNull } from '../../format.js';
+import { AgentTextFields } from '../../agent-fields.js';
 
 const UpdateAgentMutation = graphql(`
   mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {
@@ -149,17 +150,11 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
   return (
     <form onSubmit={submit} noValidate aria-label="Overview">
       <Stack maw={760}>
-        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
-        <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
-        <Textarea
-          label="Instructions"
-          description="The system prompt of the agent's runs"
-          autosize
-          minRows={6}
-          maxRows={20}
-          value={instructions}
-          onChange={(e) => setInstructions(e.currentTarget.value)}
-          error={fields.instructions}
+        <AgentTextFields
+          value={{ name, description, instructions }}
+          set={{ name: setName, description: setDescription, instructions: setInstructions }}
+          errors={fields}
+          rows={{ min: 6, max: 20 }}
         />
         <Select
           label="Default model"
