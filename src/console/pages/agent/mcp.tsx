@@ -1,4 +1,4 @@
-import { Code, Paper, Stack, Table, Tabs, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Code, Stack, Table, Tabs, Text, TextInput, Textarea } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { CopyBlock } from '../../copy-field.js';
@@ -9,7 +9,7 @@ import { NoData } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { McpTryIt } from '../../try-it-mcp.js';
 import type { AgentTabProps } from './tab-props.js';
-import { ConfirmDialog } from '../../ui.js';
+import { ConfirmDialog, Section } from '../../ui.js';
 import { EditRemoveButtons, TableHead } from '../../table-parts.js';
 
 const McpQuery = graphql(`
@@ -56,31 +56,26 @@ export default function McpTab({ agentId }: AgentTabProps) {
   return (
     <Stack>
       <SurfaceSwitches agentId={agentId} surface="MCP" label="MCP server" />
-      <Paper withBorder p="md" component="section" aria-labelledby="mcp-connect-title">
-        <Stack gap="sm">
-          <Title order={3} size="h4" id="mcp-connect-title">
-            Connect a client
-          </Title>
-          <CopyBlock label="MCP server URL" value={url} description="Streamable HTTP; the client sends an agent key in the X-Agent-Access-Key header (or as a bearer token)." />
-          <Text size="sm">
-            Replace the placeholder with an agent key from the API Keys tab. Keys belong in the client's configuration, never in a shared file.
-          </Text>
-          <Tabs defaultValue="claude" keepMounted={false}>
-            <Tabs.List aria-label="MCP clients">
-              {configs.map((c) => (
-                <Tabs.Tab key={c.id} value={c.id}>
-                  {c.client}
-                </Tabs.Tab>
-              ))}
-            </Tabs.List>
+      <Section id="mcp-connect-title" title="Connect a client">
+        <CopyBlock label="MCP server URL" value={url} description="Streamable HTTP; the client sends an agent key in the X-Agent-Access-Key header (or as a bearer token)." />
+        <Text size="sm">
+          Replace the placeholder with an agent key from the API Keys tab. Keys belong in the client's configuration, never in a shared file.
+        </Text>
+        <Tabs defaultValue="claude" keepMounted={false}>
+          <Tabs.List aria-label="MCP clients">
             {configs.map((c) => (
-              <Tabs.Panel key={c.id} value={c.id} pt="sm">
-                <CopyBlock label={`${c.client} configuration`} description={c.file} value={c.json} />
-              </Tabs.Panel>
+              <Tabs.Tab key={c.id} value={c.id}>
+                {c.client}
+              </Tabs.Tab>
             ))}
-          </Tabs>
-        </Stack>
-      </Paper>
+          </Tabs.List>
+          {configs.map((c) => (
+            <Tabs.Panel key={c.id} value={c.id} pt="sm">
+              <CopyBlock label={`${c.client} configuration`} description={c.file} value={c.json} />
+            </Tabs.Panel>
+          ))}
+        </Tabs>
+      </Section>
       <EntriesSection
         id="tools-title"
         title="Tools"
