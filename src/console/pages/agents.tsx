@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, Title, Alert } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, Title } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../errors.js';
@@ -7,6 +7,7 @@ import { hrefOf, linkClick } from '../router.js';
 import { EmptyState, ErrorState, LoadingState } from '../states.js';
 import { TableHead } from '../table-parts.js';
 import { AgentTextFields } from '../agent-fields.js';
+import { FormActions } from '../ui.js';
 
 export const AgentsQuery = graphql(`
   query Agents {
@@ -129,21 +130,10 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
           value={{ name, description, instructions }}
           set={{ name: setName, description: setDescription, instructions: setInstructions }}
           errors={fields}
-          rows={{ min: 4, max: 14 }} autoFocus
+          rows={{ min: 4, max: 14 }}
+          autoFocus
         />
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={fetching}>
-            Create agent
-          </Button>
-        </Group>
+        <FormActions error={other} submit="Create agent" loading={fetching} onCancel={onDone} light />
       </Stack>
     </form>
   );
