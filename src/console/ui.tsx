@@ -1,4 +1,4 @@
-import { Alert, Button, Code, CopyButton, Group, Modal, Paper, Stack, Table, Text, Title, type AlertProps, type ModalProps } from '@mantine/core';
+import { Alert, Button, Code, CopyButton, Group, Modal, Paper, Stack, Table, Text, type AlertProps, type ModalProps } from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { useState, type ReactNode } from 'react';
 import { messageOf } from './errors.js';
@@ -244,19 +244,5 @@ export function ScrollTable({ minWidth, label, children }: { minWidth: number; l
     <Table.ScrollContainer type="native" minWidth={minWidth} tabIndex={0} role="region" aria-label={label}>
       {children}
     </Table.ScrollContainer>
-  );
-}
-
-/** A titled section of a tab: a bordered panel named by its heading (`id` is the heading's). */
-export function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <Paper withBorder p="md" component="section" aria-labelledby={id}>
-      <Stack gap="sm">
-        <Title order={3} size="h4" id={id}>
-          {title}
-        </Title>
-        {children}
-      </Stack>
-    </Paper>
   );
 }

@@ -1,13 +1,11 @@
-import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, Title, Alert } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../errors.js';
 import { graphql, type ResultOf } from '../graphql.js';
 import { hrefOf, linkClick } from '../router.js';
 import { EmptyState, ErrorState, LoadingState } from '../states.js';
-import { TableHead } from '../table-parts.js';
 import { AgentTextFields } from '../agent-fields.js';
-import { FormActions } from '../ui.js';
 
 export const AgentsQuery = graphql(`
   query Agents {
@@ -77,7 +75,16 @@ export function AgentsPage() {
       ) : (
         <Table.ScrollContainer minWidth={640}>
           <Table striped highlightOnHover aria-label="Agents">
-            <TableHead columns={['Name', 'Visibility', 'Surfaces', { label: 'Credits today', align: 'right' }]} />
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Name</Table.Th>
+                <Table.Th scope="col">Visibility</Table.Th>
+                <Table.Th scope="col">Surfaces</Table.Th>
+                <Table.Th scope="col" style={{ textAlign: 'right' }}>
+                  Credits today
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
             <Table.Tbody>
               {data.agents.map((agent) => {
                 const route = { page: 'agent', id: agent.id, tab: 'overview' } as const;
@@ -133,7 +140,19 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
           rows={{ min: 4, max: 14 }}
           autoFocus
         />
-        <FormActions error={other} submit="Create agent" loading={fetching} onCancel={onDone} light />
+        {other ? (
+          <Alert color="red" role="alert">
+            {other}
+          </Alert>
+        ) : null}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onDone}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={fetching}>
+            Create agent
+          </Button>
+        </Group>
       </Stack>
     </form>
   );

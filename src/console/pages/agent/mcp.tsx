@@ -9,7 +9,8 @@ import { NoData } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { McpTryIt } from '../../try-it-mcp.js';
 import type { AgentTabProps } from './tab-props.js';
-import { ConfirmDialog, Section } from '../../ui.js';
+import { ConfirmDialog } from '../../ui.js';
+import { Section } from '../../section.js';
 import { EditRemoveButtons, TableHead } from '../../table-parts.js';
 
 const McpQuery = graphql(`

@@ -1,4 +1,4 @@
-import { Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput, Text } from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
@@ -8,7 +8,6 @@ import { NoData } from '../../states.js';
 import type { AgentQuery } from './agent-query.js';
 import { numberOrNull } from '../../format.js';
 import { AgentTextFields } from '../../agent-fields.js';
-import { FormActions } from '../../ui.js';
 
 const UpdateAgentMutation = graphql(`
   mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {
@@ -230,7 +229,19 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
             </SimpleGrid>
           </Stack>
         </Fieldset>
-        <FormActions error={other} submit="Save" loading={fetching} saved={saved} light />
+        {other ? (
+          <Alert color="red" role="alert">
+            {other}
+          </Alert>
+        ) : null}
+        <Group>
+          <Button type="submit" loading={fetching}>
+            Save
+          </Button>
+          <Text size="sm" c="teal.9" role="status" aria-live="polite">
+            {saved ? 'Saved' : ''}
+          </Text>
+        </Group>
       </Stack>
     </form>
   );

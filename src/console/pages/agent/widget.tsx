@@ -7,7 +7,7 @@ import { SurfaceSwitches } from '../../surface-switches.js';
 import { ChatTryIt } from '../../try-it-chat.js';
 import { armWidgetPreview, useTryItKey } from '../../try-it-key.js';
 import type { AgentTabProps } from './tab-props.js';
-import { Section } from '../../ui.js';
+import { Section } from '../../section.js';
 
 interface WidgetOptions {
   endpoint: string;
