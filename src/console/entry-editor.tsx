@@ -1,6 +1,7 @@
 import { Group, Radio, Select, Stack } from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { CodeEditor, type EditorError } from './code-editor.js';
+import { positionedError } from './errors.js';
 import { jsonErrorAt } from './try-it-fetch.js';
 
 // The parts an HTTP API endpoint and an MCP tool share: the handler (a prompt or a script, in the
@@ -43,16 +44,7 @@ export function errorFor(error: CombinedError | undefined, ...names: string[]): 
     const f = g.extensions?.field;
     return typeof f === 'string' && names.some((n) => f === n || f.startsWith(`${n}.`) || f === `input.${n}` || f.startsWith(`input.${n}.`));
   });
-  if (!e) return null;
-  const field = String(e.extensions!.field);
-  const message = e.message.startsWith(`${field}: `) ? e.message.slice(field.length + 2) : e.message;
-  const line = e.extensions?.line;
-  const column = e.extensions?.column;
-  return {
-    message: message.charAt(0).toUpperCase() + message.slice(1),
-    ...(typeof line === 'number' ? { line } : {}),
-    ...(typeof column === 'number' ? { column } : {}),
-  };
+  return e ? positionedError(e) : null;
 }
 
 /** The schemas as JSON objects, or the local parse errors (at their line and column). */

@@ -40,7 +40,12 @@ export function messageOf(error: CombinedError): string {
  */
 export function errorAt(error: CombinedError | undefined, field: string): { message: string; line?: number; column?: number } | null {
   const e = error?.graphQLErrors.find((g) => g.extensions?.field === field);
-  if (!e) return null;
+  return e ? positionedError(e) : null;
+}
+
+/** A field's error for the code editor: its message without the field's name, capitalised, and its line and column when given. */
+export function positionedError(e: CombinedError['graphQLErrors'][number]): { message: string; line?: number; column?: number } {
+  const field = String(e.extensions?.field);
   const message = e.message.startsWith(`${field}: `) ? e.message.slice(field.length + 2) : e.message;
   const line = e.extensions?.line;
   const column = e.extensions?.column;

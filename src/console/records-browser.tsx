@@ -6,6 +6,7 @@ import { graphql, type ResultOf } from './graphql.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
 import { jsonText } from './format.js';
 import { ScrollTable } from './ui.js';
+import { PageButtons } from './page-buttons.js';
 
 // The records of a database document (GraphQL `documentRecords`: the Document API's own filter,
 // sort and cursor): a filter in the Document API's JSON form, a sort key, pages forward and back.
@@ -197,28 +198,7 @@ export function RecordsBrowser({ agentId, documentId, fields }: { agentId: strin
           </ScrollTable>
         </>
       )}
-      <Group justify="space-between">
-        <Button
-          variant="default"
-          disabled={cursors.length === 0}
-          onClick={() => {
-            setAfter(cursors[cursors.length - 1] ?? null);
-            setCursors(cursors.slice(0, -1));
-          }}
-        >
-          Previous page
-        </Button>
-        <Button
-          variant="default"
-          disabled={!records?.hasNextPage}
-          onClick={() => {
-            setCursors([...cursors, after]);
-            setAfter(records?.endCursor ?? null);
-          }}
-        >
-          Next page
-        </Button>
-      </Group>
+      <PageButtons pages={{ cursors, setCursors, after, setAfter }} page={records} previous="Previous page" next="Next page" />
     </Stack>
   );
 }

@@ -38,3 +38,9 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
     </Stack>
   );
 }
+
+/** What a page shows while its query has no data: loading, the failure with a retry, or nothing. */
+export function NoData({ result, loading, retry }: { result: { fetching: boolean; error?: CombinedError | undefined }; loading: string; retry: () => void }) {
+  if (result.fetching) return <LoadingState label={loading} />;
+  return result.error ? <ErrorState error={result.error} retry={retry} /> : null;
+}

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Code, Group, Select, SimpleGrid, Stack, Switch, Table, Text, VisuallyHidden } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Select, SimpleGrid, Stack, Switch, Table, Text } from '@mantine/core';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { messageOf } from './errors.js';
@@ -6,6 +6,8 @@ import { graphql, type ResultOf } from './graphql.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
 import { when, jsonText } from './format.js';
 import { ScrollTable } from './ui.js';
+import { TableHead } from './table-parts.js';
+import { PageButtons } from './page-buttons.js';
 
 // The Webhooks tab's deliveries: newest first, filtered by integration and status, a page at a
 // time; each with its status, attempts, next attempt and the output of its latest run; replay; a
@@ -157,19 +159,7 @@ export function Deliveries({ agentId, integrations }: { agentId: string; integra
       ) : (
         <ScrollTable minWidth={820} label="Deliveries table">
           <Table aria-label="Deliveries">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Received</Table.Th>
-                <Table.Th scope="col">Integration</Table.Th>
-                <Table.Th scope="col">Status</Table.Th>
-                <Table.Th scope="col">Attempts</Table.Th>
-                <Table.Th scope="col">Next attempt</Table.Th>
-                <Table.Th scope="col">Output</Table.Th>
-                <Table.Th scope="col">
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Received', 'Integration', 'Status', 'Attempts', 'Next attempt', 'Output']} actions />
             <Table.Tbody>
               {nodes.map((d) => {
                 const expanded = open === d.id;
@@ -231,28 +221,7 @@ export function Deliveries({ agentId, integrations }: { agentId: string; integra
           </Table>
         </ScrollTable>
       )}
-      <Group justify="space-between">
-        <Button
-          variant="default"
-          disabled={cursors.length === 0}
-          onClick={() => {
-            setAfter(cursors[cursors.length - 1] ?? null);
-            setCursors(cursors.slice(0, -1));
-          }}
-        >
-          Previous
-        </Button>
-        <Button
-          variant="default"
-          disabled={!data?.webhookDeliveries.hasNextPage}
-          onClick={() => {
-            setCursors([...cursors, after]);
-            setAfter(data?.webhookDeliveries.endCursor ?? null);
-          }}
-        >
-          Next
-        </Button>
-      </Group>
+      <PageButtons pages={{ cursors, setCursors, after, setAfter }} page={data?.webhookDeliveries} previous="Previous" next="Next" />
     </Stack>
   );
 }

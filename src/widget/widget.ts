@@ -7,86 +7,18 @@
  * secret is ever in the page: `POST {endpoint}` `{message, conversationId}` streams the answer as
  * server-sent events, `GET {endpoint}/{conversationId}` gives the history after a reload.
  */
-import { EventParser } from './events.js';
+import { readAnswer } from './answer-stream.js';
+import { type Config, readConfig } from './config.js';
 import { renderMarkdown } from './markdown.js';
-import { STYLES } from './styles.js';
+import { errorText, Problem, problemOf } from './problems.js';
+import { SavedState } from './saved.js';
+import { buildView, el } from './view.js';
 
 /** A stream that shows no sign of life (not even a keep-alive comment) for this long has failed. */
 const IDLE_MS = 45_000;
-/** The longest message the service accepts. */
-const MAX_MESSAGE = 16_000;
 const HOST_TAG = 'agent-chat-widget';
 
-interface Config {
-  endpoint: string;
-  title: string;
-  greeting: string;
-  accent: string | null;
-  side: 'left' | 'right';
-  open: boolean;
-}
-
-interface Saved {
-  conversationId?: string;
-  open?: boolean;
-}
-
-/** A failure the visitor reads, with what Retry does. */
-class Problem extends Error {
-  constructor(
-    message: string,
-    readonly status = 0,
-  ) {
-    super(message);
-  }
-}
-
-function readConfig(script: HTMLScriptElement): Config | null {
-  const d = script.dataset;
-  const endpoint = d.endpoint?.trim();
-  if (!endpoint) {
-    console.error('[chat widget] data-endpoint is required: the path of your chat proxy, e.g. data-endpoint="/chat"');
-    return null;
-  }
-  const accent = d.accentColor?.trim() ?? '';
-  return {
-    endpoint: new URL(endpoint, location.href).href.replace(/\/+$/, ''),
-    title: d.title?.trim() || 'Chat',
-    greeting: d.greeting?.trim() ?? '',
-    accent: accent && CSS.supports('color', accent) ? accent : null,
-    side: /left/i.test(d.position ?? '') ? 'left' : 'right',
-    open: d.open === '' || d.open === 'true',
-  };
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] {
-  const node = Object.assign(document.createElement(tag), props);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  return node;
-}
-
-/** The visitor-facing sentence for a refused request. */
-function problemOf(status: number, retryAfter: string | null, error: string | undefined): Problem {
-  if (status === 429) {
-    const s = Number(retryAfter);
-    const when = !Number.isFinite(s) || s <= 0 ? ' in a moment' : s < 90 ? ` in ${Math.ceil(s)} seconds` : s < 5400 ? ` in ${Math.ceil(s / 60)} minutes` : ` in ${Math.round(s / 3600)} hours`;
-    return new Problem(`The assistant is busy right now. Please try again${when}.`, status);
-  }
-  if (status === 400 || status === 413) return new Problem(`Your message could not be sent${error ? `: ${error}` : '.'}`, status);
-  return new Problem('The assistant is not available right now. Please try again later.', status);
-}
-
-async function errorText(res: Response): Promise<string | undefined> {
-  try {
-    const body = (await res.json()) as { error?: unknown };
-    return typeof body.error === 'string' ? body.error.slice(0, 300) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 class ChatWidget {
-  private readonly root: ShadowRoot;
   private readonly bubble: HTMLButtonElement;
   private readonly panel: HTMLElement;
   private readonly log: HTMLElement;
@@ -95,7 +27,7 @@ class ChatWidget {
   private readonly retry: HTMLButtonElement;
   private readonly input: HTMLTextAreaElement;
   private readonly send: HTMLButtonElement;
-  private readonly storageKey: string;
+  private readonly saved: SavedState;
   private conversationId: string | null;
   private busy = false;
   private restored = false;
@@ -105,38 +37,13 @@ class ChatWidget {
     readonly host: HTMLElement,
     private readonly config: Config,
   ) {
-    this.storageKey = `agent-chat:${config.endpoint}`;
-    this.conversationId = this.load().conversationId ?? null;
+    this.saved = new SavedState(config.endpoint);
+    this.conversationId = this.saved.load().conversationId ?? null;
     host.dataset.side = config.side;
     if (config.accent) host.style.setProperty('--accent', config.accent);
-    this.root = host.attachShadow({ mode: 'open' });
-
-    this.bubble = el('button', { type: 'button', className: 'bubble' }, { 'aria-label': 'Open chat', 'aria-haspopup': 'dialog', 'aria-expanded': 'false' });
-    const icon = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-    icon.setAttribute('viewBox', '0 0 24 24');
-    icon.setAttribute('aria-hidden', 'true');
-    const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
-    path.setAttribute('d', 'M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z');
-    icon.append(path);
-    this.bubble.append(icon);
-
-    const titleId = 'agent-chat-title';
-    const close = el('button', { type: 'button', className: 'close', textContent: '×' }, { 'aria-label': 'Close chat' });
-    const header = el('header');
-    header.append(el('h2', { id: titleId, textContent: config.title }), close);
-    this.log = el('div', { className: 'log' }, { role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
-    this.statusText = el('span');
-    this.retry = el('button', { type: 'button', textContent: 'Retry' });
-    this.status = el('div', { className: 'status', hidden: true }, { role: 'alert' });
-    this.status.append(this.statusText, this.retry);
-    this.input = el('textarea', { rows: 1, maxLength: MAX_MESSAGE, placeholder: 'Type a message…' }, { 'aria-label': 'Message' });
-    this.send = el('button', { type: 'submit', className: 'send', textContent: 'Send' });
-    const form = el('form');
-    form.append(this.input, this.send);
-    this.panel = el('section', { className: 'panel', hidden: true }, { role: 'dialog', 'aria-labelledby': titleId });
-    this.panel.append(header, this.log, this.status, form);
-    const style = el('style', { textContent: STYLES });
-    this.root.append(style, this.bubble, this.panel);
+    const { close, form, ...view } = buildView(host.attachShadow({ mode: 'open' }), config);
+    ({ bubble: this.bubble, panel: this.panel, log: this.log, status: this.status, statusText: this.statusText } = view);
+    ({ retry: this.retry, input: this.input, send: this.send } = view);
     if (config.greeting) this.addMessage('assistant', config.greeting);
 
     this.bubble.addEventListener('click', () => this.open());
@@ -164,33 +71,14 @@ class ChatWidget {
       action?.();
     });
 
-    if (config.open || this.load().open) this.open(false);
-  }
-
-  private load(): Saved {
-    try {
-      const saved = JSON.parse(localStorage.getItem(this.storageKey) ?? '{}') as Saved;
-      return saved && typeof saved === 'object' ? saved : {};
-    } catch {
-      return {};
-    }
-  }
-
-  private save(change: Saved): void {
-    try {
-      const next = { ...this.load(), ...change };
-      if (!next.conversationId) delete next.conversationId;
-      localStorage.setItem(this.storageKey, JSON.stringify(next));
-    } catch {
-      // Storage refused (private mode, quota): the conversation simply does not survive a reload.
-    }
+    if (config.open || this.saved.load().open) this.open(false);
   }
 
   open(focus = true): void {
     this.panel.hidden = false;
     this.bubble.hidden = true;
     this.bubble.setAttribute('aria-expanded', 'true');
-    this.save({ open: true });
+    this.saved.save({ open: true });
     if (focus) this.input.focus();
     if (!this.restored) void this.restore();
   }
@@ -199,7 +87,7 @@ class ChatWidget {
     this.panel.hidden = true;
     this.bubble.hidden = false;
     this.bubble.setAttribute('aria-expanded', 'false');
-    this.save({ open: false });
+    this.saved.save({ open: false });
     this.bubble.focus();
   }
 
@@ -265,7 +153,7 @@ class ChatWidget {
 
   private forget(): void {
     this.conversationId = null;
-    this.save({ conversationId: undefined });
+    this.saved.save({ conversationId: undefined });
   }
 
   private submit(): void {
@@ -314,30 +202,20 @@ class ChatWidget {
       }
       if (!res.ok) throw problemOf(res.status, res.headers.get('retry-after'), await errorText(res));
       if (!res.body) throw new Problem('The answer could not be read.');
-      const reader = res.body.getReader();
-      const parser = new EventParser();
-      let finished = false;
-      while (!finished) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        alive();
-        for (const ev of parser.push(value)) {
-          const data = JSON.parse(ev.data) as { conversationId?: string; text?: string; output?: unknown; error?: string };
-          if (ev.event === 'start' && typeof data.conversationId === 'string') {
-            this.conversationId = data.conversationId;
-            this.save({ conversationId: data.conversationId });
-          } else if (ev.event === 'delta' && typeof data.text === 'string') {
-            text += data.text;
-            frame ||= requestAnimationFrame(paint);
-          } else if (ev.event === 'done') {
-            if (typeof data.output === 'string') text = data.output;
-            finished = true;
-          } else if (ev.event === 'error') {
-            throw new Problem('The answer could not be completed. Please try again.');
-          }
-        }
-      }
-      if (!finished) throw new Problem('The answer was cut off. Please try again.');
+      await readAnswer(res.body, {
+        alive,
+        conversation: (id) => {
+          this.conversationId = id;
+          this.saved.save({ conversationId: id });
+        },
+        delta: (more) => {
+          text += more;
+          frame ||= requestAnimationFrame(paint);
+        },
+        done: (output) => {
+          if (output !== undefined) text = output;
+        },
+      });
       cancelAnimationFrame(frame);
       paint();
     } catch (err) {

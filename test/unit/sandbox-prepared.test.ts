@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { getQuickJS } from 'quickjs-emscripten';
 import type { ScriptHost, ScriptLimits, ScriptRequest } from '../../src/domain/runtime/sandbox.ports.js';
-import { newRunRuntime, prepareContext, QuickJsRun } from '../../src/infra/sandbox/quickjs.run.js';
+import { newRunRuntime, prepareContext } from '../../src/infra/sandbox/quickjs.context.js';
+import { QuickJsRun } from '../../src/infra/sandbox/quickjs.run.js';
 
 // A thread's next context is made while it waits for a run (decisions §23.3): a context that no
 // script has run in, in the runtime the previous run used. These tests drive that sequence by hand,

@@ -1,10 +1,11 @@
-import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Textarea, Title, Alert } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, Title, Alert } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../errors.js';
 import { graphql, type ResultOf } from '../graphql.js';
 import { hrefOf, linkClick } from '../router.js';
 import { EmptyState, ErrorState, LoadingState } from '../states.js';
+import { AgentTextFields } from '../agent-fields.js';
 
 export const AgentsQuery = graphql(`
   query Agents {
@@ -132,17 +133,12 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <TextInput label="Name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
-        <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
-        <Textarea
-          label="Instructions"
-          description="The system prompt of the agent's runs"
-          autosize
-          minRows={4}
-          maxRows={14}
-          value={instructions}
-          onChange={(e) => setInstructions(e.currentTarget.value)}
-          error={fields.instructions}
+        <AgentTextFields
+          value={{ name, description, instructions }}
+          set={{ name: setName, description: setDescription, instructions: setInstructions }}
+          errors={fields}
+          rows={{ min: 4, max: 14 }}
+          autoFocus
         />
         {other ? (
           <Alert color="red" role="alert">

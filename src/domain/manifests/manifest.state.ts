@@ -1,10 +1,8 @@
 import { stringify } from 'yaml';
 import type { Agent, Capabilities, CorsSettings, Guardrails, Visibility } from '../agents/agent.entities.js';
 import type { DocumentKind, FieldDef } from '../documents/document.entities.js';
-import type { Handler, HttpMethod, SignatureScheme } from '../entries/entry.entities.js';
-import type { Surfaces } from '../surfaces/surface.entities.js';
-import { HTTP_METHODS } from '../entries/entry.entities.js';
-import { SURFACES } from '../surfaces/surface.entities.js';
+import { HTTP_METHODS, type Handler, type HttpMethod, type SignatureScheme } from '../entries/entry.entities.js';
+import { SURFACES, type Surfaces } from '../surfaces/surface.entities.js';
 import type { Repositories } from '../ports.js';
 import { DEFAULT_CAPABILITIES, DEFAULT_CORS, DEFAULT_GUARDRAILS, defaultSurfaces } from '../agents/agent.schemas.js';
 import { pathShape } from '../entries/entry.schemas.js';

@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type CustomizeVariantOptions, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { ScriptFailure, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/sandbox.ports.js';
 import { PRELUDE } from './quickjs.prelude.js';
-import { memoryFailure, newRunRuntime, prepareContext, QuickJsRun, type PreparedContext } from './quickjs.run.js';
+import { memoryFailure, newRunRuntime, prepareContext, type PreparedContext } from './quickjs.context.js';
+import { QuickJsRun } from './quickjs.run.js';
 
 /** Settings of a sandbox running QuickJS on the calling thread. */
 export interface InlineSandboxOptions {

@@ -1,18 +1,9 @@
-import { Worker } from 'node:worker_threads';
 import { ScriptFailure, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/sandbox.ports.js';
 import { type Json } from '../../domain/json.js';
+import { limitFailure, newPoolWorker, overrunRun, type PoolWorker, requestStop, startedAt } from './pool-worker.js';
 import { MAX_LOG_LINES } from './quickjs.prelude.js';
-import {
-  WATCHDOG_DEADLINE,
-  WATCHDOG_RUN,
-  WATCHDOG_STARTED_AT,
-  WATCHDOG_STARTED_RUN,
-  WATCHDOG_SLOTS,
-  WATCHDOG_STOP,
-  type FromWorker,
-  type ToWorker,
-  type WorkerConfig,
-} from './worker-protocol.js';
+import { abortedFailure, busyFailure, OwnerQueues, type QueuedRun } from './worker-queue.js';
+import type { FromWorker, ToWorker, WorkerConfig } from './worker-protocol.js';
 
 export interface WorkerPoolOptions {
   size: number;
@@ -25,27 +16,6 @@ export interface WorkerPoolOptions {
   /** Most runs one owner may have waiting; a run beyond them fails as `busy` at once. */
   maxQueuedPerOwner: number;
   worker: Omit<WorkerConfig, 'watchdog'>;
-}
-
-interface PoolWorker {
-  thread: Worker;
-  watchdog: BigInt64Array;
-  /**
-   * The run the worker is executing, from dispatch until the worker itself reports that run ended
-   * — which may be after it settled here (aborted): until then the thread is not free.
-   */
-  busy: { id: number; owner: string; backstop?: NodeJS.Timeout } | undefined;
-  dead: boolean;
-}
-
-/** A run waiting for a worker. */
-interface QueuedRun {
-  id: number;
-  req: ScriptRequest;
-  resolve(outcome: ScriptOutcome): void;
-  reject(failure: ScriptFailure): void;
-  timer: NodeJS.Timeout;
-  onAbort: () => void;
 }
 
 /** A run on a worker, until it settles. */
@@ -62,8 +32,6 @@ interface ActiveRun {
 const WATCHDOG_INTERVAL_MS = 50;
 /** The pool's own wall-clock backstop beyond `wallMs`, for a worker that cannot answer at all. */
 const BACKSTOP_MS = 1_000;
-/** Young generation of a worker thread's V8 heap (see startThread). */
-const WORKER_YOUNG_GENERATION_MB = 4;
 
 /**
  * Runs scripts on worker threads, one run per worker at a time: QuickJS cannot preempt a script
@@ -83,8 +51,7 @@ const WORKER_YOUNG_GENERATION_MB = 4;
 export class QuickJsWorkerPool implements ScriptSandbox {
   private workers: PoolWorker[] = [];
   private readonly runs = new Map<number, ActiveRun>();
-  /** Waiting runs per owner, oldest first; the map's order is the owners' round-robin order. */
-  private readonly queues = new Map<string, QueuedRun[]>();
+  private readonly queues = new OwnerQueues();
   private nextId = 1;
   private watchdogTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -94,8 +61,7 @@ export class QuickJsWorkerPool implements ScriptSandbox {
   run(req: ScriptRequest): Promise<ScriptOutcome> {
     if (req.signal?.aborted) return Promise.reject(abortedFailure());
     if (this.closed) return Promise.reject(new ScriptFailure('error', 'Script sandbox is shut down'));
-    const queue = this.queues.get(req.owner) ?? [];
-    if (queue.length >= this.opts.maxQueuedPerOwner) {
+    if (this.queues.waiting(req.owner) >= this.opts.maxQueuedPerOwner) {
       const max = this.opts.maxQueuedPerOwner;
       return Promise.reject(busyFailure(`Script sandbox is busy: this agent already has as many scripts waiting as allowed (${max}); retry shortly`));
     }
@@ -109,8 +75,7 @@ export class QuickJsWorkerPool implements ScriptSandbox {
         onAbort: () => this.dequeue(queued, abortedFailure()),
       };
       req.signal?.addEventListener('abort', queued.onAbort, { once: true });
-      queue.push(queued);
-      if (!this.queues.has(req.owner)) this.queues.set(req.owner, queue);
+      this.queues.add(queued);
       this.dispatch();
     });
   }
@@ -120,7 +85,7 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     this.closed = true;
     clearInterval(this.watchdogTimer);
     const shutDown = () => new ScriptFailure('error', 'Script sandbox is shut down');
-    for (const queue of [...this.queues.values()]) for (const queued of [...queue]) this.dequeue(queued, shutDown());
+    for (const queued of this.queues.all()) this.dequeue(queued, shutDown());
     await Promise.all([...this.workers].map((w) => this.kill(w, shutDown().message)));
   }
 
@@ -128,39 +93,23 @@ export class QuickJsWorkerPool implements ScriptSandbox {
 
   /** Starts waiting runs while there are free workers (or room for another). */
   private dispatch(): void {
-    while (this.queues.size > 0) {
+    while (!this.queues.empty) {
       const worker = this.freeWorker();
       if (!worker) return;
-      const owner = this.nextOwner();
-      const queue = this.queues.get(owner)!;
-      const queued = queue.shift()!;
-      // Served: to the back of the round-robin order, or out of it with nothing left waiting.
-      this.queues.delete(owner);
-      if (queue.length > 0) this.queues.set(owner, queue);
-      this.start(worker, queued);
+      this.start(worker, this.queues.next(this.workersHeld())!);
     }
   }
 
-  /** The waiting owner holding the fewest workers; among equals, the one served least recently. */
-  private nextOwner(): string {
+  /** How many workers each owner holds now. */
+  private workersHeld(): Map<string, number> {
     const held = new Map<string, number>();
     for (const w of this.workers) if (w.busy) held.set(w.busy.owner, (held.get(w.busy.owner) ?? 0) + 1);
-    let best: string | undefined;
-    let fewest = Infinity;
-    for (const owner of this.queues.keys()) {
-      const n = held.get(owner) ?? 0;
-      if (n < fewest) [best, fewest] = [owner, n];
-    }
-    return best!;
+    return held;
   }
 
   /** Takes a run out of the queue without starting it. */
   private dequeue(queued: QueuedRun, failure: ScriptFailure): void {
-    const queue = this.queues.get(queued.req.owner);
-    const at = queue?.indexOf(queued) ?? -1;
-    if (at < 0) return; // already started
-    queue!.splice(at, 1);
-    if (queue!.length === 0) this.queues.delete(queued.req.owner);
+    if (!this.queues.remove(queued)) return; // already started
     clearTimeout(queued.timer);
     queued.req.signal?.removeEventListener('abort', queued.onAbort);
     queued.reject(failure);
@@ -202,9 +151,7 @@ export class QuickJsWorkerPool implements ScriptSandbox {
   }
 
   private spawn(): PoolWorker {
-    const watchdog = new BigInt64Array(new SharedArrayBuffer(WATCHDOG_SLOTS * BigInt64Array.BYTES_PER_ELEMENT));
-    const config: WorkerConfig = { ...this.opts.worker, watchdog: watchdog.buffer as SharedArrayBuffer };
-    const worker: PoolWorker = { thread: startThread(config, this.opts.stackSizeMb), watchdog, busy: undefined, dead: false };
+    const worker = newPoolWorker(this.opts.worker, this.opts.stackSizeMb);
     worker.thread.unref(); // an idle pool must not keep the process alive
     worker.thread.on('message', (msg: FromWorker) => this.onMessage(worker, msg));
     // A message this thread could not read (a clone failure): it belonged to the worker's one run.
@@ -219,9 +166,8 @@ export class QuickJsWorkerPool implements ScriptSandbox {
   private checkDeadlines(): void {
     const now = Date.now();
     for (const worker of this.workers) {
-      const deadline = Number(Atomics.load(worker.watchdog, WATCHDOG_DEADLINE));
-      if (deadline === 0 || now <= deadline + this.opts.graceMs) continue;
-      const culprit = Number(Atomics.load(worker.watchdog, WATCHDOG_RUN));
+      const culprit = overrunRun(worker, now, this.opts.graceMs);
+      if (culprit === undefined) continue;
       void this.kill(worker, 'Script sandbox was restarted because a script in it overran its limits; run it again', culprit);
     }
   }
@@ -236,19 +182,10 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     if (busy) {
       clearTimeout(busy.backstop);
       const run = this.runs.get(busy.id);
-      if (run) this.settle(busy.id, busy.id === culprit ? limitFailure(run, this.startedAt(worker, busy.id)) : new ScriptFailure('error', message, run.logs));
+      if (run) this.settle(busy.id, busy.id === culprit ? limitFailure(run.req, run.logs, startedAt(worker, busy.id)) : new ScriptFailure('error', message, run.logs));
     }
     this.dispatch(); // a fresh worker takes the next waiting run
     await worker.thread.terminate();
-  }
-
-  /**
-   * When the run's clocks started on its worker (epoch ms), or undefined before they have: a
-   * thread's first run waits for QuickJS to compile, which must not count against its wall clock.
-   */
-  private startedAt(worker: PoolWorker, id: number): number | undefined {
-    if (Atomics.load(worker.watchdog, WATCHDOG_STARTED_RUN) !== BigInt(id)) return undefined;
-    return Number(Atomics.load(worker.watchdog, WATCHDOG_STARTED_AT));
   }
 
   /**
@@ -259,7 +196,7 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     if (worker.busy?.id !== id) return;
     worker.busy.backstop = setTimeout(() => {
       const run = this.runs.get(id);
-      const started = this.startedAt(worker, id);
+      const started = startedAt(worker, id);
       const limit = (run?.req.limits.wallMs ?? 0) + BACKSTOP_MS;
       const left = started === undefined ? limit : started + limit - Date.now();
       if (left > 0) this.armBackstop(worker, id, left);
@@ -338,7 +275,7 @@ export class QuickJsWorkerPool implements ScriptSandbox {
   private fail(id: number, failure: ScriptFailure): void {
     const run = this.runs.get(id);
     if (run && !run.worker.dead) {
-      Atomics.store(run.worker.watchdog, WATCHDOG_STOP, BigInt(id));
+      requestStop(run.worker, id);
       this.post(run.worker, { type: 'abort', id });
     }
     this.settle(id, failure);
@@ -352,37 +289,4 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     if (result instanceof ScriptFailure) run.reject(result);
     else run.resolve(result);
   }
-}
-
-function abortedFailure(logs: string[] = []): ScriptFailure {
-  return new ScriptFailure('aborted', 'Script run was aborted', logs);
-}
-
-function busyFailure(message: string): ScriptFailure {
-  return new ScriptFailure('busy', message);
-}
-
-function wallFailure(req: ScriptRequest, logs: string[]): ScriptFailure {
-  return new ScriptFailure('timeout', `Script exceeded its wall-clock time limit of ${req.limits.wallMs} ms`, logs);
-}
-
-/**
- * A slice deadline is the earlier of the CPU and the wall limit; tell which one was overrun
- * (`startedAt`: when the run's clocks started, see QuickJsWorkerPool.startedAt).
- */
-function limitFailure(run: ActiveRun, startedAt: number | undefined): ScriptFailure {
-  if (startedAt !== undefined && Date.now() >= startedAt + run.req.limits.wallMs) return wallFailure(run.req, run.logs);
-  return new ScriptFailure('timeout', `Script exceeded its CPU time limit of ${run.req.limits.cpuMs} ms`, run.logs);
-}
-
-/**
- * Starts a worker on quickjs.worker. Under tsx (development and tests) the entry is TypeScript,
- * which a worker can only load once it has registered tsx itself — see the bootstrap file.
- */
-function startThread(config: WorkerConfig, stackSizeMb: number): Worker {
-  const typescript = import.meta.url.endsWith('.ts');
-  const entry = typescript ? './quickjs.worker.tsx-bootstrap.mjs' : './quickjs.worker.js';
-  // A small young generation: a worker allocates little on its own heap (scripts live in WASM memory),
-  // and a large one only grows each thread by tens of MB under load.
-  return new Worker(new URL(entry, import.meta.url), { workerData: config, resourceLimits: { stackSizeMb, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
 }

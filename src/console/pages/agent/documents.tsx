@@ -1,14 +1,15 @@
-import { ActionIcon, Alert, Badge, Button, Card, Checkbox, Code, CopyButton, Group, Input, SegmentedControl, Select, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core';
+import { Alert, Badge, Button, Group, Input, SegmentedControl, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { CodeEditor } from '../../code-editor.js';
-import { fieldErrors, messageOf } from '../../errors.js';
+import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { RecordsBrowser } from '../../records-browser.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
+import { DocumentPanel } from './document-panel.js';
+import { FieldsEditor, type FieldRow } from './document-fields.js';
 import type { AgentTabProps } from './tab-props.js';
 import { when } from '../../format.js';
-import { FormModal, ConfirmDialog, FormActions, ScrollTable } from '../../ui.js';
+import { FormModal, FormActions, ScrollTable } from '../../ui.js';
+import { TableHead } from '../../table-parts.js';
 
 const DocumentsQuery = graphql(`
   query AgentDocuments($id: ID!) {
@@ -27,57 +28,9 @@ const CreateDocumentMutation = graphql(`
   }
 `);
 
-const UpdateDocumentMutation = graphql(`
-  mutation UpdateDocument($id: ID!, $input: UpdateDocumentInput!) {
-    updateDocument(id: $id, input: $input) { id name description kind content fields { name type required } createdAt updatedAt }
-  }
-`);
-
-const DeleteDocumentMutation = graphql(`
-  mutation DeleteDocument($id: ID!) {
-    deleteDocument(id: $id)
-  }
-`);
-
-const ExposeMutation = graphql(`
-  mutation ExposeDocument($agentId: ID!, $documentId: ID!, $read: Boolean, $write: Boolean) {
-    exposeDocument(agentId: $agentId, documentId: $documentId, read: $read, write: $write) { id documentId read write }
-  }
-`);
-
-const UnexposeMutation = graphql(`
-  mutation UnexposeDocument($agentId: ID!, $documentId: ID!) {
-    unexposeDocument(agentId: $agentId, documentId: $documentId)
-  }
-`);
-
 type Data = ResultOf<typeof DocumentsQuery>;
 type Doc = Data['agent']['documents'][number];
 type Exposure = Data['agent']['documentExposures'][number];
-type FieldType = Doc['fields'][number]['type'];
-interface FieldRow {
-  key: number;
-  name: string;
-  type: FieldType;
-  required: boolean;
-}
-
-const FIELD_TYPES: { value: FieldType; label: string }[] = [
-  { value: 'STRING', label: 'String' },
-  { value: 'NUMBER', label: 'Number' },
-  { value: 'BOOLEAN', label: 'Boolean' },
-  { value: 'DATETIME', label: 'Date-time' },
-  { value: 'JSON', label: 'JSON' },
-];
-
-let nextKey = 1;
-const rowsOf = (fields: Doc['fields']): FieldRow[] => fields.map((f) => ({ key: nextKey++, ...f }));
-
-/** The URL of a document on the Document API. */
-function documentUrl(agentId: string, documentId: string): string {
-  return `${window.location.origin}/agents/${encodeURIComponent(agentId)}/documents/${encodeURIComponent(documentId)}`;
-}
-
 /** The agent's Document API tab: documents (text or database), their exposure, and a database's records. */
 export default function DocumentsTab({ agentId }: AgentTabProps) {
   const context = useMemo(() => ({ additionalTypenames: ['Document', 'DocumentExposure'] }), []);
@@ -109,17 +62,7 @@ export default function DocumentsTab({ agentId }: AgentTabProps) {
       ) : (
         <ScrollTable minWidth={640} label="Documents table">
           <Table aria-label="Documents">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Name</Table.Th>
-                <Table.Th scope="col">Kind</Table.Th>
-                <Table.Th scope="col">Document API</Table.Th>
-                <Table.Th scope="col">Updated</Table.Th>
-                <Table.Th scope="col">
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Name', 'Kind', 'Document API', 'Updated']} actions />
             <Table.Tbody>
               {docs.map((d) => {
                 const e = exposureOf(d.id);
@@ -188,37 +131,6 @@ function ExposureBadges({ exposure }: { exposure: Exposure | null }) {
   );
 }
 
-/** The field schema of a database document: a row per field (name, type, required). */
-function FieldsEditor({ rows, onChange, error }: { rows: FieldRow[]; onChange: (rows: FieldRow[]) => void; error?: string | undefined }) {
-  const set = (key: number, patch: Partial<FieldRow>) => onChange(rows.map((r) => (r.key === key ? { ...r, ...patch } : r)));
-  return (
-    <Input.Wrapper label="Fields" description="Each record is an object of these fields; `id` is the record's own" error={error}>
-      <Stack gap="xs" mt={4}>
-        {rows.length === 0 ? (
-          <Text size="sm" c="dimmed">
-            No fields yet.
-          </Text>
-        ) : null}
-        {rows.map((r, i) => (
-          <Group key={r.key} gap="xs" align="flex-end" wrap="wrap">
-            <TextInput label={`Field ${i + 1} name`} value={r.name} onChange={(e) => set(r.key, { name: e.currentTarget.value })} w={180} />
-            <Select label={`Field ${i + 1} type`} data={FIELD_TYPES} value={r.type} onChange={(v) => set(r.key, { type: (v ?? 'STRING') as FieldType })} allowDeselect={false} w={140} />
-            <Checkbox label="Required" checked={r.required} onChange={(e) => set(r.key, { required: e.currentTarget.checked })} mb={8} />
-            <ActionIcon variant="subtle" color="red" onClick={() => onChange(rows.filter((x) => x.key !== r.key))} aria-label={`Remove field ${i + 1}`} mb={4}>
-              ×
-            </ActionIcon>
-          </Group>
-        ))}
-        <Group>
-          <Button size="xs" variant="light" onClick={() => onChange([...rows, { key: nextKey++, name: '', type: 'STRING', required: false }])}>
-            Add field
-          </Button>
-        </Group>
-      </Stack>
-    </Input.Wrapper>
-  );
-}
-
 function CreateDocumentForm({ agentId, onCancel, onCreated }: { agentId: string; onCancel: () => void; onCreated: (id: string) => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -265,105 +177,3 @@ function CreateDocumentForm({ agentId, onCancel, onCreated }: { agentId: string;
   );
 }
 
-/** One document: its settings, content or fields, its exposure, and (databases) its records. */
-function DocumentPanel({ agentId, doc, exposure, onChanged, onDeleted }: { agentId: string; doc: Doc; exposure: Exposure | null; onChanged: () => void; onDeleted: () => void }) {
-  const [name, setName] = useState(doc.name);
-  const [description, setDescription] = useState(doc.description);
-  const [content, setContent] = useState(doc.content);
-  const [rows, setRows] = useState<FieldRow[]>(() => rowsOf(doc.fields));
-  const [saved, setSaved] = useState(false);
-  const [deleting, setDeleting] = useState(false);
-  const [update, updateDocument] = useMutation(UpdateDocumentMutation);
-  const [, deleteDocument] = useMutation(DeleteDocumentMutation);
-  const [expose, exposeDocument] = useMutation(ExposeMutation);
-  const [unexpose, unexposeDocument] = useMutation(UnexposeMutation);
-  const { fields, other } = fieldErrors(update.error);
-  const url = documentUrl(agentId, doc.id);
-
-  const save = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaved(false);
-    const input =
-      doc.kind === 'TEXT' ? { name, description, content } : { name, description, fields: rows.map((r) => ({ name: r.name, type: r.type, required: r.required })) };
-    const result = await updateDocument({ id: doc.id, input });
-    if (!result.error) {
-      setSaved(true);
-      onChanged();
-    }
-  };
-
-  const setExposure = async (read: boolean, write: boolean) => {
-    const result = !read && !write ? await unexposeDocument({ agentId, documentId: doc.id }) : await exposeDocument({ agentId, documentId: doc.id, read, write });
-    if (!result.error) onChanged();
-  };
-  const exposureError = expose.error ?? unexpose.error;
-
-  return (
-    <Card withBorder padding="md" component="section" aria-label={`Document ${doc.name}`}>
-      <Stack>
-        <Group justify="space-between">
-          <Title order={4}>{doc.name}</Title>
-          <Button size="xs" variant="light" color="red" onClick={() => setDeleting(true)}>
-            Delete document
-          </Button>
-        </Group>
-        <Stack gap={4}>
-          <Text size="sm" fw={600}>
-            Document API
-          </Text>
-          <Group gap="xs" wrap="nowrap">
-            <Code style={{ wordBreak: 'break-all' }}>{url}</Code>
-            <CopyButton value={url}>
-              {({ copied, copy }) => (
-                <Button size="compact-xs" variant="subtle" onClick={copy} aria-label="Copy the document URL">
-                  {copied ? 'Copied' : 'Copy'}
-                </Button>
-              )}
-            </CopyButton>
-          </Group>
-          <Group gap="xl">
-            <Switch label="Read" description="GET the document, query records" checked={exposure?.read ?? false} disabled={expose.fetching || unexpose.fetching} onChange={(e) => void setExposure(e.currentTarget.checked, exposure?.write ?? false)} />
-            <Switch
-              label="Write"
-              description="PUT content, insert, update and delete records"
-              checked={exposure?.write ?? false}
-              disabled={expose.fetching || unexpose.fetching}
-              onChange={(e) => void setExposure(exposure?.read ?? false, e.currentTarget.checked)}
-            />
-          </Group>
-          {exposureError ? (
-            <Text size="sm" c="red.8" role="alert">
-              {messageOf(exposureError)}
-            </Text>
-          ) : null}
-        </Stack>
-        <form onSubmit={save} noValidate aria-label="Document settings">
-          <Stack>
-            <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
-            <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
-            {doc.kind === 'TEXT' ? (
-              <CodeEditor label="Content" language="text" value={content} onChange={setContent} error={fields.content ? { message: fields.content } : null} minHeight={200} />
-            ) : (
-              <FieldsEditor rows={rows} onChange={setRows} error={fields.fields} />
-            )}
-            <FormActions error={other} submit="Save document" loading={update.fetching} saved={saved} light />
-          </Stack>
-        </form>
-        {doc.kind === 'DATABASE' ? <RecordsBrowser agentId={agentId} documentId={doc.id} fields={doc.fields} /> : null}
-      </Stack>
-      <ConfirmDialog
-        opened={deleting}
-        title="Delete document"
-        confirmLabel="Delete document"
-        onConfirm={async () => {
-          const result = await deleteDocument({ id: doc.id });
-          if (!result.error) onDeleted();
-          return result.error;
-        }}
-        onClose={() => setDeleting(false)}
-      >
-        {`Delete “${doc.name}”${doc.kind === 'DATABASE' ? ' with all its records' : ''}? Its Document API URL answers 404 from then on. This cannot be undone.`}
-      </ConfirmDialog>
-    </Card>
-  );
-}

@@ -1,15 +1,15 @@
-import { Anchor, Badge, Button, Checkbox, Code, Group, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core';
+import { Anchor, Checkbox, Code, Group, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { draftOf, handlerInput, HandlerFields, parseSchemas, type HandlerDraft } from '../../entry-editor.js';
+import { EntriesSection, EntryForm, HandlerBadge, useEntryForm } from '../../entry-list.js';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { EmptyState, ErrorState, LoadingState } from '../../states.js';
+import { NoData } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
-import { HttpTryIt } from '../../try-it.js';
-import type { EditorError } from '../../code-editor.js';
+import { HttpTryIt } from '../../try-it-http.js';
 import type { AgentTabProps } from './tab-props.js';
 import { ConfirmDialog, FormActions } from '../../ui.js';
+import { EditRemoveButtons, TableHead } from '../../table-parts.js';
 
 const HttpApiQuery = graphql(`
   query HttpApiTab($id: ID!) {
@@ -56,24 +56,21 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
   const [editing, setEditing] = useState<'new' | string | null>(null);
   const [removing, setRemoving] = useState<Endpoint | null>(null);
   const [, remove] = useMutation(RemoveEndpoint);
-  if (fetching && !data) return <LoadingState label="Loading the HTTP API…" />;
-  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
-  if (!data) return null;
+  if (!data) return <NoData result={{ fetching, error }} loading="Loading the HTTP API…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
   const endpoints = data.agent.httpEndpoints;
   const base = `${location.origin}/agents/${agentId}/api/`;
   return (
     <Stack>
       <SurfaceSwitches agentId={agentId} surface="HTTP_API" label="HTTP API" />
-      <Paper withBorder p="md" component="section" aria-labelledby="endpoints-title">
-        <Stack gap="sm">
-          <Group justify="space-between">
-            <Title order={3} size="h4" id="endpoints-title">
-              Endpoints
-            </Title>
-            <Button onClick={() => setEditing('new')} disabled={editing === 'new'}>
-              Add endpoint
-            </Button>
-          </Group>
+      <EntriesSection
+        id="endpoints-title"
+        title="Endpoints"
+        add="Add endpoint"
+        adding={editing === 'new'}
+        onAdd={() => setEditing('new')}
+        count={endpoints.length}
+        empty={{ title: 'No endpoints yet', text: 'Add an endpoint: a path, its methods, and a prompt or a script that answers it.' }}
+        intro={
           <Text size="sm">
             Each endpoint answers at <Code style={{ wordBreak: 'break-all' }}>{base}&lt;path&gt;</Code> with an agent key in <Code>X-Agent-Access-Key</Code>.{' '}
             <Anchor href={`/agents/${agentId}/openapi.json`} target="_blank" rel="noreferrer" size="sm">
@@ -81,64 +78,38 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
             </Anchor>{' '}
             (needs the key too).
           </Text>
-          {endpoints.length === 0 && editing !== 'new' ? (
-            <EmptyState title="No endpoints yet">Add an endpoint: a path, its methods, and a prompt or a script that answers it.</EmptyState>
-          ) : endpoints.length ? (
-            <Table.ScrollContainer minWidth={560}>
-              <Table aria-label="Endpoints" highlightOnHover>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th scope="col">Path</Table.Th>
-                    <Table.Th scope="col">Methods</Table.Th>
-                    <Table.Th scope="col">Handler</Table.Th>
-                    <Table.Th scope="col">Model</Table.Th>
-                    <Table.Th scope="col">Schemas</Table.Th>
-                    <Table.Th scope="col">
-                      <VisuallyHidden>Actions</VisuallyHidden>
-                    </Table.Th>
+        }
+        table={
+          <Table.ScrollContainer minWidth={560}>
+            <Table aria-label="Endpoints" highlightOnHover>
+              <TableHead columns={['Path', 'Methods', 'Handler', 'Model', 'Schemas']} actions />
+              <Table.Tbody>
+                {endpoints.map((e) => (
+                  <Table.Tr key={e.id}>
+                    <Table.Td>
+                      <Code>{e.path}</Code>
+                    </Table.Td>
+                    <Table.Td>{e.methods.join(', ')}</Table.Td>
+                    <Table.Td>
+                      <HandlerBadge kind={e.handler.kind} />
+                    </Table.Td>
+                    <Table.Td>{e.handler.kind === 'SCRIPT' ? '—' : (e.modelOverride ?? 'Agent default')}</Table.Td>
+                    <Table.Td>{[e.inputSchema ? 'input' : '', e.outputSchema ? 'output' : ''].filter(Boolean).join(', ') || '—'}</Table.Td>
+                    <Table.Td>
+                      <EditRemoveButtons name={e.path} onEdit={() => setEditing(e.id)} onRemove={() => setRemoving(e)} />
+                    </Table.Td>
                   </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {endpoints.map((e) => (
-                    <Table.Tr key={e.id}>
-                      <Table.Td>
-                        <Code>{e.path}</Code>
-                      </Table.Td>
-                      <Table.Td>{e.methods.join(', ')}</Table.Td>
-                      <Table.Td>
-                        <Badge variant="outline" color={e.handler.kind === 'SCRIPT' ? 'indigo.8' : 'teal.9'}>
-                          {e.handler.kind === 'SCRIPT' ? 'Script' : 'Prompt'}
-                        </Badge>
-                      </Table.Td>
-                      <Table.Td>{e.handler.kind === 'SCRIPT' ? '—' : (e.modelOverride ?? 'Agent default')}</Table.Td>
-                      <Table.Td>{[e.inputSchema ? 'input' : '', e.outputSchema ? 'output' : ''].filter(Boolean).join(', ') || '—'}</Table.Td>
-                      <Table.Td>
-                        <Group gap="xs" wrap="nowrap">
-                          <Button size="xs" variant="light" onClick={() => setEditing(e.id)} aria-label={`Edit ${e.path}`}>
-                            Edit
-                          </Button>
-                          <Button size="xs" variant="outline" color="red.9" onClick={() => setRemoving(e)} aria-label={`Remove ${e.path}`}>
-                            Remove
-                          </Button>
-                        </Group>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          ) : null}
-          {editing ? (
-            <EndpointForm
-              key={editing}
-              agentId={agentId}
-              endpoint={endpoints.find((e) => e.id === editing) ?? null}
-              models={data.models}
-              onDone={() => setEditing(null)}
-            />
-          ) : null}
-        </Stack>
-      </Paper>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        }
+        form={
+          editing ? (
+            <EndpointForm key={editing} agentId={agentId} endpoint={endpoints.find((e) => e.id === editing) ?? null} models={data.models} onDone={() => setEditing(null)} />
+          ) : null
+        }
+      />
       <HttpTryIt key={endpoints.map((e) => e.id).join()} agentId={agentId} endpoints={endpoints} />
       <CorsForm key={agentId} agentId={agentId} cors={data.agent.cors} />
       <ConfirmDialog
@@ -159,74 +130,51 @@ function EndpointForm({ agentId, endpoint, models, onDone }: { agentId: string; 
   const [path, setPath] = useState(endpoint?.path ?? '');
   const [description, setDescription] = useState(endpoint?.description ?? '');
   const [methods, setMethods] = useState<string[]>(endpoint ? [...endpoint.methods] : ['POST']);
-  const [draft, setDraft] = useState<HandlerDraft>(() => draftOf(endpoint));
-  const [localErrors, setLocalErrors] = useState<Record<string, EditorError>>({});
   const [added, addResult] = useMutation(AddEndpoint);
   const [updated, updateResult] = useMutation(UpdateEndpoint);
   const state = endpoint ? updated : added;
-  const { fields, other } = fieldErrors(state.error);
-  const knownFields = ['path', 'description', 'methods', 'handler', 'modelOverride', 'inputSchema', 'outputSchema'];
-  const otherFields = Object.entries(fields).filter(([k]) => !knownFields.includes(k));
-  const [saved, setSaved] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaved(false);
-    const { inputSchema, outputSchema, errors } = parseSchemas(draft);
-    setLocalErrors(errors);
-    if (Object.keys(errors).length) return;
-    const input = {
-      path,
-      description,
-      methods: methods as Method[],
-      handler: handlerInput(draft),
-      modelOverride: draft.kind === 'PROMPT' && draft.modelOverride ? draft.modelOverride : null,
-      inputSchema,
-      outputSchema,
-    };
-    const result = endpoint ? await updateResult({ id: endpoint.id, input }) : await addResult({ agentId, input });
-    if (!result.error) {
-      setSaved(true);
-      if (!endpoint) onDone();
-    }
-  };
+  const form = useEntryForm({
+    entry: endpoint,
+    error: state.error,
+    known: ['path', 'description', 'methods', 'handler', 'modelOverride', 'inputSchema', 'outputSchema'],
+    save: (handler) => {
+      const input = { path, description, methods: methods as Method[], ...handler };
+      return endpoint ? updateResult({ id: endpoint.id, input }) : addResult({ agentId, input });
+    },
+    onDone,
+  });
+  const { fields } = form;
   return (
-    <Paper withBorder p="md" bg="gray.0">
-      <form onSubmit={submit} noValidate aria-label={endpoint ? `Edit endpoint ${endpoint.path}` : 'New endpoint'}>
-        <Stack gap="sm">
-          <Title order={4} size="h5">
-            {endpoint ? `Edit ${endpoint.path}` : 'New endpoint'}
-          </Title>
-          <TextInput
-            label="Path"
-            description="Relative to /agents/<agent>/api/, may contain slashes; {name} captures a parameter"
-            required
-            value={path}
-            onChange={(e) => setPath(e.currentTarget.value)}
-            error={fields.path}
-          />
-          <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
-          <Checkbox.Group label="Methods" value={methods} onChange={setMethods} error={fields.methods}>
-            <Group mt="xs">
-              {METHODS.map((m) => (
-                <Checkbox key={m} value={m} label={m} />
-              ))}
-            </Group>
-          </Checkbox.Group>
-          <HandlerFields
-            draft={draft}
-            onChange={setDraft}
-            error={state.error}
-            localErrors={localErrors}
-            models={models}
-            inputSchemaHelp="Requests whose JSON body does not match are refused with 400"
-          />
-          <FormActions error={[...otherFields.map(([k, v]) => `${k}: ${v}`), other].filter(Boolean).join(' ')} submit={endpoint ? 'Save endpoint' : 'Add endpoint'} loading={state.fetching} onCancel={onDone} cancel={endpoint ? 'Close' : 'Cancel'} saved={saved} />
-        </Stack>
-      </form>
-    </Paper>
+    <EntryForm
+      label={endpoint ? `Edit endpoint ${endpoint.path}` : 'New endpoint'}
+      heading={endpoint ? `Edit ${endpoint.path}` : 'New endpoint'}
+      form={form}
+      state={state}
+      models={models}
+      inputSchemaHelp="Requests whose JSON body does not match are refused with 400"
+      submit={endpoint ? 'Save endpoint' : 'Add endpoint'}
+      editing={endpoint !== null}
+      onDone={onDone}
+    >
+      <TextInput
+        label="Path"
+        description="Relative to /agents/<agent>/api/, may contain slashes; {name} captures a parameter"
+        required
+        value={path}
+        onChange={(e) => setPath(e.currentTarget.value)}
+        error={fields.path}
+      />
+      <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
+      <Checkbox.Group label="Methods" value={methods} onChange={setMethods} error={fields.methods}>
+        <Group mt="xs">
+          {METHODS.map((m) => (
+            <Checkbox key={m} value={m} label={m} />
+          ))}
+        </Group>
+      </Checkbox.Group>
+    </EntryForm>
   );
 }
-
 
 function CorsForm({ agentId, cors }: { agentId: string; cors: Data['agent']['cors'] }) {
   const [platform, setPlatform] = useState(cors.allowPlatformApps);

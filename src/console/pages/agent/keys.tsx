@@ -1,4 +1,4 @@
-import { Badge, Button, Code, CopyButton, Group, Stack, Switch, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import { Badge, Button, Code, CopyButton, Group, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors, messageOf } from '../../errors.js';
@@ -7,6 +7,7 @@ import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import type { AgentTabProps } from './tab-props.js';
 import { when, isoOfLocal } from '../../format.js';
 import { Callout, FormModal, ConfirmDialog, FormActions, ScrollTable } from '../../ui.js';
+import { RevokeButton, TableHead } from '../../table-parts.js';
 
 const KeysQuery = graphql(`
   query AgentKeys($id: ID!) {
@@ -81,19 +82,7 @@ export default function KeysTab({ agentId }: AgentTabProps) {
       ) : (
         <ScrollTable minWidth={760} label="API keys table">
           <Table aria-label="API keys">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Name</Table.Th>
-                <Table.Th scope="col">Key</Table.Th>
-                <Table.Th scope="col">Created</Table.Th>
-                <Table.Th scope="col">Last used</Table.Th>
-                <Table.Th scope="col">Expires</Table.Th>
-                <Table.Th scope="col">Status</Table.Th>
-                <Table.Th scope="col">
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Name', 'Key', 'Created', 'Last used', 'Expires', 'Status']} actions />
             <Table.Tbody>
               {keys.map((k) => {
                 const state = keyState(k);
@@ -116,9 +105,7 @@ export default function KeysTab({ agentId }: AgentTabProps) {
                     </Table.Td>
                     <Table.Td>
                       {k.revokedAt ? null : (
-                        <Button size="xs" variant="light" color="red" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>
-                          Revoke
-                        </Button>
+                        <RevokeButton label={`Revoke ${k.name}`} onRevoke={() => setRevoking(k)} />
                       )}
                     </Table.Td>
                   </Table.Tr>

@@ -4,9 +4,10 @@ import { useMutation, useQuery } from 'urql';
 import { formatCredits, utcToday } from '../../activity-view.js';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { ErrorState, LoadingState } from '../../states.js';
+import { NoData } from '../../states.js';
 import type { AgentTabProps } from './tab-props.js';
 import { FormActions } from '../../ui.js';
+import { TableHead } from '../../table-parts.js';
 
 // The agent's Limits tab: its daily credit limit and its maximum of concurrent requests (an empty
 // field: no limit; a daily limit of 0 refuses every call with 429 until it is raised), today's use
@@ -84,9 +85,7 @@ export function UseBar({ used, limit, label, who }: { used: number; limit: numbe
 
 export default function LimitsTab({ agentId }: AgentTabProps) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: LimitsQuery, variables: { id: agentId }, requestPolicy: 'cache-and-network' });
-  if (fetching && !data) return <LoadingState label="Loading limits…" />;
-  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
-  if (!data) return null;
+  if (!data) return <NoData result={{ fetching, error }} loading="Loading limits…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
   return (
     <Stack gap="lg" maw={760}>
       <LimitsForm data={data} />
@@ -181,12 +180,7 @@ function OtherLimits({ data }: { data: Data }) {
           A call is refused when any of these daily limits is used up. Admins set them in the workspace’s Teams and limits section.
         </Text>
         <Table aria-label="Team and workspace limits" withTableBorder>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">Scope</Table.Th>
-              <Table.Th scope="col">Daily credit limit</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Scope', 'Daily credit limit']} />
           <Table.Tbody>
             <Table.Tr>
               <Table.Th scope="row" fw={400}>

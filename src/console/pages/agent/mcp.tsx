@@ -1,17 +1,17 @@
-import { Badge, Button, Code, Group, Paper, Stack, Table, Tabs, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core';
-import { useMemo, useState, type FormEvent } from 'react';
+import { Code, Stack, Table, Tabs, Text, TextInput, Textarea } from '@mantine/core';
+import { useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import type { EditorError } from '../../code-editor.js';
 import { CopyBlock } from '../../copy-field.js';
-import { draftOf, handlerInput, HandlerFields, parseSchemas, type HandlerDraft } from '../../entry-editor.js';
-import { fieldErrors } from '../../errors.js';
+import { EntriesSection, EntryForm, HandlerBadge, useEntryForm } from '../../entry-list.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { clientConfigs, mcpUrl, serverName } from '../../mcp-configs.js';
-import { EmptyState, ErrorState, LoadingState } from '../../states.js';
+import { NoData } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
-import { McpTryIt } from '../../try-it.js';
+import { McpTryIt } from '../../try-it-mcp.js';
 import type { AgentTabProps } from './tab-props.js';
-import { ConfirmDialog, FormActions } from '../../ui.js';
+import { ConfirmDialog } from '../../ui.js';
+import { Section } from '../../section.js';
+import { EditRemoveButtons, TableHead } from '../../table-parts.js';
 
 const McpQuery = graphql(`
   query McpTab($id: ID!) {
@@ -50,96 +50,66 @@ export default function McpTab({ agentId }: AgentTabProps) {
   const [editing, setEditing] = useState<'new' | string | null>(null);
   const [removing, setRemoving] = useState<Tool | null>(null);
   const [, remove] = useMutation(RemoveTool);
-  if (fetching && !data) return <LoadingState label="Loading the MCP server…" />;
-  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
-  if (!data) return null;
+  if (!data) return <NoData result={{ fetching, error }} loading="Loading the MCP server…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
   const tools = data.agent.mcpTools;
   const url = mcpUrl(location.origin, agentId);
   const configs = clientConfigs(url, serverName(data.agent.name));
   return (
     <Stack>
       <SurfaceSwitches agentId={agentId} surface="MCP" label="MCP server" />
-      <Paper withBorder p="md" component="section" aria-labelledby="mcp-connect-title">
-        <Stack gap="sm">
-          <Title order={3} size="h4" id="mcp-connect-title">
-            Connect a client
-          </Title>
-          <CopyBlock label="MCP server URL" value={url} description="Streamable HTTP; the client sends an agent key in the X-Agent-Access-Key header (or as a bearer token)." />
-          <Text size="sm">
-            Replace the placeholder with an agent key from the API Keys tab. Keys belong in the client's configuration, never in a shared file.
-          </Text>
-          <Tabs defaultValue="claude" keepMounted={false}>
-            <Tabs.List aria-label="MCP clients">
-              {configs.map((c) => (
-                <Tabs.Tab key={c.id} value={c.id}>
-                  {c.client}
-                </Tabs.Tab>
-              ))}
-            </Tabs.List>
+      <Section id="mcp-connect-title" title="Connect a client">
+        <CopyBlock label="MCP server URL" value={url} description="Streamable HTTP; the client sends an agent key in the X-Agent-Access-Key header (or as a bearer token)." />
+        <Text size="sm">
+          Replace the placeholder with an agent key from the API Keys tab. Keys belong in the client's configuration, never in a shared file.
+        </Text>
+        <Tabs defaultValue="claude" keepMounted={false}>
+          <Tabs.List aria-label="MCP clients">
             {configs.map((c) => (
-              <Tabs.Panel key={c.id} value={c.id} pt="sm">
-                <CopyBlock label={`${c.client} configuration`} description={c.file} value={c.json} />
-              </Tabs.Panel>
+              <Tabs.Tab key={c.id} value={c.id}>
+                {c.client}
+              </Tabs.Tab>
             ))}
-          </Tabs>
-        </Stack>
-      </Paper>
-      <Paper withBorder p="md" component="section" aria-labelledby="tools-title">
-        <Stack gap="sm">
-          <Group justify="space-between">
-            <Title order={3} size="h4" id="tools-title">
-              Tools
-            </Title>
-            <Button onClick={() => setEditing('new')} disabled={editing === 'new'}>
-              Add tool
-            </Button>
-          </Group>
-          {tools.length === 0 && editing !== 'new' ? (
-            <EmptyState title="No tools yet">Add a tool: MCP clients see its name and description and call it with arguments.</EmptyState>
-          ) : tools.length ? (
-            <Table.ScrollContainer minWidth={520}>
-              <Table aria-label="Tools" highlightOnHover>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th scope="col">Name</Table.Th>
-                    <Table.Th scope="col">Description</Table.Th>
-                    <Table.Th scope="col">Handler</Table.Th>
-                    <Table.Th scope="col">
-                      <VisuallyHidden>Actions</VisuallyHidden>
-                    </Table.Th>
+          </Tabs.List>
+          {configs.map((c) => (
+            <Tabs.Panel key={c.id} value={c.id} pt="sm">
+              <CopyBlock label={`${c.client} configuration`} description={c.file} value={c.json} />
+            </Tabs.Panel>
+          ))}
+        </Tabs>
+      </Section>
+      <EntriesSection
+        id="tools-title"
+        title="Tools"
+        add="Add tool"
+        adding={editing === 'new'}
+        onAdd={() => setEditing('new')}
+        count={tools.length}
+        empty={{ title: 'No tools yet', text: 'Add a tool: MCP clients see its name and description and call it with arguments.' }}
+        table={
+          <Table.ScrollContainer minWidth={520}>
+            <Table aria-label="Tools" highlightOnHover>
+              <TableHead columns={['Name', 'Description', 'Handler']} actions />
+              <Table.Tbody>
+                {tools.map((t) => (
+                  <Table.Tr key={t.id}>
+                    <Table.Td>
+                      <Code>{t.name}</Code>
+                    </Table.Td>
+                    <Table.Td>{t.description}</Table.Td>
+                    <Table.Td>
+                      <HandlerBadge kind={t.handler.kind} />
+                    </Table.Td>
+                    <Table.Td>
+                      <EditRemoveButtons name={t.name} onEdit={() => setEditing(t.id)} onRemove={() => setRemoving(t)} />
+                    </Table.Td>
                   </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {tools.map((t) => (
-                    <Table.Tr key={t.id}>
-                      <Table.Td>
-                        <Code>{t.name}</Code>
-                      </Table.Td>
-                      <Table.Td>{t.description}</Table.Td>
-                      <Table.Td>
-                        <Badge variant="outline" color={t.handler.kind === 'SCRIPT' ? 'indigo.8' : 'teal.9'}>
-                          {t.handler.kind === 'SCRIPT' ? 'Script' : 'Prompt'}
-                        </Badge>
-                      </Table.Td>
-                      <Table.Td>
-                        <Group gap="xs" wrap="nowrap">
-                          <Button size="xs" variant="light" onClick={() => setEditing(t.id)} aria-label={`Edit ${t.name}`}>
-                            Edit
-                          </Button>
-                          <Button size="xs" variant="outline" color="red.9" onClick={() => setRemoving(t)} aria-label={`Remove ${t.name}`}>
-                            Remove
-                          </Button>
-                        </Group>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          ) : null}
-          {editing ? <ToolForm key={editing} agentId={agentId} tool={tools.find((t) => t.id === editing) ?? null} models={data.models} onDone={() => setEditing(null)} /> : null}
-        </Stack>
-      </Paper>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        }
+        form={editing ? <ToolForm key={editing} agentId={agentId} tool={tools.find((t) => t.id === editing) ?? null} models={data.models} onDone={() => setEditing(null)} /> : null}
+      />
       <McpTryIt key={tools.map((t) => t.id).join()} agentId={agentId} tools={tools} />
       <ConfirmDialog
         opened={removing !== null}
@@ -158,65 +128,44 @@ export default function McpTab({ agentId }: AgentTabProps) {
 function ToolForm({ agentId, tool, models, onDone }: { agentId: string; tool: Tool | null; models: Data['models']; onDone: () => void }) {
   const [name, setName] = useState(tool?.name ?? '');
   const [description, setDescription] = useState(tool?.description ?? '');
-  const [draft, setDraft] = useState<HandlerDraft>(() => draftOf(tool));
-  const [localErrors, setLocalErrors] = useState<Record<string, EditorError>>({});
   const [added, add] = useMutation(AddTool);
   const [updated, update] = useMutation(UpdateTool);
-  const [saved, setSaved] = useState(false);
   const state = tool ? updated : added;
-  const { fields, other } = fieldErrors(state.error);
-  const known = ['name', 'description', 'handler', 'modelOverride', 'inputSchema', 'outputSchema'];
-  const rest = [...Object.entries(fields).filter(([k]) => !known.includes(k)).map(([k, v]) => `${k}: ${v}`), other].filter(Boolean).join(' ');
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaved(false);
-    const { inputSchema, outputSchema, errors } = parseSchemas(draft);
-    setLocalErrors(errors);
-    if (Object.keys(errors).length) return;
-    const input = {
-      name,
-      description,
-      handler: handlerInput(draft),
-      modelOverride: draft.kind === 'PROMPT' && draft.modelOverride ? draft.modelOverride : null,
-      inputSchema,
-      outputSchema,
-    };
-    const r = tool ? await update({ id: tool.id, input }) : await add({ agentId, input });
-    if (!r.error) {
-      setSaved(true);
-      if (!tool) onDone();
-    }
-  };
+  const form = useEntryForm({
+    entry: tool,
+    error: state.error,
+    known: ['name', 'description', 'handler', 'modelOverride', 'inputSchema', 'outputSchema'],
+    save: (handler) => {
+      const input = { name, description, ...handler };
+      return tool ? update({ id: tool.id, input }) : add({ agentId, input });
+    },
+    onDone,
+  });
+  const { fields } = form;
   return (
-    <Paper withBorder p="md" bg="gray.0">
-      <form onSubmit={submit} noValidate aria-label={tool ? `Edit tool ${tool.name}` : 'New tool'}>
-        <Stack gap="sm">
-          <Title order={4} size="h5">
-            {tool ? `Edit ${tool.name}` : 'New tool'}
-          </Title>
-          <TextInput label="Name" description="Shown to MCP clients, e.g. lookup_order" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
-          <Textarea
-            label="Description"
-            description="Tells the client's model when to call the tool"
-            required
-            autosize
-            minRows={2}
-            value={description}
-            onChange={(e) => setDescription(e.currentTarget.value)}
-            error={fields.description}
-          />
-          <HandlerFields
-            draft={draft}
-            onChange={setDraft}
-            error={state.error}
-            localErrors={localErrors}
-            models={models}
-            inputSchemaHelp='The arguments clients send; without one a tool takes {"input": "<text>"}'
-          />
-          <FormActions error={rest} submit={tool ? 'Save tool' : 'Add tool'} loading={state.fetching} onCancel={onDone} cancel={tool ? 'Close' : 'Cancel'} saved={saved} />
-        </Stack>
-      </form>
-    </Paper>
+    <EntryForm
+      label={tool ? `Edit tool ${tool.name}` : 'New tool'}
+      heading={tool ? `Edit ${tool.name}` : 'New tool'}
+      form={form}
+      state={state}
+      models={models}
+      inputSchemaHelp='The arguments clients send; without one a tool takes {"input": "<text>"}'
+      submit={tool ? 'Save tool' : 'Add tool'}
+      editing={tool !== null}
+      onDone={onDone}
+    >
+      <TextInput label="Name" description="Shown to MCP clients, e.g. lookup_order" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
+      <Textarea
+        label="Description"
+        description="Tells the client's model when to call the tool"
+        required
+        autosize
+        minRows={2}
+        value={description}
+        onChange={(e) => setDescription(e.currentTarget.value)}
+        error={fields.description}
+      />
+    </EntryForm>
   );
 }
 

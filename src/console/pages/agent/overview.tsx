@@ -1,12 +1,13 @@
-import { Alert, Button, Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
+import { Alert, Button, Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput, Text } from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { ErrorState, LoadingState } from '../../states.js';
+import { NoData } from '../../states.js';
 import type { AgentQuery } from './agent-query.js';
 import { numberOrNull } from '../../format.js';
+import { AgentTextFields } from '../../agent-fields.js';
 
 const UpdateAgentMutation = graphql(`
   mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {
@@ -63,9 +64,7 @@ const WORKSPACE_DEFAULT = '';
 /** The Overview tab: the agent's own fields, its team, capabilities and guardrails. */
 export function OverviewForm({ agent, models }: { agent: Data['agent']; models: Data['models'] }) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: OverviewExtrasQuery, variables: { id: agent.id } });
-  if (fetching && !data) return <LoadingState label="Loading the overview…" />;
-  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
-  if (!data) return null;
+  if (!data) return <NoData result={{ fetching, error }} loading="Loading the overview…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
   return <OverviewFields agent={agent} models={models} extras={data} />;
 }
 
@@ -151,17 +150,11 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
   return (
     <form onSubmit={submit} noValidate aria-label="Overview">
       <Stack maw={760}>
-        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
-        <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
-        <Textarea
-          label="Instructions"
-          description="The system prompt of the agent's runs"
-          autosize
-          minRows={6}
-          maxRows={20}
-          value={instructions}
-          onChange={(e) => setInstructions(e.currentTarget.value)}
-          error={fields.instructions}
+        <AgentTextFields
+          value={{ name, description, instructions }}
+          set={{ name: setName, description: setDescription, instructions: setInstructions }}
+          errors={fields}
+          rows={{ min: 6, max: 20 }}
         />
         <Select
           label="Default model"

@@ -1,11 +1,12 @@
 import { Box, Button, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useQuery } from 'urql';
 import { formatCredits } from '../../activity-view.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { EmptyState, ErrorState, LoadingState } from '../../states.js';
+import { EmptyState, NoData } from '../../states.js';
 import type { AgentTabProps } from './tab-props.js';
+import { TableHead } from '../../table-parts.js';
 
 // The agent's Usage tab: credits per UTC day over 30 days (from the credit counters the limits use)
 // and runs per surface and day (counted from the activity log). Each chart is an image with a label
@@ -46,18 +47,55 @@ function lastDays(n: number): string[] {
 /** `MM-DD` for an axis tick. */
 const shortDay = (day: string) => day.slice(5);
 
-function TableToggle({ shown, onToggle, controls, what }: { shown: boolean; onToggle: () => void; controls: string; what: string }) {
+/**
+ * A chart of the last days with its title and totals, and a button that shows the same figures
+ * as a table (`tableId` names the table for the button's aria-controls).
+ */
+function UsagePanel(props: {
+  title: string;
+  summary: string;
+  note?: ReactNode;
+  chartLabel: string;
+  height: number;
+  data: object[];
+  chart: ReactNode;
+  tableId: string;
+  what: string;
+  table: ReactNode;
+}) {
+  const [shown, setShown] = useState(false);
   return (
-    <Button variant="default" size="xs" onClick={onToggle} aria-expanded={shown} aria-controls={controls}>
-      {shown ? `Hide the table of ${what}` : `Show ${what} as a table`}
-    </Button>
+    <Paper withBorder p="md">
+      <Stack gap="xs">
+        <Group justify="space-between" align="baseline">
+          <Title order={3}>{props.title}</Title>
+          <Text size="sm" c="dimmed">
+            {props.summary}
+          </Text>
+        </Group>
+        {props.note}
+        <Box role="img" aria-label={props.chartLabel} h={props.height}>
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={props.data} accessibilityLayer={false} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis dataKey="day" tickFormatter={shortDay} tick={{ fontSize: 12, fill: '#495057' }} interval="preserveStartEnd" minTickGap={16} />
+              {props.chart}
+            </BarChart>
+          </ResponsiveContainer>
+        </Box>
+        <Group>
+          <Button variant="default" size="xs" onClick={() => setShown(!shown)} aria-expanded={shown} aria-controls={props.tableId}>
+            {shown ? `Hide the table of ${props.what}` : `Show ${props.what} as a table`}
+          </Button>
+        </Group>
+        {shown ? <Box id={props.tableId}>{props.table}</Box> : null}
+      </Stack>
+    </Paper>
   );
 }
 
 export default function UsageTab({ agentId }: AgentTabProps) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: UsageQuery, variables: { id: agentId }, requestPolicy: 'cache-and-network' });
-  const [creditsTable, setCreditsTable] = useState(false);
-  const [surfaceTable, setSurfaceTable] = useState(false);
 
   const figures = useMemo(() => {
     if (!data) return null;
@@ -84,9 +122,7 @@ export default function UsageTab({ agentId }: AgentTabProps) {
     return { credits, runs, totals, totalCredits, totalRuns, surfaceRuns };
   }, [data]);
 
-  if (fetching && !data) return <LoadingState label="Loading usage…" />;
-  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
-  if (!figures) return null;
+  if (!figures) return <NoData result={{ fetching, error }} loading="Loading usage…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
   const surfaceSummary = SURFACES.map((s) => `${s.label} ${figures.totals.get(s.key)!.runs}`).join(', ');
 
   return (
@@ -94,124 +130,76 @@ export default function UsageTab({ agentId }: AgentTabProps) {
       {figures.totalCredits === 0 && figures.totalRuns === 0 && figures.surfaceRuns === 0 ? (
         <EmptyState title="No usage in the last 30 days">Runs of the agent’s surfaces and their credits are counted here per UTC day.</EmptyState>
       ) : null}
-      <Paper withBorder p="md">
-        <Stack gap="xs">
-          <Group justify="space-between" align="baseline">
-            <Title order={3}>Credits per day</Title>
-            <Text size="sm" c="dimmed">
-              Last {DAYS} UTC days: {formatCredits(figures.totalCredits)} credits, {figures.totalRuns} runs
-            </Text>
-          </Group>
-          <Box
-            role="img"
-            aria-label={`Bar chart of credits per UTC day over the last ${DAYS} days, ${figures.credits[0]!.day} to ${figures.credits[DAYS - 1]!.day}: ${formatCredits(figures.totalCredits)} credits in all`}
-            h={260}
-          >
-            <ResponsiveContainer width="100%" height="100%">
-              <BarChart data={figures.credits} accessibilityLayer={false} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-                <CartesianGrid strokeDasharray="3 3" vertical={false} />
-                <XAxis dataKey="day" tickFormatter={shortDay} tick={{ fontSize: 12, fill: '#495057' }} interval="preserveStartEnd" minTickGap={16} />
-                <YAxis tick={{ fontSize: 12, fill: '#495057' }} width={56} allowDecimals />
-                <Tooltip formatter={(v) => [formatCredits(Number(v)), 'Credits']} />
-                <Bar dataKey="credits" name="Credits" fill="#364fc7" isAnimationActive={false} />
-              </BarChart>
-            </ResponsiveContainer>
-          </Box>
-          <Group>
-            <TableToggle shown={creditsTable} onToggle={() => setCreditsTable(!creditsTable)} controls="usage-credits-table" what="credits per day" />
-          </Group>
-          {creditsTable ? (
-            <Box id="usage-credits-table">
-              <Table striped aria-label="Credits per day" withTableBorder>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th scope="col">Day (UTC)</Table.Th>
-                    <Table.Th scope="col" style={{ textAlign: 'right' }}>
-                      Credits
-                    </Table.Th>
-                    <Table.Th scope="col" style={{ textAlign: 'right' }}>
-                      Runs
-                    </Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {[...figures.credits].reverse().map((c) => (
-                    <Table.Tr key={c.day}>
-                      <Table.Th scope="row" fw={400}>
-                        {c.day}
-                      </Table.Th>
-                      <Table.Td style={{ textAlign: 'right' }}>{formatCredits(c.credits)}</Table.Td>
-                      <Table.Td style={{ textAlign: 'right' }}>{c.runs}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Box>
-          ) : null}
-        </Stack>
-      </Paper>
+      <UsagePanel
+        title="Credits per day"
+        summary={`Last ${DAYS} UTC days: ${formatCredits(figures.totalCredits)} credits, ${figures.totalRuns} runs`}
+        chartLabel={`Bar chart of credits per UTC day over the last ${DAYS} days, ${figures.credits[0]!.day} to ${figures.credits[DAYS - 1]!.day}: ${formatCredits(figures.totalCredits)} credits in all`}
+        height={260}
+        data={figures.credits}
+        chart={[
+          <YAxis key="y" tick={{ fontSize: 12, fill: '#495057' }} width={56} allowDecimals />,
+          <Tooltip key="tooltip" formatter={(v) => [formatCredits(Number(v)), 'Credits']} />,
+          <Bar key="credits" dataKey="credits" name="Credits" fill="#364fc7" isAnimationActive={false} />,
+        ]}
+        tableId="usage-credits-table"
+        what="credits per day"
+        table={
+          <Table striped aria-label="Credits per day" withTableBorder>
+            <TableHead columns={['Day (UTC)', { label: 'Credits', align: 'right' }, { label: 'Runs', align: 'right' }]} />
+            <Table.Tbody>
+              {[...figures.credits].reverse().map((c) => (
+                <Table.Tr key={c.day}>
+                  <Table.Th scope="row" fw={400}>
+                    {c.day}
+                  </Table.Th>
+                  <Table.Td style={{ textAlign: 'right' }}>{formatCredits(c.credits)}</Table.Td>
+                  <Table.Td style={{ textAlign: 'right' }}>{c.runs}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        }
+      />
 
-      <Paper withBorder p="md">
-        <Stack gap="xs">
-          <Group justify="space-between" align="baseline">
-            <Title order={3}>Runs per surface</Title>
-            <Text size="sm" c="dimmed">
-              Last {DAYS} UTC days: {figures.surfaceRuns} runs
-            </Text>
-          </Group>
+      <UsagePanel
+        title="Runs per surface"
+        summary={`Last ${DAYS} UTC days: ${figures.surfaceRuns} runs`}
+        note={
           <Text size="xs" c="dimmed">
             Counted from the activity log: a surface whose activity logging is off counts no runs.
           </Text>
-          <Box role="img" aria-label={`Stacked bar chart of runs per UTC day by surface over the last ${DAYS} days: ${surfaceSummary}`} h={280}>
-            <ResponsiveContainer width="100%" height="100%">
-              <BarChart data={figures.runs} accessibilityLayer={false} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-                <CartesianGrid strokeDasharray="3 3" vertical={false} />
-                <XAxis dataKey="day" tickFormatter={shortDay} tick={{ fontSize: 12, fill: '#495057' }} interval="preserveStartEnd" minTickGap={16} />
-                <YAxis tick={{ fontSize: 12, fill: '#495057' }} width={40} allowDecimals={false} />
-                <Tooltip />
-                <Legend wrapperStyle={{ fontSize: 12 }} />
-                {SURFACES.map((s) => (
-                  <Bar key={s.key} dataKey={s.key} name={s.label} stackId="runs" fill={s.color} isAnimationActive={false} />
-                ))}
-              </BarChart>
-            </ResponsiveContainer>
-          </Box>
-          <Group>
-            <TableToggle shown={surfaceTable} onToggle={() => setSurfaceTable(!surfaceTable)} controls="usage-surface-table" what="runs per surface" />
-          </Group>
-          {surfaceTable ? (
-            <Box id="usage-surface-table">
-              <Table striped aria-label="Runs per surface" withTableBorder>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th scope="col">Surface</Table.Th>
-                    <Table.Th scope="col" style={{ textAlign: 'right' }}>
-                      Runs
+        }
+        chartLabel={`Stacked bar chart of runs per UTC day by surface over the last ${DAYS} days: ${surfaceSummary}`}
+        height={280}
+        data={figures.runs}
+        chart={[
+          <YAxis key="y" tick={{ fontSize: 12, fill: '#495057' }} width={40} allowDecimals={false} />,
+          <Tooltip key="tooltip" />,
+          <Legend key="legend" wrapperStyle={{ fontSize: 12 }} />,
+          ...SURFACES.map((s) => <Bar key={s.key} dataKey={s.key} name={s.label} stackId="runs" fill={s.color} isAnimationActive={false} />),
+        ]}
+        tableId="usage-surface-table"
+        what="runs per surface"
+        table={
+          <Table striped aria-label="Runs per surface" withTableBorder>
+            <TableHead columns={['Surface', { label: 'Runs', align: 'right' }, { label: 'Credits', align: 'right' }]} />
+            <Table.Tbody>
+              {SURFACES.map((s) => {
+                const t = figures.totals.get(s.key)!;
+                return (
+                  <Table.Tr key={s.key}>
+                    <Table.Th scope="row" fw={400}>
+                      {s.label}
                     </Table.Th>
-                    <Table.Th scope="col" style={{ textAlign: 'right' }}>
-                      Credits
-                    </Table.Th>
+                    <Table.Td style={{ textAlign: 'right' }}>{t.runs}</Table.Td>
+                    <Table.Td style={{ textAlign: 'right' }}>{formatCredits(t.credits)}</Table.Td>
                   </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {SURFACES.map((s) => {
-                    const t = figures.totals.get(s.key)!;
-                    return (
-                      <Table.Tr key={s.key}>
-                        <Table.Th scope="row" fw={400}>
-                          {s.label}
-                        </Table.Th>
-                        <Table.Td style={{ textAlign: 'right' }}>{t.runs}</Table.Td>
-                        <Table.Td style={{ textAlign: 'right' }}>{formatCredits(t.credits)}</Table.Td>
-                      </Table.Tr>
-                    );
-                  })}
-                </Table.Tbody>
-              </Table>
-            </Box>
-          ) : null}
-        </Stack>
-      </Paper>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        }
+      />
     </Stack>
   );
 }

@@ -4,8 +4,10 @@ import { useEffect, useState } from 'react';
 import { CopyBlock } from '../../copy-field.js';
 import { LoadingState } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
-import { armWidgetPreview, ChatTryIt, useTryItKey } from '../../try-it.js';
+import { ChatTryIt } from '../../try-it-chat.js';
+import { armWidgetPreview, useTryItKey } from '../../try-it-key.js';
 import type { AgentTabProps } from './tab-props.js';
+import { Section } from '../../section.js';
 
 interface WidgetOptions {
   endpoint: string;
@@ -64,36 +66,31 @@ export default function WidgetTab({ agentId }: AgentTabProps) {
   return (
     <Stack>
       <SurfaceSwitches agentId={agentId} surface="WIDGET" label="Chat widget" />
-      <Paper withBorder p="md" component="section" aria-labelledby="embed-title">
-        <Stack gap="sm">
-          <Title order={3} size="h4" id="embed-title">
-            Embed
-          </Title>
-          <Text size="sm">
-            The widget holds no key: it talks to <Code>data-endpoint</Code>, a path of your own site whose proxy adds an agent key and forwards to the
-            agent's chat (see docs: the Node proxy helper). Visitors need no login.
-          </Text>
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <TextInput label="Proxy path (data-endpoint)" description="Your site's proxy for the chat" value={o.endpoint} onChange={(e) => set({ endpoint: e.currentTarget.value })} />
-            <TextInput label="Title (data-title)" placeholder="Chat" value={o.title} onChange={(e) => set({ title: e.currentTarget.value })} />
-            <TextInput label="Greeting (data-greeting)" value={o.greeting} onChange={(e) => set({ greeting: e.currentTarget.value })} />
-            <ColorInput label="Accent colour (data-accent-color)" value={o.accent} onChange={(accent) => set({ accent })} format="hex" withEyeDropper={false} />
-            <Select
-              label="Position (data-position)"
-              data={[
-                { value: 'right', label: 'Bottom right' },
-                { value: 'left', label: 'Bottom left' },
-              ]}
-              value={o.position}
-              onChange={(v) => set({ position: v === 'left' ? 'left' : 'right' })}
-              allowDeselect={false}
-            />
-            <Switch label="Open when the page loads (data-open)" checked={o.open} onChange={(e) => set({ open: e.currentTarget.checked })} mt="lg" />
-          </SimpleGrid>
-          <CopyBlock label="Script tag" value={scriptTag(location.origin, o)} />
-          <CopyBlock label="Proxy target" value={chatUrl} description="Where your proxy forwards POST {message, conversationId} and GET /{conversationId}, adding X-Agent-Access-Key." />
-        </Stack>
-      </Paper>
+      <Section id="embed-title" title="Embed">
+        <Text size="sm">
+          The widget holds no key: it talks to <Code>data-endpoint</Code>, a path of your own site whose proxy adds an agent key and forwards to the
+          agent's chat (see docs: the Node proxy helper). Visitors need no login.
+        </Text>
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <TextInput label="Proxy path (data-endpoint)" description="Your site's proxy for the chat" value={o.endpoint} onChange={(e) => set({ endpoint: e.currentTarget.value })} />
+          <TextInput label="Title (data-title)" placeholder="Chat" value={o.title} onChange={(e) => set({ title: e.currentTarget.value })} />
+          <TextInput label="Greeting (data-greeting)" value={o.greeting} onChange={(e) => set({ greeting: e.currentTarget.value })} />
+          <ColorInput label="Accent colour (data-accent-color)" value={o.accent} onChange={(accent) => set({ accent })} format="hex" withEyeDropper={false} />
+          <Select
+            label="Position (data-position)"
+            data={[
+              { value: 'right', label: 'Bottom right' },
+              { value: 'left', label: 'Bottom left' },
+            ]}
+            value={o.position}
+            onChange={(v) => set({ position: v === 'left' ? 'left' : 'right' })}
+            allowDeselect={false}
+          />
+          <Switch label="Open when the page loads (data-open)" checked={o.open} onChange={(e) => set({ open: e.currentTarget.checked })} mt="lg" />
+        </SimpleGrid>
+        <CopyBlock label="Script tag" value={scriptTag(location.origin, o)} />
+        <CopyBlock label="Proxy target" value={chatUrl} description="Where your proxy forwards POST {message, conversationId} and GET /{conversationId}, adding X-Agent-Access-Key." />
+      </Section>
       <Paper withBorder p="md" component="section" aria-labelledby="preview-title">
         <Stack gap="sm">
           <Group justify="space-between">

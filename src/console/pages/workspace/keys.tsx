@@ -6,6 +6,7 @@ import { graphql, type ResultOf } from '../../graphql.js';
 import { useIsAdmin } from '../../viewer.js';
 import { when } from '../../format.js';
 import { ListStates, AdminOnlyNotice, ShownOnce, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
+import { KeyMask, RevokeCell, TableHead } from '../../table-parts.js';
 
 const WorkspaceKeysQuery = graphql(`
   query WorkspaceKeys {
@@ -81,25 +82,13 @@ function WorkspaceKeys() {
         {(data) => (
           <Table.ScrollContainer minWidth={720}>
             <Table striped aria-label="Workspace keys">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">Name</Table.Th>
-                  <Table.Th scope="col">Key</Table.Th>
-                  <Table.Th scope="col">Scopes</Table.Th>
-                  <Table.Th scope="col">Created</Table.Th>
-                  <Table.Th scope="col">Expires</Table.Th>
-                  <Table.Th scope="col">Last used</Table.Th>
-                  <Table.Th scope="col">Status</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Name', 'Key', 'Scopes', 'Created', 'Expires', 'Last used', 'Status']} />
               <Table.Tbody>
                 {data.workspace.apiKeys.map((k) => (
                   <Table.Tr key={k.id}>
                     <Table.Td>{k.name}</Table.Td>
                     <Table.Td>
-                      <Text ff="monospace" size="sm">
-                        {k.prefix}…{k.last4}
-                      </Text>
+                      <KeyMask prefix={k.prefix} last4={k.last4} />
                     </Table.Td>
                     <Table.Td>
                       {k.scopes.length ? (
@@ -119,17 +108,7 @@ function WorkspaceKeys() {
                     <Table.Td>{when(k.createdAt)}</Table.Td>
                     <Table.Td>{k.expiresAt ? when(k.expiresAt) : 'Never'}</Table.Td>
                     <Table.Td>{when(k.lastUsedAt)}</Table.Td>
-                    <Table.Td>
-                      {k.revokedAt ? (
-                        <Text size="sm" c="dimmed">
-                          Revoked {when(k.revokedAt)}
-                        </Text>
-                      ) : (
-                        <Button size="xs" color="red" variant="light" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.name}`}>
-                          Revoke
-                        </Button>
-                      )}
-                    </Table.Td>
+                    <RevokeCell revokedAt={k.revokedAt} label={`Revoke key ${k.name}`} onRevoke={() => setRevoking(k)} />
                   </Table.Tr>
                 ))}
               </Table.Tbody>

@@ -6,6 +6,7 @@ import { graphql, type ResultOf } from '../../graphql.js';
 import { useIsAdmin, useViewer } from '../../viewer.js';
 import { when } from '../../format.js';
 import { ListStates, ErrorNotice, ShownOnce, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
+import { KeyMask, RevokeCell, TableHead } from '../../table-parts.js';
 
 const MembersQuery = graphql(`
   query WorkspaceMembers {
@@ -73,14 +74,7 @@ export default function MembersSection() {
         {(data) => (
           <Table.ScrollContainer minWidth={560}>
             <Table striped aria-label="Members">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">Name</Table.Th>
-                  <Table.Th scope="col">Email</Table.Th>
-                  <Table.Th scope="col">Role</Table.Th>
-                  <Table.Th scope="col">Tokens</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Name', 'Email', 'Role', 'Tokens']} />
               <Table.Tbody>
                 {members.map((m) => (
                   <MemberRowView key={m.id} member={m} mayManage={isAdmin || m.id === viewer.id} isYou={m.id === viewer.id} onTokens={() => setSelected(m.id)} />
@@ -214,37 +208,17 @@ function TokensPanel({ member, isYou, onClose }: { member: MemberRow; isYou: boo
           {(data) => (
             <Table.ScrollContainer minWidth={560}>
               <Table aria-label={title}>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th scope="col">Name</Table.Th>
-                    <Table.Th scope="col">Token</Table.Th>
-                    <Table.Th scope="col">Created</Table.Th>
-                    <Table.Th scope="col">Last used</Table.Th>
-                    <Table.Th scope="col">Status</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
+                <TableHead columns={['Name', 'Token', 'Created', 'Last used', 'Status']} />
                 <Table.Tbody>
                   {data.memberTokens.map((t) => (
                     <Table.Tr key={t.id}>
                       <Table.Td>{t.name}</Table.Td>
                       <Table.Td>
-                        <Text ff="monospace" size="sm">
-                          {t.prefix}…{t.last4}
-                        </Text>
+                        <KeyMask prefix={t.prefix} last4={t.last4} />
                       </Table.Td>
                       <Table.Td>{when(t.createdAt)}</Table.Td>
                       <Table.Td>{when(t.lastUsedAt)}</Table.Td>
-                      <Table.Td>
-                        {t.revokedAt ? (
-                          <Text size="sm" c="dimmed">
-                            Revoked {when(t.revokedAt)}
-                          </Text>
-                        ) : (
-                          <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} aria-label={`Revoke token ${t.name}`}>
-                            Revoke
-                          </Button>
-                        )}
-                      </Table.Td>
+                      <RevokeCell revokedAt={t.revokedAt} label={`Revoke token ${t.name}`} onRevoke={() => setRevoking(t)} />
                     </Table.Tr>
                   ))}
                 </Table.Tbody>

@@ -5,7 +5,7 @@ import { CodeEditor, type EditorError } from '../../code-editor.js';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { editorText, parseJsonObject } from '../../json-text.js';
-import { ErrorState, LoadingState } from '../../states.js';
+import { NoData } from '../../states.js';
 import { useIsAdmin } from '../../viewer.js';
 import { when, numberOrNull } from '../../format.js';
 import { ErrorNotice, FormActions } from '../../ui.js';
@@ -43,9 +43,7 @@ type JsonGroup = (typeof JSON_GROUPS)[number]['key'];
 /** The workspace settings (the groups the Workspace API overview returns); admins change them. */
 export default function SettingsSection() {
   const [{ data, error, fetching }, refetch] = useQuery({ query: SettingsQuery });
-  if (fetching && !data) return <LoadingState label="Loading settings…" />;
-  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
-  if (!data) return null;
+  if (!data) return <NoData result={{ fetching, error }} loading="Loading settings…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
   return <SettingsForm settings={data.workspace.settings} />;
 }
 

@@ -3,7 +3,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { EmptyState, ErrorState, LoadingState } from '../../states.js';
+import { EmptyState, NoData } from '../../states.js';
 import { useIsAdmin } from '../../viewer.js';
 import { credits, numberOrNull } from '../../format.js';
 import { ErrorNotice, FormModal, FormActions, SavedStatus } from '../../ui.js';
@@ -51,9 +51,7 @@ export default function TeamsSection() {
   const [{ data, error, fetching }, refetch] = useQuery({ query: TeamsQuery, context });
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<TeamRow | null>(null);
-  if (fetching && !data) return <LoadingState label="Loading teams and limits…" />;
-  if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
-  if (!data) return null;
+  if (!data) return <NoData result={{ fetching, error }} loading="Loading teams and limits…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
   const ws = data.workspace;
   return (
     <Stack>
