@@ -139,6 +139,16 @@ describe('Endpoint Management: one table of operations for the tools and the Gra
       expect(err!.code).to.equal('INVALID');
       expect(err!.message).to.match(/^surface: /);
     });
+    it('refuses a missing input in words a model can act on, before any service runs', async () => {
+      for (const name of ['addHttpEndpoint', 'updateMcpTool'] as const) {
+        const args = name === 'addHttpEndpoint' ? { agentId: own } : { id: 'tool_missing' };
+        const err = await s()
+          .endpointManagement.call(self, name, args as never)
+          .then(() => null, (e: { code?: string; message: string }) => e);
+        expect(err!.code, name).to.equal('INVALID');
+        expect(err!.message, name).to.equal('input: required: pass the fields as an object');
+      }
+    });
   });
 
   describe("the GraphQL loaders' reads", () => {

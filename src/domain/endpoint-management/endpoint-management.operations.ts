@@ -60,7 +60,9 @@ function operation<S extends z.ZodRawShape, R>(o: {
   answer: (result: R) => Json;
 }): EndpointOperation<S, R> {
   // `input` is left to the service: it parses it with the same schema, naming fields `input.…`.
-  const outer = z.object(Object.fromEntries(Object.entries(o.args).map(([k, v]) => [k, k === 'input' ? z.unknown() : v])));
+  // Only its absence is refused here, in words a model can act on.
+  const input = z.unknown().refine((v) => v !== undefined, { message: 'required: pass the fields as an object' });
+  const outer = z.object(Object.fromEntries(Object.entries(o.args).map(([k, v]) => [k, k === 'input' ? input : v])));
   return {
     tool: o.tool,
     mutation: o.mutation,
