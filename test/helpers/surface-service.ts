@@ -52,6 +52,8 @@ export async function startSurfaceService(opts: {
 export interface E2eService extends InProcessService {
   fake: FakeOpenAi;
   adminToken: string;
+  /** The service's data directory (removed by `stop`; tests may keep files of their own in it). */
+  dataDir: string;
   /** GraphQL as the admin: throws on errors, returns `data`. */
   gql: (query: string, variables?: Record<string, unknown>) => Promise<any>;
   /** Stops the service and the model server, drops the database and removes the data directory. */
@@ -65,16 +67,27 @@ export interface E2eService extends InProcessService {
  */
 export async function startE2eService(
   name: string,
-  opts: { adminToken?: string; platformOrigin?: string; logger?: Logger; build?: Omit<BuildOptions, 'logger'> } = {},
+  opts: {
+    adminToken?: string;
+    platformOrigin?: string;
+    logger?: Logger;
+    build?: Omit<BuildOptions, 'logger'>;
+    /**
+     * A server the service reaches the model through instead of the model server itself (a gate the
+     * test holds or opens); `stop` closes it after the service and before the model server.
+     */
+    modelProxy?: (fake: FakeOpenAi) => Promise<{ url: string; close(): Promise<void> }>;
+  } = {},
 ): Promise<E2eService> {
   const adminToken = opts.adminToken ?? `${name}-admin-token-0123456789abcdef`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `aes-${name.replace(/\W/g, '-')}-`));
   const fake = await startOpenAiServer();
+  const proxy = opts.modelProxy ? await opts.modelProxy(fake) : undefined;
   const database = await databaseEnv(name.replace(/\W/g, '_'));
   const svc = await startSurfaceService({
     dataDir,
     adminToken,
-    modelUrl: fake.url,
+    modelUrl: proxy?.url ?? fake.url,
     platformOrigin: opts.platformOrigin ?? 'https://app.example.test',
     database: database.env,
     logger: opts.logger,
@@ -84,9 +97,11 @@ export async function startE2eService(
     ...svc,
     fake,
     adminToken,
+    dataDir,
     gql: graphqlClient(() => svc.url, adminToken),
     async stop() {
       await svc.stop();
+      await proxy?.close();
       await fake.close();
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
