@@ -5,10 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { schemaViolation } from '../../src/domain/json-schema.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
 import { operationIds, OPENAPI_METHODS } from '../helpers/openapi.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 import { call as send } from '../helpers/surface-calls.js';
 
 // An agent's own OpenAPI document (`GET /agents/{agentId}/openapi.json`) and the two ways the docs
@@ -43,20 +41,15 @@ function rawGet(base: string, rawPath: string, key: string): Promise<{ status: n
 
 describe('e2e: an agent’s own OpenAPI document and nested endpoint paths', function () {
   this.timeout(120_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-agent-openapi-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let svc: E2eService;
   let shop: string, other: string, keyShop: string, keyOther: string;
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
   const call = (method: string, p: string, opts: Omit<Parameters<typeof send>[2], 'baseUrl'> = {}) => send(method, p, { ...opts, baseUrl: svc.url });
   const addEndpoint = (agentId: string, input: Record<string, unknown>) =>
     gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: agentId, i: input });
 
   before(async () => {
-    fake = await startOpenAiServer();
-    database = await databaseEnv('agent_openapi');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env });
+    svc = await startE2eService('agent_openapi', { adminToken: ADMIN_TOKEN });
     const mk = async (name: string) => (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, defaultModel: 'fake-model' } })).createAgent.id as string;
     const key = async (a: string) => (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a })).createAgentApiKey.key as string;
     [shop, other] = [await mk('Shop'), await mk('Other')];
@@ -75,9 +68,6 @@ describe('e2e: an agent’s own OpenAPI document and nested endpoint paths', fun
 
   after(async () => {
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   const documentOf = async (agentId: string, key: string) => {

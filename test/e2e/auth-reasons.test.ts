@@ -2,9 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 import { call as send, type Reply } from '../helpers/surface-calls.js';
 
 // Each way a key can be refused answers 401 with its own `{"error"}` text, the same on every
@@ -15,13 +13,10 @@ const ADMIN_TOKEN = 'auth-reasons-admin-token-0123456'; // 32 characters
 
 describe('e2e: 401 reasons on the agent surfaces', function () {
   this.timeout(180_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-auth-reasons-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let svc: E2eService;
   let A: string, B: string, docA: string;
   let keyA: string, keyB: string, revokedA: string, wsKey: string;
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
   const call = (method: string, p: string, opts: Omit<Parameters<typeof send>[2], 'baseUrl'> = {}) => send(method, p, { ...opts, baseUrl: svc.url });
 
   /** One request per surface that a valid key of `agent` gets through. */
@@ -47,9 +42,7 @@ describe('e2e: 401 reasons on the agent surfaces', function () {
   const createKey = async (agentId: string) => (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key apiKey { id } } }', { a: agentId })).createAgentApiKey;
 
   before(async function () {
-    fake = await startOpenAiServer();
-    database = await databaseEnv('auth_reasons_e2e');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env });
+    svc = await startE2eService('auth_reasons_e2e', { adminToken: ADMIN_TOKEN });
     const mk = async (name: string) => (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, defaultModel: "fake-model" } })).createAgent.id as string;
     [A, B] = [await mk('Agent A'), await mk('Agent B')];
     for (const agent of [A, B]) {
@@ -69,9 +62,6 @@ describe('e2e: 401 reasons on the agent surfaces', function () {
 
   after(async () => {
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   for (const [name, send] of Object.entries(surfaces)) {

@@ -1,10 +1,5 @@
 import { expect } from 'chai';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService, type InProcessService } from '../helpers/surface-service.js';
 
 // Agents, keys, entries and limits are kept in memory on the hot path. A change made through one
 // instance is seen by that instance at once, and by every other instance of the same database
@@ -17,27 +12,19 @@ const WITHIN_MS = 1_000;
 
 describe('e2e: cached agents, keys and entries follow every change', function () {
   this.timeout(180_000);
-  const dirs = [fs.mkdtempSync(path.join(os.tmpdir(), 'aes-cache-a-')), fs.mkdtempSync(path.join(os.tmpdir(), 'aes-cache-b-'))];
+  let svc: E2eService | undefined;
   let instances: InProcessService[] = [];
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
-  const gql = graphqlClient(() => instances[0]!.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc!.gql(query, variables);
 
   before(async () => {
-    fake = await startOpenAiServer();
-    database = await databaseEnv('cache_two');
-    const count = process.env.TEST_DATABASE_URL ? 2 : 1;
-    for (const dataDir of dirs.slice(0, count)) {
-      instances.push(await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env }));
-    }
+    svc = await startE2eService('cache_two', { adminToken: ADMIN_TOKEN });
+    instances = [svc];
+    if (process.env.TEST_DATABASE_URL) instances.push(await svc.another());
   });
 
   after(async () => {
-    for (const i of instances) await i.stop();
+    await svc?.stop();
     instances = [];
-    await fake?.close();
-    await database?.drop();
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
   async function agentWithKey(): Promise<{ id: string; key: string; keyId: string }> {

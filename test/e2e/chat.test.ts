@@ -5,9 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import { startModelGate, type ModelGate } from '../helpers/model-gate.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // The chat endpoints the widget's proxy forwards to, over real HTTP against the service started in
 // the test process (embedded database, or PostgreSQL with TEST_DATABASE_URL), answering from the
@@ -34,14 +32,11 @@ function parseSse(text: string): SseEvent[] {
 
 describe('e2e: chat endpoints', function () {
   this.timeout(120_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-chat-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
+  let svc: E2eService;
   let gate: ModelGate;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
   let agent: string;
   let key: string;
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   const chat = (agentId: string, body: unknown, opts: { key?: string; accept?: string; visitor?: string; signal?: AbortSignal } = {}) =>
     fetch(`${svc.url}/agents/${agentId}/chat`, {
@@ -65,24 +60,17 @@ describe('e2e: chat endpoints', function () {
   }
 
   before(async () => {
-    fake = await startOpenAiServer();
-    gate = await startModelGate(fake);
-    database = await databaseEnv('chat_e2e');
     // A short keep-alive interval, so that a held model call shows the comments within the test.
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: gate.url, platformOrigin: 'https://app.example.test', database: database.env, build: { chatKeepAliveMs: 25 } });
+    svc = await startE2eService('chat_e2e', { adminToken: ADMIN_TOKEN, build: { chatKeepAliveMs: 25 }, modelProxy: async (fake) => (gate = await startModelGate(fake)) });
     ({ id: agent, key } = await newAgent('Shop'));
   });
 
   after(async () => {
     await svc?.stop();
-    await gate?.close();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('streams start {conversationId, runId}, delta {text}… and done {output, credits}, then keeps both turns in the history', async () => {
-    fake.enqueue({ text: 'Hello there, how can I help you today?' });
+    svc.fake.enqueue({ text: 'Hello there, how can I help you today?' });
     const r = await chat(agent, { message: 'Hi!' });
     expect(r.status).to.equal(200);
     expect(r.headers.get('content-type')).to.match(/^text\/event-stream/);
@@ -111,7 +99,7 @@ describe('e2e: chat endpoints', function () {
   });
 
   it('continues a conversation: the model sees the instructions and the earlier turns; Accept: application/json gives one answer', async () => {
-    fake.enqueue({ text: 'First answer.' }, { text: 'Second answer.' });
+    svc.fake.enqueue({ text: 'First answer.' }, { text: 'Second answer.' });
     const first = (await (await chat(agent, { message: 'One' }, { accept: 'application/json' })).json()) as any;
     expect(first).to.include({ output: 'First answer.' });
     expect(first.conversationId).to.match(/^conv_/);
@@ -120,7 +108,7 @@ describe('e2e: chat endpoints', function () {
     expect(r.status).to.equal(200);
     const second = (await r.json()) as any;
     expect(second).to.include({ conversationId: first.conversationId, output: 'Second answer.' });
-    const sent = fake.requests.at(-1)!.body.messages!.map((m) => [m.role, typeof m.content === 'string' ? m.content : JSON.stringify(m.content)]);
+    const sent = svc.fake.requests.at(-1)!.body.messages!.map((m) => [m.role, typeof m.content === 'string' ? m.content : JSON.stringify(m.content)]);
     expect(sent[0]![0]).to.equal('system');
     expect(sent[0]![1]).to.include('helpful shop assistant');
     expect(sent.slice(1)).to.deep.equal([
@@ -131,7 +119,7 @@ describe('e2e: chat endpoints', function () {
   });
 
   it("refuses another visitor's conversation and an unknown one with 404, in both endpoints", async () => {
-    fake.enqueue({ text: 'Private.' });
+    svc.fake.enqueue({ text: 'Private.' });
     const mine = (await (await chat(agent, { message: 'Mine' }, { accept: 'application/json', visitor: 'visitor-a' })).json()) as any;
     expect((await history(agent, mine.conversationId, 'visitor-a')).status).to.equal(200);
     expect((await history(agent, mine.conversationId, 'visitor-b')).status).to.equal(404);
@@ -162,14 +150,14 @@ describe('e2e: chat endpoints', function () {
   });
 
   it('answers a lone surrogate, and refuses 3,000-deep JSON (400) and a body over 1 MiB (413) before any run', async () => {
-    fake.enqueue({ text: 'Fine.' });
+    svc.fake.enqueue({ text: 'Fine.' });
     const lone = await fetch(`${svc.url}/agents/${agent}/chat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', 'x-agent-access-key': key },
       body: '{"message": "half a pair \\ud800 here"}',
     });
     expect(lone.status, await lone.clone().text()).to.equal(200);
-    const runs = fake.requests.length;
+    const runs = svc.fake.requests.length;
     const deep = await fetch(`${svc.url}/agents/${agent}/chat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-agent-access-key': key },
@@ -178,7 +166,7 @@ describe('e2e: chat endpoints', function () {
     expect(deep.status).to.equal(400);
     const big = await chat(agent, { message: 'x'.repeat(1024 * 1024 + 1) });
     expect(big.status).to.equal(413);
-    expect(fake.requests.length, 'no model call for a refused request').to.equal(runs);
+    expect(svc.fake.requests.length, 'no model call for a refused request').to.equal(runs);
   });
 
   it('a visitor who goes away mid-stream cancels the run and frees its concurrency slot', async () => {
@@ -187,7 +175,7 @@ describe('e2e: chat endpoints', function () {
     const slots = () => svc.service.store.repos.slots.countActive(held.id, new Date());
     gate.shut();
     try {
-      fake.enqueue({ text: 'This answer is never read.' });
+      svc.fake.enqueue({ text: 'This answer is never read.' });
       const ac = new AbortController();
       const r = await chat(held.id, { message: 'Going away' }, { key: held.key, signal: ac.signal });
       expect(r.status).to.equal(200);
@@ -206,14 +194,14 @@ describe('e2e: chat endpoints', function () {
       if (Date.now() > deadline) throw new Error('the slot was not released');
       await new Promise((res) => setTimeout(res, 50));
     }
-    await fake.idle();
+    await svc.fake.idle();
   });
 
   it('keeps a quiet stream open with keep-alive comments until the answer comes', async () => {
     gate.shut();
     let text = '';
     try {
-      fake.enqueue({ text: 'Worth the wait.' });
+      svc.fake.enqueue({ text: 'Worth the wait.' });
       const r = await chat(agent, { message: 'Take your time' });
       expect(r.status).to.equal(200);
       const reader = r.body!.getReader();
@@ -266,7 +254,7 @@ describe('e2e: chat endpoints', function () {
 
   it('logs each request on the WIDGET surface with its run', async () => {
     const logged = await newAgent('Logged');
-    fake.enqueue({ text: 'Logged answer.' });
+    svc.fake.enqueue({ text: 'Logged answer.' });
     const r = (await (await chat(logged.id, { message: 'Log me' }, { key: logged.key, accept: 'application/json' })).json()) as any;
     await svc.service.services.activityLog.flush();
     const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 10) { nodes { surface entry status runId requestBody response } } } }', { a: logged.id });

@@ -3,9 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { aesRunner, type Aes } from '../helpers/cli.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 import { until } from '../helpers/until.js';
 
 // `aes call`, `aes chat` and `aes logs` run as a user runs them (the installed bin in a child
@@ -16,21 +14,16 @@ const ADMIN_TOKEN = 'cli-calls-e2e-admin-token-01234';
 
 describe('e2e: the aes CLI — call, chat, logs', function () {
   this.timeout(120_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-cli-calls-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let svc: E2eService;
   let aes: Aes;
   let agentId: string;
   let agentKey: string;
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
   const env = () => ({ AES_URL: svc.url, AES_TOKEN: ADMIN_TOKEN });
   const keys = async () => (await gql('query($id: ID!) { agent(id: $id) { apiKeys { id name expiresAt revokedAt } } }', { id: agentId })).agent.apiKeys as { id: string; name: string; expiresAt: string | null; revokedAt: string | null }[];
 
   before(async () => {
-    fake = await startOpenAiServer();
-    database = await databaseEnv('cli_calls_e2e');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env });
+    svc = await startE2eService('cli_calls_e2e', { adminToken: ADMIN_TOKEN });
     aes = aesRunner();
     agentId = (await gql('mutation { createAgent(input: { name: "shop", instructions: "You are the shop assistant.", defaultModel: "fake-model" }) { id } }')).createAgent.id;
     await gql(`mutation($a: ID!) {
@@ -42,10 +35,7 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
 
   after(async () => {
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
     aes?.cleanup();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   describe('call', () => {
@@ -61,7 +51,7 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
     });
 
     it('without a key makes a temporary labelled key (expiring within the hour) and revokes it after the call', async () => {
-      const payload = path.join(dataDir, 'payload.json');
+      const payload = path.join(svc.dataDir, 'payload.json');
       fs.writeFileSync(payload, '{"from": "file"}');
       const r = await aes.run(['call', 'shop', 'echo/temp', '-X', 'POST', '--data', `@${payload}`], { env: env() });
       expect(r.code, r.stderr).to.equal(0);
@@ -74,7 +64,7 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
     });
 
     it('--stream prints the deltas as they arrive', async () => {
-      fake.enqueue({ text: 'Order 42 ships today from Oslo.', chunkDelayMs: 150 });
+      svc.fake.enqueue({ text: 'Order 42 ships today from Oslo.', chunkDelayMs: 150 });
       const p = aes.start(['call', 'shop', 'summary', '--data', '{}', '--stream', '--key', agentKey], { env: env() });
       p.child.stdin!.end();
       const code = await p.exited;
@@ -82,7 +72,7 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
       expect(p.stdout()).to.equal('Order 42 ships today from Oslo.\n');
       expect(p.chunks.length).to.be.greaterThan(2);
       expect(p.chunks[p.chunks.length - 1]!.at - p.chunks[0]!.at).to.be.greaterThan(300);
-      fake.enqueue({ text: 'Two words' });
+      svc.fake.enqueue({ text: 'Two words' });
       const j = await aes.run(['call', 'shop', 'summary', '--data', '{}', '--stream', '--key', agentKey, '-o', 'json'], { env: env() });
       const events = j.stdout.trim().split('\n').map((l) => JSON.parse(l));
       expect(events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('')).to.equal('Two words');
@@ -117,8 +107,8 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
 
   describe('chat', () => {
     it('chats through piped input: one message a line, two turns in one conversation, exits at EOF', async () => {
-      fake.enqueue({ text: 'Hello! How can I help?' }, { text: 'Order 42 is on its way.' });
-      const before = fake.requests.length;
+      svc.fake.enqueue({ text: 'Hello! How can I help?' }, { text: 'Order 42 is on its way.' });
+      const before = svc.fake.requests.length;
       const r = await aes.run(['chat', 'shop', '-o', 'json'], { env: env(), input: 'Hi there\n\nWhere is order 42?\n' });
       expect(r.code, r.stderr).to.equal(0);
       const turns = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -128,7 +118,7 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
       ]);
       expect(turns[0].conversationId).to.match(/^conv_/);
       expect(turns[1].conversationId).to.equal(turns[0].conversationId);
-      const second = fake.requests[before + 1]!.body.messages!.map((m) => m.content).join('\n');
+      const second = svc.fake.requests[before + 1]!.body.messages!.map((m) => m.content).join('\n');
       expect(second).to.contain('Hi there');
       expect(second).to.contain('Hello! How can I help?');
       const temporary = (await keys()).filter((k) => k.name.startsWith('aes cli — ') && !k.revokedAt);
@@ -136,7 +126,7 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
     });
 
     it('prints the streamed answers as text', async () => {
-      fake.enqueue({ text: 'First answer.' }, { text: 'Second answer.' });
+      svc.fake.enqueue({ text: 'First answer.' }, { text: 'Second answer.' });
       const r = await aes.run(['chat', 'shop', '--key', agentKey], { env: env(), input: 'one\ntwo' });
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout).to.equal('First answer.\nSecond answer.\n');

@@ -6,9 +6,8 @@ import { parse } from 'yaml';
 import { clientConfigs, mcpUrl, serverName } from '../../src/console/mcp-configs.js';
 import { aesRunner, type Aes } from '../helpers/cli.js';
 import { gqlOk, h, newWorkspace } from '../helpers/harness.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient, ROOT } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { ROOT } from '../helpers/process.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // The `aes` CLI run as a user runs it (the installed bin in a child process) against the service
 // started in the test process: login and whoami, agents, export → edit → diff → apply, refusals
@@ -20,21 +19,16 @@ const SIGNING_SECRET = 'whsec-cli-signing-value-0123456789abcdef';
 
 describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configurations', function () {
   this.timeout(120_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-cli-e2e-'));
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-cli-files-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let svc: E2eService;
   let aes: Aes;
   let agentId: string;
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
   const env = () => ({ AES_URL: svc.url, AES_TOKEN: ADMIN_TOKEN });
   const json = (s: string) => JSON.parse(s);
 
   before(async () => {
-    fake = await startOpenAiServer();
-    database = await databaseEnv('cli_e2e');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env });
+    svc = await startE2eService('cli_e2e', { adminToken: ADMIN_TOKEN });
     aes = aesRunner();
     await gql('mutation { createSecret(name: "stripe-signing", kind: WEBHOOK_SIGNING_SECRET, value: "' + SIGNING_SECRET + '") { name } }');
     const team = (await gql('mutation { createTeam(name: "support") { id } }')).createTeam.id;
@@ -63,10 +57,7 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
 
   after(async () => {
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
     aes?.cleanup();
-    fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(work, { recursive: true, force: true });
   });
 

@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startModelGate, type ModelGate } from '../helpers/model-gate.js';
-import { startOpenAiServer, type FakeOpenAi, type FakeTurn } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import type { FakeTurn } from '../helpers/openai-server.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 import { call as send, httpApiPath, type Reply } from '../helpers/surface-calls.js';
 
 // DESIGN §5: "admission reserves credits so a burst cannot overshoot a daily limit by more than the
@@ -26,18 +25,12 @@ const RUN_CREDITS = 0.002;
 
 describe('e2e: a burst of calls cannot overshoot a daily credit limit', function () {
   this.timeout(180_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-credit-burst-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
+  let svc: E2eService;
   let gate: ModelGate;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   before(async () => {
-    fake = await startOpenAiServer();
-    gate = await startModelGate(fake);
-    database = await databaseEnv('credit_burst');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: gate.url, platformOrigin: PLATFORM, database: database.env });
+    svc = await startE2eService('credit_burst', { adminToken: ADMIN_TOKEN, platformOrigin: PLATFORM, modelProxy: async (fake) => (gate = await startModelGate(fake)) });
     await gql('mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }', {
       i: { name: 'priced', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: gate.url, inputPricePerMillion: PRICES.input, outputPricePerMillion: PRICES.output },
     });
@@ -45,14 +38,10 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
   after(async () => {
     gate?.open();
     await svc?.stop();
-    await gate?.close();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
   beforeEach(() => {
     gate.open();
-    fake.reset();
+    svc.fake.reset();
   });
 
   /** An agent with a prompt endpoint `ask` on the priced model, its limits and guardrails, and a key. */
@@ -72,7 +61,7 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
    * counts the runs in flight and lets them finish. Every model call answers `turn`.
    */
   async function burst(agent: { id: string; key: string }, n: number, turn: FakeTurn = RUN): Promise<{ inFlight: number; replies: Reply[] }> {
-    for (let i = 0; i < n; i++) fake.enqueue(turn);
+    for (let i = 0; i < n; i++) svc.fake.enqueue(turn);
     gate.shut();
     let answered = 0;
     const pending = Array.from({ length: n }, (_, i) => ask(agent, i).finally(() => answered++));
@@ -110,7 +99,7 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
     expect(ok).to.have.length(3);
     for (const r of ok) expect(r.json.credits).to.be.closeTo(RUN_CREDITS, 1e-9);
     expectRefused(replies.filter((r) => r.status !== 200), 'daily_credit_limit');
-    expect(fake.requests).to.have.length(3);
+    expect(svc.fake.requests).to.have.length(3);
 
     // The bound: the limit plus one run's maximum; runs that cost their maximum land on the limit.
     const total = await charged(agent.id);
@@ -139,7 +128,7 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
     const total = await charged(agent.id);
     expect(total.credits).to.be.at.most(0.01 + RUN_CREDITS + 1e-9); // the limit plus one run's estimate
     expect(total).to.deep.equal({ credits: 0.01, runs: 5 });
-    expect(fake.requests).to.have.length(5);
+    expect(svc.fake.requests).to.have.length(5);
     expect(await leases(agent.id)).to.equal(0);
   });
 
@@ -151,7 +140,7 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
     expectRefused(failed.replies.filter((r) => r.status !== 500), 'daily_credit_limit');
     expect(await leases(agent.id)).to.equal(0);
     expect(await charged(agent.id)).to.deep.equal({ credits: 0, runs: 0 });
-    fake.reset(); // the failures the refused calls did not consume
+    svc.fake.reset(); // the failures the refused calls did not consume
 
     const next = await burst(agent, 6);
     expect(next.inFlight).to.equal(3);
@@ -160,7 +149,7 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
 
   it('a caller that goes away while its run waits on the model releases the reservation', async () => {
     const agent = await agentWith(`dailyCreditLimit: ${RUN_CREDITS}`, RUN_CREDITS);
-    fake.enqueue(RUN, RUN);
+    svc.fake.enqueue(RUN, RUN);
     gate.shut();
     const gone = new AbortController();
     const streamed = fetch(`${svc.url}${httpApiPath(agent.id, 'ask')}`, {

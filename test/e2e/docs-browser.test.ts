@@ -3,9 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page, type Route } from 'playwright-core';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // The docs page (Swagger UI served from the package) in a real headless Chromium: it loads an
 // agent's own document with the agent key it asks for, and "Try it out" reaches a nested endpoint
@@ -20,10 +18,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('e2e: the docs page in Chromium', function () {
   this.timeout(180_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-docs-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let svc: E2eService;
   let browser: Browser;
   let page: Page;
   let agentId: string;
@@ -33,16 +28,14 @@ describe('e2e: the docs page in Chromium', function () {
   const violations: string[] = [];
   /** Every request path the page sent to the service, as sent (still percent-encoded). */
   const sent: string[] = [];
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   before(async function () {
     if (!fs.existsSync(CHROMIUM)) {
       console.log(`    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`);
       this.skip();
     }
-    fake = await startOpenAiServer();
-    database = await databaseEnv('docs_browser');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env });
+    svc = await startE2eService('docs_browser', { adminToken: ADMIN_TOKEN });
     agentId = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'Shop', defaultModel: 'fake-model' } })).createAgent.id;
     apiKey = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "docs") { key } }', { a: agentId })).createAgentApiKey.key;
     await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
@@ -74,9 +67,6 @@ describe('e2e: the docs page in Chromium', function () {
   after(async () => {
     await browser?.close();
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   /** Opens an operation, tries it out with the given parameter values, and returns the answer's status and body. */

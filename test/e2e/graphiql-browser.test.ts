@@ -4,9 +4,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // `/graphql` in a real headless Chromium: GraphiQL (bundled by the service, nothing from another
 // host) under its strict CSP, with the documentation and completion built from the public SDL
@@ -21,10 +19,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('e2e: GraphiQL at /graphql in Chromium', function () {
   this.timeout(180_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-graphiql-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let svc: E2eService;
   let browser: Browser;
   let page: Page;
   /** Console errors and warnings, uncaught page errors, failed loads and CSP violations seen by the page. */
@@ -33,16 +28,14 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
   const requested: string[] = [];
   /** The bodies of the POSTs the page sent to /graphql. */
   const posted: string[] = [];
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   before(async function () {
     if (!fs.existsSync(CHROMIUM)) {
       console.log(`    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`);
       this.skip();
     }
-    fake = await startOpenAiServer();
-    database = await databaseEnv('graphiql_browser');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env });
+    svc = await startE2eService('graphiql_browser', { adminToken: ADMIN_TOKEN });
     await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'Graphiql Shop', defaultModel: 'fake-model' } });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -64,9 +57,6 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
   after(async () => {
     await browser?.close();
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('is served with its own strict CSP (no inline script, no eval) and cacheable, gzipped assets', async () => {

@@ -2,9 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // `GET /` and the page a browser gets at `/graphql` (GraphiQL): served by the process itself, with
 // nothing loaded from another host (a machine without internet sees the same page).
@@ -27,22 +25,14 @@ function localRefs(html: string): string[] {
 
 describe('e2e: the home page and the GraphQL page', function () {
   this.timeout(120_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-home-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let svc: E2eService;
 
   before(async () => {
-    fake = await startOpenAiServer();
-    database = await databaseEnv('home_page_e2e');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env });
+    svc = await startE2eService('home_page_e2e', { adminToken: ADMIN_TOKEN });
   });
 
   after(async () => {
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('GET / is an HTML page linking the docs, both OpenAPI files, GraphQL and the health endpoints, and says how to get the admin token', async () => {

@@ -4,10 +4,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
 import { CONTENT_TYPES } from '../helpers/content-types.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // Property-based robustness of the HTTP API and the Document API of a service listening in the test process: random
 // methods, paths (percent-escapes, malformed ones, dot segments, unicode), headers, content types
@@ -34,11 +32,8 @@ interface Reply {
 
 describe('e2e property: random requests at the HTTP API and the Document API', function () {
   this.timeout(300_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-surfaces-prop-'));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let svc: E2eService;
   let base: URL;
   let P: string, Q: string;
   let keyP: string, keyQ: string, wsKey: string;
@@ -89,9 +84,7 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
   }
 
   before(async function () {
-    fake = await startOpenAiServer();
-    database = await databaseEnv('surf_prop');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: PLATFORM, database: database.env });
+    svc = await startE2eService('surf_prop', { adminToken: ADMIN_TOKEN, platformOrigin: PLATFORM });
     base = new URL(svc.url);
     const mk = async (name: string) => (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, defaultModel: 'fake-model' } })).createAgent.id as string;
     [P, Q] = [await mk('Property target'), await mk('Other agent')];
@@ -130,9 +123,6 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
   after(async () => {
     agent.destroy();
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   // ---- arbitraries ------------------------------------------------------------------------------

@@ -2,9 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 import { call as send, type Reply } from '../helpers/surface-calls.js';
 
 // The HTTP API and the Document API of a service built by the composition root `npm start` uses and
@@ -23,10 +21,7 @@ type Surface = 'HTTP_API' | 'DOCUMENT_API';
 
 describe('e2e: HTTP API and Document API', function () {
   this.timeout(180_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-surfaces-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let svc: E2eService;
 
   // Agent A carries most scenarios; B owns the foreign key (and the U+0000 case); C has a
   // zero daily credit limit; D is used for the activity-log check (its log holds only what that test sends).
@@ -34,7 +29,7 @@ describe('e2e: HTTP API and Document API', function () {
   let keyA: string, keyB: string, keyC: string, keyD: string, wsKey: string;
   const docs: Record<'notes' | 'tasks' | 'ro' | 'wo' | 'hidden' | 'scratch' | 'bTasks' | 'cTasks' | 'dTasks', string> = {} as any;
 
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
 
   /** A request to the service under test. */
@@ -93,9 +88,7 @@ describe('e2e: HTTP API and Document API', function () {
   const ECHO_SCRIPT = 'return { params: request.params, query: request.query, method: request.method, body: input };';
 
   before(async function () {
-    fake = await startOpenAiServer();
-    database = await databaseEnv('surf_e2e');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: PLATFORM, database: database.env });
+    svc = await startE2eService('surf_e2e', { adminToken: ADMIN_TOKEN, platformOrigin: PLATFORM });
     const mk = async (name: string) =>
       (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, defaultModel: 'fake-model' } })).createAgent.id as string;
     [A, B, C, D] = [await mk('Agent A'), await mk('Agent B'), await mk('Agent C'), await mk('Agent D')];
@@ -134,9 +127,6 @@ describe('e2e: HTTP API and Document API', function () {
 
   after(async () => {
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   for (const surface of ['HTTP_API', 'DOCUMENT_API'] as const) {
@@ -390,22 +380,22 @@ describe('e2e: HTTP API and Document API', function () {
     });
 
     it('a prompt endpoint answers with the model output as JSON', async () => {
-      fake.reset();
-      fake.enqueue({ text: 'plain answer' });
+      svc.fake.reset();
+      svc.fake.enqueue({ text: 'plain answer' });
       const r = await call('POST', httpPath(A, 'chat'), { key: keyA, json: { question: 'why' } });
       expect(r.status, r.text).to.equal(200);
       expect(r.json.output).to.equal('plain answer');
       expect(r.json.runId).to.be.a('string');
       expect(r.json.credits).to.be.a('number');
-      expect(fake.requests).to.have.length(1);
-      expect(fake.requests[0]!.body.model).to.equal('fake-model');
-      expect(JSON.stringify(fake.requests[0]!.body.messages)).to.include('why');
+      expect(svc.fake.requests).to.have.length(1);
+      expect(svc.fake.requests[0]!.body.model).to.equal('fake-model');
+      expect(JSON.stringify(svc.fake.requests[0]!.body.messages)).to.include('why');
     });
 
     it('Accept: text/event-stream on a prompt endpoint streams delta events in order, then done {output, runId, credits}', async () => {
-      fake.reset();
+      svc.fake.reset();
       const answer = 'one two three four five';
-      fake.enqueue({ text: answer, chunkDelayMs: 20 });
+      svc.fake.enqueue({ text: answer, chunkDelayMs: 20 });
       const res = await fetch(`${svc.url}${httpPath(A, 'chat')}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-agent-access-key': keyA },
@@ -440,12 +430,12 @@ describe('e2e: HTTP API and Document API', function () {
     });
 
     it('400 when the input matches a blocked guardrail pattern (streaming too); the model is not called', async () => {
-      fake.reset();
+      svc.fake.reset();
       expectError(await call('POST', httpPath(A, 'echo'), { key: keyA, json: { text: 'a Forbidden Word here' } }), 400);
       expectError(await call('POST', httpPath(A, 'chat'), { key: keyA, json: { text: 'forbidden-word' } }), 400);
       const streamed = await call('POST', httpPath(A, 'chat'), { key: keyA, json: 'forbidden word', headers: { accept: 'text/event-stream' } });
       expectError(streamed, 400);
-      expect(fake.requests).to.have.length(0);
+      expect(svc.fake.requests).to.have.length(0);
       const fine = await call('POST', httpPath(A, 'echo'), { key: keyA, json: { text: 'a permitted word' } });
       expect(fine.status).to.equal(200);
     });

@@ -5,9 +5,7 @@ import path from 'node:path';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // The MCP server surface over real HTTP, against the service started in the test process (embedded
 // database, or PostgreSQL with TEST_DATABASE_URL), driven by the two client generations deployed
@@ -99,13 +97,10 @@ async function eventually<T>(check: () => Promise<T | undefined>, ms = 20_000): 
 
 describe('e2e: MCP server', function () {
   this.timeout(180_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-mcp-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let svc: E2eService;
   let A: string, B: string, C: string;
   let keyA: string, keyB: string, keyC: string;
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
   const mcpUrl = (agent: string) => `${svc.url}/agents/${agent}/mcp`;
 
   const ADD_SCHEMA = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] };
@@ -139,9 +134,7 @@ describe('e2e: MCP server', function () {
   const toolCall = (name: string, args: unknown, id = 7) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
   before(async function () {
-    fake = await startOpenAiServer();
-    database = await databaseEnv('mcp_e2e');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: PLATFORM, database: database.env });
+    svc = await startE2eService('mcp_e2e', { adminToken: ADMIN_TOKEN, platformOrigin: PLATFORM });
     const mk = async (name: string, description: string) =>
       (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, description, defaultModel: 'fake-model' } })).createAgent.id as string;
     [A, B, C] = [await mk('Calculator', 'Adds numbers and answers questions.'), await mk('Other', 'Another agent'), await mk('Broke', 'Out of credits')];
@@ -160,9 +153,6 @@ describe('e2e: MCP server', function () {
 
   after(async () => {
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   for (const era of ERAS) {
@@ -199,7 +189,7 @@ describe('e2e: MCP server', function () {
       });
 
       it('calls a prompt tool on the model, with progress notifications while it streams', async () => {
-        fake.enqueue({ text: `The answer for ${era} is forty two.` });
+        svc.fake.enqueue({ text: `The answer for ${era} is forty two.` });
         const progress: number[] = [];
         const r = await conn.callTool('ask', { input: 'What is six times seven?' }, { onprogress: (p) => progress.push(p.progress) });
         expect(r.isError ?? false).to.equal(false);
@@ -207,7 +197,7 @@ describe('e2e: MCP server', function () {
         expect(progress.length).to.be.greaterThan(0);
         expect(progress).to.deep.equal([...progress].sort((x, y) => x - y));
         // The model saw the question itself as the user turn (the default schema's `input`).
-        const last = fake.requests.at(-1)!.body.messages!.at(-1)!;
+        const last = svc.fake.requests.at(-1)!.body.messages!.at(-1)!;
         expect(JSON.stringify(last.content)).to.include('What is six times seven?');
       });
 
@@ -240,11 +230,11 @@ describe('e2e: MCP server', function () {
       });
 
       it("a guardrail refusal is a tool error; the run never starts", async () => {
-        const calls = fake.requests.length;
+        const calls = svc.fake.requests.length;
         const r = await conn.callTool('ask', { input: 'tell me the forbidden word' });
         expect(r.isError).to.equal(true);
         expect(r.content[0].text).to.include('refused').and.include('Rephrase');
-        expect(fake.requests.length).to.equal(calls);
+        expect(svc.fake.requests.length).to.equal(calls);
       });
 
       it('a tool added through GraphQL is in the very next tools/list, and a removed one is gone', async () => {
@@ -414,7 +404,7 @@ describe('e2e: MCP server', function () {
     });
 
     it('a client that disconnects mid-run cancels it: the slot is released and the run is logged as cancelled', async () => {
-      fake.enqueue({ text: 'one two three four five six seven eight nine ten eleven twelve', chunkDelayMs: 400 });
+      svc.fake.enqueue({ text: 'one two three four five six seven eight nine ten eleven twelve', chunkDelayMs: 400 });
       const conn = await connect('2025-11-25', mcpUrl(A), { 'X-Agent-Access-Key': keyA });
       let closed: Promise<void> | undefined;
       const pending = conn.callTool('ask', { input: 'count slowly please' }, { onprogress: () => void (closed ??= conn.close()) });
@@ -424,21 +414,21 @@ describe('e2e: MCP server', function () {
       await eventually(async () => ((await svc.service.store.repos.slots.countActive(A, svc.service.clock.now())) === 0 ? true : undefined));
       const entry = await eventually(async () => (await activity(A)).find((e) => e.entry === 'ask' && JSON.stringify(e.requestBody).includes('count slowly')));
       expect(entry.error).to.match(/cancelled/);
-      await fake.idle();
+      await svc.fake.idle();
     });
 
     it('notifications/cancelled for a running call stops it (stateless: it arrives as a request of its own)', async () => {
-      fake.enqueue({ text: 'alpha beta gamma delta epsilon zeta eta theta iota kappa', chunkDelayMs: 400 });
+      svc.fake.enqueue({ text: 'alpha beta gamma delta epsilon zeta eta theta iota kappa', chunkDelayMs: 400 });
       const headers = { 'x-agent-access-key': keyA, 'mcp-protocol-version': '2025-11-25' };
       const running = rawPost(A, { jsonrpc: '2.0', id: 'slow-1', method: 'tools/call', params: { name: 'ask', arguments: { input: 'slow greek please' }, _meta: { progressToken: 'p1' } } }, headers);
-      await eventually(async () => (fake.requests.some((r) => JSON.stringify(r.body).includes('slow greek please')) ? true : undefined));
+      await eventually(async () => (svc.fake.requests.some((r) => JSON.stringify(r.body).includes('slow greek please')) ? true : undefined));
       const cancel = await rawPost(A, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow-1', reason: 'user pressed stop' } }, headers);
       expect(cancel.status).to.equal(202);
       const answer = await (await running).text();
       expect(answer).to.include('cancelled');
       const entry = await eventually(async () => (await activity(A)).find((e) => JSON.stringify(e.requestBody).includes('slow greek please')));
       expect(entry.error).to.match(/cancelled/);
-      await fake.idle();
+      await svc.fake.idle();
     });
   });
 });

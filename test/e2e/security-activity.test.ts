@@ -5,9 +5,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/infra/logger.js';
 import { MAX_JSON_DEPTH } from '../../src/domain/json-depth.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 import { call as send, type Reply } from '../helpers/surface-calls.js';
 
 // Security findings 6 and 7 of "Surface core", reproduced against the service as `npm start`
@@ -48,12 +46,9 @@ interface Entry {
 
 describe('e2e security: the activity log keeps every request; provider errors stay with members', function () {
   this.timeout(180_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-sec-activity-'));
   const logLines: string[] = [];
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  let svc: E2eService;
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   const call = (method: string, p: string, opts: Parameters<typeof send>[2] = {}): Promise<Reply> => send(method, p, { ...opts, baseUrl: svc.url });
 
@@ -73,20 +68,15 @@ describe('e2e security: the activity log keeps every request; provider errors st
   }
 
   before(async () => {
-    fake = await startOpenAiServer();
-    database = await databaseEnv('sec_activity');
     const logger = createLogger('debug', new Writable({ write: (chunk, _enc, cb) => (logLines.push(String(chunk)), cb()) }));
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: PLATFORM, database: database.env, logger });
+    svc = await startE2eService('sec_activity', { adminToken: ADMIN_TOKEN, platformOrigin: PLATFORM, logger });
   });
 
   after(async () => {
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  beforeEach(() => fake.reset());
+  beforeEach(() => svc.fake.reset());
 
   describe('finding 6: every request is logged', () => {
     for (const [kind, handler] of [
@@ -181,7 +171,7 @@ describe('e2e security: the activity log keeps every request; provider errors st
     }
 
     it('a base URL holding user:secret@: 500 with a generic message; entry and log lines name the failure without the secret', async () => {
-      await configureModel({ name: 'creds-in-url', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: fake.url.replace('http://', 'http://user:secret-in-url@') });
+      await configureModel({ name: 'creds-in-url', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: svc.fake.url.replace('http://', 'http://user:secret-in-url@') });
       const agent = await agentWith({ prompt: 'Answer.' }, 'creds-in-url');
       let plain!: Reply;
       let streamed!: Reply;
@@ -211,19 +201,19 @@ describe('e2e security: the activity log keeps every request; provider errors st
     for (const status of [401, 500]) {
       it(`a provider answering ${status} with text quoting the key and a URL with credentials: the caller gets the kind and the status only; members get the text without credentials`, async () => {
         await gql('mutation($n: String!, $v: String!) { createSecret(name: $n, kind: MODEL_API_KEY, value: $v) { name } }', { n: `key-${status}`, v: PROVIDER_KEY });
-        await configureModel({ name: `refusing-${status}`, provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: fake.url, apiKeySecret: `key-${status}` });
+        await configureModel({ name: `refusing-${status}`, provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: svc.fake.url, apiKeySecret: `key-${status}` });
         const agent = await agentWith({ prompt: 'Answer.' }, `refusing-${status}`);
         const message = `${PROVIDER_TEXT}: key ${PROVIDER_KEY} refused; upstream https://admin:secret-upstream@10.0.0.7/v1 said Bearer secret-bearer-token`;
         // One retry on provider errors: the same answer twice.
         const turn = { status, errorBody: { error: { message, type: 'invalid_request_error', param: null, code: null } } };
-        fake.enqueue(turn, turn);
+        svc.fake.enqueue(turn, turn);
         let r!: Reply;
 
         const lines = await logDuring(async () => {
           r = await call('POST', agent.url, { key: agent.key, json: { q: 'hi' } });
         });
 
-        expect(fake.requests.length).to.be.greaterThan(0);
+        expect(svc.fake.requests.length).to.be.greaterThan(0);
         expect(r.status).to.equal(500);
         expect(r.json).to.deep.equal({ error: `The model provider failed (HTTP ${status}); the details are in the agent's activity log` });
         expectPublic(r.text);

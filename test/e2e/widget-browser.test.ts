@@ -5,9 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // The chat widget in a real headless Chromium: a page served by the runnable example
 // (`node examples/widget/server.js`, the site's own backend with the proxy helper) embeds
@@ -52,10 +50,7 @@ const inWidget = <T>(page: Page, fn: (root: ShadowRoot) => T): Promise<T> =>
 
 describe('e2e: the chat widget in Chromium', function () {
   this.timeout(180_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-widget-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
+  let svc: E2eService;
   let example: Awaited<ReturnType<typeof startExample>>;
   let browser: Browser;
   let context: BrowserContext;
@@ -64,16 +59,14 @@ describe('e2e: the chat widget in Chromium', function () {
   let apiKey: string;
   /** Every body and header the browser received, to look for the key in. */
   const received: string[] = [];
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   before(async function () {
     if (!fs.existsSync(CHROMIUM)) {
       console.log(`    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`);
       this.skip();
     }
-    fake = await startOpenAiServer();
-    database = await databaseEnv('widget_browser');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env });
+    svc = await startE2eService('widget_browser', { adminToken: ADMIN_TOKEN });
     agentId = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'Shop assistant', instructions: 'You help with orders.', defaultModel: 'fake-model' } })).createAgent.id;
     apiKey = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "site proxy") { key } }', { a: agentId })).createAgentApiKey.key;
     example = await startExample({ SERVICE_URL: svc.url, AGENT_ID: agentId, AGENT_API_KEY: apiKey, WIDGET_COOKIE_SECRET: 'a-cookie-secret-of-at-least-32-characters' });
@@ -96,9 +89,6 @@ describe('e2e: the chat widget in Chromium', function () {
     await browser?.close();
     await example?.stop();
     await svc?.stop();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('opens by its accessible name, streams the answer in several visible steps, and restores the conversation after a reload', async () => {
@@ -117,7 +107,7 @@ describe('e2e: the chat widget in Chromium', function () {
         if (last) w.seen.push(last.textContent ?? '');
       }).observe(root.querySelector('.log')!, { subtree: true, childList: true, characterData: true });
     });
-    fake.enqueue({ text: 'Your order **42** ships *tomorrow*:\n\n- a blue mug\n- a `gift card`\n\nTrack it [here](https://shop.example/track/42).', chunkDelayMs: 60 });
+    svc.fake.enqueue({ text: 'Your order **42** ships *tomorrow*:\n\n- a blue mug\n- a `gift card`\n\nTrack it [here](https://shop.example/track/42).', chunkDelayMs: 60 });
     await page.getByRole('textbox', { name: 'Message' }).fill('Where is my order 42?');
     await page.getByRole('button', { name: 'Send' }).click();
     const answer = page.locator('.msg.assistant').last();
@@ -146,16 +136,16 @@ describe('e2e: the chat widget in Chromium', function () {
     expect(restored).to.deep.equal(['assistant: Hi! Ask me about your order.', 'user: Where is my order 42?', `assistant: ${final}`]);
 
     // The next message continues the same conversation: the model sees the earlier turns.
-    fake.enqueue({ text: 'It left the warehouse.' });
+    svc.fake.enqueue({ text: 'It left the warehouse.' });
     await page.getByRole('textbox', { name: 'Message' }).fill('And now?');
     await page.keyboard.press('Enter');
     await page.getByRole('log').getByText('It left the warehouse.').waitFor();
-    const sent = fake.requests.at(-1)!.body.messages!.map((m) => m.role);
+    const sent = svc.fake.requests.at(-1)!.body.messages!.map((m) => m.role);
     expect(sent).to.deep.equal(['system', 'user', 'assistant', 'user']);
   });
 
   it('renders model output that holds HTML as text: no element, no script runs', async () => {
-    fake.enqueue({ text: 'Look: <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> and [click](javascript:window.__pwned=3) for snake_case_name' });
+    svc.fake.enqueue({ text: 'Look: <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> and [click](javascript:window.__pwned=3) for snake_case_name' });
     await page.getByRole('textbox', { name: 'Message' }).fill('Show me HTML');
     await page.getByRole('button', { name: 'Send' }).click();
     const answer = page.locator('.msg.assistant').last();
@@ -194,7 +184,7 @@ describe('e2e: the chat widget in Chromium', function () {
     expect(await page.locator('.typing').count()).to.equal(0);
 
     await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: null) { id } }', { a: agentId });
-    fake.enqueue({ text: 'Yes, I am here.' });
+    svc.fake.enqueue({ text: 'Yes, I am here.' });
     await alert.getByRole('button', { name: 'Retry' }).click();
     await page.getByRole('log').getByText('Yes, I am here.').waitFor();
     expect(await alert.isVisible()).to.equal(false);
@@ -212,7 +202,7 @@ describe('e2e: the chat widget in Chromium', function () {
     } finally {
       await context.setOffline(false);
     }
-    fake.enqueue({ text: 'Back online.' });
+    svc.fake.enqueue({ text: 'Back online.' });
     await page.getByRole('alert').getByRole('button', { name: 'Retry' }).click();
     await page.getByRole('log').getByText('Back online.').waitFor();
   });

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createChatProxy, type ChatProxy, type ChatProxyOptions } from '../../packages/widget-proxy/index.js';
 import { listenOnLoopback } from '../helpers/local-server.js';
-import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
-import { databaseEnv, graphqlClient, ROOT } from '../helpers/process.js';
-import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import type { FakeOpenAi } from '../helpers/openai-server.js';
+import { ROOT } from '../helpers/process.js';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // The widget's proxy helper (packages/widget-proxy) mounted under Node http, Express 5 (with and
 // without express.json()) and Koa (with and without @koa/bodyparser), in front of the service
@@ -208,16 +208,13 @@ function visitorCookieOf(r: Response): { pair: string; visitor: string; attribut
 
 describe('e2e: widget proxy helper', function () {
   this.timeout(120_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-widget-proxy-'));
-  let svc: InProcessService;
-  let fake: FakeOpenAi;
+  let svc: E2eService;
   let gate: Awaited<ReturnType<typeof startTailGate>>;
   let recorder: Awaited<ReturnType<typeof startRecorder>>;
-  let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
   let agent: string;
   let key: string;
   let otherKey: string;
-  const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   async function newAgent(name: string): Promise<{ id: string; key: string }> {
     const id = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, instructions: 'You are the shop assistant.', defaultModel: 'fake-model' } })).createAgent.id;
@@ -245,10 +242,7 @@ describe('e2e: widget proxy helper', function () {
   }
 
   before(async () => {
-    fake = await startOpenAiServer();
-    gate = await startTailGate(fake);
-    database = await databaseEnv('widget_proxy_e2e');
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: gate.url, platformOrigin: 'https://app.example.test', database: database.env });
+    svc = await startE2eService('widget_proxy_e2e', { adminToken: ADMIN_TOKEN, modelProxy: async (fake) => (gate = await startTailGate(fake)) });
     recorder = await startRecorder(() => svc.url);
     ({ id: agent, key } = await newAgent('Shop'));
     ({ key: otherKey } = await newAgent('Other shop'));
@@ -258,10 +252,6 @@ describe('e2e: widget proxy helper', function () {
     gate?.release();
     await recorder?.close();
     await svc?.stop();
-    await gate?.close();
-    await fake?.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   for (const kind of MOUNTS) {
@@ -276,7 +266,7 @@ describe('e2e: widget proxy helper', function () {
 
       it('streams a chat as it is written, adds the key the service accepts and shows it nowhere, forwards only message and conversationId', async () => {
         const answer = 'Your parcel left our warehouse this morning.';
-        fake.enqueue({ text: answer, chunkDelayMs: 20 });
+        svc.fake.enqueue({ text: answer, chunkDelayMs: 20 });
         const seen = recorder.requests.length;
         gate.holdNext();
         let r: Response;
@@ -337,7 +327,7 @@ describe('e2e: widget proxy helper', function () {
       });
 
       it('continues a conversation with the same signed cookie; a tampered cookie is a new visitor who gets 404 for it', async () => {
-        fake.enqueue({ text: 'First answer.' }, { text: 'Second answer.' });
+        svc.fake.enqueue({ text: 'First answer.' }, { text: 'Second answer.' });
         const first = await browse(app.url, 'POST', '/chat', { json: { message: 'One' }, accept: 'application/json' });
         expect(first.status, first.text).to.equal(200);
         const { conversationId } = first.json();
@@ -410,7 +400,7 @@ describe('e2e: widget proxy helper', function () {
       });
 
       it('a browser that goes away mid-stream makes the proxy drop its call, so the service aborts the model call', async () => {
-        fake.enqueue({ text: 'This answer is never read to the end by anyone.', chunkDelayMs: 60_000 });
+        svc.fake.enqueue({ text: 'This answer is never read to the end by anyone.', chunkDelayMs: 60_000 });
         const seen = recorder.requests.length;
         const browser = new AbortController();
         const r = await fetch(`${app.url}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Going away' }), signal: browser.signal });
@@ -418,12 +408,12 @@ describe('e2e: widget proxy helper', function () {
         const events = eventReader(r);
         expect((await events.next())?.event).to.equal('start');
         expect((await events.next())?.event).to.equal('delta');
-        const modelCall = fake.requests.at(-1)!;
+        const modelCall = svc.fake.requests.at(-1)!;
         expect(modelCall.aborted).to.equal(undefined);
         browser.abort();
         const ended = within(recorder.requests[seen]!.ended, 30_000, 'the proxy kept its call to the service open after the browser went away');
         expect(await ended, 'the proxy closed its call to the service').to.equal('closed early');
-        await fake.idle();
+        await svc.fake.idle();
         expect(modelCall.aborted, 'the model call was aborted').to.equal(true);
       });
     });
@@ -440,7 +430,7 @@ describe('e2e: widget proxy helper', function () {
 
     it('limits each visitor: 429 with Retry-After before the service is contacted; other visitors and history reads go on', async () => {
       const app = await start({ rateLimit: { max: 2, windowMs: 60_000 } });
-      fake.enqueue({ text: 'One.' }, { text: 'Two.' }, { text: 'Someone else.' });
+      svc.fake.enqueue({ text: 'One.' }, { text: 'Two.' }, { text: 'Someone else.' });
       const first = await browse(app.url, 'POST', '/chat', { json: { message: 'One' }, accept: 'application/json' });
       const cookie = visitorCookieOf(first.r)!.pair;
       expect((await browse(app.url, 'POST', '/chat', { json: { message: 'Two' }, accept: 'application/json', cookie })).status).to.equal(200);
@@ -545,7 +535,7 @@ describe('e2e: widget proxy helper', function () {
         expect(page.text).to.include(`<script src="${svc.url}/widget.js" data-endpoint="/chat" data-title="Shop assistant" data-greeting="Hi! Ask me about your order." async></script>`);
         expect((await browse(base, 'GET', '/elsewhere')).status).to.equal(404);
 
-        fake.enqueue({ text: 'It arrives on Friday.' });
+        svc.fake.enqueue({ text: 'It arrives on Friday.' });
         const r = await fetch(`${base}/chat`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ message: 'When does it arrive?', conversationId: null }) });
         expect(r.status).to.equal(200);
         const events = await eventReader(r).rest();

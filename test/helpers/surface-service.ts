@@ -52,9 +52,16 @@ export async function startSurfaceService(opts: {
 export interface E2eService extends InProcessService {
   fake: FakeOpenAi;
   adminToken: string;
+  /** The service's data directory (removed by `stop`; tests may keep files of their own in it). */
+  dataDir: string;
   /** GraphQL as the admin: throws on errors, returns `data`. */
   gql: (query: string, variables?: Record<string, unknown>) => Promise<any>;
-  /** Stops the service and the model server, drops the database and removes the data directory. */
+  /**
+   * Starts one more instance on the same database and model server, with a data directory of its
+   * own (PostgreSQL only: an embedded database belongs to one process); `stop` stops it too.
+   */
+  another(): Promise<InProcessService>;
+  /** Stops the service (every instance) and the model server, drops the database and removes the data directory. */
   stop(): Promise<void>;
 }
 
@@ -65,31 +72,56 @@ export interface E2eService extends InProcessService {
  */
 export async function startE2eService(
   name: string,
-  opts: { adminToken?: string; platformOrigin?: string; logger?: Logger; build?: Omit<BuildOptions, 'logger'> } = {},
+  opts: {
+    adminToken?: string;
+    platformOrigin?: string;
+    logger?: Logger;
+    build?: Omit<BuildOptions, 'logger'>;
+    /**
+     * A server the service reaches the model through instead of the model server itself (a gate the
+     * test holds or opens); `stop` closes it after the service and before the model server.
+     */
+    modelProxy?: (fake: FakeOpenAi) => Promise<{ url: string; close(): Promise<void> }>;
+  } = {},
 ): Promise<E2eService> {
   const adminToken = opts.adminToken ?? `${name}-admin-token-0123456789abcdef`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `aes-${name.replace(/\W/g, '-')}-`));
   const fake = await startOpenAiServer();
+  const proxy = opts.modelProxy ? await opts.modelProxy(fake) : undefined;
   const database = await databaseEnv(name.replace(/\W/g, '_'));
-  const svc = await startSurfaceService({
-    dataDir,
-    adminToken,
-    modelUrl: fake.url,
-    platformOrigin: opts.platformOrigin ?? 'https://app.example.test',
-    database: database.env,
-    logger: opts.logger,
-    build: opts.build,
-  });
+  const dirs = [dataDir];
+  const instance = (dir: string) =>
+    startSurfaceService({
+      dataDir: dir,
+      adminToken,
+      modelUrl: proxy?.url ?? fake.url,
+      platformOrigin: opts.platformOrigin ?? 'https://app.example.test',
+      database: database.env,
+      logger: opts.logger,
+      build: opts.build,
+    });
+  const svc = await instance(dataDir);
+  const others: InProcessService[] = [];
   return {
     ...svc,
     fake,
     adminToken,
+    dataDir,
     gql: graphqlClient(() => svc.url, adminToken),
+    async another() {
+      const dir = fs.mkdtempSync(`${dataDir}-`);
+      dirs.push(dir);
+      const other = await instance(dir);
+      others.push(other);
+      return other;
+    },
     async stop() {
       await svc.stop();
+      for (const other of others) await other.stop();
+      await proxy?.close();
       await fake.close();
       await database.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
