@@ -16,13 +16,28 @@ function mimeType(ctx: Koa.Context): string {
   return ctx.get('content-type').split(';')[0]!.trim().toLowerCase();
 }
 
-function refuse(ctx: Koa.Context, message: string): void {
-  ctx.status = 400;
+function refuse(ctx: Koa.Context, message: string, status = 400): void {
+  ctx.status = status;
   ctx.body = { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] };
+}
+
+/** The types Apollo answers in. */
+const ANSWER_TYPES = ['application/json', 'application/graphql-response+json'];
+
+/**
+ * A request whose Accept header takes neither answer type is refused here, before it runs: Apollo
+ * would run the operation (a mutation writes) and only then answer 406, so the client would be
+ * told of a failure after the write.
+ */
+function acceptsNoAnswer(ctx: Koa.Context): boolean {
+  if (ctx.get('accept') === '' || ctx.accepts(ANSWER_TYPES) !== false) return false;
+  refuse(ctx, `The Accept header takes neither ${ANSWER_TYPES.join(' nor ')}: send Accept: application/json (nothing was run)`, 406);
+  return true;
 }
 
 /** `POST /graphql`: the body must be JSON (`application/json`, or a `+json` type). */
 export const graphqlPostTransport: Koa.Middleware = async (ctx, next) => {
+  if (acceptsNoAnswer(ctx)) return;
   const type = mimeType(ctx);
   if (type === 'application/json' || type.endsWith('+json')) return next();
   const sent = type ? `this request's Content-Type is ${type}` : 'this request has no Content-Type';
@@ -34,6 +49,7 @@ export const graphqlPostTransport: Koa.Middleware = async (ctx, next) => {
  * Apollo's CSRF prevention requires of a request a browser could send cross-site — a preflight header.
  */
 export const graphqlGetTransport: Koa.Middleware = async (ctx, next) => {
+  if (acceptsNoAnswer(ctx)) return;
   if (ctx.query.query === undefined) return refuse(ctx, `GET /graphql without a query parameter: ${HOW} (a browser gets a query console at this address)`);
   const type = mimeType(ctx);
   const preflighted = (type !== '' && !SIMPLE_TYPES.has(type)) || PREFLIGHT_HEADERS.some((h) => ctx.get(h) !== '');

@@ -156,6 +156,32 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
     }
   });
 
+  it('refuses a request whose Accept takes no JSON answer with 406 before it runs: a mutation writes nothing', async () => {
+    for (const accept of ['text/html', ', ', 'application/xml;q=1, text/plain']) {
+      const name = `never-${Math.random().toString(36).slice(2, 10)}`;
+      const res = await fetch(`${h().url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${ws.adminToken}` },
+        body: JSON.stringify({ query: 'mutation($n: String!) { createSecret(name: $n, kind: GENERIC, value: "v") { name } }', variables: { n: name } }),
+      });
+      expect(res.status, accept).to.equal(406);
+      const body = (await res.json()) as any;
+      expect(body.errors[0].extensions.code).to.equal('BAD_REQUEST');
+      expect(body.errors[0].message).to.match(/send Accept: application\/json/);
+      const d = await gqlOk(ws.adminToken, '{ secrets { name } }');
+      expect(d.secrets.map((x: { name: string }) => x.name), accept).to.not.include(name);
+    }
+    // Either answer type, a wildcard or no Accept at all still runs.
+    for (const accept of ['application/graphql-response+json', 'application/*', '*/*', '']) {
+      const res = await fetch(`${h().url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}), authorization: `Bearer ${ws.adminToken}` },
+        body: JSON.stringify({ query: '{ viewer { id } }' }),
+      });
+      expect(res.status, accept).to.equal(200);
+    }
+  });
+
   it('refuses bodies over 1 MiB with 413', async () => {
     const res = await fetch(`${h().url}/graphql`, {
       method: 'POST',

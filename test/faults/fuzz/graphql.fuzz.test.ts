@@ -93,6 +93,41 @@ describeFuzz('faults: fuzzing the GraphQL management API', (target) => {
         )
         .map(([n, c, s, q]) => ({ query: q.replace(/"P"/g, '"$P"'), variables: { n, c, s, b: n } })),
     },
+    {
+      // The console's and the CLI's operations: manifests (plan, apply with a digest no plan gave,
+      // export), a database document's records, and the console-only Try it key (a bearer token is
+      // refused). None of them may write here: an apply without its plan's digest is refused.
+      weight: 2,
+      arbitrary: fc
+        .tuple(
+          fc.oneof(
+            fc.string({ maxLength: 80 }).map(noNul),
+            fc.constantFrom(
+              'agents: []',
+              'version: 1\nagents:\n  - name: fuzz\n    nope: 1',
+              'version: 1\nagents:\n  - name: "P"\n    httpEndpoints:\n      - path: a\n      - path: a',
+              '- [',
+              'version: 1\nagents: {}',
+              '&a [*a]',
+              `version: 1\nagents:\n${'  - name: x\n'.repeat(200)}`,
+            ),
+          ),
+          fc.oneof(fc.string({ maxLength: 70 }), fc.constantFrom('', 'sha256:0', 'x'.repeat(64))),
+          fc.oneof(jsonLeaf, fc.constantFrom({ title: 'a' }, { title: { gt: 1 } }, { id: { in: [] } }, { nope: 1 }, { title: { regex: '.*' } })),
+          fc.oneof(fc.integer(), fc.constantFrom(0, -1, 201, 50), fc.constant(null)),
+          fc.constantFrom(
+            'query($y: String!) { planManifest(yaml: $y) { digest hasChanges changes { action path } missing { kind name } } }',
+            'mutation($y: String!, $d: String!) { applyManifest(yaml: $y, planDigest: $d) { changed } }',
+            'query($y: String!, $d: String!) { planManifest(yaml: $y) { digest } exportAgents(ids: [$d]) }',
+            'query { exportAgents(withRecords: true) }',
+            'query($f: JSONObject, $n: Int!, $d: String) { documentRecords(agentId: "P", documentId: "DB", filter: $f, first: $n, after: $d) { nodes { id } endCursor totalCount } }',
+            'query($f: JSONObject, $d: ID!) { documentRecords(agentId: "P", documentId: $d, filter: $f) { nodes { id } } }',
+            'mutation($d: ID!) { createTryItKey(agentId: $d) { key } }',
+            'mutation { createTryItKey(agentId: "P") { key } }',
+          ),
+        )
+        .map(([y, d, f, n, q]) => ({ query: q.replace(/"P"/g, '"$P"').replace(/"DB"/g, '"$DB"'), variables: { y, d, f, n } })),
+    },
     { weight: 1, arbitrary: fc.record({ query: fc.oneof(jsonLeaf, fc.constant('{ viewer { id } }')), variables: jsonLeaf, operationName: jsonLeaf }, { requiredKeys: [] }).map((v) => v as any) },
   );
   const gqlRequest = fc.record({
@@ -118,7 +153,7 @@ describeFuzz('faults: fuzzing the GraphQL management API', (target) => {
     const { accept: _a, ...extra } = x.extra;
     applyExtra(h, extra);
     const resolveIds = (v: unknown): unknown => (v === 'P' ? target.ids.P : v === 'Q' ? target.ids.Q : v === 'R' ? target.ids.R : isObj(v) ? Object.fromEntries(Object.entries(v).map(([k, w]) => [k, resolveIds(w)])) : v);
-    const op = { ...x.op, ...(typeof x.op.query === 'string' ? { query: x.op.query.replace(/\$P\b/g, target.ids.P) } : {}), ...(x.op.variables !== undefined ? { variables: resolveIds(x.op.variables) } : {}) };
+    const op = { ...x.op, ...(typeof x.op.query === 'string' ? { query: x.op.query.replace(/\$P\b/g, target.ids.P).replace(/\$DB\b/g, target.doc.db) } : {}), ...(x.op.variables !== undefined ? { variables: resolveIds(x.op.variables) } : {}) };
     if (x.method === 'GET' || x.method === 'HEAD') {
       const qs = new URLSearchParams();
       if (typeof op.query === 'string') qs.set('query', op.query.slice(0, 4000));
