@@ -47,3 +47,49 @@ describe('admission: purging expired leases', function () {
     expect(a.leasesHeld()).to.equal(0);
   });
 });
+
+describe('admission: the leases this instance holds', function () {
+  this.timeout(60_000);
+  const config = { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 };
+
+  it('counts each lease of an agent until it ends, and none for a run that takes no lease', async () => {
+    const ws = await newWorkspace();
+    const limited = await createAgent(ws.adminToken);
+    const unlimited = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 3) { id } }', { id: limited });
+    const a = new AdmissionService(h().service.store, new MovableClock(new Date()), config);
+    const free = await a.admit(await loadAgent(unlimited));
+    expect(free.slotId).to.equal(null);
+    expect(a.leasesHeld()).to.equal(0);
+    const first = await a.admit(await loadAgent(limited));
+    const second = await a.admit(await loadAgent(limited));
+    expect(a.leasesHeld()).to.equal(2);
+    await first.release();
+    // Ending a run twice ends its lease once.
+    await first.release();
+    expect(a.leasesHeld()).to.equal(1);
+    await second.settle(0);
+    expect(a.leasesHeld()).to.equal(0);
+    await free.release();
+    expect(a.leasesHeld()).to.equal(0);
+  });
+
+  it('renews a lease at a third of its length, not sooner', async () => {
+    const ws = await newWorkspace();
+    const agentId = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }', { id: agentId });
+    const clock = new MovableClock(new Date('2001-01-01T12:00:00Z'));
+    const a = new AdmissionService(h().service.store, clock, config);
+    const held = await a.admit(await loadAgent(agentId));
+    const expiresAt = async () => ((await h().db('run_slots').where({ id: held.slotId! }).first('expires_at')) as { expires_at: Date }).expires_at.getTime();
+    try {
+      const first = await expiresAt();
+      // A renewal now would push the lease to the moved clock's time plus its length.
+      clock.advance(60_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await expiresAt()).to.equal(first);
+    } finally {
+      await held.release();
+    }
+  });
+});
