@@ -158,6 +158,28 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
     }
   });
 
+  it('a caller that closes the connection before its body arrived is not logged as an error', async () => {
+    const ws = await newWorkspace();
+    const { id, key } = await scriptAgent(ws.adminToken, { path: 'echo', script: 'return input.body;' });
+    const lines: Record<string, unknown>[] = [];
+    const { service, url, server } = await anotherService({}, lines);
+    try {
+      const arrived = once(server, 'request');
+      const { port } = new URL(url);
+      const socket = net.connect(Number(port), '127.0.0.1');
+      // 100 bytes announced, 10 sent: the service is still reading the body when the caller leaves.
+      socket.write(`POST /agents/${id}/api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Agent-Access-Key: ${key}\r\nContent-Length: 100\r\n\r\n{"a": "12`);
+      await arrived;
+      await new Promise((r) => setTimeout(r, 200));
+      socket.destroy();
+      for (let i = 0; i < 50 && !lines.some((l) => typeof l.msg === 'string' && (l.msg as string).includes('went away')); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(lines.find((l) => typeof l.msg === 'string' && (l.msg as string).includes('went away')), JSON.stringify(lines)).to.include({ level: 30 });
+      expect(lines.filter((l) => (l.level as number) >= 50), 'error lines').to.deep.equal([]);
+    } finally {
+      await service.close();
+    }
+  });
+
   it('shutdown: /readyz answers 503 at once, a request in flight still gets its answer, then new connections are refused', async () => {
     const ws = await newWorkspace();
     const { id, key } = await scriptAgent(ws.adminToken, { path: 'slow', script: 'let n = 0; for (let i = 0; i < 2e7; i++) n += i; return { n };' });

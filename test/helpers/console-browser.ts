@@ -104,6 +104,10 @@ export async function startConsoleHarness(name: string, options: HarnessOptions 
     errors,
     violations,
     async axeProblems(p = page) {
+      // Contrast is measured at rest: not while a dialog's opening transition still blends the page
+      // behind it, nor under a pointer left hovering the button just clicked.
+      await p.mouse.move(0, 0);
+      await p.evaluate(() => Promise.all(document.getAnimations().map((a: { finished: Promise<unknown> }) => a.finished.catch(() => undefined))));
       if (!(await p.evaluate(() => typeof window.axe !== 'undefined'))) await p.evaluate(AXE_SOURCE);
       const found = (await p.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }).then((r: { violations: unknown[] }) => r.violations))) as AxeViolation[];
       return found

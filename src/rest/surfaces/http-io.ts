@@ -32,10 +32,17 @@ export async function readRaw(ctx: Koa.Context, limit = MAX_BODY_BYTES): Promise
   if (declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of ctx.req) {
-    total += (chunk as Buffer).length;
-    if (total > limit) throw tooLarge();
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of ctx.req) {
+      total += (chunk as Buffer).length;
+      if (total > limit) throw tooLarge();
+      chunks.push(chunk as Buffer);
+    }
+  } catch (err) {
+    // The caller closed the connection before its body was sent: its choice, not a fault of the
+    // service (the request log says it went away), so not a logged 500.
+    if (!(err instanceof PayloadTooLarge) && ctx.req.destroyed) throw new Invalid('The request was cut off: the caller closed the connection before its body arrived');
+    throw err;
   }
   return Buffer.concat(chunks);
 }
