@@ -17,6 +17,7 @@ import * as apiKeyExpiry from './20270210000000_api_key_expiry.js';
 import * as apiKeyConsoleSession from './20270221000000_api_key_console_session.js';
 import * as activityEntryIndex from './20270222000000_activity_entry_index.js';
 import * as agentChanges from './20270230000000_agent_changes.js';
+import * as budgetSlices from './20270301000000_budget_slices.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -39,6 +40,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270221000000_api_key_console_session': apiKeyConsoleSession,
   '20270222000000_activity_entry_index': activityEntryIndex,
   '20270230000000_agent_changes': agentChanges,
+  '20270301000000_budget_slices': budgetSlices,
 };
 
 /** knex migration source over the static list above. */

@@ -195,6 +195,8 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         await graphql.stop();
         await services.activityLog.flush();
         await chargeSink.flush().catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'credit charges not stored at shutdown'));
+        // Credit slices' charges stored, and the budget and leases no run holds given back.
+        await services.admission.close().catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'credit slices not given back at shutdown'));
         await ownSandbox.close();
         await stopListening?.();
         if (ownsDb) await closeDatabase(db);

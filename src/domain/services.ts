@@ -117,6 +117,13 @@ export function createServices(deps: ServiceDeps): Services {
     scriptLimits: deps.scriptLimits,
   });
   const admission = new AdmissionService(store, clock, { ...DEFAULT_ADMISSION, ...deps.admission }, deps.chargeSink);
+  // Readers of usage store every pending charge first: the batched ones and those of credit slices.
+  const pendingCharges: Pick<ChargeSink, 'flush'> = {
+    flush: async () => {
+      await deps.chargeSink?.flush();
+      await admission.flushCharges();
+    },
+  };
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
   const pipeline = new Pipeline(admission, runs, activityLog, deps.metrics);
   const keys = new KeyService(store, clock);
@@ -133,7 +140,7 @@ export function createServices(deps: ServiceDeps): Services {
     secrets,
     models: new ModelService({ store, clock, models: deps.models, secrets, modelDefaults: deps.modelDefaults }),
     messages: new MessageService(store, clock),
-    activity: new ActivityService(store, clock, deps.chargeSink, deps.activitySink),
+    activity: new ActivityService(store, clock, pendingCharges, deps.activitySink),
     runs,
     admission,
     activityLog,
@@ -148,7 +155,7 @@ export function createServices(deps: ServiceDeps): Services {
     webhookDelivery: new WebhookDeliveryTask(store, pipeline),
     deliveries: new WebhookDeliveriesService(store, clock, deliveryQueued),
     deliveryQueued,
-    workspaceApi: new WorkspaceApiService(store, clock, deps.chargeSink),
+    workspaceApi: new WorkspaceApiService(store, clock, pendingCharges),
     manifests: new ManifestService(store, clock, scriptCheck, modelReferences),
     health: new HealthService(store),
   };

@@ -81,7 +81,8 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
     return { credits: days.reduce((n, d) => n + d.credits, 0), runs: days.reduce((n, d) => n + d.runs, 0) };
   }
 
-  const leases = async (agentId: string) => (await svc.service.db('run_slots').where({ agent_id: agentId }).select('id')).length;
+  /** Credits the agent's runs in flight still reserve (a slice's unused credits are not a run's). */
+  const leases = async (agentId: string) => svc.service.services.admission.reservedInFlight(agentId);
 
   function expectRefused(replies: Reply[], reason: string): void {
     for (const r of replies) {

@@ -121,7 +121,8 @@ describe('e2e: Document API refusals come before admission', function () {
     const a = await setUpAgent('Busy');
     await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: 1) { id } }', { a: a.id });
     const { services } = svc.service;
-    const activeSlots = () => svc.service.store.repos.slots.countActive(a.id, new Date());
+    // Leases in use by runs (a lease kept for the agent's next run is not one).
+    const activeSlots = async () => services.admission.leasesHeld(a.id);
     const agent = (await svc.service.store.repos.agents.get(a.id))!;
     expect(agent.maxConcurrentRequests).to.equal(1);
     let held: Admission | undefined = await services.admission.admit(agent);

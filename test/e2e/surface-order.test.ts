@@ -24,7 +24,8 @@ describe('HTTP API: refusals come before admission', function () {
     return { agent, key: await createAgentKey(ws.adminToken, agent) };
   }
 
-  const activeSlots = (agentId: string) => h().service.store.repos.slots.countActive(agentId, h().service.clock.now());
+  // Leases in use by runs (a lease kept for the agent's next run is not one).
+  const activeSlots = async (agentId: string) => h().service.services.admission.leasesHeld(agentId);
 
   it('an agent at its daily credit limit: blocked input 400, unknown endpoint 404, malformed body 400 — only a valid request gets 429', async () => {
     const { agent, key } = await guardedAgent('dailyCreditLimit: 1');

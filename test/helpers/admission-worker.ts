@@ -1,5 +1,6 @@
 // A second (or third) instance of the service for the multi-process admission tests: it opens the
-// same PostgreSQL database, then either fires a burst of pipeline runs or holds one slot until killed.
+// same PostgreSQL database, then either fires a burst of pipeline runs (prompt runs, or script runs with
+// MODE=script) or holds one slot until killed.
 // Results are printed as JSON lines on stdout.
 import { LimitExceeded } from '../../src/domain/errors.js';
 import { loadConfig } from '../../src/infra/config.js';
@@ -25,7 +26,9 @@ if (env.MODE === 'hold') {
       const r = await service.services.pipeline.execute(
         principal,
         agent,
-        { kind: 'http', id: null, name: 'slow', handler: { kind: 'prompt', body: 'answer slowly' }, modelOverride: null },
+        env.MODE === 'script'
+          ? { kind: 'http', id: null, name: 'sum', handler: { kind: 'script', body: 'return 1 + 1;' }, modelOverride: null }
+          : { kind: 'http', id: null, name: 'slow', handler: { kind: 'prompt', body: 'answer slowly' }, modelOverride: null },
         { surface: 'HTTP_API', method: 'POST', path: 'slow', params: {}, query: {}, headers: {}, body: 'hi' },
       );
       out({ ok: true, error: r.error ?? null });

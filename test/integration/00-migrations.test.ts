@@ -33,7 +33,7 @@ const COLUMNS: Record<string, string> = {
   message_day_counts: 'agent_id day direction channel n',
   messages: 'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at',
   models: 'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at',
-  run_slots: 'id agent_id instance_id reserved_credits expires_at created_at workspace_id team_id slot_no',
+  run_slots: 'id agent_id instance_id reserved_credits expires_at created_at workspace_id team_id slot_no budget',
   secrets: 'id workspace_id name kind ciphertext created_at updated_at',
   teams: 'id workspace_id name daily_credit_limit created_at',
   webhook_deliveries:

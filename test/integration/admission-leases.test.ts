@@ -43,8 +43,11 @@ describe('admission: purging expired leases', function () {
     } finally {
       await held.release();
     }
-    expect(await leases()).to.deep.equal([]);
+    // The ended run's lease stays with this instance for the agent's next run until it goes back.
     expect(a.leasesHeld()).to.equal(0);
+    expect(await leases()).to.deep.equal([held.slotId!]);
+    await a.close();
+    expect(await leases()).to.deep.equal([]);
   });
 });
 

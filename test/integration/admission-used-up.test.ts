@@ -123,20 +123,29 @@ describe('admission: a concurrency limit this instance fills itself is refused f
     await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 2) { id } }', { id });
     const agent = await loadAgent(id);
     const real = h().service.store;
-    const { store, tried } = statementFree(real);
-    const a = new AdmissionService(real, new MovableClock(new Date()), config);
+    const { store: free, tried } = statementFree(real);
+    // The store every part of admission uses, switched between the real one and the statement-free one.
+    let current = real;
+    const store: Store = { get repos() { return current.repos; }, transaction: (work) => current.transaction(work) } as Store;
+    const a = new AdmissionService(store, new MovableClock(new Date()), config);
     const held = [await a.admit(agent), await a.admit(agent)];
-    Object.assign(a as unknown as { store: Store }, { store });
+    current = free;
     const full = await refusal(a.admit(agent));
     expect([full.reason, full.message]).to.deep.equal(['concurrency_limit', 'This agent is already handling 2 requests, its limit; retry shortly']);
     expect(tried).to.deep.equal([]);
-    // One lease ends (its release is a statement of its own): the next admission asks the database.
-    Object.assign(a as unknown as { store: Store }, { store: real });
+    // One run ends: its lease stays with this instance, and the next run takes it without a statement.
     await held[0]!.release();
-    Object.assign(a as unknown as { store: Store }, { store });
+    const next = await a.admit(agent);
+    expect(next.slotId).to.equal(held[0]!.slotId);
+    expect(tried).to.deep.equal([]);
+    // Once the idle leases went back, the next admission asks the database again.
+    current = real;
+    await next.release();
+    await a.close();
+    current = free;
     await a.admit(agent).then(() => null, (e: Error) => e);
     expect(tried).to.deep.equal(['slots.acquire']);
-    Object.assign(a as unknown as { store: Store }, { store: real });
+    current = real;
     await held[1]!.release();
   });
 });

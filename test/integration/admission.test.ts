@@ -103,6 +103,8 @@ describe('admission: credit limits and concurrency', function () {
     const s3 = await a.admit(agent);
     await s2.release();
     await s3.release();
+    // The leases this instance kept for the agent's next runs go back (as they do once idle).
+    await a.close();
 
     // A lease left behind by a crashed instance stops counting once it expires.
     const repos = h().service.store.repos;
@@ -131,7 +133,8 @@ describe('admission: credit limits and concurrency', function () {
 describe('admission: the exact limits', function () {
   this.timeout(60_000);
   const clock = new MovableClock(new Date('2026-06-01T12:00:00Z'));
-  const admission = (leaseMs = 30_000) => new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs, concurrencyRetryAfterSeconds: 7 });
+  // idleLeaseMs 0: a lease goes back when its run ends, so the database shows each run's lease.
+  const admission = (leaseMs = 30_000) => new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs, concurrencyRetryAfterSeconds: 7, idleLeaseMs: 0 });
   const slotCount = async (agentId: string) => h().service.store.repos.slots.countActive(agentId, clock.now());
 
   it('a daily limit is used up when usage reaches it exactly, with a message naming the limit', async () => {
@@ -283,11 +286,14 @@ describe('admission: credit reservations (a burst cannot overshoot a daily limit
       expect(r.message).to.equal("This agent's daily credit limit of 1 is held by its runs in flight; retry shortly");
     }
 
-    // Settling swaps each reservation for the real charge; what the runs did not use is free again.
+    // Settling swaps each reservation for the real charge (stored with the next batch, moved out of
+    // this instance's slice in the same statement); what the runs did not use stays in the slice,
+    // free for this instance's next run.
     for (const s of admitted) await s.settle(0.2);
-    expect(await reserved({ agentId: agent.id })).to.equal(0);
+    await a.flushCharges();
+    expect(await reserved({ agentId: agent.id })).to.be.closeTo(0.2, 1e-9);
     expect(await charged(agent.id)).to.be.closeTo(0.8, 1e-9);
-    const last = await a.admit(agent, bound(0.25)); // 0.8 < 1
+    const last = await a.admit(agent, bound(0.25)); // 0.8 charged + 0.2 left: the one run over the limit
     expect((await refusal(a.admit(agent, bound(0.25)))).retryAfterSeconds).to.equal(7); // 0.8 + 0.25 held
     await last.settle(0.25);
     // The limit is now used up by charges alone: refused until midnight. The overshoot (0.05) is
@@ -312,6 +318,7 @@ describe('admission: credit reservations (a burst cannot overshoot a daily limit
     await first.release(); // 0.7 used
     const fourth = await a.admit(agent, bound(0.3));
     for (const s of [second, third, fourth]) await s.release();
+    await a.close(); // the slice gives back what no run holds
     expect(await reserved({ agentId: agent.id })).to.equal(0);
     expect(await charged(agent.id)).to.equal(0.1);
   });
@@ -322,15 +329,16 @@ describe('admission: credit reservations (a burst cannot overshoot a daily limit
     const a = admission();
     await a.charge(agent, 0.1);
     const held = await a.admit(agent, bound(0.4));
+    expect(held.reservedCredits).to.equal(0.4);
     const lease = await h().db('run_slots').where({ id: held.slotId }).first();
-    expect(Number(lease.reserved_credits)).to.equal(0.4);
     expect(lease.workspace_id).to.equal(agent.workspaceId);
     expect(await reserved({ agentId: agent.id })).to.equal(0.4);
-    // Refused by concurrency after the credit check: it reserved nothing.
+    // Refused by concurrency after the credit check: its reservation goes back to the slice.
     expect((await refusal(a.admit(agent, bound(0.4)))).reason).to.equal('concurrency_limit');
-    expect(await reserved({ agentId: agent.id })).to.equal(0.4);
-    // The run failed without a cost: settle(0) frees the reservation and charges nothing.
+    // The run failed without a cost: settle(0) frees the reservation and charges nothing; once the
+    // slice gives back what no run holds, nothing is reserved and no lease is left.
     await held.settle(0);
+    await a.close();
     expect(await reserved({ agentId: agent.id })).to.equal(0);
     expect(await h().db('run_slots').where({ agent_id: agent.id })).to.deep.equal([]);
     expect(await repos().usage.listByAgent(agent.id, '2026-07-02')).to.deep.equal([{ agentId: agent.id, day: '2026-07-02', credits: 0.1, runs: 1 }]);
@@ -339,6 +347,7 @@ describe('admission: credit reservations (a burst cannot overshoot a daily limit
     await again.settle(0.3);
     await again.settle(0.3);
     await again.release();
+    await a.close();
     expect(await charged(agent.id)).to.be.closeTo(0.4, 1e-9);
     expect(await reserved({ agentId: agent.id })).to.equal(0);
   });
@@ -362,10 +371,14 @@ describe('admission: credit reservations (a burst cannot overshoot a daily limit
     const wsErr = await refusal(a.admit(solo, bound(0.5)));
     expect(wsErr.reason).to.equal('workspace_credit_limit');
     expect(wsErr.message).to.equal("The workspace's daily credit limit of 1.5 is held by runs in flight; retry shortly");
-    await r2.settle(0.1); // the team: 0.5 held + 0.1 charged
+    // The team: 0.5 held + 0.1 charged. m2's slice keeps the 0.4 its run did not use until a grant
+    // for m1 finds the team's limit held: then it gives it back, and m1 is admitted.
+    await r2.settle(0.1);
     await (await a.admit(m1, bound(0.3))).release();
     for (const r of [r1, r3]) await r.release();
+    await a.close();
     expect(await reserved({ workspaceId: ws.workspaceId })).to.equal(0);
+    expect(await repos().usage.teamDay(team, '2026-07-03')).to.be.closeTo(0.1, 1e-9);
   });
 
   it('without a known bound a run reserves the largest run the agent was charged for in the last 7 days; with none it runs alone', async () => {
@@ -566,6 +579,34 @@ describe('admission across processes sharing one PostgreSQL', function () {
     expect(gate.maxInFlight()).to.equal(N);
     // Every lease was given back.
     expect(await h().db('run_slots').where({ agent_id: id }).andWhere('expires_at', '>', new Date())).to.deep.equal([]);
+  });
+
+  it('two instances sharing a daily budget that runs out mid-burst: charges stay within the limit plus one run per instance, and are exact', async () => {
+    // Script runs cost exactly what they reserve: the workspace's scriptRunCredits.
+    const RUN = 0.01;
+    const fresh = await newWorkspace();
+    await gqlOk(fresh.adminToken, `mutation { updateWorkspaceSettings(input: {creditDefaults: {scriptRunCredits: ${RUN}}}) { id } }`);
+    const id = await createAgent(fresh.adminToken);
+    const limit = 30 * RUN;
+    await gqlOk(fresh.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: ${limit}) { id } }`, { id });
+    const common = { TEST_DATABASE_URL: process.env.TEST_DATABASE_URL!, AGENT_ID: id, MODE: 'script', CALLS: '100' };
+    const [a, b] = [worker(common), worker(common)];
+    const results = [...(await a.lines), ...(await b.lines)];
+    expect(results.filter((r) => r.crash)).to.deep.equal([]);
+    const ok = results.filter((r) => r.ok);
+    const refused = results.filter((r) => !r.ok);
+    expect(ok.every((r) => r.error === null)).to.equal(true);
+    // The budget ran out during the burst: some calls ran, the others were refused by the limit.
+    expect(ok.length).to.be.within(1, 30 + 2);
+    expect(refused.length).to.equal(200 - ok.length);
+    for (const r of refused) expect(r.reason).to.equal('daily_credit_limit');
+    // Both instances stored every charge and gave back every slice when they stopped.
+    const day = utcDay(new Date());
+    const usage = await h().service.store.repos.usage.listByAgent(id, day);
+    expect(usage).to.deep.equal([{ agentId: id, day, credits: Math.round(ok.length * RUN * 1e6) / 1e6, runs: ok.length }]);
+    expect(usage[0]!.credits).to.be.at.most(limit + 2 * RUN + 1e-9);
+    expect(await h().service.store.repos.slots.reserved({ agentId: id }, new Date())).to.equal(0);
+    expect(await h().db('run_slots').where({ agent_id: id })).to.deep.equal([]);
   });
 
   it("a killed instance's slot is free again once its lease expires", async () => {

@@ -63,11 +63,11 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
     expect(await usageOf(id)).to.deep.equal([{ agentId: id, day: '2026-08-01', credits: 0.5, runs: 1 }]);
   });
 
-  it('a run under a credit limit is charged at once, not batched, so the next admission counts it', async () => {
+  it("a run under a credit limit is charged with its slice's next batch; the next grant stores it first and counts it", async () => {
     const { id, agent, a } = await setUp('dailyCreditLimit: 1');
     await (await a.admit(agent)).settle(1);
-    expect(await usageOf(id)).to.deep.equal([{ agentId: id, day: '2026-08-01', credits: 1, runs: 1 }]);
     expect(await a.admit(agent).then(() => null, (e) => e)).to.be.instanceOf(LimitExceeded);
+    expect(await usageOf(id)).to.deep.equal([{ agentId: id, day: '2026-08-01', credits: 1, runs: 1 }]);
   });
 
   it("a limit set after batched runs counts them: admission first stores this instance's pending charges", async () => {

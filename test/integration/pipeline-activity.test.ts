@@ -75,7 +75,8 @@ describe('run pipeline: the run\'s activity fields', function () {
   });
 
   describe('an admitted run begun before it runs (MCP answers a limit as HTTP 429 before the protocol layer)', () => {
-    const slots = (agentId: string) => h().service.store.repos.slots.countActive(agentId, h().service.clock.now());
+    // Leases in use by runs (a lease kept for the agent's next run is not one).
+    const slots = async (agentId: string) => services().admission.leasesHeld(agentId);
 
     async function oneSlotAgent() {
       const id = await createAgent(ws.adminToken);

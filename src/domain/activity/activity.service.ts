@@ -79,7 +79,7 @@ export class ActivityService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly charges?: ChargeSink,
+    private readonly charges?: Pick<ChargeSink, 'flush'>,
     private readonly entries?: Pick<ActivitySink, 'flush'>,
   ) {}
 

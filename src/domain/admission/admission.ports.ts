@@ -14,7 +14,7 @@ export interface UsageRepo {
   /** Adds a run's credits to the agent's row of that day (and keeps the day's largest run). */
   charge(c: CreditCharge): Promise<void>;
   /** Adds several runs' credits at once: one row per agent and day, `runs` runs, `maxRunCredits` the largest. */
-  chargeMany(cs: (CreditCharge & { runs: number; maxRunCredits: number })[]): Promise<void>;
+  chargeMany(cs: SummedCharge[]): Promise<void>;
   /** The largest credits one run of the agent was charged on a day from `fromDay` on (0 when none). */
   largestRun(agentId: string, fromDay: string): Promise<number>;
 }
@@ -50,7 +50,15 @@ export interface RunSlot {
   instanceId: string;
   reservedCredits: number;
   expiresAt: Date;
+  /**
+   * A slice of the daily budget an instance holds (its credits count against the limits like a
+   * run's reservation) rather than a run: not counted by the concurrency limit or the probe.
+   */
+  budget?: boolean;
 }
+
+/** Charges of several runs of one agent on one day, summed: `runs` runs, `maxRunCredits` the largest. */
+export type SummedCharge = CreditCharge & { runs: number; maxRunCredits: number };
 
 /**
  * Runs in flight: leases shared by every instance through the database. A lease counts towards the
@@ -62,6 +70,7 @@ export interface SlotRepo {
   lockAgent(agentId: string): Promise<void>;
   /** Serialises admissions against one team's or workspace's limit until the transaction ends. */
   lockLimit(scope: { teamId: string } | { workspaceId: string }): Promise<void>;
+  /** The agent's unexpired run leases (budget slices are not runs). */
   countActive(agentId: string, now: Date): Promise<number>;
   /** Credits reserved by the unexpired leases of the scope's agents. */
   reserved(scope: CreditScope, now: Date): Promise<number>;
@@ -70,11 +79,25 @@ export interface SlotRepo {
    * Takes one of the agent's `max` numbered leases in one statement: a number below `max` that no
    * unexpired lease holds, while the agent holds fewer than `max` unexpired leases. A number is
    * unique per agent, so two instances can never take the same one: the limit holds without a lock
-   * or a transaction. False when none is free (nothing is written then).
+   * or a transaction. Resolves with the number taken, or null when none is free (nothing is written then).
    */
-  acquire(slot: RunSlot, max: number, now: Date): Promise<boolean>;
+  acquire(slot: RunSlot, max: number, now: Date): Promise<number | null>;
   renew(id: string, expiresAt: Date): Promise<void>;
+  /** Renews several leases in one statement. */
+  renewMany(ids: string[], expiresAt: Date): Promise<void>;
   release(id: string): Promise<void>;
+  /** Ends several leases in one statement. */
+  releaseMany(ids: string[]): Promise<void>;
+  /**
+   * Sets what a budget slice holds (and renews it); false when the lease is gone (it expired and
+   * was purged), so nothing was changed.
+   */
+  resize(id: string, reservedCredits: number, expiresAt: Date): Promise<boolean>;
+  /**
+   * Turns part of a budget slice into charges in one statement: the slice holds `charge.credits`
+   * less (never below 0) as the agent's day is charged them, so no reader sees both or neither.
+   */
+  spend(id: string, charge: SummedCharge): Promise<void>;
   /** Deletes leases that expired before `now` (housekeeping; expired ones never count). */
   purgeExpired(now: Date): Promise<number>;
 }

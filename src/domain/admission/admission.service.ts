@@ -1,12 +1,15 @@
 import { secondsToUtcMidnight, utcDay, type Clock } from '../clock.js';
 import { LimitExceeded, type LimitReason } from '../errors.js';
 import type { Agent } from '../agents/agent.entities.js';
-import type { Team, Workspace } from '../workspace/workspace.entities.js';
 import type { Repositories, Store } from '../ports.js';
-import { AdmissionLeases, type Admission } from './admission-leases.js';
-import type { ChargeSink, CreditScope } from './admission.ports.js';
+import { AdmissionLeases, admitted, type Admission } from './admission-leases.js';
+import type { ChargeSink } from './admission.ports.js';
+import { creditLimited, creditLimitsOf, limitsKey, lockLimits, roomUnder, type CreditLimit, type CreditScopes } from './credit-limits.js';
+import { CreditSlices } from './credit-slices.js';
+import { SlotPools, type PooledLease } from './slot-pools.js';
 
 export type { Admission } from './admission-leases.js';
+export type { CreditScopes } from './credit-limits.js';
 
 export interface AdmissionConfig {
   /** Identifies this process in the slots table (diagnostics only). */
@@ -15,58 +18,46 @@ export interface AdmissionConfig {
   leaseMs: number;
   /** Retry-After for refusals that end when runs in flight end (concurrency, credits held by reservations). */
   concurrencyRetryAfterSeconds: number;
+  /** A credit slice's life: what its runs did not use goes back at its end (§23.8). */
+  sliceMs?: number;
+  /** How long a concurrency lease stays with this instance after its run ended (0: none). */
+  idleLeaseMs?: number;
+  /** How long the charges of runs under a credit limit wait to be stored together. */
+  chargeDelayMs?: number;
 }
 
-export const DEFAULT_ADMISSION: Omit<AdmissionConfig, 'instanceId'> = { leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 };
+export const DEFAULT_ADMISSION: Omit<AdmissionConfig, 'instanceId'> = { leaseMs: 30_000, concurrencyRetryAfterSeconds: 1, sliceMs: 500, idleLeaseMs: 100, chargeDelayMs: 20 };
 
 /** How many days back the largest charged run of an agent serves as its estimate. */
 export const ESTIMATE_DAYS = 7;
 
-/**
- * The agent's team and workspace, whose daily credit limits apply to its runs besides its own: read
- * once per admission (from the store's cache), then used by every check of it.
- */
-export interface CreditScopes {
-  team: Team | null;
-  workspace: Workspace | null;
-}
+/** How long an agent's estimate (its largest run of the last days) is used before it is read again. */
+const ESTIMATE_MS = 60_000;
 
 /**
- * The most credits the admitted work can be charged, read inside the admission transaction through
- * its repositories (`scopes`: the team and workspace admission read): a number, or null when it is
- * not known before the run (a prompt run on a priced model without `maxCreditsPerRun`). Work
- * admitted without one costs nothing (Document API operations).
+ * The most credits the admitted work can be charged, read through `repos` (`scopes`: the team and
+ * workspace admission read): a number, or null when it is not known before the run (a prompt run on
+ * a priced model without `maxCreditsPerRun`). Work admitted without one costs nothing (Document API
+ * operations).
  */
 export type CreditBound = (repos: Repositories, scopes?: CreditScopes) => Promise<number | null>;
 
-/** A daily credit limit that applies to a run, and how to word its refusals. */
-interface CreditLimit {
-  scope: CreditScope;
-  limit: number;
-  reason: LimitReason;
-  usedUp: string;
-  held: string;
-}
-
-/** What an admitted run reserves: credits, or a probe (an agent whose cost per run is not known yet). */
-type Reservation = { credits: number; probe: boolean };
-
-const NOTHING: Reservation = { credits: 0, probe: false };
-
 /**
  * Admission before a run (DESIGN §5 step 5) and settling after it (step 8). Credit limits compare
- * what the agent, its team and its workspace were charged today (UTC) plus the credits reserved by
- * their runs in flight with their limits; concurrency counts unexpired leases in the database, so
- * every instance sees the same runs. Under a credit limit, admissions of one agent are serialised
- * by a database lock (and of one team or workspace, when it has a limit), so a credit limit is
- * overshot by less than one run's reservation when runs cost no more than they reserved
- * (docs/decisions.md, "Credit reservations"). A concurrency limit alone takes a numbered lease in
- * one statement, exact without a lock; nothing limited takes no statement at all ("Hot path").
+ * what the agent, its team and its workspace were charged today (UTC) plus the credits reserved with
+ * their limits. Runs are admitted in memory against slices of the remaining budget that a locked
+ * transaction grants this instance, and into the concurrency leases it holds; a statement is needed
+ * only when the slice or the leases run out (docs/decisions.md §15, §23.8). A probe (an agent whose
+ * cost per run is not known yet) still takes the locked transaction per run.
  */
 export class AdmissionService {
   /** Daily limits found used up, by scope, until the next midnight UTC (see refuseIfUsedUp). */
   private readonly usedUp = new Map<string, { limit: number; until: number; reason: LimitReason; message: string }>();
+  /** Agents' largest runs of the last ESTIMATE_DAYS days, while known and fresh. */
+  private readonly estimates = new Map<string, { credits: number; until: number }>();
   private readonly leases: AdmissionLeases;
+  private readonly pools: SlotPools;
+  private readonly slices: CreditSlices;
 
   /**
    * @param charges where the charges of runs that no credit limit applies to go (stored in batches
@@ -78,7 +69,10 @@ export class AdmissionService {
     private readonly config: AdmissionConfig,
     private readonly charges?: ChargeSink,
   ) {
-    this.leases = new AdmissionLeases(store, clock, config, charges);
+    const c = { ...DEFAULT_ADMISSION, ...config } as Required<AdmissionConfig>;
+    this.leases = new AdmissionLeases(store, clock, c);
+    this.pools = new SlotPools(store, clock, c);
+    this.slices = new CreditSlices(store, clock, c);
   }
 
   /**
@@ -92,38 +86,43 @@ export class AdmissionService {
     // No credit limit on the agent, its team or its workspace: nothing to count but the concurrency
     // limit, if any, and the run's charge can wait for the next batch.
     if (!creditLimited(agent, scopes)) {
-      // Nothing to count at all: no statement, no lock, no slot.
-      if (max == null) return this.leases.hold(agent, { slotId: null, reservedCredits: 0, workspace, batched: true });
-      // Only a concurrency limit: one statement takes a numbered lease or finds none free — unless
-      // this instance alone already holds that many.
-      if (this.leases.fullHere(agent.id, max)) throw this.concurrencyFull(max);
-      const slot = this.leases.slot(agent, 0, this.clock.now());
-      if (!(await this.store.repos.slots.acquire(slot, max, this.clock.now()))) throw this.concurrencyFull(max);
-      return this.leases.hold(agent, { slotId: slot.id, reservedCredits: 0, workspace, batched: true });
+      const lease = max == null ? null : await this.lease(agent, max);
+      return admitted({ slotId: lease?.id ?? null, reservedCredits: 0, workspace }, async (credits) => {
+        if (lease) await this.pools.put(agent.id, lease);
+        if (credits !== null && credits > 0) await this.chargeSoon(agent, credits);
+      });
     }
     const now = this.clock.now();
     this.refuseIfUsedUp(agent, scopes, now);
-    // This instance's batched charges count before any limit is compared with what was charged.
-    await this.charges?.flush();
-    const { slotId, reservation } = await this.store.transaction(async (r) => {
-      await r.slots.lockAgent(agent.id);
-      const limits = await this.creditLimits(r, agent, scopes);
-      await this.checkCredits(r, limits, now);
-      const reservation = limits.length && bound ? await this.reservation(r, agent, () => bound(r, scopes), now) : NOTHING;
-      await this.checkProbe(r, agent, reservation.probe, now);
-      if (max == null && reservation.credits <= 0 && !reservation.probe) return { slotId: null, reservation };
-      const slot = this.leases.slot(agent, reservation.credits, now);
-      if (max == null) await r.slots.insert(slot);
-      // A numbered lease, as the lock-free path takes them, so both paths count the same numbers.
-      else if (!(await r.slots.acquire(slot, max, now))) throw this.concurrencyFull(max);
-      return { slotId: slot.id, reservation };
+    const credits = await this.reservationOf(agent, scopes, bound, now);
+    if (credits === null) return this.admitProbe(agent, scopes, now);
+    await this.credit(agent, scopes, credits, now);
+    let lease: PooledLease | null = null;
+    try {
+      lease = max == null ? null : await this.lease(agent, max);
+    } catch (err) {
+      this.slices.settle(agent, credits, null);
+      throw err;
+    }
+    return admitted({ slotId: lease?.id ?? null, reservedCredits: credits, workspace }, async (charged) => {
+      if (lease) await this.pools.put(agent.id, lease);
+      const estimate = this.estimates.get(agent.id);
+      if (estimate && charged !== null && charged > estimate.credits) estimate.credits = charged;
+      if (!this.slices.settle(agent, credits, charged) && charged !== null && charged > 0) await this.store.repos.usage.charge(this.leases.chargeOf(agent, charged));
     });
-    return this.leases.hold(agent, { slotId, reservedCredits: reservation.credits, workspace, batched: false });
   }
 
-  /** Concurrency leases this instance holds now (for /metrics). */
-  leasesHeld(): number {
-    return this.leases.held();
+  /**
+   * Leases in use by this instance's runs now, of one agent when named (for /metrics). A lease this
+   * instance keeps for the agent's next run is not in use.
+   */
+  leasesHeld(agentId?: string): number {
+    return this.pools.busy(agentId) + this.leases.held(agentId);
+  }
+
+  /** Credits reserved by the agent's runs in flight in this instance (what settling gives back). */
+  reservedInFlight(agentId: string): number {
+    return this.slices.inFlight(agentId);
   }
 
   /**
@@ -132,6 +131,123 @@ export class AdmissionService {
    */
   purgeExpiredLeases(): Promise<number> {
     return this.leases.purgeExpired();
+  }
+
+  /** Stores the charges of ended runs under credit limits (readers of usage call this first). */
+  flushCharges(): Promise<void> {
+    return this.slices.flush();
+  }
+
+  /** Shutdown: stores what is pending and gives back the budget and leases no run holds. */
+  async close(): Promise<void> {
+    await this.slices.close();
+    await this.pools.close();
+  }
+
+  /** Adds a finished run's credits to the agent's day (and so to its team's and workspace's). */
+  async charge(agent: Agent, credits: number): Promise<void> {
+    await this.store.repos.usage.charge(this.leases.chargeOf(agent, credits));
+  }
+
+  /** A concurrency lease for a run: one this instance holds, or a new one in one statement. */
+  private async lease(agent: Agent, max: number): Promise<PooledLease> {
+    const held = this.pools.take(agent.id, max);
+    if (held === 'full') throw this.concurrencyFull(max);
+    const lease = held ?? (await this.pools.acquire(agent, max));
+    if (!lease) throw this.concurrencyFull(max);
+    return lease;
+  }
+
+  private async chargeSoon(agent: Agent, credits: number): Promise<void> {
+    if (this.charges) this.charges.charge(this.leases.chargeOf(agent, credits));
+    else await this.store.repos.usage.charge(this.leases.chargeOf(agent, credits));
+  }
+
+  /**
+   * Reserves `credits` for a run under credit limits: from this instance's slice in memory, or after
+   * a locked transaction granted the slice more. When no more room is left, a slice with anything
+   * left still admits one run (the bound: one run's reservation per instance over the limit).
+   */
+  private async credit(agent: Agent, scopes: CreditScopes, credits: number, now: Date): Promise<void> {
+    const key = limitsKey(agent, scopes);
+    const limits = creditLimitsOf(agent, scopes);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (this.slices.admit(agent, key, credits)) return;
+      let want = credits;
+      const granted = await this.slices.serially(agent, key, async () => {
+        // Another admission's grant may have made the room while this one waited.
+        if (this.slices.admit(agent, key, credits)) return 'admitted' as const;
+        want = Math.max(credits, this.slices.want(agent.id, credits));
+        await this.charges?.flush();
+        await this.slices.storePending(agent.id);
+        const { room, apply } = await this.store.transaction(async (r) => {
+          await r.slots.lockAgent(agent.id);
+          await lockLimits(r, limits);
+          const room = await roomUnder(r, limits, now, this.config.concurrencyRetryAfterSeconds);
+          return { room, apply: await this.slices.grant(r, agent, key, Math.min(want, Math.max(0, room.credits))) };
+        });
+        apply();
+        return room;
+      });
+      if (granted === 'admitted') return;
+      if (granted.usedUp) {
+        this.noteUsedUp(granted.usedUp, now);
+        throw granted.refusal!;
+      }
+      const short = granted.credits < want;
+      // Nothing to reserve: the room is all that counts.
+      if (credits <= 0 && !granted.refusal) return;
+      if (this.slices.admit(agent, key, credits, short)) return;
+      // A team's or workspace's limit held by this instance's other agents' slices: what no run of
+      // theirs holds goes back, and the grant is tried again.
+      if (granted.refusal && (granted.refusal.reason === 'daily_credit_limit' || (await this.slices.giveBackOthers(agent)) === 0)) throw granted.refusal;
+    }
+    throw new LimitExceeded(limits[0]!.reason, this.config.concurrencyRetryAfterSeconds, limits[0]!.held);
+  }
+
+  /**
+   * What a run under a credit limit reserves: its bound when known, else the largest run the agent
+   * was charged for in the last ESTIMATE_DAYS days; null (a probe) when there is none.
+   */
+  private async reservationOf(agent: Agent, scopes: CreditScopes, bound: CreditBound | undefined, now: Date): Promise<number | null> {
+    if (!bound) return 0;
+    const known = await bound(this.store.repos, scopes);
+    if (known != null) return Math.max(0, known);
+    const cached = this.estimates.get(agent.id);
+    if (cached && cached.until > now.getTime()) return cached.credits;
+    await this.slices.flushAgent(agent.id);
+    const since = utcDay(new Date(now.getTime() - (ESTIMATE_DAYS - 1) * 86_400_000));
+    const largest = await this.store.repos.usage.largestRun(agent.id, since);
+    if (!(largest > 0)) return null;
+    if (this.estimates.size >= 10_000) this.estimates.clear();
+    // Until the window moves at midnight UTC, and at most ESTIMATE_MS.
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+    this.estimates.set(agent.id, { credits: largest, until: Math.min(midnight, now.getTime() + ESTIMATE_MS) });
+    return largest;
+  }
+
+  /**
+   * A probe: an agent under a credit limit whose cost per run is not known yet runs one request at a
+   * time, each admitted by the locked transaction with a lease of its own, until a run is charged.
+   */
+  private async admitProbe(agent: Agent, scopes: CreditScopes, now: Date): Promise<Admission> {
+    const max = agent.maxConcurrentRequests;
+    const limits = creditLimitsOf(agent, scopes);
+    await this.charges?.flush();
+    const slotId = await this.store.transaction(async (r) => {
+      await r.slots.lockAgent(agent.id);
+      await lockLimits(r, limits);
+      const room = await roomUnder(r, limits, now, this.config.concurrencyRetryAfterSeconds);
+      if (room.usedUp) this.noteUsedUp(room.usedUp, now);
+      if (room.refusal) throw room.refusal;
+      if ((await r.slots.countActive(agent.id, now)) > 0) throw this.probeRefusal();
+      const slot = this.leases.slot(agent, 0, now);
+      // A numbered lease, as every other run takes them, so a concurrency limit counts it.
+      if (max == null) await r.slots.insert(slot);
+      else if ((await r.slots.acquire(slot, max, now)) === null) throw this.concurrencyFull(max);
+      return slot.id;
+    });
+    return this.leases.hold(agent, slotId, scopes.workspace);
   }
 
   /** The agent's team (when it has one) and workspace, read once from the store's cache. */
@@ -143,6 +259,14 @@ export class AdmissionService {
 
   private concurrencyFull(max: number): LimitExceeded {
     return new LimitExceeded('concurrency_limit', this.config.concurrencyRetryAfterSeconds, `This agent is already handling ${max} requests, its limit; retry shortly`);
+  }
+
+  private probeRefusal(): LimitExceeded {
+    return new LimitExceeded(
+      'concurrency_limit',
+      this.config.concurrencyRetryAfterSeconds,
+      "This agent's cost per run is not known yet (no maxCreditsPerRun guardrail, no run charged this week), so under its credit limits it runs one request at a time until a run is charged; retry shortly",
+    );
   }
 
   /**
@@ -169,114 +293,4 @@ export class AdmissionService {
     const until = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
     this.usedUp.set(key, { limit: l.limit, until, reason: l.reason, message: l.usedUp });
   }
-
-  /** Adds a finished run's credits to the agent's day (and so to its team's and workspace's). */
-  async charge(agent: Agent, credits: number): Promise<void> {
-    await this.store.repos.usage.charge(this.leases.chargeOf(agent, credits));
-  }
-
-  /**
-   * The limits that apply to the agent's runs, agent first. A team's or workspace's limit is locked
-   * (after the agent's lock, always in this order) so that admissions of its different agents
-   * cannot both see the same room under it.
-   */
-  private async creditLimits(r: Repositories, agent: Agent, { team, workspace: ws }: CreditScopes): Promise<CreditLimit[]> {
-    const limits: CreditLimit[] = [];
-    if (agent.dailyCreditLimit != null) {
-      const l = agent.dailyCreditLimit;
-      limits.push({
-        scope: { agentId: agent.id },
-        limit: l,
-        reason: 'daily_credit_limit',
-        usedUp: `This agent used its daily credit limit of ${l}; it resets at 00:00 UTC`,
-        held: `This agent's daily credit limit of ${l} is held by its runs in flight; retry shortly`,
-      });
-    }
-    if (team?.dailyCreditLimit != null) {
-      const l = team.dailyCreditLimit;
-      await r.slots.lockLimit({ teamId: team.id });
-      limits.push({
-        scope: { teamId: team.id },
-        limit: l,
-        reason: 'team_credit_limit',
-        usedUp: `The team's daily credit limit of ${l} is used up; it resets at 00:00 UTC`,
-        held: `The team's daily credit limit of ${l} is held by runs in flight; retry shortly`,
-      });
-    }
-    if (ws?.dailyCreditLimit != null) {
-      const l = ws.dailyCreditLimit;
-      await r.slots.lockLimit({ workspaceId: ws.id });
-      limits.push({
-        scope: { workspaceId: ws.id },
-        limit: l,
-        reason: 'workspace_credit_limit',
-        usedUp: `The workspace's daily credit limit of ${l} is used up; it resets at 00:00 UTC`,
-        held: `The workspace's daily credit limit of ${l} is held by runs in flight; retry shortly`,
-      });
-    }
-    return limits;
-  }
-
-  /**
-   * Refuses when a limit is reached by what was charged today (until midnight) or by that plus the
-   * credits reserved by runs in flight (shortly: they may settle for less than they reserved).
-   */
-  private async checkCredits(r: Repositories, limits: CreditLimit[], now: Date): Promise<void> {
-    const day = utcDay(now);
-    for (const l of limits) {
-      // Reserved before charged: a run settling in between (its reservation becomes
-      // a charge; on PostgreSQL each statement sees the latest commits) is then counted twice, never
-      // missed.
-      const reserved = await r.slots.reserved(l.scope, now);
-      const charged = await chargedOn(r, l.scope, day);
-      if (charged >= l.limit) {
-        this.noteUsedUp(l, now);
-        throw new LimitExceeded(l.reason, secondsToUtcMidnight(now), l.usedUp);
-      }
-      if (credits6(charged + reserved) >= l.limit) throw new LimitExceeded(l.reason, this.config.concurrencyRetryAfterSeconds, l.held);
-    }
-  }
-
-  /**
-   * Refuses a probe (a run whose cost is not known yet, under a credit limit) while another run of
-   * the agent is in flight. A full concurrency limit is refused by taking the numbered lease.
-   */
-  private async checkProbe(r: Repositories, agent: Agent, probe: boolean, now: Date): Promise<void> {
-    if (!probe) return;
-    if ((await r.slots.countActive(agent.id, now)) > 0) {
-      throw new LimitExceeded(
-        'concurrency_limit',
-        this.config.concurrencyRetryAfterSeconds,
-        "This agent's cost per run is not known yet (no maxCreditsPerRun guardrail, no run charged this week), so under its credit limits it runs one request at a time until a run is charged; retry shortly",
-      );
-    }
-  }
-
-  /**
-   * What a run reserves: its bound when known, else the largest run the agent was charged for in
-   * the last ESTIMATE_DAYS days, else nothing but as a probe (one run of the agent at a time).
-   */
-  private async reservation(r: Repositories, agent: Agent, bound: () => Promise<number | null>, now: Date): Promise<Reservation> {
-    const known = await bound();
-    if (known != null) return { credits: Math.max(0, known), probe: false };
-    const since = utcDay(new Date(now.getTime() - (ESTIMATE_DAYS - 1) * 86_400_000));
-    const largest = await r.usage.largestRun(agent.id, since);
-    return largest > 0 ? { credits: largest, probe: false } : { credits: 0, probe: true };
-  }
-}
-
-/** Whether a daily credit limit applies to the agent's runs: its own, its team's or its workspace's. */
-function creditLimited(agent: Agent, { team, workspace }: CreditScopes): boolean {
-  return agent.dailyCreditLimit != null || team?.dailyCreditLimit != null || workspace?.dailyCreditLimit != null;
-}
-
-function chargedOn(r: Repositories, scope: CreditScope, day: string): Promise<number> {
-  if ('agentId' in scope) return r.usage.agentDay(scope.agentId, day);
-  if ('teamId' in scope) return r.usage.teamDay(scope.teamId, day);
-  return r.usage.workspaceDay(scope.workspaceId, day);
-}
-
-/** Credits as the database stores them (6 decimals), so sums compare exactly with a limit. */
-function credits6(n: number): number {
-  return Math.round(n * 1e6) / 1e6;
 }

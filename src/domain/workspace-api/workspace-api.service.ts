@@ -106,7 +106,7 @@ export class WorkspaceApiService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly charges?: ChargeSink,
+    private readonly charges?: Pick<ChargeSink, 'flush'>,
   ) {}
 
   /** Workspace configuration groups and configured models. Workspace keys with WORKSPACE_READ; else Forbidden. Any query parameter is Invalid. */

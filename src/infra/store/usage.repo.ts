@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DailyUsage } from '../../domain/admission/admission.entities.js';
-import type { CreditScope, SlotRepo, UsageRepo } from '../../domain/admission/admission.ports.js';
+import type { CreditScope, SlotRepo, SummedCharge, UsageRepo } from '../../domain/admission/admission.ports.js';
 import { q } from './pg-errors.js';
 
 type Conn = Knex | Knex.Transaction;
@@ -46,20 +46,25 @@ export function usageRepo(db: Conn): UsageRepo {
     chargeMany: (cs) =>
       q(async () => {
         if (cs.length === 0) return;
-        // One row per agent and day (the caller sums them): ON CONFLICT cannot touch a row twice.
-        const rows = cs.map(() => '(?, ?, ?, ?::date, ?::numeric, ?::int, ?::numeric)').join(', ');
-        await db.raw(
-          `insert into credit_usage (agent_id, workspace_id, team_id, day, credits, runs, max_run_credits) values ${rows}
-           on conflict (agent_id, day) do update set credits = credit_usage.credits + excluded.credits, runs = credit_usage.runs + excluded.runs,
-             team_id = excluded.team_id, max_run_credits = greatest(credit_usage.max_run_credits, excluded.max_run_credits)`,
-          cs.flatMap((c) => [c.agentId, c.workspaceId, c.teamId, c.day, c.credits, c.runs, c.maxRunCredits]),
-        );
+        const { sql, bindings } = summedCharges(cs);
+        await db.raw(sql, bindings);
       }),
     largestRun: (agentId, fromDay) =>
       q(async () => {
         const [r] = await db('credit_usage').where({ agent_id: agentId }).andWhere('day', '>=', fromDay).max<{ m: number | null }[]>('max_run_credits as m');
         return Number(r?.m ?? 0);
       }),
+  };
+}
+
+/** The upsert adding summed charges to their agents' days (one row per agent and day: ON CONFLICT cannot touch a row twice). */
+function summedCharges(cs: SummedCharge[]): { sql: string; bindings: (string | number | null)[] } {
+  const rows = cs.map(() => '(?, ?, ?, ?::date, ?::numeric, ?::int, ?::numeric)').join(', ');
+  return {
+    sql: `insert into credit_usage (agent_id, workspace_id, team_id, day, credits, runs, max_run_credits) values ${rows}
+           on conflict (agent_id, day) do update set credits = credit_usage.credits + excluded.credits, runs = credit_usage.runs + excluded.runs,
+             team_id = excluded.team_id, max_run_credits = greatest(credit_usage.max_run_credits, excluded.max_run_credits)`,
+    bindings: cs.flatMap((c) => [c.agentId, c.workspaceId, c.teamId, c.day, c.credits, c.runs, c.maxRunCredits]),
   };
 }
 
@@ -85,7 +90,7 @@ export function slotRepo(db: Conn): SlotRepo {
       }),
     countActive: (agentId, now) =>
       q(async () => {
-        const [r] = await db('run_slots').where({ agent_id: agentId }).andWhere('expires_at', '>', now).count<{ n: number }[]>('* as n');
+        const [r] = await db('run_slots').where({ agent_id: agentId, budget: false }).andWhere('expires_at', '>', now).count<{ n: number }[]>('* as n');
         return Number(r?.n ?? 0);
       }),
     reserved: (scope, now) =>
@@ -104,6 +109,7 @@ export function slotRepo(db: Conn): SlotRepo {
             instance_id: s.instanceId,
             reserved_credits: s.reservedCredits,
             expires_at: s.expiresAt,
+            budget: s.budget ?? false,
           })),
       ),
     acquire: (s, max, now) =>
@@ -116,7 +122,7 @@ export function slotRepo(db: Conn): SlotRepo {
           const r = await db.raw(
             `with free as (
                select n from generate_series(0, ?::int - 1) as n
-               where (select count(*) from run_slots where agent_id = ? and expires_at > ?) < ?::int
+               where (select count(*) from run_slots where agent_id = ? and not budget and expires_at > ?) < ?::int
                  and not exists (select 1 from run_slots where agent_id = ? and slot_no = n and expires_at > ?)
                order by random() limit 1
              ), taken as (
@@ -127,17 +133,26 @@ export function slotRepo(db: Conn): SlotRepo {
                  where run_slots.expires_at <= ?
                returning slot_no
              )
-             select (select count(*) from free)::int as free, (select count(*) from taken)::int as taken`,
+             select (select count(*) from free)::int as free, (select slot_no from taken limit 1) as taken`,
             [max, s.agentId, now, max, s.agentId, now, s.id, s.agentId, s.workspaceId, s.teamId, s.instanceId, s.reservedCredits, s.expiresAt, now],
           );
-          const row = (r.rows ?? r)[0] as { free: number; taken: number };
-          if (Number(row.taken) > 0) return true;
-          if (Number(row.free) === 0) return false;
+          const row = (r.rows ?? r)[0] as { free: number; taken: number | null };
+          if (row.taken != null) return Number(row.taken);
+          if (Number(row.free) === 0) return null;
         }
-        return false;
+        return null;
       }),
     renew: (id, expiresAt) => q(async () => void (await db('run_slots').where({ id }).update({ expires_at: expiresAt }))),
+    renewMany: (ids, expiresAt) => q(async () => void (ids.length && (await db('run_slots').whereIn('id', ids).update({ expires_at: expiresAt })))),
     release: (id) => q(async () => void (await db('run_slots').where({ id }).delete())),
+    releaseMany: (ids) => q(async () => void (ids.length && (await db('run_slots').whereIn('id', ids).delete()))),
+    resize: (id, reservedCredits, expiresAt) => q(async () => (await db('run_slots').where({ id }).update({ reserved_credits: reservedCredits, expires_at: expiresAt })) > 0),
+    spend: (id, charge) =>
+      q(async () => {
+        // One statement: the slice's decrease and the charge commit together.
+        const { sql, bindings } = summedCharges([charge]);
+        await db.raw(`with slice as (update run_slots set reserved_credits = greatest(0, reserved_credits - ?::numeric) where id = ?) ${sql}`, [charge.credits, id, ...bindings]);
+      }),
     purgeExpired: (now) => q(async () => (await db('run_slots').where('expires_at', '<=', now).delete().returning('id')).length),
   };
 }
