@@ -18,7 +18,7 @@ export interface AdmissionConfig {
   leaseMs: number;
   /** Retry-After for refusals that end when runs in flight end (concurrency, credits held by reservations). */
   concurrencyRetryAfterSeconds: number;
-  /** A credit slice's life: what its runs did not use goes back at its end (§23.8). */
+  /** A credit slice's life: what its runs did not use goes back at its end (§23.7). */
   sliceMs?: number;
   /** How long a concurrency lease stays with this instance after its run ended (0: none). */
   idleLeaseMs?: number;
@@ -47,7 +47,7 @@ export type CreditBound = (repos: Repositories, scopes?: CreditScopes) => Promis
  * what the agent, its team and its workspace were charged today (UTC) plus the credits reserved with
  * their limits. Runs are admitted in memory against slices of the remaining budget that a locked
  * transaction grants this instance, and into the concurrency leases it holds; a statement is needed
- * only when the slice or the leases run out (docs/decisions.md §15, §23.8). A probe (an agent whose
+ * only when the slice or the leases run out (docs/decisions.md §15, §23.7). A probe (an agent whose
  * cost per run is not known yet) still takes the locked transaction per run.
  */
 export class AdmissionService {

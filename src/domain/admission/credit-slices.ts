@@ -39,7 +39,7 @@ interface Slice {
 }
 
 /**
- * Slices of daily credit budgets (docs/decisions.md §23.8): per agent under a credit limit, the
+ * Slices of daily credit budgets (docs/decisions.md §23.7): per agent under a credit limit, the
  * credits this instance was granted by one locked transaction and admits runs against in memory. The
  * slice is a lease whose reserved credits count against the agent's, its team's and its workspace's
  * limits like a run's reservation; ended runs' charges move out of it into the agent's day in one

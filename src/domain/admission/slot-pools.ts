@@ -27,7 +27,7 @@ export interface SlotPoolConfig {
 }
 
 /**
- * The concurrency leases this instance holds, by agent (docs/decisions.md §23.8). Each is a numbered
+ * The concurrency leases this instance holds, by agent (docs/decisions.md §23.7). Each is a numbered
  * lease of the agent's N (unique per agent, so every instance's leases together never exceed N);
  * an instance holding k of them admits k runs at once without a statement. A lease whose run ended
  * stays here `idleLeaseMs` for the next run, then goes back in one statement with the other idle
