@@ -78,7 +78,12 @@ export interface BuildOptions {
 export async function buildService(config: Config, opts: BuildOptions = {}): Promise<Service> {
   const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'));
   const secrets = resolveSecretsKey({ secretsKey: config.secretsKey, databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, poolMax: config.databasePoolMax, dataDir: config.dataDir }));
+  const db = opts.db ?? (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      poolMax: config.databasePoolMax,
+      dataDir: config.dataDir,
+      sharedBuffers: config.embeddedSharedBuffers,
+    }));
   const ownsDb = !opts.db;
   let stopListening: (() => Promise<void>) | undefined;
   try {

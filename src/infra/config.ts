@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_EMBEDDED_SHARED_BUFFERS } from './embedded-db.js';
 
 /** Runtime configuration, read once from the environment by the composition root. */
 export interface Config {
@@ -9,6 +10,8 @@ export interface Config {
   /** The most PostgreSQL connections this instance's pool opens (the change listener holds one more). */
   databasePoolMax: number;
   dataDir: string;
+  /** The embedded database's `shared_buffers` (EMBEDDED_SHARED_BUFFERS, PostgreSQL units such as `32MB`). */
+  embeddedSharedBuffers: string;
   adminToken: string | undefined;
   secretsKey: string | undefined;
   openaiApiKey: string | undefined;
@@ -43,6 +46,13 @@ const env = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(500).default(10),
   DATA_DIR: z.string().min(1).default('./data'),
+  EMBEDDED_SHARED_BUFFERS: z
+    .string()
+    .refine((v) => {
+      const mb = memoryMb(v);
+      return mb !== undefined && mb >= 1 && mb <= 1024;
+    }, 'must be a size from 1MB to 1GB in PostgreSQL units, for example 32MB or 256MB')
+    .default(DEFAULT_EMBEDDED_SHARED_BUFFERS),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SECRETS_KEY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -67,6 +77,13 @@ const env = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
 
+/** A PostgreSQL memory size (`512kB`, `32MB`, `1GB`) in MB; undefined when it is not one. */
+function memoryMb(value: string): number | undefined {
+  const m = /^(\d+)(kB|MB|GB)$/.exec(value);
+  if (!m) return undefined;
+  return Number(m[1]) * { kB: 1 / 1024, MB: 1, GB: 1024 }[m[2] as 'kB' | 'MB' | 'GB'];
+}
+
 export class ConfigError extends Error {}
 
 /** Parses the environment into a Config; throws ConfigError naming every bad variable. */
@@ -89,6 +106,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
     dataDir: e.DATA_DIR,
+    embeddedSharedBuffers: e.EMBEDDED_SHARED_BUFFERS,
     adminToken: e.ADMIN_TOKEN,
     secretsKey: e.SECRETS_KEY,
     openaiApiKey: e.OPENAI_API_KEY,

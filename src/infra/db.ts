@@ -5,6 +5,7 @@ import pg from 'pg';
 import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { embeddedStartParams, initialiseDataDir } from './embedded-db.js';
 
 export type Db = Knex;
 
@@ -31,6 +32,8 @@ export interface DbOptions {
   searchPath?: string;
   /** For `memory`: start from this copy of a database (see dumpDatabase) instead of an empty one. */
   loadDataDir?: Blob;
+  /** The embedded database's `shared_buffers` (PostgreSQL units, e.g. `32MB`; see embedded-db.ts). */
+  sharedBuffers?: string;
 }
 
 /** Opens the database: PostgreSQL through pg when a URL is given, otherwise one PGlite instance. */
@@ -54,11 +57,14 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
     dataDir = path.resolve(opts.dataDir, 'pgdata');
     fs.mkdirSync(dataDir, { recursive: true });
   }
+  const startParams = embeddedStartParams(opts.sharedBuffers);
   let pglite: PGlite;
   try {
+    if (dataDir) await initialiseDataDir(dataDir, startParams);
     pglite = new PGlite({
       dataDir,
       loadDataDir: dataDir ? undefined : opts.loadDataDir,
+      startParams,
       parsers: { [INT8]: (v: string) => Number(v), [NUMERIC]: (v: string) => Number(v) },
     });
     await pglite.waitReady;

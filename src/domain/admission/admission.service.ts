@@ -170,7 +170,8 @@ export class AdmissionService {
    */
   private async credit(agent: Agent, scopes: CreditScopes, credits: number, now: Date): Promise<void> {
     const key = limitsKey(agent, scopes);
-    const limits = creditLimitsOf(agent, scopes);
+    // The limits and their wording are built only when a grant is needed, not per run.
+    let limits: CreditLimit[] | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
       if (this.slices.admit(agent, key, credits)) return;
       let want = credits;
@@ -178,12 +179,13 @@ export class AdmissionService {
         // Another admission's grant may have made the room while this one waited.
         if (this.slices.admit(agent, key, credits)) return 'admitted' as const;
         want = Math.max(credits, this.slices.want(agent.id, credits));
+        const under = (limits ??= creditLimitsOf(agent, scopes));
         await this.charges?.flush();
         await this.slices.storePending(agent.id);
         const { room, apply } = await this.store.transaction(async (r) => {
           await r.slots.lockAgent(agent.id);
-          await lockLimits(r, limits);
-          const room = await roomUnder(r, limits, now, this.config.concurrencyRetryAfterSeconds);
+          await lockLimits(r, under);
+          const room = await roomUnder(r, under, now, this.config.concurrencyRetryAfterSeconds);
           return { room, apply: await this.slices.grant(r, agent, key, Math.min(want, Math.max(0, room.credits))) };
         });
         apply();
@@ -202,7 +204,8 @@ export class AdmissionService {
       // theirs holds goes back, and the grant is tried again.
       if (granted.refusal && (granted.refusal.reason === 'daily_credit_limit' || (await this.slices.giveBackOthers(agent)) === 0)) throw granted.refusal;
     }
-    throw new LimitExceeded(limits[0]!.reason, this.config.concurrencyRetryAfterSeconds, limits[0]!.held);
+    const first = (limits ?? creditLimitsOf(agent, scopes))[0]!;
+    throw new LimitExceeded(first.reason, this.config.concurrencyRetryAfterSeconds, first.held);
   }
 
   /**
