@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/infra/config.js';
 import { closeDatabase, openDatabase, type Db } from '../../src/infra/db.js';
 
-// The embedded database's memory (docs/decisions.md §23.7): PostgreSQL makes its whole
+// The embedded database's memory (docs/decisions.md §23.8): PostgreSQL makes its whole
 // shared_buffers resident when it starts, so the size is ours to choose, not PGlite's 128MB; and a
 // data directory opens with any size, since the setting is never written into it.
 
