@@ -9,7 +9,7 @@ import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { documentTools } from './document.tools.js';
 import type { EndpointManagementService } from '../endpoint-management/endpoint-management.service.js';
-import { checkInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
+import { checkInput, checksInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
 import { modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from './model-resolver.js';
 import { ModelFailure, type LanguageModels, type ModelUsage, type ResolvedModel, type ToolDefinition } from './language-model.ports.js';
 import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from './sandbox.ports.js';
@@ -89,7 +89,8 @@ export class RunService {
    * before admission, so a refused input never takes a slot or a credit. Throws GuardrailBlocked.
    */
   check(agent: Agent, input: RunInput): void {
-    checkInput(agent.guardrails, userTurn(input));
+    // The user turn is built only when a guardrail reads it: it is the request as indented JSON.
+    if (checksInput(agent.guardrails)) checkInput(agent.guardrails, userTurn(input));
   }
 
   /** Runs an entry to completion (after `check`); handler failures are `result.error`. */
