@@ -103,7 +103,6 @@ export class RunService {
   async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {
     const started = Date.now();
     const runId = opts.runId ?? newId('run');
-    const turn = userTurn(input);
     const base = { runId, usage: NO_USAGE, credits: 0, model: null, logs: [] as string[] };
     const finish = (r: Omit<RunResult, 'durationMs'>): RunEvent => ({ type: 'done', result: { ...r, durationMs: Date.now() - started } });
 
@@ -126,7 +125,7 @@ export class RunService {
       const events = this.deps.models.stream({
         model,
         system: [agent.instructions, entry.handler.body].filter((s) => s.trim()).join('\n\n'),
-        messages: [...(opts.history ?? []), { role: 'user', content: turn }],
+        messages: [...(opts.history ?? []), { role: 'user', content: userTurn(input) }],
         tools: this.toolsFor(agent),
         maxSteps: g.maxToolSteps + 1,
         maxOutputTokens: g.maxOutputTokens ?? undefined,
