@@ -99,14 +99,17 @@ export function createApp(deps: AppDeps): Koa {
   router.post('/graphql', graphqlPostTransport, graphqlBody, graphql);
   router.get('/graphql', graphqlGetTransport, graphql);
 
-  app.use(homeRoutes(deps.baseUrl));
-  app.use(schemaRoutes());
-  app.use(consoleSessionRoutes(deps.services, deps.baseUrl));
-  app.use(consoleRoutes(deps.console));
+  // The service's own pages answer no path under /agents/: an agent surface request passes them
+  // with one test instead of matching it against each of their route tables.
+  const page = (routes: Koa.Middleware): Koa.Middleware => (ctx, next) => (ctx.path.startsWith('/agents/') ? next() : routes(ctx, next));
+  app.use(page(homeRoutes(deps.baseUrl)));
+  app.use(page(schemaRoutes()));
+  app.use(page(consoleSessionRoutes(deps.services, deps.baseUrl)));
+  app.use(page(consoleRoutes(deps.console)));
   // Rewrites the preview's chat requests onto the chat surface (below), so it comes before it.
-  app.use(widgetPreviewRoutes());
-  app.use(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl, deps.graphiql));
-  app.use(docsRoutes(() => surfacesOpenApi(deps.baseUrl)));
+  app.use(page(widgetPreviewRoutes()));
+  app.use(page(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl, deps.graphiql)));
+  app.use(page(docsRoutes(() => surfacesOpenApi(deps.baseUrl))));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl, deps.logger));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger));

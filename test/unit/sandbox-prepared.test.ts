@@ -38,4 +38,25 @@ describe('QuickJS runs in a prepared context', () => {
     expect(err?.message).to.equal('RangeError: too far (line 2, column 21)');
     expect(run.dispose(), 'a failed run frees its runtime itself').to.equal(false);
   });
+
+  it('a script that reaches documents or log without naming them plainly still gets both', async () => {
+    // Only scripts that cannot reach them skip making them (decisions §23.9).
+    const runtime = newRunRuntime(await getQuickJS(), 256 * 1024);
+    const sources = [
+      'return [typeof documents.query, typeof log]',
+      'return [typeof arguments[2].query, typeof arguments[3]]',
+      'return [typeof eval("docu" + "ments").query, typeof eval("l" + "og")]',
+      'return [typeof \\u0064ocuments.query, typeof l\\u006fg]',
+    ];
+    for (const source of sources) {
+      const run = new QuickJsRun(runtime, request(source), settings, prepareContext(runtime));
+      expect((await run.execute()).value, source).to.deep.equal(['function', 'function']);
+      expect(run.dispose()).to.equal(true);
+    }
+    const logs = new QuickJsRun(runtime, request('arguments[3]("via", "arguments"); return await arguments[2].query("d")'), settings, prepareContext(runtime));
+    const outcome = await logs.execute();
+    expect([outcome.value, outcome.logs]).to.deep.equal([[], ['via arguments']]);
+    expect(logs.dispose()).to.equal(true);
+    runtime.dispose();
+  });
 });

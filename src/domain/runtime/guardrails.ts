@@ -43,6 +43,11 @@ function redactPattern(pattern: string, text: string): string {
   return replaceAll(re, text);
 }
 
+/** Whether any input guardrail is configured (without one, `checkInput` passes every text). */
+export function checksInput(g: Guardrails): boolean {
+  return g.maxInputChars != null || g.blockedInputPatterns.length > 0;
+}
+
 /** Refuses input longer than maxInputChars or matching a blocked pattern (case-insensitive). */
 export function checkInput(g: Guardrails, text: string): void {
   if (g.maxInputChars != null && text.length > g.maxInputChars) {

@@ -9,7 +9,7 @@ import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { documentTools } from './document.tools.js';
 import type { EndpointManagementService } from '../endpoint-management/endpoint-management.service.js';
-import { checkInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
+import { checkInput, checksInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
 import { modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from './model-resolver.js';
 import { ModelFailure, type LanguageModels, type ModelUsage, type ResolvedModel, type ToolDefinition } from './language-model.ports.js';
 import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from './sandbox.ports.js';
@@ -89,7 +89,8 @@ export class RunService {
    * before admission, so a refused input never takes a slot or a credit. Throws GuardrailBlocked.
    */
   check(agent: Agent, input: RunInput): void {
-    checkInput(agent.guardrails, userTurn(input));
+    // The user turn is built only when a guardrail reads it: it is the request as indented JSON.
+    if (checksInput(agent.guardrails)) checkInput(agent.guardrails, userTurn(input));
   }
 
   /** Runs an entry to completion (after `check`); handler failures are `result.error`. */
@@ -102,7 +103,6 @@ export class RunService {
   async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {
     const started = Date.now();
     const runId = opts.runId ?? newId('run');
-    const turn = userTurn(input);
     const base = { runId, usage: NO_USAGE, credits: 0, model: null, logs: [] as string[] };
     const finish = (r: Omit<RunResult, 'durationMs'>): RunEvent => ({ type: 'done', result: { ...r, durationMs: Date.now() - started } });
 
@@ -125,7 +125,7 @@ export class RunService {
       const events = this.deps.models.stream({
         model,
         system: [agent.instructions, entry.handler.body].filter((s) => s.trim()).join('\n\n'),
-        messages: [...(opts.history ?? []), { role: 'user', content: turn }],
+        messages: [...(opts.history ?? []), { role: 'user', content: userTurn(input) }],
         tools: this.toolsFor(agent),
         maxSteps: g.maxToolSteps + 1,
         maxOutputTokens: g.maxOutputTokens ?? undefined,

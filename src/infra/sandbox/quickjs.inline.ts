@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type CustomizeVariantOptions, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { ScriptFailure, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/sandbox.ports.js';
-import { PRELUDE } from './quickjs.prelude.js';
+import { PRELUDE, SCOPE } from './quickjs.prelude.js';
 import { memoryFailure, newRunRuntime, prepareContext, type PreparedContext } from './quickjs.context.js';
 import { QuickJsRun } from './quickjs.run.js';
 
@@ -157,7 +157,7 @@ export function createInlineQuickJsSandbox(opts: InlineSandboxOptions): InlineSa
 }
 
 /**
- * Compiles the QuickJS WASM once per thread, then runs the prelude once in a throwaway instance:
+ * Compiles the QuickJS WASM once per thread, then runs the prelude and SCOPE once in a throwaway instance:
  * V8 compiles WASM functions lazily on first call, and that compilation must not be billed as
  * CPU time to the first script.
  */
@@ -169,7 +169,8 @@ async function compileQuickJs(): Promise<WasmModule> {
     const runtime = module.newRuntime();
     const context = runtime.newContext();
     const script = 'log(input); return JSON.stringify(await documents.query("d"))';
-    context.evalCode(`${PRELUDE}.start(async () => '[]', () => {}, '{"a":[1]}', 'null', ${JSON.stringify(script)})`).dispose();
+    const scope = `(${SCOPE})(api.originals, async () => '[]', () => {})`;
+    context.evalCode(`((api) => { const scope = ${scope}; return api.start(scope[0], scope[1], '{"a":[1]}', 'null', ${JSON.stringify(script)}, false); })(${PRELUDE})`).dispose();
     runtime.executePendingJobs().dispose();
     context.dispose();
     runtime.dispose();

@@ -23,34 +23,45 @@ export const SCRIPT_LINE_OFFSET = 2;
 /**
  * Evaluates to `{ start, stringify, originals }`, an object only the host holds a handle to.
  *
- * - `start(hostCall, hostLog, inputJson, requestJson, source, compileOnly)` compiles `source` with
+ * - `start(documents, log, inputJson, requestJson, source, compileOnly)` compiles `source` with
  *   the AsyncFunction constructor (a function body: it cannot see the prelude's closure) and
- *   returns the promise of its call — or null without calling it when `compileOnly` is true. A
- *   body that closes the generated function early (an unmatched `}` followed by more code) is
- *   refused as a SyntaxError: the constructor only pastes the body between `{` and `}`, so such a
- *   body would be a different program than the one the user saved.
+ *   returns the promise of its call with `documents` and `log` (made by SCOPE, or undefined when
+ *   the script cannot reach them, see `reachesScope`) — or null without calling it when
+ *   `compileOnly` is true. A body that closes the generated function early (an unmatched `}`
+ *   followed by more code) is refused as a SyntaxError: the constructor only pastes the body
+ *   between `{` and `}`, so such a body would be a different program than the one the user saved.
  * - `stringify` is the original `JSON.stringify`, captured before user code can replace it.
- * - `originals` holds the builtins DIAGNOSTICS needs, captured here for the same reason.
+ * - `originals` holds the builtins SCOPE and DIAGNOSTICS need, captured here for the same reason.
  *
  * Strict mode keeps `caller`/`arguments` from leaking the raw host functions; the originals of
  * every builtin used later are captured up front so a script that tampers with prototypes only
- * breaks itself. Every run evaluates this, so it holds only what a run that succeeds needs:
- * compiling it is most of what a short script costs.
+ * breaks itself. Every run evaluates this, so it holds only what every run needs: compiling it is
+ * most of what a short script costs.
  */
 export const PRELUDE = `(() => {
   'use strict';
   const { parse, stringify } = JSON;
   const { apply } = Reflect;
-  const { freeze } = Object;
-  const toStr = String;
-  const strSlice = String.prototype.slice;
-  const arrJoin = Array.prototype.join;
-  const arrMap = Array.prototype.map;
   const AsyncFunction = (async function () {}).constructor;
   const OrigSyntaxError = SyntaxError;
   const fnToString = Function.prototype.toString;
-  const PARAMS = ['input', 'request', 'documents', 'log'];
-  const cap = (s, n) => (s.length > n ? apply(strSlice, s, [0, n]) : s);
+  const originals = Object.freeze({
+    apply, parse, stringify, freeze: Object.freeze, toStr: String, strSlice: String.prototype.slice,
+    arrJoin: Array.prototype.join, arrMap: Array.prototype.map, OrigError: Error, reExec: RegExp.prototype.exec,
+  });
+  const start = (documents, log, inputJson, requestJson, source, compileOnly) => {
+    const body = AsyncFunction('input', 'request', 'documents', 'log', source);
+    if (typeof body !== 'function' || apply(fnToString, body, []) !== 'async function anonymous(input,request,documents,log\\n) {\\n' + source + '\\n}') {
+      throw new OrigSyntaxError("unmatched '}': the script closes the function it runs in");
+    }
+    if (compileOnly) return null;
+    return body(parse(inputJson), parse(requestJson), documents, log);
+  };
+  return { start, stringify, originals };
+})()`;
+
+/** `cap` and `show` of SCOPE and DIAGNOSTICS, on the prelude's `originals` only. */
+const HELPERS = `const cap = (s, n) => (s.length > n ? apply(strSlice, s, [0, n]) : s);
   const show = (v) => {
     if (typeof v === 'string') return v;
     try {
@@ -58,33 +69,43 @@ export const PRELUDE = `(() => {
       if (typeof s === 'string') return s;
     } catch {}
     try { return toStr(v); } catch { return '[unprintable]'; }
-  };
-  const originals = freeze({ apply, cap, show, toStr, strSlice, OrigError: Error, reExec: RegExp.prototype.exec });
+  };`;
 
-  const start = (hostCall, hostLog, inputJson, requestJson, source, compileOnly) => {
-    const body = AsyncFunction(PARAMS[0], PARAMS[1], PARAMS[2], PARAMS[3], source);
-    const expected = 'async function anonymous(' + apply(arrJoin, PARAMS, [',']) + '\\n) {\\n' + source + '\\n}';
-    if (typeof body !== 'function' || apply(fnToString, body, []) !== expected) {
-      throw new OrigSyntaxError("unmatched '}': the script closes the function it runs in");
-    }
-    if (compileOnly) return null;
-    const op = (name) => async function (...args) {
-      return parse(await hostCall(name, stringify(args)));
-    };
-    const documents = freeze({
-      query: op('query'), insert: op('insert'), update: op('update'), delete: op('delete'),
-    });
-    let lines = 0;
-    const log = (...args) => {
-      if (lines >= ${MAX_LOG_LINES}) return;
-      lines++;
-      hostLog(cap(apply(arrJoin, apply(arrMap, args, [show]), [' ']), ${MAX_LOG_LINE_CHARS}));
-    };
-    return body(parse(inputJson), parse(requestJson), documents, freeze(log));
+/**
+ * Evaluates to a function of the prelude's `originals` and the two raw host functions that returns
+ * `[documents, log]`, the script's two scope objects that reach the host. Evaluated before the
+ * script starts (so its originals are still the built-ins' own), and only for a script that can
+ * reach them (see `reachesScope`).
+ */
+export const SCOPE = `((originals, hostCall, hostLog) => {
+  'use strict';
+  const { apply, parse, stringify, freeze, toStr, strSlice, arrJoin, arrMap } = originals;
+  ${HELPERS}
+  const op = (name) => async function (...args) {
+    return parse(await hostCall(name, stringify(args)));
   };
+  const documents = freeze({
+    query: op('query'), insert: op('insert'), update: op('update'), delete: op('delete'),
+  });
+  let lines = 0;
+  const log = (...args) => {
+    if (lines >= ${MAX_LOG_LINES}) return;
+    lines++;
+    hostLog(cap(apply(arrJoin, apply(arrMap, args, [show]), [' ']), ${MAX_LOG_LINE_CHARS}));
+  };
+  return [documents, freeze(log)];
+})`;
 
-  return { start, stringify, originals };
-})()`;
+/**
+ * Whether a script's source can reach its `documents` or `log` parameter: by naming it, through
+ * `arguments`, through a direct `eval` (which can name anything), or with an escape in an
+ * identifier (`\\u0064ocuments`). Nothing else in a function body sees its parameters (the
+ * Function constructors and indirect eval compile in the global scope), so a script for which this
+ * is false runs the same with both left undefined — and its context skips compiling SCOPE.
+ */
+export function reachesScope(source: string): boolean {
+  return /documents|log|arguments|eval|\\/.test(source);
+}
 
 /**
  * Evaluates to a function of the prelude's `originals` that returns `{ describe, locate }`; it is
@@ -97,7 +118,8 @@ export const PRELUDE = `(() => {
  */
 export const DIAGNOSTICS = `((originals) => {
   'use strict';
-  const { apply, cap, show, toStr, strSlice, OrigError, reExec } = originals;
+  const { apply, stringify, toStr, strSlice, OrigError, reExec } = originals;
+  ${HELPERS}
   const SCRIPT_FRAME = /<input>:(\\d+):(\\d+)/;
 
   const describe = (e) => {

@@ -6,7 +6,7 @@ import { readString } from './host-bridge.js';
 import { memoryFailure, type PreparedContext, useThenDispose } from './quickjs.context.js';
 import { RunFailures } from './quickjs.failures.js';
 import { HostCalls } from './quickjs.host-calls.js';
-import { MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE } from './quickjs.prelude.js';
+import { MAX_LOG_LINE_CHARS, MAX_LOG_LINES, PRELUDE, reachesScope, SCOPE } from './quickjs.prelude.js';
 import { RunClock } from './run-clock.js';
 
 /** Per-sandbox settings a run needs besides its request. */
@@ -130,21 +130,31 @@ export class QuickJsRun {
 
   // --- VM slices -------------------------------------------------------------------------------
 
-  /** Evaluates the prelude and starts the script; returns the handle of its promise. */
+  /** Evaluates the prelude (and SCOPE when the script can reach it) and starts the script; returns the handle of its promise. */
   private start(): QuickJSHandle {
     const api = this.own(this.preparedApi ?? this.unwrap(this.ctx.evalCode(PRELUDE, 'prelude.js')));
     const startFn = this.own(this.ctx.getProp(api, 'start'));
     this.stringifyFn = this.own(this.ctx.getProp(api, 'stringify'));
-    this.failures.originals = this.own(this.ctx.getProp(api, 'originals'));
+    const originals = (this.failures.originals = this.own(this.ctx.getProp(api, 'originals')));
+    const [documents, log] = this.req.compileOnly || !reachesScope(this.req.source) ? [this.ctx.undefined, this.ctx.undefined] : this.scope(originals);
     const args = [
-      this.own(this.ctx.newFunction('hostCall', (op, json) => this.hostCalls.call(op, json))),
-      this.own(this.ctx.newFunction('hostLog', (line) => this.onLog(line))),
+      documents,
+      log,
       this.own(this.ctx.newString(JSON.stringify(this.req.input ?? null))),
       this.own(this.ctx.newString(JSON.stringify(this.req.request ?? null))),
       this.own(this.ctx.newString(this.req.source)),
       this.req.compileOnly ? this.ctx.true : this.ctx.false,
     ];
     return this.own(this.unwrap(this.ctx.callFunction(startFn, this.ctx.undefined, args)));
+  }
+
+  /** The script's `documents` and `log` (see SCOPE), wired to this run's host calls and log. */
+  private scope(originals: QuickJSHandle): [QuickJSHandle, QuickJSHandle] {
+    const make = this.own(this.unwrap(this.ctx.evalCode(SCOPE, 'scope.js')));
+    const hostCall = this.own(this.ctx.newFunction('hostCall', (op, json) => this.hostCalls.call(op, json)));
+    const hostLog = this.own(this.ctx.newFunction('hostLog', (line) => this.onLog(line)));
+    const made = this.own(this.unwrap(this.ctx.callFunction(make, this.ctx.undefined, originals, hostCall, hostLog)));
+    return [this.own(this.ctx.getProp(made, 0)), this.own(this.ctx.getProp(made, 1))];
   }
 
   /** Delivers settled host calls, runs pending jobs; returns the output JSON once settled. */

@@ -66,17 +66,12 @@ export class QuickJsWorkerPool implements ScriptSandbox {
       return Promise.reject(busyFailure(`Script sandbox is busy: this agent already has as many scripts waiting as allowed (${max}); retry shortly`));
     }
     return new Promise<ScriptOutcome>((resolve, reject) => {
-      const queued: QueuedRun = {
-        id: this.nextId++,
-        req,
-        resolve,
-        reject,
-        timer: setTimeout(() => this.dequeue(queued, busyFailure('Script sandbox is busy; retry shortly')), this.opts.queueWaitMs),
-        onAbort: () => this.dequeue(queued, abortedFailure()),
-      };
+      const queued: QueuedRun = { id: this.nextId++, req, resolve, reject, onAbort: () => this.abort(queued) };
       req.signal?.addEventListener('abort', queued.onAbort, { once: true });
       this.queues.add(queued);
       this.dispatch();
+      // Only a run that found no free worker waits, so only it needs a deadline in the queue.
+      if (!queued.started) queued.timer = setTimeout(() => this.dequeue(queued, busyFailure('Script sandbox is busy; retry shortly')), this.opts.queueWaitMs);
     });
   }
 
@@ -115,20 +110,22 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     queued.reject(failure);
   }
 
-  /** Hands a waiting run to a free worker; its wall clock starts when the worker starts it. */
+  /** A run's signal aborted: it leaves the queue without starting, or its worker stops it. */
+  private abort(queued: QueuedRun): void {
+    const run = this.runs.get(queued.id);
+    if (run) this.fail(queued.id, abortedFailure(run.logs));
+    else this.dequeue(queued, abortedFailure());
+  }
+
+  /**
+   * Hands a waiting run to a free worker; its wall clock starts when the worker starts it. Its abort
+   * listener stays the one it was queued with (see `abort`): one listener per run, not two.
+   */
   private start(worker: PoolWorker, queued: QueuedRun): void {
     const { id, req } = queued;
+    queued.started = true;
     clearTimeout(queued.timer);
-    req.signal?.removeEventListener('abort', queued.onAbort);
-    const run: ActiveRun = {
-      req,
-      worker,
-      logs: [],
-      resolve: queued.resolve,
-      reject: queued.reject,
-      onAbort: () => this.fail(id, abortedFailure(run.logs)),
-    };
-    req.signal?.addEventListener('abort', run.onAbort, { once: true });
+    const run: ActiveRun = { req, worker, logs: [], resolve: queued.resolve, reject: queued.reject, onAbort: queued.onAbort };
     this.runs.set(id, run);
     worker.busy = { id, owner: req.owner };
     this.armBackstop(worker, id, req.limits.wallMs + BACKSTOP_MS);

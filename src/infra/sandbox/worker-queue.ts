@@ -6,7 +6,11 @@ export interface QueuedRun {
   req: ScriptRequest;
   resolve(outcome: ScriptOutcome): void;
   reject(failure: ScriptFailure): void;
-  timer: NodeJS.Timeout;
+  /** Its deadline in the queue; set only when it found no free worker. */
+  timer?: NodeJS.Timeout;
+  /** Set once it was handed to a worker. */
+  started?: boolean;
+  /** Its one abort listener, from queueing until it settles (see QuickJsWorkerPool). */
   onAbort: () => void;
 }
 
