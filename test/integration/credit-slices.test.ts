@@ -135,6 +135,68 @@ describe('admission: credit slices', function () {
     await a.close();
   });
 
+  it("a run ending after midnight UTC is charged to the new day, one ending before it to the old one", async () => {
+    const agent = await limited('dailyCreditLimit: 10');
+    const moved = new MovableClock(new Date('2026-09-01T23:59:59.500Z'));
+    const a = new AdmissionService(h().service.store, moved, config());
+    const before = await a.admit(agent, bound(1));
+    const across = await a.admit(agent, bound(1));
+    await before.settle(0.5);
+    moved.set('2026-09-02T00:00:00.500Z');
+    await across.settle(0.25);
+    await (await a.admit(agent, bound(1))).settle(0.125);
+    await a.flushCharges();
+    const usage = await h().service.store.repos.usage.listByAgent(agent.id, '2026-09-01');
+    expect(usage).to.deep.equal([
+      { agentId: agent.id, day: '2026-09-02', credits: 0.375, runs: 2 },
+      { agentId: agent.id, day: '2026-09-01', credits: 0.5, runs: 1 },
+    ]);
+    await a.close();
+  });
+
+  it("a changed team or workspace limit is not admitted against a slice granted under the old ones", async () => {
+    const fresh = await newWorkspace();
+    const team = (await gqlOk(fresh.adminToken, 'mutation { createTeam(name: "Slices", dailyCreditLimit: 10) { id } }')).createTeam.id as string;
+    const agent = await loadAgent(await createAgent(fresh.adminToken, { teamId: team }));
+    const a = new AdmissionService(h().service.store, clock, config());
+    await (await a.admit(agent, bound(1))).settle(1);
+    await (await a.admit(agent, bound(1))).release(); // the slice has room for more runs
+    await gqlOk(fresh.adminToken, 'mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: 1) { id } }', { t: team });
+    const err = await a.admit(agent, bound(1)).then(() => null, (e: unknown) => e);
+    expect((err as LimitExceeded).reason).to.equal('team_credit_limit');
+    await gqlOk(fresh.adminToken, 'mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: 10) { id } }', { t: team });
+    await (await a.admit(agent, bound(1))).release();
+    await gqlOk(fresh.adminToken, 'mutation { setWorkspaceLimits(dailyCreditLimit: 1) { id } }');
+    const wsErr = await a.admit(agent, bound(1)).then(() => null, (e: unknown) => e);
+    expect((wsErr as LimitExceeded).reason).to.equal('workspace_credit_limit');
+    await a.close();
+  });
+
+  it("an agent's estimate (its largest recent run) is read again after a minute", async () => {
+    const agent = await limited('dailyCreditLimit: 100');
+    const moved = new MovableClock(new Date('2026-09-05T10:00:00Z'));
+    const a = new AdmissionService(h().service.store, moved, config());
+    const unknown = async () => null;
+    await a.charge(agent, 2);
+    const first = await a.admit(agent, unknown);
+    expect(first.reservedCredits).to.equal(2);
+    await first.release();
+    await a.charge(agent, 3); // a larger run, charged by another instance
+    moved.advance(59_000);
+    const cached = await a.admit(agent, unknown);
+    expect(cached.reservedCredits).to.equal(2);
+    await cached.release();
+    moved.advance(1_000);
+    const fresh = await a.admit(agent, unknown);
+    expect(fresh.reservedCredits).to.equal(3);
+    // A run of this instance costing more than the estimate raises it at once.
+    await fresh.settle(4);
+    const raised = await a.admit(agent, unknown);
+    expect(raised.reservedCredits).to.equal(4);
+    await raised.release();
+    await a.close();
+  });
+
   it('charges a store refuses are kept in the slice and stored by a later flush', async () => {
     const agent = await limited('dailyCreditLimit: 10');
     const real = h().service.store;
