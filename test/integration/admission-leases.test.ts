@@ -96,3 +96,68 @@ describe('admission: the leases this instance holds', function () {
     }
   });
 });
+
+describe('admission: the lease of a probe (a run whose cost is not known yet, under a credit limit)', function () {
+  this.timeout(60_000);
+  const unknown = async () => null;
+
+  async function probeAgent(limits: string) {
+    const ws = await newWorkspace();
+    const id = await createAgent(ws.adminToken);
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, ${limits}) { id } }`, { id });
+    return loadAgent(id);
+  }
+
+  it('takes a numbered lease under a concurrency limit, counted as held by its agent until it ends, renewed while it lasts', async () => {
+    const agent = await probeAgent('dailyCreditLimit: 1, maxConcurrentRequests: 2');
+    const other = await loadAgent(await createAgent((await newWorkspace()).adminToken));
+    const clock = new MovableClock(new Date('2001-02-01T12:00:00Z'));
+    const a = new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 150, concurrencyRetryAfterSeconds: 1 });
+    const probe = await a.admit(agent, unknown);
+    const row = await h().db('run_slots').where({ id: probe.slotId! }).first();
+    expect([row.slot_no, row.budget, Number(row.reserved_credits)]).to.deep.equal([0, false, 0]);
+    expect(a.leasesHeld(agent.id)).to.equal(1);
+    expect(a.leasesHeld(other.id)).to.equal(0);
+    expect(a.leasesHeld()).to.equal(1);
+    clock.advance(3_600_000);
+    await new Promise((r) => setTimeout(r, 200));
+    const renewed = await h().db('run_slots').where({ id: probe.slotId! }).first();
+    expect(new Date(renewed.expires_at).getTime()).to.be.above(clock.now().getTime());
+    await probe.settle(0);
+    expect(a.leasesHeld(agent.id)).to.equal(0);
+    expect(await h().db('run_slots').where({ agent_id: agent.id })).to.deep.equal([]);
+    expect(await h().service.store.repos.usage.listByAgent(agent.id, '2001-02-01')).to.deep.equal([]);
+  });
+
+  it('a probe that cost something is charged with its lease ended, in one transaction, at once; a released one is not charged', async () => {
+    const agent = await probeAgent('dailyCreditLimit: 1');
+    const clock = new MovableClock(new Date('2001-02-02T12:00:00Z'));
+    const a = new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
+    const [first, second] = [await a.admit(agent, unknown), await a.admit(agent, unknown).catch((e: unknown) => e)];
+    expect((second as { reason?: string }).reason).to.equal('concurrency_limit'); // one probe at a time
+    await first.release();
+    expect(await h().service.store.repos.usage.listByAgent(agent.id, '2001-02-02')).to.deep.equal([]);
+    const again = await a.admit(agent, unknown);
+    expect(a.leasesHeld(agent.id)).to.equal(1);
+    await again.settle(0.25);
+    expect(a.leasesHeld(agent.id)).to.equal(0);
+    expect(await h().service.store.repos.usage.listByAgent(agent.id, '2001-02-02')).to.deep.equal([{ agentId: agent.id, day: '2001-02-02', credits: 0.25, runs: 1 }]);
+    expect(await h().db('run_slots').where({ agent_id: agent.id })).to.deep.equal([]);
+  });
+
+  it('a probe under a used-up limit is refused until midnight, and remembered: the next refusal takes no transaction', async () => {
+    const agent = await probeAgent('dailyCreditLimit: 1');
+    const clock = new MovableClock(new Date('2001-02-03T12:00:00Z'));
+    const real = h().service.store;
+    let transactions = 0;
+    const store = { get repos() { return real.repos; }, transaction: (work: never) => (transactions++, real.transaction(work)) } as unknown as typeof real;
+    const a = new AdmissionService(store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
+    await a.charge(agent, 1);
+    const err = (await a.admit(agent, unknown).catch((e: unknown) => e)) as { reason: string; retryAfterSeconds: number };
+    expect([err.reason, err.retryAfterSeconds]).to.deep.equal(['daily_credit_limit', 12 * 3600]);
+    expect(transactions).to.equal(1);
+    await a.admit(agent, unknown).catch(() => {});
+    expect(transactions).to.equal(1);
+    expect(await h().db('run_slots').where({ agent_id: agent.id })).to.deep.equal([]);
+  });
+});

@@ -197,6 +197,30 @@ describe('admission: credit slices', function () {
     await a.close();
   });
 
+  it('a run that reserved nothing and outlives its slice is still charged, at once', async () => {
+    const agent = await limited('dailyCreditLimit: 10');
+    const a = new AdmissionService(h().service.store, clock, config({ sliceMs: 30 }));
+    const run = await a.admit(agent, bound(0));
+    await new Promise((r) => setTimeout(r, 120)); // the slice's life ended, unused
+    await run.settle(0.5);
+    expect(await charged(agent.id)).to.equal(0.5);
+    await a.close();
+  });
+
+  it("an agent's own limit held by its runs does not take back other agents' slices", async () => {
+    const own = await limited('dailyCreditLimit: 1');
+    const neighbour = await limited('dailyCreditLimit: 10');
+    const a = new AdmissionService(h().service.store, clock, config());
+    const held = await a.admit(own, bound(1));
+    const theirs = await a.admit(neighbour, bound(1));
+    await theirs.release(); // the neighbour's slice keeps 1 credit free
+    const err = await a.admit(own, bound(1)).then(() => null, (e: unknown) => e);
+    expect((err as LimitExceeded).reason).to.equal('daily_credit_limit');
+    expect(await reserved(neighbour.id)).to.equal(1);
+    await held.release();
+    await a.close();
+  });
+
   it('charges a store refuses are kept in the slice and stored by a later flush', async () => {
     const agent = await limited('dailyCreditLimit: 10');
     const real = h().service.store;

@@ -280,7 +280,7 @@ export class AdmissionService {
   private refuseIfUsedUp(agent: Agent, { team, workspace: ws }: CreditScopes, now: Date): void {
     const t = now.getTime();
     const check = (key: string, limit: number | null | undefined) => {
-      const u = limit == null ? undefined : this.usedUp.get(key);
+      const u = this.usedUp.get(key);
       return u && u.limit === limit && t < u.until ? u : undefined;
     };
     const agentUsedUp = check(`agent:${agent.id}`, agent.dailyCreditLimit);

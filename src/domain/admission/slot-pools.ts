@@ -86,10 +86,8 @@ export class SlotPools {
       return this.store.repos.slots.release(lease.id);
     }
     pool.idle.push({ ...lease, since: Date.now() });
-    if (!this.sweep) {
-      this.sweep = setInterval(() => void this.giveBackIdle().catch(() => {}), this.config.idleLeaseMs);
-      this.sweep.unref();
-    }
+    this.sweep ??= setInterval(() => void this.giveBackIdle().catch(() => {}), this.config.idleLeaseMs);
+    this.sweep.unref();
   }
 
   /** Runs in flight in this instance's leases (of one agent, when named). */
@@ -116,23 +114,14 @@ export class SlotPools {
       this.drop(agentId, pool);
     }
     for (const id of ids) this.held.delete(id);
-    if (this.pools.size === 0 && this.sweep) {
-      clearInterval(this.sweep);
-      this.sweep = null;
-    }
     await this.store.repos.slots.releaseMany(ids);
   }
 
   private hold(id: string): void {
     this.held.add(id);
-    if (this.renewal) return;
-    this.renewal = setInterval(() => {
-      if (this.held.size === 0) {
-        clearInterval(this.renewal!);
-        this.renewal = null;
-        return;
-      }
-      void this.store.repos.slots.renewMany([...this.held], this.expiry()).catch(() => {});
+    // Started with the first lease and left running (unreferenced): with none held it writes nothing.
+    this.renewal ??= setInterval(() => {
+      if (this.held.size > 0) void this.store.repos.slots.renewMany([...this.held], this.expiry()).catch(() => {});
     }, Math.max(50, Math.floor(this.config.leaseMs / 3)));
     this.renewal.unref();
   }
