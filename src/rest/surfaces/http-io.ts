@@ -53,19 +53,19 @@ function collect(req: IncomingMessage, limit: number, tooLarge: () => Error): Pr
     if (req.destroyed) return reject(new Error('The request stream was closed before its end'));
     const chunks: Buffer[] = [];
     let total = 0;
-    const settle = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
+    const settle = () => void req.off('data', onData).off('end', onEnd).off('error', fail).off('close', onClose);
+    const fail = (err: Error) => {
+      settle();
+      reject(err);
     };
+    const onClose = () => fail(new Error('The request stream was closed before its end'));
     const onData = (chunk: Buffer) => {
       total += chunk.length;
       if (total <= limit) return void chunks.push(chunk);
-      settle();
       const err = tooLarge();
       // As `for await` leaves a server request early (Node's stream destroyer): the request is
       // destroyed without its socket, which stays open for the 413 (whose answer closes it).
+      settle();
       (req as { socket: unknown }).socket = null;
       req.destroy();
       reject(err);
@@ -74,15 +74,7 @@ function collect(req: IncomingMessage, limit: number, tooLarge: () => Error): Pr
       settle();
       resolve(Buffer.concat(chunks));
     };
-    const onError = (err: Error) => {
-      settle();
-      reject(err);
-    };
-    const onClose = () => onError(new Error('The request stream was closed before its end'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
+    req.on('data', onData).on('end', onEnd).on('error', fail).on('close', onClose);
   });
 }
 
