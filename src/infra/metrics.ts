@@ -116,8 +116,13 @@ export class ServiceMetrics implements RunMetrics {
 
   /** A 429 answered, by its reason (set by the error mapper in `ctx.state.refusal`). */
   refused(reason: string): void {
-    this.refusals.inc({ reason });
+    let count = this.refusalSeries.get(reason);
+    if (!count) this.refusalSeries.set(reason, (count = this.refusals.labels({ reason })));
+    count.inc();
   }
+
+  /** The refusal series of each reason, looked up once (as `series` above). */
+  private readonly refusalSeries = new Map<string, { inc(): void }>();
 }
 
 /** Node's process metrics (CPU, memory, event-loop lag, GC), collected once per process however many services it builds. */

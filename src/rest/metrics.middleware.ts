@@ -19,8 +19,9 @@ function surfaceOf(path: string): string {
 export function metricsMiddleware(metrics: ServiceMetrics): Koa.Middleware {
   return async (ctx, next) => {
     const started = performance.now();
-    // 'close' follows every response, sent in full or cut off (a stream ends there too).
-    ctx.res.once('close', () => {
+    // 'close' follows every response, sent in full or cut off (a stream ends there too), and only
+    // once: `on` spares the wrapper `once` makes.
+    ctx.res.on('close', () => {
       const state = ctx.state as { surface?: string; refusal?: string };
       const status = ctx.res.statusCode;
       metrics.request({ surface: state.surface ?? surfaceOf(ctx.path), status }, (performance.now() - started) / 1000);

@@ -232,3 +232,72 @@ describe('activity sink: a batch stored whose acknowledgement was lost', functio
     expect(messages.filter((m) => m.includes('write failed') || m.includes('without its bodies'))).to.deep.equal([]);
   });
 });
+
+describe('activity sink: what a batch stores', function () {
+  this.timeout(30_000);
+
+  it('keeps every field as written: JSON null apart from an absent value, exact credits, the instant, and an entry sent twice stored once', async () => {
+    const ws = await newWorkspace();
+    const agent = await loadAgent(await createAgent(ws.adminToken));
+    const at = new Date('2026-11-26T21:04:05.678Z');
+    const base: ActivityEntry = {
+      id: newId('act'),
+      workspaceId: agent.workspaceId,
+      agentId: agent.id,
+      kind: 'request',
+      surface: 'HTTP_API',
+      entry: 'orders/{id}',
+      method: 'POST',
+      path: "/agents/x/api/orders/it's \"quoted\" \\ é",
+      status: 429,
+      requestHeaders: { 'content-type': 'application/json', 'x-agent-access-key': '[redacted]' },
+      requestBody: { a: [1, 2.5, null, 'x'], nested: { ok: true } },
+      response: { error: 'Daily credit limit reached', reason: 'agent_daily_credit_limit' },
+      truncated: false,
+      credits: 0.000123,
+      durationMs: 7,
+      keyId: 'key_1',
+      runId: null,
+      requestId: 'req-1',
+      error: 'Daily credit limit reached',
+      logs: ['one', 'two'],
+      createdAt: at,
+    };
+    const nulls: ActivityEntry = { ...base, id: newId('act'), entry: null, method: null, path: null, status: null, requestHeaders: null, requestBody: null, response: 'text answer', truncated: true, credits: 0, durationMs: null, keyId: null, requestId: null, error: null, logs: null };
+    const activity = h().service.store.repos.activity;
+    await activity.insertMany([base, nulls]);
+    await activity.insertMany([{ ...base, status: 200 }]);
+
+    const rows = (await h().db.raw(
+      `select id, entry, method, path, status, request_headers, request_body, response, truncated, credits::text as credits, duration_ms, key_id, run_id, request_id, error, logs,
+              request_headers is null as headers_sql_null, jsonb_typeof(request_headers) as headers_type, jsonb_typeof(request_body) as body_type, jsonb_typeof(logs) as logs_type,
+              created_at = ?::timestamptz as same_instant
+         from activity_log where agent_id = ? order by status nulls last`,
+      [at.toISOString(), agent.id],
+    )) as { rows?: Record<string, unknown>[] } | Record<string, unknown>[];
+    const stored = (rows as { rows?: Record<string, unknown>[] }).rows ?? (rows as Record<string, unknown>[]);
+    expect(stored).to.have.length(2);
+    const [full, empty] = stored as Record<string, unknown>[];
+    expect(full).to.deep.include({
+      id: base.id,
+      entry: 'orders/{id}',
+      method: 'POST',
+      path: base.path,
+      status: 429,
+      request_headers: base.requestHeaders,
+      request_body: base.requestBody,
+      response: base.response,
+      truncated: false,
+      credits: '0.000123',
+      duration_ms: 7,
+      key_id: 'key_1',
+      run_id: null,
+      request_id: 'req-1',
+      error: 'Daily credit limit reached',
+      logs: ['one', 'two'],
+      same_instant: true,
+    });
+    // null is stored as a JSON null, as the driver's parameters stored it (jsonb 'null', not SQL NULL).
+    expect(empty).to.deep.include({ status: null, entry: null, response: 'text answer', truncated: true, credits: '0.000000', duration_ms: null, headers_sql_null: false, headers_type: 'null', body_type: 'null', logs_type: 'null' });
+  });
+});

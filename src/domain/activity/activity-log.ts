@@ -73,7 +73,8 @@ export function loggable(body: unknown): { value: unknown; truncated: boolean } 
   const { value, cut } = withinDepth(body);
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text === undefined) return { value: null, truncated: false };
-  if (Buffer.byteLength(text, 'utf8') <= MAX_LOGGED_BODY) return { value, truncated: cut };
+  // A UTF-16 code unit takes at most 3 bytes of UTF-8: a short text needs no count.
+  if (text.length <= MAX_LOGGED_BODY / 3 || Buffer.byteLength(text, 'utf8') <= MAX_LOGGED_BODY) return { value, truncated: cut };
   return { value: Buffer.from(text, 'utf8').subarray(0, MAX_LOGGED_BODY).toString('utf8'), truncated: true };
 }
 

@@ -10,6 +10,15 @@ import { checkInput } from './guardrails.js';
 import type { RunMetrics } from './run-metrics.ports.js';
 
 /**
+ * A run's options as `begin` takes them: the signal may be given as the function that makes it,
+ * called only once the run is admitted (making an AbortSignal costs a refused request more than
+ * most of what it does).
+ */
+export interface BeginOptions extends Omit<RunOptions, 'signal'> {
+  signal?: AbortSignal | (() => AbortSignal);
+}
+
+/**
  * The whole run pipeline after a surface has authenticated and resolved its entry (DESIGN §5):
  * checks that refuse without running (input guardrails) → admission (credit limits with a
  * reservation of what the run can cost, concurrency slot) → run (handler, output guardrails) →
@@ -60,12 +69,12 @@ export class Pipeline {
    * so a refusal is still an ordinary error answer; the admitted run must then be consumed with
    * `events()` or given back with `cancel()`.
    */
-  async begin(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<AdmittedRun> {
+  async begin(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: BeginOptions = {}): Promise<AdmittedRun> {
     const started = Date.now();
     try {
       this.runs.check(agent, input);
       const admitted = await this.admission.admit(agent, runCreditBound(agent, entry));
-      const named = { ...opts, runId: opts.runId ?? newId('run') };
+      const named: RunOptions & { runId: string } = { ...opts, signal: typeof opts.signal === 'function' ? opts.signal() : opts.signal, runId: opts.runId ?? newId('run') };
       return new AdmittedRun(named.runId, admitted, started, (a, t, ended) => this.runAdmitted(principal, agent, entry, input, named, a, t, ended));
     } catch (err) {
       this.log(agent, entry, input, opts, undefined, err, Date.now() - started);
@@ -108,7 +117,7 @@ export class Pipeline {
    * for (`opts.inRequest`) only returns them: the request's entry holds them. Any other run (a
    * webhook delivery) is logged here as an entry of kind `run` of its own.
    */
-  private log(agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions, result: RunResult | undefined, failure: unknown, durationMs: number): RunFacts {
+  private log(agent: Agent, entry: RunEntry, input: RunInput, opts: Pick<RunOptions, 'inRequest'>, result: RunResult | undefined, failure: unknown, durationMs: number): RunFacts {
     const run: RunFacts = {
       entry: entry.name,
       runId: result?.runId ?? null,

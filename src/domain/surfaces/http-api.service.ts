@@ -9,7 +9,9 @@ import type { RunEntry, RunInput } from '../runtime/run.types.js';
 import type { SurfaceCaller, SurfaceRequest } from './surface-access.js';
 
 /** An HTTP API request as the surface reads it. */
-export interface HttpApiRequest extends SurfaceRequest {
+export interface HttpApiRequest extends Omit<SurfaceRequest, 'signal'> {
+  /** Makes the signal that fires when the client goes away; called only for an admitted run. */
+  signal: () => AbortSignal;
   method: string;
   /** The endpoint path's segments, URL-decoded. */
   segments: string[];

@@ -4,6 +4,7 @@ import type { Repositories, Store } from '../../domain/ports.js';
 import type { AgentChildRepo, CrudRepo } from '../../domain/repo.ports.js';
 import { conversationRepo } from './conversation.repo.js';
 import { deliveryRepo } from './delivery.repo.js';
+import { insertActivityBatch } from './activity-batch.js';
 import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';
 import { workspaceReadRepo } from './workspace-read.repo.js';
@@ -170,9 +171,7 @@ export function repositories(db: Conn): Repositories {
     messages: crud(db, rows.messages),
     activity: {
       insert: (entry: ActivityEntry) => q(async () => void (await db('activity_log').insert(rows.activity.toRow(entry)))),
-      // An entry is stored at most once: a batch sent again after a lost acknowledgement (the
-      // connection dropped after the commit) finds its entries already there and adds nothing.
-      insertMany: (entries) => q(async () => void (entries.length && (await db('activity_log').insert(entries.map(rows.activity.toRow)).onConflict('id').ignore()))),
+      insertMany: (entries) => q(() => insertActivityBatch(db, entries)),
       // In batches, each its own statement: a month of a busy workspace (millions of rows) is
       // neither one long transaction nor a list of every deleted id in memory (docs/operations.md,
       // "Activity-log growth").

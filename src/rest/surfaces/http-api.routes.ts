@@ -5,7 +5,7 @@ import type { Services } from '../../domain/services.js';
 import type { Logger } from '../../infra/logger.js';
 import { agentOpenApi } from '../openapi/agent.openapi.js';
 import { logAnswerAs } from './activity.middleware.js';
-import { abortOnClose, endpointSegments, readJson, runHeaders, wantsEventStream } from './http-io.js';
+import { endpointSegments, lazyAbortOnClose, readJson, runHeaders, wantsEventStream } from './http-io.js';
 import { streamRun } from './sse.js';
 import { agentSurface, callerOf } from './surface.middleware.js';
 
@@ -26,7 +26,7 @@ export function httpApiRoutes(services: Services, platformOrigins: string[], bas
       segments: endpointSegments(ctx.path, ctx.path.split('/', 4).join('/')),
       query: ctx.query as Record<string, string | string[]>,
       headers: runHeaders(ctx),
-      signal: abortOnClose(ctx),
+      signal: lazyAbortOnClose(ctx),
       body: () => readJson(ctx),
     });
     if (wantsEventStream(ctx)) return streamRun(ctx, run.runId, run.events());

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
 import { Invalid, PayloadTooLarge, UnsupportedMediaType } from '../../domain/errors.js';
 import { isCredentialHeader } from '../../domain/keys/credentials.js';
@@ -30,21 +31,51 @@ export async function readRaw(ctx: Koa.Context, limit = MAX_BODY_BYTES): Promise
   };
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let total = 0;
   try {
-    for await (const chunk of ctx.req) {
-      total += (chunk as Buffer).length;
-      if (total > limit) throw tooLarge();
-      chunks.push(chunk as Buffer);
-    }
+    return await collect(ctx.req, limit, tooLarge);
   } catch (err) {
     // The caller closed the connection before its body was sent: its choice, not a fault of the
     // service (the request log says it went away), so not a logged 500.
     if (!(err instanceof PayloadTooLarge) && ctx.req.destroyed) throw new Invalid('The request was cut off: the caller closed the connection before its body arrived');
     throw err;
   }
-  return Buffer.concat(chunks);
+}
+
+/**
+ * The request's bytes up to its end, as `for await` over it reads them (a request that fails or
+ * closes early rejects; one that passes `limit` is destroyed and rejects with `tooLarge()`), with
+ * one listener per event: an async iterator and its end-of-stream watch cost a small request more
+ * than its body does.
+ */
+function collect(req: IncomingMessage, limit: number, tooLarge: () => Error): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (req.readableEnded) return resolve(Buffer.alloc(0));
+    if (req.destroyed) return reject(new Error('The request stream was closed before its end'));
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const settle = () => void req.off('data', onData).off('end', onEnd).off('error', fail).off('close', onClose);
+    const fail = (err: Error) => {
+      settle();
+      reject(err);
+    };
+    const onClose = () => fail(new Error('The request stream was closed before its end'));
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= limit) return void chunks.push(chunk);
+      const err = tooLarge();
+      // As `for await` leaves a server request early (Node's stream destroyer): the request is
+      // destroyed without its socket, which stays open for the 413 (whose answer closes it).
+      settle();
+      (req as { socket: unknown }).socket = null;
+      req.destroy();
+      reject(err);
+    };
+    const onEnd = () => {
+      settle();
+      resolve(Buffer.concat(chunks));
+    };
+    req.on('data', onData).on('end', onEnd).on('error', fail).on('close', onClose);
+  });
 }
 
 function hasBody(ctx: Koa.Context): boolean {
@@ -79,11 +110,29 @@ export async function readJson(ctx: Koa.Context): Promise<Json | undefined> {
 
 /** An AbortSignal that fires when the client goes away before the response is complete. */
 export function abortOnClose(ctx: Koa.Context): AbortSignal {
-  const ac = new AbortController();
+  return lazyAbortOnClose(ctx)();
+}
+
+/**
+ * {@link abortOnClose}, made only when first asked for. Making an AbortSignal costs more than the
+ * rest of a refused request's body handling, and a request refused before its run never needs
+ * one. A signal made after the client went away is made aborted.
+ */
+export function lazyAbortOnClose(ctx: Koa.Context): () => AbortSignal {
+  let ac: AbortController | undefined;
+  let gone = false;
   ctx.res.on('close', () => {
-    if (!ctx.res.writableFinished) ac.abort();
+    if (ctx.res.writableFinished) return;
+    gone = true;
+    ac?.abort();
   });
-  return ac.signal;
+  return () => {
+    if (!ac) {
+      ac = new AbortController();
+      if (gone) ac.abort();
+    }
+    return ac.signal;
+  };
 }
 
 /** Whether the client asked for a server-sent event stream. */
@@ -93,8 +142,10 @@ export function wantsEventStream(ctx: Koa.Context): boolean {
 
 /** The URL-decoded path segments after `prefix` (400 on a malformed escape). */
 export function segmentsAfter(path: string, prefix: string): string[] {
-  const rest = path.slice(prefix.length).replace(/^\/+|\/+$/g, '');
+  const rest = trimSlashes(path.slice(prefix.length));
   if (!rest) return [];
+  // Without a percent sign there is nothing to decode.
+  if (!rest.includes('%')) return rest.split('/');
   try {
     return rest.split('/').map((s) => decodeURIComponent(s));
   } catch {
@@ -111,5 +162,16 @@ export function segmentsAfter(path: string, prefix: string): string[] {
  * HttpApiService), so such a request matches nothing.
  */
 export function endpointSegments(path: string, prefix: string): string[] {
-  return segmentsAfter(path, prefix).flatMap((s) => s.split('/'));
+  const segments = segmentsAfter(path, prefix);
+  // Only a decoded `%2F` can put a slash inside a segment.
+  return path.includes('%') ? segments.flatMap((s) => s.split('/')) : segments;
+}
+
+/** `text` without its leading and trailing slashes. */
+function trimSlashes(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) === 47) start++;
+  while (end > start && text.charCodeAt(end - 1) === 47) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }
