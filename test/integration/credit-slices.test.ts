@@ -189,11 +189,22 @@ describe('admission: credit slices', function () {
     moved.advance(1_000);
     const fresh = await a.admit(agent, unknown);
     expect(fresh.reservedCredits).to.equal(3);
-    // A run of this instance costing more than the estimate raises it at once.
+    // A run of this instance costing more than the estimate raises it at once; a cheaper one, or
+    // one ended without a charge, leaves it.
     await fresh.settle(4);
     const raised = await a.admit(agent, unknown);
     expect(raised.reservedCredits).to.equal(4);
-    await raised.release();
+    await raised.settle(1);
+    const kept = await a.admit(agent, unknown);
+    await kept.release();
+    const last = await a.admit(agent, unknown);
+    expect(last.reservedCredits).to.equal(4);
+    expect(a.reservedInFlight(agent.id)).to.equal(4);
+    await last.release();
+    // Every run ended holds nothing in flight, and each charge was counted once.
+    await a.flushCharges();
+    expect(a.reservedInFlight(agent.id)).to.equal(0);
+    expect(await h().service.store.repos.usage.agentDay(agent.id, '2026-09-05')).to.equal(10);
     await a.close();
   });
 

@@ -89,7 +89,7 @@ describe('credit slices, statement by statement', () => {
   });
 
   it('sums the charges of ended runs per day and stores them with one statement after the delay', async () => {
-    const { store, calls, charges } = fakeStore();
+    const { store, calls, charges, leases } = fakeStore();
     const slices = new CreditSlices(store, clock, { ...config, chargeDelayMs: 30 });
     const a = agent('agt_b');
     expect(slices.settle(a, 0, 1)).to.equal(false); // no slice: the caller charges it
@@ -104,6 +104,9 @@ describe('credit slices, statement by statement', () => {
     await sleep(80);
     expect(calls.filter((c) => c === 'spend')).to.deep.equal(['spend']);
     expect(charges).to.deep.equal([{ agentId: a.id, workspaceId: 'ws_1', teamId: null, day: '2026-10-01', credits: 2.75, runs: 3, maxRunCredits: 2 }]);
+    // The slice keeps what was not spent, in the database too.
+    expect([...leases.values()].map((l) => l.reservedCredits)).to.deep.equal([7.25]);
+    expect(slices.admit(a, 'L', 7.25)).to.equal(true);
     await slices.close();
   });
 
@@ -196,15 +199,17 @@ describe('credit slices, statement by statement', () => {
   it('gives back the free credits of the other agents of its workspace only, and says how many gave', async () => {
     const { store, leases } = fakeStore();
     const slices = new CreditSlices(store, clock, config);
-    const [a, b, c, other] = [agent('agt_h1'), agent('agt_h2'), agent('agt_h3'), agent('agt_h4', 'ws_2')];
-    for (const x of [a, b, c, other]) await granted(slices, store, x, 2);
+    const [a, b, c, d, other] = [agent('agt_h1'), agent('agt_h2'), agent('agt_h3'), agent('agt_h5'), agent('agt_h4', 'ws_2')];
+    for (const x of [a, b, c, d, other]) await granted(slices, store, x, 2);
     slices.admit(c, 'L', 2); // c has nothing free
+    slices.admit(d, 'L', 2);
+    slices.settle(d, 2, 2); // nor has d: its run's charge is pending
     expect(await slices.giveBackOthers(a)).to.equal(1);
     const held = new Map([...leases.values()].map((l) => [l.agentId, l.reservedCredits]));
-    expect(Object.fromEntries(held)).to.deep.equal({ agt_h1: 2, agt_h3: 2, agt_h4: 2 });
+    expect(Object.fromEntries(held)).to.deep.equal({ agt_h1: 2, agt_h3: 2, agt_h4: 2, agt_h5: 2 });
     expect(await slices.giveBackOthers(a)).to.equal(0);
     await slices.close();
-    expect([...leases.values()].map((l) => l.agentId)).to.deep.equal(['agt_h3']); // c's run still holds it
+    expect([...leases.values()].map((l) => l.agentId)).to.deep.equal(['agt_h3']); // c's run still holds it; d's charge is stored
     expect(slices.admit(c, 'L', 0)).to.equal(false);
   });
 });

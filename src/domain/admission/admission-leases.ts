@@ -92,10 +92,11 @@ export class AdmissionLeases {
       const left = (this.heldHere.get(agent.id) ?? 1) - 1;
       if (left > 0) this.heldHere.set(agent.id, left);
       else this.heldHere.delete(agent.id);
-      if (credits === null || !(credits > 0)) return slots.release(slotId);
+      const charged = credits ?? 0;
+      if (!(charged > 0)) return slots.release(slotId);
       await this.store.transaction(async (r) => {
         await r.slots.release(slotId);
-        await r.usage.charge(this.chargeOf(agent, credits));
+        await r.usage.charge(this.chargeOf(agent, charged));
       });
     });
   }

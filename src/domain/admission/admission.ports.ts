@@ -96,8 +96,9 @@ export interface SlotRepo {
   /**
    * Turns part of a budget slice into charges in one statement: the slice holds `charge.credits`
    * less (never below 0) as the agent's day is charged them, so no reader sees both or neither.
+   * Without a slice (null, or one gone) only the charge is written.
    */
-  spend(id: string, charge: SummedCharge): Promise<void>;
+  spend(id: string | null, charge: SummedCharge): Promise<void>;
   /** Deletes leases that expired before `now` (housekeeping; expired ones never count). */
   purgeExpired(now: Date): Promise<number>;
 }

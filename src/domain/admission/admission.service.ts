@@ -89,7 +89,7 @@ export class AdmissionService {
       const lease = max == null ? null : await this.lease(agent, max);
       return admitted({ slotId: lease?.id ?? null, reservedCredits: 0, workspace }, async (credits) => {
         if (lease) await this.pools.put(agent.id, lease);
-        if (credits !== null && credits > 0) await this.chargeSoon(agent, credits);
+        if ((credits ?? 0) > 0) await this.chargeSoon(agent, credits!);
       });
     }
     const now = this.clock.now();
@@ -107,8 +107,8 @@ export class AdmissionService {
     return admitted({ slotId: lease?.id ?? null, reservedCredits: credits, workspace }, async (charged) => {
       if (lease) await this.pools.put(agent.id, lease);
       const estimate = this.estimates.get(agent.id);
-      if (estimate && charged !== null && charged > estimate.credits) estimate.credits = charged;
-      if (!this.slices.settle(agent, credits, charged) && charged !== null && charged > 0) await this.store.repos.usage.charge(this.leases.chargeOf(agent, charged));
+      if (estimate && (charged ?? 0) > estimate.credits) estimate.credits = charged!;
+      if (!this.slices.settle(agent, credits, charged) && (charged ?? 0) > 0) await this.store.repos.usage.charge(this.leases.chargeOf(agent, charged!));
     });
   }
 

@@ -120,19 +120,18 @@ export class CreditSlices {
     const s = this.slices.get(agent.id);
     if (!s) return false;
     s.inFlight = Math.max(0, round6(s.inFlight - reserved));
-    if (credits === null || !(credits > 0)) return true;
+    const charged = credits ?? 0;
+    if (!(charged > 0)) return true;
     const day = utcDay(this.clock.now());
     const had = s.pending.get(day);
     if (had) {
-      had.credits = round6(had.credits + credits);
+      had.credits = round6(had.credits + charged);
       had.runs++;
-      had.maxRunCredits = Math.max(had.maxRunCredits, credits);
-    } else s.pending.set(day, { agentId: agent.id, workspaceId: agent.workspaceId, teamId: agent.teamId, day, credits, runs: 1, maxRunCredits: credits });
-    s.pendingCredits = round6(s.pendingCredits + credits);
-    if (!s.flushTimer) {
-      s.flushTimer = setTimeout(() => void this.flushOne(s).catch(() => {}), this.config.chargeDelayMs);
-      s.flushTimer.unref();
-    }
+      had.maxRunCredits = Math.max(had.maxRunCredits, charged);
+    } else s.pending.set(day, { agentId: agent.id, workspaceId: agent.workspaceId, teamId: agent.teamId, day, credits: charged, runs: 1, maxRunCredits: charged });
+    s.pendingCredits = round6(s.pendingCredits + charged);
+    s.flushTimer ??= setTimeout(() => void this.flushOne(s).catch(() => {}), this.config.chargeDelayMs);
+    s.flushTimer.unref();
     return true;
   }
 
@@ -168,7 +167,7 @@ export class CreditSlices {
 
   /** Stores the slice's pending charges after its other statements. */
   private flushOne(s: Slice): Promise<void> {
-    if (s.flushTimer) clearTimeout(s.flushTimer);
+    clearTimeout(s.flushTimer ?? undefined);
     s.flushTimer = null;
     if (s.pending.size === 0) return s.chain.then(() => undefined);
     const done = s.chain.then(() => this.storeCharges(s));
@@ -183,7 +182,7 @@ export class CreditSlices {
   async storePending(agentId: string): Promise<void> {
     const s = this.slices.get(agentId);
     if (!s || s.pending.size === 0) return;
-    if (s.flushTimer) clearTimeout(s.flushTimer);
+    clearTimeout(s.flushTimer ?? undefined);
     s.flushTimer = null;
     await this.storeCharges(s);
   }
@@ -213,8 +212,7 @@ export class CreditSlices {
     try {
       while (batch.length) {
         const c = batch[0]!;
-        if (s.leaseId) await this.store.repos.slots.spend(s.leaseId, c);
-        else await this.store.repos.usage.chargeMany([c]);
+        await this.store.repos.slots.spend(s.leaseId, c);
         s.granted = Math.max(0, round6(s.granted - c.credits));
         s.pendingCredits = Math.max(0, round6(s.pendingCredits - c.credits));
         batch.shift();
@@ -231,10 +229,8 @@ export class CreditSlices {
         if (had) Object.assign(had, { credits: round6(had.credits + c.credits), runs: had.runs + c.runs, maxRunCredits: Math.max(had.maxRunCredits, c.maxRunCredits) });
         else s.pending.set(c.day, c);
       }
-      if (!s.flushTimer) {
-        s.flushTimer = setTimeout(() => void this.flushOne(s).catch(() => {}), 1_000);
-        s.flushTimer.unref();
-      }
+      s.flushTimer ??= setTimeout(() => void this.flushOne(s).catch(() => {}), 1_000);
+      s.flushTimer.unref();
       throw err;
     }
   }
@@ -260,7 +256,7 @@ export class CreditSlices {
         return;
       }
       if (this.slices.get(s.agent.id) === s) this.slices.delete(s.agent.id);
-      if (s.life) clearTimeout(s.life);
+      clearTimeout(s.life ?? undefined);
       s.life = null;
       if (s.leaseId) await this.store.repos.slots.release(s.leaseId);
       s.leaseId = null;
