@@ -115,7 +115,8 @@ describe('admission: the lease of a probe (a run whose cost is not known yet, un
     const a = new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 150, concurrencyRetryAfterSeconds: 1 });
     const probe = await a.admit(agent, unknown);
     const row = await h().db('run_slots').where({ id: probe.slotId! }).first();
-    expect([row.slot_no, row.budget, Number(row.reserved_credits)]).to.deep.equal([0, false, 0]);
+    expect(row.slot_no).to.be.oneOf([0, 1]); // a number below the limit, picked at random
+    expect([row.budget, Number(row.reserved_credits)]).to.deep.equal([false, 0]);
     expect(a.leasesHeld(agent.id)).to.equal(1);
     expect(a.leasesHeld(other.id)).to.equal(0);
     expect(a.leasesHeld()).to.equal(1);
