@@ -147,13 +147,13 @@ describe('admission: the lease of a probe (a run whose cost is not known yet, un
   });
 
   it('a probe under a used-up limit is refused until midnight, and remembered: the next refusal takes no transaction', async () => {
-    const agent = await probeAgent('dailyCreditLimit: 1');
+    // A limit of 0 is used up with nothing charged: no run measured, so every run is a probe.
+    const agent = await probeAgent('dailyCreditLimit: 0');
     const clock = new MovableClock(new Date('2001-02-03T12:00:00Z'));
     const real = h().service.store;
     let transactions = 0;
     const store = { get repos() { return real.repos; }, transaction: (work: never) => (transactions++, real.transaction(work)) } as unknown as typeof real;
     const a = new AdmissionService(store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
-    await a.charge(agent, 1);
     const err = (await a.admit(agent, unknown).catch((e: unknown) => e)) as { reason: string; retryAfterSeconds: number };
     expect([err.reason, err.retryAfterSeconds]).to.deep.equal(['daily_credit_limit', 12 * 3600]);
     expect(transactions).to.equal(1);

@@ -157,6 +157,7 @@ describe('admission: credit slices', function () {
   it("a changed team or workspace limit is not admitted against a slice granted under the old ones", async () => {
     const fresh = await newWorkspace();
     const team = (await gqlOk(fresh.adminToken, 'mutation { createTeam(name: "Slices", dailyCreditLimit: 10) { id } }')).createTeam.id as string;
+    await gqlOk(fresh.adminToken, 'mutation { setWorkspaceLimits(dailyCreditLimit: 100) { id } }');
     const agent = await loadAgent(await createAgent(fresh.adminToken, { teamId: team }));
     const a = new AdmissionService(h().service.store, clock, config());
     await (await a.admit(agent, bound(1))).settle(1);
@@ -215,6 +216,11 @@ describe('admission: credit slices', function () {
     await new Promise((r) => setTimeout(r, 120)); // the slice's life ended, unused
     await run.settle(0.5);
     expect(await charged(agent.id)).to.equal(0.5);
+    // One that cost nothing is not a run of the day.
+    const free = await a.admit(agent, bound(0));
+    await new Promise((r) => setTimeout(r, 120));
+    await free.settle(0);
+    expect(await h().service.store.repos.usage.listByAgent(agent.id, utcDay(clock.now()))).to.deep.include.members([{ agentId: agent.id, day: utcDay(clock.now()), credits: 0.5, runs: 1 }]);
     await a.close();
   });
 

@@ -72,6 +72,7 @@ describe('credit slices, statement by statement', () => {
     const { store } = fakeStore();
     const slices = new CreditSlices(store, clock, config);
     const a = agent('agt_a');
+    expect(slices.inFlight(a.id)).to.equal(0);
     expect(slices.admit(a, 'L', 1)).to.equal(false); // no slice yet
     await granted(slices, store, a, 1);
     expect(slices.admit(a, 'other limits', 1)).to.equal(false);
@@ -118,9 +119,11 @@ describe('credit slices, statement by statement', () => {
     slices.admit(a, 'L', 1);
     slices.settle(a, 1, 1);
     failNextSpends(1);
-    expect(await slices.flush().then(() => null, (e: Error) => e.message)).to.equal('database unavailable');
+    const refused = slices.flush();
+    // A run ends while the refused statement is on its way: the two are merged.
     slices.admit(a, 'L', 3);
     slices.settle(a, 3, 3);
+    expect(await refused.then(() => null, (e: Error) => e.message)).to.equal('database unavailable');
     await slices.flush();
     expect(charges).to.deep.equal([{ agentId: a.id, workspaceId: 'ws_1', teamId: null, day: '2026-10-01', credits: 4, runs: 2, maxRunCredits: 3 }]);
     // A refused flush also retries by itself, a second later.
@@ -242,6 +245,23 @@ describe('slot pools, statement by statement', () => {
     await pools.close();
     expect(calls.filter((c) => c.startsWith('release'))).to.deep.equal(['releaseMany:2']);
     expect(pools.take(a.id, 2)).to.equal(null); // nothing kept any more
+    expect((pools as unknown as { pools: Map<string, unknown> }).pools.size).to.equal(0);
+  });
+
+  it('with its limit lowered, an agent takes a kept lease numbered below it, never one at or above it', async () => {
+    const { store } = fakeStore();
+    const pools = new SlotPools(store, clock, { instanceId: 'test', leaseMs: 30_000, idleLeaseMs: 60_000 });
+    const a = agent('agt_p2');
+    const [x, y, z] = [(await pools.acquire(a, 3))!, (await pools.acquire(a, 3))!, (await pools.acquire(a, 3))!];
+    expect([x.no, y.no, z.no]).to.deep.equal([0, 1, 2]);
+    await pools.put(a.id, y);
+    await pools.put(a.id, z); // x still runs; y and z wait, z last
+    expect(pools.take(a.id, 2)).to.deep.equal({ id: y.id, no: 1 });
+    expect(pools.take(a.id, 3)).to.deep.equal({ id: z.id, no: 2 });
+    // Runs in flight keep their pool while its idle leases go back.
+    await pools.close();
+    expect(pools.take(a.id, 3)).to.equal('full');
+    expect(pools.busy(a.id)).to.equal(3);
   });
 
   it('gives back leases idle for idleLeaseMs in one statement, keeps the recently used, and renews every lease held', async () => {

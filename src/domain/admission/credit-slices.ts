@@ -93,7 +93,7 @@ export class CreditSlices {
       s.leaseId = leaseId;
       s.granted = held;
     };
-    if (s.leaseId && (total === s.granted || (await r.slots.resize(s.leaseId, total, this.expiry())))) return apply(s.leaseId, total);
+    if (s.leaseId && (await r.slots.resize(s.leaseId, total, this.expiry()))) return apply(s.leaseId, total);
     if (total <= 0) return apply(null, 0);
     // No lease yet, or it expired and was purged (its credits counted for nobody since).
     const id = newId('slot');
