@@ -46,27 +46,20 @@ export function creditLimitsOf(agent: Agent, { team, workspace: ws }: CreditScop
       held: `This agent's daily credit limit of ${l} is held by its runs in flight; retry shortly`,
     });
   }
-  if (team?.dailyCreditLimit != null) {
-    const l = team.dailyCreditLimit;
-    limits.push({
-      scope: { teamId: team.id },
-      limit: l,
-      reason: 'team_credit_limit',
-      usedUp: `The team's daily credit limit of ${l} is used up; it resets at 00:00 UTC`,
-      held: `The team's daily credit limit of ${l} is held by runs in flight; retry shortly`,
-    });
-  }
-  if (ws?.dailyCreditLimit != null) {
-    const l = ws.dailyCreditLimit;
-    limits.push({
-      scope: { workspaceId: ws.id },
-      limit: l,
-      reason: 'workspace_credit_limit',
-      usedUp: `The workspace's daily credit limit of ${l} is used up; it resets at 00:00 UTC`,
-      held: `The workspace's daily credit limit of ${l} is held by runs in flight; retry shortly`,
-    });
-  }
+  if (team?.dailyCreditLimit != null) limits.push(sharedLimit({ teamId: team.id }, team.dailyCreditLimit, 'team_credit_limit', 'team'));
+  if (ws?.dailyCreditLimit != null) limits.push(sharedLimit({ workspaceId: ws.id }, ws.dailyCreditLimit, 'workspace_credit_limit', 'workspace'));
   return limits;
+}
+
+/** A team's or a workspace's limit: shared by its agents, worded for whose it is. */
+function sharedLimit(scope: CreditScope, l: number, reason: LimitReason, whose: 'team' | 'workspace'): CreditLimit {
+  return {
+    scope,
+    limit: l,
+    reason,
+    usedUp: `The ${whose}'s daily credit limit of ${l} is used up; it resets at 00:00 UTC`,
+    held: `The ${whose}'s daily credit limit of ${l} is held by runs in flight; retry shortly`,
+  };
 }
 
 /**
