@@ -121,9 +121,10 @@ describe('admission: the lease of a probe (a run whose cost is not known yet, un
     expect(a.leasesHeld(other.id)).to.equal(0);
     expect(a.leasesHeld()).to.equal(1);
     clock.advance(3_600_000);
-    await new Promise((r) => setTimeout(r, 200));
-    const renewed = await h().db('run_slots').where({ id: probe.slotId! }).first();
-    expect(new Date(renewed.expires_at).getTime()).to.be.above(clock.now().getTime());
+    const expiry = async () => new Date((await h().db('run_slots').where({ id: probe.slotId! }).first()).expires_at).getTime();
+    const deadline = Date.now() + 20_000; // bounds a hang only
+    while ((await expiry()) <= clock.now().getTime() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(await expiry()).to.be.above(clock.now().getTime());
     await probe.settle(0);
     expect(a.leasesHeld(agent.id)).to.equal(0);
     expect(await h().db('run_slots').where({ agent_id: agent.id })).to.deep.equal([]);

@@ -212,13 +212,14 @@ describe('admission: credit slices', function () {
   it('a run that reserved nothing and outlives its slice is still charged, at once', async () => {
     const agent = await limited('dailyCreditLimit: 10');
     const a = new AdmissionService(h().service.store, clock, config({ sliceMs: 30 }));
+    const sliceGone = async () => !(a as unknown as { slices: { slices: Map<string, unknown> } }).slices.slices.has(agent.id);
     const run = await a.admit(agent, bound(0));
-    await new Promise((r) => setTimeout(r, 120)); // the slice's life ended, unused
+    await until('the slice to end, unused', sliceGone);
     await run.settle(0.5);
     expect(await charged(agent.id)).to.equal(0.5);
     // One that cost nothing is not a run of the day.
     const free = await a.admit(agent, bound(0));
-    await new Promise((r) => setTimeout(r, 120));
+    await until('the slice to end, unused', sliceGone);
     await free.settle(0);
     expect(await h().service.store.repos.usage.listByAgent(agent.id, utcDay(clock.now()))).to.deep.include.members([{ agentId: agent.id, day: utcDay(clock.now()), credits: 0.5, runs: 1 }]);
     await a.close();

@@ -57,7 +57,14 @@ function fakeStore() {
 }
 
 const agent = (id: string, workspaceId = 'ws_1'): Agent => ({ id, workspaceId, teamId: null }) as Agent;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Polls `probe` until it holds: timers fire late on a busy machine; the deadline only bounds a hang. */
+async function eventually(what: string, probe: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
 const config = { instanceId: 'test', leaseMs: 30_000, sliceMs: 60_000, chargeDelayMs: 60_000 };
 
 describe('credit slices, statement by statement', () => {
@@ -102,7 +109,7 @@ describe('credit slices, statement by statement', () => {
     slices.admit(a, 'L', 2);
     expect(slices.settle(a, 2, 0)).to.equal(true); // a run that cost nothing is not a charge
     expect(calls.filter((c) => c === 'spend')).to.deep.equal([]);
-    await sleep(80);
+    await eventually('the batch to be stored', () => calls.includes('spend'));
     expect(calls.filter((c) => c === 'spend')).to.deep.equal(['spend']);
     expect(charges).to.deep.equal([{ agentId: a.id, workspaceId: 'ws_1', teamId: null, day: '2026-10-01', credits: 2.75, runs: 3, maxRunCredits: 2 }]);
     // The slice keeps what was not spent, in the database too.
@@ -131,7 +138,7 @@ describe('credit slices, statement by statement', () => {
     slices.settle(a, 1, 0.5);
     failNextSpends(1);
     await slices.flush().catch(() => {});
-    await sleep(1_200);
+    await eventually('the retry', () => charges.length === 2);
     expect(charges.at(-1)).to.deep.include({ credits: 0.5, runs: 1 });
     await slices.close();
   });
@@ -181,19 +188,20 @@ describe('credit slices, statement by statement', () => {
   });
 
   it('at the end of a life: shrinks to the runs in flight, restarts its life while used, ends once a life passes unused', async () => {
-    const { store, leases } = fakeStore();
+    const { store, leases, charges } = fakeStore();
     const slices = new CreditSlices(store, clock, { ...config, sliceMs: 40 });
     const a = agent('agt_g');
     await granted(slices, store, a, 10);
     slices.admit(a, 'L', 2);
     slices.admit(a, 'L', 1);
-    await sleep(70);
-    expect([...leases.values()].map((l) => l.reservedCredits)).to.deep.equal([3]);
+    const held = () => [...leases.values()].map((l) => l.reservedCredits);
+    await eventually('the slice to shrink to its runs in flight', () => held().length === 1 && held()[0] === 3);
     slices.settle(a, 2, 2);
     slices.settle(a, 1, null);
-    await sleep(70); // the second life: the charge is stored, nothing held
-    expect([...leases.values()].map((l) => l.reservedCredits)).to.deep.equal([]);
-    await sleep(80);
+    // A later life: the charge is stored, nothing held, and the lease ends.
+    await eventually('the lease to end', () => held().length === 0);
+    expect(charges).to.have.length(1);
+    await eventually('the unused slice to end', () => !slices.settle(a, 0, null));
     expect(slices.admit(a, 'L', 0)).to.equal(false);
     expect(slices.settle(a, 0, 1)).to.equal(false); // the slice is gone
     await slices.close();
@@ -273,15 +281,14 @@ describe('slot pools, statement by statement', () => {
     await pools.put(a.id, x);
     await sweep(); // just used: kept
     expect([...leases.keys()].sort()).to.deep.equal([x.id, y.id].sort());
-    await sleep(150);
+    await eventually('the idle lease to go back', () => !leases.has(x.id));
     expect([...leases.keys()]).to.deep.equal([y.id]); // idle past idleLeaseMs: given back; y is in use
     expect(calls).to.include('releaseMany:1');
     clock.advance(10_000);
-    await sleep(120); // renewed every 50 ms, to leaseMs past the moved clock
-    expect(leases.get(y.id)!.expiresAt.getTime()).to.be.at.least(clock.now().getTime());
+    // Renewed every 50 ms, to leaseMs past the moved clock.
+    await eventually('the lease to be renewed', () => leases.get(y.id)!.expiresAt.getTime() >= clock.now().getTime());
     await pools.put(a.id, y);
-    await sleep(150);
-    expect([...leases.keys()]).to.deep.equal([]);
+    await eventually('the last lease to go back', () => leases.size === 0);
     expect(pools.take(a.id, 5)).to.equal(null);
   });
 
