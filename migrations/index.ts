@@ -18,6 +18,7 @@ import * as apiKeyConsoleSession from './20270221000000_api_key_console_session.
 import * as activityEntryIndex from './20270222000000_activity_entry_index.js';
 import * as agentChanges from './20270230000000_agent_changes.js';
 import * as budgetSlices from './20270301000000_budget_slices.js';
+import * as openaiResponses from './20270305000000_openai_responses.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -41,6 +42,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270222000000_activity_entry_index': activityEntryIndex,
   '20270230000000_agent_changes': agentChanges,
   '20270301000000_budget_slices': budgetSlices,
+  '20270305000000_openai_responses': openaiResponses,
 };
 
 /** knex migration source over the static list above. */

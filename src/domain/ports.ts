@@ -11,6 +11,7 @@ import type { MessageRepo } from './messages/message.ports.js';
 import type { ModelRepo } from './models/model.ports.js';
 import type { AgentChildRepo } from './repo.ports.js';
 import type { SecretRepo } from './secrets/secret.ports.js';
+import type { ResponseRepo } from './surfaces/openai/openai.ports.js';
 import type { DeliveryRepo } from './webhooks/webhook.ports.js';
 import type { WorkspaceReadRepo } from './workspace-api/workspace-api.ports.js';
 import type { MemberRepo, MemberTokenRepo, TeamRepo, WorkspaceRepo } from './workspace/workspace.ports.js';
@@ -31,6 +32,8 @@ export interface Repositories {
   webhooks: AgentChildRepo<Webhook>;
   deliveries: DeliveryRepo;
   conversations: ConversationRepo;
+  /** Stored responses of the OpenAI-compatible API. */
+  responses: ResponseRepo;
   documents: DocumentRepo;
   exposures: ExposureRepo;
   records: RecordRepo;

@@ -28,6 +28,7 @@ import { SecretService } from './secrets/secret.service.js';
 import { DocumentApiService } from './surfaces/document-api.service.js';
 import { HttpApiService } from './surfaces/http-api.service.js';
 import { McpService } from './surfaces/mcp.service.js';
+import { OpenAiService } from './surfaces/openai.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
 import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
@@ -70,6 +71,8 @@ export interface Services {
   /** Rung when a delivery is queued here: the composition root points it at this instance's worker. */
   deliveryQueued: QueueSignal;
   chat: ChatService;
+  /** The OpenAI-compatible API: Chat Completions, Responses, models. */
+  openai: OpenAiService;
   workspaceApi: WorkspaceApiService;
   manifests: ManifestService;
   health: HealthService;
@@ -128,6 +131,7 @@ export function createServices(deps: ServiceDeps): Services {
   const pipeline = new Pipeline(admission, runs, activityLog, deps.metrics);
   const keys = new KeyService(store, clock);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
+  const surfaces = new SurfaceAccess(store, keys);
   return {
     workspace: new WorkspaceService(store, clock),
     agents,
@@ -145,11 +149,12 @@ export function createServices(deps: ServiceDeps): Services {
     admission,
     activityLog,
     pipeline,
-    surfaces: new SurfaceAccess(store, keys),
+    surfaces,
     httpApi: new HttpApiService(store, pipeline),
     mcp: new McpService(store, pipeline),
     documentApi: new DocumentApiService(records, pipeline),
     chat: new ChatService(store, clock, pipeline),
+    openai: new OpenAiService(store, clock, pipeline, runs, surfaces),
     deliveryBodies: new DeliveryBodyService(store),
     webhookReceipt: new WebhookReceiptService(store, clock, secrets, deliveryQueued),
     webhookDelivery: new WebhookDeliveryTask(store, pipeline),

@@ -20,6 +20,7 @@ import { httpApiRoutes } from './surfaces/http-api.routes.js';
 import { mcpRoutes } from './surfaces/mcp.routes.js';
 import { webhookRoutes } from './surfaces/webhook.routes.js';
 import { chatRoutes } from './surfaces/chat.routes.js';
+import { openAiRoutes } from './surfaces/openai.routes.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
 import { consoleSessionRoutes } from './console-session.routes.js';
 import { consoleRoutes } from './console.routes.js';
@@ -115,6 +116,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(webhookRoutes(deps.services, deps.logger));
   app.use(chatRoutes(deps.services, deps.platformOrigins, deps.logger, deps.chatKeepAliveMs));
+  app.use(openAiRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(widgetRoutes(deps.widget));
   app.use(workspaceApiRoutes(deps.services, { baseUrl: deps.baseUrl }));
   app.use(router.routes());
@@ -126,7 +128,7 @@ export function createApp(deps: AppDeps): Koa {
 }
 
 /** What comes after `/agents/{agentId}/` on the agent surfaces. */
-const AGENT_SURFACE_SEGMENTS = new Set(['api', 'documents', 'mcp', 'webhook', 'chat', 'openapi.json']);
+const AGENT_SURFACE_SEGMENTS = new Set(['api', 'documents', 'mcp', 'webhook', 'chat', 'openapi.json', 'v1']);
 
 /**
  * The 404 of a path no route answers. Under `/agents/{agentId}/` anything but a surface is most often

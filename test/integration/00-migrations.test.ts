@@ -258,7 +258,7 @@ describe('migrations', function () {
     expect(await repos.records.query(doc.id, { done: [{ op: 'in', type: 'BOOLEAN', values: [true] }] }, { limit: 10, offset: 0 })).to.deep.equal({ records: [{ id: 'rec_2', title: 'b', done: true }], totalCount: 1 });
 
     // The constraint the error translation names is back: a second model of the same name is a Conflict.
-    const model: ModelConfig = { id: newId('mdl'), workspaceId: ws.id, name: 'main', provider: 'openai', model: 'gpt-4o-mini', baseUrl: null, apiKeySecret: null, inputPricePerMillion: 1, outputPricePerMillion: 2, isDefault: false, createdAt: now, updatedAt: now };
+    const model: ModelConfig = { id: newId('mdl'), workspaceId: ws.id, name: 'main', provider: 'openai', model: 'gpt-4o-mini', baseUrl: null, apiKeySecret: null, inputPricePerMillion: 1, outputPricePerMillion: 2, isDefault: false, acceptsImages: false, createdAt: now, updatedAt: now };
     await repos.models.insert(model);
     const duplicate = await repos.models.insert({ ...model, id: newId('mdl') }).then(() => null, (err: unknown) => err);
     expect(duplicate).to.be.instanceOf(Conflict);

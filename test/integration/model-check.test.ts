@@ -125,7 +125,7 @@ describe('GraphQL: model names checked against the provider, and testModel', fun
   });
 
   describe('the model list reader', () => {
-    const model = (m: Partial<ResolvedModel>): ResolvedModel => ({ reference: 'x', provider: 'openai-compatible', model: 'x', baseUrl: null, apiKey: null, inputPricePerMillion: 0, outputPricePerMillion: 0, ...m });
+    const model = (m: Partial<ResolvedModel>): ResolvedModel => ({ reference: 'x', provider: 'openai-compatible', model: 'x', baseUrl: null, apiKey: null, inputPricePerMillion: 0, outputPricePerMillion: 0, acceptsImages: false, ...m });
 
     it('gives up on a list that does not answer within its timeout, saying so', async () => {
       const held: ServerResponse[] = [];

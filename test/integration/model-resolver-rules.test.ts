@@ -16,7 +16,7 @@ const BOTH: ModelDefaults = { openai: OPENAI_ENV, anthropic: ANTHROPIC_ENV };
 
 function model(name: string, fields: Partial<ModelConfig> = {}): ModelConfig {
   const now = new Date(0);
-  return { id: `m-${name}`, workspaceId: WS, name, provider: 'openai', model: `${name}-upstream`, baseUrl: null, apiKeySecret: null, inputPricePerMillion: 0, outputPricePerMillion: 0, isDefault: false, createdAt: now, updatedAt: now, ...fields };
+  return { id: `m-${name}`, workspaceId: WS, name, provider: 'openai', model: `${name}-upstream`, baseUrl: null, apiKeySecret: null, inputPricePerMillion: 0, outputPricePerMillion: 0, isDefault: false, acceptsImages: false, createdAt: now, updatedAt: now, ...fields };
 }
 
 function reposWith(models: ModelConfig[]): Repositories {

@@ -17,6 +17,7 @@ const model = (over: Partial<ResolvedModel> = {}): ResolvedModel => ({
   apiKey: 'sk-house-key-0123456789',
   inputPricePerMillion: 0,
   outputPricePerMillion: 0,
+  acceptsImages: false,
   ...over,
 });
 

@@ -34,6 +34,7 @@ const SURFACE_NAMES: Record<AgentRow['surfaces'][number]['surface'], string> = {
   MCP: 'MCP',
   WIDGET: 'Widget',
   WEBHOOKS: 'Webhooks',
+  OPENAI: 'OpenAI API',
 };
 
 /** Credits of the current UTC day (usage lists days with use only). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SURFACES, type Surfaces } from '../surfaces/surface.entities.js';
+import { SURFACES } from '../surfaces/surface.entities.js';
 import { REDACT_PRESETS, VISIBILITIES, type Capabilities, type CorsSettings, type Guardrails } from './agent.entities.js';
 import { patternRefusal } from '../runtime/patterns.js';
 import { modelRef, nonEmpty, optionalText } from '../validation.js';
@@ -79,9 +79,7 @@ export const limitsInput = z.object({
   maxConcurrentRequests: z.number().int().min(1, 'must be at least 1').max(10_000).nullable().optional(),
 });
 
-export function defaultSurfaces(): Surfaces {
-  return Object.fromEntries(SURFACES.map((s) => [s, { enabled: true, activityLogging: true }])) as Surfaces;
-}
+export { defaultSurfaces } from '../surfaces/surface.entities.js';
 export const DEFAULT_CORS: CorsSettings = { allowPlatformApps: true, customOrigins: [] };
 export const DEFAULT_CAPABILITIES: Capabilities = { endpointManagement: false, documents: false };
 export const DEFAULT_GUARDRAILS: Guardrails = {

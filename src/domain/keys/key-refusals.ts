@@ -100,3 +100,8 @@ export function workspaceKeysOff(agentId: string): Unauthenticated {
 export function workspaceKeyRequired(): Unauthenticated {
   return new Unauthenticated('The Workspace API takes a workspace key (wk_) with the WORKSPACE_READ scope; an agent key (ak_) works only on its agent\'s surfaces');
 }
+
+/** An agent key presented on the workspace-wide OpenAI-compatible URL (`/v1`). */
+export function workspaceKeyForAllAgents(): Unauthenticated {
+  return new Unauthenticated("This URL serves every agent of a workspace and takes a workspace key (wk_); an agent key (ak_) works at its agent's own URL, /agents/{agentId}/v1");
+}

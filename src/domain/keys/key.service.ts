@@ -23,6 +23,7 @@ import {
   noKeySent,
   noWorkspaceKeySent,
   workspaceKeyRequired,
+  workspaceKeyForAllAgents,
   workspaceKeysOff,
   workspaceReadMissing,
 } from './key-refusals.js';
@@ -178,6 +179,17 @@ export class KeyService {
     }
     if (key.workspaceId !== agent.workspaceId) throw keyNotForThisAgent();
     if (!agent.allowWorkspaceKeys) throw workspaceKeysOff(agent.id);
+    await this.touch(key);
+    return { kind: 'workspaceKey', keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes };
+  }
+
+  /**
+   * Authenticates a workspace key where it serves every agent it may use (the workspace-wide
+   * OpenAI-compatible URL); whether it may use a given agent is `SurfaceAccess.enterAs`'s check.
+   */
+  async authenticateWorkspaceKey(presented: Presented): Promise<Principal & { kind: 'workspaceKey' }> {
+    const key = await this.lookup(presented, 'agentSurface');
+    if (key.kind !== 'WORKSPACE') throw workspaceKeyForAllAgents();
     await this.touch(key);
     return { kind: 'workspaceKey', keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes };
   }

@@ -13,6 +13,8 @@ export interface ModelConfig {
   apiKeySecret: string | null;
   inputPricePerMillion: number;
   outputPricePerMillion: number;
+  /** Whether the model takes image parts in user messages (the OpenAI-compatible API refuses them otherwise). */
+  acceptsImages: boolean;
   isDefault: boolean;
   createdAt: Date;
   updatedAt: Date;

@@ -25,6 +25,7 @@ const configureModelInput = z.object({
   inputPricePerMillion: z.number().nonnegative().max(1e9).default(0),
   outputPricePerMillion: z.number().nonnegative().max(1e9).default(0),
   isDefault: z.boolean().default(false),
+  acceptsImages: z.boolean().default(false),
 });
 
 /** A configured model as configureModel answers it: `warning` says why its name could not be checked. */
@@ -199,7 +200,7 @@ export class ModelService {
     }
     try {
       const { baseUrl, apiKey } = modelConnection(this.deps.modelDefaults, v.model, { provider: v.provider, baseUrl: v.baseUrl, secretKey });
-      return { reference: v.model, provider: v.provider, model: v.model, baseUrl, apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0 };
+      return { reference: v.model, provider: v.provider, model: v.model, baseUrl, apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0, acceptsImages: false };
     } catch (err) {
       if (err instanceof ModelNotConfigured) return { unreachable: err.message };
       throw err;

@@ -11,7 +11,11 @@ import type { Json } from '../json.js';
 
 /** Raised when input matches a blocked pattern; surfaces answer 400 / a tool error / a chat error. */
 export class GuardrailBlocked extends Invalid {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The guardrail that refused, by its field name on the agent. */
+    readonly guardrail: 'maxInputChars' | 'blockedInputPatterns',
+  ) {
     super(message, 'input');
   }
 }
@@ -26,7 +30,7 @@ function blocks(pattern: string, text: string): boolean {
   try {
     return userPattern(pattern).test(text);
   } catch (err) {
-    if (err instanceof PatternRefused) throw new GuardrailBlocked("Input was refused: one of this agent's blocked patterns cannot run; a member must update its guardrails");
+    if (err instanceof PatternRefused) throw new GuardrailBlocked("Input was refused: one of this agent's blocked patterns cannot run; a member must update its guardrails", 'blockedInputPatterns');
     throw err;
   }
 }
@@ -51,10 +55,10 @@ export function checksInput(g: Guardrails): boolean {
 /** Refuses input longer than maxInputChars or matching a blocked pattern (case-insensitive). */
 export function checkInput(g: Guardrails, text: string): void {
   if (g.maxInputChars != null && text.length > g.maxInputChars) {
-    throw new GuardrailBlocked(`Input is ${text.length} characters; this agent accepts at most ${g.maxInputChars}`);
+    throw new GuardrailBlocked(`Input is ${text.length} characters; this agent accepts at most ${g.maxInputChars} (guardrail maxInputChars)`, 'maxInputChars');
   }
   for (const p of g.blockedInputPatterns) {
-    if (blocks(p, text)) throw new GuardrailBlocked('Input was refused by this agent\'s guardrails (blocked content)');
+    if (blocks(p, text)) throw new GuardrailBlocked('Input was refused by this agent\'s guardrails (blocked content)', 'blockedInputPatterns');
   }
 }
 

@@ -10,6 +10,8 @@ export interface ResolvedModel {
   apiKey: string | null;
   inputPricePerMillion: number;
   outputPricePerMillion: number;
+  /** Whether the model takes image parts in user messages. */
+  acceptsImages: boolean;
 }
 
 export interface ToolDefinition {
@@ -17,15 +19,52 @@ export interface ToolDefinition {
   description: string;
   /** JSON Schema (type object) of the arguments. */
   inputSchema: Record<string, unknown>;
-  execute(args: Record<string, unknown>, signal?: AbortSignal): Promise<Json>;
+  /**
+   * Runs the tool on this side. A tool without it is the caller's own (a client tool of the
+   * OpenAI-compatible API): a call of it ends the model call with the call in `toolCalls`.
+   */
+  execute?(args: Record<string, unknown>, signal?: AbortSignal): Promise<Json>;
+}
+
+/** A part of a user message: text, or an image by URL (`data:` URLs included). */
+export type ContentPart = { type: 'text'; text: string } | { type: 'image'; url: string };
+
+/** A tool call the model made, as the conversation keeps it. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the model sent them (a JSON text). */
+  arguments: string;
+}
+
+/** One turn of a conversation the model is given. */
+export type ModelMessage =
+  | { role: 'user'; content: string | ContentPart[] }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string };
+
+/** Which tools the model may or must call. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/** The shape the caller asked the answer to have: any JSON object, or one matching a schema. */
+export type ResponseFormat = { type: 'json' } | { type: 'json_schema'; name?: string; schema: Record<string, unknown> };
+
+/** Sampling settings a caller may set (the OpenAI-compatible API passes them through). */
+export interface SamplingSettings {
+  temperature?: number;
+  topP?: number;
+  stopSequences?: string[];
+  responseFormat?: ResponseFormat;
+  toolChoice?: ToolChoice;
 }
 
 export interface ModelCall {
   model: ResolvedModel;
   system: string;
   /** The conversation, oldest first; the last one is the user turn of this run. */
-  messages: { role: 'user' | 'assistant'; content: string }[];
+  messages: ModelMessage[];
   tools: ToolDefinition[];
+  settings?: SamplingSettings;
   /** Upper bound on model steps (each tool round trip is one). */
   maxSteps: number;
   maxOutputTokens?: number;
@@ -39,10 +78,17 @@ export interface ModelUsage {
   outputTokens: number;
 }
 
+/** Why the model stopped: its answer ended, hit the token limit, or calls tools of the caller. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
 export interface ModelResult {
   text: string;
   usage: ModelUsage;
+  /** Every tool call of the loop, this side's tools included. */
   toolCalls: { name: string; args: unknown }[];
+  /** Calls of tools without `execute`, which the caller runs: the model call ended on them. */
+  clientToolCalls: ToolCall[];
+  finishReason: FinishReason;
 }
 
 export type ModelEvent = { type: 'delta'; text: string } | { type: 'done'; result: ModelResult };

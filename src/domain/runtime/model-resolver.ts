@@ -123,14 +123,15 @@ export async function resolveModel(
       apiKey,
       inputPricePerMillion: configured.inputPricePerMillion,
       outputPricePerMillion: configured.outputPricePerMillion,
+      acceptsImages: configured.acceptsImages,
     };
   }
   const wantsAnthropic = /^claude/i.test(reference) && defaults.anthropic;
   if (defaults.openai && !wantsAnthropic) {
-    return { reference, provider: 'openai', model: reference, baseUrl: defaults.openai.baseUrl, apiKey: defaults.openai.apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0 };
+    return { reference, provider: 'openai', model: reference, baseUrl: defaults.openai.baseUrl, apiKey: defaults.openai.apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0, acceptsImages: !defaults.openai.baseUrl };
   }
   if (defaults.anthropic) {
-    return { reference, provider: 'anthropic', model: reference, baseUrl: null, apiKey: defaults.anthropic.apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0 };
+    return { reference, provider: 'anthropic', model: reference, baseUrl: null, apiKey: defaults.anthropic.apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0, acceptsImages: true };
   }
   throw new ModelNotConfigured(
     `No model configured for '${reference}': add it with configureModel (provider, model, baseUrl, apiKeySecret) or set OPENAI_BASE_URL / OPENAI_API_KEY or ANTHROPIC_API_KEY`,

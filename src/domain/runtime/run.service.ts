@@ -121,14 +121,16 @@ export class RunService {
     const g = agent.guardrails;
     const maxCredits = g.maxCreditsPerRun;
     const redactor = new StreamRedactor(g);
+    const dialogue = opts.dialogue;
     try {
       const events = this.deps.models.stream({
         model,
-        system: [agent.instructions, entry.handler.body].filter((s) => s.trim()).join('\n\n'),
-        messages: [...(opts.history ?? []), { role: 'user', content: userTurn(input) }],
-        tools: this.toolsFor(agent),
+        system: [agent.instructions, entry.handler.body, dialogue?.system ?? ''].filter((s) => s.trim()).join('\n\n'),
+        messages: dialogue ? dialogue.messages : [...(opts.history ?? []), { role: 'user', content: userTurn(input) }],
+        tools: dialogue ? [...this.toolsFor(agent), ...dialogue.clientTools] : this.toolsFor(agent),
+        settings: dialogue?.settings,
         maxSteps: g.maxToolSteps + 1,
-        maxOutputTokens: g.maxOutputTokens ?? undefined,
+        maxOutputTokens: lower(g.maxOutputTokens ?? undefined, dialogue?.maxOutputTokens),
         stopWhenUsage: maxCredits == null ? undefined : (u) => creditsFor(model, u) >= maxCredits,
         signal: opts.signal,
       });
@@ -141,7 +143,9 @@ export class RunService {
         const tail = redactor.flush();
         if (tail) yield { type: 'delta', text: tail };
         const credits = creditsFor(model, ev.result.usage);
-        const done = { ...base, usage: ev.result.usage, credits, model: model.reference };
+        const done: Omit<RunResult, 'durationMs' | 'output'> = { ...base, usage: ev.result.usage, credits, model: model.reference, finishReason: ev.result.finishReason };
+        // The caller's tool calls go back to it: their arguments are output, redacted as output is.
+        if (ev.result.clientToolCalls.length) done.toolCalls = ev.result.clientToolCalls.map((c) => ({ ...c, arguments: redactArguments(g, c.arguments) }));
         if (maxCredits != null && credits > maxCredits) {
           yield finish({ ...done, output: null, error: { kind: 'credits', message: `The run used ${round(credits)} credits, over this agent's per-run limit of ${maxCredits}; its output was withheld` } });
         } else {
@@ -152,6 +156,24 @@ export class RunService {
     } catch (err) {
       if (opts.signal?.aborted) return void (yield finish({ ...base, model: model.reference, output: null, error: { kind: 'aborted', message: 'The caller went away; the run was cancelled' } }));
       if (err instanceof ModelFailure) return void (yield finish({ ...base, model: model.reference, output: null, error: { kind: 'model', message: err.message, detail: err.detail } }));
+      throw err;
+    }
+  }
+
+  /** The names of the agent's own tools (its capabilities'), which a caller's tool may not take. */
+  toolNames(agent: Agent): string[] {
+    return this.toolsFor(agent).map((t) => t.name);
+  }
+
+  /**
+   * Whether the model the agent's prompt runs use takes images; false when no model can be
+   * resolved (the run then fails with the configuration error of any prompt run).
+   */
+  async acceptsImages(agent: Agent): Promise<boolean> {
+    try {
+      return (await resolveModel(this.deps.store.repos, this.deps.secrets, this.deps.modelDefaults, agent, null)).acceptsImages;
+    } catch (err) {
+      if (err instanceof ModelNotConfigured) return false;
       throw err;
     }
   }
@@ -227,6 +249,20 @@ export class RunService {
       },
       log: () => {},
     };
+  }
+}
+
+/** The lower of two optional bounds. */
+function lower(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}
+
+/** A tool call's JSON arguments with the output guardrails applied to their values. */
+function redactArguments(g: Agent['guardrails'], text: string): string {
+  try {
+    return JSON.stringify(redactJson(g, JSON.parse(text) as Json));
+  } catch {
+    return redactText(g, text);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Handler } from '../entries/entry.entities.js';
 import type { Surface } from '../surfaces/surface.entities.js';
 import type { Json } from '../json.js';
-import type { ModelUsage } from './language-model.ports.js';
+import type { FinishReason, ModelMessage, ModelUsage, SamplingSettings, ToolCall, ToolDefinition } from './language-model.ports.js';
 import type { Workspace } from '../workspace/workspace.entities.js';
 
 /** The input of a run, the same shape on every surface (credential headers never included). */
@@ -40,6 +40,10 @@ export interface RunResult {
   model: string | null;
   logs: string[];
   durationMs: number;
+  /** Why the model stopped (prompt handlers). */
+  finishReason?: FinishReason;
+  /** The caller's own tools the model called (a dialogue's client tools): the caller runs them. */
+  toolCalls?: ToolCall[];
   /**
    * Set when the handler failed; `output` is then null. `message` is what the caller gets;
    * `detail`, when set, is the fuller text for the activity log (members only).
@@ -75,6 +79,24 @@ export interface RunOptions {
   runId?: string;
   /** Prior conversation turns for chat (oldest first). */
   history?: { role: 'user' | 'assistant'; content: string }[];
+  /** A conversation the caller sends whole, in place of `history` and the user turn (the OpenAI-compatible API). */
+  dialogue?: Dialogue;
   /** The agent's workspace as admission read it (absent: the run reads it itself). */
   workspace?: Workspace | null;
+}
+
+/**
+ * A conversation a caller sends whole with each request (the OpenAI-compatible API): the model sees
+ * the agent's instructions, then the caller's system text, then these turns; the caller's tools are
+ * offered beside the agent's own, and a call of one ends the run with it in `RunResult.toolCalls`.
+ */
+export interface Dialogue {
+  /** The caller's system text ('' for none), after the agent's instructions. */
+  system: string;
+  messages: ModelMessage[];
+  /** The caller's tools (without `execute`). */
+  clientTools: ToolDefinition[];
+  settings: SamplingSettings;
+  /** The caller's bound on output tokens; the agent's guardrail bound wins when lower. */
+  maxOutputTokens?: number;
 }

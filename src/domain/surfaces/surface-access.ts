@@ -13,6 +13,7 @@ const LABELS: Record<Surface, string> = {
   MCP: 'MCP server',
   WIDGET: 'chat widget',
   WEBHOOKS: 'webhook receiver',
+  OPENAI: 'OpenAI-compatible API',
 };
 
 /**
@@ -70,6 +71,23 @@ export class SurfaceAccess {
     return this.store.repos.agents.get(agentId);
   }
 
+  /**
+   * The checks for a workspace key already authenticated on a workspace-wide URL, where the agent is
+   * named in the request: an agent of another workspace, or one that takes no workspace keys, is one
+   * this key may not use (NotFound, as an unknown agent) → the surface is on (Forbidden).
+   */
+  enterAs(agent: Agent | null, agentId: string, surface: Surface, principal: Principal & { kind: 'workspaceKey' }): SurfaceCaller {
+    if (!agent || !usableBy(agent, principal)) throw new NotFound('Agent', agentId);
+    if (!agent.surfaces[surface].enabled) throw surfaceOff(agent.id, surface);
+    return { agent, principal, keyId: principal.keyId, facts: {} };
+  }
+
+  /** The agents a workspace key may use on `surface`: its workspace's that take workspace keys and have the surface on. */
+  async usableAgents(principal: Principal & { kind: 'workspaceKey' }, surface: Surface): Promise<Agent[]> {
+    const agents = await this.store.repos.agents.listByWorkspace(principal.workspaceId);
+    return agents.filter((a) => usableBy(a, principal) && a.surfaces[surface].enabled);
+  }
+
   async enter(agent: Agent | null, agentId: string, surface: Surface, presentedKey: Presented): Promise<SurfaceCaller> {
     if (!agent) throw new NotFound('Agent', agentId);
     const principal = await this.keys.authenticate(agent, presentedKey);
@@ -77,4 +95,9 @@ export class SurfaceAccess {
     const keyId = 'keyId' in principal ? principal.keyId : null;
     return { agent, principal, keyId, facts: {} };
   }
+}
+
+/** Whether a workspace key may call the agent at all (its workspace, and the agent takes workspace keys). */
+function usableBy(agent: Agent, principal: Principal & { kind: 'workspaceKey' }): boolean {
+  return agent.workspaceId === principal.workspaceId && agent.allowWorkspaceKeys;
 }

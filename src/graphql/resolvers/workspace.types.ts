@@ -97,6 +97,7 @@ export class Model {
   @Field(() => Float) inputPricePerMillion!: number;
   @Field(() => Float) outputPricePerMillion!: number;
   @Field(() => Boolean) isDefault!: boolean;
+  @Field(() => Boolean, { description: 'Whether the model takes images in user messages; the OpenAI-compatible API refuses image parts for a model that does not' }) acceptsImages!: boolean;
   @Field(() => String, {
     nullable: true,
     description:
@@ -136,6 +137,7 @@ export class ConfigureModelInput {
   @Field(() => Float, { nullable: true }) inputPricePerMillion?: number;
   @Field(() => Float, { nullable: true }) outputPricePerMillion?: number;
   @Field(() => Boolean, { nullable: true }) isDefault?: boolean;
+  @Field(() => Boolean, { nullable: true, description: 'Whether the model takes images in user messages (default false)' }) acceptsImages?: boolean;
 }
 
 @InputType()

@@ -1,9 +1,21 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
+import { jsonSchema, Output, stepCountIs, streamText, tool, type LanguageModel, type ModelMessage as SdkMessage, type ToolChoice as SdkToolChoice, type ToolSet } from 'ai';
 import { DomainError } from '../../domain/errors.js';
-import { ModelFailure, type LanguageModels, type ModelCall, type ModelEvent, type ModelResult, type ModelUsage, type ResolvedModel, type ToolDefinition } from '../../domain/runtime/language-model.ports.js';
+import {
+  ModelFailure,
+  type FinishReason,
+  type LanguageModels,
+  type ModelCall,
+  type ModelEvent,
+  type ModelMessage,
+  type ModelResult,
+  type ModelUsage,
+  type ResolvedModel,
+  type SamplingSettings,
+  type ToolDefinition,
+} from '../../domain/runtime/language-model.ports.js';
 import type { Logger } from '../logger.js';
 import { listProviderModels } from './model-list.js';
 import { providerFailure } from './provider-errors.js';
@@ -25,12 +37,19 @@ function providerModel(m: ResolvedModel): LanguageModel {
 function toolSet(tools: ToolDefinition[], logger: Logger): ToolSet {
   const set: ToolSet = {};
   for (const t of tools) {
+    const inputSchema = jsonSchema(t.inputSchema as Parameters<typeof jsonSchema>[0]);
+    const execute = t.execute;
+    // A tool without `execute` is the caller's: the SDK ends the loop on a call of it.
+    if (!execute) {
+      set[t.name] = tool({ description: t.description, inputSchema });
+      continue;
+    }
     set[t.name] = tool({
       description: t.description,
-      inputSchema: jsonSchema(t.inputSchema as Parameters<typeof jsonSchema>[0]),
+      inputSchema,
       execute: async (args: unknown, opts: { abortSignal?: AbortSignal }) => {
         try {
-          return await t.execute((args ?? {}) as Record<string, unknown>, opts.abortSignal);
+          return await execute((args ?? {}) as Record<string, unknown>, opts.abortSignal);
         } catch (err) {
           // The model sees refusals (policy, validation) and can correct itself; internals stay hidden.
           if (err instanceof DomainError) return { error: err.message, code: err.code };
@@ -54,14 +73,23 @@ export function aiSdkModels(logger: Logger): LanguageModels {
     let text = '';
     let usage: ModelUsage = { inputTokens: 0, outputTokens: 0 };
     const toolCalls: ModelResult['toolCalls'] = [];
+    const clientToolCalls: ModelResult['clientToolCalls'] = [];
+    const clientTools = new Set(call.tools.filter((t) => !t.execute).map((t) => t.name));
+    let finishReason: FinishReason = 'stop';
+    const settings = call.settings ?? {};
     try {
       // Inside the try: whatever fails, even building the provider, leaves as a ModelFailure, so no
       // raw provider error (whose fields hold the URL and the prompt) reaches a caller or the log.
       const result = streamText({
         model: providerModel(call.model),
         system: call.system || undefined,
-        messages: call.messages,
+        messages: call.messages.map(sdkMessage),
         tools: call.tools.length ? toolSet(call.tools, logger) : undefined,
+        toolChoice: sdkToolChoice(settings.toolChoice),
+        temperature: settings.temperature,
+        topP: settings.topP,
+        stopSequences: settings.stopSequences,
+        output: sdkOutput(settings),
         stopWhen,
         maxOutputTokens: call.maxOutputTokens,
         maxRetries: 1,
@@ -79,9 +107,11 @@ export function aiSdkModels(logger: Logger): LanguageModels {
             break;
           case 'tool-call':
             toolCalls.push({ name: part.toolName, args: part.input });
+            if (clientTools.has(part.toolName)) clientToolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: JSON.stringify(part.input ?? {}) });
             break;
           case 'finish':
             usage = sumUsage([part.totalUsage]);
+            finishReason = clientToolCalls.length ? 'tool_calls' : part.finishReason === 'length' ? 'length' : part.finishReason === 'content-filter' ? 'content_filter' : 'stop';
             break;
           case 'error':
             throw part.error;
@@ -97,7 +127,7 @@ export function aiSdkModels(logger: Logger): LanguageModels {
       if (!call.signal?.aborted) logger.warn({ provider: call.model.provider, model: call.model.model, detail: failure.detail }, 'model call failed');
       throw failure;
     }
-    yield { type: 'done', result: { text, usage, toolCalls } };
+    yield { type: 'done', result: { text, usage, toolCalls, clientToolCalls, finishReason } };
   }
 
   return {
@@ -115,4 +145,48 @@ function sumUsage(list: { inputTokens?: number; outputTokens?: number }[]): Mode
     inputTokens: 0,
     outputTokens: 0,
   });
+}
+
+/** A conversation turn as the AI SDK takes it. */
+function sdkMessage(m: ModelMessage): SdkMessage {
+  switch (m.role) {
+    case 'user':
+      return {
+        role: 'user',
+        content: typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? { type: 'text' as const, text: p.text } : { type: 'image' as const, image: new URL(p.url) })),
+      };
+    case 'assistant':
+      if (!m.toolCalls?.length) return { role: 'assistant', content: m.content };
+      return {
+        role: 'assistant',
+        content: [
+          ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
+          ...m.toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: parseArguments(c.arguments) })),
+        ],
+      };
+    case 'tool':
+      return { role: 'tool', content: [{ type: 'tool-result', toolCallId: m.toolCallId, toolName: m.toolName, output: { type: 'text', value: m.content } }] };
+  }
+}
+
+/** A tool call's arguments as an object (what the model sent, kept as text when it is no JSON). */
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function sdkToolChoice(choice: SamplingSettings['toolChoice']): SdkToolChoice<ToolSet> | undefined {
+  if (choice === undefined || typeof choice === 'string') return choice;
+  return { type: 'tool', toolName: choice.name };
+}
+
+/** The answer's requested shape: a JSON object, or one with the caller's schema (passed to the provider). */
+function sdkOutput(settings: SamplingSettings) {
+  const f = settings.responseFormat;
+  if (!f) return undefined;
+  if (f.type === 'json') return Output.json();
+  return Output.object({ schema: jsonSchema(f.schema as Parameters<typeof jsonSchema>[0]), name: f.name });
 }

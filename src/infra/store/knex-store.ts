@@ -3,6 +3,7 @@ import type { ActivityEntry } from '../../domain/activity/activity.entities.js';
 import type { Repositories, Store } from '../../domain/ports.js';
 import type { AgentChildRepo, CrudRepo } from '../../domain/repo.ports.js';
 import { conversationRepo } from './conversation.repo.js';
+import { responseRepo } from './response.repo.js';
 import { deliveryRepo } from './delivery.repo.js';
 import { insertActivityBatch } from './activity-batch.js';
 import { recordRepo } from './record.repo.js';
@@ -150,6 +151,7 @@ export function repositories(db: Conn): Repositories {
     webhooks: agentChild(db, rows.webhooks),
     deliveries: deliveryRepo(db),
     conversations: conversationRepo(db),
+    responses: responseRepo(db),
     documents: agentChild(db, rows.documents),
     exposures: {
       ...agentChild(db, rows.exposures),

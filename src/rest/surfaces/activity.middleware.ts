@@ -47,15 +47,27 @@ export function activityEntry(services: Services): Koa.Middleware {
 }
 
 /**
- * The frame of every agent route: its activity entry (outermost), then the one error mapper, then
- * the route's own middleware.
+ * How a surface words its error answers when it speaks another protocol's dialect (the
+ * OpenAI-compatible API): called after the error mapper answered, to rewrite `ctx.body`.
  */
-export function agentRouteFrame(services: Services, surface: Surface, logger: Logger): Koa.Middleware {
+export type ErrorShape = (ctx: Koa.Context) => void;
+
+/**
+ * The frame of every agent route: its activity entry (outermost), then the one error mapper (and
+ * the surface's error shape, if it has one), then the route's own middleware.
+ */
+export function agentRouteFrame(services: Services, surface: Surface, logger: Logger, shape?: ErrorShape): Koa.Middleware {
   const activity = activityEntry(services);
   const errors = errorMapper(logger);
+  const mapped: Koa.Middleware = shape
+    ? async (ctx, next) => {
+        await errors(ctx, next);
+        if ((ctx.state as SurfaceState).failure !== undefined && !ctx.res.headersSent) shape(ctx);
+      }
+    : errors;
   return (ctx, next) => {
     (ctx.state as SurfaceState).surface = surface;
-    return activity(ctx, () => errors(ctx, next));
+    return activity(ctx, () => mapped(ctx, next));
   };
 }
 

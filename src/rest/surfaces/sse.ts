@@ -4,6 +4,8 @@ import type { RunEvent, RunResult } from '../../domain/runtime/run.types.js';
 /** A server-sent event stream on a response: `event: <name>` + `data: <json>` records. */
 export interface EventStream {
   send(event: string, data: unknown): void;
+  /** A record of data only (no event name), as OpenAI's Chat Completions stream frames its chunks; a string is sent as is. */
+  data(data: unknown): void;
   end(): void;
 }
 
@@ -23,6 +25,7 @@ export function openEventStream(ctx: Koa.Context, runId: string): EventStream {
   });
   return {
     send: (event, data) => void ctx.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+    data: (data) => void ctx.res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`),
     end: () => void ctx.res.end(),
   };
 }

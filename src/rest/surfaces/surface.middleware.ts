@@ -6,7 +6,7 @@ import type { Services } from '../../domain/services.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
 import { agentCors } from '../cors.js';
-import { agentRouteFrame, type SurfaceState } from './activity.middleware.js';
+import { agentRouteFrame, type ErrorShape, type SurfaceState } from './activity.middleware.js';
 import { canNameEntity, printableParam } from './http-io.js';
 
 /** The authenticated caller of a surface route (set by {@link agentSurface}). */
@@ -21,11 +21,11 @@ export function callerOf(ctx: Koa.Context): SurfaceCaller {
  * browsers send none) → agent exists (404) → key valid for it (401) → surface on (403) →
  * `ctx.state.caller`.
  */
-export function agentSurface(services: Services, surface: Surface, platformOrigins: string[], logger: Logger): Koa.Middleware {
+export function agentSurface(services: Services, surface: Surface, platformOrigins: string[], logger: Logger, shape?: ErrorShape): Koa.Middleware {
   const lookup = (ctx: Koa.Context): Promise<Agent | null> =>
     (ctx.state.agentLookup ??= canNameEntity(ctx.params.agentId!) ? services.surfaces.findAgent(ctx.params.agentId!) : Promise.resolve(null));
   const cors = agentCors(lookup, platformOrigins);
-  const frame = agentRouteFrame(services, surface, logger);
+  const frame = agentRouteFrame(services, surface, logger, shape);
 
   const enter: Koa.Middleware = (ctx, next) =>
     cors(ctx, async () => {

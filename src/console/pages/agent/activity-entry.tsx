@@ -27,6 +27,7 @@ export const SURFACE_LABELS: Record<Surface, string> = {
   MCP: 'MCP',
   WIDGET: 'Chat widget',
   WEBHOOKS: 'Webhooks',
+  OPENAI: 'OpenAI-compatible API',
 };
 
 /** An entry's HTTP status (or `run`), with an `error` badge when it failed. */

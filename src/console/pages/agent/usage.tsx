@@ -34,6 +34,7 @@ const SURFACES: { key: Surface; label: string; color: string }[] = [
   { key: 'MCP', label: 'MCP', color: '#e67700' },
   { key: 'WIDGET', label: 'Chat widget', color: '#a61e4d' },
   { key: 'WEBHOOKS', label: 'Webhooks', color: '#2b8a3e' },
+  { key: 'OPENAI', label: 'OpenAI-compatible API', color: '#5f3dc4' },
 ];
 
 /** The last `n` UTC days, oldest first, as `YYYY-MM-DD`. */

@@ -1,4 +1,5 @@
 import type { Agent } from '../../../domain/agents/agent.entities.js';
+import { surfacesOf } from '../../../domain/surfaces/surface.entities.js';
 import { type Mapping, json, parseJson, numOrNull, date } from './mapping.js';
 
 export const agents: Mapping<Agent> = {
@@ -34,7 +35,7 @@ export const agents: Mapping<Agent> = {
     defaultModel: r.default_model ?? null,
     visibility: r.visibility,
     allowWorkspaceKeys: Boolean(r.allow_workspace_keys),
-    surfaces: parseJson(r.surfaces),
+    surfaces: surfacesOf(parseJson(r.surfaces)),
     cors: parseJson(r.cors),
     capabilities: parseJson(r.capabilities),
     guardrails: parseJson(r.guardrails),

@@ -1,0 +1,380 @@
+import { z } from 'zod';
+import { newId } from '../../ids.js';
+import type { Json } from '../../json.js';
+import type { ContentPart, ModelMessage, ResponseFormat, SamplingSettings } from '../../runtime/language-model.ports.js';
+import type { Dialogue, RunResult } from '../../runtime/run.types.js';
+import { CallBook, clientTools, functionParameters, imagePart, invalidParam, jsonSchemaFormat, parseRequest, refuseUnsupported, toolChoiceOf } from './openai-input.js';
+
+// Responses (`POST …/responses`) as OpenAI and the Open Responses specification agree on it: the
+// request read into a dialogue (continuing a stored response's context), the response object, and
+// the semantic events of a streamed response.
+
+const inputText = z.object({ type: z.literal('input_text'), text: z.string() });
+const outputText = z.object({ type: z.literal('output_text'), text: z.string() });
+const inputImage = z.object({ type: z.literal('input_image'), image_url: z.string().nullish(), file_id: z.string().nullish(), detail: z.string().optional() });
+const otherPart = z.object({ type: z.string() });
+const part = z.union([inputText, outputText, inputImage, z.object({ type: z.literal('refusal'), refusal: z.string() }), otherPart]);
+
+const messageItem = z.object({
+  type: z.literal('message').optional(),
+  role: z.enum(['user', 'assistant', 'system', 'developer']),
+  content: z.union([z.string(), z.array(part)]),
+});
+const functionCallItem = z.object({ type: z.literal('function_call'), call_id: z.string().min(1).max(200), name: z.string().min(1).max(64), arguments: z.string() });
+const functionCallOutputItem = z.object({ type: z.literal('function_call_output'), call_id: z.string().min(1).max(200), output: z.union([z.string(), z.array(part)]) });
+const otherItem = z.object({ type: z.string() });
+const item = z.union([functionCallItem, functionCallOutputItem, messageItem, otherItem]);
+
+const tool = z.object({
+  type: z.string(),
+  name: z.string().optional(),
+  description: z.string().max(10_000).nullish(),
+  parameters: functionParameters.nullable(),
+  strict: z.boolean().nullish(),
+});
+
+const toolChoice = z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: z.string() })]);
+
+const format = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text') }),
+  z.object({ type: z.literal('json_object') }),
+  z.object({ type: z.literal('json_schema'), name: z.string().max(64).optional(), description: z.string().optional(), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullish() }),
+]);
+
+const request = z.object({
+  model: z.string().max(200).optional(),
+  input: z.union([z.string(), z.array(item)]),
+  instructions: z.string().nullish(),
+  previous_response_id: z.string().min(1).max(200).nullish(),
+  store: z.boolean().nullish(),
+  stream: z.boolean().nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  max_output_tokens: z.number().int().min(1).nullish(),
+  tools: z.array(tool).nullish(),
+  tool_choice: toolChoice.nullish(),
+  text: z.object({ format: format.optional() }).nullish(),
+  metadata: z.record(z.string(), z.string().max(512)).nullish(),
+});
+
+/** A response request, read: what the run is given and what the response object echoes. */
+export interface ResponseCall {
+  /** The turns this request adds to the conversation (after the stored context, if it continues one). */
+  turns: ModelMessage[];
+  dialogue: Omit<Dialogue, 'messages'>;
+  previousResponseId: string | null;
+  store: boolean;
+  stream: boolean;
+  /** What the response object repeats of the request. */
+  echo: ResponseEcho;
+  /** The parameters of the request's image parts, in order. */
+  images: string[];
+}
+
+export interface ResponseEcho {
+  model: string;
+  instructions: string | null;
+  tools: Json[];
+  toolChoice: Json;
+  text: Json;
+  temperature: number | null;
+  topP: number | null;
+  maxOutputTokens: number | null;
+  metadata: Record<string, string>;
+}
+
+/**
+ * Reads a Responses request. `context`: the stored turns it continues (empty for a new one), whose
+ * tool calls a `function_call_output` may answer. Built-in tools (web search, file search…),
+ * background mode and conversations are refused by name: this agent runs only its own tools and
+ * the caller's functions.
+ */
+export function readResponseRequest(body: unknown, context: readonly ModelMessage[], ownToolNames: readonly string[], agentId: string): ResponseCall {
+  const raw = body as Record<string, unknown>;
+  const req = parseRequest(request, body);
+  refuseUnsupported(raw, [
+    ['background', (v) => v !== false, 'background responses are not supported; stream, or wait for the answer'],
+    ['conversation', () => true, 'conversations are not supported; continue a response with previous_response_id'],
+    ['prompt', () => true, 'stored prompts are not supported; send instructions'],
+    ['n', (v) => v !== 1, 'only one answer per request is supported'],
+    ['top_logprobs', () => true, 'log probabilities are not supported'],
+  ]);
+
+  const system: string[] = [];
+  const turns: ModelMessage[] = [];
+  const calls = new CallBook();
+  /** Where the request has image parts (refused by the service when the model takes none). */
+  const images: string[] = [];
+  calls.addFrom(context);
+  const items = typeof req.input === 'string' ? [{ role: 'user' as const, content: req.input }] : req.input;
+  items.forEach((it, i) => {
+    const at = `input[${i}]`;
+    if ('role' in it && (it.type === undefined || it.type === 'message')) {
+      const m = it as z.output<typeof messageItem>;
+      if (m.role === 'system' || m.role === 'developer') system.push(partsText(m.content, `${at}.content`));
+      else if (m.role === 'assistant') turns.push({ role: 'assistant', content: partsText(m.content, `${at}.content`) });
+      else turns.push({ role: 'user', content: typeof m.content === 'string' ? m.content : userParts(m.content, images, `${at}.content`) });
+      return;
+    }
+    switch (it.type) {
+      case 'function_call': {
+        const c = it as z.output<typeof functionCallItem>;
+        const call = { id: c.call_id, name: c.name, arguments: c.arguments };
+        calls.add([call]);
+        // Calls of one model turn follow its text: they join the assistant turn before them.
+        const last = turns[turns.length - 1];
+        if (last?.role === 'assistant') last.toolCalls = [...(last.toolCalls ?? []), call];
+        else turns.push({ role: 'assistant', content: '', toolCalls: [call] });
+        return;
+      }
+      case 'function_call_output': {
+        const o = it as z.output<typeof functionCallOutputItem>;
+        turns.push({ role: 'tool', toolCallId: o.call_id, toolName: calls.nameOf(o.call_id, `${at}.call_id`), content: partsText(o.output, `${at}.output`) });
+        return;
+      }
+      case 'reasoning':
+        // A model's reasoning from another provider: not something this agent's model can take back.
+        return;
+      default:
+        throw invalidParam(`${at}.type`, `an input item of type '${it.type}' is not supported; send messages, function_call and function_call_output items`);
+    }
+  });
+
+  const declared = (req.tools ?? []).map((t, i) => {
+    if (t.type !== 'function') throw invalidParam(`tools[${i}].type`, `only function tools are supported (not '${t.type}'): this agent runs its own tools`);
+    if (!t.name) throw invalidParam(`tools[${i}].name`, 'a function tool needs its name');
+    return { name: t.name, description: t.description ?? undefined, parameters: t.parameters ?? undefined };
+  });
+  const tools = clientTools(declared, (i) => `tools[${i}].name`, ownToolNames);
+  const settings: SamplingSettings = {};
+  if (req.temperature != null) settings.temperature = req.temperature;
+  if (req.top_p != null) settings.topP = req.top_p;
+  const f = req.text?.format;
+  const responseFormat: ResponseFormat | undefined = !f || f.type === 'text' ? undefined : f.type === 'json_object' ? { type: 'json' } : jsonSchemaFormat(f.name, f.schema, 'text.format.schema');
+  if (responseFormat) settings.responseFormat = responseFormat;
+  const choice = req.tool_choice == null ? undefined : typeof req.tool_choice === 'string' ? req.tool_choice : { name: req.tool_choice.name };
+  const checkedChoice = toolChoiceOf(choice, tools, ownToolNames, 'tool_choice');
+  if (checkedChoice !== undefined) settings.toolChoice = checkedChoice;
+
+  const instructions = [req.instructions ?? '', ...system].filter(Boolean).join('\n\n');
+  const maxOutputTokens = req.max_output_tokens ?? undefined;
+  return {
+    turns,
+    dialogue: { system: instructions, clientTools: tools, settings, ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) },
+    previousResponseId: req.previous_response_id ?? null,
+    store: req.store !== false,
+    stream: req.stream === true,
+    images,
+    echo: {
+      model: agentId,
+      instructions: req.instructions ?? null,
+      tools: declared.map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: (t.parameters ?? null) as Json, strict: null })),
+      toolChoice: (req.tool_choice ?? 'auto') as Json,
+      text: { format: (f ?? { type: 'text' }) as Json },
+      temperature: req.temperature ?? null,
+      topP: req.top_p ?? null,
+      maxOutputTokens: req.max_output_tokens ?? null,
+      metadata: req.metadata ?? {},
+    },
+  };
+}
+
+/** A text content: the string, or its text parts joined; an image or file part is refused here. */
+function partsText(content: string | z.output<typeof part>[], param: string): string {
+  if (typeof content === 'string') return content;
+  return content
+    .map((p, j) => {
+      if ((p.type === 'input_text' || p.type === 'output_text') && 'text' in p) return p.text as string;
+      if (p.type === 'refusal' && 'refusal' in p) return p.refusal as string;
+      throw invalidParam(`${param}[${j}].type`, `a part of type '${p.type}' is not supported here; send text`);
+    })
+    .join('');
+}
+
+function userParts(parts: z.output<typeof part>[], images: string[], param: string): ContentPart[] {
+  return parts.map((p, j) => {
+    if ((p.type === 'input_text' || p.type === 'output_text') && 'text' in p) return { type: 'text', text: p.text as string };
+    if (p.type === 'input_image') {
+      const url = (p as z.output<typeof inputImage>).image_url;
+      if (!url) throw invalidParam(`${param}[${j}].image_url`, 'an image is given by image_url (file ids are not supported)');
+      return imagePart(url, images, `${param}[${j}].image_url`);
+    }
+    throw invalidParam(`${param}[${j}].type`, `a part of type '${p.type}' is not supported; send input_text or input_image parts`);
+  });
+}
+
+/** The output items of a finished run: its text as one message, then the caller's tool calls. */
+export function outputItems(r: RunResult): Json[] {
+  const items: Json[] = [];
+  const text = typeof r.output === 'string' ? r.output : r.output === null ? '' : JSON.stringify(r.output);
+  if (text || !r.toolCalls?.length) items.push(messageOutput(newId('msg'), text));
+  for (const c of r.toolCalls ?? []) items.push(functionCallOutput(newId('fc'), c, 'completed'));
+  return items;
+}
+
+function messageOutput(id: string, text: string, status = 'completed'): Json {
+  return { type: 'message', id, status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] };
+}
+
+function functionCallOutput(id: string, c: { id: string; name: string; arguments: string }, status: string): Json {
+  return { type: 'function_call', id, call_id: c.id, name: c.name, arguments: c.arguments, status };
+}
+
+/** The turns a finished run adds to its conversation: the answer, with its tool calls. */
+export function answerTurn(r: RunResult): ModelMessage {
+  const text = typeof r.output === 'string' ? r.output : r.output === null ? '' : JSON.stringify(r.output);
+  return { role: 'assistant', content: text, ...(r.toolCalls?.length ? { toolCalls: r.toolCalls } : {}) };
+}
+
+export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
+
+/** What a response object is built from. */
+export interface ResponseState {
+  id: string;
+  createdAt: number;
+  status: ResponseStatus;
+  echo: ResponseEcho;
+  previousResponseId: string | null;
+  store: boolean;
+  output: Json[];
+  result?: RunResult;
+  error?: { code: string; message: string };
+}
+
+/**
+ * The response object. `credits` and `run_id` are this service's extension: the run's credits as
+ * the activity log charges them, and its id there.
+ */
+export function responseObject(s: ResponseState): Json {
+  const r = s.result;
+  const incomplete = s.status === 'incomplete';
+  return {
+    id: s.id,
+    object: 'response',
+    created_at: s.createdAt,
+    status: s.status,
+    ...(s.status === 'completed' ? { completed_at: Math.floor(Date.now() / 1000) } : {}),
+    error: s.error ?? null,
+    incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
+    instructions: s.echo.instructions,
+    max_output_tokens: s.echo.maxOutputTokens,
+    model: s.echo.model,
+    output: s.output,
+    parallel_tool_calls: true,
+    previous_response_id: s.previousResponseId,
+    reasoning: { effort: null, summary: null },
+    store: s.store,
+    temperature: s.echo.temperature,
+    text: s.echo.text,
+    tool_choice: s.echo.toolChoice,
+    tools: s.echo.tools,
+    top_p: s.echo.topP,
+    truncation: 'disabled',
+    usage: r
+      ? {
+          input_tokens: r.usage.inputTokens,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: r.usage.outputTokens,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: r.usage.inputTokens + r.usage.outputTokens,
+        }
+      : null,
+    metadata: s.echo.metadata,
+    credits: r?.credits ?? 0,
+    run_id: r?.runId ?? null,
+  };
+}
+
+/** The status of a finished run's response. */
+export function statusOf(r: RunResult): ResponseStatus {
+  if (r.error) return 'failed';
+  return r.finishReason === 'length' ? 'incomplete' : 'completed';
+}
+
+/** A streamed response's event: its `type` and fields, numbered in order. */
+export type ResponseEvent = { type: string; sequence_number: number; [k: string]: Json };
+
+/**
+ * The semantic events of a streamed response, in the order clients expect: `response.created`,
+ * `response.in_progress`, then for the text a message item (`output_item.added`,
+ * `content_part.added`, `output_text.delta`…, `output_text.done`, `content_part.done`,
+ * `output_item.done`), then each tool call as a function-call item (`output_item.added`,
+ * `function_call_arguments.delta`, `function_call_arguments.done`, `output_item.done`), and
+ * `response.completed` (or `response.incomplete` / `response.failed`).
+ */
+export class ResponseEvents {
+  private seq = 0;
+  private message: { id: string; text: string } | null = null;
+
+  constructor(private readonly state: ResponseState) {}
+
+  private event(type: string, fields: Record<string, Json>): ResponseEvent {
+    return { type, sequence_number: this.seq++, ...fields };
+  }
+
+  start(): ResponseEvent[] {
+    const response = responseObject({ ...this.state, status: 'in_progress', output: [] });
+    return [this.event('response.created', { response }), this.event('response.in_progress', { response })];
+  }
+
+  private openMessage(): ResponseEvent[] {
+    if (this.message) return [];
+    this.message = { id: newId('msg'), text: '' };
+    return [
+      this.event('response.output_item.added', { output_index: 0, item: { type: 'message', id: this.message.id, status: 'in_progress', role: 'assistant', content: [] } }),
+      this.event('response.content_part.added', { item_id: this.message.id, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
+    ];
+  }
+
+  delta(text: string): ResponseEvent[] {
+    const out = this.openMessage();
+    this.message!.text += text;
+    out.push(this.event('response.output_text.delta', { item_id: this.message!.id, output_index: 0, content_index: 0, delta: text, logprobs: [] }));
+    return out;
+  }
+
+  /** The closing events of a finished run; `output` is left on the state for the stored response. */
+  finish(r: RunResult): ResponseEvent[] {
+    const out: ResponseEvent[] = [];
+    const output: Json[] = [];
+    const calls = r.toolCalls ?? [];
+    if (!r.error && (this.message || !calls.length)) {
+      out.push(...this.openMessage());
+      const { id, text } = this.message!;
+      const done = { type: 'output_text', text, annotations: [], logprobs: [] };
+      out.push(
+        this.event('response.output_text.done', { item_id: id, output_index: 0, content_index: 0, text, logprobs: [] }),
+        this.event('response.content_part.done', { item_id: id, output_index: 0, content_index: 0, part: done }),
+        this.event('response.output_item.done', { output_index: 0, item: messageOutput(id, text) }),
+      );
+      output.push(messageOutput(id, text));
+    }
+    if (!r.error) {
+      for (const c of calls) {
+        const index = output.length;
+        const id = newId('fc');
+        out.push(
+          this.event('response.output_item.added', { output_index: index, item: functionCallOutput(id, { ...c, arguments: '' }, 'in_progress') }),
+          this.event('response.function_call_arguments.delta', { item_id: id, output_index: index, delta: c.arguments }),
+          this.event('response.function_call_arguments.done', { item_id: id, output_index: index, name: c.name, arguments: c.arguments }),
+          this.event('response.output_item.done', { output_index: index, item: functionCallOutput(id, c, 'completed') }),
+        );
+        output.push(functionCallOutput(id, c, 'completed'));
+      }
+    }
+    this.state.output = output;
+    this.state.result = r;
+    this.state.status = statusOf(r);
+    if (r.error) this.state.error = { code: r.error.kind === 'model' ? 'server_error' : r.error.kind, message: r.error.message };
+    const type = this.state.status === 'failed' ? 'response.failed' : this.state.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
+    out.push(this.event(type, { response: responseObject(this.state) }));
+    return out;
+  }
+
+  /** The event of a run that failed unexpectedly after the stream opened. */
+  failed(message: string): ResponseEvent[] {
+    this.state.status = 'failed';
+    this.state.error = { code: 'server_error', message };
+    return [this.event('response.failed', { response: responseObject(this.state) })];
+  }
+}

@@ -1,0 +1,256 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
+
+// The OpenAI-compatible API as its users reach it: the official `openai` npm client with `baseURL`
+// set to an agent's URL (`/agents/{id}/v1`) and to the workspace's (`/v1`), against the service
+// started in the test process (embedded database, or PostgreSQL with TEST_DATABASE_URL), the model
+// played by the local OpenAI-compatible test server.
+
+const ADMIN_TOKEN = 'openai-e2e-admin-token-0123456789';
+
+describe('e2e: the OpenAI-compatible API with the official openai client', function () {
+  this.timeout(120_000);
+  let svc: E2eService;
+  let agent: string;
+  let key: string;
+  let wsKey: string;
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
+  const client = (baseURL: string, apiKey: string, opts: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) => new OpenAI({ baseURL, apiKey, maxRetries: 0, ...opts });
+  const agentUrl = (id: string) => `${svc.url}/agents/${id}/v1`;
+
+  async function newAgent(name: string, input: Record<string, unknown> = {}, openai = true): Promise<{ id: string; key: string }> {
+    const id = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, instructions: 'You are the shop assistant.', defaultModel: 'fake-model', ...input } })).createAgent.id;
+    if (openai) await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: OPENAI, enabled: true) { id } }', { a: id });
+    const k = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key;
+    return { id, key: k };
+  }
+
+  async function activity(agentId: string): Promise<any[]> {
+    await svc.service.services.activityLog.flush();
+    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 50) { nodes { surface entry status credits runId error response requestBody requestHeaders } } } }', { a: agentId });
+    return d.agent.activity.nodes;
+  }
+
+  before(async () => {
+    svc = await startE2eService('openai_e2e', { adminToken: ADMIN_TOKEN });
+    ({ id: agent, key } = await newAgent('Shop', { allowWorkspaceKeys: true }));
+    wsKey = (await gql('mutation { createWorkspaceApiKey(name: "openai clients") { key } }')).createWorkspaceApiKey.key;
+  });
+
+  after(async () => {
+    await svc?.stop();
+  });
+
+  beforeEach(() => svc.fake.reset());
+
+  it('answers a chat completion: the agent instructions first, then the client system message, usage and credits', async () => {
+    svc.fake.enqueue({ text: 'We open at nine.', usage: { prompt: 12, completion: 4 } });
+    const c = await client(agentUrl(agent), key).chat.completions.create({
+      model: agent,
+      messages: [
+        { role: 'system', content: 'Answer in one sentence.' },
+        { role: 'user', content: 'When do you open?' },
+      ],
+      temperature: 0.2,
+      max_tokens: 50,
+    });
+    expect(c.object).to.equal('chat.completion');
+    expect(c.choices[0]!.message.content).to.equal('We open at nine.');
+    expect(c.choices[0]!.finish_reason).to.equal('stop');
+    expect(c.usage).to.include({ prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 });
+    expect((c as any).run_id).to.match(/^run_/);
+    expect((c as any).credits).to.equal(0);
+    const sent = svc.fake.requests[0]!.body;
+    expect(sent.messages![0]).to.deep.include({ role: 'system' });
+    expect(JSON.stringify(sent.messages![0]!.content)).to.match(/You are the shop assistant\.[\s\S]*Answer in one sentence\./);
+    expect(sent.temperature).to.equal(0.2);
+    expect(sent.max_tokens).to.equal(50);
+  });
+
+  it('streams a chat completion in the OpenAI chunk framing, with the usage chunk when asked for', async () => {
+    svc.fake.enqueue({ text: 'One two three four' });
+    const stream = await client(agentUrl(agent), key).chat.completions.create({ model: agent, messages: [{ role: 'user', content: 'count' }], stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    const chunks: any[] = [];
+    for await (const ch of stream) {
+      chunks.push(ch);
+      text += ch.choices[0]?.delta.content ?? '';
+    }
+    expect(text).to.equal('One two three four');
+    expect(chunks[0].choices[0].delta.role).to.equal('assistant');
+    expect(chunks.filter((c) => c.choices[0]?.delta.content).length).to.be.greaterThan(1);
+    const last = chunks[chunks.length - 1];
+    expect(last.choices).to.deep.equal([]);
+    expect(last.usage.total_tokens).to.be.greaterThan(0);
+    expect(chunks[chunks.length - 2].choices[0].finish_reason).to.equal('stop');
+  });
+
+  it('runs a two-step client tool call: the model asks for the tool, the client answers, the final text arrives', async () => {
+    const tools: OpenAI.Chat.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+    ];
+    const api = client(agentUrl(agent), key);
+    svc.fake.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] });
+    const first = await api.chat.completions.create({ model: agent, messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools });
+    expect(first.choices[0]!.finish_reason).to.equal('tool_calls');
+    const call = first.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
+    expect(call.function.name).to.equal('get_weather');
+    expect(JSON.parse(call.function.arguments)).to.deep.equal({ city: 'Oslo' });
+    // The model saw the client's tool, and made one call only: the run stopped at it.
+    expect(svc.fake.requests).to.have.length(1);
+    expect(JSON.stringify(svc.fake.requests[0]!.body.tools)).to.include('get_weather');
+
+    svc.fake.enqueue({ text: 'It is 4 degrees in Oslo.' });
+    const second = await api.chat.completions.create({
+      model: agent,
+      tools,
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '4 degrees, cloudy' }],
+    });
+    expect(second.choices[0]!.message.content).to.equal('It is 4 degrees in Oslo.');
+    const sent = svc.fake.requests[1]!.body.messages!;
+    const toolResult = sent.find((m) => m.role === 'tool')!;
+    expect(toolResult.tool_call_id).to.equal(call.id);
+    expect(JSON.stringify(toolResult.content)).to.include('4 degrees, cloudy');
+    expect(sent.find((m) => m.role === 'assistant')!.tool_calls![0]!.function.name).to.equal('get_weather');
+  });
+
+  it('streams a client tool call as tool_calls chunks with finish_reason tool_calls', async () => {
+    svc.fake.enqueue({ toolCalls: [{ name: 'lookup', arguments: { sku: 'A-1' } }] });
+    const stream = await client(agentUrl(agent), key).chat.completions.create({
+      model: agent,
+      stream: true,
+      messages: [{ role: 'user', content: 'Find A-1' }],
+      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { sku: { type: 'string' } } } } }],
+    });
+    const chunks: OpenAI.Chat.ChatCompletionChunk[] = [];
+    for await (const ch of stream) chunks.push(ch);
+    const calls = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    expect(calls).to.have.length(1);
+    expect(calls[0]).to.deep.include({ index: 0, type: 'function' });
+    expect(calls[0]!.function).to.deep.equal({ name: 'lookup', arguments: '{"sku":"A-1"}' });
+    expect(chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean)).to.deep.equal(['tool_calls']);
+  });
+
+  it('lists the agent on its own URL, and on the workspace URL exactly the agents the workspace key may use', async () => {
+    const own = await client(agentUrl(agent), key).models.list();
+    expect(own.data.map((m) => m.id)).to.deep.equal([agent]);
+
+    const other = await newAgent('Other', { allowWorkspaceKeys: true });
+    await newAgent('No workspace keys', { allowWorkspaceKeys: false });
+    await newAgent('Surface off', { allowWorkspaceKeys: true }, false);
+    const listed = await client(`${svc.url}/v1`, wsKey).models.list();
+    expect(listed.data.map((m) => m.id).sort()).to.deep.equal([agent, other.id].sort());
+    expect((listed.data.find((m) => m.id === agent) as any).name).to.equal('Shop');
+
+    // `model` picks the agent.
+    svc.fake.enqueue({ text: 'from the other agent' });
+    const c = await client(`${svc.url}/v1`, wsKey).chat.completions.create({ model: other.id, messages: [{ role: 'user', content: 'hi' }] });
+    expect(c.choices[0]!.message.content).to.equal('from the other agent');
+    expect(c.model).to.equal(other.id);
+  });
+
+  it('keeps a Responses conversation with previous_response_id, reads it back and deletes it', async () => {
+    const api = client(agentUrl(agent), key);
+    svc.fake.enqueue({ text: 'Nice to meet you, Ada.' });
+    const first = await api.responses.create({ model: agent, input: 'My name is Ada.', instructions: 'Be brief.' });
+    expect(first.status).to.equal('completed');
+    expect(first.output_text).to.equal('Nice to meet you, Ada.');
+    expect(first.id).to.match(/^resp_/);
+
+    svc.fake.enqueue({ text: 'Your name is Ada.' });
+    const second = await api.responses.create({ model: agent, input: 'What is my name?', previous_response_id: first.id });
+    expect(second.output_text).to.equal('Your name is Ada.');
+    const sent = svc.fake.requests[1]!.body.messages!.map((m) => `${m.role}: ${JSON.stringify(m.content)}`).join('\n');
+    expect(sent).to.include('My name is Ada.');
+    expect(sent).to.include('Nice to meet you, Ada.');
+    expect(sent).to.include('What is my name?');
+    // Instructions apply to their own response only.
+    expect(sent).to.not.include('Be brief.');
+
+    const read = await api.responses.retrieve(second.id);
+    expect(read.id).to.equal(second.id);
+    expect(read.previous_response_id).to.equal(first.id);
+
+    // Another agent's key does not see it.
+    const other = await newAgent('Stranger');
+    const hidden = await client(agentUrl(other.id), other.key).responses.retrieve(second.id).catch((e: unknown) => e);
+    expect(hidden).to.be.instanceOf(OpenAI.NotFoundError);
+
+    await api.responses.delete(second.id);
+    const gone = await api.responses.retrieve(second.id).catch((e: unknown) => e);
+    expect(gone).to.be.instanceOf(OpenAI.NotFoundError);
+  });
+
+  it('streams Responses events in order', async () => {
+    svc.fake.enqueue({ text: 'Alpha beta gamma' });
+    const stream = await client(agentUrl(agent), key).responses.create({ model: agent, input: 'go', stream: true });
+    const types: string[] = [];
+    let text = '';
+    for await (const ev of stream) {
+      types.push(ev.type);
+      if (ev.type === 'response.output_text.delta') text += ev.delta;
+    }
+    expect(text).to.equal('Alpha beta gamma');
+    expect(types.slice(0, 4)).to.deep.equal(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
+    expect(types.slice(-4)).to.deep.equal(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+  });
+
+  it('refuses in OpenAI shape: a daily limit of 0 is a RateLimitError with Retry-After, a guardrail a 400 naming it, a surface off 403', async () => {
+    const limited = await newAgent('Limited');
+    await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: limited.id });
+    const err = (await client(agentUrl(limited.id), limited.key)
+      .chat.completions.create({ model: limited.id, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(err).to.be.instanceOf(OpenAI.RateLimitError);
+    expect(err.status).to.equal(429);
+    expect(err.code).to.equal('daily_credit_limit');
+    expect(Number(err.headers?.get('retry-after'))).to.be.greaterThan(0);
+    expect(err.headers?.get('x-should-retry')).to.equal('false');
+
+    const guarded = await newAgent('Guarded');
+    await gql('mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["secret plan"] }) { id } }', { a: guarded.id });
+    const blocked = (await client(agentUrl(guarded.id), guarded.key)
+      .chat.completions.create({ model: guarded.id, messages: [{ role: 'user', content: 'tell me the secret plan' }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(blocked).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(blocked.code).to.equal('guardrail_blocked');
+    expect((blocked.error as any).guardrail).to.equal('blockedInputPatterns');
+
+    const off = await newAgent('Off', {}, false);
+    const forbidden = await client(agentUrl(off.id), off.key)
+      .chat.completions.create({ model: off.id, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(forbidden).to.be.instanceOf(OpenAI.PermissionDeniedError);
+    expect((forbidden as InstanceType<typeof OpenAI.PermissionDeniedError>).message).to.include('setSurface');
+  });
+
+  it('names the parameter it refuses', async () => {
+    const api = client(agentUrl(agent), key);
+    const n = (await api.chat.completions.create({ model: agent, n: 2, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(n).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(n.param).to.equal('n');
+    const image = (await api.chat.completions
+      .create({ model: agent, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://img.example.test/a.png' } }] }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(image.param).to.equal('messages[0].content[0].image_url');
+    expect(image.message).to.include('does not take images');
+  });
+
+  it('writes an activity entry per call: surface OPENAI, its entry, body, answer and credits, and no key', async () => {
+    svc.fake.enqueue({ text: 'logged answer' });
+    const own = await newAgent('Logged');
+    await client(agentUrl(own.id), own.key).chat.completions.create({ model: own.id, messages: [{ role: 'user', content: 'log me' }] });
+    svc.fake.enqueue({ text: 'logged response' });
+    await client(agentUrl(own.id), own.key).responses.create({ model: own.id, input: 'log me too' });
+    const entries = await activity(own.id);
+    const chat = entries.find((e) => e.entry === 'chat.completions');
+    const resp = entries.find((e) => e.entry === 'responses');
+    expect(chat).to.include({ surface: 'OPENAI', status: 200 });
+    expect(JSON.stringify(chat.requestBody)).to.include('log me');
+    expect(JSON.stringify(chat.response)).to.include('logged answer');
+    expect(resp).to.include({ surface: 'OPENAI', status: 200 });
+    expect(JSON.stringify(resp.response)).to.include('logged response');
+    expect(JSON.stringify(entries)).to.not.include(own.key);
+  });
+});
