@@ -233,8 +233,8 @@ export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
 
 /**
  * Prunes the activity log past its retention, deletes expired slot leases, old finished
- * deliveries and ended console sessions, and drops the bodies of deliveries past their replay
- * window, now and then.
+ * deliveries, ended console sessions and stored responses past their 30 days, and drops the bodies
+ * of deliveries past their replay window, now and then.
  */
 function startHousekeeping(services: Services, logger: Logger, scheduler: Scheduler, everyMs: number, bodyRetentionDays: number): { stop(): void } | undefined {
   if (everyMs <= 0) return undefined;
@@ -245,7 +245,8 @@ function startHousekeeping(services: Services, logger: Logger, scheduler: Schedu
       const deliveries = await services.deliveries.prune(FINISHED_DELIVERY_RETENTION_DAYS);
       const bodies = await services.deliveries.dropBodies(bodyRetentionDays);
       const sessions = await services.consoleSessions.prune();
-      if (pruned || slots || deliveries || bodies || sessions) logger.info({ pruned, slots, deliveries, bodies, sessions }, 'housekeeping');
+      const responses = await services.openai.pruneResponses();
+      if (pruned || slots || deliveries || bodies || sessions || responses) logger.info({ pruned, slots, deliveries, bodies, sessions, responses }, 'housekeeping');
     } catch (err) {
       logger.error({ err }, 'housekeeping failed');
     }

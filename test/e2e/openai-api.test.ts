@@ -225,6 +225,43 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     expect((forbidden as InstanceType<typeof OpenAI.PermissionDeniedError>).message).to.include('setSurface');
   });
 
+  it("makes the official client's retry wait for Retry-After on a concurrency 429, then succeed", async () => {
+    const busy = await newAgent('Busy');
+    await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: 1) { id } }', { a: busy.id });
+    svc.fake.enqueue({ text: 'slow answer', delayMs: 400 }, { text: 'second answer' });
+    const arrivals: number[] = [];
+    const onRequest = (req: { url?: string }) => void (req.url?.includes(`/agents/${busy.id}/v1/chat/completions`) && arrivals.push(Date.now()));
+    svc.server.on('request', onRequest);
+    try {
+      const api = client(agentUrl(busy.id), busy.key, { maxRetries: 2 });
+      const slow = api.chat.completions.create({ model: busy.id, messages: [{ role: 'user', content: 'first' }] });
+      // The second call starts once the first holds the agent's one slot (the model has its request).
+      const deadline = Date.now() + 10_000;
+      while (svc.fake.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      const second = await api.chat.completions.create({ model: busy.id, messages: [{ role: 'user', content: 'second' }] });
+      expect(second.choices[0]!.message.content).to.equal('second answer');
+      expect((await slow).choices[0]!.message.content).to.equal('slow answer');
+    } finally {
+      svc.server.off('request', onRequest);
+    }
+    // The first call, the refused try, and its retry a Retry-After (1 s) later.
+    expect(arrivals).to.have.length(3);
+    expect(arrivals[2]! - arrivals[1]!).to.be.at.least(950);
+    const refused = (await activity(busy.id)).filter((e) => e.status === 429);
+    expect(refused).to.have.length(1);
+    expect(refused[0].error).to.match(/already handling 1 request/);
+  });
+
+  it('continues a stored response on a second instance (PostgreSQL)', async function () {
+    if (!process.env.TEST_DATABASE_URL) this.skip();
+    const other = await svc.another();
+    svc.fake.enqueue({ text: 'Noted: the order is 42.' }, { text: 'Your order is 42.' });
+    const first = await client(agentUrl(agent), key).responses.create({ model: agent, input: 'My order is 42.' });
+    const second = await client(`${other.url}/agents/${agent}/v1`, key).responses.create({ model: agent, input: 'Which order?', previous_response_id: first.id });
+    expect(second.output_text).to.equal('Your order is 42.');
+    expect(JSON.stringify(svc.fake.requests[1]!.body.messages)).to.include('Noted: the order is 42.');
+  });
+
   it('names the parameter it refuses', async () => {
     const api = client(agentUrl(agent), key);
     const n = (await api.chat.completions.create({ model: agent, n: 2, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
@@ -235,6 +272,56 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
       .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
     expect(image.param).to.equal('messages[0].content[0].image_url');
     expect(image.message).to.include('does not take images');
+  });
+
+  it('answers hostile input with a 4xx in OpenAI shape and stores nothing, on both URLs', async () => {
+    const raw = (url: string, body: string, headers: Record<string, string> = {}) =>
+      fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body });
+    const stored = async () => Number((await svc.service.db('openai_responses').count({ n: '*' }))[0]!.n);
+    const before = await stored();
+    const base = agentUrl(agent);
+    const cases: [string, Promise<Response>, number, string | null][] = [
+      ['malformed JSON', raw(`${base}/chat/completions`, '{"messages": ['), 400, null],
+      ['not JSON', raw(`${base}/responses`, 'input=hi', { 'content-type': 'application/x-www-form-urlencoded' }), 415, null],
+      ['a JSON array', raw(`${base}/chat/completions`, '[1,2]'), 400, null],
+      ['no body', raw(`${base}/responses`, ''), 400, null],
+      ['a role that is no role', raw(`${base}/chat/completions`, JSON.stringify({ messages: [{ role: 'root', content: 'x' }] })), 400, 'messages[0].role'],
+      ['an item that is no item', raw(`${base}/responses`, JSON.stringify({ input: [{ type: 'computer_call' }] })), 400, 'input[0].type'],
+      ['a body over 1 MiB', raw(`${base}/chat/completions`, JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] })), 413, null],
+      ['deep nesting', raw(`${base}/responses`, `{"input":"a","metadata":${'['.repeat(200)}${']'.repeat(200)}}`), 400, null],
+      ['a previous response that does not exist', raw(`${base}/responses`, JSON.stringify({ input: 'a', previous_response_id: 'resp_nope' })), 404, 'previous_response_id'],
+      ['a path this API does not serve', fetch(`${base}/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}` } }), 404, null],
+      ['an agent key on the workspace URL', raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ model: agent, messages: [{ role: 'user', content: 'x' }] })), 401, null],
+      ['no model on the workspace URL', raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ messages: [] }), { authorization: `Bearer ${wsKey}` }), 400, 'model'],
+      ['an unknown model on the workspace URL', raw(`${svc.url}/v1/responses`, JSON.stringify({ model: 'agt_nope', input: 'x' }), { authorization: `Bearer ${wsKey}` }), 404, null],
+      ['no key', fetch(`${base}/models`), 401, null],
+    ];
+    for (const [what, pending, status, param] of cases) {
+      const r = await pending;
+      const body = (await r.json()) as { error: Record<string, unknown> };
+      expect(r.status, what).to.equal(status);
+      expect(Object.keys(body), what).to.deep.equal(['error']);
+      expect(body.error, what).to.include.keys('message', 'type', 'code', 'param');
+      expect(body.error.message, what).to.be.a('string').and.not.equal('');
+      if (param) expect(body.error.param, what).to.equal(param);
+    }
+    expect(await stored()).to.equal(before);
+  });
+
+  it('on the workspace URL, an agent without workspace keys is unknown and one with the surface off is 403', async () => {
+    const closed = await newAgent('Closed', { allowWorkspaceKeys: false });
+    const off = await newAgent('Dark', { allowWorkspaceKeys: true }, false);
+    const api = client(`${svc.url}/v1`, wsKey);
+    const unknown = await api.chat.completions.create({ model: closed.id, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    expect(unknown).to.be.instanceOf(OpenAI.NotFoundError);
+    const forbidden = await api.responses.create({ model: off.id, input: 'x' }).catch((e: unknown) => e);
+    expect(forbidden).to.be.instanceOf(OpenAI.PermissionDeniedError);
+    // A response of an agent the key may not use is not there for it.
+    svc.fake.enqueue({ text: 'private' });
+    const own = await client(agentUrl(closed.id), closed.key).responses.create({ model: closed.id, input: 'x' });
+    expect(await api.responses.retrieve(own.id).catch((e: unknown) => e)).to.be.instanceOf(OpenAI.NotFoundError);
+    expect(await api.responses.delete(own.id).catch((e: unknown) => e)).to.be.instanceOf(OpenAI.NotFoundError);
+    expect((await client(agentUrl(closed.id), closed.key).responses.retrieve(own.id)).id).to.equal(own.id);
   });
 
   it('writes an activity entry per call: surface OPENAI, its entry, body, answer and credits, and no key', async () => {

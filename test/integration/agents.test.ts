@@ -22,14 +22,20 @@ describe('GraphQL: agents', () => {
     await configureModels(ws.adminToken, ['gpt-4o-mini']);
   });
 
-  it('createAgent stores the input with every surface on and sensible defaults', async () => {
+  it('createAgent stores the input with the first five surfaces on, the OpenAI-compatible API off, and sensible defaults', async () => {
     const d = await gqlOk(ws.adminToken, `mutation($i: CreateAgentInput!) { createAgent(input: $i) { ${AGENT_FIELDS} } }`, {
       i: { name: 'Support', description: 'Answers tickets', instructions: 'Be brief', defaultModel: 'gpt-4o-mini', allowWorkspaceKeys: true },
     });
     const a = d.createAgent;
     expect(a).to.include({ name: 'Support', description: 'Answers tickets', instructions: 'Be brief', defaultModel: 'gpt-4o-mini', visibility: 'WORKSPACE', allowWorkspaceKeys: true });
-    expect(a.surfaces).to.have.length(5);
-    expect(a.surfaces.every((s: any) => s.enabled && s.activityLogging)).to.equal(true);
+    expect(a.surfaces.map((s: any) => [s.surface, s.enabled, s.activityLogging])).to.deep.equal([
+      ['HTTP_API', true, true],
+      ['DOCUMENT_API', true, true],
+      ['MCP', true, true],
+      ['WIDGET', true, true],
+      ['WEBHOOKS', true, true],
+      ['OPENAI', false, true],
+    ]);
     expect(a.cors).to.deep.equal({ allowPlatformApps: true, customOrigins: [] });
     expect(a.capabilities).to.deep.equal({ endpointManagement: false, documents: false });
     expect(a.guardrails.maxToolSteps).to.equal(5);

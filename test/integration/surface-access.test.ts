@@ -12,6 +12,7 @@ const LABEL: Record<string, string> = {
   MCP: 'MCP server',
   WIDGET: 'chat widget',
   WEBHOOKS: 'webhook receiver',
+  OPENAI: 'OpenAI-compatible API',
 };
 
 describe('surface access: agent, key, surface switch', () => {

@@ -52,6 +52,7 @@ export const TABLES: TableSpec[] = [
   { name: 'message_day_counts', key: "agent_id || ' ' || day::text || ' ' || direction || ' ' || channel" },
   { name: 'conversations', key: 'id' },
   { name: 'chat_turns', key: 'id' },
+  { name: 'openai_responses', key: 'id' },
   {
     name: 'webhook_deliveries',
     key: 'id',

@@ -160,8 +160,8 @@ function contentText(content: z.output<typeof textContent>, param: string): stri
   if (typeof content === 'string') return content;
   return content
     .map((p, j) => {
-      if (p.type === 'text' && 'text' in p) return p.text as string;
-      if (p.type === 'refusal' && 'refusal' in p) return p.refusal as string;
+      if (p.type === 'text') return partText(p, 'text', `${param}[${j}]`);
+      if (p.type === 'refusal') return partText(p, 'refusal', `${param}[${j}]`);
       throw invalidParam(`${param}[${j}].type`, `a part of type '${p.type}' is not supported here; send text`);
     })
     .join('');
@@ -169,10 +169,21 @@ function contentText(content: z.output<typeof textContent>, param: string): stri
 
 function userParts(parts: z.output<typeof userPart>[], images: string[], param: string): ContentPart[] {
   return parts.map((p, j) => {
-    if (p.type === 'text' && 'text' in p) return { type: 'text', text: p.text as string };
-    if (p.type === 'image_url' && 'image_url' in p) return imagePart((p.image_url as { url: string }).url, images, `${param}[${j}].image_url`);
+    if (p.type === 'text') return { type: 'text', text: partText(p, 'text', `${param}[${j}]`) };
+    if (p.type === 'image_url') {
+      const url = (p as { image_url?: { url?: unknown } }).image_url?.url;
+      if (typeof url !== 'string') throw invalidParam(`${param}[${j}].image_url.url`, 'an image_url part needs image_url.url');
+      return imagePart(url, images, `${param}[${j}].image_url`);
+    }
     throw invalidParam(`${param}[${j}].type`, `a part of type '${p.type}' is not supported; send text or image_url parts`);
   });
+}
+
+/** The text of a part of type `field` (`text`, `refusal`), which must be a string. */
+function partText(p: object, field: string, param: string): string {
+  const value = (p as Record<string, unknown>)[field];
+  if (typeof value !== 'string') throw invalidParam(`${param}.${field}`, `a ${field} part needs its ${field} as a string`);
+  return value;
 }
 
 /** What identifies a completion in every answer and chunk. */

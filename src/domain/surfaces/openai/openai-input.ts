@@ -37,9 +37,29 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: unknown): z.o
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) throw new Invalid('The request body must be a JSON object');
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+  const issue = telling(result.error.issues[0]!);
   const param = paramName(issue.path);
   throw param ? invalidParam(param, issue.message) : new Invalid(issue.message);
+}
+
+/**
+ * The issue that says what is wrong: for a value that matches none of a union's shapes, the issue of
+ * the shape it came closest to (one whose type matched: "at most 4 stop sequences" rather than
+ * "Invalid input"), with its path from the request's root.
+ */
+function telling(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union' || !issue.errors.length) return issue;
+  const wrongType = (b: z.core.$ZodIssue[]) => b.length === 1 && b[0]!.code === 'invalid_type' && b[0]!.path.length === 0;
+  const candidates = issue.errors.filter((b) => b.length > 0 && !wrongType(b));
+  if (!candidates.length) {
+    // Of no shape the union takes: say which it takes.
+    const expected = [...new Set(issue.errors.flatMap((b) => (b[0]?.code === 'invalid_type' ? [b[0].expected] : [])))];
+    return expected.length ? { ...issue, message: `Invalid input: expected ${expected.join(' or ')}` } : issue;
+  }
+  // The shape it came closest to: the fewest problems, the first listed on a tie.
+  const closest = candidates.reduce((best, b) => (b.length < best.length ? b : best));
+  const inner = closest[0]!;
+  return telling({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue);
 }
 
 /** A text of at most 1 MiB (the body bound; a text part cannot be longer). */
@@ -138,7 +158,7 @@ export class CallBook {
 export function textOfDialogue(system: string, messages: readonly ModelMessage[]): string {
   const parts: string[] = system ? [system] : [];
   for (const m of messages) {
-    if (m.role === 'user') parts.push(typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n'));
+    if (m.role === 'user') parts.push(typeof m.content === 'string' ? m.content : m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n'));
     else if (m.role === 'assistant') parts.push(m.content, ...(m.toolCalls ?? []).map((c) => c.arguments));
     else parts.push(m.content);
   }

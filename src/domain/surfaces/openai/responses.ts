@@ -135,6 +135,8 @@ export function readResponseRequest(body: unknown, context: readonly ModelMessag
       case 'reasoning':
         // A model's reasoning from another provider: not something this agent's model can take back.
         return;
+      case 'message':
+        throw invalidParam(`${at}.role`, "a message's role is user, assistant, system or developer");
       default:
         throw invalidParam(`${at}.type`, `an input item of type '${it.type}' is not supported; send messages, function_call and function_call_output items`);
     }
@@ -184,8 +186,8 @@ function partsText(content: string | z.output<typeof part>[], param: string): st
   if (typeof content === 'string') return content;
   return content
     .map((p, j) => {
-      if ((p.type === 'input_text' || p.type === 'output_text') && 'text' in p) return p.text as string;
-      if (p.type === 'refusal' && 'refusal' in p) return p.refusal as string;
+      if (p.type === 'input_text' || p.type === 'output_text') return stringField(p, 'text', `${param}[${j}]`);
+      if (p.type === 'refusal') return stringField(p, 'refusal', `${param}[${j}]`);
       throw invalidParam(`${param}[${j}].type`, `a part of type '${p.type}' is not supported here; send text`);
     })
     .join('');
@@ -193,7 +195,7 @@ function partsText(content: string | z.output<typeof part>[], param: string): st
 
 function userParts(parts: z.output<typeof part>[], images: string[], param: string): ContentPart[] {
   return parts.map((p, j) => {
-    if ((p.type === 'input_text' || p.type === 'output_text') && 'text' in p) return { type: 'text', text: p.text as string };
+    if (p.type === 'input_text' || p.type === 'output_text') return { type: 'text', text: stringField(p, 'text', `${param}[${j}]`) };
     if (p.type === 'input_image') {
       const url = (p as z.output<typeof inputImage>).image_url;
       if (!url) throw invalidParam(`${param}[${j}].image_url`, 'an image is given by image_url (file ids are not supported)');
@@ -201,6 +203,13 @@ function userParts(parts: z.output<typeof part>[], images: string[], param: stri
     }
     throw invalidParam(`${param}[${j}].type`, `a part of type '${p.type}' is not supported; send input_text or input_image parts`);
   });
+}
+
+/** A part's string field (`text`, `refusal`). */
+function stringField(p: object, field: string, param: string): string {
+  const value = (p as Record<string, unknown>)[field];
+  if (typeof value !== 'string') throw invalidParam(`${param}.${field}`, `this part needs its ${field} as a string`);
+  return value;
 }
 
 /** The output items of a finished run: its text as one message, then the caller's tool calls. */

@@ -1,0 +1,261 @@
+import { expect } from 'chai';
+import { Invalid } from '../../src/domain/errors.js';
+import { completionObject, closingChunks, readChatCompletion } from '../../src/domain/surfaces/openai/chat-completions.js';
+import { paramName, textOfDialogue } from '../../src/domain/surfaces/openai/openai-input.js';
+import { outputItems, readResponseRequest, ResponseEvents, responseObject, type ResponseState } from '../../src/domain/surfaces/openai/responses.js';
+import type { RunResult } from '../../src/domain/runtime/run.types.js';
+
+// The readers of the OpenAI-compatible API's two dialects: what a request becomes for the run, and
+// every refusal naming its parameter as OpenAI's `param` does.
+
+const OWN = ['query_records'];
+
+function refusal(fn: () => unknown): { param: string | undefined; message: string } {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).to.be.instanceOf(Invalid);
+    return { param: (err as Invalid).field, message: (err as Invalid).message };
+  }
+  throw new Error('expected a refusal');
+}
+
+const chat = (body: Record<string, unknown>) => readChatCompletion({ model: 'agent', ...body }, OWN);
+const user = (content: unknown) => ({ role: 'user', content });
+
+const result = (over: Partial<RunResult> = {}): RunResult => ({ runId: 'run_1', output: 'hi', usage: { inputTokens: 3, outputTokens: 2 }, credits: 0.5, model: 'm', logs: [], durationMs: 1, finishReason: 'stop', ...over });
+
+describe('OpenAI-compatible API: Chat Completions requests', () => {
+  it('puts system and developer text after the agent, keeps the turns, and names a tool result by its call', () => {
+    const c = chat({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'developer', content: [{ type: 'text', text: 'Use metric units.' }] },
+        user('Weather?'),
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: '4 degrees' },
+      ],
+      tools: [{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tool_choice: { type: 'function', function: { name: 'weather' } },
+      temperature: 0.5,
+      top_p: 0.9,
+      stop: 'END',
+      max_tokens: 10,
+      max_completion_tokens: 20,
+      stream: true,
+      stream_options: { include_usage: true },
+      response_format: { type: 'json_schema', json_schema: { name: 'w', schema: { type: 'object' } } },
+    });
+    expect(c.dialogue.system).to.equal('Be brief.\n\nUse metric units.');
+    expect(c.dialogue.messages).to.deep.equal([
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'weather', arguments: '{"city":"Oslo"}' }] },
+      { role: 'tool', toolCallId: 'call_1', toolName: 'weather', content: '4 degrees' },
+    ]);
+    expect(c.dialogue.clientTools.map((t) => [t.name, t.execute])).to.deep.equal([['weather', undefined]]);
+    expect(c.dialogue.clientTools[0]!.inputSchema).to.deep.equal({ type: 'object', properties: { city: { type: 'string' } } });
+    expect(c.dialogue.settings).to.deep.equal({ temperature: 0.5, topP: 0.9, stopSequences: ['END'], responseFormat: { type: 'json_schema', name: 'w', schema: { type: 'object' } }, toolChoice: { name: 'weather' } });
+    expect(c.dialogue.maxOutputTokens).to.equal(20);
+    expect(c).to.include({ stream: true, includeUsage: true, model: 'agent' });
+  });
+
+  it('takes max_tokens when max_completion_tokens is absent, json_object as JSON, and no settings when none are sent', () => {
+    expect(chat({ messages: [user('a')], max_tokens: 7 }).dialogue.maxOutputTokens).to.equal(7);
+    expect(chat({ messages: [user('a')], response_format: { type: 'json_object' } }).dialogue.settings).to.deep.equal({ responseFormat: { type: 'json' } });
+    const plain = chat({ messages: [user('a')], response_format: { type: 'text' }, tool_choice: 'auto' });
+    expect(plain.dialogue.settings).to.deep.equal({ toolChoice: 'auto' });
+    expect(plain.dialogue.maxOutputTokens).to.equal(undefined);
+    expect(plain).to.include({ stream: false, includeUsage: false });
+    expect(chat({ messages: [user('a')], n: 1, logprobs: false }).dialogue.messages).to.have.length(1);
+  });
+
+  it('notes image parts by parameter and reads text parts as text', () => {
+    const c = chat({ messages: [user([{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }])] });
+    expect(c.images).to.deep.equal(['messages[0].content[1].image_url']);
+    expect(c.dialogue.messages[0]).to.deep.equal({ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', url: 'data:image/png;base64,AAAA' }] });
+  });
+
+  const refused: [string, Record<string, unknown>, string, RegExp][] = [
+    ['no messages', { messages: [] }, 'messages', /at least one message/],
+    ['an unknown role', { messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role', /./],
+    ['the function role', { messages: [{ role: 'function', name: 'f', content: 'x' }] }, 'messages[0].role', /legacy/],
+    ['a tool result for no call', { messages: [user('a'), { role: 'tool', tool_call_id: 'nope', content: 'x' }] }, 'messages[1].tool_call_id', /no earlier assistant turn/],
+    ['n of 2', { messages: [user('a')], n: 2 }, 'n', /one choice/],
+    ['logprobs', { messages: [user('a')], logprobs: true }, 'logprobs', /not supported/],
+    ['top_logprobs', { messages: [user('a')], top_logprobs: 2 }, 'top_logprobs', /not supported/],
+    ['audio', { messages: [user('a')], audio: { voice: 'alloy', format: 'mp3' } }, 'audio', /audio/],
+    ['audio modality', { messages: [user('a')], modalities: ['text', 'audio'] }, 'modalities', /text/],
+    ['legacy functions', { messages: [user('a')], functions: [] }, 'functions', /tools/],
+    ['a temperature over 2', { messages: [user('a')], temperature: 3 }, 'temperature', /./],
+    ['max_tokens of 0', { messages: [user('a')], max_tokens: 0 }, 'max_tokens', /./],
+    ['five stop sequences', { messages: [user('a')], stop: ['a', 'b', 'c', 'd', 'e'] }, 'stop', /at most 4/],
+    ['an audio part', { messages: [user([{ type: 'input_audio', input_audio: {} }])] }, 'messages[0].content[0].type', /input_audio/],
+    ['an image in a system message', { messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] }] }, 'messages[0].content[0].type', /send text/],
+    ['an image by a file URL', { messages: [user([{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }])] }, 'messages[0].content[0].image_url', /http\(s\) URL or a data:image/],
+    ['a tool named like the agent', { messages: [user('a')], tools: [{ type: 'function', function: { name: 'query_records' } }] }, 'tools[0].function.name', /agent's own tools/],
+    ['a tool declared twice', { messages: [user('a')], tools: [{ type: 'function', function: { name: 'f' } }, { type: 'function', function: { name: 'f' } }] }, 'tools[1].function.name', /twice/],
+    ['a tool name with a space', { messages: [user('a')], tools: [{ type: 'function', function: { name: 'my tool' } }] }, 'tools[0].function.name', /letters, digits/],
+    ['parameters that are not an object schema', { messages: [user('a')], tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'string' } } }] }, 'tools[0].function.parameters', /type object/],
+    ['a tool choice naming no tool', { messages: [user('a')], tool_choice: { type: 'function', function: { name: 'ghost' } } }, 'tool_choice', /no tool named 'ghost'/],
+    ['a json_schema format without its schema', { messages: [user('a')], response_format: { type: 'json_schema', json_schema: { name: 'x' } } }, 'response_format.json_schema.schema', /schema/],
+  ];
+  for (const [what, body, param, message] of refused) {
+    it(`refuses ${what}, naming ${param}`, () => {
+      const r = refusal(() => chat(body));
+      expect(r.param).to.equal(param);
+      expect(r.message).to.match(message);
+      expect(r.message.startsWith(`${param}: `)).to.equal(true);
+    });
+  }
+
+  it('refuses a body that is no JSON object', () => {
+    for (const body of [undefined, null, 'text', [1], 3]) expect(refusal(() => readChatCompletion(body, OWN)).message).to.equal('The request body must be a JSON object');
+  });
+
+  it('shapes the completion: tool calls with null content, usage in tokens, credits and run id', () => {
+    const ids = { id: 'chatcmpl-run_1', created: 5, model: 'agt_1' };
+    const withCalls = completionObject(ids, result({ output: '', finishReason: 'tool_calls', toolCalls: [{ id: 'call_9', name: 'f', arguments: '{}' }] })) as any;
+    expect(withCalls.choices[0].message).to.deep.equal({ role: 'assistant', content: null, refusal: null, tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'f', arguments: '{}' } }] });
+    expect(withCalls.choices[0].finish_reason).to.equal('tool_calls');
+    expect(withCalls.usage).to.deep.equal({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
+    expect(withCalls).to.include({ credits: 0.5, run_id: 'run_1', object: 'chat.completion', model: 'agt_1' });
+    const plain = completionObject(ids, result()) as any;
+    expect(plain.choices[0].message.content).to.equal('hi');
+    expect(plain.choices[0].message).to.not.have.property('tool_calls');
+
+    const closing = closingChunks(ids, result({ toolCalls: [{ id: 'c', name: 'f', arguments: '{"a":1}' }], finishReason: 'tool_calls' }), true) as any[];
+    expect(closing.map((c) => (c.choices.length ? c.choices[0].finish_reason : 'usage'))).to.deep.equal([null, 'tool_calls', 'usage']);
+    expect(closing[0].choices[0].delta.tool_calls).to.deep.equal([{ index: 0, id: 'c', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }]);
+    expect(closing[2]).to.deep.include({ choices: [], credits: 0.5, run_id: 'run_1' });
+    expect(closingChunks(ids, result(), false)).to.have.length(1);
+  });
+});
+
+describe('OpenAI-compatible API: Responses requests', () => {
+  const read = (body: Record<string, unknown>, context: Parameters<typeof readResponseRequest>[1] = []) => readResponseRequest({ model: 'agent', ...body }, context, OWN, 'agt_1');
+
+  it('reads text input as one user turn, and instructions as this response’s system text', () => {
+    const r = read({ input: 'Hello', instructions: 'Be brief.', store: false, stream: true, max_output_tokens: 9, temperature: 1 });
+    expect(r.turns).to.deep.equal([{ role: 'user', content: 'Hello' }]);
+    expect(r.dialogue.system).to.equal('Be brief.');
+    expect(r.dialogue.maxOutputTokens).to.equal(9);
+    expect(r).to.include({ store: false, stream: true, previousResponseId: null });
+    expect(r.echo).to.deep.include({ model: 'agt_1', instructions: 'Be brief.', temperature: 1, maxOutputTokens: 9 });
+  });
+
+  it('reads items: messages, calls joined to the assistant turn before them, outputs named by a call of the stored context', () => {
+    const context = [{ role: 'assistant' as const, content: '', toolCalls: [{ id: 'old', name: 'lookup', arguments: '{}' }] }];
+    const r = read(
+      {
+        previous_response_id: 'resp_1',
+        input: [
+          { type: 'function_call_output', call_id: 'old', output: 'found' },
+          { role: 'developer', content: 'Metric units.' },
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'And now?' }] },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.' }] },
+          { type: 'function_call', call_id: 'new', name: 'lookup', arguments: '{"q":1}' },
+          { type: 'function_call_output', call_id: 'new', output: [{ type: 'input_text', text: 'done' }] },
+          { type: 'reasoning', id: 'rs_1', summary: [] },
+        ],
+        tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' } }],
+        text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } },
+        tool_choice: 'required',
+      },
+      context,
+    );
+    expect(r.turns).to.deep.equal([
+      { role: 'tool', toolCallId: 'old', toolName: 'lookup', content: 'found' },
+      { role: 'user', content: [{ type: 'text', text: 'And now?' }] },
+      { role: 'assistant', content: 'Checking.', toolCalls: [{ id: 'new', name: 'lookup', arguments: '{"q":1}' }] },
+      { role: 'tool', toolCallId: 'new', toolName: 'lookup', content: 'done' },
+    ]);
+    expect(r.dialogue.system).to.equal('Metric units.');
+    expect(r.previousResponseId).to.equal('resp_1');
+    expect(r.dialogue.settings).to.deep.equal({ responseFormat: { type: 'json_schema', name: 'x', schema: { type: 'object' } }, toolChoice: 'required' });
+    // A call with no assistant turn before it starts one.
+    expect(read({ input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' }] }).turns).to.deep.equal([{ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] }]);
+  });
+
+  const refused: [string, Record<string, unknown>, string, RegExp][] = [
+    ['no input', {}, 'input', /./],
+    ['background mode', { input: 'a', background: true }, 'background', /background/],
+    ['a conversation', { input: 'a', conversation: 'conv_1' }, 'conversation', /previous_response_id/],
+    ['a stored prompt', { input: 'a', prompt: { id: 'p' } }, 'prompt', /instructions/],
+    ['a built-in tool', { input: 'a', tools: [{ type: 'web_search' }] }, 'tools[0].type', /only function tools/],
+    ['a function tool without a name', { input: 'a', tools: [{ type: 'function' }] }, 'tools[0].name', /needs its name/],
+    ['an item reference', { input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type', /item_reference/],
+    ['an output for no call', { input: [{ type: 'function_call_output', call_id: 'x', output: 'y' }] }, 'input[0].call_id', /no earlier assistant turn/],
+    ['a file part', { input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }, 'input[0].content[0].type', /input_file/],
+    ['an image by file id', { input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'f' }] }] }, 'input[0].content[0].image_url', /file ids/],
+    ['a tool choice naming no tool', { input: 'a', tool_choice: { type: 'function', name: 'ghost' } }, 'tool_choice', /ghost/],
+    ['a json_schema format without its schema', { input: 'a', text: { format: { type: 'json_schema', name: 'x' } } }, 'text.format.schema', /schema/],
+  ];
+  for (const [what, body, param, message] of refused) {
+    it(`refuses ${what}, naming ${param}`, () => {
+      const r = refusal(() => read(body));
+      expect(r.param).to.equal(param);
+      expect(r.message).to.match(message);
+    });
+  }
+
+  it('builds the output items and the response object; the stream events follow OpenAI’s order', () => {
+    const r = result({ output: 'Hi there', toolCalls: [{ id: 'call_1', name: 'f', arguments: '{}' }], finishReason: 'tool_calls' });
+    const items = outputItems(r) as any[];
+    expect(items.map((i) => i.type)).to.deep.equal(['message', 'function_call']);
+    expect(items[1]).to.include({ call_id: 'call_1', name: 'f', arguments: '{}', status: 'completed' });
+    expect(outputItems(result({ output: '', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] })).map((i: any) => i.type)).to.deep.equal(['function_call']);
+
+    const echo = read({ input: 'a' }).echo;
+    const state: ResponseState = { id: 'resp_1', createdAt: 1, status: 'in_progress', echo, previousResponseId: null, store: true, output: [] };
+    const events = new ResponseEvents(state);
+    const all = [...events.start(), ...events.delta('Hi '), ...events.delta('there'), ...events.finish(r)];
+    expect(all.map((e) => e.type)).to.deep.equal([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(all.map((e) => e.sequence_number)).to.deep.equal(all.map((_, i) => i));
+    expect(all[6]).to.include({ text: 'Hi there' });
+    expect(all[9]).to.include({ output_index: 1 });
+    const done = all[13]!.response as any;
+    expect(done).to.include({ status: 'completed', credits: 0.5, run_id: 'run_1' });
+    expect(done.output.map((o: any) => o.type)).to.deep.equal(['message', 'function_call']);
+    expect(responseObject({ ...state, status: 'incomplete' })).to.deep.include({ incomplete_details: { reason: 'max_output_tokens' } });
+
+    const cut = new ResponseEvents({ ...state, output: [] });
+    const ended = cut.finish(result({ finishReason: 'length' }));
+    expect(ended[ended.length - 1]!.type).to.equal('response.incomplete');
+    const failed = new ResponseEvents({ ...state, output: [] }).finish(result({ output: null, error: { kind: 'model', message: 'The model failed' } }));
+    expect(failed.map((e) => e.type)).to.deep.equal(['response.failed']);
+    expect((failed[0]!.response as any).error).to.deep.equal({ code: 'server_error', message: 'The model failed' });
+  });
+});
+
+describe('OpenAI-compatible API: parameters and the guardrails text', () => {
+  it('writes paths as OpenAI names parameters', () => {
+    expect(paramName(['messages', 2, 'content', 0, 'image_url'])).to.equal('messages[2].content[0].image_url');
+    expect(paramName(['model'])).to.equal('model');
+    expect(paramName([])).to.equal('');
+  });
+
+  it('gives the guardrails every text the caller sent, assistant turns and tool arguments included', () => {
+    const text = textOfDialogue('sys', [
+      { role: 'user', content: [{ type: 'text', text: 'u1' }, { type: 'image', url: 'https://x.test/a.png' }] },
+      { role: 'assistant', content: 'a1', toolCalls: [{ id: 'c', name: 'f', arguments: '{"x":"args"}' }] },
+      { role: 'tool', toolCallId: 'c', toolName: 'f', content: 't1' },
+      { role: 'user', content: 'u2' },
+    ]);
+    expect(text).to.equal('sys\n\nu1\n\na1\n\n{"x":"args"}\n\nt1\n\nu2');
+  });
+});
