@@ -262,6 +262,59 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     expect(JSON.stringify(svc.fake.requests[1]!.body.messages)).to.include('Noted: the order is 42.');
   });
 
+  it('passes images, the answer format and the stop sequences to a model that takes images, and charges its credits', async () => {
+    await gql('mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }', {
+      i: { name: 'vision', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: svc.fake.url, acceptsImages: true, inputPricePerMillion: 1_000_000, outputPricePerMillion: 2_000_000 },
+    });
+    const seeing = await newAgent('Seeing', { defaultModel: 'vision' });
+    svc.fake.enqueue({ text: '{"animal":"cat"}', usage: { prompt: 3, completion: 2 } });
+    const c = await client(agentUrl(seeing.id), seeing.key).chat.completions.create({
+      model: seeing.id,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What animal?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }],
+      response_format: { type: 'json_schema', json_schema: { name: 'animal', schema: { type: 'object', properties: { animal: { type: 'string' } }, required: ['animal'] } } },
+      stop: ['END'],
+    });
+    expect(c.choices[0]!.message.content).to.equal('{"animal":"cat"}');
+    // 3 input tokens at 1 credit each, 2 output tokens at 2 each.
+    expect((c as any).credits).to.equal(7);
+    const sent = svc.fake.requests[0]!.body;
+    const user = sent.messages!.find((m) => m.role === 'user')!;
+    expect(JSON.stringify(user.content)).to.include('data:image/png;base64,iVBORw0KGgo=');
+    expect(JSON.stringify(sent.response_format)).to.include('json_');
+    expect(sent.stop).to.deep.equal(['END']);
+  });
+
+  it('takes a workspace key and X-Agent-Access-Key on the agent URL, and store: false keeps nothing', async () => {
+    svc.fake.enqueue({ text: 'by workspace key' }, { text: 'by header' });
+    const byWorkspaceKey = await client(agentUrl(agent), wsKey).responses.create({ model: agent, input: 'a', store: false });
+    expect(byWorkspaceKey.output_text).to.equal('by workspace key');
+    expect(await client(agentUrl(agent), key).responses.retrieve(byWorkspaceKey.id).catch((e: unknown) => e)).to.be.instanceOf(OpenAI.NotFoundError);
+    const r = await fetch(`${agentUrl(agent)}/chat/completions`, { method: 'POST', headers: { 'x-agent-access-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'b' }] }) });
+    expect(r.status).to.equal(200);
+    expect(((await r.json()) as any).choices[0].message.content).to.equal('by header');
+  });
+
+  it('answers a failed run with a 500 naming the run, before a stream and inside one', async () => {
+    const api = client(agentUrl(agent), key);
+    svc.fake.enqueue({ status: 500 }, { status: 500 });
+    const failed = (await api.chat.completions.create({ model: agent, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.InternalServerError>;
+    expect(failed).to.be.instanceOf(OpenAI.InternalServerError);
+    expect(failed.code).to.equal('run_failed');
+    expect((failed.error as any).run_id).to.match(/^run_/);
+    expect(failed.headers?.get('x-run-id')).to.equal((failed.error as any).run_id);
+
+    // A model that breaks off after its first words: the stream ends with an error record, which the client raises.
+    svc.fake.reset();
+    svc.fake.enqueue({ text: 'one two three four five six', failAfterChunks: 2 });
+    const stream = await api.chat.completions.create({ model: agent, messages: [{ role: 'user', content: 'x' }], stream: true });
+    let text = '';
+    const broke = await (async () => {
+      for await (const ch of stream) text += ch.choices[0]?.delta.content ?? '';
+    })().catch((e: unknown) => e);
+    expect(broke).to.be.instanceOf(OpenAI.APIError);
+    expect(text.length).to.be.greaterThan(0);
+  });
+
   it('names the parameter it refuses', async () => {
     const api = client(agentUrl(agent), key);
     const n = (await api.chat.completions.create({ model: agent, n: 2, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;

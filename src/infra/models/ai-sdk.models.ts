@@ -64,6 +64,10 @@ function toolSet(tools: ToolDefinition[], logger: Logger): ToolSet {
 
 /** LanguageModels over the Vercel AI SDK: one streamed call with a bounded tool loop. */
 export function aiSdkModels(logger: Logger): LanguageModels {
+  // The SDK prints a provider's warnings (a setting the model ignores, such as a JSON schema on a
+  // server without structured outputs) to the console; they go to the service log instead, at
+  // debug: a caller's setting repeats with every call.
+  globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) => logger.debug({ provider, model, warnings }, 'model provider warning');
   async function* stream(call: ModelCall): AsyncGenerator<ModelEvent> {
     const stopWhen = [stepCountIs(call.maxSteps)];
     if (call.stopWhenUsage) {
