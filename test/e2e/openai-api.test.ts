@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import http from 'node:http';
 import OpenAI from 'openai';
+import { listenOnLoopback } from '../helpers/local-server.js';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // The OpenAI-compatible API as its users reach it: the official `openai` npm client with `baseURL`
@@ -282,6 +284,23 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     expect(JSON.stringify(user.content)).to.include('data:image/png;base64,iVBORw0KGgo=');
     expect(JSON.stringify(sent.response_format)).to.include('json_');
     expect(sent.stop).to.deep.equal(['END']);
+
+    // An image by URL goes to the provider as given: the service never fetches it.
+    let fetched = 0;
+    const images = http.createServer((_req, res) => {
+      fetched++;
+      res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from('89504e47', 'hex'));
+    });
+    const port = await listenOnLoopback(images);
+    try {
+      const url = `http://127.0.0.1:${port}/cat.png`;
+      svc.fake.enqueue({ text: 'a cat' });
+      await client(agentUrl(seeing.id), seeing.key).chat.completions.create({ model: seeing.id, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] });
+      expect(JSON.stringify(svc.fake.requests[1]!.body.messages)).to.include(url);
+      expect(fetched).to.equal(0);
+    } finally {
+      images.close();
+    }
   });
 
   it('takes a workspace key and X-Agent-Access-Key on the agent URL, and store: false keeps nothing', async () => {

@@ -94,6 +94,9 @@ export function aiSdkModels(logger: Logger): LanguageModels {
         topP: settings.topP,
         stopSequences: settings.stopSequences,
         output: sdkOutput(settings),
+        // A caller's image URL goes to the provider as given: the service itself never fetches a
+        // URL a caller chose (the SDK would, for providers that take no URLs).
+        experimental_download: async (urls) => urls.map(() => null),
         stopWhen,
         maxOutputTokens: call.maxOutputTokens,
         maxRetries: 1,
