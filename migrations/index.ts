@@ -19,6 +19,7 @@ import * as activityEntryIndex from './20270222000000_activity_entry_index.js';
 import * as agentChanges from './20270230000000_agent_changes.js';
 import * as budgetSlices from './20270301000000_budget_slices.js';
 import * as openaiResponses from './20270305000000_openai_responses.js';
+import * as a2aTasks from './20270306000000_a2a_tasks.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -43,6 +44,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270230000000_agent_changes': agentChanges,
   '20270301000000_budget_slices': budgetSlices,
   '20270305000000_openai_responses': openaiResponses,
+  '20270306000000_a2a_tasks': a2aTasks,
 };
 
 /** knex migration source over the static list above. */

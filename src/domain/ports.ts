@@ -12,6 +12,7 @@ import type { ModelRepo } from './models/model.ports.js';
 import type { AgentChildRepo } from './repo.ports.js';
 import type { SecretRepo } from './secrets/secret.ports.js';
 import type { ResponseRepo } from './surfaces/openai/openai.ports.js';
+import type { A2aTaskRepo } from './surfaces/a2a/a2a.ports.js';
 import type { DeliveryRepo } from './webhooks/webhook.ports.js';
 import type { WorkspaceReadRepo } from './workspace-api/workspace-api.ports.js';
 import type { MemberRepo, MemberTokenRepo, TeamRepo, WorkspaceRepo } from './workspace/workspace.ports.js';
@@ -34,6 +35,8 @@ export interface Repositories {
   conversations: ConversationRepo;
   /** Stored responses of the OpenAI-compatible API. */
   responses: ResponseRepo;
+  /** Tasks of the A2A server. */
+  a2aTasks: A2aTaskRepo;
   documents: DocumentRepo;
   exposures: ExposureRepo;
   records: RecordRepo;

@@ -29,6 +29,7 @@ import { DocumentApiService } from './surfaces/document-api.service.js';
 import { HttpApiService } from './surfaces/http-api.service.js';
 import { McpService } from './surfaces/mcp.service.js';
 import { OpenAiService } from './surfaces/openai.service.js';
+import { A2aService } from './surfaces/a2a.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
 import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
@@ -73,6 +74,8 @@ export interface Services {
   chat: ChatService;
   /** The OpenAI-compatible API: Chat Completions, Responses, models. */
   openai: OpenAiService;
+  /** The A2A server: the agent card's skills and message runs. */
+  a2a: A2aService;
   workspaceApi: WorkspaceApiService;
   manifests: ManifestService;
   health: HealthService;
@@ -132,6 +135,7 @@ export function createServices(deps: ServiceDeps): Services {
   const keys = new KeyService(store, clock);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
   const surfaces = new SurfaceAccess(store, keys);
+  const mcp = new McpService(store, pipeline);
   return {
     workspace: new WorkspaceService(store, clock),
     agents,
@@ -151,10 +155,11 @@ export function createServices(deps: ServiceDeps): Services {
     pipeline,
     surfaces,
     httpApi: new HttpApiService(store, pipeline),
-    mcp: new McpService(store, pipeline),
+    mcp,
     documentApi: new DocumentApiService(records, pipeline),
     chat: new ChatService(store, clock, pipeline),
     openai: new OpenAiService(store, clock, pipeline, runs, surfaces),
+    a2a: new A2aService(store, clock, pipeline, mcp),
     deliveryBodies: new DeliveryBodyService(store),
     webhookReceipt: new WebhookReceiptService(store, clock, secrets, deliveryQueued),
     webhookDelivery: new WebhookDeliveryTask(store, pipeline),

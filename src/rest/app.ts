@@ -21,6 +21,7 @@ import { mcpRoutes } from './surfaces/mcp.routes.js';
 import { webhookRoutes } from './surfaces/webhook.routes.js';
 import { chatRoutes } from './surfaces/chat.routes.js';
 import { openAiRoutes } from './surfaces/openai.routes.js';
+import { a2aRoutes } from './surfaces/a2a.routes.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
 import { consoleSessionRoutes } from './console-session.routes.js';
 import { consoleRoutes } from './console.routes.js';
@@ -117,6 +118,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(webhookRoutes(deps.services, deps.logger));
   app.use(chatRoutes(deps.services, deps.platformOrigins, deps.logger, deps.chatKeepAliveMs));
   app.use(openAiRoutes(deps.services, deps.platformOrigins, deps.logger));
+  app.use(a2aRoutes(deps.services, deps.platformOrigins, deps.baseUrl, deps.logger));
   app.use(widgetRoutes(deps.widget));
   app.use(workspaceApiRoutes(deps.services, { baseUrl: deps.baseUrl }));
   app.use(router.routes());
@@ -128,7 +130,7 @@ export function createApp(deps: AppDeps): Koa {
 }
 
 /** What comes after `/agents/{agentId}/` on the agent surfaces. */
-const AGENT_SURFACE_SEGMENTS = new Set(['api', 'documents', 'mcp', 'webhook', 'chat', 'openapi.json', 'v1']);
+const AGENT_SURFACE_SEGMENTS = new Set(['api', 'documents', 'mcp', 'webhook', 'chat', 'openapi.json', 'v1', 'a2a', '.well-known']);
 
 /**
  * The 404 of a path no route answers. Under `/agents/{agentId}/` anything but a surface is most often

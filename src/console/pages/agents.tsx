@@ -35,6 +35,7 @@ const SURFACE_NAMES: Record<AgentRow['surfaces'][number]['surface'], string> = {
   WIDGET: 'Widget',
   WEBHOOKS: 'Webhooks',
   OPENAI: 'OpenAI API',
+  A2A: 'A2A',
 };
 
 /** Credits of the current UTC day (usage lists days with use only). */

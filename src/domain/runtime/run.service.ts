@@ -38,8 +38,9 @@ const NO_USAGE: ModelUsage = { inputTokens: 0, outputTokens: 0 };
 export function userTurn(input: RunInput): string {
   const body = input.body;
   if (input.surface === 'WIDGET' && body && typeof body === 'object' && !Array.isArray(body) && typeof body.message === 'string') return body.message;
-  // An MCP tool's arguments: the text itself under the default schema ({input}), else the arguments as JSON.
-  if (input.surface === 'MCP') {
+  // An MCP tool's arguments (also an A2A skill's data): the text itself under the default schema
+  // ({input}), else the arguments as JSON. An A2A chat message is its text, a string body.
+  if (input.surface === 'MCP' || (input.surface === 'A2A' && typeof body !== 'string')) {
     const only = body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 1 ? body.input : undefined;
     return typeof only === 'string' ? only : JSON.stringify(body, null, 2);
   }

@@ -14,6 +14,7 @@ const LABELS: Record<Surface, string> = {
   WIDGET: 'chat widget',
   WEBHOOKS: 'webhook receiver',
   OPENAI: 'OpenAI-compatible API',
+  A2A: 'A2A server',
 };
 
 /**

@@ -4,6 +4,7 @@ import type { Repositories, Store } from '../../domain/ports.js';
 import type { AgentChildRepo, CrudRepo } from '../../domain/repo.ports.js';
 import { conversationRepo } from './conversation.repo.js';
 import { responseRepo } from './response.repo.js';
+import { a2aTaskRepo } from './a2a-task.repo.js';
 import { deliveryRepo } from './delivery.repo.js';
 import { insertActivityBatch } from './activity-batch.js';
 import { recordRepo } from './record.repo.js';
@@ -152,6 +153,7 @@ export function repositories(db: Conn): Repositories {
     deliveries: deliveryRepo(db),
     conversations: conversationRepo(db),
     responses: responseRepo(db),
+    a2aTasks: a2aTaskRepo(db),
     documents: agentChild(db, rows.documents),
     exposures: {
       ...agentChild(db, rows.exposures),

@@ -28,6 +28,7 @@ export const SURFACE_LABELS: Record<Surface, string> = {
   WIDGET: 'Chat widget',
   WEBHOOKS: 'Webhooks',
   OPENAI: 'OpenAI-compatible API',
+  A2A: 'A2A server',
 };
 
 /** An entry's HTTP status (or `run`), with an `error` badge when it failed. */

@@ -35,6 +35,7 @@ const SURFACES: { key: Surface; label: string; color: string }[] = [
   { key: 'WIDGET', label: 'Chat widget', color: '#a61e4d' },
   { key: 'WEBHOOKS', label: 'Webhooks', color: '#2b8a3e' },
   { key: 'OPENAI', label: 'OpenAI-compatible API', color: '#5f3dc4' },
+  { key: 'A2A', label: 'A2A server', color: '#c2255c' },
 ];
 
 /** The last `n` UTC days, oldest first, as `YYYY-MM-DD`. */

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { expect } from 'chai';
+import { startE2eService, type E2eService } from '../helpers/surface-service.js';
+
+// The A2A server as other agents reach it: `@a2a-js/sdk`'s client resolving the agent card from the
+// agent's base URL, over JSON-RPC and the HTTP+JSON binding, against the service started in the test
+// process (embedded database, or PostgreSQL with TEST_DATABASE_URL), the model played by the local
+// OpenAI-compatible test server.
+
+const ADMIN_TOKEN = 'a2a-e2e-admin-token-0123456789';
+
+const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: {}, filename: '', mediaType: 'text/plain' });
+const data = (value: unknown): Part => ({ content: { $case: 'data', value }, metadata: {}, filename: '', mediaType: 'application/json' });
+
+function message(parts: Part[], extra: Partial<Message> = {}): Message {
+  return { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts, metadata: {}, extensions: [], referenceTaskIds: [], ...extra };
+}
+
+function answerText(task: Task): string {
+  const parts = task.artifacts.flatMap((a) => a.parts);
+  return parts.flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : [])).join('');
+}
+
+describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
+  this.timeout(120_000);
+  let svc: E2eService;
+  let agent: string;
+  let key: string;
+  const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
+
+  const withKey =
+    (k: string): typeof fetch =>
+    (input, init) =>
+      fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: `Bearer ${k}` } });
+
+  async function clientFor(agentId: string, k: string, binding: 'JSONRPC' | 'HTTP+JSON' = 'JSONRPC', url = svc.url): Promise<Client> {
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl: withKey(k) }), new RestTransportFactory({ fetchImpl: withKey(k) })],
+      preferredTransports: [binding],
+    });
+    return new ClientFactory(options).createFromUrl(`${url}/agents/${agentId}/`);
+  }
+
+  async function newAgent(name: string, opts: { a2a?: boolean; instructions?: string } = {}): Promise<{ id: string; key: string }> {
+    const id = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, description: `${name} agent`, instructions: opts.instructions ?? 'You answer questions about the shop.', defaultModel: 'fake-model' } })).createAgent.id;
+    if (opts.a2a !== false) await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: A2A, enabled: true) { id } }', { a: id });
+    const k = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key;
+    return { id, key: k };
+  }
+
+  before(async () => {
+    svc = await startE2eService('a2a_e2e', { adminToken: ADMIN_TOKEN });
+    ({ id: agent, key } = await newAgent('Shop'));
+    await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+      a: agent,
+      i: {
+        name: 'add',
+        description: 'Adds two numbers',
+        handler: { script: 'return { sum: input.a + input.b };' },
+        inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+        outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+      },
+    });
+  });
+
+  after(async () => {
+    await svc?.stop();
+  });
+
+  beforeEach(() => svc.fake.reset());
+
+  it('serves the agent card: interfaces, key schemes, streaming, a skill per MCP tool and the chat', async () => {
+    const r = await fetch(`${svc.url}/agents/${agent}/.well-known/agent-card.json`);
+    expect(r.status).to.equal(200);
+    const card = (await r.json()) as any;
+    expect(card.name).to.equal('Shop');
+    expect(card.supportedInterfaces.map((i: any) => [i.protocolBinding, i.protocolVersion])).to.deep.equal([
+      ['JSONRPC', '1.0'],
+      ['HTTP+JSON', '1.0'],
+    ]);
+    expect(card.supportedInterfaces[0].url).to.equal(`${svc.url}/agents/${agent}/a2a`);
+    expect(card.capabilities).to.deep.include({ streaming: true, pushNotifications: false });
+    expect(card.skills.map((s: any) => s.id)).to.deep.equal(['chat', 'add']);
+    expect(Object.keys(card.securitySchemes)).to.have.members(['bearer', 'agentKey']);
+
+    const off = await newAgent('Hidden', { a2a: false });
+    expect((await fetch(`${svc.url}/agents/${off.id}/.well-known/agent-card.json`)).status).to.equal(404);
+  });
+
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    describe(`over ${binding}`, () => {
+      it('SendMessage returns a completed task whose artifact is the answer', async () => {
+        svc.fake.enqueue({ text: 'We open at nine.' });
+        const client = await clientFor(agent, key, binding);
+        const result = (await client.sendMessage({ tenant: '', message: message([text('When do you open?')]), configuration: undefined, metadata: {} })) as Task;
+        expect(result.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
+        expect(answerText(result)).to.equal('We open at nine.');
+        // Any instance reads it back from the database.
+        const again = await client.getTask({ tenant: '', id: result.id, historyLength: undefined });
+        expect(again.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
+      });
+
+      it('SendStreamingMessage yields status updates and artifact chunks in order, ending completed', async () => {
+        svc.fake.enqueue({ text: 'One two three four five' });
+        const client = await clientFor(agent, key, binding);
+        const kinds: string[] = [];
+        const states: TaskState[] = [];
+        let chunks = '';
+        for await (const ev of client.sendMessageStream({ tenant: '', message: message([text('Count')]), configuration: undefined, metadata: {} })) {
+          const p = ev.payload!;
+          kinds.push(p.$case);
+          if (p.$case === 'statusUpdate') states.push(p.value.status!.state);
+          if (p.$case === 'artifactUpdate' && !p.value.lastChunk) chunks += p.value.artifact!.parts.map((x) => (x.content?.$case === 'text' ? x.content.value : '')).join('');
+        }
+        expect(kinds[0]).to.equal('task');
+        expect(states[0]).to.equal(TaskState.TASK_STATE_WORKING);
+        expect(states[states.length - 1]).to.equal(TaskState.TASK_STATE_COMPLETED);
+        expect(chunks).to.equal('One two three four five');
+        expect(kinds.filter((k) => k === 'artifactUpdate').length).to.be.greaterThan(2);
+      });
+
+      it('a skill call with a data part runs that MCP tool and returns its structured output', async () => {
+        const client = await clientFor(agent, key, binding);
+        const result = (await client.sendMessage({ tenant: '', message: message([data({ a: 2, b: 40 })], { metadata: { skillId: 'add' } }), configuration: undefined, metadata: {} })) as Task;
+        expect(result.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
+        const structured = result.artifacts.flatMap((a) => a.parts).find((p) => p.content?.$case === 'data');
+        expect(structured?.content?.value).to.deep.equal({ sum: 42 });
+      });
+    });
+  }
+
+  it('continues a conversation by its context id', async () => {
+    const client = await clientFor(agent, key);
+    svc.fake.enqueue({ text: 'Hello Ada.' }, { text: 'Your name is Ada.' });
+    const first = (await client.sendMessage({ tenant: '', message: message([text('I am Ada.')]), configuration: undefined, metadata: {} })) as Task;
+    await client.sendMessage({ tenant: '', message: message([text('Who am I?')], { contextId: first.contextId }), configuration: undefined, metadata: {} });
+    const sent = JSON.stringify(svc.fake.requests[1]!.body.messages);
+    expect(sent).to.include('I am Ada.');
+    expect(sent).to.include('Hello Ada.');
+  });
+
+  it('refuses: no key and another agent’s key 401, surface off 403, a daily limit of 0 the limit error with its retry time', async () => {
+    const call = (agentId: string, headers: Record<string, string>) =>
+      fetch(`${svc.url}/agents/${agentId}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+      });
+    expect((await call(agent, {})).status).to.equal(401);
+    const other = await newAgent('Other');
+    expect((await call(agent, { authorization: `Bearer ${other.key}` })).status).to.equal(401);
+    const off = await newAgent('Off', { a2a: false });
+    expect((await call(off.id, { authorization: `Bearer ${off.key}` })).status).to.equal(403);
+    expect(svc.fake.requests).to.have.length(0);
+
+    const limited = await newAgent('Limited');
+    await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: limited.id });
+    const r = await call(limited.id, { authorization: `Bearer ${limited.key}` });
+    const body = (await r.json()) as any;
+    expect(body.error.code).to.equal(-32000);
+    expect(body.error.data[0]).to.deep.include({ reason: 'daily_credit_limit' });
+    expect(Number(body.error.data[0].metadata.retryAfterSeconds)).to.be.greaterThan(0);
+    expect(Number(r.headers.get('retry-after'))).to.be.greaterThan(0);
+    const rest = await fetch(`${svc.url}/agents/${limited.id}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${limited.key}` },
+      body: JSON.stringify({ message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }),
+    });
+    expect(rest.status).to.equal(429);
+    expect(Number(rest.headers.get('retry-after'))).to.be.greaterThan(0);
+  });
+});
