@@ -52,7 +52,9 @@ describe('e2e: the console: the OpenAI API tab', function () {
     const refused = await ask(base).catch((e: unknown) => e);
     expect(refused).to.be.instanceOf(OpenAI.PermissionDeniedError);
 
-    await toggle.check();
+    // The switch shows the saved state: it turns on when the mutation has answered.
+    await toggle.click();
+    await page.getByRole('switch', { name: 'OpenAI-compatible API enabled', checked: true }).waitFor();
     await page.getByText('Calls are answered').waitFor();
     expect(await surface()).to.deep.equal({ surface: 'OPENAI', enabled: true });
     h.fake.enqueue({ text: 'Hello from the support bot.' });
@@ -64,7 +66,8 @@ describe('e2e: the console: the OpenAI API tab', function () {
     expect(await shown('Workspace URL')).to.equal(`${h.svc.url}/v1`);
     expect(await page.getByTestId('openai-workspace-keys').textContent()).to.include('not allowed');
     await page.getByRole('tab', { name: 'API Keys' }).click();
-    await page.getByRole('switch', { name: /Allow workspace keys/ }).check();
+    await page.getByRole('switch', { name: /Allow workspace keys/ }).click();
+    await page.getByRole('switch', { name: /Allow workspace keys/, checked: true }).waitFor();
     await page.getByRole('tab', { name: 'OpenAI API' }).click();
     await page.getByTestId('openai-workspace-keys').filter({ hasText: 'allowed.' }).filter({ hasNotText: 'not allowed' }).waitFor();
     expect(await page.getByTestId('openai-workspace-keys').textContent()).to.include(agentId);
