@@ -1,4 +1,4 @@
-import { Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core';
+import { Button, Code, CopyButton, Group, Stack, Tabs, Text } from '@mantine/core';
 
 /** A value to paste elsewhere, shown as code, with a copy button named after it. */
 export function CopyBlock({ label, value, description, block = true }: { label: string; value: string; description?: string; block?: boolean }) {
@@ -25,5 +25,33 @@ export function CopyBlock({ label, value, description, block = true }: { label: 
         {value}
       </Code>
     </Stack>
+  );
+}
+
+export interface CopyTab {
+  id: string;
+  /** The tab's name, and the copy button's with `kind` after it. */
+  title: string;
+  description: string;
+  value: string;
+}
+
+/** Values to paste, one tab each (a client's configuration or snippet), each a CopyBlock. */
+export function CopyTabs({ label, kind, tabs }: { label: string; kind: string; tabs: CopyTab[] }) {
+  return (
+    <Tabs defaultValue={tabs[0]?.id} keepMounted={false}>
+      <Tabs.List aria-label={label}>
+        {tabs.map((t) => (
+          <Tabs.Tab key={t.id} value={t.id}>
+            {t.title}
+          </Tabs.Tab>
+        ))}
+      </Tabs.List>
+      {tabs.map((t) => (
+        <Tabs.Panel key={t.id} value={t.id} pt="sm">
+          <CopyBlock label={`${t.title} ${kind}`} description={t.description} value={t.value} />
+        </Tabs.Panel>
+      ))}
+    </Tabs>
   );
 }

@@ -12,6 +12,7 @@ const AGENT_TABS: [string, string][] = [
   ['http', 'HTTP API'],
   ['documents', 'Document API'],
   ['mcp', 'MCP server'],
+  ['openai', 'OpenAI API'],
   ['widget', 'Chat widget'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API Keys'],

@@ -6,7 +6,8 @@ import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js
 // Chromium under the console's CSP, signed in as the admin: members and their tokens (shown once,
 // revoked after a confirmation), workspace keys with scopes (shown once, then prefix and last
 // four), secrets (the value never comes back), models (configured against the fake model server,
-// tested: answer and latency), teams and limits, settings (a JSON mistake caught before sending).
+// tested: answer and latency; whether one accepts images), teams and limits, settings (a JSON
+// mistake caught before sending).
 // axe-core on every section (1280×800, and some at 390×844); no console error, no CSP violation.
 
 describe('e2e: the console: workspace sections', function () {
@@ -195,6 +196,39 @@ describe('e2e: the console: workspace sections', function () {
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'hidden' });
     await row.waitFor();
+  });
+
+  it('Models: "Accepts images" is saved with the model, shown in the list, and read back into the form', async () => {
+    await section('Models');
+    const row = page.getByRole('row', { name: /house-model/ });
+    await row.waitFor();
+    expect(await row.textContent()).to.include('Text only');
+    const edit = async () => {
+      await row.getByRole('button', { name: 'Edit house-model' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Edit model house-model' });
+      await dialog.waitFor();
+      return { dialog, images: dialog.getByRole('switch', { name: 'Accepts images' }) };
+    };
+    const saved = async () => (await gql('{ models { name model baseUrl acceptsImages } }')).models.find((m: { name: string }) => m.name === 'house-model');
+
+    let { dialog, images } = await edit();
+    expect(await images.isChecked()).to.equal(false);
+    await images.check();
+    await axe();
+    await dialog.getByRole('button', { name: 'Save model' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await row.getByText('Accepts images').waitFor();
+    // Only the flag changed: the rest of the model is as it was.
+    expect(await saved()).to.deep.equal({ name: 'house-model', model: 'fake-model', baseUrl: h.fake.url, acceptsImages: true });
+    await axe();
+
+    ({ dialog, images } = await edit());
+    expect(await images.isChecked()).to.equal(true);
+    await images.uncheck();
+    await dialog.getByRole('button', { name: 'Save model' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await row.getByText('Text only').waitFor();
+    expect((await saved()).acceptsImages).to.equal(false);
   });
 
   it("Teams and limits: creates a team with a limit, changes it, and sets the workspace's daily limit against today's use", async () => {

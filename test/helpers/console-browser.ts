@@ -165,3 +165,13 @@ export function consoleSuite(name: string, setup: (h: ConsoleHarness) => Promise
     await h?.stop();
   });
 }
+
+/** Runs `check` with the page at a phone's 390×844, then puts it back to the harness's 1280×800. */
+export async function atPhoneSize(page: Page, check: () => Promise<void>): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await check();
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+}

@@ -1,7 +1,7 @@
-import { Code, Stack, Table, Tabs, Text, TextInput, Textarea } from '@mantine/core';
+import { Code, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { CopyBlock } from '../../copy-field.js';
+import { CopyBlock, CopyTabs } from '../../copy-field.js';
 import { EntriesSection, EntryForm, HandlerBadge, useEntryForm } from '../../entry-list.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { clientConfigs, mcpUrl, serverName } from '../../mcp-configs.js';
@@ -62,20 +62,7 @@ export default function McpTab({ agentId }: AgentTabProps) {
         <Text size="sm">
           Replace the placeholder with an agent key from the API Keys tab. Keys belong in the client's configuration, never in a shared file.
         </Text>
-        <Tabs defaultValue="claude" keepMounted={false}>
-          <Tabs.List aria-label="MCP clients">
-            {configs.map((c) => (
-              <Tabs.Tab key={c.id} value={c.id}>
-                {c.client}
-              </Tabs.Tab>
-            ))}
-          </Tabs.List>
-          {configs.map((c) => (
-            <Tabs.Panel key={c.id} value={c.id} pt="sm">
-              <CopyBlock label={`${c.client} configuration`} description={c.file} value={c.json} />
-            </Tabs.Panel>
-          ))}
-        </Tabs>
+        <CopyTabs label="MCP clients" kind="configuration" tabs={configs.map((c) => ({ id: c.id, title: c.client, description: c.file, value: c.json }))} />
       </Section>
       <EntriesSection
         id="tools-title"

@@ -1,30 +1,13 @@
-import { Badge, Button, Checkbox, Group, NumberInput, Select, Stack, Table, Text, TextInput } from '@mantine/core';
-import { useMemo, useState, type FormEvent } from 'react';
+import { Badge, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { fieldErrors, messageOf } from '../../errors.js';
+import { messageOf } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { useIsAdmin } from '../../viewer.js';
-import { numberOrNull } from '../../format.js';
-import { Notice, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
-
-const ModelsQuery = graphql(`
-  query WorkspaceModels {
-    models { id name provider model baseUrl apiKeySecret isDefault inputPricePerMillion outputPricePerMillion }
-  }
-`);
-
-const SecretNamesQuery = graphql(`
-  query ModelSecretNames {
-    secrets { id name kind }
-  }
-`);
-
-const ConfigureModelMutation = graphql(`
-  mutation ConfigureModel($input: ConfigureModelInput!) {
-    configureModel(input: $input) { id name provider model baseUrl apiKeySecret isDefault inputPricePerMillion outputPricePerMillion warning }
-  }
-`);
+import { Notice, FormModal, ConfirmDialog } from '../../ui.js';
+import { ModelForm } from './model-form.js';
+import { MODELS, ModelsQuery, type ModelRow, type Provider } from './models-query.js';
 
 const TestModelMutation = graphql(`
   mutation TestModel($name: String!) {
@@ -38,19 +21,9 @@ const RemoveModelMutation = graphql(`
   }
 `);
 
-type ModelRow = ResultOf<typeof ModelsQuery>['models'][number];
-type Provider = ModelRow['provider'];
 type TestResult = ResultOf<typeof TestModelMutation>['testModel'];
 
-const PROVIDERS: { value: Provider; label: string }[] = [
-  { value: 'OPENAI', label: 'OpenAI' },
-  { value: 'ANTHROPIC', label: 'Anthropic' },
-  { value: 'OPENAI_COMPATIBLE', label: 'OpenAI-compatible server (Ollama, vLLM, …)' },
-];
-
 const providerName = (p: Provider) => ({ OPENAI: 'OpenAI', ANTHROPIC: 'Anthropic', OPENAI_COMPATIBLE: 'OpenAI-compatible' })[p];
-
-const MODELS = { additionalTypenames: ['Model'] };
 
 /** The workspace's models: the default marked; admins configure, test (answer and latency) and remove them. */
 export default function ModelsSection() {
@@ -96,7 +69,7 @@ export default function ModelsSection() {
           {isAdmin ? 'Configure one: a provider, its model name and where its API key is kept.' : 'An admin configures them.'}
         </EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={760}>
+        <Table.ScrollContainer minWidth={840}>
           <Table striped aria-label="Models">
             <Table.Thead>
               <Table.Tr>
@@ -104,6 +77,7 @@ export default function ModelsSection() {
                 <Table.Th scope="col">Provider and model</Table.Th>
                 <Table.Th scope="col">Base URL</Table.Th>
                 <Table.Th scope="col">API key secret</Table.Th>
+                <Table.Th scope="col">Images</Table.Th>
                 <Table.Th scope="col">Price per million tokens (in / out)</Table.Th>
                 {isAdmin ? <Table.Th scope="col">Actions</Table.Th> : null}
               </Table.Tr>
@@ -128,6 +102,15 @@ export default function ModelsSection() {
                   </Table.Td>
                   <Table.Td style={{ wordBreak: 'break-all' }}>{m.baseUrl ?? '—'}</Table.Td>
                   <Table.Td>{m.apiKeySecret ?? '—'}</Table.Td>
+                  <Table.Td>
+                    {m.acceptsImages ? (
+                      <Badge size="sm" color="indigo.8" variant="outline">
+                        Accepts images
+                      </Badge>
+                    ) : (
+                      'Text only'
+                    )}
+                  </Table.Td>
                   <Table.Td>
                     {m.inputPricePerMillion} / {m.outputPricePerMillion}
                   </Table.Td>
@@ -199,85 +182,5 @@ function TestOutcome({ result }: { result: TestResult | { failed: string } | 'ru
     <Text size="xs" c={result.ok ? 'teal.9' : 'red.9'} role="status" data-testid="model-test">
       {result.ok ? `Answer: “${result.output ?? ''}”` : `Failed: ${result.error ?? 'no answer'}`} · {result.latencyMs} ms
     </Text>
-  );
-}
-
-function ModelForm({ model, onCancel, onSaved }: { model: ModelRow | null; onCancel: () => void; onSaved: (warning: string | null) => void }) {
-  const [name, setName] = useState(model?.name ?? '');
-  const [provider, setProvider] = useState<Provider>(model?.provider ?? 'OPENAI');
-  const [modelName, setModelName] = useState(model?.model ?? '');
-  const [baseUrl, setBaseUrl] = useState(model?.baseUrl ?? '');
-  const [apiKeySecret, setApiKeySecret] = useState<string | null>(model?.apiKeySecret ?? null);
-  const [inputPrice, setInputPrice] = useState<string | number>(model?.inputPricePerMillion ?? '');
-  const [outputPrice, setOutputPrice] = useState<string | number>(model?.outputPricePerMillion ?? '');
-  const [isDefault, setIsDefault] = useState(model?.isDefault ?? false);
-  const [secrets] = useQuery({ query: SecretNamesQuery, context: useMemo(() => ({ additionalTypenames: ['Secret'] }), []) });
-  const [{ fetching, error }, configure] = useMutation(ConfigureModelMutation);
-  const { fields, other } = fieldErrors(error);
-  const secretOptions = [
-    ...(secrets.data?.secrets ?? []).map((s) => ({ value: s.name, label: s.kind === 'MODEL_API_KEY' ? s.name : `${s.name} (${s.kind.toLowerCase().replace(/_/g, ' ')})` })),
-    ...(apiKeySecret && !secrets.data?.secrets.some((s) => s.name === apiKeySecret) ? [{ value: apiKeySecret, label: apiKeySecret }] : []),
-  ];
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const result = await configure(
-      {
-        input: {
-          name,
-          provider,
-          model: modelName,
-          baseUrl: baseUrl.trim() || null,
-          apiKeySecret,
-          // An empty price is left out (the service's default: 0), not sent as null.
-          ...(numberOrNull(inputPrice) === null ? {} : { inputPricePerMillion: numberOrNull(inputPrice) }),
-          ...(numberOrNull(outputPrice) === null ? {} : { outputPricePerMillion: numberOrNull(outputPrice) }),
-          isDefault,
-        },
-      },
-      MODELS,
-    );
-    if (result.data) onSaved(result.data.configureModel.warning ?? null);
-  };
-  return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <TextInput
-          label="Name"
-          description="The reference agents and entries use"
-          required
-          data-autofocus
-          readOnly={model !== null}
-          value={name}
-          onChange={(e) => setName(e.currentTarget.value)}
-          error={fields.name}
-        />
-        <Select label="Provider" data={PROVIDERS} value={provider} onChange={(v) => setProvider((v as Provider | null) ?? 'OPENAI')} allowDeselect={false} error={fields.provider} />
-        <TextInput label="Model" description="The provider's model name" required value={modelName} onChange={(e) => setModelName(e.currentTarget.value)} error={fields.model} />
-        <TextInput
-          label="Base URL"
-          description={provider === 'OPENAI_COMPATIBLE' ? 'The server URL, such as http://localhost:11434/v1' : "Optional: leave empty for the provider's own"}
-          required={provider === 'OPENAI_COMPATIBLE'}
-          value={baseUrl}
-          onChange={(e) => setBaseUrl(e.currentTarget.value)}
-          error={fields.baseUrl}
-        />
-        <Select
-          label="API key secret"
-          description="The secret holding the provider's API key; empty: the service's environment key"
-          placeholder="None"
-          data={secretOptions}
-          value={apiKeySecret}
-          onChange={setApiKeySecret}
-          clearable
-          error={fields.apiKeySecret}
-        />
-        <Group grow>
-          <NumberInput label="Input price" description="Credits per million tokens" min={0} value={inputPrice} onChange={setInputPrice} error={fields.inputPricePerMillion} />
-          <NumberInput label="Output price" description="Credits per million tokens" min={0} value={outputPrice} onChange={setOutputPrice} error={fields.outputPricePerMillion} />
-        </Group>
-        <Checkbox label="The workspace default" checked={isDefault} onChange={(e) => setIsDefault(e.currentTarget.checked)} error={fields.isDefault} />
-        <FormActions error={other} submit="Save model" loading={fetching} onCancel={onCancel} light />
-      </Stack>
-    </form>
   );
 }

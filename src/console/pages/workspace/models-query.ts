@@ -1,0 +1,14 @@
+import { graphql, type ResultOf } from '../../graphql.js';
+
+/** The workspace's models as the Models section lists them and its form edits them. */
+export const ModelsQuery = graphql(`
+  query WorkspaceModels {
+    models { id name provider model baseUrl apiKeySecret isDefault acceptsImages inputPricePerMillion outputPricePerMillion }
+  }
+`);
+
+export type ModelRow = ResultOf<typeof ModelsQuery>['models'][number];
+export type Provider = ModelRow['provider'];
+
+/** The request context of every models query and mutation: the list may be empty. */
+export const MODELS = { additionalTypenames: ['Model'] };
