@@ -131,6 +131,86 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     });
   }
 
+  it('a task started on one instance: GetTask, ListTasks and SubscribeToTask on another see it, and CancelTask there stops its run', async () => {
+    // Two instances on PostgreSQL; on the embedded database (one process) both calls go to the one instance.
+    const other = process.env.TEST_DATABASE_URL ? await svc.another() : null;
+    const b = other?.url ?? svc.url;
+    svc.fake.enqueue({ text: 'one two three four five six seven eight nine ten eleven twelve', chunkDelayMs: 150 });
+    const onA = await clientFor(agent, key);
+    const onB = await clientFor(agent, key, 'JSONRPC', b);
+    const stream = onA.sendMessageStream({ tenant: '', message: message([text('Count slowly')]), configuration: undefined, metadata: {} })[Symbol.asyncIterator]();
+    const first = (await stream.next()).value!.payload!;
+    expect(first.$case).to.equal('task');
+    const taskId = (first.value as Task).id;
+    // Wait until the run's first words are stored, so B sees a working task.
+    const deadline = Date.now() + 10_000;
+    let seen = await onB.getTask({ tenant: '', id: taskId, historyLength: undefined });
+    while (seen.status?.state !== TaskState.TASK_STATE_WORKING && Date.now() < deadline) seen = await onB.getTask({ tenant: '', id: taskId, historyLength: undefined });
+    expect(seen.status?.state).to.equal(TaskState.TASK_STATE_WORKING);
+    const listed = await onB.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 10, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false });
+    expect(listed.tasks.map((t) => t.id)).to.include(taskId);
+
+    const followed = onB.resubscribeTask({ tenant: '', id: taskId })[Symbol.asyncIterator]();
+    expect((await followed.next()).value!.payload!.$case).to.equal('task');
+    const canceled = await onB.cancelTask({ tenant: '', id: taskId, metadata: {} });
+    expect(canceled.status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+
+    // A's stream and B's subscription both end canceled, before the model's answer would have.
+    const lastState = async (it: AsyncIterator<any>) => {
+      let state: TaskState | undefined;
+      for (let n = await it.next(); !n.done; n = await it.next()) if (n.value.payload?.$case === 'statusUpdate') state = n.value.payload.value.status.state;
+      return state;
+    };
+    expect(await lastState(stream)).to.equal(TaskState.TASK_STATE_CANCELED);
+    expect(await lastState(followed)).to.equal(TaskState.TASK_STATE_CANCELED);
+    await svc.fake.idle();
+    expect(svc.fake.requests[0]!.aborted).to.equal(true);
+    expect((await onA.getTask({ tenant: '', id: taskId, historyLength: undefined })).status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+    // Another agent's key does not see the task.
+    const stranger = await newAgent('Stranger');
+    const hidden = await (await clientFor(stranger.id, stranger.key)).getTask({ tenant: '', id: taskId, historyLength: undefined }).catch((e: unknown) => e);
+    expect(String(hidden)).to.match(/not found/i);
+  });
+
+  it('answers a client speaking 0.3 (no A2A-Version header) in 0.3, and refuses a version it does not speak', async () => {
+    svc.fake.enqueue({ text: 'Hello from 1.0' });
+    const legacy = await fetch(`${svc.url}/agents/${agent}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'message/send', params: { message: { kind: 'message', messageId: 'm-legacy', role: 'user', parts: [{ kind: 'text', text: 'Hi' }] } } }),
+    });
+    const body = (await legacy.json()) as any;
+    expect(body.id).to.equal(7);
+    expect(body.result.kind).to.equal('task');
+    expect(body.result.status.state).to.equal('completed');
+    expect(JSON.stringify(body.result.artifacts)).to.include('Hello from 1.0');
+
+    const future = await fetch(`${svc.url}/agents/${agent}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'a2a-version': '2.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'GetTask', params: { id: 'x' } }),
+    });
+    const refused = (await future.json()) as any;
+    expect(refused.error.code).to.equal(-32009);
+  });
+
+  it('writes an activity entry per method call with the method as its entry, and no key', async () => {
+    const own = await newAgent('Logged');
+    svc.fake.enqueue({ text: 'logged' });
+    const client = await clientFor(own.id, own.key);
+    const task = (await client.sendMessage({ tenant: '', message: message([text('log me')]), configuration: undefined, metadata: {} })) as Task;
+    await client.getTask({ tenant: '', id: task.id, historyLength: undefined });
+    await svc.service.services.activityLog.flush();
+    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 20) { nodes { surface entry status credits runId requestHeaders requestBody response } } } }', { a: own.id });
+    const entries = d.agent.activity.nodes as any[];
+    expect(entries.map((e) => [e.surface, e.entry]).sort()).to.deep.equal([
+      ['A2A', 'GetTask'],
+      ['A2A', 'SendMessage'],
+    ]);
+    expect(entries.find((e) => e.entry === 'SendMessage').runId).to.match(/^run_/);
+    expect(JSON.stringify(entries)).to.not.include(own.key);
+  });
+
   it('continues a conversation by its context id', async () => {
     const client = await clientFor(agent, key);
     svc.fake.enqueue({ text: 'Hello Ada.' }, { text: 'Your name is Ada.' });
