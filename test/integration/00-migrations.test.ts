@@ -15,6 +15,7 @@ import { knexStore } from '../../src/infra/store/knex-store.js';
 
 /** Every table of the data model with its columns, in order. */
 const COLUMNS: Record<string, string> = {
+  a2a_tasks: 'id agent_id context_id state task created_at updated_at',
   activity_log: 'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id',
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
@@ -63,6 +64,7 @@ const UNIQUE = [
 const CHECKS = ['agents_visibility_check', 'api_keys_kind_check', 'documents_kind_check', 'members_role_check', 'messages_channel_check', 'messages_direction_check', 'webhook_deliveries_status_check'];
 
 const FOREIGN_KEYS = [
+  'a2a_tasks FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'activity_log FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'activity_log FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'agent_changes FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
@@ -104,6 +106,8 @@ const FOREIGN_KEYS = [
 
 /** Indexes besides those of primary keys and unique constraints (the list queries and filters use them). */
 const INDEXES = [
+  'CREATE INDEX a2a_tasks_agent_id_context_id_index ON a2a_tasks USING btree (agent_id, context_id)',
+  'CREATE INDEX a2a_tasks_agent_id_updated_at_id_index ON a2a_tasks USING btree (agent_id, updated_at, id)',
   'CREATE INDEX activity_log_agent_id_created_at_id_index ON activity_log USING btree (agent_id, created_at, id)',
   'CREATE INDEX activity_log_agent_id_entry_created_at_id_index ON activity_log USING btree (agent_id, entry, created_at, id) WHERE (entry IS NOT NULL)',
   'CREATE INDEX activity_log_agent_id_kind_created_at_id_index ON activity_log USING btree (agent_id, kind, created_at, id)',

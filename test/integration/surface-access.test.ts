@@ -13,6 +13,7 @@ const LABEL: Record<string, string> = {
   WIDGET: 'chat widget',
   WEBHOOKS: 'webhook receiver',
   OPENAI: 'OpenAI-compatible API',
+  A2A: 'A2A server',
 };
 
 describe('surface access: agent, key, surface switch', () => {

@@ -69,6 +69,7 @@ describe('Workspace API: agents and workspace overview', () => {
         { surface: 'WIDGET', enabled: true, activityLogging: true },
         { surface: 'WEBHOOKS', enabled: true, activityLogging: true },
         { surface: 'OPENAI', enabled: false, activityLogging: true },
+        { surface: 'A2A', enabled: false, activityLogging: true },
       ],
       entries: { httpEndpoints: 1, mcpTools: 1, webhooks: 1, exposedDocuments: 1 },
       creditsToday: 2.5,

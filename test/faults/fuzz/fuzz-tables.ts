@@ -53,6 +53,7 @@ export const TABLES: TableSpec[] = [
   { name: 'conversations', key: 'id' },
   { name: 'chat_turns', key: 'id' },
   { name: 'openai_responses', key: 'id' },
+  { name: 'a2a_tasks', key: 'id' },
   {
     name: 'webhook_deliveries',
     key: 'id',
