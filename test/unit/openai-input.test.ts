@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { Invalid } from '../../src/domain/errors.js';
 import { completionObject, closingChunks, readChatCompletion } from '../../src/domain/surfaces/openai/chat-completions.js';
 import { paramName, textOfDialogue } from '../../src/domain/surfaces/openai/openai-input.js';
-import { outputItems, readResponseRequest, ResponseEvents, responseObject, type ResponseState } from '../../src/domain/surfaces/openai/responses.js';
+import { readResponseRequest } from '../../src/domain/surfaces/openai/responses.js';
+import { outputItems, ResponseEvents, responseObject, type ResponseState } from '../../src/domain/surfaces/openai/response-object.js';
 import type { RunResult } from '../../src/domain/runtime/run.types.js';
 
 // The readers of the OpenAI-compatible API's two dialects: what a request becomes for the run, and

@@ -11,7 +11,8 @@ import type { RunService } from '../runtime/run.service.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
 import { completionIds, readChatCompletion, type ChatCompletionCall, type CompletionIds } from './openai/chat-completions.js';
 import { imagesRefused, invalidParam, NotFoundParam, textOfDialogue } from './openai/openai-input.js';
-import { answerTurn, readResponseRequest, responseObject, type ResponseState } from './openai/responses.js';
+import { readResponseRequest } from './openai/responses.js';
+import { answerTurn, responseObject, type ResponseState } from './openai/response-object.js';
 import type { SurfaceAccess, SurfaceCaller, SurfaceRequest } from './surface-access.js';
 
 /** The entries of the OpenAI-compatible API in the activity log. */

@@ -9,7 +9,7 @@ import type { RunEvent } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
 import type { ChatCompletionRun, OpenAiRequest, ResponseRun } from '../../domain/surfaces/openai.service.js';
 import { chunk, closingChunks, completionObject } from '../../domain/surfaces/openai/chat-completions.js';
-import { outputItems, responseObject, ResponseEvents, statusOf } from '../../domain/surfaces/openai/responses.js';
+import { outputItems, responseObject, ResponseEvents, statusOf } from '../../domain/surfaces/openai/response-object.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
 import { agentRouteFrame, type SurfaceState } from './activity.middleware.js';
