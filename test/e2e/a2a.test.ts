@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { expect } from 'chai';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
@@ -79,6 +80,7 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     expect(card.supportedInterfaces.map((i: any) => [i.protocolBinding, i.protocolVersion])).to.deep.equal([
       ['JSONRPC', '1.0'],
       ['HTTP+JSON', '1.0'],
+      ['JSONRPC', '0.3'],
     ]);
     expect(card.supportedInterfaces[0].url).to.equal(`${svc.url}/agents/${agent}/a2a`);
     expect(card.capabilities).to.deep.include({ streaming: true, pushNotifications: false });
@@ -184,6 +186,13 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     expect(body.result.kind).to.equal('task');
     expect(body.result.status.state).to.equal('completed');
     expect(JSON.stringify(body.result.artifacts)).to.include('Hello from 1.0');
+
+    // The SDK's own 0.3 transport gets a working answer too.
+    svc.fake.enqueue({ text: 'Hello, 0.3 client' });
+    const old = new LegacyJsonRpcTransport({ endpoint: `${svc.url}/agents/${agent}/a2a`, fetchImpl: withKey(key) });
+    const viaSdk = (await old.sendMessage({ tenant: '', message: message([text('Hi')]), configuration: undefined, metadata: {} })) as Task;
+    expect(viaSdk.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
+    expect(answerText(viaSdk)).to.equal('Hello, 0.3 client');
 
     const future = await fetch(`${svc.url}/agents/${agent}/a2a`, {
       method: 'POST',

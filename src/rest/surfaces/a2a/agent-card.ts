@@ -1,4 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
+import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import type { Agent } from '../../../domain/agents/agent.entities.js';
 import type { A2aSkill } from '../../../domain/surfaces/a2a.service.js';
 
@@ -23,10 +24,14 @@ export function agentCard(agent: Agent, skills: A2aSkill[], baseUrl: string): Ag
   return {
     name: agent.name,
     description: agent.description || `The agent ${agent.name}`,
-    supportedInterfaces: [
-      { url: urls.jsonRpc, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_VERSION },
-      { url: urls.rest, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_VERSION },
-    ],
+    // The JSON-RPC URL also answers 0.3 (requests without A2A-Version): the card says so.
+    supportedInterfaces: duplicateInterfacesForLegacy(
+      [
+        { url: urls.jsonRpc, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_VERSION },
+        { url: urls.rest, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_VERSION },
+      ],
+      ['JSONRPC'],
+    ),
     provider: { organization: 'Agent Exposure Service', url: baseUrl },
     version: agent.updatedAt.toISOString(),
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
