@@ -3,7 +3,7 @@ import { Invalid } from '../../src/domain/errors.js';
 import { completionObject, closingChunks, readChatCompletion } from '../../src/domain/surfaces/openai/chat-completions.js';
 import { paramName, textOfDialogue } from '../../src/domain/surfaces/openai/openai-input.js';
 import { readResponseRequest } from '../../src/domain/surfaces/openai/responses.js';
-import { outputItems, ResponseEvents, responseObject, type ResponseState } from '../../src/domain/surfaces/openai/response-object.js';
+import { answerTurn, outputItems, ResponseEvents, responseObject, statusOf, type ResponseState } from '../../src/domain/surfaces/openai/response-object.js';
 import type { RunResult } from '../../src/domain/runtime/run.types.js';
 
 // The readers of the OpenAI-compatible API's two dialects: what a request becomes for the run, and
@@ -258,5 +258,124 @@ describe('OpenAI-compatible API: parameters and the guardrails text', () => {
       { role: 'user', content: 'u2' },
     ]);
     expect(text).to.equal('sys\n\nu1\n\na1\n\n{"x":"args"}\n\nt1\n\nu2');
+  });
+});
+
+describe('OpenAI-compatible API: answers, whole', () => {
+  const ids = { id: 'chatcmpl-run_1', created: 5, model: 'agt_1' };
+
+  it('a completion and its chunks, field by field', () => {
+    expect(completionObject(ids, result({ output: { a: 1 } }))).to.deep.equal({
+      id: 'chatcmpl-run_1',
+      object: 'chat.completion',
+      created: 5,
+      model: 'agt_1',
+      choices: [{ index: 0, message: { role: 'assistant', content: '{"a":1}', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+      credits: 0.5,
+      run_id: 'run_1',
+    });
+    expect(completionObject(ids, result({ output: null, finishReason: undefined })) as any).to.deep.include({ choices: [{ index: 0, message: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: 'stop' }] });
+    expect(closingChunks(ids, result({ finishReason: 'length' }), true)).to.deep.equal([
+      { id: 'chatcmpl-run_1', object: 'chat.completion.chunk', created: 5, model: 'agt_1', choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'length' }] },
+      { id: 'chatcmpl-run_1', object: 'chat.completion.chunk', created: 5, model: 'agt_1', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }, credits: 0.5, run_id: 'run_1' },
+    ]);
+  });
+
+  it('a response object, field by field, and what a run adds to its conversation', () => {
+    const echo = readResponseRequest({ input: 'a', instructions: 'Be brief.', temperature: 0.5, top_p: 0.9, max_output_tokens: 30, metadata: { k: 'v' }, tool_choice: 'none', tools: [{ type: 'function', name: 'f', description: 'd', parameters: { type: 'object' } }] }, [], OWN, 'agt_1').echo;
+    const state: ResponseState = { id: 'resp_1', createdAt: 7, status: 'in_progress', echo, previousResponseId: 'resp_0', store: false, output: [{ type: 'message' }] };
+    expect(responseObject(state)).to.deep.equal({
+      id: 'resp_1',
+      object: 'response',
+      created_at: 7,
+      status: 'in_progress',
+      error: null,
+      incomplete_details: null,
+      instructions: 'Be brief.',
+      max_output_tokens: 30,
+      model: 'agt_1',
+      output: [{ type: 'message' }],
+      parallel_tool_calls: true,
+      previous_response_id: 'resp_0',
+      reasoning: { effort: null, summary: null },
+      store: false,
+      temperature: 0.5,
+      text: { format: { type: 'text' } },
+      tool_choice: 'none',
+      tools: [{ type: 'function', name: 'f', description: 'd', parameters: { type: 'object' }, strict: null }],
+      top_p: 0.9,
+      truncation: 'disabled',
+      usage: null,
+      metadata: { k: 'v' },
+      credits: 0,
+      run_id: null,
+    });
+    const done = responseObject({ ...state, status: 'completed', result: result() }) as any;
+    expect(done.completed_at).to.be.a('number');
+    expect(done.usage).to.deep.equal({ input_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 5 });
+    expect(responseObject({ ...state, status: 'failed', error: { code: 'x', message: 'y' } })).to.deep.include({ error: { code: 'x', message: 'y' }, incomplete_details: null });
+    const defaults = readResponseRequest({ input: 'a' }, [], OWN, 'agt_1').echo;
+    expect(defaults).to.deep.equal({ model: 'agt_1', instructions: null, tools: [], toolChoice: 'auto', text: { format: { type: 'text' } }, temperature: null, topP: null, maxOutputTokens: null, metadata: {} });
+
+    const [message] = outputItems(result({ output: 'Hi' })) as any[];
+    expect(message).to.deep.equal({ type: 'message', id: message.id, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi', annotations: [], logprobs: [] }] });
+    expect(message.id).to.match(/^msg_/);
+    expect((outputItems(result({ output: { a: 1 } })) as any[])[0].content[0].text).to.equal('{"a":1}');
+    expect((outputItems(result({ output: null })) as any[])[0].content[0].text).to.equal('');
+    const call = (outputItems(result({ output: '', toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }] })) as any[])[0];
+    expect(call).to.deep.equal({ type: 'function_call', id: call.id, call_id: 'c1', name: 'f', arguments: '{}', status: 'completed' });
+    expect(call.id).to.match(/^fc_/);
+
+    expect(answerTurn(result({ output: 'Hi' }))).to.deep.equal({ role: 'assistant', content: 'Hi' });
+    expect(answerTurn(result({ output: null, toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] }))).to.deep.equal({ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] });
+    expect(answerTurn(result({ output: { a: 1 } }))).to.deep.equal({ role: 'assistant', content: '{"a":1}' });
+    expect(statusOf(result())).to.equal('completed');
+    expect(statusOf(result({ finishReason: 'length' }))).to.equal('incomplete');
+    expect(statusOf(result({ error: { kind: 'model', message: 'x' } }))).to.equal('failed');
+  });
+
+  it('the stream events of a response with no text and one tool call, field by field', () => {
+    const echo = readResponseRequest({ input: 'a' }, [], OWN, 'agt_1').echo;
+    const state: ResponseState = { id: 'resp_1', createdAt: 7, status: 'in_progress', echo, previousResponseId: null, store: true, output: [] };
+    const events = new ResponseEvents(state);
+    const start = events.start();
+    expect(start.map((e) => [e.type, e.sequence_number, (e.response as any).status, (e.response as any).output])).to.deep.equal([
+      ['response.created', 0, 'in_progress', []],
+      ['response.in_progress', 1, 'in_progress', []],
+    ]);
+    const end = events.finish(result({ output: '', finishReason: 'tool_calls', toolCalls: [{ id: 'c1', name: 'f', arguments: '{"x":1}' }] }));
+    const id = (end[0]!.item as any).id;
+    expect(end.slice(0, 4)).to.deep.equal([
+      { type: 'response.output_item.added', sequence_number: 2, output_index: 0, item: { type: 'function_call', id, call_id: 'c1', name: 'f', arguments: '', status: 'in_progress' } },
+      { type: 'response.function_call_arguments.delta', sequence_number: 3, item_id: id, output_index: 0, delta: '{"x":1}' },
+      { type: 'response.function_call_arguments.done', sequence_number: 4, item_id: id, output_index: 0, name: 'f', arguments: '{"x":1}' },
+      { type: 'response.output_item.done', sequence_number: 5, output_index: 0, item: { type: 'function_call', id, call_id: 'c1', name: 'f', arguments: '{"x":1}', status: 'completed' } },
+    ]);
+    expect(end[4]!.type).to.equal('response.completed');
+    expect(state.output).to.have.length(1);
+
+    const texted = new ResponseEvents({ ...state, output: [] });
+    texted.start();
+    const added = texted.delta('Hi');
+    const msgId = (added[0]!.item as any).id;
+    expect(added).to.deep.equal([
+      { type: 'response.output_item.added', sequence_number: 2, output_index: 0, item: { type: 'message', id: msgId, status: 'in_progress', role: 'assistant', content: [] } },
+      { type: 'response.content_part.added', sequence_number: 3, item_id: msgId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
+      { type: 'response.output_text.delta', sequence_number: 4, item_id: msgId, output_index: 0, content_index: 0, delta: 'Hi', logprobs: [] },
+    ]);
+    const closing = texted.finish(result({ output: 'Hi' }));
+    expect(closing.slice(0, 3)).to.deep.equal([
+      { type: 'response.output_text.done', sequence_number: 5, item_id: msgId, output_index: 0, content_index: 0, text: 'Hi', logprobs: [] },
+      { type: 'response.content_part.done', sequence_number: 6, item_id: msgId, output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Hi', annotations: [], logprobs: [] } },
+      { type: 'response.output_item.done', sequence_number: 7, output_index: 0, item: { type: 'message', id: msgId, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi', annotations: [], logprobs: [] }] } },
+    ]);
+
+    const failed = new ResponseEvents({ ...state, output: [] });
+    const f = failed.failed('The run failed');
+    expect(f.map((e) => e.type)).to.deep.equal(['response.failed']);
+    expect((f[0]!.response as any).error).to.deep.equal({ code: 'server_error', message: 'The run failed' });
+    const timedOut = new ResponseEvents({ ...state, output: [] }).finish(result({ output: null, error: { kind: 'timeout', message: 'too slow' } }));
+    expect((timedOut[0]!.response as any).error).to.deep.equal({ code: 'timeout', message: 'too slow' });
   });
 });
