@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Invalid } from '../../src/domain/errors.js';
-import { completionObject, closingChunks, readChatCompletion } from '../../src/domain/surfaces/openai/chat-completions.js';
+import { completionIds, completionObject, closingChunks, readChatCompletion } from '../../src/domain/surfaces/openai/chat-completions.js';
 import { paramName, textOfDialogue } from '../../src/domain/surfaces/openai/openai-input.js';
 import { readResponseRequest } from '../../src/domain/surfaces/openai/responses.js';
 import { answerTurn, outputItems, ResponseEvents, responseObject, statusOf, type ResponseState } from '../../src/domain/surfaces/openai/response-object.js';
@@ -377,5 +377,133 @@ describe('OpenAI-compatible API: answers, whole', () => {
     expect((f[0]!.response as any).error).to.deep.equal({ code: 'server_error', message: 'The run failed' });
     const timedOut = new ResponseEvents({ ...state, output: [] }).finish(result({ output: null, error: { kind: 'timeout', message: 'too slow' } }));
     expect((timedOut[0]!.response as any).error).to.deep.equal({ code: 'timeout', message: 'too slow' });
+  });
+});
+
+describe('OpenAI-compatible API: the readers, edge by edge', () => {
+  const read = (body: Record<string, unknown>, context: Parameters<typeof readResponseRequest>[1] = []) => readResponseRequest({ model: 'agent', ...body }, context, OWN, 'agt_1');
+  const tool = (name: string) => ({ type: 'function', function: { name } });
+
+  it('accepts what is only named like a refused parameter: null values, n of 1, text modalities, background false', () => {
+    expect(chat({ messages: [user('a')], n: null, audio: null, modalities: ['text'] }).dialogue.messages).to.have.length(1);
+    expect(chat({ messages: [user('a')], modalities: 'text' }).dialogue.messages).to.have.length(1);
+    expect(read({ input: 'a', background: false, n: 1 }).turns).to.have.length(1);
+  });
+
+  it('says exactly why a refused parameter is refused', () => {
+    expect(refusal(() => chat({ messages: [user('a')], audio: {} })).message).to.equal('audio: audio output is not supported');
+    expect(refusal(() => chat({ messages: [user('a')], function_call: 'auto' })).message).to.equal('function_call: the legacy function_call parameter is not supported; use tool_choice');
+    expect(refusal(() => chat({ messages: [user('a')], modalities: ['audio'] })).message).to.equal('modalities: only text output is supported');
+    expect(refusal(() => read({ input: 'a', background: true })).message).to.equal('background: background responses are not supported; stream, or wait for the answer');
+    expect(refusal(() => read({ input: 'a', n: 2 })).message).to.equal('n: only one answer per request is supported');
+    expect(refusal(() => read({ input: 'a', top_logprobs: 1 })).message).to.equal('top_logprobs: log probabilities are not supported');
+    expect(refusal(() => chat({ messages: [user('a')], response_format: { type: 'json_schema', json_schema: {} } })).message).to.equal('response_format.json_schema.schema: a json_schema format needs its schema');
+    expect(refusal(() => chat({ messages: [{ role: 'user', content: 5 }] })).message).to.equal('messages[0].content: Invalid input: expected string or array');
+  });
+
+  it('reads every kind of text part, and names the one that is not text', () => {
+    const c = chat({
+      messages: [
+        { role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+        { role: 'system', content: '' },
+        user([{ type: 'text', text: 'x' }]),
+        { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] },
+        { role: 'assistant', content: 'Earlier answer' },
+      ],
+      stop: ['x', 'y'],
+    });
+    expect(c.dialogue.system).to.equal('ab');
+    expect(c.dialogue.messages).to.deep.equal([
+      { role: 'user', content: [{ type: 'text', text: 'x' }] },
+      { role: 'assistant', content: 'no' },
+      { role: 'assistant', content: 'Earlier answer' },
+    ]);
+    expect(c.dialogue.settings.stopSequences).to.deep.equal(['x', 'y']);
+    expect(c.dialogue).to.not.have.property('maxOutputTokens');
+    const bad: [Record<string, unknown>, string, string][] = [
+      [{ messages: [{ role: 'system', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text', 'a text part needs its text as a string'],
+      [{ messages: [{ role: 'assistant', content: [{ type: 'refusal' }] }] }, 'messages[0].content[0].refusal', 'a refusal part needs its refusal as a string'],
+      [{ messages: [user([{ type: 'text', text: 3 }])] }, 'messages[0].content[0].text', 'a text part needs its text as a string'],
+      [{ messages: [user([{ type: 'image_url' }])] }, 'messages[0].content[0].image_url.url', 'an image_url part needs image_url.url'],
+      [{ messages: [user([{ type: 'image_url', image_url: {} }])] }, 'messages[0].content[0].image_url.url', 'an image_url part needs image_url.url'],
+      [{ messages: [user('a'), { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] }] }, 'messages[2].content[0].type', "a part of type 'image_url' is not supported here; send text"],
+    ];
+    for (const [body, param, why] of bad) expect(refusal(() => chat(body)).message, param).to.equal(`${param}: ${why}`);
+  });
+
+  it('takes images only by http(s) or data:image URLs at the start of the URL', () => {
+    for (const url of ['http://x.test/a.png', 'HTTPS://x.test/a.png', 'data:image/png;base64,AAAA']) expect(chat({ messages: [user([{ type: 'image_url', image_url: { url } }])] }).images).to.have.length(1);
+    for (const url of ['ftp://x.test/https://a.png', 'xdata:image/png;base64,AAAA', 'javascript:alert(1)', 'data:text/html;base64,AAAA']) {
+      expect(refusal(() => chat({ messages: [user([{ type: 'image_url', image_url: { url } }])] })).param, url).to.equal('messages[0].content[0].image_url');
+    }
+  });
+
+  it('declares the caller’s tools: a default schema and description, at most 128, a choice among them or the agent’s', () => {
+    const plain = chat({ messages: [user('a')], tools: [tool('f')] }).dialogue.clientTools[0]!;
+    expect(plain).to.deep.equal({ name: 'f', description: '', inputSchema: { type: 'object', properties: {} } });
+    expect(chat({ messages: [user('a')], tools: [{ type: 'function', function: { name: 'g', parameters: { properties: { x: { type: 'string' } } } } }] }).dialogue.clientTools[0]!.inputSchema).to.deep.equal({ type: 'object', properties: { x: { type: 'string' } } });
+    const many = (n: number) => Array.from({ length: n }, (_, i) => tool(`t${i}`));
+    expect(chat({ messages: [user('a')], tools: many(128) }).dialogue.clientTools).to.have.length(128);
+    expect(refusal(() => chat({ messages: [user('a')], tools: many(129) })).message).to.equal('tools: at most 128 tools');
+    expect(chat({ messages: [user('a')], tool_choice: { type: 'function', function: { name: 'query_records' } } }).dialogue.settings.toolChoice).to.deep.equal({ name: 'query_records' });
+    expect(refusal(() => chat({ messages: [user('a')], tools: [tool('f')], tool_choice: { type: 'function', function: { name: 'ghost' } } })).param).to.equal('tool_choice');
+    expect(refusal(() => read({ input: 'a', tools: [{ type: 'function', name: 'bad name' }] })).param).to.equal('tools[0].name');
+  });
+
+  it('reads Responses items by their own schema, naming the bad field', () => {
+    const bad: [unknown[], string, string][] = [
+      [[{ type: 'message', role: 'user', content: 5 }], 'input[0].content', 'Invalid input: expected string or array'],
+      [[{ type: 'message', role: 'robot', content: 'x' }], 'input[0].role', 'Invalid option: expected one of "user"|"assistant"|"system"|"developer"'],
+      [[{ type: 'message', content: 'x' }], 'input[0].role', "a message's role is user, assistant, system or developer"],
+      [[{ type: 'function_call_output', output: 'x' }], 'input[0].call_id', 'Invalid input: expected string, received undefined'],
+      [[{ type: 'function_call', call_id: 'c', arguments: '{}' }], 'input[0].name', 'Invalid input: expected string, received undefined'],
+      [[{ role: 'user', content: [{ type: 'input_text', text: 5 }] }], 'input[0].content[0].text', 'this part needs its text as a string'],
+      [[{ role: 'assistant', content: [{ type: 'refusal' }] }], 'input[0].content[0].refusal', 'this part needs its refusal as a string'],
+      [[{ role: 'system', content: [{ type: 'input_image', image_url: 'https://x.test/a.png' }] }], 'input[0].content[0].type', "a part of type 'input_image' is not supported here; send text"],
+    ];
+    for (const [input, param, why] of bad) expect(refusal(() => read({ input })).message, param).to.equal(`${param}: ${why}`);
+    const r = read({ input: [{ role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] }, { role: 'user', content: [{ type: 'input_image', image_url: 'https://x.test/a.png' }] }], text: { format: { type: 'json_object' } } });
+    expect(r.turns[0]).to.deep.equal({ role: 'assistant', content: 'no' });
+    expect(r.images).to.deep.equal(['input[1].content[0].image_url']);
+    expect(r.dialogue.settings.responseFormat).to.deep.equal({ type: 'json' });
+    // A stored context whose turns carry no calls still names the calls of those that do.
+    const ctx = [
+      { role: 'user' as const, content: 'q' },
+      { role: 'assistant' as const, content: 'a' },
+      { role: 'tool' as const, toolCallId: 'z', toolName: 'f', content: 'r' },
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'k', name: 'g', arguments: '{}' }] },
+    ];
+    expect(read({ input: [{ type: 'function_call_output', call_id: 'k', output: 'done' }] }, ctx).turns[0]).to.deep.include({ toolName: 'g' });
+  });
+
+  it('gives the guardrails each user part on its own line, and no empty turn', () => {
+    expect(textOfDialogue('', [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }, { role: 'assistant', content: '' }, { role: 'user', content: 'c' }])).to.equal('a\nb\n\nc');
+  });
+
+  it('names a completion by its run and the second it was made', () => {
+    expect(completionIds('run_9', 'agt_1', new Date(12_345_678))).to.deep.equal({ id: 'chatcmpl-run_9', created: 12_345, model: 'agt_1' });
+    expect(closingChunks({ id: 'i', created: 1, model: 'm' }, result({ finishReason: undefined }), false)).to.deep.equal([{ id: 'i', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }]);
+  });
+
+  it('response events: ids by kind, the output stored on the state, no call events for a failed run', () => {
+    const echo = read({ input: 'a' }).echo;
+    const state: ResponseState = { id: 'resp_1', createdAt: 7, status: 'in_progress', echo, previousResponseId: null, store: true, output: [] };
+    const events = new ResponseEvents(state);
+    const [added] = events.delta('x');
+    expect((added!.item as any).id).to.match(/^msg_/);
+    const end = events.finish(result({ output: 'x', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] }));
+    expect((end.find((e) => e.type === 'response.output_item.added')!.item as any).id).to.match(/^fc_/);
+    expect(state.status).to.equal('completed');
+    expect(state.output.map((o: any) => [o.type, o.status])).to.deep.equal([
+      ['message', 'completed'],
+      ['function_call', 'completed'],
+    ]);
+    const done = end[end.length - 1]!.response as any;
+    expect(Math.abs(done.completed_at - Date.now() / 1000)).to.be.lessThan(5);
+    const plain = new ResponseEvents({ ...state, output: [] }).finish(result({ output: 'y' }));
+    expect(plain.map((e) => e.type)).to.deep.equal(['response.output_item.added', 'response.content_part.added', 'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+    const failed = new ResponseEvents({ ...state, output: [] }).finish(result({ output: null, toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }], error: { kind: 'model', message: 'x' } }));
+    expect(failed.map((e) => e.type)).to.deep.equal(['response.failed']);
+    expect(outputItems(result({ output: 'Hi' }))).to.have.length(1);
   });
 });

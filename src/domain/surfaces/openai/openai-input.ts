@@ -47,7 +47,7 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: unknown): z.o
  * the shape it came closest to (one whose type matched: "at most 4 stop sequences" rather than
  * "Invalid input"), with its path from the request's root.
  */
-function telling(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+export function telling(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   if (issue.code !== 'invalid_union' || !issue.errors.length) return issue;
   const wrongType = (b: z.core.$ZodIssue[]) => b.length === 1 && b[0]!.code === 'invalid_type' && b[0]!.path.length === 0;
   const candidates = issue.errors.filter((b) => b.length > 0 && !wrongType(b));

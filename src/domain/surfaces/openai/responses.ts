@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Json } from '../../json.js';
 import type { ContentPart, ModelMessage, ResponseFormat, SamplingSettings } from '../../runtime/language-model.ports.js';
 import type { Dialogue } from '../../runtime/run.types.js';
-import { CallBook, clientTools, functionParameters, imagePart, invalidParam, jsonSchemaFormat, parseRequest, refuseUnsupported, toolChoiceOf } from './openai-input.js';
+import { CallBook, clientTools, functionParameters, imagePart, invalidParam, jsonSchemaFormat, paramName, parseRequest, refuseUnsupported, telling, toolChoiceOf } from './openai-input.js';
 
 // Responses (`POST …/responses`) as OpenAI and the Open Responses specification agree on it: the
 // request read into a dialogue (continuing a stored response's context), the response object, and
@@ -21,7 +21,8 @@ const messageItem = z.object({
 });
 const functionCallItem = z.object({ type: z.literal('function_call'), call_id: z.string().min(1).max(200), name: z.string().min(1).max(64), arguments: z.string() });
 const functionCallOutputItem = z.object({ type: z.literal('function_call_output'), call_id: z.string().min(1).max(200), output: z.union([z.string(), z.array(part)]) });
-const otherItem = z.object({ type: z.string() });
+// Loose: an item of a known type that fails its own schema keeps its fields, for `checked` to name the bad one.
+const otherItem = z.looseObject({ type: z.string() });
 const item = z.union([functionCallItem, functionCallOutputItem, messageItem, otherItem]);
 
 const tool = z.object({
@@ -109,7 +110,7 @@ export function readResponseRequest(body: unknown, context: readonly ModelMessag
   items.forEach((it, i) => {
     const at = `input[${i}]`;
     if ('role' in it && (it.type === undefined || it.type === 'message')) {
-      const m = it as z.output<typeof messageItem>;
+      const m = checked(messageItem, it, at);
       if (m.role === 'system' || m.role === 'developer') system.push(partsText(m.content, `${at}.content`));
       else if (m.role === 'assistant') turns.push({ role: 'assistant', content: partsText(m.content, `${at}.content`) });
       else turns.push({ role: 'user', content: typeof m.content === 'string' ? m.content : userParts(m.content, images, `${at}.content`) });
@@ -117,7 +118,7 @@ export function readResponseRequest(body: unknown, context: readonly ModelMessag
     }
     switch (it.type) {
       case 'function_call': {
-        const c = it as z.output<typeof functionCallItem>;
+        const c = checked(functionCallItem, it, at);
         const call = { id: c.call_id, name: c.name, arguments: c.arguments };
         calls.add([call]);
         // Calls of one model turn follow its text: they join the assistant turn before them.
@@ -127,7 +128,7 @@ export function readResponseRequest(body: unknown, context: readonly ModelMessag
         return;
       }
       case 'function_call_output': {
-        const o = it as z.output<typeof functionCallOutputItem>;
+        const o = checked(functionCallOutputItem, it, at);
         turns.push({ role: 'tool', toolCallId: o.call_id, toolName: calls.nameOf(o.call_id, `${at}.call_id`), content: partsText(o.output, `${at}.output`) });
         return;
       }
@@ -178,6 +179,17 @@ export function readResponseRequest(body: unknown, context: readonly ModelMessag
       metadata: req.metadata ?? {},
     },
   };
+}
+
+/**
+ * An input item read with the schema of its type: the item union also takes any object with a
+ * `type` (so that an unknown type is refused by name), so a known type is checked here.
+ */
+function checked<S extends z.ZodType>(schema: S, value: unknown, at: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = telling(result.error.issues[0]!);
+  throw invalidParam(issue.path.length ? `${at}.${paramName(issue.path)}` : at, issue.message);
 }
 
 /** A text content: the string, or its text parts joined; an image or file part is refused here. */
