@@ -220,6 +220,49 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     expect(JSON.stringify(entries)).to.not.include(own.key);
   });
 
+  it('refuses a message it cannot run before any task exists: an unknown skill, no text, data that is no object, arguments against the schema', async () => {
+    const rpc = (params: unknown) =>
+      fetch(`${svc.url}/agents/${agent}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params }),
+      }).then((r) => r.json() as Promise<any>);
+    const msg = (parts: unknown[], metadata?: unknown) => ({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts, ...(metadata ? { metadata } : {}) } });
+    const cases: [unknown, RegExp][] = [
+      [msg([{ text: 'hi' }], { skillId: 'nope' }), /no skill 'nope'/],
+      [msg([{ text: '   ' }]), /has no text/],
+      [msg([{ data: [1, 2] }], { skillId: 'add' }), /must be a JSON object/],
+      [msg([{ data: { a: 'x', b: 1 } }], { skillId: 'add' }), /Invalid arguments for tool 'add'/],
+    ];
+    for (const [params, why] of cases) {
+      const body = await rpc(params);
+      expect(body.error?.code, String(why)).to.equal(-32602);
+      expect(body.error.message).to.match(why);
+    }
+    const listed = await (await clientFor(agent, key)).listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 100, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false });
+    expect(listed.tasks.every((t) => t.status?.state !== TaskState.TASK_STATE_FAILED)).to.equal(true);
+    expect(svc.fake.requests).to.have.length(0);
+  });
+
+  it('runs a skill of the default schema with the message text, names the chat skill by the agent, and hides the card of a private agent', async () => {
+    const echo = await newAgent('Echo', { instructions: '' });
+    await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', { a: echo.id, i: { name: 'shout', description: 'Shouts', handler: { script: 'return input.input.toUpperCase();' } } });
+    const card = (await (await fetch(`${svc.url}/agents/${echo.id}/.well-known/agent-card.json`)).json()) as any;
+    // No instructions: no chat skill; the tool's skill answers text only.
+    expect(card.skills.map((s: any) => [s.id, s.outputModes])).to.deep.equal([['shout', ['text/plain']]]);
+    expect(card.description).to.equal('Echo agent');
+    const task = (await (await clientFor(echo.id, echo.key)).sendMessage({ tenant: '', message: message([text('quiet please')], { metadata: { skillId: 'shout' } }), configuration: undefined, metadata: {} })) as Task;
+    expect(answerText(task)).to.equal('QUIET PLEASE');
+
+    const shop = (await (await fetch(`${svc.url}/agents/${agent}/.well-known/agent-card.json`)).json()) as any;
+    expect(shop.skills[0]).to.deep.include({ id: 'chat', name: 'Shop', description: 'Shop agent' });
+    expect(shop.skills[1].outputModes).to.deep.equal(['text/plain', 'application/json']);
+
+    const hidden = await newAgent('Private');
+    await gql('mutation($a: ID!) { updateAgent(id: $a, input: { visibility: PRIVATE }) { id } }', { a: hidden.id });
+    expect((await fetch(`${svc.url}/agents/${hidden.id}/.well-known/agent-card.json`)).status).to.equal(404);
+  });
+
   it('continues a conversation by its context id', async () => {
     const client = await clientFor(agent, key);
     svc.fake.enqueue({ text: 'Hello Ada.' }, { text: 'Your name is Ada.' });
