@@ -334,6 +334,25 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     expect(text.length).to.be.greaterThan(0);
   });
 
+  it('refuses to continue a conversation past 2,000,000 characters, and deletes responses after 30 days', async () => {
+    const api = client(agentUrl(agent), key);
+    const big = 'word '.repeat(190_000); // 950,000 characters: under the 1 MiB body bound
+    svc.fake.enqueue({ text: 'noted' }, { text: 'noted again' });
+    const first = await api.responses.create({ model: agent, input: big });
+    const second = await api.responses.create({ model: agent, input: big, previous_response_id: first.id });
+    const third = (await api.responses.create({ model: agent, input: big, previous_response_id: second.id }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(third).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(third.param).to.equal('previous_response_id');
+    expect(third.message).to.include('2000000 characters');
+    expect(svc.fake.requests).to.have.length(2);
+
+    // Housekeeping: a response 31 days old goes, today's stays.
+    await svc.service.db('openai_responses').where({ id: first.id }).update({ created_at: new Date(Date.now() - 31 * 86_400_000) });
+    expect(await svc.service.services.openai.pruneResponses()).to.equal(1);
+    expect(await api.responses.retrieve(first.id).catch((e: unknown) => e)).to.be.instanceOf(OpenAI.NotFoundError);
+    expect((await api.responses.retrieve(second.id)).id).to.equal(second.id);
+  });
+
   it('names the parameter it refuses', async () => {
     const api = client(agentUrl(agent), key);
     const n = (await api.chat.completions.create({ model: agent, n: 2, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
