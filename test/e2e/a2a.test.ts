@@ -210,8 +210,10 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     const task = (await client.sendMessage({ tenant: '', message: message([text('log me')]), configuration: undefined, metadata: {} })) as Task;
     await client.getTask({ tenant: '', id: task.id, historyLength: undefined });
     await svc.service.services.activityLog.flush();
-    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 20) { nodes { surface entry status credits runId requestHeaders requestBody response } } } }', { a: own.id });
+    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 20) { nodes { surface kind entry status credits runId requestHeaders requestBody response } } } }', { a: own.id });
     const entries = d.agent.activity.nodes as any[];
+    // Each call is one entry: the run writes none of its own.
+    expect(entries.every((e) => e.kind === 'REQUEST')).to.equal(true);
     expect(entries.map((e) => [e.surface, e.entry]).sort()).to.deep.equal([
       ['A2A', 'GetTask'],
       ['A2A', 'SendMessage'],
@@ -232,6 +234,7 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
       [msg([{ text: 'hi' }], { skillId: 'nope' }), /no skill 'nope'/],
       [msg([{ text: '   ' }]), /has no text/],
       [msg([{ data: [1, 2] }], { skillId: 'add' }), /must be a JSON object/],
+      [msg([{ data: 'text' }], { skillId: 'add' }), /must be a JSON object/],
       [msg([{ data: { a: 'x', b: 1 } }], { skillId: 'add' }), /Invalid arguments for tool 'add'/],
     ];
     for (const [params, why] of cases) {
@@ -269,8 +272,16 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     const first = (await client.sendMessage({ tenant: '', message: message([text('I am Ada.')]), configuration: undefined, metadata: {} })) as Task;
     await client.sendMessage({ tenant: '', message: message([text('Who am I?')], { contextId: first.contextId }), configuration: undefined, metadata: {} });
     const sent = JSON.stringify(svc.fake.requests[1]!.body.messages);
-    expect(sent).to.include('I am Ada.');
-    expect(sent).to.include('Hello Ada.');
+    // The turns in the order they were said.
+    expect(sent.indexOf('I am Ada.')).to.be.greaterThan(-1);
+    expect(sent.indexOf('Hello Ada.')).to.be.greaterThan(sent.indexOf('I am Ada.'));
+    expect(sent.indexOf('Who am I?')).to.be.greaterThan(sent.indexOf('Hello Ada.'));
+    // A run that failed leaves nothing in the conversation.
+    svc.fake.enqueue({ status: 500 }, { status: 500 }, { text: 'Still Ada.' });
+    const failed = (await client.sendMessage({ tenant: '', message: message([text('Forget this')], { contextId: first.contextId }), configuration: undefined, metadata: {} })) as Task;
+    expect(failed.status?.state).to.equal(TaskState.TASK_STATE_FAILED);
+    await client.sendMessage({ tenant: '', message: message([text('And now?')], { contextId: first.contextId }), configuration: undefined, metadata: {} });
+    expect(JSON.stringify(svc.fake.requests[svc.fake.requests.length - 1]!.body.messages)).to.not.include('Forget this');
   });
 
   it('refuses: no key and another agent’s key 401, surface off 403, a daily limit of 0 the limit error with its retry time', async () => {

@@ -30,7 +30,7 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
 
   async function activity(agentId: string): Promise<any[]> {
     await svc.service.services.activityLog.flush();
-    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 50) { nodes { surface entry status credits runId error response requestBody requestHeaders } } } }', { a: agentId });
+    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 50) { nodes { surface entry method kind status credits runId error response requestBody requestHeaders } } } }', { a: agentId });
     return d.agent.activity.nodes;
   }
 
@@ -65,7 +65,7 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     expect((c as any).credits).to.equal(0);
     const sent = svc.fake.requests[0]!.body;
     expect(sent.messages![0]).to.deep.include({ role: 'system' });
-    expect(JSON.stringify(sent.messages![0]!.content)).to.match(/You are the shop assistant\.[\s\S]*Answer in one sentence\./);
+    expect(sent.messages![0]!.content).to.equal('You are the shop assistant.\n\nAnswer in one sentence.');
     expect(sent.temperature).to.equal(0.2);
     expect(sent.max_tokens).to.equal(50);
   });
@@ -137,6 +137,13 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
   it('lists the agent on its own URL, and on the workspace URL exactly the agents the workspace key may use', async () => {
     const own = await client(agentUrl(agent), key).models.list();
     expect(own.data.map((m) => m.id)).to.deep.equal([agent]);
+    const raw = (await (await fetch(`${agentUrl(agent)}/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
+    expect(raw.object).to.equal('list');
+    expect(raw.data[0]).to.deep.include({ id: agent, object: 'model', name: 'Shop', description: '' });
+    expect(raw.data[0].owned_by).to.match(/^ws/);
+    expect(Math.abs(raw.data[0].created - Date.now() / 1000)).to.be.lessThan(600);
+    const rawWs = (await (await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${wsKey}` } })).json()) as any;
+    expect(rawWs.object).to.equal('list');
 
     const other = await newAgent('Other', { allowWorkspaceKeys: true });
     await newAgent('No workspace keys', { allowWorkspaceKeys: false });
@@ -179,7 +186,9 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     const hidden = await client(agentUrl(other.id), other.key).responses.retrieve(second.id).catch((e: unknown) => e);
     expect(hidden).to.be.instanceOf(OpenAI.NotFoundError);
 
-    await api.responses.delete(second.id);
+    expect(Math.abs(second.created_at - Date.now() / 1000)).to.be.lessThan(600);
+    const deleted = await fetch(`${agentUrl(agent)}/responses/${second.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    expect(await deleted.json()).to.deep.equal({ id: second.id, object: 'response.deleted', deleted: true });
     const gone = await api.responses.retrieve(second.id).catch((e: unknown) => e);
     expect(gone).to.be.instanceOf(OpenAI.NotFoundError);
   });
@@ -383,6 +392,9 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
       ['a previous response that does not exist', raw(`${base}/responses`, JSON.stringify({ input: 'a', previous_response_id: 'resp_nope' })), 404, 'previous_response_id'],
       ['a path this API does not serve', fetch(`${base}/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}` } }), 404, null],
       ['an agent key on the workspace URL', raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ model: agent, messages: [{ role: 'user', content: 'x' }] })), 401, null],
+      ['a model that is no string', raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ model: 5, messages: [] }), { authorization: `Bearer ${wsKey}` }), 400, 'model'],
+      ['a model name too long to be an id', raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ model: agent + 'x'.repeat(200), messages: [{ role: 'user', content: 'x' }] }), { authorization: `Bearer ${wsKey}` }), 404, null],
+      ['a previous response id that is no string', raw(`${base}/responses`, JSON.stringify({ input: 'a', previous_response_id: 5 })), 400, 'previous_response_id'],
       ['no model on the workspace URL', raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ messages: [] }), { authorization: `Bearer ${wsKey}` }), 400, 'model'],
       ['an unknown model on the workspace URL', raw(`${svc.url}/v1/responses`, JSON.stringify({ model: 'agt_nope', input: 'x' }), { authorization: `Bearer ${wsKey}` }), 404, null],
       ['no key', fetch(`${base}/models`), 401, null],
@@ -421,9 +433,23 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     await client(agentUrl(own.id), own.key).chat.completions.create({ model: own.id, messages: [{ role: 'user', content: 'log me' }] });
     svc.fake.enqueue({ text: 'logged response' });
     await client(agentUrl(own.id), own.key).responses.create({ model: own.id, input: 'log me too' });
+    const stored = await client(agentUrl(own.id), own.key).responses.create({ model: own.id, input: 'keep me' });
+    await client(agentUrl(own.id), own.key).responses.retrieve(stored.id);
+    await client(agentUrl(own.id), own.key).responses.delete(stored.id);
+    await client(agentUrl(own.id), own.key).models.list();
     const entries = await activity(own.id);
+    expect(entries.map((e) => [e.entry, e.method]).reverse()).to.deep.equal([
+      ['chat.completions', 'POST'],
+      ['responses', 'POST'],
+      ['responses', 'POST'],
+      ['responses', 'GET'],
+      ['responses', 'DELETE'],
+      ['models', 'GET'],
+    ]);
+    // Each call is one entry: the runs write none of their own.
+    expect(entries.every((e) => e.kind === 'REQUEST')).to.equal(true);
     const chat = entries.find((e) => e.entry === 'chat.completions');
-    const resp = entries.find((e) => e.entry === 'responses');
+    const resp = entries.find((e) => e.entry === 'responses' && JSON.stringify(e.requestBody).includes('log me too'));
     expect(chat).to.include({ surface: 'OPENAI', status: 200 });
     expect(JSON.stringify(chat.requestBody)).to.include('log me');
     expect(JSON.stringify(chat.response)).to.include('logged answer');
