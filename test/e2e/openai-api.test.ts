@@ -362,6 +362,15 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     expect((await api.responses.retrieve(second.id)).id).to.equal(second.id);
   });
 
+  it('stores a response whose text holds U+0000 and a lone surrogate, as U+FFFD', async () => {
+    svc.fake.enqueue({ text: 'odd \u0000 answer \ud800' });
+    const api = client(agentUrl(agent), key);
+    const r = await api.responses.create({ model: agent, input: 'odd \u0000 input \udc00' });
+    expect(r.status).to.equal('completed');
+    const read = await api.responses.retrieve(r.id);
+    expect(read.output_text).to.equal('odd \ufffd answer \ufffd');
+  });
+
   it('names the parameter it refuses', async () => {
     const api = client(agentUrl(agent), key);
     const n = (await api.chat.completions.create({ model: agent, n: 2, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;

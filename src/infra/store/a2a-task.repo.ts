@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { FINAL_TASK_STATES, type A2aTaskRepo, type StoredTask } from '../../domain/surfaces/a2a/a2a.ports.js';
+import { storable } from '../activity/buffered-sink.js';
 import { q } from './pg-errors.js';
 import { date, json, parseJson } from './rows/mapping.js';
 
@@ -25,7 +26,7 @@ export function a2aTaskRepo(db: Conn): A2aTaskRepo {
       }),
     save: (t) =>
       q(async () => {
-        const row = { id: t.id, agent_id: t.agentId, context_id: t.contextId, state: t.state, task: json(t.task), updated_at: t.updatedAt };
+        const row = { id: t.id, agent_id: t.agentId, context_id: t.contextId, state: t.state, task: json(storable(t.task)), updated_at: t.updatedAt };
         // One statement: the guard against another agent's task and against a final state is part of the write.
         await db.raw(
           `insert into a2a_tasks (id, agent_id, context_id, state, task, created_at, updated_at)

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ModelMessage } from '../../domain/runtime/language-model.ports.js';
 import type { ResponseRepo, StoredResponse } from '../../domain/surfaces/openai/openai.ports.js';
+import { storable } from '../activity/buffered-sink.js';
 import { q } from './pg-errors.js';
 import { date, json, parseJson } from './rows/mapping.js';
 
@@ -29,8 +30,9 @@ export function responseRepo(db: Conn): ResponseRepo {
           id: r.id,
           agent_id: r.agentId,
           previous_response_id: r.previousResponseId,
-          context: json(r.context),
-          body: json(r.body),
+          // A caller's text may hold U+0000 or a lone surrogate, which jsonb cannot store.
+          context: json(storable(r.context)),
+          body: json(storable(r.body)),
           created_at: r.createdAt,
         });
       }),
