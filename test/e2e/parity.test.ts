@@ -153,6 +153,34 @@ async function managementCreate(s: Subject, script: string): Promise<Outcome> {
   return { ok: entries };
 }
 
+const setSurface = (s: Subject, surface: string) => gqlOk(s.ws.adminToken, `mutation($a: ID!) { setSurface(agentId: $a, surface: ${surface}, enabled: true) { id } }`, { a: s.agent });
+
+/** A2A `SendMessage` (JSON-RPC 1.0) naming the `double` skill: a completed task's answer, or the JSON-RPC error read into a code. */
+async function a2aCall(s: Subject, data: Record<string, unknown>): Promise<Outcome> {
+  const res = await fetch(`${h().url}/agents/${s.agent}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${s.key}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ data }], metadata: { skillId: 'double' } } } }),
+  });
+  if (res.status !== 200) return fromHttp(res.status, await res.json());
+  const body = (await res.json()) as any;
+  if (body.error) return { refused: body.error.code === -32000 ? 'LIMIT_EXCEEDED' : body.error.code === -32602 ? 'INVALID' : 'FAILED', message: body.error.message, ...(body.error.code === -32000 ? { reason: body.error.data?.[0]?.reason } : {}) };
+  const text = body.result.task.artifacts.at(-1).parts.find((p: any) => typeof p.text === 'string').text as string;
+  return { ok: JSON.parse(text) };
+}
+
+/** An OpenAI-compatible chat completion: the agent itself answers, so only its refusals are compared. */
+async function openAiCall(s: Subject, text: string): Promise<Outcome> {
+  const res = await fetch(`${h().url}/agents/${s.agent}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${s.key}` },
+    body: JSON.stringify({ model: s.agent, messages: [{ role: 'user', content: text }] }),
+  });
+  const body = (await res.json()) as any;
+  if (res.status === 200) return { ok: body.choices[0].message.content };
+  return { refused: HTTP_CODES[res.status] ?? 'FAILED', message: body.error?.message, ...(res.status === 429 ? { reason: body.error?.code } : {}) };
+}
+
 // ---- the table: transports × steps ----------------------------------------------------------------
 
 const TRANSPORTS: Transport[] = [
@@ -196,6 +224,26 @@ const TRANSPORTS: Transport[] = [
       call: (s) => mcpCall(s, { n: 21 }),
       callBadInput: (s) => mcpCall(s, { n: 21, note: BLOCKED_PHRASE }),
       callOverLimit: (s) => mcpCall(s, { n: 21 }),
+    },
+  },
+  {
+    name: 'A2A (JSON-RPC, the MCP tool as a skill)',
+    prepare: async (s) => {
+      await setSurface(s, 'A2A');
+      await gqlOk(s.ws.adminToken, ADD_TOOL, { a: s.agent, i: { name: 'double', description: 'Doubles n', handler: { script: DOUBLE }, inputSchema: DOUBLE_SCHEMA } });
+    },
+    steps: {
+      call: (s) => a2aCall(s, { n: 21 }),
+      callBadInput: (s) => a2aCall(s, { n: 21, note: BLOCKED_PHRASE }),
+      callOverLimit: (s) => a2aCall(s, { n: 21 }),
+    },
+  },
+  {
+    name: 'OpenAI-compatible API (chat completions)',
+    prepare: (s) => setSurface(s, 'OPENAI').then(() => undefined),
+    steps: {
+      callBadInput: (s) => openAiCall(s, `please use the ${BLOCKED_PHRASE}`),
+      callOverLimit: (s) => openAiCall(s, 'hello'),
     },
   },
   {
