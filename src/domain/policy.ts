@@ -35,6 +35,7 @@ export function canSee(p: Principal, agent: Agent): boolean {
       return agent.visibility !== 'PRIVATE' || p.role === 'ADMIN' || agent.createdBy === p.memberId;
     case 'agentSelf':
     case 'agentKey':
+    case 'oauthGrant':
     case 'system':
       return agent.id === p.agentId;
     case 'workspaceKey':

@@ -13,6 +13,7 @@ import type { AgentChildRepo } from './repo.ports.js';
 import type { SecretRepo } from './secrets/secret.ports.js';
 import type { ResponseRepo } from './surfaces/openai/openai.ports.js';
 import type { A2aTaskRepo } from './surfaces/a2a/a2a.ports.js';
+import type { McpGrantRepo } from './mcp-oauth/mcp-grant.entities.js';
 import type { DeliveryRepo } from './webhooks/webhook.ports.js';
 import type { WorkspaceReadRepo } from './workspace-api/workspace-api.ports.js';
 import type { MemberRepo, MemberTokenRepo, TeamRepo, WorkspaceRepo } from './workspace/workspace.ports.js';
@@ -37,6 +38,8 @@ export interface Repositories {
   responses: ResponseRepo;
   /** Tasks of the A2A server. */
   a2aTasks: A2aTaskRepo;
+  /** Members' approvals of OAuth clients for agents' MCP servers. */
+  mcpGrants: McpGrantRepo;
   documents: DocumentRepo;
   exposures: ExposureRepo;
   records: RecordRepo;

@@ -4,7 +4,22 @@ export type Principal =
   | { kind: 'agentKey'; keyId: string; workspaceId: string; agentId: string }
   | { kind: 'workspaceKey'; keyId: string; workspaceId: string; scopes: KeyScope[] }
   | { kind: 'agentSelf'; workspaceId: string; agentId: string }
+  | OAuthPrincipal
   | SystemPrincipal;
+
+/**
+ * A client a member approved for one agent's MCP server (OAuth 2.1, docs/decisions.md §28): it
+ * calls that agent's MCP tools as an agent key would, nothing else.
+ */
+export interface OAuthPrincipal {
+  kind: 'oauthGrant';
+  grantId: string;
+  clientId: string;
+  /** The member who approved the client. */
+  memberId: string;
+  workspaceId: string;
+  agentId: string;
+}
 
 /**
  * Work the service does by itself for one agent, named for what it is: a stored webhook delivery

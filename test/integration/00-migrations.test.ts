@@ -16,7 +16,7 @@ import { knexStore } from '../../src/infra/store/knex-store.js';
 /** Every table of the data model with its columns, in order. */
 const COLUMNS: Record<string, string> = {
   a2a_tasks: 'id agent_id context_id state task created_at updated_at',
-  activity_log: 'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id',
+  activity_log: 'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by',
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
   api_keys: 'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at console_session_id',
@@ -30,10 +30,12 @@ const COLUMNS: Record<string, string> = {
   http_endpoints: 'id agent_id path path_shape methods handler_kind handler_body model_override description created_at updated_at input_schema output_schema',
   mcp_tools: 'id agent_id name description handler_kind handler_body model_override input_schema created_at updated_at output_schema',
   member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at',
+  mcp_grants: 'id workspace_id agent_id member_id client_id client_name redirect_host created_at last_used_at',
   members: 'id workspace_id email name role created_at',
   message_day_counts: 'agent_id day direction channel n',
   messages: 'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at',
   models: 'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at accepts_images',
+  oauth_records: 'model id payload grant_id uid expires_at consumed_at',
   openai_responses: 'id agent_id previous_response_id context body created_at',
   run_slots: 'id agent_id instance_id reserved_credits expires_at created_at workspace_id team_id slot_no budget',
   secrets: 'id workspace_id name kind ciphertext created_at updated_at',
@@ -87,6 +89,9 @@ const FOREIGN_KEYS = [
   'documents FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'documents FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'http_endpoints FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'mcp_grants FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'mcp_grants FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
+  'mcp_grants FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'mcp_tools FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'member_tokens FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
   'members FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
@@ -143,6 +148,11 @@ const INDEXES = [
   "CREATE INDEX webhook_deliveries_agent_pending ON webhook_deliveries USING btree (agent_id, next_attempt_at, id) WHERE (status = 'PENDING'::text)",
   "CREATE INDEX webhook_deliveries_body_kept ON webhook_deliveries USING btree (completed_at) WHERE ((body_dropped_at IS NULL) AND (status = ANY (ARRAY['DONE'::text, 'FAILED'::text])))",
   'CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (status, next_attempt_at)',
+  'CREATE INDEX mcp_grants_agent_id_created_at_id_index ON mcp_grants USING btree (agent_id, created_at, id)',
+  'CREATE INDEX mcp_grants_member_id_index ON mcp_grants USING btree (member_id)',
+  'CREATE INDEX oauth_records_expires_at_index ON oauth_records USING btree (expires_at)',
+  'CREATE INDEX oauth_records_grant_id_index ON oauth_records USING btree (grant_id)',
+  'CREATE INDEX oauth_records_uid_index ON oauth_records USING btree (uid)',
 ];
 
 interface Schema {
@@ -219,7 +229,7 @@ describe('migrations', function () {
     expect(kind('f').map((c) => c.split(' ').filter((_, i) => i !== 1 && i !== 2).join(' ')).sort()).to.deep.equal([...FOREIGN_KEYS].sort());
     // A primary key on every table: `id`, except credit usage (one row per agent and day).
     expect(kind('p').map((c) => `${c.split(' ')[0]} ${c.split(' ').slice(3).join(' ')}`).sort()).to.deep.equal(
-      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${t === 'credit_usage' ? 'agent_id, day' : t === 'message_day_counts' ? 'agent_id, day, direction, channel' : 'id'})`).sort(),
+      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${t === 'credit_usage' ? 'agent_id, day' : t === 'message_day_counts' ? 'agent_id, day, direction, channel' : t === 'oauth_records' ? 'model, id' : 'id'})`).sort(),
     );
     expect(kind('x')).to.deep.equal([]);
     const secondary = afterUp.indexes.filter((d) => !/_pkey ON /.test(d) && !UNIQUE.some((u) => d.includes(` ${u.split(' ')[0]} ON `)));

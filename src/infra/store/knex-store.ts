@@ -4,6 +4,7 @@ import type { Repositories, Store } from '../../domain/ports.js';
 import type { AgentChildRepo, CrudRepo } from '../../domain/repo.ports.js';
 import { conversationRepo } from './conversation.repo.js';
 import { responseRepo } from './response.repo.js';
+import { mcpGrantRepo } from './mcp-grant.repo.js';
 import { a2aTaskRepo } from './a2a-task.repo.js';
 import { deliveryRepo } from './delivery.repo.js';
 import { insertActivityBatch } from './activity-batch.js';
@@ -154,6 +155,7 @@ export function repositories(db: Conn): Repositories {
     conversations: conversationRepo(db),
     responses: responseRepo(db),
     a2aTasks: a2aTaskRepo(db),
+    mcpGrants: mcpGrantRepo(db),
     documents: agentChild(db, rows.documents),
     exposures: {
       ...agentChild(db, rows.exposures),

@@ -54,6 +54,8 @@ export const TABLES: TableSpec[] = [
   { name: 'chat_turns', key: 'id' },
   { name: 'openai_responses', key: 'id' },
   { name: 'a2a_tasks', key: 'id' },
+  { name: 'mcp_grants', key: 'id' },
+  { name: 'oauth_records', key: "model || ' ' || id" },
   {
     name: 'webhook_deliveries',
     key: 'id',

@@ -1,0 +1,31 @@
+/**
+ * A member's approval of one OAuth client for one agent's MCP server (docs/decisions.md §28). Its
+ * tokens are accepted only while it exists; deleting it (the console's revoke) ends them all.
+ */
+export interface McpGrant {
+  /** The authorization server's grant id (the tokens it issued carry it). */
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  /** The member who approved the client. */
+  memberId: string;
+  /** The client's id: one the service registered, or the URL of its metadata document. */
+  clientId: string;
+  clientName: string | null;
+  /** The host the client's redirect URI named at approval: where the person was sent back. */
+  redirectHost: string | null;
+  createdAt: Date;
+  /** When a token of this grant last called the agent (kept to the minute). */
+  lastUsedAt: Date | null;
+}
+
+/** The stored grants of the authorization server's clients, and their use. */
+export interface McpGrantRepo {
+  insert(grant: McpGrant): Promise<void>;
+  get(id: string): Promise<McpGrant | null>;
+  /** An agent's grants, newest first. */
+  listByAgent(agentId: string): Promise<McpGrant[]>;
+  /** Removes the grant and every token issued under it; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  touch(id: string, at: Date): Promise<void>;
+}

@@ -1,0 +1,58 @@
+import type { Knex } from 'knex';
+import type { McpGrant, McpGrantRepo } from '../../domain/mcp-oauth/mcp-grant.entities.js';
+import { q } from './pg-errors.js';
+import { date } from './rows/mapping.js';
+
+type Conn = Knex | Knex.Transaction;
+
+const grant = (r: Record<string, any>): McpGrant => ({
+  id: r.id,
+  workspaceId: r.workspace_id,
+  agentId: r.agent_id,
+  memberId: r.member_id,
+  clientId: r.client_id,
+  clientName: r.client_name ?? null,
+  redirectHost: r.redirect_host ?? null,
+  createdAt: date(r.created_at),
+  lastUsedAt: r.last_used_at ? date(r.last_used_at) : null,
+});
+
+/** Members' approvals of OAuth clients for agents' MCP servers. */
+export function mcpGrantRepo(db: Conn): McpGrantRepo {
+  return {
+    insert: (g) =>
+      q(async () => {
+        await db('mcp_grants').insert({
+          id: g.id,
+          workspace_id: g.workspaceId,
+          agent_id: g.agentId,
+          member_id: g.memberId,
+          client_id: g.clientId,
+          client_name: g.clientName,
+          redirect_host: g.redirectHost,
+          created_at: g.createdAt,
+          last_used_at: g.lastUsedAt,
+        });
+      }),
+    get: (id) =>
+      q(async () => {
+        const r = await db('mcp_grants').where({ id }).first();
+        return r ? grant(r) : null;
+      }),
+    listByAgent: (agentId) => q(async () => (await db('mcp_grants').where({ agent_id: agentId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])).map(grant)),
+    // The grant's row, and with it everything the authorization server keeps under that grant (its
+    // own grant record, codes, access and refresh tokens): one transaction, so a revoked grant
+    // leaves no token behind.
+    delete: (id) =>
+      q(() =>
+        db.transaction(async (trx) => {
+          await trx('oauth_records').where({ grant_id: id }).orWhere({ model: 'Grant', id }).delete();
+          return (await trx('mcp_grants').where({ id }).delete()) > 0;
+        }),
+      ),
+    touch: (id, at) =>
+      q(async () => {
+        await db('mcp_grants').where({ id }).update({ last_used_at: at });
+      }),
+  };
+}
