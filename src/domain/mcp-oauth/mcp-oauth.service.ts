@@ -1,0 +1,132 @@
+import type { Agent } from '../agents/agent.entities.js';
+import type { Clock } from '../clock.js';
+import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.js';
+import { loadAgent, requireMember } from '../policy.js';
+import type { OAuthPrincipal, Principal } from '../principal.js';
+import type { Store } from '../ports.js';
+import { surfaceOff } from '../surfaces/surface-access.js';
+import type { McpGrant } from './mcp-grant.entities.js';
+import type { OAuthTokenReader } from './mcp-oauth.ports.js';
+
+/** The one scope a token of an agent's MCP server carries: call its tools and read its exposed documents. */
+export const MCP_SCOPE = 'mcp';
+/** How often a grant's last use is written (a busy client must not write on every call). */
+const TOUCH_INTERVAL_MS = 60_000;
+/** An agent's MCP URL path: the resource a token is bound to (RFC 8707). */
+const RESOURCE_PATH = /^\/agents\/([^/]+)\/mcp$/;
+
+const SIGN_IN_AGAIN = 'sign in again through the client to get a new one (the agent owner can see and revoke connected apps in the console, on the agent\'s MCP tab)';
+
+/** What a member approves on the consent page. */
+export interface Approval {
+  grantId: string;
+  clientId: string;
+  clientName: string | null;
+  redirectUri: string;
+}
+
+/**
+ * OAuth 2.1 for agents' MCP servers (docs/decisions.md §28), the rules the protocol library leaves
+ * to the service: which resource a token may be bound to (one agent's MCP URL, the MCP surface on),
+ * who may approve a client (a member who can see the agent), and what a presented access token is
+ * worth (its grant still there, bound to this agent, not expired).
+ */
+export class McpOAuthService {
+  constructor(
+    private readonly store: Store,
+    private readonly tokens: OAuthTokenReader | null,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The id of the agent an MCP URL names, from its path alone; null for any other URL. */
+  static agentIdOf(resource: string): string | null {
+    let url: URL;
+    try {
+      url = new URL(resource);
+    } catch {
+      return null;
+    }
+    if (url.search || url.hash || url.username || url.password) return null;
+    return RESOURCE_PATH.exec(url.pathname)?.[1] ?? null;
+  }
+
+  /**
+   * The agent a resource indicator names: its MCP URL on this service, the agent existing and its
+   * MCP server on. Invalid otherwise (the authorization server answers `invalid_target`).
+   */
+  async agentOfResource(resource: string, origin: string): Promise<Agent> {
+    const id = McpOAuthService.agentIdOf(resource);
+    if (!id || new URL(resource).origin !== origin) {
+      throw new Invalid(`The resource must be an agent's MCP URL on this service, ${origin}/agents/{agentId}/mcp`, 'resource');
+    }
+    const agent = await this.store.repos.agents.get(id);
+    if (!agent) throw new Invalid(`No agent ${id}: the resource names an agent that does not exist`, 'resource');
+    if (!agent.surfaces.MCP.enabled) throw new Invalid(surfaceOff(agent.id, 'MCP').message, 'resource');
+    return agent;
+  }
+
+  /** The agent a member is asked to connect a client to: one they can see, its MCP server on. */
+  async consentAgent(p: Principal, agentId: string): Promise<Agent> {
+    requireMember(p);
+    const agent = await loadAgent(this.store.repos, p, agentId, 'read');
+    if (!agent.surfaces.MCP.enabled) throw surfaceOff(agent.id, 'MCP');
+    return agent;
+  }
+
+  /** Records a member's approval of a client for an agent, as the console lists it. */
+  async approve(p: Principal, agentId: string, a: Approval): Promise<McpGrant> {
+    const member = requireMember(p);
+    const agent = await this.consentAgent(member, agentId);
+    let redirectHost: string | null = null;
+    try {
+      redirectHost = new URL(a.redirectUri).host || null;
+    } catch {
+      // A redirect URI the library accepted is a URL; a custom scheme may have no host.
+    }
+    const grant: McpGrant = {
+      id: a.grantId,
+      workspaceId: agent.workspaceId,
+      agentId: agent.id,
+      memberId: member.memberId,
+      clientId: a.clientId,
+      clientName: a.clientName,
+      redirectHost,
+      createdAt: this.clock.now(),
+      lastUsedAt: null,
+    };
+    await this.store.repos.mcpGrants.insert(grant);
+    return grant;
+  }
+
+  /**
+   * The caller an access token stands for on this agent's MCP server: Unauthenticated when it is
+   * unknown, expired, revoked (its grant gone) or bound to another resource.
+   */
+  async authenticate(agent: Agent, token: string): Promise<OAuthPrincipal> {
+    const facts = token.length <= 512 ? await this.tokens?.findAccessToken(token) : null;
+    if (!facts) throw new Unauthenticated(`The access token is not recognised: it is unknown, revoked or was never issued by this service; ${SIGN_IN_AGAIN}`);
+    const now = this.clock.now();
+    if (facts.expiresAt && facts.expiresAt.getTime() <= now.getTime()) {
+      throw new Unauthenticated(`The access token expired at ${facts.expiresAt.toISOString()}: refresh it, or ${SIGN_IN_AGAIN}`);
+    }
+    if (!facts.audience.some((aud) => McpOAuthService.agentIdOf(aud) === agent.id)) {
+      throw new Unauthenticated(`The access token was issued for another resource (${facts.audience.join(', ') || 'none'}), not this agent's MCP server: a token is bound to one agent; ${SIGN_IN_AGAIN}`);
+    }
+    const grant = await this.store.repos.mcpGrants.get(facts.grantId);
+    if (!grant || grant.agentId !== agent.id) throw new Unauthenticated(`The access token's grant was revoked; ${SIGN_IN_AGAIN}`);
+    if (!grant.lastUsedAt || now.getTime() - grant.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) await this.store.repos.mcpGrants.touch(grant.id, now);
+    return { kind: 'oauthGrant', grantId: grant.id, clientId: grant.clientId, memberId: grant.memberId, workspaceId: grant.workspaceId, agentId: agent.id };
+  }
+
+  /** A grant of the agent, for the consent step's own checks. */
+  async grant(agentId: string, grantId: string): Promise<McpGrant> {
+    const grant = await this.store.repos.mcpGrants.get(grantId);
+    if (!grant || grant.agentId !== agentId) throw new NotFound('McpGrant', grantId);
+    return grant;
+  }
+
+  /** Whether the member may approve clients at all (the consent page's sign-in). */
+  static assertMember(p: Principal): void {
+    if (p.kind !== 'member') throw new Forbidden('Only workspace members may connect apps to an agent');
+  }
+}
