@@ -23,6 +23,11 @@ export interface Config {
   anthropicModel: string;
   /** Hosts a configured model's base URL may name (MODEL_HOSTS_ALLOWED); undefined: any. */
   modelHostsAllowed: string[] | undefined;
+  /**
+   * Hosts (`host` or `host:port`) whose OAuth Client ID Metadata Documents may be fetched from a
+   * loopback or private address, and over http (OAUTH_CLIENT_HOSTS_ALLOWED); empty: none.
+   */
+  oauthClientHostsAllowed: string[];
   platformOrigins: string[];
   logLevel: string;
   /** LOG_FORMAT; undefined: human lines on a terminal, JSON otherwise (decided by the composition root). */
@@ -63,6 +68,10 @@ const env = z.object({
   MODEL_HOSTS_ALLOWED: z
     .string()
     .regex(/^\s*(\*\.)?[A-Za-z0-9.\-[\]:]+(\s*,\s*(\*\.)?[A-Za-z0-9.\-[\]:]+)*\s*$/, 'must be a comma list of hosts (host, host:port or *.domain)')
+    .optional(),
+  OAUTH_CLIENT_HOSTS_ALLOWED: z
+    .string()
+    .regex(/^\s*[A-Za-z0-9.\-[\]:]+(\s*,\s*[A-Za-z0-9.\-[\]:]+)*\s*$/, 'must be a comma list of hosts (host or host:port)')
     .optional(),
   OPENAI_MODEL: z.string().min(1).max(200).default('gpt-4o-mini'),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -115,6 +124,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     anthropicApiKey: e.ANTHROPIC_API_KEY,
     anthropicModel: e.ANTHROPIC_MODEL,
     modelHostsAllowed: e.MODEL_HOSTS_ALLOWED?.split(',').map((h) => h.trim()).filter(Boolean),
+    oauthClientHostsAllowed: e.OAUTH_CLIENT_HOSTS_ALLOWED?.split(',').map((h) => h.trim()).filter(Boolean) ?? [],
     platformOrigins,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
