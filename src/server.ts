@@ -31,6 +31,9 @@ import { widgetBundle } from './infra/widget/bundle.js';
 import { consoleBundle } from './infra/console/bundle.js';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from './infra/webhooks/delivery-worker.js';
 import { DEFAULT_DELIVERY_QUEUE, deliveryQueue } from './infra/webhooks/delivery-queue.js';
+import type Provider from 'oidc-provider';
+import { createAuthorizationServer } from './infra/oauth/authorization-server.js';
+import { oauthTokenReader, pruneOAuthRecords } from './infra/oauth/oauth-records.js';
 
 export interface Service {
   config: Config;
@@ -53,6 +56,8 @@ export interface BuildOptions {
   db?: Db;
   clock?: Clock;
   logger?: Logger;
+  /** An extra CA the fetch of OAuth clients' metadata documents trusts (tests with a local HTTPS server). */
+  oauthClientMetadataCa?: string;
   /** Skip migrations (the caller already migrated). */
   skipMigrations?: boolean;
   /** Replace the model adapter or the sandbox (tests of failure paths). */
@@ -119,7 +124,27 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         allowedHosts: config.modelHostsAllowed ?? null,
       },
       scriptLimits: opts.scriptLimits ?? DEFAULT_SCRIPT_LIMITS,
+      oauthTokens: oauthTokenReader(db),
     });
+    const providers = new Map<string, Provider>();
+    // One authorization server per issuer: BASE_URL's origin, or on port 0 the origin requests came to.
+    const providerFor = (issuer: string): Provider => {
+      let provider = providers.get(issuer);
+      if (!provider) {
+        if (providers.size >= 4) providers.clear();
+        provider = createAuthorizationServer(issuer, {
+          db,
+          oauth: services.mcpOAuth,
+          grants: store.repos.mcpGrants,
+          secretsKey: secrets.key,
+          clientHostsAllowed: config.oauthClientHostsAllowed,
+          ...(opts.oauthClientMetadataCa ? { clientMetadataCa: opts.oauthClientMetadataCa } : {}),
+          logger,
+        });
+        providers.set(issuer, provider);
+      }
+      return provider;
+    };
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
     const graphql = await createGraphqlMiddleware(schema, services, logger, config.baseUrl);
     // Built now so that the first `GET /widget.js` does not wait for it.
@@ -141,13 +166,14 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       metrics,
       metricsElsewhere: config.metricsPort !== undefined,
       draining: () => draining,
+      oauth: providerFor,
     });
     const servers: http.Server[] = [];
     const workerOptions: DeliveryWorkerOptions = { concurrency: config.webhookWorkers, pollMs: 1_000, leaseMs: config.webhookLeaseSeconds * 1000, ...opts.webhookWorker };
     const queue = deliveryQueue(store.repos.deliveries, clock, { ...DEFAULT_DELIVERY_QUEUE, leaseMs: workerOptions.leaseMs });
     const worker = startDeliveryWorker(queue, services.webhookDelivery, logger, workerOptions);
     services.deliveryQueued.onQueued = () => worker.nudge();
-    const housekeeping = startHousekeeping(services, logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000, config.webhookBodyRetentionDays);
+    const housekeeping = startHousekeeping(services, () => pruneOAuthRecords(db, clock.now()), logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000, config.webhookBodyRetentionDays);
     return {
       config,
       db,
@@ -233,10 +259,11 @@ export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
 
 /**
  * Prunes the activity log past its retention, deletes expired slot leases, old finished
- * deliveries, ended console sessions and stored responses past their 30 days, and drops the bodies
+ * deliveries, ended console sessions, stored responses past their 30 days, expired OAuth records and
+ * unapproved OAuth clients, and drops the bodies
  * of deliveries past their replay window, now and then.
  */
-function startHousekeeping(services: Services, logger: Logger, scheduler: Scheduler, everyMs: number, bodyRetentionDays: number): { stop(): void } | undefined {
+function startHousekeeping(services: Services, pruneOAuth: () => Promise<number>, logger: Logger, scheduler: Scheduler, everyMs: number, bodyRetentionDays: number): { stop(): void } | undefined {
   if (everyMs <= 0) return undefined;
   const run = async () => {
     try {
@@ -246,7 +273,8 @@ function startHousekeeping(services: Services, logger: Logger, scheduler: Schedu
       const bodies = await services.deliveries.dropBodies(bodyRetentionDays);
       const sessions = await services.consoleSessions.prune();
       const responses = await services.openai.pruneResponses();
-      if (pruned || slots || deliveries || bodies || sessions || responses) logger.info({ pruned, slots, deliveries, bodies, sessions, responses }, 'housekeeping');
+      const oauth = await pruneOAuth();
+      if (pruned || slots || deliveries || bodies || sessions || responses || oauth) logger.info({ pruned, slots, deliveries, bodies, sessions, responses, oauth }, 'housekeeping');
     } catch (err) {
       logger.error({ err }, 'housekeeping failed');
     }

@@ -19,6 +19,8 @@ import type { Cipher } from './secrets/secret.ports.js';
 import type { ModelDefaults } from './runtime/model-resolver.js';
 import { ModelReferences } from './models/model-references.js';
 import type { LanguageModels } from './runtime/language-model.ports.js';
+import { McpOAuthService } from './mcp-oauth/mcp-oauth.service.js';
+import type { OAuthTokenReader } from './mcp-oauth/mcp-oauth.ports.js';
 import type { RunMetrics } from './runtime/run-metrics.ports.js';
 import type { ScriptLimits, ScriptSandbox } from './runtime/sandbox.ports.js';
 import { Pipeline } from './runtime/pipeline.js';
@@ -78,6 +80,8 @@ export interface Services {
   a2a: A2aService;
   workspaceApi: WorkspaceApiService;
   manifests: ManifestService;
+  /** OAuth for agents' MCP servers: resources, approvals, access tokens. */
+  mcpOAuth: McpOAuthService;
   health: HealthService;
 }
 
@@ -97,6 +101,8 @@ export interface ServiceDeps {
   admission: Pick<AdmissionConfig, 'instanceId'> & Partial<AdmissionConfig>;
   /** Where runs are counted for /metrics. */
   metrics?: RunMetrics;
+  /** Access tokens of the MCP servers' authorization server; absent: no OAuth token is accepted. */
+  oauthTokens?: OAuthTokenReader;
 }
 
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = { cpuMs: 5_000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 5 * 1024 * 1024, wallMs: 30_000 };
@@ -134,9 +140,11 @@ export function createServices(deps: ServiceDeps): Services {
   const pipeline = new Pipeline(admission, runs, activityLog, deps.metrics);
   const keys = new KeyService(store, clock);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
-  const surfaces = new SurfaceAccess(store, keys);
+  const mcpOAuth = new McpOAuthService(store, deps.oauthTokens ?? null, clock);
+  const surfaces = new SurfaceAccess(store, keys, mcpOAuth);
   const mcp = new McpService(store, pipeline);
   return {
+    mcpOAuth,
     workspace: new WorkspaceService(store, clock),
     agents,
     keys,

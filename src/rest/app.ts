@@ -24,6 +24,7 @@ import { openAiRoutes } from './surfaces/openai.routes.js';
 import { a2aRoutes } from './surfaces/a2a.routes.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
 import { consoleSessionRoutes } from './console-session.routes.js';
+import { oauthRoutes, type ProviderFor } from './oauth/oauth.routes.js';
 import { consoleRoutes } from './console.routes.js';
 import { widgetPreviewRoutes } from './widget-preview.routes.js';
 import type { ConsoleBundle } from '../infra/console/bundle.js';
@@ -52,6 +53,8 @@ export interface AppDeps {
   metrics?: ServiceMetrics;
   /** `GET /metrics` has a port of its own (METRICS_PORT). */
   metricsElsewhere?: boolean;
+  /** The authorization server of agents' MCP servers, per issuer (absent: no OAuth endpoints). */
+  oauth?: ProviderFor;
   /** True once shutdown has begun: `/readyz` answers 503 so that a load balancer drains the instance. */
   draining?: () => boolean;
 }
@@ -107,6 +110,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(page(homeRoutes(deps.baseUrl)));
   app.use(page(schemaRoutes()));
   app.use(page(consoleSessionRoutes(deps.services, deps.baseUrl)));
+  if (deps.oauth) app.use(page(oauthRoutes(deps.services, deps.oauth, deps.baseUrl)));
   app.use(page(consoleRoutes(deps.console)));
   // Rewrites the preview's chat requests onto the chat surface (below), so it comes before it.
   app.use(page(widgetPreviewRoutes()));
@@ -114,7 +118,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(page(docsRoutes(() => surfacesOpenApi(deps.baseUrl))));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl, deps.logger));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins, deps.logger));
-  app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger));
+  app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger, deps.oauth ? deps.baseUrl : undefined));
   app.use(webhookRoutes(deps.services, deps.logger));
   app.use(chatRoutes(deps.services, deps.platformOrigins, deps.logger, deps.chatKeepAliveMs));
   app.use(openAiRoutes(deps.services, deps.platformOrigins, deps.logger));

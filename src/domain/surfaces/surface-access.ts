@@ -1,6 +1,7 @@
 import { Forbidden, NotFound } from '../errors.js';
 import type { Presented } from '../keys/credentials.js';
 import type { KeyService } from '../keys/key.service.js';
+import { keyKind } from '../keys/key-material.js';
 import type { Agent } from '../agents/agent.entities.js';
 import type { Surface } from './surface.entities.js';
 import type { Principal } from '../principal.js';
@@ -49,6 +50,11 @@ export interface SurfaceCaller {
   facts: CallFacts;
 }
 
+/** Who an OAuth access token stands for on an agent's MCP server (McpOAuthService). */
+export interface TokenAuthenticator {
+  authenticate(agent: Agent, token: string): Promise<Principal>;
+}
+
 /** A surface request's parts every service reads the same way. */
 export interface SurfaceRequest {
   /** Request headers for the run input (credential headers left out). */
@@ -65,6 +71,7 @@ export class SurfaceAccess {
   constructor(
     private readonly store: Store,
     private readonly keys: KeyService,
+    private readonly oauth?: TokenAuthenticator,
   ) {}
 
   /** The agent, if it exists (callers that log activity need it even when the key is bad). */
@@ -91,7 +98,12 @@ export class SurfaceAccess {
 
   async enter(agent: Agent | null, agentId: string, surface: Surface, presentedKey: Presented): Promise<SurfaceCaller> {
     if (!agent) throw new NotFound('Agent', agentId);
-    const principal = await this.keys.authenticate(agent, presentedKey);
+    // The MCP server also takes the access tokens of its OAuth clients: a bearer value that is not
+    // shaped like a key or a member token is one (docs/decisions.md §28).
+    const principal =
+      surface === 'MCP' && this.oauth && typeof presentedKey === 'string' && keyKind(presentedKey) === null
+        ? await this.oauth.authenticate(agent, presentedKey)
+        : await this.keys.authenticate(agent, presentedKey);
     if (!agent.surfaces[surface].enabled) throw surfaceOff(agent.id, surface);
     const keyId = 'keyId' in principal ? principal.keyId : null;
     return { agent, principal, keyId, facts: {} };

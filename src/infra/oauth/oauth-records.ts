@@ -110,7 +110,22 @@ export function oauthTokenReader(db: Knex): OAuthTokenReader {
   };
 }
 
-/** Removes the records past their expiry (housekeeping). */
+/** A registered client no member approved is removed after this long (registration is open to anyone). */
+export const UNUSED_CLIENT_DAYS = 1;
+
+/**
+ * Removes the records past their expiry, and registered clients no grant names a day after their
+ * registration (housekeeping).
+ */
 export async function pruneOAuthRecords(db: Knex, now: Date): Promise<number> {
-  return q(() => db('oauth_records').where('expires_at', '<=', now).delete());
+  const expired = await q(() => db('oauth_records').where('expires_at', '<=', now).delete());
+  const cutoff = Math.floor(now.getTime() / 1000) - UNUSED_CLIENT_DAYS * 86_400;
+  const unused = await q(() =>
+    db('oauth_records')
+      .where({ model: 'Client' })
+      .whereRaw(`coalesce((payload->>'client_id_issued_at')::bigint, 0) < ?`, [cutoff])
+      .whereNotIn('id', db('mcp_grants').select('client_id'))
+      .delete(),
+  );
+  return expired + unused;
 }

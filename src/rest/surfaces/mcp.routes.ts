@@ -10,6 +10,8 @@ import type { Services } from '../../domain/services.js';
 import type { PreparedCall } from '../../domain/surfaces/mcp.service.js';
 import type { Logger } from '../../infra/logger.js';
 import { originAllowed } from '../cors.js';
+import { MCP_SCOPE } from '../../domain/mcp-oauth/mcp-oauth.service.js';
+import { issuerOf, resourceMetadataUrl } from '../oauth/oauth.routes.js';
 import { logAnswerAs } from './activity.middleware.js';
 import { abortOnClose, MAX_BODY_BYTES, readRaw, runHeaders } from './http-io.js';
 import { mcpServerFor, type McpExchange } from './mcp.server.js';
@@ -63,6 +65,21 @@ function refuseForeignOrigin(ctx: Koa.Context, platformOrigins: string[]): void 
   if (origin && !originAllowed(callerOf(ctx).agent, origin, platformOrigins)) {
     throw new Forbidden(`Origin ${origin} may not call this agent's MCP server; add it to the agent's CORS origins`);
   }
+}
+
+/**
+ * A 401 of the MCP server tells an OAuth client where to start (MCP authorization, RFC 9728 §5.1):
+ * the protected-resource metadata of this agent's MCP URL, the scope to ask for, and, when a token
+ * was sent, that it is not valid.
+ */
+function oauthChallenge(baseUrl: string | undefined): Koa.Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.status !== 401 || !baseUrl) return;
+    const metadata = resourceMetadataUrl(issuerOf(ctx, baseUrl), ctx.params.agentId!);
+    const invalid = /^Bearer\s+\S/i.test(ctx.get('authorization')) ? ', error="invalid_token"' : '';
+    ctx.set('WWW-Authenticate', `Bearer resource_metadata="${metadata}", scope="${MCP_SCOPE}"${invalid}`);
+  };
 }
 
 /** The answer to a JSON array body: a JSON-RPC Invalid Request without an id (JSON-RPC 2.0 §5). */
@@ -151,7 +168,7 @@ async function respond(ctx: Koa.Context, response: Response): Promise<unknown> {
  * a foreign browser origin 403 → POST only (405) → body (413/400) → a `tools/call`'s admission
  * (429) → the JSON-RPC exchange, answered by a server instance built for this request alone.
  */
-export function mcpRoutes(services: Services, platformOrigins: string[], logger: Logger): Koa.Middleware {
+export function mcpRoutes(services: Services, platformOrigins: string[], logger: Logger, baseUrl?: string): Koa.Middleware {
   const handler = createMcpHandler((c) => mcpServerFor(services, exchangeOf(c)), {
     legacy: 'stateless',
     maxRequestBodySize: MAX_BODY_BYTES,
@@ -198,6 +215,6 @@ export function mcpRoutes(services: Services, platformOrigins: string[], logger:
   };
 
   const router = new Router();
-  router.all('/agents/:agentId/mcp', agentSurface(services, 'MCP', platformOrigins, logger), handle);
+  router.all('/agents/:agentId/mcp', oauthChallenge(baseUrl), agentSurface(services, 'MCP', platformOrigins, logger), handle);
   return router.routes() as Koa.Middleware;
 }
