@@ -20,6 +20,7 @@ import { knexStore } from './infra/store/knex-store.js';
 import type { Store } from './domain/ports.js';
 import { cachedStore, ReadCache } from './infra/store/cached-store.js';
 import { listenForChanges } from './infra/store/change-listener.js';
+import { openCancelChannel } from './infra/surfaces/cancel-channel.js';
 import { bufferedActivitySink } from './infra/activity/buffered-sink.js';
 import { bufferedChargeSink } from './infra/credits/buffered-charges.js';
 import { intervalScheduler, type Scheduler } from './infra/scheduler.js';
@@ -100,7 +101,13 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     // Agents, keys, entries, teams and workspaces are read from memory on the hot path; every
     // instance's writes reach the cache through the database's change notifications.
     const cache = new ReadCache();
-    stopListening = await listenForChanges(db, cache, logger);
+    const stopChanges = await listenForChanges(db, cache, logger);
+    stopListening = stopChanges;
+    const mcpCancels = await openCancelChannel(db, logger);
+    stopListening = async () => {
+      await mcpCancels.close();
+      await stopChanges();
+    };
     const store = cachedStore(knexStore(db), cache);
     const activitySink = bufferedActivitySink(store, logger);
     const chargeSink = bufferedChargeSink(store, logger);
@@ -164,6 +171,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       console: consoleBundle,
       chatKeepAliveMs: opts.chatKeepAliveMs,
       metrics,
+      mcpCancels,
       metricsElsewhere: config.metricsPort !== undefined,
       draining: () => draining,
       oauth: providerFor,

@@ -150,6 +150,11 @@ export async function listenChannel(db: Db, channel: string, listener: ChannelLi
   };
 }
 
+/** Sends `payload` on a NOTIFY channel; every listener of the database gets it once the statement has run. */
+export async function notifyChannel(db: Db, channel: string, payload: string): Promise<void> {
+  await db.raw('select pg_notify(?, ?)', [channel, payload]);
+}
+
 /** Closes the pool and, for the embedded database, the PGlite instance and its data directory lock. */
 export async function closeDatabase(db: Db): Promise<void> {
   await db.destroy();

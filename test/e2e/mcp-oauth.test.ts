@@ -20,7 +20,7 @@ describe('e2e: MCP OAuth with the MCP SDK client', function () {
     h = await startConsoleHarness('mcp-oauth');
     if (!h) return this.skip();
     const made = async (name: string) => {
-      const id = (await h!.gql('mutation($i: AgentInput!) { createAgent(input: $i) { id } }', { i: { name, description: `${name} agent` } })).createAgent.id as string;
+      const id = (await h!.gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, description: `${name} agent` } })).createAgent.id as string;
       await h!.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
         a: id,
         i: { name: 'square', description: 'Squares n', handler: { script: 'return { n: input.n * input.n };' }, inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
@@ -63,16 +63,16 @@ describe('e2e: MCP OAuth with the MCP SDK client', function () {
     const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
     expect(metadataUrl).to.equal(`${h!.svc.url}/.well-known/oauth-protected-resource/agents/${agent}/mcp`);
     expect(challenge).to.contain('scope="mcp"').and.not.contain('invalid_token');
-    const prm = await (await fetch(metadataUrl!)).json();
+    const prm: any = await (await fetch(metadataUrl!)).json();
     expect(prm).to.deep.include({ resource: mcpUrl(agent).href, authorization_servers: [h!.svc.url], scopes_supported: ['mcp'] });
-    const as = await (await fetch(`${h!.svc.url}/.well-known/oauth-authorization-server`)).json();
+    const as: any = await (await fetch(`${h!.svc.url}/.well-known/oauth-authorization-server`)).json();
     expect(as.issuer).to.equal(h!.svc.url);
     expect(as.code_challenge_methods_supported).to.deep.equal(['S256']);
     expect(as.registration_endpoint).to.equal(`${h!.svc.url}/oauth/register`);
     expect(as.revocation_endpoint).to.equal(`${h!.svc.url}/oauth/revoke`);
     expect(as.client_id_metadata_document_supported).to.equal(true);
     expect(as.response_types_supported).to.deep.equal(['code']);
-    const oidc = await (await fetch(`${h!.svc.url}/.well-known/openid-configuration`)).json();
+    const oidc: any = await (await fetch(`${h!.svc.url}/.well-known/openid-configuration`)).json();
     expect(oidc.issuer).to.equal(as.issuer);
     expect((await fetch(`${h!.svc.url}/.well-known/oauth-protected-resource/agents/nope/mcp`)).status).to.equal(404);
   });
@@ -106,7 +106,7 @@ describe('e2e: MCP OAuth with the MCP SDK client', function () {
         body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: before.refresh_token!, client_id: client.info!.client_id }),
       });
       expect(token.status).to.equal(200);
-      const refreshed = await token.json();
+      const refreshed: any = await token.json();
       expect(refreshed.access_token).to.be.a('string').and.not.equal(before.access_token);
       expect(refreshed.refresh_token).to.be.a('string').and.not.equal(before.refresh_token);
       client.stored = refreshed;
@@ -124,7 +124,7 @@ describe('e2e: MCP OAuth with the MCP SDK client', function () {
       });
       expect(res.status).to.equal(401);
       expect(res.headers.get('www-authenticate')).to.contain('error="invalid_token"');
-      expect((await res.json()).error).to.match(/revoked|not recognised/);
+      expect(((await res.json()) as any).error).to.match(/revoked|not recognised/);
     } finally {
       await client.stop();
     }

@@ -7,6 +7,8 @@ import type Koa from 'koa';
 import { Forbidden, Invalid, MethodNotAllowed, NotFound } from '../../domain/errors.js';
 import type { Json } from '../../domain/json.js';
 import type { Services } from '../../domain/services.js';
+import type { CancelChannel } from '../../domain/surfaces/call-cancel.ports.js';
+import { callerIdentity } from '../../domain/surfaces/caller-identity.js';
 import type { PreparedCall } from '../../domain/surfaces/mcp.service.js';
 import type { Logger } from '../../infra/logger.js';
 import { originAllowed } from '../cors.js';
@@ -14,40 +16,12 @@ import { MCP_SCOPE } from '../../domain/mcp-oauth/mcp-oauth.service.js';
 import { issuerOf, resourceMetadataUrl } from '../oauth/oauth.routes.js';
 import { logAnswerAs } from './activity.middleware.js';
 import { abortOnClose, MAX_BODY_BYTES, readRaw, runHeaders } from './http-io.js';
+import { RunningCalls } from './mcp-running-calls.js';
 import { mcpServerFor, type McpExchange } from './mcp.server.js';
 import { agentSurface, callerOf } from './surface.middleware.js';
 
 /** Request headers the protocol layer reads (the rest stay with Koa). */
 const PROTOCOL_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id'];
-
-/**
- * The tool calls running on this instance, by agent, key and JSON-RPC id, so that a
- * `notifications/cancelled` (stateless HTTP: a request of its own) stops the call it names. Entries
- * live only while their call runs. Ids are chosen by clients, so one that names more than one
- * running call of the same caller cancels none of them.
- */
-class RunningCalls {
-  private readonly calls = new Map<string, Set<AbortController>>();
-
-  static key(agentId: string, keyId: string | null, id: unknown): string {
-    return JSON.stringify([agentId, keyId, id]);
-  }
-
-  add(key: string, controller: AbortController): () => void {
-    let set = this.calls.get(key);
-    if (!set) this.calls.set(key, (set = new Set()));
-    set.add(controller);
-    return () => {
-      set.delete(controller);
-      if (set.size === 0) this.calls.delete(key);
-    };
-  }
-
-  cancel(key: string): void {
-    const set = this.calls.get(key);
-    if (set?.size === 1) for (const c of set) c.abort();
-  }
-}
 
 function exchangeOf(ctx: McpRequestContext): McpExchange {
   const exchange = ctx.authInfo?.extra?.exchange as McpExchange | undefined;
@@ -168,14 +142,14 @@ async function respond(ctx: Koa.Context, response: Response): Promise<unknown> {
  * a foreign browser origin 403 → POST only (405) → body (413/400) → a `tools/call`'s admission
  * (429) → the JSON-RPC exchange, answered by a server instance built for this request alone.
  */
-export function mcpRoutes(services: Services, platformOrigins: string[], logger: Logger, baseUrl?: string): Koa.Middleware {
+export function mcpRoutes(services: Services, platformOrigins: string[], logger: Logger, cancels: CancelChannel, baseUrl?: string): Koa.Middleware {
   const handler = createMcpHandler((c) => mcpServerFor(services, exchangeOf(c)), {
     legacy: 'stateless',
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: (err) => logger.debug({ err }, 'MCP request refused'),
   });
 
-  const running = new RunningCalls();
+  const running = new RunningCalls(cancels);
 
   const handle: Koa.Middleware = async (ctx) => {
     refuseForeignOrigin(ctx, platformOrigins);
@@ -193,16 +167,23 @@ export function mcpRoutes(services: Services, platformOrigins: string[], logger:
     const cancelled = new AbortController();
     const disconnected = abortOnClose(ctx);
     const signal = AbortSignal.any([disconnected, cancelled.signal]);
-    const callKey = (id: unknown) => RunningCalls.key(caller.agent.id, caller.keyId, id);
-    const exchange: McpExchange = { caller, headers: runHeaders(ctx), signal, cancel: (id) => running.cancel(callKey(id)) };
-    const forget = isObject(body) && body.method === 'tools/call' && body.id !== undefined ? running.add(callKey(body.id), cancelled) : undefined;
+    const call = (requestId: string | number) => ({ agentId: caller.agent.id, caller: callerIdentity(caller), requestId });
+    // A cancel for a call on another instance is answered once announced.
+    let announced: Promise<void> | undefined;
+    const cancel = (id: string | number) => {
+      announced = running.cancel(call(id)).catch((err: unknown) => logger.warn({ err }, 'MCP cancel not announced to the other instances'));
+    };
+    const exchange: McpExchange = { caller, headers: runHeaders(ctx), signal, cancel };
+    const callId = isObject(body) && body.method === 'tools/call' ? body.id : undefined;
+    const forget = typeof callId === 'string' || typeof callId === 'number' ? running.add(call(callId), cancelled) : undefined;
     try {
       exchange.prepared = await prepareBeforeDispatch(ctx, services, exchange, body);
       const response = await handler.fetch(webRequest(ctx, raw, disconnected), {
         ...(body === undefined ? {} : { parsedBody: body }),
-        authInfo: { token: '', clientId: caller.keyId ?? 'workspace-key', scopes: [], extra: { exchange } },
+        authInfo: { token: '', clientId: callerIdentity(caller), scopes: [], extra: { exchange } },
       });
       const answer = await respond(ctx, response);
+      await announced;
       // The activity entry is written when this returns: it must hold the run's end, even when the
       // client went away before it.
       await exchange.running;

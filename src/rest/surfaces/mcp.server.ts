@@ -19,7 +19,7 @@ export interface McpExchange extends SurfaceRequest {
   prepared?: PreparedCall;
   /** The tool call's result, which the activity entry keeps as the answer. */
   result?: CallToolResult;
-  /** Cancels a tool call running on this instance for the same caller (`notifications/cancelled`). */
+  /** Cancels a tool call of the same caller running on any instance (`notifications/cancelled`). */
   cancel(requestId: string | number): void;
   /** The tool call this exchange runs, until it has ended (a client that goes away does not wait for it). */
   running?: Promise<unknown>;
