@@ -88,6 +88,10 @@ export async function approveInBrowser(page: Page, client: TestOAuthClient, memb
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
   await page.locator(decision === 'approve' ? '#approve' : '#deny').click();
-  await page.waitForURL((u) => u.href.startsWith(client.redirectUrl));
+  try {
+    await page.waitForURL((u) => u.href.startsWith(client.redirectUrl), { timeout: 15_000 });
+  } catch (err) {
+    throw new Error(`the browser did not come back to the client: at ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`, { cause: err });
+  }
   return client.callback!;
 }

@@ -98,7 +98,7 @@ export function createAuthorizationServer(issuer: string, deps: AuthorizationSer
   const configuration: Configuration = {
     adapter: adapter as unknown as Configuration['adapter'],
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
-    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
     responseTypes: ['code'],
     scopes: [MCP_SCOPE, 'offline_access'],
     pkce: { required: () => true },
@@ -115,8 +115,12 @@ export function createAuthorizationServer(issuer: string, deps: AuthorizationSer
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     rotateRefreshToken: true,
-    // Every authorization asks the member again: a grant is one approval, listed and revoked on its own.
-    loadExistingGrant: async () => undefined,
+    // Every authorization asks the member again: a grant is one approval, listed and revoked on its
+    // own, so only the grant this authorization's consent step just created is used.
+    loadExistingGrant: async (ctx) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
     discovery: { client_id_metadata_document_supported: true },
     features: {
       devInteractions: { enabled: false },

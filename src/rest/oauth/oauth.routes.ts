@@ -25,15 +25,16 @@ const PROVIDER_PATHS = new Set<string>([
   '/.well-known/oauth-authorization-server',
 ]);
 const RESUME = new RegExp(`^${OAUTH_ROUTES.authorization}/[A-Za-z0-9_-]{1,64}$`);
-/** RFC 9728 §3.1: the metadata of `{origin}/agents/{id}/mcp` is at the well-known path with that path appended. */
-const RESOURCE_METADATA = /^\/\.well-known\/oauth-protected-resource\/agents\/([^/]+)\/mcp$/;
 
 /** The issuer: BASE_URL, or on port 0 (a port the service chose) the origin the request came to. */
 export function issuerOf(ctx: Koa.Context, baseUrl: string): string {
   return /:0$/.test(new URL(baseUrl).host) ? `${ctx.protocol}://${ctx.host}` : new URL(baseUrl).origin;
 }
 
-/** Where a client finds how to get a token for an agent's MCP server (the 401's `resource_metadata`). */
+/**
+ * Where a client finds how to get a token for an agent's MCP server (the 401's `resource_metadata`):
+ * RFC 9728 §3.1, the well-known path with the resource's path appended.
+ */
 export function resourceMetadataUrl(issuer: string, agentId: string): string {
   return `${issuer}/.well-known/oauth-protected-resource/agents/${encodeURIComponent(agentId)}/mcp`;
 }
@@ -57,8 +58,8 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
   const secure = secureCookies(baseUrl);
   const form = bodyParser({ enableTypes: ['form'], formLimit: '8kb', encoding: 'utf-8' });
 
-  router.get(RESOURCE_METADATA, async (ctx) => {
-    const agentId = decodeURIComponent(ctx.params[0] ?? '');
+  router.get('/.well-known/oauth-protected-resource/agents/:agentId/mcp', async (ctx) => {
+    const agentId = ctx.params.agentId!;
     const agent = await services.surfaces.findAgent(agentId).catch(() => null);
     ctx.set('Access-Control-Allow-Origin', '*');
     if (!agent) {
@@ -185,8 +186,10 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
     const s = await subject(ctx, provider, details.params, m);
     if (!s) return;
     const grant = new provider.Grant({ accountId: m.memberId, clientId: s.clientId });
-    const requested = String(details.params.scope ?? '').split(' ');
-    if (requested.includes('offline_access')) grant.addOIDCScope('offline_access');
+    // What the client asked for among what the service offers: `mcp` (on the server and on the
+    // agent's MCP URL) and `offline_access`.
+    const requested = String(details.params.scope ?? '').split(' ').filter((scope) => scope === MCP_SCOPE || scope === 'offline_access');
+    if (requested.length) grant.addOIDCScope(requested);
     grant.addResourceScope(s.resource, MCP_SCOPE);
     const grantId = await grant.save();
     await services.mcpOAuth.approve(m, s.agent.id, { grantId, clientId: s.clientId, clientName: s.clientName === s.clientId ? null : s.clientName, redirectUri: s.redirectUri });
