@@ -17,6 +17,11 @@ const grant = (r: Record<string, any>): McpGrant => ({
   lastUsedAt: r.last_used_at ? date(r.last_used_at) : null,
 });
 
+const NEWEST_FIRST = [
+  { column: 'created_at', order: 'desc' as const },
+  { column: 'id', order: 'desc' as const },
+];
+
 /** Members' approvals of OAuth clients for agents' MCP servers. */
 export function mcpGrantRepo(db: Conn): McpGrantRepo {
   return {
@@ -39,7 +44,8 @@ export function mcpGrantRepo(db: Conn): McpGrantRepo {
         const r = await db('mcp_grants').where({ id }).first();
         return r ? grant(r) : null;
       }),
-    listByAgent: (agentId) => q(async () => (await db('mcp_grants').where({ agent_id: agentId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])).map(grant)),
+    listByAgent: (agentId) => q(async () => (await db('mcp_grants').where({ agent_id: agentId }).orderBy(NEWEST_FIRST)).map(grant)),
+    listByAgents: (agentIds) => q(async () => (agentIds.length ? (await db('mcp_grants').whereIn('agent_id', agentIds).orderBy(NEWEST_FIRST)).map(grant) : [])),
     // The grant's row, and with it everything the authorization server keeps under that grant (its
     // own grant record, codes, access and refresh tokens): one transaction, so a revoked grant
     // leaves no token behind.
