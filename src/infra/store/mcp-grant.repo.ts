@@ -53,7 +53,8 @@ export function mcpGrantRepo(db: Conn): McpGrantRepo {
       q(() =>
         db.transaction(async (trx) => {
           await trx('oauth_records').where({ grant_id: id }).orWhere({ model: 'Grant', id }).delete();
-          return (await trx('mcp_grants').where({ id }).delete()) > 0;
+          // The removed ids, not a count: the embedded driver answers a delete with a result object.
+          return (await trx('mcp_grants').where({ id }).delete().returning('id')).length > 0;
         }),
       ),
     touch: (id, at) =>
