@@ -1,5 +1,5 @@
 import { Code, Table, Text } from '@mantine/core';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { CopyBlock } from '../../copy-field.js';
 import { when } from '../../format.js';
@@ -34,7 +34,9 @@ const clientLabel = (g: Grant) => g.clientName ?? g.clientId;
 
 /** The "Connected apps (OAuth)" section of the MCP tab: the connector URL and the approved clients, each revocable. */
 export function McpGrants({ agentId, url }: { agentId: string; url: string }) {
-  const [{ data, error, fetching }, refetch] = useQuery({ query: GrantsQuery, variables: { id: agentId } });
+  // A revoke invalidates the list by type (also an empty one, which holds no McpGrant to match).
+  const context = useMemo(() => ({ additionalTypenames: ['McpGrant'] }), []);
+  const [{ data, error, fetching }, refetch] = useQuery({ query: GrantsQuery, variables: { id: agentId }, context });
   const reload = () => refetch({ requestPolicy: 'network-only' });
   const [revoking, setRevoking] = useState<Grant | null>(null);
   const [, revoke] = useMutation(RevokeGrant);
@@ -78,11 +80,7 @@ export function McpGrants({ agentId, url }: { agentId: string; url: string }) {
         opened={revoking !== null}
         title="Revoke connected app"
         confirmLabel="Revoke access"
-        onConfirm={async () => {
-          const result = await revoke({ agentId, grantId: revoking!.id });
-          if (!result.error) reload();
-          return result.error;
-        }}
+        onConfirm={async () => (await revoke({ agentId, grantId: revoking!.id }, context)).error}
         onClose={() => setRevoking(null)}
       >
         {revoking ? `Revoke “${clientLabel(revoking)}”? Its tokens stop working at once: its next call is refused, and to connect again someone must approve it anew.` : ''}
