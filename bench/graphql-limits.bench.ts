@@ -85,6 +85,8 @@ const entries: ActivityEntry[] = Array.from({ length: 200 }, (_, i) => ({
   credits: 0,
   durationMs: 1,
   keyId: null,
+  oauthClientId: null,
+  grantedBy: null,
   runId: null,
   requestId: null,
   error: null,

@@ -30,6 +30,7 @@ import { SecretService } from './secrets/secret.service.js';
 import { DocumentApiService } from './surfaces/document-api.service.js';
 import { HttpApiService } from './surfaces/http-api.service.js';
 import { McpService } from './surfaces/mcp.service.js';
+import { McpGrantService } from './mcp-oauth/mcp-grant.service.js';
 import { OpenAiService } from './surfaces/openai.service.js';
 import { A2aService } from './surfaces/a2a.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
@@ -63,6 +64,8 @@ export interface Services {
   surfaces: SurfaceAccess;
   httpApi: HttpApiService;
   mcp: McpService;
+  /** Members' approvals of OAuth clients for agents' MCP servers: list and revoke. */
+  mcpGrants: McpGrantService;
   documentApi: DocumentApiService;
   deliveryBodies: DeliveryBodyService;
   /** Receives webhook callbacks and stores them as deliveries. */
@@ -164,6 +167,7 @@ export function createServices(deps: ServiceDeps): Services {
     surfaces,
     httpApi: new HttpApiService(store, pipeline),
     mcp,
+    mcpGrants: new McpGrantService(store),
     documentApi: new DocumentApiService(records, pipeline),
     chat: new ChatService(store, clock, pipeline),
     openai: new OpenAiService(store, clock, pipeline, runs, surfaces),

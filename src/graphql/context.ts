@@ -4,6 +4,7 @@ import type { Agent } from '../domain/agents/agent.entities.js';
 import type { Document, DocumentExposure } from '../domain/documents/document.entities.js';
 import type { HttpEndpoint, McpTool, Webhook } from '../domain/entries/entry.entities.js';
 import type { ApiKey } from '../domain/keys/key.entities.js';
+import type { McpGrantView } from '../domain/mcp-oauth/mcp-grant.service.js';
 import type { Principal } from '../domain/principal.js';
 import type { Services } from '../domain/services.js';
 
@@ -23,6 +24,7 @@ export interface Loaders {
   documents: DataLoader<string, Document[]>;
   documentExposures: DataLoader<string, DocumentExposure[]>;
   apiKeys: DataLoader<string, ApiKey[]>;
+  mcpGrants: DataLoader<string, McpGrantView[]>;
   /** A run's activity entry by run id (null: none stored yet, or logging is off). */
   runs: DataLoader<string, ActivityEntry | null>;
   /** The shown beginning of a delivery's body (DELIVERY_BODY_SHOWN_BYTES), as UTF-8 text, by delivery id. */
@@ -50,6 +52,7 @@ export function createLoaders(services: Services, principal: Principal): Loaders
     documents: byAgent((ids) => services.documents.listForAgents(principal, ids)),
     documentExposures: byAgent((ids) => services.documents.exposuresForAgents(principal, ids)),
     apiKeys: byAgent((ids) => services.keys.listForAgents(principal, ids)),
+    mcpGrants: byAgent((ids) => services.mcpGrants.listForAgents(principal, ids)),
     runs: new DataLoader<string, ActivityEntry | null>(async (runIds) => {
       const found = new Map((await services.activity.runEntries(principal, runIds)).map((e) => [e.runId, e]));
       return runIds.map((id) => found.get(id) ?? null);

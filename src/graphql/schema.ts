@@ -7,6 +7,7 @@ import { DocumentResolver } from './resolvers/document.resolver.js';
 import { HttpEndpointResolver, McpToolResolver, WebhookDeliveryResolver, WebhookResolver } from './resolvers/entry.resolver.js';
 import { KeyResolver } from './resolvers/key.resolver.js';
 import { AgentChangeResolver, ManifestResolver } from './resolvers/manifest.resolver.js';
+import { McpGrantResolver } from './resolvers/mcp-grant.resolver.js';
 import { WorkspaceResolver } from './resolvers/workspace.resolver.js';
 
 export const resolvers = [
@@ -14,6 +15,7 @@ export const resolvers = [
   AgentResolver,
   ActivityResolver,
   KeyResolver,
+  McpGrantResolver,
   HttpEndpointResolver,
   McpToolResolver,
   WebhookResolver,

@@ -42,7 +42,7 @@ describe('Workspace API: agents and workspace overview', () => {
     await repos.activity.insert({
       id: newId('act'), workspaceId: ws.workspaceId, agentId: busy, kind: 'request', surface: 'HTTP_API', entry: 'orders', method: 'POST',
       path: '/x', status: 200, requestHeaders: {}, requestBody: null, response: null, truncated: false, credits: 2.5, durationMs: 3,
-      keyId: null, runId: null, requestId: null, error: null, logs: null, createdAt: new Date('2026-03-01T08:00:00.000Z'),
+      keyId: null, oauthClientId: null, grantedBy: null, runId: null, requestId: null, error: null, logs: null, createdAt: new Date('2026-03-01T08:00:00.000Z'),
     });
   });
 

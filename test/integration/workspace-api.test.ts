@@ -177,6 +177,8 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
         id: newId('act'), workspaceId: ws.workspaceId, agentId, kind: surface === 'WEBHOOKS' && i > 2 ? 'run' : 'request', surface,
         entry: 'orders', method: 'POST', path: `/agents/${agentId}/x`, status: 200, requestHeaders: { authorization: '[redacted]' },
         requestBody: { n: i }, response: i % 2 ? 'text' : { ok: true }, truncated: false, credits: 0.5, durationMs: 12, keyId: null,
+        // The MCP call came from an OAuth client a member approved.
+        oauthClientId: surface === 'MCP' ? 'https://claude.ai/oauth/client.json' : null, grantedBy: surface === 'MCP' ? ws.adminId : null,
         runId: `run_${i}`, requestId: null, error: null, logs: ['internal'], createdAt: new Date(BASE + i * HOUR),
       }));
       await h().service.store.repos.activity.insertMany(entries);
@@ -194,8 +196,10 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
       expect(all.body.entries.map((e: any) => e.runId)).to.deep.equal(['run_5', 'run_4', 'run_3', 'run_2', 'run_1', 'run_0']);
       expect(Object.keys(all.body.entries[0])).to.have.members([
         'id', 'kind', 'surface', 'entry', 'method', 'path', 'status', 'requestHeaders', 'requestBody', 'response', 'truncated',
-        'credits', 'durationMs', 'keyId', 'runId', 'requestId', 'error', 'createdAt',
+        'credits', 'durationMs', 'keyId', 'oauthClientId', 'grantedBy', 'runId', 'requestId', 'error', 'createdAt',
       ]);
+      expect(all.body.entries.find((e: any) => e.surface === 'MCP')).to.include({ oauthClientId: 'https://claude.ai/oauth/client.json', grantedBy: ws.adminId, keyId: null });
+      expect(all.body.entries.find((e: any) => e.surface === 'HTTP_API')).to.include({ oauthClientId: null, grantedBy: null });
       const counts: [string, number][] = [
         ['?surface=WEBHOOKS', 2], ['?kind=run', 1], ['?surface=WEBHOOKS&kind=request', 1], ['?surface=HTTP_API&kind=request', 2], ['?surface=WIDGET', 0],
         [`?since=${at(1)}&until=${at(5)}`, 3], [`?surface=WEBHOOKS&kind=run&since=${at(3)}`, 1], ['?pageSize=2&page=3', 6],

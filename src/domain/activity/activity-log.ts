@@ -99,6 +99,10 @@ export interface ActivityRecord {
   credits?: number;
   durationMs?: number | null;
   keyId?: string | null;
+  /** An OAuth call's client. */
+  oauthClientId?: string | null;
+  /** An OAuth call's grantor: the member who approved the client. */
+  grantedBy?: string | null;
   runId?: string | null;
   requestId?: string | null;
   error?: string | null;
@@ -147,6 +151,8 @@ export class ActivityLog {
       credits: r.credits ?? 0,
       durationMs: r.durationMs ?? null,
       keyId: r.keyId ?? null,
+      oauthClientId: r.oauthClientId ?? null,
+      grantedBy: r.grantedBy ?? null,
       runId: r.runId ?? null,
       requestId: r.requestId ?? null,
       error: r.error ?? null,

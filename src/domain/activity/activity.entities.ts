@@ -21,6 +21,10 @@ export interface ActivityEntry {
   credits: number;
   durationMs: number | null;
   keyId: string | null;
+  /** The OAuth client that made the call (an OAuth call only). */
+  oauthClientId: string | null;
+  /** The member whose approval the OAuth client called with (an OAuth call only). */
+  grantedBy: string | null;
   runId: string | null;
   /** The X-Request-Id of the request (sent by the caller or generated), also in the service's log line. */
   requestId: string | null;

@@ -25,6 +25,8 @@ export interface McpGrantRepo {
   get(id: string): Promise<McpGrant | null>;
   /** An agent's grants, newest first. */
   listByAgent(agentId: string): Promise<McpGrant[]>;
+  /** The grants of several agents at once (GraphQL's loaders), newest first. */
+  listByAgents(agentIds: readonly string[]): Promise<McpGrant[]>;
   /** Removes the grant and every token issued under it; false when there was none. */
   delete(id: string): Promise<boolean>;
   touch(id: string, at: Date): Promise<void>;

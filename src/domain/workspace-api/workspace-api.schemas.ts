@@ -162,6 +162,8 @@ export const ActivityItem = z
     credits: z.number(),
     durationMs: z.number().int().nullable(),
     keyId: z.string().nullable(),
+    oauthClientId: z.string().nullable().meta({ description: 'The OAuth client that made the call (OAuth calls only).' }),
+    grantedBy: z.string().nullable().meta({ description: 'The member who approved the OAuth client (OAuth calls only).' }),
     runId: z.string().nullable(),
     requestId: z.string().nullable().meta({ description: "The request's X-Request-Id (sent by the caller or generated), also in the service's log line." }),
     error: z.string().nullable(),

@@ -77,6 +77,8 @@ function activityItem(e: ActivityEntry): ActivityItem {
     credits: e.credits,
     durationMs: e.durationMs,
     keyId: e.keyId,
+    oauthClientId: e.oauthClientId,
+    grantedBy: e.grantedBy,
     runId: e.runId,
     requestId: e.requestId,
     error: e.error,

@@ -5,6 +5,7 @@ import { Agent, AgentLimits, CapabilitiesInput, CreateAgentInput, GuardrailsInpu
 import { Document, DocumentExposure } from './document.types.js';
 import { HttpEndpoint, McpTool, Webhook } from './entry.types.js';
 import { ApiKey } from './key.types.js';
+import { McpGrant } from './mcp-grant.types.js';
 import { surfacesOut } from './shape.js';
 
 @Resolver(() => Agent)
@@ -113,5 +114,10 @@ export class AgentResolver {
   @FieldResolver(() => [ApiKey], { description: "The agent's keys (prefix and last 4 characters only)" })
   apiKeys(@Root() agent: AgentEntity, @Ctx() ctx: Context) {
     return ctx.loaders.apiKeys.load(agent.id);
+  }
+
+  @FieldResolver(() => [McpGrant], { description: 'OAuth clients members approved for the MCP server, newest first' })
+  mcpGrants(@Root() agent: AgentEntity, @Ctx() ctx: Context) {
+    return ctx.loaders.mcpGrants.load(agent.id);
   }
 }

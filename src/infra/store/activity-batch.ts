@@ -24,6 +24,8 @@ const COLUMNS: [name: string, type: string, cast?: string][] = [
   ['credits', 'numeric'],
   ['duration_ms', 'integer'],
   ['key_id', 'text'],
+  ['oauth_client_id', 'text'],
+  ['granted_by', 'text'],
   ['run_id', 'text'],
   ['request_id', 'text'],
   ['error', 'text'],

@@ -70,7 +70,7 @@ function affectedRows(result: unknown): number {
 /** Activity entries deleted per statement by the retention prune. */
 const PRUNE_BATCH = 5000;
 /** An activity page without its headers, bodies and logs (the large columns). */
-const ACTIVITY_LIGHT_COLUMNS = ['id', 'workspace_id', 'agent_id', 'kind', 'surface', 'entry', 'method', 'path', 'status', 'truncated', 'credits', 'duration_ms', 'key_id', 'run_id', 'request_id', 'error', 'created_at'];
+const ACTIVITY_LIGHT_COLUMNS = ['id', 'workspace_id', 'agent_id', 'kind', 'surface', 'entry', 'method', 'path', 'status', 'truncated', 'credits', 'duration_ms', 'key_id', 'oauth_client_id', 'granted_by', 'run_id', 'request_id', 'error', 'created_at'];
 
 /** Repositories bound to one connection or transaction. */
 export function repositories(db: Conn): Repositories {

@@ -17,6 +17,11 @@ const grant = (r: Record<string, any>): McpGrant => ({
   lastUsedAt: r.last_used_at ? date(r.last_used_at) : null,
 });
 
+const NEWEST_FIRST = [
+  { column: 'created_at', order: 'desc' as const },
+  { column: 'id', order: 'desc' as const },
+];
+
 /** Members' approvals of OAuth clients for agents' MCP servers. */
 export function mcpGrantRepo(db: Conn): McpGrantRepo {
   return {
@@ -39,7 +44,8 @@ export function mcpGrantRepo(db: Conn): McpGrantRepo {
         const r = await db('mcp_grants').where({ id }).first();
         return r ? grant(r) : null;
       }),
-    listByAgent: (agentId) => q(async () => (await db('mcp_grants').where({ agent_id: agentId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])).map(grant)),
+    listByAgent: (agentId) => q(async () => (await db('mcp_grants').where({ agent_id: agentId }).orderBy(NEWEST_FIRST)).map(grant)),
+    listByAgents: (agentIds) => q(async () => (agentIds.length ? (await db('mcp_grants').whereIn('agent_id', agentIds).orderBy(NEWEST_FIRST)).map(grant) : [])),
     // The grant's row, and with it everything the authorization server keeps under that grant (its
     // own grant record, codes, access and refresh tokens): one transaction, so a revoked grant
     // leaves no token behind.
@@ -47,7 +53,8 @@ export function mcpGrantRepo(db: Conn): McpGrantRepo {
       q(() =>
         db.transaction(async (trx) => {
           await trx('oauth_records').where({ grant_id: id }).orWhere({ model: 'Grant', id }).delete();
-          return (await trx('mcp_grants').where({ id }).delete()) > 0;
+          // The removed ids, not a count: the embedded driver answers a delete with a result object.
+          return (await trx('mcp_grants').where({ id }).delete().returning('id')).length > 0;
         }),
       ),
     touch: (id, at) =>

@@ -88,6 +88,8 @@ function entryOf(ctx: Koa.Context, state: SurfaceState, durationMs: number): Act
   else if (state.answer !== undefined) response = state.answer;
   else if (!streamed) response = ctx.body;
   else response = error !== null ? { error: unexpected ? 'The run failed' : (run?.error ?? error) } : { output: run?.output ?? null };
+  const principal = state.caller?.principal;
+  const oauth = principal?.kind === 'oauthGrant' ? principal : null;
   return {
     surface: state.surface,
     entry: facts.entry ?? run?.entry ?? null,
@@ -101,6 +103,9 @@ function entryOf(ctx: Koa.Context, state: SurfaceState, durationMs: number): Act
     credits: run?.credits ?? 0,
     durationMs,
     keyId: state.caller?.keyId ?? null,
+    // An OAuth call names its client and the member whose approval it used (no key).
+    oauthClientId: oauth?.clientId ?? null,
+    grantedBy: oauth?.memberId ?? null,
     runId: run?.runId ?? null,
     requestId: (ctx.state.requestId as string | undefined) ?? null,
     logs: run?.logs ?? null,

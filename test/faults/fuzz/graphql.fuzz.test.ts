@@ -45,6 +45,7 @@ describeFuzz('faults: fuzzing the GraphQL management API', (target) => {
             'mutation($id: ID!) { deleteAgent(id: $id) }',
             'mutation($id: ID!) { updateAgent(id: $id, input: { name: "renamed" }) { id } }',
             'mutation($id: ID!) { unexposeDocument(agentId: $id, documentId: $id) }',
+            'mutation($id: ID!) { revokeMcpGrant(agentId: $id, grantId: $id) }',
           ),
           fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('agt_doesnotexist', 'doc_nope', '', 5, null)),
         )

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, CopyButton, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, CopyButton, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from 'urql';
 import { JsonBlock, RedactedText, formatCredits, statusColor, utcTime } from '../../activity-view.js';
 import { graphql, type ResultOf } from '../../graphql.js';
@@ -12,9 +12,15 @@ const EntryQuery = graphql(`
     agent(id: $agentId) {
       id
       activityEntry(id: $id) {
-        id kind surface entry method path status requestHeaders requestBody response truncated credits durationMs keyId runId requestId error createdAt
+        id kind surface entry method path status requestHeaders requestBody response truncated credits durationMs keyId oauthClientId grantedBy runId requestId error createdAt
       }
     }
+  }
+`);
+
+const MembersQuery = graphql(`
+  query ActivityEntryMembers {
+    workspace { id members { id name email } }
   }
 `);
 
@@ -75,6 +81,25 @@ function Id({ label, value }: { label: string; value: string | null }) {
   );
 }
 
+/** Who called, for an OAuth call: the client, and the member whose approval it used (by name once known). */
+function OAuthCaller({ clientId, grantedBy }: { clientId: string; grantedBy: string | null }) {
+  const [{ data }] = useQuery({ query: MembersQuery, pause: !grantedBy });
+  const member = data?.workspace.members.find((m) => m.id === grantedBy);
+  return (
+    <Text size="sm" data-testid="oauth-caller" style={{ wordBreak: 'break-all' }}>
+      OAuth client <Code>{clientId}</Code>
+      {grantedBy ? (
+        <>
+          , approved by member{' '}
+          <Text span fw={600}>
+            {member ? `${member.name} (${member.email})` : grantedBy}
+          </Text>
+        </>
+      ) : null}
+    </Text>
+  );
+}
+
 /** One entry with its headers, bodies, credits and ids. */
 export function EntryDetail({ agentId, id }: { agentId: string; id: string }) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: EntryQuery, variables: { agentId, id } });
@@ -115,6 +140,7 @@ export function EntryDetail({ agentId, id }: { agentId: string; id: string }) {
         <Id label="Request id" value={e.requestId} />
         <Id label="Key id" value={e.keyId} />
       </Stack>
+      {e.oauthClientId ? <OAuthCaller clientId={e.oauthClientId} grantedBy={e.grantedBy} /> : null}
       {e.error ? (
         <Alert color="red" title="Error" variant="outline">
           <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>

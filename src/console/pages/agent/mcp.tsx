@@ -8,6 +8,7 @@ import { clientConfigs, mcpUrl, serverName } from '../../mcp-configs.js';
 import { NoData } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { McpTryIt } from '../../try-it-mcp.js';
+import { McpGrants } from './mcp-grants.js';
 import type { AgentTabProps } from './tab-props.js';
 import { ConfirmDialog } from '../../ui.js';
 import { Section } from '../../section.js';
@@ -64,6 +65,7 @@ export default function McpTab({ agentId }: AgentTabProps) {
         </Text>
         <CopyTabs label="MCP clients" kind="configuration" tabs={configs.map((c) => ({ id: c.id, title: c.client, description: c.file, value: c.json }))} />
       </Section>
+      <McpGrants agentId={agentId} url={url} />
       <EntriesSection
         id="tools-title"
         title="Tools"
