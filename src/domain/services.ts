@@ -28,6 +28,7 @@ import { SecretService } from './secrets/secret.service.js';
 import { DocumentApiService } from './surfaces/document-api.service.js';
 import { HttpApiService } from './surfaces/http-api.service.js';
 import { McpService } from './surfaces/mcp.service.js';
+import { McpResourceService } from './surfaces/mcp-resources.js';
 import { OpenAiService } from './surfaces/openai.service.js';
 import { A2aService } from './surfaces/a2a.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
@@ -61,6 +62,8 @@ export interface Services {
   surfaces: SurfaceAccess;
   httpApi: HttpApiService;
   mcp: McpService;
+  /** The agent's documents as resources of its MCP server. */
+  mcpResources: McpResourceService;
   documentApi: DocumentApiService;
   deliveryBodies: DeliveryBodyService;
   /** Receives webhook callbacks and stores them as deliveries. */
@@ -156,6 +159,7 @@ export function createServices(deps: ServiceDeps): Services {
     surfaces,
     httpApi: new HttpApiService(store, pipeline),
     mcp,
+    mcpResources: new McpResourceService(store, records, pipeline),
     documentApi: new DocumentApiService(records, pipeline),
     chat: new ChatService(store, clock, pipeline),
     openai: new OpenAiService(store, clock, pipeline, runs, surfaces),
