@@ -23,6 +23,25 @@ interface ResourceClient {
   close(): Promise<void>;
 }
 
+/** The methods both client generations share, under the same names. */
+interface SdkClient {
+  getServerCapabilities(): unknown;
+  listResources(): Promise<{ resources: any[] }>;
+  listResourceTemplates(): Promise<{ resourceTemplates: any[] }>;
+  readResource(params: { uri: string }): Promise<{ contents: any[] }>;
+  close(): Promise<void>;
+}
+
+function wrap(client: SdkClient): ResourceClient {
+  return {
+    capabilities: client.getServerCapabilities() as Record<string, unknown> | undefined,
+    listResources: () => client.listResources(),
+    listResourceTemplates: () => client.listResourceTemplates(),
+    readResource: (uri) => client.readResource({ uri }),
+    close: () => client.close(),
+  };
+}
+
 async function connect(era: Era, url: string, key: string): Promise<ResourceClient> {
   const requestInit = { headers: { 'X-Agent-Access-Key': key } };
   if (era === '2025-11-25') {
@@ -30,24 +49,12 @@ async function connect(era: Era, url: string, key: string): Promise<ResourceClie
     const transport = new V1Transport(new URL(url), { requestInit });
     await client.connect(transport);
     expect(transport.protocolVersion).to.equal(era);
-    return {
-      capabilities: client.getServerCapabilities(),
-      listResources: () => client.listResources(),
-      listResourceTemplates: () => client.listResourceTemplates(),
-      readResource: (uri) => client.readResource({ uri }),
-      close: () => client.close(),
-    };
+    return wrap(client);
   }
   const client = new V2Client({ name: 'resources-v2', version: '2.0.0' }, { versionNegotiation: { mode: { pin: era } } });
   await client.connect(new V2Transport(new URL(url), { requestInit }));
   expect(client.getNegotiatedProtocolVersion()).to.equal(era);
-  return {
-    capabilities: client.getServerCapabilities(),
-    listResources: () => client.listResources(),
-    listResourceTemplates: () => client.listResourceTemplates(),
-    readResource: (uri) => client.readResource({ uri }),
-    close: () => client.close(),
-  };
+  return wrap(client);
 }
 
 async function rejection(p: Promise<unknown>): Promise<Error & { code?: number; data?: unknown }> {
