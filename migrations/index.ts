@@ -21,6 +21,7 @@ import * as budgetSlices from './20270301000000_budget_slices.js';
 import * as openaiResponses from './20270305000000_openai_responses.js';
 import * as a2aTasks from './20270306000000_a2a_tasks.js';
 import * as mcpOauth from './20270307000000_mcp_oauth.js';
+import * as documentMcpRead from './20270310000000_document_mcp_read.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -47,6 +48,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270305000000_openai_responses': openaiResponses,
   '20270306000000_a2a_tasks': a2aTasks,
   '20270307000000_mcp_oauth': mcpOauth,
+  '20270310000000_document_mcp_read': documentMcpRead,
 };
 
 /** knex migration source over the static list above. */

@@ -9,7 +9,7 @@
 // headers (its client is built with the URL alone), so it talks to a small local proxy that adds
 // the key header to every request; the Inspector CLI sends the key itself (`--header`).
 //
-// Only the scenarios that apply to a stateless, tools-only server with user-defined tools are run
+// Only the scenarios that apply to a stateless server with user-defined tools and documents are run
 // and decide the exit code (see APPLICABLE and NOT_APPLICABLE). `--all` also runs the others, for
 // information only. `--out DIR` keeps the conformance results (checks.json per scenario) in DIR.
 // Exits 1 when an applicable scenario or an Inspector call fails.
@@ -45,13 +45,14 @@ const APPLICABLE: ScenarioPlan[] = [
   { name: 'tools-call-error', why: 'script tool test_error_handling throws: a tool result with isError' },
   { name: 'tools-call-with-progress', why: 'prompt tool test_tool_with_progress: progress notifications while the model streams' },
   { name: 'json-schema-2020-12', why: 'tool json_schema_2020_12_tool keeps $schema, $defs and additionalProperties (pending suite)' },
+  { name: 'resources-list', why: 'an exposed document is listed with its uri and name' },
   { name: 'dns-rebinding-protection', why: "foreign Origin refused (403); the proxy's localhost origin is one of the agent's CORS origins" },
 ];
 
 /** The other server scenarios, and why they do not apply. */
 const NOT_APPLICABLE: ScenarioPlan[] = [
   { name: 'logging-set-level', why: 'no logging capability' },
-  { name: 'completion-complete', why: 'completions are for prompts and resources, which the server does not have' },
+  { name: 'completion-complete', why: 'no completions: resource URIs are listed, not completed, and there are no prompts' },
   ...['tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content'].map((name) => ({
     name,
     why: 'a tool result is text (plus structuredContent); a handler cannot return image, audio or resource content',
@@ -63,9 +64,11 @@ const NOT_APPLICABLE: ScenarioPlan[] = [
   })),
   { name: 'server-sse-polling', why: 'needs a session and a resumable stream (Last-Event-ID, GET); the server is stateless without an event store' },
   { name: 'server-sse-multiple-streams', why: 'needs a session id; the server is stateless' },
-  ...['resources-list', 'resources-read-text', 'resources-read-binary', 'resources-templates-read', 'resources-subscribe', 'resources-unsubscribe'].map(
-    (name) => ({ name, why: 'no resources' }),
-  ),
+  ...['resources-read-text', 'resources-read-binary', 'resources-templates-read'].map((name) => ({
+    name,
+    why: 'reads fixed test:// URIs; the resources are documents at document://{id} (read in test/e2e/mcp-resources.test.ts)',
+  })),
+  ...['resources-subscribe', 'resources-unsubscribe'].map((name) => ({ name, why: 'no subscriptions: a stateless server has no stream to send updates on' })),
   ...['prompts-list', 'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image'].map((name) => ({
     name,
     why: 'no prompts',
@@ -218,6 +221,9 @@ async function createAgent(baseUrl: string, browserOrigin: string): Promise<{ ag
   const agentId = created.createAgent.id as string;
   const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "conformance") { key } }', { a: agentId })).createAgentApiKey.key as string;
   for (const tool of TOOLS) await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', { a: agentId, i: tool });
+  // One document exposed on the MCP server, so that resources/list has something to list.
+  const doc = (await gql('mutation($a: ID!) { createDocument(agentId: $a, input: { name: "Handbook", content: "Be kind." }) { id } }', { a: agentId })).createDocument.id as string;
+  await gql('mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: false, mcp: true) { id } }', { a: agentId, d: doc });
   await gql('mutation($a: ID!, $o: [String!]) { setCors(agentId: $a, allowPlatformApps: true, customOrigins: $o) { id } }', { a: agentId, o: [browserOrigin] });
   return { agentId, key };
 }

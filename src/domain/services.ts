@@ -31,6 +31,7 @@ import { DocumentApiService } from './surfaces/document-api.service.js';
 import { HttpApiService } from './surfaces/http-api.service.js';
 import { McpService } from './surfaces/mcp.service.js';
 import { McpGrantService } from './mcp-oauth/mcp-grant.service.js';
+import { McpResourceService } from './surfaces/mcp-resources.js';
 import { OpenAiService } from './surfaces/openai.service.js';
 import { A2aService } from './surfaces/a2a.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
@@ -66,6 +67,8 @@ export interface Services {
   mcp: McpService;
   /** Members' approvals of OAuth clients for agents' MCP servers: list and revoke. */
   mcpGrants: McpGrantService;
+  /** The agent's documents as resources of its MCP server. */
+  mcpResources: McpResourceService;
   documentApi: DocumentApiService;
   deliveryBodies: DeliveryBodyService;
   /** Receives webhook callbacks and stores them as deliveries. */
@@ -168,6 +171,7 @@ export function createServices(deps: ServiceDeps): Services {
     httpApi: new HttpApiService(store, pipeline),
     mcp,
     mcpGrants: new McpGrantService(store),
+    mcpResources: new McpResourceService(store, records, pipeline),
     documentApi: new DocumentApiService(records, pipeline),
     chat: new ChatService(store, clock, pipeline),
     openai: new OpenAiService(store, clock, pipeline, runs, surfaces),

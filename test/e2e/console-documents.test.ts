@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
 
 // The agent's Document API tab in Chromium, under the console's CSP: create a database document
-// with fields (a field error first), expose it read/write, records added over the Document API with
+// with fields (a field error first), expose it read/write (and as an MCP resource and back), records added over the Document API with
 // an agent key → the records browser filters (a bad filter shows its error under Filter), sorts
 // and pages them; a text document's content is edited. axe at 1280×800 and 390×844; no console
 // error and no CSP violation.
@@ -77,8 +77,8 @@ describe('e2e: console Document API tab', function () {
     await page.getByRole('row', { name: /Tasks/ }).getByText('Read', { exact: true }).waitFor();
     await panel.getByRole('switch', { name: /Write/ }).click({ force: true });
     await page.getByRole('row', { name: /Tasks/ }).getByText('Write', { exact: true }).waitFor();
-    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { documentExposures { documentId read write } } }', { a: agentId });
-    expect(agent.documentExposures).to.deep.equal([{ documentId: docId, read: true, write: true }]);
+    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { documentExposures { documentId read write mcp } } }', { a: agentId });
+    expect(agent.documentExposures).to.deep.equal([{ documentId: docId, read: true, write: true, mcp: false }]);
     expect(await h.axeProblems()).to.deep.equal([]);
 
     const { createAgentApiKey } = await h.gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "loader") { key } }', { a: agentId });
@@ -95,6 +95,19 @@ describe('e2e: console Document API tab', function () {
     await page.getByText('Records 1–25 of 30').waitFor();
     expect(await rowTitles()).to.deep.equal(items.slice(0, 25).map((i) => i.title));
     expect(await h.axeProblems()).to.deep.equal([]);
+  });
+
+  it('offers it as an MCP resource and takes that back, leaving the Document API permissions as they are', async () => {
+    const { page } = h;
+    const panel = page.getByRole('region', { name: 'Document Tasks' });
+    const exposures = async () => (await h.gql('query($a: ID!) { agent(id: $a) { documentExposures { read write mcp } } }', { a: agentId })).agent.documentExposures;
+    await panel.getByRole('switch', { name: /MCP resource/ }).click({ force: true });
+    await page.getByRole('row', { name: /Tasks/ }).getByText('MCP', { exact: true }).waitFor();
+    expect(await exposures()).to.deep.equal([{ read: true, write: true, mcp: true }]);
+    expect(await h.axeProblems()).to.deep.equal([]);
+    await panel.getByRole('switch', { name: /MCP resource/ }).click({ force: true });
+    await page.getByRole('row', { name: /Tasks/ }).getByText('MCP', { exact: true }).waitFor({ state: 'detached' });
+    expect(await exposures()).to.deep.equal([{ read: true, write: true, mcp: false }]);
   });
 
   it('pages forward and back', async () => {

@@ -24,7 +24,7 @@ const COLUMNS: Record<string, string> = {
   console_sessions: 'id member_id token_id session_hash created_at last_seen_at revoked_at',
   conversations: 'id agent_id created_at updated_at visitor_id',
   credit_usage: 'agent_id workspace_id team_id day credits runs max_run_credits',
-  document_exposures: 'id agent_id document_id can_read can_write created_at',
+  document_exposures: 'id agent_id document_id can_read can_write created_at mcp_read',
   document_records: 'id document_id seq data created_at updated_at',
   documents: 'id workspace_id agent_id name description kind content fields created_at updated_at',
   http_endpoints: 'id agent_id path path_shape methods handler_kind handler_body model_override description created_at updated_at input_schema output_schema',

@@ -163,7 +163,7 @@ describe('document tools of a prompt run: own documents only', function () {
         { name: 'unexpose_document', arguments: { agentId: other, documentId: otherDb } },
       ],
     ]);
-    expect(exposedOwn).to.deep.equal({ documentId: guide, read: true, write: false });
+    expect(exposedOwn).to.deep.equal({ documentId: guide, read: true, write: false, mcp: false });
     expect(exposedForeign.code).to.equal('NOT_FOUND');
     expect(unexposedForeign.code).to.equal('NOT_FOUND');
 

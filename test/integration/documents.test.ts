@@ -181,10 +181,27 @@ describe('GraphQL: documents', () => {
     expect(e3).to.deep.equal({ ...e1, read: true, write: true });
 
     for (const [r, w] of [[false, false], [false, undefined], [false, null]] as const) {
-      expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: doc.id, r, w }), 'BAD_USER_INPUT', undefined, `read=${r} write=${w}`, 'give read, write or both');
+      expectRefused(await gql(ws.adminToken, EXPOSE, { a: agentId, d: doc.id, r, w }), 'BAD_USER_INPUT', undefined, `read=${r} write=${w}`, 'give read, write, mcp or several of them');
     }
     // The refused calls left the exposure as it was.
     expect((await readBack(ws.adminToken, agentId)).documentExposures).to.deep.equal([e3]);
+  });
+
+  it('exposeDocument: mcp is off unless given, kept when omitted, and alone is enough', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    const doc = await createDoc(ws.adminToken, agentId, { name: 'Handbook', content: 'x' });
+    const EXPOSE_MCP = `mutation($a: ID!, $d: ID!, $r: Boolean, $w: Boolean, $m: Boolean) { exposeDocument(agentId: $a, documentId: $d, read: $r, write: $w, mcp: $m) { read write mcp } }`;
+    const expose = async (v: Record<string, unknown>) => (await gqlOk(ws.adminToken, EXPOSE_MCP, { a: agentId, d: doc.id, ...v })).exposeDocument;
+
+    expect(await expose({})).to.deep.equal({ read: true, write: false, mcp: false });
+    expect(await expose({ m: true })).to.deep.equal({ read: true, write: false, mcp: true });
+    expect(await expose({ w: true })).to.deep.equal({ read: true, write: true, mcp: true });
+    // The MCP permission alone exposes the document: nothing on the Document API.
+    expect(await expose({ r: false, w: false })).to.deep.equal({ read: false, write: false, mcp: true });
+    expectRefused(await gql(ws.adminToken, EXPOSE_MCP, { a: agentId, d: doc.id, r: false, m: false }), 'BAD_USER_INPUT', undefined, 'all off', 'give read, write, mcp or several of them');
+    expect((await readBack(ws.adminToken, agentId)).documentExposures.map((e: { read: boolean; write: boolean }) => [e.read, e.write])).to.deep.equal([[false, false]]);
+    const { agent } = await gqlOk(ws.adminToken, 'query($id: ID!) { agent(id: $id) { documentExposures { mcp } } }', { id: agentId });
+    expect(agent.documentExposures).to.deep.equal([{ mcp: true }]);
   });
 
   it('concurrent exposeDocument calls for one document all succeed and leave one exposure', async () => {

@@ -60,7 +60,7 @@ async function buildFullAgent(ws: TestWorkspace): Promise<string> {
   }`, { a: id });
   const text = (await gqlOk(t, 'mutation($a: ID!) { createDocument(agentId: $a, input: { name: "faq", description: "Questions", content: "Q: Where?\\nA: Here." }) { id } }', { a: id })).createDocument.id;
   const db = (await gqlOk(t, 'mutation($a: ID!) { createDocument(agentId: $a, input: { name: "orders", kind: DATABASE, fields: [{ name: "ref", type: STRING, required: true }, { name: "total", type: NUMBER }, { name: "meta", type: JSON }] }) { id } }', { a: id })).createDocument.id;
-  await gqlOk(t, 'mutation($a: ID!, $d: ID!, $f: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } e2: exposeDocument(agentId: $a, documentId: $f, read: true) { id } }', { a: id, d: db, f: text });
+  await gqlOk(t, 'mutation($a: ID!, $d: ID!, $f: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } e2: exposeDocument(agentId: $a, documentId: $f, read: true, mcp: true) { id } }', { a: id, d: db, f: text });
   await h().service.store.repos.records.insertMany(db, [
     { id: newId('rec'), data: { ref: 'A-1', total: 10, meta: { b: 1, a: [1, 2] } } },
     { id: newId('rec'), data: { ref: 'A-2', total: 20.5 } },
@@ -141,6 +141,9 @@ describe('agents as code: exportAgents, planManifest, applyManifest', function (
     for (const s of ['apiVersion: agents/v1', 'kind: Agent', 'name: orders-bot', 'team: support', 'defaultModel: gpt-4o-mini', 'path: orders/{id}', 'modelOverride: claude-small', 'name: lookup_order', 'integration: stripe', 'secretName: stripe-signing', 'scheme: STRIPE', 'https://shop.example.com', 'kind: DATABASE', 'ref: A-1', 'blockedInputPatterns:', 'dailyCreditLimit: 12.5', 'maxBodyBytes: 200000']) {
       expect(exported).to.include(s);
     }
+    // The MCP permission is written where it is on (the text document), and only there.
+    expect(exported.match(/\bmcp: true\b/g)).to.have.length(1);
+    expect(exported).not.to.include('mcp: false');
     expect(exported).not.to.include(SIGNING_SECRET);
     expect(exported).not.to.include(MODEL_KEY_SECRET);
     expect(exported).not.to.match(/\b(ak|wk|mt)_[A-Za-z0-9]/);

@@ -29,5 +29,7 @@ export interface DocumentExposure {
   documentId: string;
   read: boolean;
   write: boolean;
+  /** Read on the agent's MCP server: listed by `resources/list`, read by `resources/read`. */
+  mcp: boolean;
   createdAt: Date;
 }

@@ -41,6 +41,10 @@ export const documentPatch = z.object({
   content: optionalText(MAX_CONTENT).optional(),
   fields: fieldsInput.optional(),
 });
-export const exposureInput = z
-  .object({ read: z.boolean().default(true), write: z.boolean().default(false) })
-  .refine((e) => e.read || e.write, 'give read, write or both');
+/** An exposure must open the document somewhere: on the Document API, the MCP server, or both. */
+export const EXPOSURE_EMPTY = 'give read, write, mcp or several of them';
+const permissions = { read: z.boolean().default(true), write: z.boolean().default(false) };
+/** A whole exposure (an agent manifest's): `mcp` absent means off. */
+export const exposureInput = z.object({ ...permissions, mcp: z.boolean().default(false) }).refine((e) => e.read || e.write || e.mcp, EXPOSURE_EMPTY);
+/** A change of exposure (exposeDocument): `mcp` absent keeps what the exposure had (off for a new one). */
+export const exposureChange = z.object({ ...permissions, mcp: z.boolean().optional() });

@@ -6,9 +6,9 @@ import { loadAgent, readableAgentIds } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';
 import { parse, stripUndefined } from '../validation.js';
-import { documentInput, documentPatch, exposureInput } from './document.schemas.js';
+import { documentInput, documentPatch, EXPOSURE_EMPTY, exposureChange } from './document.schemas.js';
 
-/** Documents of an agent and their exposure on the Document API. */
+/** Documents of an agent and their exposure on the Document API and the MCP server. */
 export class DocumentService {
   constructor(
     private readonly store: Store,
@@ -44,17 +44,22 @@ export class DocumentService {
     });
   }
 
-  /** Exposes one of the agent's documents on the Document API (or changes its permissions). */
-  async expose(p: Principal, agentId: string, documentId: string, input: { read?: unknown; write?: unknown }): Promise<DocumentExposure> {
-    const v = parse(exposureInput, stripUndefined(input));
+  /**
+   * Exposes one of the agent's documents on the Document API and/or the MCP server (or changes its
+   * permissions). `read` and `write` default to true and false; `mcp` left out keeps its value.
+   */
+  async expose(p: Principal, agentId: string, documentId: string, input: { read?: unknown; write?: unknown; mcp?: unknown }): Promise<DocumentExposure> {
+    const v = parse(exposureChange, stripUndefined(input));
     const exposeOnce = () =>
       this.store.transaction(async (r) => {
         await loadAgent(r, p, agentId, 'manageSurfaces');
         const doc = await r.documents.get(documentId);
         if (!doc || doc.agentId !== agentId) throw new NotFound('Document', documentId);
         const existing = await r.exposures.find(agentId, documentId);
-        if (existing) return r.exposures.update({ ...existing, read: v.read, write: v.write });
-        return r.exposures.insert({ id: newId('exp'), agentId, documentId, read: v.read, write: v.write, createdAt: this.clock.now() });
+        const permissions = { read: v.read, write: v.write, mcp: v.mcp ?? existing?.mcp ?? false };
+        if (!permissions.read && !permissions.write && !permissions.mcp) throw new Invalid(EXPOSURE_EMPTY);
+        if (existing) return r.exposures.update({ ...existing, ...permissions });
+        return r.exposures.insert({ id: newId('exp'), agentId, documentId, ...permissions, createdAt: this.clock.now() });
       });
     try {
       return await exposeOnce();
@@ -66,7 +71,7 @@ export class DocumentService {
     }
   }
 
-  /** Removes a document from the Document API; true when it was exposed. */
+  /** Removes a document from the Document API and the MCP server; true when it was exposed. */
   async unexpose(p: Principal, agentId: string, documentId: string): Promise<boolean> {
     return this.store.transaction(async (r) => {
       await loadAgent(r, p, agentId, 'manageSurfaces');

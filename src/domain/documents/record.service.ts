@@ -15,10 +15,11 @@ import { validatePatch, validateRecord } from './records.js';
 export type DocumentAccess = 'read' | 'write';
 
 /**
- * How the caller reaches documents: through the Document API (exposure permissions apply) or as the
+ * How the caller reaches documents: through the Document API (exposure permissions apply), as a
+ * resource of the agent's MCP server (read only, with the exposure's MCP permission), or as the
  * agent itself (script host API and Documents capability: its own documents, no exposure needed).
  */
-export type Via = 'documentApi' | 'agent';
+export type Via = 'documentApi' | 'mcp' | 'agent';
 
 /**
  * A record operation whose every refusal that needs no work has been checked (the document exists
@@ -70,6 +71,11 @@ export class RecordService {
   async listDocuments(p: Principal, agentId: string): Promise<Document[]> {
     await loadAgent(this.store.repos, p, agentId, 'useDocuments');
     return this.store.repos.documents.listByAgents([agentId]);
+  }
+
+  /** A document the caller may read `via` that way (its content, without records). Throws NotFound, Forbidden. */
+  readable(p: Principal, agentId: string, documentId: string, via: Via): Promise<Document> {
+    return this.resolve(this.store.repos, { p, agentId, documentId, access: 'read', via });
   }
 
   /** A document with, for databases, a page of its records. Throws NotFound, Forbidden, Invalid. */
@@ -219,10 +225,15 @@ export class RecordService {
       if (!doc || doc.agentId !== agentId) throw new NotFound('Document', documentId);
       return doc;
     }
-    // Document API: the principal was authenticated for this agent by the surface.
+    // Document API and MCP server: the principal was authenticated for this agent by the surface.
     const exposure = await r.exposures.find(agentId, documentId);
     const doc = exposure ? await r.documents.get(documentId) : null;
     if (!exposure || !doc || doc.agentId !== agentId) throw notExposed(agentId, documentId);
+    // An MCP client only ever reads, and is not told of documents it may not read.
+    if (via === 'mcp') {
+      if (access !== 'read' || !exposure.mcp) throw notExposed(agentId, documentId);
+      return doc;
+    }
     if (access === 'read' && !exposure.read) throw new Forbidden(`Document '${documentId}' is not readable through the Document API`);
     if (access === 'write' && !exposure.write) throw new Forbidden(`Document '${documentId}' is not writable through the Document API`);
     return doc;

@@ -49,7 +49,7 @@ export function webhookAnswer(w: Webhook): Json {
 }
 
 export function exposureAnswer(x: DocumentExposure): Json {
-  return { documentId: x.documentId, read: x.read, write: x.write };
+  return { documentId: x.documentId, read: x.read, write: x.write, mcp: x.mcp };
 }
 
 /** The agent's surfaces and CORS settings. */

@@ -22,7 +22,7 @@ export const MAX_MANIFEST_AGENTS = 100;
 const surfaceSetting = surfaceInput.omit({ surface: true });
 
 export const manifestDocument = documentInput.extend({
-  exposure: exposureInput.nullable().optional().describe('Exposure on the Document API; absent or null: not exposed'),
+  exposure: exposureInput.nullable().optional().describe('Exposure on the Document API (read, write) and the MCP server (mcp: listed and read as a resource); absent or null: not exposed'),
   records: z.array(recordItem).max(10_000).optional().describe('Records of a DATABASE document; absent: its records are left as they are'),
 });
 

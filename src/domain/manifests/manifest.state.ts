@@ -57,7 +57,7 @@ export interface DocumentState {
   kind: DocumentKind;
   content: string;
   fields: FieldDef[];
-  exposure: { read: boolean; write: boolean } | null;
+  exposure: { read: boolean; write: boolean; mcp: boolean } | null;
   /** Absent: not part of the description (an export without records, a file without them). */
   records?: Record<string, unknown>[];
 }
@@ -88,7 +88,7 @@ export async function loadState(r: Repositories, agent: Agent, teams: Map<string
   const webhooks = await r.webhooks.listByAgents([agent.id]);
   const documents = await r.documents.listByAgents([agent.id]);
   const exposures = await r.exposures.listByAgents([agent.id]);
-  const exposureOf = new Map(exposures.map((e) => [e.documentId, { read: e.read, write: e.write }]));
+  const exposureOf = new Map(exposures.map((e) => [e.documentId, { read: e.read, write: e.write, mcp: e.mcp }]));
   const docs: DocumentState[] = [];
   for (const d of documents) {
     const doc: DocumentState = { name: d.name, description: d.description, kind: d.kind, content: d.content, fields: d.fields, exposure: exposureOf.get(d.id) ?? null };
@@ -225,7 +225,8 @@ export function documentOut(d: DocumentState): Record<string, unknown> {
     description: d.description,
     content: d.content,
     fields: d.kind === 'DATABASE' ? d.fields.map((f) => ({ name: f.name, type: f.type, required: f.required })) : null,
-    exposure: d.exposure,
+    // `mcp` is written only when on, so that manifests written before it existed read the same.
+    exposure: d.exposure && { read: d.exposure.read, write: d.exposure.write, ...(d.exposure.mcp ? { mcp: true } : {}) },
   });
 }
 

@@ -99,8 +99,8 @@ async function writeDocuments(r: Repositories, w: WriteAgent, agentId: string): 
       doc = await r.documents.update({ ...doc, ...fields, updatedAt: w.now });
     }
     const exposure = exposures.find((e) => e.documentId === doc.id);
-    if (d.exposure && !exposure) await r.exposures.insert({ id: newId('exp'), agentId, documentId: doc.id, read: d.exposure.read, write: d.exposure.write, createdAt: w.now });
-    else if (d.exposure && exposure && (exposure.read !== d.exposure.read || exposure.write !== d.exposure.write)) await r.exposures.update({ ...exposure, ...d.exposure });
+    if (d.exposure && !exposure) await r.exposures.insert({ id: newId('exp'), agentId, documentId: doc.id, ...d.exposure, createdAt: w.now });
+    else if (d.exposure && exposure && (exposure.read !== d.exposure.read || exposure.write !== d.exposure.write || exposure.mcp !== d.exposure.mcp)) await r.exposures.update({ ...exposure, ...d.exposure });
     else if (!d.exposure && exposure) await r.exposures.delete(exposure.id);
     if (d.records === undefined) continue;
     if (!isNew) {

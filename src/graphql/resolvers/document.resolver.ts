@@ -70,15 +70,17 @@ export class DocumentResolver {
     return ctx.services.documents.delete(ctx.principal, id);
   }
 
-  @Mutation(() => DocumentExposure, { description: 'Exposes a document on the Document API with read and/or write permission' })
+  @Mutation(() => DocumentExposure, { description: "Exposes a document on the Document API with read and/or write permission, and/or as a resource of the agent's MCP server" })
   exposeDocument(
     @Arg('agentId', () => ID) agentId: string,
     @Arg('documentId', () => ID) documentId: string,
     @Arg('read', () => Boolean, { nullable: true }) read: boolean | undefined,
     @Arg('write', () => Boolean, { nullable: true }) write: boolean | undefined,
+    @Arg('mcp', () => Boolean, { nullable: true, description: "Listed and read as a resource on the agent's MCP server; omitted: unchanged (off for a new exposure)" })
+    mcp: boolean | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.endpointManagement.call(ctx.principal, 'exposeDocument', { agentId, documentId, read, write });
+    return ctx.services.endpointManagement.call(ctx.principal, 'exposeDocument', { agentId, documentId, read, write, mcp });
   }
 
   @Mutation(() => Boolean)

@@ -55,6 +55,7 @@ export class DocumentExposure {
   @Field(() => ID) documentId!: string;
   @Field(() => Boolean) read!: boolean;
   @Field(() => Boolean) write!: boolean;
+  @Field(() => Boolean, { description: "Read on the agent's MCP server: listed by resources/list and read by resources/read" }) mcp!: boolean;
   @Field(() => Date) createdAt!: Date;
 }
 

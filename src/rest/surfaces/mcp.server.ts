@@ -6,6 +6,7 @@ import type { RunResult } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
 import type { PreparedCall, ToolOutcome } from '../../domain/surfaces/mcp.service.js';
 import type { SurfaceCaller, SurfaceRequest } from '../../domain/surfaces/surface-access.js';
+import { serveResources } from './mcp-resources.server.js';
 
 /** The version the MCP server reports in its server info. */
 export const SERVER_VERSION = '0.1.0';
@@ -74,13 +75,15 @@ function toResult(outcome: ToolOutcome): CallToolResult {
 
 /**
  * The MCP server instance for one HTTP exchange (both protocol eras): server info and instructions
- * from the agent, `tools/list` from its MCP tool entries, `tools/call` through the run pipeline.
+ * from the agent, `tools/list` from its MCP tool entries, `tools/call` through the run pipeline,
+ * and its exposed documents as resources. `listChanged` is announced for neither: a stateless
+ * server has no stream to send the notification on (docs/decisions.md §28).
  */
 export function mcpServerFor(services: Services, exchange: McpExchange): Server {
   const { agent } = exchange.caller;
   const server = new Server(
     { name: agent.name, version: SERVER_VERSION, ...(agent.description ? { description: agent.description } : {}) },
-    { capabilities: { tools: {} }, ...(agent.description ? { instructions: agent.description } : {}) },
+    { capabilities: { tools: {}, resources: {} }, ...(agent.description ? { instructions: agent.description } : {}) },
   );
 
   // The stored schemas were checked to be `type: "object"` when saved (entry.schemas.ts).
@@ -110,6 +113,8 @@ export function mcpServerFor(services: Services, exchange: McpExchange): Server 
     exchange.running = running.catch(() => undefined);
     return running;
   });
+
+  serveResources(server, services, exchange);
 
   // Stateless HTTP: a client's cancellation arrives as a request of its own, on any instance.
   server.setNotificationHandler('notifications/cancelled', (notification) => {

@@ -21,8 +21,8 @@ const DeleteDocumentMutation = graphql(`
 `);
 
 const ExposeMutation = graphql(`
-  mutation ExposeDocument($agentId: ID!, $documentId: ID!, $read: Boolean, $write: Boolean) {
-    exposeDocument(agentId: $agentId, documentId: $documentId, read: $read, write: $write) { id documentId read write }
+  mutation ExposeDocument($agentId: ID!, $documentId: ID!, $read: Boolean, $write: Boolean, $mcp: Boolean) {
+    exposeDocument(agentId: $agentId, documentId: $documentId, read: $read, write: $write, mcp: $mcp) { id documentId read write mcp }
   }
 `);
 
@@ -67,10 +67,13 @@ export function DocumentPanel({ agentId, doc, exposure, onChanged, onDeleted }: 
     }
   };
 
-  const setExposure = async (read: boolean, write: boolean) => {
-    const result = !read && !write ? await unexposeDocument({ agentId, documentId: doc.id }) : await exposeDocument({ agentId, documentId: doc.id, read, write });
+  const current = { read: exposure?.read ?? false, write: exposure?.write ?? false, mcp: exposure?.mcp ?? false };
+  const setExposure = async (change: Partial<typeof current>) => {
+    const next = { ...current, ...change };
+    const result = !next.read && !next.write && !next.mcp ? await unexposeDocument({ agentId, documentId: doc.id }) : await exposeDocument({ agentId, documentId: doc.id, ...next });
     if (!result.error) onChanged();
   };
+  const busy = expose.fetching || unexpose.fetching;
   const exposureError = expose.error ?? unexpose.error;
 
   return (
@@ -97,14 +100,9 @@ export function DocumentPanel({ agentId, doc, exposure, onChanged, onDeleted }: 
             </CopyButton>
           </Group>
           <Group gap="xl">
-            <Switch label="Read" description="GET the document, query records" checked={exposure?.read ?? false} disabled={expose.fetching || unexpose.fetching} onChange={(e) => void setExposure(e.currentTarget.checked, exposure?.write ?? false)} />
-            <Switch
-              label="Write"
-              description="PUT content, insert, update and delete records"
-              checked={exposure?.write ?? false}
-              disabled={expose.fetching || unexpose.fetching}
-              onChange={(e) => void setExposure(exposure?.read ?? false, e.currentTarget.checked)}
-            />
+            <Switch label="Read" description="GET the document, query records" checked={current.read} disabled={busy} onChange={(e) => void setExposure({ read: e.currentTarget.checked })} />
+            <Switch label="Write" description="PUT content, insert, update and delete records" checked={current.write} disabled={busy} onChange={(e) => void setExposure({ write: e.currentTarget.checked })} />
+            <Switch label="MCP resource" description="Listed and read by MCP clients of this agent" checked={current.mcp} disabled={busy} onChange={(e) => void setExposure({ mcp: e.currentTarget.checked })} />
           </Group>
           {exposureError ? (
             <Text size="sm" c="red.8" role="alert">

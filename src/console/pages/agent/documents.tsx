@@ -17,7 +17,7 @@ const DocumentsQuery = graphql(`
       id
       surfaces { surface enabled }
       documents { id name description kind content fields { name type required } createdAt updatedAt }
-      documentExposures { id documentId read write }
+      documentExposures { id documentId read write mcp }
     }
   }
 `);
@@ -127,6 +127,7 @@ function ExposureBadges({ exposure }: { exposure: Exposure | null }) {
     <Group gap={4}>
       {exposure.read ? <Badge color="teal.9" variant="outline">Read</Badge> : null}
       {exposure.write ? <Badge color="indigo.8" variant="outline">Write</Badge> : null}
+      {exposure.mcp ? <Badge color="grape.9" variant="outline">MCP</Badge> : null}
     </Group>
   );
 }

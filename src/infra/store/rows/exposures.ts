@@ -9,6 +9,7 @@ export const exposures: Mapping<DocumentExposure> = {
     document_id: e.documentId,
     can_read: e.read,
     can_write: e.write,
+    mcp_read: e.mcp,
     created_at: e.createdAt,
   }),
   fromRow: (r) => ({
@@ -17,6 +18,7 @@ export const exposures: Mapping<DocumentExposure> = {
     documentId: r.document_id,
     read: Boolean(r.can_read),
     write: Boolean(r.can_write),
+    mcp: Boolean(r.mcp_read),
     createdAt: date(r.created_at),
   }),
 };
