@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// OAuth 2.1 for agents' MCP servers (docs/decisions.md §28).
+// OAuth 2.1 for agents' MCP servers (docs/decisions.md §29).
 // - `oauth_records`: what the authorization server library keeps (authorization codes, access and
 //   refresh tokens, registered clients, interactions, sessions, its grants), one row per record. A
 //   token's row is keyed by the SHA-256 of its value, never the value.

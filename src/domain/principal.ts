@@ -8,7 +8,7 @@ export type Principal =
   | SystemPrincipal;
 
 /**
- * A client a member approved for one agent's MCP server (OAuth 2.1, docs/decisions.md §28): it
+ * A client a member approved for one agent's MCP server (OAuth 2.1, docs/decisions.md §29): it
  * calls that agent's MCP tools as an agent key would, nothing else.
  */
 export interface OAuthPrincipal {

@@ -1,5 +1,5 @@
 /**
- * A member's approval of one OAuth client for one agent's MCP server (docs/decisions.md §28). Its
+ * A member's approval of one OAuth client for one agent's MCP server (docs/decisions.md §29). Its
  * tokens are accepted only while it exists; deleting it (the console's revoke) ends them all.
  */
 export interface McpGrant {

@@ -12,7 +12,7 @@ export interface McpGrantView extends McpGrant {
 }
 
 /**
- * Members' approvals of OAuth clients for an agent's MCP server (docs/decisions.md §28): listing
+ * Members' approvals of OAuth clients for an agent's MCP server (docs/decisions.md §29): listing
  * them and revoking one. Creating them is the authorization server's consent step.
  */
 export class McpGrantService {

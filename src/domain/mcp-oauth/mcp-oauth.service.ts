@@ -26,7 +26,7 @@ export interface Approval {
 }
 
 /**
- * OAuth 2.1 for agents' MCP servers (docs/decisions.md §28), the rules the protocol library leaves
+ * OAuth 2.1 for agents' MCP servers (docs/decisions.md §29), the rules the protocol library leaves
  * to the service: which resource a token may be bound to (one agent's MCP URL, the MCP surface on),
  * who may approve a client (a member who can see the agent), and what a presented access token is
  * worth (its grant still there, bound to this agent, not expired).

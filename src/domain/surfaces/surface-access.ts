@@ -99,7 +99,7 @@ export class SurfaceAccess {
   async enter(agent: Agent | null, agentId: string, surface: Surface, presentedKey: Presented): Promise<SurfaceCaller> {
     if (!agent) throw new NotFound('Agent', agentId);
     // The MCP server also takes the access tokens of its OAuth clients: a bearer value that is not
-    // shaped like a key or a member token is one (docs/decisions.md §28).
+    // shaped like a key or a member token is one (docs/decisions.md §29).
     const principal =
       surface === 'MCP' && this.oauth && typeof presentedKey === 'string' && keyKind(presentedKey) === null
         ? await this.oauth.authenticate(agent, presentedKey)

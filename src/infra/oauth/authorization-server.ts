@@ -33,7 +33,7 @@ export const interactionPath = (uid: string): string => `/oauth/interaction/${ui
 const HOUR = 3600;
 const DAY = 24 * HOUR;
 
-/** How long what the authorization server issues lives (seconds); docs/decisions.md §28 says why. */
+/** How long what the authorization server issues lives (seconds); docs/decisions.md §29 says why. */
 export const OAUTH_TTL = {
   AccessToken: HOUR,
   AuthorizationCode: 60,
@@ -64,7 +64,7 @@ function signingKeys(): { keys: Record<string, unknown>[] } {
 
 /**
  * The OAuth 2.1 authorization server of agents' MCP servers, on `oidc-provider` (docs/decisions.md
- * §28): authorization code with PKCE S256 only, public and confidential clients registered
+ * §29): authorization code with PKCE S256 only, public and confidential clients registered
  * dynamically (RFC 7591) or named by a metadata document URL, resource indicators binding every
  * token to one agent's MCP URL, opaque access tokens stored hashed, rotating refresh tokens whose
  * reuse ends the grant, revocation (RFC 7009). Records live in the database, so any instance

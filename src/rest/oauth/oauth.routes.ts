@@ -48,7 +48,7 @@ function consentHtml(ctx: Koa.Context, status: number, html: string): void {
 }
 
 /**
- * The OAuth 2.1 authorization server of agents' MCP servers (docs/decisions.md §28): its metadata
+ * The OAuth 2.1 authorization server of agents' MCP servers (docs/decisions.md §29): its metadata
  * (RFC 8414 and OpenID discovery), the protected-resource metadata of each agent's MCP URL
  * (RFC 9728), the provider's endpoints, and the consent step — the member signs in with the
  * console's session and approves or denies the client for the agent.
