@@ -72,6 +72,9 @@ async function newContext(browser: Browser): Promise<BrowserContext> {
 export interface HarnessOptions {
   adminToken?: string;
   platformOrigin?: string;
+  /** Options of the composition root and more configuration variables of the service. */
+  build?: NonNullable<Parameters<typeof startE2eService>[1]>['build'];
+  env?: Record<string, string>;
 }
 
 export async function startConsoleHarness(name: string, options: HarnessOptions = {}): Promise<ConsoleHarness | null> {
@@ -80,7 +83,7 @@ export async function startConsoleHarness(name: string, options: HarnessOptions 
     return null;
   }
   const adminToken = options.adminToken ?? `${name}-admin-token-0123456789abcdef`;
-  const svc = await startE2eService(name, { adminToken, platformOrigin: options.platformOrigin });
+  const svc = await startE2eService(name, { adminToken, platformOrigin: options.platformOrigin, build: options.build, env: options.env });
   const { fake, gql } = svc;
   await gql('mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }', {
     i: { name: 'house-model', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: fake.url },

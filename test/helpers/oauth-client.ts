@@ -1,6 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport, UnauthorizedError as V2Unauthorized } from '@modelcontextprotocol/client';
+import { UnauthorizedError as V1Unauthorized, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Page } from 'playwright-core';
 
@@ -28,7 +31,10 @@ export class TestOAuthClient implements OAuthClientProvider {
 
   async start(): Promise<this> {
     this.server = http.createServer((req, res) => {
-      this.callback = new URL(req.url ?? '/', 'http://x').searchParams;
+      const url = new URL(req.url ?? '/', 'http://x');
+      // The browser also asks for /favicon.ico: only the redirect endpoint's request counts.
+      if (url.pathname !== '/callback') return void res.writeHead(404).end();
+      this.callback = url.searchParams;
       res.writeHead(200, { 'content-type': 'text/plain' }).end('connected');
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -71,6 +77,14 @@ export class TestOAuthClient implements OAuthClientProvider {
   codeVerifier(): string {
     return this.verifier;
   }
+  /** What the v2 client discovered before the redirect, to check the callback against. */
+  discovered: OAuthDiscoveryState | undefined;
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovered = state;
+  }
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovered;
+  }
 }
 
 /**
@@ -94,4 +108,43 @@ export async function approveInBrowser(page: Page, client: TestOAuthClient, memb
     throw new Error(`the browser did not come back to the client: at ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`, { cause: err });
   }
   return client.callback!;
+}
+
+/** An MCP client connected with OAuth, of either SDK generation (v2 pinned to the 2026-07-28 era). */
+export interface ConnectedClient {
+  listTools(): Promise<{ tools: { name: string }[] }>;
+  callTool(name: string, args: Record<string, unknown>): Promise<any>;
+  close(): Promise<void>;
+}
+
+async function open(sdk: 'v1' | 'v2', url: URL, client: TestOAuthClient): Promise<ConnectedClient> {
+  if (sdk === 'v1') {
+    const c = new V1Client({ name: client.name, version: '1.0.0' });
+    await c.connect(new V1Transport(url, { authProvider: client }));
+    return { listTools: () => c.listTools(), callTool: (name, args) => c.callTool({ name, arguments: args }), close: () => c.close() };
+  }
+  const c = new V2Client({ name: client.name, version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await c.connect(new V2Transport(url, { authProvider: client as any }));
+  return { listTools: () => c.listTools(), callTool: (name, args) => c.callTool({ name, arguments: args }), close: () => c.close() };
+}
+
+/**
+ * Connects an SDK client to an MCP URL as a hosted client does: the first attempt is refused (401),
+ * the SDK discovers the authorization server, registers (or uses its metadata document URL) and
+ * sends the person to sign in and approve in the browser; the code is exchanged with PKCE and the
+ * client connects again with the token.
+ */
+export async function connectWithOAuth(sdk: 'v1' | 'v2', url: URL, client: TestOAuthClient, page: Page, memberToken: string): Promise<ConnectedClient> {
+  try {
+    return await open(sdk, url, client);
+  } catch (err) {
+    if (!(err instanceof V1Unauthorized) && !(err instanceof V2Unauthorized)) throw err;
+  }
+  const callback = await approveInBrowser(page, client, memberToken);
+  const code = callback.get('code');
+  if (!code) throw new Error(`the redirect carried no code: ${callback.toString()}`);
+  if (sdk === 'v1') await new V1Transport(url, { authProvider: client }).finishAuth(code);
+  // The v2 client checks the callback's `iss` against the issuer it discovered (RFC 9207).
+  else await new V2Transport(url, { authProvider: client as any }).finishAuth(callback);
+  return open(sdk, url, client);
 }

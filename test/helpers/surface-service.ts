@@ -32,6 +32,8 @@ export async function startSurfaceService(opts: {
   logger?: Logger;
   /** Options of the composition root (e.g. a short chat keep-alive). */
   build?: Omit<BuildOptions, 'logger'>;
+  /** More environment variables of the configuration. */
+  env?: Record<string, string>;
 }): Promise<InProcessService> {
   const config = loadConfig({
     PORT: '0',
@@ -42,6 +44,7 @@ export async function startSurfaceService(opts: {
     PLATFORM_ORIGINS: opts.platformOrigin,
     LOG_LEVEL: 'silent',
     ...opts.database,
+    ...opts.env,
   });
   const service = await buildService(config, { ...opts.build, logger: opts.logger ?? createLogger('silent') });
   const { server, url } = await service.listen(0, '127.0.0.1');
@@ -77,6 +80,8 @@ export async function startE2eService(
     platformOrigin?: string;
     logger?: Logger;
     build?: Omit<BuildOptions, 'logger'>;
+    /** More environment variables of the configuration. */
+    env?: Record<string, string>;
     /**
      * A server the service reaches the model through instead of the model server itself (a gate the
      * test holds or opens); `stop` closes it after the service and before the model server.
@@ -99,6 +104,7 @@ export async function startE2eService(
       database: database.env,
       logger: opts.logger,
       build: opts.build,
+      env: opts.env,
     });
   const svc = await instance(dataDir);
   const others: InProcessService[] = [];

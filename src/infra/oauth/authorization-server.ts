@@ -115,6 +115,9 @@ export function createAuthorizationServer(issuer: string, deps: AuthorizationSer
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     rotateRefreshToken: true,
+    // A client that revokes one of its tokens (RFC 7009) signs out: every token of its grant ends
+    // and so does the grant, which leaves the console's list.
+    revokeGrantPolicy: () => true,
     // Every authorization asks the member again: a grant is one approval, listed and revoked on its
     // own, so only the grant this authorization's consent step just created is used.
     loadExistingGrant: async (ctx) => {
@@ -125,7 +128,8 @@ export function createAuthorizationServer(issuer: string, deps: AuthorizationSer
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },
-      revocation: { enabled: true },
+      // A client revokes only its own tokens (RFC 7009 §2.1).
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       introspection: { enabled: false },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },

@@ -28,7 +28,7 @@ export class OAuthRecords {
   constructor(
     private readonly db: Knex,
     private readonly model: string,
-    /** Called when the library ends a grant (a refresh token reused, a token revoked by its client). */
+    /** Called when the library destroys a grant (a refresh token reused, a token revoked by its client). */
     private readonly onGrantRevoked: (grantId: string) => Promise<void> = async () => {},
   ) {
     this.plain = PLAIN_IDS.has(model);
@@ -74,11 +74,13 @@ export class OAuthRecords {
 
   async destroy(id: string): Promise<void> {
     await q(() => this.db('oauth_records').where({ model: this.model, id: this.key(id) }).delete());
+    // The library ended a grant (its client revoked a token, or reused a spent refresh token): the
+    // member's approval ends with it.
+    if (this.model === 'Grant') await this.onGrantRevoked(id);
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    await q(() => this.db('oauth_records').where({ grant_id: grantId }).orWhere({ model: 'Grant', id: grantId }).delete());
-    await this.onGrantRevoked(grantId);
+    await q(() => this.db('oauth_records').where({ model: this.model, grant_id: grantId }).delete());
   }
 
   private payloadOf(r: Record<string, any> | undefined, id?: string): Payload | undefined {
