@@ -120,14 +120,16 @@ export const UNUSED_CLIENT_DAYS = 1;
  * registration (housekeeping).
  */
 export async function pruneOAuthRecords(db: Knex, now: Date): Promise<number> {
-  const expired = await q(() => db('oauth_records').where('expires_at', '<=', now).delete());
+  // Counted from `returning`: the embedded database's driver answers a bare delete without a count.
+  const expired = (await q(() => db('oauth_records').where('expires_at', '<=', now).delete().returning('model'))).length;
   const cutoff = Math.floor(now.getTime() / 1000) - UNUSED_CLIENT_DAYS * 86_400;
   const unused = await q(() =>
     db('oauth_records')
       .where({ model: 'Client' })
       .whereRaw(`coalesce((payload->>'client_id_issued_at')::bigint, 0) < ?`, [cutoff])
       .whereNotIn('id', db('mcp_grants').select('client_id'))
-      .delete(),
+      .delete()
+      .returning('model'),
   );
-  return expired + unused;
+  return expired + unused.length;
 }
