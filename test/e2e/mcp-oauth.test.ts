@@ -117,6 +117,24 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
     }
   });
 
+  it('an OAuth call is held to the agent\'s limits as a key\'s is: a daily limit met is 429 with Retry-After', async () => {
+    const { client, mcp } = await connected('Limited client');
+    await mcp.close();
+    try {
+      await h!.gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: agent });
+      const res = await fetch(mcpUrl(agent), {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, authorization: `Bearer ${client.stored!.access_token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'square', arguments: { n: 2 } } }),
+      });
+      expect(res.status).to.equal(429);
+      expect(Number(res.headers.get('retry-after'))).to.be.greaterThan(0);
+    } finally {
+      await h!.gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: null) { id } }', { a: agent });
+      await client.stop();
+    }
+  });
+
   it('refreshes with rotation; reusing a spent refresh token ends the grant and its tokens', async () => {
     const { client, mcp } = await connected('Refresher');
     await mcp.close();
