@@ -7,12 +7,21 @@
 // composition root `npm start` uses), with a local OpenAI-compatible fake model; creates an agent
 // whose MCP tools are the ones the scenarios call by name, and a key. The conformance CLI cannot send
 // headers (its client is built with the URL alone), so it talks to a small local proxy that adds
-// the key header to every request; the Inspector CLI sends the key itself (`--header`).
+// the credential to every request; the Inspector CLI sends the key itself (`--header`).
+//
+// The applicable scenarios run twice: first with the agent key (X-Agent-Access-Key), then with an
+// OAuth access token (Authorization: Bearer) that a member's sign-in and consent over plain HTTP
+// gave a dynamically registered client (test/helpers/oauth-flow.ts), through the proxy — the
+// origin the client sees, as behind a reverse proxy that keeps Host.
 //
 // Only the scenarios that apply to a stateless server with user-defined tools and documents are run
 // and decide the exit code (see APPLICABLE and NOT_APPLICABLE). `--all` also runs the others, for
 // information only. `--out DIR` keeps the conformance results (checks.json per scenario) in DIR.
-// Exits 1 when an applicable scenario or an Inspector call fails.
+// Exits 1 when an applicable scenario (in either pass) or an Inspector call fails.
+//
+// The suite's `auth/*` scenarios are client conformance: each starts a mock authorization server
+// and a mock MCP server and runs a client command against them, so they have no place here (see
+// docs/testing.md).
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +29,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { obtainAccessToken } from '../test/helpers/oauth-flow.js';
 import { startOpenAiServer, type FakeOpenAi } from '../test/helpers/openai-server.js';
 import { startSurfaceService, type InProcessService } from '../test/helpers/surface-service.js';
 
@@ -154,23 +164,23 @@ function node20Import(): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The key proxy
+// The credential proxy
 
-interface KeyProxy {
+interface CredentialProxy {
   url: string;
   close(): Promise<void>;
 }
 
 /**
- * A local HTTP proxy to `target` that adds the agent key header (`key()`: the agent is created after
- * the proxy, whose origin it must allow) to every request, streaming both
- * bodies as they come (event streams included). Host and Origin pass through unchanged, so the
- * service sees what the client sent.
+ * A local HTTP proxy to `target` that adds the credential headers of the pass (`credential()`: the
+ * agent is created after the proxy, whose origin it must allow; none while the OAuth token is
+ * obtained) to every request, streaming both bodies as they come (event streams included). Host
+ * and Origin pass through unchanged, so the service sees what the client sent.
  */
-async function startKeyProxy(target: string, key: () => string): Promise<KeyProxy> {
+async function startCredentialProxy(target: string, credential: () => Record<string, string>): Promise<CredentialProxy> {
   const agent = new http.Agent({ keepAlive: false });
   const server = http.createServer((req, res) => {
-    const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: { ...req.headers, 'x-agent-access-key': key() }, agent }, (answer) => {
+    const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: { ...req.headers, ...credential() }, agent }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
@@ -350,32 +360,46 @@ function parseArgs(argv: string[]): { all: boolean; out?: string } {
   return { all: argv.includes('--all'), ...(outAt >= 0 && argv[outAt + 1] ? { out: path.resolve(argv[outAt + 1]!) } : {}) };
 }
 
+/** One run of the applicable scenarios with one credential; returns the results in plan order. */
+async function runPass(url: string, outDir: string, fake: FakeOpenAi): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  for (const plan of APPLICABLE) {
+    prepareScenario(plan.name, fake);
+    const result = await runScenario(plan.name, url, outDir);
+    results.push(result);
+    printScenario(result, plan.why);
+  }
+  return results;
+}
+
+function summaryLine(label: string, results: ScenarioResult[]): string {
+  const passed = results.filter((r) => r.passed).map((r) => r.name);
+  const failed = results.filter((r) => !r.passed).map((r) => r.name);
+  return `  ${label}: ${passed.length}/${results.length} passed${passed.length ? ` (${passed.join(', ')})` : ''}${failed.length ? `; FAILED: ${failed.join(', ')}` : ''}`;
+}
+
 async function main(): Promise<number> {
   const opts = parseArgs(process.argv.slice(2));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-mcp-conformance-'));
   const outDir = opts.out ?? path.join(tmp, 'results');
   let fake: FakeOpenAi | undefined;
   let svc: InProcessService | undefined;
-  let proxy: KeyProxy | undefined;
+  let proxy: CredentialProxy | undefined;
   try {
     fake = await startOpenAiServer();
     svc = await startSurfaceService({ dataDir: path.join(tmp, 'data'), adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: {} });
-    let key = '';
-    proxy = await startKeyProxy(svc.url, () => key);
+    let credential: Record<string, string> = {};
+    proxy = await startCredentialProxy(svc.url, () => credential);
     const created = await createAgent(svc.url, proxy.url);
-    key = created.key;
+    const key = created.key;
+    credential = { 'x-agent-access-key': key };
     const mcpPath = `/agents/${created.agentId}/mcp`;
     const proxiedUrl = `${proxy.url}${mcpPath}`;
 
     console.log(`MCP conformance: @modelcontextprotocol/conformance server scenarios against ${proxiedUrl}`);
-    console.log(`  (a local proxy in front of ${svc.url}${mcpPath} adds the X-Agent-Access-Key header: the conformance CLI cannot send headers)\n`);
-    let failures = 0;
-    for (const plan of APPLICABLE) {
-      prepareScenario(plan.name, fake);
-      const result = await runScenario(plan.name, proxiedUrl, outDir);
-      if (!result.passed) failures++;
-      printScenario(result, plan.why);
-    }
+    console.log(`  (a local proxy in front of ${svc.url}${mcpPath} adds the credential: the conformance CLI cannot send headers)\n`);
+    console.log('Pass 1, agent key: the proxy adds X-Agent-Access-Key');
+    const keyResults = await runPass(proxiedUrl, outDir, fake);
     if (opts.all) {
       console.log('\n  Not applicable, run for information only (not counted):');
       for (const plan of NOT_APPLICABLE) printScenario(await runScenario(plan.name, proxiedUrl, outDir), plan.why);
@@ -384,15 +408,30 @@ async function main(): Promise<number> {
       for (const plan of NOT_APPLICABLE) console.log(`  skip  ${plan.name.padEnd(30)} ${plan.why}`);
     }
 
+    // The token is obtained through the proxy (no credential added), so that its resource is the
+    // MCP URL the conformance client calls.
+    credential = {};
+    const oauth = await obtainAccessToken(proxy.url, created.agentId, ADMIN_TOKEN);
+    credential = { authorization: `Bearer ${oauth.accessToken}` };
+    console.log(`\nPass 2, OAuth access token: the proxy adds Authorization: Bearer <token of client ${oauth.clientId}, approved by the admin member>`);
+    const oauthResults = await runPass(proxiedUrl, path.join(outDir, 'oauth'), fake);
+
+    let failures = [...keyResults, ...oauthResults].filter((r) => !r.passed).length;
     console.log(`\nMCP Inspector CLI against ${svc.url}${mcpPath} (key sent with --header):`);
+    let inspectorPassed = 0;
     for (const call of INSPECTOR_CALLS) {
       const result = await runInspector(`${svc.url}${mcpPath}`, key, call);
-      if (!result.passed) failures++;
+      if (result.passed) inspectorPassed++;
+      else failures++;
       console.log(`  ${result.passed ? 'PASS' : 'FAIL'}  $ ${result.commandLine}`);
       console.log(indent(result.output));
     }
-    if (opts.out) console.log(`\nConformance results kept in ${opts.out}`);
-    console.log(failures ? `\n${failures} failure(s).` : '\nAll applicable scenarios and Inspector calls passed.');
+    if (opts.out) console.log(`\nConformance results kept in ${opts.out} (the OAuth pass in ${path.join(opts.out, 'oauth')})`);
+    console.log('\nSummary:');
+    console.log(summaryLine('agent key (X-Agent-Access-Key)', keyResults));
+    console.log(summaryLine('OAuth access token (Authorization: Bearer)', oauthResults));
+    console.log(`  Inspector CLI calls: ${inspectorPassed}/${INSPECTOR_CALLS.length} passed`);
+    console.log(failures ? `\n${failures} failure(s).` : '\nAll applicable scenarios (with either credential) and Inspector calls passed.');
     return failures ? 1 : 0;
   } finally {
     await proxy?.close();
