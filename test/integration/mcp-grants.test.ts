@@ -131,4 +131,11 @@ describe('MCP grants: list and revoke', function () {
     }
     expect(await h().service.store.repos.mcpGrants.get(g.id)).to.not.equal(null);
   });
+
+  it('lists nothing, without a read, for agents the member cannot see', async () => {
+    await grant(agentId);
+    const stranger = await newWorkspace();
+    const outsider: Principal = { kind: 'member', memberId: stranger.adminId, workspaceId: stranger.workspaceId, role: 'ADMIN' };
+    expect(await h().service.services.mcpGrants.listForAgents(outsider, [agentId])).to.deep.equal([]);
+  });
 });

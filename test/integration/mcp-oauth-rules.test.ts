@@ -86,11 +86,13 @@ describe('MCP OAuth rules', function () {
       const missing = await rejection(service.agentOfResource(`${ORIGIN}/agents/agt_missing/mcp`, ORIGIN));
       expect(missing).to.be.instanceOf(Invalid);
       expect(missing.message).to.contain('agt_missing').and.contain('does not exist');
+      expect((missing as Invalid).field).to.equal('resource');
       const off = await createAgent(ws.adminToken);
       await gqlOk(ws.adminToken, 'mutation($a: ID!) { setSurface(agentId: $a, surface: MCP, enabled: false) { id } }', { a: off });
       const offErr = await rejection(service.agentOfResource(`${ORIGIN}/agents/${off}/mcp`, ORIGIN));
       expect(offErr).to.be.instanceOf(Invalid);
-      expect(offErr.message).to.contain('setSurface');
+      expect(offErr.message).to.contain('The MCP server is turned off').and.contain('surface: MCP');
+      expect((offErr as Invalid).field).to.equal('resource');
     });
   });
 
@@ -111,7 +113,7 @@ describe('MCP OAuth rules', function () {
       await gqlOk(ws.adminToken, 'mutation($a: ID!) { setSurface(agentId: $a, surface: MCP, enabled: false) { id } }', { a: off });
       const offErr = await rejection(service.consentAgent(member, off));
       expect(offErr).to.be.instanceOf(Forbidden);
-      expect(offErr.message).to.contain('setSurface');
+      expect(offErr.message).to.contain('The MCP server is turned off').and.contain('surface: MCP');
     });
 
     it('records the approval with the redirect host (none for a custom scheme)', async () => {
@@ -140,6 +142,11 @@ describe('MCP OAuth rules', function () {
       const { value, grant } = await tokenFor();
       const p = await service.authenticate(await agentOf(agentId), value);
       expect(p).to.deep.equal({ kind: 'oauthGrant', grantId: grant.id, clientId: 'client-x', memberId: ws.adminId, workspaceId: ws.workspaceId, agentId });
+    });
+
+    it('is refused by a service without an authorization server (no token reader)', async () => {
+      const without = new McpOAuthService(h().service.store, null, { now: () => new Date(now) });
+      expect(await rejection(without.authenticate(await agentOf(agentId), 'anything'))).to.be.instanceOf(Unauthenticated);
     });
 
     it('is refused when unknown, and never looked up when longer than 512 characters', async () => {
@@ -173,6 +180,8 @@ describe('MCP OAuth rules', function () {
       expect(err.message).to.contain('another resource').and.contain(`/agents/${agentId}/mcp`);
       const { value: none } = await tokenFor({ audience: [] });
       expect((await rejection(service.authenticate(await agentOf(agentId), none))).message).to.contain('(none)');
+      const { value: two } = await tokenFor({ audience: ['https://a.test/x', 'https://b.test/y'] });
+      expect((await rejection(service.authenticate(await agentOf(agentId), two))).message).to.contain('(https://a.test/x, https://b.test/y)');
       // Any one of several audiences may name the agent.
       const { value: several } = await tokenFor({ audience: ['https://other.test/x', `${ORIGIN}/agents/${agentId}/mcp`] });
       expect((await service.authenticate(await agentOf(agentId), several)).kind).to.equal('oauthGrant');

@@ -1,6 +1,6 @@
 import type { Agent } from '../agents/agent.entities.js';
 import type { Clock } from '../clock.js';
-import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.js';
+import { Invalid, Unauthenticated } from '../errors.js';
 import { loadAgent, requireMember } from '../policy.js';
 import type { OAuthPrincipal, Principal } from '../principal.js';
 import type { Store } from '../ports.js';
@@ -116,17 +116,5 @@ export class McpOAuthService {
     if (!grant || grant.agentId !== agent.id) throw new Unauthenticated(`The access token's grant was revoked; ${SIGN_IN_AGAIN}`);
     if (!grant.lastUsedAt || now.getTime() - grant.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) await this.store.repos.mcpGrants.touch(grant.id, now);
     return { kind: 'oauthGrant', grantId: grant.id, clientId: grant.clientId, memberId: grant.memberId, workspaceId: grant.workspaceId, agentId: agent.id };
-  }
-
-  /** A grant of the agent, for the consent step's own checks. */
-  async grant(agentId: string, grantId: string): Promise<McpGrant> {
-    const grant = await this.store.repos.mcpGrants.get(grantId);
-    if (!grant || grant.agentId !== agentId) throw new NotFound('McpGrant', grantId);
-    return grant;
-  }
-
-  /** Whether the member may approve clients at all (the consent page's sign-in). */
-  static assertMember(p: Principal): void {
-    if (p.kind !== 'member') throw new Forbidden('Only workspace members may connect apps to an agent');
   }
 }
