@@ -297,6 +297,33 @@ describe('e2e: MCP OAuth refuses hostile input', function () {
       }
     });
 
+    it('an interaction\'s cookie does not open another interaction, nor resume one it does not belong to (400)', async () => {
+      const first = await begin();
+      const second = await begin();
+      const cookie = await signedIn(first, h!.adminToken);
+      for (const step of ['confirm', 'deny']) {
+        const { res, text } = await refused(`consent: POST ${step} of another interaction with this one's cookie`, () =>
+          fetch(`${url}${second.path}/${step}`, { method: 'POST', headers: { cookie, origin }, redirect: 'manual' }),
+        );
+        expect(res.status).to.equal(400);
+        expect(text).to.contain('expired');
+      }
+      const uid = second.path.split('/').pop()!;
+      const { res } = await refused('authorize: resume an interaction without its cookies', () => fetch(`${url}/oauth/authorize/${uid}`, { redirect: 'manual' }));
+      expect(res.status).to.equal(400);
+    });
+
+    it('odd interaction ids and agent ids in paths are answered 4xx', async () => {
+      for (const path of ['/oauth/interaction/%E0%A4%A', '/oauth/interaction/%00', `/oauth/interaction/${'u'.repeat(10_000)}`, '/oauth/interaction/x/signin']) {
+        const { res } = await refused(`consent: GET ${path.slice(0, 40)}`, () => fetch(`${url}${path}`));
+        expect(res.status, path.slice(0, 40)).to.be.oneOf([400, 404, 405]);
+      }
+      for (const id of ['%E0%A4%A', '%00', 'a'.repeat(10_000), '..%2F..%2Fgraphql']) {
+        const { res } = await refused(`metadata: protected resource of agent ${id.slice(0, 20)}`, () => fetch(`${url}/.well-known/oauth-protected-resource/agents/${id}/mcp`));
+        expect(res.status, id.slice(0, 20)).to.equal(404);
+      }
+    });
+
     it('confirm, deny and sign-in without an Origin header, or from another origin, are refused (403) and grant nothing', async () => {
       const start = await begin();
       const cookie = await signedIn(start, h!.adminToken);
