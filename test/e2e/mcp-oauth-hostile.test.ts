@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { expect } from 'chai';
-import { json, selfSignedCert, startDocServer, type DocServer } from '../helpers/cimd-server.js';
-import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
-import { approveInBrowser, TestOAuthClient } from '../helpers/oauth-client.js';
+import { json, type DocServer } from '../helpers/cimd-server.js';
+import type { ConsoleHarness } from '../helpers/console-browser.js';
+import { agentWithSquareTool, approveInBrowser, startOAuthHarness, TestOAuthClient } from '../helpers/oauth-client.js';
 
 // Every input of the MCP authorization server is hostile until checked (issue 39): malformed
 // registrations, authorization requests, token requests, consent-step posts and bearer tokens are
@@ -32,23 +32,13 @@ describe('e2e: MCP OAuth refuses hostile input', function () {
   /** What each hostile request was answered with, for the record of the run. */
   const seen: string[] = [];
   let docs: DocServer | undefined;
-  const tls = selfSignedCert();
 
   before(async function () {
-    // A server of Client ID Metadata Documents the service trusts (as in mcp-oauth.test.ts).
-    if (tls) docs = await startDocServer(json({}), tls);
-    h = await startConsoleHarness('mcp_oauth_hostile', docs ? { env: { OAUTH_CLIENT_HOSTS_ALLOWED: `127.0.0.1:${docs.port}` }, build: { oauthClientMetadataCa: tls!.cert } } : {});
+    ({ h, docs } = await startOAuthHarness('mcp_oauth_hostile'));
     if (!h) return this.skip();
     url = h.svc.url;
     origin = new URL(url).origin;
-    const made = async (name: string, visibility = 'WORKSPACE') => {
-      const id = (await h!.gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, visibility } })).createAgent.id as string;
-      await h!.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
-        a: id,
-        i: { name: 'square', description: 'Squares n', handler: { script: 'return { n: input.n * input.n };' }, inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
-      });
-      return id;
-    };
+    const made = (name: string, visibility = 'WORKSPACE') => agentWithSquareTool(h!, { name, visibility });
     agent = await made('Target');
     privateAgent = await made('Admin only', 'PRIVATE');
     mcpOff = await made('No MCP');
@@ -60,7 +50,8 @@ describe('e2e: MCP OAuth refuses hostile input', function () {
   });
 
   after(async () => {
-    if (seen.length) console.log(`      observed:\n${seen.map((s) => `        ${s}`).join('\n')}`);
+    // SHOW_REFUSALS=1 lists what each hostile request was answered with.
+    if (process.env.SHOW_REFUSALS && seen.length) console.log(`      observed:\n${seen.map((s) => `        ${s}`).join('\n')}`);
     await client?.stop();
     await h?.stop();
     await docs?.close();
@@ -180,7 +171,7 @@ describe('e2e: MCP OAuth refuses hostile input', function () {
       ['a 10 KB metadata-document client_id', () => authorize({ client_id: `https://app.example.com/${'c'.repeat(10 * 1024)}` }), /invalid_client|invalid_request/],
       ['a javascript: redirect_uri', () => authorize({ redirect_uri: 'javascript:alert(1)' }), /redirect_uri/],
       ['a client_id holding U+0000', () => authorize({ client_id: 'client\u0000id' }), /invalid_client/],
-      ['a client_id holding a lone surrogate', () => authorize({ client_id: 'client\uD800id' }), /invalid_client/],
+      ['a client_id holding a lone surrogate (URL-encoded as U+FFFD)', () => authorize({ client_id: 'client\uD800id' }), /invalid_client/],
     ];
     for (const [label, send, error] of pageRefusals) {
       it(`answers ${label} with an error page (400), never a redirect, storing nothing`, async () => {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { expect } from 'chai';
 import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
-import { connectWithOAuth, TestOAuthClient } from '../helpers/oauth-client.js';
+import { agentWithSquareTool, connectWithOAuth, TestOAuthClient } from '../helpers/oauth-client.js';
 import type { E2eService, InProcessService } from '../helpers/surface-service.js';
 
 // The authorization server keeps its records in the database every instance shares (issue 39): a
@@ -29,11 +29,7 @@ describe('e2e: MCP OAuth across instances', function () {
     a = h.svc;
     // The harness started its service with startE2eService, which can start another instance.
     b = await (h.svc as E2eService).another();
-    agent = (await h.gql('mutation { createAgent(input: { name: "Shared" }) { id } }')).createAgent.id;
-    await h.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
-      a: agent,
-      i: { name: 'square', description: 'Squares n', handler: { script: 'return { n: input.n * input.n };' }, inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
-    });
+    agent = await agentWithSquareTool(h, { name: 'Shared' });
     h.page.setDefaultTimeout(15_000);
     await h.signIn();
   });
