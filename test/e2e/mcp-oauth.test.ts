@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { selfSignedCert, startDocServer, json, type DocServer } from '../helpers/cimd-server.js';
-import { startConsoleHarness, type ConsoleHarness } from '../helpers/console-browser.js';
-import { approveInBrowser, connectWithOAuth, TestOAuthClient } from '../helpers/oauth-client.js';
+import { json, type DocServer } from '../helpers/cimd-server.js';
+import type { ConsoleHarness } from '../helpers/console-browser.js';
+import { agentWithSquareTool, approveInBrowser, connectWithOAuth, startOAuthHarness, TestOAuthClient } from '../helpers/oauth-client.js';
 
 // MCP authorization end to end (issue 39): a hosted client discovers the authorization server from
 // the MCP server's 401, registers (dynamically, or by a Client ID Metadata Document URL), sends the
@@ -19,22 +19,11 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
   let agent: string;
   let other: string;
   let docs: DocServer | undefined;
-  const tls = selfSignedCert();
 
   before(async function () {
-    // The metadata documents' server: HTTPS with a certificate the service is told to trust, on a
-    // loopback host the operator allows (OAUTH_CLIENT_HOSTS_ALLOWED).
-    if (tls) docs = await startDocServer(json({}), tls);
-    h = await startConsoleHarness('mcp-oauth', docs ? { env: { OAUTH_CLIENT_HOSTS_ALLOWED: `127.0.0.1:${docs.port}` }, build: { oauthClientMetadataCa: tls!.cert } } : {});
+    ({ h, docs } = await startOAuthHarness('mcp-oauth'));
     if (!h) return this.skip();
-    const made = async (name: string) => {
-      const id = (await h!.gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, description: `${name} agent` } })).createAgent.id as string;
-      await h!.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
-        a: id,
-        i: { name: 'square', description: 'Squares n', handler: { script: 'return { n: input.n * input.n };' }, inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
-      });
-      return id;
-    };
+    const made = (name: string) => agentWithSquareTool(h!, { name, description: `${name} agent` });
     agent = await made('Connector');
     other = await made('Other');
   });

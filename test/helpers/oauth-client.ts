@@ -6,6 +6,8 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Page } from 'playwright-core';
+import { json, selfSignedCert, startDocServer, type DocServer } from './cimd-server.js';
+import { startConsoleHarness, type ConsoleHarness } from './console-browser.js';
 
 /**
  * The client side of an OAuth sign-in as a hosted MCP client runs it: a redirect endpoint on a port
@@ -147,4 +149,27 @@ export async function connectWithOAuth(sdk: 'v1' | 'v2', url: URL, client: TestO
   // The v2 client checks the callback's `iss` against the issuer it discovered (RFC 9207).
   else await new V2Transport(url, { authProvider: client as any }).finishAuth(callback);
   return open(sdk, url, client);
+}
+
+/**
+ * The console harness of the OAuth tests, with a server of Client ID Metadata Documents the service
+ * trusts: HTTPS with a certificate the service is told to trust, on a loopback host the operator
+ * allows (OAUTH_CLIENT_HOSTS_ALLOWED). No document server where no certificate can be made; `h` is
+ * null without Chromium (the caller skips).
+ */
+export async function startOAuthHarness(name: string): Promise<{ h: ConsoleHarness | null; docs: DocServer | undefined }> {
+  const tls = selfSignedCert();
+  const docs = tls ? await startDocServer(json({}), tls) : undefined;
+  const h = await startConsoleHarness(name, docs ? { env: { OAUTH_CLIENT_HOSTS_ALLOWED: `127.0.0.1:${docs.port}` }, build: { oauthClientMetadataCa: tls!.cert } } : {});
+  return { h, docs };
+}
+
+/** Creates an agent (`input` of createAgent) with one MCP tool, `square`; returns its id. */
+export async function agentWithSquareTool(h: ConsoleHarness, input: Record<string, unknown>): Promise<string> {
+  const id = (await h.gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: input })).createAgent.id as string;
+  await h.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+    a: id,
+    i: { name: 'square', description: 'Squares n', handler: { script: 'return { n: input.n * input.n };' }, inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+  });
+  return id;
 }

@@ -1,3 +1,4 @@
+import { storableText } from '../activity/buffered-sink.js';
 import { ClientMetadataRefused } from './client-metadata-refused.js';
 
 /**
@@ -61,7 +62,9 @@ export function validateClientMetadata(clientId: string, body: string): ClientMe
     if (typeof d.client_name !== 'string' || d.client_name.trim() === '' || d.client_name.length > 200) {
       throw bad('client_name must be a non-empty string of at most 200 characters.');
     }
-    out.client_name = d.client_name.trim();
+    // The name is kept with the member's grant: as a registered client's is, made storable (U+0000
+    // and lone surrogates become U+FFFD), or the approval could not be saved.
+    out.client_name = storableText(d.client_name.trim());
   }
   if (d.client_uri !== undefined) out.client_uri = httpsUrl(d.client_uri, 'client_uri');
   // Validated for the client's sake though not returned: a consent page should show a logo it

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AccessTokenFacts, OAuthTokenReader } from '../../domain/mcp-oauth/mcp-oauth.ports.js';
-import { storable } from '../activity/buffered-sink.js';
+import { storable, storableText } from '../activity/buffered-sink.js';
 import { q } from '../store/pg-errors.js';
 import { parseJson } from '../store/rows/mapping.js';
 
@@ -54,6 +54,9 @@ export class OAuthRecords {
   }
 
   async find(id: string): Promise<Payload | undefined> {
+    // A stored id is one PostgreSQL's text could hold: an id the client chose with U+0000 in it
+    // names no record, and sent to the database it would fail the query instead (a 500).
+    if (this.plain && storableText(id) !== id) return undefined;
     const r = await q(() => this.db('oauth_records').where({ model: this.model, id: this.key(id) }).first());
     return this.payloadOf(r, id);
   }
