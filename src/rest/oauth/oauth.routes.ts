@@ -9,6 +9,7 @@ import type { Services } from '../../domain/services.js';
 import { OAUTH_ROUTES } from '../../infra/oauth/authorization-server.js';
 import { secureCookies, sessionCookie, sessionCsrfProblem, sessionValue } from '../../infra/console/session-cookie.js';
 import { sendHtml } from '../page-headers.js';
+import { canNameEntity, printableParam } from '../surfaces/http-io.js';
 import { CONSENT_CSP, consentPage, problemPage, reloadPage, signInPage } from './consent-page.js';
 
 /** Builds (or finds) the authorization server of an issuer: the service's origin. */
@@ -60,11 +61,11 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
 
   router.get('/.well-known/oauth-protected-resource/agents/:agentId/mcp', async (ctx) => {
     const agentId = ctx.params.agentId!;
-    const agent = await services.surfaces.findAgent(agentId).catch(() => null);
+    const agent = canNameEntity(agentId) ? await services.surfaces.findAgent(agentId) : null;
     ctx.set('Access-Control-Allow-Origin', '*');
     if (!agent) {
       ctx.status = 404;
-      ctx.body = { error: `No agent ${agentId}` };
+      ctx.body = { error: `No agent ${printableParam(agentId)}` };
       return;
     }
     const issuer = issuerOf(ctx, baseUrl);
