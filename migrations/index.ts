@@ -22,6 +22,7 @@ import * as openaiResponses from './20270305000000_openai_responses.js';
 import * as a2aTasks from './20270306000000_a2a_tasks.js';
 import * as mcpOauth from './20270307000000_mcp_oauth.js';
 import * as documentMcpRead from './20270310000000_document_mcp_read.js';
+import * as channels from './20270312000000_channels.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -49,6 +50,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270306000000_a2a_tasks': a2aTasks,
   '20270307000000_mcp_oauth': mcpOauth,
   '20270310000000_document_mcp_read': documentMcpRead,
+  '20270312000000_channels': channels,
 };
 
 /** knex migration source over the static list above. */

@@ -31,6 +31,8 @@ import { graphiqlBundle } from './infra/graphiql/bundle.js';
 import { widgetBundle } from './infra/widget/bundle.js';
 import { consoleBundle } from './infra/console/bundle.js';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from './infra/webhooks/delivery-worker.js';
+import { startChannelWorker, type ChannelWorkerOptions } from './infra/channels/channel-worker.js';
+import { twilioSmsProvider } from './infra/channels/twilio-sms.js';
 import { DEFAULT_DELIVERY_QUEUE, deliveryQueue } from './infra/webhooks/delivery-queue.js';
 import type Provider from 'oidc-provider';
 import { createAuthorizationServer } from './infra/oauth/authorization-server.js';
@@ -73,6 +75,8 @@ export interface BuildOptions {
   scheduler?: Scheduler;
   /** The webhook queue's worker in this instance (default from the config). */
   webhookWorker?: Partial<DeliveryWorkerOptions>;
+  /** The channel queue's worker in this instance (default: the webhook worker's, deferrals at most a minute). */
+  channelWorker?: Partial<ChannelWorkerOptions>;
   /** The keep-alive comment interval of the chat streams (default 15 s; tests shorten it). */
   chatKeepAliveMs?: number;
 }
@@ -132,6 +136,8 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       },
       scriptLimits: opts.scriptLimits ?? DEFAULT_SCRIPT_LIMITS,
       oauthTokens: oauthTokenReader(db),
+      sms: twilioSmsProvider({ accountSid: config.twilioAccountSid, authToken: config.twilioAuthToken, apiBase: config.twilioApiBase }),
+      baseUrl: config.baseUrl,
     });
     const providers = new Map<string, Provider>();
     // One authorization server per issuer: BASE_URL's origin, or on port 0 the origin requests came to.
@@ -181,6 +187,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const queue = deliveryQueue(store.repos.deliveries, clock, { ...DEFAULT_DELIVERY_QUEUE, leaseMs: workerOptions.leaseMs });
     const worker = startDeliveryWorker(queue, services.webhookDelivery, logger, workerOptions);
     services.deliveryQueued.onQueued = () => worker.nudge();
+    const channelWorker = startChannelWorker(services, store, clock, logger, { ...workerOptions, deferMaxMs: 60_000, ...opts.channelWorker });
     const housekeeping = startHousekeeping(services, () => pruneOAuthRecords(db, clock.now()), logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000, config.webhookBodyRetentionDays);
     return {
       config,
@@ -230,7 +237,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
         clearTimeout(deadline);
         housekeeping?.stop();
-        await worker.stop(Math.max(0, endBy - Date.now()));
+        await Promise.all([worker.stop(Math.max(0, endBy - Date.now())), channelWorker.stop(Math.max(0, endBy - Date.now()))]);
         await graphql.stop();
         await services.activityLog.flush();
         await chargeSink.flush().catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'credit charges not stored at shutdown'));

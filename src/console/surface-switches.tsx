@@ -4,7 +4,7 @@ import { messageOf } from './errors.js';
 import { graphql } from './graphql.js';
 import { LoadingState } from './states.js';
 
-export type SurfaceName = 'HTTP_API' | 'DOCUMENT_API' | 'MCP' | 'WIDGET' | 'WEBHOOKS' | 'OPENAI' | 'A2A';
+export type SurfaceName = 'HTTP_API' | 'DOCUMENT_API' | 'MCP' | 'WIDGET' | 'WEBHOOKS' | 'OPENAI' | 'A2A' | 'EMAIL' | 'SMS';
 
 const SurfacesQuery = graphql(`
   query AgentSurfaces($id: ID!) {

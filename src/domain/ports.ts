@@ -5,9 +5,11 @@ import type { ConversationRepo } from './chat/chat.ports.js';
 import type { ConsoleSessionRepo } from './console/session.ports.js';
 import type { DocumentRepo, ExposureRepo, RecordRepo } from './documents/document.ports.js';
 import type { HttpEndpoint, McpTool, Webhook } from './entries/entry.entities.js';
+import type { Channel } from './channels/channel.entities.js';
 import type { ApiKeyRepo } from './keys/key.ports.js';
 import type { AgentChangeRepo } from './manifests/manifest.ports.js';
 import type { MessageRepo } from './messages/message.ports.js';
+import type { ChannelRepo } from './channels/channel.ports.js';
 import type { ModelRepo } from './models/model.ports.js';
 import type { AgentChildRepo } from './repo.ports.js';
 import type { SecretRepo } from './secrets/secret.ports.js';
@@ -32,6 +34,8 @@ export interface Repositories {
   httpEndpoints: AgentChildRepo<HttpEndpoint>;
   mcpTools: AgentChildRepo<McpTool>;
   webhooks: AgentChildRepo<Webhook>;
+  /** Email addresses and SMS numbers of agents. */
+  channels: ChannelRepo;
   deliveries: DeliveryRepo;
   conversations: ConversationRepo;
   /** Stored responses of the OpenAI-compatible API. */

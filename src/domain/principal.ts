@@ -33,7 +33,7 @@ export interface SystemPrincipal {
   agentId: string;
 }
 
-export const SYSTEM_TASKS = ['webhook-delivery', 'script-documents'] as const;
+export const SYSTEM_TASKS = ['webhook-delivery', 'script-documents', 'channel-answer'] as const;
 export type SystemTask = (typeof SYSTEM_TASKS)[number];
 
 export const ROLES = ['ADMIN', 'MEMBER'] as const;

@@ -43,6 +43,9 @@ import { WebhookDeliveriesService } from './webhooks/webhook-deliveries.service.
 import { WebhookDeliveryTask } from './webhooks/webhook-delivery.task.js';
 import { WebhookReceiptService } from './webhooks/webhook-receipt.service.js';
 import type { QueueSignal } from './webhooks/webhook.ports.js';
+import { ChannelMessageTask } from './channels/channel-message.task.js';
+import type { ChannelQueueSignal, SmsProvider } from './channels/channel.ports.js';
+import { SmsReceiptService } from './channels/sms-receipt.service.js';
 
 /** Every use case of the domain, built once by the composition root. */
 export interface Services {
@@ -79,6 +82,12 @@ export interface Services {
   deliveries: WebhookDeliveriesService;
   /** Rung when a delivery is queued here: the composition root points it at this instance's worker. */
   deliveryQueued: QueueSignal;
+  /** Receives the SMS provider's callbacks: messages (stored, queued to answer) and delivery statuses. */
+  smsReceipt: SmsReceiptService;
+  /** Runs one claimed channel message: answers an inbound one, sends an outbound one (the channel queue's task). */
+  channelMessages: ChannelMessageTask;
+  /** Rung when a channel message became due here: the composition root points it at this instance's channel worker. */
+  channelQueued: ChannelQueueSignal;
   chat: ChatService;
   /** The OpenAI-compatible API: Chat Completions, Responses, models. */
   openai: OpenAiService;
@@ -109,7 +118,18 @@ export interface ServiceDeps {
   metrics?: RunMetrics;
   /** Access tokens of the MCP servers' authorization server; absent: no OAuth token is accepted. */
   oauthTokens?: OAuthTokenReader;
+  /** The SMS provider (absent: none configured, every SMS callback is refused). */
+  sms?: SmsProvider;
+  /** The service's public base URL (the provider's status callbacks name it). */
+  baseUrl?: string;
 }
+
+/** No SMS provider: nothing is verified or sent. */
+const NO_SMS: SmsProvider = {
+  configured: false,
+  verify: () => false,
+  send: async () => ({ ok: false, retry: true, error: 'SMS is not configured', answer: null }),
+};
 
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = { cpuMs: 5_000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 5 * 1024 * 1024, wallMs: 30_000 };
 
@@ -146,6 +166,8 @@ export function createServices(deps: ServiceDeps): Services {
   const pipeline = new Pipeline(admission, runs, activityLog, deps.metrics);
   const keys = new KeyService(store, clock);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
+  const channelQueued: ChannelQueueSignal = { onQueued: () => {} };
+  const sms = deps.sms ?? NO_SMS;
   const mcpOAuth = new McpOAuthService(store, deps.oauthTokens ?? null, clock);
   const surfaces = new SurfaceAccess(store, keys, mcpOAuth);
   const mcp = new McpService(store, pipeline);
@@ -181,6 +203,9 @@ export function createServices(deps: ServiceDeps): Services {
     webhookDelivery: new WebhookDeliveryTask(store, pipeline),
     deliveries: new WebhookDeliveriesService(store, clock, deliveryQueued),
     deliveryQueued,
+    smsReceipt: new SmsReceiptService(store, clock, sms, channelQueued),
+    channelMessages: new ChannelMessageTask(store, pipeline, sms, clock, deps.baseUrl ?? ''),
+    channelQueued,
     workspaceApi: new WorkspaceApiService(store, clock, pendingCharges),
     manifests: new ManifestService(store, clock, scriptCheck, modelReferences),
     health: new HealthService(store),

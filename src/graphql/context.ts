@@ -4,6 +4,7 @@ import type { Agent } from '../domain/agents/agent.entities.js';
 import type { Document, DocumentExposure } from '../domain/documents/document.entities.js';
 import type { HttpEndpoint, McpTool, Webhook } from '../domain/entries/entry.entities.js';
 import type { ApiKey } from '../domain/keys/key.entities.js';
+import type { Channel } from '../domain/channels/channel.entities.js';
 import type { McpGrantView } from '../domain/mcp-oauth/mcp-grant.service.js';
 import type { Principal } from '../domain/principal.js';
 import type { Services } from '../domain/services.js';
@@ -21,6 +22,7 @@ export interface Loaders {
   httpEndpoints: DataLoader<string, HttpEndpoint[]>;
   mcpTools: DataLoader<string, McpTool[]>;
   webhooks: DataLoader<string, Webhook[]>;
+  channels: DataLoader<string, Channel[]>;
   documents: DataLoader<string, Document[]>;
   documentExposures: DataLoader<string, DocumentExposure[]>;
   apiKeys: DataLoader<string, ApiKey[]>;
@@ -49,6 +51,7 @@ export function createLoaders(services: Services, principal: Principal): Loaders
     httpEndpoints: byAgent((ids) => services.entries.listForAgents(principal, 'httpEndpoints', ids)),
     mcpTools: byAgent((ids) => services.entries.listForAgents(principal, 'mcpTools', ids)),
     webhooks: byAgent((ids) => services.entries.listForAgents(principal, 'webhooks', ids)),
+    channels: byAgent((ids) => services.entries.listForAgents(principal, 'channels', ids)),
     documents: byAgent((ids) => services.documents.listForAgents(principal, ids)),
     documentExposures: byAgent((ids) => services.documents.exposuresForAgents(principal, ids)),
     apiKeys: byAgent((ids) => services.keys.listForAgents(principal, ids)),

@@ -6,6 +6,7 @@ import { AgentResolver } from './resolvers/agent.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
 import { HttpEndpointResolver, McpToolResolver, WebhookDeliveryResolver, WebhookResolver } from './resolvers/entry.resolver.js';
 import { KeyResolver } from './resolvers/key.resolver.js';
+import { ChannelResolver } from './resolvers/channel.resolver.js';
 import { AgentChangeResolver, ManifestResolver } from './resolvers/manifest.resolver.js';
 import { McpGrantResolver } from './resolvers/mcp-grant.resolver.js';
 import { WorkspaceResolver } from './resolvers/workspace.resolver.js';
@@ -20,6 +21,7 @@ export const resolvers = [
   McpToolResolver,
   WebhookResolver,
   WebhookDeliveryResolver,
+  ChannelResolver,
   DocumentResolver,
   ManifestResolver,
   AgentChangeResolver,

@@ -42,12 +42,19 @@ export interface Config {
   metricsPort: number | undefined;
   /** How long a shutdown waits for requests and runs in flight before it ends them. */
   shutdownTimeoutMs: number;
+  /** The Twilio-compatible SMS provider: the account, the token that signs its callbacks and our API calls, its API's base URL. */
+  twilioAccountSid: string | undefined;
+  twilioAuthToken: string | undefined;
+  twilioApiBase: string;
 }
 
 const env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   BASE_URL: z.url().optional(),
+  TWILIO_ACCOUNT_SID: z.string().regex(/^[A-Za-z0-9]{1,64}$/, 'must be the account SID (letters and digits)').optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).max(256).optional(),
+  TWILIO_API_BASE: z.url().default('https://api.twilio.com'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(500).default(10),
   DATA_DIR: z.string().min(1).default('./data'),
@@ -133,5 +140,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     webhookBodyRetentionDays: e.WEBHOOK_BODY_RETENTION_DAYS,
     metricsPort: e.METRICS_PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    twilioAccountSid: e.TWILIO_ACCOUNT_SID,
+    twilioAuthToken: e.TWILIO_AUTH_TOKEN,
+    twilioApiBase: e.TWILIO_API_BASE.replace(/\/+$/, ''),
   };
 }

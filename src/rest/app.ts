@@ -23,6 +23,7 @@ import { webhookRoutes } from './surfaces/webhook.routes.js';
 import { chatRoutes } from './surfaces/chat.routes.js';
 import { openAiRoutes } from './surfaces/openai.routes.js';
 import { a2aRoutes } from './surfaces/a2a.routes.js';
+import { smsRoutes } from './surfaces/sms.routes.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
 import { consoleSessionRoutes } from './console-session.routes.js';
 import { oauthRoutes, type ProviderFor } from './oauth/oauth.routes.js';
@@ -123,6 +124,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(documentApiRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger, deps.mcpCancels, deps.oauth ? deps.baseUrl : undefined));
   app.use(webhookRoutes(deps.services, deps.logger));
+  app.use(smsRoutes(deps.services, deps.baseUrl, deps.logger));
   app.use(chatRoutes(deps.services, deps.platformOrigins, deps.logger, deps.chatKeepAliveMs));
   app.use(openAiRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(a2aRoutes(deps.services, deps.platformOrigins, deps.baseUrl, deps.logger));
@@ -137,7 +139,7 @@ export function createApp(deps: AppDeps): Koa {
 }
 
 /** What comes after `/agents/{agentId}/` on the agent surfaces. */
-const AGENT_SURFACE_SEGMENTS = new Set(['api', 'documents', 'mcp', 'webhook', 'chat', 'openapi.json', 'v1', 'a2a', '.well-known']);
+const AGENT_SURFACE_SEGMENTS = new Set(['api', 'documents', 'mcp', 'webhook', 'chat', 'openapi.json', 'v1', 'a2a', '.well-known', 'sms']);
 
 /**
  * The 404 of a path no route answers. Under `/agents/{agentId}/` anything but a surface is most often

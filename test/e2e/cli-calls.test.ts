@@ -161,7 +161,7 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
       expect(text.stdout).to.match(/^\d{4}-\d{2}-\d{2}T\S+Z {2}HTTP_API/m);
       const bad = await aes.run(['logs', 'shop', '--surface', 'SMTP'], { env: env() });
       expect(bad.code).to.equal(1);
-      expect(bad.stderr).to.equal("aes: unknown surface 'SMTP': use HTTP_API, DOCUMENT_API, MCP, WEBHOOKS, WIDGET, OPENAI, A2A\n");
+      expect(bad.stderr).to.equal("aes: unknown surface 'SMTP': use HTTP_API, DOCUMENT_API, MCP, WEBHOOKS, WIDGET, OPENAI, A2A, EMAIL, SMS\n");
     });
 
     it('--follow picks up a new call, and ends on Ctrl-C (SIGINT) with exit 0', async () => {

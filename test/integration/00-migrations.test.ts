@@ -20,6 +20,7 @@ const COLUMNS: Record<string, string> = {
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
   api_keys: 'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at console_session_id',
+  channels: 'id agent_id kind address handler_kind handler_body model_override allowed_senders auto_reply created_at updated_at',
   chat_turns: 'id conversation_id role content run_id created_at',
   console_sessions: 'id member_id token_id session_hash created_at last_seen_at revoked_at',
   conversations: 'id agent_id created_at updated_at visitor_id',
@@ -33,7 +34,8 @@ const COLUMNS: Record<string, string> = {
   mcp_grants: 'id workspace_id agent_id member_id client_id client_name redirect_host created_at last_used_at',
   members: 'id workspace_id email name role created_at',
   message_day_counts: 'agent_id day direction channel n',
-  messages: 'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at',
+  messages:
+    'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at channel_id thread_id message_id in_reply_to status attempts failures next_attempt_at locked_until last_error run_id provider',
   models: 'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at accepts_images',
   oauth_records: 'model id payload grant_id uid expires_at consumed_at',
   openai_responses: 'id agent_id previous_response_id context body created_at',
@@ -49,12 +51,14 @@ const COLUMNS: Record<string, string> = {
 /** Unique constraints by name: the error translation (pg-errors.ts) names several of them. */
 const UNIQUE = [
   'api_keys_key_hash_unique UNIQUE (key_hash)',
+  'channels_kind_address_unique UNIQUE (kind, address)',
   'console_sessions_session_hash_unique UNIQUE (session_hash)',
   'document_exposures_agent_id_document_id_unique UNIQUE (agent_id, document_id)',
   'http_endpoints_agent_id_path_shape_unique UNIQUE (agent_id, path_shape)',
   'mcp_tools_agent_id_name_unique UNIQUE (agent_id, name)',
   'member_tokens_token_hash_unique UNIQUE (token_hash)',
   'members_workspace_id_email_unique UNIQUE (workspace_id, email)',
+  'messages_dedupe_unique UNIQUE (agent_id, channel_id, direction, message_id)',
   'models_workspace_id_name_unique UNIQUE (workspace_id, name)',
   'run_slots_agent_slot_no_unique UNIQUE (agent_id, slot_no)',
   'secrets_workspace_id_name_unique UNIQUE (workspace_id, name)',
@@ -63,7 +67,17 @@ const UNIQUE = [
   'webhooks_agent_id_integration_unique UNIQUE (agent_id, integration)',
 ];
 
-const CHECKS = ['agents_visibility_check', 'api_keys_kind_check', 'documents_kind_check', 'members_role_check', 'messages_channel_check', 'messages_direction_check', 'webhook_deliveries_status_check'];
+const CHECKS = [
+  'agents_visibility_check',
+  'api_keys_kind_check',
+  'channels_kind_check',
+  'documents_kind_check',
+  'members_role_check',
+  'messages_channel_check',
+  'messages_direction_check',
+  'messages_status_check',
+  'webhook_deliveries_status_check',
+];
 
 const FOREIGN_KEYS = [
   'a2a_tasks FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
@@ -77,6 +91,7 @@ const FOREIGN_KEYS = [
   'api_keys FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'api_keys FOREIGN KEY (console_session_id) REFERENCES console_sessions(id) ON DELETE SET NULL',
   'api_keys FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'channels FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'chat_turns FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE',
   'console_sessions FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
   'console_sessions FOREIGN KEY (token_id) REFERENCES member_tokens(id) ON DELETE CASCADE',
@@ -97,6 +112,7 @@ const FOREIGN_KEYS = [
   'members FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'message_day_counts FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'messages FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'messages FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL',
   'messages FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'models FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'openai_responses FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
@@ -126,6 +142,7 @@ const INDEXES = [
   'CREATE INDEX api_keys_agent_id_index ON api_keys USING btree (agent_id)',
   'CREATE INDEX api_keys_console_session_id_index ON api_keys USING btree (console_session_id)',
   'CREATE INDEX api_keys_workspace_id_kind_index ON api_keys USING btree (workspace_id, kind)',
+  'CREATE INDEX channels_agent_id_index ON channels USING btree (agent_id)',
   'CREATE INDEX chat_turns_conversation_id_created_at_index ON chat_turns USING btree (conversation_id, created_at)',
   'CREATE INDEX console_sessions_token_id_index ON console_sessions USING btree (token_id)',
   'CREATE INDEX conversations_agent_id_updated_at_index ON conversations USING btree (agent_id, updated_at)',
@@ -138,6 +155,7 @@ const INDEXES = [
   'CREATE INDEX messages_agent_id_direction_channel_sent_at_id_index ON messages USING btree (agent_id, direction, channel, sent_at, id)',
   'CREATE INDEX messages_agent_id_direction_sent_at_id_index ON messages USING btree (agent_id, direction, sent_at, id)',
   'CREATE INDEX messages_agent_id_sent_at_id_index ON messages USING btree (agent_id, sent_at, id)',
+  'CREATE INDEX messages_due ON messages USING btree (next_attempt_at) WHERE (next_attempt_at IS NOT NULL)',
   'CREATE UNIQUE INDEX models_one_default ON models USING btree (workspace_id) WHERE is_default',
   'CREATE INDEX openai_responses_agent_id_created_at_index ON openai_responses USING btree (agent_id, created_at)',
   'CREATE INDEX openai_responses_created_at_index ON openai_responses USING btree (created_at)',

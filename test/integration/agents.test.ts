@@ -22,7 +22,7 @@ describe('GraphQL: agents', () => {
     await configureModels(ws.adminToken, ['gpt-4o-mini']);
   });
 
-  it('createAgent stores the input with the first five surfaces on, the OpenAI-compatible API and A2A off, and sensible defaults', async () => {
+  it('createAgent stores the input with the first five surfaces on, the OpenAI-compatible API, A2A, email and SMS off, and sensible defaults', async () => {
     const d = await gqlOk(ws.adminToken, `mutation($i: CreateAgentInput!) { createAgent(input: $i) { ${AGENT_FIELDS} } }`, {
       i: { name: 'Support', description: 'Answers tickets', instructions: 'Be brief', defaultModel: 'gpt-4o-mini', allowWorkspaceKeys: true },
     });
@@ -36,6 +36,8 @@ describe('GraphQL: agents', () => {
       ['WEBHOOKS', true, true],
       ['OPENAI', false, true],
       ['A2A', false, true],
+      ['EMAIL', false, true],
+      ['SMS', false, true],
     ]);
     expect(a.cors).to.deep.equal({ allowPlatformApps: true, customOrigins: [] });
     expect(a.capabilities).to.deep.equal({ endpointManagement: false, documents: false });

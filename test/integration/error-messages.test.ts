@@ -94,10 +94,10 @@ describe('errors that name the problem and the fix', () => {
     expect(literal.errors![0]!.message).to.equal('Value "READ_EVERYTHING" does not exist in "KeyScope" enum. Valid values of KeyScope: WORKSPACE_READ.');
     const variable = await gql(ws.adminToken, 'mutation($a: ID!, $s: Surface!) { setSurface(agentId: $a, surface: $s, enabled: true) { id } }', { a: agentId, s: 'HTTP' });
     expect(errorCode(variable)).to.equal('BAD_USER_INPUT');
-    expect(variable.errors![0]!.message).to.match(/Value "HTTP" does not exist in "Surface" enum\. .*Valid values of Surface: HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A\.$/);
+    expect(variable.errors![0]!.message).to.match(/Value "HTTP" does not exist in "Surface" enum\. .*Valid values of Surface: HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A, EMAIL, SMS\.$/);
     // A quoted value (a string, not an enum value) too.
     const quoted = await gql(ws.adminToken, `mutation { setSurface(agentId: "${agentId}", surface: "HTTP_API", enabled: true) { id } }`);
-    expect(quoted.errors![0]!.message).to.match(/^Enum "Surface" cannot represent non-enum value: "HTTP_API"\..*Valid values of Surface: HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A\.$/);
+    expect(quoted.errors![0]!.message).to.match(/^Enum "Surface" cannot represent non-enum value: "HTTP_API"\..*Valid values of Surface: HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A, EMAIL, SMS\.$/);
   });
 
   it('an unknown GraphQL input field: graphql-js\'s close names, or the type\'s fields when none is close', async () => {

@@ -14,6 +14,8 @@ const LABEL: Record<string, string> = {
   WEBHOOKS: 'webhook receiver',
   OPENAI: 'OpenAI-compatible API',
   A2A: 'A2A server',
+  EMAIL: 'email channel',
+  SMS: 'SMS channel',
 };
 
 describe('surface access: agent, key, surface switch', () => {

@@ -70,6 +70,8 @@ describe('Workspace API: agents and workspace overview', () => {
         { surface: 'WEBHOOKS', enabled: true, activityLogging: true },
         { surface: 'OPENAI', enabled: false, activityLogging: true },
         { surface: 'A2A', enabled: false, activityLogging: true },
+        { surface: 'EMAIL', enabled: false, activityLogging: true },
+        { surface: 'SMS', enabled: false, activityLogging: true },
       ],
       entries: { httpEndpoints: 1, mcpTools: 1, webhooks: 1, exposedDocuments: 1 },
       creditsToday: 2.5,

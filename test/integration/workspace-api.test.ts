@@ -206,7 +206,7 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
       ];
       for (const [q, n] of counts) expect((await wsApi(`/workspaceapi/agents/${agentId}/activity${q}`, { key })).body.totalCount, q).to.equal(n);
       expectError(await wsApi(`/workspaceapi/agents/${agentId}/activity?surface=SMTP&kind=job`, { key }), 400,
-        /^Invalid query parameters: surface must be one of HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A; kind must be request or run$/);
+        /^Invalid query parameters: surface must be one of HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A, EMAIL, SMS; kind must be request or run$/);
     });
 
     it('reports credits per UTC day, every day of the range, newest first', async () => {

@@ -36,6 +36,8 @@ const SURFACE_NAMES: Record<AgentRow['surfaces'][number]['surface'], string> = {
   WEBHOOKS: 'Webhooks',
   OPENAI: 'OpenAI API',
   A2A: 'A2A',
+  EMAIL: 'Email',
+  SMS: 'SMS',
 };
 
 /** Credits of the current UTC day (usage lists days with use only). */

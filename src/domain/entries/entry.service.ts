@@ -2,6 +2,8 @@ import type { Clock } from '../clock.js';
 import { Conflict, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { HttpEndpoint, McpTool, Webhook } from './entry.entities.js';
+import type { Channel } from '../channels/channel.entities.js';
+import { allowedSendersOf, channelAddress, channelInput, channelPatch } from '../channels/channel.schemas.js';
 import { loadAgent, readableAgentIds } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';
@@ -25,13 +27,14 @@ export interface EntriesByKind {
   httpEndpoints: HttpEndpoint;
   mcpTools: McpTool;
   webhooks: Webhook;
+  channels: Channel;
 }
 export type EntryKind = keyof EntriesByKind;
 type Entry = EntriesByKind[EntryKind];
-const LABEL: Record<EntryKind, string> = { httpEndpoints: 'HTTP endpoint', mcpTools: 'MCP tool', webhooks: 'Webhook' };
+const LABEL: Record<EntryKind, string> = { httpEndpoints: 'HTTP endpoint', mcpTools: 'MCP tool', webhooks: 'Webhook', channels: 'Channel' };
 
 /**
- * Entries of the HTTP API, MCP and webhook surfaces. Members, or the agent itself when its
+ * Entries of the HTTP API, MCP, webhook, email and SMS surfaces. Members, or the agent itself when its
  * Endpoint Management capability is on (policy action `manageSurfaces`). A script handler is
  * compiled before anything is saved: a syntax error is Invalid with its line and column.
  */
@@ -151,6 +154,42 @@ export class EntryService {
 
   removeWebhook(p: Principal, id: string): Promise<boolean> {
     return this.remove(p, id, 'webhooks');
+  }
+
+  /**
+   * Adds an email address or SMS number to the agent (docs/decisions.md §30). An address routes to
+   * one agent: it is unique per kind across the service (Conflict).
+   */
+  async addChannel(p: Principal, agentId: string, input: unknown): Promise<Channel> {
+    const v = parse(channelInput, input, 'input');
+    const address = channelAddress(v.kind, v.address);
+    const allowedSenders = allowedSendersOf(v.kind, v.allowedSenders ?? []);
+    checkModelOverride(v.handler, v.modelOverride ?? null);
+    await this.scripts.check(v.handler, p.workspaceId);
+    return this.add(p, agentId, 'channels', async (r, now) => {
+      await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
+      const channel = { id: newId('ch'), agentId, kind: v.kind, address, handler: v.handler, modelOverride: v.modelOverride ?? null };
+      return r.channels.insert({ ...channel, allowedSenders, autoReply: v.autoReply ?? true, createdAt: now, updatedAt: now });
+    });
+  }
+
+  /** Changes a channel; its kind stays what it is (remove it and add another). */
+  async updateChannel(p: Principal, id: string, input: unknown): Promise<Channel> {
+    const v = stripUndefined(parse(channelPatch, input, 'input'));
+    await this.scripts.check(v.handler, p.workspaceId);
+    return this.update(p, id, 'channels', async (r, current) => {
+      const next: Channel = { ...current, ...v, allowedSenders: current.allowedSenders };
+      if (v.address !== undefined) next.address = channelAddress(current.kind, v.address);
+      if (v.allowedSenders !== undefined) next.allowedSenders = allowedSendersOf(current.kind, v.allowedSenders ?? []);
+      checkModelOverride(next.handler, next.modelOverride);
+      await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
+      return next;
+    });
+  }
+
+  /** Removes a channel; its stored messages stay (their channel reads as null). */
+  removeChannel(p: Principal, id: string): Promise<boolean> {
+    return this.remove(p, id, 'channels');
   }
 
   /** The entries of one kind of those agents the principal may read (others are left out), in one read. */

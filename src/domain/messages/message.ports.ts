@@ -1,6 +1,43 @@
+import type { Json } from '../json.js';
 import type { CrudRepo } from '../repo.ports.js';
-import type { Message } from './message.entities.js';
+import type { Message, MessageDirection, MessageStatus } from './message.entities.js';
 
 // Ports of messages the domain talks to. src/infra implements them; nothing here knows about SQL.
 
-export interface MessageRepo extends CrudRepo<Message> {}
+/** What a settled attempt leaves on a channel's message (`nextAttemptAt` null: nothing left to do). */
+export interface MessageSettlement {
+  status: MessageStatus;
+  failures: number;
+  nextAttemptAt: Date | null;
+  lastError: string | null;
+  runId: string | null;
+  /** Replaces the stored provider details when given. */
+  provider?: Json;
+  /** The provider's id of the message once it took it (outbound). */
+  messageId?: string | null;
+}
+
+/**
+ * Messages; those of channels are also the channels' queue (like webhook deliveries): a row with
+ * `nextAttemptAt` set is due work, claimed under a lease any instance honours, the attempt number
+ * fencing every later write of the claim.
+ */
+export interface MessageRepo extends CrudRepo<Message> {
+  /**
+   * Stores a channel's message unless one with the same agent, channel, direction and provider id
+   * is stored; then stores nothing and returns that one.
+   */
+  accept(m: Message): Promise<{ message: Message; duplicate: boolean }>;
+  /** Takes up to `limit` due messages (due, or held under a lease that ran out), oldest due first, each under a lease until `leaseUntil`. */
+  claim(now: Date, leaseUntil: Date, limit: number): Promise<Message[]>;
+  /** Extends the lease of a claim still held (same attempt); false when it is no longer held. */
+  renew(id: string, attempt: number, leaseUntil: Date): Promise<boolean>;
+  /** Ends a claim still held (same attempt); false when it is no longer held. */
+  settle(id: string, attempt: number, s: MessageSettlement): Promise<boolean>;
+  /** Gives a claim still held back to the queue, due at `now`; false when it is no longer held. */
+  handBack(id: string, attempt: number, now: Date): Promise<boolean>;
+  /** The agent's message of that direction with that provider id, or null. */
+  findByMessageId(agentId: string, direction: MessageDirection, messageId: string): Promise<Message | null>;
+  /** Sets a message's status and provider details (a provider's status callback). */
+  setStatus(id: string, status: MessageStatus, provider: Json): Promise<void>;
+}

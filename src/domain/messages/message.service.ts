@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
-import type { Message } from './message.entities.js';
+import { UNCHANNELLED, type Message } from './message.entities.js';
 import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
@@ -42,6 +42,7 @@ export class MessageService {
       body: v.body,
       sentAt: v.sentAt ?? now,
       createdAt: now,
+      ...UNCHANNELLED,
     });
   }
 }

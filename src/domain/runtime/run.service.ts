@@ -44,6 +44,8 @@ export function userTurn(input: RunInput): string {
     const only = body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 1 ? body.input : undefined;
     return typeof only === 'string' ? only : JSON.stringify(body, null, 2);
   }
+  // A text message or an email: the prompt answers its text (a script sees the sender and ids too).
+  if ((input.surface === 'SMS' || input.surface === 'EMAIL') && body && typeof body === 'object' && !Array.isArray(body) && typeof body.text === 'string') return body.text;
   // A webhook's event often shows only in a header (X-GitHub-Event, Stripe's in the body): the prompt sees them.
   const webhook = input.surface === 'WEBHOOKS';
   if (typeof body === 'string' && !webhook) return body;

@@ -21,7 +21,7 @@ export interface RunInput {
 
 /** The entry a surface resolved: an HTTP endpoint, MCP tool, webhook or the chat. */
 export interface RunEntry {
-  kind: 'http' | 'mcp' | 'webhook' | 'chat';
+  kind: 'http' | 'mcp' | 'webhook' | 'chat' | 'channel';
   id: string | null;
   /** Path, tool name or integration name, for the activity log. */
   name: string;

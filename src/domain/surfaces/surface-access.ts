@@ -16,6 +16,8 @@ const LABELS: Record<Surface, string> = {
   WEBHOOKS: 'webhook receiver',
   OPENAI: 'OpenAI-compatible API',
   A2A: 'A2A server',
+  EMAIL: 'email channel',
+  SMS: 'SMS channel',
 };
 
 /**

@@ -1,13 +1,13 @@
 // Entities of surfaces as the domain sees them. Repositories map rows to these explicitly.
 
-export const SURFACES = ['HTTP_API', 'DOCUMENT_API', 'MCP', 'WIDGET', 'WEBHOOKS', 'OPENAI', 'A2A'] as const;
+export const SURFACES = ['HTTP_API', 'DOCUMENT_API', 'MCP', 'WIDGET', 'WEBHOOKS', 'OPENAI', 'A2A', 'EMAIL', 'SMS'] as const;
 export type Surface = (typeof SURFACES)[number];
 
 /**
  * Surfaces a new agent starts with turned off: those added after the first five, which a member
  * turns on on purpose (an agent that existed before keeps them off too, see `surfacesOf`).
  */
-export const SURFACES_OFF_BY_DEFAULT: ReadonlySet<Surface> = new Set<Surface>(['OPENAI', 'A2A']);
+export const SURFACES_OFF_BY_DEFAULT: ReadonlySet<Surface> = new Set<Surface>(['OPENAI', 'A2A', 'EMAIL', 'SMS']);
 
 export interface SurfaceSetting {
   enabled: boolean;

@@ -60,6 +60,17 @@ export interface DeliveryRepo {
 }
 
 /**
+ * A queue of stored work as its consumer (the delivery worker) sees it: claims under a lease,
+ * renewals, a hand-back at shutdown, and the settling of each attempt from its task's outcome `O`.
+ */
+export interface WorkQueue<T, O> {
+  claim(limit: number): Promise<T[]>;
+  renew(d: T): Promise<boolean>;
+  handBack(d: T): Promise<boolean>;
+  settle(d: T, outcome: O): Promise<AttemptOutcome>;
+}
+
+/**
  * The queue of stored deliveries as its consumer sees it (src/infra implements it over the
  * DeliveryRepo): it claims due deliveries under a lease, keeps the lease while a task runs one,
  * hands a claim back at shutdown, and settles each attempt from the outcome its task returned

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { Agent, AgentLimits, CapabilitiesInput, CreateAgentInput, GuardrailsInput, SurfaceEnum, SurfaceSetting, UpdateAgentInput } from './agent.types.js';
 import { Document, DocumentExposure } from './document.types.js';
 import { HttpEndpoint, McpTool, Webhook } from './entry.types.js';
+import { Channel } from './channel.types.js';
 import { ApiKey } from './key.types.js';
 import { McpGrant } from './mcp-grant.types.js';
 import { surfacesOut } from './shape.js';
@@ -99,6 +100,11 @@ export class AgentResolver {
   @FieldResolver(() => [Webhook])
   webhooks(@Root() agent: AgentEntity, @Ctx() ctx: Context) {
     return ctx.loaders.webhooks.load(agent.id);
+  }
+
+  @FieldResolver(() => [Channel], { description: "The agent's email addresses and SMS numbers" })
+  channels(@Root() agent: AgentEntity, @Ctx() ctx: Context) {
+    return ctx.loaders.channels.load(agent.id);
   }
 
   @FieldResolver(() => [Document])

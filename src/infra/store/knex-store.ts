@@ -7,6 +7,7 @@ import { responseRepo } from './response.repo.js';
 import { mcpGrantRepo } from './mcp-grant.repo.js';
 import { a2aTaskRepo } from './a2a-task.repo.js';
 import { deliveryRepo } from './delivery.repo.js';
+import { channelMessageRepo } from './channel-message.repo.js';
 import { insertActivityBatch } from './activity-batch.js';
 import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';
@@ -151,6 +152,10 @@ export function repositories(db: Conn): Repositories {
     httpEndpoints: agentChild(db, rows.httpEndpoints),
     mcpTools: agentChild(db, rows.mcpTools),
     webhooks: agentChild(db, rows.webhooks),
+    channels: {
+      ...agentChild(db, rows.channels),
+      findByAddress: (kind, address) => findOne(db, rows.channels, { kind, address }),
+    },
     deliveries: deliveryRepo(db),
     conversations: conversationRepo(db),
     responses: responseRepo(db),
@@ -174,7 +179,7 @@ export function repositories(db: Conn): Repositories {
       clearDefault: (workspaceId) =>
         q(async () => void (await db('models').where({ workspace_id: workspaceId, is_default: true }).update({ is_default: false }))),
     },
-    messages: crud(db, rows.messages),
+    messages: { ...crud(db, rows.messages), ...channelMessageRepo(db) },
     activity: {
       insert: (entry: ActivityEntry) => q(async () => void (await db('activity_log').insert(rows.activity.toRow(entry)))),
       insertMany: (entries) => q(() => insertActivityBatch(db, entries)),

@@ -4,6 +4,7 @@ const CONSTRAINT_MESSAGES: Record<string, { message: string; field?: string }> =
   http_endpoints_agent_id_path_shape_unique: { message: 'This agent already has an HTTP endpoint with that path (parameter names do not make paths different)', field: 'path' },
   mcp_tools_agent_id_name_unique: { message: 'This agent already has an MCP tool with that name', field: 'name' },
   webhooks_agent_id_integration_unique: { message: 'This agent already has a webhook with that integration name', field: 'integration' },
+  channels_kind_address_unique: { message: 'That address already routes to an agent: an email address or number belongs to one channel', field: 'address' },
   secrets_workspace_id_name_unique: { message: 'A secret with that name already exists', field: 'name' },
   models_workspace_id_name_unique: { message: 'A model with that name already exists', field: 'name' },
   teams_workspace_id_name_unique: { message: 'A team with that name already exists', field: 'name' },

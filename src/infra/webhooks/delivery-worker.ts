@@ -1,5 +1,4 @@
-import type { DeliveryOutcome, QueuedDelivery, WebhookDeliverySummary } from '../../domain/webhooks/webhook.entities.js';
-import type { DeliveryQueue } from '../../domain/webhooks/webhook.ports.js';
+import type { WorkQueue } from '../../domain/webhooks/webhook.ports.js';
 import type { Logger } from '../logger.js';
 
 export interface DeliveryWorkerOptions {
@@ -10,6 +9,14 @@ export interface DeliveryWorkerOptions {
   /** The lease of a claimed delivery; it is renewed every third of it while the run goes on. */
   leaseMs: number;
 }
+
+/** What a worker's log lines call one item of its queue (default: `webhook delivery`). */
+export interface WorkerLabel {
+  item: string;
+  queue: string;
+}
+
+const WEBHOOKS: WorkerLabel = { item: 'webhook delivery', queue: 'webhook queue' };
 
 export interface DeliveryWorker {
   /** Look for due deliveries now (a delivery was just stored here). */
@@ -24,21 +31,28 @@ export interface DeliveryWorker {
 
 const MAX_ERROR_BACKOFF_MS = 30_000;
 
-/** What runs one claimed delivery and says how it ended (WebhookDeliveryTask). */
-export interface DeliveryTask {
-  run(d: QueuedDelivery): Promise<DeliveryOutcome>;
+/** What runs one claimed item and says how it ended (WebhookDeliveryTask, ChannelMessageTask). */
+export interface DeliveryTask<T, O> {
+  run(d: T): Promise<O>;
 }
 
 /**
  * The queue's consumer in one instance: claims due deliveries up to its concurrency, runs each
  * with the task while renewing its lease, settles it from the task's outcome, and claims more as
  * runs finish. Every instance runs one; the database decides who gets which delivery. When the
- * database is down it backs off (doubling up to 30 s) and resumes by itself.
+ * database is down it backs off (doubling up to 30 s) and resumes by itself. The same consumer runs
+ * the channels' message queue (`label` names its items in the log).
  */
-export function startDeliveryWorker(queue: DeliveryQueue, task: DeliveryTask, logger: Logger, opts: DeliveryWorkerOptions): DeliveryWorker {
+export function startDeliveryWorker<T extends { id: string; attempts: number }, O>(
+  queue: WorkQueue<T, O>,
+  task: DeliveryTask<T, O>,
+  logger: Logger,
+  opts: DeliveryWorkerOptions,
+  label: WorkerLabel = WEBHOOKS,
+): DeliveryWorker {
   const active = new Set<Promise<void>>();
   /** The deliveries being run, with their lease renewal. */
-  const running = new Map<string, { delivery: WebhookDeliverySummary; renewal: NodeJS.Timeout }>();
+  const running = new Map<string, { delivery: T; renewal: NodeJS.Timeout }>();
   let stopped = false;
   let nudged = false;
   let wake: (() => void) | null = null;
@@ -64,19 +78,19 @@ export function startDeliveryWorker(queue: DeliveryQueue, task: DeliveryTask, lo
       };
     });
 
-  const runOne = async (d: WebhookDeliverySummary) => {
+  const runOne = async (d: T) => {
     const renewal = setInterval(() => {
-      queue.renew(d).catch((err: unknown) => logger.warn({ err, deliveryId: d.id }, 'webhook delivery lease renewal failed'));
+      queue.renew(d).catch((err: unknown) => logger.warn({ err, deliveryId: d.id }, `${label.item} lease renewal failed`));
     }, Math.max(100, Math.floor(opts.leaseMs / 3)));
     renewal.unref();
     running.set(d.id, { delivery: d, renewal });
     try {
       const outcome = await queue.settle(d, await task.run(d));
-      if (outcome === 'lost') logger.warn({ deliveryId: d.id, attempt: d.attempts }, 'webhook delivery was claimed again before this attempt settled');
-      else logger.debug({ deliveryId: d.id, attempt: d.attempts, outcome }, 'webhook delivery attempt');
+      if (outcome === 'lost') logger.warn({ deliveryId: d.id, attempt: d.attempts }, `${label.item} was claimed again before this attempt settled`);
+      else logger.debug({ deliveryId: d.id, attempt: d.attempts, outcome }, `${label.item} attempt`);
     } catch (err) {
       // The run or its settling failed (the database went away): the lease runs out and the delivery is claimed again.
-      logger.error({ err, deliveryId: d.id }, 'webhook delivery attempt could not be settled');
+      logger.error({ err, deliveryId: d.id }, `${label.item} attempt could not be settled`);
     } finally {
       clearInterval(renewal);
       running.delete(d.id);
@@ -89,12 +103,12 @@ export function startDeliveryWorker(queue: DeliveryQueue, task: DeliveryTask, lo
       nudged = false;
       const free = opts.concurrency - active.size;
       if (free > 0) {
-        let claimed: WebhookDeliverySummary[];
+        let claimed: T[];
         try {
           claimed = await queue.claim(free);
           errorBackoff = opts.pollMs;
         } catch (err) {
-          logger.warn({ err }, 'webhook queue unavailable; retrying');
+          logger.warn({ err }, `${label.queue} unavailable; retrying`);
           nudged = false;
           await sleep(errorBackoff);
           errorBackoff = Math.min(errorBackoff * 2, MAX_ERROR_BACKOFF_MS);
@@ -132,10 +146,10 @@ export function startDeliveryWorker(queue: DeliveryQueue, task: DeliveryTask, lo
         clearInterval(renewal);
         running.delete(delivery.id);
         try {
-          if (await queue.handBack(delivery)) logger.warn({ deliveryId: delivery.id, attempt: delivery.attempts }, 'shutdown: webhook delivery still running at the deadline was given back to the queue');
+          if (await queue.handBack(delivery)) logger.warn({ deliveryId: delivery.id, attempt: delivery.attempts }, `shutdown: ${label.item} still running at the deadline was given back to the queue`);
         } catch (err) {
           // Its lease runs out instead, and the delivery is claimed again then.
-          logger.error({ err, deliveryId: delivery.id }, 'shutdown: webhook delivery could not be given back; it waits for its lease to end');
+          logger.error({ err, deliveryId: delivery.id }, `shutdown: ${label.item} could not be given back; it waits for its lease to end`);
         }
       }
     },

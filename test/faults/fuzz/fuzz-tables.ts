@@ -43,6 +43,7 @@ export const TABLES: TableSpec[] = [
   { name: 'http_endpoints', key: 'id' },
   { name: 'mcp_tools', key: 'id' },
   { name: 'webhooks', key: 'id' },
+  { name: 'channels', key: 'id' },
   { name: 'documents', key: 'id', where: 'id <> :hooklog' },
   { name: 'document_records', key: 'id', where: 'document_id <> :hooklog' },
   { name: 'document_exposures', key: 'id' },

@@ -5,7 +5,7 @@ import { credentials } from '../config.js';
 import { CliError, EXIT } from '../errors.js';
 import { format, palette, printJson, useColour } from '../output.js';
 
-const SURFACES = ['HTTP_API', 'DOCUMENT_API', 'MCP', 'WEBHOOKS', 'WIDGET', 'OPENAI', 'A2A'];
+const SURFACES = ['HTTP_API', 'DOCUMENT_API', 'MCP', 'WEBHOOKS', 'WIDGET', 'OPENAI', 'A2A', 'EMAIL', 'SMS'];
 // Pages of at most 50: the service limits what one query may return (entries × fields).
 const PAGE = 50;
 // The page size is written into the query: a variable would count at the field's maximum.

@@ -35,6 +35,8 @@ export const SURFACE_LABELS: Record<Surface, string> = {
   WEBHOOKS: 'Webhooks',
   OPENAI: 'OpenAI-compatible API',
   A2A: 'A2A server',
+  EMAIL: 'Email',
+  SMS: 'SMS',
 };
 
 /** An entry's HTTP status (or `run`), with an `error` badge when it failed. */

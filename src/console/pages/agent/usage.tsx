@@ -36,6 +36,8 @@ const SURFACES: { key: Surface; label: string; color: string }[] = [
   { key: 'WEBHOOKS', label: 'Webhooks', color: '#2b8a3e' },
   { key: 'OPENAI', label: 'OpenAI-compatible API', color: '#5f3dc4' },
   { key: 'A2A', label: 'A2A server', color: '#c2255c' },
+  { key: 'EMAIL', label: 'Email', color: '#1864ab' },
+  { key: 'SMS', label: 'SMS', color: '#5c940d' },
 ];
 
 /** The last `n` UTC days, oldest first, as `YYYY-MM-DD`. */

@@ -15,6 +15,7 @@ export { exposures } from './exposures.js';
 export { secrets } from './secrets.js';
 export { models } from './models.js';
 export { messages } from './messages.js';
+export { channels } from './channels.js';
 export { activity } from './activity.js';
 export { webhookDeliveries } from './webhook-deliveries.js';
 export { agentChanges } from './agent-changes.js';

@@ -1,5 +1,5 @@
 import type { Message } from '../../../domain/messages/message.entities.js';
-import { type Mapping, date } from './mapping.js';
+import { type Mapping, date, dateOrNull, json, parseJson } from './mapping.js';
 
 export const messages: Mapping<Message> = {
   table: 'messages',
@@ -15,6 +15,18 @@ export const messages: Mapping<Message> = {
     body: e.body,
     sent_at: e.sentAt,
     created_at: e.createdAt,
+    channel_id: e.channelId,
+    thread_id: e.threadId,
+    message_id: e.messageId,
+    in_reply_to: e.inReplyTo,
+    status: e.status,
+    attempts: e.attempts,
+    failures: e.failures,
+    next_attempt_at: e.nextAttemptAt,
+    locked_until: e.lockedUntil,
+    last_error: e.lastError,
+    run_id: e.runId,
+    provider: e.provider === null ? null : json(e.provider),
   }),
   fromRow: (r) => ({
     id: r.id,
@@ -28,5 +40,17 @@ export const messages: Mapping<Message> = {
     body: r.body,
     sentAt: date(r.sent_at),
     createdAt: date(r.created_at),
+    channelId: r.channel_id ?? null,
+    threadId: r.thread_id ?? null,
+    messageId: r.message_id ?? null,
+    inReplyTo: r.in_reply_to ?? null,
+    status: r.status ?? null,
+    attempts: Number(r.attempts ?? 0),
+    failures: Number(r.failures ?? 0),
+    nextAttemptAt: dateOrNull(r.next_attempt_at),
+    lockedUntil: dateOrNull(r.locked_until),
+    lastError: r.last_error ?? null,
+    runId: r.run_id ?? null,
+    provider: r.provider == null ? null : parseJson(r.provider),
   }),
 };

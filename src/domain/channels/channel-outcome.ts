@@ -1,0 +1,55 @@
+import type { Json } from '../json.js';
+import type { Message, MessageStatus } from '../messages/message.entities.js';
+import type { MessageSettlement } from '../messages/message.ports.js';
+import type { AttemptOutcome } from '../webhooks/webhook.entities.js';
+import { retryDelayMs } from '../webhooks/retry-schedule.js';
+
+/**
+ * How one attempt on a channel's message ended, as its task reports it; the queue settles the
+ * message from it (the webhook deliveries' outcomes, with what a message needs besides):
+ * - `done`: the message reached `status`; an inbound one may come with its `reply` (an outbound
+ *   message, stored in the same transaction as the settling, so an answer is never lost or doubled);
+ * - `retry`: on the webhook retry schedule, failing for good at its end;
+ * - `deferred`: a limit held the answer back; tried again later, no failure counted;
+ * - `failed`: nothing another attempt could change.
+ */
+export type ChannelOutcome =
+  | { kind: 'done'; status: MessageStatus; runId: string | null; reply?: Message; provider?: Json; messageId?: string }
+  | { kind: 'retry'; error: string; runId: string | null; provider?: Json }
+  | { kind: 'deferred'; error: string; retryAfterSeconds: number }
+  | { kind: 'failed'; error: string; runId: string | null; provider?: Json };
+
+/**
+ * What an attempt's outcome leaves on its message at `now`. A deferral waits the refusal's
+ * Retry-After but at most `deferMaxMs`: a daily limit says "tomorrow", yet a member may lift it
+ * any time, and the answer should then go out soon.
+ */
+export function messageSettlementOf(
+  m: Message,
+  o: ChannelOutcome,
+  now: Date,
+  random: () => number,
+  deferMaxMs: number,
+): { outcome: Exclude<AttemptOutcome, 'lost'>; settlement: MessageSettlement } {
+  const waiting: MessageStatus = m.direction === 'inbound' ? 'received' : 'queued';
+  const provider = 'provider' in o && o.provider !== undefined ? { provider: o.provider } : {};
+  switch (o.kind) {
+    case 'done': {
+      const messageId = o.messageId !== undefined ? { messageId: o.messageId } : {};
+      return { outcome: 'done', settlement: { status: o.status, failures: m.failures, nextAttemptAt: null, lastError: null, runId: o.runId ?? m.runId, ...provider, ...messageId } };
+    }
+    case 'deferred': {
+      const next = new Date(now.getTime() + Math.min(o.retryAfterSeconds * 1000, deferMaxMs));
+      return { outcome: 'deferred', settlement: { status: 'deferred', failures: m.failures, nextAttemptAt: next, lastError: o.error, runId: m.runId } };
+    }
+    case 'retry': {
+      const failures = m.failures + 1;
+      const delay = retryDelayMs(failures, random);
+      const runId = o.runId ?? m.runId;
+      if (delay === null) return { outcome: 'failed', settlement: { status: 'failed', failures, nextAttemptAt: null, lastError: o.error, runId, ...provider } };
+      return { outcome: 'retry', settlement: { status: waiting, failures, nextAttemptAt: new Date(now.getTime() + delay), lastError: o.error, runId, ...provider } };
+    }
+    case 'failed':
+      return { outcome: 'failed', settlement: { status: 'failed', failures: m.failures + 1, nextAttemptAt: null, lastError: o.error, runId: o.runId ?? m.runId, ...provider } };
+  }
+}

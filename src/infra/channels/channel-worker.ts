@@ -1,0 +1,22 @@
+import type { Clock } from '../../domain/clock.js';
+import type { Store } from '../../domain/ports.js';
+import type { Services } from '../../domain/services.js';
+import type { Logger } from '../logger.js';
+import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../webhooks/delivery-worker.js';
+import { DEFAULT_MESSAGE_QUEUE, messageQueue, type MessageQueueConfig } from './message-queue.js';
+
+/** The channel queue's worker options: the webhook worker's, and how long a deferred answer waits at most. */
+export type ChannelWorkerOptions = DeliveryWorkerOptions & Pick<MessageQueueConfig, 'deferMaxMs'>;
+
+/**
+ * This instance's consumer of the channels' queue (answers to receive, replies to send), the same
+ * worker webhook deliveries use, and the signal that wakes it when a message became due here.
+ */
+export function startChannelWorker(services: Services, store: Store, clock: Clock, logger: Logger, opts: ChannelWorkerOptions): DeliveryWorker {
+  let worker: DeliveryWorker | undefined;
+  const nudge = () => worker?.nudge();
+  const queue = messageQueue(store, clock, nudge, { ...DEFAULT_MESSAGE_QUEUE, leaseMs: opts.leaseMs, deferMaxMs: opts.deferMaxMs });
+  worker = startDeliveryWorker(queue, services.channelMessages, logger, opts, { item: 'channel message', queue: 'channel queue' });
+  services.channelQueued.onQueued = nudge;
+  return worker;
+}

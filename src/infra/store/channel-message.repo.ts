@@ -1,0 +1,74 @@
+import type { Knex } from 'knex';
+import type { MessageRepo } from '../../domain/messages/message.ports.js';
+import { q } from './pg-errors.js';
+import { json } from './rows/mapping.js';
+import { messages as m } from './rows/messages.js';
+
+type Conn = Knex | Knex.Transaction;
+
+/** The dedupe key of a channel's message: its provider id, per agent, channel and direction. */
+const DEDUPE = ['agent_id', 'channel_id', 'direction', 'message_id'];
+
+/**
+ * The queue side of `messages` (docs/decisions.md §30): due rows have `next_attempt_at`; a claim is
+ * one UPDATE over a `FOR UPDATE SKIP LOCKED` subquery (served by the partial index `messages_due`),
+ * so instances sharing one PostgreSQL never take the same message. A claim that takes back a lease
+ * that ran out (its instance died) counts that attempt as a failure, so a message that kills its
+ * instance every time still ends. Unlike webhook deliveries, claims are oldest-due-first without
+ * fairness between agents: a channel's traffic is one conversation at a time.
+ */
+export function channelMessageRepo(db: Conn): Omit<MessageRepo, 'get' | 'insert' | 'update' | 'delete'> {
+  const held = (id: string, attempt: number) => db('messages').where({ id, attempts: attempt }).whereNotNull('locked_until');
+  return {
+    accept: (msg) =>
+      q(async () => {
+        const [row] = await db('messages').insert(m.toRow(msg)).onConflict(DEDUPE).ignore().returning('*');
+        if (row) return { message: m.fromRow(row), duplicate: false };
+        const existing = await db('messages').where({ agent_id: msg.agentId, channel_id: msg.channelId, direction: msg.direction, message_id: msg.messageId }).first();
+        return { message: m.fromRow(existing), duplicate: true };
+      }),
+    claim: (now, leaseUntil, limit) =>
+      q(async () => {
+        const due = db('messages')
+          .select('id')
+          .whereNotNull('next_attempt_at')
+          .andWhere('next_attempt_at', '<=', now)
+          .andWhere((w) => w.whereNull('locked_until').orWhere('locked_until', '<=', now))
+          .orderBy([{ column: 'next_attempt_at' }, { column: 'id' }])
+          .limit(limit)
+          .forUpdate()
+          .skipLocked();
+        const rs = await db('messages')
+          .whereIn('id', due)
+          .update({
+            attempts: db.raw('attempts + 1'),
+            failures: db.raw('failures + (case when locked_until is null then 0 else 1 end)'),
+            locked_until: leaseUntil,
+          })
+          .returning('*');
+        return rs.map(m.fromRow).sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.id.localeCompare(b.id));
+      }),
+    renew: (id, attempt, leaseUntil) => q(async () => (await held(id, attempt).update({ locked_until: leaseUntil }).returning('id')).length > 0),
+    settle: (id, attempt, s) =>
+      q(async () => {
+        const set: Record<string, unknown> = {
+          status: s.status,
+          failures: s.failures,
+          next_attempt_at: s.nextAttemptAt,
+          locked_until: null,
+          last_error: s.lastError,
+          run_id: s.runId,
+        };
+        if (s.provider !== undefined) set.provider = json(s.provider);
+        if (s.messageId !== undefined) set.message_id = s.messageId;
+        return (await held(id, attempt).update(set).returning('id')).length > 0;
+      }),
+    handBack: (id, attempt, now) => q(async () => (await held(id, attempt).update({ locked_until: null, next_attempt_at: now }).returning('id')).length > 0),
+    findByMessageId: (agentId, direction, messageId) =>
+      q(async () => {
+        const r = await db('messages').where({ agent_id: agentId, direction, message_id: messageId }).first();
+        return r ? m.fromRow(r) : null;
+      }),
+    setStatus: (id, status, provider) => q(async () => void (await db('messages').where({ id }).update({ status, provider: json(provider) }))),
+  };
+}
