@@ -1,12 +1,10 @@
 import type { Agent } from '../../src/domain/agents/agent.entities.js';
-import { DEFAULT_CAPABILITIES, DEFAULT_CORS, DEFAULT_GUARDRAILS, defaultSurfaces } from '../../src/domain/agents/agent.schemas.js';
-import { newId } from '../../src/domain/ids.js';
 import type { Json } from '../../src/domain/json.js';
 import type { Repositories, Store } from '../../src/domain/ports.js';
 import type { Principal } from '../../src/domain/principal.js';
 import type { AdmittedRun, BeginOptions, Pipeline } from '../../src/domain/runtime/pipeline.js';
 import type { RunEntry, RunInput, RunResult } from '../../src/domain/runtime/run.types.js';
-import { h } from './harness.js';
+import { h, type TestWorkspace } from './harness.js';
 
 // Fakes for testing a surface's service alone, below its transport: a pipeline that admits every
 // run and records what it was handed, and the harness store with every repository call recorded
@@ -73,30 +71,16 @@ export function recordingStore(replace: Record<string, (real: RepoMethod, ...arg
   return { store, calls, argsOf: (name) => calls.filter((c) => c.name === name).map((c) => c.args) };
 }
 
-/** Stores an agent of the workspace directly (with a creation time that has milliseconds). */
-export async function insertAgent(workspaceId: string, over: Partial<Agent> = {}): Promise<Agent> {
-  const at = new Date(Date.UTC(2024, 2, 4, 5, 6, 7, 891));
-  return h().service.store.repos.agents.insert({
-    id: newId('agt'),
-    workspaceId,
-    teamId: null,
-    createdBy: null,
-    name: 'Service test agent',
-    description: 'Answers service tests',
-    instructions: 'Be brief.',
-    defaultModel: null,
-    visibility: 'WORKSPACE',
-    allowWorkspaceKeys: false,
-    surfaces: defaultSurfaces(),
-    cors: DEFAULT_CORS,
-    capabilities: DEFAULT_CAPABILITIES,
-    guardrails: DEFAULT_GUARDRAILS,
-    dailyCreditLimit: null,
-    maxConcurrentRequests: null,
-    createdAt: at,
-    updatedAt: at,
-    ...over,
-  });
+/** When the agents of `insertAgent` were created: a time with milliseconds. */
+export const AGENT_CREATED_AT = new Date(Date.UTC(2024, 2, 4, 5, 6, 7, 891));
+
+/** An agent of the workspace, created by its admin, with `over` then stored over it as is. */
+export async function insertAgent(ws: TestWorkspace, over: Partial<Agent> = {}): Promise<Agent> {
+  const admin: Principal = { kind: 'member', memberId: ws.adminId, workspaceId: ws.workspaceId, role: 'ADMIN' };
+  const { store, services } = h().service;
+  const created = await services.agents.create(admin, { name: 'Service test agent', description: 'Answers service tests', instructions: 'Be brief.' });
+  await store.repos.agents.update({ ...created, createdAt: AGENT_CREATED_AT, ...over });
+  return (await store.repos.agents.get(created.id))!;
 }
 
 /** A finished run's result: `output` answered, or the failure `error`. */
@@ -117,6 +101,11 @@ export function runResult(output: Json, error?: RunResult['error']): RunResult {
 export function refusalShape(err: unknown): Record<string, unknown> {
   const e = err as { code?: string; message: string; details?: unknown; field?: unknown };
   return { class: (err as object).constructor.name, code: e.code, message: e.message, details: e.details, field: e.field };
+}
+
+/** The refusal shape of an Invalid: its message, and the field it names (if any). */
+export function invalidShape(message: string, field?: string): Record<string, unknown> {
+  return { class: 'Invalid', code: 'INVALID', message, details: field ? { field } : undefined, field };
 }
 
 /** The error `fn` rejects with; fails when it resolves. */

@@ -8,10 +8,10 @@ import type { Json } from '../../src/domain/json.js';
 import { A2aService, conversationIdOf, type A2aMessage } from '../../src/domain/surfaces/a2a.service.js';
 import { McpService } from '../../src/domain/surfaces/mcp.service.js';
 import type { SurfaceCaller } from '../../src/domain/surfaces/surface-access.js';
-import { h, newWorkspace } from '../helpers/harness.js';
+import { h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { MovableClock } from '../helpers/movable-clock.js';
 import { keyPrincipal } from '../helpers/runtime.js';
-import { insertAgent, recordingPipeline, recordingStore, refusalShape, rejection, runResult } from '../helpers/service-fakes.js';
+import { insertAgent, invalidShape, recordingPipeline, recordingStore, refusalShape, rejection, runResult } from '../helpers/service-fakes.js';
 
 // The A2A server's service alone, below the protocol bindings: the card's skills, what a message
 // hands the pipeline (a skill call or the agent's chat with its history), how a chat run's turns are
@@ -23,6 +23,7 @@ const signal = () => new AbortController().signal;
 const CHAT_ENTRY = { kind: 'chat', id: null, name: 'chat', handler: { kind: 'prompt', body: '' }, modelOverride: null };
 
 describe('A2A server: the service alone', () => {
+  let ws: TestWorkspace;
   let workspaceId: string;
   let agent: Agent;
   let lookup: McpTool;
@@ -45,8 +46,9 @@ describe('A2A server: the service alone', () => {
   }
 
   before(async () => {
-    workspaceId = (await newWorkspace()).workspaceId;
-    agent = await insertAgent(workspaceId, { name: 'Weatherman', description: 'Tells the weather' });
+    ws = await newWorkspace();
+    workspaceId = ws.workspaceId;
+    agent = await insertAgent(ws, { name: 'Weatherman', description: 'Tells the weather' });
     shout = await insertTool(agent.id, { name: 'shout', description: 'Shouts' });
     lookup = await insertTool(agent.id, {
       name: 'lookup',
@@ -95,9 +97,9 @@ describe('A2A server: the service alone', () => {
     it('describes the chat by the first 300 characters of the instructions when the agent has no description; no chat without instructions', async () => {
       const { service } = build();
       const instructions = `${'i'.repeat(300)}TAIL`;
-      const undescribed = await insertAgent(workspaceId, { name: 'Quiet', description: '', instructions });
+      const undescribed = await insertAgent(ws, { name: 'Quiet', description: '', instructions });
       expect(await service.skills(undescribed)).to.deep.equal([{ id: 'chat', name: 'Quiet', description: 'i'.repeat(300), structured: false }]);
-      const blank = await insertAgent(workspaceId, { instructions: ' \n\t ' });
+      const blank = await insertAgent(ws, { instructions: ' \n\t ' });
       await insertTool(blank.id, { name: 'only', description: 'The one tool' });
       expect(await service.skills(blank)).to.deep.equal([{ id: 'only', name: 'only', description: 'The one tool', structured: false }]);
     });
@@ -135,24 +137,11 @@ describe('A2A server: the service alone', () => {
     it('refuses before any run: a skill the agent lacks, data that is no object, arguments against the schema', async () => {
       const { service, begun } = build();
       const refusal = async (m: Partial<A2aMessage>) => refusalShape(await rejection(() => service.begin(callerOf(agent), message(m), request)));
-      expect(await refusal({ skillId: 'nope' })).to.deep.equal({
-        class: 'Invalid',
-        code: 'INVALID',
-        message: "message.metadata.skillId: the agent has no skill 'nope'; its card lists the skills",
-        details: { field: 'message.metadata.skillId' },
-        field: 'message.metadata.skillId',
-      });
+      expect(await refusal({ skillId: 'nope' })).to.deep.equal(invalidShape("message.metadata.skillId: the agent has no skill 'nope'; its card lists the skills", 'message.metadata.skillId'));
       for (const data of [[{ city: 'Paris' }], 'Paris', 0] as Json[]) {
-        expect(await refusal({ skillId: 'lookup', data }), JSON.stringify(data)).to.deep.equal({
-          class: 'Invalid',
-          code: 'INVALID',
-          message: "The data part of a call of skill 'lookup' must be a JSON object",
-          details: { field: 'message.parts' },
-          field: 'message.parts',
-        });
+        expect(await refusal({ skillId: 'lookup', data }), JSON.stringify(data)).to.deep.equal(invalidShape("The data part of a call of skill 'lookup' must be a JSON object", 'message.parts'));
       }
-      expect(await refusal({ skillId: 'lookup', data: { town: 'Paris' } })).to.deep.include({ class: 'Invalid', code: 'INVALID' });
-      expect((await refusal({ skillId: 'lookup', data: { town: 'Paris' } })).message).to.match(/^Invalid arguments for tool 'lookup': /);
+      expect(await refusal({ skillId: 'lookup', data: { town: 'Paris' } })).to.deep.equal(invalidShape("Invalid arguments for tool 'lookup': city: is required", 'city'));
       expect(begun).to.deep.equal([]);
     });
   });
@@ -179,13 +168,7 @@ describe('A2A server: the service alone', () => {
 
     it('refuses a chat message without text before any read or run', async () => {
       const { service, rec, begun } = build();
-      expect(refusalShape(await rejection(() => service.begin(callerOf(agent), message({ text: ' \n ', contextId: 'ctx-empty' }), request)))).to.deep.equal({
-        class: 'Invalid',
-        code: 'INVALID',
-        message: 'The message has no text: send a text part, or name a skill in metadata.skillId with a data part',
-        details: { field: 'message.parts' },
-        field: 'message.parts',
-      });
+      expect(refusalShape(await rejection(() => service.begin(callerOf(agent), message({ text: ' \n ', contextId: 'ctx-empty' }), request)))).to.deep.equal(invalidShape('The message has no text: send a text part, or name a skill in metadata.skillId with a data part', 'message.parts'));
       expect(rec.calls).to.deep.equal([]);
       expect(begun).to.deep.equal([]);
     });
@@ -212,8 +195,13 @@ describe('A2A server: the service alone', () => {
         { role: 'user', content: 'Hello' },
         { role: 'assistant', content: 'Hi there' },
       ]);
-      // Output that is not text (a JSON answer) is kept as its JSON.
+      // Output that is not text (a JSON answer) is kept as its JSON text.
       await second.record('ctx-kept', runResult({ answer: 42 }));
+      const [, secondTurns] = rec.argsOf('conversations.addTurns')[1] as [string, { role: string; content: unknown }[]];
+      expect(secondTurns.map((t) => [t.role, t.content])).to.deep.equal([
+        ['user', 'And tomorrow?'],
+        ['assistant', '{"answer":42}'],
+      ]);
       const later = new Date(NOW.getTime() + 60_001);
       expect((await turnsOf(agent.id, 'ctx-kept')).slice(2).map((t) => [t.role, t.content, t.createdAt])).to.deep.equal([
         ['user', 'And tomorrow?', new Date(NOW.getTime() + 60_000)],
@@ -289,7 +277,7 @@ describe('A2A server: the service alone', () => {
       await service.saveTask(agent.id, task(id));
       const stored = { ...task(id), agentId: agent.id, createdAt: NOW, updatedAt: NOW };
       expect(await service.task(agent.id, id)).to.deep.equal(stored);
-      const other = await insertAgent(workspaceId);
+      const other = await insertAgent(ws);
       expect(await service.task(other.id, id)).to.equal(null);
       expect(await service.task(agent.id, `${id}-unknown`)).to.equal(null);
 

@@ -8,10 +8,10 @@ import type { RunService } from '../../src/domain/runtime/run.service.js';
 import { MAX_CONTEXT_CHARS, OpenAiService } from '../../src/domain/surfaces/openai.service.js';
 import { responseObject } from '../../src/domain/surfaces/openai/response-object.js';
 import { SurfaceAccess, type SurfaceCaller } from '../../src/domain/surfaces/surface-access.js';
-import { h, newWorkspace } from '../helpers/harness.js';
+import { h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { MovableClock } from '../helpers/movable-clock.js';
 import { keyPrincipal } from '../helpers/runtime.js';
-import { insertAgent, recordingPipeline, recordingStore, refusalShape, rejection, runResult } from '../helpers/service-fakes.js';
+import { insertAgent, invalidShape, recordingPipeline, recordingStore, refusalShape, rejection, runResult } from '../helpers/service-fakes.js';
 
 // The OpenAI-compatible API's service alone, below HTTP: what it hands the pipeline (entry, run
 // input, options), what it stores and reads, and each refusal whole — including the guards that
@@ -23,24 +23,22 @@ const NOW_SECONDS = 1935817689;
 const AGENT_CREATED_SECONDS = 1709528767;
 const HEADERS = { 'x-trace': 'abc' };
 const signal = () => new AbortController().signal;
-const MODEL_REFUSAL = {
-  class: 'Invalid',
-  code: 'INVALID',
-  message: 'model: name the agent to call: its id, as GET /v1/models lists it',
-  details: { field: 'model' },
-  field: 'model',
-};
-const NOT_AN_OBJECT = { class: 'Invalid', code: 'INVALID', message: 'The request body must be a JSON object', details: undefined, field: undefined };
+const MODEL_REFUSAL = invalidShape('model: name the agent to call: its id, as GET /v1/models lists it', 'model');
+const NOT_AN_OBJECT = invalidShape('The request body must be a JSON object');
+/** The 404 of a response id: NotFound, or NotFoundParam naming the parameter that named it. */
+const notFound = (id: string, field?: string) => ({ class: field ? 'NotFoundParam' : 'NotFound', code: 'NOT_FOUND', message: `Response '${id}' not found`, details: undefined, field });
 
 describe('OpenAI-compatible API: the service alone', () => {
+  let ws: TestWorkspace;
   let workspaceId: string;
   let agent: Agent;
   let other: Agent;
 
   before(async () => {
-    workspaceId = (await newWorkspace()).workspaceId;
-    agent = await insertAgent(workspaceId, { name: 'Alpha', description: 'First agent' });
-    other = await insertAgent(workspaceId, { name: 'Beta' });
+    ws = await newWorkspace();
+    workspaceId = ws.workspaceId;
+    agent = await insertAgent(ws, { name: 'Alpha', description: 'First agent' });
+    other = await insertAgent(ws, { name: 'Beta' });
   });
 
   /** The service on the harness store (calls recorded), a recording pipeline and a fixed clock. */
@@ -86,17 +84,17 @@ describe('OpenAI-compatible API: the service alone', () => {
     });
 
     it('lists on the workspace URL exactly the agents a workspace key may use with the surface on', async () => {
-      const ws = (await newWorkspace()).workspaceId;
+      const second = await newWorkspace();
       const surfaces = (on: boolean) => ({ ...agent.surfaces, OPENAI: { enabled: on, activityLogging: true } });
-      const usable = await insertAgent(ws, { allowWorkspaceKeys: true, surfaces: surfaces(true), name: 'Usable', description: '' });
-      await insertAgent(ws, { allowWorkspaceKeys: true, surfaces: surfaces(false) });
-      await insertAgent(ws, { allowWorkspaceKeys: false, surfaces: surfaces(true) });
+      const usable = await insertAgent(second, { allowWorkspaceKeys: true, surfaces: surfaces(true), name: 'Usable', description: '' });
+      await insertAgent(second, { allowWorkspaceKeys: true, surfaces: surfaces(false) });
+      await insertAgent(second, { allowWorkspaceKeys: false, surfaces: surfaces(true) });
       const { service, rec } = build();
-      const principal: Principal & { kind: 'workspaceKey' } = { kind: 'workspaceKey', keyId: 'wk_1', workspaceId: ws, scopes: [] };
+      const principal: Principal & { kind: 'workspaceKey' } = { kind: 'workspaceKey', keyId: 'wk_1', workspaceId: second.workspaceId, scopes: [] };
       const listed = await service.workspaceModels(principal);
-      expect(listed).to.deep.equal({ object: 'list', data: [{ id: usable.id, object: 'model', created: AGENT_CREATED_SECONDS, owned_by: ws, name: 'Usable', description: '' }] });
+      expect(listed).to.deep.equal({ object: 'list', data: [{ id: usable.id, object: 'model', created: AGENT_CREATED_SECONDS, owned_by: second.workspaceId, name: 'Usable', description: '' }] });
       expect(rec.calls.map((c) => c.name)).to.deep.equal(['agents.listByWorkspace']);
-      expect(rec.argsOf('agents.listByWorkspace')).to.deep.equal([[ws]]);
+      expect(rec.argsOf('agents.listByWorkspace')).to.deep.equal([[second.workspaceId]]);
     });
   });
 
@@ -172,13 +170,7 @@ describe('OpenAI-compatible API: the service alone', () => {
       const { service, begun } = build();
       const caller = callerOf(agent);
       const bad = { messages: 'Hello' };
-      expect(refusalShape(await rejection(() => service.chatCompletion(caller, request(bad))))).to.deep.equal({
-        class: 'Invalid',
-        code: 'INVALID',
-        message: 'messages: Invalid input: expected array, received string',
-        details: { field: 'messages' },
-        field: 'messages',
-      });
+      expect(refusalShape(await rejection(() => service.chatCompletion(caller, request(bad))))).to.deep.equal(invalidShape('messages: Invalid input: expected array, received string', 'messages'));
       expect(caller.facts).to.deep.equal({ entry: 'chat.completions', requestBody: bad });
       expect(begun).to.deep.equal([]);
     });
@@ -198,14 +190,10 @@ describe('OpenAI-compatible API: the service alone', () => {
 
     it("refuses images to a model that takes none, naming the first image, before the run", async () => {
       const { service, begun, imageChecks } = build(false);
-      expect(refusalShape(await rejection(() => service.chatCompletion(callerOf(agent), request(withImages))))).to.deep.equal({
-        class: 'Invalid',
-        code: 'INVALID',
-        message:
-          "messages[0].content[1].image_url: this agent's model does not take images; send text, or have an admin mark the model with configureModel(acceptsImages: true) if it takes them",
-        details: { field: 'messages[0].content[1].image_url' },
-        field: 'messages[0].content[1].image_url',
-      });
+      expect(refusalShape(await rejection(() => service.chatCompletion(callerOf(agent), request(withImages))))).to.deep.equal(invalidShape(
+        "messages[0].content[1].image_url: this agent's model does not take images; send text, or have an admin mark the model with configureModel(acceptsImages: true) if it takes them",
+        'messages[0].content[1].image_url',
+      ));
       expect(imageChecks).to.deep.equal([agent]);
       expect(begun).to.deep.equal([]);
     });
@@ -312,7 +300,7 @@ describe('OpenAI-compatible API: the service alone', () => {
       expect(await h().service.store.repos.responses.get(failed.state.id)).to.equal(null);
     });
 
-    const previousRefusal = (id: string) => ({ class: 'NotFoundParam', code: 'NOT_FOUND', message: `Response '${id}' not found`, details: undefined, field: 'previous_response_id' });
+    const previousRefusal = (id: string) => notFound(id, 'previous_response_id');
 
     it("refuses another agent's response as previous_response_id (404 naming it, before the body), and begins nothing", async () => {
       const others = await storeResponse(other.id);
@@ -347,13 +335,7 @@ describe('OpenAI-compatible API: the service alone', () => {
       for (const body of [null, array, 'text']) {
         expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request(body))))).to.deep.equal(NOT_AN_OBJECT);
       }
-      expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request({ input: 'Hi', previous_response_id: 5 }))))).to.deep.equal({
-        class: 'Invalid',
-        code: 'INVALID',
-        message: 'previous_response_id: Invalid input: expected string, received number',
-        details: { field: 'previous_response_id' },
-        field: 'previous_response_id',
-      });
+      expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request({ input: 'Hi', previous_response_id: 5 }))))).to.deep.equal(invalidShape('previous_response_id: Invalid input: expected string, received number', 'previous_response_id'));
       expect(rec.calls).to.deep.equal([]);
       expect(begun).to.deep.equal([]);
     });
@@ -368,13 +350,10 @@ describe('OpenAI-compatible API: the service alone', () => {
       const { service, begun } = build();
       await service.createResponse(callerOf(agent), request({ input: 'a', previous_response_id: previous }));
       expect(JSON.stringify(begun[0]!.opts.dialogue!.messages).length).to.equal(MAX_CONTEXT_CHARS);
-      expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request({ input: 'ab', previous_response_id: previous }))))).to.deep.equal({
-        class: 'Invalid',
-        code: 'INVALID',
-        message: 'previous_response_id: the conversation has grown past 2000000 characters; start a new one without previous_response_id',
-        details: { field: 'previous_response_id' },
-        field: 'previous_response_id',
-      });
+      expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request({ input: 'ab', previous_response_id: previous }))))).to.deep.equal(invalidShape(
+        'previous_response_id: the conversation has grown past 2000000 characters; start a new one without previous_response_id',
+        'previous_response_id',
+      ));
       expect(begun).to.have.length(1);
       // A new conversation is not bound by it: only what a stored response carries on is.
       await service.createResponse(callerOf(agent), request({ input: 'y'.repeat(MAX_CONTEXT_CHARS) }));
@@ -384,10 +363,12 @@ describe('OpenAI-compatible API: the service alone', () => {
     it("refuses images in a response's input to a model that takes none, naming the first", async () => {
       const { service, begun, imageChecks } = build(false);
       const input: Json = [{ role: 'user', content: [{ type: 'input_text', text: 'Look' }, { type: 'input_image', image_url: 'https://example.test/a.png' }] }];
-      expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request({ input }))))).to.deep.include({
-        class: 'Invalid',
-        field: 'input[0].content[1].image_url',
-      });
+      expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request({ input }))))).to.deep.equal(
+        invalidShape(
+          "input[0].content[1].image_url: this agent's model does not take images; send text, or have an admin mark the model with configureModel(acceptsImages: true) if it takes them",
+          'input[0].content[1].image_url',
+        ),
+      );
       expect(imageChecks).to.deep.equal([agent]);
       expect(begun).to.deep.equal([]);
       const accepting = build(true);
@@ -404,13 +385,7 @@ describe('OpenAI-compatible API: the service alone', () => {
       expect(await service.getResponse(caller, id)).to.deep.equal({ id, object: 'response', marker: 'stored' });
       expect(caller.facts).to.deep.equal({ entry: 'responses' });
       const foreign = callerOf(other);
-      expect(refusalShape(await rejection(() => service.getResponse(foreign, id)))).to.deep.equal({
-        class: 'NotFound',
-        code: 'NOT_FOUND',
-        message: `Response '${id}' not found`,
-        details: undefined,
-        field: undefined,
-      });
+      expect(refusalShape(await rejection(() => service.getResponse(foreign, id)))).to.deep.equal(notFound(id));
       expect(foreign.facts).to.deep.equal({ entry: 'responses' });
     });
 
@@ -419,7 +394,7 @@ describe('OpenAI-compatible API: the service alone', () => {
       const { service, rec } = build();
       expect(await service.getResponse(callerOf(agent), at)).to.deep.equal({ id: at, object: 'response', marker: 'stored' });
       for (const id of [`${at}b`, `resp_\u0000`]) {
-        expect(refusalShape(await rejection(() => service.getResponse(callerOf(agent), id)))).to.deep.include({ class: 'NotFound', message: `Response '${id}' not found` });
+        expect(refusalShape(await rejection(() => service.getResponse(callerOf(agent), id)))).to.deep.equal(notFound(id));
       }
       expect(rec.argsOf('responses.get')).to.deep.equal([[at]]);
     });
@@ -428,20 +403,14 @@ describe('OpenAI-compatible API: the service alone', () => {
       const id = await storeResponse(agent.id);
       const { service, rec } = build();
       const foreign = callerOf(other);
-      expect(refusalShape(await rejection(() => service.deleteResponse(foreign, id)))).to.deep.equal({
-        class: 'NotFound',
-        code: 'NOT_FOUND',
-        message: `Response '${id}' not found`,
-        details: undefined,
-        field: undefined,
-      });
+      expect(refusalShape(await rejection(() => service.deleteResponse(foreign, id)))).to.deep.equal(notFound(id));
       expect(foreign.facts).to.deep.equal({ entry: 'responses' });
       expect(await h().service.store.repos.responses.get(id)).to.not.equal(null);
       const caller = callerOf(agent);
       expect(await service.deleteResponse(caller, id)).to.deep.equal({ id, object: 'response.deleted', deleted: true });
       expect(caller.facts).to.deep.equal({ entry: 'responses' });
       expect(await h().service.store.repos.responses.get(id)).to.equal(null);
-      expect(refusalShape(await rejection(() => service.deleteResponse(caller, id)))).to.deep.include({ class: 'NotFound', message: `Response '${id}' not found` });
+      expect(refusalShape(await rejection(() => service.deleteResponse(caller, id)))).to.deep.equal(notFound(id));
       expect(rec.argsOf('responses.delete')).to.deep.equal([
         [id, other.id],
         [id, agent.id],
