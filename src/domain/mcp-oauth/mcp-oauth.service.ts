@@ -104,7 +104,8 @@ export class McpOAuthService {
    */
   async authenticate(agent: Agent, token: string): Promise<OAuthPrincipal> {
     const facts = token.length <= 512 ? await this.tokens?.findAccessToken(token) : null;
-    if (!facts) throw new Unauthenticated(`The access token is not recognised: it is unknown, revoked or was never issued by this service; ${SIGN_IN_AGAIN}`);
+    // Said as the key check says it: the value may be a mistyped key as well as a spent token.
+    if (!facts) throw new Unauthenticated(`API key not recognised, nor an access token this service issued (an OAuth token may have been revoked): send the agent's key, or ${SIGN_IN_AGAIN}`);
     const now = this.clock.now();
     if (facts.expiresAt && facts.expiresAt.getTime() <= now.getTime()) {
       throw new Unauthenticated(`The access token expired at ${facts.expiresAt.toISOString()}: refresh it, or ${SIGN_IN_AGAIN}`);
