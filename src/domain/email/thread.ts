@@ -4,7 +4,8 @@ export const MAX_MESSAGE_ID_CHARS = 250;
 export const MAX_REFERENCES = 20;
 export const MAX_REFERENCES_CHARS = 1800;
 
-const MSG_ID = /^<[^<>\s]+>$/;
+/** `<left@right>` (RFC 5322 §3.6.4): a token without `@` is not an id, whatever wraps it in brackets. */
+const MSG_ID = /^<[^<>\s@]+@[^<>\s]+>$/;
 
 /** The message ids found in a header value (or values), in order, bracketed; junk between them is skipped. */
 export function messageIds(value: string | readonly string[] | null | undefined): string[] {

@@ -18,6 +18,9 @@ export class UnparseableMail extends Invalid {
   }
 }
 
+/** A header field name (RFC 5322 §3.6.8: printable ASCII but the colon). */
+const FIELD_NAME = /^[\x21-\x39\x3B-\x7E]+$/;
+
 /** HTML longer than this is not converted to text (the conversion's cost grows with it); `html` is still kept. */
 const MAX_HTML_TO_TEXT_CHARS = 1024 * 1024;
 
@@ -45,7 +48,8 @@ export async function parseInbound(raw: Buffer, limits: Partial<MailLimits> = {}
   } catch (e) {
     throw new UnparseableMail(e instanceof Error ? storableText(e.message).slice(0, 200) : 'parser failure');
   }
-  if (parsed.headerLines.length === 0) throw new UnparseableMail('it has no header section');
+  // mailparser keeps a line that is not a header under an empty key: a message needs one real field.
+  if (!parsed.headerLines.some((h) => FIELD_NAME.test(h.key))) throw new UnparseableMail('it has no header section');
   const messageId = messageIds(parsed.messageId)[0] ?? null;
   const inReplyTo = messageIds(parsed.inReplyTo)[0] ?? null;
   const references = boundedReferences(messageIds(parsed.references));
