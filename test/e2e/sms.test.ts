@@ -177,6 +177,8 @@ describe('e2e: SMS channel (Twilio-compatible)', function () {
     expect(sentTo(CUSTOMER).filter((s) => s.form.From === a.number)).to.deep.equal([]);
     await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: null) { id } }', { a: a.id });
     await until('the deferred answer to be sent', async () => sentTo(CUSTOMER).find((s) => s.form.From === a.number && s.form.Body === 'after the limit'));
+    // The provider's answer is recorded after the request it answered: wait for the stored status.
+    await until('the reply to be stored as sent', async () => (await stored(a.id)).find((m) => m.direction === 'outbound' && m.status === 'sent'));
     const rows = await stored(a.id);
     expect(rows.map((m) => [m.direction, m.status])).to.deep.equal([['inbound', 'answered'], ['outbound', 'sent']]);
   });
