@@ -202,8 +202,8 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
     const query = '{ agents { id httpEndpoints { path } apiKeys { prefix } mcpTools { name } webhooks { integration } documents { id } documentExposures { id } } }';
     const countQueries = async () => {
       let n = 0;
-      // The webhook queue's worker polls the same database in the background; its statements are not the request's.
-      const onQuery = (q: { sql: string }) => void (/webhook_deliveries/.test(q.sql) || n++);
+      // The webhook and channel queues' workers poll the same database in the background; their statements are not the request's.
+      const onQuery = (q: { sql: string }) => void (/webhook_deliveries|"messages"/.test(q.sql) || n++);
       h().db.on('query', onQuery);
       try {
         const d = await gqlOk(fresh.adminToken, query);
