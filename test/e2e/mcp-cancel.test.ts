@@ -10,8 +10,8 @@ import { startE2eService, type E2eService, type InProcessService } from '../help
 // database belongs to one process).
 
 const ADMIN_TOKEN = 'mcp-cancel-admin-token-0123456789';
-/** A cancelled call ends within this long (a call left running would take 10 s more). */
-const WITHIN_MS = 2_000;
+/** A cancelled call ends within this long; one left running would take 10 s more (generous for a busy machine). */
+const WITHIN_MS = 7_000;
 const LONG_ANSWER = { text: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '), chunkDelayMs: 300 };
 
 describe('e2e: MCP cancellation on any instance', function () {

@@ -7,13 +7,11 @@ import type { E2eService, InProcessService } from '../helpers/surface-service.js
 // The authorization server keeps its records in the database every instance shares (issue 39): a
 // token issued through one instance calls the agent's tools on another, is refreshed there, and
 // when the member revokes the app in the console of the first instance, the next call on the
-// other is refused within a second. Two instances need PostgreSQL (an embedded database belongs to
+// other after the revoke has answered is refused. Two instances need PostgreSQL (an embedded database belongs to
 // one process): skipped on the embedded one.
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const LIST = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
-/** How long another instance may go on accepting a revoked token (the promise is one second). */
-const WITHIN_MS = 1_000;
 
 describe('e2e: MCP OAuth across instances', function () {
   this.timeout(180_000);
@@ -57,7 +55,7 @@ describe('e2e: MCP OAuth across instances', function () {
       req.end(form);
     });
 
-  it('a token issued through one instance calls tools on another and is refreshed there; revoked in the console of the first, it is refused on the other within a second', async () => {
+  it('a token issued through one instance calls tools on another and is refreshed there; revoked in the console of the first, the next call on the other is refused', async () => {
     const client = await new TestOAuthClient('Two instances').start();
     try {
       // Registered, approved and exchanged through instance A.
@@ -89,20 +87,14 @@ describe('e2e: MCP OAuth across instances', function () {
       const confirm = page.getByRole('dialog', { name: 'Revoke connected app' });
       await confirm.getByRole('button', { name: 'Revoke access' }).click();
       const started = Date.now();
-      let refusedOnB: Response;
-      for (;;) {
-        refusedOnB = await list(b, rotated.access_token);
-        if (refusedOnB.status !== 200) break;
-        expect(Date.now() - started, 'B refused the revoked token within a second').to.be.below(WITHIN_MS);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      const delay = Date.now() - started;
+      // Once the revoke has answered (the row leaves the list), the very next call on B is refused:
+      // the grant is a row that every call reads, so no wait and no retry is needed.
+      await section.getByText('No connected apps yet').waitFor();
+      const refusedOnB = await list(b, rotated.access_token);
       expect(refusedOnB.status).to.equal(401);
-      expect(delay).to.be.below(WITHIN_MS);
-      console.log(`      (instance B refused the revoked token ${delay} ms after the console's revoke was confirmed)`);
+      console.log(`      (instance B refused the revoked token ${Date.now() - started} ms after the console's revoke was confirmed)`);
       expect(refusedOnB.headers.get('www-authenticate')).to.contain('error="invalid_token"');
       expect(((await refusedOnB.json()) as any).error).to.match(/not recognised|revoked/);
-      await section.getByText('No connected apps yet').waitFor();
 
       // Refused on A too, and neither instance refreshes the grant's tokens any more.
       expect((await list(a, rotated.access_token)).status).to.equal(401);
