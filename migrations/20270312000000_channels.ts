@@ -45,9 +45,23 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`alter table messages add constraint messages_status_check check (status in (${STATUSES.map((s) => `'${s}'`).join(',')}))`);
   // The channel queue's claim: due rows only (most messages are finished and have none).
   await knex.raw('create index messages_due on messages (next_attempt_at) where next_attempt_at is not null');
+
+  // An email's attachments (docs/decisions.md §32): metadata always, the bytes only within the
+  // limits of DEFAULT_MAIL_LIMITS (null `content` otherwise). Stored with the message, in its
+  // transaction; they go with it.
+  await knex.schema.createTable('message_attachments', (t) => {
+    t.text('message_id').notNullable().references('id').inTable('messages').onDelete('CASCADE');
+    t.integer('position').notNullable();
+    t.text('filename');
+    t.text('content_type').notNullable();
+    t.integer('size').notNullable();
+    t.binary('content');
+    t.primary(['message_id', 'position']);
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('message_attachments');
   await knex.raw('drop index if exists messages_due');
   await knex.raw('alter table messages drop constraint if exists messages_status_check');
   await knex.schema.alterTable('messages', (t) => {

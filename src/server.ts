@@ -26,7 +26,12 @@ import { bufferedChargeSink } from './infra/credits/buffered-charges.js';
 import { intervalScheduler, type Scheduler } from './infra/scheduler.js';
 import type { AdmissionConfig } from './domain/admission/admission.service.js';
 import { createApp } from './rest/app.js';
-import { metricsText, ServiceMetrics } from './infra/metrics.js';
+import { ServiceMetrics } from './infra/metrics.js';
+import { serveMetrics } from './infra/metrics-server.js';
+import { startHousekeeping } from './infra/housekeeping.js';
+import { startMailIntake } from './infra/email/mail-intake.js';
+import { smarthostSender } from './infra/email/smarthost.js';
+import type { SmtpListener } from './infra/email/smtp-listener.js';
 import { graphiqlBundle } from './infra/graphiql/bundle.js';
 import { widgetBundle } from './infra/widget/bundle.js';
 import { consoleBundle } from './infra/console/bundle.js';
@@ -50,7 +55,8 @@ export interface Service {
   bootstrap: BootstrapResult;
   /** Set when the secrets key file was generated on this start. */
   secretsKeyFile?: string;
-  listen(port?: number, host?: string): Promise<{ server: http.Server; url: string }>;
+  /** Starts the HTTP server (and, on the first call with SMTP_PORT set, the SMTP listener: `smtpPort`). */
+  listen(port?: number, host?: string): Promise<{ server: http.Server; url: string; smtpPort?: number }>;
   close(): Promise<void>;
 }
 
@@ -137,6 +143,9 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       scriptLimits: opts.scriptLimits ?? DEFAULT_SCRIPT_LIMITS,
       oauthTokens: oauthTokenReader(db),
       sms: twilioSmsProvider({ accountSid: config.twilioAccountSid, authToken: config.twilioAuthToken, apiBase: config.twilioApiBase }),
+      email: smarthostSender(config.email.smtpUrl),
+      mailDomain: config.email.mailDomain,
+      emailReceipt: { repliesPerSenderPerHour: config.email.repliesPerSenderPerHour },
       baseUrl: config.baseUrl,
     });
     const providers = new Map<string, Provider>();
@@ -183,6 +192,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       oauth: providerFor,
     });
     const servers: http.Server[] = [];
+    let smtp: SmtpListener | undefined;
     const workerOptions: DeliveryWorkerOptions = { concurrency: config.webhookWorkers, pollMs: 1_000, leaseMs: config.webhookLeaseSeconds * 1000, ...opts.webhookWorker };
     const queue = deliveryQueue(store.repos.deliveries, clock, { ...DEFAULT_DELIVERY_QUEUE, leaseMs: workerOptions.leaseMs });
     const worker = startDeliveryWorker(queue, services.webhookDelivery, logger, workerOptions);
@@ -217,7 +227,9 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
           });
           logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
         }
-        return { server, url: `http://${shownHost}:${addr.port}` };
+        const { email } = config;
+        if (email.smtpPort !== undefined && !smtp) smtp = await startMailIntake(services.emailReceipt, { ...email, port: email.smtpPort, host: email.smtpHost, domain: email.mailDomain, maxBytes: email.maxMessageBytes }, logger);
+        return { server, url: `http://${shownHost}:${addr.port}`, ...(smtp ? { smtpPort: smtp.port } : {}) };
       },
       /**
        * Graceful shutdown: `/readyz` answers 503 from now on; no new connection is accepted; requests
@@ -234,7 +246,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
           for (const s of servers) s.closeAllConnections();
         }, config.shutdownTimeoutMs);
         deadline.unref();
-        await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+        await Promise.all([...servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))), smtp?.close()]);
         clearTimeout(deadline);
         housekeeping?.stop();
         await Promise.all([worker.stop(Math.max(0, endBy - Date.now())), channelWorker.stop(Math.max(0, endBy - Date.now()))]);
@@ -253,46 +265,4 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     if (ownsDb) await closeDatabase(db);
     throw err;
   }
-}
-
-/** The METRICS_PORT listener: `GET /metrics` and nothing else. */
-async function serveMetrics(metrics: ServiceMetrics, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Not found: this port serves GET /metrics' }));
-    return;
-  }
-  try {
-    const { contentType, text } = await metricsText(metrics);
-    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(text);
-  } catch {
-    res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Metrics could not be collected' }));
-  }
-}
-
-/** Finished webhook deliveries (done or failed) are kept this long for listing and replay. */
-export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
-
-/**
- * Prunes the activity log past its retention, deletes expired slot leases, old finished
- * deliveries, ended console sessions, stored responses past their 30 days, expired OAuth records and
- * unapproved OAuth clients, and drops the bodies
- * of deliveries past their replay window, now and then.
- */
-function startHousekeeping(services: Services, pruneOAuth: () => Promise<number>, logger: Logger, scheduler: Scheduler, everyMs: number, bodyRetentionDays: number): { stop(): void } | undefined {
-  if (everyMs <= 0) return undefined;
-  const run = async () => {
-    try {
-      const pruned = await services.activityLog.prune();
-      const slots = await services.admission.purgeExpiredLeases();
-      const deliveries = await services.deliveries.prune(FINISHED_DELIVERY_RETENTION_DAYS);
-      const bodies = await services.deliveries.dropBodies(bodyRetentionDays);
-      const sessions = await services.consoleSessions.prune();
-      const responses = await services.openai.pruneResponses();
-      const oauth = await pruneOAuth();
-      if (pruned || slots || deliveries || bodies || sessions || responses || oauth) logger.info({ pruned, slots, deliveries, bodies, sessions, responses, oauth }, 'housekeeping');
-    } catch (err) {
-      logger.error({ err }, 'housekeeping failed');
-    }
-  };
-  return scheduler.every(everyMs, run);
 }

@@ -44,8 +44,9 @@ import { WebhookDeliveryTask } from './webhooks/webhook-delivery.task.js';
 import { WebhookReceiptService } from './webhooks/webhook-receipt.service.js';
 import type { QueueSignal } from './webhooks/webhook.ports.js';
 import { ChannelMessageTask } from './channels/channel-message.task.js';
-import type { ChannelQueueSignal, SmsProvider } from './channels/channel.ports.js';
+import type { ChannelQueueSignal, EmailSender, SmsProvider } from './channels/channel.ports.js';
 import { SmsReceiptService } from './channels/sms-receipt.service.js';
+import { DEFAULT_EMAIL_RECEIPT, EmailReceiptService, type EmailReceiptOptions } from './channels/email-receipt.service.js';
 
 /** Every use case of the domain, built once by the composition root. */
 export interface Services {
@@ -84,6 +85,8 @@ export interface Services {
   deliveryQueued: QueueSignal;
   /** Receives the SMS provider's callbacks: messages (stored, queued to answer) and delivery statuses. */
   smsReceipt: SmsReceiptService;
+  /** The EMAIL surface's way in: stores received email (the SMTP listener and the provider webhook hand it parsed messages). */
+  emailReceipt: EmailReceiptService;
   /** Runs one claimed channel message: answers an inbound one, sends an outbound one (the channel queue's task). */
   channelMessages: ChannelMessageTask;
   /** Rung when a channel message became due here: the composition root points it at this instance's channel worker. */
@@ -120,6 +123,12 @@ export interface ServiceDeps {
   oauthTokens?: OAuthTokenReader;
   /** The SMS provider (absent: none configured, every SMS callback is refused). */
   sms?: SmsProvider;
+  /** The smarthost email goes out through (absent: none configured, replies wait in the outbox). */
+  email?: EmailSender;
+  /** How received email is answered (the per-sender rate). */
+  emailReceipt?: Partial<EmailReceiptOptions>;
+  /** MAIL_DOMAIN: the agents' mail domain (Message-IDs of sent email). */
+  mailDomain?: string;
   /** The service's public base URL (the provider's status callbacks name it). */
   baseUrl?: string;
 }
@@ -130,6 +139,9 @@ const NO_SMS: SmsProvider = {
   verify: () => false,
   send: async () => ({ ok: false, retry: true, error: 'SMS is not configured', answer: null }),
 };
+
+/** No smarthost: nothing is sent, replies stay queued (retried) until SMTP_URL is set. */
+const NO_EMAIL: EmailSender = { configured: false, send: async () => ({ ok: false, retry: true, error: 'Email sending is not configured', answer: null }) };
 
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = { cpuMs: 5_000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 5 * 1024 * 1024, wallMs: 30_000 };
 
@@ -168,6 +180,7 @@ export function createServices(deps: ServiceDeps): Services {
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
   const channelQueued: ChannelQueueSignal = { onQueued: () => {} };
   const sms = deps.sms ?? NO_SMS;
+  const email = deps.email ?? NO_EMAIL;
   const mcpOAuth = new McpOAuthService(store, deps.oauthTokens ?? null, clock);
   const surfaces = new SurfaceAccess(store, keys, mcpOAuth);
   const mcp = new McpService(store, pipeline);
@@ -204,7 +217,8 @@ export function createServices(deps: ServiceDeps): Services {
     deliveries: new WebhookDeliveriesService(store, clock, deliveryQueued),
     deliveryQueued,
     smsReceipt: new SmsReceiptService(store, clock, sms, channelQueued),
-    channelMessages: new ChannelMessageTask(store, pipeline, sms, clock, deps.baseUrl ?? ''),
+    emailReceipt: new EmailReceiptService(store, clock, activityLog, channelQueued, { ...DEFAULT_EMAIL_RECEIPT, ...deps.emailReceipt }),
+    channelMessages: new ChannelMessageTask({ store, pipeline, sms, email, clock, baseUrl: deps.baseUrl ?? '', mailDomain: deps.mailDomain ?? '' }),
     channelQueued,
     workspaceApi: new WorkspaceApiService(store, clock, pendingCharges),
     manifests: new ManifestService(store, clock, scriptCheck, modelReferences),

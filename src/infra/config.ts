@@ -46,6 +46,29 @@ export interface Config {
   twilioAccountSid: string | undefined;
   twilioAuthToken: string | undefined;
   twilioApiBase: string;
+  /** Email channels (docs/decisions.md §32). */
+  email: EmailConfig;
+}
+
+/** The email channels' settings: the inbound listener, the smarthost, the provider webhook, the limits. */
+export interface EmailConfig {
+  /** SMTP_PORT: the inbound listener's port (undefined: no listener). */
+  smtpPort: number | undefined;
+  /** SMTP_HOST: the address the listener binds (default: HOST). */
+  smtpHost: string;
+  /** MAIL_DOMAIN: the name the listener gives itself, and the domain of sent Message-IDs. */
+  mailDomain: string;
+  /** SMTP_URL: the smarthost answers go out through (undefined: they wait in the outbox). */
+  smtpUrl: string | undefined;
+  /** SMTP_TLS_CERT / SMTP_TLS_KEY: PEM files; STARTTLS is offered with both. */
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  /** SMTP_MAX_MESSAGE_BYTES: the largest message taken (advertised as SIZE). */
+  maxMessageBytes: number;
+  /** EMAIL_REPLIES_PER_SENDER_PER_HOUR: automatic answers to one sender per channel and hour. */
+  repliesPerSenderPerHour: number;
+  /** MAILGUN_WEBHOOK_SIGNING_KEY: checks Mailgun's inbound webhook (undefined: the endpoint refuses everything). */
+  mailgunSigningKey: string | undefined;
 }
 
 const env = z.object({
@@ -55,6 +78,15 @@ const env = z.object({
   TWILIO_ACCOUNT_SID: z.string().regex(/^[A-Za-z0-9]{1,64}$/, 'must be the account SID (letters and digits)').optional(),
   TWILIO_AUTH_TOKEN: z.string().min(1).max(256).optional(),
   TWILIO_API_BASE: z.url().default('https://api.twilio.com'),
+  SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SMTP_HOST: z.string().min(1).optional(),
+  MAIL_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a domain name').optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be smtp://[user:pass@]host[:port] or smtps://…').optional(),
+  SMTP_TLS_CERT: z.string().min(1).optional(),
+  SMTP_TLS_KEY: z.string().min(1).optional(),
+  SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+  EMAIL_REPLIES_PER_SENDER_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(10),
+  MAILGUN_WEBHOOK_SIGNING_KEY: z.string().min(1).max(256).optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(500).default(10),
   DATA_DIR: z.string().min(1).default('./data'),
@@ -111,6 +143,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (Boolean(e.SMTP_TLS_CERT) !== Boolean(e.SMTP_TLS_KEY)) throw new ConfigError('Invalid configuration: SMTP_TLS_CERT and SMTP_TLS_KEY: set both (STARTTLS needs the certificate and its key) or neither');
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const platformOrigins = e.PLATFORM_ORIGINS
     ? e.PLATFORM_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
@@ -143,5 +176,16 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     twilioAccountSid: e.TWILIO_ACCOUNT_SID,
     twilioAuthToken: e.TWILIO_AUTH_TOKEN,
     twilioApiBase: e.TWILIO_API_BASE.replace(/\/+$/, ''),
+    email: {
+      smtpPort: e.SMTP_PORT,
+      smtpHost: e.SMTP_HOST ?? e.HOST,
+      mailDomain: (e.MAIL_DOMAIN ?? new URL(baseUrl).hostname).toLowerCase(),
+      smtpUrl: e.SMTP_URL,
+      tlsCertFile: e.SMTP_TLS_CERT,
+      tlsKeyFile: e.SMTP_TLS_KEY,
+      maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES,
+      repliesPerSenderPerHour: e.EMAIL_REPLIES_PER_SENDER_PER_HOUR,
+      mailgunSigningKey: e.MAILGUN_WEBHOOK_SIGNING_KEY,
+    },
   };
 }

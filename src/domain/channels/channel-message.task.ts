@@ -1,7 +1,6 @@
 import type { Agent } from '../agents/agent.entities.js';
 import type { Clock } from '../clock.js';
 import { DomainError, LimitExceeded, Unavailable } from '../errors.js';
-import { newId } from '../ids.js';
 import type { Json } from '../json.js';
 import type { Message } from '../messages/message.entities.js';
 import type { SystemPrincipal } from '../principal.js';
@@ -11,10 +10,9 @@ import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
 import { MAX_DELIVERY_ATTEMPTS } from '../webhooks/retry-schedule.js';
 import type { Channel } from './channel.entities.js';
 import type { ChannelOutcome } from './channel-outcome.js';
-import type { SmsProvider, SmsSendResult } from './channel.ports.js';
+import type { EmailSender, EmailSendResult, SmsProvider, SmsSendResult } from './channel.ports.js';
+import { answerTo, emailDetailsOf } from './outbound-message.js';
 
-/** The longest text message sent: what a Twilio-compatible API takes in one message (segments are its business). */
-export const MAX_SMS_CHARS = 1600;
 /** How many provider answers a message keeps (its send attempts, its status callbacks). */
 export const KEPT_PROVIDER_EVENTS = 10;
 
@@ -29,6 +27,11 @@ export function messageRunInput(m: Message, channel: Channel): RunInput {
     headers: {},
     body: { from: m.from, to: m.to, text: m.body, messageId: m.messageId, threadId: m.threadId },
   };
+}
+
+/** A script's `{subject}` for an email answer, when it gave a string. */
+export function replySubjectOf(output: Json): string | undefined {
+  return output && typeof output === 'object' && !Array.isArray(output) && typeof output.subject === 'string' ? output.subject : undefined;
 }
 
 /** The text of an answer: a string output, or a script's `{reply}`; null when there is nothing to send. */
@@ -46,6 +49,19 @@ export function withProviderEvent(provider: Json | null, key: 'sends' | 'callbac
   return { ...base, [key]: [...list, event].slice(-KEPT_PROVIDER_EVENTS) };
 }
 
+/** What the channel queue's task works with: storage, the pipeline, the providers, where callbacks and Message-IDs point. */
+export interface ChannelTaskDeps {
+  store: Store;
+  pipeline: Pipeline;
+  sms: SmsProvider;
+  email: EmailSender;
+  clock: Clock;
+  /** The service's public base URL (SMS status callbacks). */
+  baseUrl: string;
+  /** MAIL_DOMAIN: the domain of the Message-IDs of sent email (empty: each channel address's own). */
+  mailDomain: string;
+}
+
 /**
  * Runs one claimed message of a channel (docs/decisions.md §30): an inbound one is answered through
  * the pipeline like any surface's run, as the system principal `channel-answer` of its agent, and
@@ -53,13 +69,7 @@ export function withProviderEvent(provider: Json | null, key: 'sends' | 'callbac
  * provider. It never settles or leases: the queue that handed it the message does.
  */
 export class ChannelMessageTask {
-  constructor(
-    private readonly store: Store,
-    private readonly pipeline: Pipeline,
-    private readonly sms: SmsProvider,
-    private readonly clock: Clock,
-    private readonly baseUrl: string,
-  ) {}
+  constructor(private readonly deps: ChannelTaskDeps) {}
 
   /** One attempt; see ChannelOutcome for how each ending is settled. */
   async run(m: Message): Promise<ChannelOutcome> {
@@ -70,39 +80,15 @@ export class ChannelMessageTask {
   }
 
   private async answer(m: Message): Promise<ChannelOutcome> {
-    const [agent, channel] = await Promise.all([this.store.repos.agents.get(m.agentId), m.channelId ? this.store.repos.channels.get(m.channelId) : null]);
+    const [agent, channel] = await Promise.all([this.deps.store.repos.agents.get(m.agentId), m.channelId ? this.deps.store.repos.channels.get(m.channelId) : null]);
     if (!agent || !channel) return { kind: 'failed', error: 'The agent or its channel was removed', runId: null };
     const result = await this.runHandler(agent, channel, m);
     if ('kind' in result) return result;
     if (result.error) return { kind: 'retry', error: result.error.message, runId: result.runId };
     const text = replyText(result.output);
     if (text === null) return { kind: 'done', status: 'answered', runId: result.runId };
-    const now = this.clock.now();
-    const reply: Message = {
-      id: newId('msg'),
-      workspaceId: m.workspaceId,
-      agentId: m.agentId,
-      direction: 'outbound',
-      channel: m.channel,
-      from: channel.address,
-      to: m.from,
-      subject: null,
-      body: text.slice(0, MAX_SMS_CHARS),
-      sentAt: now,
-      createdAt: now,
-      channelId: channel.id,
-      threadId: m.threadId,
-      messageId: null,
-      inReplyTo: m.messageId,
-      status: 'queued',
-      attempts: 0,
-      failures: 0,
-      nextAttemptAt: now,
-      lockedUntil: null,
-      lastError: null,
-      runId: result.runId,
-      provider: null,
-    };
+    const subject = replySubjectOf(result.output);
+    const reply = answerTo(m, channel, { text, ...(subject !== undefined ? { subject } : {}) }, result.runId, this.deps.clock.now(), this.deps.mailDomain);
     return { kind: 'done', status: 'answered', runId: result.runId, reply };
   }
 
@@ -112,7 +98,7 @@ export class ChannelMessageTask {
     const principal: SystemPrincipal = { kind: 'system', name: 'channel-answer', workspaceId: agent.workspaceId, agentId: agent.id };
     let run: AdmittedRun;
     try {
-      run = await this.pipeline.begin(principal, agent, entry, messageRunInput(m, channel));
+      run = await this.deps.pipeline.begin(principal, agent, entry, messageRunInput(m, channel));
     } catch (err) {
       if (err instanceof LimitExceeded || err instanceof Unavailable) return { kind: 'deferred', error: err.message, retryAfterSeconds: err.retryAfterSeconds };
       if (err instanceof DomainError) return { kind: 'failed', error: err.message, runId: null };
@@ -128,22 +114,53 @@ export class ChannelMessageTask {
     return result ?? { kind: 'retry', error: 'The run ended without a result', runId: null };
   }
 
-  private async send(m: Message): Promise<ChannelOutcome> {
-    if (m.channel !== 'sms') return { kind: 'failed', error: 'Sending email is not available yet', runId: null };
-    if (!this.sms.configured) return { kind: 'retry', error: 'SMS is not configured: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN', runId: null };
-    const statusCallback = `${this.baseUrl}/agents/${encodeURIComponent(m.agentId)}/sms/status`;
+  private send(m: Message): Promise<ChannelOutcome> {
+    return m.channel === 'sms' ? this.sendSms(m) : this.sendEmail(m);
+  }
+
+  private async sendSms(m: Message): Promise<ChannelOutcome> {
+    const { sms } = this.deps;
+    if (!sms.configured) return { kind: 'retry', error: 'SMS is not configured: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN', runId: null };
+    const statusCallback = `${this.deps.baseUrl}/agents/${encodeURIComponent(m.agentId)}/sms/status`;
     let sent: SmsSendResult;
     try {
-      sent = await this.sms.send({ from: m.from, to: m.to, body: m.body, statusCallback });
+      sent = await sms.send({ from: m.from, to: m.to, body: m.body, statusCallback });
     } catch (err) {
       sent = { ok: false, retry: true, error: err instanceof Error ? err.message : String(err), answer: null };
     }
-    const at = this.clock.now().toISOString();
-    if (sent.ok) {
-      const provider = withProviderEvent(m.provider, 'sends', { at, attempt: m.attempts, status: sent.status, messageId: sent.messageId, answer: sent.answer });
-      return { kind: 'done', status: 'sent', runId: null, provider, messageId: sent.messageId };
+    if (!sent.ok) return this.refused(m, sent);
+    const provider = withProviderEvent(m.provider, 'sends', { at: this.deps.clock.now().toISOString(), attempt: m.attempts, status: sent.status, messageId: sent.messageId, answer: sent.answer });
+    return { kind: 'done', status: 'sent', runId: null, provider, messageId: sent.messageId };
+  }
+
+  /** An email through the smarthost, as stored: recipients, subject, text, its Message-ID and threading headers. */
+  private async sendEmail(m: Message): Promise<ChannelOutcome> {
+    const { email } = this.deps;
+    if (!email.configured) return { kind: 'retry', error: 'Email sending is not configured: set SMTP_URL to the smarthost', runId: null };
+    const details = emailDetailsOf(m);
+    let sent: EmailSendResult;
+    try {
+      sent = await email.send({
+        from: m.from,
+        to: m.to.split(',').map((a) => a.trim()).filter(Boolean),
+        subject: m.subject ?? '',
+        text: m.body,
+        messageId: m.messageId ?? '',
+        inReplyTo: m.inReplyTo,
+        references: details.references,
+        headers: details.headers ?? {},
+      });
+    } catch (err) {
+      sent = { ok: false, retry: true, error: err instanceof Error ? err.message : String(err), answer: null };
     }
-    const provider = withProviderEvent(m.provider, 'sends', { at, attempt: m.attempts, error: sent.error, answer: sent.answer });
+    if (!sent.ok) return this.refused(m, sent);
+    const provider = withProviderEvent(m.provider, 'sends', { at: this.deps.clock.now().toISOString(), attempt: m.attempts, answer: sent.answer });
+    return { kind: 'done', status: 'sent', runId: null, provider };
+  }
+
+  /** A provider's refusal: kept with the attempt; retried when another attempt may succeed. */
+  private refused(m: Message, sent: { retry: boolean; error: string; answer: Json }): ChannelOutcome {
+    const provider = withProviderEvent(m.provider, 'sends', { at: this.deps.clock.now().toISOString(), attempt: m.attempts, error: sent.error, answer: sent.answer });
     return sent.retry ? { kind: 'retry', error: sent.error, runId: null, provider } : { kind: 'failed', error: sent.error, runId: null, provider };
   }
 }

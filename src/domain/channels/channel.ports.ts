@@ -1,3 +1,4 @@
+import type { OutboundEmail } from '../email/reply.js';
 import type { Json } from '../json.js';
 import type { AgentChildRepo } from '../repo.ports.js';
 import type { Channel, ChannelKind } from './channel.entities.js';
@@ -33,6 +34,19 @@ export interface SmsProvider {
   /** Whether `signature` signs the form `params` posted to `url` (the URL as the provider called it). */
   verify(url: string, params: Record<string, string>, signature: string): boolean;
   send(sms: OutgoingSms): Promise<SmsSendResult>;
+}
+
+/**
+ * What the smarthost answered a send: taken, with its answer; or refused — `retry` when another
+ * attempt may succeed (4xx, no answer, a refused login), else for good (5xx).
+ */
+export type EmailSendResult = { ok: true; answer: Json } | { ok: false; retry: boolean; error: string; answer: Json };
+
+/** Where the agents' email goes out (SMTP_URL's smarthost). */
+export interface EmailSender {
+  /** Whether a smarthost is configured; without it replies wait in the outbox (retried). */
+  readonly configured: boolean;
+  send(mail: OutboundEmail): Promise<EmailSendResult>;
 }
 
 /** Wakes this instance's channel queue consumer when a message became due here. */

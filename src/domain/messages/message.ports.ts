@@ -4,6 +4,14 @@ import type { Message, MessageDirection, MessageStatus } from './message.entitie
 
 // Ports of messages the domain talks to. src/infra implements them; nothing here knows about SQL.
 
+/** An email attachment stored with its message: metadata, and the bytes when they were kept. */
+export interface MessageAttachment {
+  filename: string | null;
+  contentType: string;
+  size: number;
+  content: Uint8Array | null;
+}
+
 /** What a settled attempt leaves on a channel's message (`nextAttemptAt` null: nothing left to do). */
 export interface MessageSettlement {
   status: MessageStatus;
@@ -25,9 +33,14 @@ export interface MessageSettlement {
 export interface MessageRepo extends CrudRepo<Message> {
   /**
    * Stores a channel's message unless one with the same agent, channel, direction and provider id
-   * is stored; then stores nothing and returns that one.
+   * is stored; then stores nothing and returns that one. Its `attachments` are stored with it.
    */
-  accept(m: Message): Promise<{ message: Message; duplicate: boolean }>;
+  accept(m: Message, attachments?: readonly MessageAttachment[]): Promise<{ message: Message; duplicate: boolean }>;
+  /**
+   * Inbound messages of a channel from `from` since `since` that were taken to be answered (any
+   * status but `ignored`): the per-sender answer budget's count.
+   */
+  countAnswerable(channelId: string, from: string, since: Date): Promise<number>;
   /** Takes up to `limit` due messages (due, or held under a lease that ran out), oldest due first, each under a lease until `leaseUntil`. */
   claim(now: Date, leaseUntil: Date, limit: number): Promise<Message[]>;
   /** Extends the lease of a claim still held (same attempt); false when it is no longer held. */

@@ -26,10 +26,23 @@ export interface SmtpListenerOptions {
   /** Recipients per message (RCPT TO past this is refused with 452). */
   maxRecipients?: number;
   isKnownRecipient(address: string): Promise<boolean>;
-  /** Store the message; the client gets 250 only once this resolves, 451 when it throws. */
+  /** Store the message; the client gets 250 only once this resolves, 451 when it throws (an SmtpRefusal's own code). */
   onMessage(raw: Buffer, envelope: SmtpEnvelope): Promise<void>;
   /** Connection-level errors (a client that vanished, a TLS handshake that failed); never fatal. */
   onError?(err: Error): void;
+}
+
+/**
+ * A refusal `onMessage` chooses (a message that can never be taken: 554 for bytes that are not an
+ * email); any other rejection is answered 451, so the sender keeps the message and tries again.
+ */
+export class SmtpRefusal extends Error {
+  constructor(
+    readonly responseCode: number,
+    text: string,
+  ) {
+    super(text);
+  }
 }
 
 /** A running listener. */
@@ -77,7 +90,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
         if (raw === null) return callback(reply(552, `5.3.4 Message exceeds the maximum size of ${maxBytes} bytes`));
         options.onMessage(raw, envelopeOf(session)).then(
           () => callback(null, '2.0.0 Message accepted'),
-          () => callback(reply(451, '4.3.0 Message not stored, try again later')),
+          (err: unknown) => callback(err instanceof SmtpRefusal ? reply(err.responseCode, err.message) : reply(451, '4.3.0 Message not stored, try again later')),
         );
       }, () => callback(reply(451, '4.3.0 Message not received, try again later')));
     },

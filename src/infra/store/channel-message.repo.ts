@@ -20,12 +20,21 @@ const DEDUPE = ['agent_id', 'channel_id', 'direction', 'message_id'];
 export function channelMessageRepo(db: Conn): Omit<MessageRepo, 'get' | 'insert' | 'update' | 'delete'> {
   const held = (id: string, attempt: number) => db('messages').where({ id, attempts: attempt }).whereNotNull('locked_until');
   return {
-    accept: (msg) =>
+    accept: (msg, attachments = []) =>
       q(async () => {
         const [row] = await db('messages').insert(m.toRow(msg)).onConflict(DEDUPE).ignore().returning('*');
-        if (row) return { message: m.fromRow(row), duplicate: false };
+        if (row) {
+          // The caller's transaction holds the message and its attachments together.
+          if (attachments.length > 0) await db('message_attachments').insert(attachments.map((a, position) => ({ message_id: msg.id, position, filename: a.filename, content_type: a.contentType, size: a.size, content: a.content === null ? null : Buffer.from(a.content) })));
+          return { message: m.fromRow(row), duplicate: false };
+        }
         const existing = await db('messages').where({ agent_id: msg.agentId, channel_id: msg.channelId, direction: msg.direction, message_id: msg.messageId }).first();
         return { message: m.fromRow(existing), duplicate: true };
+      }),
+    countAnswerable: (channelId, from, since) =>
+      q(async () => {
+        const r = await db('messages').where({ channel_id: channelId, direction: 'inbound', from_address: from }).andWhere('created_at', '>', since).andWhereNot('status', 'ignored').count({ n: '*' }).first();
+        return Number(r?.n ?? 0);
       }),
     claim: (now, leaseUntil, limit) =>
       q(async () => {

@@ -1,0 +1,31 @@
+import type { Services } from '../domain/services.js';
+import type { Logger } from './logger.js';
+import type { Scheduler } from './scheduler.js';
+
+/** Finished webhook deliveries (done or failed) are kept this long for listing and replay. */
+export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
+
+/**
+ * Prunes the activity log past its retention, deletes expired slot leases, old finished
+ * deliveries, ended console sessions, stored responses past their 30 days, expired OAuth records and
+ * unapproved OAuth clients, and drops the bodies
+ * of deliveries past their replay window, now and then.
+ */
+export function startHousekeeping(services: Services, pruneOAuth: () => Promise<number>, logger: Logger, scheduler: Scheduler, everyMs: number, bodyRetentionDays: number): { stop(): void } | undefined {
+  if (everyMs <= 0) return undefined;
+  const run = async () => {
+    try {
+      const pruned = await services.activityLog.prune();
+      const slots = await services.admission.purgeExpiredLeases();
+      const deliveries = await services.deliveries.prune(FINISHED_DELIVERY_RETENTION_DAYS);
+      const bodies = await services.deliveries.dropBodies(bodyRetentionDays);
+      const sessions = await services.consoleSessions.prune();
+      const responses = await services.openai.pruneResponses();
+      const oauth = await pruneOAuth();
+      if (pruned || slots || deliveries || bodies || sessions || responses || oauth) logger.info({ pruned, slots, deliveries, bodies, sessions, responses, oauth }, 'housekeeping');
+    } catch (err) {
+      logger.error({ err }, 'housekeeping failed');
+    }
+  };
+  return scheduler.every(everyMs, run);
+}
