@@ -13,6 +13,8 @@ export interface InProcessService {
   /** The listening HTTP server (tests watch its 'request' events to know a request has arrived). */
   server: http.Server;
   url: string;
+  /** The SMTP listener's port, when SMTP_PORT was set. */
+  smtpPort?: number;
   stop(): Promise<void>;
 }
 
@@ -47,8 +49,8 @@ export async function startSurfaceService(opts: {
     ...opts.env,
   });
   const service = await buildService(config, { ...opts.build, logger: opts.logger ?? createLogger('silent') });
-  const { server, url } = await service.listen(0, '127.0.0.1');
-  return { service, server, url, stop: () => service.close() };
+  const { server, url, smtpPort } = await service.listen(0, '127.0.0.1');
+  return { service, server, url, ...(smtpPort !== undefined ? { smtpPort } : {}), stop: () => service.close() };
 }
 
 /** The service of an e2e test with its fake model server, database and data directory. */

@@ -2,14 +2,13 @@ import type { Json } from '../json.js';
 import type { Message, MessageStatus } from '../messages/message.entities.js';
 import type { MessageSettlement } from '../messages/message.ports.js';
 import type { AttemptOutcome } from '../webhooks/webhook.entities.js';
-import { retryDelayMs } from '../webhooks/retry-schedule.js';
 
 /**
  * How one attempt on a channel's message ended, as its task reports it; the queue settles the
  * message from it (the webhook deliveries' outcomes, with what a message needs besides):
  * - `done`: the message reached `status`; an inbound one may come with its `reply` (an outbound
  *   message, stored in the same transaction as the settling, so an answer is never lost or doubled);
- * - `retry`: on the webhook retry schedule, failing for good at its end;
+ * - `retry`: on the retry schedule (`retryDelay`: the webhook one, by default), failing for good at its end;
  * - `deferred`: a limit held the answer back; tried again later, no failure counted;
  * - `failed`: nothing another attempt could change.
  */
@@ -28,7 +27,7 @@ export function messageSettlementOf(
   m: Message,
   o: ChannelOutcome,
   now: Date,
-  random: () => number,
+  retryDelay: (failures: number) => number | null,
   deferMaxMs: number,
 ): { outcome: Exclude<AttemptOutcome, 'lost'>; settlement: MessageSettlement } {
   const waiting: MessageStatus = m.direction === 'inbound' ? 'received' : 'queued';
@@ -44,7 +43,7 @@ export function messageSettlementOf(
     }
     case 'retry': {
       const failures = m.failures + 1;
-      const delay = retryDelayMs(failures, random);
+      const delay = retryDelay(failures);
       const runId = o.runId ?? m.runId;
       if (delay === null) return { outcome: 'failed', settlement: { status: 'failed', failures, nextAttemptAt: null, lastError: o.error, runId, ...provider } };
       return { outcome: 'retry', settlement: { status: waiting, failures, nextAttemptAt: new Date(now.getTime() + delay), lastError: o.error, runId, ...provider } };

@@ -3,16 +3,18 @@ import { messageSettlementOf, type ChannelOutcome } from '../../domain/channels/
 import type { Message } from '../../domain/messages/message.entities.js';
 import type { Store } from '../../domain/ports.js';
 import type { WorkQueue } from '../../domain/webhooks/webhook.ports.js';
+import { retryDelayMs } from '../../domain/webhooks/retry-schedule.js';
 
 export interface MessageQueueConfig {
   /** How long a claimed message stays with its instance without a renewal. */
   leaseMs: number;
   /** The longest a deferred answer waits before it is tried again (a lifted limit lets it out then). */
   deferMaxMs: number;
-  random: () => number;
+  /** The wait after the n-th failed attempt, null when it was the last (default: the webhook schedule, with jitter). */
+  retryDelay: (failures: number) => number | null;
 }
 
-export const DEFAULT_MESSAGE_QUEUE: MessageQueueConfig = { leaseMs: 30_000, deferMaxMs: 60_000, random: Math.random };
+export const DEFAULT_MESSAGE_QUEUE: MessageQueueConfig = { leaseMs: 30_000, deferMaxMs: 60_000, retryDelay: (failures) => retryDelayMs(failures) };
 
 /**
  * The channels' queue over `messages` (MessageRepo), consumed by the same worker as webhook
@@ -30,7 +32,7 @@ export function messageQueue(store: Store, clock: Clock, onReply: () => void, co
     renew: (m) => messages().renew(m.id, m.attempts, new Date(clock.now().getTime() + config.leaseMs)),
     handBack: (m) => messages().handBack(m.id, m.attempts, clock.now()),
     async settle(m, outcome) {
-      const { outcome: settled, settlement } = messageSettlementOf(m, outcome, clock.now(), config.random, config.deferMaxMs);
+      const { outcome: settled, settlement } = messageSettlementOf(m, outcome, clock.now(), config.retryDelay, config.deferMaxMs);
       const reply = outcome.kind === 'done' ? outcome.reply : undefined;
       const held = await store.transaction(async (r) => {
         if (!(await r.messages.settle(m.id, m.attempts, settlement))) return false;
