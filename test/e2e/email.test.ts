@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 import { until } from '../helpers/until.js';
@@ -36,7 +36,7 @@ describe('e2e: email channel (SMTP in, smarthost out)', function () {
   }
 
   /** Delivers a message to the listener as a sending mail server would (no TLS on loopback). */
-  function deliver(message: nodemailer.SendMailOptions) {
+  function deliver(message: SendMailOptions) {
     const client = nodemailer.createTransport({ host: '127.0.0.1', port: svc.smtpPort!, secure: false, ignoreTLS: true });
     return client.sendMail({ from: CUSTOMER, ...message }).finally(() => client.close());
   }
