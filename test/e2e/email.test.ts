@@ -200,4 +200,35 @@ describe('e2e: email channel (SMTP in, smarthost out)', function () {
       ['self', 'ignored', 'own-address'],
     ]);
   });
+
+  it('stores hostile bytes (NUL, invalid UTF-8, lone surrogates, header injection in the subject) without a 5xx, and answers on one header line', async () => {
+    const a = await mailAgent({ script: 'return { reply: "seen", subject: "ok\\r\\nBcc: victim@example.com" };' });
+    const raw = Buffer.concat([
+      Buffer.from(`From: =?utf-8?B?${Buffer.from('Ev\u0000il \ud800').toString('base64')}?= <eve@customer.example>\r\nTo: ${a.address}\r\nSubject: bad\u0000 `),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from('\r\nMessage-ID: <hostile-1@customer.example>\r\n\r\nbody \u0000 '),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      Buffer.from('\r\n'),
+    ]);
+    const client = nodemailer.createTransport({ host: '127.0.0.1', port: svc.smtpPort!, secure: false, ignoreTLS: true });
+    const info = await client.sendMail({ envelope: { from: 'eve@customer.example', to: [a.address] }, raw });
+    client.close();
+    expect(info.response).to.match(/^250 /);
+    const [reply] = await until('the answer', async () => (sentBy(a.address).length ? sentBy(a.address) : undefined));
+    expect(reply!.mail.subject).to.equal('ok Bcc: victim@example.com');
+    expect(reply!.header('bcc')).to.equal(undefined);
+    expect(reply!.rcptTo).to.deep.equal(['eve@customer.example']);
+    const [m] = (await stored(a.id)).filter((r) => r.direction === 'inbound');
+    expect(m.subject).to.not.include('\u0000');
+    expect(m.body).to.not.include('\u0000');
+  });
+
+  it('refuses bytes that are not an email with 554 and stores nothing', async () => {
+    const a = await mailAgent({ script: 'return "x";' });
+    const client = nodemailer.createTransport({ host: '127.0.0.1', port: svc.smtpPort!, secure: false, ignoreTLS: true });
+    const err = (await client.sendMail({ envelope: { from: 'x@customer.example', to: [a.address] }, raw: Buffer.from('\r\njust text, no header section\r\n') }).then(() => null, (e: SmtpError) => e))!;
+    client.close();
+    expect(err.responseCode).to.equal(554);
+    expect(await stored(a.id)).to.have.length(0);
+  });
 });
