@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createAgent, gql, gqlOk, h, type TestWorkspace } from '../helpers/harness.js';
+import nodemailer from 'nodemailer';
+import twilio from 'twilio';
+import { createAgent, gql, gqlOk, h, HARNESS_TWILIO, type TestWorkspace } from '../helpers/harness.js';
+import { until } from '../helpers/until.js';
 import type { FakeOpenAi } from '../helpers/openai-server.js';
 import { useFakeModelWorkspace } from '../helpers/runtime.js';
 import { addHttpEndpoint, call, createAgentKey, httpApiPath } from '../helpers/surface-calls.js';
@@ -12,8 +15,9 @@ import { addHttpEndpoint, call, createAgentKey, httpApiPath } from '../helpers/s
 // mapping DESIGN §6/§7 documents for it (HTTP 400 / GraphQL BAD_USER_INPUT / an MCP tool error /
 // an Endpoint Management tool's `code` → INVALID; HTTP 429 + reason → LIMIT_EXCEEDED).
 //
-// The table below is transports × steps. A surface joins by adding a row (OpenAI-compatible, A2A,
-// email, SMS as they land): the steps it offers, each answering an Outcome.
+// The table below is transports × steps. A surface joins by adding a row: the steps it offers, each
+// answering an Outcome. The channels (SMS, email) answer later, through their queue: their outcome
+// is the reply they queued, or the refusal kept with the received message.
 
 /** The entry every transport creates: it doubles `n`. */
 const DOUBLE = 'return { doubled: input.n * 2 };';
@@ -181,6 +185,56 @@ async function openAiCall(s: Subject, text: string): Promise<Outcome> {
   return { refused: HTTP_CODES[res.status] ?? 'FAILED', message: body.error?.message, ...(res.status === 429 ? { reason: body.error?.code } : {}) };
 }
 
+/** A channel's handler of the same entry: a message's text is the `n` to double. */
+const DOUBLE_TEXT = 'return { doubled: Number(input.text.split(" ")[0]) * 2 };';
+
+/**
+ * How a channel answered one stored inbound message, read as a surface's answer: the reply it
+ * queued (its text, JSON), or the refusal kept with the message (`provider.refusal`: the domain's
+ * code and a limit's reason; `last_error`: the domain's message). A limit defers rather than refuses.
+ */
+async function channelOutcome(agentId: string, messageId: string): Promise<Outcome> {
+  const m = await until('the channel to settle the message', async () => {
+    const row = await h().db('messages').where({ agent_id: agentId, direction: 'inbound', message_id: messageId }).first();
+    return row && ['answered', 'failed', 'deferred'].includes(row.status) ? row : undefined;
+  });
+  if (m.status === 'answered') {
+    const reply = await h().db('messages').where({ agent_id: agentId, direction: 'outbound', run_id: m.run_id }).first();
+    return { ok: JSON.parse(reply.body) };
+  }
+  const refusal = m.provider?.refusal ?? {};
+  return { refused: (refusal.code as Code) ?? 'FAILED', message: m.last_error, ...(refusal.reason ? { reason: refusal.reason } : {}) };
+}
+
+let channelMessages = 0;
+
+/** A text to the agent's SMS number, signed as Twilio signs it, answered with empty TwiML; then how the channel answered it. */
+async function smsCall(s: Subject, text: string): Promise<Outcome> {
+  const path = `/agents/${s.agent}/sms`;
+  const sid = `SMparity${++channelMessages}`;
+  const params = { MessageSid: sid, AccountSid: HARNESS_TWILIO.accountSid, From: '+14155550199', To: PARITY_NUMBER, Body: text };
+  const signature = twilio.getExpectedTwilioSignature(HARNESS_TWILIO.authToken, `${h().config.baseUrl}${path}`, params);
+  const res = await fetch(`${h().url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature }, body: new URLSearchParams(params) });
+  if (res.status !== 200) return fromHttp(res.status, await res.json());
+  return channelOutcome(s.agent, sid);
+}
+
+/** An email to the agent's address over SMTP (250 once stored); then how the channel answered it. */
+async function emailCall(s: Subject, text: string): Promise<Outcome> {
+  const messageId = `<parity-${++channelMessages}@customer.example>`;
+  const client = nodemailer.createTransport({ host: '127.0.0.1', port: h().smtpPort, secure: false, ignoreTLS: true });
+  try {
+    await client.sendMail({ from: 'ada@customer.example', to: parityAddress(s), subject: 'Parity', text, messageId });
+  } finally {
+    client.close();
+  }
+  return channelOutcome(s.agent, messageId);
+}
+
+const PARITY_NUMBER = '+14155550100';
+const parityAddress = (s: Subject) => `parity-${s.agent.toLowerCase().replace(/[^a-z0-9]/g, '')}@harness.example.test`;
+const ADD_CHANNEL = 'mutation($a: ID!, $i: ChannelInput!) { addChannel(agentId: $a, input: $i) { id } }';
+
 // ---- the table: transports × steps ----------------------------------------------------------------
 
 const TRANSPORTS: Transport[] = [
@@ -244,6 +298,30 @@ const TRANSPORTS: Transport[] = [
     steps: {
       callBadInput: (s) => openAiCall(s, `please use the ${BLOCKED_PHRASE}`),
       callOverLimit: (s) => openAiCall(s, 'hello'),
+    },
+  },
+  {
+    name: 'SMS (a Twilio-signed text, answered through the channel queue)',
+    prepare: async (s) => {
+      await setSurface(s, 'SMS');
+      await gqlOk(s.ws.adminToken, ADD_CHANNEL, { a: s.agent, i: { kind: 'SMS', address: PARITY_NUMBER, handler: { script: DOUBLE_TEXT } } });
+    },
+    steps: {
+      call: (s) => smsCall(s, '21'),
+      callBadInput: (s) => smsCall(s, `21 ${BLOCKED_PHRASE}`),
+      callOverLimit: (s) => smsCall(s, '21'),
+    },
+  },
+  {
+    name: 'email (SMTP to the listener, answered through the channel queue)',
+    prepare: async (s) => {
+      await setSurface(s, 'EMAIL');
+      await gqlOk(s.ws.adminToken, ADD_CHANNEL, { a: s.agent, i: { kind: 'EMAIL', address: parityAddress(s), handler: { script: DOUBLE_TEXT } } });
+    },
+    steps: {
+      call: (s) => emailCall(s, '21'),
+      callBadInput: (s) => emailCall(s, `21 ${BLOCKED_PHRASE}`),
+      callOverLimit: (s) => emailCall(s, '21'),
     },
   },
   {

@@ -20,7 +20,12 @@ export interface Harness {
   url: string;
   onPostgres: boolean;
   config: Config;
+  /** The SMTP listener's port (the email channel's way in). */
+  smtpPort: number;
 }
+
+/** The SMS provider account of the harness's service (TWILIO_*): callbacks are signed with this token. */
+export const HARNESS_TWILIO = { accountSid: 'AC0000000000harness', authToken: 'harness-twilio-auth-token' };
 
 let harness: Harness | undefined;
 
@@ -49,10 +54,16 @@ export async function startHarness(): Promise<Harness> {
     ADMIN_TOKEN: 'bootstrap-admin-token-for-tests',
     LOG_LEVEL: 'silent',
     PORT: '0',
+    // The channels' ways in are on; their ways out lead nowhere (replies stay queued, retried).
+    SMTP_PORT: '0',
+    MAIL_DOMAIN: 'harness.example.test',
+    TWILIO_ACCOUNT_SID: HARNESS_TWILIO.accountSid,
+    TWILIO_AUTH_TOKEN: HARNESS_TWILIO.authToken,
+    TWILIO_API_BASE: 'http://127.0.0.1:9',
   });
   const service = await buildService(config, { db, skipMigrations: true, logger: createLogger('silent') });
-  const { url } = await service.listen(0, '127.0.0.1');
-  harness = { service, db, url, onPostgres: Boolean(databaseUrl), config };
+  const { url, smtpPort } = await service.listen(0, '127.0.0.1');
+  harness = { service, db, url, onPostgres: Boolean(databaseUrl), config, smtpPort: smtpPort! };
   return harness;
 }
 

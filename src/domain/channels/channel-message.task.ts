@@ -100,8 +100,9 @@ export class ChannelMessageTask {
     try {
       run = await this.deps.pipeline.begin(principal, agent, entry, messageRunInput(m, channel));
     } catch (err) {
-      if (err instanceof LimitExceeded || err instanceof Unavailable) return { kind: 'deferred', error: err.message, retryAfterSeconds: err.retryAfterSeconds };
-      if (err instanceof DomainError) return { kind: 'failed', error: err.message, runId: null };
+      if (err instanceof LimitExceeded) return { kind: 'deferred', error: err.message, retryAfterSeconds: err.retryAfterSeconds, refusal: { code: err.code, reason: err.reason } };
+      if (err instanceof Unavailable) return { kind: 'deferred', error: err.message, retryAfterSeconds: err.retryAfterSeconds };
+      if (err instanceof DomainError) return { kind: 'failed', error: err.message, runId: null, refusal: { code: err.code } };
       return { kind: 'retry', error: 'The run could not start', runId: null };
     }
     let result: RunResult | undefined;

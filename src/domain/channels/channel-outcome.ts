@@ -15,8 +15,20 @@ import type { AttemptOutcome } from '../webhooks/webhook.entities.js';
 export type ChannelOutcome =
   | { kind: 'done'; status: MessageStatus; runId: string | null; reply?: Message; provider?: Json; messageId?: string }
   | { kind: 'retry'; error: string; runId: string | null; provider?: Json }
-  | { kind: 'deferred'; error: string; retryAfterSeconds: number }
-  | { kind: 'failed'; error: string; runId: string | null; provider?: Json };
+  | { kind: 'deferred'; error: string; retryAfterSeconds: number; refusal?: Refusal }
+  | { kind: 'failed'; error: string; runId: string | null; provider?: Json; refusal?: Refusal };
+
+/** The domain's refusal of a run (its error code, a limit's reason): kept as `provider.refusal`, as a surface would answer it. */
+export interface Refusal {
+  code: string;
+  reason?: string;
+}
+
+/** The provider details with the refusal that ended (or held back) the attempt. */
+function withRefusal(provider: Json | null, refusal: Refusal): Json {
+  const base = provider && typeof provider === 'object' && !Array.isArray(provider) ? provider : {};
+  return { ...base, refusal: { code: refusal.code, ...(refusal.reason !== undefined ? { reason: refusal.reason } : {}) } };
+}
 
 /**
  * What an attempt's outcome leaves on its message at `now`. A deferral waits the refusal's
@@ -39,7 +51,8 @@ export function messageSettlementOf(
     }
     case 'deferred': {
       const next = new Date(now.getTime() + Math.min(o.retryAfterSeconds * 1000, deferMaxMs));
-      return { outcome: 'deferred', settlement: { status: 'deferred', failures: m.failures, nextAttemptAt: next, lastError: o.error, runId: m.runId } };
+      const refusal = o.refusal ? { provider: withRefusal(m.provider, o.refusal) } : {};
+      return { outcome: 'deferred', settlement: { status: 'deferred', failures: m.failures, nextAttemptAt: next, lastError: o.error, runId: m.runId, ...refusal } };
     }
     case 'retry': {
       const failures = m.failures + 1;
@@ -48,7 +61,9 @@ export function messageSettlementOf(
       if (delay === null) return { outcome: 'failed', settlement: { status: 'failed', failures, nextAttemptAt: null, lastError: o.error, runId, ...provider } };
       return { outcome: 'retry', settlement: { status: waiting, failures, nextAttemptAt: new Date(now.getTime() + delay), lastError: o.error, runId, ...provider } };
     }
-    case 'failed':
-      return { outcome: 'failed', settlement: { status: 'failed', failures: m.failures + 1, nextAttemptAt: null, lastError: o.error, runId: o.runId ?? m.runId, ...provider } };
+    case 'failed': {
+      const details = o.refusal ? { provider: withRefusal(o.provider ?? m.provider, o.refusal) } : provider;
+      return { outcome: 'failed', settlement: { status: 'failed', failures: m.failures + 1, nextAttemptAt: null, lastError: o.error, runId: o.runId ?? m.runId, ...details } };
+    }
   }
 }
