@@ -195,7 +195,8 @@ describe('e2e: SMS channel (Twilio-compatible)', function () {
     const all = await list('');
     expect(all.totalCount).to.equal(4);
     expect(all.messages.map((m: any) => m.body).sort()).to.deep.equal(['ok one', 'ok two', 'one', 'two']);
-    expect(Object.keys(all.messages[0]).sort()).to.deep.equal(['body', 'channel', 'direction', 'from', 'id', 'sentAt', 'subject', 'to']);
+    expect(Object.keys(all.messages[0]).sort()).to.deep.equal(['body', 'channel', 'direction', 'from', 'id', 'sentAt', 'status', 'subject', 'threadId', 'to']);
+    expect(all.messages.every((m: any) => m.threadId === `${a.channel.id}:${CUSTOMER}`)).to.equal(true);
     expect((await list('?channel=sms')).totalCount).to.equal(4);
     expect((await list('?channel=email')).totalCount).to.equal(0);
     expect((await list('?direction=inbound')).totalCount).to.equal(2);

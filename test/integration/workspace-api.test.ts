@@ -45,8 +45,9 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
       expect(r.status).to.equal(200);
       expect(r.body).to.include({ totalCount: 12, page: 1, pageSize: 50 });
       expect(r.body.messages.map((m: any) => m.id)).to.deep.equal([...ids].reverse());
-      expect(Object.keys(r.body.messages[0])).to.have.members(['id', 'direction', 'channel', 'from', 'to', 'subject', 'body', 'sentAt']);
-      expect(r.body.messages[0]).to.include({ direction: 'outbound', channel: 'email', sentAt: at(11), subject: 'Hello' });
+      expect(Object.keys(r.body.messages[0])).to.have.members(['id', 'direction', 'channel', 'from', 'to', 'subject', 'body', 'sentAt', 'threadId', 'status']);
+      // Recorded by a connector: no channel, so no thread and no status.
+      expect(r.body.messages[0]).to.include({ direction: 'outbound', channel: 'email', sentAt: at(11), subject: 'Hello', threadId: null, status: null });
     });
 
     it('narrows totalCount as direction, channel and dates narrow the filter', async () => {

@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { Invalid } from '../errors.js';
 import { VISIBILITIES } from '../agents/agent.entities.js';
+import { MESSAGE_STATUSES } from '../messages/message.entities.js';
 import { MODEL_PROVIDERS } from '../models/model.entities.js';
 import { SURFACES } from '../surfaces/surface.entities.js';
 
-// The Workspace API v1.0.0 contract, once: the query schemas validate the raw query strings and
-// the response schemas describe what the service returns. The OpenAPI description
-// (src/rest/workspace-api/workspace-api.openapi.ts) is generated from these same objects, so the
-// documented rules cannot drift from the enforced ones. `.meta()` is plain zod metadata (the
-// description and, with `id`, the component name); no OpenAPI library is imported here.
+// The Workspace API v1.0.0 contract, once: query schemas validate the raw query strings, response
+// schemas describe the answers, and the OpenAPI description (src/rest/workspace-api/) is generated
+// from them, so documented and enforced rules cannot drift. `.meta()` is plain zod metadata.
 
 // ---------------------------------------------------------------------------------------------
 // Query parameters (values arrive as strings; a repeated parameter arrives as an array → invalid)
@@ -132,6 +131,8 @@ export const MessageItem = z
     subject: z.string().nullable(),
     body: z.string(),
     sentAt: instant,
+    threadId: z.string().nullable().meta({ description: "The conversation: an email's thread (its first References id), an SMS channel and number; null for recorded messages." }),
+    status: z.enum(MESSAGE_STATUSES).nullable().meta({ description: 'Where a channel message is (received, answered, queued, sent, delivered, failed, …); null for recorded messages.' }),
   })
   .meta({ id: 'Message', description: 'An email or SMS message sent to or by the agent.' });
 

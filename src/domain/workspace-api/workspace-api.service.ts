@@ -58,7 +58,7 @@ const dateOf = (s: string | undefined) => (s === undefined ? undefined : new Dat
 const windowOf = (v: { page: number; pageSize: number }) => ({ limit: v.pageSize, offset: (v.page - 1) * v.pageSize });
 
 function messageItem(m: Message): MessageItem {
-  return { id: m.id, direction: m.direction, channel: m.channel, from: m.from, to: m.to, subject: m.subject, body: m.body, sentAt: iso(m.sentAt) };
+  return { id: m.id, direction: m.direction, channel: m.channel, from: m.from, to: m.to, subject: m.subject, body: m.body, sentAt: iso(m.sentAt), threadId: m.threadId, status: m.status };
 }
 
 function activityItem(e: ActivityEntry): ActivityItem {
