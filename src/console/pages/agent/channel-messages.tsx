@@ -57,29 +57,25 @@ export function ChannelMessages({ agentId }: { agentId: string }) {
   return (
     <Stack>
       <Group align="flex-end" wrap="wrap">
-        <Select
+        <FilterSelect
           label="Direction"
-          data={[
-            { value: ANY, label: 'Both directions' },
-            { value: 'INBOUND', label: 'Received' },
-            { value: 'OUTBOUND', label: 'Sent' },
+          options={[
+            [ANY, 'Both directions'],
+            ['INBOUND', 'Received'],
+            ['OUTBOUND', 'Sent'],
           ]}
           value={direction}
-          onChange={(v) => filter(() => setDirection((v ?? ANY) as Direction | typeof ANY))}
-          allowDeselect={false}
-          w={200}
+          onChange={(v) => filter(() => setDirection(v as Direction | typeof ANY))}
         />
-        <Select
+        <FilterSelect
           label="Channel"
-          data={[
-            { value: ANY, label: 'Email and SMS' },
-            { value: 'EMAIL', label: 'Email' },
-            { value: 'SMS', label: 'SMS' },
+          options={[
+            [ANY, 'Email and SMS'],
+            ['EMAIL', 'Email'],
+            ['SMS', 'SMS'],
           ]}
           value={channel}
-          onChange={(v) => filter(() => setChannel((v ?? ANY) as Channel | typeof ANY))}
-          allowDeselect={false}
-          w={200}
+          onChange={(v) => filter(() => setChannel(v as Channel | typeof ANY))}
         />
         <Button variant="default" onClick={() => refetch({ requestPolicy: 'network-only' })} loading={fetching}>
           Refresh
@@ -131,6 +127,11 @@ export function ChannelMessages({ agentId }: { agentId: string }) {
       </Group>
     </Stack>
   );
+}
+
+/** One filter of the list: a labelled choice whose first option means "any". */
+function FilterSelect({ label, options, value, onChange }: { label: string; options: [string, string][]; value: string; onChange: (v: string) => void }) {
+  return <Select label={label} data={options.map(([v, l]) => ({ value: v, label: l }))} value={value} onChange={(v) => onChange(v ?? ANY)} allowDeselect={false} w={200} />;
 }
 
 function MessageRow({ message: m, open, onToggle }: { message: Message; open: boolean; onToggle: () => void }) {

@@ -39,6 +39,16 @@ export default function ChannelsTab({ agentId }: AgentTabProps) {
   if (fetching && !data) return <LoadingState label="Loading the channels…" />;
   if (!data) return <ErrorState error={error} retry={reload} />;
   const channels = data.agent.channels;
+  const saved = () => {
+    setEditing(null);
+    reload();
+  };
+  // The dialog shows the error, or closes when the channel is gone.
+  const remove = async () => {
+    const { error: failed } = await removeChannel({ id: removing!.id });
+    if (!failed) reload();
+    return failed;
+  };
 
   return (
     <Stack>
@@ -90,25 +100,12 @@ export default function ChannelsTab({ agentId }: AgentTabProps) {
             agentId={agentId}
             channel={editing === 'new' ? null : editing}
             models={data.models}
-            onDone={() => {
-              setEditing(null);
-              reload();
-            }}
+            onDone={saved}
             onCancel={() => setEditing(null)}
           />
         ) : null}
       </FormModal>
-      <ConfirmDialog
-        opened={removing !== null}
-        title="Remove channel"
-        confirmLabel="Remove channel"
-        onConfirm={async () => {
-          const result = await removeChannel({ id: removing!.id });
-          if (!result.error) reload();
-          return result.error;
-        }}
-        onClose={() => setRemoving(null)}
-      >
+      <ConfirmDialog opened={removing !== null} title="Remove channel" confirmLabel="Remove channel" onConfirm={remove} onClose={() => setRemoving(null)}>
         {removing ? `Remove “${removing.address}”? Messages to it are no longer received; the messages already stored stay.` : ''}
       </ConfirmDialog>
     </Stack>
