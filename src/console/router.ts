@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 // HTML shell, so a reload or a shared link opens the same page (and the same tab).
 
 /** The agent page's tabs, one per section of the specification, in the order they are shown. */
-export const AGENT_TABS = ['overview', 'http', 'documents', 'mcp', 'openai', 'widget', 'webhooks', 'keys', 'limits', 'activity', 'usage'] as const;
+export const AGENT_TABS = ['overview', 'http', 'documents', 'mcp', 'openai', 'widget', 'webhooks', 'channels', 'keys', 'limits', 'activity', 'usage'] as const;
 export type AgentTab = (typeof AGENT_TABS)[number];
 
 /** The workspace's sections. */

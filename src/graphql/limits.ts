@@ -23,6 +23,7 @@ import {
 import { MAX_LOGGED_BODY } from '../domain/activity/activity-log.js';
 import { MAX_ACTIVITY_PAGE, MAX_USAGE_DAYS } from '../domain/activity/activity.service.js';
 import { MAX_HANDLER } from '../domain/entries/entry.schemas.js';
+import { MAX_MESSAGE_PAGE } from '../domain/messages/message.service.js';
 import { DELIVERY_BODY_SHOWN_BYTES } from '../domain/webhooks/webhook-deliveries.service.js';
 
 /** Nesting of data fields. */
@@ -43,7 +44,7 @@ export const MAX_TOKENS = 15_000;
 /** Items assumed for a list without a page size (agents, entries, keys, members…). */
 export const UNPAGED_LIST_ITEMS = 10;
 /** Arguments that size a page, with the largest value the domain accepts for each. */
-export const PAGE_ARGUMENTS: Readonly<Record<string, number>> = { first: MAX_ACTIVITY_PAGE, days: MAX_USAGE_DAYS };
+export const PAGE_ARGUMENTS: Readonly<Record<string, number>> = { first: MAX_ACTIVITY_PAGE, days: MAX_USAGE_DAYS, pageSize: MAX_MESSAGE_PAGE };
 
 /**
  * Bytes an operation's large values may return, counted before it runs (see `operationLimits`):
@@ -77,7 +78,10 @@ export const FIELD_BYTES: Readonly<Record<string, number>> = {
   'Agent.instructions': 100_000,
   'Guardrails.blockedInputPatterns': 100 * 500,
   'Guardrails.redactOutputPatterns': 100 * 500,
-  'Message.body': 1_000_000,
+  // A message's text holds up to about 1 MB; counting that for each message of a page would refuse
+  // any page of more than 16 with bodies. A body counts 64 KiB (as a record does), so that the
+  // largest page (200 messages) weighs 12.5 MiB.
+  'Message.body': 64 * 1024,
   // A document holds up to 5 MiB; counting that for each of the 10 documents an agent's list is
   // assumed to hold would refuse reading any agent's documents, so content counts 1 MiB.
   'Document.content': 1024 * 1024,
@@ -126,7 +130,7 @@ const NOTHING: Measure = { depth: 0, introspectionDepth: 0, cost: 0, bytes: 0 };
  * `maxIntrospectionDepth` under `__schema` / `__type`), or that may return more than
  * `maxComplexity` field values. Every field counts, `__typename` and introspection included.
  * A field inside a list counts once per item the list may return: a paged field (`first`,
- * `days`) by its page size — the literal value, the argument's default when absent, its maximum
+ * `days`, `pageSize`) by its page size — the literal value, the argument's default when absent, its maximum
  * when given by a variable (validation does not see variable values); a connection passes its
  * page size to its `nodes`; any other list of objects counts `unpagedListItems` items. Lists of
  * scalars count 1 (their parent resolves them whole) and so do introspection lists (their length

@@ -9,12 +9,14 @@ import { KeyResolver } from './resolvers/key.resolver.js';
 import { ChannelResolver } from './resolvers/channel.resolver.js';
 import { AgentChangeResolver, ManifestResolver } from './resolvers/manifest.resolver.js';
 import { McpGrantResolver } from './resolvers/mcp-grant.resolver.js';
+import { MessageResolver } from './resolvers/message.resolver.js';
 import { WorkspaceResolver } from './resolvers/workspace.resolver.js';
 
 export const resolvers = [
   WorkspaceResolver,
   AgentResolver,
   ActivityResolver,
+  MessageResolver,
   KeyResolver,
   McpGrantResolver,
   HttpEndpointResolver,

@@ -15,6 +15,7 @@ const AGENT_TABS: [string, string][] = [
   ['openai', 'OpenAI API'],
   ['widget', 'Chat widget'],
   ['webhooks', 'Webhooks'],
+  ['channels', 'Channels'],
   ['keys', 'API Keys'],
   ['limits', 'Limits'],
   ['activity', 'Activity'],

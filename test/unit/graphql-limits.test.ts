@@ -191,6 +191,19 @@ describe('GraphQL operation limits', () => {
       });
     });
 
+    it("counts an agent's messages by pageSize (default 50, a variable at 200), under many agents too", () => {
+      // agent + messages + nodes + pageSize × id, and totalCount
+      expectCost('{ agent(id: "a") { messages(pageSize: 7) { nodes { id } totalCount } } }', 4 + 7);
+      expectCost('{ agent(id: "a") { messages { nodes { id } } } }', 3 + 50);
+      expectCost('query($n: Int!) { agent(id: "a") { messages(page: 3, pageSize: $n) { nodes { id } } } }', 3 + 200);
+      // Ten agents' pages of 200 with four fields each are far past the budget; a page of 20 of one field is not.
+      expect(check('query($n: Int!) { agents { messages(pageSize: $n) { nodes { id from to body } } } }')[0]).to.match(tooMany(1000));
+      expectCost('{ agents { messages(pageSize: 20) { nodes { id } } } }', 1 + 10 * (2 + 20));
+      // A body counts 64 KiB: the largest page of bodies passes the byte budget, two of them do not.
+      expect(check('{ agent(id: "a") { messages(pageSize: 200) { nodes { body } } } }')).to.deep.equal([]);
+      expect(check('{ agent(id: "a") { a: messages(pageSize: 200) { nodes { body } } b: messages(pageSize: 200) { nodes { body } } } }')[0]).to.match(/more than 16 MiB/);
+    });
+
     it('counts an unpaged list of objects as 10 items and a list of scalars as one value', () => {
       expectCost('{ agents { id } }', 1 + 10);
       expectCost('{ agents { id httpEndpoints { id path } } }', 1 + 10 * (1 + 1 + 10 * 2));

@@ -9,7 +9,6 @@ import {
   Member,
   MemberToken,
   MemberTokenResult,
-  Message,
   Model,
   ModelTestResult,
   RecordMessageInput,
@@ -20,6 +19,7 @@ import {
   WorkspaceSettings,
   WorkspaceSettingsInput,
 } from './workspace.types.js';
+import { Message } from './message.types.js';
 
 @Resolver(() => Workspace)
 export class WorkspaceResolver {

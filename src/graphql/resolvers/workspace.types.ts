@@ -1,12 +1,12 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { MESSAGE_CHANNELS, MESSAGE_DIRECTIONS, type MessageChannel, type MessageDirection } from '../../domain/messages/message.entities.js';
 import { MODEL_PROVIDERS, type ModelProvider } from '../../domain/models/model.entities.js';
 import { type Role, ROLES } from '../../domain/principal.js';
 import { SECRET_KINDS, type SecretKind } from '../../domain/secrets/secret.entities.js';
 import { register } from '../graphql-enum.js';
+import { MessageChannelEnum, MessageDirectionEnum } from './message.types.js';
 
-// The workspace: members, tokens, teams, settings, secrets, models and messages. GraphQL types of the area;
+// The workspace: members, tokens, teams, settings, secrets, models and recording messages. GraphQL types of the area;
 // inputs carry no validation of their own: the domain's zod schemas are the only validation.
 
 export const RoleEnum = register(ROLES, 'Role');
@@ -15,10 +15,6 @@ export const SecretKindEnum = register(SECRET_KINDS, 'SecretKind');
 export type SecretKindEnum = SecretKind;
 export const ModelProviderEnum = register(MODEL_PROVIDERS, 'ModelProvider');
 export type ModelProviderEnum = ModelProvider;
-export const MessageDirectionEnum = register(MESSAGE_DIRECTIONS, 'MessageDirection');
-export type MessageDirectionEnum = MessageDirection;
-export const MessageChannelEnum = register(MESSAGE_CHANNELS, 'MessageChannel');
-export type MessageChannelEnum = MessageChannel;
 
 @ObjectType()
 export class Team {
@@ -112,19 +108,6 @@ export class ModelTestResult {
   @Field(() => String, { nullable: true, description: "The model's answer" }) output!: string | null;
   @Field(() => String, { nullable: true, description: "The provider's error as it gave it (HTTP status and message), credentials removed" }) error!: string | null;
   @Field(() => Int, { description: 'Time the call took, in milliseconds' }) latencyMs!: number;
-}
-
-@ObjectType()
-export class Message {
-  @Field(() => ID) id!: string;
-  @Field(() => ID) agentId!: string;
-  @Field(() => MessageDirectionEnum) direction!: MessageDirectionEnum;
-  @Field(() => MessageChannelEnum) channel!: MessageChannelEnum;
-  @Field(() => String) from!: string;
-  @Field(() => String) to!: string;
-  @Field(() => String, { nullable: true }) subject!: string | null;
-  @Field(() => String) body!: string;
-  @Field(() => Date) sentAt!: Date;
 }
 
 @InputType()
