@@ -52,7 +52,7 @@ describe('e2e: Mailgun inbound mail', function () {
   }
 
   /** Posts a form as Mailgun's forward() does. */
-  function post(fields: Record<string, Part>) {
+  async function post(fields: Record<string, Part>): Promise<{ status: number; json(): Promise<any> }> {
     const { body, type } = multipart(fields);
     return fetch(`${svc.url}/email/mailgun/mime`, { method: 'POST', headers: { 'content-type': type }, body });
   }
