@@ -23,6 +23,7 @@ import * as a2aTasks from './20270306000000_a2a_tasks.js';
 import * as mcpOauth from './20270307000000_mcp_oauth.js';
 import * as documentMcpRead from './20270310000000_document_mcp_read.js';
 import * as channels from './20270312000000_channels.js';
+import * as mailgunTokens from './20270314000000_mailgun_tokens.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -51,6 +52,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270307000000_mcp_oauth': mcpOauth,
   '20270310000000_document_mcp_read': documentMcpRead,
   '20270312000000_channels': channels,
+  '20270314000000_mailgun_tokens': mailgunTokens,
 };
 
 /** knex migration source over the static list above. */

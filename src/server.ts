@@ -30,6 +30,8 @@ import { ServiceMetrics } from './infra/metrics.js';
 import { serveMetrics } from './infra/metrics-server.js';
 import { startHousekeeping } from './infra/housekeeping.js';
 import { startMailIntake } from './infra/email/mail-intake.js';
+import { mailgunIntake } from './infra/email/mailgun-intake.js';
+import { mailgunTokens } from './infra/email/mailgun-tokens.js';
 import { smarthostSender } from './infra/email/smarthost.js';
 import type { SmtpListener } from './infra/email/smtp-listener.js';
 import { graphiqlBundle } from './infra/graphiql/bundle.js';
@@ -190,6 +192,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       metricsElsewhere: config.metricsPort !== undefined,
       draining: () => draining,
       oauth: providerFor,
+      mailgun: mailgunIntake(services.emailReceipt, mailgunTokens(db), clock, { signingKey: config.email.mailgunSigningKey, maxBytes: config.email.maxMessageBytes }, logger),
     });
     const servers: http.Server[] = [];
     let smtp: SmtpListener | undefined;

@@ -24,6 +24,8 @@ import { chatRoutes } from './surfaces/chat.routes.js';
 import { openAiRoutes } from './surfaces/openai.routes.js';
 import { a2aRoutes } from './surfaces/a2a.routes.js';
 import { smsRoutes } from './surfaces/sms.routes.js';
+import { mailgunRoutes } from './surfaces/mailgun.routes.js';
+import type { MailgunIntake } from '../infra/email/mailgun-intake.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
 import { consoleSessionRoutes } from './console-session.routes.js';
 import { oauthRoutes, type ProviderFor } from './oauth/oauth.routes.js';
@@ -59,6 +61,8 @@ export interface AppDeps {
   metricsElsewhere?: boolean;
   /** The authorization server of agents' MCP servers, per issuer (absent: no OAuth endpoints). */
   oauth?: ProviderFor;
+  /** Mailgun's inbound mail (`POST /email/mailgun/mime`); absent: no such route. */
+  mailgun?: MailgunIntake;
   /** True once shutdown has begun: `/readyz` answers 503 so that a load balancer drains the instance. */
   draining?: () => boolean;
 }
@@ -125,6 +129,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger, deps.mcpCancels, deps.oauth ? deps.baseUrl : undefined));
   app.use(webhookRoutes(deps.services, deps.logger));
   app.use(smsRoutes(deps.services, deps.baseUrl, deps.logger));
+  if (deps.mailgun) app.use(page(mailgunRoutes(deps.mailgun)));
   app.use(chatRoutes(deps.services, deps.platformOrigins, deps.logger, deps.chatKeepAliveMs));
   app.use(openAiRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(a2aRoutes(deps.services, deps.platformOrigins, deps.baseUrl, deps.logger));

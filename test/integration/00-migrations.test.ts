@@ -32,7 +32,9 @@ const COLUMNS: Record<string, string> = {
   mcp_tools: 'id agent_id name description handler_kind handler_body model_override input_schema created_at updated_at output_schema',
   member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at',
   mcp_grants: 'id workspace_id agent_id member_id client_id client_name redirect_host created_at last_used_at',
+  mailgun_tokens: 'id expires_at',
   members: 'id workspace_id email name role created_at',
+  message_attachments: 'message_id position filename content_type size content',
   message_day_counts: 'agent_id day direction channel n',
   messages:
     'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at channel_id thread_id message_id in_reply_to status attempts failures next_attempt_at locked_until last_error run_id provider',
@@ -110,6 +112,7 @@ const FOREIGN_KEYS = [
   'mcp_tools FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'member_tokens FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
   'members FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'message_attachments FOREIGN KEY (message_id) REFERENCES messages(id) ON DELETE CASCADE',
   'message_day_counts FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'messages FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'messages FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL',
@@ -168,6 +171,7 @@ const INDEXES = [
   'CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (status, next_attempt_at)',
   'CREATE INDEX mcp_grants_agent_id_created_at_id_index ON mcp_grants USING btree (agent_id, created_at, id)',
   'CREATE INDEX mcp_grants_member_id_index ON mcp_grants USING btree (member_id)',
+  'CREATE INDEX mailgun_tokens_expires_at_index ON mailgun_tokens USING btree (expires_at)',
   'CREATE INDEX oauth_records_expires_at_index ON oauth_records USING btree (expires_at)',
   'CREATE INDEX oauth_records_grant_id_index ON oauth_records USING btree (grant_id)',
   'CREATE INDEX oauth_records_uid_index ON oauth_records USING btree (uid)',
@@ -247,7 +251,7 @@ describe('migrations', function () {
     expect(kind('f').map((c) => c.split(' ').filter((_, i) => i !== 1 && i !== 2).join(' ')).sort()).to.deep.equal([...FOREIGN_KEYS].sort());
     // A primary key on every table: `id`, except credit usage (one row per agent and day).
     expect(kind('p').map((c) => `${c.split(' ')[0]} ${c.split(' ').slice(3).join(' ')}`).sort()).to.deep.equal(
-      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${t === 'credit_usage' ? 'agent_id, day' : t === 'message_day_counts' ? 'agent_id, day, direction, channel' : t === 'oauth_records' ? 'model, id' : 'id'})`).sort(),
+      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${t === 'credit_usage' ? 'agent_id, day' : t === 'message_day_counts' ? 'agent_id, day, direction, channel' : t === 'oauth_records' ? 'model, id' : t === 'message_attachments' ? 'message_id, "position"' : 'id'})`).sort(),
     );
     expect(kind('x')).to.deep.equal([]);
     const secondary = afterUp.indexes.filter((d) => !/_pkey ON /.test(d) && !UNIQUE.some((u) => d.includes(` ${u.split(' ')[0]} ON `)));
