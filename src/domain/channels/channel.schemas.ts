@@ -6,9 +6,10 @@ import { CHANNEL_KINDS, type ChannelKind } from './channel.entities.js';
 
 /** An E.164 number: `+`, a country code, at most 15 digits in all. */
 const E164 = /^\+[1-9][0-9]{1,14}$/;
-const PART = '[^\\s@<>(),;:"\\u0000-\\u001f\\u007f]+';
-/** An email address as routing needs it: something, `@`, a domain with a dot; no spaces, no control characters. */
-const EMAIL = new RegExp(`^${PART}@${PART}\\.${PART}$`);
+// With the `u` flag a lone surrogate is a code point of its own, in the range refused here.
+const PART = '[^\\s@<>(),;:"\\u0000-\\u001f\\u007f\\ud800-\\udfff]+';
+/** An email address as routing needs it: something, `@`, a domain with a dot; no spaces, no control characters or lone surrogates. */
+const EMAIL = new RegExp(`^${PART}@${PART}\\.${PART}$`, 'u');
 /** The longest list of allowed senders. */
 export const MAX_ALLOWED_SENDERS = 100;
 
