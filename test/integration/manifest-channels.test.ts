@@ -33,17 +33,19 @@ spec:${extra}
   channels:
 ${channels}`;
 
-  const TWO = `    - kind: SMS
-      address: +1 (415) 555-0800
-      handler: {prompt: Answer by text}
-      allowedSenders: ["+44 20 7946 0800", "+442079460800"]
-    - kind: EMAIL
-      address: Desk@Mail.Example.com
+  /** The email channel as stored; the first file writes its address in another case. */
+  const DESK = `    - kind: EMAIL
+      address: desk@mail.example.com
       handler:
         script: |
           return { reply: 'thanks' };
       autoReply: false
 `;
+  const TWO = `    - kind: SMS
+      address: +1 (415) 555-0800
+      handler: {prompt: Answer by text}
+      allowedSenders: ["+44 20 7946 0800", "+442079460800"]
+${DESK.replace('desk@mail.example.com', 'Desk@Mail.Example.com')}`;
 
   before(async () => {
     ws = await newWorkspace();
@@ -87,13 +89,7 @@ ${channels}`;
       `    - kind: SMS
       address: "+14155550800"
       handler: {prompt: "Answer by text, briefly"}
-    - kind: EMAIL
-      address: desk@mail.example.com
-      handler:
-        script: |
-          return { reply: 'thanks' };
-      autoReply: false
-    - kind: EMAIL
+${DESK}    - kind: EMAIL
       address: sales@mail.example.com
       handler: {prompt: Sell}
 `,

@@ -5,7 +5,7 @@ import { SURFACES, type Surfaces } from '../surfaces/surface.entities.js';
 import type { Repositories } from '../ports.js';
 import { DEFAULT_CAPABILITIES, DEFAULT_CORS, DEFAULT_GUARDRAILS, defaultSurfaces } from '../agents/agent.schemas.js';
 import { pathShape } from '../entries/entry.schemas.js';
-import type { ChannelKind } from '../channels/channel.entities.js';
+import type { Channel } from '../channels/channel.entities.js';
 import { API_VERSION, KIND, type AgentManifest } from './manifest.schemas.js';
 
 export { canonical, canonicalJson, writeYaml } from './manifest.canonical.js';
@@ -53,15 +53,8 @@ export interface WebhookState {
   signature: { scheme: SignatureScheme; secretName: string } | null;
   maxBodyBytes: number | null;
 }
-export interface ChannelState {
-  kind: ChannelKind;
-  /** As stored: E.164, or a lower-case email address. */
-  address: string;
-  handler: Handler;
-  modelOverride: string | null;
-  allowedSenders: string[];
-  autoReply: boolean;
-}
+/** A channel as a manifest describes it: its address as stored (E.164, or a lower-case email address). */
+export type ChannelState = Pick<Channel, 'kind' | 'address' | 'handler' | 'modelOverride' | 'allowedSenders' | 'autoReply'>;
 export interface DocumentState {
   name: string;
   description: string;
