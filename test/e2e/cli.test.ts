@@ -41,6 +41,7 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       e2: addHttpEndpoint(agentId: $a, input: { path: "summarise", handler: { prompt: "Summarise the order" }, description: "A summary" }) { id }
       t1: addMcpTool(agentId: $a, input: { name: "lookup_order", description: "Find an order", handler: { prompt: "Look it up" } }) { id }
       w1: addWebhook(agentId: $a, input: { integration: "stripe", handler: { script: "return input;" }, signature: { scheme: STRIPE, secretName: "stripe-signing" } }) { id }
+      c1: addChannel(agentId: $a, input: { kind: SMS, address: "+1 415 555 0900", handler: { prompt: "Answer by text" }, autoReply: false }) { id }
     }`, { a: agentId });
     const faq = (await gql('mutation($a: ID!) { createDocument(agentId: $a, input: { name: "faq", content: "Q: Where?\\nA: Here." }) { id } }', { a: agentId })).createDocument.id;
     const orders = (await gql('mutation($a: ID!) { createDocument(agentId: $a, input: { name: "orders", kind: DATABASE, fields: [{ name: "ref", type: STRING, required: true }, { name: "total", type: NUMBER }] }) { id } }', { a: agentId })).createDocument.id;
@@ -151,6 +152,7 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       expect(out.code, out.stderr).to.equal(0);
       expect(out.stdout).to.equal(expected);
       expect(out.stdout).not.to.contain(SIGNING_SECRET);
+      expect(out.stdout).to.contain('  channels:\n    - kind: SMS\n      address: "+14155550900"\n      autoReply: false\n');
       const toDir = await aes.run(['export', '-o', dir()]);
       expect(toDir.code, toDir.stderr).to.equal(0);
       expect(fs.readdirSync(dir()).sort()).to.deep.equal(['orders-bot.yaml', 'second-agent.yaml']);

@@ -57,6 +57,8 @@ async function buildFullAgent(ws: TestWorkspace): Promise<string> {
     e2: addHttpEndpoint(agentId: $a, input: { path: "summarise", handler: { prompt: "Summarise the order" }, modelOverride: "claude-small", description: "A summary" }) { id }
     t1: addMcpTool(agentId: $a, input: { name: "lookup_order", description: "Find an order", handler: { prompt: "Look it up" }, inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } }) { id }
     w1: addWebhook(agentId: $a, input: { integration: "stripe", handler: { script: "return input;" }, signature: { scheme: STRIPE, secretName: "stripe-signing" }, maxBodyBytes: 200000 }) { id }
+    c1: addChannel(agentId: $a, input: { kind: SMS, address: "+1 415 555 0700", handler: { prompt: "Answer by text" }, allowedSenders: ["+442079460700"], autoReply: false }) { id }
+    c2: addChannel(agentId: $a, input: { kind: EMAIL, address: "Orders@Mail.Example.com", handler: { script: "return { reply: 'ok' };" }, modelOverride: null }) { id }
   }`, { a: id });
   const text = (await gqlOk(t, 'mutation($a: ID!) { createDocument(agentId: $a, input: { name: "faq", description: "Questions", content: "Q: Where?\\nA: Here." }) { id } }', { a: id })).createDocument.id;
   const db = (await gqlOk(t, 'mutation($a: ID!) { createDocument(agentId: $a, input: { name: "orders", kind: DATABASE, fields: [{ name: "ref", type: STRING, required: true }, { name: "total", type: NUMBER }, { name: "meta", type: JSON }] }) { id } }', { a: id })).createDocument.id;
@@ -111,7 +113,7 @@ async function dump(workspaceId: string): Promise<string> {
   const agents = await db('agents').where({ workspace_id: workspaceId }).orderBy('id');
   const ids = agents.map((a) => a.id);
   const out: Record<string, unknown> = { agents };
-  for (const table of ['http_endpoints', 'mcp_tools', 'webhooks', 'documents', 'document_exposures', 'agent_changes']) {
+  for (const table of ['http_endpoints', 'mcp_tools', 'webhooks', 'channels', 'documents', 'document_exposures', 'agent_changes']) {
     out[table] = await db(table).whereIn('agent_id', ids).orderBy('id');
   }
   out.records = await db('document_records').whereIn('document_id', db('documents').select('id').whereIn('agent_id', ids)).orderBy('id');
@@ -138,7 +140,7 @@ describe('agents as code: exportAgents, planManifest, applyManifest', function (
   });
 
   it('exports every kind of entry, secrets by name only', () => {
-    for (const s of ['apiVersion: agents/v1', 'kind: Agent', 'name: orders-bot', 'team: support', 'defaultModel: gpt-4o-mini', 'path: orders/{id}', 'modelOverride: claude-small', 'name: lookup_order', 'integration: stripe', 'secretName: stripe-signing', 'scheme: STRIPE', 'https://shop.example.com', 'kind: DATABASE', 'ref: A-1', 'blockedInputPatterns:', 'dailyCreditLimit: 12.5', 'maxBodyBytes: 200000']) {
+    for (const s of ['apiVersion: agents/v1', 'kind: Agent', 'name: orders-bot', 'team: support', 'defaultModel: gpt-4o-mini', 'path: orders/{id}', 'modelOverride: claude-small', 'name: lookup_order', 'integration: stripe', 'secretName: stripe-signing', 'scheme: STRIPE', 'https://shop.example.com', 'kind: DATABASE', 'ref: A-1', 'blockedInputPatterns:', 'dailyCreditLimit: 12.5', 'maxBodyBytes: 200000', 'kind: SMS', 'address: "+14155550700"', 'address: orders@mail.example.com', '- "+442079460700"', 'autoReply: false']) {
       expect(exported).to.include(s);
     }
     // The MCP permission is written where it is on (the text document), and only there.
@@ -147,7 +149,7 @@ describe('agents as code: exportAgents, planManifest, applyManifest', function (
     expect(exported).not.to.include(SIGNING_SECRET);
     expect(exported).not.to.include(MODEL_KEY_SECRET);
     expect(exported).not.to.match(/\b(ak|wk|mt)_[A-Za-z0-9]/);
-    expect(exported).not.to.match(/\bid: (agt|ep|tool|wh|doc|rec)_/);
+    expect(exported).not.to.match(/\bid: (agt|ep|tool|wh|ch|doc|rec)_/);
   });
 
   it('exports records only when asked', async () => {

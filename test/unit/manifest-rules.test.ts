@@ -151,7 +151,7 @@ ${HEAD}`;
 });
 
 function state(over: Partial<AgentState> = {}): AgentState {
-  return { settings: newAgentSettings('bot', { dailyCreditLimit: null, maxConcurrentRequests: null }), endpoints: [], tools: [], webhooks: [], documents: [], ...over };
+  return { settings: newAgentSettings('bot', { dailyCreditLimit: null, maxConcurrentRequests: null }), endpoints: [], tools: [], webhooks: [], channels: [], documents: [], ...over };
 }
 const ep = (path: string, prompt = 'p', methods: ('GET' | 'POST')[] = ['POST']) => ({ path, methods, description: '', handler: { kind: 'prompt' as const, body: prompt }, modelOverride: null, inputSchema: null, outputSchema: null });
 
@@ -219,6 +219,20 @@ describe('manifest: matching and diff', () => {
     const want = state({ tools: [tool('t', 'b')], webhooks: [hook as never] });
     const changes = diffAgent(cur, want, false);
     expect(changes.map((c) => `${c.action} ${c.path}`)).to.deep.equal(['UPDATE spec.mcp.tools[name=t]', 'CREATE spec.webhooks.integrations[integration=stripe]']);
+  });
+
+  it('channels are matched by kind and address as stored: a number written another way is the same channel', () => {
+    const { agents, issues } = parseManifest(`${HEAD}spec:\n  channels:\n    - {kind: SMS, address: "+1 (415) 555-0100", handler: {prompt: p}, autoReply: false}\n    - {kind: EMAIL, address: Bot@Example.COM, handler: {prompt: p}, allowedSenders: ["@Example.com"]}\n`);
+    expect(issues).to.deep.equal([]);
+    const ch = (kind: 'SMS' | 'EMAIL', address: string, autoReply: boolean, allowedSenders: string[] = []) => ({ kind, address, handler: { kind: 'prompt' as const, body: 'p' }, modelOverride: null, allowedSenders, autoReply });
+    const stored = state({ channels: [ch('SMS', '+14155550100', false), ch('EMAIL', 'bot@example.com', true, ['@example.com'])] });
+    expect(diffAgent(stored, desiredState(agents[0]!.manifest, stored.settings), false)).to.deep.equal([]);
+    const changes = diffAgent(stored, state({ channels: [ch('SMS', '+14155550100', true), ch('SMS', '+14155550199', true)] }), false);
+    expect(changes.map((c) => `${c.action} ${c.path} ${c.applied}`)).to.deep.equal([
+      'UPDATE spec.channels[address=+14155550100] true',
+      'CREATE spec.channels[address=+14155550199] true',
+      'DELETE spec.channels[address=bot@example.com] false',
+    ]);
   });
 
   it('records: a new document carries its records; records stated for a document that had none are an update', () => {

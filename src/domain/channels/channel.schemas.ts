@@ -6,26 +6,31 @@ import { CHANNEL_KINDS, type ChannelKind } from './channel.entities.js';
 
 /** An E.164 number: `+`, a country code, at most 15 digits in all. */
 const E164 = /^\+[1-9][0-9]{1,14}$/;
-/** An email address as routing needs it: something, `@`, a domain with a dot; no spaces. */
-const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
+// With the `u` flag a lone surrogate is a code point of its own, in the range refused here.
+const PART = '[^\\s@<>(),;:"\\u0000-\\u001f\\u007f\\ud800-\\udfff]+';
+/** An email address as routing needs it: something, `@`, a domain with a dot; no spaces, no control characters or lone surrogates. */
+const EMAIL = new RegExp(`^${PART}@${PART}\\.${PART}$`, 'u');
 /** The longest list of allowed senders. */
 export const MAX_ALLOWED_SENDERS = 100;
 
-const address = z.string().trim().min(1, 'must not be empty').max(320, 'must be at most 320 characters');
+// A new schema per field: the tools' descriptions are attached per schema (TOOL_DESCRIPTIONS), and
+// the channel's own address is not described like a sender of the allowed list.
+const address = () => z.string().trim().min(1, 'must not be empty').max(320, 'must be at most 320 characters');
+const senders = () => z.array(address()).max(MAX_ALLOWED_SENDERS, `may list at most ${MAX_ALLOWED_SENDERS} senders`).nullable().optional();
 
 export const channelInput = z.object({
   kind: z.enum(CHANNEL_KINDS),
-  address,
+  address: address(),
   handler: handlerInput,
   modelOverride: modelRef.nullable().optional(),
-  allowedSenders: z.array(address).max(MAX_ALLOWED_SENDERS, `may list at most ${MAX_ALLOWED_SENDERS} senders`).nullable().optional(),
+  allowedSenders: senders(),
   autoReply: z.boolean().nullable().optional(),
 });
 export const channelPatch = z.object({
-  address: address.optional(),
+  address: address().optional(),
   handler: handlerInput.optional(),
   modelOverride: modelRef.nullable().optional(),
-  allowedSenders: z.array(address).max(MAX_ALLOWED_SENDERS, `may list at most ${MAX_ALLOWED_SENDERS} senders`).nullable().optional(),
+  allowedSenders: senders(),
   autoReply: z.boolean().optional(),
 });
 

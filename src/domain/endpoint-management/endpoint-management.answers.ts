@@ -1,4 +1,5 @@
 import type { Agent } from '../agents/agent.entities.js';
+import type { Channel } from '../channels/channel.entities.js';
 import type { Document, DocumentExposure } from '../documents/document.entities.js';
 import type { Handler, HttpEndpoint, McpTool, Webhook } from '../entries/entry.entities.js';
 import { DEFAULT_TOOL_SCHEMA } from '../entries/entry.schemas.js';
@@ -9,7 +10,7 @@ import { SURFACES } from '../surfaces/surface.entities.js';
 // its names (handler kinds upper-case, instants as ISO strings), so the model and the console see
 // one shape.
 
-type Entry = HttpEndpoint | McpTool | Webhook;
+type Entry = HttpEndpoint | McpTool | Webhook | Channel;
 
 const json = (v: Record<string, unknown> | null): Json => v as Json;
 
@@ -48,6 +49,11 @@ export function webhookAnswer(w: Webhook): Json {
   return { ...entryFields(w), integration: w.integration, signature, maxBodyBytes: w.maxBodyBytes, ...handlerFields(w) };
 }
 
+/** An email address or SMS number of the agent (docs/decisions.md §30), as `Agent.channels` shows it. */
+export function channelAnswer(c: Channel): Json {
+  return { ...entryFields(c), kind: c.kind, address: c.address, allowedSenders: c.allowedSenders, autoReply: c.autoReply, ...handlerFields(c) };
+}
+
 export function exposureAnswer(x: DocumentExposure): Json {
   return { documentId: x.documentId, read: x.read, write: x.write, mcp: x.mcp };
 }
@@ -67,6 +73,7 @@ export interface SurfacesOverview {
   httpEndpoints: HttpEndpoint[];
   mcpTools: McpTool[];
   webhooks: Webhook[];
+  channels: Channel[];
   documentExposures: DocumentExposure[];
   documents: Document[];
 }
@@ -77,6 +84,7 @@ export function surfacesAnswer(o: SurfacesOverview): Json {
     httpEndpoints: o.httpEndpoints.map((e) => httpEndpointAnswer(e, true)),
     mcpTools: o.mcpTools.map(mcpToolAnswer),
     webhooks: o.webhooks.map(webhookAnswer),
+    channels: o.channels.map(channelAnswer),
     documentExposures: o.documentExposures.map(exposureAnswer),
     documents: o.documents.map((d) => ({ id: d.id, name: d.name, kind: d.kind })),
   };

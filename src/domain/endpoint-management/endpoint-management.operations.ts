@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AgentService } from '../agents/agent.service.js';
 import { corsInput, surfaceInput } from '../agents/agent.schemas.js';
+import { channelInput, channelPatch } from '../channels/channel.schemas.js';
 import type { DocumentService } from '../documents/document.service.js';
 import type { EntryService } from '../entries/entry.service.js';
 import {
@@ -17,7 +18,7 @@ import {
 import type { Json } from '../json.js';
 import type { Principal } from '../principal.js';
 import { parse } from '../validation.js';
-import { agentSettingsAnswer, exposureAnswer, httpEndpointAnswer, mcpToolAnswer, surfacesAnswer, webhookAnswer } from './endpoint-management.answers.js';
+import { agentSettingsAnswer, channelAnswer, exposureAnswer, httpEndpointAnswer, mcpToolAnswer, surfacesAnswer, webhookAnswer } from './endpoint-management.answers.js';
 
 // The operations of the Endpoint Management capability, once: the agent's tools are generated from
 // this table and the GraphQL mutations of the same names run its entries. Whether a principal may
@@ -88,6 +89,10 @@ for (const [schema, description] of [
   [signatureInput.shape.scheme, 'Default HMAC_SHA256'],
   [webhookInput.shape.maxBodyBytes, MAX_BODY_BYTES_DESCRIPTION],
   [webhookPatch.shape.maxBodyBytes, `${MAX_BODY_BYTES_DESCRIPTION} Pass null to go back to the default.`],
+  [channelInput.shape.address, 'An email address, or a phone number in E.164 form (+14155550100); unique per kind across the service'],
+  [channelInput.shape.allowedSenders, 'Default: anyone'],
+  [channelInput.shape.autoReply, 'Default true'],
+  [channelPatch.shape.allowedSenders, 'Null or empty: anyone'],
 ] as const) {
   TOOL_DESCRIPTIONS.add(schema, { description });
 }
@@ -101,19 +106,20 @@ export const ENDPOINT_OPERATIONS = {
   listSurfaces: operation({
     tool: 'list_surfaces',
     mutation: null,
-    description: "List this agent's surfaces (enabled, activity logging), CORS, HTTP endpoints, MCP tools, webhooks and exposed documents.",
+    description: "List this agent's surfaces (enabled, activity logging), CORS, HTTP endpoints, MCP tools, webhooks, channels (email addresses, SMS numbers) and exposed documents.",
     args: { agentId },
     run: async (s, p, a) => {
       const agent = await s.agents.get(p, a.agentId);
       const ids = [agent.id];
-      const [httpEndpoints, mcpTools, webhooks, documentExposures, documents] = await Promise.all([
+      const [httpEndpoints, mcpTools, webhooks, channels, documentExposures, documents] = await Promise.all([
         s.entries.listForAgents(p, 'httpEndpoints', ids),
         s.entries.listForAgents(p, 'mcpTools', ids),
         s.entries.listForAgents(p, 'webhooks', ids),
+        s.entries.listForAgents(p, 'channels', ids),
         s.documents.exposuresForAgents(p, ids),
         s.documents.listForAgents(p, ids),
       ]);
-      return { agent, httpEndpoints, mcpTools, webhooks, documentExposures, documents };
+      return { agent, httpEndpoints, mcpTools, webhooks, channels, documentExposures, documents };
     },
     answer: surfacesAnswer,
   }),
@@ -203,6 +209,30 @@ export const ENDPOINT_OPERATIONS = {
     description: "Remove one of this agent's webhook integrations.",
     args: { id },
     run: (s, p, a) => s.entries.removeWebhook(p, a.id),
+    answer: removed,
+  }),
+  addChannel: operation({
+    tool: 'add_channel',
+    mutation: 'addChannel',
+    description: 'Add an email address or SMS number to this agent: messages to it run the handler (its EMAIL or SMS surface must be on).',
+    args: { agentId, input: channelInput },
+    run: (s, p, a) => s.entries.addChannel(p, a.agentId, a.input),
+    answer: channelAnswer,
+  }),
+  updateChannel: operation({
+    tool: 'update_channel',
+    mutation: 'updateChannel',
+    description: "Update one of this agent's channels (email addresses, SMS numbers); its kind stays.",
+    args: { id, input: channelPatch },
+    run: (s, p, a) => s.entries.updateChannel(p, a.id, a.input),
+    answer: channelAnswer,
+  }),
+  removeChannel: operation({
+    tool: 'remove_channel',
+    mutation: 'removeChannel',
+    description: "Remove one of this agent's channels; its stored messages stay.",
+    args: { id },
+    run: (s, p, a) => s.entries.removeChannel(p, a.id),
     answer: removed,
   }),
   setSurface: operation({

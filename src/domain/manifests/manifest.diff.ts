@@ -1,5 +1,6 @@
 import {
   canonicalJson,
+  channelOut,
   documentOut,
   endpointOut,
   KEYS,
@@ -60,6 +61,7 @@ export function diffAgent(current: AgentState | null, desired: AgentState, prune
   diffList(change, prune, 'spec.httpApi.endpoints', 'path', current.endpoints, desired.endpoints, KEYS.endpoints, (e) => e.path, endpointOut);
   diffList(change, prune, 'spec.mcp.tools', 'name', current.tools, desired.tools, KEYS.tools, (e) => e.name, toolOut);
   diffList(change, prune, 'spec.webhooks.integrations', 'integration', current.webhooks, desired.webhooks, KEYS.webhooks, (e) => e.integration, webhookOut);
+  diffList(change, prune, 'spec.channels', 'address', current.channels, desired.channels, KEYS.channels, (e) => e.address, channelOut);
   diffList(change, prune, 'spec.documents', 'name', current.documents, desired.documents, KEYS.documents, (e) => e.name, documentOut);
   // Records of documents both sides have, when the file states them.
   const currentDocs = new Map(current.documents.map((d) => [d.name, d]));

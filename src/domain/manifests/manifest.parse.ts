@@ -115,11 +115,13 @@ function crossChecks(source: YamlDocument, m: AgentManifest): ManifestIssue[] {
   unique(endpoints, ['spec', 'httpApi', 'endpoints'], 'path', (e) => pathShape(e.path), (e) => `the path '${e.path}' (or one of the same shape)`);
   unique(s.mcp?.tools, ['spec', 'mcp', 'tools'], 'name', (e) => e.name, (e) => `the tool '${e.name}'`);
   unique(s.webhooks?.integrations, ['spec', 'webhooks', 'integrations'], 'integration', (e) => e.integration, (e) => `the integration '${e.integration}'`);
+  unique(s.channels, ['spec', 'channels'], 'address', (e) => `${e.kind}:${e.address}`, (e) => `the ${e.kind} address '${e.address}'`);
   unique(s.documents, ['spec', 'documents'], 'name', (e) => e.name, (e) => `the document '${e.name}'`);
   const overrides: [ValuePath, { handler: { kind: 'prompt' | 'script'; body: string }; modelOverride?: string | null }[] | undefined][] = [
     [['spec', 'httpApi', 'endpoints'], endpoints],
     [['spec', 'mcp', 'tools'], s.mcp?.tools],
     [['spec', 'webhooks', 'integrations'], s.webhooks?.integrations],
+    [['spec', 'channels'], s.channels],
   ];
   for (const [base, list] of overrides) {
     list?.forEach((e, i) => {

@@ -4,6 +4,8 @@ import { capabilitiesInput, corsInput, createAgentInput, guardrailsInput, limits
 import { documentInput, exposureInput } from '../documents/document.schemas.js';
 import { recordItem } from '../documents/document-api.schemas.js';
 import { httpEndpointInput, mcpToolInput, webhookInput } from '../entries/entry.schemas.js';
+import { allowedSendersOf, channelAddress, channelInput } from '../channels/channel.schemas.js';
+import { Invalid } from '../errors.js';
 
 // The agent manifest (`apiVersion: agents/v1`, `kind: Agent`), composed from the very schemas the
 // GraphQL inputs are validated with: a manifest is accepted exactly when the mutations it stands
@@ -26,6 +28,22 @@ export const manifestDocument = documentInput.extend({
   records: z.array(recordItem).max(10_000).optional().describe('Records of a DATABASE document; absent: its records are left as they are'),
 });
 
+/**
+ * A channel, its address and senders as addChannel stores them (E.164, lower case), so that the
+ * plan compares what the workspace holds; an address of the wrong form is an issue at its field.
+ */
+export const manifestChannel = channelInput.transform((c, ctx) => {
+  try {
+    return { ...c, address: channelAddress(c.kind, c.address), allowedSenders: allowedSendersOf(c.kind, c.allowedSenders ?? []) };
+  } catch (err) {
+    if (!(err instanceof Invalid)) throw err;
+    // `input.address`, `input.allowedSenders.2`: the path inside the channel.
+    const path = (err.field ?? '').split('.').slice(1).map((k) => (/^\d+$/.test(k) ? Number(k) : k));
+    ctx.issues.push({ code: 'custom', message: err.message.replace(/^[^:]*: /, ''), path, input: c });
+    return z.NEVER;
+  }
+});
+
 export const manifestSpec = z.object({
   instructions: updateAgentInput.shape.instructions,
   defaultModel: updateAgentInput.shape.defaultModel,
@@ -40,6 +58,7 @@ export const manifestSpec = z.object({
   httpApi: z.object({ endpoints: z.array(httpEndpointInput).max(500).optional() }).optional(),
   mcp: z.object({ tools: z.array(mcpToolInput).max(500).optional() }).optional(),
   webhooks: z.object({ integrations: z.array(webhookInput).max(500).optional() }).optional(),
+  channels: z.array(manifestChannel).max(500).optional().describe('Email addresses and SMS numbers, matched by kind and address; an address routes to one agent across the service'),
   documents: z.array(manifestDocument).max(500).optional(),
 });
 

@@ -164,6 +164,7 @@ export class ManifestService {
       [['spec', 'httpApi', 'endpoints'], s.httpApi?.endpoints],
       [['spec', 'mcp', 'tools'], s.mcp?.tools],
       [['spec', 'webhooks', 'integrations'], s.webhooks?.integrations],
+      [['spec', 'channels'], s.channels],
     ];
     const issues: ManifestIssue[] = [];
     for (const [base, list] of lists) {
@@ -218,6 +219,7 @@ export class ManifestService {
         [['spec', 'httpApi', 'endpoints'], m.spec.httpApi?.endpoints],
         [['spec', 'mcp', 'tools'], m.spec.mcp?.tools],
         [['spec', 'webhooks', 'integrations'], m.spec.webhooks?.integrations],
+        [['spec', 'channels'], m.spec.channels],
       ];
       for (const [base, list] of entryLists) for (const [i, e] of (list ?? []).entries()) await this.checkModel(r, p, e.modelOverride, [...base, i, 'modelOverride'], miss);
       for (const [i, w] of (m.spec.webhooks?.integrations ?? []).entries()) {
@@ -226,6 +228,12 @@ export class ManifestService {
         const path = ['spec', 'webhooks', 'integrations', i, 'signature', 'secretName'];
         if (!secret) miss('SECRET', w.signature.secretName, path, `no secret named '${w.signature.secretName}'; create it first (createSecret, kind WEBHOOK_SIGNING_SECRET)`);
         else if (secret.kind !== 'WEBHOOK_SIGNING_SECRET') issues.push(issueAt(source, path, `secret '${w.signature.secretName}' is not of kind WEBHOOK_SIGNING_SECRET`));
+      }
+      // An address routes to one agent across the service: one another agent holds is refused here,
+      // with its line, rather than by the unique index in the middle of the apply.
+      for (const [i, c] of (m.spec.channels ?? []).entries()) {
+        const holder = await r.channels.findByAddress(c.kind, c.address);
+        if (holder && holder.agentId !== existing?.id) issues.push(issueAt(source, ['spec', 'channels', i, 'address'], `'${c.address}' already routes to another agent: an email address or number belongs to one channel (remove it there first)`));
       }
       const currentDocs = new Map((current?.documents ?? []).map((d) => [d.name, d]));
       for (const [i, d] of (m.spec.documents ?? []).entries()) {

@@ -1,4 +1,3 @@
-import { stringify } from 'yaml';
 import type { Agent, Capabilities, CorsSettings, Guardrails, Visibility } from '../agents/agent.entities.js';
 import type { DocumentKind, FieldDef } from '../documents/document.entities.js';
 import { HTTP_METHODS, type Handler, type HttpMethod, type SignatureScheme } from '../entries/entry.entities.js';
@@ -6,7 +5,10 @@ import { SURFACES, type Surfaces } from '../surfaces/surface.entities.js';
 import type { Repositories } from '../ports.js';
 import { DEFAULT_CAPABILITIES, DEFAULT_CORS, DEFAULT_GUARDRAILS, defaultSurfaces } from '../agents/agent.schemas.js';
 import { pathShape } from '../entries/entry.schemas.js';
+import type { Channel } from '../channels/channel.entities.js';
 import { API_VERSION, KIND, type AgentManifest } from './manifest.schemas.js';
+
+export { canonical, canonicalJson, writeYaml } from './manifest.canonical.js';
 
 // An agent as a manifest describes it — without ids or timestamps — and its one canonical written
 // form. The export writes that form; a plan compares the workspace's and the file's in that form,
@@ -51,6 +53,8 @@ export interface WebhookState {
   signature: { scheme: SignatureScheme; secretName: string } | null;
   maxBodyBytes: number | null;
 }
+/** A channel as a manifest describes it: its address as stored (E.164, or a lower-case email address). */
+export type ChannelState = Pick<Channel, 'kind' | 'address' | 'handler' | 'modelOverride' | 'allowedSenders' | 'autoReply'>;
 export interface DocumentState {
   name: string;
   description: string;
@@ -66,14 +70,16 @@ export interface AgentState {
   endpoints: EndpointState[];
   tools: ToolState[];
   webhooks: WebhookState[];
+  channels: ChannelState[];
   documents: DocumentState[];
 }
 
-/** The natural keys entries are matched by: endpoints by path shape, the others by name. */
+/** The natural keys entries are matched by: endpoints by path shape, channels by kind and address, the others by name. */
 export const KEYS = {
   endpoints: (e: EndpointState) => pathShape(e.path),
   tools: (e: ToolState) => e.name,
   webhooks: (e: WebhookState) => e.integration,
+  channels: (e: ChannelState) => `${e.kind}:${e.address}`,
   documents: (e: DocumentState) => e.name,
 };
 
@@ -86,6 +92,7 @@ export async function loadState(r: Repositories, agent: Agent, teams: Map<string
   const endpoints = await r.httpEndpoints.listByAgents([agent.id]);
   const tools = await r.mcpTools.listByAgents([agent.id]);
   const webhooks = await r.webhooks.listByAgents([agent.id]);
+  const channels = await r.channels.listByAgents([agent.id]);
   const documents = await r.documents.listByAgents([agent.id]);
   const exposures = await r.exposures.listByAgents([agent.id]);
   const exposureOf = new Map(exposures.map((e) => [e.documentId, { read: e.read, write: e.write, mcp: e.mcp }]));
@@ -114,6 +121,7 @@ export async function loadState(r: Repositories, agent: Agent, teams: Map<string
     endpoints: endpoints.map((e) => ({ path: e.path, methods: e.methods, description: e.description, handler: e.handler, modelOverride: e.modelOverride, inputSchema: e.inputSchema, outputSchema: e.outputSchema })),
     tools: tools.map((t) => ({ name: t.name, description: t.description, handler: t.handler, modelOverride: t.modelOverride, inputSchema: t.inputSchema, outputSchema: t.outputSchema })),
     webhooks: webhooks.map((w) => ({ integration: w.integration, handler: w.handler, modelOverride: w.modelOverride, signature: w.signature, maxBodyBytes: w.maxBodyBytes })),
+    channels: channels.map((c) => ({ kind: c.kind, address: c.address, handler: c.handler, modelOverride: c.modelOverride, allowedSenders: c.allowedSenders, autoReply: c.autoReply })),
     documents: docs,
   };
 }
@@ -189,6 +197,8 @@ export function desiredState(m: AgentManifest, current: AgentSettings): AgentSta
     endpoints: (s.httpApi?.endpoints ?? []).map((e) => ({ ...e, modelOverride: e.modelOverride ?? null, inputSchema: e.inputSchema ?? null, outputSchema: e.outputSchema ?? null })),
     tools: (s.mcp?.tools ?? []).map((t) => ({ ...t, modelOverride: t.modelOverride ?? null, inputSchema: t.inputSchema ?? null, outputSchema: t.outputSchema ?? null })),
     webhooks: (s.webhooks?.integrations ?? []).map((w) => ({ integration: w.integration, handler: w.handler, modelOverride: w.modelOverride ?? null, signature: w.signature ?? null, maxBodyBytes: w.maxBodyBytes ?? null })),
+    // Addresses and senders come normalised from the manifest schema (manifestChannel).
+    channels: (s.channels ?? []).map((c) => ({ kind: c.kind, address: c.address, handler: c.handler, modelOverride: c.modelOverride ?? null, allowedSenders: c.allowedSenders, autoReply: c.autoReply ?? true })),
     documents: (s.documents ?? []).map((d) => ({
       name: d.name,
       description: d.description,
@@ -216,6 +226,10 @@ export function toolOut(t: ToolState): Record<string, unknown> {
 }
 export function webhookOut(w: WebhookState): Record<string, unknown> {
   return present({ integration: w.integration, handler: handlerOut(w.handler), modelOverride: w.modelOverride, signature: w.signature, maxBodyBytes: w.maxBodyBytes });
+}
+/** A channel; no allowed senders (anyone) is left out, `autoReply` is always written. */
+export function channelOut(c: ChannelState): Record<string, unknown> {
+  return present({ kind: c.kind, address: c.address, handler: handlerOut(c.handler), modelOverride: c.modelOverride, allowedSenders: c.allowedSenders.length ? c.allowedSenders : null, autoReply: c.autoReply });
 }
 /** A document without its records (they are compared on their own). */
 export function documentOut(d: DocumentState): Record<string, unknown> {
@@ -271,30 +285,8 @@ export function manifestOut(state: AgentState): Record<string, unknown> {
       httpApi: { endpoints: byKey(state.endpoints, (e) => e.path).map(endpointOut) },
       mcp: { tools: byKey(state.tools, KEYS.tools).map(toolOut) },
       webhooks: { integrations: byKey(state.webhooks, KEYS.webhooks).map(webhookOut) },
+      channels: byKey(state.channels, KEYS.channels).map(channelOut),
       documents: byKey(state.documents, KEYS.documents).map((d) => ({ ...documentOut(d), ...(d.records ? { records: d.records } : {}) })),
     },
   };
-}
-
-/** Keys written first, in this order; every other key follows in code-point order. */
-const FIRST = ['apiVersion', 'kind', 'metadata', 'spec', 'name', 'path', 'integration', 'methods'];
-
-/** A copy with every object's keys in the canonical order (free-form JSON included). */
-export function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v === null || typeof v !== 'object') return v;
-  const rank = (k: string) => {
-    const i = FIRST.indexOf(k);
-    return i < 0 ? FIRST.length : i;
-  };
-  const keys = Object.keys(v).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
-  return Object.fromEntries(keys.map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
-}
-
-/** The canonical JSON text of a value: what equality and digests compare. */
-export const canonicalJson = (v: unknown) => JSON.stringify(canonical(v));
-
-/** Manifest documents as one YAML stream, `---` between documents. */
-export function writeYaml(docs: Record<string, unknown>[]): string {
-  return docs.map((d) => stringify(canonical(d), { lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false })).join('---\n');
 }

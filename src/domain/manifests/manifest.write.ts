@@ -2,7 +2,7 @@ import { newId } from '../ids.js';
 import type { Agent } from '../agents/agent.entities.js';
 import type { Repositories } from '../ports.js';
 import type { AgentChildRepo } from '../repo.ports.js';
-import { canonicalJson, documentOut, endpointOut, KEYS, settingsOut, toolOut, webhookOut, type AgentState } from './manifest.state.js';
+import { canonicalJson, channelOut, documentOut, endpointOut, KEYS, settingsOut, toolOut, webhookOut, type AgentState } from './manifest.state.js';
 
 // Writes a planned agent through the repositories of the apply's transaction: the agent's row, then
 // its entries matched by natural key (deletions first, so that nothing collides, and only with
@@ -53,6 +53,7 @@ export async function writeAgent(r: Repositories, w: WriteAgent): Promise<string
   await sync(r.httpEndpoints, ctx, w.desired.endpoints, KEYS.endpoints, endpointOut, 'ep', (e) => ({ ...e }));
   await sync(r.mcpTools, ctx, w.desired.tools, KEYS.tools, toolOut, 'tool', (e) => ({ ...e }));
   await sync(r.webhooks, ctx, w.desired.webhooks, KEYS.webhooks, webhookOut, 'wh', (e) => ({ ...e }));
+  await sync(r.channels, ctx, w.desired.channels, KEYS.channels, channelOut, 'ch', (e) => ({ ...e }));
   await writeDocuments(r, w, agentId);
   return agentId;
 }

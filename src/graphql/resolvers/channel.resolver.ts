@@ -5,22 +5,22 @@ import { Channel, ChannelInput, UpdateChannelInput } from './channel.types.js';
 import { HandlerOut } from './entry.types.js';
 import { handlerOut } from './shape.js';
 
-/** Channel mutations: the domain's EntryService, as a member (Endpoint Management tools come later). */
+/** Channel mutations: the Endpoint Management operations of the same names (the agent's tools run them too). */
 @Resolver(() => Channel)
 export class ChannelResolver {
   @Mutation(() => Channel, { description: 'Adds an email address or SMS number to the agent' })
   addChannel(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => ChannelInput) input: ChannelInput, @Ctx() ctx: Context) {
-    return ctx.services.entries.addChannel(ctx.principal, agentId, input);
+    return ctx.services.endpointManagement.call(ctx.principal, 'addChannel', { agentId, input });
   }
 
   @Mutation(() => Channel)
   updateChannel(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateChannelInput) input: UpdateChannelInput, @Ctx() ctx: Context) {
-    return ctx.services.entries.updateChannel(ctx.principal, id, input);
+    return ctx.services.endpointManagement.call(ctx.principal, 'updateChannel', { id, input });
   }
 
   @Mutation(() => Boolean, { description: 'Removes a channel; its stored messages stay' })
   removeChannel(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
-    return ctx.services.entries.removeChannel(ctx.principal, id);
+    return ctx.services.endpointManagement.call(ctx.principal, 'removeChannel', { id });
   }
 
   @FieldResolver(() => HandlerOut)
