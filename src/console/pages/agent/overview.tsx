@@ -22,7 +22,7 @@ const OverviewExtrasQuery = graphql(`
     agent(id: $id) {
       id
       teamId
-      capabilities { endpointManagement documents }
+      capabilities { endpointManagement documents messaging }
       guardrails { blockedInputPatterns redactOutputPatterns redactPresets maxInputChars maxOutputTokens maxToolSteps maxCreditsPerRun }
     }
     workspace { id teams { id name } }
@@ -31,7 +31,7 @@ const OverviewExtrasQuery = graphql(`
 
 const SetCapabilitiesMutation = graphql(`
   mutation SetAgentCapabilities($agentId: ID!, $input: CapabilitiesInput!) {
-    setCapabilities(agentId: $agentId, input: $input) { id capabilities { endpointManagement documents } }
+    setCapabilities(agentId: $agentId, input: $input) { id capabilities { endpointManagement documents messaging } }
   }
 `);
 
@@ -78,6 +78,7 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
   const initialCapabilities = extras.agent.capabilities;
   const [endpointManagement, setEndpointManagement] = useState(initialCapabilities.endpointManagement);
   const [documents, setDocuments] = useState(initialCapabilities.documents);
+  const [messaging, setMessaging] = useState(initialCapabilities.messaging);
   const g = extras.agent.guardrails;
   const [blocked, setBlocked] = useState<string[]>(g.blockedInputPatterns);
   const [redact, setRedact] = useState<string[]>(g.redactOutputPatterns);
@@ -126,8 +127,9 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
     });
     if (result.error) failed.push(result.error);
     // Capabilities and guardrails are sent only when they changed (each is a mutation of its own).
-    if (endpointManagement !== initialCapabilities.endpointManagement || documents !== initialCapabilities.documents) {
-      const r = await setCapabilities({ agentId: agent.id, input: { endpointManagement, documents } });
+    const c = initialCapabilities;
+    if (endpointManagement !== c.endpointManagement || documents !== c.documents || messaging !== c.messaging) {
+      const r = await setCapabilities({ agentId: agent.id, input: { endpointManagement, documents, messaging } });
       if (r.error) failed.push(r.error);
     }
     const guardrails = {
@@ -195,6 +197,13 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
               checked={documents}
               onChange={(e) => setDocuments(e.currentTarget.checked)}
               error={fields.documents}
+            />
+            <Switch
+              label="Messaging"
+              description="The agent may send email and text messages from its channels: only to a channel's allowed senders, or into the thread it is answering"
+              checked={messaging}
+              onChange={(e) => setMessaging(e.currentTarget.checked)}
+              error={fields.messaging}
             />
           </Stack>
         </Fieldset>
