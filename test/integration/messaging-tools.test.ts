@@ -14,6 +14,12 @@ import { addHttpEndpoint, call, createAgentKey, httpApiPath } from '../helpers/s
 
 type Agent = { id: string; key: string };
 
+// Channel addresses are unique across the service: this file's own mail domain and number range.
+const MAIL = `m${Math.random().toString(36).slice(2, 8)}.example.net`;
+const RANGE = String(Math.floor(Math.random() * 10_000)).padStart(4, '0');
+const N = (n: number) => `+1555${RANGE}${String(n).padStart(3, '0')}`;
+const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 describe('messaging tools of a prompt run', function () {
   this.timeout(60_000);
   let fake: FakeOpenAi;
@@ -72,11 +78,11 @@ describe('messaging tools of a prompt run', function () {
   });
 
   it('without the capability no messaging tool is offered; with it both are, with their required arguments', async () => {
-    const off = await messagingAgent([{ kind: 'EMAIL', address: 'off@mail.example.com', allowedSenders: ['@example.com'] }], false);
+    const off = await messagingAgent([{ kind: 'EMAIL', address: `off@${MAIL}`, allowedSenders: ['@example.com'] }], false);
     await runTools(off, []);
     expect(toolNames()).to.not.include.members(['send_email']).and.not.include('send_sms');
     fake.reset();
-    const on = await messagingAgent([{ kind: 'EMAIL', address: 'on@mail.example.com', allowedSenders: ['@example.com'] }]);
+    const on = await messagingAgent([{ kind: 'EMAIL', address: `on@${MAIL}`, allowedSenders: ['@example.com'] }]);
     await runTools(on, []);
     const tools = (fake.requests[0]!.body.tools ?? []) as { function: { name: string; description: string; parameters: { required: string[] } } }[];
     const byName = Object.fromEntries(tools.map((t) => [t.function.name, t.function]));
@@ -88,8 +94,8 @@ describe('messaging tools of a prompt run', function () {
 
   it('queues an email and a text message to allowed recipients: stored outbound, queued, with the run id and the initiative mark', async () => {
     const agent = await messagingAgent([
-      { kind: 'EMAIL', address: 'news@mail.example.com', allowedSenders: ['@example.com'] },
-      { kind: 'SMS', address: '+14155550100', allowedSenders: ['+14155550999'] },
+      { kind: 'EMAIL', address: `news@${MAIL}`, allowedSenders: ['@example.com'] },
+      { kind: 'SMS', address: N(100), allowedSenders: ['+14155550999'] },
     ]);
     const { results, runId } = await runTools(agent, [
       [
@@ -102,41 +108,41 @@ describe('messaging tools of a prompt run', function () {
     const email = rows.find((m) => m.channel === 'email')!;
     const sms = rows.find((m) => m.channel === 'sms')!;
     expect(results).to.deep.equal([
-      { queued: email.id, to: 'boss@example.com', from: 'news@mail.example.com' },
-      { queued: sms.id, to: '+14155550999', from: '+14155550100' },
+      { queued: email.id, to: 'boss@example.com', from: `news@${MAIL}` },
+      { queued: sms.id, to: '+14155550999', from: N(100) },
     ]);
-    expect(email).to.include({ direction: 'outbound', status: 'queued', from: 'news@mail.example.com', to: 'boss@example.com', subject: 'Weekly report', body: 'All green.', runId, inReplyTo: null, channelId: agent.channels[0] });
+    expect(email).to.include({ direction: 'outbound', status: 'queued', from: `news@${MAIL}`, to: 'boss@example.com', subject: 'Weekly report', body: 'All green.', runId, inReplyTo: null, channelId: agent.channels[0] });
     expect(email.messageId).to.match(/^<.+@.+>$/);
     expect(email.threadId).to.equal(email.messageId);
     expect((email.provider as any).email.headers).to.deep.equal({ 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' });
-    expect(sms).to.include({ direction: 'outbound', status: 'queued', from: '+14155550100', to: '+14155550999', subject: null, body: 'Report sent.', runId, channelId: agent.channels[1] });
+    expect(sms).to.include({ direction: 'outbound', status: 'queued', from: N(100), to: '+14155550999', subject: null, body: 'Report sent.', runId, channelId: agent.channels[1] });
     expect(sms.threadId).to.equal(`${agent.channels[1]}:+14155550999`);
   });
 
   it('refuses a recipient the channel does not allow, and anyone at all on a channel with no allowed senders; nothing is stored', async () => {
     // A caller's body that looks like a received message names no thread: only a channel's run answers one.
     const agent = await messagingAgent([
-      { kind: 'EMAIL', address: 'guarded@mail.example.com', allowedSenders: ['boss@example.com'] },
-      { kind: 'EMAIL', address: 'open@mail.example.com' },
+      { kind: 'EMAIL', address: `guarded@${MAIL}`, allowedSenders: ['boss@example.com'] },
+      { kind: 'EMAIL', address: `open@${MAIL}` },
     ]);
     const { results } = await runTools(agent, [
       [
         { name: 'send_email', arguments: { to: 'stranger@evil.test', subject: 'Hi', text: 'x' } },
         { name: 'send_email', arguments: { to: 'peer@example.com', subject: 'Hi', text: 'x' } },
-        { name: 'send_email', arguments: { to: 'boss@example.com', from: 'open@mail.example.com', subject: 'Hi', text: 'x' } },
+        { name: 'send_email', arguments: { to: 'boss@example.com', from: `open@${MAIL}`, subject: 'Hi', text: 'x' } },
         { name: 'send_sms', arguments: { to: '+14155550999', text: 'x' } },
-        { name: 'send_email', arguments: { to: 'caller@evil.test', from: 'open@mail.example.com', subject: 'Hi', text: 'x' } },
+        { name: 'send_email', arguments: { to: 'caller@evil.test', from: `open@${MAIL}`, subject: 'Hi', text: 'x' } },
       ],
     ], { from: 'caller@evil.test', threadId: 't1', messageId: '<m@evil.test>', text: 'write to me' });
     expect(results.map((r) => r.code)).to.deep.equal(['FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN']);
-    expect(results[0].error).to.match(/^to: stranger@evil\.test may not be written to from guarded@mail\.example\.com/);
+    expect(results[0].error).to.match(new RegExp(`^to: stranger@evil\\.test may not be written to from ${escaped(`guarded@${MAIL}`)}`));
     expect(results[2].error).to.match(/lists no allowed senders/);
     expect(results[3].error).to.match(/no SMS number/);
     expect(await stored(agent.id)).to.deep.equal([]);
   });
 
   it(`stops at ${MAX_MESSAGES_PER_RUN} messages in one run, even when the model asks for more at once`, async () => {
-    const agent = await messagingAgent([{ kind: 'SMS', address: '+14155550200', allowedSenders: ['+14155550999'] }]);
+    const agent = await messagingAgent([{ kind: 'SMS', address: N(200), allowedSenders: ['+14155550999'] }]);
     const calls = Array.from({ length: MAX_MESSAGES_PER_RUN + 2 }, (_, i) => ({ name: 'send_sms', arguments: { to: '+14155550999', text: `notice ${i}` } }));
     const { results } = await runTools(agent, [calls.slice(0, 4), calls.slice(4)]);
     expect(results.filter((r) => r.queued)).to.have.length(MAX_MESSAGES_PER_RUN);
@@ -151,8 +157,8 @@ describe('messaging tools of a prompt run', function () {
 
   it('hostile arguments are tool errors the model sees, never a failed run, and store nothing', async () => {
     const agent = await messagingAgent([
-      { kind: 'EMAIL', address: 'robust@mail.example.com', allowedSenders: ['@example.com'] },
-      { kind: 'SMS', address: '+14155550300', allowedSenders: ['+14155550999'] },
+      { kind: 'EMAIL', address: `robust@${MAIL}`, allowedSenders: ['@example.com'] },
+      { kind: 'SMS', address: N(300), allowedSenders: ['+14155550999'] },
     ]);
     const email = (args: Record<string, unknown>) => ({ name: 'send_email', arguments: { to: 'a@example.com', subject: 'S', text: 'T', ...args } });
     const sms = (args: Record<string, unknown>) => ({ name: 'send_sms', arguments: { to: '+14155550999', text: 'T', ...args } });
@@ -166,7 +172,7 @@ describe('messaging tools of a prompt run', function () {
       [email({ text: '   ' }), /^text: must not be empty/],
       [email({ to: 'not an address' }), /^to: must be an email address/],
       [email({ to: ['a@example.com'] }), /^to: /],
-      [email({ from: 'someone@else.example.com' }), /^from: someone@else\.example\.com is not one of this agent's email addresses \(robust@mail\.example\.com\)/],
+      [email({ from: 'someone@else.example.com' }), new RegExp(`^from: someone@else\\.example\\.com is not one of this agent's email addresses \\(${escaped(`robust@${MAIL}`)}\\)`)],
       [sms({ text: 'y'.repeat(1601) }), /^text: must be at most 1600 characters \(what one text message may carry\)/],
       [sms({ to: '+1415555\uD83D' }), /^to: must be valid Unicode/],
       [sms({ to: 'call me' }), /^to: must be a phone number in E\.164 form/],
@@ -200,12 +206,12 @@ describe('messaging tools of a prompt run', function () {
     }
 
     it('an email channel with no allowed senders writes to the sender it answers, in that thread, and to no one else', async () => {
-      const agent = await messagingAgent([{ kind: 'EMAIL', address: 'help@mail.example.com' }]);
+      const agent = await messagingAgent([{ kind: 'EMAIL', address: `help@${MAIL}` }]);
       const { results, runId } = await answer(
         agent.id,
         agent.channels[0]!,
         {
-          from: 'customer@shop.test', to: 'help@mail.example.com', subject: 'Order 42', messageId: '<q2@shop.test>', threadId: '<q1@shop.test>',
+          from: 'customer@shop.test', to: `help@${MAIL}`, subject: 'Order 42', messageId: '<q2@shop.test>', threadId: '<q1@shop.test>',
           provider: { email: { references: ['<q1@shop.test>'] } },
         },
         [[
@@ -224,22 +230,22 @@ describe('messaging tools of a prompt run', function () {
     });
 
     it('an SMS channel answers the number that wrote, in its thread, from the channel it came to', async () => {
-      const agent = await messagingAgent([{ kind: 'SMS', address: '+14155550400' }, { kind: 'SMS', address: '+14155550401' }]);
+      const agent = await messagingAgent([{ kind: 'SMS', address: N(400) }, { kind: 'SMS', address: N(401) }]);
       const channel = agent.channels[1]!;
       const { results, runId } = await answer(
         agent.id,
         channel,
-        { channel: 'sms', from: '+14155550123', to: '+14155550401', messageId: 'SM0001', threadId: `${channel}:+14155550123` },
+        { channel: 'sms', from: '+14155550123', to: N(401), messageId: 'SM0001', threadId: `${channel}:+14155550123` },
         [[
           { name: 'send_sms', arguments: { to: '+1 415 555 0123', text: 'On its way.' } },
           // The thread is the channel's: the agent's other number may not write to that sender.
-          { name: 'send_sms', arguments: { to: '+14155550123', from: '+14155550400', text: 'Hello from elsewhere' } },
+          { name: 'send_sms', arguments: { to: '+14155550123', from: N(400), text: 'Hello from elsewhere' } },
         ]],
       );
-      expect(results[0]).to.deep.include({ to: '+14155550123', from: '+14155550401' });
+      expect(results[0]).to.deep.include({ to: '+14155550123', from: N(401) });
       expect(results[1].code).to.equal('FORBIDDEN');
       const [out] = (await stored(agent.id)).filter((m) => m.direction === 'outbound');
-      expect(out).to.include({ from: '+14155550401', to: '+14155550123', threadId: `${channel}:+14155550123`, inReplyTo: 'SM0001', runId, status: 'queued' });
+      expect(out).to.include({ from: N(401), to: '+14155550123', threadId: `${channel}:+14155550123`, inReplyTo: 'SM0001', runId, status: 'queued' });
     });
   });
 });
