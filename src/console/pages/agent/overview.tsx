@@ -35,6 +35,19 @@ const SetCapabilitiesMutation = graphql(`
   }
 `);
 
+type Capabilities = ResultOf<typeof SetCapabilitiesMutation>['setCapabilities']['capabilities'];
+
+/** The capability switches, in the order shown. */
+const CAPABILITIES: { key: keyof Capabilities; label: string; description: string }[] = [
+  { key: 'endpointManagement', label: 'Endpoint management', description: "The agent may list, add, change and remove its own surfaces' entries and settings" },
+  { key: 'documents', label: 'Documents', description: 'The agent may read and write the records of its documents' },
+  {
+    key: 'messaging',
+    label: 'Messaging',
+    description: "The agent may send email and text messages from its channels: only to a channel's allowed senders, or into the thread it is answering",
+  },
+];
+
 const SetGuardrailsMutation = graphql(`
   mutation SetAgentGuardrails($agentId: ID!, $input: GuardrailsInput!) {
     setGuardrails(agentId: $agentId, input: $input) {
@@ -76,9 +89,7 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
   const [visibility, setVisibility] = useState<Data['agent']['visibility']>(agent.visibility);
   const [teamId, setTeamId] = useState(extras.agent.teamId ?? NO_TEAM);
   const initialCapabilities = extras.agent.capabilities;
-  const [endpointManagement, setEndpointManagement] = useState(initialCapabilities.endpointManagement);
-  const [documents, setDocuments] = useState(initialCapabilities.documents);
-  const [messaging, setMessaging] = useState(initialCapabilities.messaging);
+  const [capabilities, setCapabilityValues] = useState<Capabilities>({ ...initialCapabilities });
   const g = extras.agent.guardrails;
   const [blocked, setBlocked] = useState<string[]>(g.blockedInputPatterns);
   const [redact, setRedact] = useState<string[]>(g.redactOutputPatterns);
@@ -127,8 +138,8 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
     });
     if (result.error) failed.push(result.error);
     // Capabilities and guardrails are sent only when they changed (each is a mutation of its own).
-    const c = initialCapabilities;
-    if (endpointManagement !== c.endpointManagement || documents !== c.documents || messaging !== c.messaging) {
+    if (CAPABILITIES.some(({ key }) => capabilities[key] !== initialCapabilities[key])) {
+      const { endpointManagement, documents, messaging } = capabilities;
       const r = await setCapabilities({ agentId: agent.id, input: { endpointManagement, documents, messaging } });
       if (r.error) failed.push(r.error);
     }
@@ -184,27 +195,16 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
         />
         <Fieldset legend="Capabilities">
           <Stack gap="sm">
-            <Switch
-              label="Endpoint management"
-              description="The agent may list, add, change and remove its own surfaces' entries and settings"
-              checked={endpointManagement}
-              onChange={(e) => setEndpointManagement(e.currentTarget.checked)}
-              error={fields.endpointManagement}
-            />
-            <Switch
-              label="Documents"
-              description="The agent may read and write the records of its documents"
-              checked={documents}
-              onChange={(e) => setDocuments(e.currentTarget.checked)}
-              error={fields.documents}
-            />
-            <Switch
-              label="Messaging"
-              description="The agent may send email and text messages from its channels: only to a channel's allowed senders, or into the thread it is answering"
-              checked={messaging}
-              onChange={(e) => setMessaging(e.currentTarget.checked)}
-              error={fields.messaging}
-            />
+            {CAPABILITIES.map(({ key, label, description }) => (
+              <Switch
+                key={key}
+                label={label}
+                description={description}
+                checked={capabilities[key]}
+                onChange={(e) => setCapabilityValues({ ...capabilities, [key]: e.currentTarget.checked })}
+                error={fields[key]}
+              />
+            ))}
           </Stack>
         </Fieldset>
         <Fieldset legend="Guardrails">
