@@ -77,6 +77,19 @@ describe('messaging tools of a prompt run', function () {
     expect(agents.fromRow(row).capabilities).to.deep.equal({ endpointManagement: false, documents: true, messaging: false });
   });
 
+  it('a manifest carries the capability: exported, and a changed value planned and applied', async () => {
+    const id = await createAgent(ws.adminToken, { name: `manifest-messenger-${RANGE}` });
+    await setCapabilities(id, { messaging: true });
+    const exported: string = (await gqlOk(ws.adminToken, 'query($ids: [ID!]) { exportAgents(ids: $ids) }', { ids: [id] })).exportAgents;
+    expect(exported).to.contain('  capabilities:\n    documents: false\n    endpointManagement: false\n    messaging: true\n');
+    const off = exported.replace('messaging: true', 'messaging: false');
+    const plan = (await gqlOk(ws.adminToken, 'query($y: String!) { planManifest(yaml: $y) { digest changes { action path } } }', { y: off })).planManifest;
+    expect(plan.changes).to.deep.equal([{ action: 'UPDATE', path: 'spec.capabilities.messaging' }]);
+    await gqlOk(ws.adminToken, 'mutation($y: String!, $d: String!) { applyManifest(yaml: $y, planDigest: $d) { changed } }', { y: off, d: plan.digest });
+    const read = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { capabilities { messaging } } }', { a: id });
+    expect(read.agent.capabilities.messaging).to.equal(false);
+  });
+
   it('without the capability no messaging tool is offered; with it both are, with their required arguments', async () => {
     const off = await messagingAgent([{ kind: 'EMAIL', address: `off@${MAIL}`, allowedSenders: ['@example.com'] }], false);
     await runTools(off, []);
