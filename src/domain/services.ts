@@ -155,6 +155,8 @@ export function createServices(deps: ServiceDeps): Services {
   const entries = new EntryService(store, clock, scriptCheck, modelReferences);
   const documents = new DocumentService(store, clock);
   const endpointManagement = new EndpointManagementService({ agents, entries, documents });
+  // Rung by what stores a message to send or answer; the instance's channel worker sets it when it starts.
+  const channelQueued: ChannelQueueSignal = { onQueued: () => {} };
   const runs = new RunService({
     store,
     clock,
@@ -165,6 +167,7 @@ export function createServices(deps: ServiceDeps): Services {
     modelDefaults: deps.modelDefaults,
     endpointManagement,
     scriptLimits: deps.scriptLimits,
+    messaging: { queued: channelQueued, mailDomain: deps.mailDomain ?? '' },
   });
   const admission = new AdmissionService(store, clock, { ...DEFAULT_ADMISSION, ...deps.admission }, deps.chargeSink);
   // Readers of usage store every pending charge first: the batched ones and those of credit slices.
@@ -178,7 +181,6 @@ export function createServices(deps: ServiceDeps): Services {
   const pipeline = new Pipeline(admission, runs, activityLog, deps.metrics);
   const keys = new KeyService(store, clock);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
-  const channelQueued: ChannelQueueSignal = { onQueued: () => {} };
   const sms = deps.sms ?? NO_SMS;
   const email = deps.email ?? NO_EMAIL;
   const mcpOAuth = new McpOAuthService(store, deps.oauthTokens ?? null, clock);

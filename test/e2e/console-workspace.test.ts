@@ -308,6 +308,7 @@ describe('e2e: the console: workspace sections', function () {
     await page.getByRole('combobox', { name: 'Team' }).click();
     await page.getByRole('option', { name: 'Support' }).click();
     await page.getByRole('switch', { name: 'Documents' }).check();
+    await page.getByRole('switch', { name: 'Messaging' }).check();
     const blocked = page.getByRole('combobox', { name: 'Blocked input patterns' });
     await blocked.fill('(a)\\1');
     await blocked.press('Enter');
@@ -323,11 +324,11 @@ describe('e2e: the console: workspace sections', function () {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved').waitFor();
 
-    const { agent } = await gql(`{ agent(id: "${createAgent.id}") { teamId capabilities { documents endpointManagement } guardrails { blockedInputPatterns redactPresets maxToolSteps } } }`);
+    const { agent } = await gql(`{ agent(id: "${createAgent.id}") { teamId capabilities { documents endpointManagement messaging } guardrails { blockedInputPatterns redactPresets maxToolSteps } } }`);
     const { workspace } = await gql('{ workspace { teams { id name } } }');
     expect(agent).to.deep.equal({
       teamId: workspace.teams[0].id,
-      capabilities: { documents: true, endpointManagement: false },
+      capabilities: { documents: true, endpointManagement: false, messaging: true },
       guardrails: { blockedInputPatterns: ['password'], redactPresets: ['email'], maxToolSteps: 3 },
     });
     await page.reload();

@@ -10,6 +10,13 @@ export interface CorsSettings {
 export interface Capabilities {
   endpointManagement: boolean;
   documents: boolean;
+  /** The agent may send email and text messages from its channels (send_email, send_sms). */
+  messaging: boolean;
+}
+
+/** The capabilities stored for an agent, completed: one added since it was last written (messaging) reads as off. */
+export function capabilitiesOf(stored: Partial<Capabilities>): Capabilities {
+  return { endpointManagement: stored.endpointManagement ?? false, documents: stored.documents ?? false, messaging: stored.messaging ?? false };
 }
 
 export interface Guardrails {

@@ -52,6 +52,7 @@ export const corsInput = z.object({
 export const capabilitiesInput = z.object({
   endpointManagement: z.boolean().optional(),
   documents: z.boolean().optional(),
+  messaging: z.boolean().optional(),
 });
 
 /** A blocked or redaction pattern: a phrase or an RE2 regular expression the linear-time engine can run. */
@@ -81,7 +82,7 @@ export const limitsInput = z.object({
 
 export { defaultSurfaces } from '../surfaces/surface.entities.js';
 export const DEFAULT_CORS: CorsSettings = { allowPlatformApps: true, customOrigins: [] };
-export const DEFAULT_CAPABILITIES: Capabilities = { endpointManagement: false, documents: false };
+export const DEFAULT_CAPABILITIES: Capabilities = { endpointManagement: false, documents: false, messaging: false };
 export const DEFAULT_GUARDRAILS: Guardrails = {
   blockedInputPatterns: [],
   redactOutputPatterns: [],

@@ -173,6 +173,7 @@ export function desiredState(m: AgentManifest, current: AgentSettings): AgentSta
     capabilities: {
       endpointManagement: given(s.capabilities?.endpointManagement, current.capabilities.endpointManagement),
       documents: given(s.capabilities?.documents, current.capabilities.documents),
+      messaging: given(s.capabilities?.messaging, current.capabilities.messaging),
     },
     guardrails: {
       blockedInputPatterns: given(g.blockedInputPatterns, current.guardrails.blockedInputPatterns),
@@ -256,7 +257,7 @@ export function settingsOut(s: AgentSettings) {
       visibility: s.visibility,
       team: s.team,
       allowWorkspaceKeys: s.allowWorkspaceKeys,
-      capabilities: { endpointManagement: s.capabilities.endpointManagement, documents: s.capabilities.documents },
+      capabilities: { endpointManagement: s.capabilities.endpointManagement, documents: s.capabilities.documents, messaging: s.capabilities.messaging },
       guardrails: {
         blockedInputPatterns: s.guardrails.blockedInputPatterns,
         redactOutputPatterns: s.guardrails.redactOutputPatterns,

@@ -8,6 +8,8 @@ import type { Workspace } from '../workspace/workspace.entities.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { documentTools } from './document.tools.js';
+import { messagingTools } from '../channels/messaging.tools.js';
+import type { ChannelQueueSignal } from '../channels/channel.ports.js';
 import type { EndpointManagementService } from '../endpoint-management/endpoint-management.service.js';
 import { checkInput, checksInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
 import { modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from './model-resolver.js';
@@ -27,6 +29,8 @@ export interface RunServiceDeps {
   /** The Endpoint Management capability's tools. */
   endpointManagement: Pick<EndpointManagementService, 'toolsFor'>;
   scriptLimits: ScriptLimits;
+  /** The Messaging capability: the signal that wakes the channel queue, and MAIL_DOMAIN. */
+  messaging: { queued: ChannelQueueSignal; mailDomain: string };
 }
 
 /** Retry-After of a script call refused because the sandbox had no room for it in time. */
@@ -130,7 +134,7 @@ export class RunService {
         model,
         system: [agent.instructions, entry.handler.body, dialogue?.system ?? ''].filter((s) => s.trim()).join('\n\n'),
         messages: dialogue ? dialogue.messages : [...(opts.history ?? []), { role: 'user', content: userTurn(input) }],
-        tools: dialogue ? [...this.toolsFor(agent), ...dialogue.clientTools] : this.toolsFor(agent),
+        tools: [...this.toolsFor(agent, { runId, input }), ...(dialogue?.clientTools ?? [])],
         settings: dialogue?.settings,
         maxSteps: g.maxToolSteps + 1,
         maxOutputTokens: lower(g.maxOutputTokens ?? undefined, dialogue?.maxOutputTokens),
@@ -165,7 +169,7 @@ export class RunService {
 
   /** The names of the agent's own tools (its capabilities'), which a caller's tool may not take. */
   toolNames(agent: Agent): string[] {
-    return this.toolsFor(agent).map((t) => t.name);
+    return this.toolsFor(agent, null).map((t) => t.name);
   }
 
   /**
@@ -181,11 +185,13 @@ export class RunService {
     }
   }
 
-  private toolsFor(agent: Agent): ToolDefinition[] {
+  /** The tools of the agent's capabilities; `run` (its id and input) is what the messaging tools send within. */
+  private toolsFor(agent: Agent, run: { runId: string; input: RunInput } | null): ToolDefinition[] {
     const tools: ToolDefinition[] = [];
     const self = { kind: 'agentSelf', workspaceId: agent.workspaceId, agentId: agent.id } as const;
     if (agent.capabilities.endpointManagement) tools.push(...this.deps.endpointManagement.toolsFor(agent));
     if (agent.capabilities.documents) tools.push(...documentTools(this.deps.records, self));
+    if (agent.capabilities.messaging) tools.push(...messagingTools({ store: this.deps.store, clock: this.deps.clock, ...this.deps.messaging }, agent, run));
     return tools;
   }
 

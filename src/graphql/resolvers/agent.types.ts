@@ -30,6 +30,8 @@ export class CorsSettings {
 export class Capabilities {
   @Field(() => Boolean) endpointManagement!: boolean;
   @Field(() => Boolean) documents!: boolean;
+  @Field(() => Boolean, { description: "The agent may send email and text messages from its channels (send_email, send_sms), to each channel's allowed senders or into the thread it answers" })
+  messaging!: boolean;
 }
 
 @ObjectType()
@@ -92,6 +94,7 @@ export class UpdateAgentInput {
 export class CapabilitiesInput {
   @Field(() => Boolean, { nullable: true }) endpointManagement?: boolean;
   @Field(() => Boolean, { nullable: true }) documents?: boolean;
+  @Field(() => Boolean, { nullable: true }) messaging?: boolean;
 }
 
 @InputType()

@@ -22,7 +22,7 @@ const OverviewExtrasQuery = graphql(`
     agent(id: $id) {
       id
       teamId
-      capabilities { endpointManagement documents }
+      capabilities { endpointManagement documents messaging }
       guardrails { blockedInputPatterns redactOutputPatterns redactPresets maxInputChars maxOutputTokens maxToolSteps maxCreditsPerRun }
     }
     workspace { id teams { id name } }
@@ -31,9 +31,22 @@ const OverviewExtrasQuery = graphql(`
 
 const SetCapabilitiesMutation = graphql(`
   mutation SetAgentCapabilities($agentId: ID!, $input: CapabilitiesInput!) {
-    setCapabilities(agentId: $agentId, input: $input) { id capabilities { endpointManagement documents } }
+    setCapabilities(agentId: $agentId, input: $input) { id capabilities { endpointManagement documents messaging } }
   }
 `);
+
+type Capabilities = ResultOf<typeof SetCapabilitiesMutation>['setCapabilities']['capabilities'];
+
+/** The capability switches, in the order shown. */
+const CAPABILITIES: { key: keyof Capabilities; label: string; description: string }[] = [
+  { key: 'endpointManagement', label: 'Endpoint management', description: "The agent may list, add, change and remove its own surfaces' entries and settings" },
+  { key: 'documents', label: 'Documents', description: 'The agent may read and write the records of its documents' },
+  {
+    key: 'messaging',
+    label: 'Messaging',
+    description: "The agent may send email and text messages from its channels: only to a channel's allowed senders, or into the thread it is answering",
+  },
+];
 
 const SetGuardrailsMutation = graphql(`
   mutation SetAgentGuardrails($agentId: ID!, $input: GuardrailsInput!) {
@@ -76,8 +89,7 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
   const [visibility, setVisibility] = useState<Data['agent']['visibility']>(agent.visibility);
   const [teamId, setTeamId] = useState(extras.agent.teamId ?? NO_TEAM);
   const initialCapabilities = extras.agent.capabilities;
-  const [endpointManagement, setEndpointManagement] = useState(initialCapabilities.endpointManagement);
-  const [documents, setDocuments] = useState(initialCapabilities.documents);
+  const [capabilities, setCapabilityValues] = useState<Capabilities>({ ...initialCapabilities });
   const g = extras.agent.guardrails;
   const [blocked, setBlocked] = useState<string[]>(g.blockedInputPatterns);
   const [redact, setRedact] = useState<string[]>(g.redactOutputPatterns);
@@ -126,8 +138,9 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
     });
     if (result.error) failed.push(result.error);
     // Capabilities and guardrails are sent only when they changed (each is a mutation of its own).
-    if (endpointManagement !== initialCapabilities.endpointManagement || documents !== initialCapabilities.documents) {
-      const r = await setCapabilities({ agentId: agent.id, input: { endpointManagement, documents } });
+    if (CAPABILITIES.some(({ key }) => capabilities[key] !== initialCapabilities[key])) {
+      const { endpointManagement, documents, messaging } = capabilities;
+      const r = await setCapabilities({ agentId: agent.id, input: { endpointManagement, documents, messaging } });
       if (r.error) failed.push(r.error);
     }
     const guardrails = {
@@ -182,20 +195,16 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
         />
         <Fieldset legend="Capabilities">
           <Stack gap="sm">
-            <Switch
-              label="Endpoint management"
-              description="The agent may list, add, change and remove its own surfaces' entries and settings"
-              checked={endpointManagement}
-              onChange={(e) => setEndpointManagement(e.currentTarget.checked)}
-              error={fields.endpointManagement}
-            />
-            <Switch
-              label="Documents"
-              description="The agent may read and write the records of its documents"
-              checked={documents}
-              onChange={(e) => setDocuments(e.currentTarget.checked)}
-              error={fields.documents}
-            />
+            {CAPABILITIES.map(({ key, label, description }) => (
+              <Switch
+                key={key}
+                label={label}
+                description={description}
+                checked={capabilities[key]}
+                onChange={(e) => setCapabilityValues({ ...capabilities, [key]: e.currentTarget.checked })}
+                error={fields[key]}
+              />
+            ))}
           </Stack>
         </Fieldset>
         <Fieldset legend="Guardrails">

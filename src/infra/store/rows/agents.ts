@@ -1,4 +1,4 @@
-import type { Agent } from '../../../domain/agents/agent.entities.js';
+import { capabilitiesOf, type Agent } from '../../../domain/agents/agent.entities.js';
 import { surfacesOf } from '../../../domain/surfaces/surface.entities.js';
 import { type Mapping, json, parseJson, numOrNull, date } from './mapping.js';
 
@@ -37,7 +37,7 @@ export const agents: Mapping<Agent> = {
     allowWorkspaceKeys: Boolean(r.allow_workspace_keys),
     surfaces: surfacesOf(parseJson(r.surfaces)),
     cors: parseJson(r.cors),
-    capabilities: parseJson(r.capabilities),
+    capabilities: capabilitiesOf(parseJson(r.capabilities)),
     guardrails: parseJson(r.guardrails),
     dailyCreditLimit: numOrNull(r.daily_credit_limit),
     maxConcurrentRequests: numOrNull(r.max_concurrent_requests),
