@@ -45,6 +45,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`alter table messages add constraint messages_status_check check (status in (${STATUSES.map((s) => `'${s}'`).join(',')}))`);
   // The channel queue's claim: due rows only (most messages are finished and have none).
   await knex.raw('create index messages_due on messages (next_attempt_at) where next_attempt_at is not null');
+  // A channel's reads by sender (the per-sender answer budget) and by run (what a run sent itself).
+  await knex.raw('create index messages_channel_sender on messages (channel_id, from_address, created_at) where channel_id is not null');
+  await knex.raw('create index messages_run on messages (run_id) where run_id is not null');
 
   // An email's attachments (docs/decisions.md §32): metadata always, the bytes only within the
   // limits of DEFAULT_MAIL_LIMITS (null `content` otherwise). Stored with the message, in its
@@ -63,6 +66,8 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('message_attachments');
   await knex.raw('drop index if exists messages_due');
+  await knex.raw('drop index if exists messages_channel_sender');
+  await knex.raw('drop index if exists messages_run');
   await knex.raw('alter table messages drop constraint if exists messages_status_check');
   await knex.schema.alterTable('messages', (t) => {
     t.dropUnique(['agent_id', 'channel_id', 'direction', 'message_id'], 'messages_dedupe_unique');

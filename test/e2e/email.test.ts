@@ -231,4 +231,17 @@ describe('e2e: email channel (SMTP in, smarthost out)', function () {
     expect(err.responseCode).to.equal(554);
     expect(await stored(a.id)).to.have.length(0);
   });
+
+  it('sends what the agent wrote with send_email into the thread, and not its final text as a second answer', async () => {
+    const a = await mailAgent({ prompt: 'Answer by email with the send_email tool.' });
+    await gql('mutation($a: ID!) { setCapabilities(agentId: $a, input: { messaging: true }) { id } }', { a: a.id });
+    svc.fake.enqueue({ toolCalls: [{ name: 'send_email', arguments: { to: 'ada@customer.example', subject: 'Re: Help', text: 'Here is the help you asked for.' } }] }, { text: 'I have sent the answer.' });
+    await deliver({ to: a.address, subject: 'Help', text: 'Can you help?', messageId: '<help-1@customer.example>' });
+    const [mail] = await until('the tool-sent answer', async () => (sentBy(a.address).length ? sentBy(a.address) : undefined));
+    expect(mail!.mail.text?.trim()).to.equal('Here is the help you asked for.');
+    expect(mail!.mail.inReplyTo).to.equal('<help-1@customer.example>');
+    await until('the message answered', async () => ((await stored(a.id)).find((m) => m.direction === 'inbound')?.status === 'answered' ? true : undefined));
+    const out = (await stored(a.id)).filter((m) => m.direction === 'outbound');
+    expect(out.map((m) => m.body)).to.deep.equal(['Here is the help you asked for.']);
+  });
 });

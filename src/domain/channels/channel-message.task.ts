@@ -87,6 +87,8 @@ export class ChannelMessageTask {
     if (result.error) return { kind: 'retry', error: result.error.message, runId: result.runId };
     const text = replyText(result.output);
     if (text === null) return { kind: 'done', status: 'answered', runId: result.runId };
+    // The agent answered in the thread with its own send_email/send_sms: its output is not sent as a second answer.
+    if (m.threadId && (await this.deps.store.repos.messages.sentIntoThread(result.runId, m.threadId))) return { kind: 'done', status: 'answered', runId: result.runId };
     const subject = replySubjectOf(result.output);
     const reply = answerTo(m, channel, { text, ...(subject !== undefined ? { subject } : {}) }, result.runId, this.deps.clock.now(), this.deps.mailDomain);
     return { kind: 'done', status: 'answered', runId: result.runId, reply };

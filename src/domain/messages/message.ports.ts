@@ -41,6 +41,8 @@ export interface MessageRepo extends CrudRepo<Message> {
    * status but `ignored`): the per-sender answer budget's count.
    */
   countAnswerable(channelId: string, from: string, since: Date): Promise<number>;
+  /** Whether the run queued an outbound message into the thread itself (the messaging capability's tools). */
+  sentIntoThread(runId: string, threadId: string): Promise<boolean>;
   /** Takes up to `limit` due messages (due, or held under a lease that ran out), oldest due first, each under a lease until `leaseUntil`. */
   claim(now: Date, leaseUntil: Date, limit: number): Promise<Message[]>;
   /** Extends the lease of a claim still held (same attempt); false when it is no longer held. */

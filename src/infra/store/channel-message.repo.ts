@@ -36,6 +36,7 @@ export function channelMessageRepo(db: Conn): Omit<MessageRepo, 'get' | 'insert'
         const r = await db('messages').where({ channel_id: channelId, direction: 'inbound', from_address: from }).andWhere('created_at', '>', since).andWhereNot('status', 'ignored').count({ n: '*' }).first();
         return Number(r?.n ?? 0);
       }),
+    sentIntoThread: (runId, threadId) => q(async () => Boolean(await db('messages').where({ run_id: runId, thread_id: threadId, direction: 'outbound' }).first('id'))),
     claim: (now, leaseUntil, limit) =>
       q(async () => {
         const due = db('messages')
