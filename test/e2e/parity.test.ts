@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createHash } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import twilio from 'twilio';
 import { createAgent, gql, gqlOk, h, HARNESS_TWILIO, type TestWorkspace } from '../helpers/harness.js';
@@ -212,7 +213,7 @@ let channelMessages = 0;
 async function smsCall(s: Subject, text: string): Promise<Outcome> {
   const path = `/agents/${s.agent}/sms`;
   const sid = `SMparity${++channelMessages}`;
-  const params = { MessageSid: sid, AccountSid: HARNESS_TWILIO.accountSid, From: '+14155550199', To: PARITY_NUMBER, Body: text };
+  const params = { MessageSid: sid, AccountSid: HARNESS_TWILIO.accountSid, From: '+14155550199', To: parityNumber(s), Body: text };
   const signature = twilio.getExpectedTwilioSignature(HARNESS_TWILIO.authToken, `${h().config.baseUrl}${path}`, params);
   const res = await fetch(`${h().url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature }, body: new URLSearchParams(params) });
   if (res.status !== 200) return fromHttp(res.status, await res.json());
@@ -231,7 +232,8 @@ async function emailCall(s: Subject, text: string): Promise<Outcome> {
   return channelOutcome(s.agent, messageId);
 }
 
-const PARITY_NUMBER = '+14155550100';
+/** The SMS number of the subject's channel: its own (numbers are unique across the service, and the suite shares one database). */
+const parityNumber = (s: Subject) => `+1555${String(parseInt(createHash('sha256').update(s.agent).digest('hex').slice(0, 8), 16) % 10_000_000).padStart(7, '0')}`;
 const parityAddress = (s: Subject) => `parity-${s.agent.toLowerCase().replace(/[^a-z0-9]/g, '')}@harness.example.test`;
 const ADD_CHANNEL = 'mutation($a: ID!, $i: ChannelInput!) { addChannel(agentId: $a, input: $i) { id } }';
 
@@ -304,7 +306,7 @@ const TRANSPORTS: Transport[] = [
     name: 'SMS (a Twilio-signed text, answered through the channel queue)',
     prepare: async (s) => {
       await setSurface(s, 'SMS');
-      await gqlOk(s.ws.adminToken, ADD_CHANNEL, { a: s.agent, i: { kind: 'SMS', address: PARITY_NUMBER, handler: { script: DOUBLE_TEXT } } });
+      await gqlOk(s.ws.adminToken, ADD_CHANNEL, { a: s.agent, i: { kind: 'SMS', address: parityNumber(s), handler: { script: DOUBLE_TEXT } } });
     },
     steps: {
       call: (s) => smsCall(s, '21'),
