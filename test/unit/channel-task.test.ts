@@ -34,6 +34,8 @@ function task(opts: { begin?: Begin; agent?: Agent | null; channel?: Channel | n
     repos: {
       agents: { get: async () => (opts.agent === undefined ? AGENT : opts.agent) },
       channels: { get: async (id: string) => (opts.channel === undefined ? channelOf({ id }) : opts.channel) },
+      // The run sent nothing into the thread with its own tools (the messaging capability).
+      messages: { sentIntoThread: async () => false },
     },
   } as unknown as Store;
   const pipeline = {
