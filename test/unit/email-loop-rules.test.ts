@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { LoopHeaders, MailAddress } from '../../src/domain/email/inbound-mail.js';
-import { answerBudget, shouldAnswer, type AnswerReason } from '../../src/domain/email/loop-rules.js';
+import { answerBudget, normalAddress, shouldAnswer, type AnswerReason } from '../../src/domain/email/loop-rules.js';
 import { inboundMail } from '../helpers/inbound-mail.js';
 
 const OWN = ['agent@mail.test', 'Support@Mail.Test'];
@@ -24,8 +24,11 @@ describe('email loop and bulk rules', () => {
     ['List-Id empty', { listId: '  ' }, {}, 'ok'],
     ['X-Auto-Response-Suppress: OOF, AutoReply', { autoResponseSuppress: 'DR, OOF, AutoReply' }, {}, 'auto-response-suppressed'],
     ['X-Auto-Response-Suppress: All', { autoResponseSuppress: 'All' }, {}, 'auto-response-suppressed'],
+    ['X-Auto-Response-Suppress: AutoReply alone', { autoResponseSuppress: 'AutoReply' }, {}, 'auto-response-suppressed'],
+    ['X-Auto-Response-Suppress: OOF alone', { autoResponseSuppress: ' oof ' }, {}, 'auto-response-suppressed'],
     ['X-Auto-Response-Suppress: DR only', { autoResponseSuppress: 'DR' }, {}, 'ok'],
     ['null return path (a bounce)', { returnPath: '' }, {}, 'null-sender'],
+    ['return path of spaces (a bounce)', { returnPath: '  ' }, {}, 'null-sender'],
     ['unknown return path', { returnPath: null }, {}, 'ok'],
     ['no From', {}, { from: null }, 'no-sender'],
     ['From empty', {}, { from: person(' ') }, 'no-sender'],
@@ -36,6 +39,7 @@ describe('email loop and bulk rules', () => {
     ['From postmaster', {}, { from: person('postmaster@example.com') }, 'system-sender'],
     ['return path owner-list', { returnPath: 'owner-dev@lists.example.com' }, {}, 'system-sender'],
     ['From list-request', {}, { from: person('dev-request@lists.example.com') }, 'system-sender'],
+    ['From the agent, Reply-To elsewhere', {}, { from: person('agent@mail.test'), replyTo: [person('team@example.com')] }, 'own-address'],
     ['Reply-To elsewhere', {}, { replyTo: [person('team@example.com')] }, 'ok'],
   ];
   for (const [name, loop, over, reason] of cases) {
@@ -47,6 +51,13 @@ describe('email loop and bulk rules', () => {
 
   it('checks the bulk headers before the sender, so a list message from the agent names the list', () => {
     expect(shouldAnswer(inboundMail({ from: person('agent@mail.test') }, { listId: 'x <x.y>' }), OWN).reason).to.equal('mailing-list');
+  });
+
+  it('compares own addresses trimmed, without angle brackets at the ends, case-folded', () => {
+    expect(shouldAnswer(inboundMail({ from: person('agent@mail.test') }), ['  <Agent@Mail.Test>  ']).reason).to.equal('own-address');
+    expect(normalAddress(' <Agent@Mail.Test> ')).to.equal('agent@mail.test');
+    // Only a bracket at either end goes: one inside an odd address is part of it.
+    expect(normalAddress('<odd<name>x@y>')).to.equal('odd<name>x@y');
   });
 
   const budget: Array<[number, number, boolean, number]> = [

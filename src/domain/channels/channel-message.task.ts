@@ -36,7 +36,7 @@ export function replySubjectOf(output: Json): string | undefined {
 
 /** The text of an answer: a string output, or a script's `{reply}`; null when there is nothing to send. */
 export function replyText(output: Json): string | null {
-  const text = typeof output === 'string' ? output : output && typeof output === 'object' && !Array.isArray(output) && 'reply' in output ? output.reply : output;
+  const text = output && typeof output === 'object' && !Array.isArray(output) && 'reply' in output ? output.reply : output;
   if (text === null || text === undefined) return null;
   const s = typeof text === 'string' ? text : JSON.stringify(text);
   return s.trim() ? s : null;
@@ -90,7 +90,7 @@ export class ChannelMessageTask {
     // The agent answered in the thread with its own send_email/send_sms: its output is not sent as a second answer.
     if (m.threadId && (await this.deps.store.repos.messages.sentIntoThread(result.runId, m.threadId))) return { kind: 'done', status: 'answered', runId: result.runId };
     const subject = replySubjectOf(result.output);
-    const reply = answerTo(m, channel, { text, ...(subject !== undefined ? { subject } : {}) }, result.runId, this.deps.clock.now(), this.deps.mailDomain);
+    const reply = answerTo(m, channel, { text, subject }, result.runId, this.deps.clock.now(), this.deps.mailDomain);
     return { kind: 'done', status: 'answered', runId: result.runId, reply };
   }
 

@@ -22,8 +22,3 @@ export interface Channel {
   createdAt: Date;
   updatedAt: Date;
 }
-
-/** The channel's kind as `messages.channel` spells it. */
-export function messageChannelOf(kind: ChannelKind): 'email' | 'sms' {
-  return kind === 'EMAIL' ? 'email' : 'sms';
-}

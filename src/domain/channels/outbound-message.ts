@@ -1,6 +1,5 @@
 import type { AnswerReason } from '../email/loop-rules.js';
-import type { InboundMail, MailAddress } from '../email/inbound-mail.js';
-import { composeReply, newMessageId } from '../email/reply.js';
+import { composeReply, cutText, newMessageId } from '../email/reply.js';
 import { boundedReferences } from '../email/thread.js';
 import { newId } from '../ids.js';
 import type { Json } from '../json.js';
@@ -97,33 +96,18 @@ export function outboundMessage(d: OutboundDraft, now: Date, mailDomain: string)
  * composeReply (to Reply-To else From, `Re:` subject unless the script gave one, In-Reply-To and
  * References, `Auto-Submitted: auto-replied`).
  */
-export function answerTo(inbound: Message, channel: Channel, reply: { text: string; subject?: string }, runId: string | null, now: Date, mailDomain: string): Message {
+export function answerTo(inbound: Message, channel: Channel, reply: { text: string; subject?: string | undefined }, runId: string | null, now: Date, mailDomain: string): Message {
   const base = { channel, workspaceId: inbound.workspaceId, text: reply.text, threadId: inbound.threadId, inReplyTo: inbound.messageId, runId };
   if (channel.kind === 'SMS') return outboundMessage({ ...base, to: [inbound.from] }, now, mailDomain);
   const details = emailDetailsOf(inbound);
-  const mailbox = (address: string): MailAddress => ({ address, name: '' });
-  const asReceived: InboundMail = {
-    from: inbound.from ? mailbox(inbound.from) : null,
-    replyTo: (details.replyTo ?? []).map(mailbox),
-    to: [],
-    cc: [],
+  // What composeReply reads of a received message: who to answer, the subject, the thread.
+  const asReceived = {
+    from: inbound.from ? { address: inbound.from, name: '' } : null,
+    replyTo: (details.replyTo ?? []).map((address) => ({ address, name: '' })),
     subject: inbound.subject ?? '',
-    text: '',
-    html: null,
     messageId: inbound.messageId,
-    inReplyTo: null,
     references: details.references,
-    threadId: inbound.threadId,
-    loop: { autoSubmitted: null, precedence: null, listId: null, listUnsubscribe: null, autoResponseSuppress: null, returnPath: null },
-    attachments: [],
   };
-  const composed = composeReply(asReceived, { from: channel.address, text: reply.text, ...(reply.subject !== undefined ? { subject: reply.subject } : {}) });
+  const composed = composeReply(asReceived, { from: channel.address, text: reply.text, subject: reply.subject });
   return outboundMessage({ ...base, to: composed.to, subject: composed.subject, references: composed.references, headers: composed.headers }, now, mailDomain);
-}
-
-/** `text` cut to `max` characters, never leaving half of a surrogate pair. */
-function cutText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const head = text.slice(0, max);
-  return /[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head;
 }

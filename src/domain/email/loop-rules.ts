@@ -1,4 +1,4 @@
-import type { InboundMail, MailAddress } from './inbound-mail.js';
+import type { InboundMail } from './inbound-mail.js';
 
 /** Why a message is (not) answered automatically; stored with the message so the console can say so. */
 export type AnswerReason =
@@ -42,10 +42,9 @@ export function shouldAnswer(mail: InboundMail, ownAddresses: readonly string[])
   const sender = mail.from?.address.trim() ?? '';
   if (sender === '') return no('no-sender');
   const own = new Set(ownAddresses.map(normalAddress));
-  const answerTo: MailAddress[] = mail.replyTo.length > 0 ? mail.replyTo : [mail.from!];
-  if ([sender, ...answerTo.map((a) => a.address)].some((a) => own.has(normalAddress(a)))) return no('own-address');
-  const senders = [sender, ...(loop.returnPath ? [loop.returnPath] : [])];
-  if (senders.some(isSystemAddress)) return no('system-sender');
+  // The answer goes to Reply-To when given, else to From; From is checked in both cases.
+  if ([sender, ...mail.replyTo.map((a) => a.address)].some((a) => own.has(normalAddress(a)))) return no('own-address');
+  if ([sender, loop.returnPath].some((a) => a !== null && isSystemAddress(a))) return no('system-sender');
   return { answer: true, reason: 'ok' };
 }
 

@@ -30,8 +30,8 @@ const REPLY_PREFIX = /^\s*(?:re|aw|sv|antw|odp)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*/i;
  * names no one to answer.
  */
 export function composeReply(
-  inbound: InboundMail,
-  reply: { from: string; text: string; subject?: string; domain?: string },
+  inbound: Pick<InboundMail, 'from' | 'replyTo' | 'subject' | 'messageId' | 'references'>,
+  reply: { from: string; text: string; subject?: string | undefined; domain?: string },
 ): OutboundEmail {
   const to = (inbound.replyTo.length > 0 ? inbound.replyTo : inbound.from ? [inbound.from] : []).map((a) => a.address).filter((a) => a.trim() !== '');
   if (to.length === 0) throw new Invalid('The message names no address to answer (no From, no Reply-To)');
@@ -52,10 +52,11 @@ export function composeReply(
 /** `Re: ` + the subject without its reply prefixes (`Re: Re:`, `RE:`, `Aw:`, `Re[2]:` → one `Re: `). */
 export function replySubject(subject: string): string {
   let base = oneLine(subject);
-  for (let prev = ''; prev !== base; ) {
+  let prev: string;
+  do {
     prev = base;
     base = base.replace(REPLY_PREFIX, '');
-  }
+  } while (prev !== base);
   return cut(`Re: ${base}`.trim());
 }
 
@@ -67,7 +68,7 @@ export function newMessageId(domain: string): string {
 
 function domainOf(address: string): string {
   const at = address.lastIndexOf('@');
-  return at < 0 ? '' : address.slice(at + 1).replace(/>.*$/, '');
+  return at < 0 ? '' : address.slice(at + 1).split('>', 1)[0]!;
 }
 
 /** Header-safe: line breaks folded to spaces (no header injection through a subject), then cut. */
@@ -76,8 +77,11 @@ function oneLine(text: string): string {
 }
 
 function cut(text: string): string {
-  if (text.length <= MAX_SUBJECT_CHARS) return text;
-  const head = text.slice(0, MAX_SUBJECT_CHARS);
-  // Never end on half of a surrogate pair: the subject must stay storable.
+  return cutText(text, MAX_SUBJECT_CHARS);
+}
+
+/** `text` cut to `max` characters, never ending on half of a surrogate pair (the text must stay storable). */
+export function cutText(text: string, max: number): string {
+  const head = text.slice(0, max);
   return /[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head;
 }

@@ -12,7 +12,7 @@ export function messageIds(value: string | readonly string[] | null | undefined)
   if (!value) return [];
   const text = typeof value === 'string' ? value : value.join(' ');
   const ids: string[] = [];
-  for (const token of text.match(/<[^<>]*>|[^\s<>,]+@[^\s<>,]+/g) ?? []) {
+  for (const [token] of text.matchAll(/<[^<>]*>|[^\s<>,]+@[^\s<>,]+/g)) {
     const id = token.startsWith('<') ? token : `<${token}>`;
     if (MSG_ID.test(id) && id.length <= MAX_MESSAGE_ID_CHARS) ids.push(id);
   }
