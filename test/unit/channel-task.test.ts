@@ -27,15 +27,16 @@ const answering = (r: RunResult) => runOf(async function* () {
   yield { type: 'done', result: r };
 });
 
-function task(opts: { begin?: Begin; agent?: Agent | null; channel?: Channel | null; sms?: (s: OutgoingSms) => Promise<SmsSendResult>; email?: (m: OutboundEmail) => Promise<EmailSendResult>; configured?: boolean } = {}) {
+function task(opts: { begin?: Begin; agent?: Agent | null; channel?: Channel | null; sms?: (s: OutgoingSms) => Promise<SmsSendResult>; email?: (m: OutboundEmail) => Promise<EmailSendResult>; configured?: boolean; sentIntoThread?: boolean } = {}) {
   const begun: { principal: Principal; entry: RunEntry; input: RunInput }[] = [];
+  const asked: [string, string][] = [];
   const sent: unknown[] = [];
   const store = {
     repos: {
       agents: { get: async () => (opts.agent === undefined ? AGENT : opts.agent) },
       channels: { get: async (id: string) => (opts.channel === undefined ? channelOf({ id }) : opts.channel) },
-      // The run sent nothing into the thread with its own tools (the messaging capability).
-      messages: { sentIntoThread: async () => false },
+      // Whether the run sent into the thread with its own tools (the messaging capability); by default nothing.
+      messages: { sentIntoThread: async (runId: string, threadId: string) => (asked.push([runId, threadId]), opts.sentIntoThread ?? false) },
     },
   } as unknown as Store;
   const pipeline = {
@@ -54,7 +55,7 @@ function task(opts: { begin?: Begin; agent?: Agent | null; channel?: Channel | n
     sms: { configured, verify: () => true, send: async (s) => (sent.push(s), (opts.sms ?? (async () => ({ ok: true, messageId: 'SM9', status: 'queued', answer: { sid: 'SM9' } })))(s)) },
     email: { configured, send: async (m) => (sent.push(m), (opts.email ?? (async () => ({ ok: true, answer: '250 ok' })))(m)) },
   };
-  return { t: new ChannelMessageTask(deps), begun, sent };
+  return { t: new ChannelMessageTask(deps), begun, sent, asked };
 }
 
 describe('channel message task', () => {
@@ -83,6 +84,15 @@ describe('channel message task', () => {
     expect(((await trailing.t.run(messageOf())) as { reply: Message }).reply.body).to.equal('Late');
     const plain = await task().t.run(messageOf());
     expect((plain as { reply: Message }).reply.subject).to.equal('Re: Question');
+  });
+
+  it("queues no second answer when the run already wrote into the message's thread with a tool", async () => {
+    const { t, asked } = task({ sentIntoThread: true });
+    expect(await t.run(messageOf({ threadId: '<root@example.com>' }))).to.deep.equal({ kind: 'done', status: 'answered', runId: 'run_1' });
+    expect(asked).to.deep.equal([['run_1', '<root@example.com>']]);
+    const unthreaded = task({ sentIntoThread: true });
+    expect(((await unthreaded.t.run(messageOf({ threadId: null }))) as { reply?: Message }).reply?.body).to.equal('Thanks');
+    expect(unthreaded.asked).to.have.length(0);
   });
 
   it('answers nothing when the output is empty, retries a failed run', async () => {
