@@ -50,6 +50,10 @@ export const TABLES: TableSpec[] = [
   { name: 'secrets', key: 'id' },
   { name: 'models', key: 'id' },
   { name: 'messages', key: 'id' },
+  // An email's attachments (their bytes compared by digest) and Mailgun's used tokens: no fuzzed
+  // surface writes either (mail arrives over SMTP or a signed Mailgun post).
+  { name: 'message_attachments', key: "message_id || ' ' || position::text", hashed: ['content'] },
+  { name: 'mailgun_tokens', key: 'id' },
   { name: 'message_day_counts', key: "agent_id || ' ' || day::text || ' ' || direction || ' ' || channel" },
   { name: 'conversations', key: 'id' },
   { name: 'chat_turns', key: 'id' },
