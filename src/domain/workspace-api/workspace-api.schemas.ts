@@ -73,9 +73,7 @@ export const activityQuery = z.object({
 });
 
 /** Query of GET /workspaceapi/agents/{agentId}/usage. */
-export const usageQuery = z.object({
-  days: intParam(1, 366, 30, 'Number of UTC days to report, ending today.'),
-});
+export const usageQuery = z.object({ days: intParam(1, 366, 30, 'Number of UTC days to report, ending today.') });
 
 /** Path parameters of the per-agent endpoints. */
 export const agentPath = z.object({ agentId: z.string().meta({ description: 'Agent id.' }) });
@@ -107,8 +105,7 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: unknown): z.
   throw new Invalid(`Invalid query parameters: ${[...problems.values()].join('; ')}`, [...problems.keys()].join(','));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Responses
+// ---- Responses ------------------------------------------------------------------------------
 
 const instant = z.iso.datetime({ offset: true });
 const day = z.iso.date();
