@@ -25,6 +25,8 @@ export interface FakeTurn {
   status?: number;
   /** A streamed answer breaks off (the connection is destroyed) after this many chunks: a model failing mid-stream. */
   failAfterChunks?: number;
+  /** A streamed answer sends every chunk, its usage included, then breaks off without `[DONE]`. */
+  failAfterUsage?: boolean;
   errorBody?: unknown;
 }
 
@@ -170,6 +172,10 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
         return void res.destroy();
       }
       res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...chunk })}\n\n`);
+    }
+    if (turn.failAfterUsage) {
+      await new Promise<void>((resolve) => res.write('', () => resolve()));
+      return void res.destroy();
     }
     res.end('data: [DONE]\n\n');
   }

@@ -71,6 +71,31 @@ export interface ModelCall {
   /** Checked after each step with the usage so far; true stops the tool loop (credit budget). */
   stopWhenUsage?: (usage: ModelUsage) => boolean;
   signal?: AbortSignal;
+  /**
+   * Told what the call uses as it goes, so that a call that ends early (the caller went away, the
+   * provider failed) is still charged for it. The adapter's own when absent.
+   */
+  meter?: UsageReport;
+}
+
+/**
+ * What a model adapter reports while a call runs (each step is one request to the provider). A
+ * step counts from its first streamed chunk: a request the provider refused or never answered
+ * costs nothing, as providers bill none.
+ */
+export interface UsageReport {
+  /** The provider began answering a step. */
+  stepStarted(): void;
+  /** Output the open step streamed (text, reasoning, a tool call's arguments), in characters. */
+  output(chars: number): void;
+  /** Usage the provider reported for the open step before its end (figures it did not report are absent). */
+  reported(usage: Partial<ModelUsage>): void;
+  /** A tool's result, in characters: the next step's prompt holds it. */
+  toolResult(chars: number): void;
+  /** The open step ended with the usage the provider reported for it (figures it did not report are absent). */
+  stepFinished(usage: Partial<ModelUsage>): void;
+  /** What the call used so far: the finished steps' usage and the open step's. */
+  used(): ModelUsage;
 }
 
 export interface ModelUsage {

@@ -94,21 +94,23 @@ export class Pipeline {
   ): AsyncGenerator<RunEvent> {
     let result: RunResult | undefined;
     let failure: unknown;
+    // What a run that ends without a result (its reader went away, it threw) used.
+    const spent = { credits: 0 };
     try {
       try {
-        for await (const ev of this.runs.stream(principal, agent, entry, input, { ...opts, workspace: admitted.workspace })) {
+        for await (const ev of this.runs.stream(principal, agent, entry, input, { ...opts, workspace: admitted.workspace, spent })) {
           if (ev.type === 'done') result = ev.result;
           yield ev;
         }
       } finally {
-        await admitted.settle(result?.credits ?? 0);
+        await admitted.settle(result?.credits ?? spent.credits);
       }
     } catch (err) {
       failure = err;
       throw err;
     } finally {
-      this.metrics?.run(entry.handler.kind, result ? (result.error?.kind ?? 'ok') : 'failed', result?.credits ?? 0);
-      ended(this.log(agent, entry, input, opts, result, failure, Date.now() - started));
+      this.metrics?.run(entry.handler.kind, result ? (result.error?.kind ?? 'ok') : 'failed', result?.credits ?? spent.credits);
+      ended(this.log(agent, entry, input, opts, result, failure, Date.now() - started, spent.credits));
     }
   }
 
@@ -117,11 +119,20 @@ export class Pipeline {
    * for (`opts.inRequest`) only returns them: the request's entry holds them. Any other run (a
    * webhook delivery) is logged here as an entry of kind `run` of its own.
    */
-  private log(agent: Agent, entry: RunEntry, input: RunInput, opts: Pick<RunOptions, 'inRequest'>, result: RunResult | undefined, failure: unknown, durationMs: number): RunFacts {
+  private log(
+    agent: Agent,
+    entry: RunEntry,
+    input: RunInput,
+    opts: Pick<RunOptions, 'inRequest'>,
+    result: RunResult | undefined,
+    failure: unknown,
+    durationMs: number,
+    spent = 0,
+  ): RunFacts {
     const run: RunFacts = {
       entry: entry.name,
       runId: result?.runId ?? null,
-      credits: result?.credits ?? 0,
+      credits: result?.credits ?? spent,
       logs: result?.logs ?? [],
       output: result && !result.error ? result.output : null,
       error: result?.error?.message ?? (failure === undefined ? null : failure instanceof DomainError ? failure.message : 'The run failed'),

@@ -13,6 +13,7 @@ import type { ChannelQueueSignal } from '../channels/channel.ports.js';
 import type { EndpointManagementService } from '../endpoint-management/endpoint-management.service.js';
 import { checkInput, checksInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
 import { modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from './model-resolver.js';
+import { promptChars, UsageMeter } from './usage-meter.js';
 import { ModelFailure, type LanguageModels, type ModelUsage, type ResolvedModel, type ToolDefinition } from './language-model.ports.js';
 import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from './sandbox.ports.js';
 import { type Json } from '../json.js';
@@ -129,12 +130,24 @@ export class RunService {
     const maxCredits = g.maxCreditsPerRun;
     const redactor = new StreamRedactor(g);
     const dialogue = opts.dialogue;
+    const prompt = {
+      system: [agent.instructions, entry.handler.body, dialogue?.system ?? ''].filter((s) => s.trim()).join('\n\n'),
+      messages: dialogue ? dialogue.messages : [...(opts.history ?? []), { role: 'user' as const, content: userTurn(input) }],
+      tools: [...this.toolsFor(agent, { runId, input }), ...(dialogue?.clientTools ?? [])],
+    };
+    // What the model used so far: a run that ends early (the caller went away, the provider failed)
+    // is charged for it, never 0 once the provider answered (docs/runtime.md).
+    const meter = new UsageMeter(promptChars(prompt));
+    const spent = (): Pick<RunResult, 'usage' | 'credits'> => {
+      const usage = meter.used();
+      return { usage, credits: creditsFor(model, usage) };
+    };
+    let ended = false;
     try {
       const events = this.deps.models.stream({
         model,
-        system: [agent.instructions, entry.handler.body, dialogue?.system ?? ''].filter((s) => s.trim()).join('\n\n'),
-        messages: dialogue ? dialogue.messages : [...(opts.history ?? []), { role: 'user', content: userTurn(input) }],
-        tools: [...this.toolsFor(agent, { runId, input }), ...(dialogue?.clientTools ?? [])],
+        ...prompt,
+        meter,
         settings: dialogue?.settings,
         maxSteps: g.maxToolSteps + 1,
         maxOutputTokens: lower(g.maxOutputTokens ?? undefined, dialogue?.maxOutputTokens),
@@ -149,6 +162,7 @@ export class RunService {
         }
         const tail = redactor.flush();
         if (tail) yield { type: 'delta', text: tail };
+        ended = true;
         const credits = creditsFor(model, ev.result.usage);
         const done: Omit<RunResult, 'durationMs' | 'output'> = { ...base, usage: ev.result.usage, credits, model: model.reference, finishReason: ev.result.finishReason };
         // The caller's tool calls go back to it: their arguments are output, redacted as output is.
@@ -161,9 +175,14 @@ export class RunService {
         return;
       }
     } catch (err) {
-      if (opts.signal?.aborted) return void (yield finish({ ...base, model: model.reference, output: null, error: { kind: 'aborted', message: 'The caller went away; the run was cancelled' } }));
-      if (err instanceof ModelFailure) return void (yield finish({ ...base, model: model.reference, output: null, error: { kind: 'model', message: err.message, detail: err.detail } }));
+      ended = true;
+      if (opts.signal?.aborted) return void (yield finish({ ...base, ...spent(), model: model.reference, output: null, error: { kind: 'aborted', message: 'The caller went away; the run was cancelled' } }));
+      if (err instanceof ModelFailure) return void (yield finish({ ...base, ...spent(), model: model.reference, output: null, error: { kind: 'model', message: err.message, detail: err.detail } }));
+      if (opts.spent) opts.spent.credits = spent().credits;
       throw err;
+    } finally {
+      // The consumer stopped reading before the run's result: what was used is charged all the same.
+      if (!ended && opts.spent) opts.spent.credits = spent().credits;
     }
   }
 

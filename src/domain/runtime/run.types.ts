@@ -83,6 +83,11 @@ export interface RunOptions {
   dialogue?: Dialogue;
   /** The agent's workspace as admission read it (absent: the run reads it itself). */
   workspace?: Workspace | null;
+  /**
+   * Where a run that ends without its result (its consumer stopped reading, or it threw) leaves the
+   * credits it used, for the pipeline to charge.
+   */
+  spent?: { credits: number };
 }
 
 /**

@@ -17,8 +17,10 @@ import {
   type ToolDefinition,
 } from '../../domain/runtime/language-model.ports.js';
 import type { Logger } from '../logger.js';
+import { promptChars, UsageMeter } from '../../domain/runtime/usage-meter.js';
 import { listProviderModels } from './model-list.js';
 import { providerFailure } from './provider-errors.js';
+import { reportedUsage } from './reported-usage.js';
 
 /** The provider model for a resolved reference (OpenAI chat completions, Anthropic, or any compatible server). */
 function providerModel(m: ResolvedModel): LanguageModel {
@@ -75,7 +77,9 @@ export function aiSdkModels(logger: Logger): LanguageModels {
       stopWhen.push(({ steps }) => check(sumUsage(steps.map((s) => s.usage))));
     }
     let text = '';
-    let usage: ModelUsage = { inputTokens: 0, outputTokens: 0 };
+    // What the call uses, step by step, so that one that ends early is charged for it (the run's
+    // meter reads it after an abort or a failure).
+    const meter = call.meter ?? new UsageMeter(promptChars(call));
     const toolCalls: ModelResult['toolCalls'] = [];
     const clientToolCalls: ModelResult['clientToolCalls'] = [];
     const clientTools = new Set(call.tools.filter((t) => !t.execute).map((t) => t.name));
@@ -101,23 +105,43 @@ export function aiSdkModels(logger: Logger): LanguageModels {
         maxOutputTokens: call.maxOutputTokens,
         maxRetries: 1,
         abortSignal: call.signal,
+        // The provider's own chunks: the usage it reports before a stream breaks off is still known.
+        includeRawChunks: true,
         // Errors arrive as stream parts and are mapped below; the SDK's default handler would print them.
         onError: () => {},
       });
       for await (const part of result.fullStream) {
         switch (part.type) {
+          case 'start-step':
+            meter.stepStarted();
+            break;
+          case 'raw': {
+            const reported = reportedUsage(part.rawValue);
+            if (reported) meter.reported(reported);
+            break;
+          }
           case 'text-delta':
             if (part.text) {
               text += part.text;
+              meter.output(part.text.length);
               yield { type: 'delta', text: part.text };
             }
             break;
+          case 'reasoning-delta':
+            meter.output(part.text.length);
+            break;
+          case 'tool-result':
+            meter.toolResult(JSON.stringify(part.output ?? null).length);
+            break;
+          case 'finish-step':
+            meter.stepFinished(reportedOf(part.usage));
+            break;
           case 'tool-call':
+            meter.output(part.toolName.length + JSON.stringify(part.input ?? {}).length);
             toolCalls.push({ name: part.toolName, args: part.input });
             if (clientTools.has(part.toolName)) clientToolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: JSON.stringify(part.input ?? {}) });
             break;
           case 'finish':
-            usage = sumUsage([part.totalUsage]);
             finishReason = clientToolCalls.length ? 'tool_calls' : part.finishReason === 'length' ? 'length' : part.finishReason === 'content-filter' ? 'content_filter' : 'stop';
             break;
           case 'error':
@@ -134,7 +158,7 @@ export function aiSdkModels(logger: Logger): LanguageModels {
       if (!call.signal?.aborted) logger.warn({ provider: call.model.provider, model: call.model.model, detail: failure.detail }, 'model call failed');
       throw failure;
     }
-    yield { type: 'done', result: { text, usage, toolCalls, clientToolCalls, finishReason } };
+    yield { type: 'done', result: { text, usage: meter.used(), toolCalls, clientToolCalls, finishReason } };
   }
 
   return {
@@ -152,6 +176,14 @@ function sumUsage(list: { inputTokens?: number; outputTokens?: number }[]): Mode
     inputTokens: 0,
     outputTokens: 0,
   });
+}
+
+/** The figures of a step's usage the provider reported (the SDK leaves the others undefined). */
+function reportedOf(u: { inputTokens?: number; outputTokens?: number }): Partial<ModelUsage> {
+  const out: Partial<ModelUsage> = {};
+  if (u.inputTokens !== undefined) out.inputTokens = u.inputTokens;
+  if (u.outputTokens !== undefined) out.outputTokens = u.outputTokens;
+  return out;
 }
 
 /** A conversation turn as the AI SDK takes it. */
