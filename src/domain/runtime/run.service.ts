@@ -142,7 +142,6 @@ export class RunService {
       const usage = meter.used();
       return { usage, credits: creditsFor(model, usage) };
     };
-    let ended = false;
     try {
       const events = this.deps.models.stream({
         model,
@@ -162,7 +161,6 @@ export class RunService {
         }
         const tail = redactor.flush();
         if (tail) yield { type: 'delta', text: tail };
-        ended = true;
         const credits = creditsFor(model, ev.result.usage);
         const done: Omit<RunResult, 'durationMs' | 'output'> = { ...base, usage: ev.result.usage, credits, model: model.reference, finishReason: ev.result.finishReason };
         // The caller's tool calls go back to it: their arguments are output, redacted as output is.
@@ -175,14 +173,13 @@ export class RunService {
         return;
       }
     } catch (err) {
-      ended = true;
       if (opts.signal?.aborted) return void (yield finish({ ...base, ...spent(), model: model.reference, output: null, error: { kind: 'aborted', message: 'The caller went away; the run was cancelled' } }));
       if (err instanceof ModelFailure) return void (yield finish({ ...base, ...spent(), model: model.reference, output: null, error: { kind: 'model', message: err.message, detail: err.detail } }));
-      if (opts.spent) opts.spent.credits = spent().credits;
       throw err;
     } finally {
-      // The consumer stopped reading before the run's result: what was used is charged all the same.
-      if (!ended && opts.spent) opts.spent.credits = spent().credits;
+      // For a run that ends without its result (its reader stopped, it threw): what was used is
+      // charged all the same.
+      if (opts.spent) opts.spent.credits = spent().credits;
     }
   }
 
