@@ -201,7 +201,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const worker = startDeliveryWorker(queue, services.webhookDelivery, logger, workerOptions);
     services.deliveryQueued.onQueued = () => worker.nudge();
     const channelWorker = startChannelWorker(services, store, clock, logger, { ...workerOptions, deferMaxMs: 60_000, ...opts.channelWorker });
-    const housekeeping = startHousekeeping(services, () => pruneOAuthRecords(db, clock.now()), logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000, config.webhookBodyRetentionDays);
+    const housekeeping = startHousekeeping(services, () => pruneOAuthRecords(db, clock.now()), logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000, config.webhookBodyRetentionDays, config.a2aTaskRetentionDays);
     return {
       config,
       db,

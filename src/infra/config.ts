@@ -38,6 +38,8 @@ export interface Config {
   webhookLeaseSeconds: number;
   /** The replay window: days after a delivery finished (done or failed) before housekeeping drops its body; the row stays. */
   webhookBodyRetentionDays: number;
+  /** Days after an A2A task reached a final state before housekeeping deletes it (and its context's conversation, with the context's last task). */
+  a2aTaskRetentionDays: number;
   /** A port of its own for `GET /metrics` (on HOST); undefined: served on the main port. */
   metricsPort: number | undefined;
   /** How long a shutdown waits for requests and runs in flight before it ends them. */
@@ -119,6 +121,7 @@ const env = z.object({
   WEBHOOK_WORKERS: z.coerce.number().int().min(0).max(64).default(4),
   WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   WEBHOOK_BODY_RETENTION_DAYS: z.coerce.number().int().min(0).max(30).default(7),
+  A2A_TASK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -171,6 +174,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     webhookWorkers: e.WEBHOOK_WORKERS,
     webhookLeaseSeconds: e.WEBHOOK_LEASE_SECONDS,
     webhookBodyRetentionDays: e.WEBHOOK_BODY_RETENTION_DAYS,
+    a2aTaskRetentionDays: e.A2A_TASK_RETENTION_DAYS,
     metricsPort: e.METRICS_PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     twilioAccountSid: e.TWILIO_ACCOUNT_SID,

@@ -15,7 +15,7 @@ import { knexStore } from '../../src/infra/store/knex-store.js';
 
 /** Every table of the data model with its columns, in order. */
 const COLUMNS: Record<string, string> = {
-  a2a_tasks: 'id agent_id context_id state task created_at updated_at',
+  a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
   activity_log: 'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by',
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
@@ -40,7 +40,7 @@ const COLUMNS: Record<string, string> = {
     'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at channel_id thread_id message_id in_reply_to status attempts failures next_attempt_at locked_until last_error run_id provider',
   models: 'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at accepts_images',
   oauth_records: 'model id payload grant_id uid expires_at consumed_at',
-  openai_responses: 'id agent_id previous_response_id context body created_at',
+  openai_responses: 'id agent_id previous_response_id context body created_at caller_ref chained',
   run_slots: 'id agent_id instance_id reserved_credits expires_at created_at workspace_id team_id slot_no budget',
   secrets: 'id workspace_id name kind ciphertext created_at updated_at',
   teams: 'id workspace_id name daily_credit_limit created_at',
@@ -130,8 +130,10 @@ const FOREIGN_KEYS = [
 
 /** Indexes besides those of primary keys and unique constraints (the list queries and filters use them). */
 const INDEXES = [
+  'CREATE INDEX a2a_tasks_agent_id_caller_ref_updated_at_index ON a2a_tasks USING btree (agent_id, caller_ref, updated_at)',
   'CREATE INDEX a2a_tasks_agent_id_context_id_index ON a2a_tasks USING btree (agent_id, context_id)',
   'CREATE INDEX a2a_tasks_agent_id_updated_at_id_index ON a2a_tasks USING btree (agent_id, updated_at, id)',
+  'CREATE INDEX a2a_tasks_state_updated_at_index ON a2a_tasks USING btree (state, updated_at)',
   'CREATE INDEX activity_log_agent_id_created_at_id_index ON activity_log USING btree (agent_id, created_at, id)',
   'CREATE INDEX activity_log_agent_id_entry_created_at_id_index ON activity_log USING btree (agent_id, entry, created_at, id) WHERE (entry IS NOT NULL)',
   'CREATE INDEX activity_log_agent_id_kind_created_at_id_index ON activity_log USING btree (agent_id, kind, created_at, id)',
