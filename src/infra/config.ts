@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_EMBEDDED_SHARED_BUFFERS } from './embedded-db.js';
+import { DEFAULT_TASK_RETENTION_DAYS } from '../domain/surfaces/a2a.service.js';
 
 /** Runtime configuration, read once from the environment by the composition root. */
 export interface Config {
@@ -121,7 +122,7 @@ const env = z.object({
   WEBHOOK_WORKERS: z.coerce.number().int().min(0).max(64).default(4),
   WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   WEBHOOK_BODY_RETENTION_DAYS: z.coerce.number().int().min(0).max(30).default(7),
-  A2A_TASK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  A2A_TASK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_TASK_RETENTION_DAYS),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { chatDescription, conversationIdOf } from '../../src/domain/surfaces/a2a.service.js';
+import { chatDescription, conversationIdOf, DEFAULT_TASK_RETENTION_DAYS } from '../../src/domain/surfaces/a2a.service.js';
+import { ConfigError, loadConfig } from '../../src/infra/config.js';
 import { callerRefOf } from '../../src/domain/surfaces/caller-ref.js';
 
 // An A2A context id names a conversation of one agent and one caller only, whatever id the caller chose.
@@ -42,5 +43,17 @@ describe('A2A: the chat skill on the public card', () => {
   it('is described by the agent’s description, or by its name — never by its instructions', () => {
     expect(chatDescription({ name: 'Shop', description: 'Sells things' })).to.equal('Sells things');
     expect(chatDescription({ name: 'Shop', description: '' })).to.equal('Chat with Shop');
+  });
+});
+
+describe('A2A: the retention of final tasks', () => {
+  it('A2A_TASK_RETENTION_DAYS is 30 unless set, 1 to 3650, and refused otherwise naming the variable', () => {
+    expect(loadConfig({}).a2aTaskRetentionDays).to.equal(DEFAULT_TASK_RETENTION_DAYS);
+    expect(DEFAULT_TASK_RETENTION_DAYS).to.equal(30);
+    expect(loadConfig({ A2A_TASK_RETENTION_DAYS: '1' }).a2aTaskRetentionDays).to.equal(1);
+    expect(loadConfig({ A2A_TASK_RETENTION_DAYS: '3650' }).a2aTaskRetentionDays).to.equal(3650);
+    for (const bad of ['0', '-1', '3651', 'month', '1.5']) {
+      expect(() => loadConfig({ A2A_TASK_RETENTION_DAYS: bad }), bad).to.throw(ConfigError, /A2A_TASK_RETENTION_DAYS/);
+    }
   });
 });
