@@ -83,7 +83,7 @@ export class EmailReceiptService {
       const route = await this.route(address);
       if (route && !routes.some((r) => r.channel.id === route.channel.id)) routes.push(route);
     }
-    if (routes.length === 0) throw new NotFound('Email channel', delivery.recipients.slice(0, 5).join(', '), 'add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on');
+    if (routes.length === 0) throw new NotFound('Email channel', delivery.recipients.slice(0, 5).join(', '), ': add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on');
     const drafts = await Promise.all(routes.map(async (r) => ({ ...r, message: await this.inboundMessage(r.agent, r.channel, mail, delivery) })));
     const attachments: MessageAttachment[] = mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, size: a.size, content: a.content ?? null }));
     let receipts: EmailReceipt[];
