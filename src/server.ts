@@ -231,7 +231,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
           logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
         }
         const { email } = config;
-        if (email.smtpPort !== undefined && !smtp) smtp = await startMailIntake(services.emailReceipt, { ...email, port: email.smtpPort, host: email.smtpHost, domain: email.mailDomain, maxBytes: email.maxMessageBytes }, logger);
+        if (email.smtpPort !== undefined && !smtp) smtp = await startMailIntake(services.emailReceipt, { ...email, port: email.smtpPort, host: email.smtpHost, domain: email.mailDomain, maxBytes: email.maxMessageBytes, limits: email.smtpLimits }, logger);
         return { server, url: `http://${shownHost}:${addr.port}`, ...(smtp ? { smtpPort: smtp.port } : {}) };
       },
       /**

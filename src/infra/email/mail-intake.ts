@@ -3,7 +3,7 @@ import type { EmailReceiptService } from '../../domain/channels/email-receipt.se
 import { NotFound } from '../../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { parseInbound, UnparseableMail } from './parse-inbound.js';
-import { SmtpRefusal, startSmtpListener, type SmtpListener } from './smtp-listener.js';
+import { SmtpRefusal, startSmtpListener, type SmtpConnectionLimits, type SmtpListener } from './smtp-listener.js';
 
 export interface MailIntakeOptions {
   port: number;
@@ -14,6 +14,8 @@ export interface MailIntakeOptions {
   /** PEM files; STARTTLS is offered with both. */
   tlsCertFile?: string | undefined;
   tlsKeyFile?: string | undefined;
+  /** The connection bounds (defaults: DEFAULT_SMTP_LIMITS). */
+  limits?: Partial<SmtpConnectionLimits>;
 }
 
 /**
@@ -30,6 +32,7 @@ export async function startMailIntake(receipt: EmailReceiptService, opts: MailIn
     domain: opts.domain,
     maxBytes: opts.maxBytes,
     ...(tls ? { tls } : {}),
+    ...(opts.limits ? { limits: opts.limits } : {}),
     isKnownRecipient: (address) => receipt.knownRecipient(address),
     async onMessage(raw, envelope) {
       let mail;
