@@ -147,7 +147,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       sms: twilioSmsProvider({ accountSid: config.twilioAccountSid, authToken: config.twilioAuthToken, apiBase: config.twilioApiBase }),
       email: smarthostSender(config.email.smtpUrl),
       mailDomain: config.email.mailDomain,
-      emailReceipt: { repliesPerSenderPerHour: config.email.repliesPerSenderPerHour },
+      emailReceipt: { repliesPerSenderPerHour: config.email.repliesPerSenderPerHour, quota: { messagesPerDay: config.email.dailyMessagesPerChannel, bytesPerDay: config.email.dailyBytesPerChannel } },
       baseUrl: config.baseUrl,
     });
     const providers = new Map<string, Provider>();

@@ -8,7 +8,7 @@ export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
 /**
  * Prunes the activity log past its retention, deletes expired slot leases, old finished
  * deliveries, ended console sessions, stored responses past their 30 days, expired OAuth records and
- * unapproved OAuth clients, and drops the bodies
+ * unapproved OAuth clients, messages past their workspace's retention (with their attachments), and drops the bodies
  * of deliveries past their replay window, now and then.
  */
 export function startHousekeeping(services: Services, pruneOAuth: () => Promise<number>, logger: Logger, scheduler: Scheduler, everyMs: number, bodyRetentionDays: number): { stop(): void } | undefined {
@@ -22,7 +22,8 @@ export function startHousekeeping(services: Services, pruneOAuth: () => Promise<
       const sessions = await services.consoleSessions.prune();
       const responses = await services.openai.pruneResponses();
       const oauth = await pruneOAuth();
-      if (pruned || slots || deliveries || bodies || sessions || responses || oauth) logger.info({ pruned, slots, deliveries, bodies, sessions, responses, oauth }, 'housekeeping');
+      const messages = await services.messages.prune();
+      if (pruned || slots || deliveries || bodies || sessions || responses || oauth || messages) logger.info({ pruned, slots, deliveries, bodies, sessions, responses, oauth, messages }, 'housekeeping');
     } catch (err) {
       logger.error({ err }, 'housekeeping failed');
     }
