@@ -33,8 +33,8 @@ describe('e2e: inbound mail quota per channel and day', function () {
   }
 
   /** Delivers over SMTP; resolves with the final reply code. */
-  async function deliver(message: SendMailOptions): Promise<{ code: number; response: string }> {
-    const client = nodemailer.createTransport({ host: '127.0.0.1', port: svc.smtpPort!, secure: false, ignoreTLS: true });
+  async function deliver(message: SendMailOptions, port = svc.smtpPort!): Promise<{ code: number; response: string }> {
+    const client = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
     try {
       const info = await client.sendMail({ from: 'ada@customer.example', subject: 'Hello', text: 'hi', ...message });
       return { code: Number(info.response.slice(0, 3)), response: info.response };
@@ -70,6 +70,15 @@ describe('e2e: inbound mail quota per channel and day', function () {
 
     const b = await channel();
     expect((await deliver({ to: b.address, messageId: '<other@customer.example>' })).code).to.equal(250);
+  });
+
+  it('holds one quota across two instances on one PostgreSQL: 14 messages at once, 10 taken, 4 refused with 452', async function () {
+    if (!process.env.TEST_DATABASE_URL) return this.skip();
+    const other = await svc.another();
+    const q = await channel();
+    const codes = await Promise.all(Array.from({ length: 14 }, (_, i) => deliver({ to: q.address, messageId: `<both${i}@customer.example>` }, i % 2 ? other.smtpPort! : svc.smtpPort!)));
+    expect(codes.map((c) => c.code).sort()).to.deep.equal([...Array(10).fill(250), ...Array(4).fill(452)]);
+    expect(await inbound(q.agentId)).to.have.length(10);
   });
 
   it('counts stored bytes: past 20,000 in a day a message is refused with 452, a smaller one still fits', async () => {
