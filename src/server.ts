@@ -147,7 +147,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       sms: twilioSmsProvider({ accountSid: config.twilioAccountSid, authToken: config.twilioAuthToken, apiBase: config.twilioApiBase }),
       email: smarthostSender(config.email.smtpUrl),
       mailDomain: config.email.mailDomain,
-      emailReceipt: { repliesPerSenderPerHour: config.email.repliesPerSenderPerHour },
+      emailReceipt: { repliesPerSenderPerHour: config.email.repliesPerSenderPerHour, quota: { messagesPerDay: config.email.dailyMessagesPerChannel, bytesPerDay: config.email.dailyBytesPerChannel } },
       baseUrl: config.baseUrl,
     });
     const providers = new Map<string, Provider>();
@@ -231,7 +231,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
           logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
         }
         const { email } = config;
-        if (email.smtpPort !== undefined && !smtp) smtp = await startMailIntake(services.emailReceipt, { ...email, port: email.smtpPort, host: email.smtpHost, domain: email.mailDomain, maxBytes: email.maxMessageBytes }, logger);
+        if (email.smtpPort !== undefined && !smtp) smtp = await startMailIntake(services.emailReceipt, { ...email, port: email.smtpPort, host: email.smtpHost, domain: email.mailDomain, maxBytes: email.maxMessageBytes, limits: email.smtpLimits }, logger);
         return { server, url: `http://${shownHost}:${addr.port}`, ...(smtp ? { smtpPort: smtp.port } : {}) };
       },
       /**

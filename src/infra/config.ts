@@ -72,6 +72,11 @@ export interface EmailConfig {
   repliesPerSenderPerHour: number;
   /** MAILGUN_WEBHOOK_SIGNING_KEY: checks Mailgun's inbound webhook (undefined: the endpoint refuses everything). */
   mailgunSigningKey: string | undefined;
+  /** SMTP_MAX_CONNECTIONS, SMTP_MAX_CONNECTIONS_PER_ADDRESS, SMTP_IDLE_TIMEOUT_SECONDS, SMTP_SESSION_MAX_SECONDS (in ms here). */
+  smtpLimits: { maxConnections: number; perAddress: number; idleMs: number; sessionMs: number };
+  /** EMAIL_DAILY_MESSAGES_PER_CHANNEL / EMAIL_DAILY_BYTES_PER_CHANNEL: inbound mail one channel stores per UTC day. */
+  dailyMessagesPerChannel: number;
+  dailyBytesPerChannel: number;
 }
 
 const env = z.object({
@@ -90,6 +95,12 @@ const env = z.object({
   SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
   EMAIL_REPLIES_PER_SENDER_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(10),
   MAILGUN_WEBHOOK_SIGNING_KEY: z.string().min(1).max(256).optional(),
+  SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(200),
+  SMTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(10),
+  SMTP_IDLE_TIMEOUT_SECONDS: z.coerce.number().min(0.05).max(3600).default(60),
+  SMTP_SESSION_MAX_SECONDS: z.coerce.number().min(0.05).max(86_400).default(600),
+  EMAIL_DAILY_MESSAGES_PER_CHANNEL: z.coerce.number().int().min(1).max(10_000_000).default(1000),
+  EMAIL_DAILY_BYTES_PER_CHANNEL: z.coerce.number().int().min(1024).max(1024 ** 4).default(200 * 1024 * 1024),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(500).default(10),
   DATA_DIR: z.string().min(1).default('./data'),
@@ -191,6 +202,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES,
       repliesPerSenderPerHour: e.EMAIL_REPLIES_PER_SENDER_PER_HOUR,
       mailgunSigningKey: e.MAILGUN_WEBHOOK_SIGNING_KEY,
+      smtpLimits: {
+        maxConnections: e.SMTP_MAX_CONNECTIONS,
+        perAddress: e.SMTP_MAX_CONNECTIONS_PER_ADDRESS,
+        idleMs: Math.round(e.SMTP_IDLE_TIMEOUT_SECONDS * 1000),
+        sessionMs: Math.round(e.SMTP_SESSION_MAX_SECONDS * 1000),
+      },
+      dailyMessagesPerChannel: e.EMAIL_DAILY_MESSAGES_PER_CHANNEL,
+      dailyBytesPerChannel: e.EMAIL_DAILY_BYTES_PER_CHANNEL,
     },
   };
 }

@@ -149,7 +149,7 @@ describe('e2e: Mailgun inbound mail', function () {
     const a = await mailAgent();
     const unknown = await signed('nobody@mail.example.test', '<unknown@example.org>');
     expect(unknown.status).to.equal(406);
-    expect((await unknown.json()).error).to.match(/Email channel .* not found/);
+    expect((await unknown.json()).error).to.equal("Email channel 'nobody@mail.example.test' not found: add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on");
     const garbage = await post({ recipient: a.address, 'body-mime': 'no header section here, just words\r\n', ...signature() });
     expect(garbage.status).to.equal(406);
     expect((await garbage.json()).error).to.match(/could not be read as an email/);

@@ -33,6 +33,7 @@ const COLUMNS: Record<string, string> = {
   member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at',
   mcp_grants: 'id workspace_id agent_id member_id client_id client_name redirect_host created_at last_used_at',
   mailgun_tokens: 'id expires_at',
+  channel_intake_days: 'channel_id day messages bytes',
   members: 'id workspace_id email name role created_at',
   message_attachments: 'message_id position filename content_type size content',
   message_day_counts: 'agent_id day direction channel n',
@@ -113,6 +114,7 @@ const FOREIGN_KEYS = [
   'member_tokens FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
   'members FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'message_attachments FOREIGN KEY (message_id) REFERENCES messages(id) ON DELETE CASCADE',
+  'channel_intake_days FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE CASCADE',
   'message_day_counts FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'messages FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'messages FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL',
@@ -163,6 +165,7 @@ const INDEXES = [
   'CREATE INDEX messages_channel_sender ON messages USING btree (channel_id, from_address, created_at) WHERE (channel_id IS NOT NULL)',
   'CREATE INDEX messages_due ON messages USING btree (next_attempt_at) WHERE (next_attempt_at IS NOT NULL)',
   'CREATE INDEX messages_run ON messages USING btree (run_id) WHERE (run_id IS NOT NULL)',
+  'CREATE INDEX messages_workspace_created ON messages USING btree (workspace_id, created_at)',
   'CREATE UNIQUE INDEX models_one_default ON models USING btree (workspace_id) WHERE is_default',
   'CREATE INDEX openai_responses_agent_id_created_at_index ON openai_responses USING btree (agent_id, created_at)',
   'CREATE INDEX openai_responses_created_at_index ON openai_responses USING btree (created_at)',
@@ -255,7 +258,7 @@ describe('migrations', function () {
     expect(kind('f').map((c) => c.split(' ').filter((_, i) => i !== 1 && i !== 2).join(' ')).sort()).to.deep.equal([...FOREIGN_KEYS].sort());
     // A primary key on every table: `id`, except credit usage (one row per agent and day).
     expect(kind('p').map((c) => `${c.split(' ')[0]} ${c.split(' ').slice(3).join(' ')}`).sort()).to.deep.equal(
-      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${t === 'credit_usage' ? 'agent_id, day' : t === 'message_day_counts' ? 'agent_id, day, direction, channel' : t === 'oauth_records' ? 'model, id' : t === 'message_attachments' ? 'message_id, "position"' : 'id'})`).sort(),
+      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${t === 'credit_usage' ? 'agent_id, day' : t === 'message_day_counts' ? 'agent_id, day, direction, channel' : t === 'oauth_records' ? 'model, id' : t === 'message_attachments' ? 'message_id, "position"' : t === 'channel_intake_days' ? 'channel_id, day' : 'id'})`).sort(),
     );
     expect(kind('x')).to.deep.equal([]);
     const secondary = afterUp.indexes.filter((d) => !/_pkey ON /.test(d) && !UNIQUE.some((u) => d.includes(` ${u.split(' ')[0]} ON `)));

@@ -116,7 +116,7 @@ describe('email receipt', () => {
     const many = ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'e@x.test', 'f@x.test'];
     const err = await svc.receive(inboundMail(), { recipients: many, via: 'smtp' }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(NotFound);
-    expect((err as Error).message).to.equal("Email channel 'a@x.test, b@x.test, c@x.test, d@x.test, e@x.test' not found" + 'add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on');
+    expect((err as Error).message).to.equal("Email channel 'a@x.test, b@x.test, c@x.test, d@x.test, e@x.test' not found" + ': add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on');
     const failing = service({ failAccept: true });
     const down = await failing.svc.receive(inboundMail(), smtp).catch((e: unknown) => e);
     expect(down).to.be.instanceOf(Unavailable);
@@ -233,9 +233,9 @@ describe('SMS receipt', () => {
     expect((await refused({}, 'agt_1', cb(form, '')))!.message).to.match(/header is missing/);
     expect((await refused({ verified: false }))!.message).to.match(/does not match the request/);
     expect(await refused({ agents: [agentOf('agt_1', false)] })).to.be.instanceOf(Forbidden).and.to.have.property('message').that.contains('setSurface(agentId: "agt_1", surface: SMS, enabled: true)');
-    expect((await refused({}, 'agt_1', cb({ ...form, To: '+14155550999' })))!.message).to.equal("SMS channel '+14155550999' not found" + 'add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})');
+    expect((await refused({}, 'agt_1', cb({ ...form, To: '+14155550999' })))!.message).to.equal("SMS channel '+14155550999' not found" + ': add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})');
     expect(await refused({ channels: [{ ...channel, agentId: 'agt_2' }] })).to.be.instanceOf(NotFound);
-    expect((await refused({}, 'agt_1', cb({ From: '+14155550123' })))!.message).to.equal('SMS channel not found' + 'add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})');
+    expect((await refused({}, 'agt_1', cb({ From: '+14155550123' })))!.message).to.equal('SMS channel not found' + ': add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})');
     expect(await refused({}, 'agt_1', cb({ To: '+14155550100' }))).to.be.instanceOf(Invalid);
     expect(await refused({}, 'agt_1', cb({ To: '+14155550100', From: '  ' }))).to.be.instanceOf(Invalid).and.to.have.property('field', 'From');
     expect((await refused({}, 'agt_1', cb({ To: '+14155550100', From: '+1'.padEnd(321, '5') })))!.message).to.equal('From: must be the sender, at most 320 characters');

@@ -3,15 +3,15 @@ import type { Agent } from '../agents/agent.entities.js';
 import type { Clock } from '../clock.js';
 import type { InboundMail } from '../email/inbound-mail.js';
 import { answerBudget, normalAddress, shouldAnswer, type AnswerReason } from '../email/loop-rules.js';
-import { NotFound, Unavailable } from '../errors.js';
+import { LimitExceeded, NotFound, Unavailable } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Json } from '../json.js';
 import type { Message } from '../messages/message.entities.js';
-import type { MessageAttachment } from '../messages/message.ports.js';
 import type { Store } from '../ports.js';
 import type { Channel } from './channel.entities.js';
 import type { ChannelQueueSignal } from './channel.ports.js';
 import { senderAllowed } from './channel.schemas.js';
+import { keepsAttachmentBytes, storeCopy, type IntakeQuota } from './email-intake-quota.js';
 import type { EmailDetails } from './outbound-message.js';
 
 /** How an email reached the service: the SMTP listener (with its envelope) or a provider's inbound webhook. */
@@ -33,6 +33,8 @@ export interface EmailReceipt {
 export interface EmailReceiptOptions {
   /** Automatic answers to one sender per channel and hour (docs/decisions.md §32). */
   repliesPerSenderPerHour: number;
+  /** Inbound mail one channel stores per UTC day (none: unbounded); past it the sender is told to try later. */
+  quota?: IntakeQuota;
 }
 
 export const DEFAULT_EMAIL_RECEIPT: EmailReceiptOptions = { repliesPerSenderPerHour: 10 };
@@ -83,17 +85,17 @@ export class EmailReceiptService {
       const route = await this.route(address);
       if (route && !routes.some((r) => r.channel.id === route.channel.id)) routes.push(route);
     }
-    if (routes.length === 0) throw new NotFound('Email channel', delivery.recipients.slice(0, 5).join(', '), 'add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on');
+    if (routes.length === 0) throw new NotFound('Email channel', delivery.recipients.slice(0, 5).join(', '), ': add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on');
     const drafts = await Promise.all(routes.map(async (r) => ({ ...r, message: await this.inboundMessage(r.agent, r.channel, mail, delivery) })));
-    const attachments: MessageAttachment[] = mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, size: a.size, content: a.content ?? null }));
     let receipts: EmailReceipt[];
     try {
       receipts = await this.store.transaction(async (repos) => {
         const out: EmailReceipt[] = [];
-        for (const d of drafts) out.push({ agent: d.agent, channel: d.channel, ...(await repos.messages.accept(d.message, attachments)) });
+        for (const d of drafts) out.push({ agent: d.agent, channel: d.channel, ...(await storeCopy(repos.messages, { message: d.message, html: mail.html, kept: emailDetails(d.message).attachments ?? [] }, mail, this.options.quota, d.message.createdAt)) });
         return out;
       });
     } catch (err) {
+      if (err instanceof LimitExceeded) throw err;
       throw new Unavailable(`The message could not be stored; send it again later (${err instanceof Error ? err.message : 'storage failed'})`, 60);
     }
     for (const r of receipts) this.record(r, delivery);
@@ -122,7 +124,7 @@ export class EmailReceiptService {
       replyTo: mail.replyTo.map((a) => a.address),
       html: mail.html,
       answer: reason,
-      attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, size: a.size, kept: a.content !== undefined })),
+      attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, size: a.size, kept: a.content !== undefined && keepsAttachmentBytes(reason) })),
       via: delivery.via,
       ...(delivery.envelope ? { envelope: delivery.envelope } : {}),
     };
@@ -177,4 +179,9 @@ export class EmailReceiptService {
       durationMs: null,
     });
   }
+}
+
+/** The email details a stored message carries (set by `inboundMessage`). */
+function emailDetails(m: Message): EmailDetails {
+  return (m.provider as unknown as { email: EmailDetails }).email;
 }

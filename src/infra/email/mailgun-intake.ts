@@ -1,6 +1,6 @@
 import type { EmailReceipt, EmailReceiptService } from '../../domain/channels/email-receipt.service.js';
 import type { Clock } from '../../domain/clock.js';
-import { Invalid, NotFound, Unauthenticated } from '../../domain/errors.js';
+import { Invalid, LimitExceeded, NotFound, Unauthenticated } from '../../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { checkMailgunSignature } from './mailgun-signature.js';
 import type { MailgunTokens } from './mailgun-tokens.js';
@@ -54,7 +54,8 @@ export function mailgunIntake(receipt: EmailReceiptService, tokens: MailgunToken
         return await store(receipt, post);
       } catch (err) {
         if (!refusedForGood(err)) {
-          logger.warn({ err }, 'A Mailgun post could not be stored; it was answered 503 so that Mailgun sends it again');
+          // Past a channel's daily quota: 429 (Mailgun retries it later, as a server retries a 452).
+          if (!(err instanceof LimitExceeded)) logger.warn({ err }, 'A Mailgun post could not be stored; it was answered 503 so that Mailgun sends it again');
           await tokens.release(token).catch((e: unknown) => logger.warn({ err: e }, 'The token of a Mailgun post that was not stored could not be forgotten'));
         }
         throw err;
