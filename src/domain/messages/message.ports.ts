@@ -37,10 +37,11 @@ export interface MessageRepo extends CrudRepo<Message> {
    */
   accept(m: Message, attachments?: readonly MessageAttachment[]): Promise<{ message: Message; duplicate: boolean }>;
   /**
-   * Inbound messages of a channel from `from` since `since` that were taken to be answered (any
-   * status but `ignored`): the per-sender answer budget's count.
+   * Inbound messages of a channel since `since` taken to be answered (any status but `ignored`)
+   * whose answer goes to `to` (its `answerTo`), or all of them when `to` is null: the per-recipient
+   * and per-channel answer budgets' counts.
    */
-  countAnswerable(channelId: string, from: string, since: Date): Promise<number>;
+  countAnswerable(channelId: string, to: string | null, since: Date): Promise<number>;
   /** Whether the run queued an outbound message into the thread itself (the messaging capability's tools). */
   sentIntoThread(runId: string, threadId: string): Promise<boolean>;
   /** Takes up to `limit` due messages (due, or held under a lease that ran out), oldest due first, each under a lease until `leaseUntil`. */

@@ -3,6 +3,7 @@ import type { EmailReceiptService } from '../../domain/channels/email-receipt.se
 import { NotFound } from '../../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { parseInbound, UnparseableMail } from './parse-inbound.js';
+import { verifySmtpSender, type SenderAuthOptions } from './sender-authentication.js';
 import { SmtpRefusal, startSmtpListener, type SmtpListener } from './smtp-listener.js';
 
 export interface MailIntakeOptions {
@@ -14,6 +15,8 @@ export interface MailIntakeOptions {
   /** PEM files; STARTTLS is offered with both. */
   tlsCertFile?: string | undefined;
   tlsKeyFile?: string | undefined;
+  /** How senders are authenticated: DNS (injectable in tests), its timeouts, the trusted relays. */
+  senderAuth: SenderAuthOptions;
 }
 
 /**
@@ -40,7 +43,9 @@ export async function startMailIntake(receipt: EmailReceiptService, opts: MailIn
         throw err;
       }
       try {
-        await receipt.receive(mail, { recipients: envelope.rcptTo, via: 'smtp', envelope: { mailFrom: envelope.mailFrom, remoteAddress: envelope.remoteAddress, secure: envelope.secure } });
+        // Who the message is from is decided by SPF/DKIM/DMARC (or a trusted relay), not by its From: alone.
+        const sender = await verifySmtpSender(raw, { remoteAddress: envelope.remoteAddress, helo: envelope.helo, mailFrom: envelope.mailFrom }, opts.senderAuth);
+        await receipt.receive(mail, { recipients: envelope.rcptTo, via: 'smtp', envelope: { mailFrom: envelope.mailFrom, remoteAddress: envelope.remoteAddress, secure: envelope.secure }, sender });
       } catch (err) {
         // Every recipient went away between RCPT TO and the end of DATA (channel removed, surface off).
         if (err instanceof NotFound) throw new SmtpRefusal(550, '5.1.1 No such mailbox here');
