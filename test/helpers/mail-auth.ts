@@ -49,8 +49,10 @@ export function nodemailerDkim(s: DkimSigner): { domainName: string; keySelector
 /** `raw` with a DKIM-Signature of `s` on top (relaxed/relaxed, rsa-sha256), as a sending server adds it. */
 export async function dkimSigned(raw: Buffer | string, s: DkimSigner): Promise<Buffer> {
   const message = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
-  const result = await dkimSign(message, { signingDomain: s.domain, selector: s.selector, privateKey: s.privateKey, canonicalization: 'relaxed/relaxed', algorithm: 'rsa-sha256' });
-  if (result.errors.length) throw new Error(`DKIM signing failed: ${JSON.stringify(result.errors)}`);
+  // mailauth signs what `signatureData` lists (its type declarations name other fields).
+  const options = { canonicalization: 'relaxed/relaxed', algorithm: 'rsa-sha256', signatureData: [{ signingDomain: s.domain, selector: s.selector, privateKey: s.privateKey }] };
+  const result = await dkimSign(message, options as unknown as Parameters<typeof dkimSign>[1]);
+  if (result.errors.length || !result.signatures.trim()) throw new Error(`DKIM signing failed: ${JSON.stringify(result.errors)}`);
   return Buffer.concat([Buffer.from(result.signatures), message]);
 }
 
