@@ -62,8 +62,9 @@ export function resultsOf(value: string): Results {
   const [head, ...parts] = text.split(';');
   const authservId = (head ?? '').trim().split(/\s+/)[0]!.toLowerCase();
   const results = parts.slice(0, 50).flatMap((part) => {
-    const tokens = part.trim().split(/\s+/).filter(Boolean);
-    const first = /^([a-z0-9_.-]+)\s*=\s*([a-z]+)$/i.exec(tokens[0] ?? '');
+    // RFC 8601 allows whitespace around `=`.
+    const tokens = part.replace(/\s*=\s*/g, '=').trim().split(/\s+/).filter(Boolean);
+    const first = /^([a-z0-9_.-]+)=([a-z]+)$/i.exec(tokens[0] ?? '');
     if (!first) return [];
     const props: Record<string, string> = {};
     for (const t of tokens.slice(1)) {
