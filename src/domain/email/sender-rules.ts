@@ -33,8 +33,8 @@ export function answerRecipient(mail: Pick<InboundMail, 'from' | 'replyTo'>, ver
   const from = normalAddress(mail.from?.address ?? '');
   if (from === '' || !verdict.authenticated) return { answer: false, reason: 'unauthenticated' };
   if (!allowed.allows(from)) return { answer: false, reason: 'not-allowed-sender' };
-  const replyTo = mail.replyTo.length === 1 ? normalAddress(mail.replyTo[0]!.address) : '';
-  return { answer: true, to: replyTo !== '' && !allowed.open && allowed.allows(replyTo) ? replyTo : from };
+  const replyTo = mail.replyTo.length === 1 ? normalAddress(mail.replyTo[0]!.address) : null;
+  return { answer: true, to: replyTo !== null && !allowed.open && allowed.allows(replyTo) ? replyTo : from };
 }
 
 /**
