@@ -103,6 +103,13 @@ describe('email receipt: sender authentication and answer budgets', () => {
     expect(answerTo(legacy, guarded, { text: 'Hi' }, 'run_1', NOW, 'agents.test').to).to.equal('boss@company.example');
   });
 
+  it("answers at a Reply-To the channel's allowed senders name, and keeps a long verdict's note bounded", async () => {
+    const [r] = await service(guarded).svc.receive(inboundMail({ from: box('boss@company.example'), replyTo: [box('desk@company.example')] }), delivery(PASS));
+    expect(r!.message.answerTo).to.equal('desk@company.example');
+    const [long] = await service(guarded).svc.receive(forged, delivery({ ...FAIL, summary: 'x'.repeat(2000) }));
+    expect(long!.message.lastError).to.have.length(500);
+  });
+
   it('keeps the channel rules: autoReply off and senders not allowed say so', async () => {
     const [off] = await service(channelOf({ address: 'desk@agents.test', autoReply: false })).svc.receive(forged, delivery(FAIL));
     expect(off!.message.lastError).to.equal('The channel does not answer automatically');
