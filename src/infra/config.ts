@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_EMBEDDED_SHARED_BUFFERS } from './embedded-db.js';
 import { DEFAULT_TASK_RETENTION_DAYS } from '../domain/surfaces/a2a.service.js';
+import { parseRelays } from './email/trusted-relays.js';
 
 /** Runtime configuration, read once from the environment by the composition root. */
 export interface Config {
@@ -68,8 +69,16 @@ export interface EmailConfig {
   tlsKeyFile: string | undefined;
   /** SMTP_MAX_MESSAGE_BYTES: the largest message taken (advertised as SIZE). */
   maxMessageBytes: number;
-  /** EMAIL_REPLIES_PER_SENDER_PER_HOUR: automatic answers to one sender per channel and hour. */
+  /** EMAIL_REPLIES_PER_SENDER_PER_HOUR: automatic answers to one recipient per channel and hour. */
   repliesPerSenderPerHour: number;
+  /** EMAIL_REPLIES_PER_CHANNEL_PER_HOUR: automatic answers per channel and hour, whoever they go to. */
+  repliesPerChannelPerHour: number;
+  /** SMTP_TRUSTED_RELAYS: IPs/CIDRs whose Authentication-Results are believed (undefined: none; the listener checks SPF/DKIM/DMARC itself). */
+  trustedRelays: string | undefined;
+  /** SMTP_TRUSTED_AUTHSERV_ID: the authserv-id of the relays' Authentication-Results (default MAIL_DOMAIN). */
+  trustedAuthservId: string;
+  /** MAILGUN_TRUST_SPF: believe the X-Mailgun-Spf header Mailgun's spam filter writes. */
+  mailgunTrustSpf: boolean;
   /** MAILGUN_WEBHOOK_SIGNING_KEY: checks Mailgun's inbound webhook (undefined: the endpoint refuses everything). */
   mailgunSigningKey: string | undefined;
   /** SMTP_MAX_CONNECTIONS, SMTP_MAX_CONNECTIONS_PER_ADDRESS, SMTP_IDLE_TIMEOUT_SECONDS, SMTP_SESSION_MAX_SECONDS (in ms here). */
@@ -94,6 +103,10 @@ const env = z.object({
   SMTP_TLS_KEY: z.string().min(1).optional(),
   SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
   EMAIL_REPLIES_PER_SENDER_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(10),
+  EMAIL_REPLIES_PER_CHANNEL_PER_HOUR: z.coerce.number().int().min(0).max(100_000).default(100),
+  SMTP_TRUSTED_RELAYS: z.string().refine(validRelays, 'must be a comma list of IP addresses or CIDR blocks, for example 10.0.0.5, 192.0.2.0/24').optional(),
+  SMTP_TRUSTED_AUTHSERV_ID: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a host name (the authserv-id the relay writes)').optional(),
+  MAILGUN_TRUST_SPF: z.enum(['true', 'false']).default('false'),
   MAILGUN_WEBHOOK_SIGNING_KEY: z.string().min(1).max(256).optional(),
   SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(200),
   SMTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(10),
@@ -201,6 +214,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       tlsKeyFile: e.SMTP_TLS_KEY,
       maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES,
       repliesPerSenderPerHour: e.EMAIL_REPLIES_PER_SENDER_PER_HOUR,
+      repliesPerChannelPerHour: e.EMAIL_REPLIES_PER_CHANNEL_PER_HOUR,
+      trustedRelays: e.SMTP_TRUSTED_RELAYS,
+      trustedAuthservId: (e.SMTP_TRUSTED_AUTHSERV_ID ?? e.MAIL_DOMAIN ?? new URL(baseUrl).hostname).toLowerCase(),
+      mailgunTrustSpf: e.MAILGUN_TRUST_SPF === 'true',
       mailgunSigningKey: e.MAILGUN_WEBHOOK_SIGNING_KEY,
       smtpLimits: {
         maxConnections: e.SMTP_MAX_CONNECTIONS,
@@ -212,4 +229,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       dailyBytesPerChannel: e.EMAIL_DAILY_BYTES_PER_CHANNEL,
     },
   };
+}
+
+/** Whether SMTP_TRUSTED_RELAYS parses (parseRelays says which entry does not). */
+function validRelays(list: string): boolean {
+  try {
+    parseRelays(list);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -38,7 +38,7 @@ const COLUMNS: Record<string, string> = {
   message_attachments: 'message_id position filename content_type size content',
   message_day_counts: 'agent_id day direction channel n',
   messages:
-    'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at channel_id thread_id message_id in_reply_to status attempts failures next_attempt_at locked_until last_error run_id provider',
+    'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at channel_id thread_id message_id in_reply_to status attempts failures next_attempt_at locked_until last_error run_id provider answer_to',
   models: 'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at accepts_images',
   oauth_records: 'model id payload grant_id uid expires_at consumed_at',
   openai_responses: 'id agent_id previous_response_id context body created_at caller_ref chained',
@@ -162,6 +162,7 @@ const INDEXES = [
   'CREATE INDEX messages_agent_id_direction_channel_sent_at_id_index ON messages USING btree (agent_id, direction, channel, sent_at, id)',
   'CREATE INDEX messages_agent_id_direction_sent_at_id_index ON messages USING btree (agent_id, direction, sent_at, id)',
   'CREATE INDEX messages_agent_id_sent_at_id_index ON messages USING btree (agent_id, sent_at, id)',
+  'CREATE INDEX messages_channel_answer_to ON messages USING btree (channel_id, answer_to, created_at) WHERE (answer_to IS NOT NULL)',
   'CREATE INDEX messages_channel_sender ON messages USING btree (channel_id, from_address, created_at) WHERE (channel_id IS NOT NULL)',
   'CREATE INDEX messages_due ON messages USING btree (next_attempt_at) WHERE (next_attempt_at IS NOT NULL)',
   'CREATE INDEX messages_run ON messages USING btree (run_id) WHERE (run_id IS NOT NULL)',

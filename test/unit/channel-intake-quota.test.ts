@@ -139,7 +139,7 @@ describe('email receipt with a quota', () => {
     const store = { repos, transaction: async <T>(fn: (r: typeof repos) => Promise<T>) => fn(repos) } as unknown as Store;
     const recorded: unknown[] = [];
     let woken = 0;
-    const svc = new EmailReceiptService(store, { now: () => NOW } as Clock, { record: (_a: unknown, r: unknown) => void recorded.push(r) } as unknown as ActivityLog, { onQueued: () => void woken++ }, { repliesPerSenderPerHour: 10, quota });
+    const svc = new EmailReceiptService(store, { now: () => NOW } as Clock, { record: (_a: unknown, r: unknown) => void recorded.push(r) } as unknown as ActivityLog, { onQueued: () => void woken++ }, { repliesPerSenderPerHour: 10, repliesPerChannelPerHour: 100, quota });
     return { svc, mem, recorded, woken: () => woken };
   }
 

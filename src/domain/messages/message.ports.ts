@@ -37,10 +37,11 @@ export interface MessageRepo extends CrudRepo<Message> {
    */
   accept(m: Message, attachments?: readonly MessageAttachment[]): Promise<{ message: Message; duplicate: boolean }>;
   /**
-   * Inbound messages of a channel from `from` since `since` that were taken to be answered (any
-   * status but `ignored`): the per-sender answer budget's count.
+   * Inbound messages of a channel since `since` taken to be answered (any status but `ignored`)
+   * whose answer goes to `to` (its `answerTo`), or all of them when `to` is null: the per-recipient
+   * and per-channel answer budgets' counts.
    */
-  countAnswerable(channelId: string, from: string, since: Date): Promise<number>;
+  countAnswerable(channelId: string, to: string | null, since: Date): Promise<number>;
   /**
    * Counts one more inbound message of `bytes` for the channel on `day` (YYYY-MM-DD, UTC) unless
    * that would pass `quota`; false (nothing counted) when it would. One statement, so that

@@ -3,6 +3,7 @@ import type { EmailReceiptService } from '../../domain/channels/email-receipt.se
 import { LimitExceeded, NotFound } from '../../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { parseInbound, UnparseableMail } from './parse-inbound.js';
+import { verifySmtpSender, type SenderAuthOptions } from './sender-authentication.js';
 import { SmtpRefusal, startSmtpListener, type SmtpConnectionLimits, type SmtpListener } from './smtp-listener.js';
 
 export interface MailIntakeOptions {
@@ -16,6 +17,8 @@ export interface MailIntakeOptions {
   tlsKeyFile?: string | undefined;
   /** The connection bounds (defaults: DEFAULT_SMTP_LIMITS). */
   limits?: Partial<SmtpConnectionLimits>;
+  /** How senders are authenticated: DNS (injectable in tests), its timeouts, the trusted relays. */
+  senderAuth: SenderAuthOptions;
 }
 
 /**
@@ -44,7 +47,9 @@ export async function startMailIntake(receipt: EmailReceiptService, opts: MailIn
         throw err;
       }
       try {
-        await receipt.receive(mail, { recipients: envelope.rcptTo, via: 'smtp', envelope: { mailFrom: envelope.mailFrom, remoteAddress: envelope.remoteAddress, secure: envelope.secure } });
+        // Who the message is from is decided by SPF/DKIM/DMARC (or a trusted relay), not by its From: alone.
+        const sender = await verifySmtpSender(raw, { remoteAddress: envelope.remoteAddress, helo: envelope.helo, mailFrom: envelope.mailFrom }, opts.senderAuth);
+        await receipt.receive(mail, { recipients: envelope.rcptTo, via: 'smtp', envelope: { mailFrom: envelope.mailFrom, remoteAddress: envelope.remoteAddress, secure: envelope.secure }, sender });
       } catch (err) {
         // Every recipient went away between RCPT TO and the end of DATA (channel removed, surface off).
         if (err instanceof NotFound) throw new SmtpRefusal(550, '5.1.1 No such mailbox here');

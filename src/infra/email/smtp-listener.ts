@@ -9,6 +9,8 @@ export interface SmtpEnvelope {
   /** Every RCPT TO the listener accepted (each one known). */
   rcptTo: string[];
   remoteAddress: string;
+  /** The name the client gave in EHLO/HELO (SPF checks it when MAIL FROM is empty). */
+  helo: string;
   /** Whether the message came over TLS (STARTTLS). */
   secure: boolean;
 }
@@ -162,6 +164,7 @@ function envelopeOf(session: SMTPServerSession): SmtpEnvelope {
     mailFrom: mailFrom ? mailFrom.address : '',
     rcptTo: rcptTo.map((r) => r.address),
     remoteAddress: session.remoteAddress,
+    helo: session.hostNameAppearsAs ?? '',
     secure: session.secure,
   };
 }

@@ -31,9 +31,11 @@ export function channelMessageRepo(db: Conn): Omit<MessageRepo, 'get' | 'insert'
         const existing = await db('messages').where({ agent_id: msg.agentId, channel_id: msg.channelId, direction: msg.direction, message_id: msg.messageId }).first();
         return { message: m.fromRow(existing), duplicate: true };
       }),
-    countAnswerable: (channelId, from, since) =>
+    countAnswerable: (channelId, to, since) =>
       q(async () => {
-        const r = await db('messages').where({ channel_id: channelId, direction: 'inbound', from_address: from }).andWhere('created_at', '>', since).andWhereNot('status', 'ignored').count({ n: '*' }).first();
+        // Served by messages_channel_answer_to: only messages taken to be answered have answer_to.
+        const rows = db('messages').where({ channel_id: channelId, direction: 'inbound' }).whereNotNull('answer_to').andWhere('created_at', '>', since).andWhereNot('status', 'ignored');
+        const r = await (to === null ? rows : rows.andWhere('answer_to', to)).count({ n: '*' }).first();
         return Number(r?.n ?? 0);
       }),
     countIntake: (channelId, day, bytes, quota) =>
