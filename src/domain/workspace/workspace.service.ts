@@ -216,7 +216,11 @@ export class WorkspaceService {
     return this.store.repos.memberTokens.listByMember(memberId);
   }
 
-  /** Revokes a member token with immediate effect. Admins for anyone, a member for their own. */
+  /**
+   * Revokes a member token with immediate effect: its console sessions and their "Try it" keys end,
+   * and so do the MCP grants (OAuth clients) approved through them. Admins for anyone, a member
+   * for their own.
+   */
   async revokeMemberToken(p: Principal, tokenId: string): Promise<boolean> {
     const token = await this.store.repos.memberTokens.get(tokenId);
     if (!token) throw new NotFound('Member token', tokenId);
@@ -233,6 +237,8 @@ export class WorkspaceService {
       // it" keys, which would otherwise work until they expire.
       await r.consoleSessions.revokeByToken(tokenId, now);
       await r.apiKeys.revokeByTokenSessions(tokenId, now);
+      // The apps the member allowed through those sessions are signed out with them.
+      await r.mcpGrants.deleteByMemberToken(tokenId);
     });
     return true;
   }

@@ -79,12 +79,13 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
     };
   });
 
-  const member = async (ctx: Koa.Context): Promise<MemberPrincipal | null> => {
+  /** The signed-in member, with the member token of their session (a grant ends with it). */
+  const member = async (ctx: Koa.Context): Promise<(MemberPrincipal & { tokenId: string }) | null> => {
     const value = sessionValue(ctx);
     if (!value) return null;
     try {
-      const p = await services.consoleSessions.authenticate(value);
-      return p.kind === 'member' ? p : null;
+      const { principal: p, tokenId } = await services.consoleSessions.authenticateSession(value);
+      return p.kind === 'member' ? { ...p, tokenId } : null;
     } catch (err) {
       if (err instanceof DomainError) return null;
       throw err;
@@ -193,7 +194,7 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
     if (requested.length) grant.addOIDCScope(requested);
     grant.addResourceScope(s.resource, MCP_SCOPE);
     const grantId = await grant.save();
-    await services.mcpOAuth.approve(m, s.agent.id, { grantId, clientId: s.clientId, clientName: s.clientName === s.clientId ? null : s.clientName, redirectUri: s.redirectUri });
+    await services.mcpOAuth.approve(m, s.agent.id, { grantId, clientId: s.clientId, clientName: s.clientName === s.clientId ? null : s.clientName, redirectUri: s.redirectUri, memberTokenId: m.tokenId });
     const url = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId: m.memberId }, consent: { grantId } }, { mergeWithLastSubmission: false });
     ctx.status = 303;
     ctx.redirect(url);
