@@ -151,7 +151,8 @@ export function createAuthorizationServer(issuer: string, deps: AuthorizationSer
         getResourceServerInfo: async (ctx, resource) => {
           // A client may leave `scope` out (OAuth 2.1; MCP when it finds none to ask for): it is
           // asked the resource's one scope, or the member's Allow would end in access_denied.
-          if (AUTHORIZATION_ROUTES.has(String(ctx.oidc.route)) && !ctx.oidc.params.scope) ctx.oidc.params.scope = MCP_SCOPE;
+          const params = ctx.oidc.params;
+          if (params && AUTHORIZATION_ROUTES.has(String(ctx.oidc.route)) && !params.scope) params.scope = MCP_SCOPE;
           try {
             await deps.oauth.agentOfResource(resource, origin);
           } catch (err) {
