@@ -11,6 +11,7 @@ import { secureCookies, sessionCookie, sessionCsrfProblem, sessionValue } from '
 import { sendHtml } from '../page-headers.js';
 import { canNameEntity, printableParam } from '../surfaces/http-io.js';
 import { CONSENT_CSP, consentPage, problemPage, reloadPage, signInPage } from './consent-page.js';
+import { passRegistration, type AdmitRegistration } from './registration-gate.js';
 
 /** Builds (or finds) the authorization server of an issuer: the service's origin. */
 export type ProviderFor = (issuer: string) => Provider;
@@ -54,7 +55,7 @@ function consentHtml(ctx: Koa.Context, status: number, html: string): void {
  * (RFC 9728), the provider's endpoints, and the consent step — the member signs in with the
  * console's session and approves or denies the client for the agent.
  */
-export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUrl: string): Koa.Middleware {
+export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUrl: string, admitRegistration?: AdmitRegistration): Koa.Middleware {
   const router = new Router();
   const secure = secureCookies(baseUrl);
   const form = bodyParser({ enableTypes: ['form'], formLimit: '8kb', encoding: 'utf-8' });
@@ -215,8 +216,14 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
       const provider = providerFor(issuerOf(ctx, baseUrl));
       // RFC 8414's path serves the same document as OpenID discovery (an issuer without a path).
       if (ctx.path === '/.well-known/oauth-authorization-server') ctx.req.url = '/.well-known/openid-configuration';
+      let req = ctx.req;
+      if (ctx.path === OAUTH_ROUTES.registration && ctx.method === 'POST') {
+        const passed = await passRegistration(ctx, admitRegistration);
+        if (!passed) return;
+        req = passed;
+      }
       ctx.respond = false;
-      await provider.callback()(ctx.req, ctx.res);
+      await provider.callback()(req, ctx.res);
       return;
     }
     if (ctx.path.startsWith('/oauth/') || ctx.path.startsWith('/.well-known/oauth-protected-resource/')) return routes(ctx, next);
