@@ -22,8 +22,11 @@ export async function passRegistration(ctx: Koa.Context, admit: AdmitRegistratio
   };
   const tooBig = `The registration request must be at most ${REGISTRATION_BOUNDS.bodyBytes} bytes`;
   const length = ctx.request.length;
-  // Refused unread: the rest of the body is discarded by the HTTP server, never buffered.
-  if (length !== undefined && length > REGISTRATION_BOUNDS.bodyBytes) return refuse(400, 'invalid_client_metadata', tooBig);
+  // Refused unread, and the connection closed after the answer: the body is never read into memory.
+  if (length !== undefined && length > REGISTRATION_BOUNDS.bodyBytes) {
+    ctx.set('Connection', 'close');
+    return refuse(400, 'invalid_client_metadata', tooBig);
+  }
   const chunks: Buffer[] = [];
   let received = 0;
   for await (const chunk of ctx.req.iterator({ destroyOnReturn: false })) {
