@@ -83,4 +83,35 @@ describe('e2e: MCP OAuth registration bounds', function () {
     expect(row).to.deep.include({ address: '127.0.0.1' });
     expect(Number(row.n)).to.equal(7);
   });
+
+  it('the consent page marks a registered client\'s name as unverified and shows where the person is sent, prominently, escaped, without script', async () => {
+    // This hour's registrations from 127.0.0.1 are spent (above): a new hour, as far as the count goes.
+    await svc.service.db('oauth_registration_counts').delete();
+    const agent = (await svc.gql('mutation { createAgent(input: { name: "Consent" }) { id } }')).createAgent.id as string;
+    const redirectUri = 'https://evil.example.net/cb';
+    const reg = await fetch(`${svc.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Claude <b>official</b>', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+    });
+    expect(reg.status, await reg.clone().text()).to.equal(201);
+    const clientId = ((await reg.json()) as any).client_id as string;
+    const authorize = new URL(`${svc.url}/oauth/authorize`);
+    authorize.search = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, resource: `${svc.url}/agents/${agent}/mcp`, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
+    const started = await fetch(authorize, { redirect: 'manual' });
+    const path = started.headers.get('location')!;
+    const cookie = started.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const origin = new URL(svc.url).origin;
+    const signIn = await fetch(`${svc.url}${path}/signin`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin }, body: new URLSearchParams({ token: svc.adminToken }), redirect: 'manual' });
+    expect(signIn.status).to.equal(303);
+    const session = signIn.headers.getSetCookie().find((c) => c.startsWith('aes_session='))!.split(';')[0];
+    const res = await fetch(`${svc.url}${path}`, { headers: { cookie: `${cookie}; ${session}` } });
+    const html = await res.text();
+    expect(res.status).to.equal(200);
+    expect(html).to.contain('<span id="client-name">Claude &#60;b&#62;official&#60;/b&#62;</span>');
+    expect(html).to.match(/id="name-unverified">\(name chosen by the app itself, not verified\)/);
+    expect(html).to.match(/<p class="redirect" id="redirect-notice">After you decide, you are sent to <strong id="redirect-host">evil\.example\.net<\/strong>/);
+    expect(html).to.not.contain('<script').and.not.contain('<b>');
+    expect(res.headers.get('content-security-policy')).to.contain("frame-ancestors 'none'").and.not.contain('script-src');
+  });
 });

@@ -152,6 +152,7 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
       consentPage({
         clientName: s.clientName,
         clientId: s.clientId,
+        nameSource: s.clientName === s.clientId ? 'none' : /^https?:\/\//i.test(s.clientId) ? 'document' : 'registered',
         redirectHost: hostOf(s.redirectUri),
         agentName: s.agent.name,
         agentUrl: s.resource,
