@@ -142,7 +142,7 @@ export class McpOAuthService {
    */
   private async lapse(grant: McpGrant, agent: Agent): Promise<string | null> {
     const member = await this.store.repos.members.get(grant.memberId);
-    if (!member || member.workspaceId !== grant.workspaceId) return 'the member who approved it is no longer in the workspace';
+    if (!member) return 'the member who approved it is no longer in the workspace';
     if (grant.memberTokenId) {
       const token = await this.store.repos.memberTokens.get(grant.memberTokenId);
       if (!token || token.revokedAt) return 'the member token it was approved with was revoked';
