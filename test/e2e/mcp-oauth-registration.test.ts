@@ -47,6 +47,23 @@ describe('e2e: MCP OAuth registration bounds', function () {
     });
   }
 
+  it('refuses a body over 8 KB sent without Content-Length (chunked) with 400 invalid_client_metadata, storing no client', async () => {
+    const before = await clients();
+    const text = JSON.stringify({ redirect_uris: [redirect], token_endpoint_auth_method: 'none', client_uri: `https://app.example.com/${'q'.repeat(9000)}` });
+    const body = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(text));
+        c.close();
+      },
+    });
+    const res = await fetch(`${svc.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    expect(res.status).to.equal(400);
+    const answer: any = await res.json();
+    expect(answer).to.include({ error: 'invalid_client_metadata' });
+    expect(answer.error_description).to.contain('8192 bytes');
+    expect(await clients()).to.equal(before);
+  });
+
   it('registers the largest client it allows and http redirects on loopback; past the cap on unapproved clients 429 with Retry-After, again once the oldest age out', async () => {
     const accepted = [
       { client_name: 'n'.repeat(200), redirect_uris: Array.from({ length: 3 }, (_, i) => `${redirect}/${i}/${'p'.repeat(2000)}`) },

@@ -82,6 +82,8 @@ export class WorkspaceService {
         if (!existing || existing.tokenHash !== k.hash || existing.prefix !== k.prefix) {
           // The old token's console sessions go with its row; their "Try it" keys end first.
           if (existing) await r.apiKeys.revokeByTokenSessions(existing.id, now);
+          // So do the MCP grants approved in those sessions, as when a token is revoked.
+          if (existing) await r.mcpGrants.deleteByMemberToken(existing.id);
           if (existing) await r.memberTokens.delete(existing.id);
           await storeToken(r, admin.id, 'ADMIN_TOKEN', k, now);
         }
@@ -91,6 +93,7 @@ export class WorkspaceService {
         if (generated && !generated.revokedAt) {
           await r.memberTokens.revoke(generated.id, now);
           await r.apiKeys.revokeByTokenSessions(generated.id, now);
+          await r.mcpGrants.deleteByMemberToken(generated.id);
         }
       } else if (created) {
         const k = generateKey('mt');

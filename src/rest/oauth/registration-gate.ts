@@ -31,7 +31,10 @@ export async function passRegistration(ctx: Koa.Context, admit: AdmitRegistratio
   let received = 0;
   for await (const chunk of ctx.req.iterator({ destroyOnReturn: false })) {
     received += (chunk as Buffer).length;
-    if (received > REGISTRATION_BOUNDS.bodyBytes) return refuse(400, 'invalid_client_metadata', tooBig);
+    if (received > REGISTRATION_BOUNDS.bodyBytes) {
+      ctx.set('Connection', 'close');
+      return refuse(400, 'invalid_client_metadata', tooBig);
+    }
     chunks.push(chunk as Buffer);
   }
   const body = Buffer.concat(chunks, received);
