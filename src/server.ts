@@ -46,6 +46,7 @@ import { DEFAULT_DELIVERY_QUEUE, deliveryQueue } from './infra/webhooks/delivery
 import type Provider from 'oidc-provider';
 import { createAuthorizationServer } from './infra/oauth/authorization-server.js';
 import { oauthTokenReader, pruneOAuthRecords } from './infra/oauth/oauth-records.js';
+import { admitRegistration } from './infra/oauth/registration-limits.js';
 
 export interface Service {
   config: Config;
@@ -210,6 +211,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       metricsElsewhere: config.metricsPort !== undefined,
       draining: () => draining,
       oauth: providerFor,
+      oauthRegistration: (address) => admitRegistration(db, clock.now(), address, config.oauthRegistration),
       mailgun: mailgunIntake(services.emailReceipt, mailgunTokens(db), clock, { signingKey: config.email.mailgunSigningKey, maxBytes: config.email.maxMessageBytes, senderAuth, trustSpfHeader: config.email.mailgunTrustSpf }, logger),
     });
     const servers: http.Server[] = [];

@@ -30,6 +30,8 @@ export interface Config {
    * loopback or private address, and over http (OAUTH_CLIENT_HOSTS_ALLOWED); empty: none.
    */
   oauthClientHostsAllowed: string[];
+  /** Anonymous OAuth client registration: the cap on unapproved clients kept, and registrations per address and hour. */
+  oauthRegistration: { unapprovedClientsMax: number; perAddressPerHour: number };
   platformOrigins: string[];
   logLevel: string;
   /** LOG_FORMAT; undefined: human lines on a terminal, JSON otherwise (decided by the composition root). */
@@ -139,6 +141,8 @@ const env = z.object({
     .string()
     .regex(/^\s*[A-Za-z0-9.\-[\]:]+(\s*,\s*[A-Za-z0-9.\-[\]:]+)*\s*$/, 'must be a comma list of hosts (host or host:port)')
     .optional(),
+  OAUTH_UNAPPROVED_CLIENTS_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR: z.coerce.number().int().min(0).max(1_000_000).default(20),
   OPENAI_MODEL: z.string().min(1).max(200).default('gpt-4o-mini'),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_MODEL: z.string().min(1).max(200).default('claude-haiku-4-5'),
@@ -193,6 +197,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     anthropicModel: e.ANTHROPIC_MODEL,
     modelHostsAllowed: e.MODEL_HOSTS_ALLOWED?.split(',').map((h) => h.trim()).filter(Boolean),
     oauthClientHostsAllowed: e.OAUTH_CLIENT_HOSTS_ALLOWED?.split(',').map((h) => h.trim()).filter(Boolean) ?? [],
+    oauthRegistration: { unapprovedClientsMax: e.OAUTH_UNAPPROVED_CLIENTS_MAX, perAddressPerHour: e.OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR },
     platformOrigins,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,

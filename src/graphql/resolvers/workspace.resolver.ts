@@ -113,7 +113,7 @@ export class WorkspaceResolver {
     return ctx.services.workspace.memberTokens(ctx.principal, memberId);
   }
 
-  @Mutation(() => Boolean, { description: 'Revokes a member token with immediate effect; admins for anyone, members their own' })
+  @Mutation(() => Boolean, { description: 'Revokes a member token with immediate effect: the console sessions signed in with it end, and so do the MCP grants (apps connected over OAuth) approved in those sessions. Admins for anyone, members their own' })
   revokeMemberToken(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
     return ctx.services.workspace.revokeMemberToken(ctx.principal, id);
   }
