@@ -6,6 +6,7 @@ import { keepsAttachmentBytes, quotaExceeded, storeCopy, storedAttachments, stor
 import { EmailReceiptService } from '../../src/domain/channels/email-receipt.service.js';
 import type { Clock } from '../../src/domain/clock.js';
 import type { InboundAttachment } from '../../src/domain/email/inbound-mail.js';
+import type { SenderVerdict } from '../../src/domain/email/sender-rules.js';
 import { LimitExceeded, Unavailable } from '../../src/domain/errors.js';
 import type { Message } from '../../src/domain/messages/message.entities.js';
 import type { MessageAttachment } from '../../src/domain/messages/message.ports.js';
@@ -126,6 +127,8 @@ describe('email intake quota: storing a copy', () => {
 });
 
 describe('email receipt with a quota', () => {
+  // Mail whose From: authenticated: only such mail is answered (docs/security.md, round four).
+  const PASS: SenderVerdict = { authenticated: true, method: 'dkim', summary: 'dkim=pass' };
   const channel: Channel = channelOf({ id: 'chn_1', address: 'desk@mail.test' });
   const agent = { id: 'agt_1', workspaceId: 'wsp_1', surfaces: { EMAIL: { enabled: true } } } as unknown as Agent;
 
@@ -145,8 +148,8 @@ describe('email receipt with a quota', () => {
 
   it('passes the quota refusal on as it is (not as a storage failure), recording and waking nothing', async () => {
     const s = service({ messagesPerDay: 1, bytesPerDay: 1000 });
-    await s.svc.receive(inboundMail({ messageId: '<a@x>' }), { recipients: ['desk@mail.test'], via: 'smtp' });
-    const err = await s.svc.receive(inboundMail({ messageId: '<b@x>' }), { recipients: ['desk@mail.test'], via: 'smtp' }).catch((e: unknown) => e);
+    await s.svc.receive(inboundMail({ messageId: '<a@x>' }), { recipients: ['desk@mail.test'], via: 'smtp', sender: PASS });
+    const err = await s.svc.receive(inboundMail({ messageId: '<b@x>' }), { recipients: ['desk@mail.test'], via: 'smtp', sender: PASS }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(LimitExceeded).and.not.instanceOf(Unavailable);
     expect(s.recorded).to.have.length(1);
     expect(s.woken()).to.equal(1);
@@ -154,8 +157,8 @@ describe('email receipt with a quota', () => {
 
   it("stores a bulk message's attachments without bytes and says so; an answerable one's with them", async () => {
     const s = service({ messagesPerDay: 10, bytesPerDay: 1000 });
-    const [bulk] = await s.svc.receive(inboundMail({ messageId: '<bulk@x>', attachments: files }, { precedence: 'bulk' }), { recipients: ['desk@mail.test'], via: 'smtp' });
-    const [person] = await s.svc.receive(inboundMail({ messageId: '<p@x>', attachments: files }), { recipients: ['desk@mail.test'], via: 'smtp' });
+    const [bulk] = await s.svc.receive(inboundMail({ messageId: '<bulk@x>', attachments: files }, { precedence: 'bulk' }), { recipients: ['desk@mail.test'], via: 'smtp', sender: PASS });
+    const [person] = await s.svc.receive(inboundMail({ messageId: '<p@x>', attachments: files }), { recipients: ['desk@mail.test'], via: 'smtp', sender: PASS });
     expect(s.mem.accepted[0]!.attachments!.map((a) => a.content)).to.deep.equal([null, null]);
     expect((bulk!.message.provider as any).email.attachments.map((a: { kept: boolean }) => a.kept)).to.deep.equal([false, false]);
     expect(s.mem.accepted[1]!.attachments!.map((a) => a.content)).to.deep.equal([Buffer.from('abc'), null]);
