@@ -24,6 +24,10 @@ import * as mcpOauth from './20270307000000_mcp_oauth.js';
 import * as documentMcpRead from './20270310000000_document_mcp_read.js';
 import * as channels from './20270312000000_channels.js';
 import * as mailgunTokens from './20270314000000_mailgun_tokens.js';
+import * as oauthBounds from './20270320000000_oauth_bounds.js';
+import * as channelIntakeQuota from './20270321000000_channel_intake_quota.js';
+import * as messageAnswerTo from './20270322000000_message_answer_to.js';
+import * as surfaceCallers from './20270323000000_surface_callers.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -53,6 +57,10 @@ const migrations: Record<string, Knex.Migration> = {
   '20270310000000_document_mcp_read': documentMcpRead,
   '20270312000000_channels': channels,
   '20270314000000_mailgun_tokens': mailgunTokens,
+  '20270320000000_oauth_bounds': oauthBounds,
+  '20270321000000_channel_intake_quota': channelIntakeQuota,
+  '20270322000000_message_answer_to': messageAnswerTo,
+  '20270323000000_surface_callers': surfaceCallers,
 };
 
 /** knex migration source over the static list above. */

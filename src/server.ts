@@ -34,6 +34,8 @@ import { mailgunIntake } from './infra/email/mailgun-intake.js';
 import { mailgunTokens } from './infra/email/mailgun-tokens.js';
 import { smarthostSender } from './infra/email/smarthost.js';
 import type { SmtpListener } from './infra/email/smtp-listener.js';
+import type { DnsResolver, SenderAuthOptions } from './infra/email/sender-authentication.js';
+import { parseRelays } from './infra/email/trusted-relays.js';
 import { graphiqlBundle } from './infra/graphiql/bundle.js';
 import { widgetBundle } from './infra/widget/bundle.js';
 import { consoleBundle } from './infra/console/bundle.js';
@@ -44,6 +46,7 @@ import { DEFAULT_DELIVERY_QUEUE, deliveryQueue } from './infra/webhooks/delivery
 import type Provider from 'oidc-provider';
 import { createAuthorizationServer } from './infra/oauth/authorization-server.js';
 import { oauthTokenReader, pruneOAuthRecords } from './infra/oauth/oauth-records.js';
+import { admitRegistration } from './infra/oauth/registration-limits.js';
 
 export interface Service {
   config: Config;
@@ -87,6 +90,12 @@ export interface BuildOptions {
   channelWorker?: Partial<ChannelWorkerOptions>;
   /** The keep-alive comment interval of the chat streams (default 15 s; tests shorten it). */
   chatKeepAliveMs?: number;
+  /**
+   * The DNS the email sender checks (SPF, DKIM keys, DMARC) ask (default: the system's, with
+   * timeouts). Tests serve their own records; deliberately not a setting, so production cannot be
+   * pointed at a resolver that vouches for anyone.
+   */
+  dnsResolver?: DnsResolver;
 }
 
 /**
@@ -147,7 +156,11 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       sms: twilioSmsProvider({ accountSid: config.twilioAccountSid, authToken: config.twilioAuthToken, apiBase: config.twilioApiBase }),
       email: smarthostSender(config.email.smtpUrl),
       mailDomain: config.email.mailDomain,
-      emailReceipt: { repliesPerSenderPerHour: config.email.repliesPerSenderPerHour },
+      emailReceipt: {
+        repliesPerSenderPerHour: config.email.repliesPerSenderPerHour,
+        repliesPerChannelPerHour: config.email.repliesPerChannelPerHour,
+        quota: { messagesPerDay: config.email.dailyMessagesPerChannel, bytesPerDay: config.email.dailyBytesPerChannel },
+      },
       baseUrl: config.baseUrl,
     });
     const providers = new Map<string, Provider>();
@@ -168,6 +181,12 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         providers.set(issuer, provider);
       }
       return provider;
+    };
+    // Who an email is from: SPF/DKIM/DMARC through DNS, or a trusted relay's Authentication-Results.
+    const senderAuth: SenderAuthOptions = {
+      resolver: opts.dnsResolver,
+      mta: config.email.mailDomain,
+      relays: config.email.trustedRelays ? { relays: parseRelays(config.email.trustedRelays), authservId: config.email.trustedAuthservId } : undefined,
     };
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
     const graphql = await createGraphqlMiddleware(schema, services, logger, config.baseUrl);
@@ -192,7 +211,8 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       metricsElsewhere: config.metricsPort !== undefined,
       draining: () => draining,
       oauth: providerFor,
-      mailgun: mailgunIntake(services.emailReceipt, mailgunTokens(db), clock, { signingKey: config.email.mailgunSigningKey, maxBytes: config.email.maxMessageBytes }, logger),
+      oauthRegistration: (address) => admitRegistration(db, clock.now(), address, config.oauthRegistration),
+      mailgun: mailgunIntake(services.emailReceipt, mailgunTokens(db), clock, { signingKey: config.email.mailgunSigningKey, maxBytes: config.email.maxMessageBytes, senderAuth, trustSpfHeader: config.email.mailgunTrustSpf }, logger),
     });
     const servers: http.Server[] = [];
     let smtp: SmtpListener | undefined;
@@ -201,7 +221,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const worker = startDeliveryWorker(queue, services.webhookDelivery, logger, workerOptions);
     services.deliveryQueued.onQueued = () => worker.nudge();
     const channelWorker = startChannelWorker(services, store, clock, logger, { ...workerOptions, deferMaxMs: 60_000, ...opts.channelWorker });
-    const housekeeping = startHousekeeping(services, () => pruneOAuthRecords(db, clock.now()), logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000, config.webhookBodyRetentionDays);
+    const housekeeping = startHousekeeping(services, () => pruneOAuthRecords(db, clock.now()), logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000, config.webhookBodyRetentionDays, config.a2aTaskRetentionDays);
     return {
       config,
       db,
@@ -231,7 +251,10 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
           logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
         }
         const { email } = config;
-        if (email.smtpPort !== undefined && !smtp) smtp = await startMailIntake(services.emailReceipt, { ...email, port: email.smtpPort, host: email.smtpHost, domain: email.mailDomain, maxBytes: email.maxMessageBytes }, logger);
+        if (email.smtpPort !== undefined && !smtp) {
+          const intake = { ...email, port: email.smtpPort, host: email.smtpHost, domain: email.mailDomain, maxBytes: email.maxMessageBytes };
+          smtp = await startMailIntake(services.emailReceipt, { ...intake, limits: email.smtpLimits, senderAuth }, logger);
+        }
         return { server, url: `http://${shownHost}:${addr.port}`, ...(smtp ? { smtpPort: smtp.port } : {}) };
       },
       /**

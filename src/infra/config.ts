@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_EMBEDDED_SHARED_BUFFERS } from './embedded-db.js';
+import { DEFAULT_TASK_RETENTION_DAYS } from '../domain/surfaces/a2a.service.js';
+import { parseRelays } from './email/trusted-relays.js';
 
 /** Runtime configuration, read once from the environment by the composition root. */
 export interface Config {
@@ -28,6 +30,8 @@ export interface Config {
    * loopback or private address, and over http (OAUTH_CLIENT_HOSTS_ALLOWED); empty: none.
    */
   oauthClientHostsAllowed: string[];
+  /** Anonymous OAuth client registration: the cap on unapproved clients kept, and registrations per address and hour. */
+  oauthRegistration: { unapprovedClientsMax: number; perAddressPerHour: number };
   platformOrigins: string[];
   logLevel: string;
   /** LOG_FORMAT; undefined: human lines on a terminal, JSON otherwise (decided by the composition root). */
@@ -38,6 +42,8 @@ export interface Config {
   webhookLeaseSeconds: number;
   /** The replay window: days after a delivery finished (done or failed) before housekeeping drops its body; the row stays. */
   webhookBodyRetentionDays: number;
+  /** Days after an A2A task reached a final state before housekeeping deletes it (and its context's conversation, with the context's last task). */
+  a2aTaskRetentionDays: number;
   /** A port of its own for `GET /metrics` (on HOST); undefined: served on the main port. */
   metricsPort: number | undefined;
   /** How long a shutdown waits for requests and runs in flight before it ends them. */
@@ -65,10 +71,23 @@ export interface EmailConfig {
   tlsKeyFile: string | undefined;
   /** SMTP_MAX_MESSAGE_BYTES: the largest message taken (advertised as SIZE). */
   maxMessageBytes: number;
-  /** EMAIL_REPLIES_PER_SENDER_PER_HOUR: automatic answers to one sender per channel and hour. */
+  /** EMAIL_REPLIES_PER_SENDER_PER_HOUR: automatic answers to one recipient per channel and hour. */
   repliesPerSenderPerHour: number;
+  /** EMAIL_REPLIES_PER_CHANNEL_PER_HOUR: automatic answers per channel and hour, whoever they go to. */
+  repliesPerChannelPerHour: number;
+  /** SMTP_TRUSTED_RELAYS: IPs/CIDRs whose Authentication-Results are believed (undefined: none; the listener checks SPF/DKIM/DMARC itself). */
+  trustedRelays: string | undefined;
+  /** SMTP_TRUSTED_AUTHSERV_ID: the authserv-id of the relays' Authentication-Results (default MAIL_DOMAIN). */
+  trustedAuthservId: string;
+  /** MAILGUN_TRUST_SPF: believe the X-Mailgun-Spf header Mailgun's spam filter writes. */
+  mailgunTrustSpf: boolean;
   /** MAILGUN_WEBHOOK_SIGNING_KEY: checks Mailgun's inbound webhook (undefined: the endpoint refuses everything). */
   mailgunSigningKey: string | undefined;
+  /** SMTP_MAX_CONNECTIONS, SMTP_MAX_CONNECTIONS_PER_ADDRESS, SMTP_IDLE_TIMEOUT_SECONDS, SMTP_SESSION_MAX_SECONDS (in ms here). */
+  smtpLimits: { maxConnections: number; perAddress: number; idleMs: number; sessionMs: number };
+  /** EMAIL_DAILY_MESSAGES_PER_CHANNEL / EMAIL_DAILY_BYTES_PER_CHANNEL: inbound mail one channel stores per UTC day. */
+  dailyMessagesPerChannel: number;
+  dailyBytesPerChannel: number;
 }
 
 const env = z.object({
@@ -86,7 +105,17 @@ const env = z.object({
   SMTP_TLS_KEY: z.string().min(1).optional(),
   SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
   EMAIL_REPLIES_PER_SENDER_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(10),
+  EMAIL_REPLIES_PER_CHANNEL_PER_HOUR: z.coerce.number().int().min(0).max(100_000).default(100),
+  SMTP_TRUSTED_RELAYS: z.string().refine(validRelays, 'must be a comma list of IP addresses or CIDR blocks, for example 10.0.0.5, 192.0.2.0/24').optional(),
+  SMTP_TRUSTED_AUTHSERV_ID: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a host name (the authserv-id the relay writes)').optional(),
+  MAILGUN_TRUST_SPF: z.enum(['true', 'false']).default('false'),
   MAILGUN_WEBHOOK_SIGNING_KEY: z.string().min(1).max(256).optional(),
+  SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(200),
+  SMTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(10),
+  SMTP_IDLE_TIMEOUT_SECONDS: z.coerce.number().min(0.05).max(3600).default(60),
+  SMTP_SESSION_MAX_SECONDS: z.coerce.number().min(0.05).max(86_400).default(600),
+  EMAIL_DAILY_MESSAGES_PER_CHANNEL: z.coerce.number().int().min(1).max(10_000_000).default(1000),
+  EMAIL_DAILY_BYTES_PER_CHANNEL: z.coerce.number().int().min(1024).max(1024 ** 4).default(200 * 1024 * 1024),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(500).default(10),
   DATA_DIR: z.string().min(1).default('./data'),
@@ -112,6 +141,8 @@ const env = z.object({
     .string()
     .regex(/^\s*[A-Za-z0-9.\-[\]:]+(\s*,\s*[A-Za-z0-9.\-[\]:]+)*\s*$/, 'must be a comma list of hosts (host or host:port)')
     .optional(),
+  OAUTH_UNAPPROVED_CLIENTS_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR: z.coerce.number().int().min(0).max(1_000_000).default(20),
   OPENAI_MODEL: z.string().min(1).max(200).default('gpt-4o-mini'),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_MODEL: z.string().min(1).max(200).default('claude-haiku-4-5'),
@@ -119,6 +150,7 @@ const env = z.object({
   WEBHOOK_WORKERS: z.coerce.number().int().min(0).max(64).default(4),
   WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   WEBHOOK_BODY_RETENTION_DAYS: z.coerce.number().int().min(0).max(30).default(7),
+  A2A_TASK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_TASK_RETENTION_DAYS),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -165,12 +197,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     anthropicModel: e.ANTHROPIC_MODEL,
     modelHostsAllowed: e.MODEL_HOSTS_ALLOWED?.split(',').map((h) => h.trim()).filter(Boolean),
     oauthClientHostsAllowed: e.OAUTH_CLIENT_HOSTS_ALLOWED?.split(',').map((h) => h.trim()).filter(Boolean) ?? [],
+    oauthRegistration: { unapprovedClientsMax: e.OAUTH_UNAPPROVED_CLIENTS_MAX, perAddressPerHour: e.OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR },
     platformOrigins,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     webhookWorkers: e.WEBHOOK_WORKERS,
     webhookLeaseSeconds: e.WEBHOOK_LEASE_SECONDS,
     webhookBodyRetentionDays: e.WEBHOOK_BODY_RETENTION_DAYS,
+    a2aTaskRetentionDays: e.A2A_TASK_RETENTION_DAYS,
     metricsPort: e.METRICS_PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     twilioAccountSid: e.TWILIO_ACCOUNT_SID,
@@ -185,7 +219,29 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       tlsKeyFile: e.SMTP_TLS_KEY,
       maxMessageBytes: e.SMTP_MAX_MESSAGE_BYTES,
       repliesPerSenderPerHour: e.EMAIL_REPLIES_PER_SENDER_PER_HOUR,
+      repliesPerChannelPerHour: e.EMAIL_REPLIES_PER_CHANNEL_PER_HOUR,
+      trustedRelays: e.SMTP_TRUSTED_RELAYS,
+      trustedAuthservId: (e.SMTP_TRUSTED_AUTHSERV_ID ?? e.MAIL_DOMAIN ?? new URL(baseUrl).hostname).toLowerCase(),
+      mailgunTrustSpf: e.MAILGUN_TRUST_SPF === 'true',
       mailgunSigningKey: e.MAILGUN_WEBHOOK_SIGNING_KEY,
+      smtpLimits: {
+        maxConnections: e.SMTP_MAX_CONNECTIONS,
+        perAddress: e.SMTP_MAX_CONNECTIONS_PER_ADDRESS,
+        idleMs: Math.round(e.SMTP_IDLE_TIMEOUT_SECONDS * 1000),
+        sessionMs: Math.round(e.SMTP_SESSION_MAX_SECONDS * 1000),
+      },
+      dailyMessagesPerChannel: e.EMAIL_DAILY_MESSAGES_PER_CHANNEL,
+      dailyBytesPerChannel: e.EMAIL_DAILY_BYTES_PER_CHANNEL,
     },
   };
+}
+
+/** Whether SMTP_TRUSTED_RELAYS parses (parseRelays says which entry does not). */
+function validRelays(list: string): boolean {
+  try {
+    parseRelays(list);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -29,6 +29,7 @@ import type { MailgunIntake } from '../infra/email/mailgun-intake.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
 import { consoleSessionRoutes } from './console-session.routes.js';
 import { oauthRoutes, type ProviderFor } from './oauth/oauth.routes.js';
+import type { AdmitRegistration } from './oauth/registration-gate.js';
 import { consoleRoutes } from './console.routes.js';
 import { widgetPreviewRoutes } from './widget-preview.routes.js';
 import type { ConsoleBundle } from '../infra/console/bundle.js';
@@ -61,6 +62,8 @@ export interface AppDeps {
   metricsElsewhere?: boolean;
   /** The authorization server of agents' MCP servers, per issuer (absent: no OAuth endpoints). */
   oauth?: ProviderFor;
+  /** Admits an anonymous client registration from a remote address (absent: no rate or cap). */
+  oauthRegistration?: AdmitRegistration;
   /** Mailgun's inbound mail (`POST /email/mailgun/mime`); absent: no such route. */
   mailgun?: MailgunIntake;
   /** True once shutdown has begun: `/readyz` answers 503 so that a load balancer drains the instance. */
@@ -118,7 +121,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(page(homeRoutes(deps.baseUrl)));
   app.use(page(schemaRoutes()));
   app.use(page(consoleSessionRoutes(deps.services, deps.baseUrl)));
-  if (deps.oauth) app.use(page(oauthRoutes(deps.services, deps.oauth, deps.baseUrl)));
+  if (deps.oauth) app.use(page(oauthRoutes(deps.services, deps.oauth, deps.baseUrl, deps.oauthRegistration)));
   app.use(page(consoleRoutes(deps.console)));
   // Rewrites the preview's chat requests onto the chat surface (below), so it comes before it.
   app.use(page(widgetPreviewRoutes()));

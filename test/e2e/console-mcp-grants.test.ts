@@ -51,6 +51,7 @@ describe('e2e: console MCP tab, connected apps (OAuth)', function () {
       workspaceId,
       agentId,
       memberId: viewer.id,
+      memberTokenId: null,
       clientId: 'https://claude.ai/oauth/mcp-client.json',
       clientName: 'Claude',
       redirectHost: 'claude.ai',

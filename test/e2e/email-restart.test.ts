@@ -11,7 +11,8 @@ import { until } from '../helpers/until.js';
 // An email acknowledged with 250 is never lost (docs/decisions.md §32): the service is started as
 // `npm start` starts it, takes a message while it answers nothing (WEBHOOK_WORKERS=0: this instance
 // only receives), is killed with SIGKILL between the 250 and the run, and answers the message
-// after the restart on the same data. Both databases.
+// after the restart on the same data. The listener sits behind a trusted relay here
+// (SMTP_TRUSTED_RELAYS: loopback), whose Authentication-Results vouch for the sender. Both databases.
 
 const ADMIN_TOKEN = 'email-restart-admin-token-0123456789';
 const DOMAIN = 'restart.example.test';
@@ -24,7 +25,9 @@ describe('e2e: an accepted email survives SIGKILL between the 250 and the run', 
     const database = await databaseEnv('email_restart');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-email-restart-'));
     const smtpPort = await freePort();
-    const env = (workers: number) => ({ ...database.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'warn', SMTP_PORT: String(smtpPort), MAIL_DOMAIN: DOMAIN, SMTP_URL: sink.url, WEBHOOK_WORKERS: String(workers) });
+    const env = (workers: number) => ({ ...database.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'warn', SMTP_PORT: String(smtpPort), MAIL_DOMAIN: DOMAIN, SMTP_URL: sink.url, WEBHOOK_WORKERS: String(workers), SMTP_TRUSTED_RELAYS: '127.0.0.1, ::1' });
+    // What the relay in front of the listener wrote (its authserv-id is MAIL_DOMAIN by default).
+    const headers = { 'Authentication-Results': `${DOMAIN}; spf=pass smtp.mailfrom=bob@customer.example; dkim=none` };
     let server: Started | undefined;
     try {
       server = await startService(env(0));
@@ -35,7 +38,7 @@ describe('e2e: an accepted email survives SIGKILL between the 250 and the run', 
       await gql('mutation($a: ID!) { addChannel(agentId: $a, input: {kind: EMAIL, address: "desk@restart.example.test", handler: {script: "return \\"answered after the restart\\";"}}) { id } }', { a: agent });
 
       const client = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
-      const info = await client.sendMail({ from: 'bob@customer.example', to: 'desk@restart.example.test', subject: 'Still there?', text: 'hello', messageId: '<kill-1@customer.example>' });
+      const info = await client.sendMail({ from: 'bob@customer.example', to: 'desk@restart.example.test', subject: 'Still there?', text: 'hello', messageId: '<kill-1@customer.example>', headers });
       client.close();
       expect(info.response).to.match(/^250 /);
 
@@ -50,7 +53,7 @@ describe('e2e: an accepted email survives SIGKILL between the 250 and the run', 
       expect(reply!.mail.inReplyTo).to.equal('<kill-1@customer.example>');
       // Delivered once more by a sender that never saw the 250 (it was cut off): stored once, answered once.
       const again = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
-      await again.sendMail({ from: 'bob@customer.example', to: 'desk@restart.example.test', subject: 'Still there?', text: 'hello', messageId: '<kill-1@customer.example>' });
+      await again.sendMail({ from: 'bob@customer.example', to: 'desk@restart.example.test', subject: 'Still there?', text: 'hello', messageId: '<kill-1@customer.example>', headers });
       again.close();
       const ws = (await gql('mutation { createWorkspaceApiKey(name: "ws", scopes: [WORKSPACE_READ]) { key } }')).createWorkspaceApiKey.key as string;
       const list = (await (await fetch(`${server.url}/workspaceapi/agents/${agent}/messages`, { headers: { authorization: `Bearer ${ws}` } })).json()) as { totalCount: number };

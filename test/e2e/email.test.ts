@@ -1,13 +1,15 @@
 import { expect } from 'chai';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
+import { dkimSigned, nodemailerDkim, TestDns, type DkimSigner } from '../helpers/mail-auth.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 import { until } from '../helpers/until.js';
 
 // The email channel end to end (docs/decisions.md §32) over real SMTP on loopback: a nodemailer
 // client delivers to the service's listener (SMTP_PORT), the agent answers, and the answer goes out
-// through a local smtp-server playing the smarthost (SMTP_URL), threaded. Both databases
-// (TEST_DATABASE_URL for PostgreSQL).
+// through a local smtp-server playing the smarthost (SMTP_URL), threaded. The customer's mail is
+// DKIM-signed for customer.example, whose key the test's DNS serves (only authenticated senders
+// are answered). Both databases (TEST_DATABASE_URL for PostgreSQL).
 
 const DOMAIN = 'agents.example.test';
 const CUSTOMER = 'Ada Customer <ada@customer.example>';
@@ -24,6 +26,8 @@ describe('e2e: email channel (SMTP in, smarthost out)', function () {
   let sink: SmtpSink;
   let wsKey: string;
   let agents = 0;
+  const dns = new TestDns();
+  let customer: DkimSigner;
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   /** An agent with the EMAIL surface on and one email channel on an address of its own. */
@@ -35,9 +39,9 @@ describe('e2e: email channel (SMTP in, smarthost out)', function () {
     return { id, address, channelId: d.addChannel.id as string };
   }
 
-  /** Delivers a message to the listener as a sending mail server would (no TLS on loopback). */
+  /** Delivers a message to the listener as the customer's mail server would: DKIM-signed, no TLS on loopback. */
   function deliver(message: SendMailOptions) {
-    const client = nodemailer.createTransport({ host: '127.0.0.1', port: svc.smtpPort!, secure: false, ignoreTLS: true });
+    const client = nodemailer.createTransport({ host: '127.0.0.1', port: svc.smtpPort!, secure: false, ignoreTLS: true, dkim: nodemailerDkim(customer) });
     return client.sendMail({ from: CUSTOMER, ...message }).finally(() => client.close());
   }
 
@@ -49,9 +53,10 @@ describe('e2e: email channel (SMTP in, smarthost out)', function () {
 
   before(async () => {
     sink = await startSmtpSink();
+    customer = dns.signer('customer.example');
     svc = await startE2eService('email_e2e', {
       env: { SMTP_PORT: '0', MAIL_DOMAIN: DOMAIN, SMTP_URL: sink.url, SMTP_MAX_MESSAGE_BYTES: String(MAX_BYTES), EMAIL_REPLIES_PER_SENDER_PER_HOUR: '3' },
-      build: { channelWorker: { pollMs: 50, deferMaxMs: 200, retryDelay: (failures) => (failures < 8 ? 150 : null) } },
+      build: { dnsResolver: dns.resolver, channelWorker: { pollMs: 50, deferMaxMs: 200, retryDelay: (failures) => (failures < 8 ? 150 : null) } },
     });
     expect(svc.smtpPort).to.be.a('number');
     wsKey = (await gql('mutation { createWorkspaceApiKey(name: "ws", scopes: [WORKSPACE_READ]) { key } }')).createWorkspaceApiKey.key;
@@ -79,7 +84,8 @@ describe('e2e: email channel (SMTP in, smarthost out)', function () {
     const out = await until('the answer stored as sent', async () => (await stored(a.id)).find((m) => m.direction === 'outbound' && m.status === 'sent'));
     const inbound = (await stored(a.id)).find((m) => m.direction === 'inbound');
     expect(inbound).to.include({ status: 'answered', channel: 'email', message_id: '<first-42@customer.example>', thread_id: '<root-1@customer.example>', from_address: 'ada@customer.example', to_address: a.address, subject: 'Re: Order status' });
-    expect(inbound.provider.email).to.include({ via: 'smtp', answer: 'ok' });
+    expect(inbound.provider.email).to.include({ via: 'smtp', answer: 'ok', answerTo: 'ada@customer.example' });
+    expect(inbound.provider.email.auth).to.include({ authenticated: true, method: 'dkim' });
     expect(out).to.include({ in_reply_to: '<first-42@customer.example>', thread_id: inbound.thread_id, from_address: a.address, to_address: 'ada@customer.example', message_id: reply!.mail.messageId, run_id: inbound.run_id, attempts: 1 });
     expect(out.provider.sends).to.have.length(1);
 
@@ -211,7 +217,7 @@ describe('e2e: email channel (SMTP in, smarthost out)', function () {
       Buffer.from('\r\n'),
     ]);
     const client = nodemailer.createTransport({ host: '127.0.0.1', port: svc.smtpPort!, secure: false, ignoreTLS: true });
-    const info = await client.sendMail({ envelope: { from: 'eve@customer.example', to: [a.address] }, raw });
+    const info = await client.sendMail({ envelope: { from: 'eve@customer.example', to: [a.address] }, raw: await dkimSigned(raw, customer) });
     client.close();
     expect(info.response).to.match(/^250 /);
     const [reply] = await until('the answer', async () => (sentBy(a.address).length ? sentBy(a.address) : undefined));

@@ -1,12 +1,15 @@
 import { expect } from 'chai';
 import { createHmac, randomBytes } from 'node:crypto';
+import { dkimSigned, TestDns, type DkimSigner } from '../helpers/mail-auth.js';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 import { until } from '../helpers/until.js';
 
 // Mailgun's inbound mail end to end (docs/decisions.md §31): a route's forward() to
 // `POST /email/mailgun/mime`, signed as Mailgun signs (HMAC-SHA256 of timestamp + token under the
 // webhook signing key), stored for the recipient's channel and answered — the answer stays in the
-// outbox here (no SMTP_URL). Both databases (TEST_DATABASE_URL for PostgreSQL).
+// outbox here (no SMTP_URL). The customer's mail is DKIM-signed for example.org (the test's DNS
+// serves the key); the service checks DKIM itself on body-mime and believes Mailgun's one
+// X-Mailgun-Spf (MAILGUN_TRUST_SPF). Both databases (TEST_DATABASE_URL for PostgreSQL).
 
 const KEY = 'mailgun-signing-key-for-tests-0123456789';
 const CUSTOMER = 'customer@example.org';
@@ -40,6 +43,8 @@ describe('e2e: Mailgun inbound mail', function () {
   let svc: E2eService;
   let wsKey: string;
   let agents = 0;
+  const dns = new TestDns();
+  let customer: DkimSigner;
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   /** An agent with the EMAIL surface on and one EMAIL channel whose script answers. */
@@ -57,7 +62,7 @@ describe('e2e: Mailgun inbound mail', function () {
     return fetch(`${svc.url}/email/mailgun/mime`, { method: 'POST', headers: { 'content-type': type }, body });
   }
 
-  const signed = (to: string, messageId: string, more: Record<string, Part> = {}) => post({ recipient: to, sender: CUSTOMER, 'body-mime': mime(to, messageId), ...signature(), ...more });
+  const signed = async (to: string, messageId: string, more: Record<string, Part> = {}) => post({ recipient: to, sender: CUSTOMER, 'body-mime': await dkimSigned(mime(to, messageId), customer), ...signature(), ...more });
 
   async function stored(agentId: string): Promise<any[]> {
     return svc.service.db('messages').where({ agent_id: agentId }).orderBy([{ column: 'created_at' }, { column: 'direction' }]);
@@ -70,7 +75,8 @@ describe('e2e: Mailgun inbound mail', function () {
   }
 
   before(async () => {
-    svc = await startE2eService('mailgun_e2e', { env: { MAILGUN_WEBHOOK_SIGNING_KEY: KEY, SMTP_MAX_MESSAGE_BYTES: String(MAX_BYTES) }, build: { channelWorker: { pollMs: 50, deferMaxMs: 200 } } });
+    customer = dns.signer('example.org');
+    svc = await startE2eService('mailgun_e2e', { env: { MAILGUN_WEBHOOK_SIGNING_KEY: KEY, SMTP_MAX_MESSAGE_BYTES: String(MAX_BYTES), MAILGUN_TRUST_SPF: 'true' }, build: { dnsResolver: dns.resolver, channelWorker: { pollMs: 50, deferMaxMs: 200 } } });
     wsKey = (await gql('mutation { createWorkspaceApiKey(name: "ws", scopes: [WORKSPACE_READ]) { key } }')).createWorkspaceApiKey.key;
   });
 
@@ -89,6 +95,7 @@ describe('e2e: Mailgun inbound mail', function () {
     expect(inbound).to.include({ status: 'answered', message_id: '<order-42@example.org>', from_address: CUSTOMER, to_address: a.address, subject: 'Order 42', channel: 'email' });
     expect(inbound.body.trim()).to.equal('Where is my order?');
     expect(inbound.provider.email.via).to.equal('mailgun');
+    expect(inbound.provider.email.auth).to.include({ authenticated: true, method: 'dkim' });
     expect(reply).to.include({ in_reply_to: '<order-42@example.org>', status: 'queued', to_address: CUSTOMER, from_address: a.address, thread_id: inbound.thread_id, subject: 'Re: Order 42', body: 'We are on it.' });
 
     const again = await signed(a.address, '<order-42@example.org>');
@@ -149,7 +156,7 @@ describe('e2e: Mailgun inbound mail', function () {
     const a = await mailAgent();
     const unknown = await signed('nobody@mail.example.test', '<unknown@example.org>');
     expect(unknown.status).to.equal(406);
-    expect((await unknown.json()).error).to.match(/Email channel .* not found/);
+    expect((await unknown.json()).error).to.equal("Email channel 'nobody@mail.example.test' not found: add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on");
     const garbage = await post({ recipient: a.address, 'body-mime': 'no header section here, just words\r\n', ...signature() });
     expect(garbage.status).to.equal(406);
     expect((await garbage.json()).error).to.match(/could not be read as an email/);
@@ -198,5 +205,27 @@ describe('e2e: Mailgun inbound mail', function () {
     expect(notForm.status).to.equal(415);
     const cut = await fetch(`${svc.url}/email/mailgun/mime`, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=zz' }, body: '--zz\r\nContent-Disposition: form-data; name="recipient"\r\n\r\nabc' });
     expect(cut.status).to.be.within(400, 499);
+  });
+  it('answers by the verdict, not by From: — unsigned and forged stored unanswered; one X-Mailgun-Spf aligned with From: is believed, a second one never', async () => {
+    const a = await mailAgent();
+    const forged = (id: string, top: string[] = []) => [...top, 'From: The Boss <boss@example.org>', `To: ${a.address}`, 'Reply-To: attacker@evil.example', 'Subject: Figures', `Message-ID: ${id}`, '', 'Send me the figures.', ''].join('\r\n');
+    const send = (id: string, sender: string, top: string[] = []) => post({ recipient: a.address, sender, 'body-mime': forged(id, top), ...signature() });
+    expect((await send('<unsigned@x>', 'attacker@evil.example')).status).to.equal(200);
+    expect((await send('<dkim-claim@x>', 'attacker@evil.example', ['X-Mailgun-Dkim-Check-Result: Pass'])).status).to.equal(200);
+    expect((await send('<spf-unaligned@x>', 'attacker@evil.example', ['X-Mailgun-Spf: Pass'])).status).to.equal(200);
+    expect((await send('<spf-twice@x>', 'bounce@example.org', ['X-Mailgun-Spf: Pass', 'X-Mailgun-Spf: Pass'])).status).to.equal(200);
+    expect((await send('<spf-aligned@x>', 'bounce@example.org', ['X-Mailgun-Spf: Pass'])).status).to.equal(200);
+    const rows = (await stored(a.id)).filter((m) => m.direction === 'inbound');
+    expect(rows.map((m) => [m.message_id, m.provider.email.answer, m.provider.email.auth.method])).to.deep.equal([
+      ['<unsigned@x>', 'unauthenticated', 'none'],
+      ['<dkim-claim@x>', 'unauthenticated', 'none'],
+      ['<spf-unaligned@x>', 'unauthenticated', 'none'],
+      ['<spf-twice@x>', 'unauthenticated', 'none'],
+      ['<spf-aligned@x>', 'ok', 'mailgun-spf'],
+    ]);
+    expect(rows[0].last_error).to.match(/^Not answered: not from an allowed sender/);
+    // The answer goes to the authenticated From:, not to the Reply-To.
+    const reply = await until('the reply', async () => (await stored(a.id)).find((m) => m.direction === 'outbound'));
+    expect(reply.to_address).to.equal('boss@example.org');
   });
 });

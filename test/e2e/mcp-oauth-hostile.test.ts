@@ -34,7 +34,8 @@ describe('e2e: MCP OAuth refuses hostile input', function () {
   let docs: DocServer | undefined;
 
   before(async function () {
-    ({ h, docs } = await startOAuthHarness('mcp_oauth_hostile'));
+    // Every registration here comes from 127.0.0.1: more than the default hourly allowance.
+    ({ h, docs } = await startOAuthHarness('mcp_oauth_hostile', { OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR: '1000' }));
     if (!h) return this.skip();
     url = h.svc.url;
     origin = new URL(url).origin;
@@ -138,11 +139,12 @@ describe('e2e: MCP OAuth refuses hostile input', function () {
       });
     }
 
-    it('refuses a 2 MB body (400 invalid_request: the provider reads at most 56 KB), storing nothing', async () => {
+    it('refuses a 2 MB body unread (400 invalid_client_metadata: a registration is at most 8 KB), storing nothing', async () => {
       const huge = metadata({ client_name: 'x'.repeat(2 * 1024 * 1024) });
       const { res, body } = await refused('register: a 2 MB body', () => register(huge));
       expect(res.status).to.equal(400);
-      expect(body).to.include({ error: 'invalid_request' });
+      expect(body).to.include({ error: 'invalid_client_metadata' });
+      expect(body.error_description).to.contain('8192 bytes');
     });
 
     it('stores a client_name with U+0000 and lone surrogates (as U+FFFD) and reads the client back', async () => {

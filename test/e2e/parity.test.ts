@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import twilio from 'twilio';
 import { createAgent, gql, gqlOk, h, HARNESS_TWILIO, type TestWorkspace } from '../helpers/harness.js';
+import { nodemailerDkim } from '../helpers/mail-auth.js';
 import { until } from '../helpers/until.js';
 import type { FakeOpenAi } from '../helpers/openai-server.js';
 import { useFakeModelWorkspace } from '../helpers/runtime.js';
@@ -223,7 +224,8 @@ async function smsCall(s: Subject, text: string): Promise<Outcome> {
 /** An email to the agent's address over SMTP (250 once stored); then how the channel answered it. */
 async function emailCall(s: Subject, text: string): Promise<Outcome> {
   const messageId = `<parity-${++channelMessages}@customer.example>`;
-  const client = nodemailer.createTransport({ host: '127.0.0.1', port: h().smtpPort, secure: false, ignoreTLS: true });
+  // Signed as customer.example, whose key the harness's DNS serves: only authenticated senders are answered.
+  const client = nodemailer.createTransport({ host: '127.0.0.1', port: h().smtpPort, secure: false, ignoreTLS: true, dkim: nodemailerDkim(h().customerDkim) });
   try {
     await client.sendMail({ from: 'ada@customer.example', to: parityAddress(s), subject: 'Parity', text, messageId });
   } finally {

@@ -5,6 +5,7 @@ import { closeDatabase, dumpDatabase, openDatabase } from '../../src/infra/db.js
 import { createLogger } from '../../src/infra/logger.js';
 import { migrateLatest } from '../../src/infra/migrate.js';
 import { buildService, type Service } from '../../src/server.js';
+import { TestDns, type DkimSigner } from './mail-auth.js';
 import { newId } from '../../src/domain/ids.js';
 import { generateKey } from '../../src/domain/keys/key-material.js';
 import { DEFAULT_SETTINGS } from '../../src/domain/workspace/settings.js';
@@ -22,6 +23,8 @@ export interface Harness {
   config: Config;
   /** The SMTP listener's port (the email channel's way in). */
   smtpPort: number;
+  /** Signs mail as customer.example: the harness's DNS serves its key, so such mail authenticates (and is answered). */
+  customerDkim: DkimSigner;
 }
 
 /** The SMS provider account of the harness's service (TWILIO_*): callbacks are signed with this token. */
@@ -61,9 +64,11 @@ export async function startHarness(): Promise<Harness> {
     TWILIO_AUTH_TOKEN: HARNESS_TWILIO.authToken,
     TWILIO_API_BASE: 'http://127.0.0.1:9',
   });
-  const service = await buildService(config, { db, skipMigrations: true, logger: createLogger('silent') });
+  const dns = new TestDns();
+  const customerDkim = dns.signer('customer.example');
+  const service = await buildService(config, { db, skipMigrations: true, logger: createLogger('silent'), dnsResolver: dns.resolver });
   const { url, smtpPort } = await service.listen(0, '127.0.0.1');
-  harness = { service, db, url, onPostgres: Boolean(databaseUrl), config, smtpPort: smtpPort! };
+  harness = { service, db, url, onPostgres: Boolean(databaseUrl), config, smtpPort: smtpPort!, customerDkim };
   return harness;
 }
 

@@ -154,13 +154,13 @@ export async function connectWithOAuth(sdk: 'v1' | 'v2', url: URL, client: TestO
 /**
  * The console harness of the OAuth tests, with a server of Client ID Metadata Documents the service
  * trusts: HTTPS with a certificate the service is told to trust, on a loopback host the operator
- * allows (OAUTH_CLIENT_HOSTS_ALLOWED). No document server where no certificate can be made; `h` is
+ * allows (OAUTH_CLIENT_HOSTS_ALLOWED); `env`, more settings. No document server where no certificate can be made; `h` is
  * null without Chromium (the caller skips).
  */
-export async function startOAuthHarness(name: string): Promise<{ h: ConsoleHarness | null; docs: DocServer | undefined }> {
+export async function startOAuthHarness(name: string, env: Record<string, string> = {}): Promise<{ h: ConsoleHarness | null; docs: DocServer | undefined }> {
   const tls = selfSignedCert();
   const docs = tls ? await startDocServer(json({}), tls) : undefined;
-  const h = await startConsoleHarness(name, docs ? { env: { OAUTH_CLIENT_HOSTS_ALLOWED: `127.0.0.1:${docs.port}` }, build: { oauthClientMetadataCa: tls!.cert } } : {});
+  const h = await startConsoleHarness(name, docs ? { env: { ...env, OAUTH_CLIENT_HOSTS_ALLOWED: `127.0.0.1:${docs.port}` }, build: { oauthClientMetadataCa: tls!.cert } } : { env });
   return { h, docs };
 }
 

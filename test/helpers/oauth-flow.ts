@@ -65,9 +65,10 @@ function nextStep(html: string, memberToken: string): { url: string; body?: URLS
  * Signs a new public client in to an agent's MCP server as a hosted client and a member do, without
  * a browser: discovery from the MCP URL's 401, dynamic registration, the authorization request with
  * PKCE (S256) and the resource, the member's sign-in with `memberToken` and approval on the consent
- * page, and the code exchange. Throws, naming the step, when one of them fails.
+ * page, and the code exchange (`opts.scope`: the scope asked for, `mcp` unless given; null asks for
+ * none). Throws, naming the step, when one of them fails.
  */
-export async function obtainAccessToken(baseUrl: string, agentId: string, memberToken: string): Promise<ObtainedTokens> {
+export async function obtainAccessToken(baseUrl: string, agentId: string, memberToken: string, opts: { scope?: string | null } = {}): Promise<ObtainedTokens> {
   const mcpUrl = `${baseUrl}/agents/${encodeURIComponent(agentId)}/mcp`;
   const challenge = await fetch(mcpUrl, {
     method: 'POST',
@@ -114,9 +115,11 @@ export async function obtainAccessToken(baseUrl: string, agentId: string, member
       code_challenge: base64url(createHash('sha256').update(verifier).digest()),
       code_challenge_method: 'S256',
       resource: prm.resource,
-      scope: 'mcp',
       state,
     }).toString();
+    // A client may leave `scope` out (OAuth 2.1, MCP): `opts.scope` null sends none.
+    const scope = opts.scope === undefined ? 'mcp' : opts.scope;
+    if (scope !== null) authorize.searchParams.set('scope', scope);
 
     const code = await consent(authorize, redirectUri, new URL(baseUrl).origin, memberToken);
     if (code.get('error')) throw new Error(`the authorization was refused: ${code.get('error')}: ${code.get('error_description') ?? ''}`);

@@ -15,11 +15,15 @@ export interface Started {
 
 /**
  * Starts the service the way `npm start` does (tsx src/main.ts) with the given environment and
- * resolves once it prints its listening address.
+ * resolves once it prints its listening address; with `opts.nofile`, under that descriptor limit.
  */
-export function startService(env: Record<string, string | undefined>, timeoutMs = 90_000): Promise<Started> {
+export function startService(env: Record<string, string | undefined>, timeoutMs = 90_000, opts: { nofile?: number } = {}): Promise<Started> {
   const clean = Object.fromEntries(Object.entries({ ...process.env, TEST_DATABASE_URL: undefined, ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: clean, stdio: ['ignore', 'pipe', 'pipe'] });
+  const node = [process.execPath, '--import', 'tsx', 'src/main.ts'];
+  // `nofile`: the process runs under `ulimit -n` (bash execs node, so the child's pid is node's).
+  const child = opts.nofile
+    ? spawn('bash', ['-c', `ulimit -n ${opts.nofile} && exec "$0" "$@"`, ...node], { cwd: ROOT, env: clean, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(node[0]!, node.slice(1), { cwd: ROOT, env: clean, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

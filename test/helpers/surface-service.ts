@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/infra/config.js';
 import { createLogger, type Logger } from '../../src/infra/logger.js';
 import { buildService, type BuildOptions, type Service } from '../../src/server.js';
+import { NO_DNS } from './mail-auth.js';
 import { startOpenAiServer, type FakeOpenAi } from './openai-server.js';
 import { databaseEnv, graphqlClient } from './process.js';
 
@@ -48,7 +49,8 @@ export async function startSurfaceService(opts: {
     ...opts.database,
     ...opts.env,
   });
-  const service = await buildService(config, { ...opts.build, logger: opts.logger ?? createLogger('silent') });
+  // No test asks the network's DNS for its email sender checks: tests that need records pass their own.
+  const service = await buildService(config, { dnsResolver: NO_DNS, ...opts.build, logger: opts.logger ?? createLogger('silent') });
   const { server, url, smtpPort } = await service.listen(0, '127.0.0.1');
   return { service, server, url, ...(smtpPort !== undefined ? { smtpPort } : {}), stop: () => service.close() };
 }

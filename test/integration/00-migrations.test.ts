@@ -14,8 +14,18 @@ import { knexStore } from '../../src/infra/store/knex-store.js';
 // at the schema the database reports: tables and columns, keys, constraints and indexes.
 
 /** Every table of the data model with its columns, in order. */
+/** Primary keys other than `id`: credit usage and day counts are one row per key and day. */
+const PRIMARY_KEYS: Record<string, string> = {
+  credit_usage: 'agent_id, day',
+  message_day_counts: 'agent_id, day, direction, channel',
+  oauth_records: 'model, id',
+  oauth_registration_counts: 'address, window_start',
+  message_attachments: 'message_id, "position"',
+  channel_intake_days: 'channel_id, day',
+};
+
 const COLUMNS: Record<string, string> = {
-  a2a_tasks: 'id agent_id context_id state task created_at updated_at',
+  a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
   activity_log: 'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by',
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
@@ -31,16 +41,18 @@ const COLUMNS: Record<string, string> = {
   http_endpoints: 'id agent_id path path_shape methods handler_kind handler_body model_override description created_at updated_at input_schema output_schema',
   mcp_tools: 'id agent_id name description handler_kind handler_body model_override input_schema created_at updated_at output_schema',
   member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at',
-  mcp_grants: 'id workspace_id agent_id member_id client_id client_name redirect_host created_at last_used_at',
+  mcp_grants: 'id workspace_id agent_id member_id client_id client_name redirect_host created_at last_used_at member_token_id',
   mailgun_tokens: 'id expires_at',
+  channel_intake_days: 'channel_id day messages bytes',
   members: 'id workspace_id email name role created_at',
   message_attachments: 'message_id position filename content_type size content',
   message_day_counts: 'agent_id day direction channel n',
   messages:
-    'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at channel_id thread_id message_id in_reply_to status attempts failures next_attempt_at locked_until last_error run_id provider',
+    'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at channel_id thread_id message_id in_reply_to status attempts failures next_attempt_at locked_until last_error run_id provider answer_to',
   models: 'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at accepts_images',
+  oauth_registration_counts: 'address window_start n',
   oauth_records: 'model id payload grant_id uid expires_at consumed_at',
-  openai_responses: 'id agent_id previous_response_id context body created_at',
+  openai_responses: 'id agent_id previous_response_id context body created_at caller_ref chained',
   run_slots: 'id agent_id instance_id reserved_credits expires_at created_at workspace_id team_id slot_no budget',
   secrets: 'id workspace_id name kind ciphertext created_at updated_at',
   teams: 'id workspace_id name daily_credit_limit created_at',
@@ -113,6 +125,7 @@ const FOREIGN_KEYS = [
   'member_tokens FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
   'members FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'message_attachments FOREIGN KEY (message_id) REFERENCES messages(id) ON DELETE CASCADE',
+  'channel_intake_days FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE CASCADE',
   'message_day_counts FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'messages FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'messages FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL',
@@ -130,8 +143,10 @@ const FOREIGN_KEYS = [
 
 /** Indexes besides those of primary keys and unique constraints (the list queries and filters use them). */
 const INDEXES = [
+  'CREATE INDEX a2a_tasks_agent_id_caller_ref_updated_at_index ON a2a_tasks USING btree (agent_id, caller_ref, updated_at)',
   'CREATE INDEX a2a_tasks_agent_id_context_id_index ON a2a_tasks USING btree (agent_id, context_id)',
   'CREATE INDEX a2a_tasks_agent_id_updated_at_id_index ON a2a_tasks USING btree (agent_id, updated_at, id)',
+  'CREATE INDEX a2a_tasks_state_updated_at_index ON a2a_tasks USING btree (state, updated_at)',
   'CREATE INDEX activity_log_agent_id_created_at_id_index ON activity_log USING btree (agent_id, created_at, id)',
   'CREATE INDEX activity_log_agent_id_entry_created_at_id_index ON activity_log USING btree (agent_id, entry, created_at, id) WHERE (entry IS NOT NULL)',
   'CREATE INDEX activity_log_agent_id_kind_created_at_id_index ON activity_log USING btree (agent_id, kind, created_at, id)',
@@ -158,9 +173,11 @@ const INDEXES = [
   'CREATE INDEX messages_agent_id_direction_channel_sent_at_id_index ON messages USING btree (agent_id, direction, channel, sent_at, id)',
   'CREATE INDEX messages_agent_id_direction_sent_at_id_index ON messages USING btree (agent_id, direction, sent_at, id)',
   'CREATE INDEX messages_agent_id_sent_at_id_index ON messages USING btree (agent_id, sent_at, id)',
+  'CREATE INDEX messages_channel_answer_to ON messages USING btree (channel_id, answer_to, created_at) WHERE (answer_to IS NOT NULL)',
   'CREATE INDEX messages_channel_sender ON messages USING btree (channel_id, from_address, created_at) WHERE (channel_id IS NOT NULL)',
   'CREATE INDEX messages_due ON messages USING btree (next_attempt_at) WHERE (next_attempt_at IS NOT NULL)',
   'CREATE INDEX messages_run ON messages USING btree (run_id) WHERE (run_id IS NOT NULL)',
+  'CREATE INDEX messages_workspace_created ON messages USING btree (workspace_id, created_at)',
   'CREATE UNIQUE INDEX models_one_default ON models USING btree (workspace_id) WHERE is_default',
   'CREATE INDEX openai_responses_agent_id_created_at_index ON openai_responses USING btree (agent_id, created_at)',
   'CREATE INDEX openai_responses_created_at_index ON openai_responses USING btree (created_at)',
@@ -173,10 +190,12 @@ const INDEXES = [
   'CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (status, next_attempt_at)',
   'CREATE INDEX mcp_grants_agent_id_created_at_id_index ON mcp_grants USING btree (agent_id, created_at, id)',
   'CREATE INDEX mcp_grants_member_id_index ON mcp_grants USING btree (member_id)',
+  'CREATE INDEX mcp_grants_member_token_id_index ON mcp_grants USING btree (member_token_id)',
   'CREATE INDEX mailgun_tokens_expires_at_index ON mailgun_tokens USING btree (expires_at)',
   'CREATE INDEX oauth_records_expires_at_index ON oauth_records USING btree (expires_at)',
   'CREATE INDEX oauth_records_grant_id_index ON oauth_records USING btree (grant_id)',
   'CREATE INDEX oauth_records_uid_index ON oauth_records USING btree (uid)',
+  'CREATE INDEX oauth_registration_counts_window_start_index ON oauth_registration_counts USING btree (window_start)',
 ];
 
 interface Schema {
@@ -253,7 +272,7 @@ describe('migrations', function () {
     expect(kind('f').map((c) => c.split(' ').filter((_, i) => i !== 1 && i !== 2).join(' ')).sort()).to.deep.equal([...FOREIGN_KEYS].sort());
     // A primary key on every table: `id`, except credit usage (one row per agent and day).
     expect(kind('p').map((c) => `${c.split(' ')[0]} ${c.split(' ').slice(3).join(' ')}`).sort()).to.deep.equal(
-      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${t === 'credit_usage' ? 'agent_id, day' : t === 'message_day_counts' ? 'agent_id, day, direction, channel' : t === 'oauth_records' ? 'model, id' : t === 'message_attachments' ? 'message_id, "position"' : 'id'})`).sort(),
+      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${PRIMARY_KEYS[t] ?? 'id'})`).sort(),
     );
     expect(kind('x')).to.deep.equal([]);
     const secondary = afterUp.indexes.filter((d) => !/_pkey ON /.test(d) && !UNIQUE.some((u) => d.includes(` ${u.split(' ')[0]} ON `)));

@@ -20,6 +20,8 @@ import { insertAgent, invalidShape, recordingPipeline, recordingStore, refusalSh
 const NOW = new Date(Date.UTC(2031, 4, 6, 7, 8, 9, 567));
 const HEADERS = { 'x-trace': 'abc' };
 const signal = () => new AbortController().signal;
+/** The caller of keyPrincipal: the test agent key. */
+const CALLER = 'agentKey:key_test';
 const CHAT_ENTRY = { kind: 'chat', id: null, name: 'chat', handler: { kind: 'prompt', body: '' }, modelOverride: null };
 
 describe('A2A server: the service alone', () => {
@@ -70,10 +72,11 @@ describe('A2A server: the service alone', () => {
   const callerOf = (a: Agent): SurfaceCaller => ({ agent: a, principal: keyPrincipal(a), keyId: 'key_test', facts: {} });
   const request = { headers: HEADERS, signal };
   const message = (over: Partial<A2aMessage>): A2aMessage => ({ text: 'Hello', contextId: '', ...over });
-  const turnsOf = (agentId: string, contextId: string) => h().service.store.repos.conversations.recentTurns(conversationIdOf(agentId, contextId), 10);
+  const turnsOf = (agentId: string, contextId: string) => h().service.store.repos.conversations.recentTurns(conversationIdOf(agentId, CALLER, contextId), 10);
 
-  it("names a context's conversation by a hash of agent and context", () => {
-    expect(conversationIdOf('agt_1', 'ctx-1')).to.equal('a2a_5kHGrWzxiVMStLXDa5lNg37Mz5ygI3M2');
+  it("names a context's conversation by a hash of agent, caller and context", () => {
+    expect(conversationIdOf('agt_1', CALLER, 'ctx-1')).to.match(/^a2a_[A-Za-z0-9_-]{32}$/);
+    expect(conversationIdOf('agt_1', CALLER, 'ctx-1')).to.not.equal(conversationIdOf('agt_1', null, 'ctx-1'));
   });
 
   it('shows the card publicly only for a workspace-visible agent with the surface on', () => {
@@ -94,11 +97,11 @@ describe('A2A server: the service alone', () => {
       ]);
     });
 
-    it('describes the chat by the first 300 characters of the instructions when the agent has no description; no chat without instructions', async () => {
+    it('describes the chat by the agent’s name, never its instructions, when the agent has no description; no chat without instructions', async () => {
       const { service } = build();
-      const instructions = `${'i'.repeat(300)}TAIL`;
+      const instructions = `The refund password is hunter2. ${'i'.repeat(300)}TAIL`;
       const undescribed = await insertAgent(ws, { name: 'Quiet', description: '', instructions });
-      expect(await service.skills(undescribed)).to.deep.equal([{ id: 'chat', name: 'Quiet', description: 'i'.repeat(300), structured: false }]);
+      expect(await service.skills(undescribed)).to.deep.equal([{ id: 'chat', name: 'Quiet', description: 'Chat with Quiet', structured: false }]);
       const blank = await insertAgent(ws, { instructions: ' \n\t ' });
       await insertTool(blank.id, { name: 'only', description: 'The one tool' });
       expect(await service.skills(blank)).to.deep.equal([{ id: 'only', name: 'only', description: 'The one tool', structured: false }]);
@@ -175,7 +178,7 @@ describe('A2A server: the service alone', () => {
 
     it('keeps the turns of each successful run in the conversation its record names, and gives them back as the next message’s history', async () => {
       const { service, rec, begun, clock } = build();
-      const conversationId = conversationIdOf(agent.id, 'ctx-kept');
+      const conversationId = conversationIdOf(agent.id, CALLER, 'ctx-kept');
       // The server named the context: the message carried none, the record names it.
       const first = await service.begin(callerOf(agent), message({ text: 'Hello' }), request);
       await first.record('ctx-kept', runResult('Hi there'));
@@ -217,7 +220,7 @@ describe('A2A server: the service alone', () => {
       const started = await service.begin(callerOf(agent), message({ text: 'Hello' }), request);
       await started.record('ctx-failed', runResult(null, { kind: 'model', message: 'The model failed' }));
       expect(rec.calls).to.deep.equal([]);
-      expect(await h().service.store.repos.conversations.get(conversationIdOf(agent.id, 'ctx-failed'))).to.equal(null);
+      expect(await h().service.store.repos.conversations.get(conversationIdOf(agent.id, CALLER, 'ctx-failed'))).to.equal(null);
     });
 
     it('two first messages of one context at once: both find no conversation, one creates it, the other’s Conflict is no failure, all turns are kept', async () => {
@@ -252,7 +255,7 @@ describe('A2A server: the service alone', () => {
       expect(await rejection(() => started.record('ctx-broken', runResult('Hi')))).to.equal(failure);
       expect(rec.argsOf('conversations.addTurns')).to.deep.equal([]);
       // A Conflict, by contrast, is the other first message having won.
-      const conversationId = conversationIdOf(agent.id, 'ctx-broken');
+      const conversationId = conversationIdOf(agent.id, CALLER, 'ctx-broken');
       await h().service.store.repos.conversations.insert({ id: conversationId, agentId: agent.id, visitorId: null, createdAt: NOW, updatedAt: NOW });
       // The conversation exists now but this record does not see it: it tries to create it and meets the Conflict.
       const blind = build({
@@ -269,35 +272,50 @@ describe('A2A server: the service alone', () => {
   });
 
   describe('tasks', () => {
-    const task = (id: string, state = 'TASK_STATE_WORKING') => ({ id, contextId: 'ctx-t', state, task: { id, status: { state } } });
+    const task = (id: string, state = 'TASK_STATE_WORKING', contextId = 'ctx-t') => ({ id, contextId, state, task: { id, status: { state } } });
+    const mine = () => ({ agentId: agent.id, callerRef: CALLER });
 
-    it("stores the agent's task and reads it back whole; another agent reads none", async () => {
+    it("stores the caller's task and reads it back whole; another agent or another key of the agent reads none", async () => {
       const { service, clock } = build();
       const id = `task-${newId('t')}`;
-      await service.saveTask(agent.id, task(id));
-      const stored = { ...task(id), agentId: agent.id, createdAt: NOW, updatedAt: NOW };
-      expect(await service.task(agent.id, id)).to.deep.equal(stored);
+      expect(service.scopeOf(callerOf(agent))).to.deep.equal(mine());
+      await service.saveTask(mine(), task(id));
+      const stored = { ...task(id), agentId: agent.id, callerRef: CALLER, createdAt: NOW, updatedAt: NOW };
+      expect(await service.task(mine(), id)).to.deep.equal(stored);
       const other = await insertAgent(ws);
-      expect(await service.task(other.id, id)).to.equal(null);
-      expect(await service.task(agent.id, `${id}-unknown`)).to.equal(null);
+      expect(await service.task({ agentId: other.id, callerRef: CALLER }, id)).to.equal(null);
+      expect(await service.task({ agentId: agent.id, callerRef: 'agentKey:key_other' }, id)).to.equal(null);
+      expect(await service.task(mine(), `${id}-unknown`)).to.equal(null);
 
       clock.advance(5_000);
       const later = `task-${newId('t')}`;
-      await service.saveTask(agent.id, task(later, 'TASK_STATE_COMPLETED'));
-      expect(await service.tasks(agent.id, { contextId: 'ctx-t', limit: 10, offset: 0 })).to.deep.equal({
-        tasks: [{ ...task(later, 'TASK_STATE_COMPLETED'), agentId: agent.id, createdAt: clock.now(), updatedAt: clock.now() }, stored],
+      await service.saveTask(mine(), task(later, 'TASK_STATE_COMPLETED'));
+      expect(await service.tasks(mine(), { contextId: 'ctx-t', limit: 10, offset: 0 })).to.deep.equal({
+        tasks: [{ ...task(later, 'TASK_STATE_COMPLETED'), agentId: agent.id, callerRef: CALLER, createdAt: clock.now(), updatedAt: clock.now() }, stored],
         total: 2,
       });
+      expect(await service.tasks({ agentId: agent.id, callerRef: 'agentKey:key_other' }, { contextId: 'ctx-t', limit: 10, offset: 0 })).to.deep.equal({ tasks: [], total: 0 });
+      // Another key's save of the same task id changes nothing.
+      await service.saveTask({ agentId: agent.id, callerRef: 'agentKey:key_other' }, task(id, 'TASK_STATE_CANCELED'));
+      expect((await service.task(mine(), id))!.state).to.equal('TASK_STATE_WORKING');
     });
 
     it('reads a task id of 200 characters, never one of 201 or one holding U+0000', async () => {
       const { service, rec } = build();
       const at = `task-${'c'.repeat(195)}`;
-      await service.saveTask(agent.id, task(at));
-      expect((await service.task(agent.id, at))!.id).to.equal(at);
-      expect(await service.task(agent.id, `${at}c`)).to.equal(null);
-      expect(await service.task(agent.id, 'task-\u0000')).to.equal(null);
+      await service.saveTask(mine(), task(at));
+      expect((await service.task(mine(), at))!.id).to.equal(at);
+      expect(await service.task(mine(), `${at}c`)).to.equal(null);
+      expect(await service.task(mine(), 'task-\u0000')).to.equal(null);
       expect(rec.argsOf('a2aTasks.get')).to.deep.equal([[at]]);
+    });
+
+    it('a task stored before callers were kept is read by no caller', async () => {
+      const id = `task-${newId('t')}`;
+      await h().db('a2a_tasks').insert({ id, agent_id: agent.id, context_id: 'ctx-old', state: 'TASK_STATE_COMPLETED', task: JSON.stringify({ id }) });
+      const { service } = build();
+      expect(await service.task(mine(), id)).to.equal(null);
+      expect((await service.tasks(mine(), { contextId: 'ctx-old', limit: 10, offset: 0 })).total).to.equal(0);
     });
   });
 

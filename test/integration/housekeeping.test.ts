@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { newId } from '../../src/domain/ids.js';
+import { conversationIdOf } from '../../src/domain/surfaces/a2a.service.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { buildService, type Service } from '../../src/server.js';
 import type { WebhookDelivery, WebhookDeliverySummary } from '../../src/domain/webhooks/webhook.entities.js';
@@ -30,7 +31,7 @@ describe('housekeeping timer', function () {
   beforeEach(async () => {
     time = manualTime(new Date(Date.now() - 30 * DAY));
     logLines = [];
-    service = await buildService({ ...h().config, webhookBodyRetentionDays: 7 }, {
+    service = await buildService({ ...h().config, webhookBodyRetentionDays: 7, a2aTaskRetentionDays: 10 }, {
       db: h().db,
       skipMigrations: true,
       clock: time.clock,
@@ -170,6 +171,33 @@ describe('housekeeping timer', function () {
     expect(now.get(failed.id)).to.deep.include({ status: 'FAILED', body: '', bodyDroppedAt: new Date(start.getTime() + 9 * DAY).toISOString() });
     expect(now.get(pending.id)).to.deep.include({ body: 'pending body', bodyDroppedAt: null });
     expect(now.get(done.id)!.bodyDroppedAt, 'a body is dropped once').to.equal(new Date(start.getTime() + 8 * DAY).toISOString());
+    expectNoFailedRun();
+  });
+
+  it('deletes final A2A tasks past A2A_TASK_RETENTION_DAYS (10 here) at its next daily run, with their conversations; working and newer ones stay', async () => {
+    const agentId = await createAgent(ws.adminToken);
+    const task = async (state: string, daysAgo: number) => {
+      const id = newId('task');
+      const at = new Date(time.clock.now().getTime() - daysAgo * DAY);
+      await h().db('a2a_tasks').insert({ id, agent_id: agentId, caller_ref: 'agentKey:k', context_id: id, state, task: JSON.stringify({ id }), created_at: at, updated_at: at });
+      return id;
+    };
+    const old = await task('TASK_STATE_COMPLETED', 11);
+    const conversationId = conversationIdOf(agentId, 'agentKey:k', old);
+    await h().db('conversations').insert({ id: conversationId, agent_id: agentId });
+    await h().db('chat_turns').insert({ id: newId('turn'), conversation_id: conversationId, role: 'user', content: 'hello' });
+    const working = await task('TASK_STATE_WORKING', 11);
+    const newer = await task('TASK_STATE_FAILED', 9);
+    const left = async () => (await h().db('a2a_tasks').where({ agent_id: agentId }).select('id')).map((r: { id: string }) => r.id).sort();
+    expect(await left()).to.deep.equal([old, working, newer].sort());
+    await time.advance(DAY);
+    expect(await left()).to.deep.equal([working, newer].sort());
+    expect(await h().db('conversations').where({ id: conversationId }).first()).to.equal(undefined);
+    expect(await h().db('chat_turns').where({ conversation_id: conversationId })).to.deep.equal([]);
+    // The failed one reaches 10 days at the next run and goes once past them.
+    await time.advance(2 * DAY);
+    expect(await left()).to.deep.equal([working]);
+    expect(logLines.some((l) => /"a2aTasks":1/.test(l))).to.equal(true);
     expectNoFailedRun();
   });
 });

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/infra/logger.js';
 import { errorMapper } from '../../src/rest/errors.js';
 import { mailgunRoutes } from '../../src/rest/surfaces/mailgun.routes.js';
 import { h } from '../helpers/harness.js';
+import { NO_DNS } from '../helpers/mail-auth.js';
 
 // The Mailgun intake's rules without a whole service (docs/decisions.md §31): the signature window,
 // the token memory in the database, and the answers when storing fails (503, the token given back so
@@ -61,7 +62,7 @@ describe('Mailgun intake', () => {
 
     before(async () => {
       const logger = createLogger('silent');
-      const intake = mailgunIntake(receipt, mailgunTokens(h().db), { now: () => new Date() }, { signingKey: KEY, maxBytes: 64 * 1024 }, logger);
+      const intake = mailgunIntake(receipt, mailgunTokens(h().db), { now: () => new Date() }, { signingKey: KEY, maxBytes: 64 * 1024, senderAuth: { resolver: NO_DNS, mta: 'mail.example.test' }, trustSpfHeader: false }, logger);
       const app = new Koa();
       app.use(errorMapper(logger));
       app.use(mailgunRoutes(intake));

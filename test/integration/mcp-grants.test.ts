@@ -32,6 +32,7 @@ describe('MCP grants: list and revoke', function () {
       workspaceId: ws.workspaceId,
       agentId: agent,
       memberId: ws.adminId,
+      memberTokenId: null,
       clientId: 'https://claude.ai/oauth/mcp-client.json',
       clientName: 'Claude',
       redirectHost: 'claude.ai',

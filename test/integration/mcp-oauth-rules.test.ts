@@ -277,13 +277,13 @@ describe('MCP OAuth rules', function () {
       expect(await grants.find('g3')).to.equal(undefined);
     });
 
-    it('housekeeping removes expired records and unapproved clients a day old, and keeps approved ones', async () => {
+    it('housekeeping removes expired records and unapproved clients an hour old, and keeps approved ones', async () => {
       const at = new Date();
       const clients = records('Client');
       const day = 86_400;
       const nowS = Math.floor(at.getTime() / 1000);
-      await clients.upsert('old-unused', { client_id: 'old-unused', client_id_issued_at: nowS - day - 10 });
-      await clients.upsert('new-unused', { client_id: 'new-unused', client_id_issued_at: nowS - 10 });
+      await clients.upsert('old-unused', { client_id: 'old-unused', client_id_issued_at: nowS - 3600 - 1 });
+      await clients.upsert('new-unused', { client_id: 'new-unused', client_id_issued_at: nowS - 3600 + 10 });
       await clients.upsert('old-used', { client_id: 'old-used', client_id_issued_at: nowS - 5 * day });
       await service.approve(member, agentId, { grantId: newId('grt'), clientId: 'old-used', clientName: null, redirectUri: 'https://x.test/cb' });
       await records('Interaction').upsert('i-1', { jti: 'i-1' }, 60);

@@ -62,11 +62,14 @@ describe('OpenAI-compatible API: the service alone', () => {
   const request = (body: Json | undefined) => ({ headers: HEADERS, signal, body });
   const modelOf = (a: Agent) => ({ id: a.id, object: 'model', created: AGENT_CREATED_SECONDS, owned_by: workspaceId, name: a.name, description: a.description });
 
-  async function storeResponse(agentId: string, over: { id?: string; context?: ModelMessage[]; createdAt?: Date } = {}): Promise<string> {
+  async function storeResponse(agentId: string, over: { id?: string; context?: ModelMessage[]; createdAt?: Date; callerRef?: string | null } = {}): Promise<string> {
     const id = over.id ?? newId('resp');
     await h().service.store.repos.responses.insert({
       id,
       agentId,
+      // The caller of keyPrincipal; a response stored whole, as before chains.
+      callerRef: over.callerRef === undefined ? 'agentKey:key_test' : over.callerRef,
+      chained: false,
       previousResponseId: null,
       context: over.context ?? [{ role: 'user', content: 'Earlier' }],
       body: { id, object: 'response', marker: 'stored' },
@@ -258,11 +261,13 @@ describe('OpenAI-compatible API: the service alone', () => {
       expect(await h().service.store.repos.responses.get(created.state.id)).to.deep.equal({
         id: created.state.id,
         agentId: agent.id,
+        callerRef: 'agentKey:key_test',
         previousResponseId: null,
         context: [
           { role: 'user', content: 'Hello' },
           { role: 'assistant', content: 'Hi!' },
         ],
+        chained: true,
         body: responseObject(created.state),
         createdAt: NOW,
       });
@@ -285,7 +290,10 @@ describe('OpenAI-compatible API: the service alone', () => {
       await save(runResult({ answer: 42 }));
       const stored = await h().service.store.repos.responses.get(state.id);
       expect(stored!.previousResponseId).to.equal(previous);
-      expect(stored!.context).to.deep.equal([...messages, { role: 'assistant', content: '{"answer":42}' }]);
+      // Only the turns this response added: the context before it is the previous response's.
+      expect(stored!.context).to.deep.equal([{ role: 'user', content: 'Next' }, { role: 'assistant', content: '{"answer":42}' }]);
+      expect(stored!.chained).to.equal(true);
+      expect(stored!.callerRef).to.equal('agentKey:key_test');
     });
 
     it('keeps nothing for store: false, nor for a failed run', async () => {
@@ -412,9 +420,9 @@ describe('OpenAI-compatible API: the service alone', () => {
       expect(await h().service.store.repos.responses.get(id)).to.equal(null);
       expect(refusalShape(await rejection(() => service.deleteResponse(caller, id)))).to.deep.equal(notFound(id));
       expect(rec.argsOf('responses.delete')).to.deep.equal([
-        [id, other.id],
-        [id, agent.id],
-        [id, agent.id],
+        [id, other.id, 'agentKey:key_test'],
+        [id, agent.id, 'agentKey:key_test'],
+        [id, agent.id, 'agentKey:key_test'],
       ]);
     });
 

@@ -4,6 +4,7 @@ import type { Agent } from '../../src/domain/agents/agent.entities.js';
 import type { Channel, ChannelKind } from '../../src/domain/channels/channel.entities.js';
 import { EmailReceiptService, type EmailDelivery } from '../../src/domain/channels/email-receipt.service.js';
 import { SmsReceiptService, type SmsCallback } from '../../src/domain/channels/sms-receipt.service.js';
+import type { SenderVerdict } from '../../src/domain/email/sender-rules.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { Forbidden, Invalid, NotFound, Unauthenticated, Unavailable } from '../../src/domain/errors.js';
 import type { Json } from '../../src/domain/json.js';
@@ -24,7 +25,7 @@ function agentOf(id: string, on = true): Agent {
 }
 
 /** A store of agents, channels and accepted messages; `failAccept` makes storing fail. */
-function memoryStore(agents: Agent[], channels: Channel[], opts: { answeredLastHour?: number; failAccept?: boolean | string } = {}) {
+function memoryStore(agents: Agent[], channels: Channel[], opts: { answeredLastHour?: number; channelLastHour?: number; failAccept?: boolean | string } = {}) {
   const messages: Message[] = [];
   const lookedUp: string[] = [];
   const accepted: { message: Message; attachments: readonly MessageAttachment[] | undefined }[] = [];
@@ -46,7 +47,7 @@ function memoryStore(agents: Agent[], channels: Channel[], opts: { answeredLastH
         accepted.push({ message: m, attachments });
         return { message: m, duplicate: false };
       },
-      countAnswerable: async (...args: unknown[]) => (counted.push(args), opts.answeredLastHour ?? 0),
+      countAnswerable: async (...args: unknown[]) => (counted.push(args), args[1] === null ? (opts.channelLastHour ?? 0) : (opts.answeredLastHour ?? 0)),
       findByMessageId: async (agentId: string, direction: string, id: string) => messages.find((m) => m.agentId === agentId && m.direction === direction && m.messageId === id) ?? null,
       setStatus: async (id: string, status: MessageStatus, provider: Json) => void statuses.push([id, status, provider]),
     },
@@ -63,14 +64,18 @@ function signals() {
 describe('email receipt', () => {
   const helpdesk = channelOf({ id: 'chn_h', address: 'help@mail.test' });
   const sales = channelOf({ id: 'chn_s', address: 'sales@mail.test' });
-  const smtp: EmailDelivery = { recipients: ['Help@Mail.Test'], via: 'smtp', envelope: { mailFrom: 'bounce@example.com', remoteAddress: '127.0.0.1', secure: false } };
+  const PASS: SenderVerdict = { authenticated: true, method: 'dkim', summary: 'spf=none dkim=pass (d=example.com) dmarc=none (from example.com)' };
+  const FAIL: SenderVerdict = { authenticated: false, method: 'none', summary: 'spf=none dkim=none dmarc=none (from example.com)' };
+  const smtp: EmailDelivery = { recipients: ['Help@Mail.Test'], via: 'smtp', envelope: { mailFrom: 'bounce@example.com', remoteAddress: '127.0.0.1', secure: false }, sender: PASS };
+  const AUTH = { authenticated: true, method: 'dkim', summary: PASS.summary };
 
-  function service(opts: { agents?: Agent[]; channels?: Channel[]; answeredLastHour?: number; failAccept?: boolean | string; limit?: number } = {}) {
+  function service(opts: { agents?: Agent[]; channels?: Channel[]; answeredLastHour?: number; channelLastHour?: number; failAccept?: boolean | string; limit?: number; channelLimit?: number } = {}) {
     const mem = memoryStore(opts.agents ?? [agentOf('agt_1')], opts.channels ?? [helpdesk, sales], opts);
     const recorded: ActivityRecord[] = [];
     const activity = { record: (_a: Agent, r: ActivityRecord) => void recorded.push(r) } as unknown as ActivityLog;
     const s = signals();
-    const svc = new EmailReceiptService(mem.store, clock, activity, s.queue, opts.limit === undefined ? undefined : { repliesPerSenderPerHour: opts.limit });
+    const limits = opts.limit === undefined && opts.channelLimit === undefined ? undefined : { repliesPerSenderPerHour: opts.limit ?? 10, repliesPerChannelPerHour: opts.channelLimit ?? 100 };
+    const svc = new EmailReceiptService(mem.store, clock, activity, s.queue, limits);
     return { svc, ...mem, recorded, woken: s.woken };
   }
 
@@ -80,10 +85,11 @@ describe('email receipt', () => {
     const [r] = await svc.receive(mail, smtp);
     expect(r!.duplicate).to.equal(false);
     expect(r!.message.id).to.match(/^msg_[a-z0-9]{16}$/);
-    expect(r!.message).to.deep.include({ direction: 'inbound', channel: 'email', from: 'alice@example.com', to: 'help@mail.test', subject: 'Question', body: 'Hello', status: 'received', nextAttemptAt: NOW, lastError: null, threadId: '<m1@example.com>', messageId: '<m1@example.com>', workspaceId: 'wsp_1', agentId: 'agt_1', channelId: 'chn_h', attempts: 0, failures: 0, runId: null, sentAt: NOW });
-    expect(r!.message.provider).to.deep.equal({ email: { references: [], cc: ['c@x.test'], replyTo: ['r@x.test'], html: '<p>hi</p>', answer: 'ok', via: 'smtp', envelope: smtp.envelope, attachments: [{ filename: 'a.txt', contentType: 'text/plain', size: 3, kept: true }, { filename: null, contentType: 'image/png', size: 9, kept: false }] } });
+    expect(r!.message).to.deep.include({ direction: 'inbound', channel: 'email', from: 'alice@example.com', to: 'help@mail.test', subject: 'Question', body: 'Hello', status: 'received', nextAttemptAt: NOW, lastError: null, threadId: '<m1@example.com>', messageId: '<m1@example.com>', workspaceId: 'wsp_1', agentId: 'agt_1', channelId: 'chn_h', attempts: 0, failures: 0, runId: null, sentAt: NOW, answerTo: 'alice@example.com' });
+    expect(r!.message.provider).to.deep.equal({ email: { references: [], cc: ['c@x.test'], replyTo: ['r@x.test'], html: '<p>hi</p>', answer: 'ok', answerTo: 'alice@example.com', auth: AUTH, via: 'smtp', envelope: smtp.envelope, attachments: [{ filename: 'a.txt', contentType: 'text/plain', size: 3, kept: true }, { filename: null, contentType: 'image/png', size: 9, kept: false }] } });
     expect(accepted[0]!.attachments).to.deep.equal([{ filename: 'a.txt', contentType: 'text/plain', size: 3, content: Buffer.from('abc') }, { filename: null, contentType: 'image/png', size: 9, content: null }]);
-    expect(counted).to.deep.equal([['chn_h', 'alice@example.com', new Date(NOW.getTime() - 3_600_000)]]);
+    const since = new Date(NOW.getTime() - 3_600_000);
+    expect(counted).to.deep.equal([['chn_h', 'alice@example.com', since], ['chn_h', null, since]]);
     expect(woken()).to.equal(1);
     expect(recorded).to.deep.equal([{
       surface: 'EMAIL', entry: 'help@mail.test', method: 'SMTP', path: 'help@mail.test', status: 250,
@@ -94,11 +100,11 @@ describe('email receipt', () => {
 
   it('stores a copy per known recipient channel, once each, and a redelivery as a duplicate that wakes nothing', async () => {
     const { svc, messages, recorded, woken } = service();
-    const delivery: EmailDelivery = { recipients: ['help@mail.test', ' <HELP@mail.test> ', 'sales@mail.test', 'nobody@mail.test'], via: 'mailgun' };
+    const delivery: EmailDelivery = { recipients: ['help@mail.test', ' <HELP@mail.test> ', 'sales@mail.test', 'nobody@mail.test'], via: 'mailgun', sender: PASS };
     const first = await svc.receive(inboundMail(), delivery);
     expect(first.map((r) => r.channel.id)).to.deep.equal(['chn_h', 'chn_s']);
     expect(messages).to.have.length(2);
-    expect(first[0]!.message.provider).to.deep.include({ email: { references: [], cc: [], replyTo: [], html: null, answer: 'ok', attachments: [], via: 'mailgun' } });
+    expect(first[0]!.message.provider).to.deep.include({ email: { references: [], cc: [], replyTo: [], html: null, answer: 'ok', answerTo: 'alice@example.com', auth: AUTH, attachments: [], via: 'mailgun' } });
     expect(recorded[0]).to.deep.include({ method: 'POST', status: 200 });
     const again = await svc.receive(inboundMail(), delivery);
     expect(again.map((r) => r.duplicate)).to.deep.equal([true, true]);
@@ -106,8 +112,8 @@ describe('email receipt', () => {
     expect(recorded.at(-1)!.response).to.deep.include({ duplicate: true });
     // One new copy among redeliveries wakes the queue.
     const more = service();
-    await more.svc.receive(inboundMail(), { recipients: ['help@mail.test'], via: 'smtp' });
-    await more.svc.receive(inboundMail(), { recipients: ['help@mail.test', 'sales@mail.test'], via: 'smtp' });
+    await more.svc.receive(inboundMail(), { recipients: ['help@mail.test'], via: 'smtp', sender: PASS });
+    await more.svc.receive(inboundMail(), { recipients: ['help@mail.test', 'sales@mail.test'], via: 'smtp', sender: PASS });
     expect(more.woken()).to.equal(2);
   });
 
@@ -116,7 +122,7 @@ describe('email receipt', () => {
     const many = ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'e@x.test', 'f@x.test'];
     const err = await svc.receive(inboundMail(), { recipients: many, via: 'smtp' }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(NotFound);
-    expect((err as Error).message).to.equal("Email channel 'a@x.test, b@x.test, c@x.test, d@x.test, e@x.test' not found" + 'add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on');
+    expect((err as Error).message).to.equal("Email channel 'a@x.test, b@x.test, c@x.test, d@x.test, e@x.test' not found" + ': add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on');
     const failing = service({ failAccept: true });
     const down = await failing.svc.receive(inboundMail(), smtp).catch((e: unknown) => e);
     expect(down).to.be.instanceOf(Unavailable);
@@ -154,7 +160,7 @@ describe('email receipt', () => {
     expect((await ignored({}, inboundMail({ from: { address: 'sales@mail.test', name: '' } }))).lastError).to.equal("Not answered: it comes from (or answers to) one of the agent's own addresses");
     expect((await ignored({ answeredLastHour: 10 })).lastError).to.equal('Not answered: this sender had the most automatic answers allowed in the last hour');
     expect((await ignored({ answeredLastHour: 2, limit: 2 })).lastError).to.match(/most automatic answers/);
-    expect((await ignored({ channels: [channelOf({ id: 'chn_h', address: 'help@mail.test', allowedSenders: ['@other.test'] })] })).lastError).to.equal("The sender is not one of the channel's allowed senders");
+    expect((await ignored({ channels: [channelOf({ id: 'chn_h', address: 'help@mail.test', allowedSenders: ['@other.test'] })] })).lastError).to.equal("Not answered: the sender is not one of the channel's allowed senders");
     expect((await ignored({ channels: [channelOf({ id: 'chn_h', address: 'help@mail.test', autoReply: false })] })).lastError).to.equal('The channel does not answer automatically');
     expect((await ignored({ channels: [channelOf({ id: 'chn_h', address: 'help@mail.test', autoReply: false, allowedSenders: ['@other.test'] })] })).lastError).to.equal('The channel does not answer automatically');
     const domain = service({ channels: [channelOf({ id: 'chn_h', address: 'help@mail.test', allowedSenders: ['@example.com'] })] });
@@ -233,9 +239,9 @@ describe('SMS receipt', () => {
     expect((await refused({}, 'agt_1', cb(form, '')))!.message).to.match(/header is missing/);
     expect((await refused({ verified: false }))!.message).to.match(/does not match the request/);
     expect(await refused({ agents: [agentOf('agt_1', false)] })).to.be.instanceOf(Forbidden).and.to.have.property('message').that.contains('setSurface(agentId: "agt_1", surface: SMS, enabled: true)');
-    expect((await refused({}, 'agt_1', cb({ ...form, To: '+14155550999' })))!.message).to.equal("SMS channel '+14155550999' not found" + 'add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})');
+    expect((await refused({}, 'agt_1', cb({ ...form, To: '+14155550999' })))!.message).to.equal("SMS channel '+14155550999' not found" + ': add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})');
     expect(await refused({ channels: [{ ...channel, agentId: 'agt_2' }] })).to.be.instanceOf(NotFound);
-    expect((await refused({}, 'agt_1', cb({ From: '+14155550123' })))!.message).to.equal('SMS channel not found' + 'add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})');
+    expect((await refused({}, 'agt_1', cb({ From: '+14155550123' })))!.message).to.equal('SMS channel not found' + ': add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})');
     expect(await refused({}, 'agt_1', cb({ To: '+14155550100' }))).to.be.instanceOf(Invalid);
     expect(await refused({}, 'agt_1', cb({ To: '+14155550100', From: '  ' }))).to.be.instanceOf(Invalid).and.to.have.property('field', 'From');
     expect((await refused({}, 'agt_1', cb({ To: '+14155550100', From: '+1'.padEnd(321, '5') })))!.message).to.equal('From: must be the sender, at most 320 characters');

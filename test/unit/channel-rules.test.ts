@@ -113,8 +113,10 @@ describe('outbound messages and answers', () => {
     expect(answerTo({ ...inbound, from: '' }, channelOf({ kind: 'SMS', address: '+14155550100' }), { text: 'Hi' }, null, NOW, '').to).to.equal('');
   });
 
-  it('answers an email to Reply-To else From, threaded, with a Re: subject unless one is given', () => {
-    const inbound = messageOf({ provider: { email: { references: ['<r0@example.com>'], replyTo: ['team@example.com'] } } });
+  it('answers an email to the address decided on receipt (never a stored Reply-To), else From, threaded, with a Re: subject unless one is given', () => {
+    const inbound = messageOf({ provider: { email: { references: ['<r0@example.com>'], replyTo: ['team@example.com'] } }, answerTo: 'team@example.com' });
+    // A Reply-To nobody checked is never where the answer goes.
+    expect(answerTo({ ...inbound, answerTo: undefined }, channelOf(), { text: 'Done' }, 'run_1', NOW, 'out.example').to).to.equal('alice@example.com');
     const m = answerTo(inbound, channelOf(), { text: 'Done' }, 'run_1', NOW, 'out.example');
     expect(m).to.deep.include({ to: 'team@example.com', from: 'agent@mail.test', subject: 'Re: Question', inReplyTo: '<m1@example.com>', threadId: '<t@example.com>', body: 'Done' });
     expect(m.provider).to.deep.equal({ email: { references: ['<r0@example.com>', '<m1@example.com>'], headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' } } });

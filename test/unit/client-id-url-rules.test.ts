@@ -55,6 +55,21 @@ describe('Client ID Metadata Document URLs and addresses', () => {
     for (const a of inward) expect(isPublicAddress(a), a).to.equal(false);
   });
 
+  it('counts local-use NAT64 (64:ff9b:1::/48) and IPv4-compatible (::/96) addresses as not public', () => {
+    for (const a of ['64:ff9b:1::a00:1', '64:ff9b:1::808:808', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff', '::a00:1', '::808:808', '::7f00:1', '::ffff:ffff']) {
+      expect(isPublicAddress(a), a).to.equal(false);
+    }
+    // Just outside both blocks: ordinary unicast.
+    for (const a of ['64:ff9b:2::808:808', '0:0:0:0:1::808:808']) expect(isPublicAddress(a), a).to.equal(true);
+  });
+
+  it('OAUTH_UNAPPROVED_CLIENTS_MAX and OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR: 1,000 and 20 by default, validated', () => {
+    expect(loadConfig({}).oauthRegistration).to.deep.equal({ unapprovedClientsMax: 1000, perAddressPerHour: 20 });
+    expect(loadConfig({ OAUTH_UNAPPROVED_CLIENTS_MAX: '50', OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR: '0' }).oauthRegistration).to.deep.equal({ unapprovedClientsMax: 50, perAddressPerHour: 0 });
+    expect(() => loadConfig({ OAUTH_UNAPPROVED_CLIENTS_MAX: '0' })).to.throw(ConfigError, /OAUTH_UNAPPROVED_CLIENTS_MAX/);
+    expect(() => loadConfig({ OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR: 'many' })).to.throw(ConfigError, /OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR/);
+  });
+
   it('OAUTH_CLIENT_HOSTS_ALLOWED is read as a list of hosts; none when unset', () => {
     expect(loadConfig({}).oauthClientHostsAllowed).to.deep.equal([]);
     expect(loadConfig({ OAUTH_CLIENT_HOSTS_ALLOWED: 'localhost:8080, cimd.test ,[::1]:9000' }).oauthClientHostsAllowed)

@@ -2,16 +2,17 @@ import type { ActivityLog } from '../activity/activity-log.js';
 import type { Agent } from '../agents/agent.entities.js';
 import type { Clock } from '../clock.js';
 import type { InboundMail } from '../email/inbound-mail.js';
-import { answerBudget, normalAddress, shouldAnswer, type AnswerReason } from '../email/loop-rules.js';
-import { NotFound, Unavailable } from '../errors.js';
+import { normalAddress, shouldAnswer, type AnswerReason } from '../email/loop-rules.js';
+import { answerRecipient, channelBudget, UNVERIFIED, type SenderVerdict } from '../email/sender-rules.js';
+import { LimitExceeded, NotFound, Unavailable } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Json } from '../json.js';
 import type { Message } from '../messages/message.entities.js';
-import type { MessageAttachment } from '../messages/message.ports.js';
 import type { Store } from '../ports.js';
 import type { Channel } from './channel.entities.js';
 import type { ChannelQueueSignal } from './channel.ports.js';
 import { senderAllowed } from './channel.schemas.js';
+import { keepsAttachmentBytes, storeCopy, type IntakeQuota } from './email-intake-quota.js';
 import type { EmailDetails } from './outbound-message.js';
 
 /** How an email reached the service: the SMTP listener (with its envelope) or a provider's inbound webhook. */
@@ -20,6 +21,8 @@ export interface EmailDelivery {
   recipients: string[];
   via: 'smtp' | 'mailgun';
   envelope?: { mailFrom: string; remoteAddress: string | null; secure: boolean };
+  /** Whether From: is the real sender, as the way in checked it; absent: unchecked, never answered. */
+  sender?: SenderVerdict;
 }
 
 /** One stored copy of a received email: each recipient channel keeps its own. */
@@ -31,11 +34,15 @@ export interface EmailReceipt {
 }
 
 export interface EmailReceiptOptions {
-  /** Automatic answers to one sender per channel and hour (docs/decisions.md §32). */
+  /** Automatic answers to one recipient per channel and hour (docs/decisions.md §32), counted by the address answered. */
   repliesPerSenderPerHour: number;
+  /** Automatic answers per channel and hour, whoever they go to (issue 49, item 6). */
+  repliesPerChannelPerHour: number;
+  /** Inbound mail one channel stores per UTC day (none: unbounded); past it the sender is told to try later. */
+  quota?: IntakeQuota;
 }
 
-export const DEFAULT_EMAIL_RECEIPT: EmailReceiptOptions = { repliesPerSenderPerHour: 10 };
+export const DEFAULT_EMAIL_RECEIPT: EmailReceiptOptions = { repliesPerSenderPerHour: 10, repliesPerChannelPerHour: 100 };
 
 /** Why a message is stored without an answer, as `last_error` says it. */
 const NOT_ANSWERED: Record<Exclude<AnswerReason, 'ok'>, string> = {
@@ -47,7 +54,10 @@ const NOT_ANSWERED: Record<Exclude<AnswerReason, 'ok'>, string> = {
   'system-sender': 'Not answered: it comes from a mail system (MAILER-DAEMON, postmaster, a list address)',
   'null-sender': 'Not answered: a bounce (null return path)',
   'no-sender': 'Not answered: it names no sender',
+  unauthenticated: 'Not answered: not from an allowed sender — its From: address is not authenticated (SPF/DKIM/DMARC)',
+  'not-allowed-sender': "Not answered: the sender is not one of the channel's allowed senders",
   'rate-limited': 'Not answered: this sender had the most automatic answers allowed in the last hour',
+  'channel-rate-limited': 'Not answered: the channel sent the most automatic answers allowed in the last hour',
 };
 
 /**
@@ -83,17 +93,17 @@ export class EmailReceiptService {
       const route = await this.route(address);
       if (route && !routes.some((r) => r.channel.id === route.channel.id)) routes.push(route);
     }
-    if (routes.length === 0) throw new NotFound('Email channel', delivery.recipients.slice(0, 5).join(', '), 'add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on');
+    if (routes.length === 0) throw new NotFound('Email channel', delivery.recipients.slice(0, 5).join(', '), ': add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on');
     const drafts = await Promise.all(routes.map(async (r) => ({ ...r, message: await this.inboundMessage(r.agent, r.channel, mail, delivery) })));
-    const attachments: MessageAttachment[] = mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, size: a.size, content: a.content ?? null }));
     let receipts: EmailReceipt[];
     try {
       receipts = await this.store.transaction(async (repos) => {
         const out: EmailReceipt[] = [];
-        for (const d of drafts) out.push({ agent: d.agent, channel: d.channel, ...(await repos.messages.accept(d.message, attachments)) });
+        for (const d of drafts) out.push({ agent: d.agent, channel: d.channel, ...(await storeCopy(repos.messages, { message: d.message, html: mail.html, kept: emailDetails(d.message).attachments ?? [] }, mail, this.options.quota, d.message.createdAt)) });
         return out;
       });
     } catch (err) {
+      if (err instanceof LimitExceeded) throw err;
       throw new Unavailable(`The message could not be stored; send it again later (${err instanceof Error ? err.message : 'storage failed'})`, 60);
     }
     for (const r of receipts) this.record(r, delivery);
@@ -113,16 +123,21 @@ export class EmailReceiptService {
   private async inboundMessage(agent: Agent, channel: Channel, mail: InboundMail, delivery: EmailDelivery): Promise<Message> {
     const now = this.clock.now();
     const from = (mail.from?.address ?? delivery.envelope?.mailFrom ?? '').trim().slice(0, 320);
-    const reason = await this.answerReason(agent, channel, mail, from, now);
-    const answered = reason === 'ok' && channel.autoReply && senderAllowed('EMAIL', channel.allowedSenders, from);
-    const lastError = answered ? null : reason !== 'ok' ? NOT_ANSWERED[reason] : channel.autoReply ? "The sender is not one of the channel's allowed senders" : 'The channel does not answer automatically';
+    const verdict = delivery.sender ?? UNVERIFIED;
+    const decision = await this.answerDecision(agent, channel, mail, verdict, now);
+    const answerTo = 'to' in decision ? decision.to : null;
+    const { reason } = decision;
+    const answered = answerTo !== null;
+    const lastError = answered ? null : reason !== 'ok' ? withVerdict(NOT_ANSWERED[reason], reason, verdict) : 'The channel does not answer automatically';
     const details: EmailDetails = {
       references: mail.references,
       cc: mail.cc.map((a) => a.address),
       replyTo: mail.replyTo.map((a) => a.address),
       html: mail.html,
       answer: reason,
-      attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, size: a.size, kept: a.content !== undefined })),
+      ...(answerTo !== null ? { answerTo } : {}),
+      auth: { authenticated: verdict.authenticated, method: verdict.method, summary: verdict.summary },
+      attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, size: a.size, kept: a.content !== undefined && keepsAttachmentBytes(reason) })),
       via: delivery.via,
       ...(delivery.envelope ? { envelope: delivery.envelope } : {}),
     };
@@ -150,16 +165,28 @@ export class EmailReceiptService {
       lastError,
       runId: null,
       provider: { email: details as unknown as Json },
+      answerTo,
     };
   }
 
-  /** The loop and bulk rules against all of the agent's own addresses, then the per-sender budget. */
-  private async answerReason(agent: Agent, channel: Channel, mail: InboundMail, from: string, now: Date): Promise<AnswerReason> {
+  /**
+   * The loop and bulk rules against all of the agent's own addresses; then, on a channel that
+   * answers, who is answered (an authenticated, allowed sender: {@link answerRecipient}) and the
+   * hourly budgets of that recipient and of the channel. `to` only when the message is answered.
+   */
+  private async answerDecision(agent: Agent, channel: Channel, mail: InboundMail, verdict: SenderVerdict, now: Date): Promise<{ reason: AnswerReason; to?: string }> {
     const own = (await this.store.repos.channels.listByAgents([agent.id])).filter((c) => c.kind === 'EMAIL').map((c) => c.address);
     const loop = shouldAnswer(mail, own);
-    if (!loop.answer) return loop.reason;
+    if (!loop.answer) return { reason: loop.reason };
+    if (!channel.autoReply) return { reason: 'ok' };
+    const allowed = { open: channel.allowedSenders.length === 0, allows: (a: string) => senderAllowed('EMAIL', channel.allowedSenders, a) };
+    const recipient = answerRecipient(mail, verdict, allowed);
+    if (!recipient.answer) return { reason: recipient.reason };
     const since = new Date(now.getTime() - 3_600_000);
-    return answerBudget(await this.store.repos.messages.countAnswerable(channel.id, from, since), this.options.repliesPerSenderPerHour).reason;
+    const count = this.store.repos.messages;
+    const [toRecipient, byChannel] = await Promise.all([count.countAnswerable(channel.id, recipient.to, since), count.countAnswerable(channel.id, null, since)]);
+    const budget = channelBudget(toRecipient, byChannel, { perRecipient: this.options.repliesPerSenderPerHour, perChannel: this.options.repliesPerChannelPerHour });
+    return budget === 'ok' ? { reason: 'ok', to: recipient.to } : { reason: budget };
   }
 
   /** The surface's activity entry of a stored message (a redelivery is on record too, as such). */
@@ -177,4 +204,14 @@ export class EmailReceiptService {
       durationMs: null,
     });
   }
+}
+
+/** The email details a stored message carries (set by `inboundMessage`). */
+function emailDetails(m: Message): EmailDetails {
+  return (m.provider as unknown as { email: EmailDetails }).email;
+}
+
+/** An unauthenticated message's note names what the checks found (`spf=fail dkim=none …`), so the console can say why. */
+function withVerdict(note: string, reason: AnswerReason, verdict: SenderVerdict): string {
+  return reason === 'unauthenticated' ? `${note}: ${verdict.summary}`.slice(0, 500) : note;
 }

@@ -22,6 +22,10 @@ export interface EmailDetails {
   replyTo?: string[];
   html?: string | null;
   answer?: AnswerReason;
+  /** Inbound, answered: the one address the answer goes to (the authenticated From:, or an allowed Reply-To:). */
+  answerTo?: string;
+  /** Inbound: whether From: was authenticated, how, and what the checks found. */
+  auth?: { authenticated: boolean; method: string; summary: string };
   attachments?: { filename: string | null; contentType: string; size: number; kept: boolean }[];
   /** Inbound: how it arrived (`smtp` with the envelope, or the provider's webhook). */
   via?: string;
@@ -93,17 +97,20 @@ export function outboundMessage(d: OutboundDraft, now: Date, mailDomain: string)
 
 /**
  * The agent's answer to a stored inbound message, threaded: SMS to its sender; email through
- * composeReply (to Reply-To else From, `Re:` subject unless the script gave one, In-Reply-To and
- * References, `Auto-Submitted: auto-replied`).
+ * composeReply to the one address decided when it was received (`answerTo`: the authenticated
+ * From:, or a Reply-To: the channel allows) — never to a Reply-To nobody checked — with a `Re:`
+ * subject unless the script gave one, In-Reply-To and References, `Auto-Submitted: auto-replied`.
  */
 export function answerTo(inbound: Message, channel: Channel, reply: { text: string; subject?: string | undefined }, runId: string | null, now: Date, mailDomain: string): Message {
   const base = { channel, workspaceId: inbound.workspaceId, text: reply.text, threadId: inbound.threadId, inReplyTo: inbound.messageId, runId };
   if (channel.kind === 'SMS') return outboundMessage({ ...base, to: [inbound.from] }, now, mailDomain);
   const details = emailDetailsOf(inbound);
   // What composeReply reads of a received message: who to answer, the subject, the thread.
+  // A message stored before answerTo existed is answered to its From:, never to its Reply-To.
+  const to = inbound.answerTo ?? inbound.from;
   const asReceived = {
-    from: inbound.from ? { address: inbound.from, name: '' } : null,
-    replyTo: (details.replyTo ?? []).map((address) => ({ address, name: '' })),
+    from: to ? { address: to, name: '' } : null,
+    replyTo: [],
     subject: inbound.subject ?? '',
     messageId: inbound.messageId,
     references: details.references,

@@ -51,7 +51,7 @@ export class SmsReceiptService {
       agent = await this.enter(agentId, cb);
       const to = cb.params.To ?? '';
       const channel = await this.store.repos.channels.findByAddress('SMS', storable(to));
-      if (!channel || channel.agentId !== agent.id) throw new NotFound('SMS channel', storable(to), 'add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})');
+      if (!channel || channel.agentId !== agent.id) throw new NotFound('SMS channel', storable(to), ': add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})');
       const from = storable(cb.params.From ?? '').trim();
       if (!from || from.length > 320) throw new Invalid('From: must be the sender, at most 320 characters', 'From');
       const allowed = senderAllowed('SMS', channel.allowedSenders, from);

@@ -10,4 +10,6 @@ export interface ConversationRepo {
   recentTurns(conversationId: string, limit: number): Promise<ChatTurn[]>;
   /** Appends turns and moves the conversation's updatedAt. */
   addTurns(conversationId: string, turns: ChatTurn[], at: Date): Promise<void>;
+  /** Deletes the conversation and its turns; whether there was one. */
+  delete(id: string): Promise<boolean>;
 }

@@ -57,8 +57,11 @@ export class ConsoleSessionService {
     return (await this.authenticateSession(sessionValue)).principal;
   }
 
-  /** As {@link authenticate}, with the session's id (what a console "Try it" key is bound to). */
-  async authenticateSession(sessionValue: string): Promise<{ principal: Principal; sessionId: string }> {
+  /**
+   * As {@link authenticate}, with the session's id (what a console "Try it" key is bound to) and
+   * its member token's (what an MCP grant approved in it is bound to).
+   */
+  async authenticateSession(sessionValue: string): Promise<{ principal: Principal; sessionId: string; tokenId: string }> {
     if (!sessionValue || sessionValue.length > 200) throw new Unauthenticated(ENDED);
     const r = this.store.repos;
     const hash = hashKey(sessionValue);
@@ -72,7 +75,7 @@ export class ConsoleSessionService {
     const member = await r.members.get(session.memberId);
     if (!member) throw new Unauthenticated(ENDED);
     if (idle > TOUCH_INTERVAL_MS) await r.consoleSessions.touch(session.id, now);
-    return { principal: { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role }, sessionId: session.id };
+    return { principal: { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role }, sessionId: session.id, tokenId: session.tokenId };
   }
 
   /** Deletes the rows of sessions that ended (idle or revoked) more than 12 hours ago. Housekeeping (system). */

@@ -11,7 +11,10 @@ export type AnswerReason =
   | 'system-sender'
   | 'null-sender'
   | 'no-sender'
-  | 'rate-limited';
+  | 'unauthenticated'
+  | 'not-allowed-sender'
+  | 'rate-limited'
+  | 'channel-rate-limited';
 
 /** Whether to answer, and why. */
 export interface AnswerDecision {

@@ -9,6 +9,8 @@ export interface McpGrant {
   agentId: string;
   /** The member who approved the client. */
   memberId: string;
+  /** The member token whose console session approved it: revoking the token ends the grant (null: approved before this was kept). */
+  memberTokenId: string | null;
   /** The client's id: one the service registered, or the URL of its metadata document. */
   clientId: string;
   clientName: string | null;
@@ -29,5 +31,7 @@ export interface McpGrantRepo {
   listByAgents(agentIds: readonly string[]): Promise<McpGrant[]>;
   /** Removes the grant and every token issued under it; false when there was none. */
   delete(id: string): Promise<boolean>;
+  /** Removes the grants a member token approved and their tokens; how many there were. */
+  deleteByMemberToken(tokenId: string): Promise<number>;
   touch(id: string, at: Date): Promise<void>;
 }

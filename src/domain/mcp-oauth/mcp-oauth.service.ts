@@ -1,7 +1,7 @@
 import type { Agent } from '../agents/agent.entities.js';
 import type { Clock } from '../clock.js';
 import { Invalid, Unauthenticated } from '../errors.js';
-import { loadAgent, requireMember } from '../policy.js';
+import { canSee, loadAgent, requireMember } from '../policy.js';
 import type { OAuthPrincipal, Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { surfaceOff } from '../surfaces/surface-access.js';
@@ -23,6 +23,8 @@ export interface Approval {
   clientId: string;
   clientName: string | null;
   redirectUri: string;
+  /** The member token the approving console session was signed in with (null: none known). */
+  memberTokenId?: string | null;
 }
 
 /**
@@ -88,6 +90,7 @@ export class McpOAuthService {
       workspaceId: agent.workspaceId,
       agentId: agent.id,
       memberId: member.memberId,
+      memberTokenId: a.memberTokenId ?? null,
       clientId: a.clientId,
       clientName: a.clientName,
       redirectHost,
@@ -115,7 +118,37 @@ export class McpOAuthService {
     }
     const grant = await this.store.repos.mcpGrants.get(facts.grantId);
     if (!grant || grant.agentId !== agent.id) throw new Unauthenticated(`The access token's grant was revoked; ${SIGN_IN_AGAIN}`);
+    const lapsed = await this.lapse(grant, agent);
+    if (lapsed) throw new Unauthenticated(`The access token's grant ended: ${lapsed}; ${SIGN_IN_AGAIN}`);
     if (!grant.lastUsedAt || now.getTime() - grant.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) await this.store.repos.mcpGrants.touch(grant.id, now);
     return { kind: 'oauthGrant', grantId: grant.id, clientId: grant.clientId, memberId: grant.memberId, workspaceId: grant.workspaceId, agentId: agent.id };
+  }
+
+  /**
+   * Whether a grant still stands (the authorization server's check before it refreshes a token):
+   * its row there and its approving member's standing intact.
+   */
+  async inStanding(grantId: string): Promise<boolean> {
+    const grant = await this.store.repos.mcpGrants.get(grantId);
+    if (!grant) return false;
+    const agent = await this.store.repos.agents.get(grant.agentId);
+    return !!agent && (await this.lapse(grant, agent)) === null;
+  }
+
+  /**
+   * Why a grant no longer stands although its row is there, or null: a grant is worth what its
+   * approving member's standing is now — the member still in the workspace, the member token that
+   * approved it not revoked, the agent still one the member can see.
+   */
+  private async lapse(grant: McpGrant, agent: Agent): Promise<string | null> {
+    const member = await this.store.repos.members.get(grant.memberId);
+    if (!member) return 'the member who approved it is no longer in the workspace';
+    if (grant.memberTokenId) {
+      const token = await this.store.repos.memberTokens.get(grant.memberTokenId);
+      if (!token || token.revokedAt) return 'the member token it was approved with was revoked';
+    }
+    const approver = { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role } as const;
+    if (!canSee(approver, agent)) return 'the member who approved it can no longer see the agent';
+    return null;
   }
 }

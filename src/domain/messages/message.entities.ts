@@ -50,6 +50,8 @@ export interface Message {
   runId: string | null;
   /** What the provider said: its answers to each send attempt, its status callbacks. */
   provider: Json | null;
+  /** Inbound email taken to be answered: the one address the answer goes to (the per-recipient budget counts it). */
+  answerTo?: string | null;
 }
 
 /** The channel fields of a message recorded by a connector: none of them apply. */

@@ -37,10 +37,22 @@ export interface MessageRepo extends CrudRepo<Message> {
    */
   accept(m: Message, attachments?: readonly MessageAttachment[]): Promise<{ message: Message; duplicate: boolean }>;
   /**
-   * Inbound messages of a channel from `from` since `since` that were taken to be answered (any
-   * status but `ignored`): the per-sender answer budget's count.
+   * Inbound messages of a channel since `since` taken to be answered (any status but `ignored`)
+   * whose answer goes to `to` (its `answerTo`), or all of them when `to` is null: the per-recipient
+   * and per-channel answer budgets' counts.
    */
-  countAnswerable(channelId: string, from: string, since: Date): Promise<number>;
+  countAnswerable(channelId: string, to: string | null, since: Date): Promise<number>;
+  /**
+   * Counts one more inbound message of `bytes` for the channel on `day` (YYYY-MM-DD, UTC) unless
+   * that would pass `quota`; false (nothing counted) when it would. One statement, so that
+   * instances sharing the database count together.
+   */
+  countIntake(channelId: string, day: string, bytes: number, quota: { messagesPerDay: number; bytesPerDay: number }): Promise<boolean>;
+  /**
+   * Deletes the workspace's messages stored before `before` (their attachments go with them), in
+   * batches, and intake counts of days before `before`; messages still due for work are kept.
+   */
+  prune(workspaceId: string, before: Date, batch?: number): Promise<number>;
   /** Whether the run queued an outbound message into the thread itself (the messaging capability's tools). */
   sentIntoThread(runId: string, threadId: string): Promise<boolean>;
   /** Takes up to `limit` due messages (due, or held under a lease that ran out), oldest due first, each under a lease until `leaseUntil`. */

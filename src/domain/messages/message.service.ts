@@ -6,6 +6,7 @@ import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { parse } from '../validation.js';
+import { DEFAULT_MESSAGE_RETENTION_DAYS } from '../workspace/settings.js';
 
 const recordMessageInput = z.object({
   direction: z.enum(['inbound', 'outbound']),
@@ -92,5 +93,18 @@ export class MessageService {
     const filter = { direction: v.direction, channel: v.channel, since: v.since, until: v.until };
     const r = await this.store.repos.workspaceRead.listMessages(agentId, filter, { limit: v.pageSize, offset: (v.page - 1) * v.pageSize });
     return { nodes: r.items, totalCount: r.totalCount, page: v.page, pageSize: v.pageSize };
+  }
+
+  /**
+   * Deletes each workspace's messages (email and SMS, both directions) stored more than its
+   * `messageRetentionDays` ago, with their attachments; 0 keeps them forever. Housekeeping runs it.
+   */
+  async prune(): Promise<number> {
+    let total = 0;
+    for (const w of await this.store.repos.workspaces.listAll()) {
+      const days = w.settings.messageRetentionDays ?? DEFAULT_MESSAGE_RETENTION_DAYS;
+      if (days > 0) total += await this.store.repos.messages.prune(w.id, new Date(this.clock.now().getTime() - days * 86_400_000));
+    }
+    return total;
   }
 }

@@ -10,7 +10,8 @@ import type { Store } from '../ports.js';
 import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
 import type { RunEntry, RunResult } from '../runtime/run.types.js';
 import type { McpService } from './mcp.service.js';
-import type { StoredTask, TaskListing } from './a2a/a2a.ports.js';
+import type { PrunedContext, StoredTask, TaskListing, TaskScope } from './a2a/a2a.ports.js';
+import { callerRefOf } from './caller-ref.js';
 import type { SurfaceCaller, SurfaceRequest } from './surface-access.js';
 
 /** The skill of an agent that has instructions: its chat (the agent itself answers). */
@@ -31,6 +32,14 @@ export interface A2aMessage {
   contextId: string;
 }
 
+/**
+ * The chat skill's description on the public card: the agent's description, or a fixed text by its
+ * name — never its instructions, which are the operator's and may hold what no stranger should read.
+ */
+export function chatDescription(agent: Pick<Agent, 'name' | 'description'>): string {
+  return agent.description || `Chat with ${agent.name}`;
+}
+
 /** One skill of the agent card. */
 export interface A2aSkill {
   id: string;
@@ -49,9 +58,17 @@ export interface A2aRun {
   record(contextId: string, result: RunResult): Promise<void>;
 }
 
-/** The stored conversation of an agent's A2A context: one per agent and context id, whatever the id. */
-export function conversationIdOf(agentId: string, contextId: string): string {
-  return `a2a_${createHash('sha256').update(`${agentId}\u0000${contextId}`).digest('base64url').slice(0, 32)}`;
+/** How long a task in a final state is kept, unless the operator sets A2A_TASK_RETENTION_DAYS. */
+export const DEFAULT_TASK_RETENTION_DAYS = 30;
+
+/**
+ * The stored conversation of an A2A context: one per agent, caller and context id, whatever the
+ * id, so that another caller sending the same context id starts a conversation of its own. A
+ * caller of null names the conversation of a task stored before callers were kept (pruned with it).
+ */
+export function conversationIdOf(agentId: string, callerRef: string | null, contextId: string): string {
+  const name = callerRef === null ? `${agentId}\u0000${contextId}` : `${agentId}\u0000${callerRef}\u0000${contextId}`;
+  return `a2a_${createHash('sha256').update(name).digest('base64url').slice(0, 32)}`;
 }
 
 /**
@@ -77,7 +94,7 @@ export class A2aService {
   async skills(agent: Agent): Promise<A2aSkill[]> {
     const tools = await this.mcp.tools(agent);
     const skills = tools.map((t) => ({ id: t.name, name: t.name, description: t.description, structured: !!t.outputSchema }));
-    if (agent.instructions.trim()) skills.unshift({ id: CHAT_SKILL, name: agent.name, description: agent.description || agent.instructions.slice(0, 300), structured: false });
+    if (agent.instructions.trim()) skills.unshift({ id: CHAT_SKILL, name: agent.name, description: chatDescription(agent), structured: false });
     return skills;
   }
 
@@ -99,16 +116,17 @@ export class A2aService {
       return { run: facts.run, tool, record: async () => {} };
     }
     if (!message.text.trim()) throw new Invalid('The message has no text: send a text part, or name a skill in metadata.skillId with a data part', 'message.parts');
-    const history = message.contextId ? historyOf(await this.store.repos.conversations.recentTurns(conversationIdOf(agent.id, message.contextId), HISTORY_TURNS)) : [];
+    const callerRef = callerRefOf(principal);
+    const history = message.contextId ? historyOf(await this.store.repos.conversations.recentTurns(conversationIdOf(agent.id, callerRef, message.contextId), HISTORY_TURNS)) : [];
     const input = { surface: 'A2A' as const, method: 'SendMessage', path: CHAT_SKILL, params: {}, query: {}, headers: request.headers, body: message.text };
     facts.run = await this.pipeline.begin(principal, agent, CHAT_ENTRY, input, { signal: request.signal, inRequest: true, history });
-    return { run: facts.run, record: (contextId, result) => this.record(agent, contextId, message.text, result) };
+    return { run: facts.run, record: (contextId, result) => this.record(agent, callerRef, contextId, message.text, result) };
   }
 
-  /** Appends the message and the answer of a successful chat run to its context's conversation. */
-  private async record(agent: Agent, contextId: string, message: string, result: RunResult): Promise<void> {
+  /** Appends the message and the answer of a successful chat run to its caller's conversation of the context. */
+  private async record(agent: Agent, callerRef: string, contextId: string, message: string, result: RunResult): Promise<void> {
     if (result.error) return;
-    const id = conversationIdOf(agent.id, contextId);
+    const id = conversationIdOf(agent.id, callerRef, contextId);
     const now = this.clock.now();
     const answerAt = new Date(now.getTime() + 1);
     if (!(await this.store.repos.conversations.get(id))) {
@@ -128,20 +146,39 @@ export class A2aService {
     );
   }
 
-  /** The agent's task `id` (null for none, or another agent's). */
-  async task(agentId: string, id: string): Promise<StoredTask | null> {
+  /** Whose tasks a caller reads and writes: its own of the agent. */
+  scopeOf(caller: Pick<SurfaceCaller, 'agent' | 'principal'>): TaskScope {
+    return { agentId: caller.agent.id, callerRef: callerRefOf(caller.principal) };
+  }
+
+  /** The caller's task `id` of the agent (null for none, another agent's or another caller's). */
+  async task(scope: TaskScope, id: string): Promise<StoredTask | null> {
     const stored = id.length <= 200 && !id.includes('\u0000') ? await this.store.repos.a2aTasks.get(id) : null;
-    return stored && stored.agentId === agentId ? stored : null;
+    return stored && stored.agentId === scope.agentId && stored.callerRef === scope.callerRef ? stored : null;
   }
 
-  /** Stores a task of the agent (never one of another agent, never over a final state). */
-  saveTask(agentId: string, t: Pick<StoredTask, 'id' | 'contextId' | 'state' | 'task'>): Promise<void> {
-    return this.store.repos.a2aTasks.save({ ...t, agentId, updatedAt: this.clock.now() });
+  /** Stores a task of the caller (never over another agent's or caller's, never over a final state). */
+  saveTask(scope: TaskScope, t: Pick<StoredTask, 'id' | 'contextId' | 'state' | 'task'>): Promise<void> {
+    return this.store.repos.a2aTasks.save({ ...t, agentId: scope.agentId, callerRef: scope.callerRef, updatedAt: this.clock.now() });
   }
 
-  /** The agent's tasks, most recently updated first. */
-  tasks(agentId: string, listing: TaskListing): Promise<{ tasks: StoredTask[]; total: number }> {
-    return this.store.repos.a2aTasks.list(agentId, listing);
+  /** The caller's tasks of the agent, most recently updated first. */
+  tasks(scope: TaskScope, listing: TaskListing): Promise<{ tasks: StoredTask[]; total: number }> {
+    return this.store.repos.a2aTasks.list(scope, listing);
+  }
+
+  /**
+   * Deletes tasks in a final state not updated for `retentionDays` (up to `limit`), and the
+   * conversation of each context left with no task; the number of tasks deleted.
+   */
+  async pruneTasks(retentionDays: number, limit = 1000): Promise<number> {
+    const pruned = await this.store.repos.a2aTasks.pruneFinalBefore(new Date(this.clock.now().getTime() - retentionDays * 86_400_000), limit);
+    const contexts = new Map<string, PrunedContext>();
+    for (const c of pruned) contexts.set(conversationIdOf(c.agentId, c.callerRef, c.contextId), c);
+    for (const [conversationId, context] of contexts) {
+      if (!(await this.store.repos.a2aTasks.contextHasTasks(context))) await this.store.repos.conversations.delete(conversationId);
+    }
+    return pruned.length;
   }
 
   /** The structured output of a skill's run, when its tool declares an output schema and the output matches. */

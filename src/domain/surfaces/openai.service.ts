@@ -13,6 +13,8 @@ import { completionIds, readChatCompletion, type ChatCompletionCall, type Comple
 import { imagesRefused, invalidParam, NotFoundParam, textOfDialogue } from './openai/openai-input.js';
 import { readResponseRequest } from './openai/responses.js';
 import { answerTurn, responseObject, type ResponseState } from './openai/response-object.js';
+import type { StoredResponse } from './openai/openai.ports.js';
+import { callerRefOf } from './caller-ref.js';
 import type { SurfaceAccess, SurfaceCaller, SurfaceRequest } from './surface-access.js';
 
 /** The entries of the OpenAI-compatible API in the activity log. */
@@ -25,6 +27,8 @@ function entryOf(name: OpenAiEntry): RunEntry {
 
 /** The longest conversation a stored response may carry on (characters of its turns as JSON). */
 export const MAX_CONTEXT_CHARS = 2_000_000;
+/** The most responses one conversation chains (`previous_response_id`) before a new one must start. */
+export const MAX_CHAIN_RESPONSES = 1000;
 /** How long stored responses are kept (OpenAI keeps them 30 days too). */
 export const RESPONSE_RETENTION_DAYS = 30;
 
@@ -112,9 +116,10 @@ export class OpenAiService {
   }
 
   /**
-   * `POST …/responses`: the stored response it continues (404 for one that is not this agent's) →
-   * body (400) → the pipeline's checks and admission. The conversation is the stored context, then
-   * this request's turns; the caller's instructions apply to this response only.
+   * `POST …/responses`: the stored response it continues (404 for one that is not this caller's) →
+   * body (400) → the pipeline's checks and admission. The conversation is the stored chain's turns,
+   * then this request's; the caller's instructions apply to this response only. The response is
+   * stored with the turns it adds and a link to the one it continues, never the whole conversation again.
    */
   async createResponse(caller: SurfaceCaller, request: OpenAiRequest): Promise<ResponseRun> {
     const { agent, principal, facts } = caller;
@@ -122,7 +127,8 @@ export class OpenAiService {
     facts.requestBody = request.body;
     const body = request.body;
     const previousId = body && typeof body === 'object' && !Array.isArray(body) && typeof body.previous_response_id === 'string' ? body.previous_response_id : null;
-    const context = previousId ? (await this.owned(agent, previousId, 'previous_response_id')).context : [];
+    const callerRef = callerRefOf(principal);
+    const context = previousId ? await this.contextOf(await this.owned(caller, previousId, 'previous_response_id'), callerRef) : [];
     const call = readResponseRequest(body, context, this.runs.toolNames(agent), agent.id);
     await this.checkImages(agent, call.images);
     const messages = [...context, ...call.turns];
@@ -148,8 +154,10 @@ export class OpenAiService {
       await this.store.repos.responses.insert({
         id: state.id,
         agentId: agent.id,
+        callerRef,
         previousResponseId: call.previousResponseId,
-        context: [...messages, answerTurn(result)],
+        context: [...call.turns, answerTurn(result)],
+        chained: true,
         body: responseObject(state),
         createdAt,
       });
@@ -157,16 +165,16 @@ export class OpenAiService {
     return { run, stream: call.stream, state, save };
   }
 
-  /** `GET …/responses/{id}`: a stored response of this agent (404 for any other). */
+  /** `GET …/responses/{id}`: a stored response of this caller (404 for any other, another key's of the agent too). */
   async getResponse(caller: SurfaceCaller, id: string): Promise<Json> {
     caller.facts.entry = 'responses';
-    return (await this.owned(caller.agent, id)).body;
+    return (await this.owned(caller, id)).body;
   }
 
   /** `DELETE …/responses/{id}`. */
   async deleteResponse(caller: SurfaceCaller, id: string): Promise<Json> {
     caller.facts.entry = 'responses';
-    if (!(await this.store.repos.responses.delete(id, caller.agent.id))) throw new NotFound('Response', id);
+    if (!(await this.store.repos.responses.delete(id, caller.agent.id, callerRefOf(caller.principal)))) throw new NotFound('Response', id);
     return { id, object: 'response.deleted', deleted: true };
   }
 
@@ -175,10 +183,25 @@ export class OpenAiService {
     return this.store.repos.responses.pruneBefore(new Date(this.clock.now().getTime() - RESPONSE_RETENTION_DAYS * 86_400_000), limit);
   }
 
-  private async owned(agent: Agent, id: string, param?: string): Promise<{ context: ModelMessage[]; body: Json }> {
+  /** The caller's stored response `id` of the agent: another agent's, another caller's or none is a 404. */
+  private async owned(caller: Pick<SurfaceCaller, 'agent' | 'principal'>, id: string, param?: string): Promise<StoredResponse> {
     const stored = id.length <= 200 && !id.includes('\u0000') ? await this.store.repos.responses.get(id) : null;
-    if (!stored || stored.agentId !== agent.id) throw param ? new NotFoundParam('Response', id, param) : new NotFound('Response', id);
+    if (!stored || stored.agentId !== caller.agent.id || stored.callerRef !== callerRefOf(caller.principal)) throw param ? new NotFoundParam('Response', id, param) : new NotFound('Response', id);
     return stored;
+  }
+
+  /**
+   * The conversation a continuation of `stored` starts from: the turns of its chain, oldest first,
+   * back to a response stored whole (before chains) or one deleted or pruned. A chain longer than
+   * MAX_CHAIN_RESPONSES is refused: start a new conversation.
+   */
+  private async contextOf(stored: StoredResponse, callerRef: string): Promise<ModelMessage[]> {
+    if (!stored.chained) return stored.context;
+    const links = await this.store.repos.responses.chain(stored.id, stored.agentId, callerRef, MAX_CHAIN_RESPONSES + 1);
+    if (links.length > MAX_CHAIN_RESPONSES) {
+      throw invalidParam('previous_response_id', `the conversation has grown past ${MAX_CHAIN_RESPONSES} responses; start a new one without previous_response_id`);
+    }
+    return links.reverse().flatMap((l) => l.context);
   }
 
   /** Refuses image parts (naming the first) when the agent's model takes no images. */

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import type { WorkspaceSettings } from './workspace.entities.js';
 import { stripUndefined } from '../validation.js';
 
+/** Days a stored message (email, SMS) is kept before housekeeping deletes it with its attachments; 0 keeps them forever. */
+export const DEFAULT_MESSAGE_RETENTION_DAYS = 90;
+
 export const DEFAULT_SETTINGS: WorkspaceSettings = {
   featureFlags: {},
   creditDefaults: { agentDailyCreditLimit: null, maxConcurrentRequests: null, scriptRunCredits: 0.001 },
@@ -11,6 +14,7 @@ export const DEFAULT_SETTINGS: WorkspaceSettings = {
   valueCapture: {},
   tags: [],
   activityRetentionDays: 30,
+  messageRetentionDays: DEFAULT_MESSAGE_RETENTION_DAYS,
 };
 
 const jsonObject = z.record(z.string().max(100), z.unknown()).refine((v) => JSON.stringify(v).length <= 16_384, 'is too large');
@@ -40,6 +44,7 @@ export const settingsPatch = z
     valueCapture: jsonObject.optional(),
     tags: z.array(z.string().trim().min(1).max(64)).max(200).optional(),
     activityRetentionDays: z.number().int().min(1).max(3650).optional(),
+    messageRetentionDays: z.number().int().min(0).max(36500).optional(),
   })
   .strict();
 export type SettingsPatch = z.output<typeof settingsPatch>;
@@ -61,5 +66,6 @@ export function applySettings(current: WorkspaceSettings, patch: SettingsPatch, 
   if (patch.valueCapture) next.valueCapture = patch.valueCapture;
   if (patch.tags) next.tags = [...new Set(patch.tags)];
   if (patch.activityRetentionDays !== undefined) next.activityRetentionDays = patch.activityRetentionDays;
+  if (patch.messageRetentionDays !== undefined) next.messageRetentionDays = patch.messageRetentionDays;
   return next;
 }

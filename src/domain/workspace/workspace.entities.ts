@@ -22,6 +22,8 @@ export interface WorkspaceSettings {
   valueCapture: Record<string, unknown>;
   tags: string[];
   activityRetentionDays: number;
+  /** Days messages are kept (0: forever); settings stored before it existed read as the default. */
+  messageRetentionDays: number;
 }
 
 export interface Team {

@@ -82,6 +82,8 @@ export class WorkspaceService {
         if (!existing || existing.tokenHash !== k.hash || existing.prefix !== k.prefix) {
           // The old token's console sessions go with its row; their "Try it" keys end first.
           if (existing) await r.apiKeys.revokeByTokenSessions(existing.id, now);
+          // So do the MCP grants approved in those sessions, as when a token is revoked.
+          if (existing) await r.mcpGrants.deleteByMemberToken(existing.id);
           if (existing) await r.memberTokens.delete(existing.id);
           await storeToken(r, admin.id, 'ADMIN_TOKEN', k, now);
         }
@@ -91,6 +93,7 @@ export class WorkspaceService {
         if (generated && !generated.revokedAt) {
           await r.memberTokens.revoke(generated.id, now);
           await r.apiKeys.revokeByTokenSessions(generated.id, now);
+          await r.mcpGrants.deleteByMemberToken(generated.id);
         }
       } else if (created) {
         const k = generateKey('mt');
@@ -216,7 +219,11 @@ export class WorkspaceService {
     return this.store.repos.memberTokens.listByMember(memberId);
   }
 
-  /** Revokes a member token with immediate effect. Admins for anyone, a member for their own. */
+  /**
+   * Revokes a member token with immediate effect: its console sessions and their "Try it" keys end,
+   * and so do the MCP grants (OAuth clients) approved through them. Admins for anyone, a member
+   * for their own.
+   */
   async revokeMemberToken(p: Principal, tokenId: string): Promise<boolean> {
     const token = await this.store.repos.memberTokens.get(tokenId);
     if (!token) throw new NotFound('Member token', tokenId);
@@ -233,6 +240,8 @@ export class WorkspaceService {
       // it" keys, which would otherwise work until they expire.
       await r.consoleSessions.revokeByToken(tokenId, now);
       await r.apiKeys.revokeByTokenSessions(tokenId, now);
+      // The apps the member allowed through those sessions are signed out with them.
+      await r.mcpGrants.deleteByMemberToken(tokenId);
     });
     return true;
   }

@@ -1,5 +1,6 @@
 import { Arg, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Workspace as WorkspaceEntity } from '../../domain/workspace/workspace.entities.js';
+import { DEFAULT_SETTINGS } from '../../domain/workspace/settings.js';
 import type { Context } from '../context.js';
 import { DailyUsage } from './activity.types.js';
 import { ApiKey } from './key.types.js';
@@ -45,7 +46,8 @@ export class WorkspaceResolver {
 
   @FieldResolver(() => WorkspaceSettings)
   settings(@Root() ws: WorkspaceEntity) {
-    return ws.settings;
+    // Settings stored before a group existed read as its default.
+    return { ...DEFAULT_SETTINGS, ...ws.settings };
   }
 
   @FieldResolver(() => [Team])
@@ -111,7 +113,7 @@ export class WorkspaceResolver {
     return ctx.services.workspace.memberTokens(ctx.principal, memberId);
   }
 
-  @Mutation(() => Boolean, { description: 'Revokes a member token with immediate effect; admins for anyone, members their own' })
+  @Mutation(() => Boolean, { description: 'Revokes a member token with immediate effect: the console sessions signed in with it end, and so do the MCP grants (apps connected over OAuth) approved in those sessions. Admins for anyone, members their own' })
   revokeMemberToken(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
     return ctx.services.workspace.revokeMemberToken(ctx.principal, id);
   }

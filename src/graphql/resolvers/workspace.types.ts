@@ -71,6 +71,8 @@ export class WorkspaceSettings {
   @Field(() => GraphQLJSONObject) valueCapture!: object;
   @Field(() => [String]) tags!: string[];
   @Field(() => Int) activityRetentionDays!: number;
+  @Field(() => Int, { description: 'Days stored messages (email, SMS) and their attachments are kept before housekeeping deletes them; 0 keeps them forever (default 90)' })
+  messageRetentionDays!: number;
 }
 
 @ObjectType({ description: 'A stored secret: name and kind only, never the value' })
@@ -154,6 +156,7 @@ export class WorkspaceSettingsInput {
   @Field(() => GraphQLJSONObject, { nullable: true }) valueCapture?: Record<string, unknown>;
   @Field(() => [String], { nullable: true }) tags?: string[];
   @Field(() => Int, { nullable: true }) activityRetentionDays?: number;
+  @Field(() => Int, { nullable: true, description: 'Days messages are kept, 0 to 36500; 0 keeps them forever' }) messageRetentionDays?: number;
 }
 
 @InputType()

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { EmailReceiptService } from '../../domain/channels/email-receipt.service.js';
-import { NotFound } from '../../domain/errors.js';
+import { LimitExceeded, NotFound } from '../../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { parseInbound, UnparseableMail } from './parse-inbound.js';
-import { SmtpRefusal, startSmtpListener, type SmtpListener } from './smtp-listener.js';
+import { verifySmtpSender, type SenderAuthOptions } from './sender-authentication.js';
+import { SmtpRefusal, startSmtpListener, type SmtpConnectionLimits, type SmtpListener } from './smtp-listener.js';
 
 export interface MailIntakeOptions {
   port: number;
@@ -14,13 +15,18 @@ export interface MailIntakeOptions {
   /** PEM files; STARTTLS is offered with both. */
   tlsCertFile?: string | undefined;
   tlsKeyFile?: string | undefined;
+  /** The connection bounds (defaults: DEFAULT_SMTP_LIMITS). */
+  limits?: Partial<SmtpConnectionLimits>;
+  /** How senders are authenticated: DNS (injectable in tests), its timeouts, the trusted relays. */
+  senderAuth: SenderAuthOptions;
 }
 
 /**
  * The EMAIL surface's SMTP way in (docs/decisions.md §32): the listener takes mail for known
  * channel addresses only (550 at RCPT TO otherwise), parses each message, and answers 250 once the
  * receipt service stored it (with the job that answers it); 451 when it could not, so the sending
- * server keeps it and tries again; 554 for bytes that are not an email.
+ * server keeps it and tries again; 452 when a channel is past its daily quota; 554 for bytes that are
+ * not an email.
  */
 export async function startMailIntake(receipt: EmailReceiptService, opts: MailIntakeOptions, logger: Logger): Promise<SmtpListener> {
   const tls = opts.tlsCertFile && opts.tlsKeyFile ? { cert: await readFile(opts.tlsCertFile), key: await readFile(opts.tlsKeyFile) } : undefined;
@@ -30,6 +36,7 @@ export async function startMailIntake(receipt: EmailReceiptService, opts: MailIn
     domain: opts.domain,
     maxBytes: opts.maxBytes,
     ...(tls ? { tls } : {}),
+    ...(opts.limits ? { limits: opts.limits } : {}),
     isKnownRecipient: (address) => receipt.knownRecipient(address),
     async onMessage(raw, envelope) {
       let mail;
@@ -40,10 +47,14 @@ export async function startMailIntake(receipt: EmailReceiptService, opts: MailIn
         throw err;
       }
       try {
-        await receipt.receive(mail, { recipients: envelope.rcptTo, via: 'smtp', envelope: { mailFrom: envelope.mailFrom, remoteAddress: envelope.remoteAddress, secure: envelope.secure } });
+        // Who the message is from is decided by SPF/DKIM/DMARC (or a trusted relay), not by its From: alone.
+        const sender = await verifySmtpSender(raw, { remoteAddress: envelope.remoteAddress, helo: envelope.helo, mailFrom: envelope.mailFrom }, opts.senderAuth);
+        await receipt.receive(mail, { recipients: envelope.rcptTo, via: 'smtp', envelope: { mailFrom: envelope.mailFrom, remoteAddress: envelope.remoteAddress, secure: envelope.secure }, sender });
       } catch (err) {
         // Every recipient went away between RCPT TO and the end of DATA (channel removed, surface off).
         if (err instanceof NotFound) throw new SmtpRefusal(550, '5.1.1 No such mailbox here');
+        // A channel past its daily quota: a temporary refusal, the sending server keeps the message.
+        if (err instanceof LimitExceeded) throw new SmtpRefusal(452, `4.2.2 ${err.message}`);
         logger.warn({ err }, 'An email could not be stored; the sender was told to try again (451)');
         throw err;
       }

@@ -1,10 +1,11 @@
 import type { EmailReceipt, EmailReceiptService } from '../../domain/channels/email-receipt.service.js';
 import type { Clock } from '../../domain/clock.js';
-import { Invalid, NotFound, Unauthenticated } from '../../domain/errors.js';
+import { Invalid, LimitExceeded, NotFound, Unauthenticated } from '../../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { checkMailgunSignature } from './mailgun-signature.js';
 import type { MailgunTokens } from './mailgun-tokens.js';
 import { parseInbound } from './parse-inbound.js';
+import { verifyMailgunSender, type SenderAuthOptions } from './sender-authentication.js';
 
 /** A Mailgun `forward()` post to a URL ending in `mime`: its text fields, and the original message's bytes. */
 export interface MailgunPost {
@@ -19,6 +20,10 @@ export interface MailgunIntakeOptions {
   signingKey: string | undefined;
   /** The largest message taken (SMTP_MAX_MESSAGE_BYTES, as for the listener). */
   maxBytes: number;
+  /** How senders are authenticated (DKIM and DMARC checked here; DNS injectable in tests). */
+  senderAuth: SenderAuthOptions;
+  /** MAILGUN_TRUST_SPF: believe the one `X-Mailgun-Spf` Mailgun's spam filter writes (see verifyMailgunSender). */
+  trustSpfHeader: boolean;
 }
 
 /** The EMAIL surface's Mailgun way in, used by the route `POST /email/mailgun/mime`. */
@@ -51,10 +56,11 @@ export function mailgunIntake(receipt: EmailReceiptService, tokens: MailgunToken
       const { token, rememberUntil } = checkMailgunSignature(opts.signingKey, post.fields, now);
       if (!(await tokens.claim(token, rememberUntil, now))) throw new Unauthenticated('This signature was used before (its token has been seen): a replayed post');
       try {
-        return await store(receipt, post);
+        return await store(receipt, post, opts);
       } catch (err) {
         if (!refusedForGood(err)) {
-          logger.warn({ err }, 'A Mailgun post could not be stored; it was answered 503 so that Mailgun sends it again');
+          // Past a channel's daily quota: 429 (Mailgun retries it later, as a server retries a 452).
+          if (!(err instanceof LimitExceeded)) logger.warn({ err }, 'A Mailgun post could not be stored; it was answered 503 so that Mailgun sends it again');
           await tokens.release(token).catch((e: unknown) => logger.warn({ err: e }, 'The token of a Mailgun post that was not stored could not be forgotten'));
         }
         throw err;
@@ -63,12 +69,13 @@ export function mailgunIntake(receipt: EmailReceiptService, tokens: MailgunToken
   };
 }
 
-async function store(receipt: EmailReceiptService, post: MailgunPost): Promise<EmailReceipt[]> {
+async function store(receipt: EmailReceiptService, post: MailgunPost, opts: MailgunIntakeOptions): Promise<EmailReceipt[]> {
   const recipients = (post.fields.recipient ?? '').split(',').map((r) => r.trim()).filter(Boolean).slice(0, 50);
   if (recipients.length === 0) throw new Invalid('The post names no recipient (the recipient field)', 'recipient');
   if (!post.mime?.length) throw new Invalid("The post has no body-mime field: the Mailgun route's forward() URL must end in mime", 'body-mime');
   // `sender` is the envelope's MAIL FROM ('' for a bounce): the return path the loop rules read.
   const sender = post.fields.sender;
   const mail = await parseInbound(post.mime, {}, sender === undefined ? undefined : { mailFrom: sender });
-  return receipt.receive(mail, { recipients, via: 'mailgun' });
+  const verdict = await verifyMailgunSender(post.mime, sender, opts.trustSpfHeader, opts.senderAuth);
+  return receipt.receive(mail, { recipients, via: 'mailgun', sender: verdict });
 }

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerError, type SMTPServerSession } from 'smtp-server';
+import { sessionBounds } from './smtp-session-bounds.js';
 
 /** Who sent a message and to whom, as the SMTP conversation said (not the headers). */
 export interface SmtpEnvelope {
@@ -8,6 +9,8 @@ export interface SmtpEnvelope {
   /** Every RCPT TO the listener accepted (each one known). */
   rcptTo: string[];
   remoteAddress: string;
+  /** The name the client gave in EHLO/HELO (SPF checks it when MAIL FROM is empty). */
+  helo: string;
   /** Whether the message came over TLS (STARTTLS). */
   secure: boolean;
 }
@@ -25,6 +28,8 @@ export interface SmtpListenerOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Recipients per message (RCPT TO past this is refused with 452). */
   maxRecipients?: number;
+  /** Connection bounds (docs/security.md); each one reached is answered 421 and the connection closed. */
+  limits?: Partial<SmtpConnectionLimits>;
   isKnownRecipient(address: string): Promise<boolean>;
   /** Store the message; the client gets 250 only once this resolves, 451 when it throws (an SmtpRefusal's own code). */
   onMessage(raw: Buffer, envelope: SmtpEnvelope): Promise<void>;
@@ -45,6 +50,23 @@ export class SmtpRefusal extends Error {
   }
 }
 
+/**
+ * What one listener holds at most: its connections share the process's file descriptors with HTTP
+ * and the database pool, so idle strangers must not be able to take them all or keep one forever.
+ */
+export interface SmtpConnectionLimits {
+  /** Open connections in all (past it: 421 "too many connected clients"). */
+  maxConnections: number;
+  /** Open connections from one remote address (past it: 421). */
+  perAddress: number;
+  /** Milliseconds a client may stay silent before it is answered 421 and closed. */
+  idleMs: number;
+  /** Milliseconds a whole session may last, however busy (then 421 and close: NOOPs do not extend it). */
+  sessionMs: number;
+}
+
+export const DEFAULT_SMTP_LIMITS: SmtpConnectionLimits = { maxConnections: 200, perAddress: 10, idleMs: 60_000, sessionMs: 600_000 };
+
 /** A running listener. */
 export interface SmtpListener {
   port: number;
@@ -64,9 +86,12 @@ function reply(responseCode: number, text: string): SMTPServerError {
  * when `tls` is given, each RCPT TO checked with `isKnownRecipient` (550 before any data is sent;
  * 451 when the check itself fails), messages over `maxBytes` refused with 552 and never handed on,
  * and the 250 after DATA sent only when `onMessage` has resolved — so nothing acknowledged is lost.
+ * Connections are bounded by `limits` (in all, per remote address, idle time, session time).
  */
 export async function startSmtpListener(options: SmtpListenerOptions): Promise<SmtpListener> {
   const { maxBytes } = options;
+  const limits = { ...DEFAULT_SMTP_LIMITS, ...options.limits };
+  const sessions = sessionBounds(limits, () => server);
   const server = new SMTPServer({
     name: options.domain,
     banner: `${options.domain} ESMTP agent mail`,
@@ -79,13 +104,19 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     disableReverseLookup: true,
     closeTimeout: 5_000,
     logger: false,
+    maxClients: limits.maxConnections,
+    socketTimeout: limits.idleMs,
+    onConnect: (session, callback) => callback(sessions.open(session)),
+    onClose: (session) => sessions.closed(session),
     onRcptTo(address, _session, callback) {
       options.isKnownRecipient(address.address).then(
         (known) => callback(known ? null : reply(550, '5.1.1 No such mailbox here')),
         () => callback(reply(451, '4.3.0 Recipient check failed, try again later')),
       );
     },
-    onData(stream, session, callback) {
+    onData(stream, session, done) {
+      // A session bound reached while the message is stored waits for its answer (never hides a 250).
+      const callback = sessions.busy(session, done);
       collect(stream, maxBytes).then((raw) => {
         if (raw === null) return callback(reply(552, `5.3.4 Message exceeds the maximum size of ${maxBytes} bytes`));
         options.onMessage(raw, envelopeOf(session)).then(
@@ -133,6 +164,7 @@ function envelopeOf(session: SMTPServerSession): SmtpEnvelope {
     mailFrom: mailFrom ? mailFrom.address : '',
     rcptTo: rcptTo.map((r) => r.address),
     remoteAddress: session.remoteAddress,
+    helo: session.hostNameAppearsAs ?? '',
     secure: session.secure,
   };
 }

@@ -27,6 +27,9 @@ export const OAUTH_ROUTES = {
   credential: '/oauth/credential',
 } as const;
 
+/** The provider's routes of an authorization request (its scope defaulted there). */
+const AUTHORIZATION_ROUTES = new Set(['authorization', 'pushed_authorization_request', 'resume']);
+
 /** The consent step's page, per interaction. */
 export const interactionPath = (uid: string): string => `/oauth/interaction/${uid}`;
 
@@ -77,6 +80,14 @@ export function createAuthorizationServer(issuer: string, deps: AuthorizationSer
 
   const adapter = (name: string) => {
     const records = new OAuthRecords(deps.db, name, endGrant);
+    if (name === 'Grant') {
+      // A grant whose approving member lost their standing (token revoked, agent no longer visible
+      // to them) is no grant: its code exchange and refresh end in invalid_grant, as its calls do
+      // in 401 invalid_token.
+      const findGrant = records.find.bind(records);
+      records.find = async (id: string) => ((await deps.oauth.inStanding(id)) ? findGrant(id) : undefined);
+      return records;
+    }
     if (name !== 'Client') return records;
     // A client id that is a URL names its metadata document (CIMD): fetched, checked and cached,
     // never stored; any other id is a client registered here.
@@ -137,7 +148,11 @@ export function createAuthorizationServer(issuer: string, deps: AuthorizationSer
         enabled: true,
         defaultResource: async (_ctx, _client, oneOf) => oneOf ?? (undefined as unknown as string),
         useGrantedResource: async () => true,
-        getResourceServerInfo: async (_ctx, resource) => {
+        getResourceServerInfo: async (ctx, resource) => {
+          // A client may leave `scope` out (OAuth 2.1; MCP when it finds none to ask for): it is
+          // asked the resource's one scope, or the member's Allow would end in access_denied.
+          const params = ctx.oidc.params;
+          if (params && AUTHORIZATION_ROUTES.has(String(ctx.oidc.route)) && !params.scope) params.scope = MCP_SCOPE;
           try {
             await deps.oauth.agentOfResource(resource, origin);
           } catch (err) {

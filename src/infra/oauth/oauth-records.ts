@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { AccessTokenFacts, OAuthTokenReader } from '../../domain/mcp-oauth/mcp-oauth.ports.js';
 import { storable, storableText } from '../activity/buffered-sink.js';
 import { q } from '../store/pg-errors.js';
+import { pruneRegistrationCounts, pruneUnapprovedClients } from './registration-limits.js';
 import { parseJson } from '../store/rows/mapping.js';
 
 /**
@@ -115,24 +116,12 @@ export function oauthTokenReader(db: Knex): OAuthTokenReader {
   };
 }
 
-/** A registered client no member approved is removed after this long (registration is open to anyone). */
-export const UNUSED_CLIENT_DAYS = 1;
-
 /**
- * Removes the records past their expiry, and registered clients no grant names a day after their
- * registration (housekeeping).
+ * Removes the records past their expiry, registered clients no grant names an hour after their
+ * registration, and past hours' registration counts (housekeeping).
  */
 export async function pruneOAuthRecords(db: Knex, now: Date): Promise<number> {
   // Counted from `returning`: the embedded database's driver answers a bare delete without a count.
   const expired = (await q(() => db('oauth_records').where('expires_at', '<=', now).delete().returning('model'))).length;
-  const cutoff = Math.floor(now.getTime() / 1000) - UNUSED_CLIENT_DAYS * 86_400;
-  const unused = await q(() =>
-    db('oauth_records')
-      .where({ model: 'Client' })
-      .whereRaw(`coalesce((payload->>'client_id_issued_at')::bigint, 0) < ?`, [cutoff])
-      .whereNotIn('id', db('mcp_grants').select('client_id'))
-      .delete()
-      .returning('model'),
-  );
-  return expired + unused.length;
+  return expired + (await pruneUnapprovedClients(db, now)) + (await pruneRegistrationCounts(db, now));
 }

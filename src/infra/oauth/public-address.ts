@@ -6,6 +6,8 @@ const EXTRA_IPV6: [ipaddr.IPv6, number][] = [
   ipaddr.IPv6.parseCIDR('100::/64'), // discard-only
   ipaddr.IPv6.parseCIDR('2001::/23'), // IETF protocol assignments (Teredo, ORCHID, benchmarking …)
   ipaddr.IPv6.parseCIDR('fec0::/10'), // deprecated site-local, still routed inside some networks
+  ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'), // local-use NAT64 (RFC 8215): a translator of this network
+  ipaddr.IPv6.parseCIDR('::/96'), // deprecated IPv4-compatible addresses: ::10.0.0.1 reaches inward
 ];
 
 /**

@@ -31,10 +31,36 @@ export function channelMessageRepo(db: Conn): Omit<MessageRepo, 'get' | 'insert'
         const existing = await db('messages').where({ agent_id: msg.agentId, channel_id: msg.channelId, direction: msg.direction, message_id: msg.messageId }).first();
         return { message: m.fromRow(existing), duplicate: true };
       }),
-    countAnswerable: (channelId, from, since) =>
+    countAnswerable: (channelId, to, since) =>
       q(async () => {
-        const r = await db('messages').where({ channel_id: channelId, direction: 'inbound', from_address: from }).andWhere('created_at', '>', since).andWhereNot('status', 'ignored').count({ n: '*' }).first();
+        // Served by messages_channel_answer_to: only messages taken to be answered have answer_to.
+        const rows = db('messages').where({ channel_id: channelId, direction: 'inbound' }).whereNotNull('answer_to').andWhere('created_at', '>', since).andWhereNot('status', 'ignored');
+        const r = await (to === null ? rows : rows.andWhere('answer_to', to)).count({ n: '*' }).first();
         return Number(r?.n ?? 0);
+      }),
+    countIntake: (channelId, day, bytes, quota) =>
+      q(async () => {
+        // The WHERE of DO UPDATE makes the check and the count one atomic step under the row's lock.
+        const r = await db.raw(
+          `insert into channel_intake_days (channel_id, day, messages, bytes) values (?, ?, 1, ?)
+           on conflict (channel_id, day) do update set messages = channel_intake_days.messages + 1, bytes = channel_intake_days.bytes + excluded.bytes
+           where channel_intake_days.messages + 1 <= ? and channel_intake_days.bytes + excluded.bytes <= ?
+           returning messages`,
+          [channelId, day, bytes, quota.messagesPerDay, quota.bytesPerDay],
+        );
+        return (r as { rows: unknown[] }).rows.length > 0;
+      }),
+    prune: (workspaceId, before, batch = 500) =>
+      q(async () => {
+        let total = 0;
+        for (;;) {
+          const due = db('messages').select('id').where({ workspace_id: workspaceId }).andWhere('created_at', '<', before).whereNull('next_attempt_at').limit(batch);
+          const deleted = (await db('messages').whereIn('id', due).delete('id')).length;
+          total += deleted;
+          if (deleted < batch) break;
+        }
+        await db('channel_intake_days').where('day', '<', before.toISOString().slice(0, 10)).delete();
+        return total;
       }),
     sentIntoThread: (runId, threadId) => q(async () => Boolean(await db('messages').where({ run_id: runId, thread_id: threadId, direction: 'outbound' }).first('id'))),
     claim: (now, leaseUntil, limit) =>

@@ -55,5 +55,7 @@ export function conversationRepo(db: Conn): ConversationRepo {
         }
         await db('conversations').where({ id: conversationId }).update({ updated_at: at });
       }),
+    // The turns go with it (on delete cascade); counted by the ids returned, as the embedded driver reports no row count.
+    delete: (id) => q(async () => (await db('conversations').where({ id }).delete().returning('id')).length > 0),
   };
 }

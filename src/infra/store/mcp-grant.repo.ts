@@ -10,6 +10,7 @@ const grant = (r: Record<string, any>): McpGrant => ({
   workspaceId: r.workspace_id,
   agentId: r.agent_id,
   memberId: r.member_id,
+  memberTokenId: r.member_token_id ?? null,
   clientId: r.client_id,
   clientName: r.client_name ?? null,
   redirectHost: r.redirect_host ?? null,
@@ -32,6 +33,7 @@ export function mcpGrantRepo(db: Conn): McpGrantRepo {
           workspace_id: g.workspaceId,
           agent_id: g.agentId,
           member_id: g.memberId,
+          member_token_id: g.memberTokenId,
           client_id: g.clientId,
           client_name: g.clientName,
           redirect_host: g.redirectHost,
@@ -57,6 +59,16 @@ export function mcpGrantRepo(db: Conn): McpGrantRepo {
           return (await trx('mcp_grants').where({ id }).delete().returning('id')).length > 0;
         }),
       ),
+    // As delete, for every grant the token approved: its console sessions end with it, and so do
+    // the clients its member allowed through them.
+    deleteByMemberToken: (tokenId) =>
+      q(async () => {
+        const ids: string[] = (await db('mcp_grants').where({ member_token_id: tokenId }).select('id')).map((r: { id: string }) => r.id);
+        if (!ids.length) return 0;
+        await db('oauth_records').whereIn('grant_id', ids).delete();
+        await db('oauth_records').where({ model: 'Grant' }).whereIn('id', ids).delete();
+        return (await db('mcp_grants').whereIn('id', ids).delete().returning('id')).length;
+      }),
     touch: (id, at) =>
       q(async () => {
         await db('mcp_grants').where({ id }).update({ last_used_at: at });

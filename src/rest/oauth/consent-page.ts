@@ -7,7 +7,8 @@ const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem
 h1{font-size:1.4rem}dl{display:grid;grid-template-columns:auto 1fr;gap:.3rem 1rem}dt{color:#555}dd{margin:0;word-break:break-all}
 button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.5rem;border-radius:6px;border:1px solid #888;cursor:pointer}
 button.primary{background:#1c7ed6;color:#fff;border-color:#1c7ed6}input{font-size:1rem;padding:.4rem;width:100%;box-sizing:border-box}
-.error{color:#c92a2a}.note{color:#555;font-size:.9rem}`;
+.error{color:#c92a2a}.note{color:#555;font-size:.9rem}.unverified{color:#a61e4d;font-weight:600}
+.redirect{border:2px solid #f08c00;background:#fff9db;padding:.6rem .8rem;border-radius:6px}.redirect strong{font-size:1.15rem;word-break:break-all}`;
 
 function page(title: string, body: string, head = ''): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${e(title)}</title>${head}<style>${STYLE}</style></head><body>${body}</body></html>`;
@@ -40,6 +41,12 @@ ${error ? `<p class="error" role="alert">${e(error)}</p>` : ''}
 export interface ConsentView {
   clientName: string;
   clientId: string;
+  /**
+   * Where the name comes from: chosen by whoever registered the client (`registered`, anyone may
+   * register any name), its metadata document at the client id's URL (`document`), or no name (the
+   * client id is shown).
+   */
+  nameSource: 'registered' | 'document' | 'none';
   redirectHost: string;
   agentName: string;
   agentUrl: string;
@@ -49,13 +56,21 @@ export interface ConsentView {
   refresh: boolean;
 }
 
-/** The consent page: who asks, for which agent, what it may do, and for how long. */
+/** What the page says of the client's name: a name anyone could have chosen is marked so. */
+function nameNote(v: ConsentView): string {
+  if (v.nameSource === 'registered') return ` <span class="unverified" id="name-unverified">(name chosen by the app itself, not verified)</span> <span class="note">(${e(v.clientId)})</span>`;
+  if (v.nameSource === 'document') return ` <span class="note">(named by the document at ${e(v.clientId)})</span>`;
+  return '';
+}
+
+/** The consent page: who asks, for which agent, what it may do, where the person goes next, and for how long. */
 export function consentPage(v: ConsentView): string {
   return page(
     `Connect ${v.clientName}`,
     `<h1>Allow <span id="client-name">${e(v.clientName)}</span> to use the agent ${e(v.agentName)}?</h1>
-<dl><dt>App</dt><dd>${e(v.clientName)}${v.clientName === v.clientId ? '' : ` <span class="note">(${e(v.clientId)})</span>`}</dd>
-<dt>Sends you back to</dt><dd id="redirect-host">${e(v.redirectHost)}</dd>
+<p class="redirect" id="redirect-notice">After you decide, you are sent to <strong id="redirect-host">${e(v.redirectHost)}</strong>. Allow only if that is the app you are connecting.</p>
+<dl><dt>App</dt><dd>${e(v.clientName)}${nameNote(v)}</dd>
+<dt>Sends you back to</dt><dd>${e(v.redirectHost)}</dd>
 <dt>Agent</dt><dd>${e(v.agentName)} <span class="note">${e(v.agentUrl)}</span></dd>
 <dt>Signed in as</dt><dd>${e(v.memberEmail)}</dd></dl>
 <p>If you allow it, the app may <strong>list and call this agent's MCP tools and read the documents the agent exposes to MCP</strong>, on your behalf. Its calls count against the agent's credits and limits and appear in its activity log.

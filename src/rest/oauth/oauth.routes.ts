@@ -11,6 +11,7 @@ import { secureCookies, sessionCookie, sessionCsrfProblem, sessionValue } from '
 import { sendHtml } from '../page-headers.js';
 import { canNameEntity, printableParam } from '../surfaces/http-io.js';
 import { CONSENT_CSP, consentPage, problemPage, reloadPage, signInPage } from './consent-page.js';
+import { passRegistration, type AdmitRegistration } from './registration-gate.js';
 
 /** Builds (or finds) the authorization server of an issuer: the service's origin. */
 export type ProviderFor = (issuer: string) => Provider;
@@ -54,7 +55,7 @@ function consentHtml(ctx: Koa.Context, status: number, html: string): void {
  * (RFC 9728), the provider's endpoints, and the consent step — the member signs in with the
  * console's session and approves or denies the client for the agent.
  */
-export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUrl: string): Koa.Middleware {
+export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUrl: string, admitRegistration?: AdmitRegistration): Koa.Middleware {
   const router = new Router();
   const secure = secureCookies(baseUrl);
   const form = bodyParser({ enableTypes: ['form'], formLimit: '8kb', encoding: 'utf-8' });
@@ -79,12 +80,13 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
     };
   });
 
-  const member = async (ctx: Koa.Context): Promise<MemberPrincipal | null> => {
+  /** The signed-in member, with the member token of their session (a grant ends with it). */
+  const member = async (ctx: Koa.Context): Promise<(MemberPrincipal & { tokenId: string }) | null> => {
     const value = sessionValue(ctx);
     if (!value) return null;
     try {
-      const p = await services.consoleSessions.authenticate(value);
-      return p.kind === 'member' ? p : null;
+      const { principal: p, tokenId } = await services.consoleSessions.authenticateSession(value);
+      return p.kind === 'member' ? { ...p, tokenId } : null;
     } catch (err) {
       if (err instanceof DomainError) return null;
       throw err;
@@ -150,6 +152,7 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
       consentPage({
         clientName: s.clientName,
         clientId: s.clientId,
+        nameSource: s.clientName === s.clientId ? 'none' : /^https?:\/\//i.test(s.clientId) ? 'document' : 'registered',
         redirectHost: hostOf(s.redirectUri),
         agentName: s.agent.name,
         agentUrl: s.resource,
@@ -193,7 +196,7 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
     if (requested.length) grant.addOIDCScope(requested);
     grant.addResourceScope(s.resource, MCP_SCOPE);
     const grantId = await grant.save();
-    await services.mcpOAuth.approve(m, s.agent.id, { grantId, clientId: s.clientId, clientName: s.clientName === s.clientId ? null : s.clientName, redirectUri: s.redirectUri });
+    await services.mcpOAuth.approve(m, s.agent.id, { grantId, clientId: s.clientId, clientName: s.clientName === s.clientId ? null : s.clientName, redirectUri: s.redirectUri, memberTokenId: m.tokenId });
     const url = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId: m.memberId }, consent: { grantId } }, { mergeWithLastSubmission: false });
     ctx.status = 303;
     ctx.redirect(url);
@@ -214,8 +217,14 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
       const provider = providerFor(issuerOf(ctx, baseUrl));
       // RFC 8414's path serves the same document as OpenID discovery (an issuer without a path).
       if (ctx.path === '/.well-known/oauth-authorization-server') ctx.req.url = '/.well-known/openid-configuration';
+      let req = ctx.req;
+      if (ctx.path === OAUTH_ROUTES.registration && ctx.method === 'POST') {
+        const passed = await passRegistration(ctx, admitRegistration);
+        if (!passed) return;
+        req = passed;
+      }
       ctx.respond = false;
-      await provider.callback()(ctx.req, ctx.res);
+      await provider.callback()(req, ctx.res);
       return;
     }
     if (ctx.path.startsWith('/oauth/') || ctx.path.startsWith('/.well-known/oauth-protected-resource/')) return routes(ctx, next);

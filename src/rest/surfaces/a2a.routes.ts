@@ -13,7 +13,7 @@ import type { Logger } from '../../infra/logger.js';
 import { agentRouteFrame, type SurfaceState } from './activity.middleware.js';
 import { A2A_VERSION, agentCard } from './a2a/agent-card.js';
 import { CANCEL_KEY, PipelineExecutor, RUN_KEY } from './a2a/executor.js';
-import { AGENT_KEY, DatabaseTaskStore, SharedEventBusManager } from './a2a/task-store.js';
+import { DatabaseTaskStore, SCOPE_KEY, SharedEventBusManager } from './a2a/task-store.js';
 import { lazyAbortOnClose, readJson, runHeaders } from './http-io.js';
 import { agentSurface, callerOf } from './surface.middleware.js';
 
@@ -84,9 +84,9 @@ export function a2aRoutes(services: Services, platformOrigins: string[], baseUrl
   const origin = (ctx: Koa.Context) => (/:0$/.test(new URL(baseUrl).host) ? `${ctx.protocol}://${ctx.host}` : baseUrl);
   const cardOf = async (ctx: Koa.Context, caller: Pick<SurfaceCaller, 'agent'>) => agentCard(caller.agent, await services.a2a.skills(caller.agent), origin(ctx));
   const handlerFor = async (ctx: Koa.Context, caller: SurfaceCaller) =>
-    new DefaultRequestHandler(await cardOf(ctx, caller), tasks, new PipelineExecutor(services.a2a, tasks, running, caller.agent.id), buses);
+    new DefaultRequestHandler(await cardOf(ctx, caller), tasks, new PipelineExecutor(services.a2a, tasks, running, services.a2a.scopeOf(caller)), buses);
   const contextFor = (ctx: Koa.Context, caller: SurfaceCaller, version: string) =>
-    new ServerCallContext({ requestedVersion: version, state: new Map<string, unknown>([[AGENT_KEY, caller.agent.id]]) });
+    new ServerCallContext({ requestedVersion: version, state: new Map<string, unknown>([[SCOPE_KEY, services.a2a.scopeOf(caller)]]) });
 
   /** Admits a message's run and leaves it in the call context for the executor. */
   const admit = async (ctx: Koa.Context, caller: SurfaceCaller, context: ServerCallContext, message: A2aMessage) => {

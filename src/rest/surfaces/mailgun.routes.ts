@@ -15,8 +15,9 @@ const FORM_MARGIN_BYTES = 256 * 1024;
  * post the original message (`body-mime`) instead of its own parse of it. Keyless: the signature in
  * the form is the authentication. The answers follow Mailgun's retry contract: 200 stored (also a
  * message id seen before), 406 refused for good (Mailgun stops), anything else is retried — 401 a
- * bad, stale or replayed signature, 413 too large, 503 storage failed (with Retry-After). The
- * receipt service writes the EMAIL activity entry of each stored copy; this route writes none.
+ * bad, stale or replayed signature, 413 too large, 429 a channel past its daily quota, 503 storage
+ * failed (both with Retry-After). The receipt service writes the EMAIL activity entry of each
+ * stored copy; this route writes none.
  */
 export function mailgunRoutes(intake: MailgunIntake): Koa.Middleware {
   const router = new Router();

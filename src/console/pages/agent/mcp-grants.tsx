@@ -86,7 +86,8 @@ export function McpGrants({ agentId, url }: { agentId: string; url: string }) {
         {revoking ? `Revoke “${clientLabel(revoking)}”? Its tokens stop working at once: its next call is refused, and to connect again someone must approve it anew.` : ''}
       </ConfirmDialog>
       <Text size="xs" c="dimmed">
-        Desktop and IDE clients keep using agent keys (above); revoking an app here does not touch them.
+        Desktop and IDE clients keep using agent keys (above); revoking an app here does not touch them. An app also stops working when the member token its approver signed in with is revoked,
+        or when the approver can no longer see this agent.
       </Text>
     </Section>
   );

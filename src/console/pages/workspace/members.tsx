@@ -234,7 +234,7 @@ function TokensPanel({ member, isYou, onClose }: { member: MemberRow; isYou: boo
         onClose={() => setRevoking(null)}
         onConfirm={async () => (await revokeToken({ id: revoking!.id }, TOKENS)).error}
       >
-        {`Revoke the token “${revoking?.name ?? ''}” (${revoking?.prefix ?? ''}…${revoking?.last4 ?? ''})? It stops working at once, and the console sessions signed in with it end.`}
+        {`Revoke the token “${revoking?.name ?? ''}” (${revoking?.prefix ?? ''}…${revoking?.last4 ?? ''})? It stops working at once, the console sessions signed in with it end, and so do the apps (MCP OAuth clients) approved while signed in with it.`}
       </ConfirmDialog>
     </Paper>
   );

@@ -6,6 +6,8 @@ import type { Json } from '../../json.js';
 export interface StoredTask {
   id: string;
   agentId: string;
+  /** The caller that made it (callerRefOf); null for a task stored before callers were kept, which no one reads. */
+  callerRef: string | null;
   contextId: string;
   /** The task's state as the protocol names it (`TASK_STATE_WORKING`, …). */
   state: string;
@@ -23,16 +25,33 @@ export interface TaskListing {
   offset: number;
 }
 
+/** Whose tasks a call reads and writes: one agent's, made by one caller. */
+export interface TaskScope {
+  agentId: string;
+  callerRef: string;
+}
+
+/** A context whose tasks were pruned: its conversation goes with its last task. */
+export interface PrunedContext {
+  agentId: string;
+  callerRef: string | null;
+  contextId: string;
+}
+
 export interface A2aTaskRepo {
   get(id: string): Promise<StoredTask | null>;
   /**
-   * Writes the task (inserted, or updated when it is the same agent's). A task already in a final
+   * Writes the task (inserted, or updated when it is the same agent's and caller's). A task already in a final
    * state is never written again: a cancel stored by one instance is not undone by a late update
    * of the run on another.
    */
-  save(t: Omit<StoredTask, 'createdAt'>): Promise<void>;
-  /** The agent's tasks, most recently updated first, and how many match. */
-  list(agentId: string, listing: TaskListing): Promise<{ tasks: StoredTask[]; total: number }>;
+  save(t: Omit<StoredTask, 'createdAt' | 'callerRef'> & { callerRef: string }): Promise<void>;
+  /** The caller's tasks of the agent, most recently updated first, and how many match. */
+  list(scope: TaskScope, listing: TaskListing): Promise<{ tasks: StoredTask[]; total: number }>;
+  /** Deletes up to `limit` tasks in a final state last updated before `before`; the contexts they were in. */
+  pruneFinalBefore(before: Date, limit: number): Promise<PrunedContext[]>;
+  /** Whether any task of the context is left. */
+  contextHasTasks(context: PrunedContext): Promise<boolean>;
 }
 
 /** The states after which a task changes no more. */

@@ -7,19 +7,34 @@ import type { ModelMessage } from '../../runtime/language-model.ports.js';
 export interface StoredResponse {
   id: string;
   agentId: string;
+  /** The caller that made it (callerRefOf); null for a response stored before callers were kept, which no one reads. */
+  callerRef: string | null;
   previousResponseId: string | null;
-  /** The conversation as a response continuing this one starts from: the turns sent and answered. */
+  /**
+   * Chained (every response stored now): the turns this response added, sent and answered; the
+   * conversation is rebuilt by walking `previousResponseId`. Otherwise (stored before): the whole
+   * conversation as a response continuing this one starts from.
+   */
   context: ModelMessage[];
+  chained: boolean;
   /** The response object as answered. */
   body: Json;
   createdAt: Date;
 }
 
+/** One response of a chain, as a continuation reads it back. */
+export type ChainLink = Pick<StoredResponse, 'id' | 'previousResponseId' | 'context' | 'chained'>;
+
 export interface ResponseRepo {
   get(id: string): Promise<StoredResponse | null>;
   insert(r: StoredResponse): Promise<void>;
-  /** Deletes the agent's response `id`; false when the agent has none of that id. */
-  delete(id: string, agentId: string): Promise<boolean>;
+  /** Deletes the caller's response `id` of the agent; false when it has none of that id. */
+  delete(id: string, agentId: string, callerRef: string): Promise<boolean>;
+  /**
+   * The chain ending at response `id`, newest first: each response, then the one it continues (the
+   * agent's and caller's), until one that is not chained, one that is gone, or `max` responses.
+   */
+  chain(id: string, agentId: string, callerRef: string, max: number): Promise<ChainLink[]>;
   /** Deletes responses created before `before`; the number deleted. */
   pruneBefore(before: Date, limit: number): Promise<number>;
 }

@@ -27,6 +27,7 @@ export const messages: Mapping<Message> = {
     last_error: e.lastError,
     run_id: e.runId,
     provider: e.provider === null ? null : json(e.provider),
+    answer_to: e.answerTo ?? null,
   }),
   fromRow: (r) => ({
     id: r.id,
@@ -52,5 +53,6 @@ export const messages: Mapping<Message> = {
     lastError: r.last_error ?? null,
     runId: r.run_id ?? null,
     provider: r.provider == null ? null : parseJson(r.provider),
+    ...(r.answer_to ? { answerTo: r.answer_to } : {}),
   }),
 };

@@ -3,6 +3,7 @@ import { Role, TaskState, type Artifact, type Message, type Part } from '@a2a-js
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import type { A2aRun, A2aService } from '../../../domain/surfaces/a2a.service.js';
 import type { RunResult } from '../../../domain/runtime/run.types.js';
+import type { TaskScope } from '../../../domain/surfaces/a2a/a2a.ports.js';
 import { isFinal, REMOTE_TASK_POLL_MS, type DatabaseTaskStore } from './task-store.js';
 
 /** Where the route leaves the admitted run of a message for the executor. */
@@ -36,8 +37,8 @@ export class PipelineExecutor implements AgentExecutor {
     private readonly tasks: DatabaseTaskStore,
     /** Runs of this instance by task id, to cancel (shared by every call's executor). */
     private readonly running: Map<string, AbortController>,
-    /** The agent of the call this executor serves. */
-    private readonly agentId: string,
+    /** The agent and caller of the call this executor serves. */
+    private readonly scope: TaskScope,
   ) {}
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -91,7 +92,7 @@ export class PipelineExecutor implements AgentExecutor {
     if (local) return void local.abort();
     // The SDK hands a bus fed from the store (SharedEventBusManager): the canceled state reaches it there.
     void bus;
-    await this.tasks.cancelStored(this.agentId, taskId);
+    await this.tasks.cancelStored(this.scope, taskId);
   }
 
   /** Reads the stored task while the run lasts: a cancel stored by another instance aborts it. */

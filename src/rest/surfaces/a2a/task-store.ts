@@ -4,7 +4,7 @@ import { DefaultExecutionEventBus, DefaultExecutionEventBusManager, type Executi
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { Json } from '../../../domain/json.js';
 import type { A2aService } from '../../../domain/surfaces/a2a.service.js';
-import { FINAL_TASK_STATES } from '../../../domain/surfaces/a2a/a2a.ports.js';
+import { FINAL_TASK_STATES, type TaskScope } from '../../../domain/surfaces/a2a/a2a.ports.js';
 
 /** How often a task running elsewhere is read again while someone follows it here. */
 export const REMOTE_TASK_POLL_MS = 250;
@@ -12,13 +12,13 @@ export const REMOTE_TASK_POLL_MS = 250;
 const MAX_PAGE = 100;
 const DEFAULT_PAGE = 50;
 
-/** The agent a call is for: kept in the call context's state by the route. */
-export const AGENT_KEY = 'agentId';
+/** The agent and caller a call is for (A2aService.scopeOf): kept in the call context's state by the route. */
+export const SCOPE_KEY = 'scope';
 
-export function agentOf(context: ServerCallContext): string {
-  const id = context.state.get(AGENT_KEY);
-  if (typeof id !== 'string') throw new Error('the A2A call context names no agent');
-  return id;
+export function scopeOf(context: ServerCallContext): TaskScope {
+  const scope = context.state.get(SCOPE_KEY) as TaskScope | undefined;
+  if (!scope || typeof scope.agentId !== 'string' || typeof scope.callerRef !== 'string') throw new Error('the A2A call context names no agent and caller');
+  return scope;
 }
 
 export function isFinal(state: TaskState | undefined): boolean {
@@ -26,45 +26,45 @@ export function isFinal(state: TaskState | undefined): boolean {
 }
 
 /**
- * The SDK's task store over the database: any instance loads and lists an agent's tasks; a task of
- * another agent is one that does not exist. Saves never move a task out of a final state (the
+ * The SDK's task store over the database: any instance loads and lists a caller's tasks of an
+ * agent; a task of another agent, or of another key of the same agent, is one that does not exist. Saves never move a task out of a final state (the
  * repository's rule), so a cancel stored by another instance wins over a late update here.
  */
 export class DatabaseTaskStore implements TaskStore {
   constructor(private readonly a2a: A2aService) {}
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
-    await this.saveAs(agentOf(context), task);
+    await this.saveAs(scopeOf(context), task);
   }
 
-  private saveAs(agentId: string, task: Task): Promise<void> {
-    return this.a2a.saveTask(agentId, { id: task.id, contextId: task.contextId, state: taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED), task: Task.toJSON(task) as Json });
+  private saveAs(scope: TaskScope, task: Task): Promise<void> {
+    return this.a2a.saveTask(scope, { id: task.id, contextId: task.contextId, state: taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED), task: Task.toJSON(task) as Json });
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
-    const stored = await this.a2a.task(agentOf(context), taskId);
+    const stored = await this.a2a.task(scopeOf(context), taskId);
     return stored ? Task.fromJSON(stored.task) : undefined;
   }
 
   /**
-   * Stores a task as canceled (a task of this agent, as the SDK checked before asking). The instance
+   * Stores a task as canceled (a task of this caller, as the SDK checked before asking). The instance
    * that runs it sees the state and stops the run; a task already in a final state stays as it is.
    */
-  async cancelStored(agentId: string, taskId: string): Promise<void> {
-    const stored = await this.a2a.task(agentId, taskId);
+  async cancelStored(scope: TaskScope, taskId: string): Promise<void> {
+    const stored = await this.a2a.task(scope, taskId);
     if (!stored) return;
     const task = Task.fromJSON(stored.task);
     if (isFinal(task.status?.state)) return;
     const message = { messageId: randomUUID(), contextId: task.contextId, taskId, role: Role.ROLE_AGENT, parts: [{ content: { $case: 'text' as const, value: 'Task cancellation requested by user.' }, metadata: {}, filename: '', mediaType: 'text/plain' }], metadata: {}, extensions: [], referenceTaskIds: [] };
     task.status = { state: TaskState.TASK_STATE_CANCELED, message, timestamp: new Date().toISOString() };
-    await this.saveAs(agentId, task);
+    await this.saveAs(scope, task);
   }
 
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const pageSize = Math.min(Math.max(params.pageSize ?? DEFAULT_PAGE, 1), MAX_PAGE);
     const offset = /^\d{1,9}$/.test(params.pageToken) ? Number(params.pageToken) : 0;
     const state = params.status ? taskStateToJSON(params.status) : undefined;
-    const { tasks, total } = await this.a2a.tasks(agentOf(context), {
+    const { tasks, total } = await this.a2a.tasks(scopeOf(context), {
       ...(params.contextId ? { contextId: params.contextId } : {}),
       ...(state ? { state } : {}),
       limit: pageSize,
