@@ -24,6 +24,7 @@ import * as mcpOauth from './20270307000000_mcp_oauth.js';
 import * as documentMcpRead from './20270310000000_document_mcp_read.js';
 import * as channels from './20270312000000_channels.js';
 import * as mailgunTokens from './20270314000000_mailgun_tokens.js';
+import * as fairClaimServed from './20270325000000_fair_claim_served.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -53,6 +54,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270310000000_document_mcp_read': documentMcpRead,
   '20270312000000_channels': channels,
   '20270314000000_mailgun_tokens': mailgunTokens,
+  '20270325000000_fair_claim_served': fairClaimServed,
 };
 
 /** knex migration source over the static list above. */

@@ -76,6 +76,7 @@ export const NOT_COMPARED: Record<string, string> = {
   activity_log: 'every request gets an entry, refused ones included (DESIGN §5 step 9), written after the answer',
   credit_usage: 'credit counters and reservations: admission reserves and gives back, webhook runs charge in the background',
   run_slots: 'concurrency and credit leases, taken and freed around every run (also by the webhook worker)',
+  agent_queue_serves: 'which agent the queues served last, written by every claim of the background workers',
   knex_migrations: 'schema bookkeeping',
   knex_migrations_lock: 'schema bookkeeping',
 };
