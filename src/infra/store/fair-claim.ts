@@ -13,9 +13,9 @@
  *    delivery waited behind the whole backlog;
  * 4. the queue's locking SELECT and UPDATE take the first of them (`rank`), passing over rows
  *    another instance holds (`FOR UPDATE SKIP LOCKED`);
- * 5. `served` records, in the same statement, which agents this claim served and in what order:
- *    the claim's number (a sequence: one order across instances, whatever their clocks) and each
- *    agent's place in it.
+ * 5. `renewed` and `served` record, in the same statement, which agents this claim served and in
+ *    what order: the claim's number (a sequence: one order across instances, whatever their
+ *    clocks) and each agent's place in it.
  */
 export type FairQueue = 'webhook' | 'channel';
 
@@ -47,20 +47,37 @@ export function rankedTurns(queue: FairQueue): string {
 }
 
 /**
- * `claim_no` and `served`: the claim's number and, per agent the claim took rows of (CTE `claimed`:
+ * `claim_no` … `served`: the claim's number and, per agent the claim took rows of (CTE `claimed`:
  * agent_id, rank), that number and the agent's place in the claim (an empty claim takes no number).
- * Rows are written in agent order,
- * so that concurrent claims lock them in one order (no deadlock between instances).
+ * An agent's row that another claim in progress holds is passed over (`SKIP LOCKED`), never waited
+ * for: that claim records the agent a moment later anyway, and claims of several instances do not
+ * queue up behind each other's. An agent's first row is inserted in agent order, and `do nothing`
+ * if another claim inserted it meanwhile.
  */
 export function recordServed(queue: FairQueue): string {
   return `claim_no as (
       select nextval('agent_queue_claims') as no where exists (select from claimed)
+  ), by_agent as (
+      select agent_id, row_number() over (order by min(rank)) as place from claimed group by agent_id
+  ), held as (
+      select s.agent_id
+        from agent_queue_serves as s
+        join by_agent on by_agent.agent_id = s.agent_id
+       where s.queue = '${queue}'
+       order by s.agent_id
+         for update of s skip locked
+  ), renewed as (
+      update agent_queue_serves as s
+         set claim_no = claim_no.no, claim_rank = by_agent.place
+        from held, by_agent, claim_no
+       where s.queue = '${queue}' and s.agent_id = held.agent_id and by_agent.agent_id = held.agent_id
   ), served as (
-      insert into agent_queue_serves as s (queue, agent_id, claim_no, claim_rank)
+      insert into agent_queue_serves (queue, agent_id, claim_no, claim_rank)
       select '${queue}', by_agent.agent_id, claim_no.no, by_agent.place
-        from (select agent_id, row_number() over (order by min(rank)) as place from claimed group by agent_id) as by_agent
+        from by_agent
        cross join claim_no
+       where not exists (select from agent_queue_serves as s where s.queue = '${queue}' and s.agent_id = by_agent.agent_id)
        order by by_agent.agent_id
-      on conflict (queue, agent_id) do update set claim_no = excluded.claim_no, claim_rank = excluded.claim_rank
+      on conflict (queue, agent_id) do nothing
   )`;
 }
