@@ -22,12 +22,14 @@ const PRIMARY_KEYS: Record<string, string> = {
   oauth_registration_counts: 'address, window_start',
   message_attachments: 'message_id, "position"',
   channel_intake_days: 'channel_id, day',
+  agent_queue_serves: 'queue, agent_id',
 };
 
 const COLUMNS: Record<string, string> = {
   a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
   activity_log: 'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by',
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
+  agent_queue_serves: 'queue agent_id claim_no claim_rank',
   agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
   api_keys: 'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at console_session_id',
   channels: 'id agent_id kind address handler_kind handler_body model_override allowed_senders auto_reply created_at updated_at',
@@ -82,6 +84,7 @@ const UNIQUE = [
 ];
 
 const CHECKS = [
+  'agent_queue_serves_queue_check',
   'agents_visibility_check',
   'api_keys_kind_check',
   'channels_kind_check',
@@ -98,6 +101,7 @@ const FOREIGN_KEYS = [
   'activity_log FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'activity_log FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'agent_changes FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'agent_queue_serves FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'agent_changes FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE SET NULL',
   'agent_changes FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'agents FOREIGN KEY (team_id) REFERENCES teams(id) ON DELETE SET NULL',
@@ -175,6 +179,7 @@ const INDEXES = [
   'CREATE INDEX messages_agent_id_sent_at_id_index ON messages USING btree (agent_id, sent_at, id)',
   'CREATE INDEX messages_channel_answer_to ON messages USING btree (channel_id, answer_to, created_at) WHERE (answer_to IS NOT NULL)',
   'CREATE INDEX messages_channel_sender ON messages USING btree (channel_id, from_address, created_at) WHERE (channel_id IS NOT NULL)',
+  'CREATE INDEX messages_agent_due ON messages USING btree (agent_id, next_attempt_at, id) WHERE (next_attempt_at IS NOT NULL)',
   'CREATE INDEX messages_due ON messages USING btree (next_attempt_at) WHERE (next_attempt_at IS NOT NULL)',
   'CREATE INDEX messages_run ON messages USING btree (run_id) WHERE (run_id IS NOT NULL)',
   'CREATE INDEX messages_workspace_created ON messages USING btree (workspace_id, created_at)',
@@ -277,7 +282,7 @@ describe('migrations', function () {
     expect(kind('x')).to.deep.equal([]);
     const secondary = afterUp.indexes.filter((d) => !/_pkey ON /.test(d) && !UNIQUE.some((u) => d.includes(` ${u.split(' ')[0]} ON `)));
     expect(secondary).to.deep.equal([...INDEXES].sort());
-    expect(afterUp.relations.filter((r) => r.endsWith(' S'))).to.deep.equal(['document_records_seq_seq S']);
+    expect(afterUp.relations.filter((r) => r.endsWith(' S'))).to.deep.equal(['agent_queue_claims S', 'document_records_seq_seq S']);
     expect(afterUp.columnDefs).to.include('document_records.seq bigint not null default nextval(\'document_records_seq_seq\'::regclass)');
   });
 

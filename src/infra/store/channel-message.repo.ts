@@ -1,10 +1,50 @@
 import type { Knex } from 'knex';
 import type { MessageRepo } from '../../domain/messages/message.ports.js';
+import { agentsWalk, rankedTurns, recordServed } from './fair-claim.js';
 import { q } from './pg-errors.js';
 import { json } from './rows/mapping.js';
 import { messages as m } from './rows/messages.js';
 
 type Conn = Knex | Knex.Transaction;
+
+/** A due message: waiting (`next_attempt_at`) and due, not held under a lease (or under one that ran out). */
+const DUE = (a: string) => `${a}.next_attempt_at <= ? and (${a}.locked_until is null or ${a}.locked_until <= ?)`;
+/** How many of its oldest due messages each agent offers a claim, per message claimed (see delivery.repo.ts). */
+const OFFERED_PER_CLAIMED = 4;
+/**
+ * The fair claim, one statement (fair-claim.ts): `agents` skip-scans messages_agent_due, `offered` is
+ * each agent's oldest due messages (an index range each; the few held under a lease are passed
+ * over), and the locking SELECT checks again that each row is due, so that a message another
+ * instance claimed meanwhile is passed over, never claimed twice.
+ */
+const CLAIM = `with recursive ${agentsWalk('messages', (n) => `${n}.next_attempt_at is not null`)}, offered as (
+      select o.id, o.agent_id, o.next_attempt_at
+        from agents
+       cross join lateral (
+             select p.id, p.agent_id, p.next_attempt_at
+               from messages as p
+              where p.next_attempt_at is not null and p.agent_id = agents.agent_id and ${DUE('p')}
+              order by p.next_attempt_at, p.id
+              limit ?
+           ) as o
+  ), ${rankedTurns('channel')}, due as (
+      select w.id, turns.rank
+        from messages as w
+        join turns on turns.id = w.id
+       where ${DUE('w')}
+       order by turns.rank
+       limit ?
+         for update of w skip locked
+  ), claimed as (
+      update messages as d
+         set attempts = d.attempts + 1,
+             failures = d.failures + case when d.locked_until is null then 0 else 1 end,
+             locked_until = ?
+        from due
+       where d.id = due.id
+   returning d.*, due.rank
+  ), ${recordServed('channel')}
+  select * from claimed order by rank`;
 
 /** The dedupe key of a channel's message: its provider id, per agent, channel and direction. */
 const DEDUPE = ['agent_id', 'channel_id', 'direction', 'message_id'];
@@ -14,8 +54,8 @@ const DEDUPE = ['agent_id', 'channel_id', 'direction', 'message_id'];
  * one UPDATE over a `FOR UPDATE SKIP LOCKED` subquery (served by the partial index `messages_due`),
  * so instances sharing one PostgreSQL never take the same message. A claim that takes back a lease
  * that ran out (its instance died) counts that attempt as a failure, so a message that kills its
- * instance every time still ends. Unlike webhook deliveries, claims are oldest-due-first without
- * fairness between agents: a channel's traffic is one conversation at a time.
+ * instance every time still ends. Claims are fair between agents as webhook deliveries' are
+ * (fair-claim.ts): one agent's backlog of answers does not hold back another agent's email or SMS.
  */
 export function channelMessageRepo(db: Conn): Omit<MessageRepo, 'get' | 'insert' | 'update' | 'delete'> {
   const held = (id: string, attempt: number) => db('messages').where({ id, attempts: attempt }).whereNotNull('locked_until');
@@ -65,24 +105,9 @@ export function channelMessageRepo(db: Conn): Omit<MessageRepo, 'get' | 'insert'
     sentIntoThread: (runId, threadId) => q(async () => Boolean(await db('messages').where({ run_id: runId, thread_id: threadId, direction: 'outbound' }).first('id'))),
     claim: (now, leaseUntil, limit) =>
       q(async () => {
-        const due = db('messages')
-          .select('id')
-          .whereNotNull('next_attempt_at')
-          .andWhere('next_attempt_at', '<=', now)
-          .andWhere((w) => w.whereNull('locked_until').orWhere('locked_until', '<=', now))
-          .orderBy([{ column: 'next_attempt_at' }, { column: 'id' }])
-          .limit(limit)
-          .forUpdate()
-          .skipLocked();
-        const rs = await db('messages')
-          .whereIn('id', due)
-          .update({
-            attempts: db.raw('attempts + 1'),
-            failures: db.raw('failures + (case when locked_until is null then 0 else 1 end)'),
-            locked_until: leaseUntil,
-          })
-          .returning('*');
-        return rs.map(m.fromRow).sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.id.localeCompare(b.id));
+        const offered = limit * OFFERED_PER_CLAIMED;
+        const res = await db.raw(CLAIM, [now, now, offered, offered, now, now, limit, leaseUntil]);
+        return (res.rows as Record<string, unknown>[]).map(m.fromRow);
       }),
     renew: (id, attempt, leaseUntil) => q(async () => (await held(id, attempt).update({ locked_until: leaseUntil }).returning('id')).length > 0),
     settle: (id, attempt, s) =>

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { WebhookDelivery } from '../../domain/webhooks/webhook.entities.js';
 import type { DeliveryRepo } from '../../domain/webhooks/webhook.ports.js';
 import { RETRY_DELAYS_SECONDS } from '../../domain/webhooks/retry-schedule.js';
+import { agentsWalk, rankedTurns, recordServed } from './fair-claim.js';
 import { q } from './pg-errors.js';
 import { SUMMARY_COLUMNS, bytes, summaryFromRow, webhookDeliveries as m } from './rows/webhook-deliveries.js';
 
@@ -13,10 +14,10 @@ type Conn = Knex | Knex.Transaction;
  * lease ran out (its instance died) is due again. A claim that takes back an expired lease counts
  * the lost attempt as a failure, so a delivery that kills its instance every time still ends.
  *
- * A claim is fair between agents, in the query itself so that it holds across instances: due
- * deliveries are numbered per agent, oldest due first (their turn), and the claim takes the lowest
- * turns first — every agent's oldest before any agent's second — so one agent's backlog of
- * thousands delays another agent's delivery by one batch, not by the backlog (see CLAIM).
+ * A claim is fair between agents, in the query itself so that it holds across instances (see
+ * fair-claim.ts): every agent's oldest due delivery before any agent's second, and between equal
+ * turns the agent served least recently — so one agent's backlog of thousands delays another
+ * agent's delivery by one claim, not by the backlog, even when workers free one slot at a time.
  *
  * Lists and claims read no body (a body is up to 1 MiB): `body` reads the one delivery being run,
  * `bodyHeads` the beginning of the few being shown.
@@ -35,21 +36,13 @@ const DUE = `((status = 'PENDING' and next_attempt_at <= ?) or (status = 'RUNNIN
  */
 const OFFERED_PER_CLAIMED = 4;
 /**
- * The fair claim, one statement. `agents` walks the agents with pending deliveries (a skip scan of
- * webhook_deliveries_agent_pending: one index step per agent, however long its backlog); `offered`
- * is each one's oldest due deliveries (an index range each) and every delivery whose lease was lost;
- * `turns` numbers them per agent and keeps the lowest turns (a few rows: the locking SELECT then
- * reads each by its key). The window function cannot be in the locking SELECT: that one joins the
- * turns and checks again that each row is due, so that a row another instance claimed meanwhile
- * (read again once its lock is released) is passed over, never claimed twice.
+ * The fair claim, one statement (fair-claim.ts). `agents` skip-scans webhook_deliveries_agent_pending;
+ * `offered` is each agent's oldest due deliveries (an index range each) and every delivery whose
+ * lease was lost. The locking SELECT joins the ranked turns and checks again that each row is due, so
+ * that a row another instance claimed meanwhile (read again once its lock is released) is passed
+ * over, never claimed twice.
  */
-const CLAIM = `with recursive agents (agent_id) as (
-      select min(agent_id) from webhook_deliveries where status = 'PENDING'
-    union all
-      select (select min(n.agent_id) from webhook_deliveries as n where n.status = 'PENDING' and n.agent_id > agents.agent_id)
-        from agents
-       where agents.agent_id is not null
-  ), offered as (
+const CLAIM = `with recursive ${agentsWalk('webhook_deliveries', (n) => `${n}.status = 'PENDING'`)}, offered as (
       select o.id, o.agent_id, o.next_attempt_at
         from agents
        cross join lateral (
@@ -63,29 +56,26 @@ const CLAIM = `with recursive agents (agent_id) as (
       select id, agent_id, next_attempt_at
         from webhook_deliveries
        where status = 'RUNNING' and locked_until + ${LOST_ATTEMPT_DELAY} <= ?
-  ), turns as (
-      select id, turn
-        from (select id, next_attempt_at, row_number() over (partition by agent_id order by next_attempt_at, id) as turn from offered) as numbered
-       order by turn, next_attempt_at, id
-       limit ?
-  ), due as (
-      select w.id, turns.turn
+  ), ${rankedTurns('webhook')}, due as (
+      select w.id, turns.rank
         from webhook_deliveries as w
         join turns on turns.id = w.id
        where ${DUE}
-       order by turns.turn, w.next_attempt_at, w.id
+       order by turns.rank
        limit ?
          for update of w skip locked
-  )
-  update webhook_deliveries as d
-     set status = 'RUNNING',
-         attempts = d.attempts + 1,
-         failures = d.failures + case when d.status = 'RUNNING' then 1 else 0 end,
-         locked_until = ?,
-         updated_at = ?
-    from due
-   where d.id = due.id
-  returning ${SUMMARY_COLUMNS.map((c) => `d.${c}`).join(', ')}, octet_length(d.raw_body) as body_bytes, due.turn`;
+  ), claimed as (
+      update webhook_deliveries as d
+         set status = 'RUNNING',
+             attempts = d.attempts + 1,
+             failures = d.failures + case when d.status = 'RUNNING' then 1 else 0 end,
+             locked_until = ?,
+             updated_at = ?
+        from due
+       where d.id = due.id
+   returning ${SUMMARY_COLUMNS.map((c) => `d.${c}`).join(', ')}, octet_length(d.raw_body) as body_bytes, due.rank
+  ), ${recordServed('webhook')}
+  select * from claimed order by rank`;
 
 /** Delivery bodies emptied per statement by the housekeeping that drops them. */
 const BODY_DROP_BATCH = 500;
@@ -120,10 +110,7 @@ export function deliveryRepo(db: Conn): DeliveryRepo {
       q(async () => {
         const offered = limit * OFFERED_PER_CLAIMED;
         const res = await db.raw(CLAIM, [now, offered, now, offered, now, now, limit, leaseUntil, now]);
-        const rows = (res.rows as Record<string, unknown>[]).map((r) => ({ turn: Number(r.turn), d: summaryFromRow(r) }));
-        // RETURNING keeps no order: the claim's own (turn, then oldest due).
-        rows.sort((a, b) => a.turn - b.turn || a.d.nextAttemptAt.getTime() - b.d.nextAttemptAt.getTime() || (a.d.id < b.d.id ? -1 : 1));
-        return rows.map((r) => r.d);
+        return (res.rows as Record<string, unknown>[]).map(summaryFromRow);
       }),
     body: (id) =>
       q(async () => {

@@ -77,6 +77,7 @@ export const NOT_COMPARED: Record<string, string> = {
   credit_usage: 'credit counters and reservations: admission reserves and gives back, webhook runs charge in the background',
   run_slots: 'concurrency and credit leases, taken and freed around every run (also by the webhook worker)',
   oauth_registration_counts: 'registrations per remote address and hour: counted before the registration is checked (a refused one counts too)',
+  agent_queue_serves: 'which agent the queues served last, written by every claim of the background workers',
   knex_migrations: 'schema bookkeeping',
   knex_migrations_lock: 'schema bookkeeping',
 };
