@@ -86,34 +86,88 @@ async function verdictOf(dkim: DKIMVerifyResult, spfOutcome: { result: string; p
   return { authenticated: false, method: 'none', summary };
 }
 
-/** Runs the checks with a resolver cut at the lookup timeout, and the whole at the total timeout. */
+/**
+ * Runs the checks with each lookup cut at the lookup timeout and the time spent waiting on DNS cut
+ * at the total timeout. The total counts DNS waits only, not the CPU the checks take: a process
+ * busy elsewhere for a moment must not turn a message whose records are at hand into `temperror`.
+ * A wall-clock bound well past both still ends the checks, whatever happens inside them.
+ */
 async function deadline(opts: SenderAuthOptions, check: (resolver: DnsResolver) => Promise<SenderVerdict>): Promise<SenderVerdict> {
   const lookupMs = opts.lookupTimeoutMs ?? 5_000;
   const totalMs = opts.totalTimeoutMs ?? 15_000;
-  const resolver = bounded(opts.resolver ?? systemResolver(lookupMs), lookupMs);
+  const budget = dnsBudget(totalMs);
+  const resolver = bounded(opts.resolver ?? systemResolver(lookupMs), lookupMs, budget);
+  const tooLong: SenderVerdict = { authenticated: false, method: 'temperror', summary: `the checks took longer than ${totalMs} ms (DNS)` };
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<SenderVerdict>((resolve) => {
-    timer = setTimeout(() => resolve({ authenticated: false, method: 'temperror', summary: `the checks took longer than ${totalMs} ms (DNS)` }), totalMs);
+    timer = setTimeout(() => resolve(tooLong), totalMs + lookupMs + 30_000);
   });
   try {
-    return await Promise.race([
+    const verdict = await Promise.race([
       check(resolver).catch((err: unknown) => ({ authenticated: false, method: 'temperror', summary: `the checks failed: ${err instanceof Error ? err.message.slice(0, 200) : 'error'}` })),
       late,
     ]);
+    return budget.spentUp() ? tooLong : verdict;
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** `resolver`, each lookup failing with ETIMEOUT (a temporary DNS error to mailauth) after `ms`. */
-function bounded(resolver: DnsResolver, ms: number): DnsResolver {
+interface DnsBudget {
+  /** What is left of the total, in ms, counting the time any lookup has been waiting. */
+  left(): number;
+  begin(): void;
+  end(): void;
+  /** Whether a lookup was cut because the total ran out. */
+  spentUp(): boolean;
+  markSpent(): void;
+}
+
+/** The total time lookups may keep the checks waiting (overlapping lookups count once). */
+function dnsBudget(totalMs: number): DnsBudget {
+  let spent = 0;
+  let pending = 0;
+  let busySince = 0;
+  let ranOut = false;
+  return {
+    left: () => totalMs - spent - (pending > 0 ? Date.now() - busySince : 0),
+    begin: () => {
+      if (pending++ === 0) busySince = Date.now();
+    },
+    end: () => {
+      if (--pending === 0) spent += Date.now() - busySince;
+    },
+    spentUp: () => ranOut,
+    markSpent: () => {
+      ranOut = true;
+    },
+  };
+}
+
+/**
+ * `resolver`, each lookup failing with ETIMEOUT (a temporary DNS error to mailauth) after `ms`, or
+ * sooner when the total DNS budget runs out first (then every later lookup fails at once).
+ */
+function bounded(resolver: DnsResolver, ms: number, budget: DnsBudget): DnsResolver {
+  const timedOut = (name: string) => Object.assign(new Error(`DNS lookup of ${name} timed out`), { code: 'ETIMEOUT' });
   return (name, rrtype) =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(Object.assign(new Error(`DNS lookup of ${name} timed out`), { code: 'ETIMEOUT' })), ms);
+      const left = budget.left();
+      if (left <= 0) {
+        budget.markSpent();
+        reject(timedOut(name));
+        return;
+      }
+      budget.begin();
+      const cut = left < ms;
+      const timer = setTimeout(() => {
+        if (cut) budget.markSpent();
+        reject(timedOut(name));
+      }, Math.min(ms, left));
       resolver(name, rrtype).then(
         (r) => (clearTimeout(timer), resolve(r)),
         (e: unknown) => (clearTimeout(timer), reject(e)),
-      );
+      ).finally(() => budget.end());
     });
 }
 
