@@ -8,7 +8,12 @@ export default {
     // The same files as `npm test`, setup first. MUTATION_SPEC (comma-separated files or globs)
     // narrows the run to an area's own tests: static mutants then cost that subset instead of the
     // whole suite, and the score is a lower bound (a test left out might have killed a survivor).
-    spec: ['test/setup.ts', ...(process.env.MUTATION_SPEC ? process.env.MUTATION_SPEC.split(',') : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'])],
+    spec: [
+      'test/setup.ts',
+      ...(process.env.MUTATION_SPEC
+        ? process.env.MUTATION_SPEC.split(',')
+        : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts']),
+    ],
   },
   // Tests load TypeScript through tsx, like `npm test`.
   testRunnerNodeArgs: ['--import', 'tsx'],
@@ -19,7 +24,9 @@ export default {
   disableTypeChecks: false,
   coverageAnalysis: 'perTest',
   incremental: true,
-  incrementalFile: process.env.MUTATION_SPEC ? 'reports/mutation/stryker-incremental-narrow.json' : 'reports/mutation/stryker-incremental.json',
+  incrementalFile: process.env.MUTATION_SPEC
+    ? 'reports/mutation/stryker-incremental-narrow.json'
+    : 'reports/mutation/stryker-incremental.json',
   reporters: ['clear-text', 'progress', 'json', 'html'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },

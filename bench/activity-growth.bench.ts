@@ -45,7 +45,9 @@ const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)} s`;
 const say = (s: string) => console.log(`[${elapsed()}] ${s}`);
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 const mb = (bytes: number) =>
-  bytes < 1024 ** 2 ? `${Math.round(bytes / 1024)} kB` : `${(bytes / 1024 ** 2).toLocaleString('en', { maximumFractionDigits: 0 })} MB`;
+  bytes < 1024 ** 2
+    ? `${Math.round(bytes / 1024)} kB`
+    : `${(bytes / 1024 ** 2).toLocaleString('en', { maximumFractionDigits: 0 })} MB`;
 const gb = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GB`;
 const int = (n: number) => Math.round(n).toLocaleString('en');
 
@@ -56,7 +58,9 @@ await db.raw('create schema public');
 await migrateLatest(db);
 const server = (await db.raw('show server_version')).rows[0].server_version as string;
 const settings = (
-  await db.raw(`select name, setting, unit from pg_settings where name in ('shared_buffers','max_wal_size','maintenance_work_mem','work_mem','synchronous_commit','autovacuum_vacuum_insert_scale_factor')`)
+  await db.raw(
+    `select name, setting, unit from pg_settings where name in ('shared_buffers','max_wal_size','maintenance_work_mem','work_mem','synchronous_commit','autovacuum_vacuum_insert_scale_factor')`,
+  )
 ).rows as { name: string; setting: string; unit: string | null }[];
 
 const workspaceIds = Array.from({ length: WORKSPACES }, (_, i) => `wsp_growth${i + 1}`);
@@ -64,10 +68,23 @@ const agentIds = Array.from({ length: AGENTS }, (_, i) => `agt_growth${String(i 
 const agentWorkspace = agentIds.map((_, i) => workspaceIds[i % WORKSPACES]!);
 for (const id of workspaceIds) await db('workspaces').insert({ id, name: id });
 for (const [i, id] of agentIds.entries()) {
-  await db('agents').insert({ id, workspace_id: agentWorkspace[i], name: id, surfaces: '{}', cors: '{}', capabilities: '{}', guardrails: '{}' });
+  await db('agents').insert({
+    id,
+    workspace_id: agentWorkspace[i],
+    name: id,
+    surfaces: '{}',
+    cors: '{}',
+    capabilities: '{}',
+    guardrails: '{}',
+  });
 }
 const agents: Agent[] = agentIds.map(
-  (id, i) => ({ id, workspaceId: agentWorkspace[i]!, surfaces: Object.fromEntries(SURFACES.map((s) => [s, { enabled: true, activityLogging: true }])) }) as unknown as Agent,
+  (id, i) =>
+    ({
+      id,
+      workspaceId: agentWorkspace[i]!,
+      surfaces: Object.fromEntries(SURFACES.map((s) => [s, { enabled: true, activityLogging: true }])),
+    }) as unknown as Agent,
 );
 /** Agent of the n-th entry: 30 % go to one busy agent, the rest spread over the other 19. */
 const agentOf = (n: number) => (n % 10 < 3 ? 0 : 1 + ((n * 7919) % (AGENTS - 1)));
@@ -114,8 +131,20 @@ function record(log: ActivityLog, n: number): void {
     },
     response:
       status === 200
-        ? { status: 'accepted', orderId, summary: `Order ${orderId} for ${1 + (n % 3)} items accepted; delivery expected within 3 business days.`, estimatedDelivery: '2026-12-03' }
-        : { error: status === 429 ? 'Daily credit limit reached' : status === 400 ? 'Body does not match the endpoint schema' : 'Internal server error' },
+        ? {
+            status: 'accepted',
+            orderId,
+            summary: `Order ${orderId} for ${1 + (n % 3)} items accepted; delivery expected within 3 business days.`,
+            estimatedDelivery: '2026-12-03',
+          }
+        : {
+            error:
+              status === 429
+                ? 'Daily credit limit reached'
+                : status === 400
+                  ? 'Body does not match the endpoint schema'
+                  : 'Internal server error',
+          },
     credits: 0.0123,
     durationMs: 20 + (n % 400),
     keyId: 'key_growthbench0001',
@@ -133,7 +162,13 @@ function record(log: ActivityLog, n: number): void {
 function partitionedStore(): Store {
   const s = knexStore(db);
   const insertMany = (entries: Parameters<Store['repos']['activity']['insertMany']>[0]) =>
-    q(async () => void (entries.length && (await db('activity_log').insert(entries.map(rows.activity.toRow)).onConflict(['id', 'created_at']).ignore())));
+    q(
+      async () =>
+        void (
+          entries.length &&
+          (await db('activity_log').insert(entries.map(rows.activity.toRow)).onConflict(['id', 'created_at']).ignore())
+        ),
+    );
   return { ...s, repos: { ...s.repos, activity: { ...s.repos.activity, insertMany } } };
 }
 
@@ -186,7 +221,9 @@ interface Sizes {
 /** Heap, TOAST and index sizes of a table, or summed over the leaf partitions of a partitioned one. */
 async function sizes(table: string): Promise<Sizes> {
   // pg_partition_tree lists nothing for a table that is not partitioned.
-  const parts = (await db.raw(`select relid::regclass::text as t from pg_partition_tree(?::regclass) where isleaf`, [table])).rows.map((r: { t: string }) => r.t) as string[];
+  const parts = (
+    await db.raw(`select relid::regclass::text as t from pg_partition_tree(?::regclass) where isleaf`, [table])
+  ).rows.map((r: { t: string }) => r.t) as string[];
   const leaves = parts.length ? parts : [table];
   const r = (
     await db.raw(
@@ -206,11 +243,18 @@ async function sizes(table: string): Promise<Sizes> {
       [leaves],
     )
   ).rows as { name: string; bytes: number }[];
-  return { rows, heap: Number(r.heap), toast: Number(r.toast), total: Number(r.total), indexes: idx.map((i) => ({ name: i.name, bytes: Number(i.bytes) })) };
+  return {
+    rows,
+    heap: Number(r.heap),
+    toast: Number(r.toast),
+    total: Number(r.total),
+    indexes: idx.map((i) => ({ name: i.name, bytes: Number(i.bytes) })),
+  };
 }
 
 const walLsn = async () => (await db.raw('select pg_current_wal_lsn()::text as l')).rows[0].l as string;
-const walSince = async (lsn: string) => Number((await db.raw('select pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn)::bigint as b', [lsn])).rows[0].b);
+const walSince = async (lsn: string) =>
+  Number((await db.raw('select pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn)::bigint as b', [lsn])).rows[0].b);
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const t = performance.now();
@@ -263,9 +307,15 @@ select 'act_' || substr(h, 1, 16), (?::text[])[a], (?::text[])[a],
           from generate_series(?::bigint, ?::bigint) g) s`;
 
 type IndexDef = { indexname: string; indexdef: string };
-const secondary = (await db.raw(`select indexname, indexdef from pg_indexes where tablename = 'activity_log' and indexname <> 'activity_log_pkey' order by indexname`)).rows as IndexDef[];
+const secondary = (
+  await db.raw(
+    `select indexname, indexdef from pg_indexes where tablename = 'activity_log' and indexname <> 'activity_log_pkey' order by indexname`,
+  )
+).rows as IndexDef[];
 
-say(`bulk fill: ${int(ENTRIES)} entries over ${new Date(FROM).toISOString().slice(0, 10)} … ${new Date(TO - 1).toISOString().slice(0, 10)} (${CHUNK.toLocaleString('en')} per statement, indexes dropped)…`);
+say(
+  `bulk fill: ${int(ENTRIES)} entries over ${new Date(FROM).toISOString().slice(0, 10)} … ${new Date(TO - 1).toISOString().slice(0, 10)} (${CHUNK.toLocaleString('en')} per statement, indexes dropped)…`,
+);
 for (const i of secondary) await db.raw(`drop index "${i.indexname}"`);
 await db.raw('alter table activity_log drop constraint activity_log_pkey');
 const fillStart = performance.now();
@@ -288,7 +338,9 @@ async function buildIndexes(table: string, primaryKey: string): Promise<number> 
     await trx.raw(`set local maintenance_work_mem = '512MB'`);
     await trx.raw(`alter table ${table} add primary key (${primaryKey})`);
     for (const i of secondary) {
-      const def = i.indexdef.replace(/ON (public\.)?activity_log /, `ON ${table} `).replace(`INDEX ${i.indexname} `, `INDEX ${i.indexname.replace('activity_log', table)} `);
+      const def = i.indexdef
+        .replace(/ON (public\.)?activity_log /, `ON ${table} `)
+        .replace(`INDEX ${i.indexname} `, `INDEX ${i.indexname.replace('activity_log', table)} `);
       await trx.raw(def);
     }
   });
@@ -304,29 +356,42 @@ const bulkRow = (
     `select avg(pg_column_size(a.*))::int as row, avg(pg_column_size(request_headers))::int as headers, avg(pg_column_size(request_body))::int as body, avg(pg_column_size(response))::int as response from activity_log a tablesample system (1)`,
   )
 ).rows[0] as { row: number; headers: number; body: number; response: number };
-say(`  at ${int(atTen.rows)}: heap ${gb(atTen.heap)}, indexes ${gb(atTen.indexes.reduce((s, i) => s + i.bytes, 0))}, total ${gb(atTen.total)} (${int(atTen.total / atTen.rows)} B/entry)`);
+say(
+  `  at ${int(atTen.rows)}: heap ${gb(atTen.heap)}, indexes ${gb(atTen.indexes.reduce((s, i) => s + i.bytes, 0))}, total ${gb(atTen.total)} (${int(atTen.total / atTen.rows)} B/entry)`,
+);
 
 // ---------------------------------------------------------------------------------------------
 // 3. The monthly range-partitioned copy: same columns, keys and indexes, one partition per month.
 
 say('partitioned copy (partition by range (created_at), one partition per month)…');
-await db.raw(`create table activity_log_monthly (like activity_log including defaults) partition by range (created_at)`);
+await db.raw(
+  `create table activity_log_monthly (like activity_log including defaults) partition by range (created_at)`,
+);
 for (let m = 0; m + 1 < MONTHS.length; m++) {
-  await db.raw(`create table activity_log_${MONTHS[m]!.slice(0, 7).replace('-', '_')} partition of activity_log_monthly for values from ('${MONTHS[m]}') to ('${MONTHS[m + 1]}')`);
+  await db.raw(
+    `create table activity_log_${MONTHS[m]!.slice(0, 7).replace('-', '_')} partition of activity_log_monthly for values from ('${MONTHS[m]}') to ('${MONTHS[m + 1]}')`,
+  );
 }
 const copyStart = performance.now();
 for (const m of MONTHS.slice(0, -1)) {
   const next = MONTHS[MONTHS.indexOf(m) + 1]!;
-  await db.raw(`insert into activity_log_monthly select * from activity_log where created_at >= ? and created_at < ?`, [m, next]);
+  await db.raw(`insert into activity_log_monthly select * from activity_log where created_at >= ? and created_at < ?`, [
+    m,
+    next,
+  ]);
 }
 const copyMs = performance.now() - copyStart;
 // The primary key of a partitioned table must hold the partition key: (id, created_at).
 const partIndexMs = await buildIndexes('activity_log_monthly', 'id, created_at');
-await db.raw(`alter table activity_log_monthly add foreign key (workspace_id) references workspaces (id) on delete cascade`);
+await db.raw(
+  `alter table activity_log_monthly add foreign key (workspace_id) references workspaces (id) on delete cascade`,
+);
 await db.raw(`alter table activity_log_monthly add foreign key (agent_id) references agents (id) on delete cascade`);
 const partVacuumMs = (await timed(() => db.raw('vacuum analyze activity_log_monthly'))).ms;
 const partAtTen = await sizes('activity_log_monthly');
-say(`  copied in ${(copyMs / 1000).toFixed(0)} s, indexes ${(partIndexMs / 1000).toFixed(0)} s, VACUUM ANALYZE ${(partVacuumMs / 1000).toFixed(0)} s; total ${gb(partAtTen.total)}`);
+say(
+  `  copied in ${(copyMs / 1000).toFixed(0)} s, indexes ${(partIndexMs / 1000).toFixed(0)} s, VACUUM ANALYZE ${(partVacuumMs / 1000).toFixed(0)} s; total ${gb(partAtTen.total)}`,
+);
 
 /** The product's code reads and writes `activity_log`: the table measured is swapped in under that name. */
 async function asActivityLog<T>(table: 'plain' | 'monthly', fn: () => Promise<T>): Promise<T> {
@@ -394,8 +459,21 @@ async function latency(fn: () => Promise<unknown>, n = REQUESTS): Promise<{ p50:
 }
 /** The indexes (and partitions touched) of the plan PostgreSQL picks for a captured statement. */
 async function planOf(q: { sql: string; bindings: readonly unknown[] }): Promise<string> {
-  const plan = ((await db.raw(`explain ${q.sql.replace(/\$\d+/g, '?')}`, q.bindings as Knex.RawBinding[])).rows as { 'QUERY PLAN': string }[]).map((x) => x['QUERY PLAN']).join('\n');
-  const idx = [...new Set([...plan.matchAll(/(Index Only Scan|Index Scan|Bitmap Index Scan)( Backward)? (?:using|on) (\w+)/g)].map((m) => `${m[1]}${m[2] ?? ''}: ${m[3]!.replace(/^activity_log_(2026|2027)_\d\d/, 'activity_log').replace('_monthly', '')}`))];
+  const plan = (
+    (await db.raw(`explain ${q.sql.replace(/\$\d+/g, '?')}`, q.bindings as Knex.RawBinding[])).rows as {
+      'QUERY PLAN': string;
+    }[]
+  )
+    .map((x) => x['QUERY PLAN'])
+    .join('\n');
+  const idx = [
+    ...new Set(
+      [...plan.matchAll(/(Index Only Scan|Index Scan|Bitmap Index Scan)( Backward)? (?:using|on) (\w+)/g)].map(
+        (m) =>
+          `${m[1]}${m[2] ?? ''}: ${m[3]!.replace(/^activity_log_(2026|2027)_\d\d/, 'activity_log').replace('_monthly', '')}`,
+      ),
+    ),
+  ];
   const scans = (plan.match(/(Index Only Scan|Index Scan|Bitmap Index Scan|Seq Scan)/g) ?? []).length;
   const seq = [...plan.matchAll(/Seq Scan on (\w+)/g)].map((m) => m[1]);
   return `${idx.join(', ')}${seq.length ? ` + Seq Scan: ${seq.join(', ')}` : ''}${/Sort Method|-> {2}Sort/.test(plan) ? ' + SORT' : ''} (${scans} scan${scans === 1 ? '' : 's'})`;
@@ -407,12 +485,16 @@ async function lists(table: 'plain' | 'monthly'): Promise<ListRow[]> {
     const repo = workspaceReadRepo(db);
     const store = knexStore(db);
     const rows: ListRow[] = [];
-    for (const [who, agentId] of [['busy', BUSY], ['typical', TYPICAL]] as const) {
+    for (const [who, agentId] of [
+      ['busy', BUSY],
+      ['typical', TYPICAL],
+    ] as const) {
       for (const [label, filter] of FILTERS) {
         for (const page of [1, 100]) {
           const window = { limit: PAGE, offset: (page - 1) * PAGE };
           const sent: { sql: string; bindings: readonly unknown[] }[] = [];
-          const capture = (q: { sql: string; bindings?: readonly unknown[] }) => void sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
+          const capture = (q: { sql: string; bindings?: readonly unknown[] }) =>
+            void sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
           db.on('query', capture);
           const { totalCount } = await repo.listActivity(agentId, filter, window);
           db.off('query', capture);
@@ -438,17 +520,22 @@ async function lists(table: 'plain' | 'monthly'): Promise<ListRow[]> {
       }
       // GraphQL: keyset pages (first 50 + 1), no count; filters: none and surface only.
       for (const surface of [undefined, 'MCP' as const]) {
-        const deep = (
-          await db('activity_log')
-            .where({ agent_id: agentId, ...(surface ? { surface } : {}) })
-            .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
-            .offset(99 * PAGE - 1)
-            .first('created_at', 'id')
-        ) as { created_at: Date; id: string } | undefined;
-        const pages = [[1, undefined], ...(deep ? [[100, { createdAt: deep.created_at, id: deep.id }]] : [])] as [number, { createdAt: Date; id: string } | undefined][];
+        const deep = (await db('activity_log')
+          .where({ agent_id: agentId, ...(surface ? { surface } : {}) })
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .offset(99 * PAGE - 1)
+          .first('created_at', 'id')) as { created_at: Date; id: string } | undefined;
+        const pages = [[1, undefined], ...(deep ? [[100, { createdAt: deep.created_at, id: deep.id }]] : [])] as [
+          number,
+          { createdAt: Date; id: string } | undefined,
+        ][];
         for (const [page, after] of pages) {
           const sent: { sql: string; bindings: readonly unknown[] }[] = [];
-          const capture = (q: { sql: string; bindings?: readonly unknown[] }) => void sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
+          const capture = (q: { sql: string; bindings?: readonly unknown[] }) =>
+            void sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
           db.on('query', capture);
           await store.repos.activity.list(agentId, { first: PAGE + 1, after, surface });
           db.off('query', capture);
@@ -470,7 +557,18 @@ async function lists(table: 'plain' | 'monthly'): Promise<ListRow[]> {
     }
     // The overview's "last activity" of every agent (one correlated max per agent).
     const last = await latency(() => repo.lastActivity(agentIds));
-    rows.push({ agent: `all ${AGENTS}`, filter: 'lastActivity (overview)', page: '—', totalCount: '—', 'API p50 ms': last.p50, 'API p95 ms': last.p95, 'page only p95': last.p95, 'count only p95': '—', 'page plan': '', 'count plan': '—' });
+    rows.push({
+      agent: `all ${AGENTS}`,
+      filter: 'lastActivity (overview)',
+      page: '—',
+      totalCount: '—',
+      'API p50 ms': last.p50,
+      'API p95 ms': last.p95,
+      'page only p95': last.p95,
+      'count only p95': '—',
+      'page plan': '',
+      'count plan': '—',
+    });
     return rows;
   });
 }
@@ -486,7 +584,9 @@ console.table(monthlyLists);
 // 6. Retention: one month (September) out of each table.
 
 const september = { from: '2026-09-01', to: '2026-10-01' };
-const septemberRows = Number((await db('activity_log').where('created_at', '<', september.to).count<{ n: number }[]>('* as n'))[0]!.n);
+const septemberRows = Number(
+  (await db('activity_log').where('created_at', '<', september.to).count<{ n: number }[]>('* as n'))[0]!.n,
+);
 
 /** Peak heap of this process while `fn` runs (the prune reads back every deleted id). */
 async function withPeakHeap<T>(fn: () => Promise<T>): Promise<{ value: T; peakHeapMb: number; peakRssMb: number }> {
@@ -500,21 +600,38 @@ async function withPeakHeap<T>(fn: () => Promise<T>): Promise<{ value: T; peakHe
   }, 50);
   try {
     const value = await fn();
-    return { value, peakHeapMb: round((heap - before.heapUsed) / 1024 ** 2, 0), peakRssMb: round((rss - before.rss) / 1024 ** 2, 0) };
+    return {
+      value,
+      peakHeapMb: round((heap - before.heapUsed) / 1024 ** 2, 0),
+      peakRssMb: round((rss - before.rss) / 1024 ** 2, 0),
+    };
   } finally {
     clearInterval(timer);
   }
 }
 
 const deadTuples = async (table: string) =>
-  Number((await db.raw(`select coalesce(sum(n_dead_tup), 0)::bigint as n from pg_stat_user_tables where relname = ?`, [table])).rows[0].n);
+  Number(
+    (
+      await db.raw(`select coalesce(sum(n_dead_tup), 0)::bigint as n from pg_stat_user_tables where relname = ?`, [
+        table,
+      ])
+    ).rows[0].n,
+  );
 const freePercent = async (table: string) => {
   await db.raw('create extension if not exists pgstattuple');
-  const r = (await db.raw(`select round(approx_free_percent::numeric, 1) as f, round(dead_tuple_percent::numeric, 1) as d from pgstattuple_approx(?::regclass)`, [table])).rows[0];
+  const r = (
+    await db.raw(
+      `select round(approx_free_percent::numeric, 1) as f, round(dead_tuple_percent::numeric, 1) as d from pgstattuple_approx(?::regclass)`,
+      [table],
+    )
+  ).rows[0];
   return { free: Number(r.f), dead: Number(r.d) };
 };
 
-say(`retention, plain table: the service's prune (one DELETE … RETURNING id per workspace) of September (${int(septemberRows)} entries)…`);
+say(
+  `retention, plain table: the service's prune (one DELETE … RETURNING id per workspace) of September (${int(septemberRows)} entries)…`,
+);
 const plainBefore = await sizes('activity_log');
 const store = knexStore(db);
 let lsn = await walLsn();
@@ -528,7 +645,9 @@ const prune = await withPeakHeap(() =>
 const pruneWal = await walSince(lsn);
 await db.raw('analyze activity_log');
 const deadAfterPrune = await deadTuples('activity_log');
-say(`  ${int(prune.value.value)} entries in ${(prune.value.ms / 1000).toFixed(1)} s, WAL ${mb(pruneWal)}, this process's heap +${prune.peakHeapMb} MB`);
+say(
+  `  ${int(prune.value.value)} entries in ${(prune.value.ms / 1000).toFixed(1)} s, WAL ${mb(pruneWal)}, this process's heap +${prune.peakHeapMb} MB`,
+);
 // What the hourly housekeeping deletes in steady state: one day of entries (then per hour, /24).
 lsn = await walLsn();
 const pruneDay = await timed(async () => {
@@ -537,7 +656,9 @@ const pruneDay = await timed(async () => {
   return n;
 });
 const pruneDayWal = await walSince(lsn);
-const afterPruneList = await asActivityLog('plain', async () => latency(() => workspaceReadRepo(db).listActivity(BUSY, {}, { limit: PAGE, offset: 0 }), 10));
+const afterPruneList = await asActivityLog('plain', async () =>
+  latency(() => workspaceReadRepo(db).listActivity(BUSY, {}, { limit: PAGE, offset: 0 }), 10),
+);
 lsn = await walLsn();
 const vacuumAfter = await timed(() => db.raw('vacuum activity_log'));
 const vacuumWal = await walSince(lsn);
@@ -559,7 +680,9 @@ const monthlyPruneDay = await asActivityLog('monthly', () =>
   }),
 );
 const monthlyAfter = await sizes('activity_log_monthly');
-const afterDropList = await asActivityLog('monthly', async () => latency(() => workspaceReadRepo(db).listActivity(BUSY, {}, { limit: PAGE, offset: 0 }), 10));
+const afterDropList = await asActivityLog('monthly', async () =>
+  latency(() => workspaceReadRepo(db).listActivity(BUSY, {}, { limit: PAGE, offset: 0 }), 10),
+);
 say(`  detach ${round(detach.ms)} ms, drop ${round(drop.ms)} ms, WAL ${mb(dropWal)}`);
 
 // ---------------------------------------------------------------------------------------------
@@ -567,7 +690,11 @@ say(`  detach ${round(detach.ms)} ms, drop ${round(drop.ms)} ms, WAL ${mb(dropWa
 
 const md = (rows: Record<string, unknown>[]) => {
   const keys = Object.keys(rows[0] ?? {});
-  return [`| ${keys.join(' | ')} |`, `|${keys.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${keys.map((k) => String(r[k] ?? '')).join(' | ')} |`)].join('\n');
+  return [
+    `| ${keys.join(' | ')} |`,
+    `|${keys.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${keys.map((k) => String(r[k] ?? '')).join(' | ')} |`),
+  ].join('\n');
 };
 const indexTotal = (s: Sizes) => s.indexes.reduce((a, i) => a + i.bytes, 0);
 const sizeRows = (s: Sizes) => [
@@ -575,10 +702,15 @@ const sizeRows = (s: Sizes) => [
   { part: 'TOAST', bytes: mb(s.toast), 'bytes/entry': int(s.toast / s.rows) },
   ...s.indexes.map((i) => ({ part: `index ${i.name}`, bytes: mb(i.bytes), 'bytes/entry': int(i.bytes / s.rows) })),
   { part: 'all indexes', bytes: gb(indexTotal(s)), 'bytes/entry': int(indexTotal(s) / s.rows) },
-  { part: '**total (pg_total_relation_size)**', bytes: `**${gb(s.total)}**`, 'bytes/entry': `**${int(s.total / s.rows)}**` },
+  {
+    part: '**total (pg_total_relation_size)**',
+    bytes: `**${gb(s.total)}**`,
+    'bytes/entry': `**${int(s.total / s.rows)}**`,
+  },
 ];
 const now = new Date();
-const w = (k: string) => `${int(writes[k]!.perSecond)} entries/s (${int(SAMPLE)} in ${writes[k]!.seconds.toFixed(1)} s) | ${int(writes[k]!.walPerEntry)} B`;
+const w = (k: string) =>
+  `${int(writes[k]!.perSecond)} entries/s (${int(SAMPLE)} in ${writes[k]!.seconds.toFixed(1)} s) | ${int(writes[k]!.walPerEntry)} B`;
 const report = [
   `## Activity-log growth, ${now.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
   '',

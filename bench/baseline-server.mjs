@@ -11,7 +11,9 @@ import { closeDatabase, openDatabase } from '../dist/src/infra/db.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL || undefined;
 const db = await openDatabase(databaseUrl ? { databaseUrl } : { dataDir: 'memory' });
-await db.raw('create table if not exists bench_baseline (id bigserial primary key, body jsonb not null, created_at timestamptz not null default now())');
+await db.raw(
+  'create table if not exists bench_baseline (id bigserial primary key, body jsonb not null, created_at timestamptz not null default now())',
+);
 
 const app = new Koa();
 const router = new Router();

@@ -14,11 +14,25 @@ export interface BenchService {
 
 export async function startBenchService(): Promise<BenchService> {
   const service = await buildService(
-    loadConfig({ DATABASE_URL: process.env.BENCH_DATABASE_URL, DATA_DIR: 'memory', SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'), ADMIN_TOKEN: BENCH_ADMIN_TOKEN, LOG_LEVEL: 'error' }),
+    loadConfig({
+      DATABASE_URL: process.env.BENCH_DATABASE_URL,
+      DATA_DIR: 'memory',
+      SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'),
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+      LOG_LEVEL: 'error',
+    }),
     { housekeepingMs: 0 },
   );
   const { url } = await service.listen(0);
   const gql = async (query: string) =>
-    ((await (await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_ADMIN_TOKEN}` }, body: JSON.stringify({ query }) })).json()) as any).data;
+    (
+      (await (
+        await fetch(`${url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_ADMIN_TOKEN}` },
+          body: JSON.stringify({ query }),
+        })
+      ).json()) as any
+    ).data;
   return { service, url, gql };
 }

@@ -14,9 +14,17 @@ import { buildService } from '../src/server.js';
 
 const ADMIN = 'bench-admin-token-0123456789';
 const fragmentBomb = (n: number) =>
-  [`{ ...G${n} }`, ...Array.from({ length: n }, (_, i) => `fragment G${n - i} on Query { ...G${n - i - 1} ...G${n - i - 1} }`), 'fragment G0 on Query { __typename }'].join('\n');
+  [
+    `{ ...G${n} }`,
+    ...Array.from({ length: n }, (_, i) => `fragment G${n - i} on Query { ...G${n - i - 1} ...G${n - i - 1} }`),
+    'fragment G0 on Query { __typename }',
+  ].join('\n');
 const fragmentChain = (n: number) =>
-  [`{ ...C${n} }`, ...Array.from({ length: n }, (_, i) => `fragment C${n - i} on Query { ...C${n - i - 1} }`), 'fragment C0 on Query { __typename }'].join('\n');
+  [
+    `{ ...C${n} }`,
+    ...Array.from({ length: n }, (_, i) => `fragment C${n - i} on Query { ...C${n - i - 1} }`),
+    'fragment C0 on Query { __typename }',
+  ].join('\n');
 const ms = (t: number) => Math.round(t * 10) / 10;
 const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -38,23 +46,42 @@ const validation = Object.entries(documents).map(([name, q]) => {
     errors = validate(schema, doc, rules).map((e) => e.message);
     return performance.now() - t;
   });
-  return { document: name, bytes: q.length, 'validate ms (p50)': ms(median(times)), answer: errors.length ? errors[0]!.slice(0, 48) : 'accepted' };
+  return {
+    document: name,
+    bytes: q.length,
+    'validate ms (p50)': ms(median(times)),
+    answer: errors.length ? errors[0]!.slice(0, 48) : 'accepted',
+  };
 });
 console.log('Validation, all rules, in process');
 console.table(validation);
 
 // 2. Over HTTP, on the embedded database.
 const service = await buildService(
-  loadConfig({ DATA_DIR: 'memory', SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error' }),
+  loadConfig({
+    DATA_DIR: 'memory',
+    SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'),
+    ADMIN_TOKEN: ADMIN,
+    LOG_LEVEL: 'error',
+  }),
   { housekeepingMs: 0 },
 );
 const { url } = await service.listen(0);
 async function post(query: string): Promise<{ status: number; bytes: number; ms: number; body: any }> {
   const t = performance.now();
-  const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}`, connection: 'close' }, body: JSON.stringify({ query }) });
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}`, connection: 'close' },
+    body: JSON.stringify({ query }),
+  });
   const text = await res.text();
   const took = performance.now() - t;
-  return { status: res.status, bytes: text.length, ms: ms(took), body: text.length < 1_000_000 ? JSON.parse(text) : undefined };
+  return {
+    status: res.status,
+    bytes: text.length,
+    ms: ms(took),
+    body: text.length < 1_000_000 ? JSON.parse(text) : undefined,
+  };
 }
 const fits = (q: string) => validate(schema, parse(q), rules).length === 0;
 /** The most aliases of `selection` that the limits accept. */
@@ -65,7 +92,8 @@ function mostAliases(selection: (i: number) => string, wrap = (s: string) => `{ 
 }
 
 const { workspace } = (await post('{ workspace { id } }')).body.data;
-const agentId = (await post('mutation { createAgent(input: {name: "bench"}) { id } }')).body.data.createAgent.id as string;
+const agentId = (await post('mutation { createAgent(input: {name: "bench"}) { id } }')).body.data.createAgent
+  .id as string;
 const body = { text: 'x'.repeat(64 * 1024 - 20) };
 const now = Date.now();
 const entries: ActivityEntry[] = Array.from({ length: 200 }, (_, i) => ({
@@ -95,7 +123,9 @@ const entries: ActivityEntry[] = Array.from({ length: 200 }, (_, i) => ({
 }));
 await service.store.repos.activity.insertMany(entries);
 
-const introspectionFlood = mostAliases(() => '__schema { types { fields { type { fields { name type { name } args { name type { name } } } } } } }');
+const introspectionFlood = mostAliases(
+  () => '__schema { types { fields { type { fields { name type { name } args { name type { name } } } } } } }',
+);
 const activityFlood = mostAliases(
   () => 'activity(first: 200) { nodes { response } }',
   (s) => `{ agent(id: "${agentId}") { ${s} } }`,
@@ -105,8 +135,14 @@ for (const [name, q] of [
   ['fragment bomb G22 (refused)', fragmentBomb(22)],
   ['fragment bomb G23 (refused)', fragmentBomb(23)],
   ['standard introspection query', getIntrospectionQuery()],
-  [`introspection flood, ${(introspectionFlood.match(/__schema/g) ?? []).length} aliases (largest accepted)`, introspectionFlood],
-  [`activity: ${(activityFlood.match(/activity\(/g) ?? []).length} pages of 200 × 64 KiB response (largest accepted)`, activityFlood],
+  [
+    `introspection flood, ${(introspectionFlood.match(/__schema/g) ?? []).length} aliases (largest accepted)`,
+    introspectionFlood,
+  ],
+  [
+    `activity: ${(activityFlood.match(/activity\(/g) ?? []).length} pages of 200 × 64 KiB response (largest accepted)`,
+    activityFlood,
+  ],
 ] as const) {
   await post(q); // warm-up
   const r = await post(q);

@@ -17,7 +17,8 @@ const TARGET_MS = 100;
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 const g = (over: Partial<Guardrails>): Guardrails => ({ ...DEFAULT_GUARDRAILS, ...over });
-const fill = (unit: string, tail = '') => unit.repeat(Math.ceil((SIZE - tail.length) / unit.length)).slice(0, SIZE - tail.length) + tail;
+const fill = (unit: string, tail = '') =>
+  unit.repeat(Math.ceil((SIZE - tail.length) / unit.length)).slice(0, SIZE - tail.length) + tail;
 
 /** Median wall time of `fn` in ms, after one warm-up call (compiles, JIT). */
 function median(fn: () => void): number {
@@ -69,11 +70,17 @@ const redactWith = (preset: RedactPreset) => (text: string) => void redactText(g
 
 // The reproductions.
 const as = 'a'.repeat(SIZE);
-for (const preset of ['email', 'phone', 'creditCard'] as const) measure(`${preset} preset, 80,000 "a"s`, as, redactWith(preset), true);
+for (const preset of ['email', 'phone', 'creditCard'] as const)
+  measure(`${preset} preset, 80,000 "a"s`, as, redactWith(preset), true);
 const redos = g({ blockedInputPatterns: ['(a+)+$'] });
-measure('blocked (a+)+$, 28 "a"s + "!"', `${'a'.repeat(28)}!`, (t) => {
-  if (blocked(redos, t)) throw new Error('(a+)+$ must not match');
-}, true);
+measure(
+  'blocked (a+)+$, 28 "a"s + "!"',
+  `${'a'.repeat(28)}!`,
+  (t) => {
+    if (blocked(redos, t)) throw new Error('(a+)+$ must not match');
+  },
+  true,
+);
 
 // The costliest inputs found for each preset (dense matches; one long run; digits everywhere).
 measure('email preset, "a@a." repeated', fill('a@a.'), redactWith('email'), true);
@@ -82,14 +89,29 @@ measure('email preset, "a"s then one address', fill('a', ' x@example.org'), reda
 measure('phone preset, digits then one number', fill('1', ' 555 123 4567'), redactWith('phone'), true);
 measure('phone preset, "12 " repeated', fill('12 '), redactWith('phone'), true);
 measure('creditCard preset, "1 " repeated', fill('1 '), redactWith('creditCard'), true);
-measure('all presets, prose with numbers and addresses', fill('call 555 123 4567 or mail ann@example.org, card 4111 1111 1111 1111; '), (t) => {
-  redactText(g({ redactPresets: ['email', 'phone', 'creditCard'] }), t);
-}, true);
+measure(
+  'all presets, prose with numbers and addresses',
+  fill('call 555 123 4567 or mail ann@example.org, card 4111 1111 1111 1111; '),
+  (t) => {
+    redactText(g({ redactPresets: ['email', 'phone', 'creditCard'] }), t);
+  },
+  true,
+);
 measure('blocked (a+)+$, 80,000 "a"s + "!"', `${'a'.repeat(SIZE - 1)}!`, (t) => void blocked(redos, t), true);
 
 // The bound of a member's own pattern: the largest one allowed, made to defeat the DFA.
-measure(`blocked ${atLimit} (${userPattern(atLimit).programSize()} steps), random a/b`, randomAb, (t) => void blocked(g({ blockedInputPatterns: [atLimit] }), t), false);
-measure(`redaction ${atLimit}, random a/b + "c"`, `${randomAb}c`, (t) => void redactText(g({ redactOutputPatterns: [atLimit] }), t), false);
+measure(
+  `blocked ${atLimit} (${userPattern(atLimit).programSize()} steps), random a/b`,
+  randomAb,
+  (t) => void blocked(g({ blockedInputPatterns: [atLimit] }), t),
+  false,
+);
+measure(
+  `redaction ${atLimit}, random a/b + "c"`,
+  `${randomAb}c`,
+  (t) => void redactText(g({ redactOutputPatterns: [atLimit] }), t),
+  false,
+);
 
 console.log(`Guardrail patterns on the calling thread; medians of ${TIMES} runs; target < ${TARGET_MS} ms where given`);
 console.table(rows);

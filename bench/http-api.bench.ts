@@ -6,14 +6,21 @@ const N = Number(process.env.BENCH_REQUESTS ?? 500);
 const { service, url, gql } = await startBenchService();
 
 const agentId = (await gql('mutation { createAgent(input: {name: "bench"}) { id } }')).createAgent.id;
-const key = (await gql(`mutation { createAgentApiKey(agentId: "${agentId}", name: "b") { key } }`)).createAgentApiKey.key;
-await gql(`mutation { addHttpEndpoint(agentId: "${agentId}", input: {path: "echo", handler: {script: "return { n: input.n * 2 }"}}) { id } }`);
+const key = (await gql(`mutation { createAgentApiKey(agentId: "${agentId}", name: "b") { key } }`)).createAgentApiKey
+  .key;
+await gql(
+  `mutation { addHttpEndpoint(agentId: "${agentId}", input: {path: "echo", handler: {script: "return { n: input.n * 2 }"}}) { id } }`,
+);
 
 async function measure(label: string): Promise<{ label: string; p50: number; p95: number; p99: number }> {
   const times: number[] = [];
   for (let i = 0; i < N; i++) {
     const t = performance.now();
-    const r = await fetch(`${url}/agents/${agentId}/api/echo`, { method: 'POST', headers: { 'x-agent-access-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ n: i }) });
+    const r = await fetch(`${url}/agents/${agentId}/api/echo`, {
+      method: 'POST',
+      headers: { 'x-agent-access-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ n: i }),
+    });
     await r.arrayBuffer();
     if (r.status !== 200) throw new Error(`status ${r.status}`);
     times.push(performance.now() - t);
@@ -27,7 +34,9 @@ await measure('warm-up');
 const on = await measure('activity log on');
 await gql(`mutation { setSurface(agentId: "${agentId}", surface: HTTP_API, activityLogging: false) { id } }`);
 const off = await measure('activity log off');
-console.log(`HTTP API, trivial script endpoint, ${N} sequential requests (${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'embedded database'})`);
+console.log(
+  `HTTP API, trivial script endpoint, ${N} sequential requests (${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'embedded database'})`,
+);
 console.table([on, off].map((r) => ({ run: r.label, 'p50 ms': r.p50, 'p95 ms': r.p95, 'p99 ms': r.p99 })));
 console.log(`activity log cost at p50: ${Math.round((on.p50 - off.p50) * 100) / 100} ms`);
 await service.close();

@@ -36,7 +36,15 @@ async function recreate(url: string): Promise<void> {
 }
 
 function start(dataDir: string): Promise<{ proc: ChildProcess; url: string }> {
-  const env = { ...process.env, PORT: '0', DATABASE_URL: DB_URL, DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, SECRETS_KEY, LOG_LEVEL: 'warn' };
+  const env = {
+    ...process.env,
+    PORT: '0',
+    DATABASE_URL: DB_URL,
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: ADMIN,
+    SECRETS_KEY,
+    LOG_LEVEL: 'warn',
+  };
   const proc = spawn(process.execPath, ['dist/src/main.js'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
@@ -51,7 +59,11 @@ function start(dataDir: string): Promise<{ proc: ChildProcess; url: string }> {
 }
 
 async function graphql(url: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {
-  const r = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ query, variables }) });
+  const r = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
+    body: JSON.stringify({ query, variables }),
+  });
   const j = (await r.json()) as { data?: any; errors?: unknown[] };
   if (j.errors?.length) throw new Error(`GraphQL: ${JSON.stringify(j.errors)}`);
   return j.data;
@@ -70,10 +82,21 @@ async function trial(stop: Trial['stop']): Promise<Trial> {
   await recreate(DB_URL);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-kill9-'));
   const service = await start(dataDir);
-  await graphql(service.url, 'mutation($i: WorkspaceSettingsInput!) { updateWorkspaceSettings(input: $i) { id } }', { i: { creditDefaults: { scriptRunCredits: CREDITS_PER_RUN } } });
-  const agentId = (await graphql(service.url, 'mutation { createAgent(input: { name: "kill" }) { id } }')).createAgent.id as string;
-  const key = (await graphql(service.url, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: agentId })).createAgentApiKey.key as string;
-  await graphql(service.url, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: agentId, i: { path: 'sum', handler: { script: 'return { sum: input.a + input.b };' } } });
+  await graphql(service.url, 'mutation($i: WorkspaceSettingsInput!) { updateWorkspaceSettings(input: $i) { id } }', {
+    i: { creditDefaults: { scriptRunCredits: CREDITS_PER_RUN } },
+  });
+  const agentId = (await graphql(service.url, 'mutation { createAgent(input: { name: "kill" }) { id } }')).createAgent
+    .id as string;
+  const key = (
+    await graphql(service.url, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', {
+      a: agentId,
+    })
+  ).createAgentApiKey.key as string;
+  await graphql(
+    service.url,
+    'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }',
+    { a: agentId, i: { path: 'sum', handler: { script: 'return { sum: input.a + input.b };' } } },
+  );
 
   const runIds: string[] = [];
   let stopping = false;
@@ -110,10 +133,16 @@ async function trial(stop: Trial['stop']): Promise<Trial> {
   try {
     const stored = new Set<string>();
     for (let i = 0; i < runIds.length; i += 5_000) {
-      const rows = (await db('activity_log').whereIn('run_id', runIds.slice(i, i + 5_000)).select('run_id')) as { run_id: string }[];
+      const rows = (await db('activity_log')
+        .whereIn('run_id', runIds.slice(i, i + 5_000))
+        .select('run_id')) as { run_id: string }[];
       for (const r of rows) stored.add(r.run_id);
     }
-    const usage = (await db('credit_usage').where({ agent_id: agentId }).sum({ credits: 'credits' }).sum({ runs: 'runs' }).first()) as { credits: string | null; runs: string | null };
+    const usage = (await db('credit_usage')
+      .where({ agent_id: agentId })
+      .sum({ credits: 'credits' })
+      .sum({ runs: 'runs' })
+      .first()) as { credits: string | null; runs: string | null };
     const charged = Number(usage?.credits ?? 0);
     return {
       stop,

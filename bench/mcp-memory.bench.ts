@@ -14,8 +14,10 @@ if (!gc) throw new Error('run with --expose-gc (npm run bench does)');
 
 const { service, url, gql } = await startBenchService();
 
-const agentId = (await gql('mutation { createAgent(input: {name: "bench", description: "MCP memory bench"}) { id } }')).createAgent.id;
-const key = (await gql(`mutation { createAgentApiKey(agentId: "${agentId}", name: "b") { key } }`)).createAgentApiKey.key;
+const agentId = (await gql('mutation { createAgent(input: {name: "bench", description: "MCP memory bench"}) { id } }'))
+  .createAgent.id;
+const key = (await gql(`mutation { createAgentApiKey(agentId: "${agentId}", name: "b") { key } }`)).createAgentApiKey
+  .key;
 await gql(
   `mutation { addMcpTool(agentId: "${agentId}", input: {name: "double", description: "Doubles n", handler: {script: "return { n: input.n * 2 }"}, inputSchema: {type: "object", properties: {n: {type: "number"}}, required: ["n"]}}) { id } }`,
 );
@@ -23,7 +25,11 @@ const mcpUrl = `${url}/agents/${agentId}/mcp`;
 
 function message(i: number): { body: unknown; headers: Record<string, string> } {
   const params = { name: 'double', arguments: { n: i } };
-  if (i % 2 === 0) return { body: { jsonrpc: '2.0', id: i, method: 'tools/call', params }, headers: { 'mcp-protocol-version': '2025-11-25' } };
+  if (i % 2 === 0)
+    return {
+      body: { jsonrpc: '2.0', id: i, method: 'tools/call', params },
+      headers: { 'mcp-protocol-version': '2025-11-25' },
+    };
   const _meta = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
@@ -39,11 +45,17 @@ async function callOnce(i: number): Promise<void> {
   const m = message(i);
   const r = await fetch(mcpUrl, {
     method: 'POST',
-    headers: { 'x-agent-access-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...m.headers },
+    headers: {
+      'x-agent-access-key': key,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...m.headers,
+    },
     body: JSON.stringify(m.body),
   });
   const text = await r.text();
-  if (r.status !== 200 || !text.includes(`\\"n\\":${i * 2}`)) throw new Error(`call ${i}: ${r.status} ${text.slice(0, 300)}`);
+  if (r.status !== 200 || !text.includes(`\\"n\\":${i * 2}`))
+    throw new Error(`call ${i}: ${r.status} ${text.slice(0, 300)}`);
 }
 
 const heapMb = async () => {
@@ -61,8 +73,17 @@ for (let i = 0; i < N; i++) await callOnce(i);
 const seconds = (performance.now() - t0) / 1000;
 const end = await heapMb();
 const growth = end - start;
-console.log(`MCP server, ${N} sequential tool calls (half 2025-11-25, half 2026-07-28), ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'embedded database'}`);
-console.table([{ 'heap after warm-up MB': start.toFixed(1), 'heap after calls MB': end.toFixed(1), 'growth MB': growth.toFixed(1), 'calls/s': Math.round(N / seconds) }]);
+console.log(
+  `MCP server, ${N} sequential tool calls (half 2025-11-25, half 2026-07-28), ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'embedded database'}`,
+);
+console.table([
+  {
+    'heap after warm-up MB': start.toFixed(1),
+    'heap after calls MB': end.toFixed(1),
+    'growth MB': growth.toFixed(1),
+    'calls/s': Math.round(N / seconds),
+  },
+]);
 await service.close();
 if (growth > TARGET_MB) {
   console.error(`heap grew ${growth.toFixed(1)} MB, more than the ${TARGET_MB} MB target`);

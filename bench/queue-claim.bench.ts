@@ -6,7 +6,12 @@
 // Embedded database in memory, or a schema of its own on BENCH_DATABASE_URL.
 // Targets: a claim's median under 50 ms; B runs before a quarter of A's backlog; none claimed twice.
 import type { Knex } from 'knex';
-import { DEFAULT_CAPABILITIES, DEFAULT_CORS, DEFAULT_GUARDRAILS, defaultSurfaces } from '../src/domain/agents/agent.schemas.js';
+import {
+  DEFAULT_CAPABILITIES,
+  DEFAULT_CORS,
+  DEFAULT_GUARDRAILS,
+  defaultSurfaces,
+} from '../src/domain/agents/agent.schemas.js';
 import { newId } from '../src/domain/ids.js';
 import { DEFAULT_SETTINGS } from '../src/domain/workspace/settings.js';
 import { closeDatabase, openDatabase } from '../src/infra/db.js';
@@ -32,16 +37,48 @@ const T0 = new Date('2000-01-01T00:00:00Z').getTime();
 const NOW = new Date(T0 + 86_400_000);
 const LEASE = new Date(NOW.getTime() + 600_000);
 const { repos } = knexStore(db);
-const ws = await repos.workspaces.insert({ id: newId('ws'), name: 'Bench', settings: DEFAULT_SETTINGS, dailyCreditLimit: null, createdAt: NOW, updatedAt: NOW });
+const ws = await repos.workspaces.insert({
+  id: newId('ws'),
+  name: 'Bench',
+  settings: DEFAULT_SETTINGS,
+  dailyCreditLimit: null,
+  createdAt: NOW,
+  updatedAt: NOW,
+});
 const agents: { id: string; webhook: string }[] = [];
 for (let i = 0; i < 51; i++) {
   const agent = await repos.agents.insert({
-    ...{ id: newId('agt'), workspaceId: ws.id, teamId: null, createdBy: null, name: `Agent ${i}`, description: '', instructions: '', defaultModel: null, visibility: 'WORKSPACE' },
-    ...{ allowWorkspaceKeys: false, surfaces: defaultSurfaces(), cors: DEFAULT_CORS, capabilities: DEFAULT_CAPABILITIES, guardrails: DEFAULT_GUARDRAILS, dailyCreditLimit: null },
+    ...{
+      id: newId('agt'),
+      workspaceId: ws.id,
+      teamId: null,
+      createdBy: null,
+      name: `Agent ${i}`,
+      description: '',
+      instructions: '',
+      defaultModel: null,
+      visibility: 'WORKSPACE',
+    },
+    ...{
+      allowWorkspaceKeys: false,
+      surfaces: defaultSurfaces(),
+      cors: DEFAULT_CORS,
+      capabilities: DEFAULT_CAPABILITIES,
+      guardrails: DEFAULT_GUARDRAILS,
+      dailyCreditLimit: null,
+    },
     ...{ maxConcurrentRequests: 2, createdAt: NOW, updatedAt: NOW },
   });
   const webhook = newId('wh');
-  await db('webhooks').insert({ id: webhook, agent_id: agent.id, integration: 'events', handler_kind: 'SCRIPT', handler_body: 'return 1;', created_at: NOW, updated_at: NOW });
+  await db('webhooks').insert({
+    id: webhook,
+    agent_id: agent.id,
+    integration: 'events',
+    handler_kind: 'SCRIPT',
+    handler_body: 'return 1;',
+    created_at: NOW,
+    updated_at: NOW,
+  });
   agents.push({ id: agent.id, webhook });
 }
 
@@ -53,16 +90,50 @@ async function queue(kind: Kind, a: number, count: number): Promise<void> {
     const at = new Date(T0 + seq++);
     const { id: agent_id, webhook } = agents[a]!;
     return kind === 'deliveries'
-      ? { id: newId('whd'), agent_id, webhook_id: webhook, integration: 'events', method: 'POST', path: '/', query: '{}', headers: '{}', raw_body: Buffer.from('{}'), status: 'PENDING', next_attempt_at: at, created_at: at, updated_at: at }
-      : { id: newId('msg'), workspace_id: ws.id, agent_id, direction: 'inbound', channel: 'email', from_address: 'a@example.com', to_address: 'b@example.com', body: 'Hello?', sent_at: at, created_at: at, status: 'received', next_attempt_at: at };
+      ? {
+          id: newId('whd'),
+          agent_id,
+          webhook_id: webhook,
+          integration: 'events',
+          method: 'POST',
+          path: '/',
+          query: '{}',
+          headers: '{}',
+          raw_body: Buffer.from('{}'),
+          status: 'PENDING',
+          next_attempt_at: at,
+          created_at: at,
+          updated_at: at,
+        }
+      : {
+          id: newId('msg'),
+          workspace_id: ws.id,
+          agent_id,
+          direction: 'inbound',
+          channel: 'email',
+          from_address: 'a@example.com',
+          to_address: 'b@example.com',
+          body: 'Hello?',
+          sent_at: at,
+          created_at: at,
+          status: 'received',
+          next_attempt_at: at,
+        };
   });
-  for (let i = 0; i < rows.length; i += 500) await db(kind === 'deliveries' ? 'webhook_deliveries' : 'messages').insert(rows.slice(i, i + 500));
+  for (let i = 0; i < rows.length; i += 500)
+    await db(kind === 'deliveries' ? 'webhook_deliveries' : 'messages').insert(rows.slice(i, i + 500));
 }
-const claimOf = (kind: Kind, conn: Knex = db) => (limit: number) => (kind === 'deliveries' ? deliveryRepo(conn).claim(NOW, LEASE, limit) : channelMessageRepo(conn).claim(NOW, LEASE, limit));
+const claimOf =
+  (kind: Kind, conn: Knex = db) =>
+  (limit: number) =>
+    kind === 'deliveries'
+      ? deliveryRepo(conn).claim(NOW, LEASE, limit)
+      : channelMessageRepo(conn).claim(NOW, LEASE, limit);
 async function empty(kind: Kind): Promise<void> {
   await db(kind === 'deliveries' ? 'webhook_deliveries' : 'messages').delete();
 }
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 let ok = true;
 for (const kind of ['deliveries', 'messages'] as const) {
@@ -83,7 +154,9 @@ for (const kind of ['deliveries', 'messages'] as const) {
     await claim(4);
     four.push(performance.now() - t);
   }
-  console.log(`${kind}: claim of 1 with ~10,000 queued: p50 ${pct(one, 50).toFixed(1)} ms, p99 ${pct(one, 99).toFixed(1)} ms; claim of 4: p50 ${pct(four, 50).toFixed(1)} ms, p99 ${pct(four, 99).toFixed(1)} ms`);
+  console.log(
+    `${kind}: claim of 1 with ~10,000 queued: p50 ${pct(one, 50).toFixed(1)} ms, p99 ${pct(one, 99).toFixed(1)} ms; claim of 4: p50 ${pct(four, 50).toFixed(1)} ms, p99 ${pct(four, 99).toFixed(1)} ms`,
+  );
   ok &&= pct(one, 50) < 50 && pct(four, 50) < 50;
   await empty(kind);
 
@@ -97,7 +170,9 @@ for (const kind of ['deliveries', 'messages'] as const) {
     if (!d || d.agentId === agents[1]!.id) break;
     before++;
   }
-  console.log(`${kind}: B's one row claimed after ${before} more of A's 400 (${400 - 4 - before} of A's still waiting)`);
+  console.log(
+    `${kind}: B's one row claimed after ${before} more of A's 400 (${400 - 4 - before} of A's still waiting)`,
+  );
   ok &&= 400 - 4 - before >= 100;
   await empty(kind);
 }
@@ -113,11 +188,13 @@ if (url) {
       for (;;) {
         const got = await claimOf('deliveries')(1 + Math.floor(Math.random() * 3));
         if (got.length === 0) return;
-        for (const d of got) (seen.has(d.id) ? twice++ : seen.add(d.id));
+        for (const d of got) seen.has(d.id) ? twice++ : seen.add(d.id);
       }
     }),
   );
-  console.log(`4 connections claiming at once: ${seen.size} of 2000 deliveries claimed in ${((performance.now() - started) / 1000).toFixed(2)} s, ${twice} twice`);
+  console.log(
+    `4 connections claiming at once: ${seen.size} of 2000 deliveries claimed in ${((performance.now() - started) / 1000).toFixed(2)} s, ${twice} twice`,
+  );
   ok &&= seen.size === 2000 && twice === 0;
   await db.raw(`drop schema if exists ${SCHEMA} cascade`);
 }

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
-const onRequest = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8').slice(0, 2000).includes('@bench on-request');
+const onRequest = (f: string) =>
+  fs.readFileSync(path.join(dir, f), 'utf8').slice(0, 2000).includes('@bench on-request');
 const only = process.argv.slice(2);
 const files = fs
   .readdirSync(dir)

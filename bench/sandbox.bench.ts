@@ -11,9 +11,20 @@ import { createQuickJsSandbox, defaultWorkerCount, type QuickJsSandbox } from '.
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1_000);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 50);
-const LIMITS: ScriptLimits = { cpuMs: 5_000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 1024 * 1024, wallMs: 30_000 };
+const LIMITS: ScriptLimits = {
+  cpuMs: 5_000,
+  memoryBytes: 64 * 1024 * 1024,
+  maxOutputBytes: 1024 * 1024,
+  wallMs: 30_000,
+};
 const TRIVIAL = 'return { total: input.items.reduce((s, i) => s + i.price * i.qty, 0), n: input.items.length }';
-const INPUT: Json = { items: [{ price: 2.5, qty: 2 }, { price: 10, qty: 1 }, { price: 0.99, qty: 12 }] };
+const INPUT: Json = {
+  items: [
+    { price: 2.5, qty: 2 },
+    { price: 10, qty: 1 },
+    { price: 0.99, qty: 12 },
+  ],
+};
 const gc = (globalThis as { gc?: () => void }).gc;
 
 const host = (query: ScriptHost['documents']['query'] = async () => []): ScriptHost => ({
@@ -34,7 +45,8 @@ async function settle(): Promise<number> {
 
 /** Sequential runs of the trivial script: median and p95 in ms. */
 async function latency(sandbox: QuickJsSandbox): Promise<{ median: number; p95: number }> {
-  const run = () => sandbox.run({ source: TRIVIAL, input: INPUT, request: null, host: host(), limits: LIMITS, owner: 'bench' });
+  const run = () =>
+    sandbox.run({ source: TRIVIAL, input: INPUT, request: null, host: host(), limits: LIMITS, owner: 'bench' });
   for (let i = 0; i < 50; i++) await run(); // warm-up: worker start, WASM compile, JIT
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -66,7 +78,14 @@ async function memoryPerRun(sandbox: QuickJsSandbox, open: number): Promise<{ mb
   };
   const t = performance.now();
   const runs = Array.from({ length: open }, (_, i) =>
-    sandbox.run({ source: 'const rows = await documents.query("d"); return rows.length + input.i', input: { i }, request: null, host: host(query), limits: LIMITS, owner: 'bench' }),
+    sandbox.run({
+      source: 'const rows = await documents.query("d"); return rows.length + input.i',
+      input: { i },
+      request: null,
+      host: host(query),
+      limits: LIMITS,
+      owner: 'bench',
+    }),
   );
   await started;
   const startMs = performance.now() - t;
@@ -85,17 +104,31 @@ async function msUntilFailure(
   source: string,
   kind: ScriptFailure['kind'],
   times: number,
-  opts: { limits?: Partial<ScriptLimits>; prepare?: () => { host?: ScriptHost; signal?: AbortSignal; from?: () => number } } = {},
+  opts: {
+    limits?: Partial<ScriptLimits>;
+    prepare?: () => { host?: ScriptHost; signal?: AbortSignal; from?: () => number };
+  } = {},
 ): Promise<number> {
   const ms: number[] = [];
   for (let i = 0; i < times; i++) {
     const { host: h = host(), signal, from } = opts.prepare?.() ?? {};
     const started = performance.now();
-    const failure = await sandbox.run({ source, input: null, request: null, host: h, limits: { ...LIMITS, ...opts.limits }, owner: 'bench', signal }).then(
-      () => null,
-      (err: unknown) => err,
-    );
-    if (!(failure instanceof ScriptFailure) || failure.kind !== kind) throw new Error(`expected a ${kind} failure, got ${String(failure)}`);
+    const failure = await sandbox
+      .run({
+        source,
+        input: null,
+        request: null,
+        host: h,
+        limits: { ...LIMITS, ...opts.limits },
+        owner: 'bench',
+        signal,
+      })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    if (!(failure instanceof ScriptFailure) || failure.kind !== kind)
+      throw new Error(`expected a ${kind} failure, got ${String(failure)}`);
     ms.push(performance.now() - (from?.() ?? started));
   }
   ms.sort((a, b) => a - b);
@@ -122,13 +155,22 @@ async function limits(sandbox: QuickJsSandbox, threads: boolean): Promise<Record
     },
   });
   const builtinStop = threads
-    ? await msUntilFailure(sandbox, 'return Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)', 'timeout', 3, { limits: { cpuMs: 200 } })
+    ? await msUntilFailure(sandbox, 'return Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)', 'timeout', 3, {
+        limits: { cpuMs: 200 },
+      })
     : null;
   // The second of two batches: the first starts the pool's threads (the builtin case replaced one).
   const batch = () =>
     Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        sandbox.run({ source: 'return [await documents.query("d"), input.i]', input: { i }, request: null, host: host(async () => [i]), limits: LIMITS, owner: 'bench' }),
+        sandbox.run({
+          source: 'return [await documents.query("d"), input.i]',
+          input: { i },
+          request: null,
+          host: host(async () => [i]),
+          limits: LIMITS,
+          owner: 'bench',
+        }),
       ),
     );
   await batch();
@@ -151,15 +193,38 @@ async function fairness(sandbox: QuickJsSandbox): Promise<{ otherMs: number; flo
   for (let round = 0; round < 3; round++) {
     const t = performance.now();
     const loops = Array.from({ length: FLOOD }, () =>
-      sandbox.run({ source: 'while (true) {}', input: null, request: null, host: host(), limits: { ...LIMITS, cpuMs: 200 }, owner: 'flooder' }).catch(() => null),
+      sandbox
+        .run({
+          source: 'while (true) {}',
+          input: null,
+          request: null,
+          host: host(),
+          limits: { ...LIMITS, cpuMs: 200 },
+          owner: 'flooder',
+        })
+        .catch(() => null),
     );
-    const out = await sandbox.run({ source: TRIVIAL, input: INPUT, request: null, host: host(), limits: LIMITS, owner: 'other' });
+    const out = await sandbox.run({
+      source: TRIVIAL,
+      input: INPUT,
+      request: null,
+      host: host(),
+      limits: LIMITS,
+      owner: 'other',
+    });
     other.push(performance.now() - t);
     if ((out.value as { n: number }).n !== 3) throw new Error('wrong result');
     await Promise.all(loops);
     flood.push(performance.now() - t);
   }
-  const median = (xs: number[]) => round(quantile(xs.sort((a, b) => a - b), 0.5), 0);
+  const median = (xs: number[]) =>
+    round(
+      quantile(
+        xs.sort((a, b) => a - b),
+        0.5,
+      ),
+      0,
+    );
   return { otherMs: median(other), floodMs: median(flood) };
 }
 
@@ -205,12 +270,20 @@ for (const [label, opts] of [
     if (value != null && value >= target) missed.push(`${label}: ${name} ${value} ms, target < ${target} ms`);
   }
 }
-console.log(`QuickJS sandbox: trivial script x${RUNS} sequential; up to ${CONCURRENT} runs open at once, awaiting the host${gc ? '' : ' (no --expose-gc: memory figures are rough)'}`);
+console.log(
+  `QuickJS sandbox: trivial script x${RUNS} sequential; up to ${CONCURRENT} runs open at once, awaiting the host${gc ? '' : ' (no --expose-gc: memory figures are rough)'}`,
+);
 console.table(rows);
-console.log(`Limits (medians; targets: ${Object.entries(TARGETS).map(([k, v]) => `${k} < ${v} ms`).join(', ')})`);
+console.log(
+  `Limits (medians; targets: ${Object.entries(TARGETS)
+    .map(([k, v]) => `${k} < ${v} ms`)
+    .join(', ')})`,
+);
 console.table(timings);
 if (fair) {
-  console.log(`Sharing (worker pool of ${defaultWorkerCount()}): one agent sends ${FLOOD} endless loops (200 ms CPU limit), another a trivial script right after (medians of 3)`);
+  console.log(
+    `Sharing (worker pool of ${defaultWorkerCount()}): one agent sends ${FLOOD} endless loops (200 ms CPU limit), another a trivial script right after (medians of 3)`,
+  );
   console.table([{ 'trivial script answered after ms': fair.otherMs, 'flood ended after ms': fair.floodMs }]);
 }
 if (missed.length) {

@@ -25,9 +25,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 /** The service is started as `npm run start:prod` starts it (its arguments after `node`). */
-const PRODUCTION_ARGS = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod']!
-  .split(' ')
-  .slice(1);
+const PRODUCTION_ARGS = (
+  JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+).scripts['start:prod']!.split(' ').slice(1);
 const DEFAULT_PG = 'postgres://postgres:postgres@127.0.0.1:5432/app_bench';
 const ADMIN = 'bench-admin-token-0123456789';
 const SECRETS_KEY = Buffer.alloc(32, 5).toString('base64');
@@ -69,7 +69,11 @@ interface Load {
 // ---------------------------------------------------------------------------------------------------
 
 function child(args: string[], env: NodeJS.ProcessEnv): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const onData = (d: Buffer) => {
@@ -78,7 +82,8 @@ function child(args: string[], env: NodeJS.ProcessEnv): Promise<{ proc: ChildPro
       if (m) {
         proc.stdout!.off('data', onData);
         // BENCH_SERVICE_LOG: where the service's own output goes (e.g. with BENCH_SERVICE_ARGS=--trace-gc).
-        const log = env.PORT && process.env.BENCH_SERVICE_LOG ? fs.createWriteStream(process.env.BENCH_SERVICE_LOG) : null;
+        const log =
+          env.PORT && process.env.BENCH_SERVICE_LOG ? fs.createWriteStream(process.env.BENCH_SERVICE_LOG) : null;
         if (log) proc.stdout!.pipe(log);
         else proc.stdout!.resume();
         proc.stderr!.resume();
@@ -87,7 +92,9 @@ function child(args: string[], env: NodeJS.ProcessEnv): Promise<{ proc: ChildPro
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    proc.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before listening:\n${out.slice(-2000)}`)));
+    proc.once('exit', (code) =>
+      reject(new Error(`${args.join(' ')} exited (${code}) before listening:\n${out.slice(-2000)}`)),
+    );
   });
 }
 
@@ -108,7 +115,16 @@ function rssMb(pid: number): number {
 
 /** autocannon in its own process; the answers that are not `status` count as errors. */
 function load(url: string, c: Case['request'], seconds: number, status: number): Load {
-  const args = [path.join(root, 'node_modules/autocannon/autocannon.js'), '--json', '-c', String(CONNECTIONS), '-d', String(seconds), '-m', c.method];
+  const args = [
+    path.join(root, 'node_modules/autocannon/autocannon.js'),
+    '--json',
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    String(seconds),
+    '-m',
+    c.method,
+  ];
   for (const [k, v] of Object.entries(c.headers)) args.push('-H', `${k}=${v}`);
   if (c.body !== undefined) args.push('-b', c.body);
   args.push(url + c.path);
@@ -118,11 +134,21 @@ function load(url: string, c: Case['request'], seconds: number, status: number):
   const byStatus = (j.statusCodeStats ?? {}) as Record<string, { count: number }>;
   const total = Object.values(byStatus).reduce((n, s) => n + s.count, 0);
   const wrong = total - (byStatus[String(status)]?.count ?? 0);
-  return { rps: Math.round(j.requests.average), p50: j.latency.p50, p99: j.latency.p99, errors: wrong + j.errors + j.timeouts, total };
+  return {
+    rps: Math.round(j.requests.average),
+    p50: j.latency.p50,
+    p99: j.latency.p99,
+    errors: wrong + j.errors + j.timeouts,
+    total,
+  };
 }
 
 async function graphql(url: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {
-  const r = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ query, variables }) });
+  const r = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
+    body: JSON.stringify({ query, variables }),
+  });
   const j = (await r.json()) as { data?: any; errors?: unknown[] };
   if (j.errors?.length) throw new Error(`GraphQL: ${JSON.stringify(j.errors)}`);
   return j.data;
@@ -147,12 +173,28 @@ const UNLIMITED = 'HTTP API script endpoint, agent without limits';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /** Agents, keys, endpoints, a document, a tool and a webhook for the cases; returns the cases. */
-async function setUp(url: string, modelHold: () => void, embedded: boolean): Promise<{ cases: Case[]; holdSlot: () => Promise<void> }> {
+async function setUp(
+  url: string,
+  modelHold: () => void,
+  embedded: boolean,
+): Promise<{ cases: Case[]; holdSlot: () => Promise<void> }> {
   const agent = async (name: string, limits?: { dailyCreditLimit?: number; maxConcurrentRequests?: number }) => {
-    const id = (await graphql(url, 'mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name } })).createAgent.id as string;
-    const key = (await graphql(url, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "bench") { key } }', { a: id })).createAgentApiKey.key as string;
-    await graphql(url, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: id, i: { path: 'sum', handler: { script: SUM } } });
-    if (limits) await graphql(url, 'mutation($a: ID!, $d: Float, $c: Int) { setAgentLimits(agentId: $a, dailyCreditLimit: $d, maxConcurrentRequests: $c) { id } }', { a: id, d: limits.dailyCreditLimit, c: limits.maxConcurrentRequests });
+    const id = (
+      await graphql(url, 'mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name } })
+    ).createAgent.id as string;
+    const key = (
+      await graphql(url, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "bench") { key } }', { a: id })
+    ).createAgentApiKey.key as string;
+    await graphql(url, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+      a: id,
+      i: { path: 'sum', handler: { script: SUM } },
+    });
+    if (limits)
+      await graphql(
+        url,
+        'mutation($a: ID!, $d: Float, $c: Int) { setAgentLimits(agentId: $a, dailyCreditLimit: $d, maxConcurrentRequests: $c) { id } }',
+        { a: id, d: limits.dailyCreditLimit, c: limits.maxConcurrentRequests },
+      );
     return { id, key };
   };
   const sumRequest = (a: { id: string; key: string }): Case['request'] => ({
@@ -167,29 +209,60 @@ async function setUp(url: string, modelHold: () => void, embedded: boolean): Pro
   const credited = await agent('daily credit limit not reached', { dailyCreditLimit: 1e9 });
   const spent = await agent('daily credit limit used up', { dailyCreditLimit: 0 });
   const full = await agent('concurrency limit full', { maxConcurrentRequests: 1 });
-  await graphql(url, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: full.id, i: { path: 'hold', handler: { prompt: 'Hold the slot.' } } });
+  await graphql(url, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+    a: full.id,
+    i: { path: 'hold', handler: { prompt: 'Hold the slot.' } },
+  });
 
   // Document API: a database document with 1,000 records, exposed for reading.
   const doc = (
     await graphql(url, 'mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', {
       a: free.id,
-      i: { name: 'Leads', kind: 'DATABASE', fields: [{ name: 'email', type: 'STRING', required: true }, { name: 'score', type: 'NUMBER' }] },
+      i: {
+        name: 'Leads',
+        kind: 'DATABASE',
+        fields: [
+          { name: 'email', type: 'STRING', required: true },
+          { name: 'score', type: 'NUMBER' },
+        ],
+      },
     })
   ).createDocument.id as string;
-  await graphql(url, 'mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } }', { a: free.id, d: doc });
+  await graphql(
+    url,
+    'mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } }',
+    { a: free.id, d: doc },
+  );
   for (let i = 0; i < 1000; i += 500) {
     const items = Array.from({ length: 500 }, (_, j) => ({ email: `lead${i + j}@example.com`, score: (i + j) % 100 }));
-    const r = await call(url, { method: 'POST', path: `/agents/${free.id}/documents/${doc}/data/insert`, headers: { ...JSON_HEADERS, 'x-agent-access-key': free.key }, body: JSON.stringify({ items }) });
+    const r = await call(url, {
+      method: 'POST',
+      path: `/agents/${free.id}/documents/${doc}/data/insert`,
+      headers: { ...JSON_HEADERS, 'x-agent-access-key': free.key },
+      body: JSON.stringify({ items }),
+    });
     if (r.status !== 200) throw new Error(`insert: ${r.status} ${r.text}`);
   }
 
   // MCP: a script tool, called statelessly (protocol 2025-11-25 after initialize is not needed for tools/call).
   await graphql(url, 'mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
     a: free.id,
-    i: { name: 'add', description: 'Adds two numbers', handler: { script: SUM }, inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
+    i: {
+      name: 'add',
+      description: 'Adds two numbers',
+      handler: { script: SUM },
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
+    },
   });
   // Webhooks: an integration without a signature check.
-  await graphql(url, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', { a: free.id, i: { integration: 'bench', handler: { script: 'return { ok: true };' } } });
+  await graphql(url, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
+    a: free.id,
+    i: { integration: 'bench', handler: { script: 'return { ok: true };' } },
+  });
 
   const holdSlot = async () => {
     // The prompt run waits on the model and keeps the agent's one slot until the bench ends.
@@ -198,7 +271,11 @@ async function setUp(url: string, modelHold: () => void, embedded: boolean): Pro
     let ended: string | null = 'not started';
     const hold = () => {
       ended = null;
-      void fetch(`${url}/agents/${full.id}/api/hold`, { method: 'POST', headers: { ...JSON_HEADERS, 'x-agent-access-key': full.key }, body: '{}' })
+      void fetch(`${url}/agents/${full.id}/api/hold`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, 'x-agent-access-key': full.key },
+        body: '{}',
+      })
         .then(async (r) => (ended = `${r.status} ${(await r.text()).slice(0, 300)}`))
         .catch((err: Error) => (ended = err.message));
     };
@@ -214,16 +291,33 @@ async function setUp(url: string, modelHold: () => void, embedded: boolean): Pro
       if (r.status === 429) return;
       last = `${r.status} ${r.text.slice(0, 300)}`;
     }
-    throw new Error(`the held prompt run did not fill the concurrency limit (held run: ${ended ?? 'still waiting'}; last probe: ${last})`);
+    throw new Error(
+      `the held prompt run did not fill the concurrency limit (held run: ${ended ?? 'still waiting'}; last probe: ${last})`,
+    );
   };
 
   const cases: Case[] = [
     // (The baseline ratio of the unlimited case is the PostgreSQL target; on the embedded database
     // the limited cases are judged against the unlimited one only.)
     { name: UNLIMITED, status: 200, request: sumRequest(free), target: embedded ? undefined : { ratio: 0.3 } },
-    { name: 'HTTP API script endpoint, concurrency limit 100', status: 200, request: sumRequest(concurrent), target: { ofUnlimited: 0.8 } },
-    { name: 'HTTP API script endpoint, daily credit limit not reached', status: 200, request: sumRequest(credited), target: { ofUnlimited: 0.8 } },
-    { name: 'refusal: daily credit limit used up (429)', status: 429, request: sumRequest(spent), target: { ratio: 1 } },
+    {
+      name: 'HTTP API script endpoint, concurrency limit 100',
+      status: 200,
+      request: sumRequest(concurrent),
+      target: { ofUnlimited: 0.8 },
+    },
+    {
+      name: 'HTTP API script endpoint, daily credit limit not reached',
+      status: 200,
+      request: sumRequest(credited),
+      target: { ofUnlimited: 0.8 },
+    },
+    {
+      name: 'refusal: daily credit limit used up (429)',
+      status: 429,
+      request: sumRequest(spent),
+      target: { ratio: 1 },
+    },
     { name: 'refusal: concurrency limit full (429)', status: 429, request: sumRequest(full), target: { ratio: 1 } },
     {
       name: 'Document API query (1,000 records, filter + sort, 20 per page)',
@@ -232,7 +326,11 @@ async function setUp(url: string, modelHold: () => void, embedded: boolean): Pro
         method: 'POST',
         path: `/agents/${free.id}/documents/${doc}/data/query`,
         headers: { ...JSON_HEADERS, 'x-agent-access-key': free.key },
-        body: JSON.stringify({ filter: { score: { gte: 50 } }, sort: { field: 'score', direction: 'desc' }, limit: 20 }),
+        body: JSON.stringify({
+          filter: { score: { gte: 50 } },
+          sort: { field: 'score', direction: 'desc' },
+          limit: 20,
+        }),
       },
     },
     {
@@ -241,14 +339,29 @@ async function setUp(url: string, modelHold: () => void, embedded: boolean): Pro
       request: {
         method: 'POST',
         path: `/agents/${free.id}/mcp`,
-        headers: { ...JSON_HEADERS, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'x-agent-access-key': free.key },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 40 } } }),
+        headers: {
+          ...JSON_HEADERS,
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          'x-agent-access-key': free.key,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'add', arguments: { a: 2, b: 40 } },
+        }),
       },
     },
     {
       name: 'webhook accept (stored, run later)',
       status: 200,
-      request: { method: 'POST', path: `/agents/${free.id}/webhook/bench`, headers: JSON_HEADERS, body: JSON.stringify({ event: 'ping' }) },
+      request: {
+        method: 'POST',
+        path: `/agents/${free.id}/webhook/bench`,
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ event: 'ping' }),
+      },
     },
   ];
   return { cases, holdSlot };
@@ -296,15 +409,31 @@ async function measure(database: 'PostgreSQL' | 'embedded', databaseUrl: string 
   const results: Result[] = [];
   try {
     const idleRss = rssMb(service.proc.pid!);
-    const { cases: all, holdSlot } = await setUp(service.url, () => model.enqueue({ delayMs: 3_600_000 }), database === 'embedded');
+    const { cases: all, holdSlot } = await setUp(
+      service.url,
+      () => model.enqueue({ delayMs: 3_600_000 }),
+      database === 'embedded',
+    );
     const only = (process.env.BENCH_CASES ?? '').split(',').filter(Boolean);
     const cases = all.filter((c) => only.length === 0 || only.some((o) => c.name.includes(o)));
     if (cases.some((c) => c.name.includes('concurrency limit full'))) await holdSlot();
 
-    const baseRequest: Case['request'] = { method: 'POST', path: '/insert', headers: JSON_HEADERS, body: JSON.stringify({ a: 2, b: 40 }) };
+    const baseRequest: Case['request'] = {
+      method: 'POST',
+      path: '/insert',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ a: 2, b: 40 }),
+    };
     load(baseline.url, baseRequest, WARMUP, 200);
     const base = load(baseline.url, baseRequest, DURATION, 200);
-    results.push({ name: `baseline: bare Koa route, one INSERT (${database})`, ...base, rssMb: rssMb(baseline.proc.pid!), ratio: null, ofUnlimited: null, verdict: '' });
+    results.push({
+      name: `baseline: bare Koa route, one INSERT (${database})`,
+      ...base,
+      rssMb: rssMb(baseline.proc.pid!),
+      ratio: null,
+      ofUnlimited: null,
+      verdict: '',
+    });
 
     // Memory is compared from the end of the first warm-up (the sandbox's workers and the pools
     // have started by then: a one-time step, not growth) to the end of the last case.
@@ -313,7 +442,8 @@ async function measure(database: 'PostgreSQL' | 'embedded', databaseUrl: string 
     let unlimitedRps = 0;
     for (const c of cases) {
       const first = await call(service.url, c.request);
-      if (first.status !== c.status) throw new Error(`${c.name}: answered ${first.status} (${first.text.slice(0, 300)}), expected ${c.status}`);
+      if (first.status !== c.status)
+        throw new Error(`${c.name}: answered ${first.status} (${first.text.slice(0, 300)}), expected ${c.status}`);
       const warm = load(service.url, c.request, WARMUP, c.status).total;
       if (rssBefore === 0) rssBefore = rssMb(service.proc.pid!);
       else served += warm;
@@ -324,7 +454,9 @@ async function measure(database: 'PostgreSQL' | 'embedded', databaseUrl: string 
       const ofUnlimited = c.target?.ofUnlimited !== undefined && unlimitedRps ? r.rps / unlimitedRps : null;
       const t = c.target;
       const met =
-        (t?.ratio === undefined || ratio >= t.ratio) && (t?.ofUnlimited === undefined || (ofUnlimited ?? 0) >= t.ofUnlimited) && (t?.p99 === undefined || r.p99 <= t.p99);
+        (t?.ratio === undefined || ratio >= t.ratio) &&
+        (t?.ofUnlimited === undefined || (ofUnlimited ?? 0) >= t.ofUnlimited) &&
+        (t?.p99 === undefined || r.p99 <= t.p99);
       const verdict = !t ? '' : met ? 'PASS' : 'FAIL';
       const goals = [
         t?.ratio !== undefined ? `≥ ${Math.round(t.ratio * 100)} % of baseline` : '',
@@ -332,7 +464,17 @@ async function measure(database: 'PostgreSQL' | 'embedded', databaseUrl: string 
         t?.p99 !== undefined ? `p99 ≤ ${t.p99} ms` : '',
       ].filter(Boolean);
       const goal = goals.length ? ` (target ${goals.join(', ')})` : '';
-      results.push({ name: c.name + goal, rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, rssMb: rssMb(service.proc.pid!), ratio, ofUnlimited, verdict });
+      results.push({
+        name: c.name + goal,
+        rps: r.rps,
+        p50: r.p50,
+        p99: r.p99,
+        errors: r.errors,
+        rssMb: rssMb(service.proc.pid!),
+        ratio,
+        ofUnlimited,
+        verdict,
+      });
     }
     const rssAfter = rssMb(service.proc.pid!);
     const drift = (rssAfter - rssBefore) / rssBefore;
@@ -358,7 +500,8 @@ async function measure(database: 'PostgreSQL' | 'embedded', databaseUrl: string 
 }
 
 function table(database: string, results: Result[]): string {
-  const head = '| case | req/s | p50 ms | p99 ms | errors | RSS MB | of baseline | of unlimited | target |\n|---|---|---|---|---|---|---|---|---|';
+  const head =
+    '| case | req/s | p50 ms | p99 ms | errors | RSS MB | of baseline | of unlimited | target |\n|---|---|---|---|---|---|---|---|---|';
   const pct = (x: number | null) => (x === null ? '' : `${Math.round(x * 100)} %`);
   const rows = results.map((r) =>
     r.rps === 0 && r.ratio === null

@@ -50,7 +50,9 @@ async function seed(db: Knex, workspaceId: string, agentId: string, others: stri
   // Bulk load without the secondary indexes, then build them once (as pg_restore does): much
   // faster than maintaining six btrees row by row. The definitions come from the migration itself.
   const indexes = (
-    await db.raw(`select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename in ('messages', 'activity_log') and indexname not like '%_pkey'`)
+    await db.raw(
+      `select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename in ('messages', 'activity_log') and indexname not like '%_pkey'`,
+    )
   ).rows as { indexname: string; indexdef: string }[];
   for (const i of indexes) await db.raw(`drop index "${i.indexname}"`);
   await insertMessages(agentId, 'big', ROWS);
@@ -64,7 +66,9 @@ async function seed(db: Knex, workspaceId: string, agentId: string, others: stri
     await trx.raw(`set local maintenance_work_mem = '256MB'`);
     for (const i of indexes) await trx.raw(i.indexdef);
   });
-  console.log(`  rows inserted in ${((loaded - t) / 1000).toFixed(1)} s, ${indexes.length} secondary indexes built in ${((performance.now() - loaded) / 1000).toFixed(1)} s`);
+  console.log(
+    `  rows inserted in ${((loaded - t) / 1000).toFixed(1)} s, ${indexes.length} secondary indexes built in ${((performance.now() - loaded) / 1000).toFixed(1)} s`,
+  );
   // VACUUM sets the visibility map (index-only counts), as autovacuum does on a live table.
   await db.raw('vacuum analyze messages');
   await db.raw('vacuum analyze activity_log');
@@ -96,44 +100,83 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Indexes and execution time of EXPLAIN (ANALYZE, BUFFERS) for a query the service sent. */
-async function explain(db: Knex, q: { sql: string; bindings: readonly unknown[] }): Promise<{ indexes: string; ms: number; plan: string }> {
+async function explain(
+  db: Knex,
+  q: { sql: string; bindings: readonly unknown[] },
+): Promise<{ indexes: string; ms: number; plan: string }> {
   // The event carries pg's native $n placeholders, numbered in order; knex.raw takes ?.
   const r = await db.raw(`explain (analyze, buffers) ${q.sql.replace(/\$\d+/g, '?')}`, q.bindings as Knex.RawBinding[]);
   const plan = (r.rows as { 'QUERY PLAN': string }[]).map((x) => x['QUERY PLAN']).join('\n');
-  const indexes = [...new Set([...plan.matchAll(/(Index Only Scan|Index Scan|Bitmap Index Scan)( Backward)? (?:using|on) (\w+)/g)].map((m) => `${m[1]}${m[2] ?? ''}: ${m[3]}`))];
+  const indexes = [
+    ...new Set(
+      [...plan.matchAll(/(Index Only Scan|Index Scan|Bitmap Index Scan)( Backward)? (?:using|on) (\w+)/g)].map(
+        (m) => `${m[1]}${m[2] ?? ''}: ${m[3]}`,
+      ),
+    ),
+  ];
   const seq = /Seq Scan on (\w+)/.exec(plan);
-  return { indexes: [...indexes, ...(seq ? [`SEQ SCAN ${seq[1]}`] : []), ...(/Sort Method/.test(plan) ? ['+ SORT'] : [])].join(', '), ms: Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1] ?? NaN), plan };
+  return {
+    indexes: [...indexes, ...(seq ? [`SEQ SCAN ${seq[1]}`] : []), ...(/Sort Method/.test(plan) ? ['+ SORT'] : [])].join(
+      ', ',
+    ),
+    ms: Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1] ?? NaN),
+    plan,
+  };
 }
 
 await ensureDatabase(DB_URL);
 const db = await openDatabase({ databaseUrl: DB_URL });
-const seeded = REUSE && (await db.schema.hasTable('messages')) && Number((await db('messages').count<{ n: number }[]>('* as n'))[0]?.n) >= ROWS;
+const seeded =
+  REUSE &&
+  (await db.schema.hasTable('messages')) &&
+  Number((await db('messages').count<{ n: number }[]>('* as n'))[0]?.n) >= ROWS;
 if (!seeded) {
   await db.raw('drop schema if exists public cascade');
   await db.raw('create schema public');
 }
 await migrateLatest(db);
 const service = await buildService(
-  loadConfig({ DATABASE_URL: DB_URL, SECRETS_KEY: Buffer.alloc(32, 5).toString('base64'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error', PORT: '0' }),
+  loadConfig({
+    DATABASE_URL: DB_URL,
+    SECRETS_KEY: Buffer.alloc(32, 5).toString('base64'),
+    ADMIN_TOKEN: ADMIN,
+    LOG_LEVEL: 'error',
+    PORT: '0',
+  }),
   { db, skipMigrations: true, housekeepingMs: 0 },
 );
 const { url } = await service.listen(0, '127.0.0.1');
 const gql = async (query: string) =>
-  ((await (await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ query }) })).json()) as any).data;
+  (
+    (await (
+      await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
+        body: JSON.stringify({ query }),
+      })
+    ).json()) as any
+  ).data;
 
 let agentId: string;
 let seedMs = 0;
 if (seeded) {
-  agentId = String((await db('messages').select('agent_id').count('* as n').groupBy('agent_id').orderBy('n', 'desc').first())!.agent_id);
+  agentId = String(
+    (await db('messages').select('agent_id').count('* as n').groupBy('agent_id').orderBy('n', 'desc').first())!
+      .agent_id,
+  );
 } else {
   agentId = (await gql('mutation { createAgent(input: {name: "busy"}) { id } }')).createAgent.id;
   const others: string[] = [];
-  for (let i = 0; i < 3; i++) others.push((await gql(`mutation { createAgent(input: {name: "other ${i}"}) { id } }`)).createAgent.id);
-  console.log(`seeding ${ROWS.toLocaleString()} messages + ${ROWS.toLocaleString()} activity entries for one agent, ${(3 * Math.ceil(ROWS / 10)).toLocaleString()} of each for three others…`);
+  for (let i = 0; i < 3; i++)
+    others.push((await gql(`mutation { createAgent(input: {name: "other ${i}"}) { id } }`)).createAgent.id);
+  console.log(
+    `seeding ${ROWS.toLocaleString()} messages + ${ROWS.toLocaleString()} activity entries for one agent, ${(3 * Math.ceil(ROWS / 10)).toLocaleString()} of each for three others…`,
+  );
   seedMs = await seed(db, service.bootstrap.workspace.id, agentId, others);
   console.log(`seeded (incl. indexes, VACUUM ANALYZE) in ${(seedMs / 1000).toFixed(1)} s`);
 }
-const key = (await gql('mutation { createWorkspaceApiKey(name: "bench", scopes: [WORKSPACE_READ]) { key } }')).createWorkspaceApiKey.key;
+const key = (await gql('mutation { createWorkspaceApiKey(name: "bench", scopes: [WORKSPACE_READ]) { key } }'))
+  .createWorkspaceApiKey.key;
 
 async function bench(list: 'messages' | 'activity', filters: [string, string][], pages: number[]) {
   const rows = [];
@@ -149,7 +192,8 @@ async function bench(list: 'messages' | 'activity', filters: [string, string][],
       };
       // Capture the SQL the service sends, to explain exactly that.
       const sent: { sql: string; bindings: readonly unknown[] }[] = [];
-      const capture = (q: { sql: string; bindings?: readonly unknown[] }) => void sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
+      const capture = (q: { sql: string; bindings?: readonly unknown[] }) =>
+        void sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
       db.on('query', capture);
       const { totalCount } = await get();
       db.off('query', capture);
@@ -179,13 +223,18 @@ async function bench(list: 'messages' | 'activity', filters: [string, string][],
         'page plan': `${pe.indexes} (${pe.ms} ms)`,
         'count plan': ces.map((ce) => `${ce.indexes} (${ce.ms} ms)`).join(' + '),
       });
-      if (FULL_PLANS || page === 1) plans.push(`-- ${list} ${label}, page ${page}\n${pageQ.sql}\n${pe.plan}\n${countQs.map((q, i) => `${q.sql}\n${ces[i]!.plan}`).join('\n')}`);
+      if (FULL_PLANS || page === 1)
+        plans.push(
+          `-- ${list} ${label}, page ${page}\n${pageQ.sql}\n${pe.plan}\n${countQs.map((q, i) => `${q.sql}\n${ces[i]!.plan}`).join('\n')}`,
+        );
     }
   }
   return { rows, plans };
 }
 
-console.log(`\n${REQUESTS} sequential requests per row, pageSize 50, PostgreSQL ${(await db.raw('show server_version')).rows[0].server_version}`);
+console.log(
+  `\n${REQUESTS} sequential requests per row, pageSize 50, PostgreSQL ${(await db.raw('show server_version')).rows[0].server_version}`,
+);
 const m = await bench('messages', MESSAGE_FILTERS, [1, 100]);
 const a = await bench('activity', ACTIVITY_FILTERS, [1, 100]);
 if (FULL_PLANS || process.env.BENCH_PLANS === 'page1') for (const p of [...m.plans, ...a.plans]) console.log(`\n${p}`);
@@ -198,7 +247,11 @@ if (seedMs) console.log(`seeding took ${(seedMs / 1000).toFixed(1)} s`);
 // The figures, as a table in bench/results/<date>-workspace-api.md.
 const md = (rows: Record<string, unknown>[]) => {
   const keys = Object.keys(rows[0] ?? {});
-  return [`| ${keys.join(' | ')} |`, `|${keys.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${keys.map((k) => String(r[k] ?? '')).join(' | ')} |`)].join('\n');
+  return [
+    `| ${keys.join(' | ')} |`,
+    `|${keys.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${keys.map((k) => String(r[k] ?? '')).join(' | ')} |`),
+  ].join('\n');
 };
 const now = new Date();
 const server = (await db.raw('show server_version')).rows[0].server_version;

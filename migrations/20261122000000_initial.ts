@@ -67,7 +67,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['workspace_id', 'created_at']);
     t.index(['team_id']);
   });
-  await knex.raw(`alter table agents add constraint agents_visibility_check check (visibility in ('WORKSPACE','PRIVATE'))`);
+  await knex.raw(
+    `alter table agents add constraint agents_visibility_check check (visibility in ('WORKSPACE','PRIVATE'))`,
+  );
 
   await knex.schema.createTable('api_keys', (t) => {
     t.text('id').primary();
@@ -253,7 +255,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['agent_id', 'channel', 'sent_at', 'id']);
     t.index(['agent_id', 'direction', 'channel', 'sent_at', 'id']);
   });
-  await knex.raw(`alter table messages add constraint messages_direction_check check (direction in ('inbound','outbound'))`);
+  await knex.raw(
+    `alter table messages add constraint messages_direction_check check (direction in ('inbound','outbound'))`,
+  );
   await knex.raw(`alter table messages add constraint messages_channel_check check (channel in ('email','sms'))`);
 
   await knex.schema.createTable('conversations', (t) => {

@@ -6,7 +6,16 @@ import type { Knex } from 'knex';
 // whichever instance — or whatever tool — made the change (docs/decisions.md, "Hot path").
 
 export const CHANGE_CHANNEL = 'aes_changes';
-export const NOTIFIED_TABLES = ['agents', 'api_keys', 'http_endpoints', 'mcp_tools', 'webhooks', 'document_exposures', 'teams', 'workspaces'] as const;
+export const NOTIFIED_TABLES = [
+  'agents',
+  'api_keys',
+  'http_endpoints',
+  'mcp_tools',
+  'webhooks',
+  'document_exposures',
+  'teams',
+  'workspaces',
+] as const;
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -20,7 +29,9 @@ export async function up(knex: Knex): Promise<void> {
     end
     $$`);
   for (const table of NOTIFIED_TABLES) {
-    await knex.raw(`create trigger aes_notify_change after insert or update or delete on ${table} for each row execute function aes_notify_change()`);
+    await knex.raw(
+      `create trigger aes_notify_change after insert or update or delete on ${table} for each row execute function aes_notify_change()`,
+    );
   }
 }
 

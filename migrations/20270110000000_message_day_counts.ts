@@ -31,7 +31,9 @@ export async function up(knex: Knex): Promise<void> {
       return null;
     end
     $$`);
-  await knex.raw(`create trigger aes_count_message after insert or update of agent_id, sent_at, direction, channel or delete on messages for each row execute function aes_count_message()`);
+  await knex.raw(
+    `create trigger aes_count_message after insert or update of agent_id, sent_at, direction, channel or delete on messages for each row execute function aes_count_message()`,
+  );
   await knex.raw(`
     insert into message_day_counts (agent_id, day, direction, channel, n)
     select agent_id, (sent_at at time zone 'UTC')::date, direction, channel, count(*)

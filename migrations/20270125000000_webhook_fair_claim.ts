@@ -6,7 +6,9 @@ import type { Knex } from 'knex';
 // costs the same whether one agent has ten deliveries waiting or a hundred thousand.
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw("CREATE INDEX webhook_deliveries_agent_pending ON webhook_deliveries (agent_id, next_attempt_at, id) WHERE status = 'PENDING'");
+  await knex.raw(
+    "CREATE INDEX webhook_deliveries_agent_pending ON webhook_deliveries (agent_id, next_attempt_at, id) WHERE status = 'PENDING'",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

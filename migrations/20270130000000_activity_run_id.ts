@@ -7,7 +7,9 @@ import type { Knex } from 'knex';
 // is made (docs/operations.md, "Upgrading").
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('create index if not exists activity_log_run_id_index on activity_log (run_id) where run_id is not null');
+  await knex.raw(
+    'create index if not exists activity_log_run_id_index on activity_log (run_id) where run_id is not null',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -7,7 +7,9 @@ import type { Knex } from 'knex';
 // migration's transaction, as activity_log_run_id_index is (docs/operations.md, "Upgrading").
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('create index if not exists activity_log_agent_id_entry_created_at_id_index on activity_log (agent_id, entry, created_at, id) where entry is not null');
+  await knex.raw(
+    'create index if not exists activity_log_agent_id_entry_created_at_id_index on activity_log (agent_id, entry, created_at, id) where entry is not null',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -6,7 +6,17 @@ import type { Knex } from 'knex';
 // (like webhook_deliveries): a row with `next_attempt_at` set is due work (an inbound message to
 // answer, an outbound one to send), claimed under `locked_until`, fenced by `attempts`.
 
-const STATUSES = ['received', 'ignored', 'deferred', 'answered', 'queued', 'sent', 'delivered', 'undelivered', 'failed'];
+const STATUSES = [
+  'received',
+  'ignored',
+  'deferred',
+  'answered',
+  'queued',
+  'sent',
+  'delivered',
+  'undelivered',
+  'failed',
+];
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('channels', (t) => {
@@ -42,11 +52,15 @@ export async function up(knex: Knex): Promise<void> {
     // A provider's redelivery of the same message (its id) is stored once; NULL ids never clash.
     t.unique(['agent_id', 'channel_id', 'direction', 'message_id'], { indexName: 'messages_dedupe_unique' });
   });
-  await knex.raw(`alter table messages add constraint messages_status_check check (status in (${STATUSES.map((s) => `'${s}'`).join(',')}))`);
+  await knex.raw(
+    `alter table messages add constraint messages_status_check check (status in (${STATUSES.map((s) => `'${s}'`).join(',')}))`,
+  );
   // The channel queue's claim: due rows only (most messages are finished and have none).
   await knex.raw('create index messages_due on messages (next_attempt_at) where next_attempt_at is not null');
   // A channel's reads by sender (the per-sender answer budget) and by run (what a run sent itself).
-  await knex.raw('create index messages_channel_sender on messages (channel_id, from_address, created_at) where channel_id is not null');
+  await knex.raw(
+    'create index messages_channel_sender on messages (channel_id, from_address, created_at) where channel_id is not null',
+  );
   await knex.raw('create index messages_run on messages (run_id) where run_id is not null');
 
   // An email's attachments (docs/decisions.md §32): metadata always, the bytes only within the
@@ -71,7 +85,21 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('alter table messages drop constraint if exists messages_status_check');
   await knex.schema.alterTable('messages', (t) => {
     t.dropUnique(['agent_id', 'channel_id', 'direction', 'message_id'], 'messages_dedupe_unique');
-    for (const c of ['channel_id', 'thread_id', 'message_id', 'in_reply_to', 'status', 'attempts', 'failures', 'next_attempt_at', 'locked_until', 'last_error', 'run_id', 'provider']) t.dropColumn(c);
+    for (const c of [
+      'channel_id',
+      'thread_id',
+      'message_id',
+      'in_reply_to',
+      'status',
+      'attempts',
+      'failures',
+      'next_attempt_at',
+      'locked_until',
+      'last_error',
+      'run_id',
+      'provider',
+    ])
+      t.dropColumn(c);
   });
   await knex.schema.dropTable('channels');
 }

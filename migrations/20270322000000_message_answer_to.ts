@@ -11,7 +11,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     "update messages set answer_to = lower(from_address) where channel = 'email' and direction = 'inbound' and status <> 'ignored' and channel_id is not null and created_at > now() - interval '1 hour'",
   );
-  await knex.raw('create index messages_channel_answer_to on messages (channel_id, answer_to, created_at) where answer_to is not null');
+  await knex.raw(
+    'create index messages_channel_answer_to on messages (channel_id, answer_to, created_at) where answer_to is not null',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -15,8 +15,12 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('claim_rank').notNullable();
     t.primary(['queue', 'agent_id']);
   });
-  await knex.raw("ALTER TABLE agent_queue_serves ADD CONSTRAINT agent_queue_serves_queue_check CHECK (queue IN ('webhook', 'channel'))");
-  await knex.raw('CREATE INDEX messages_agent_due ON messages (agent_id, next_attempt_at, id) WHERE next_attempt_at IS NOT NULL');
+  await knex.raw(
+    "ALTER TABLE agent_queue_serves ADD CONSTRAINT agent_queue_serves_queue_check CHECK (queue IN ('webhook', 'channel'))",
+  );
+  await knex.raw(
+    'CREATE INDEX messages_agent_due ON messages (agent_id, next_attempt_at, id) WHERE next_attempt_at IS NOT NULL',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

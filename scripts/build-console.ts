@@ -15,4 +15,6 @@ for (const file of await writePrebuiltConsole()) {
   console.log(`${file}: ${kib(code.length)}, ${kib(gzipSync(code, { level: 9 }).length)} gzipped`);
 }
 const initial = initialScripts(await consoleBundle());
-console.log(`initial JavaScript (${initial.names.length} files): ${kib(initial.bytes)}, ${kib(initial.gzipBytes)} gzipped; ${chunks} more files load with the sections`);
+console.log(
+  `initial JavaScript (${initial.names.length} files): ${kib(initial.bytes)}, ${kib(initial.gzipBytes)} gzipped; ${chunks} more files load with the sections`,
+);

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const file = path.join(root, 'src/console/graphql-env.d.ts');
 const cli = path.join(root, 'node_modules/.bin/gql-tada');
-const generate = (output: string) => execFileSync(cli, ['generate-output', '-c', 'src/console/tsconfig.json', '-o', output], { cwd: root, stdio: 'pipe' });
+const generate = (output: string) =>
+  execFileSync(cli, ['generate-output', '-c', 'src/console/tsconfig.json', '-o', output], { cwd: root, stdio: 'pipe' });
 
 if (process.argv.includes('--check')) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'graphql-env-'));

@@ -23,8 +23,12 @@ try {
   );
   const key = createAgentApiKey.key as string;
   const call = (p: string, init: RequestInit = {}) =>
-    fetch(`${h.svc.url}/agents/${agent}/api/${p}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } }).then((r) => r.text());
-  for (let i = 0; i < 6; i += 1) await call(`orders/${40 + i}/summary`, { method: 'POST', body: JSON.stringify({ note: `order ${40 + i}` }) });
+    fetch(`${h.svc.url}/agents/${agent}/api/${p}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+    }).then((r) => r.text());
+  for (let i = 0; i < 6; i += 1)
+    await call(`orders/${40 + i}/summary`, { method: 'POST', body: JSON.stringify({ note: `order ${40 + i}` }) });
   for (const w of ['hello', 'world', 'again']) await call(`echo/${w}?x=1`);
   await fetch(`${h.svc.url}/agents/${agent}/api/echo/nokey`);
 
@@ -42,7 +46,11 @@ try {
   ];
   for (const [address, file] of shots) {
     await page.goto(`${h.svc.url}${address}`);
-    await page.waitForFunction(() => !(globalThis as any).document.querySelector('main [role="status"] .mantine-Loader-root'), undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => !(globalThis as any).document.querySelector('main [role="status"] .mantine-Loader-root'),
+      undefined,
+      { timeout: 20_000 },
+    );
     await page.waitForTimeout(800);
     await page.screenshot({ path: path.join(OUT, file) });
     console.log(`docs/images/${file}`);

@@ -53,40 +53,72 @@ const APPLICABLE: ScenarioPlan[] = [
   { name: 'tools-list', why: "the agent's MCP tool entries" },
   { name: 'tools-call-simple-text', why: 'script tool test_simple_text returns the expected text' },
   { name: 'tools-call-error', why: 'script tool test_error_handling throws: a tool result with isError' },
-  { name: 'tools-call-with-progress', why: 'prompt tool test_tool_with_progress: progress notifications while the model streams' },
-  { name: 'json-schema-2020-12', why: 'tool json_schema_2020_12_tool keeps $schema, $defs and additionalProperties (pending suite)' },
+  {
+    name: 'tools-call-with-progress',
+    why: 'prompt tool test_tool_with_progress: progress notifications while the model streams',
+  },
+  {
+    name: 'json-schema-2020-12',
+    why: 'tool json_schema_2020_12_tool keeps $schema, $defs and additionalProperties (pending suite)',
+  },
   { name: 'resources-list', why: 'an exposed document is listed with its uri and name' },
-  { name: 'dns-rebinding-protection', why: "foreign Origin refused (403); the proxy's localhost origin is one of the agent's CORS origins" },
+  {
+    name: 'dns-rebinding-protection',
+    why: "foreign Origin refused (403); the proxy's localhost origin is one of the agent's CORS origins",
+  },
 ];
 
 /** The other server scenarios, and why they do not apply. */
 const NOT_APPLICABLE: ScenarioPlan[] = [
   { name: 'logging-set-level', why: 'no logging capability' },
-  { name: 'completion-complete', why: 'no completions: resource URIs are listed, not completed, and there are no prompts' },
-  ...['tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content'].map((name) => ({
-    name,
-    why: 'a tool result is text (plus structuredContent); a handler cannot return image, audio or resource content',
-  })),
+  {
+    name: 'completion-complete',
+    why: 'no completions: resource URIs are listed, not completed, and there are no prompts',
+  },
+  ...['tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content'].map(
+    (name) => ({
+      name,
+      why: 'a tool result is text (plus structuredContent); a handler cannot return image, audio or resource content',
+    }),
+  ),
   { name: 'tools-call-with-logging', why: 'no logging capability: a handler cannot send log notifications' },
-  ...['tools-call-sampling', 'tools-call-elicitation', 'elicitation-sep1034-defaults', 'elicitation-sep1330-enums'].map((name) => ({
-    name,
-    why: 'needs a server-to-client request (sampling or elicitation), which a stateless tools-only server never sends',
-  })),
-  { name: 'server-sse-polling', why: 'needs a session and a resumable stream (Last-Event-ID, GET); the server is stateless without an event store' },
+  ...['tools-call-sampling', 'tools-call-elicitation', 'elicitation-sep1034-defaults', 'elicitation-sep1330-enums'].map(
+    (name) => ({
+      name,
+      why: 'needs a server-to-client request (sampling or elicitation), which a stateless tools-only server never sends',
+    }),
+  ),
+  {
+    name: 'server-sse-polling',
+    why: 'needs a session and a resumable stream (Last-Event-ID, GET); the server is stateless without an event store',
+  },
   { name: 'server-sse-multiple-streams', why: 'needs a session id; the server is stateless' },
   ...['resources-read-text', 'resources-read-binary', 'resources-templates-read'].map((name) => ({
     name,
     why: 'reads fixed test:// URIs; the resources are documents at document://{id} (read in test/e2e/mcp-resources.test.ts)',
   })),
-  ...['resources-subscribe', 'resources-unsubscribe'].map((name) => ({ name, why: 'no subscriptions: a stateless server has no stream to send updates on' })),
-  ...['prompts-list', 'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image'].map((name) => ({
+  ...['resources-subscribe', 'resources-unsubscribe'].map((name) => ({
+    name,
+    why: 'no subscriptions: a stateless server has no stream to send updates on',
+  })),
+  ...[
+    'prompts-list',
+    'prompts-get-simple',
+    'prompts-get-with-args',
+    'prompts-get-embedded-resource',
+    'prompts-get-with-image',
+  ].map((name) => ({
     name,
     why: 'no prompts',
   })),
 ];
 
 const NO_ARGUMENTS = { type: 'object', properties: {} };
-const ADD_SCHEMA = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] };
+const ADD_SCHEMA = {
+  type: 'object',
+  properties: { a: { type: 'number' }, b: { type: 'number' } },
+  required: ['a', 'b'],
+};
 const SUM_SCHEMA = { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] };
 
 /** The agent's MCP tools: the names and behaviour the scenarios expect, and one for the Inspector. */
@@ -142,7 +174,11 @@ interface Finished {
 /** Runs `node args…` to its end (stopped after CHILD_TIMEOUT_MS), collecting its output. */
 function runNode(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: opts.cwd ?? ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -177,13 +213,20 @@ interface CredentialProxy {
  * obtained) to every request, streaming both bodies as they come (event streams included). Host
  * and Origin pass through unchanged, so the service sees what the client sent.
  */
-async function startCredentialProxy(target: string, credential: () => Record<string, string>): Promise<CredentialProxy> {
+async function startCredentialProxy(
+  target: string,
+  credential: () => Record<string, string>,
+): Promise<CredentialProxy> {
   const agent = new http.Agent({ keepAlive: false });
   const server = http.createServer((req, res) => {
-    const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: { ...req.headers, ...credential() }, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = http.request(
+      new URL(req.url ?? '/', target),
+      { method: req.method, headers: { ...req.headers, ...credential() }, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', (err) => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: `proxy: ${err.message}` }));
@@ -226,15 +269,36 @@ function graphql(baseUrl: string) {
 async function createAgent(baseUrl: string, browserOrigin: string): Promise<{ agentId: string; key: string }> {
   const gql = graphql(baseUrl);
   const created = await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
-    i: { name: 'Conformance', description: 'Agent whose MCP tools the conformance scenarios call.', defaultModel: 'fake-model' },
+    i: {
+      name: 'Conformance',
+      description: 'Agent whose MCP tools the conformance scenarios call.',
+      defaultModel: 'fake-model',
+    },
   });
   const agentId = created.createAgent.id as string;
-  const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "conformance") { key } }', { a: agentId })).createAgentApiKey.key as string;
-  for (const tool of TOOLS) await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', { a: agentId, i: tool });
+  const key = (
+    await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "conformance") { key } }', { a: agentId })
+  ).createAgentApiKey.key as string;
+  for (const tool of TOOLS)
+    await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+      a: agentId,
+      i: tool,
+    });
   // One document exposed on the MCP server, so that resources/list has something to list.
-  const doc = (await gql('mutation($a: ID!) { createDocument(agentId: $a, input: { name: "Handbook", content: "Be kind." }) { id } }', { a: agentId })).createDocument.id as string;
-  await gql('mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: false, mcp: true) { id } }', { a: agentId, d: doc });
-  await gql('mutation($a: ID!, $o: [String!]) { setCors(agentId: $a, allowPlatformApps: true, customOrigins: $o) { id } }', { a: agentId, o: [browserOrigin] });
+  const doc = (
+    await gql(
+      'mutation($a: ID!) { createDocument(agentId: $a, input: { name: "Handbook", content: "Be kind." }) { id } }',
+      { a: agentId },
+    )
+  ).createDocument.id as string;
+  await gql(
+    'mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: false, mcp: true) { id } }',
+    { a: agentId, d: doc },
+  );
+  await gql(
+    'mutation($a: ID!, $o: [String!]) { setCors(agentId: $a, allowPlatformApps: true, customOrigins: $o) { id } }',
+    { a: agentId, o: [browserOrigin] },
+  );
   return { agentId, key };
 }
 
@@ -259,23 +323,42 @@ interface ScenarioResult {
 
 function readChecks(dir: string): Check[] {
   if (!fs.existsSync(dir)) return [];
-  const found = fs.readdirSync(dir).map((d) => path.join(dir, d, 'checks.json')).filter((f) => fs.existsSync(f));
+  const found = fs
+    .readdirSync(dir)
+    .map((d) => path.join(dir, d, 'checks.json'))
+    .filter((f) => fs.existsSync(f));
   return found.flatMap((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as Check[]);
 }
 
 /** `conformance server --url <url> --scenario <name> -o <dir>`: passes when the CLI exits 0. */
 async function runScenario(name: string, url: string, outDir: string): Promise<ScenarioResult> {
   const dir = path.join(outDir, name);
-  const run = await runNode([...node20Import(), CONFORMANCE_CLI, 'server', '--url', url, '--scenario', name, '-o', dir]);
+  const run = await runNode([
+    ...node20Import(),
+    CONFORMANCE_CLI,
+    'server',
+    '--url',
+    url,
+    '--scenario',
+    name,
+    '-o',
+    dir,
+  ]);
   const checks = readChecks(dir);
-  return { name, passed: run.code === 0, checks, ...(checks.length ? {} : { output: (run.stdout + run.stderr).trim() }) };
+  return {
+    name,
+    passed: run.code === 0,
+    checks,
+    ...(checks.length ? {} : { output: (run.stdout + run.stderr).trim() }),
+  };
 }
 
 /** The runner's own remedy for a scenario that needs a prompt tool: the model answer it streams. */
 function prepareScenario(name: string, fake: FakeOpenAi): void {
   // Six words, one chunk each, farther apart than the server's progress interval (250 ms): one
   // progress notification per chunk, increasing.
-  if (name === 'tools-call-with-progress') fake.enqueue({ text: 'Started, then halfway, then finished: done.', chunkDelayMs: 300 });
+  if (name === 'tools-call-with-progress')
+    fake.enqueue({ text: 'Started, then halfway, then finished: done.', chunkDelayMs: 300 });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -340,13 +423,16 @@ function printScenario(result: ScenarioResult, why: string): void {
   const counted = result.checks.filter((c) => c.status === 'SUCCESS' || c.status === 'FAILURE');
   const ok = counted.filter((c) => c.status === 'SUCCESS').length;
   const warnings = result.checks.filter((c) => c.status === 'WARNING');
-  console.log(`  ${result.passed ? 'PASS' : 'FAIL'}  ${result.name.padEnd(30)} ${ok}/${counted.length} checks  (${why})`);
+  console.log(
+    `  ${result.passed ? 'PASS' : 'FAIL'}  ${result.name.padEnd(30)} ${ok}/${counted.length} checks  (${why})`,
+  );
   for (const w of warnings) console.log(`        warning: ${w.name}: ${w.errorMessage ?? w.details?.message ?? ''}`);
   if (!result.passed) for (const line of describeFailure(result)) console.log(`        ${line}`);
 }
 
 function indent(text: string, maxChars = 1500): string {
-  const shown = text.length > maxChars ? `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters)` : text;
+  const shown =
+    text.length > maxChars ? `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters)` : text;
   return shown
     .split('\n')
     .map((l) => `      ${l}`)
@@ -357,7 +443,10 @@ function indent(text: string, maxChars = 1500): string {
 
 function parseArgs(argv: string[]): { all: boolean; out?: string } {
   const outAt = argv.indexOf('--out');
-  return { all: argv.includes('--all'), ...(outAt >= 0 && argv[outAt + 1] ? { out: path.resolve(argv[outAt + 1]!) } : {}) };
+  return {
+    all: argv.includes('--all'),
+    ...(outAt >= 0 && argv[outAt + 1] ? { out: path.resolve(argv[outAt + 1]!) } : {}),
+  };
 }
 
 /** One run of the applicable scenarios with one credential; returns the results in plan order. */
@@ -387,7 +476,13 @@ async function main(): Promise<number> {
   let proxy: CredentialProxy | undefined;
   try {
     fake = await startOpenAiServer();
-    svc = await startSurfaceService({ dataDir: path.join(tmp, 'data'), adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: {} });
+    svc = await startSurfaceService({
+      dataDir: path.join(tmp, 'data'),
+      adminToken: ADMIN_TOKEN,
+      modelUrl: fake.url,
+      platformOrigin: 'https://app.example.test',
+      database: {},
+    });
     let credential: Record<string, string> = {};
     proxy = await startCredentialProxy(svc.url, () => credential);
     const created = await createAgent(svc.url, proxy.url);
@@ -397,7 +492,9 @@ async function main(): Promise<number> {
     const proxiedUrl = `${proxy.url}${mcpPath}`;
 
     console.log(`MCP conformance: @modelcontextprotocol/conformance server scenarios against ${proxiedUrl}`);
-    console.log(`  (a local proxy in front of ${svc.url}${mcpPath} adds the credential: the conformance CLI cannot send headers)\n`);
+    console.log(
+      `  (a local proxy in front of ${svc.url}${mcpPath} adds the credential: the conformance CLI cannot send headers)\n`,
+    );
     console.log('Pass 1, agent key: the proxy adds X-Agent-Access-Key');
     const keyResults = await runPass(proxiedUrl, outDir, fake);
     if (opts.all) {
@@ -413,7 +510,9 @@ async function main(): Promise<number> {
     credential = {};
     const oauth = await obtainAccessToken(proxy.url, created.agentId, ADMIN_TOKEN);
     credential = { authorization: `Bearer ${oauth.accessToken}` };
-    console.log(`\nPass 2, OAuth access token: the proxy adds Authorization: Bearer <token of client ${oauth.clientId}, approved by the admin member>`);
+    console.log(
+      `\nPass 2, OAuth access token: the proxy adds Authorization: Bearer <token of client ${oauth.clientId}, approved by the admin member>`,
+    );
     const oauthResults = await runPass(proxiedUrl, path.join(outDir, 'oauth'), fake);
 
     let failures = [...keyResults, ...oauthResults].filter((r) => !r.passed).length;
@@ -426,12 +525,17 @@ async function main(): Promise<number> {
       console.log(`  ${result.passed ? 'PASS' : 'FAIL'}  $ ${result.commandLine}`);
       console.log(indent(result.output));
     }
-    if (opts.out) console.log(`\nConformance results kept in ${opts.out} (the OAuth pass in ${path.join(opts.out, 'oauth')})`);
+    if (opts.out)
+      console.log(`\nConformance results kept in ${opts.out} (the OAuth pass in ${path.join(opts.out, 'oauth')})`);
     console.log('\nSummary:');
     console.log(summaryLine('agent key (X-Agent-Access-Key)', keyResults));
     console.log(summaryLine('OAuth access token (Authorization: Bearer)', oauthResults));
     console.log(`  Inspector CLI calls: ${inspectorPassed}/${INSPECTOR_CALLS.length} passed`);
-    console.log(failures ? `\n${failures} failure(s).` : '\nAll applicable scenarios (with either credential) and Inspector calls passed.');
+    console.log(
+      failures
+        ? `\n${failures} failure(s).`
+        : '\nAll applicable scenarios (with either credential) and Inspector calls passed.',
+    );
     return failures ? 1 : 0;
   } finally {
     await proxy?.close();

@@ -19,7 +19,9 @@ async function main(): Promise<void> {
   logger.info({ url, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})` }, 'listening');
 
   if (service.secretsKeyFile) {
-    console.log(`\nGenerated the secrets key at ${service.secretsKeyFile} (mode 0600). Back it up: stored secrets cannot be read without it.`);
+    console.log(
+      `\nGenerated the secrets key at ${service.secretsKeyFile} (mode 0600). Back it up: stored secrets cannot be read without it.`,
+    );
   }
   if (bootstrap.created && config.adminToken) {
     console.log('\nWorkspace and admin member created; the admin token is the value of ADMIN_TOKEN.\n');

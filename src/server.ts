@@ -103,9 +103,17 @@ export interface BuildOptions {
  * GraphQL → Koa app. Nothing else builds these.
  */
 export async function buildService(config: Config, opts: BuildOptions = {}): Promise<Service> {
-  const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'));
-  const secrets = resolveSecretsKey({ secretsKey: config.secretsKey, databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const db = opts.db ?? (await openDatabase({
+  const logger =
+    opts.logger ??
+    createLogger(config.logLevel, undefined, config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'));
+  const secrets = resolveSecretsKey({
+    secretsKey: config.secretsKey,
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+  });
+  const db =
+    opts.db ??
+    (await openDatabase({
       databaseUrl: config.databaseUrl,
       poolMax: config.databasePoolMax,
       dataDir: config.dataDir,
@@ -133,7 +141,10 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const activitySink = bufferedActivitySink(store, logger);
     const chargeSink = bufferedChargeSink(store, logger);
     // Read when scraped: `services` exists by then.
-    const metrics = new ServiceMetrics({ db, leasesHeld: () => services.admission.leasesHeld(), activityBacklog: () => activitySink.backlog() }, logger);
+    const metrics = new ServiceMetrics(
+      { db, leasesHeld: () => services.admission.leasesHeld(), activityBacklog: () => activitySink.backlog() },
+      logger,
+    );
     const clock = opts.clock ?? systemClock;
     const services: Services = createServices({
       metrics,
@@ -147,13 +158,20 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       sandbox: opts.sandbox ?? ownSandbox,
       compiler: ownSandbox,
       modelDefaults: {
-        openai: config.openaiApiKey || config.openaiBaseUrl ? { apiKey: config.openaiApiKey ?? null, baseUrl: config.openaiBaseUrl ?? null, model: config.openaiModel } : null,
+        openai:
+          config.openaiApiKey || config.openaiBaseUrl
+            ? { apiKey: config.openaiApiKey ?? null, baseUrl: config.openaiBaseUrl ?? null, model: config.openaiModel }
+            : null,
         anthropic: config.anthropicApiKey ? { apiKey: config.anthropicApiKey, model: config.anthropicModel } : null,
         allowedHosts: config.modelHostsAllowed ?? null,
       },
       scriptLimits: opts.scriptLimits ?? DEFAULT_SCRIPT_LIMITS,
       oauthTokens: oauthTokenReader(db),
-      sms: twilioSmsProvider({ accountSid: config.twilioAccountSid, authToken: config.twilioAuthToken, apiBase: config.twilioApiBase }),
+      sms: twilioSmsProvider({
+        accountSid: config.twilioAccountSid,
+        authToken: config.twilioAuthToken,
+        apiBase: config.twilioApiBase,
+      }),
       email: smarthostSender(config.email.smtpUrl),
       mailDomain: config.email.mailDomain,
       emailReceipt: {
@@ -186,14 +204,23 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const senderAuth: SenderAuthOptions = {
       resolver: opts.dnsResolver,
       mta: config.email.mailDomain,
-      relays: config.email.trustedRelays ? { relays: parseRelays(config.email.trustedRelays), authservId: config.email.trustedAuthservId } : undefined,
+      relays: config.email.trustedRelays
+        ? { relays: parseRelays(config.email.trustedRelays), authservId: config.email.trustedAuthservId }
+        : undefined,
     };
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
     const graphql = await createGraphqlMiddleware(schema, services, logger, config.baseUrl);
     // Built now so that the first `GET /widget.js` does not wait for it.
     widgetBundle().catch((err: unknown) => logger.error({ err }, 'The chat widget could not be built'));
-    graphiqlBundle().catch((err: unknown) => logger.error({ err }, 'GraphiQL (the page of /graphql in a browser) could not be built'));
-    consoleBundle().catch((err: unknown) => logger.error({ err }, 'The console could not be built (its packages are devDependencies: npm install, or npm run build)'));
+    graphiqlBundle().catch((err: unknown) =>
+      logger.error({ err }, 'GraphiQL (the page of /graphql in a browser) could not be built'),
+    );
+    consoleBundle().catch((err: unknown) =>
+      logger.error(
+        { err },
+        'The console could not be built (its packages are devDependencies: npm install, or npm run build)',
+      ),
+    );
     let draining = false;
     const app = createApp({
       services,
@@ -212,16 +239,47 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       draining: () => draining,
       oauth: providerFor,
       oauthRegistration: (address) => admitRegistration(db, clock.now(), address, config.oauthRegistration),
-      mailgun: mailgunIntake(services.emailReceipt, mailgunTokens(db), clock, { signingKey: config.email.mailgunSigningKey, maxBytes: config.email.maxMessageBytes, senderAuth, trustSpfHeader: config.email.mailgunTrustSpf }, logger),
+      mailgun: mailgunIntake(
+        services.emailReceipt,
+        mailgunTokens(db),
+        clock,
+        {
+          signingKey: config.email.mailgunSigningKey,
+          maxBytes: config.email.maxMessageBytes,
+          senderAuth,
+          trustSpfHeader: config.email.mailgunTrustSpf,
+        },
+        logger,
+      ),
     });
     const servers: http.Server[] = [];
     let smtp: SmtpListener | undefined;
-    const workerOptions: DeliveryWorkerOptions = { concurrency: config.webhookWorkers, pollMs: 1_000, leaseMs: config.webhookLeaseSeconds * 1000, ...opts.webhookWorker };
-    const queue = deliveryQueue(store.repos.deliveries, clock, { ...DEFAULT_DELIVERY_QUEUE, leaseMs: workerOptions.leaseMs });
+    const workerOptions: DeliveryWorkerOptions = {
+      concurrency: config.webhookWorkers,
+      pollMs: 1_000,
+      leaseMs: config.webhookLeaseSeconds * 1000,
+      ...opts.webhookWorker,
+    };
+    const queue = deliveryQueue(store.repos.deliveries, clock, {
+      ...DEFAULT_DELIVERY_QUEUE,
+      leaseMs: workerOptions.leaseMs,
+    });
     const worker = startDeliveryWorker(queue, services.webhookDelivery, logger, workerOptions);
     services.deliveryQueued.onQueued = () => worker.nudge();
-    const channelWorker = startChannelWorker(services, store, clock, logger, { ...workerOptions, deferMaxMs: 60_000, ...opts.channelWorker });
-    const housekeeping = startHousekeeping(services, () => pruneOAuthRecords(db, clock.now()), logger, opts.scheduler ?? intervalScheduler, opts.housekeepingMs ?? 60 * 60_000, config.webhookBodyRetentionDays, config.a2aTaskRetentionDays);
+    const channelWorker = startChannelWorker(services, store, clock, logger, {
+      ...workerOptions,
+      deferMaxMs: 60_000,
+      ...opts.channelWorker,
+    });
+    const housekeeping = startHousekeeping(
+      services,
+      () => pruneOAuthRecords(db, clock.now()),
+      logger,
+      opts.scheduler ?? intervalScheduler,
+      opts.housekeepingMs ?? 60 * 60_000,
+      config.webhookBodyRetentionDays,
+      config.a2aTaskRetentionDays,
+    );
     return {
       config,
       db,
@@ -252,8 +310,18 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         }
         const { email } = config;
         if (email.smtpPort !== undefined && !smtp) {
-          const intake = { ...email, port: email.smtpPort, host: email.smtpHost, domain: email.mailDomain, maxBytes: email.maxMessageBytes };
-          smtp = await startMailIntake(services.emailReceipt, { ...intake, limits: email.smtpLimits, senderAuth }, logger);
+          const intake = {
+            ...email,
+            port: email.smtpPort,
+            host: email.smtpHost,
+            domain: email.mailDomain,
+            maxBytes: email.maxMessageBytes,
+          };
+          smtp = await startMailIntake(
+            services.emailReceipt,
+            { ...intake, limits: email.smtpLimits, senderAuth },
+            logger,
+          );
         }
         return { server, url: `http://${shownHost}:${addr.port}`, ...(smtp ? { smtpPort: smtp.port } : {}) };
       },
@@ -268,19 +336,42 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         draining = true;
         const endBy = Date.now() + config.shutdownTimeoutMs;
         const deadline = setTimeout(() => {
-          logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown: requests still in flight at the deadline are cut off');
+          logger.warn(
+            { timeoutMs: config.shutdownTimeoutMs },
+            'shutdown: requests still in flight at the deadline are cut off',
+          );
           for (const s of servers) s.closeAllConnections();
         }, config.shutdownTimeoutMs);
         deadline.unref();
-        await Promise.all([...servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))), smtp?.close()]);
+        await Promise.all([
+          ...servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
+          smtp?.close(),
+        ]);
         clearTimeout(deadline);
         housekeeping?.stop();
-        await Promise.all([worker.stop(Math.max(0, endBy - Date.now())), channelWorker.stop(Math.max(0, endBy - Date.now()))]);
+        await Promise.all([
+          worker.stop(Math.max(0, endBy - Date.now())),
+          channelWorker.stop(Math.max(0, endBy - Date.now())),
+        ]);
         await graphql.stop();
         await services.activityLog.flush();
-        await chargeSink.flush().catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'credit charges not stored at shutdown'));
+        await chargeSink
+          .flush()
+          .catch((err: unknown) =>
+            logger.error(
+              { error: err instanceof Error ? err.message : String(err) },
+              'credit charges not stored at shutdown',
+            ),
+          );
         // Credit slices' charges stored, and the budget and leases no run holds given back.
-        await services.admission.close().catch((err: unknown) => logger.error({ error: err instanceof Error ? err.message : String(err) }, 'credit slices not given back at shutdown'));
+        await services.admission
+          .close()
+          .catch((err: unknown) =>
+            logger.error(
+              { error: err instanceof Error ? err.message : String(err) },
+              'credit slices not given back at shutdown',
+            ),
+          );
         await ownSandbox.close();
         await stopListening?.();
         if (ownsDb) await closeDatabase(db);

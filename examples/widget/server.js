@@ -39,12 +39,22 @@ if (!/^\d+$/.test(portText) || port > 65535) fail(`PORT must be a port number (0
 /** @type {ReturnType<typeof createChatProxy>} */
 let proxy;
 try {
-  proxy = createChatProxy({ serviceUrl, agentId, apiKey, path: '/chat', cookieSecret: process.env.WIDGET_COOKIE_SECRET || undefined, onError: (err) => console.error('chat proxy:', err) });
+  proxy = createChatProxy({
+    serviceUrl,
+    agentId,
+    apiKey,
+    path: '/chat',
+    cookieSecret: process.env.WIDGET_COOKIE_SECRET || undefined,
+    onError: (err) => console.error('chat proxy:', err),
+  });
 } catch (err) {
   fail(err instanceof Error ? err.message : String(err));
 }
 
-const page = readFileSync(new URL('./index.html', import.meta.url), 'utf8').replaceAll('{{SERVICE_URL}}', escapeHtml(serviceUrl));
+const page = readFileSync(new URL('./index.html', import.meta.url), 'utf8').replaceAll(
+  '{{SERVICE_URL}}',
+  escapeHtml(serviceUrl),
+);
 
 const server = createServer(async (req, res) => {
   if (await proxy.handle(req, res)) return;

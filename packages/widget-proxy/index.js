@@ -105,7 +105,8 @@ export function createChatProxy(options) {
   /** @param {ProxyRequest} req @param {import('node:http').ServerResponse} res @param {string | undefined} url @param {unknown} parsed */
   const serve = (req, res, url, parsed) => handleRequest(config, req, res, url ?? req.url ?? '/', parsed);
   return {
-    handle: (req, res) => serve(req, res, /** @type {ProxyRequest} */ (req).originalUrl, /** @type {ProxyRequest} */ (req).body),
+    handle: (req, res) =>
+      serve(req, res, /** @type {ProxyRequest} */ (req).originalUrl, /** @type {ProxyRequest} */ (req).body),
     express: (req, res, next) => {
       serve(req, res, req.originalUrl, req.body).then((handled) => {
         if (!handled) next();
@@ -121,26 +122,40 @@ export function createChatProxy(options) {
 
 /** @param {ChatProxyOptions} options @returns {Config} */
 function resolveOptions(options) {
-  if (!options || typeof options !== 'object') throw new TypeError('createChatProxy: pass {serviceUrl, agentId, apiKey}');
+  if (!options || typeof options !== 'object')
+    throw new TypeError('createChatProxy: pass {serviceUrl, agentId, apiKey}');
   const serviceUrl = parseServiceUrl(options.serviceUrl);
-  if (typeof options.agentId !== 'string' || !options.agentId.trim()) throw new TypeError('createChatProxy: agentId is required');
+  if (typeof options.agentId !== 'string' || !options.agentId.trim())
+    throw new TypeError('createChatProxy: agentId is required');
   if (typeof options.apiKey !== 'string' || !/^[\x21-\x7e]+$/.test(options.apiKey)) {
-    throw new TypeError('createChatProxy: apiKey is required (an agent key ak_… or a workspace key wk_…, printable ASCII)');
+    throw new TypeError(
+      'createChatProxy: apiKey is required (an agent key ak_… or a workspace key wk_…, printable ASCII)',
+    );
   }
   const path = parsePath(options.path ?? DEFAULTS.path);
   const cookieName = options.cookieName ?? DEFAULTS.cookieName;
-  if (typeof cookieName !== 'string' || !COOKIE_NAME.test(cookieName)) throw new TypeError('createChatProxy: cookieName must be a cookie token (letters, digits, ._-…)');
+  if (typeof cookieName !== 'string' || !COOKIE_NAME.test(cookieName))
+    throw new TypeError('createChatProxy: cookieName must be a cookie token (letters, digits, ._-…)');
   const secureCookie = options.secureCookie ?? DEFAULTS.secureCookie;
-  if (secureCookie !== true && secureCookie !== false && secureCookie !== 'auto') throw new TypeError("createChatProxy: secureCookie must be true, false or 'auto'");
+  if (secureCookie !== true && secureCookie !== false && secureCookie !== 'auto')
+    throw new TypeError("createChatProxy: secureCookie must be true, false or 'auto'");
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new TypeError('createChatProxy: maxBodyBytes must be a positive integer');
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
+    throw new TypeError('createChatProxy: maxBodyBytes must be a positive integer');
   const rateLimit = options.rateLimit ?? DEFAULTS.rateLimit;
   if (rateLimit !== false) {
-    if (!rateLimit || !Number.isSafeInteger(rateLimit.max) || rateLimit.max < 1 || !Number.isSafeInteger(rateLimit.windowMs) || rateLimit.windowMs < 1) {
+    if (
+      !rateLimit ||
+      !Number.isSafeInteger(rateLimit.max) ||
+      rateLimit.max < 1 ||
+      !Number.isSafeInteger(rateLimit.windowMs) ||
+      rateLimit.windowMs < 1
+    ) {
       throw new TypeError('createChatProxy: rateLimit must be false or {max, windowMs} with positive integers');
     }
   }
-  if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError('createChatProxy: onError must be a function');
+  if (options.onError !== undefined && typeof options.onError !== 'function')
+    throw new TypeError('createChatProxy: onError must be a function');
   return {
     chatUrl: `${serviceUrl}/agents/${encodeURIComponent(options.agentId.trim())}/chat`,
     apiKey: options.apiKey,
@@ -163,8 +178,10 @@ function parseServiceUrl(value) {
   } catch {
     throw new TypeError('createChatProxy: serviceUrl must be an absolute http(s) URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('createChatProxy: serviceUrl must be an http(s) URL');
-  if (url.username || url.password || url.search || url.hash) throw new TypeError('createChatProxy: serviceUrl must have no credentials, query or fragment');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError('createChatProxy: serviceUrl must be an http(s) URL');
+  if (url.username || url.password || url.search || url.hash)
+    throw new TypeError('createChatProxy: serviceUrl must have no credentials, query or fragment');
   return url.href.replace(/\/+$/, '');
 }
 
@@ -181,11 +198,15 @@ function cookieSecretOf(value) {
   if (value === undefined || value === '') {
     if (!warnedAboutSecret) {
       warnedAboutSecret = true;
-      process.emitWarning('widget-proxy: no cookieSecret given; using a random one, so every visitor becomes a new visitor (and loses their conversations) when this process restarts', 'WidgetProxyWarning');
+      process.emitWarning(
+        'widget-proxy: no cookieSecret given; using a random one, so every visitor becomes a new visitor (and loses their conversations) when this process restarts',
+        'WidgetProxyWarning',
+      );
     }
     return randomBytes(32);
   }
-  if (typeof value !== 'string' || value.length < MIN_SECRET_LENGTH) throw new TypeError(`createChatProxy: cookieSecret must be at least ${MIN_SECRET_LENGTH} characters`);
+  if (typeof value !== 'string' || value.length < MIN_SECRET_LENGTH)
+    throw new TypeError(`createChatProxy: cookieSecret must be at least ${MIN_SECRET_LENGTH} characters`);
   return Buffer.from(value, 'utf8');
 }
 
@@ -248,12 +269,25 @@ async function answer(config, target, req, res, parsed, signal) {
   if (target.kind === 'unknown') return sendJson(res, 404, { error: 'Not found' });
   const method = (req.method ?? 'GET').toUpperCase();
   if (target.kind === 'chat') {
-    if (method !== 'POST') return sendJson(res, 405, { error: `Method ${method} is not allowed here: POST a message` }, { allow: 'POST' });
+    if (method !== 'POST')
+      return sendJson(res, 405, { error: `Method ${method} is not allowed here: POST a message` }, { allow: 'POST' });
     return postMessage(config, req, res, parsed, signal);
   }
-  if (method !== 'GET') return sendJson(res, 405, { error: `Method ${method} is not allowed here: GET the conversation` }, { allow: 'GET' });
+  if (method !== 'GET')
+    return sendJson(
+      res,
+      405,
+      { error: `Method ${method} is not allowed here: GET the conversation` },
+      { allow: 'GET' },
+    );
   const visitor = visitorOf(config, req, res);
-  return forward(config, res, { method: 'GET', url: `${config.chatUrl}/${target.conversationId}`, accept: 'application/json', visitor, signal });
+  return forward(config, res, {
+    method: 'GET',
+    url: `${config.chatUrl}/${target.conversationId}`,
+    accept: 'application/json',
+    visitor,
+    signal,
+  });
 }
 
 /**
@@ -266,16 +300,29 @@ async function answer(config, target, req, res, parsed, signal) {
  */
 async function postMessage(config, req, res, parsed, signal) {
   const body = await readBody(req, parsed, config.maxBodyBytes);
-  if ('error' in body) return sendJson(res, body.status, { error: body.error }, body.status === 413 ? { connection: 'close' } : {});
+  if ('error' in body)
+    return sendJson(res, body.status, { error: body.error }, body.status === 413 ? { connection: 'close' } : {});
   const fields = chatFields(body.value);
   if ('error' in fields) return sendJson(res, 400, { error: fields.error });
   const visitor = visitorOf(config, req, res);
   const retryAfter = config.limiter?.hit(visitor, Date.now()) ?? 0;
   if (retryAfter > 0) {
-    return sendJson(res, 429, { error: `Too many messages; try again in ${retryAfter} s` }, { 'retry-after': String(retryAfter) });
+    return sendJson(
+      res,
+      429,
+      { error: `Too many messages; try again in ${retryAfter} s` },
+      { 'retry-after': String(retryAfter) },
+    );
   }
   const accept = wantsJson(req.headers.accept) ? 'application/json' : 'text/event-stream';
-  await forward(config, res, { method: 'POST', url: config.chatUrl, accept, visitor, body: JSON.stringify(fields), signal });
+  await forward(config, res, {
+    method: 'POST',
+    url: config.chatUrl,
+    accept,
+    visitor,
+    body: JSON.stringify(fields),
+    signal,
+  });
 }
 
 /** Same rule as the service: JSON only when asked for and no event stream is acceptable. @param {string | undefined} accept */
@@ -290,7 +337,8 @@ function wantsJson(accept) {
  * @returns {{ message: string, conversationId?: string } | { error: string }}
  */
 function chatFields(value) {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { error: 'Send a JSON object {"message": "…", "conversationId": "…"}' };
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return { error: 'Send a JSON object {"message": "…", "conversationId": "…"}' };
   const { message, conversationId } = /** @type {Record<string, unknown>} */ (value);
   if (typeof message !== 'string') return { error: "'message' must be a string" };
   if (conversationId === undefined || conversationId === null || conversationId === '') return { message };
@@ -312,8 +360,13 @@ function chatFields(value) {
  * @returns {Promise<{ value: unknown } | { status: number, error: string }>}
  */
 async function readBody(req, parsed, limit) {
-  const type = String(req.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
-  if (type !== 'application/json' && !type.endsWith('+json')) return { status: 415, error: 'Send the message as application/json' };
+  const type =
+    String(req.headers['content-type'] ?? '')
+      .split(';', 1)[0]
+      ?.trim()
+      .toLowerCase() ?? '';
+  if (type !== 'application/json' && !type.endsWith('+json'))
+    return { status: 415, error: 'Send the message as application/json' };
   const tooLarge = { status: 413, error: `The message is too large (limit ${limit} bytes)` };
   if (parsed !== undefined && req.readableEnded) {
     if (typeof parsed === 'string' || Buffer.isBuffer(parsed)) return parseJson(Buffer.from(parsed), limit);
@@ -322,7 +375,9 @@ async function readBody(req, parsed, limit) {
     if (!('error' in fields) && Buffer.byteLength(JSON.stringify(fields)) > limit) return tooLarge;
     return { value: parsed };
   }
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = String(req.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
   if (encoding !== 'identity') return { status: 415, error: 'Send the message uncompressed' };
   if (Number(req.headers['content-length'] ?? 0) > limit) return tooLarge;
   const raw = await readRaw(req, limit);
@@ -410,7 +465,10 @@ function visitorOf(config, req, res) {
   const secure = config.secureCookie === 'auto' ? cameOverTls(req) : config.secureCookie;
   const cookie = `${config.cookieName}=${id}.${sign(config.secret, id)}; Path=${config.path}; Max-Age=${COOKIE_MAX_AGE_SECONDS}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
   const earlier = res.getHeader('set-cookie');
-  res.setHeader('set-cookie', [...(Array.isArray(earlier) ? earlier : earlier === undefined ? [] : [String(earlier)]), cookie]);
+  res.setHeader('set-cookie', [
+    ...(Array.isArray(earlier) ? earlier : earlier === undefined ? [] : [String(earlier)]),
+    cookie,
+  ]);
   return id;
 }
 
@@ -428,7 +486,12 @@ function cookieValues(header, name) {
 function cameOverTls(req) {
   if (/** @type {import('node:tls').TLSSocket} */ (req.socket)?.encrypted) return true;
   const proto = req.headers['x-forwarded-proto'];
-  return String(Array.isArray(proto) ? proto[0] : (proto ?? '')).split(',', 1)[0]?.trim().toLowerCase() === 'https';
+  return (
+    String(Array.isArray(proto) ? proto[0] : (proto ?? ''))
+      .split(',', 1)[0]
+      ?.trim()
+      .toLowerCase() === 'https'
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -484,13 +547,24 @@ function createRateLimiter(max, windowMs) {
  */
 async function forward(config, res, call) {
   /** @type {Record<string, string>} */
-  const headers = { accept: call.accept, 'accept-encoding': 'identity', 'x-agent-access-key': config.apiKey, 'x-visitor-id': call.visitor };
+  const headers = {
+    accept: call.accept,
+    'accept-encoding': 'identity',
+    'x-agent-access-key': config.apiKey,
+    'x-visitor-id': call.visitor,
+  };
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   /** @type {Response} */
   let upstream;
   try {
     // No redirects: following one would send the key to wherever it points.
-    upstream = await fetch(call.url, { method: call.method, headers, body: call.body, signal: call.signal, redirect: 'error' });
+    upstream = await fetch(call.url, {
+      method: call.method,
+      headers,
+      body: call.body,
+      signal: call.signal,
+      redirect: 'error',
+    });
   } catch (err) {
     if (call.signal.aborted) return;
     config.onError(err);
@@ -500,7 +574,11 @@ async function forward(config, res, call) {
   const type = upstream.headers.get('content-type') ?? 'application/json';
   const stream = /^text\/event-stream\b/i.test(type);
   /** @type {Record<string, string>} */
-  const out = { 'content-type': type, 'cache-control': stream ? 'no-cache' : (upstream.headers.get('cache-control') ?? 'no-store'), 'x-accel-buffering': 'no' };
+  const out = {
+    'content-type': type,
+    'cache-control': stream ? 'no-cache' : (upstream.headers.get('cache-control') ?? 'no-store'),
+    'x-accel-buffering': 'no',
+  };
   const retryAfter = upstream.headers.get('retry-after');
   if (retryAfter !== null) out['retry-after'] = retryAfter;
   res.writeHead(upstream.status, out);
@@ -543,6 +621,11 @@ function drained(res) {
  */
 function sendJson(res, status, body, headers = {}) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), 'cache-control': 'no-store', ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    'cache-control': 'no-store',
+    ...headers,
+  });
   res.end(text);
 }

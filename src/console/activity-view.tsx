@@ -15,7 +15,16 @@ export function RedactedText({ text }: { text: string }) {
   parts.forEach((part, i) => {
     if (i > 0)
       out.push(
-        <Badge key={`r${i}`} component="span" variant="outline" color="gray.8" size="xs" radius="sm" mx={2} style={{ verticalAlign: 'baseline', textTransform: 'none' }}>
+        <Badge
+          key={`r${i}`}
+          component="span"
+          variant="outline"
+          color="gray.8"
+          size="xs"
+          radius="sm"
+          mx={2}
+          style={{ verticalAlign: 'baseline', textTransform: 'none' }}
+        >
           redacted
         </Badge>,
       );

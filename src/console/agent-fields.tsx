@@ -26,8 +26,20 @@ export function AgentTextFields({
 }) {
   return (
     <>
-      <TextInput label="Name" required data-autofocus={autoFocus || undefined} value={value.name} onChange={(e) => set.name(e.currentTarget.value)} error={errors.name} />
-      <TextInput label="Description" value={value.description} onChange={(e) => set.description(e.currentTarget.value)} error={errors.description} />
+      <TextInput
+        label="Name"
+        required
+        data-autofocus={autoFocus || undefined}
+        value={value.name}
+        onChange={(e) => set.name(e.currentTarget.value)}
+        error={errors.name}
+      />
+      <TextInput
+        label="Description"
+        value={value.description}
+        onChange={(e) => set.description(e.currentTarget.value)}
+        error={errors.description}
+      />
       <Textarea
         label="Instructions"
         description="The system prompt of the agent's runs"

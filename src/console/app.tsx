@@ -11,7 +11,12 @@ import { ErrorState } from './states.js';
 
 export const ViewerQuery = graphql(`
   query Viewer {
-    viewer { id name email role }
+    viewer {
+      id
+      name
+      email
+      role
+    }
   }
 `);
 

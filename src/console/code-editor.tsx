@@ -44,7 +44,16 @@ function diagnosticOf(state: EditorState, error: EditorError): Diagnostic[] {
  * Tab leaves the editor, CodeMirror's rule for keyboard users), and the service's save-time error
  * shown at its line and column.
  */
-export function CodeEditor({ label, description, language, value, onChange, error, minHeight = 160, readOnly = false }: CodeEditorProps) {
+export function CodeEditor({
+  label,
+  description,
+  language,
+  value,
+  onChange,
+  error,
+  minHeight = 160,
+  readOnly = false,
+}: CodeEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const onChangeRef = useRef(onChange);
@@ -77,7 +86,10 @@ export function CodeEditor({ label, description, language, value, onChange, erro
           'aria-describedby': [description ? descriptionId : '', errorId].filter(Boolean).join(' '),
           'aria-multiline': 'true',
         }),
-        EditorView.theme({ '&': { minHeight: `${minHeight}px`, fontSize: '13px' }, '.cm-scroller': { fontFamily: 'ui-monospace, monospace' } }),
+        EditorView.theme({
+          '&': { minHeight: `${minHeight}px`, fontSize: '13px' },
+          '.cm-scroller': { fontFamily: 'ui-monospace, monospace' },
+        }),
       ],
     });
     view.current = new EditorView({ state, parent: host.current! });
@@ -88,7 +100,8 @@ export function CodeEditor({ label, description, language, value, onChange, erro
 
   useEffect(() => {
     const v = view.current;
-    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    if (v && v.state.doc.toString() !== value)
+      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
   }, [value]);
 
   useEffect(() => {
@@ -109,7 +122,11 @@ export function CodeEditor({ label, description, language, value, onChange, erro
       <div
         ref={host}
         data-testid="code-editor"
-        style={{ border: `1px solid ${error ? 'var(--mantine-color-error)' : 'var(--mantine-color-gray-4)'}`, borderRadius: 4, marginTop: 4 }}
+        style={{
+          border: `1px solid ${error ? 'var(--mantine-color-error)' : 'var(--mantine-color-gray-4)'}`,
+          borderRadius: 4,
+          marginTop: 4,
+        }}
       />
     </Input.Wrapper>
   );

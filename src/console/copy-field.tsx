@@ -1,7 +1,17 @@
 import { Button, Code, CopyButton, Group, Stack, Tabs, Text } from '@mantine/core';
 
 /** A value to paste elsewhere, shown as code, with a copy button named after it. */
-export function CopyBlock({ label, value, description, block = true }: { label: string; value: string; description?: string; block?: boolean }) {
+export function CopyBlock({
+  label,
+  value,
+  description,
+  block = true,
+}: {
+  label: string;
+  value: string;
+  description?: string;
+  block?: boolean;
+}) {
   return (
     <Stack gap={4}>
       <Group justify="space-between" wrap="nowrap">
@@ -10,7 +20,13 @@ export function CopyBlock({ label, value, description, block = true }: { label: 
         </Text>
         <CopyButton value={value}>
           {({ copied, copy }) => (
-            <Button size="xs" variant={copied ? 'filled' : 'light'} color={copied ? 'teal.9' : undefined} onClick={copy} aria-label={`Copy ${label}`}>
+            <Button
+              size="xs"
+              variant={copied ? 'filled' : 'light'}
+              color={copied ? 'teal.9' : undefined}
+              onClick={copy}
+              aria-label={`Copy ${label}`}
+            >
               {copied ? 'Copied' : 'Copy'}
             </Button>
           )}

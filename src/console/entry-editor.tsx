@@ -25,9 +25,21 @@ export interface HandlerOut {
   script?: string | null;
 }
 
-export function draftOf(e: { handler: HandlerOut; modelOverride?: string | null; inputSchema?: unknown; outputSchema?: unknown } | null, defaults: Partial<HandlerDraft> = {}): HandlerDraft {
+export function draftOf(
+  e: { handler: HandlerOut; modelOverride?: string | null; inputSchema?: unknown; outputSchema?: unknown } | null,
+  defaults: Partial<HandlerDraft> = {},
+): HandlerDraft {
   const schema = (v: unknown) => (v === null || v === undefined ? '' : JSON.stringify(v, null, 2));
-  if (!e) return { kind: 'SCRIPT', prompt: '', script: 'return { echo: input };', modelOverride: '', inputSchema: '', outputSchema: '', ...defaults };
+  if (!e)
+    return {
+      kind: 'SCRIPT',
+      prompt: '',
+      script: 'return { echo: input };',
+      modelOverride: '',
+      inputSchema: '',
+      outputSchema: '',
+      ...defaults,
+    };
   return {
     kind: e.handler.kind,
     prompt: e.handler.prompt ?? '',
@@ -42,13 +54,20 @@ export function draftOf(e: { handler: HandlerOut; modelOverride?: string | null;
 export function errorFor(error: CombinedError | undefined, ...names: string[]): EditorError | null {
   const e = error?.graphQLErrors.find((g) => {
     const f = g.extensions?.field;
-    return typeof f === 'string' && names.some((n) => f === n || f.startsWith(`${n}.`) || f === `input.${n}` || f.startsWith(`input.${n}.`));
+    return (
+      typeof f === 'string' &&
+      names.some((n) => f === n || f.startsWith(`${n}.`) || f === `input.${n}` || f.startsWith(`input.${n}.`))
+    );
   });
   return e ? positionedError(e) : null;
 }
 
 /** The schemas as JSON objects, or the local parse errors (at their line and column). */
-export function parseSchemas(d: HandlerDraft): { inputSchema: Record<string, unknown> | null; outputSchema: Record<string, unknown> | null; errors: Record<string, EditorError> } {
+export function parseSchemas(d: HandlerDraft): {
+  inputSchema: Record<string, unknown> | null;
+  outputSchema: Record<string, unknown> | null;
+  errors: Record<string, EditorError>;
+} {
   const errors: Record<string, EditorError> = {};
   const one = (name: 'inputSchema' | 'outputSchema'): Record<string, unknown> | null => {
     const text = d[name].trim();
@@ -90,8 +109,13 @@ export function HandlerFields({ draft, onChange, error, localErrors, models, inp
   const promptError = errorFor(error, 'handler.prompt') ?? (draft.kind === 'PROMPT' ? handlerError : null);
   const options = [
     { value: '', label: "The agent's default model" },
-    ...models.map((m) => ({ value: m.name, label: `${m.name} — ${m.provider.toLowerCase()} ${m.model}${m.isDefault ? ' (workspace default)' : ''}` })),
-    ...(draft.modelOverride && !models.some((m) => m.name === draft.modelOverride) ? [{ value: draft.modelOverride, label: draft.modelOverride }] : []),
+    ...models.map((m) => ({
+      value: m.name,
+      label: `${m.name} — ${m.provider.toLowerCase()} ${m.model}${m.isDefault ? ' (workspace default)' : ''}`,
+    })),
+    ...(draft.modelOverride && !models.some((m) => m.name === draft.modelOverride)
+      ? [{ value: draft.modelOverride, label: draft.modelOverride }]
+      : []),
   ];
   return (
     <Stack gap="sm">

@@ -2,7 +2,15 @@ import { Badge, Button, Group, Paper, Stack, Title } from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import type { EditorError } from './code-editor.js';
-import { draftOf, handlerInput, HandlerFields, parseSchemas, type HandlerDraft, type HandlerFieldsProps, type HandlerOut } from './entry-editor.js';
+import {
+  draftOf,
+  handlerInput,
+  HandlerFields,
+  parseSchemas,
+  type HandlerDraft,
+  type HandlerFieldsProps,
+  type HandlerOut,
+} from './entry-editor.js';
 import { fieldErrors } from './errors.js';
 import { EmptyState } from './states.js';
 import { FormActions } from './ui.js';
@@ -36,7 +44,11 @@ export function EntriesSection(props: {
           </Button>
         </Group>
         {props.intro}
-        {props.count === 0 && !props.adding ? <EmptyState title={props.empty.title}>{props.empty.text}</EmptyState> : props.count ? props.table : null}
+        {props.count === 0 && !props.adding ? (
+          <EmptyState title={props.empty.title}>{props.empty.text}</EmptyState>
+        ) : props.count ? (
+          props.table
+        ) : null}
         {props.form}
       </Stack>
     </Paper>
@@ -85,7 +97,14 @@ export function EntryForm(props: {
             models={props.models}
             inputSchemaHelp={props.inputSchemaHelp}
           />
-          <FormActions error={form.rest} submit={props.submit} loading={state.fetching} onCancel={props.onDone} cancel={props.editing ? 'Close' : 'Cancel'} saved={form.saved} />
+          <FormActions
+            error={form.rest}
+            submit={props.submit}
+            loading={state.fetching}
+            onCancel={props.onDone}
+            cancel={props.editing ? 'Close' : 'Cancel'}
+            saved={form.saved}
+          />
         </Stack>
       </form>
     </Paper>
@@ -116,7 +135,14 @@ export function useEntryForm(opts: {
   const [localErrors, setLocalErrors] = useState<Record<string, EditorError>>({});
   const [saved, setSaved] = useState(false);
   const { fields, other } = fieldErrors(opts.error);
-  const rest = [...Object.entries(fields).filter(([k]) => !opts.known.includes(k)).map(([k, v]) => `${k}: ${v}`), other].filter(Boolean).join(' ');
+  const rest = [
+    ...Object.entries(fields)
+      .filter(([k]) => !opts.known.includes(k))
+      .map(([k, v]) => `${k}: ${v}`),
+    other,
+  ]
+    .filter(Boolean)
+    .join(' ');
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);

@@ -70,7 +70,7 @@ export function openAiSnippets(origin: string, agentId: string): OpenAiSnippet[]
     {
       id: 'ai-sdk',
       client: 'AI SDK',
-      note: 'npm install ai @ai-sdk/openai — .responses(\'agent\') works too',
+      note: "npm install ai @ai-sdk/openai — .responses('agent') works too",
       text: [
         "import { createOpenAI } from '@ai-sdk/openai';",
         "import { generateText } from 'ai';",

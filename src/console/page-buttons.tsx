@@ -9,7 +9,17 @@ export interface CursorPages {
 }
 
 /** Previous and Next for a list read a page at a time by cursor; `page` is the page shown. */
-export function PageButtons({ pages, page, previous, next }: { pages: CursorPages; page: { hasNextPage: boolean; endCursor?: string | null } | undefined; previous: string; next: string }) {
+export function PageButtons({
+  pages,
+  page,
+  previous,
+  next,
+}: {
+  pages: CursorPages;
+  page: { hasNextPage: boolean; endCursor?: string | null } | undefined;
+  previous: string;
+  next: string;
+}) {
   const { cursors, setCursors, after, setAfter } = pages;
   return (
     <Group justify="space-between">

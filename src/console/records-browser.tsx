@@ -12,9 +12,26 @@ import { PageButtons } from './page-buttons.js';
 // sort and cursor): a filter in the Document API's JSON form, a sort key, pages forward and back.
 
 const RecordsQuery = graphql(`
-  query DocumentRecords($agentId: ID!, $documentId: ID!, $filter: JSONObject, $sort: [RecordSortInput!], $first: Int!, $after: String) {
-    documentRecords(agentId: $agentId, documentId: $documentId, filter: $filter, sort: $sort, first: $first, after: $after) {
-      nodes { id data }
+  query DocumentRecords(
+    $agentId: ID!
+    $documentId: ID!
+    $filter: JSONObject
+    $sort: [RecordSortInput!]
+    $first: Int!
+    $after: String
+  ) {
+    documentRecords(
+      agentId: $agentId
+      documentId: $documentId
+      filter: $filter
+      sort: $sort
+      first: $first
+      after: $after
+    ) {
+      nodes {
+        id
+        data
+      }
       totalCount
       endCursor
       hasNextPage
@@ -32,7 +49,15 @@ interface Field {
 const NO_SORT = '';
 const PAGE_SIZES = ['10', '25', '50', '100'];
 
-export function RecordsBrowser({ agentId, documentId, fields }: { agentId: string; documentId: string; fields: readonly Field[] }) {
+export function RecordsBrowser({
+  agentId,
+  documentId,
+  fields,
+}: {
+  agentId: string;
+  documentId: string;
+  fields: readonly Field[];
+}) {
   // What the form holds, and what the query runs with (applied by "Apply").
   const [filterText, setFilterText] = useState('');
   const [filterError, setFilterError] = useState<string | null>(null);
@@ -90,7 +115,9 @@ export function RecordsBrowser({ agentId, documentId, fields }: { agentId: strin
         <Group align="flex-start" wrap="wrap">
           <Textarea
             label="Filter"
-            description={'JSON, as the Document API\'s: {"status": "open", "score": {"gte": 3}, "title": {"contains": "x"}}'}
+            description={
+              'JSON, as the Document API\'s: {"status": "open", "score": {"gte": 3}, "title": {"contains": "x"}}'
+            }
             placeholder="{}"
             autosize
             minRows={1}
@@ -103,7 +130,10 @@ export function RecordsBrowser({ agentId, documentId, fields }: { agentId: strin
           />
           <Select
             label="Sort by"
-            data={[{ value: NO_SORT, label: 'Insertion order' }, ...sortable.map((f) => ({ value: f.name, label: f.name }))]}
+            data={[
+              { value: NO_SORT, label: 'Insertion order' },
+              ...sortable.map((f) => ({ value: f.name, label: f.name })),
+            ]}
             value={sortField}
             onChange={(v) => {
               setSortField(v ?? NO_SORT);
@@ -156,10 +186,14 @@ export function RecordsBrowser({ agentId, documentId, fields }: { agentId: strin
       {fetching && !records ? (
         <LoadingState label="Loading records…" />
       ) : !records ? (
-        other || errors.filter || errors.sort ? null : <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
+        other || errors.filter || errors.sort ? null : (
+          <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
+        )
       ) : records.nodes.length === 0 ? (
         <EmptyState title={filter ? 'No record matches this filter' : 'No records yet'}>
-          {filter ? 'Change or clear the filter.' : 'Records are added over the Document API (POST …/data/insert), by the agent’s scripts or its Documents capability.'}
+          {filter
+            ? 'Change or clear the filter.'
+            : 'Records are added over the Document API (POST …/data/insert), by the agent’s scripts or its Documents capability.'}
         </EmptyState>
       ) : (
         <>
@@ -198,7 +232,12 @@ export function RecordsBrowser({ agentId, documentId, fields }: { agentId: strin
           </ScrollTable>
         </>
       )}
-      <PageButtons pages={{ cursors, setCursors, after, setAfter }} page={records} previous="Previous page" next="Next page" />
+      <PageButtons
+        pages={{ cursors, setCursors, after, setAfter }}
+        page={records}
+        previous="Previous page"
+        next="Next page"
+      />
     </Stack>
   );
 }

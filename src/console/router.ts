@@ -4,7 +4,20 @@ import { useEffect, useState } from 'react';
 // HTML shell, so a reload or a shared link opens the same page (and the same tab).
 
 /** The agent page's tabs, one per section of the specification, in the order they are shown. */
-export const AGENT_TABS = ['overview', 'http', 'documents', 'mcp', 'openai', 'widget', 'webhooks', 'channels', 'keys', 'limits', 'activity', 'usage'] as const;
+export const AGENT_TABS = [
+  'overview',
+  'http',
+  'documents',
+  'mcp',
+  'openai',
+  'widget',
+  'webhooks',
+  'channels',
+  'keys',
+  'limits',
+  'activity',
+  'usage',
+] as const;
 export type AgentTab = (typeof AGENT_TABS)[number];
 
 /** The workspace's sections. */
@@ -12,9 +25,7 @@ export const WORKSPACE_SECTIONS = ['members', 'keys', 'secrets', 'models', 'team
 export type WorkspaceSection = (typeof WORKSPACE_SECTIONS)[number];
 
 export type Route =
-  | { page: 'agents' }
-  | { page: 'agent'; id: string; tab: AgentTab }
-  | { page: 'workspace'; section: WorkspaceSection };
+  { page: 'agents' } | { page: 'agent'; id: string; tab: AgentTab } | { page: 'workspace'; section: WorkspaceSection };
 
 function oneOf<T extends string>(list: readonly T[], value: string | undefined, fallback: T): T {
   return value !== undefined && (list as readonly string[]).includes(value) ? (value as T) : fallback;
@@ -65,7 +76,14 @@ export function useRoute(): Route {
 
 /** A link's click handler: a plain click navigates inside the console, a modified one opens as usual. */
 export function linkClick(route: Route) {
-  return (event: { preventDefault(): void; button: number; metaKey: boolean; ctrlKey: boolean; shiftKey: boolean; altKey: boolean }) => {
+  return (event: {
+    preventDefault(): void;
+    button: number;
+    metaKey: boolean;
+    ctrlKey: boolean;
+    shiftKey: boolean;
+    altKey: boolean;
+  }) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
     navigate(route);

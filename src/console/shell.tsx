@@ -28,11 +28,21 @@ export function Shell({ viewer, onSignOut }: { viewer: Viewer; onSignOut: () => 
   );
   return (
     <ViewerProvider value={viewer}>
-      <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell
+        header={{ height: 56 }}
+        navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+        padding="md"
+      >
         <AppShell.Header>
           <Group h="100%" px="md" justify="space-between" wrap="nowrap">
             <Group gap="sm" wrap="nowrap">
-              <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={opened ? 'Close navigation' : 'Open navigation'} />
+              <Burger
+                opened={opened}
+                onClick={toggle}
+                hiddenFrom="sm"
+                size="sm"
+                aria-label={opened ? 'Close navigation' : 'Open navigation'}
+              />
               <Title order={1} size="h4">
                 Agent Exposure Service
               </Title>
@@ -49,9 +59,20 @@ export function Shell({ viewer, onSignOut }: { viewer: Viewer; onSignOut: () => 
         </AppShell.Header>
         <AppShell.Navbar p="xs" aria-label="Console sections">
           {link({ page: 'agents' }, 'Agents', route.page === 'agents' || route.page === 'agent')}
-          <NavLink label="Workspace" defaultOpened childrenOffset={12} component="div" role="group" aria-label="Workspace">
+          <NavLink
+            label="Workspace"
+            defaultOpened
+            childrenOffset={12}
+            component="div"
+            role="group"
+            aria-label="Workspace"
+          >
             {WORKSPACE_SECTIONS.map((section) =>
-              link({ page: 'workspace', section }, SECTION_LABELS[section], route.page === 'workspace' && route.section === section),
+              link(
+                { page: 'workspace', section },
+                SECTION_LABELS[section],
+                route.page === 'workspace' && route.section === section,
+              ),
             )}
           </NavLink>
           {/* GraphiQL is a page of its own (its own bundle and policy), not a console route. */}

@@ -34,13 +34,25 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   return (
     <Stack align="center" py="xl" gap="xs">
       <Text fw={600}>{title}</Text>
-      {children ? <Text c="dimmed" size="sm" ta="center">{children}</Text> : null}
+      {children ? (
+        <Text c="dimmed" size="sm" ta="center">
+          {children}
+        </Text>
+      ) : null}
     </Stack>
   );
 }
 
 /** What a page shows while its query has no data: loading, the failure with a retry, or nothing. */
-export function NoData({ result, loading, retry }: { result: { fetching: boolean; error?: CombinedError | undefined }; loading: string; retry: () => void }) {
+export function NoData({
+  result,
+  loading,
+  retry,
+}: {
+  result: { fetching: boolean; error?: CombinedError | undefined };
+  loading: string;
+  retry: () => void;
+}) {
   if (result.fetching) return <LoadingState label={loading} />;
   return result.error ? <ErrorState error={result.error} retry={retry} /> : null;
 }

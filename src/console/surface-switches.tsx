@@ -4,11 +4,19 @@ import { messageOf } from './errors.js';
 import { graphql } from './graphql.js';
 import { LoadingState } from './states.js';
 
-export type SurfaceName = 'HTTP_API' | 'DOCUMENT_API' | 'MCP' | 'WIDGET' | 'WEBHOOKS' | 'OPENAI' | 'A2A' | 'EMAIL' | 'SMS';
+export type SurfaceName =
+  'HTTP_API' | 'DOCUMENT_API' | 'MCP' | 'WIDGET' | 'WEBHOOKS' | 'OPENAI' | 'A2A' | 'EMAIL' | 'SMS';
 
 const SurfacesQuery = graphql(`
   query AgentSurfaces($id: ID!) {
-    agent(id: $id) { id surfaces { surface enabled activityLogging } }
+    agent(id: $id) {
+      id
+      surfaces {
+        surface
+        enabled
+        activityLogging
+      }
+    }
   }
 `);
 
@@ -16,7 +24,11 @@ const SetSurface = graphql(`
   mutation SetSurface($agentId: ID!, $surface: Surface!, $enabled: Boolean, $activityLogging: Boolean) {
     setSurface(agentId: $agentId, surface: $surface, enabled: $enabled, activityLogging: $activityLogging) {
       id
-      surfaces { surface enabled activityLogging }
+      surfaces {
+        surface
+        enabled
+        activityLogging
+      }
     }
   }
 `);

@@ -34,7 +34,15 @@ export function TableHead({ columns, actions = false }: { columns: readonly Colu
 }
 
 /** A row's Edit and Remove buttons, named after what the row shows (`Edit /orders`, `Remove /orders`). */
-export function EditRemoveButtons({ name, onEdit, onRemove }: { name: string; onEdit: () => void; onRemove: () => void }) {
+export function EditRemoveButtons({
+  name,
+  onEdit,
+  onRemove,
+}: {
+  name: string;
+  onEdit: () => void;
+  onRemove: () => void;
+}) {
   return (
     <Group gap="xs" wrap="nowrap">
       <Button size="xs" variant="light" onClick={onEdit} aria-label={`Edit ${name}`}>
@@ -66,7 +74,15 @@ export function RevokeButton({ label, onRevoke }: { label: string; onRevoke: () 
 }
 
 /** A key's last cell: when it was revoked, or its Revoke button. */
-export function RevokeCell({ revokedAt, label, onRevoke }: { revokedAt: string | null; label: string; onRevoke: () => void }) {
+export function RevokeCell({
+  revokedAt,
+  label,
+  onRevoke,
+}: {
+  revokedAt: string | null;
+  label: string;
+  onRevoke: () => void;
+}) {
   return (
     <Table.Td>
       {revokedAt ? (

@@ -15,7 +15,11 @@ export function ChatTryIt({ agentId }: { agentId: string }) {
     const text = message.trim();
     if (!text) return;
     void run(async (signal, progress) => {
-      const answerOf = (r: TryItResult) => r.events.filter((e) => e.event === 'delta').map((e) => (e.json as { text?: string })?.text ?? '').join('');
+      const answerOf = (r: TryItResult) =>
+        r.events
+          .filter((e) => e.event === 'delta')
+          .map((e) => (e.json as { text?: string })?.text ?? '')
+          .join('');
       const result = await withKey(get, (key) =>
         sendTryIt({
           url: `/agents/${encodeURIComponent(agentId)}/chat`,
@@ -24,19 +28,28 @@ export function ChatTryIt({ agentId }: { agentId: string }) {
           body: JSON.stringify(conversationId ? { message: text, conversationId } : { message: text }),
           signal,
           onProgress: (partial) => {
-            const start = partial.events.find((e) => e.event === 'start')?.json as { conversationId?: string } | undefined;
+            const start = partial.events.find((e) => e.event === 'start')?.json as
+              { conversationId?: string } | undefined;
             if (start?.conversationId) setConversationId(start.conversationId);
-            progress({ result: partial, answer: answerOf(partial), runId: (partial.events.find((e) => e.event === 'start')?.json as { runId?: string })?.runId });
+            progress({
+              result: partial,
+              answer: answerOf(partial),
+              runId: (partial.events.find((e) => e.event === 'start')?.json as { runId?: string })?.runId,
+            });
           },
         }),
       );
-      const start = result.events.find((e) => e.event === 'start')?.json as { conversationId?: string; runId?: string } | undefined;
-      const done = result.events.find((e) => e.event === 'done')?.json as { output?: string; credits?: number } | undefined;
+      const start = result.events.find((e) => e.event === 'start')?.json as
+        { conversationId?: string; runId?: string } | undefined;
+      const done = result.events.find((e) => e.event === 'done')?.json as
+        { output?: string; credits?: number } | undefined;
       const error = result.events.find((e) => e.event === 'error')?.json as { error?: string } | undefined;
       if (result.status === 404 && conversationId) setConversationId(null);
       return {
         result,
-        ...(result.streamed ? { answer: done?.output ?? (error?.error ? `Error: ${error.error}` : answerOf(result)) } : {}),
+        ...(result.streamed
+          ? { answer: done?.output ?? (error?.error ? `Error: ${error.error}` : answerOf(result)) }
+          : {}),
         credits: done?.credits ?? null,
         runId: start?.runId ?? headerOf(result, 'x-run-id') ?? null,
       };
@@ -47,7 +60,14 @@ export function ChatTryIt({ agentId }: { agentId: string }) {
     <TryItFrame title="Try it" sent={{ outcome, pending, failure }}>
       <form onSubmit={submit} noValidate aria-label="Try the chat">
         <Stack gap="sm">
-          <Textarea label="Message" autosize minRows={2} maxRows={8} value={message} onChange={(e) => setMessage(e.currentTarget.value)} />
+          <Textarea
+            label="Message"
+            autosize
+            minRows={2}
+            maxRows={8}
+            value={message}
+            onChange={(e) => setMessage(e.currentTarget.value)}
+          />
           <Group>
             <Button type="submit" loading={pending} disabled={!message.trim()}>
               Send message
@@ -65,4 +85,3 @@ export function ChatTryIt({ agentId }: { agentId: string }) {
     </TryItFrame>
   );
 }
-

@@ -128,7 +128,12 @@ export function retryText(retryAfter: string | undefined): string | null {
     if (Number.isNaN(at)) return null;
     s = Math.max(0, (at - Date.now()) / 1000);
   }
-  const when = s < 90 ? `${Math.ceil(s)} seconds` : s < 5400 ? `${Math.ceil(s / 60)} minutes` : `${Math.round((s / 3600) * 10) / 10} hours`;
+  const when =
+    s < 90
+      ? `${Math.ceil(s)} seconds`
+      : s < 5400
+        ? `${Math.ceil(s / 60)} minutes`
+        : `${Math.round((s / 3600) * 10) / 10} hours`;
   const at = new Date(Date.now() + s * 1000);
   return `Try again in ${when} (Retry-After: ${retryAfter}; at ${at.toLocaleTimeString()})`;
 }

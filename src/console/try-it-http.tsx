@@ -2,7 +2,15 @@ import { Button, Group, Select, Stack, Switch, Text, TextInput } from '@mantine/
 import { useEffect, useState, type FormEvent } from 'react';
 import { headerOf, sendTryIt, type TryItResult } from './try-it-fetch.js';
 import { useActivityLookup, useTryItKey, withKey } from './try-it-key.js';
-import { JsonTextarea, jsonProblem, KeyNote, pretty, TryItFrame, useSend, type TryItOutcome } from './try-it-response.js';
+import {
+  JsonTextarea,
+  jsonProblem,
+  KeyNote,
+  pretty,
+  TryItFrame,
+  useSend,
+  type TryItOutcome,
+} from './try-it-response.js';
 
 interface EndpointTarget {
   id: string;
@@ -25,7 +33,7 @@ export function HttpTryIt({ agentId, endpoints }: { agentId: string; endpoints: 
   useEffect(() => {
     if (!endpoint) return;
     setPath(endpoint.path);
-    setMethod((m) => (endpoint.methods.includes(m) ? m : endpoint.methods[0] ?? 'POST'));
+    setMethod((m) => (endpoint.methods.includes(m) ? m : (endpoint.methods[0] ?? 'POST')));
     // Only when another endpoint is chosen.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [endpoint?.id]);
@@ -42,12 +50,22 @@ export function HttpTryIt({ agentId, endpoints }: { agentId: string; endpoints: 
         sendTryIt({
           url,
           method,
-          headers: { 'x-agent-access-key': key, accept: stream ? 'text/event-stream' : 'application/json', ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+          headers: {
+            'x-agent-access-key': key,
+            accept: stream ? 'text/event-stream' : 'application/json',
+            ...(hasBody ? { 'content-type': 'application/json' } : {}),
+          },
           body: hasBody ? body.trim() || '{}' : undefined,
           signal,
           onProgress: (partial) => {
             events = partial.events;
-            progress({ result: partial, answer: events.filter((e) => e.event === 'delta').map((e) => (e.json as { text?: string })?.text ?? '').join('') });
+            progress({
+              result: partial,
+              answer: events
+                .filter((e) => e.event === 'delta')
+                .map((e) => (e.json as { text?: string })?.text ?? '')
+                .join(''),
+            });
           },
         }),
       );
@@ -56,7 +74,14 @@ export function HttpTryIt({ agentId, endpoints }: { agentId: string; endpoints: 
       if (outcome.credits !== null || result.status < 500) return outcome;
       progress(outcome);
       const found = await lookup(headerOf(result, 'x-request-id'), 'HTTP_API');
-      return found ? { ...outcome, credits: found.credits, runId: outcome.runId ?? found.runId, creditsFrom: 'from the activity log' } : outcome;
+      return found
+        ? {
+            ...outcome,
+            credits: found.credits,
+            runId: outcome.runId ?? found.runId,
+            creditsFrom: 'from the activity log',
+          }
+        : outcome;
     });
   };
   return (
@@ -66,19 +91,36 @@ export function HttpTryIt({ agentId, endpoints }: { agentId: string; endpoints: 
           <Group grow align="flex-start" wrap="wrap">
             <Select
               label="Endpoint"
-              data={endpoints.map((e) => ({ value: e.id, label: `${e.path} (${e.handler.kind === 'SCRIPT' ? 'script' : 'prompt'})` }))}
+              data={endpoints.map((e) => ({
+                value: e.id,
+                label: `${e.path} (${e.handler.kind === 'SCRIPT' ? 'script' : 'prompt'})`,
+              }))}
               value={endpoint.id}
               onChange={(v) => setEndpointId(v)}
               allowDeselect={false}
               miw={180}
             />
-            <Select label="Method" data={[...endpoint.methods]} value={method} onChange={(v) => v && setMethod(v)} allowDeselect={false} miw={100} />
+            <Select
+              label="Method"
+              data={[...endpoint.methods]}
+              value={method}
+              onChange={(v) => v && setMethod(v)}
+              allowDeselect={false}
+              miw={100}
+            />
           </Group>
-          <TextInput label="Path" description={`/agents/${agentId}/api/… — fill in {parameters}; a query string may follow`} value={path} onChange={(e) => setPath(e.currentTarget.value)} />
-          {hasBody ? (
-            <JsonTextarea label="Body (JSON)" value={body} onChange={setBody} error={bodyError} />
-          ) : null}
-          <Switch label="Stream the answer (Accept: text/event-stream)" checked={stream} onChange={(e) => setStream(e.currentTarget.checked)} />
+          <TextInput
+            label="Path"
+            description={`/agents/${agentId}/api/… — fill in {parameters}; a query string may follow`}
+            value={path}
+            onChange={(e) => setPath(e.currentTarget.value)}
+          />
+          {hasBody ? <JsonTextarea label="Body (JSON)" value={body} onChange={setBody} error={bodyError} /> : null}
+          <Switch
+            label="Stream the answer (Accept: text/event-stream)"
+            checked={stream}
+            onChange={(e) => setStream(e.currentTarget.checked)}
+          />
           <Group>
             <Button type="submit" loading={pending}>
               Send request
@@ -94,21 +136,29 @@ export function HttpTryIt({ agentId, endpoints }: { agentId: string; endpoints: 
 function httpOutcome(result: TryItResult): TryItOutcome {
   const runId = headerOf(result, 'x-run-id') ?? null;
   if (result.streamed) {
-    const done = result.events.find((e) => e.event === 'done')?.json as { output?: unknown; credits?: number; runId?: string } | undefined;
-    const deltas = result.events.filter((e) => e.event === 'delta').map((e) => (e.json as { text?: string })?.text ?? '');
+    const done = result.events.find((e) => e.event === 'done')?.json as
+      { output?: unknown; credits?: number; runId?: string } | undefined;
+    const deltas = result.events
+      .filter((e) => e.event === 'delta')
+      .map((e) => (e.json as { text?: string })?.text ?? '');
     const error = result.events.find((e) => e.event === 'error')?.json as { error?: string } | undefined;
     return {
       result,
-      answer: done?.output !== undefined ? pretty(done.output) : error?.error ? `Error: ${error.error}` : deltas.join(''),
+      answer:
+        done?.output !== undefined ? pretty(done.output) : error?.error ? `Error: ${error.error}` : deltas.join(''),
       credits: done?.credits ?? null,
       runId: done?.runId ?? runId,
     };
   }
   const body = result.json as { output?: unknown; credits?: unknown; runId?: unknown } | undefined;
   if (result.status < 400 && body && 'output' in body) {
-    return { result, answer: pretty(body.output), credits: typeof body.credits === 'number' ? body.credits : null, runId: typeof body.runId === 'string' ? body.runId : runId };
+    return {
+      result,
+      answer: pretty(body.output),
+      credits: typeof body.credits === 'number' ? body.credits : null,
+      runId: typeof body.runId === 'string' ? body.runId : runId,
+    };
   }
   // A refusal before any run (4xx) costs nothing.
   return { result, runId, credits: result.status < 500 ? 0 : null };
 }
-

@@ -11,13 +11,32 @@ import type { TryItResult } from './try-it-fetch.js';
 
 const CreateTryItKey = graphql(`
   mutation CreateTryItKey($agentId: ID!) {
-    createTryItKey(agentId: $agentId) { key apiKey { id name prefix last4 expiresAt } }
+    createTryItKey(agentId: $agentId) {
+      key
+      apiKey {
+        id
+        name
+        prefix
+        last4
+        expiresAt
+      }
+    }
   }
 `);
 
 const ActivityCredits = graphql(`
   query TryItActivity($id: ID!, $surface: Surface) {
-    agent(id: $id) { id activity(first: 20, surface: $surface) { nodes { id requestId runId credits } } }
+    agent(id: $id) {
+      id
+      activity(first: 20, surface: $surface) {
+        nodes {
+          id
+          requestId
+          runId
+          credits
+        }
+      }
+    }
   }
 `);
 
@@ -50,7 +69,11 @@ export function useTryItKey(agentId: string) {
         setProblem(message);
         throw new Error(message);
       }
-      const made = { key: r.data.createTryItKey.key, ...r.data.createTryItKey.apiKey, expiresAt: String(r.data.createTryItKey.apiKey.expiresAt) };
+      const made = {
+        key: r.data.createTryItKey.key,
+        ...r.data.createTryItKey.apiKey,
+        expiresAt: String(r.data.createTryItKey.apiKey.expiresAt),
+      };
       keys.set(agentId, made);
       setCurrent(made);
       setProblem(null);
@@ -62,7 +85,10 @@ export function useTryItKey(agentId: string) {
 }
 
 /** Sends with the Try-it key; a 401 with a key from memory (revoked meanwhile) is sent once more with a new key. */
-export async function withKey(get: ReturnType<typeof useTryItKey>['get'], send: (key: string) => Promise<TryItResult>): Promise<TryItResult> {
+export async function withKey(
+  get: ReturnType<typeof useTryItKey>['get'],
+  send: (key: string) => Promise<TryItResult>,
+): Promise<TryItResult> {
   const { key, cached } = await get();
   const first = await send(key.key);
   if (first.status !== 401 || !cached) return first;
@@ -73,12 +99,18 @@ export async function withKey(get: ReturnType<typeof useTryItKey>['get'], send: 
 export function useActivityLookup(agentId: string) {
   const client = useClient();
   return useCallback(
-    async (requestId: string | undefined, surface: 'HTTP_API' | 'MCP' | 'WIDGET'): Promise<{ credits: number; runId: string | null } | null> => {
+    async (
+      requestId: string | undefined,
+      surface: 'HTTP_API' | 'MCP' | 'WIDGET',
+    ): Promise<{ credits: number; runId: string | null } | null> => {
       if (!requestId) return null;
       for (let i = 0; i < 8; i++) {
-        const r = await client.query(ActivityCredits, { id: agentId, surface }, { requestPolicy: 'network-only' }).toPromise();
+        const r = await client
+          .query(ActivityCredits, { id: agentId, surface }, { requestPolicy: 'network-only' })
+          .toPromise();
         const mine = r.data?.agent.activity.nodes.filter((n) => n.requestId === requestId) ?? [];
-        if (mine.length) return { credits: mine.reduce((s, n) => s + n.credits, 0), runId: mine.find((n) => n.runId)?.runId ?? null };
+        if (mine.length)
+          return { credits: mine.reduce((s, n) => s + n.credits, 0), runId: mine.find((n) => n.runId)?.runId ?? null };
         await new Promise((res) => setTimeout(res, 250));
       }
       return null;

@@ -13,7 +13,20 @@ interface ToolTarget {
 /** A JSON object with the tool's declared properties, as a starting point for its arguments. */
 function argumentsSkeleton(schema: unknown): string {
   const props = (schema as { properties?: Record<string, { type?: string }> } | null)?.properties ?? {};
-  const value = Object.fromEntries(Object.entries(props).map(([k, p]) => [k, p.type === 'number' || p.type === 'integer' ? 0 : p.type === 'boolean' ? false : p.type === 'object' ? {} : p.type === 'array' ? [] : '']));
+  const value = Object.fromEntries(
+    Object.entries(props).map(([k, p]) => [
+      k,
+      p.type === 'number' || p.type === 'integer'
+        ? 0
+        : p.type === 'boolean'
+          ? false
+          : p.type === 'object'
+            ? {}
+            : p.type === 'array'
+              ? []
+              : '',
+    ]),
+  );
   return JSON.stringify(value, null, 2);
 }
 
@@ -22,7 +35,9 @@ const MCP_PROTOCOL = '2025-11-25';
 /** The JSON-RPC answer of an MCP response (JSON, or the last message of an event stream). */
 function rpcAnswer(result: TryItResult): { result?: unknown; error?: { code: number; message: string } } | undefined {
   if (!result.streamed) return result.json as { result?: unknown } | undefined;
-  const messages = result.events.map((e) => e.json as { id?: unknown; result?: unknown; error?: { code: number; message: string } } | undefined);
+  const messages = result.events.map(
+    (e) => e.json as { id?: unknown; result?: unknown; error?: { code: number; message: string } } | undefined,
+  );
   return messages.reverse().find((m) => m && ('result' in m || 'error' in m));
 }
 
@@ -47,7 +62,12 @@ export function McpTryIt({ agentId, tools }: { agentId: string; tools: readonly 
         sendTryIt({
           url: `/agents/${encodeURIComponent(agentId)}/mcp`,
           method: 'POST',
-          headers: { 'x-agent-access-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MCP_PROTOCOL },
+          headers: {
+            'x-agent-access-key': key,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': MCP_PROTOCOL,
+          },
           body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
           signal,
           onProgress: (partial) => progress({ result: partial }),
@@ -56,9 +76,17 @@ export function McpTryIt({ agentId, tools }: { agentId: string; tools: readonly 
       const answer = rpcAnswer(result);
       let text: string | undefined;
       if (answer?.error) text = `JSON-RPC error ${answer.error.code}: ${answer.error.message}`;
-      else if (method === 'tools/list') text = ((answer?.result as { tools?: { name: string; description?: string }[] })?.tools ?? []).map((t) => `${t.name} — ${t.description ?? ''}`).join('\n') || '(no tools)';
+      else if (method === 'tools/list')
+        text =
+          ((answer?.result as { tools?: { name: string; description?: string }[] })?.tools ?? [])
+            .map((t) => `${t.name} — ${t.description ?? ''}`)
+            .join('\n') || '(no tools)';
       else if (answer?.result) {
-        const r = answer.result as { content?: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean };
+        const r = answer.result as {
+          content?: { type: string; text?: string }[];
+          structuredContent?: unknown;
+          isError?: boolean;
+        };
         text = `${r.isError ? 'Tool error: ' : ''}${(r.content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n')}`;
       }
       if (result.status === 403 && /Origin/.test(result.text)) {
@@ -69,7 +97,13 @@ export function McpTryIt({ agentId, tools }: { agentId: string; tools: readonly 
       // MCP results name no credits: shown at once, then completed from the activity log.
       progress({ result, answer: text });
       const found = await lookup(headerOf(result, 'x-request-id'), 'MCP');
-      return { result, answer: text, ...(found ? { credits: found.credits, runId: found.runId, creditsFrom: 'from the activity log' } : { credits: null }) };
+      return {
+        result,
+        answer: text,
+        ...(found
+          ? { credits: found.credits, runId: found.runId, creditsFrom: 'from the activity log' }
+          : { credits: null }),
+      };
     });
   return (
     <TryItFrame title="Try it" sent={{ outcome, pending, failure }}>
@@ -89,7 +123,13 @@ export function McpTryIt({ agentId, tools }: { agentId: string; tools: readonly 
             }}
           >
             <Stack gap="sm">
-              <Select label="Tool" data={tools.map((t) => ({ value: t.id, label: t.name }))} value={tool.id} onChange={setToolId} allowDeselect={false} />
+              <Select
+                label="Tool"
+                data={tools.map((t) => ({ value: t.id, label: t.name }))}
+                value={tool.id}
+                onChange={setToolId}
+                allowDeselect={false}
+              />
               <JsonTextarea label="Arguments (JSON)" value={args} onChange={setArgs} error={argsError} />
               <Group>
                 <Button type="submit" loading={pending}>
@@ -106,4 +146,3 @@ export function McpTryIt({ agentId, tools }: { agentId: string; tools: readonly 
     </TryItFrame>
   );
 }
-

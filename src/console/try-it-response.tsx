@@ -63,7 +63,14 @@ export function TryItResponse({ outcome, pending }: { outcome: TryItOutcome | nu
           <Text size="sm">{result.durationMs} ms</Text>
           {pending && result.streamed ? <Text size="sm">Streaming…</Text> : null}
           <Text size="sm" data-testid="try-it-credits">
-            Credits: {outcome.credits === undefined ? (pending ? '…' : '—') : outcome.credits === null ? 'not reported' : outcome.credits}
+            Credits:{' '}
+            {outcome.credits === undefined
+              ? pending
+                ? '…'
+                : '—'
+              : outcome.credits === null
+                ? 'not reported'
+                : outcome.credits}
             {outcome.creditsFrom ? ` (${outcome.creditsFrom})` : ''}
           </Text>
         </Group>
@@ -72,7 +79,13 @@ export function TryItResponse({ outcome, pending }: { outcome: TryItOutcome | nu
           {requestId ? <Text size="xs">Request {requestId}</Text> : null}
         </Group>
         {problem ? (
-          <Alert variant="outline" color="red.9" role="alert" title={REASONS[result.status] ?? `HTTP ${result.status}`} data-testid="try-it-problem">
+          <Alert
+            variant="outline"
+            color="red.9"
+            role="alert"
+            title={REASONS[result.status] ?? `HTTP ${result.status}`}
+            data-testid="try-it-problem"
+          >
             <Stack gap={4}>
               <Text size="sm">{problem.error}</Text>
               {problem.reason ? <Text size="sm">Reason: {problem.reason}</Text> : null}
@@ -156,21 +169,25 @@ export function useSend() {
   const [failure, setFailure] = useState<string | null>(null);
   const abort = useRef<AbortController | null>(null);
   useEffect(() => () => abort.current?.abort(), []);
-  const run = useCallback(async (fn: (signal: AbortSignal, progress: (o: TryItOutcome) => void) => Promise<TryItOutcome>) => {
-    abort.current?.abort();
-    const controller = new AbortController();
-    abort.current = controller;
-    setPending(true);
-    setFailure(null);
-    setOutcome(null);
-    try {
-      setOutcome(await fn(controller.signal, setOutcome));
-    } catch (err) {
-      if (!controller.signal.aborted) setFailure(err instanceof Error && err.message ? err.message : 'The service could not be reached.');
-    } finally {
-      if (abort.current === controller) setPending(false);
-    }
-  }, []);
+  const run = useCallback(
+    async (fn: (signal: AbortSignal, progress: (o: TryItOutcome) => void) => Promise<TryItOutcome>) => {
+      abort.current?.abort();
+      const controller = new AbortController();
+      abort.current = controller;
+      setPending(true);
+      setFailure(null);
+      setOutcome(null);
+      try {
+        setOutcome(await fn(controller.signal, setOutcome));
+      } catch (err) {
+        if (!controller.signal.aborted)
+          setFailure(err instanceof Error && err.message ? err.message : 'The service could not be reached.');
+      } finally {
+        if (abort.current === controller) setPending(false);
+      }
+    },
+    [],
+  );
   return { outcome, pending, failure, run, setOutcome };
 }
 
@@ -183,7 +200,15 @@ export function Failure({ message }: { message: string | null }) {
 }
 
 /** A Try it section: its title, its form (`children`), then the send's failure and response, if `sent` is given. */
-export function TryItFrame({ title, sent, children }: { title: string; sent?: { outcome: TryItOutcome | null; pending: boolean; failure: string | null }; children: ReactNode }) {
+export function TryItFrame({
+  title,
+  sent,
+  children,
+}: {
+  title: string;
+  sent?: { outcome: TryItOutcome | null; pending: boolean; failure: string | null };
+  children: ReactNode;
+}) {
   return (
     <Paper withBorder p="md" component="section" aria-label={title}>
       <Stack gap="sm">
@@ -209,9 +234,18 @@ export function jsonProblem(text: string, optional = false): string | null {
   return e ? `${e.line ? `Line ${e.line}, column ${e.column}: ` : ''}${e.message}` : null;
 }
 
-
 /** A monospaced JSON text field (a request body, a tool's arguments) with its parse error. */
-export function JsonTextarea({ label, value, onChange, error }: { label: string; value: string; onChange: (value: string) => void; error: string | null }) {
+export function JsonTextarea({
+  label,
+  value,
+  onChange,
+  error,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error: string | null;
+}) {
   return (
     <Textarea
       label={label}

@@ -12,8 +12,20 @@ const TryItTargets = graphql(`
   query TryItTargets($id: ID!) {
     agent(id: $id) {
       id
-      httpEndpoints { id path methods handler { kind } inputSchema }
-      mcpTools { id name inputSchema }
+      httpEndpoints {
+        id
+        path
+        methods
+        handler {
+          kind
+        }
+        inputSchema
+      }
+      mcpTools {
+        id
+        name
+        inputSchema
+      }
     }
   }
 `);
@@ -24,7 +36,12 @@ const TryItTargets = graphql(`
  */
 export function TryIt({ agentId, surface }: { agentId: string; surface: 'HTTP_API' | 'MCP' | 'WIDGET' }) {
   const context = useMemo(() => ({ additionalTypenames: ['HttpEndpoint', 'McpTool'] }), []);
-  const [{ data, error, fetching }] = useQuery({ query: TryItTargets, variables: { id: agentId }, context, pause: surface === 'WIDGET' });
+  const [{ data, error, fetching }] = useQuery({
+    query: TryItTargets,
+    variables: { id: agentId },
+    context,
+    pause: surface === 'WIDGET',
+  });
   if (surface === 'WIDGET') return <ChatTryIt agentId={agentId} />;
   if (fetching && !data) return <LoadingState label="Loading Try it…" />;
   if (error && !data)
@@ -34,5 +51,9 @@ export function TryIt({ agentId, surface }: { agentId: string; surface: 'HTTP_AP
       </Alert>
     );
   if (!data) return null;
-  return surface === 'HTTP_API' ? <HttpTryIt agentId={agentId} endpoints={data.agent.httpEndpoints} /> : <McpTryIt agentId={agentId} tools={data.agent.mcpTools} />;
+  return surface === 'HTTP_API' ? (
+    <HttpTryIt agentId={agentId} endpoints={data.agent.httpEndpoints} />
+  ) : (
+    <McpTryIt agentId={agentId} tools={data.agent.mcpTools} />
+  );
 }

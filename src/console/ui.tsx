@@ -1,4 +1,17 @@
-import { Alert, Button, Code, CopyButton, Group, Modal, Paper, Stack, Table, Text, type AlertProps, type ModalProps } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Code,
+  CopyButton,
+  Group,
+  Modal,
+  Paper,
+  Stack,
+  Table,
+  Text,
+  type AlertProps,
+  type ModalProps,
+} from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { useState, type ReactNode } from 'react';
 import { messageOf } from './errors.js';
@@ -17,9 +30,25 @@ export function isForbidden(error: CombinedError | undefined): boolean {
  * A notice in the page's own colours (bordered, a bold title): Mantine's tinted alerts fall below
  * the 4.5:1 contrast of WCAG AA for their titles in most colours.
  */
-export function Notice({ title, children, role = 'note', testId }: { title: string; children: ReactNode; role?: 'note' | 'status'; testId?: string }) {
+export function Notice({
+  title,
+  children,
+  role = 'note',
+  testId,
+}: {
+  title: string;
+  children: ReactNode;
+  role?: 'note' | 'status';
+  testId?: string;
+}) {
   return (
-    <Paper withBorder p="md" role={role} data-testid={testId} style={{ borderLeft: '4px solid var(--mantine-color-indigo-8)' }}>
+    <Paper
+      withBorder
+      p="md"
+      role={role}
+      data-testid={testId}
+      style={{ borderLeft: '4px solid var(--mantine-color-indigo-8)' }}
+    >
       <Text fw={700} size="sm" mb={4}>
         {title}
       </Text>
@@ -49,7 +78,15 @@ export function AdminOnlyNotice({ children }: { children: ReactNode }) {
  * An error to read (`role="alert"`), nothing when there is none: red 9 outlined (5.6:1), or
  * `light` — Mantine's tinted red alert with the text in the text colour.
  */
-export function ErrorNotice({ children, light = false, title }: { children: ReactNode; light?: boolean; title?: string }) {
+export function ErrorNotice({
+  children,
+  light = false,
+  title,
+}: {
+  children: ReactNode;
+  light?: boolean;
+  title?: string;
+}) {
   if (children === null || children === undefined || children === '' || children === false) return null;
   return light ? (
     <Alert color="red" role="alert" title={title}>
@@ -67,14 +104,21 @@ export function ShownOnce({ label, value, onDone }: { label: string; value: stri
   return (
     <Notice title={`${label} — shown only now`} role="status" testId="shown-once">
       <Stack gap="xs" align="flex-start">
-        <Text size="sm">Copy it now and keep it somewhere safe: the service stores only its hash and cannot show it again.</Text>
+        <Text size="sm">
+          Copy it now and keep it somewhere safe: the service stores only its hash and cannot show it again.
+        </Text>
         <Code block style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap', maxWidth: '100%' }} aria-label={label}>
           {value}
         </Code>
         <Group gap="xs">
           <CopyButton value={value}>
             {({ copied, copy }) => (
-              <Button size="xs" color={copied ? 'teal.9' : undefined} onClick={copy} aria-label={copied ? 'Copied' : `Copy the ${label.toLowerCase()}`}>
+              <Button
+                size="xs"
+                color={copied ? 'teal.9' : undefined}
+                onClick={copy}
+                aria-label={copied ? 'Copied' : `Copy the ${label.toLowerCase()}`}
+              >
                 {copied ? 'Copied' : 'Copy'}
               </Button>
             )}
@@ -230,7 +274,12 @@ export function ListStates<D>({
   children: (data: D) => ReactNode;
 }) {
   if (fetching && !data) return <LoadingState label={loading} />;
-  if (error && !data) return isForbidden(error) ? <AdminOnlyNotice>{forbidden}</AdminOnlyNotice> : <ErrorState error={error} retry={retry} />;
+  if (error && !data)
+    return isForbidden(error) ? (
+      <AdminOnlyNotice>{forbidden}</AdminOnlyNotice>
+    ) : (
+      <ErrorState error={error} retry={retry} />
+    );
   if (!data || isEmpty(data)) return <EmptyState title={empty.title}>{empty.text}</EmptyState>;
   return <>{children(data)}</>;
 }

@@ -34,7 +34,13 @@ const DeliveriesQuery = graphql(`
         bodyDroppedAt
         body
         headers
-        run { runId output error credits durationMs }
+        run {
+          runId
+          output
+          error
+          credits
+          durationMs
+        }
       }
       endCursor
       hasNextPage
@@ -44,7 +50,11 @@ const DeliveriesQuery = graphql(`
 
 const ReplayMutation = graphql(`
   mutation ReplayWebhookDelivery($id: ID!) {
-    replayWebhookDelivery(id: $id) { id status replayOf }
+    replayWebhookDelivery(id: $id) {
+      id
+      status
+      replayOf
+    }
   }
 `);
 
@@ -65,7 +75,12 @@ const STATUS_COLOR: Record<Status, string> = { PENDING: 'grape.9', RUNNING: 'blu
  */
 function awaitingOutcome(d: Delivery): boolean {
   if (d.status === 'PENDING' || d.status === 'RUNNING') return true;
-  return d.runId !== null && d.run === null && d.completedAt !== null && Date.now() - new Date(d.completedAt).getTime() < RUN_ENTRY_GRACE_MS;
+  return (
+    d.runId !== null &&
+    d.run === null &&
+    d.completedAt !== null &&
+    Date.now() - new Date(d.completedAt).getTime() < RUN_ENTRY_GRACE_MS
+  );
 }
 
 export function Deliveries({ agentId, integrations }: { agentId: string; integrations: string[] }) {
@@ -146,7 +161,7 @@ export function Deliveries({ agentId, integrations }: { agentId: string; integra
         <Switch label="Auto-refresh" checked={auto} onChange={(e) => setAuto(e.currentTarget.checked)} mb={8} />
       </Group>
       <Text size="sm" role="status" aria-live="polite" c={replay.error ? 'red.8' : 'teal.9'}>
-        {replay.error ? messageOf(replay.error) : notice ?? ''}
+        {replay.error ? messageOf(replay.error) : (notice ?? '')}
       </Text>
       {fetching && !data ? (
         <LoadingState label="Loading deliveries…" />
@@ -154,7 +169,9 @@ export function Deliveries({ agentId, integrations }: { agentId: string; integra
         <ErrorState error={error} retry={reload} />
       ) : nodes.length === 0 ? (
         <EmptyState title="No deliveries">
-          {integration || status ? 'None matches these filters.' : 'When a sender posts to an integration URL, its deliveries are listed here.'}
+          {integration || status
+            ? 'None matches these filters.'
+            : 'When a sender posts to an integration URL, its deliveries are listed here.'}
         </EmptyState>
       ) : (
         <ScrollTable minWidth={820} label="Deliveries table">
@@ -187,13 +204,25 @@ export function Deliveries({ agentId, integrations }: { agentId: string; integra
                       </Table.Td>
                       <Table.Td>{when(d.nextAttemptAt, '—')}</Table.Td>
                       <Table.Td maw={280}>
-                        <Text size="xs" ff="monospace" lineClamp={2} c={d.run?.error || d.lastError ? 'red.8' : undefined}>
-                          {d.run ? (d.run.error ?? jsonText(d.run.output)) : d.lastError ?? '—'}
+                        <Text
+                          size="xs"
+                          ff="monospace"
+                          lineClamp={2}
+                          c={d.run?.error || d.lastError ? 'red.8' : undefined}
+                        >
+                          {d.run ? (d.run.error ?? jsonText(d.run.output)) : (d.lastError ?? '—')}
                         </Text>
                       </Table.Td>
                       <Table.Td>
                         <Group gap={4} wrap="nowrap">
-                          <Button size="compact-xs" variant="default" onClick={() => setOpen(expanded ? null : d.id)} aria-expanded={expanded} aria-controls={detailId} aria-label={`${expanded ? 'Hide details' : 'Details'} of ${d.id}`}>
+                          <Button
+                            size="compact-xs"
+                            variant="default"
+                            onClick={() => setOpen(expanded ? null : d.id)}
+                            aria-expanded={expanded}
+                            aria-controls={detailId}
+                            aria-label={`${expanded ? 'Hide details' : 'Details'} of ${d.id}`}
+                          >
                             {expanded ? 'Hide' : 'Details'}
                           </Button>
                           <Button
@@ -221,7 +250,12 @@ export function Deliveries({ agentId, integrations }: { agentId: string; integra
           </Table>
         </ScrollTable>
       )}
-      <PageButtons pages={{ cursors, setCursors, after, setAfter }} page={data?.webhookDeliveries} previous="Previous" next="Next" />
+      <PageButtons
+        pages={{ cursors, setCursors, after, setAfter }}
+        page={data?.webhookDeliveries}
+        previous="Previous"
+        next="Next"
+      />
     </Stack>
   );
 }
@@ -251,7 +285,11 @@ function DeliveryDetail({ d }: { d: Delivery }) {
         Run output
       </Text>
       <Code block data-testid="run-output">
-        {d.run ? (d.run.error ? `Error: ${d.run.error}` : jsonText(d.run.output, 2)) : 'No run yet (or activity logging is off).'}
+        {d.run
+          ? d.run.error
+            ? `Error: ${d.run.error}`
+            : jsonText(d.run.output, 2)
+          : 'No run yet (or activity logging is off).'}
       </Code>
       <Text size="sm" fw={600}>
         Headers

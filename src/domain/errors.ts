@@ -74,7 +74,8 @@ export class Conflict extends DomainError {
   }
 }
 
-export type LimitReason = 'daily_credit_limit' | 'team_credit_limit' | 'workspace_credit_limit' | 'concurrency_limit' | 'channel_daily_quota';
+export type LimitReason =
+  'daily_credit_limit' | 'team_credit_limit' | 'workspace_credit_limit' | 'concurrency_limit' | 'channel_daily_quota';
 
 export class LimitExceeded extends DomainError {
   constructor(

@@ -72,7 +72,8 @@ export interface SchemaViolation {
 
 function violationOf(error: ErrorObject): SchemaViolation {
   const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'required') return { field: `${error.instancePath}/${String(params.missingProperty)}`, message: 'is required' };
+  if (error.keyword === 'required')
+    return { field: `${error.instancePath}/${String(params.missingProperty)}`, message: 'is required' };
   if (error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties') {
     const name = params.additionalProperty ?? params.unevaluatedProperty;
     return { field: `${error.instancePath}/${String(name)}`, message: 'is not allowed' };

@@ -68,7 +68,12 @@ export function assertAgentAction(p: Principal, agent: Agent, action: AgentActio
 }
 
 /** Loads an agent the principal may act on, or throws NotFound / Forbidden. */
-export async function loadAgent(repos: Repositories, p: Principal, agentId: string, action: AgentAction): Promise<Agent> {
+export async function loadAgent(
+  repos: Repositories,
+  p: Principal,
+  agentId: string,
+  action: AgentAction,
+): Promise<Agent> {
   const agent = await repos.agents.get(agentId);
   if (!agent) throw new NotFound('Agent', agentId);
   assertAgentAction(p, agent, action);
@@ -79,7 +84,11 @@ export async function loadAgent(repos: Repositories, p: Principal, agentId: stri
  * The ids among `agentIds` of agents the principal may read, for batched reads of many agents'
  * children at once (GraphQL's loaders): each read checks for itself instead of trusting its caller.
  */
-export async function readableAgentIds(repos: Repositories, p: Principal, agentIds: readonly string[]): Promise<Set<string>> {
+export async function readableAgentIds(
+  repos: Repositories,
+  p: Principal,
+  agentIds: readonly string[],
+): Promise<Set<string>> {
   const agents = await Promise.all([...new Set(agentIds)].map((id) => repos.agents.get(id)));
   return new Set(agents.filter((a): a is Agent => !!a && canSee(p, a)).map((a) => a.id));
 }

@@ -46,7 +46,11 @@ import type { QueueSignal } from './webhooks/webhook.ports.js';
 import { ChannelMessageTask } from './channels/channel-message.task.js';
 import type { ChannelQueueSignal, EmailSender, SmsProvider } from './channels/channel.ports.js';
 import { SmsReceiptService } from './channels/sms-receipt.service.js';
-import { DEFAULT_EMAIL_RECEIPT, EmailReceiptService, type EmailReceiptOptions } from './channels/email-receipt.service.js';
+import {
+  DEFAULT_EMAIL_RECEIPT,
+  EmailReceiptService,
+  type EmailReceiptOptions,
+} from './channels/email-receipt.service.js';
 
 /** Every use case of the domain, built once by the composition root. */
 export interface Services {
@@ -141,9 +145,17 @@ const NO_SMS: SmsProvider = {
 };
 
 /** No smarthost: nothing is sent, replies stay queued (retried) until SMTP_URL is set. */
-const NO_EMAIL: EmailSender = { configured: false, send: async () => ({ ok: false, retry: true, error: 'Email sending is not configured', answer: null }) };
+const NO_EMAIL: EmailSender = {
+  configured: false,
+  send: async () => ({ ok: false, retry: true, error: 'Email sending is not configured', answer: null }),
+};
 
-export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = { cpuMs: 5_000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 5 * 1024 * 1024, wallMs: 30_000 };
+export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
+  cpuMs: 5_000,
+  memoryBytes: 64 * 1024 * 1024,
+  maxOutputBytes: 5 * 1024 * 1024,
+  wallMs: 30_000,
+};
 
 export function createServices(deps: ServiceDeps): Services {
   const { store, cipher, clock } = deps;
@@ -219,8 +231,19 @@ export function createServices(deps: ServiceDeps): Services {
     deliveries: new WebhookDeliveriesService(store, clock, deliveryQueued),
     deliveryQueued,
     smsReceipt: new SmsReceiptService(store, clock, sms, channelQueued),
-    emailReceipt: new EmailReceiptService(store, clock, activityLog, channelQueued, { ...DEFAULT_EMAIL_RECEIPT, ...deps.emailReceipt }),
-    channelMessages: new ChannelMessageTask({ store, pipeline, sms, email, clock, baseUrl: deps.baseUrl ?? '', mailDomain: deps.mailDomain ?? '' }),
+    emailReceipt: new EmailReceiptService(store, clock, activityLog, channelQueued, {
+      ...DEFAULT_EMAIL_RECEIPT,
+      ...deps.emailReceipt,
+    }),
+    channelMessages: new ChannelMessageTask({
+      store,
+      pipeline,
+      sms,
+      email,
+      clock,
+      baseUrl: deps.baseUrl ?? '',
+      mailDomain: deps.mailDomain ?? '',
+    }),
     channelQueued,
     workspaceApi: new WorkspaceApiService(store, clock, pendingCharges),
     manifests: new ManifestService(store, clock, scriptCheck, modelReferences),

@@ -23,7 +23,14 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, prefix?: s
 
 /** The keys of the object schema at `path` inside `schema` (through optional, default, array and record), if it is one. */
 function objectKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
-  type Def = { type: string; innerType?: unknown; in?: unknown; shape?: Record<string, unknown>; element?: unknown; valueType?: unknown };
+  type Def = {
+    type: string;
+    innerType?: unknown;
+    in?: unknown;
+    shape?: Record<string, unknown>;
+    element?: unknown;
+    valueType?: unknown;
+  };
   const defOf = (s: unknown) => (s as { _zod?: { def?: Def } } | undefined)?._zod?.def;
   const unwrap = (s: unknown): unknown => {
     for (let d = defOf(s); d; d = defOf(s)) {
@@ -46,7 +53,8 @@ function objectKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[]
   return d?.type === 'object' && d.shape ? Object.keys(d.shape) : undefined;
 }
 
-export const nonEmpty = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+export const nonEmpty = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 export const optionalText = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
 /** A model reference: the name of a configured model or a provider model name. */

@@ -34,7 +34,12 @@ async function fetcher(params: FetcherParams, opts?: FetcherOpts): Promise<unkno
     if (value === undefined || value === null || /^bearer\s*$/i.test(String(value).trim())) continue;
     headers[name] = String(value);
   }
-  const res = await fetch('/graphql', { method: 'POST', credentials: 'same-origin', headers, body: JSON.stringify(params) });
+  const res = await fetch('/graphql', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers,
+    body: JSON.stringify(params),
+  });
   const text = await res.text();
   try {
     return JSON.parse(text) as unknown;
@@ -67,7 +72,10 @@ async function loadSchema(): Promise<GraphQLSchema | null> {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     return buildSchema(await res.text());
   } catch (err) {
-    console.warn('The schema could not be loaded from /graphql/schema.graphql; documentation and completion are off.', err);
+    console.warn(
+      'The schema could not be loaded from /graphql/schema.graphql; documentation and completion are off.',
+      err,
+    );
     return null;
   }
 }

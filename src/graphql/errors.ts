@@ -29,10 +29,15 @@ const UNKNOWN_INPUT_FIELD = /\bField "[^"]*" is not defined by type "(\w+)"\.(?!
 export function withValidChoices(message: string, schema: GraphQLSchema): string {
   const e = UNKNOWN_ENUM_VALUE.exec(message);
   const enumType = e && schema.getType((e[1] ?? e[2])!);
-  if (isEnumType(enumType)) return `${message} Valid values of ${enumType.name}: ${enumType.getValues().map((v) => v.name).join(', ')}.`;
+  if (isEnumType(enumType))
+    return `${message} Valid values of ${enumType.name}: ${enumType
+      .getValues()
+      .map((v) => v.name)
+      .join(', ')}.`;
   const f = UNKNOWN_INPUT_FIELD.exec(message);
   const inputType = f && schema.getType(f[1]!);
-  if (isInputObjectType(inputType)) return `${message} Fields of ${inputType.name}: ${Object.keys(inputType.getFields()).join(', ')}.`;
+  if (isInputObjectType(inputType))
+    return `${message} Fields of ${inputType.name}: ${Object.keys(inputType.getFields()).join(', ')}.`;
   return message;
 }
 
@@ -52,9 +57,19 @@ export function formatError(logger: ErrorLogger, schema: GraphQLSchema) {
     }
     const code = formatted.extensions?.code;
     if (original instanceof GraphQLError && code && code !== 'INTERNAL_SERVER_ERROR') {
-      return { message: withValidChoices(formatted.message, schema), locations: formatted.locations, path: formatted.path, extensions: { code } };
+      return {
+        message: withValidChoices(formatted.message, schema),
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code },
+      };
     }
     logger.error({ err: original }, 'graphql resolver failed');
-    return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+    return {
+      message: 'Internal server error',
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    };
   };
 }

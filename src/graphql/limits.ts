@@ -44,7 +44,11 @@ export const MAX_TOKENS = 15_000;
 /** Items assumed for a list without a page size (agents, entries, keys, members…). */
 export const UNPAGED_LIST_ITEMS = 10;
 /** Arguments that size a page, with the largest value the domain accepts for each. */
-export const PAGE_ARGUMENTS: Readonly<Record<string, number>> = { first: MAX_ACTIVITY_PAGE, days: MAX_USAGE_DAYS, pageSize: MAX_MESSAGE_PAGE };
+export const PAGE_ARGUMENTS: Readonly<Record<string, number>> = {
+  first: MAX_ACTIVITY_PAGE,
+  days: MAX_USAGE_DAYS,
+  pageSize: MAX_MESSAGE_PAGE,
+};
 
 /**
  * Bytes an operation's large values may return, counted before it runs (see `operationLimits`):
@@ -153,7 +157,14 @@ export function operationLimits(overrides: Partial<OperationLimits> = {}) {
       OperationDefinition(node) {
         let error: string | undefined;
         try {
-          error = limitError(measure.selectionSet(node.selectionSet, context.getSchema().getRootType(node.operation) ?? undefined, undefined), limits);
+          error = limitError(
+            measure.selectionSet(
+              node.selectionSet,
+              context.getSchema().getRootType(node.operation) ?? undefined,
+              undefined,
+            ),
+            limits,
+          );
         } catch (err) {
           // Nesting that exhausts the stack is far past any limit; a throw here would answer 500.
           if (!(err instanceof RangeError)) throw err;
@@ -195,7 +206,11 @@ function measurer(context: ValidationContext, limits: OperationLimits) {
   const fragments = new Map<string, Measure>();
   const measuring = new Set<string>();
 
-  const selectionSet = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, pageSize: number | undefined): Measure => {
+  const selectionSet = (
+    set: SelectionSetNode,
+    parent: GraphQLNamedType | undefined,
+    pageSize: number | undefined,
+  ): Measure => {
     const total = { ...NOTHING };
     for (const sel of set.selections) {
       const m = selection(sel, parent, pageSize);
@@ -209,12 +224,20 @@ function measurer(context: ValidationContext, limits: OperationLimits) {
     return total;
   };
 
-  const selection = (sel: SelectionNode, parent: GraphQLNamedType | undefined, pageSize: number | undefined): Measure => {
+  const selection = (
+    sel: SelectionNode,
+    parent: GraphQLNamedType | undefined,
+    pageSize: number | undefined,
+  ): Measure => {
     switch (sel.kind) {
       case Kind.FIELD:
         return field(sel, parent, pageSize);
       case Kind.INLINE_FRAGMENT:
-        return selectionSet(sel.selectionSet, sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : parent, pageSize);
+        return selectionSet(
+          sel.selectionSet,
+          sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : parent,
+          pageSize,
+        );
       case Kind.FRAGMENT_SPREAD:
         return fragment(context.getFragment(sel.name.value), pageSize);
     }
@@ -233,20 +256,35 @@ function measurer(context: ValidationContext, limits: OperationLimits) {
     return m;
   };
 
-  const field = (node: FieldNode, parent: GraphQLNamedType | undefined, inheritedPageSize: number | undefined): Measure => {
+  const field = (
+    node: FieldNode,
+    parent: GraphQLNamedType | undefined,
+    inheritedPageSize: number | undefined,
+  ): Measure => {
     const def = fieldDefinition(schema, parent, node.name.value);
     const type = def ? (isNonNullType(def.type) ? def.type.ofType : def.type) : undefined;
     const isList = type !== undefined && isListType(type);
     const pageSize = def ? pageSizeOf(node, def, limits.pageArguments) : undefined;
     // A paged field that is not itself a list (a connection) sizes the lists it holds.
-    const inner = node.selectionSet ? selectionSet(node.selectionSet, type && getNamedType(type), isList ? undefined : pageSize) : NOTHING;
-    const items = isList ? pageSize ?? inheritedPageSize ?? (parent && isIntrospectionType(parent) ? 1 : limits.unpagedListItems) : 1;
+    const inner = node.selectionSet
+      ? selectionSet(node.selectionSet, type && getNamedType(type), isList ? undefined : pageSize)
+      : NOTHING;
+    const items = isList
+      ? (pageSize ?? inheritedPageSize ?? (parent && isIntrospectionType(parent) ? 1 : limits.unpagedListItems))
+      : 1;
     const cost = saturate(1 + items * inner.cost);
-    const bytes = saturateBytes((parent ? limits.fieldBytes[`${parent.name}.${node.name.value}`] ?? 0 : 0) + items * inner.bytes);
+    const bytes = saturateBytes(
+      (parent ? (limits.fieldBytes[`${parent.name}.${node.name.value}`] ?? 0) : 0) + items * inner.bytes,
+    );
     if (node.name.value === '__schema' || node.name.value === '__type') {
       return { depth: 0, introspectionDepth: 1 + Math.max(inner.depth, inner.introspectionDepth), cost, bytes };
     }
-    return { depth: inner.depth + 1, introspectionDepth: inner.introspectionDepth && inner.introspectionDepth + 1, cost, bytes };
+    return {
+      depth: inner.depth + 1,
+      introspectionDepth: inner.introspectionDepth && inner.introspectionDepth + 1,
+      cost,
+      bytes,
+    };
   };
 
   return { selectionSet };
@@ -254,7 +292,11 @@ function measurer(context: ValidationContext, limits: OperationLimits) {
 
 const mebibytes = (n: number) => (n % (1024 * 1024) === 0 ? `${n / 1024 / 1024} MiB` : `${n} bytes`);
 
-function fieldDefinition(schema: GraphQLSchema, parent: GraphQLNamedType | undefined, name: string): GraphQLField<unknown, unknown> | undefined {
+function fieldDefinition(
+  schema: GraphQLSchema,
+  parent: GraphQLNamedType | undefined,
+  name: string,
+): GraphQLField<unknown, unknown> | undefined {
   if (name === TypeNameMetaFieldDef.name) return TypeNameMetaFieldDef;
   if (parent === schema.getQueryType()) {
     if (name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef;
@@ -265,7 +307,11 @@ function fieldDefinition(schema: GraphQLSchema, parent: GraphQLNamedType | undef
 }
 
 /** The page size a paged field asks for, clamped to what the domain accepts; undefined when not paged. */
-function pageSizeOf(node: FieldNode, def: GraphQLField<unknown, unknown>, pageArguments: Readonly<Record<string, number>>): number | undefined {
+function pageSizeOf(
+  node: FieldNode,
+  def: GraphQLField<unknown, unknown>,
+  pageArguments: Readonly<Record<string, number>>,
+): number | undefined {
   const arg = def.args.find((a) => pageArguments[a.name] !== undefined);
   if (!arg) return undefined;
   const max = pageArguments[arg.name]!;

@@ -11,7 +11,9 @@ export function knownOperationTypes(context: ValidationContext): ASTVisitor {
   return {
     OperationDefinition(node) {
       if (!schema.getRootType(node.operation)) {
-        context.reportError(new GraphQLError(`The ${node.operation} operation is not supported by the schema`, { nodes: node }));
+        context.reportError(
+          new GraphQLError(`The ${node.operation} operation is not supported by the schema`, { nodes: node }),
+        );
       }
     },
   };

@@ -20,6 +20,7 @@ function fieldsIn(set: SelectionSetNode | undefined, info: GraphQLResolveInfo, o
  */
 export function selects(info: GraphQLResolveInfo, path: string[], names: readonly string[]): boolean {
   let level = info.fieldNodes.flatMap((f) => fieldsIn(f.selectionSet, info));
-  for (const step of path) level = level.filter((f) => f.name.value === step).flatMap((f) => fieldsIn(f.selectionSet, info));
+  for (const step of path)
+    level = level.filter((f) => f.name.value === step).flatMap((f) => fieldsIn(f.selectionSet, info));
   return level.some((f) => names.includes(f.name.value));
 }

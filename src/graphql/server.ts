@@ -18,10 +18,15 @@ import type { Principal } from '../domain/principal.js';
  * header, the console session of its cookie under the cookie's CSRF rules (POST, JSON, this
  * service's Origin — else FORBIDDEN).
  */
-async function principalOf(ctx: Koa.Context, services: Services, baseUrl: string): Promise<{ principal: Principal; sessionId?: string }> {
+async function principalOf(
+  ctx: Koa.Context,
+  services: Services,
+  baseUrl: string,
+): Promise<{ principal: Principal; sessionId?: string }> {
   const authorization = ctx.get('authorization');
   const session = authorization ? undefined : sessionValue(ctx);
-  if (session === undefined) return { principal: await services.keys.authenticateMember(presentedBearer(authorization)) };
+  if (session === undefined)
+    return { principal: await services.keys.authenticateMember(presentedBearer(authorization)) };
   const problem = sessionCsrfProblem(ctx, baseUrl, { json: true });
   if (problem) throw new GraphQLError(problem, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
   return services.consoleSessions.authenticateSession(session);
@@ -32,7 +37,12 @@ async function principalOf(ctx: Koa.Context, services: Services, baseUrl: string
  * `POST /graphql`. Every request needs a member token or a console session; without one the
  * answer is UNAUTHENTICATED. `baseUrl` is the service's public origin, which console requests name.
  */
-export async function createGraphqlMiddleware(schema: GraphQLSchema, services: Services, logger: ErrorLogger, baseUrl: string): Promise<{ middleware: Koa.Middleware; stop: () => Promise<void> }> {
+export async function createGraphqlMiddleware(
+  schema: GraphQLSchema,
+  services: Services,
+  logger: ErrorLogger,
+  baseUrl: string,
+): Promise<{ middleware: Koa.Middleware; stop: () => Promise<void> }> {
   const apollo = new ApolloServer<Context>({
     schema,
     formatError: formatError(logger, schema),
@@ -51,7 +61,12 @@ export async function createGraphqlMiddleware(schema: GraphQLSchema, services: S
     context: async ({ ctx }) => {
       try {
         const { principal, sessionId } = await principalOf(ctx as unknown as Koa.Context, services, baseUrl);
-        return { principal, services, loaders: createLoaders(services, principal), ...(sessionId ? { consoleSessionId: sessionId } : {}) };
+        return {
+          principal,
+          services,
+          loaders: createLoaders(services, principal),
+          ...(sessionId ? { consoleSessionId: sessionId } : {}),
+        };
       } catch (err) {
         if (err instanceof DomainError && err.code === 'UNAUTHENTICATED') {
           throw new GraphQLError(err.message, {

@@ -94,20 +94,40 @@ const env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   BASE_URL: z.url().optional(),
-  TWILIO_ACCOUNT_SID: z.string().regex(/^[A-Za-z0-9]{1,64}$/, 'must be the account SID (letters and digits)').optional(),
+  TWILIO_ACCOUNT_SID: z
+    .string()
+    .regex(/^[A-Za-z0-9]{1,64}$/, 'must be the account SID (letters and digits)')
+    .optional(),
   TWILIO_AUTH_TOKEN: z.string().min(1).max(256).optional(),
   TWILIO_API_BASE: z.url().default('https://api.twilio.com'),
   SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SMTP_HOST: z.string().min(1).optional(),
-  MAIL_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a domain name').optional(),
-  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be smtp://[user:pass@]host[:port] or smtps://…').optional(),
+  MAIL_DOMAIN: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a domain name')
+    .optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, 'must be smtp://[user:pass@]host[:port] or smtps://…')
+    .optional(),
   SMTP_TLS_CERT: z.string().min(1).optional(),
   SMTP_TLS_KEY: z.string().min(1).optional(),
-  SMTP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+  SMTP_MAX_MESSAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(100 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
   EMAIL_REPLIES_PER_SENDER_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(10),
   EMAIL_REPLIES_PER_CHANNEL_PER_HOUR: z.coerce.number().int().min(0).max(100_000).default(100),
-  SMTP_TRUSTED_RELAYS: z.string().refine(validRelays, 'must be a comma list of IP addresses or CIDR blocks, for example 10.0.0.5, 192.0.2.0/24').optional(),
-  SMTP_TRUSTED_AUTHSERV_ID: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a host name (the authserv-id the relay writes)').optional(),
+  SMTP_TRUSTED_RELAYS: z
+    .string()
+    .refine(validRelays, 'must be a comma list of IP addresses or CIDR blocks, for example 10.0.0.5, 192.0.2.0/24')
+    .optional(),
+  SMTP_TRUSTED_AUTHSERV_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a host name (the authserv-id the relay writes)')
+    .optional(),
   MAILGUN_TRUST_SPF: z.enum(['true', 'false']).default('false'),
   MAILGUN_WEBHOOK_SIGNING_KEY: z.string().min(1).max(256).optional(),
   SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(200),
@@ -115,8 +135,16 @@ const env = z.object({
   SMTP_IDLE_TIMEOUT_SECONDS: z.coerce.number().min(0.05).max(3600).default(60),
   SMTP_SESSION_MAX_SECONDS: z.coerce.number().min(0.05).max(86_400).default(600),
   EMAIL_DAILY_MESSAGES_PER_CHANNEL: z.coerce.number().int().min(1).max(10_000_000).default(1000),
-  EMAIL_DAILY_BYTES_PER_CHANNEL: z.coerce.number().int().min(1024).max(1024 ** 4).default(200 * 1024 * 1024),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
+  EMAIL_DAILY_BYTES_PER_CHANNEL: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 ** 4)
+    .default(200 * 1024 * 1024),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(500).default(10),
   DATA_DIR: z.string().min(1).default('./data'),
   EMBEDDED_SHARED_BUFFERS: z
@@ -131,15 +159,24 @@ const env = z.object({
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z
     .string()
-    .refine((u) => /^https?:\/\/[^/\s]/i.test(u) && URL.canParse(u), 'must be an http(s) URL with its scheme, for example http://localhost:11434/v1')
+    .refine(
+      (u) => /^https?:\/\/[^/\s]/i.test(u) && URL.canParse(u),
+      'must be an http(s) URL with its scheme, for example http://localhost:11434/v1',
+    )
     .optional(),
   MODEL_HOSTS_ALLOWED: z
     .string()
-    .regex(/^\s*(\*\.)?[A-Za-z0-9.\-[\]:]+(\s*,\s*(\*\.)?[A-Za-z0-9.\-[\]:]+)*\s*$/, 'must be a comma list of hosts (host, host:port or *.domain)')
+    .regex(
+      /^\s*(\*\.)?[A-Za-z0-9.\-[\]:]+(\s*,\s*(\*\.)?[A-Za-z0-9.\-[\]:]+)*\s*$/,
+      'must be a comma list of hosts (host, host:port or *.domain)',
+    )
     .optional(),
   OAUTH_CLIENT_HOSTS_ALLOWED: z
     .string()
-    .regex(/^\s*[A-Za-z0-9.\-[\]:]+(\s*,\s*[A-Za-z0-9.\-[\]:]+)*\s*$/, 'must be a comma list of hosts (host or host:port)')
+    .regex(
+      /^\s*[A-Za-z0-9.\-[\]:]+(\s*,\s*[A-Za-z0-9.\-[\]:]+)*\s*$/,
+      'must be a comma list of hosts (host or host:port)',
+    )
     .optional(),
   OAUTH_UNAPPROVED_CLIENTS_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR: z.coerce.number().int().min(0).max(1_000_000).default(20),
@@ -175,10 +212,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
-  if (Boolean(e.SMTP_TLS_CERT) !== Boolean(e.SMTP_TLS_KEY)) throw new ConfigError('Invalid configuration: SMTP_TLS_CERT and SMTP_TLS_KEY: set both (STARTTLS needs the certificate and its key) or neither');
+  if (Boolean(e.SMTP_TLS_CERT) !== Boolean(e.SMTP_TLS_KEY))
+    throw new ConfigError(
+      'Invalid configuration: SMTP_TLS_CERT and SMTP_TLS_KEY: set both (STARTTLS needs the certificate and its key) or neither',
+    );
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const platformOrigins = e.PLATFORM_ORIGINS
-    ? e.PLATFORM_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
+    ? e.PLATFORM_ORIGINS.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean)
     : [new URL(baseUrl).origin];
   return {
     port: e.PORT,
@@ -195,9 +237,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     openaiModel: e.OPENAI_MODEL,
     anthropicApiKey: e.ANTHROPIC_API_KEY,
     anthropicModel: e.ANTHROPIC_MODEL,
-    modelHostsAllowed: e.MODEL_HOSTS_ALLOWED?.split(',').map((h) => h.trim()).filter(Boolean),
-    oauthClientHostsAllowed: e.OAUTH_CLIENT_HOSTS_ALLOWED?.split(',').map((h) => h.trim()).filter(Boolean) ?? [],
-    oauthRegistration: { unapprovedClientsMax: e.OAUTH_UNAPPROVED_CLIENTS_MAX, perAddressPerHour: e.OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR },
+    modelHostsAllowed: e.MODEL_HOSTS_ALLOWED?.split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
+    oauthClientHostsAllowed:
+      e.OAUTH_CLIENT_HOSTS_ALLOWED?.split(',')
+        .map((h) => h.trim())
+        .filter(Boolean) ?? [],
+    oauthRegistration: {
+      unapprovedClientsMax: e.OAUTH_UNAPPROVED_CLIENTS_MAX,
+      perAddressPerHour: e.OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR,
+    },
     platformOrigins,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,

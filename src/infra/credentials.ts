@@ -48,7 +48,9 @@ function safeDecode(s: string): string {
 export function withoutCredentials(text: string, known: (string | null | undefined)[] = []): string {
   let out = text;
   // Longest first, so that `user:secret` goes whole before `user` and `secret` are looked for.
-  const values = [...new Set(known.filter((k): k is string => typeof k === 'string' && k.length >= MIN_KNOWN_SECRET))].sort((a, b) => b.length - a.length);
+  const values = [
+    ...new Set(known.filter((k): k is string => typeof k === 'string' && k.length >= MIN_KNOWN_SECRET)),
+  ].sort((a, b) => b.length - a.length);
   for (const v of values) out = out.split(v).join(REDACTED);
   return out
     .replace(URL_USERINFO, `$1${REDACTED}@`)

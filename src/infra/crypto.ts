@@ -36,10 +36,15 @@ export interface SecretsKeyResult {
  * `DATA_DIR/secrets.key` (created with mode 0600 on first start). With DATABASE_URL it is required,
  * since instances sharing a database must share the key.
  */
-export function resolveSecretsKey(opts: { secretsKey?: string; databaseUrl?: string; dataDir: string }): SecretsKeyResult {
+export function resolveSecretsKey(opts: {
+  secretsKey?: string;
+  databaseUrl?: string;
+  dataDir: string;
+}): SecretsKeyResult {
   if (opts.secretsKey) {
     const key = Buffer.from(opts.secretsKey, 'base64');
-    if (key.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes encoded as base64 (e.g. `openssl rand -base64 32`)');
+    if (key.length !== 32)
+      throw new Error('SECRETS_KEY must be 32 bytes encoded as base64 (e.g. `openssl rand -base64 32`)');
     return { key };
   }
   if (opts.databaseUrl) {

@@ -83,7 +83,8 @@ function createComplete(file: string, me: LockOwner): boolean {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return false;
     // Filesystems without hard links (some mounted volumes): an exclusive create instead.
-    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return createExclusive(file, me);
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS')
+      return createExclusive(file, me);
     throw err;
   } finally {
     fs.rmSync(temp, { force: true });

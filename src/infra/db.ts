@@ -103,7 +103,12 @@ export interface ChannelListener {
  * its own holds the LISTEN and is opened again after it is lost (every `retryMs`); the embedded
  * database delivers its notifications in process.
  */
-export async function listenChannel(db: Db, channel: string, listener: ChannelListener, retryMs = 500): Promise<() => Promise<void>> {
+export async function listenChannel(
+  db: Db,
+  channel: string,
+  listener: ChannelListener,
+  retryMs = 500,
+): Promise<() => Promise<void>> {
   const own = embedded.get(db);
   if (own) {
     const unlisten = await own.pglite.listen(channel, listener.message);

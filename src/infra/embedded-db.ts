@@ -43,11 +43,17 @@ import(pglite).then(async ({ PGlite }) => {
  */
 export async function initialiseDataDir(dataDir: string, startParams: string[]): Promise<void> {
   if (fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return;
-  const args = JSON.stringify([pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href, dataDir, startParams]);
+  const args = JSON.stringify([
+    pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href,
+    dataDir,
+    startParams,
+  ]);
   try {
     await run(process.execPath, ['-e', INIT_PROCESS, args], { maxBuffer: 16 * 1024 * 1024 });
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr?.trim();
-    throw new Error(`Creating the embedded database in ${dataDir} failed${stderr ? `: ${stderr.slice(-2000)}` : ''}`, { cause: err });
+    throw new Error(`Creating the embedded database in ${dataDir} failed${stderr ? `: ${stderr.slice(-2000)}` : ''}`, {
+      cause: err,
+    });
   }
 }

@@ -12,7 +12,15 @@ export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
  * unapproved OAuth clients, messages past their workspace's retention (with their attachments),
  * and drops the bodies of deliveries past their replay window, now and then.
  */
-export function startHousekeeping(services: Services, pruneOAuth: () => Promise<number>, logger: Logger, scheduler: Scheduler, everyMs: number, bodyRetentionDays: number, a2aTaskRetentionDays: number): { stop(): void } | undefined {
+export function startHousekeeping(
+  services: Services,
+  pruneOAuth: () => Promise<number>,
+  logger: Logger,
+  scheduler: Scheduler,
+  everyMs: number,
+  bodyRetentionDays: number,
+  a2aTaskRetentionDays: number,
+): { stop(): void } | undefined {
   if (everyMs <= 0) return undefined;
   const run = async () => {
     try {

@@ -17,9 +17,11 @@ export async function listenProblem(port: number, host: string): Promise<string 
     return null;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') return `Port ${port} on ${host} is already in use (another instance of the service, or another program): stop it, or start with PORT set to a free port`;
+    if (code === 'EADDRINUSE')
+      return `Port ${port} on ${host} is already in use (another instance of the service, or another program): stop it, or start with PORT set to a free port`;
     if (code === 'EACCES') return `Not allowed to listen on port ${port} on ${host}: use a port above 1023 (PORT)`;
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return `HOST ${host} is not an address of this machine: use 127.0.0.1, 0.0.0.0 or one of its addresses`;
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      return `HOST ${host} is not an address of this machine: use 127.0.0.1, 0.0.0.0 or one of its addresses`;
     return `Cannot listen on ${host}:${port}: ${(err as Error).message}`;
   } finally {
     await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));

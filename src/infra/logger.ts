@@ -26,7 +26,14 @@ export function createLogger(level: string, destination?: DestinationStream, for
     level,
     base: undefined,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-agent-access-key"]', 'req.headers.cookie', 'headers.authorization', 'headers["x-agent-access-key"]', 'headers.cookie'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers["x-agent-access-key"]',
+        'req.headers.cookie',
+        'headers.authorization',
+        'headers["x-agent-access-key"]',
+        'headers.cookie',
+      ],
       censor: '[redacted]',
     },
     serializers: { err: (err: Error) => scrubbed(stdSerializers.err(err)) },

@@ -27,7 +27,12 @@ export interface RequestLabels {
  */
 export class ServiceMetrics implements RunMetrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({ name: 'aes_http_requests_total', help: 'HTTP requests answered, by surface and status', labelNames: ['surface', 'status'], registers: [this.registry] });
+  private readonly requests = new Counter({
+    name: 'aes_http_requests_total',
+    help: 'HTTP requests answered, by surface and status',
+    labelNames: ['surface', 'status'],
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: 'aes_http_request_duration_seconds',
     help: 'Time from a request arriving to its answer being sent (a stream: to its end), by surface and status',
@@ -35,33 +40,84 @@ export class ServiceMetrics implements RunMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
-  private readonly runs = new Counter({ name: 'aes_runs_total', help: 'Handler runs, by handler kind (script, prompt) and outcome (ok, or the kind of failure)', labelNames: ['handler', 'outcome'], registers: [this.registry] });
-  private readonly credits = new Counter({ name: 'aes_credits_charged_total', help: 'Credits charged for runs', labelNames: ['handler'], registers: [this.registry] });
-  private readonly refusals = new Counter({ name: 'aes_refusals_total', help: 'Requests refused with 429, by reason', labelNames: ['reason'], registers: [this.registry] });
+  private readonly runs = new Counter({
+    name: 'aes_runs_total',
+    help: 'Handler runs, by handler kind (script, prompt) and outcome (ok, or the kind of failure)',
+    labelNames: ['handler', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly credits = new Counter({
+    name: 'aes_credits_charged_total',
+    help: 'Credits charged for runs',
+    labelNames: ['handler'],
+    registers: [this.registry],
+  });
+  private readonly refusals = new Counter({
+    name: 'aes_refusals_total',
+    help: 'Requests refused with 429, by reason',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
 
   constructor(sources: MetricSources, logger: Logger) {
     const registers = [this.registry];
-    new Gauge({ name: 'aes_concurrency_leases_held', help: 'Concurrency leases (running requests of agents with limits) this instance holds', registers, collect() {
-      this.set(sources.leasesHeld());
-    } });
-    new Gauge({ name: 'aes_activity_log_pending_entries', help: 'Activity entries accepted by this instance and not stored yet', registers, collect() {
-      this.set(sources.activityBacklog().entries);
-    } });
-    new Gauge({ name: 'aes_activity_log_write_lag_seconds', help: 'Age of the oldest activity entry this instance has not stored yet (0 when none waits)', registers, collect() {
-      this.set(sources.activityBacklog().oldestMs / 1000);
-    } });
-    const pool = () => (sources.db.client as { pool?: { max: number; numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
-    new Gauge({ name: 'aes_db_pool_max', help: 'The most connections the database pool opens (DATABASE_POOL_MAX; 1 for the embedded database)', registers, collect() {
-      this.set(pool()?.max ?? 0);
-    } });
-    new Gauge({ name: 'aes_db_pool_connections', help: 'Database pool connections, by state (in_use, idle)', labelNames: ['state'], registers, collect() {
-      const p = pool();
-      this.set({ state: 'in_use' }, p?.numUsed() ?? 0);
-      this.set({ state: 'idle' }, p?.numFree() ?? 0);
-    } });
-    new Gauge({ name: 'aes_db_pool_waiting', help: 'Queries waiting for a database connection', registers, collect() {
-      this.set(pool()?.numPendingAcquires() ?? 0);
-    } });
+    new Gauge({
+      name: 'aes_concurrency_leases_held',
+      help: 'Concurrency leases (running requests of agents with limits) this instance holds',
+      registers,
+      collect() {
+        this.set(sources.leasesHeld());
+      },
+    });
+    new Gauge({
+      name: 'aes_activity_log_pending_entries',
+      help: 'Activity entries accepted by this instance and not stored yet',
+      registers,
+      collect() {
+        this.set(sources.activityBacklog().entries);
+      },
+    });
+    new Gauge({
+      name: 'aes_activity_log_write_lag_seconds',
+      help: 'Age of the oldest activity entry this instance has not stored yet (0 when none waits)',
+      registers,
+      collect() {
+        this.set(sources.activityBacklog().oldestMs / 1000);
+      },
+    });
+    const pool = () =>
+      (
+        sources.db.client as {
+          pool?: { max: number; numUsed(): number; numFree(): number; numPendingAcquires(): number };
+        }
+      ).pool;
+    new Gauge({
+      name: 'aes_db_pool_max',
+      help: 'The most connections the database pool opens (DATABASE_POOL_MAX; 1 for the embedded database)',
+      registers,
+      collect() {
+        this.set(pool()?.max ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'aes_db_pool_connections',
+      help: 'Database pool connections, by state (in_use, idle)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const p = pool();
+        this.set({ state: 'in_use' }, p?.numUsed() ?? 0);
+        this.set({ state: 'idle' }, p?.numFree() ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'aes_db_pool_waiting',
+      help: 'Queries waiting for a database connection',
+      registers,
+      collect() {
+        this.set(pool()?.numPendingAcquires() ?? 0);
+      },
+    });
 
     // The webhook queue, as the database holds it (one query per scrape for the three).
     let queue: Promise<{ depth: number; oldestSeconds: number; failed: number }> | null = null;
@@ -75,22 +131,44 @@ export class ServiceMetrics implements RunMetrics {
         )
         .then((r: { rows?: Record<string, unknown>[] } | Record<string, unknown>[]) => {
           const row = ((r as { rows?: Record<string, unknown>[] }).rows ?? (r as Record<string, unknown>[]))[0] ?? {};
-          return { depth: Number(row.depth ?? 0), oldestSeconds: Number(row.oldest ?? 0), failed: Number(row.failed ?? 0) };
+          return {
+            depth: Number(row.depth ?? 0),
+            oldestSeconds: Number(row.oldest ?? 0),
+            failed: Number(row.failed ?? 0),
+          };
         })
         .catch((err: unknown) => {
-          logger.warn({ error: err instanceof Error ? err.message.slice(0, 200) : String(err) }, 'metrics: the webhook queue could not be read');
+          logger.warn(
+            { error: err instanceof Error ? err.message.slice(0, 200) : String(err) },
+            'metrics: the webhook queue could not be read',
+          );
           return { depth: NaN, oldestSeconds: NaN, failed: NaN };
         })
         .finally(() => setImmediate(() => (queue = null))));
-    new Gauge({ name: 'aes_webhook_queue_depth', help: 'Webhook deliveries waiting or running (all instances)', registers, async collect() {
-      this.set((await readQueue()).depth);
-    } });
-    new Gauge({ name: 'aes_webhook_oldest_pending_seconds', help: 'Age of the oldest webhook delivery still waiting to run (all instances; 0 when none)', registers, async collect() {
-      this.set((await readQueue()).oldestSeconds);
-    } });
-    new Gauge({ name: 'aes_webhook_deliveries_failed', help: 'Webhook deliveries that failed for good and are kept for replay (all instances)', registers, async collect() {
-      this.set((await readQueue()).failed);
-    } });
+    new Gauge({
+      name: 'aes_webhook_queue_depth',
+      help: 'Webhook deliveries waiting or running (all instances)',
+      registers,
+      async collect() {
+        this.set((await readQueue()).depth);
+      },
+    });
+    new Gauge({
+      name: 'aes_webhook_oldest_pending_seconds',
+      help: 'Age of the oldest webhook delivery still waiting to run (all instances; 0 when none)',
+      registers,
+      async collect() {
+        this.set((await readQueue()).oldestSeconds);
+      },
+    });
+    new Gauge({
+      name: 'aes_webhook_deliveries_failed',
+      help: 'Webhook deliveries that failed for good and are kept for replay (all instances)',
+      registers,
+      async collect() {
+        this.set((await readQueue()).failed);
+      },
+    });
   }
 
   /** The series of each surface and status, looked up once (a label lookup costs more than the count). */

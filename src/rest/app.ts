@@ -117,7 +117,10 @@ export function createApp(deps: AppDeps): Koa {
 
   // The service's own pages answer no path under /agents/: an agent surface request passes them
   // with one test instead of matching it against each of their route tables.
-  const page = (routes: Koa.Middleware): Koa.Middleware => (ctx, next) => (ctx.path.startsWith('/agents/') ? next() : routes(ctx, next));
+  const page =
+    (routes: Koa.Middleware): Koa.Middleware =>
+    (ctx, next) =>
+      ctx.path.startsWith('/agents/') ? next() : routes(ctx, next);
   app.use(page(homeRoutes(deps.baseUrl)));
   app.use(page(schemaRoutes()));
   app.use(page(consoleSessionRoutes(deps.services, deps.baseUrl)));
@@ -129,7 +132,9 @@ export function createApp(deps: AppDeps): Koa {
   app.use(page(docsRoutes(() => surfacesOpenApi(deps.baseUrl))));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl, deps.logger));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins, deps.logger));
-  app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger, deps.mcpCancels, deps.oauth ? deps.baseUrl : undefined));
+  app.use(
+    mcpRoutes(deps.services, deps.platformOrigins, deps.logger, deps.mcpCancels, deps.oauth ? deps.baseUrl : undefined),
+  );
   app.use(webhookRoutes(deps.services, deps.logger));
   app.use(smsRoutes(deps.services, deps.baseUrl, deps.logger));
   if (deps.mailgun) app.use(page(mailgunRoutes(deps.mailgun)));
@@ -147,7 +152,18 @@ export function createApp(deps: AppDeps): Koa {
 }
 
 /** What comes after `/agents/{agentId}/` on the agent surfaces. */
-const AGENT_SURFACE_SEGMENTS = new Set(['api', 'documents', 'mcp', 'webhook', 'chat', 'openapi.json', 'v1', 'a2a', '.well-known', 'sms']);
+const AGENT_SURFACE_SEGMENTS = new Set([
+  'api',
+  'documents',
+  'mcp',
+  'webhook',
+  'chat',
+  'openapi.json',
+  'v1',
+  'a2a',
+  '.well-known',
+  'sms',
+]);
 
 /**
  * The 404 of a path no route answers. Under `/agents/{agentId}/` anything but a surface is most often

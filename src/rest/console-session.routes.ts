@@ -3,9 +3,16 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import { DomainError, Forbidden, UnsupportedMediaType } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
-import { clearedSessionCookie, secureCookies, sessionCookie, sessionCsrfProblem, sessionValue } from '../infra/console/session-cookie.js';
+import {
+  clearedSessionCookie,
+  secureCookies,
+  sessionCookie,
+  sessionCsrfProblem,
+  sessionValue,
+} from '../infra/console/session-cookie.js';
 
-const SIGN_IN = 'Sign in with POST /console/session, Content-Type: application/json and a body {"token": "<member token>"}';
+const SIGN_IN =
+  'Sign in with POST /console/session, Content-Type: application/json and a body {"token": "<member token>"}';
 
 /**
  * `POST /console/session` `{"token"}` → 204 with the session cookie (sign-in); `GET
@@ -21,17 +28,27 @@ export function consoleSessionRoutes(services: Services, baseUrl: string): Koa.M
     const problem = ctx.get('origin') ? sessionCsrfProblem(ctx, baseUrl, { json }) : undefined;
     if (problem) throw new Forbidden(problem);
   };
-  router.post('/console/session', bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', encoding: 'utf-8' }), async (ctx) => {
-    if (!ctx.is('application/json')) throw new UnsupportedMediaType(SIGN_IN);
-    fromOwnOrigin(ctx, true);
-    const { sessionValue: value } = await services.consoleSessions.signIn(ctx.request.body);
-    ctx.set('Set-Cookie', sessionCookie(value, secure));
-    ctx.set('Cache-Control', 'no-store');
-    ctx.status = 204;
-  });
+  router.post(
+    '/console/session',
+    bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', encoding: 'utf-8' }),
+    async (ctx) => {
+      if (!ctx.is('application/json')) throw new UnsupportedMediaType(SIGN_IN);
+      fromOwnOrigin(ctx, true);
+      const { sessionValue: value } = await services.consoleSessions.signIn(ctx.request.body);
+      ctx.set('Set-Cookie', sessionCookie(value, secure));
+      ctx.set('Cache-Control', 'no-store');
+      ctx.status = 204;
+    },
+  );
   router.get('/console/session', async (ctx) => {
     const value = sessionValue(ctx);
-    const signedIn = value ? await services.consoleSessions.authenticate(value).then(() => true, (err: unknown) => (err instanceof DomainError && err.code === 'UNAUTHENTICATED' ? false : Promise.reject(err))) : false;
+    const signedIn = value
+      ? await services.consoleSessions.authenticate(value).then(
+          () => true,
+          (err: unknown) =>
+            err instanceof DomainError && err.code === 'UNAUTHENTICATED' ? false : Promise.reject(err),
+        )
+      : false;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { signedIn };
   });

@@ -46,7 +46,11 @@ export function consoleRoutes(bundle: () => Promise<ConsoleBundle>): Koa.Middlew
       ctx.body = { error: `No console asset ${ctx.params.name}: reload /console` };
       return;
     }
-    sendBuiltFile(ctx, { type: asset.contentType, code: asset.code, gzip: asset.gzip }, 'public, max-age=31536000, immutable');
+    sendBuiltFile(
+      ctx,
+      { type: asset.contentType, code: asset.code, gzip: asset.gzip },
+      'public, max-age=31536000, immutable',
+    );
   });
   router.get('/console', page);
   router.get('/console/agents', page);

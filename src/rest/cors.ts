@@ -1,7 +1,8 @@
 import type Koa from 'koa';
 import type { Agent } from '../domain/agents/agent.entities.js';
 
-const ALLOWED_HEADERS = 'Content-Type, Authorization, X-Agent-Access-Key, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, X-Visitor-Id';
+const ALLOWED_HEADERS =
+  'Content-Type, Authorization, X-Agent-Access-Key, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, X-Visitor-Id';
 const EXPOSED_HEADERS = 'Retry-After, RateLimit, RateLimit-Policy, X-Run-Id, X-Request-Id, Allow';
 
 /** Whether a browser origin may call this agent: platform apps when allowed, plus custom origins. */
@@ -15,7 +16,10 @@ export function originAllowed(agent: Agent, origin: string, platformOrigins: str
  * check: browsers send none); an allowed origin gets the CORS headers, any other origin none, so
  * the browser blocks it. Requests without an Origin header (servers) are untouched.
  */
-export function agentCors(loadAgent: (ctx: Koa.Context) => Promise<Agent | null>, platformOrigins: string[]): Koa.Middleware {
+export function agentCors(
+  loadAgent: (ctx: Koa.Context) => Promise<Agent | null>,
+  platformOrigins: string[],
+): Koa.Middleware {
   return async (ctx, next) => {
     const origin = ctx.get('origin');
     if (!origin) return next();

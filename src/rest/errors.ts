@@ -31,7 +31,15 @@ export function errorMapper(logger: Logger): Koa.Middleware {
     } catch (err) {
       // A database that cannot be reached (infra translated it to Unavailable and kept the driver's
       // error as its cause): 503 with Retry-After below; the instance recovers by itself.
-      if (err instanceof Unavailable && err.cause !== undefined) logger.warn({ requestId: ctx.state.requestId, path: ctx.path, error: err.cause instanceof Error ? err.cause.message.slice(0, 200) : String(err.cause) }, 'database unavailable');
+      if (err instanceof Unavailable && err.cause !== undefined)
+        logger.warn(
+          {
+            requestId: ctx.state.requestId,
+            path: ctx.path,
+            error: err.cause instanceof Error ? err.cause.message.slice(0, 200) : String(err.cause),
+          },
+          'database unavailable',
+        );
       // The agent routes' activity entry reads what was answered, and why.
       ctx.state.failure = err;
       const e = err as { status?: number; expose?: boolean; message?: string };
@@ -48,11 +56,18 @@ export function errorMapper(logger: Logger): Koa.Middleware {
         }
         if (err instanceof MethodNotAllowed) ctx.set('Allow', err.allowed.join(', '));
         if (err instanceof RunFailed) ctx.set('X-Run-Id', err.runId);
-        if (err.code === 'UNAVAILABLE') ctx.set('Retry-After', String((err as { retryAfterSeconds?: number }).retryAfterSeconds ?? 5));
+        if (err.code === 'UNAVAILABLE')
+          ctx.set('Retry-After', String((err as { retryAfterSeconds?: number }).retryAfterSeconds ?? 5));
         ctx.body = body;
       } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
         ctx.status = e.status;
-        ctx.body = { error: clientMessage(e.status, err instanceof SyntaxError ? String((err as { body?: unknown }).body ?? '') : undefined, e.expose ? e.message : undefined) };
+        ctx.body = {
+          error: clientMessage(
+            e.status,
+            err instanceof SyntaxError ? String((err as { body?: unknown }).body ?? '') : undefined,
+            e.expose ? e.message : undefined,
+          ),
+        };
       } else {
         logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
         ctx.status = 500;

@@ -44,7 +44,11 @@ function graphiqlPage(baseUrl: string): string {
  * and the schema as SDL (`sdl`: schema.graphql as the running service prints it; public, like the
  * repository's copy — GraphiQL builds its documentation and completion from it).
  */
-export function graphqlPageRoutes(baseUrl: string, sdl: string, graphiql: () => Promise<Map<string, GraphiqlFile>>): Koa.Middleware {
+export function graphqlPageRoutes(
+  baseUrl: string,
+  sdl: string,
+  graphiql: () => Promise<Map<string, GraphiqlFile>>,
+): Koa.Middleware {
   const page = graphiqlPage(baseUrl);
   const router = new Router();
   router.get('/graphql', (ctx, next) => {

@@ -10,7 +10,8 @@ const PREFLIGHT_HEADERS = ['apollo-require-preflight', 'x-apollo-operation-name'
 /** Content types a browser may send cross-site without a preflight. */
 const SIMPLE_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
 
-const HOW = 'send GraphQL requests as POST /graphql with Content-Type: application/json and a JSON body {"query": "…", "variables": {…}}';
+const HOW =
+  'send GraphQL requests as POST /graphql with Content-Type: application/json and a JSON body {"query": "…", "variables": {…}}';
 
 function mimeType(ctx: Koa.Context): string {
   return ctx.get('content-type').split(';')[0]!.trim().toLowerCase();
@@ -31,7 +32,11 @@ const ANSWER_TYPES = ['application/json', 'application/graphql-response+json'];
  */
 function acceptsNoAnswer(ctx: Koa.Context): boolean {
   if (ctx.get('accept') === '' || ctx.accepts(ANSWER_TYPES) !== false) return false;
-  refuse(ctx, `The Accept header takes neither ${ANSWER_TYPES.join(' nor ')}: send Accept: application/json (nothing was run)`, 406);
+  refuse(
+    ctx,
+    `The Accept header takes neither ${ANSWER_TYPES.join(' nor ')}: send Accept: application/json (nothing was run)`,
+    406,
+  );
   return true;
 }
 
@@ -50,11 +55,18 @@ export const graphqlPostTransport: Koa.Middleware = async (ctx, next) => {
  */
 export const graphqlGetTransport: Koa.Middleware = async (ctx, next) => {
   if (acceptsNoAnswer(ctx)) return;
-  if (ctx.query.query === undefined) return refuse(ctx, `GET /graphql without a query parameter: ${HOW} (a browser gets a query console at this address)`);
+  if (ctx.query.query === undefined)
+    return refuse(
+      ctx,
+      `GET /graphql without a query parameter: ${HOW} (a browser gets a query console at this address)`,
+    );
   const type = mimeType(ctx);
   const preflighted = (type !== '' && !SIMPLE_TYPES.has(type)) || PREFLIGHT_HEADERS.some((h) => ctx.get(h) !== '');
   if (!preflighted) {
-    return refuse(ctx, `A GET query needs the header apollo-require-preflight: true (protection against cross-site requests); or ${HOW}`);
+    return refuse(
+      ctx,
+      `A GET query needs the header apollo-require-preflight: true (protection against cross-site requests); or ${HOW}`,
+    );
   }
   return next();
 };

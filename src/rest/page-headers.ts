@@ -4,7 +4,8 @@ import type Koa from 'koa';
  * The Content-Security-Policy of the service's own small pages (`/`, `/graphql`): its own scripts
  * only, inline styles, requests to itself, never framed.
  */
-export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * The policy of `/docs` (Swagger UI, where a person types an agent key): the same, plus its

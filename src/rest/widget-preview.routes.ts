@@ -26,7 +26,12 @@ export const WIDGET_PREVIEW_CSP =
 /** A query parameter as one short line of text (anything else is left out). */
 function param(ctx: Koa.Context, name: string, max = 200): string {
   const v = ctx.query[name];
-  return typeof v === 'string' ? v.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, max).trim() : '';
+  return typeof v === 'string'
+    ? v
+        .replace(/[\u0000-\u001f\u007f]/g, ' ')
+        .slice(0, max)
+        .trim()
+    : '';
 }
 
 function previewPage(agentSegment: string, ctx: Koa.Context): string {

@@ -23,7 +23,11 @@ export function widgetRoutes(widget: () => Promise<WidgetAsset>): Koa.Middleware
   router.get('/widget.js', async (ctx) => {
     const asset = await widget();
     ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
-    sendBuiltFile(ctx, { ...asset, type: 'application/javascript; charset=utf-8' }, `public, max-age=${WIDGET_MAX_AGE_SECONDS}`);
+    sendBuiltFile(
+      ctx,
+      { ...asset, type: 'application/javascript; charset=utf-8' },
+      `public, max-age=${WIDGET_MAX_AGE_SECONDS}`,
+    );
   });
   return router.routes() as Koa.Middleware;
 }

@@ -12,10 +12,18 @@ export class Problem extends Error {
 export function problemOf(status: number, retryAfter: string | null, error: string | undefined): Problem {
   if (status === 429) {
     const s = Number(retryAfter);
-    const when = !Number.isFinite(s) || s <= 0 ? ' in a moment' : s < 90 ? ` in ${Math.ceil(s)} seconds` : s < 5400 ? ` in ${Math.ceil(s / 60)} minutes` : ` in ${Math.round(s / 3600)} hours`;
+    const when =
+      !Number.isFinite(s) || s <= 0
+        ? ' in a moment'
+        : s < 90
+          ? ` in ${Math.ceil(s)} seconds`
+          : s < 5400
+            ? ` in ${Math.ceil(s / 60)} minutes`
+            : ` in ${Math.round(s / 3600)} hours`;
     return new Problem(`The assistant is busy right now. Please try again${when}.`, status);
   }
-  if (status === 400 || status === 413) return new Problem(`Your message could not be sent${error ? `: ${error}` : '.'}`, status);
+  if (status === 400 || status === 413)
+    return new Problem(`Your message could not be sent${error ? `: ${error}` : '.'}`, status);
   return new Problem('The assistant is not available right now. Please try again later.', status);
 }
 

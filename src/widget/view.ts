@@ -4,7 +4,11 @@ import { STYLES } from './styles.js';
 /** The longest message the service accepts. */
 const MAX_MESSAGE = 16_000;
 
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Partial<HTMLElementTagNameMap[K]> = {},
+  attrs: Record<string, string> = {},
+): HTMLElementTagNameMap[K] {
   const node = Object.assign(document.createElement(tag), props);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   return node;
@@ -26,7 +30,11 @@ export interface View {
 
 /** Builds the bubble and the (hidden) chat panel into `root`. */
 export function buildView(root: ShadowRoot, config: Config): View {
-  const bubble = el('button', { type: 'button', className: 'bubble' }, { 'aria-label': 'Open chat', 'aria-haspopup': 'dialog', 'aria-expanded': 'false' });
+  const bubble = el(
+    'button',
+    { type: 'button', className: 'bubble' },
+    { 'aria-label': 'Open chat', 'aria-haspopup': 'dialog', 'aria-expanded': 'false' },
+  );
   const icon = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
   icon.setAttribute('viewBox', '0 0 24 24');
   icon.setAttribute('aria-hidden', 'true');
@@ -44,7 +52,11 @@ export function buildView(root: ShadowRoot, config: Config): View {
   const retry = el('button', { type: 'button', textContent: 'Retry' });
   const status = el('div', { className: 'status', hidden: true }, { role: 'alert' });
   status.append(statusText, retry);
-  const input = el('textarea', { rows: 1, maxLength: MAX_MESSAGE, placeholder: 'Type a message…' }, { 'aria-label': 'Message' });
+  const input = el(
+    'textarea',
+    { rows: 1, maxLength: MAX_MESSAGE, placeholder: 'Type a message…' },
+    { 'aria-label': 'Message' },
+  );
   const send = el('button', { type: 'submit', className: 'send', textContent: 'Send' });
   const form = el('form');
   form.append(input, send);

@@ -42,7 +42,13 @@ class ChatWidget {
     host.dataset.side = config.side;
     if (config.accent) host.style.setProperty('--accent', config.accent);
     const { close, form, ...view } = buildView(host.attachShadow({ mode: 'open' }), config);
-    ({ bubble: this.bubble, panel: this.panel, log: this.log, status: this.status, statusText: this.statusText } = view);
+    ({
+      bubble: this.bubble,
+      panel: this.panel,
+      log: this.log,
+      status: this.status,
+      statusText: this.statusText,
+    } = view);
     ({ retry: this.retry, input: this.input, send: this.send } = view);
     if (config.greeting) this.addMessage('assistant', config.greeting);
 
@@ -133,7 +139,10 @@ class ChatWidget {
     if (!id) return;
     this.setBusy(true);
     try {
-      const res = await fetch(`${this.config.endpoint}/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+      const res = await fetch(`${this.config.endpoint}/${encodeURIComponent(id)}`, {
+        headers: { accept: 'application/json' },
+        credentials: 'same-origin',
+      });
       if (res.status === 404) {
         this.forget();
         return;
@@ -141,11 +150,15 @@ class ChatWidget {
       if (!res.ok) throw new Problem('The earlier conversation could not be loaded.', res.status);
       const { messages } = (await res.json()) as { messages?: { role?: unknown; content?: unknown }[] };
       for (const m of Array.isArray(messages) ? messages : []) {
-        if ((m.role === 'user' || m.role === 'assistant') && typeof m.content === 'string') this.addMessage(m.role, m.content);
+        if ((m.role === 'user' || m.role === 'assistant') && typeof m.content === 'string')
+          this.addMessage(m.role, m.content);
       }
     } catch (err) {
       this.restored = false;
-      this.showProblem(err instanceof Problem ? err.message : 'The earlier conversation could not be loaded. Check your connection.', () => void this.restore());
+      this.showProblem(
+        err instanceof Problem ? err.message : 'The earlier conversation could not be loaded. Check your connection.',
+        () => void this.restore(),
+      );
     } finally {
       this.setBusy(false);
     }
@@ -222,7 +235,10 @@ class ChatWidget {
       cancelAnimationFrame(frame);
       if (!text) answer.remove();
       else paint();
-      const problem = err instanceof Problem ? err : new Problem('Could not reach the assistant. Check your connection and try again.');
+      const problem =
+        err instanceof Problem
+          ? err
+          : new Problem('Could not reach the assistant. Check your connection and try again.');
       this.showProblem(problem.message, () => {
         answer.remove();
         void this.ask(message);
@@ -235,7 +251,9 @@ class ChatWidget {
 }
 
 function mount(): void {
-  const script = (document.currentScript as HTMLScriptElement | null) ?? document.querySelector<HTMLScriptElement>('script[data-endpoint][src*="widget.js"]');
+  const script =
+    (document.currentScript as HTMLScriptElement | null) ??
+    document.querySelector<HTMLScriptElement>('script[data-endpoint][src*="widget.js"]');
   if (!script || document.querySelector(HOST_TAG)) return;
   const config = readConfig(script);
   if (!config) return;

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
 import { expect } from 'chai';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
@@ -12,13 +18,37 @@ import { startE2eService, type E2eService } from '../helpers/surface-service.js'
 const ADMIN_TOKEN = 'a2a-callers-e2e-admin-token-0123456789';
 const SECRET = 'my account password is swordfish-4711';
 
-const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: {}, filename: '', mediaType: 'text/plain' });
+const text = (value: string): Part => ({
+  content: { $case: 'text', value },
+  metadata: {},
+  filename: '',
+  mediaType: 'text/plain',
+});
 
 function message(parts: Part[], extra: Partial<Message> = {}): Message {
-  return { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts, metadata: {}, extensions: [], referenceTaskIds: [], ...extra };
+  return {
+    messageId: randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts,
+    metadata: {},
+    extensions: [],
+    referenceTaskIds: [],
+    ...extra,
+  };
 }
 
-const listAll = { tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 100, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false };
+const listAll = {
+  tenant: '',
+  contextId: '',
+  status: TaskState.TASK_STATE_UNSPECIFIED,
+  pageSize: 100,
+  pageToken: '',
+  historyLength: undefined,
+  statusTimestampAfter: undefined,
+  includeArtifacts: false,
+};
 
 describe('e2e: A2A tasks and contexts belong to the key that made them', function () {
   this.timeout(120_000);
@@ -32,23 +62,45 @@ describe('e2e: A2A tasks and contexts belong to the key that made them', functio
   const withKey =
     (k: string): typeof fetch =>
     (input, init) =>
-      fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: `Bearer ${k}` } });
+      fetch(input, {
+        ...init,
+        headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: `Bearer ${k}` },
+      });
 
   async function clientFor(k: string, binding: 'JSONRPC' | 'HTTP+JSON'): Promise<Client> {
     const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl: withKey(k) }), new RestTransportFactory({ fetchImpl: withKey(k) })],
+      transports: [
+        new JsonRpcTransportFactory({ fetchImpl: withKey(k) }),
+        new RestTransportFactory({ fetchImpl: withKey(k) }),
+      ],
       preferredTransports: [binding],
     });
     return new ClientFactory(options).createFromUrl(`${svc.url}/agents/${agent}/`);
   }
 
-  const newKey = async () => (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "partner") { key } }', { a: agent })).createAgentApiKey.key as string;
-  const failure = (p: Promise<unknown>) => p.then(() => 'no error', (e: unknown) => String(e));
+  const newKey = async () =>
+    (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "partner") { key } }', { a: agent }))
+      .createAgentApiKey.key as string;
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => 'no error',
+      (e: unknown) => String(e),
+    );
   const modelSaw = (i: number) => JSON.stringify(svc.fake.requests[i]!.body);
 
   before(async () => {
     svc = await startE2eService('a2a_callers_e2e', { adminToken: ADMIN_TOKEN });
-    agent = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'Bank', description: '', instructions: 'INTERNAL: refunds need code 99-RED. Be brief.', defaultModel: 'fake-model', allowWorkspaceKeys: true } })).createAgent.id;
+    agent = (
+      await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+        i: {
+          name: 'Bank',
+          description: '',
+          instructions: 'INTERNAL: refunds need code 99-RED. Be brief.',
+          defaultModel: 'fake-model',
+          allowWorkspaceKeys: true,
+        },
+      })
+    ).createAgent.id;
     await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: A2A, enabled: true) { id } }', { a: agent });
     key1 = await newKey();
     key2 = await newKey();
@@ -72,27 +124,54 @@ describe('e2e: A2A tasks and contexts belong to the key that made them', functio
     it(`over ${binding}: another key of the agent gets not-found, an empty list and a fresh conversation; the first key keeps its own`, async () => {
       const first = await clientFor(key1, binding);
       svc.fake.enqueue({ text: 'Noted, I will keep it safe.' });
-      const task = (await first.sendMessage({ tenant: '', message: message([text(SECRET)]), configuration: undefined, metadata: {} })) as Task;
+      const task = (await first.sendMessage({
+        tenant: '',
+        message: message([text(SECRET)]),
+        configuration: undefined,
+        metadata: {},
+      })) as Task;
       expect(task.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
       expect((await first.listTasks(listAll)).tasks.map((t) => t.id)).to.include(task.id);
 
       for (const k of [key2, wsKey]) {
         const other = await clientFor(k, binding);
-        expect(await failure(other.getTask({ tenant: '', id: task.id, historyLength: undefined }))).to.match(/not found/i);
+        expect(await failure(other.getTask({ tenant: '', id: task.id, historyLength: undefined }))).to.match(
+          /not found/i,
+        );
         const listed = await other.listTasks(listAll);
         expect(listed.tasks.map((t) => t.id)).to.not.include(task.id);
         expect(JSON.stringify(listed)).to.not.include('swordfish');
         expect(await failure(other.listTasks({ ...listAll, contextId: task.contextId }))).to.equal('no error');
         expect((await other.listTasks({ ...listAll, contextId: task.contextId })).tasks).to.deep.equal([]);
         expect(await failure(other.cancelTask({ tenant: '', id: task.id, metadata: {} }))).to.match(/not found/i);
-        expect(await failure((async () => { for await (const _ of other.resubscribeTask({ tenant: '', id: task.id })) void _; })())).to.match(/not found/i);
+        expect(
+          await failure(
+            (async () => {
+              for await (const _ of other.resubscribeTask({ tenant: '', id: task.id })) void _;
+            })(),
+          ),
+        ).to.match(/not found/i);
         // Continuing the first key's task by its id is refused the same way, before any run.
-        expect(await failure(other.sendMessage({ tenant: '', message: message([text('And the password?')], { taskId: task.id, contextId: task.contextId }), configuration: undefined, metadata: {} }))).to.match(/not found/i);
+        expect(
+          await failure(
+            other.sendMessage({
+              tenant: '',
+              message: message([text('And the password?')], { taskId: task.id, contextId: task.contextId }),
+              configuration: undefined,
+              metadata: {},
+            }),
+          ),
+        ).to.match(/not found/i);
 
         // The same context id starts a conversation of this key's own: the model sees none of the first key's turns.
         svc.fake.reset();
         svc.fake.enqueue({ text: 'I do not know any password.' });
-        const fresh = (await other.sendMessage({ tenant: '', message: message([text('What is my password?')], { contextId: task.contextId }), configuration: undefined, metadata: {} })) as Task;
+        const fresh = (await other.sendMessage({
+          tenant: '',
+          message: message([text('What is my password?')], { contextId: task.contextId }),
+          configuration: undefined,
+          metadata: {},
+        })) as Task;
         expect(fresh.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
         expect(svc.fake.requests).to.have.length(1);
         expect(modelSaw(0)).to.include('What is my password?');
@@ -104,10 +183,17 @@ describe('e2e: A2A tasks and contexts belong to the key that made them', functio
 
       // The first key still reads its task and continues its conversation, the model seeing its earlier turns
       // and none of the other keys'.
-      expect((await first.getTask({ tenant: '', id: task.id, historyLength: undefined })).status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
+      expect((await first.getTask({ tenant: '', id: task.id, historyLength: undefined })).status?.state).to.equal(
+        TaskState.TASK_STATE_COMPLETED,
+      );
       svc.fake.reset();
       svc.fake.enqueue({ text: 'It is swordfish-4711.' });
-      await first.sendMessage({ tenant: '', message: message([text('What is my password?')], { contextId: task.contextId }), configuration: undefined, metadata: {} });
+      await first.sendMessage({
+        tenant: '',
+        message: message([text('What is my password?')], { contextId: task.contextId }),
+        configuration: undefined,
+        metadata: {},
+      });
       expect(modelSaw(0)).to.include('swordfish-4711');
       expect(modelSaw(0)).to.not.include('I do not know any password');
     });

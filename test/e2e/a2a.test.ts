@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { expect } from 'chai';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
@@ -12,11 +18,31 @@ import { startE2eService, type E2eService } from '../helpers/surface-service.js'
 
 const ADMIN_TOKEN = 'a2a-e2e-admin-token-0123456789';
 
-const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: {}, filename: '', mediaType: 'text/plain' });
-const data = (value: unknown): Part => ({ content: { $case: 'data', value }, metadata: {}, filename: '', mediaType: 'application/json' });
+const text = (value: string): Part => ({
+  content: { $case: 'text', value },
+  metadata: {},
+  filename: '',
+  mediaType: 'text/plain',
+});
+const data = (value: unknown): Part => ({
+  content: { $case: 'data', value },
+  metadata: {},
+  filename: '',
+  mediaType: 'application/json',
+});
 
 function message(parts: Part[], extra: Partial<Message> = {}): Message {
-  return { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts, metadata: {}, extensions: [], referenceTaskIds: [], ...extra };
+  return {
+    messageId: randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts,
+    metadata: {},
+    extensions: [],
+    referenceTaskIds: [],
+    ...extra,
+  };
 }
 
 function answerText(task: Task): string {
@@ -34,20 +60,45 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
   const withKey =
     (k: string): typeof fetch =>
     (input, init) =>
-      fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: `Bearer ${k}` } });
+      fetch(input, {
+        ...init,
+        headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: `Bearer ${k}` },
+      });
 
-  async function clientFor(agentId: string, k: string, binding: 'JSONRPC' | 'HTTP+JSON' = 'JSONRPC', url = svc.url): Promise<Client> {
+  async function clientFor(
+    agentId: string,
+    k: string,
+    binding: 'JSONRPC' | 'HTTP+JSON' = 'JSONRPC',
+    url = svc.url,
+  ): Promise<Client> {
     const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl: withKey(k) }), new RestTransportFactory({ fetchImpl: withKey(k) })],
+      transports: [
+        new JsonRpcTransportFactory({ fetchImpl: withKey(k) }),
+        new RestTransportFactory({ fetchImpl: withKey(k) }),
+      ],
       preferredTransports: [binding],
     });
     return new ClientFactory(options).createFromUrl(`${url}/agents/${agentId}/`);
   }
 
-  async function newAgent(name: string, opts: { a2a?: boolean; instructions?: string } = {}): Promise<{ id: string; key: string }> {
-    const id = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, description: `${name} agent`, instructions: opts.instructions ?? 'You answer questions about the shop.', defaultModel: 'fake-model' } })).createAgent.id;
-    if (opts.a2a !== false) await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: A2A, enabled: true) { id } }', { a: id });
-    const k = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key;
+  async function newAgent(
+    name: string,
+    opts: { a2a?: boolean; instructions?: string } = {},
+  ): Promise<{ id: string; key: string }> {
+    const id = (
+      await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+        i: {
+          name,
+          description: `${name} agent`,
+          instructions: opts.instructions ?? 'You answer questions about the shop.',
+          defaultModel: 'fake-model',
+        },
+      })
+    ).createAgent.id;
+    if (opts.a2a !== false)
+      await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: A2A, enabled: true) { id } }', { a: id });
+    const k = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id }))
+      .createAgentApiKey.key;
     return { id, key: k };
   }
 
@@ -60,7 +111,11 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
         name: 'add',
         description: 'Adds two numbers',
         handler: { script: 'return { sum: input.a + input.b };' },
-        inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+        inputSchema: {
+          type: 'object',
+          properties: { a: { type: 'number' }, b: { type: 'number' } },
+          required: ['a', 'b'],
+        },
         outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
       },
     });
@@ -96,7 +151,12 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
       it('SendMessage returns a completed task whose artifact is the answer', async () => {
         svc.fake.enqueue({ text: 'We open at nine.' });
         const client = await clientFor(agent, key, binding);
-        const result = (await client.sendMessage({ tenant: '', message: message([text('When do you open?')]), configuration: undefined, metadata: {} })) as Task;
+        const result = (await client.sendMessage({
+          tenant: '',
+          message: message([text('When do you open?')]),
+          configuration: undefined,
+          metadata: {},
+        })) as Task;
         expect(result.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
         expect(answerText(result)).to.equal('We open at nine.');
         // Any instance reads it back from the database.
@@ -110,11 +170,17 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
         const kinds: string[] = [];
         const states: TaskState[] = [];
         let chunks = '';
-        for await (const ev of client.sendMessageStream({ tenant: '', message: message([text('Count')]), configuration: undefined, metadata: {} })) {
+        for await (const ev of client.sendMessageStream({
+          tenant: '',
+          message: message([text('Count')]),
+          configuration: undefined,
+          metadata: {},
+        })) {
           const p = ev.payload!;
           kinds.push(p.$case);
           if (p.$case === 'statusUpdate') states.push(p.value.status!.state);
-          if (p.$case === 'artifactUpdate' && !p.value.lastChunk) chunks += p.value.artifact!.parts.map((x) => (x.content?.$case === 'text' ? x.content.value : '')).join('');
+          if (p.$case === 'artifactUpdate' && !p.value.lastChunk)
+            chunks += p.value.artifact!.parts.map((x) => (x.content?.$case === 'text' ? x.content.value : '')).join('');
         }
         expect(kinds[0]).to.equal('task');
         expect(states[0]).to.equal(TaskState.TASK_STATE_WORKING);
@@ -125,7 +191,12 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
 
       it('a skill call with a data part runs that MCP tool and returns its structured output', async () => {
         const client = await clientFor(agent, key, binding);
-        const result = (await client.sendMessage({ tenant: '', message: message([data({ a: 2, b: 40 })], { metadata: { skillId: 'add' } }), configuration: undefined, metadata: {} })) as Task;
+        const result = (await client.sendMessage({
+          tenant: '',
+          message: message([data({ a: 2, b: 40 })], { metadata: { skillId: 'add' } }),
+          configuration: undefined,
+          metadata: {},
+        })) as Task;
         expect(result.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
         const structured = result.artifacts.flatMap((a) => a.parts).find((p) => p.content?.$case === 'data');
         expect(structured?.content?.value).to.deep.equal({ sum: 42 });
@@ -140,16 +211,33 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     svc.fake.enqueue({ text: 'one two three four five six seven eight nine ten eleven twelve', chunkDelayMs: 150 });
     const onA = await clientFor(agent, key);
     const onB = await clientFor(agent, key, 'JSONRPC', b);
-    const stream = onA.sendMessageStream({ tenant: '', message: message([text('Count slowly')]), configuration: undefined, metadata: {} })[Symbol.asyncIterator]();
+    const stream = onA
+      .sendMessageStream({
+        tenant: '',
+        message: message([text('Count slowly')]),
+        configuration: undefined,
+        metadata: {},
+      })
+      [Symbol.asyncIterator]();
     const first = (await stream.next()).value!.payload!;
     expect(first.$case).to.equal('task');
     const taskId = (first.value as Task).id;
     // Wait until the run's first words are stored, so B sees a working task.
     const deadline = Date.now() + 10_000;
     let seen = await onB.getTask({ tenant: '', id: taskId, historyLength: undefined });
-    while (seen.status?.state !== TaskState.TASK_STATE_WORKING && Date.now() < deadline) seen = await onB.getTask({ tenant: '', id: taskId, historyLength: undefined });
+    while (seen.status?.state !== TaskState.TASK_STATE_WORKING && Date.now() < deadline)
+      seen = await onB.getTask({ tenant: '', id: taskId, historyLength: undefined });
     expect(seen.status?.state).to.equal(TaskState.TASK_STATE_WORKING);
-    const listed = await onB.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 10, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false });
+    const listed = await onB.listTasks({
+      tenant: '',
+      contextId: '',
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 10,
+      pageToken: '',
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: false,
+    });
     expect(listed.tasks.map((t) => t.id)).to.include(taskId);
 
     const followed = onB.resubscribeTask({ tenant: '', id: taskId })[Symbol.asyncIterator]();
@@ -160,17 +248,24 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     // A's stream and B's subscription both end canceled, before the model's answer would have.
     const lastState = async (it: AsyncIterator<any>) => {
       let state: TaskState | undefined;
-      for (let n = await it.next(); !n.done; n = await it.next()) if (n.value.payload?.$case === 'statusUpdate') state = n.value.payload.value.status.state;
+      for (let n = await it.next(); !n.done; n = await it.next())
+        if (n.value.payload?.$case === 'statusUpdate') state = n.value.payload.value.status.state;
       return state;
     };
     expect(await lastState(stream)).to.equal(TaskState.TASK_STATE_CANCELED);
     expect(await lastState(followed)).to.equal(TaskState.TASK_STATE_CANCELED);
     await svc.fake.idle();
     expect(svc.fake.requests[0]!.aborted).to.equal(true);
-    expect((await onA.getTask({ tenant: '', id: taskId, historyLength: undefined })).status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+    expect((await onA.getTask({ tenant: '', id: taskId, historyLength: undefined })).status?.state).to.equal(
+      TaskState.TASK_STATE_CANCELED,
+    );
     // Another agent's key does not see the task.
     const stranger = await newAgent('Stranger');
-    const hidden = await (await clientFor(stranger.id, stranger.key)).getTask({ tenant: '', id: taskId, historyLength: undefined }).catch((e: unknown) => e);
+    const hidden = await (
+      await clientFor(stranger.id, stranger.key)
+    )
+      .getTask({ tenant: '', id: taskId, historyLength: undefined })
+      .catch((e: unknown) => e);
     expect(String(hidden)).to.match(/not found/i);
   });
 
@@ -179,7 +274,14 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     const legacy = await fetch(`${svc.url}/agents/${agent}/a2a`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'message/send', params: { message: { kind: 'message', messageId: 'm-legacy', role: 'user', parts: [{ kind: 'text', text: 'Hi' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'message/send',
+        params: {
+          message: { kind: 'message', messageId: 'm-legacy', role: 'user', parts: [{ kind: 'text', text: 'Hi' }] },
+        },
+      }),
     });
     const body = (await legacy.json()) as any;
     expect(body.id).to.equal(7);
@@ -190,7 +292,12 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     // The SDK's own 0.3 transport gets a working answer too.
     svc.fake.enqueue({ text: 'Hello, 0.3 client' });
     const old = new LegacyJsonRpcTransport({ endpoint: `${svc.url}/agents/${agent}/a2a`, fetchImpl: withKey(key) });
-    const viaSdk = (await old.sendMessage({ tenant: '', message: message([text('Hi')]), configuration: undefined, metadata: {} })) as Task;
+    const viaSdk = (await old.sendMessage({
+      tenant: '',
+      message: message([text('Hi')]),
+      configuration: undefined,
+      metadata: {},
+    })) as Task;
     expect(viaSdk.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
     expect(answerText(viaSdk)).to.equal('Hello, 0.3 client');
 
@@ -207,10 +314,18 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     const own = await newAgent('Logged');
     svc.fake.enqueue({ text: 'logged' });
     const client = await clientFor(own.id, own.key);
-    const task = (await client.sendMessage({ tenant: '', message: message([text('log me')]), configuration: undefined, metadata: {} })) as Task;
+    const task = (await client.sendMessage({
+      tenant: '',
+      message: message([text('log me')]),
+      configuration: undefined,
+      metadata: {},
+    })) as Task;
     await client.getTask({ tenant: '', id: task.id, historyLength: undefined });
     await svc.service.services.activityLog.flush();
-    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 20) { nodes { surface kind entry status credits runId requestHeaders requestBody response } } } }', { a: own.id });
+    const d = await gql(
+      'query($a: ID!) { agent(id: $a) { activity(first: 20) { nodes { surface kind entry status credits runId requestHeaders requestBody response } } } }',
+      { a: own.id },
+    );
     const entries = d.agent.activity.nodes as any[];
     // Each call is one entry: the run writes none of its own.
     expect(entries.every((e) => e.kind === 'REQUEST')).to.equal(true);
@@ -229,7 +344,9 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
         headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${key}` },
         body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params }),
       }).then((r) => r.json() as Promise<any>);
-    const msg = (parts: unknown[], metadata?: unknown) => ({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts, ...(metadata ? { metadata } : {}) } });
+    const msg = (parts: unknown[], metadata?: unknown) => ({
+      message: { messageId: randomUUID(), role: 'ROLE_USER', parts, ...(metadata ? { metadata } : {}) },
+    });
     const cases: [unknown, RegExp][] = [
       [msg([{ text: 'hi' }], { skillId: 'nope' }), /no skill 'nope'/],
       [msg([{ text: '   ' }]), /has no text/],
@@ -242,19 +359,40 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
       expect(body.error?.code, String(why)).to.equal(-32602);
       expect(body.error.message).to.match(why);
     }
-    const listed = await (await clientFor(agent, key)).listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 100, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false });
+    const listed = await (
+      await clientFor(agent, key)
+    ).listTasks({
+      tenant: '',
+      contextId: '',
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 100,
+      pageToken: '',
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: false,
+    });
     expect(listed.tasks.every((t) => t.status?.state !== TaskState.TASK_STATE_FAILED)).to.equal(true);
     expect(svc.fake.requests).to.have.length(0);
   });
 
   it('runs a skill of the default schema with the message text, names the chat skill by the agent, and hides the card of a private agent', async () => {
     const echo = await newAgent('Echo', { instructions: '' });
-    await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', { a: echo.id, i: { name: 'shout', description: 'Shouts', handler: { script: 'return input.input.toUpperCase();' } } });
+    await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+      a: echo.id,
+      i: { name: 'shout', description: 'Shouts', handler: { script: 'return input.input.toUpperCase();' } },
+    });
     const card = (await (await fetch(`${svc.url}/agents/${echo.id}/.well-known/agent-card.json`)).json()) as any;
     // No instructions: no chat skill; the tool's skill answers text only.
     expect(card.skills.map((s: any) => [s.id, s.outputModes])).to.deep.equal([['shout', ['text/plain']]]);
     expect(card.description).to.equal('Echo agent');
-    const task = (await (await clientFor(echo.id, echo.key)).sendMessage({ tenant: '', message: message([text('quiet please')], { metadata: { skillId: 'shout' } }), configuration: undefined, metadata: {} })) as Task;
+    const task = (await (
+      await clientFor(echo.id, echo.key)
+    ).sendMessage({
+      tenant: '',
+      message: message([text('quiet please')], { metadata: { skillId: 'shout' } }),
+      configuration: undefined,
+      metadata: {},
+    })) as Task;
     expect(answerText(task)).to.equal('QUIET PLEASE');
 
     const shop = (await (await fetch(`${svc.url}/agents/${agent}/.well-known/agent-card.json`)).json()) as any;
@@ -269,8 +407,18 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
   it('continues a conversation by its context id', async () => {
     const client = await clientFor(agent, key);
     svc.fake.enqueue({ text: 'Hello Ada.' }, { text: 'Your name is Ada.' });
-    const first = (await client.sendMessage({ tenant: '', message: message([text('I am Ada.')]), configuration: undefined, metadata: {} })) as Task;
-    await client.sendMessage({ tenant: '', message: message([text('Who am I?')], { contextId: first.contextId }), configuration: undefined, metadata: {} });
+    const first = (await client.sendMessage({
+      tenant: '',
+      message: message([text('I am Ada.')]),
+      configuration: undefined,
+      metadata: {},
+    })) as Task;
+    await client.sendMessage({
+      tenant: '',
+      message: message([text('Who am I?')], { contextId: first.contextId }),
+      configuration: undefined,
+      metadata: {},
+    });
     const sent = JSON.stringify(svc.fake.requests[1]!.body.messages);
     // The turns in the order they were said.
     expect(sent.indexOf('I am Ada.')).to.be.greaterThan(-1);
@@ -278,10 +426,22 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     expect(sent.indexOf('Who am I?')).to.be.greaterThan(sent.indexOf('Hello Ada.'));
     // A run that failed leaves nothing in the conversation.
     svc.fake.enqueue({ status: 500 }, { status: 500 }, { text: 'Still Ada.' });
-    const failed = (await client.sendMessage({ tenant: '', message: message([text('Forget this')], { contextId: first.contextId }), configuration: undefined, metadata: {} })) as Task;
+    const failed = (await client.sendMessage({
+      tenant: '',
+      message: message([text('Forget this')], { contextId: first.contextId }),
+      configuration: undefined,
+      metadata: {},
+    })) as Task;
     expect(failed.status?.state).to.equal(TaskState.TASK_STATE_FAILED);
-    await client.sendMessage({ tenant: '', message: message([text('And now?')], { contextId: first.contextId }), configuration: undefined, metadata: {} });
-    expect(JSON.stringify(svc.fake.requests[svc.fake.requests.length - 1]!.body.messages)).to.not.include('Forget this');
+    await client.sendMessage({
+      tenant: '',
+      message: message([text('And now?')], { contextId: first.contextId }),
+      configuration: undefined,
+      metadata: {},
+    });
+    expect(JSON.stringify(svc.fake.requests[svc.fake.requests.length - 1]!.body.messages)).to.not.include(
+      'Forget this',
+    );
   });
 
   it('refuses: no key and another agent’s key 401, surface off 403, a daily limit of 0 the limit error with its retry time', async () => {
@@ -289,7 +449,12 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
       fetch(`${svc.url}/agents/${agentId}/a2a`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+        }),
       });
     expect((await call(agent, {})).status).to.equal(401);
     const other = await newAgent('Other');

@@ -49,8 +49,8 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
   let agentId: string;
   let key: string;
 
-  const gql = (url: string, query: string, variables: Record<string, unknown> = {}) => graphqlClient(() => url, ADMIN_TOKEN)(query, variables);
-
+  const gql = (url: string, query: string, variables: Record<string, unknown> = {}) =>
+    graphqlClient(() => url, ADMIN_TOKEN)(query, variables);
 
   async function call(server: number, input: unknown): Promise<Outcome> {
     const res = await fetch(`${servers[server]!.url}/agents/${agentId}/api/slow`, {
@@ -71,7 +71,9 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
   before(async function () {
     const databaseUrl = process.env.TEST_DATABASE_URL;
     if (!databaseUrl) {
-      console.log('      (skipped: needs TEST_DATABASE_URL — instances share concurrency slots only through PostgreSQL)');
+      console.log(
+        '      (skipped: needs TEST_DATABASE_URL — instances share concurrency slots only through PostgreSQL)',
+      );
       this.skip();
     }
     await sql(databaseUrl!, `drop schema if exists ${SCHEMA} cascade; create schema ${SCHEMA}`);
@@ -94,10 +96,20 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
     servers.push(await startService(env));
 
     const url = servers[0]!.url;
-    agentId = (await gql(url, 'mutation { createAgent(input: { name: "Concurrency", defaultModel: "fake-model" }) { id } }')).createAgent.id;
-    key = (await gql(url, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "burst") { key } }', { a: agentId })).createAgentApiKey.key;
-    await gql(url, 'mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: { path: "slow", handler: { prompt: "Answer slowly." } }) { id } }', { a: agentId });
-    await gql(url, `mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: ${N}) { id } }`, { a: agentId });
+    agentId = (
+      await gql(url, 'mutation { createAgent(input: { name: "Concurrency", defaultModel: "fake-model" }) { id } }')
+    ).createAgent.id;
+    key = (
+      await gql(url, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "burst") { key } }', { a: agentId })
+    ).createAgentApiKey.key;
+    await gql(
+      url,
+      'mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: { path: "slow", handler: { prompt: "Answer slowly." } }) { id } }',
+      { a: agentId },
+    );
+    await gql(url, `mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: ${N}) { id } }`, {
+      a: agentId,
+    });
 
     // Both instances see the configuration (it lives in the database) and answer this agent.
     for (const s of [0, 1]) {
@@ -127,7 +139,8 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
     // Every call is answered or holds a slot with its model call waiting at the gate: then release.
     const deadline = Date.now() + 60_000;
     while (answered + gate!.held() < 5 * N) {
-      if (Date.now() > deadline) throw new Error(`burst not settled: ${answered} answered, ${gate!.held()} waiting on the model`);
+      if (Date.now() > deadline)
+        throw new Error(`burst not settled: ${answered} answered, ${gate!.held()} waiting on the model`);
       await new Promise((r) => setTimeout(r, 20));
     }
     const heldAtOnce = gate!.held();
@@ -135,7 +148,10 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
     const outcomes = await Promise.all(pending);
     const ok = outcomes.filter((o) => o.status === 200);
     const refused = outcomes.filter((o) => o.status === 429);
-    expect(ok.length + refused.length, JSON.stringify(outcomes.filter((o) => o.status !== 200 && o.status !== 429))).to.equal(5 * N);
+    expect(
+      ok.length + refused.length,
+      JSON.stringify(outcomes.filter((o) => o.status !== 200 && o.status !== 429)),
+    ).to.equal(5 * N);
 
     // While N calls held their slots, every other call was refused — across both instances.
     expect(heldAtOnce).to.equal(N);
@@ -152,14 +168,16 @@ describe('e2e: the concurrency limit across two instances sharing PostgreSQL', f
       expect(o.retryAfter).to.equal('1');
     }
     // Each instance refused some of its own calls: the slots are shared, not counted per process.
-    for (const s of [0, 1]) expect(refused.filter((o) => o.server === s).length, `refusals on instance ${s}`).to.be.at.least(1);
+    for (const s of [0, 1])
+      expect(refused.filter((o) => o.server === s).length, `refusals on instance ${s}`).to.be.at.least(1);
 
     // Overlap as the model server saw it: never more than N calls in flight at any moment, and N
     // at once while the gate held them.
     const spans = fake!.requests.map((r) => [r.receivedAt, r.endedAt ?? Date.now()] as const);
     expect(spans).to.have.length(ok.length);
     let maxOverlap = 0;
-    for (const [start] of spans) maxOverlap = Math.max(maxOverlap, spans.filter(([s, e]) => s <= start && start < e).length);
+    for (const [start] of spans)
+      maxOverlap = Math.max(maxOverlap, spans.filter(([s, e]) => s <= start && start < e).length);
     expect(maxOverlap).to.be.at.most(N);
     expect(gate!.maxInFlight()).to.equal(N);
   });

@@ -17,10 +17,14 @@ describe('e2e: 401 reasons on the agent surfaces', function () {
   let A: string, B: string, docA: string;
   let keyA: string, keyB: string, revokedA: string, wsKey: string;
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
-  const call = (method: string, p: string, opts: Omit<Parameters<typeof send>[2], 'baseUrl'> = {}) => send(method, p, { ...opts, baseUrl: svc.url });
+  const call = (method: string, p: string, opts: Omit<Parameters<typeof send>[2], 'baseUrl'> = {}) =>
+    send(method, p, { ...opts, baseUrl: svc.url });
 
   /** One request per surface that a valid key of `agent` gets through. */
-  const surfaces: Record<string, (agent: string, opts: { key?: string; bearer?: string; headers?: Record<string, string> }) => Promise<Reply>> = {
+  const surfaces: Record<
+    string,
+    (agent: string, opts: { key?: string; bearer?: string; headers?: Record<string, string> }) => Promise<Reply>
+  > = {
     'HTTP API': (agent, o) => call('POST', `/agents/${agent}/api/echo`, { ...o, json: { ping: 1 } }),
     'Document API': (agent, o) => call('GET', `/agents/${agent}/documents/${docA}`, o),
     MCP: (agent, o) =>
@@ -29,7 +33,12 @@ describe('e2e: 401 reasons on the agent surfaces', function () {
         headers: { ...o.headers, accept: 'application/json, text/event-stream' },
         json: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
       }),
-    chat: (agent, o) => call('POST', `/agents/${agent}/chat`, { ...o, headers: { ...o.headers, accept: 'application/json' }, json: { message: 'hi' } }),
+    chat: (agent, o) =>
+      call('POST', `/agents/${agent}/chat`, {
+        ...o,
+        headers: { ...o.headers, accept: 'application/json' },
+        json: { message: 'hi' },
+      }),
   };
 
   function expect401(r: Reply, pattern: RegExp): void {
@@ -39,25 +48,47 @@ describe('e2e: 401 reasons on the agent surfaces', function () {
     expect(r.json.error).to.match(pattern);
   }
 
-  const createKey = async (agentId: string) => (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key apiKey { id } } }', { a: agentId })).createAgentApiKey;
+  const createKey = async (agentId: string) =>
+    (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key apiKey { id } } }', { a: agentId }))
+      .createAgentApiKey;
 
   before(async function () {
     svc = await startE2eService('auth_reasons_e2e', { adminToken: ADMIN_TOKEN });
-    const mk = async (name: string) => (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, defaultModel: "fake-model" } })).createAgent.id as string;
+    const mk = async (name: string) =>
+      (
+        await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+          i: { name, defaultModel: 'fake-model' },
+        })
+      ).createAgent.id as string;
     [A, B] = [await mk('Agent A'), await mk('Agent B')];
     for (const agent of [A, B]) {
-      await gql('mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: {path: "echo", handler: {script: "return input;"}}) { id } }', { a: agent });
-      await gql('mutation($a: ID!) { addMcpTool(agentId: $a, input: {name: "echo", description: "Echo", handler: {script: "return input;"}}) { id } }', { a: agent });
+      await gql(
+        'mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: {path: "echo", handler: {script: "return input;"}}) { id } }',
+        { a: agent },
+      );
+      await gql(
+        'mutation($a: ID!) { addMcpTool(agentId: $a, input: {name: "echo", description: "Echo", handler: {script: "return input;"}}) { id } }',
+        { a: agent },
+      );
       await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: WIDGET, enabled: true) { id } }', { a: agent });
     }
-    docA = (await gql('mutation($a: ID!) { createDocument(agentId: $a, input: {name: "Notes", kind: TEXT, content: "x"}) { id } }', { a: A })).createDocument.id;
-    await gql('mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: false) { id } }', { a: A, d: docA });
+    docA = (
+      await gql(
+        'mutation($a: ID!) { createDocument(agentId: $a, input: {name: "Notes", kind: TEXT, content: "x"}) { id } }',
+        { a: A },
+      )
+    ).createDocument.id;
+    await gql(
+      'mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: false) { id } }',
+      { a: A, d: docA },
+    );
     keyA = (await createKey(A)).key;
     keyB = (await createKey(B)).key;
     const revoked = await createKey(A);
     revokedA = revoked.key;
     await gql('mutation($id: ID!) { revokeApiKey(id: $id) }', { id: revoked.apiKey.id });
-    wsKey = (await gql('mutation { createWorkspaceApiKey(name: "ws", scopes: [WORKSPACE_READ]) { key } }')).createWorkspaceApiKey.key;
+    wsKey = (await gql('mutation { createWorkspaceApiKey(name: "ws", scopes: [WORKSPACE_READ]) { key } }'))
+      .createWorkspaceApiKey.key;
   });
 
   after(async () => {
@@ -66,14 +97,20 @@ describe('e2e: 401 reasons on the agent surfaces', function () {
 
   for (const [name, send] of Object.entries(surfaces)) {
     describe(name, () => {
-      it('passes with the agent\'s own key (the requests below differ only in the key)', async () => {
+      it("passes with the agent's own key (the requests below differ only in the key)", async () => {
         const r = await send(A, { key: keyA });
         expect(r.status, r.text).to.equal(200);
       });
 
       it('no key sent: says so and where to send it', async () => {
-        expect401(await send(A, {}), /^No API key sent: send it in the X-Agent-Access-Key header or as Authorization: Bearer <key>$/);
-        expect401(await send(A, { headers: { authorization: `Basic ${Buffer.from('u:p').toString('base64')}` } }), /^No API key sent/);
+        expect401(
+          await send(A, {}),
+          /^No API key sent: send it in the X-Agent-Access-Key header or as Authorization: Bearer <key>$/,
+        );
+        expect401(
+          await send(A, { headers: { authorization: `Basic ${Buffer.from('u:p').toString('base64')}` } }),
+          /^No API key sent/,
+        );
       });
 
       it('key not recognised: a well-formed unknown key and a malformed value', async () => {

@@ -29,18 +29,31 @@ describe('e2e: cached agents, keys and entries follow every change', function ()
 
   async function agentWithKey(): Promise<{ id: string; key: string; keyId: string }> {
     const id = (await gql('mutation { createAgent(input: { name: "Cached" }) { id } }')).createAgent.id as string;
-    const k = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key apiKey { id } } }', { a: id })).createAgentApiKey;
-    await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: id, i: { path: 'sum', handler: { script: 'return { sum: input.a + input.b };' } } });
+    const k = (
+      await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key apiKey { id } } }', { a: id })
+    ).createAgentApiKey;
+    await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+      a: id,
+      i: { path: 'sum', handler: { script: 'return { sum: input.a + input.b };' } },
+    });
     return { id, key: k.key, keyId: k.apiKey.id };
   }
 
   const sum = async (on: InProcessService, a: { id: string; key: string }) => {
-    const r = await fetch(`${on.url}/agents/${a.id}/api/sum`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-agent-access-key': a.key }, body: '{"a":2,"b":40}' });
+    const r = await fetch(`${on.url}/agents/${a.id}/api/sum`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-agent-access-key': a.key },
+      body: '{"a":2,"b":40}',
+    });
     return { status: r.status, body: (await r.json()) as any };
   };
 
   /** Every instance answered `status` once all have warmed their cache with a first answer. */
-  async function seenEverywhere(a: { id: string; key: string }, status: number, change: () => Promise<unknown>): Promise<number[]> {
+  async function seenEverywhere(
+    a: { id: string; key: string },
+    status: number,
+    change: () => Promise<unknown>,
+  ): Promise<number[]> {
     for (const i of instances) expect((await sum(i, a)).status, 'before the change').to.equal(200);
     for (const i of instances) expect((await sum(i, a)).status, 'before the change, from the cache').to.equal(200);
     await change();
@@ -68,17 +81,23 @@ describe('e2e: cached agents, keys and entries follow every change', function ()
 
   it('a surface turned off is refused (403)', async () => {
     const a = await agentWithKey();
-    await seenEverywhere(a, 403, () => gql('mutation($a: ID!) { setSurface(agentId: $a, surface: HTTP_API, enabled: false) { id } }', { a: a.id }));
+    await seenEverywhere(a, 403, () =>
+      gql('mutation($a: ID!) { setSurface(agentId: $a, surface: HTTP_API, enabled: false) { id } }', { a: a.id }),
+    );
   });
 
   it('a daily credit limit lowered to nothing is refused (429)', async () => {
     const a = await agentWithKey();
-    await seenEverywhere(a, 429, () => gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: a.id }));
+    await seenEverywhere(a, 429, () =>
+      gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: a.id }),
+    );
   });
 
   it('a used-up daily limit raised again admits at once, on every instance', async () => {
     const a = await agentWithKey();
-    await seenEverywhere(a, 429, () => gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: a.id }));
+    await seenEverywhere(a, 429, () =>
+      gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: a.id }),
+    );
     // Refused again (from memory now: the limit is used up until midnight) ...
     for (const i of instances) expect((await sum(i, a)).status).to.equal(429);
     // ... until the limit changes.
@@ -93,7 +112,7 @@ describe('e2e: cached agents, keys and entries follow every change', function ()
     }
   });
 
-  it("a workspace limit lowered to nothing is refused (429) for an agent that has none of its own", async () => {
+  it('a workspace limit lowered to nothing is refused (429) for an agent that has none of its own', async () => {
     const a = await agentWithKey();
     try {
       await seenEverywhere(a, 429, () => gql('mutation { setWorkspaceLimits(dailyCreditLimit: 0) { id } }'));
@@ -104,7 +123,8 @@ describe('e2e: cached agents, keys and entries follow every change', function ()
 
   it('a removed endpoint is not found (404)', async () => {
     const a = await agentWithKey();
-    const [endpoint] = (await gql('query($id: ID!) { agent(id: $id) { httpEndpoints { id } } }', { id: a.id })).agent.httpEndpoints;
+    const [endpoint] = (await gql('query($id: ID!) { agent(id: $id) { httpEndpoints { id } } }', { id: a.id })).agent
+      .httpEndpoints;
     await seenEverywhere(a, 404, () => gql('mutation($id: ID!) { removeHttpEndpoint(id: $id) }', { id: endpoint.id }));
   });
 

@@ -38,12 +38,20 @@ describe('e2e: chat endpoints', function () {
   let key: string;
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
-  const chat = (agentId: string, body: unknown, opts: { key?: string; accept?: string; visitor?: string; signal?: AbortSignal } = {}) =>
+  const chat = (
+    agentId: string,
+    body: unknown,
+    opts: { key?: string; accept?: string; visitor?: string; signal?: AbortSignal } = {},
+  ) =>
     fetch(`${svc.url}/agents/${agentId}/chat`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        ...(opts.key === undefined ? { 'x-agent-access-key': key } : opts.key ? { 'x-agent-access-key': opts.key } : {}),
+        ...(opts.key === undefined
+          ? { 'x-agent-access-key': key }
+          : opts.key
+            ? { 'x-agent-access-key': opts.key }
+            : {}),
         ...(opts.accept ? { accept: opts.accept } : {}),
         ...(opts.visitor ? { 'x-visitor-id': opts.visitor } : {}),
       },
@@ -51,17 +59,28 @@ describe('e2e: chat endpoints', function () {
       signal: opts.signal,
     });
   const history = (agentId: string, conversationId: string, visitor?: string) =>
-    fetch(`${svc.url}/agents/${agentId}/chat/${conversationId}`, { headers: { 'x-agent-access-key': key, ...(visitor ? { 'x-visitor-id': visitor } : {}) } });
+    fetch(`${svc.url}/agents/${agentId}/chat/${conversationId}`, {
+      headers: { 'x-agent-access-key': key, ...(visitor ? { 'x-visitor-id': visitor } : {}) },
+    });
 
   async function newAgent(name: string, input: Record<string, unknown> = {}): Promise<{ id: string; key: string }> {
-    const id = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, instructions: 'You are the helpful shop assistant.', defaultModel: 'fake-model', ...input } })).createAgent.id;
-    const k = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key;
+    const id = (
+      await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+        i: { name, instructions: 'You are the helpful shop assistant.', defaultModel: 'fake-model', ...input },
+      })
+    ).createAgent.id;
+    const k = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id }))
+      .createAgentApiKey.key;
     return { id, key: k };
   }
 
   before(async () => {
     // A short keep-alive interval, so that a held model call shows the comments within the test.
-    svc = await startE2eService('chat_e2e', { adminToken: ADMIN_TOKEN, build: { chatKeepAliveMs: 25 }, modelProxy: async (fake) => (gate = await startModelGate(fake)) });
+    svc = await startE2eService('chat_e2e', {
+      adminToken: ADMIN_TOKEN,
+      build: { chatKeepAliveMs: 25 },
+      modelProxy: async (fake) => (gate = await startModelGate(fake)),
+    });
     ({ id: agent, key } = await newAgent('Shop'));
   });
 
@@ -104,11 +123,17 @@ describe('e2e: chat endpoints', function () {
     expect(first).to.include({ output: 'First answer.' });
     expect(first.conversationId).to.match(/^conv_/);
     expect(first.runId).to.match(/^run_/);
-    const r = await chat(agent, { message: 'Two', conversationId: first.conversationId }, { accept: 'application/json' });
+    const r = await chat(
+      agent,
+      { message: 'Two', conversationId: first.conversationId },
+      { accept: 'application/json' },
+    );
     expect(r.status).to.equal(200);
     const second = (await r.json()) as any;
     expect(second).to.include({ conversationId: first.conversationId, output: 'Second answer.' });
-    const sent = svc.fake.requests.at(-1)!.body.messages!.map((m) => [m.role, typeof m.content === 'string' ? m.content : JSON.stringify(m.content)]);
+    const sent = svc.fake.requests
+      .at(-1)!
+      .body.messages!.map((m) => [m.role, typeof m.content === 'string' ? m.content : JSON.stringify(m.content)]);
     expect(sent[0]![0]).to.equal('system');
     expect(sent[0]![1]).to.include('helpful shop assistant');
     expect(sent.slice(1)).to.deep.equal([
@@ -120,16 +145,24 @@ describe('e2e: chat endpoints', function () {
 
   it("refuses another visitor's conversation and an unknown one with 404, in both endpoints", async () => {
     svc.fake.enqueue({ text: 'Private.' });
-    const mine = (await (await chat(agent, { message: 'Mine' }, { accept: 'application/json', visitor: 'visitor-a' })).json()) as any;
+    const mine = (await (
+      await chat(agent, { message: 'Mine' }, { accept: 'application/json', visitor: 'visitor-a' })
+    ).json()) as any;
     expect((await history(agent, mine.conversationId, 'visitor-a')).status).to.equal(200);
     expect((await history(agent, mine.conversationId, 'visitor-b')).status).to.equal(404);
     expect((await history(agent, mine.conversationId)).status, 'no visitor is another visitor').to.equal(404);
-    const other = await chat(agent, { message: 'Let me in', conversationId: mine.conversationId }, { accept: 'application/json', visitor: 'visitor-b' });
+    const other = await chat(
+      agent,
+      { message: 'Let me in', conversationId: mine.conversationId },
+      { accept: 'application/json', visitor: 'visitor-b' },
+    );
     expect(other.status).to.equal(404);
     expect(((await other.json()) as any).error).to.match(/Conversation/);
     expect((await chat(agent, { message: 'x', conversationId: 'conv_doesnotexist' })).status).to.equal(404);
     const { id: otherAgent, key: otherKey } = await newAgent('Other');
-    const cross = await fetch(`${svc.url}/agents/${otherAgent}/chat/${mine.conversationId}`, { headers: { 'x-agent-access-key': otherKey, 'x-visitor-id': 'visitor-a' } });
+    const cross = await fetch(`${svc.url}/agents/${otherAgent}/chat/${mine.conversationId}`, {
+      headers: { 'x-agent-access-key': otherKey, 'x-visitor-id': 'visitor-a' },
+    });
     expect(cross.status, "another agent's conversation").to.equal(404);
   });
 
@@ -213,7 +246,8 @@ describe('e2e: chat endpoints', function () {
       }
       expect(text, 'the model is still held').not.to.include('event: delta');
       gate.open();
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true });
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        text += decoder.decode(chunk.value, { stream: true });
     } finally {
       gate.open();
     }
@@ -240,7 +274,16 @@ describe('e2e: chat endpoints', function () {
       new Promise<{ status: number; encoding?: string; body: Buffer }>((resolve, reject) => {
         http.get(`${svc.url}/widget.js`, { headers }, (res) => {
           const parts: Buffer[] = [];
-          res.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve({ status: res.statusCode!, encoding: res.headers['content-encoding'], body: Buffer.concat(parts) })).on('error', reject);
+          res
+            .on('data', (c: Buffer) => parts.push(c))
+            .on('end', () =>
+              resolve({
+                status: res.statusCode!,
+                encoding: res.headers['content-encoding'],
+                body: Buffer.concat(parts),
+              }),
+            )
+            .on('error', reject);
         });
       });
     const zipped = await get({ 'accept-encoding': 'gzip' });
@@ -255,9 +298,14 @@ describe('e2e: chat endpoints', function () {
   it('logs each request on the WIDGET surface with its run', async () => {
     const logged = await newAgent('Logged');
     svc.fake.enqueue({ text: 'Logged answer.' });
-    const r = (await (await chat(logged.id, { message: 'Log me' }, { key: logged.key, accept: 'application/json' })).json()) as any;
+    const r = (await (
+      await chat(logged.id, { message: 'Log me' }, { key: logged.key, accept: 'application/json' })
+    ).json()) as any;
     await svc.service.services.activityLog.flush();
-    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 10) { nodes { surface entry status runId requestBody response } } } }', { a: logged.id });
+    const d = await gql(
+      'query($a: ID!) { agent(id: $a) { activity(first: 10) { nodes { surface entry status runId requestBody response } } } }',
+      { a: logged.id },
+    );
     const [entry] = d.agent.activity.nodes;
     expect(entry).to.deep.include({ surface: 'WIDGET', entry: 'chat', status: 200, runId: r.runId });
     expect(entry.requestBody).to.deep.equal({ message: 'Log me' });

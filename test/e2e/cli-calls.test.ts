@@ -20,17 +20,27 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
   let agentKey: string;
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
   const env = () => ({ AES_URL: svc.url, AES_TOKEN: ADMIN_TOKEN });
-  const keys = async () => (await gql('query($id: ID!) { agent(id: $id) { apiKeys { id name expiresAt revokedAt } } }', { id: agentId })).agent.apiKeys as { id: string; name: string; expiresAt: string | null; revokedAt: string | null }[];
+  const keys = async () =>
+    (await gql('query($id: ID!) { agent(id: $id) { apiKeys { id name expiresAt revokedAt } } }', { id: agentId })).agent
+      .apiKeys as { id: string; name: string; expiresAt: string | null; revokedAt: string | null }[];
 
   before(async () => {
     svc = await startE2eService('cli_calls_e2e', { adminToken: ADMIN_TOKEN });
     aes = aesRunner();
-    agentId = (await gql('mutation { createAgent(input: { name: "shop", instructions: "You are the shop assistant.", defaultModel: "fake-model" }) { id } }')).createAgent.id;
-    await gql(`mutation($a: ID!) {
+    agentId = (
+      await gql(
+        'mutation { createAgent(input: { name: "shop", instructions: "You are the shop assistant.", defaultModel: "fake-model" }) { id } }',
+      )
+    ).createAgent.id;
+    await gql(
+      `mutation($a: ID!) {
       e1: addHttpEndpoint(agentId: $a, input: { path: "echo/{word}", methods: [GET, POST], handler: { script: "return { word: request.params.word, input };" } }) { id }
       e2: addHttpEndpoint(agentId: $a, input: { path: "summary", methods: [POST], handler: { prompt: "Summarise the order" } }) { id }
-    }`, { a: agentId });
-    agentKey = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "test") { key } }', { a: agentId })).createAgentApiKey.key;
+    }`,
+      { a: agentId },
+    );
+    agentKey = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "test") { key } }', { a: agentId }))
+      .createAgentApiKey.key;
   });
 
   after(async () => {
@@ -43,7 +53,9 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
       const r = await aes.run(['call', agentId, 'echo/hello', '--key', agentKey], { env: { AES_URL: svc.url } });
       expect(r.code, r.stderr).to.equal(0);
       expect(JSON.parse(r.stdout).output).to.deep.equal({ word: 'hello', input: null });
-      const j = await aes.run(['call', 'shop', 'echo/there', '--data', '{"n": 1}', '-o', 'json'], { env: { ...env(), AES_AGENT_KEY: agentKey } });
+      const j = await aes.run(['call', 'shop', 'echo/there', '--data', '{"n": 1}', '-o', 'json'], {
+        env: { ...env(), AES_AGENT_KEY: agentKey },
+      });
       expect(j.code, j.stderr).to.equal(0);
       expect(JSON.parse(j.stdout)).to.deep.include({ status: 200 });
       expect(JSON.parse(j.stdout).body.output).to.deep.equal({ word: 'there', input: { n: 1 } });
@@ -73,9 +85,20 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
       expect(p.chunks.length).to.be.greaterThan(2);
       expect(p.chunks[p.chunks.length - 1]!.at - p.chunks[0]!.at).to.be.greaterThan(300);
       svc.fake.enqueue({ text: 'Two words' });
-      const j = await aes.run(['call', 'shop', 'summary', '--data', '{}', '--stream', '--key', agentKey, '-o', 'json'], { env: env() });
-      const events = j.stdout.trim().split('\n').map((l) => JSON.parse(l));
-      expect(events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('')).to.equal('Two words');
+      const j = await aes.run(
+        ['call', 'shop', 'summary', '--data', '{}', '--stream', '--key', agentKey, '-o', 'json'],
+        { env: env() },
+      );
+      const events = j.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(
+        events
+          .filter((e) => e.event === 'delta')
+          .map((e) => e.data.text)
+          .join(''),
+      ).to.equal('Two words');
       expect(events[events.length - 1]).to.include({ event: 'done' });
       expect(events[events.length - 1].data.output).to.equal('Two words');
     });
@@ -87,13 +110,17 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
       const badJson = await aes.run(['call', 'shop', 'echo/x', '--data', '{nope', '--key', agentKey], { env: env() });
       expect(badJson.code).to.equal(1);
       expect(badJson.stderr).to.match(/^aes: --data is not JSON: /);
-      const down = await aes.run(['call', agentId, 'echo/x', '--key', agentKey], { env: { AES_URL: 'http://127.0.0.1:9' } });
+      const down = await aes.run(['call', agentId, 'echo/x', '--key', agentKey], {
+        env: { AES_URL: 'http://127.0.0.1:9' },
+      });
       expect(down.code).to.equal(1);
       expect(down.stderr).to.contain(`cannot reach http://127.0.0.1:9/agents/${agentId}/api/echo/x`);
     });
 
     it('a key revoked with aes keys revoke gets 401 on call --key', async () => {
-      const created = JSON.parse((await aes.run(['keys', 'create', 'shop', '--name', 'short-lived', '-o', 'json'], { env: env() })).stdout);
+      const created = JSON.parse(
+        (await aes.run(['keys', 'create', 'shop', '--name', 'short-lived', '-o', 'json'], { env: env() })).stdout,
+      );
       expect((await aes.run(['call', agentId, 'echo/ok', '--key', created.key], { env: env() })).code).to.equal(0);
       const revoked = await aes.run(['keys', 'revoke', created.id], { env: env() });
       expect(revoked.code, revoked.stderr).to.equal(0);
@@ -109,9 +136,15 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
     it('chats through piped input: one message a line, two turns in one conversation, exits at EOF', async () => {
       svc.fake.enqueue({ text: 'Hello! How can I help?' }, { text: 'Order 42 is on its way.' });
       const before = svc.fake.requests.length;
-      const r = await aes.run(['chat', 'shop', '-o', 'json'], { env: env(), input: 'Hi there\n\nWhere is order 42?\n' });
+      const r = await aes.run(['chat', 'shop', '-o', 'json'], {
+        env: env(),
+        input: 'Hi there\n\nWhere is order 42?\n',
+      });
       expect(r.code, r.stderr).to.equal(0);
-      const turns = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const turns = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(turns.map((t) => [t.message, t.output])).to.deep.equal([
         ['Hi there', 'Hello! How can I help?'],
         ['Where is order 42?', 'Order 42 is on its way.'],
@@ -133,13 +166,17 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
     });
 
     it('stops with a clear error when the widget surface is off', async () => {
-      await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: WIDGET, enabled: false) { id } }', { a: agentId });
+      await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: WIDGET, enabled: false) { id } }', {
+        a: agentId,
+      });
       try {
         const r = await aes.run(['chat', 'shop', '--key', agentKey], { env: env(), input: 'hello\n' });
         expect(r.code).to.equal(1);
         expect(r.stderr).to.match(/HTTP 403: .* — is the WIDGET surface on for this agent\?\n$/);
       } finally {
-        await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: WIDGET, enabled: true) { id } }', { a: agentId });
+        await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: WIDGET, enabled: true) { id } }', {
+          a: agentId,
+        });
       }
     });
   });
@@ -148,12 +185,20 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
     it('shows the activity log newest last, filtered by surface and status, as text and JSON', async () => {
       const all = await aes.run(['logs', 'shop', '-n', '50', '-o', 'json'], { env: env() });
       expect(all.code, all.stderr).to.equal(0);
-      const entries = JSON.parse(all.stdout) as { createdAt: string; surface: string; status: number | null; path: string | null }[];
+      const entries = JSON.parse(all.stdout) as {
+        createdAt: string;
+        surface: string;
+        status: number | null;
+        path: string | null;
+      }[];
       expect(entries.length).to.be.greaterThan(3);
       const times = entries.map((e) => Date.parse(e.createdAt));
       expect(times).to.deep.equal([...times].sort((a, b) => a - b));
       expect(new Set(entries.map((e) => e.surface))).to.deep.equal(new Set(['HTTP_API', 'WIDGET']));
-      const http = JSON.parse((await aes.run(['logs', 'shop', '--surface', 'http_api', '--status', '4xx', '-o', 'json'], { env: env() })).stdout) as typeof entries;
+      const http = JSON.parse(
+        (await aes.run(['logs', 'shop', '--surface', 'http_api', '--status', '4xx', '-o', 'json'], { env: env() }))
+          .stdout,
+      ) as typeof entries;
       expect(http.length).to.be.greaterThan(0);
       expect(http.every((e) => e.surface === 'HTTP_API' && e.status! >= 400 && e.status! < 500)).to.equal(true);
       const text = await aes.run(['logs', 'shop', '--surface', 'HTTP_API', '-n', '3'], { env: env() });
@@ -161,15 +206,27 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
       expect(text.stdout).to.match(/^\d{4}-\d{2}-\d{2}T\S+Z {2}HTTP_API/m);
       const bad = await aes.run(['logs', 'shop', '--surface', 'SMTP'], { env: env() });
       expect(bad.code).to.equal(1);
-      expect(bad.stderr).to.equal("aes: unknown surface 'SMTP': use HTTP_API, DOCUMENT_API, MCP, WEBHOOKS, WIDGET, OPENAI, A2A, EMAIL, SMS\n");
+      expect(bad.stderr).to.equal(
+        "aes: unknown surface 'SMTP': use HTTP_API, DOCUMENT_API, MCP, WEBHOOKS, WIDGET, OPENAI, A2A, EMAIL, SMS\n",
+      );
     });
 
     it('--follow picks up a new call, and ends on Ctrl-C (SIGINT) with exit 0', async () => {
       const p = aes.start(['logs', 'shop', '--follow', '--interval', '0.3', '-n', '1', '-o', 'json'], { env: env() });
       await until('the first entry', async () => (p.stdout().includes('\n') ? true : undefined), 20_000);
-      const res = await fetch(`${svc.url}/agents/${agentId}/api/echo/followed`, { headers: { 'x-agent-access-key': agentKey } });
+      const res = await fetch(`${svc.url}/agents/${agentId}/api/echo/followed`, {
+        headers: { 'x-agent-access-key': agentKey },
+      });
       expect(res.status).to.equal(200);
-      const line = await until('the new call in the followed log', async () => p.stdout().split('\n').find((l) => l.includes('echo/followed')), 20_000);
+      const line = await until(
+        'the new call in the followed log',
+        async () =>
+          p
+            .stdout()
+            .split('\n')
+            .find((l) => l.includes('echo/followed')),
+        20_000,
+      );
       expect(JSON.parse(line)).to.include({ surface: 'HTTP_API', method: 'GET', status: 200 });
       p.child.kill('SIGINT');
       expect(await p.exited).to.equal(0);

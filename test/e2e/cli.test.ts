@@ -30,10 +30,25 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
   before(async () => {
     svc = await startE2eService('cli_e2e', { adminToken: ADMIN_TOKEN });
     aes = aesRunner();
-    await gql('mutation { createSecret(name: "stripe-signing", kind: WEBHOOK_SIGNING_SECRET, value: "' + SIGNING_SECRET + '") { name } }');
+    await gql(
+      'mutation { createSecret(name: "stripe-signing", kind: WEBHOOK_SIGNING_SECRET, value: "' +
+        SIGNING_SECRET +
+        '") { name } }',
+    );
     const team = (await gql('mutation { createTeam(name: "support") { id } }')).createTeam.id;
-    agentId = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'orders-bot', description: 'Answers order questions', instructions: 'Be brief.', defaultModel: 'fake-model', teamId: team } })).createAgent.id;
-    await gql(`mutation($a: ID!) {
+    agentId = (
+      await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+        i: {
+          name: 'orders-bot',
+          description: 'Answers order questions',
+          instructions: 'Be brief.',
+          defaultModel: 'fake-model',
+          teamId: team,
+        },
+      })
+    ).createAgent.id;
+    await gql(
+      `mutation($a: ID!) {
       setGuardrails(agentId: $a, input: { blockedInputPatterns: ["ignore previous"], maxToolSteps: 3 }) { id }
       setAgentLimits(agentId: $a, dailyCreditLimit: 12.5) { id }
       setSurface(agentId: $a, surface: MCP, activityLogging: false) { id }
@@ -42,15 +57,37 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       t1: addMcpTool(agentId: $a, input: { name: "lookup_order", description: "Find an order", handler: { prompt: "Look it up" } }) { id }
       w1: addWebhook(agentId: $a, input: { integration: "stripe", handler: { script: "return input;" }, signature: { scheme: STRIPE, secretName: "stripe-signing" } }) { id }
       c1: addChannel(agentId: $a, input: { kind: SMS, address: "+1 415 555 0900", handler: { prompt: "Answer by text" }, autoReply: false }) { id }
-    }`, { a: agentId });
-    const faq = (await gql('mutation($a: ID!) { createDocument(agentId: $a, input: { name: "faq", content: "Q: Where?\\nA: Here." }) { id } }', { a: agentId })).createDocument.id;
-    const orders = (await gql('mutation($a: ID!) { createDocument(agentId: $a, input: { name: "orders", kind: DATABASE, fields: [{ name: "ref", type: STRING, required: true }, { name: "total", type: NUMBER }] }) { id } }', { a: agentId })).createDocument.id;
-    await gql('mutation($a: ID!, $d: ID!, $f: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } e2: exposeDocument(agentId: $a, documentId: $f, read: true) { id } }', { a: agentId, d: orders, f: faq });
-    const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "setup") { key } }', { a: agentId })).createAgentApiKey.key;
+    }`,
+      { a: agentId },
+    );
+    const faq = (
+      await gql(
+        'mutation($a: ID!) { createDocument(agentId: $a, input: { name: "faq", content: "Q: Where?\\nA: Here." }) { id } }',
+        { a: agentId },
+      )
+    ).createDocument.id;
+    const orders = (
+      await gql(
+        'mutation($a: ID!) { createDocument(agentId: $a, input: { name: "orders", kind: DATABASE, fields: [{ name: "ref", type: STRING, required: true }, { name: "total", type: NUMBER }] }) { id } }',
+        { a: agentId },
+      )
+    ).createDocument.id;
+    await gql(
+      'mutation($a: ID!, $d: ID!, $f: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } e2: exposeDocument(agentId: $a, documentId: $f, read: true) { id } }',
+      { a: agentId, d: orders, f: faq },
+    );
+    const key = (
+      await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "setup") { key } }', { a: agentId })
+    ).createAgentApiKey.key;
     const inserted = await fetch(`${svc.url}/agents/${agentId}/documents/${orders}/data/insert`, {
       method: 'POST',
       headers: { 'x-agent-access-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ items: [{ ref: 'A-1', total: 10 }, { ref: 'A-2', total: 20.5 }] }),
+      body: JSON.stringify({
+        items: [
+          { ref: 'A-1', total: 10 },
+          { ref: 'A-2', total: 20.5 },
+        ],
+      }),
     });
     expect(inserted.status).to.equal(200);
     await gql('mutation { createAgent(input: { name: "second agent" }) { id } }');
@@ -119,7 +156,13 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       expect(t.stdout).to.match(new RegExp(`${agentId}\\s+orders-bot\\s+WORKSPACE\\s+fake-model\\s+2\\s+1\\s+1\\s+2`));
       const j = json((await aes.run(['agents', 'list', '-o', 'json'])).stdout);
       expect(j.map((a: { name: string }) => a.name).sort()).to.deep.equal(['orders-bot', 'second agent']);
-      expect(j.find((a: { id: string }) => a.id === agentId)).to.include({ name: 'orders-bot', endpoints: 2, tools: 1, webhooks: 1, documents: 2 });
+      expect(j.find((a: { id: string }) => a.id === agentId)).to.include({
+        name: 'orders-bot',
+        endpoints: 2,
+        tools: 1,
+        webhooks: 1,
+        documents: 2,
+      });
       const y = parse((await aes.run(['agents', 'list', '-o', 'yaml'])).stdout);
       expect(y).to.deep.equal(j);
     });
@@ -135,7 +178,9 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       expect(parse((await aes.run(['agents', 'get', 'orders-bot', '-o', 'yaml'])).stdout)).to.deep.equal(j);
       const missing = await aes.run(['agents', 'get', 'no-such-agent']);
       expect(missing.code).to.equal(1);
-      expect(missing.stderr).to.equal("aes: no agent 'no-such-agent' (by id or name) among the agents you can see: `aes agents list` shows them\n");
+      expect(missing.stderr).to.equal(
+        "aes: no agent 'no-such-agent' (by id or name) among the agents you can see: `aes agents list` shows them\n",
+      );
       const badFormat = await aes.run(['agents', 'get', 'orders-bot', '-o', 'xml']);
       expect(badFormat.code).to.equal(1);
       expect(badFormat.stderr).to.contain("unknown output format 'xml'");
@@ -146,13 +191,15 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
     const dir = () => path.join(work, 'agents');
     const file = () => path.join(dir(), 'orders-bot.yaml');
 
-    it('exports to stdout (the service\'s text, byte for byte), to a directory, and as JSON', async () => {
+    it("exports to stdout (the service's text, byte for byte), to a directory, and as JSON", async () => {
       const expected = (await gql('query($ids: [ID!]) { exportAgents(ids: $ids) }', { ids: [agentId] })).exportAgents;
       const out = await aes.run(['export', 'orders-bot']);
       expect(out.code, out.stderr).to.equal(0);
       expect(out.stdout).to.equal(expected);
       expect(out.stdout).not.to.contain(SIGNING_SECRET);
-      expect(out.stdout).to.contain('  channels:\n    - kind: SMS\n      address: "+14155550900"\n      autoReply: false\n');
+      expect(out.stdout).to.contain(
+        '  channels:\n    - kind: SMS\n      address: "+14155550900"\n      autoReply: false\n',
+      );
       const toDir = await aes.run(['export', '-o', dir()]);
       expect(toDir.code, toDir.stderr).to.equal(0);
       expect(fs.readdirSync(dir()).sort()).to.deep.equal(['orders-bot.yaml', 'second-agent.yaml']);
@@ -167,11 +214,16 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       expect(same.code, same.stderr).to.equal(0);
       expect(same.stdout).to.equal('No changes: the workspace matches the files.\n');
 
-      const text = fs.readFileSync(file(), 'utf8').replace('instructions: Be brief.', 'instructions: Be very brief.').replace('maxToolSteps: 3', 'maxToolSteps: 4');
+      const text = fs
+        .readFileSync(file(), 'utf8')
+        .replace('instructions: Be brief.', 'instructions: Be very brief.')
+        .replace('maxToolSteps: 3', 'maxToolSteps: 4');
       fs.writeFileSync(file(), text);
       const d = await aes.run(['diff', '-f', dir()]);
       expect(d.code, d.stderr).to.equal(2);
-      expect(d.stdout).to.contain('orders-bot\n  ~ update spec.instructions\n      - Be brief.\n      + Be very brief.\n  ~ update spec.guardrails.maxToolSteps\n      - 3\n      + 4\n');
+      expect(d.stdout).to.contain(
+        'orders-bot\n  ~ update spec.instructions\n      - Be brief.\n      + Be very brief.\n  ~ update spec.guardrails.maxToolSteps\n      - 3\n      + 4\n',
+      );
       expect(d.stdout).to.contain('Plan: 0 to create, 2 to update, 0 to delete.');
       expect(d.stdout).not.to.contain('\x1b[');
       const coloured = await aes.run(['diff', '-f', dir(), '--color']);
@@ -183,21 +235,31 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       const plan = json(j.stdout);
       expect(plan.hasChanges).to.equal(true);
       expect(plan.digest).to.match(/^[0-9a-f]{64}$/);
-      expect(plan.changes.map((c: { action: string; path: string }) => `${c.action} ${c.path}`)).to.deep.equal(['UPDATE spec.instructions', 'UPDATE spec.guardrails.maxToolSteps']);
+      expect(plan.changes.map((c: { action: string; path: string }) => `${c.action} ${c.path}`)).to.deep.equal([
+        'UPDATE spec.instructions',
+        'UPDATE spec.guardrails.maxToolSteps',
+      ]);
     });
 
     it('apply without --yes and without a terminal refuses and changes nothing', async () => {
       const r = await aes.run(['apply', '-f', dir()]);
       expect(r.code).to.equal(1);
       expect(r.stderr).to.contain('not applied: stdin is not a terminal, so nobody can confirm — pass --yes');
-      expect((await gql('query($id: ID!) { agent(id: $id) { instructions } }', { id: agentId })).agent.instructions).to.equal('Be brief.');
+      expect(
+        (await gql('query($id: ID!) { agent(id: $id) { instructions } }', { id: agentId })).agent.instructions,
+      ).to.equal('Be brief.');
     });
 
     it('apply --yes applies; diff then exits 0; applying again changes nothing', async () => {
       const r = await aes.run(['apply', '-f', dir(), '--yes']);
       expect(r.code, r.stderr).to.equal(0);
-      expect(r.stdout).to.match(/\nupdated {2}orders-bot \(agt_\w+\)\nunchanged {2}second agent \(agt_\w+\)\nApplied 2 changes\.\n$/);
-      expect((await gql('query($id: ID!) { agent(id: $id) { instructions guardrails { maxToolSteps } } }', { id: agentId })).agent).to.deep.equal({ instructions: 'Be very brief.', guardrails: { maxToolSteps: 4 } });
+      expect(r.stdout).to.match(
+        /\nupdated {2}orders-bot \(agt_\w+\)\nunchanged {2}second agent \(agt_\w+\)\nApplied 2 changes\.\n$/,
+      );
+      expect(
+        (await gql('query($id: ID!) { agent(id: $id) { instructions guardrails { maxToolSteps } } }', { id: agentId }))
+          .agent,
+      ).to.deep.equal({ instructions: 'Be very brief.', guardrails: { maxToolSteps: 4 } });
       const d = await aes.run(['diff', '-f', dir()]);
       expect(d.code).to.equal(0);
       const again = await aes.run(['apply', '-f', dir(), '--yes', '-o', 'json']);
@@ -206,21 +268,32 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
     });
 
     it('a plan made before someone else changed the agent is refused with CONFLICT (exit 3)', async () => {
-      fs.writeFileSync(file(), fs.readFileSync(file(), 'utf8').replace('instructions: Be very brief.', 'instructions: Be brief again.'));
+      fs.writeFileSync(
+        file(),
+        fs.readFileSync(file(), 'utf8').replace('instructions: Be very brief.', 'instructions: Be brief again.'),
+      );
       const plan = json((await aes.run(['diff', '-f', dir(), '-o', 'json'])).stdout);
-      await gql('mutation($id: ID!) { updateAgent(id: $id, input: { description: "changed by someone else" }) { id } }', { id: agentId });
+      await gql(
+        'mutation($id: ID!) { updateAgent(id: $id, input: { description: "changed by someone else" }) { id } }',
+        { id: agentId },
+      );
       const r = await aes.run(['apply', '-f', dir(), '--yes', '--digest', plan.digest]);
       expect(r.code).to.equal(3);
       expect(r.stderr).to.match(/^aes: CONFLICT: not applied — /);
       expect(r.stderr).to.contain('Run `aes diff` again');
-      expect((await gql('query($id: ID!) { agent(id: $id) { instructions } }', { id: agentId })).agent.instructions).to.equal('Be very brief.');
+      expect(
+        (await gql('query($id: ID!) { agent(id: $id) { instructions } }', { id: agentId })).agent.instructions,
+      ).to.equal('Be very brief.');
       const j = await aes.run(['apply', '-f', dir(), '--yes', '--digest', plan.digest, '-o', 'json']);
       expect(j.code).to.equal(3);
     });
 
     it('an invalid manifest gets every error as file:line:column, exit 1, and changes nothing', async () => {
       const bad = path.join(work, 'bad.yaml');
-      fs.writeFileSync(bad, 'apiVersion: agents/v1\nkind: Agent\nmetadata:\n  name: broken\nspec:\n  visibility: NOPE\n  colour: red\n');
+      fs.writeFileSync(
+        bad,
+        'apiVersion: agents/v1\nkind: Agent\nmetadata:\n  name: broken\nspec:\n  visibility: NOPE\n  colour: red\n',
+      );
       const before = (await aes.run(['export'])).stdout;
       const r = await aes.run(['apply', '-f', file(), '-f', bad, '--yes']);
       expect(r.code).to.equal(1);
@@ -247,12 +320,23 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       expect(missing.code).to.equal(1);
       expect(missing.stdout).to.contain('Missing in the workspace');
       expect(missing.stdout).to.match(/all\.yaml:\d+:\d+: secret 'stripe-signing'/);
-      await gqlOk(ws.adminToken, 'mutation { createSecret(name: "stripe-signing", kind: WEBHOOK_SIGNING_SECRET, value: "another-signing-secret-value-0123") { name } }');
+      await gqlOk(
+        ws.adminToken,
+        'mutation { createSecret(name: "stripe-signing", kind: WEBHOOK_SIGNING_SECRET, value: "another-signing-secret-value-0123") { name } }',
+      );
       await gqlOk(ws.adminToken, 'mutation { createTeam(name: "support") { id } }');
-      await gqlOk(ws.adminToken, 'mutation { configureModel(input: { name: "fake-model", provider: OPENAI_COMPATIBLE, model: "fake-model", baseUrl: "http://127.0.0.1:9/v1" }) { name } }');
-      const applied = await aes.run(['apply', '-f', path.join(work, 'all.yaml'), '--yes', '-o', 'json'], { env: other });
+      await gqlOk(
+        ws.adminToken,
+        'mutation { configureModel(input: { name: "fake-model", provider: OPENAI_COMPATIBLE, model: "fake-model", baseUrl: "http://127.0.0.1:9/v1" }) { name } }',
+      );
+      const applied = await aes.run(['apply', '-f', path.join(work, 'all.yaml'), '--yes', '-o', 'json'], {
+        env: other,
+      });
       expect(applied.code, applied.stderr).to.equal(0);
-      expect(json(applied.stdout).agents.map((a: { action: string }) => a.action)).to.deep.equal(['CREATED', 'CREATED']);
+      expect(json(applied.stdout).agents.map((a: { action: string }) => a.action)).to.deep.equal([
+        'CREATED',
+        'CREATED',
+      ]);
       const again = await aes.run(['export', '--with-records'], { env: other });
       expect(again.code, again.stderr).to.equal(0);
       expect(again.stdout).to.equal(exported.stdout);
@@ -260,7 +344,9 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
   });
 
   it('the GitOps example: its manifest plans cleanly, its workflow diffs on pull requests and applies on main', async () => {
-    const d = await aes.run(['diff', '-f', path.join(ROOT, 'examples/gitops/agents')], { env: { AES_URL: h().url, AES_TOKEN: (await newWorkspace()).adminToken } });
+    const d = await aes.run(['diff', '-f', path.join(ROOT, 'examples/gitops/agents')], {
+      env: { AES_URL: h().url, AES_TOKEN: (await newWorkspace()).adminToken },
+    });
     expect(d.code, d.stderr).to.equal(2);
     expect(d.stdout).to.match(/^orders-bot\n {2}\+ create agent\n/);
     const workflow = parse(fs.readFileSync(path.join(ROOT, 'examples/gitops/.github/workflows/agents.yaml'), 'utf8'));
@@ -269,9 +355,13 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
     const runs = (job: string) => workflow.jobs[job].steps.map((s: { run?: string }) => s.run ?? '').join('\n');
     expect(workflow.jobs.plan.if).to.contain('pull_request');
     expect(runs('plan')).to.match(/aes diff -f agents\//);
-    expect(workflow.jobs.apply.if).to.contain("refs/heads/main");
+    expect(workflow.jobs.apply.if).to.contain('refs/heads/main');
     expect(runs('apply')).to.match(/aes apply -f agents\/ --yes/);
-    for (const job of ['plan', 'apply']) expect(workflow.jobs[job].env).to.deep.equal({ AES_URL: '${{ secrets.AES_URL }}', AES_TOKEN: '${{ secrets.AES_TOKEN }}' });
+    for (const job of ['plan', 'apply'])
+      expect(workflow.jobs[job].env).to.deep.equal({
+        AES_URL: '${{ secrets.AES_URL }}',
+        AES_TOKEN: '${{ secrets.AES_TOKEN }}',
+      });
   });
 
   describe('keys and MCP configurations', () => {
@@ -295,7 +385,9 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       expect(json(revoked.stdout)).to.deep.equal({ id: k.id, revoked: true });
       const after = json((await aes.run(['keys', 'list', 'orders-bot', '-o', 'json'])).stdout);
       expect(after.find((x: { id: string }) => x.id === k.id).revokedAt).to.be.a('string');
-      expect((await aes.run(['keys', 'list', 'orders-bot'])).stdout).to.match(new RegExp(`${k.id}\\s+ci\\s+orders-bot\\s+\\S+\\s+revoked`));
+      expect((await aes.run(['keys', 'list', 'orders-bot'])).stdout).to.match(
+        new RegExp(`${k.id}\\s+ci\\s+orders-bot\\s+\\S+\\s+revoked`),
+      );
       const badExpiry = await aes.run(['keys', 'create', 'orders-bot', '--name', 'x', '--expires', 'soon']);
       expect(badExpiry.code).to.equal(1);
       expect(badExpiry.stderr).to.contain("--expires 'soon' is neither a duration");
@@ -303,7 +395,9 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
 
     for (const client of ['claude', 'cursor', 'vscode'] as const) {
       it(`mcp config --client ${client} prints what the console shows (a placeholder), and the key with --key`, async () => {
-        const expected = clientConfigs(mcpUrl(svc.url, agentId), serverName('orders-bot')).find((c) => c.id === client)!;
+        const expected = clientConfigs(mcpUrl(svc.url, agentId), serverName('orders-bot')).find(
+          (c) => c.id === client,
+        )!;
         const r = await aes.run(['mcp', 'config', 'orders-bot', '--client', client]);
         expect(r.code, r.stderr).to.equal(0);
         expect(json(r.stdout)).to.deep.equal(JSON.parse(expected.json));
@@ -325,7 +419,26 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
   });
 
   it('every command has --help with an example', async () => {
-    const commands = [[], ['login'], ['whoami'], ['agents'], ['agents', 'list'], ['agents', 'get'], ['export'], ['diff'], ['apply'], ['call'], ['chat'], ['logs'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['mcp'], ['mcp', 'config']];
+    const commands = [
+      [],
+      ['login'],
+      ['whoami'],
+      ['agents'],
+      ['agents', 'list'],
+      ['agents', 'get'],
+      ['export'],
+      ['diff'],
+      ['apply'],
+      ['call'],
+      ['chat'],
+      ['logs'],
+      ['keys'],
+      ['keys', 'create'],
+      ['keys', 'list'],
+      ['keys', 'revoke'],
+      ['mcp'],
+      ['mcp', 'config'],
+    ];
     for (const c of commands) {
       const r = await aes.run([...c, '--help']);
       expect(r.code, c.join(' ')).to.equal(0);

@@ -31,7 +31,8 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
   const expectRows = async (n: number) => {
     if (n === 0) return page.getByText(/No entries match|No activity yet/).waitFor();
     await page.waitForFunction(
-      (count) => (globalThis as any).document.querySelectorAll('table[aria-label="Activity log"] tbody tr').length === count,
+      (count) =>
+        (globalThis as any).document.querySelectorAll('table[aria-label="Activity log"] tbody tr').length === count,
       n,
       { timeout: 10_000 },
     );
@@ -42,11 +43,20 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     ({ page, gql } = h);
     agentId = (await gql('mutation { createAgent(input: { name: "Activity bot" }) { id } }')).createAgent.id;
     const endpoint = 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }';
-    await gql(endpoint, { a: agentId, i: { path: 'orders', handler: { script: "return { got: input, contact: 'ops@example.com' };" } } });
+    await gql(endpoint, {
+      a: agentId,
+      i: { path: 'orders', handler: { script: "return { got: input, contact: 'ops@example.com' };" } },
+    });
     await gql(endpoint, { a: agentId, i: { path: 'refunds', handler: { script: 'return { refunded: true };' } } });
     // The guardrails redact e-mail addresses from the agent's output.
-    await gql('mutation($a: ID!) { setGuardrails(agentId: $a, input: { redactPresets: [email] }) { id } }', { a: agentId });
-    const created = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "test") { key apiKey { id } } }', { a: agentId })).createAgentApiKey;
+    await gql('mutation($a: ID!) { setGuardrails(agentId: $a, input: { redactPresets: [email] }) { id } }', {
+      a: agentId,
+    });
+    const created = (
+      await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "test") { key apiKey { id } } }', {
+        a: agentId,
+      })
+    ).createAgentApiKey;
     key = created.key;
     keyId = created.apiKey.id;
     await h.signIn();
@@ -68,7 +78,7 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     const texts = await rowTexts();
     expect(texts[0]).to.include('orders').and.include('401');
     expect(texts[1]).to.include('refunds').and.include('200');
-    expect(texts[2]).to.include('orders').and.include('200').and.include("POST /api/orders");
+    expect(texts[2]).to.include('orders').and.include('200').and.include('POST /api/orders');
     expect(await h.axeProblems()).to.deep.equal([]);
   });
 
@@ -119,7 +129,12 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
   });
 
   it('Activity: the detail drawer shows headers, body, response, credits and ids, with redactions as "redacted"', async () => {
-    const { nodes } = (await gql('query($a: ID!) { agent(id: $a) { activity(first: 10) { nodes { id entry status runId requestId credits } } } }', { a: agentId })).agent.activity;
+    const { nodes } = (
+      await gql(
+        'query($a: ID!) { agent(id: $a) { activity(first: 10) { nodes { id entry status runId requestId credits } } } }',
+        { a: agentId },
+      )
+    ).agent.activity;
     const first = nodes.find((n: any) => n.entry === 'orders' && n.status === 200);
     expect(first.credits).to.be.greaterThan(0);
     await rows().nth(2).getByRole('button').click();
@@ -131,12 +146,16 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     expect(await drawer.getByRole('button', { name: 'Copy the run id' }).count()).to.equal(1);
     // The key header is stored redacted: a badge, not the key.
     const keyRow = drawer.getByRole('row', { name: /x-agent-access-key/ });
-    expect((await keyRow.textContent())!.replace(/\s+/g, ' ')).to.include('redacted').and.not.include(key);
+    expect((await keyRow.textContent())!.replace(/\s+/g, ' '))
+      .to.include('redacted')
+      .and.not.include(key);
     expect(await keyRow.locator('.mantine-Badge-root').count()).to.equal(1);
     // The body as sent; the e-mail address the guardrails redacted from the response as a badge.
     expect(await drawer.getByRole('region', { name: 'Request body' }).textContent()).to.include('"q": "hello"');
     const response = drawer.getByRole('region', { name: 'Response' });
-    expect(await response.textContent()).to.include('"got"').and.not.include('ops@example.com');
+    expect(await response.textContent())
+      .to.include('"got"')
+      .and.not.include('ops@example.com');
     expect(await response.locator('.mantine-Badge-root', { hasText: 'redacted' }).count()).to.equal(1);
     expect(await drawer.textContent()).to.include(`Credits ${first.credits}`);
     expect(await h.axeProblems()).to.deep.equal([]);
@@ -161,7 +180,12 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     expect(await page.locator('.recharts-bar-rectangle').count()).to.be.greaterThan(0);
     expect(await h.axeProblems()).to.deep.equal([]);
 
-    const { usage, activity } = (await gql('query($a: ID!) { agent(id: $a) { usage(days: 1) { day credits runs } activity(first: 10) { nodes { credits runId } } } }', { a: agentId })).agent;
+    const { usage, activity } = (
+      await gql(
+        'query($a: ID!) { agent(id: $a) { usage(days: 1) { day credits runs } activity(first: 10) { nodes { credits runId } } } }',
+        { a: agentId },
+      )
+    ).agent;
     const runs = activity.nodes.filter((n: any) => n.runId);
     expect(runs).to.have.length(2); // the refused call ran nothing
     const credits = runs.reduce((a: number, n: any) => a + n.credits, 0);
@@ -175,10 +199,18 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     expect(Number(cells[0])).to.be.closeTo(credits, 1e-6);
     expect(cells[1]).to.equal('2');
     await page.getByRole('button', { name: 'Show runs per surface as a table' }).click();
-    const http = await page.getByRole('table', { name: 'Runs per surface' }).getByRole('row', { name: /HTTP API/ }).locator('td').allTextContents();
+    const http = await page
+      .getByRole('table', { name: 'Runs per surface' })
+      .getByRole('row', { name: /HTTP API/ })
+      .locator('td')
+      .allTextContents();
     expect(http[0]).to.equal('2');
     expect(Number(http[1])).to.be.closeTo(credits, 1e-6);
-    const mcp = await page.getByRole('table', { name: 'Runs per surface' }).getByRole('row', { name: /^MCP/ }).locator('td').allTextContents();
+    const mcp = await page
+      .getByRole('table', { name: 'Runs per surface' })
+      .getByRole('row', { name: /^MCP/ })
+      .locator('td')
+      .allTextContents();
     expect(mcp[0]).to.equal('0');
     expect(await h.axeProblems()).to.deep.equal([]);
 
@@ -195,7 +227,10 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     await page.getByRole('tab', { name: 'Limits' }).click();
     const daily = page.getByLabel('Daily credit limit');
     await daily.waitFor();
-    await page.getByText(/credits today · no daily limit/).first().waitFor();
+    await page
+      .getByText(/credits today · no daily limit/)
+      .first()
+      .waitFor();
     await page.getByRole('table', { name: 'Team and workspace limits' }).getByText('The agent is in no team').waitFor();
     expect(await h.axeProblems()).to.deep.equal([]);
 
@@ -203,8 +238,14 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     await page.getByRole('button', { name: 'Save limits' }).click();
     await page.getByRole('status').getByText('Saved').waitFor();
     await page.getByRole('progressbar', { name: /agent's daily limit/ }).waitFor();
-    expect(await page.getByRole('progressbar', { name: /agent's daily limit/ }).getAttribute('aria-valuetext')).to.match(/^[\d.]+ of 0 credits today$/);
-    const limits = (await gql('query($a: ID!) { agent(id: $a) { limits { dailyCreditLimit maxConcurrentRequests } } }', { a: agentId })).agent.limits;
+    expect(
+      await page.getByRole('progressbar', { name: /agent's daily limit/ }).getAttribute('aria-valuetext'),
+    ).to.match(/^[\d.]+ of 0 credits today$/);
+    const limits = (
+      await gql('query($a: ID!) { agent(id: $a) { limits { dailyCreditLimit maxConcurrentRequests } } }', {
+        a: agentId,
+      })
+    ).agent.limits;
     expect(limits).to.deep.equal({ dailyCreditLimit: 0, maxConcurrentRequests: null });
     const refused = await callEndpoint('orders', { q: 'over the limit' });
     expect(refused.status).to.equal(429);
@@ -222,8 +263,17 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     await page.getByRole('button', { name: 'Clear both' }).click();
     await page.getByRole('button', { name: 'Save limits' }).click();
     await page.getByRole('status').getByText('Saved').waitFor();
-    await page.getByText(/credits today · no daily limit/).first().waitFor();
-    expect((await gql('query($a: ID!) { agent(id: $a) { limits { dailyCreditLimit maxConcurrentRequests } } }', { a: agentId })).agent.limits).to.deep.equal({
+    await page
+      .getByText(/credits today · no daily limit/)
+      .first()
+      .waitFor();
+    expect(
+      (
+        await gql('query($a: ID!) { agent(id: $a) { limits { dailyCreditLimit maxConcurrentRequests } } }', {
+          a: agentId,
+        })
+      ).agent.limits,
+    ).to.deep.equal({
       dailyCreditLimit: null,
       maxConcurrentRequests: null,
     });
@@ -243,7 +293,10 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     await expectRows(1);
     await rows().first().getByRole('button').click();
     const drawer = page.getByRole('dialog', { name: 'Activity entry' });
-    await drawer.getByText(/daily credit limit of 0/).first().waitFor();
+    await drawer
+      .getByText(/daily credit limit of 0/)
+      .first()
+      .waitFor();
     await page.keyboard.press('Escape');
     await status().fill('');
     await expectRows(5);

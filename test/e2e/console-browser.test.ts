@@ -19,16 +19,24 @@ describe('e2e: the console in Chromium', function () {
   const ADMIN_TOKEN = 'console-browser-admin-token-0123456789';
   const axeProblems = () => h.axeProblems();
 
-  consoleSuite('console_browser', async (started) => {
-    h = started;
-    ({ svc, context, page, gql, errors, violations } = h);
-  }, { adminToken: ADMIN_TOKEN });
+  consoleSuite(
+    'console_browser',
+    async (started) => {
+      h = started;
+      ({ svc, context, page, gql, errors, violations } = h);
+    },
+    { adminToken: ADMIN_TOKEN },
+  );
 
   it('serves the shell with the strict CSP and its assets with a hash in the name', async () => {
     const res = await fetch(`${svc.url}/console`);
     expect(res.status).to.equal(200);
     const csp = res.headers.get('content-security-policy')!;
-    expect(csp).to.include("script-src 'self';").and.include("default-src 'none'").and.include("frame-ancestors 'none'").and.include("connect-src 'self'");
+    expect(csp)
+      .to.include("script-src 'self';")
+      .and.include("default-src 'none'")
+      .and.include("frame-ancestors 'none'")
+      .and.include("connect-src 'self'");
     expect(csp).to.not.match(/unsafe-eval|script-src[^;]*unsafe-inline/);
     const html = await res.text();
     expect(html).to.not.match(/<script(?![^>]*\bsrc=)/); // no inline script
@@ -48,7 +56,10 @@ describe('e2e: the console in Chromium', function () {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText(/This token was not recognised/).waitFor();
     // The refused sign-in is the only failed request, and the browser reports it as such.
-    expect(errors.every((e) => /status of 401/.test(e) && e.includes('/console/session'))).to.equal(true, errors.join('\n'));
+    expect(errors.every((e) => /status of 401/.test(e) && e.includes('/console/session'))).to.equal(
+      true,
+      errors.join('\n'),
+    );
     errors.length = 0;
 
     await token.fill(ADMIN_TOKEN);
@@ -77,7 +88,10 @@ describe('e2e: the console in Chromium', function () {
     await dialog.waitFor({ state: 'hidden' });
     const row = page.getByRole('row', { name: /Support bot/ });
     await row.waitFor();
-    expect(await row.textContent()).to.include('Workspace').and.include('HTTP API').and.include('0');
+    expect(await row.textContent())
+      .to.include('Workspace')
+      .and.include('HTTP API')
+      .and.include('0');
   });
 
   it('opens the agent, edits its instructions and default model, and the change survives a reload', async () => {
@@ -98,7 +112,14 @@ describe('e2e: the console in Chromium', function () {
     await page.getByRole('tab', { name: 'Overview' }).waitFor();
     expect(await page.getByLabel('Instructions').inputValue()).to.equal('Be brief. Answer in English.');
     const { agents } = await gql('{ agents { name instructions defaultModel visibility } }');
-    expect(agents).to.deep.equal([{ name: 'Support bot', instructions: 'Be brief. Answer in English.', defaultModel: 'house-model', visibility: 'PRIVATE' }]);
+    expect(agents).to.deep.equal([
+      {
+        name: 'Support bot',
+        instructions: 'Be brief. Answer in English.',
+        defaultModel: 'house-model',
+        visibility: 'PRIVATE',
+      },
+    ]);
   });
 
   it("an unknown agent's page shows the error with a way back", async () => {
@@ -132,7 +153,11 @@ describe('e2e: the console in Chromium', function () {
     expect((await context.cookies()).find((c) => c.name === 'aes_session')).to.equal(undefined);
     const res = await fetch(`${svc.url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', origin: new URL(svc.url).origin, cookie: `aes_session=${cookie.value}` },
+      headers: {
+        'content-type': 'application/json',
+        origin: new URL(svc.url).origin,
+        cookie: `aes_session=${cookie.value}`,
+      },
       body: JSON.stringify({ query: '{ viewer { id } }' }),
     });
     expect(res.status).to.equal(401);

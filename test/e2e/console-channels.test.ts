@@ -45,7 +45,15 @@ describe('e2e: console Channels tab (channels and messages)', function () {
         sentAt: new Date(now - i * 60_000),
         createdAt: new Date(),
         ...UNCHANNELLED,
-        ...(i === 0 ? { threadId: 'thr_console_0', status: 'failed' as const, attempts: 3, failures: 3, lastError: '550 mailbox unavailable' } : {}),
+        ...(i === 0
+          ? {
+              threadId: 'thr_console_0',
+              status: 'failed' as const,
+              attempts: 3,
+              failures: 3,
+              lastError: '550 mailbox unavailable',
+            }
+          : {}),
       };
       await repos.messages.insert(m);
       seeded.push({ id: m.id, direction, channel });
@@ -80,10 +88,23 @@ describe('e2e: console Channels tab (channels and messages)', function () {
     const row = page.getByRole('row', { name: /support@mail\.test/ });
     await row.waitFor();
     const text = await row.textContent();
-    expect(text).to.include('Email').and.include('Prompt').and.include('Automatically').and.include('@example.com, boss@corp.test');
-    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { channels { kind address handler { prompt } allowedSenders autoReply } } }', { a: agentId });
+    expect(text)
+      .to.include('Email')
+      .and.include('Prompt')
+      .and.include('Automatically')
+      .and.include('@example.com, boss@corp.test');
+    const { agent } = await h.gql(
+      'query($a: ID!) { agent(id: $a) { channels { kind address handler { prompt } allowedSenders autoReply } } }',
+      { a: agentId },
+    );
     expect(agent.channels).to.deep.equal([
-      { kind: 'EMAIL', address: 'support@mail.test', handler: { prompt: 'Answer support questions briefly.' }, allowedSenders: ['@example.com', 'boss@corp.test'], autoReply: true },
+      {
+        kind: 'EMAIL',
+        address: 'support@mail.test',
+        handler: { prompt: 'Answer support questions briefly.' },
+        allowedSenders: ['@example.com', 'boss@corp.test'],
+        autoReply: true,
+      },
     ]);
   });
 
@@ -101,7 +122,9 @@ describe('e2e: console Channels tab (channels and messages)', function () {
     const row = page.getByRole('row', { name: /support@mail\.test/ });
     await row.getByText('Never (stored only)').waitFor();
     expect(await row.textContent()).to.include('Anyone');
-    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { channels { allowedSenders autoReply } } }', { a: agentId });
+    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { channels { allowedSenders autoReply } } }', {
+      a: agentId,
+    });
     expect(agent.channels).to.deep.equal([{ allowedSenders: [], autoReply: false }]);
   });
 
@@ -114,13 +137,17 @@ describe('e2e: console Channels tab (channels and messages)', function () {
     expect(await h.axeProblems()).to.deep.equal([]);
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'hidden' });
-    expect((await h.gql('query($a: ID!) { agent(id: $a) { channels { id } } }', { a: agentId })).agent.channels).to.have.length(1);
+    expect(
+      (await h.gql('query($a: ID!) { agent(id: $a) { channels { id } } }', { a: agentId })).agent.channels,
+    ).to.have.length(1);
 
     await page.getByRole('button', { name: 'Remove support@mail.test' }).click();
     await confirm.getByRole('button', { name: 'Remove channel' }).click();
     await confirm.waitFor({ state: 'hidden' });
     await page.getByText('No channels yet').waitFor();
-    expect((await h.gql('query($a: ID!) { agent(id: $a) { channels { id } } }', { a: agentId })).agent.channels).to.deep.equal([]);
+    expect(
+      (await h.gql('query($a: ID!) { agent(id: $a) { channels { id } } }', { a: agentId })).agent.channels,
+    ).to.deep.equal([]);
   });
 
   it('lists the messages newest first with status, thread and last error; the body is text, not HTML', async () => {
@@ -128,13 +155,22 @@ describe('e2e: console Channels tab (channels and messages)', function () {
     const rows = page.locator('tr[data-message]');
     await rows.first().waitFor();
     expect(await page.getByTestId('message-count').textContent()).to.equal('23 messages · page 1 of 2');
-    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-message')))).to.deep.equal(seeded.slice(0, 20).map((s) => s.id));
+    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-message')))).to.deep.equal(
+      seeded.slice(0, 20).map((s) => s.id),
+    );
     const newest = rows.first();
     const text = await newest.textContent();
-    expect(text).to.include('agent@mail.test → sender0@example.com').and.include('Subject 0').and.include('FAILED').and.include('thr_console_0').and.include('550 mailbox unavailable');
+    expect(text)
+      .to.include('agent@mail.test → sender0@example.com')
+      .and.include('Subject 0')
+      .and.include('FAILED')
+      .and.include('thr_console_0')
+      .and.include('550 mailbox unavailable');
 
     await newest.getByRole('button', { name: `Body of ${seeded[0]!.id}` }).click();
-    expect(await newest.getByRole('button', { name: `Body of ${seeded[0]!.id}` }).getAttribute('aria-expanded')).to.equal('true');
+    expect(
+      await newest.getByRole('button', { name: `Body of ${seeded[0]!.id}` }).getAttribute('aria-expanded'),
+    ).to.equal('true');
     const body = page.getByTestId('message-body');
     await body.waitFor();
     expect(await body.textContent()).to.equal(HOSTILE_BODY);
@@ -144,7 +180,9 @@ describe('e2e: console Channels tab (channels and messages)', function () {
 
     await page.getByRole('button', { name: 'Older messages' }).click();
     await page.getByTestId('message-count').getByText('23 messages · page 2 of 2').waitFor();
-    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-message')))).to.deep.equal(seeded.slice(20).map((s) => s.id));
+    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-message')))).to.deep.equal(
+      seeded.slice(20).map((s) => s.id),
+    );
     expect(await page.getByRole('button', { name: 'Older messages' }).isDisabled()).to.equal(true);
   });
 

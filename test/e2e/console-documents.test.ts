@@ -21,7 +21,10 @@ describe('e2e: console Document API tab', function () {
     await h.signIn();
   });
 
-  const rowTitles = async () => (await h.page.getByRole('table', { name: 'Records of the document' }).locator('tbody tr').allTextContents()).map((t) => /task \d\d/.exec(t)?.[0]);
+  const rowTitles = async () =>
+    (await h.page.getByRole('table', { name: 'Records of the document' }).locator('tbody tr').allTextContents()).map(
+      (t) => /task \d\d/.exec(t)?.[0],
+    );
 
   it('creates a database document with fields (a bad field name is shown first)', async () => {
     const { page } = h;
@@ -53,7 +56,10 @@ describe('e2e: console Document API tab', function () {
     await dialog.waitFor({ state: 'hidden' });
 
     await page.getByRole('region', { name: 'Document Tasks' }).waitFor();
-    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { documents { id name description kind fields { name type required } } } }', { a: agentId });
+    const { agent } = await h.gql(
+      'query($a: ID!) { agent(id: $a) { documents { id name description kind fields { name type required } } } }',
+      { a: agentId },
+    );
     expect(agent.documents).to.have.length(1);
     expect(agent.documents[0]).to.deep.include({
       name: 'Tasks',
@@ -77,12 +83,22 @@ describe('e2e: console Document API tab', function () {
     await page.getByRole('row', { name: /Tasks/ }).getByText('Read', { exact: true }).waitFor();
     await panel.getByRole('switch', { name: /Write/ }).click({ force: true });
     await page.getByRole('row', { name: /Tasks/ }).getByText('Write', { exact: true }).waitFor();
-    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { documentExposures { documentId read write mcp } } }', { a: agentId });
+    const { agent } = await h.gql(
+      'query($a: ID!) { agent(id: $a) { documentExposures { documentId read write mcp } } }',
+      { a: agentId },
+    );
     expect(agent.documentExposures).to.deep.equal([{ documentId: docId, read: true, write: true, mcp: false }]);
     expect(await h.axeProblems()).to.deep.equal([]);
 
-    const { createAgentApiKey } = await h.gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "loader") { key } }', { a: agentId });
-    const items = Array.from({ length: 30 }, (_, i) => ({ title: `task ${String(i).padStart(2, '0')}`, score: (i * 7) % 10, done: i % 3 === 0 }));
+    const { createAgentApiKey } = await h.gql(
+      'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "loader") { key } }',
+      { a: agentId },
+    );
+    const items = Array.from({ length: 30 }, (_, i) => ({
+      title: `task ${String(i).padStart(2, '0')}`,
+      score: (i * 7) % 10,
+      done: i % 3 === 0,
+    }));
     const res = await fetch(`${h.svc.url}/agents/${agentId}/documents/${docId}/data/insert`, {
       method: 'POST',
       headers: { authorization: `Bearer ${createAgentApiKey.key}`, 'content-type': 'application/json' },
@@ -100,7 +116,9 @@ describe('e2e: console Document API tab', function () {
   it('offers it as an MCP resource and takes that back, leaving the Document API permissions as they are', async () => {
     const { page } = h;
     const panel = page.getByRole('region', { name: 'Document Tasks' });
-    const exposures = async () => (await h.gql('query($a: ID!) { agent(id: $a) { documentExposures { read write mcp } } }', { a: agentId })).agent.documentExposures;
+    const exposures = async () =>
+      (await h.gql('query($a: ID!) { agent(id: $a) { documentExposures { read write mcp } } }', { a: agentId })).agent
+        .documentExposures;
     await panel.getByRole('switch', { name: /MCP resource/ }).click({ force: true });
     await page.getByRole('row', { name: /Tasks/ }).getByText('MCP', { exact: true }).waitFor();
     expect(await exposures()).to.deep.equal([{ read: true, write: true, mcp: true }]);
@@ -144,12 +162,19 @@ describe('e2e: console Document API tab', function () {
     await page.getByRole('option', { name: '10', exact: true }).click();
     await page.getByText('Records 1–10 of 12').waitFor();
 
-    const expected = Array.from({ length: 30 }, (_, i) => ({ title: `task ${String(i).padStart(2, '0')}`, score: (i * 7) % 10, done: i % 3 === 0 }))
+    const expected = Array.from({ length: 30 }, (_, i) => ({
+      title: `task ${String(i).padStart(2, '0')}`,
+      score: (i * 7) % 10,
+      done: i % 3 === 0,
+    }))
       .filter((r) => r.score >= 4 && !r.done)
       .sort((a, b) => b.score - a.score) // stable: insertion order breaks ties, as the service does
       .map((r) => r.title);
     await page.waitForFunction(
-      (first) => (globalThis as any).document.querySelector('table[aria-label="Records of the document"] tbody tr')?.textContent?.includes(first),
+      (first) =>
+        (globalThis as any).document
+          .querySelector('table[aria-label="Records of the document"] tbody tr')
+          ?.textContent?.includes(first),
       expected[0],
     );
     expect(await rowTitles()).to.deep.equal(expected.slice(0, 10));
@@ -175,7 +200,9 @@ describe('e2e: console Document API tab', function () {
     await panel.getByRole('button', { name: 'Save document' }).click();
     await panel.getByText('Saved').waitFor();
     const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { documents { name content } } }', { a: agentId });
-    expect(agent.documents.find((d: { name: string }) => d.name === 'Policy').content).to.equal('Refunds within 30 days. Keep the receipt.');
+    expect(agent.documents.find((d: { name: string }) => d.name === 'Policy').content).to.equal(
+      'Refunds within 30 days. Keep the receipt.',
+    );
     expect(await h.axeProblems()).to.deep.equal([]);
   });
 

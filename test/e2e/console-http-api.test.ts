@@ -45,7 +45,8 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
   }
 
   function dropExpectedErrors(): void {
-    for (let i = h.errors.length - 1; i >= 0; i--) if (expectedErrors.some((re) => re.test(h.errors[i]!))) h.errors.splice(i, 1);
+    for (let i = h.errors.length - 1; i >= 0; i--)
+      if (expectedErrors.some((re) => re.test(h.errors[i]!))) h.errors.splice(i, 1);
   }
 
   consoleSuite('console_http_api', async (started) => {
@@ -62,7 +63,9 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     await dialog.waitFor({ state: 'hidden' });
     const { agents } = await h.gql('{ agents { id name } }');
     agentId = agents.find((a: { name: string }) => a.name === 'Greeter').id;
-    await h.gql('mutation($a: ID!) { updateAgent(id: $a, input: { defaultModel: "house-model" }) { id } }', { a: agentId });
+    await h.gql('mutation($a: ID!) { updateAgent(id: $a, input: { defaultModel: "house-model" }) { id } }', {
+      a: agentId,
+    });
     await page.getByRole('link', { name: 'Greeter' }).click();
     await page.getByRole('tab', { name: 'HTTP API' }).click();
     await page.getByText('No endpoints yet').waitFor();
@@ -89,8 +92,17 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     await form.getByRole('button', { name: 'Add endpoint' }).click();
     await form.waitFor({ state: 'hidden' });
     await page.getByRole('table', { name: 'Endpoints' }).getByText('greet').waitFor();
-    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { httpEndpoints { path methods handler { script } } } }', { a: agentId });
-    expect(agent.httpEndpoints).to.deep.equal([{ path: 'greet', methods: ['POST'], handler: { script: "const name = input.name;\nreturn { greeting: 'Hello ' + name };" } }]);
+    const { agent } = await h.gql(
+      'query($a: ID!) { agent(id: $a) { httpEndpoints { path methods handler { script } } } }',
+      { a: agentId },
+    );
+    expect(agent.httpEndpoints).to.deep.equal([
+      {
+        path: 'greet',
+        methods: ['POST'],
+        handler: { script: "const name = input.name;\nreturn { greeting: 'Hello ' + name };" },
+      },
+    ]);
   });
 
   it('Try it calls the endpoint with a session key: 200, the answer, credits and run id; the call appears in Activity without a reload', async () => {
@@ -98,7 +110,11 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     const watcher = await page.context().newPage();
     await watcher.goto(`${h.svc.url}/console/agents/${agentId}/activity`);
     const log = watcher.getByRole('table', { name: 'Activity log' });
-    await watcher.getByText(/No activity/i).or(log).first().waitFor();
+    await watcher
+      .getByText(/No activity/i)
+      .or(log)
+      .first()
+      .waitFor();
     await watcher.evaluate(() => {
       (globalThis as any).__sameDocument = true;
     });
@@ -119,7 +135,9 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     await tryIt.getByRole('button', { name: /Headers/ }).click();
     await tryIt.getByRole('rowheader', { name: 'x-run-id' }).waitFor();
     expect(await axeProblems()).to.deep.equal([]);
-    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { apiKeys { name expiresAt revokedAt } } }', { a: agentId });
+    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { apiKeys { name expiresAt revokedAt } } }', {
+      a: agentId,
+    });
     expect(agent.apiKeys).to.have.length(1);
     expect(agent.apiKeys[0].name).to.equal('Console Try it — Admin');
     expect(agent.apiKeys[0].revokedAt).to.equal(null);
@@ -195,9 +213,14 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     const embed = page.getByRole('region', { name: 'Embed' });
     await embed.getByLabel('Title (data-title)').fill('Help "desk"');
     const tag = embed.locator('pre').first();
-    await page.waitForFunction(() => /data-title="Help &quot;desk&quot;"/.test(document.querySelector('pre')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /data-title="Help &quot;desk&quot;"/.test(document.querySelector('pre')?.textContent ?? ''),
+    );
     const text = (await tag.textContent())!;
-    expect(text).to.include(`<script src="${h.svc.url}/widget.js"`).and.include('data-endpoint="/chat"').and.include('async></script>');
+    expect(text)
+      .to.include(`<script src="${h.svc.url}/widget.js"`)
+      .and.include('data-endpoint="/chat"')
+      .and.include('async></script>');
 
     await page.locator('iframe[title="Chat widget preview"]').scrollIntoViewIfNeeded();
     const frame = page.frameLocator('iframe[title="Chat widget preview"]');
@@ -220,8 +243,14 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     await tryIt.getByText('Streaming…').waitFor();
     const partial = await tryIt.getByTestId('try-it-answer').textContent();
     expect(partial).to.not.equal('one two three four five');
-    await tryIt.getByTestId('try-it-answer').filter({ hasText: /^one two three four five$/ }).waitFor();
-    await tryIt.getByTestId('try-it-credits').filter({ hasText: /Credits: \d/ }).waitFor();
+    await tryIt
+      .getByTestId('try-it-answer')
+      .filter({ hasText: /^one two three four five$/ })
+      .waitFor();
+    await tryIt
+      .getByTestId('try-it-credits')
+      .filter({ hasText: /Credits: \d/ })
+      .waitFor();
     const events = (await tryIt.getByTestId('try-it-events').textContent())!;
     expect(events).to.include('event: start').and.include('event: delta').and.include('event: done');
     await tryIt.getByText(/^Conversation /).waitFor();
@@ -235,12 +264,17 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
       const send = page.getByRole('region', { name: 'Try it' }).getByRole('button', { name: 'Send request' });
       await send.scrollIntoViewIfNeeded();
       expect(await send.isVisible()).to.equal(true);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       const wide = await page.evaluate(() =>
         [...document.querySelectorAll('body *')]
           .filter((e: any) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
           .slice(0, 8)
-          .map((e: any) => `${e.tagName}.${String(e.className).slice(0, 60)} ${Math.round(e.getBoundingClientRect().right)}`),
+          .map(
+            (e: any) =>
+              `${e.tagName}.${String(e.className).slice(0, 60)} ${Math.round(e.getBoundingClientRect().right)}`,
+          ),
       );
       expect(overflow, wide.join('\n')).to.be.at.most(0);
       expect(await axeProblems()).to.deep.equal([]);
@@ -254,7 +288,10 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     await page.getByLabel('Daily credit limit').fill('0');
     await page.getByRole('button', { name: 'Save limits' }).click();
     await page.getByRole('progressbar', { name: /agent's daily limit/ }).waitFor();
-    expect((await h.gql('query($a: ID!) { agent(id: $a) { limits { dailyCreditLimit } } }', { a: agentId })).agent.limits.dailyCreditLimit).to.equal(0);
+    expect(
+      (await h.gql('query($a: ID!) { agent(id: $a) { limits { dailyCreditLimit } } }', { a: agentId })).agent.limits
+        .dailyCreditLimit,
+    ).to.equal(0);
     try {
       await page.getByRole('tab', { name: 'HTTP API' }).click();
       const tryIt = page.getByRole('region', { name: 'Try it' });
@@ -262,7 +299,9 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
       await tryIt.getByRole('button', { name: 'Send request' }).click();
       await tryIt.getByTestId('try-it-status').filter({ hasText: /^429/ }).waitFor();
       const problem = (await tryIt.getByTestId('try-it-problem').textContent())!;
-      expect(problem).to.include('Reason: daily_credit_limit').and.match(/Try again in [\d.]+ (seconds|minutes|hours) \(Retry-After: \d+; at /);
+      expect(problem)
+        .to.include('Reason: daily_credit_limit')
+        .and.match(/Try again in [\d.]+ (seconds|minutes|hours) \(Retry-After: \d+; at /);
       expect(await axeProblems()).to.deep.equal([]);
     } finally {
       await h.gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: null) { id } }', { a: agentId });
@@ -274,7 +313,12 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     const cookie = (await h.context.cookies()).find((c) => c.name === 'aes_try_it');
     expect(cookie?.path).to.equal(`/console/widget-preview/${agentId}`);
     const key = decodeURIComponent(cookie!.value);
-    const call = () => fetch(`${h.svc.url}/agents/${agentId}/api/greet`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-agent-access-key': key }, body: '{"name":"Eve"}' });
+    const call = () =>
+      fetch(`${h.svc.url}/agents/${agentId}/api/greet`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-agent-access-key': key },
+        body: '{"name":"Eve"}',
+      });
     expect((await call()).status).to.equal(200);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Token').waitFor();

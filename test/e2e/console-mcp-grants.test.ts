@@ -62,7 +62,10 @@ describe('e2e: console MCP tab, connected apps (OAuth)', function () {
     const row = section().getByRole('row', { name: /Claude/ });
     await row.waitFor();
     const text = (await row.textContent())!;
-    expect(text).to.include('claude.ai').and.include(viewer.name || viewer.email).and.include('Never');
+    expect(text)
+      .to.include('claude.ai')
+      .and.include(viewer.name || viewer.email)
+      .and.include('Never');
     expect(await h.axeProblems()).to.deep.equal([]);
 
     await row.getByRole('button', { name: 'Revoke Claude' }).click();
@@ -77,17 +80,41 @@ describe('e2e: console MCP tab, connected apps (OAuth)', function () {
     await confirm.getByRole('button', { name: 'Revoke access' }).click();
     await confirm.waitFor({ state: 'hidden' });
     await section().getByText('No connected apps yet').waitFor();
-    expect(await section().getByRole('row', { name: /Claude/ }).count()).to.equal(0);
+    expect(
+      await section()
+        .getByRole('row', { name: /Claude/ })
+        .count(),
+    ).to.equal(0);
     expect(await repos.mcpGrants.get(grantId)).to.equal(null);
   });
 
-  it("the activity drawer of an OAuth call names the client and the member who approved it", async () => {
+  it('the activity drawer of an OAuth call names the client and the member who approved it', async () => {
     const { page } = h;
     const clientId = 'https://chatgpt.com/oauth/client.json';
     await h.svc.service.store.repos.activity.insert({
-      id: newId('act'), workspaceId, agentId, kind: 'request', surface: 'MCP', entry: 'lookup', method: 'POST', path: `/agents/${agentId}/mcp`,
-      status: 200, requestHeaders: {}, requestBody: null, response: null, truncated: false, credits: 0, durationMs: 5, keyId: null,
-      oauthClientId: clientId, grantedBy: viewer.id, runId: null, requestId: null, error: null, logs: null, createdAt: new Date(),
+      id: newId('act'),
+      workspaceId,
+      agentId,
+      kind: 'request',
+      surface: 'MCP',
+      entry: 'lookup',
+      method: 'POST',
+      path: `/agents/${agentId}/mcp`,
+      status: 200,
+      requestHeaders: {},
+      requestBody: null,
+      response: null,
+      truncated: false,
+      credits: 0,
+      durationMs: 5,
+      keyId: null,
+      oauthClientId: clientId,
+      grantedBy: viewer.id,
+      runId: null,
+      requestId: null,
+      error: null,
+      logs: null,
+      createdAt: new Date(),
     });
     await page.goto(`${h.svc.url}/console/agents/${agentId}/activity`);
     const rows = page.getByRole('table', { name: 'Activity log' }).locator('tbody tr');
@@ -95,7 +122,9 @@ describe('e2e: console MCP tab, connected apps (OAuth)', function () {
     const drawer = page.getByRole('dialog', { name: 'Activity entry' });
     const caller = drawer.getByTestId('oauth-caller');
     await caller.getByText(viewer.email, { exact: false }).waitFor();
-    expect((await caller.textContent())!.replace(/\s+/g, ' ')).to.equal(`OAuth client ${clientId}, approved by member ${viewer.name} (${viewer.email})`);
+    expect((await caller.textContent())!.replace(/\s+/g, ' ')).to.equal(
+      `OAuth client ${clientId}, approved by member ${viewer.name} (${viewer.email})`,
+    );
     expect(await h.axeProblems()).to.deep.equal([]);
   });
 

@@ -20,13 +20,19 @@ describe('e2e: the console: a MEMBER session', function () {
     h = started;
     ({ gql } = h);
     adminId = (await gql('{ viewer { id } }')).viewer.id;
-    const { inviteMember } = await gql('mutation { inviteMember(input: { email: "mia@example.com", name: "Mia" }) { id role } }');
+    const { inviteMember } = await gql(
+      'mutation { inviteMember(input: { email: "mia@example.com", name: "Mia" }) { id role } }',
+    );
     expect(inviteMember.role).to.equal('MEMBER');
     memberId = inviteMember.id;
-    const { createMemberToken } = await gql(`mutation { createMemberToken(memberId: "${memberId}", name: "console") { id token } }`);
+    const { createMemberToken } = await gql(
+      `mutation { createMemberToken(memberId: "${memberId}", name: "console") { id token } }`,
+    );
     memberToken = createMemberToken;
     // Something in each list, so that the member sees rows and no creation.
-    await gql('mutation { createSecret(kind: MODEL_API_KEY, name: "provider-key", value: "sk-member-must-not-see-this") { id } }');
+    await gql(
+      'mutation { createSecret(kind: MODEL_API_KEY, name: "provider-key", value: "sk-member-must-not-see-this") { id } }',
+    );
     await gql('mutation { createWorkspaceApiKey(name: "reporting", scopes: [WORKSPACE_READ]) { key } }');
     await gql('mutation { createTeam(name: "Support", dailyCreditLimit: 10) { id } }');
     member = await h.newSession();
@@ -46,10 +52,17 @@ describe('e2e: the console: a MEMBER session', function () {
     expect(cookie, 'the member has a session cookie').to.not.equal(undefined);
     const res = await fetch(`${h.svc.url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', origin: new URL(h.svc.url).origin, cookie: `aes_session=${cookie!.value}` },
+      headers: {
+        'content-type': 'application/json',
+        origin: new URL(h.svc.url).origin,
+        cookie: `aes_session=${cookie!.value}`,
+      },
       body: JSON.stringify({ query, variables }),
     });
-    return { status: res.status, body: (await res.json()) as { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] } };
+    return {
+      status: res.status,
+      body: (await res.json()) as { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] },
+    };
   };
 
   it('the member is signed in as a member', async () => {
@@ -78,7 +91,10 @@ describe('e2e: the console: a MEMBER session', function () {
     expect(await adminRow.getByRole('button').count()).to.equal(0);
     expect(await page.getByRole('button', { name: /Tokens of/ }).count()).to.equal(1);
     await page.getByRole('button', { name: 'Tokens of Mia' }).click();
-    await page.getByRole('region', { name: 'Your tokens' }).getByRole('row', { name: /console/ }).waitFor();
+    await page
+      .getByRole('region', { name: 'Your tokens' })
+      .getByRole('row', { name: /console/ })
+      .waitFor();
     await axe();
   });
 
@@ -111,7 +127,11 @@ describe('e2e: the console: a MEMBER session', function () {
     const refused: [string, string, Record<string, unknown>?][] = [
       ['createWorkspaceApiKey', 'mutation { createWorkspaceApiKey(name: "mine", scopes: [WORKSPACE_READ]) { key } }'],
       ['inviteMember', 'mutation { inviteMember(input: { email: "eve@example.com" }) { id } }'],
-      ['createMemberToken', 'mutation($m: ID!) { createMemberToken(memberId: $m, name: "stolen") { token } }', { m: adminId }],
+      [
+        'createMemberToken',
+        'mutation($m: ID!) { createMemberToken(memberId: $m, name: "stolen") { token } }',
+        { m: adminId },
+      ],
       ['createSecret', 'mutation { createSecret(kind: GENERIC, name: "mine", value: "v") { id } }'],
       ['workspace.apiKeys', '{ workspace { apiKeys { id } } }'],
       ['memberTokens', 'query($m: ID!) { memberTokens(memberId: $m) { id } }', { m: adminId }],
@@ -119,7 +139,10 @@ describe('e2e: the console: a MEMBER session', function () {
     for (const [what, query, variables] of refused) {
       const { status, body } = await asMember(query, variables);
       expect(status, what).to.equal(200);
-      expect(body.errors?.map((e) => e.extensions?.code), what).to.deep.equal(['FORBIDDEN']);
+      expect(
+        body.errors?.map((e) => e.extensions?.code),
+        what,
+      ).to.deep.equal(['FORBIDDEN']);
       expect(body.errors![0]!.message, what).to.equal('Only workspace admins may do this');
     }
     // Nothing was made.
@@ -138,20 +161,29 @@ describe('e2e: the console: a MEMBER session', function () {
     // The console, still open, finds out with its next request (a section it has not loaded yet).
     const page = member.page;
     const before = h.errors.length;
-    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Agents', exact: true }).click();
+    await page
+      .getByRole('navigation', { name: 'Console sections' })
+      .getByRole('link', { name: 'Agents', exact: true })
+      .click();
     await page.getByLabel('Token').waitFor();
     await axe();
     // The refused request is the browser's only complaint, and it is the 401 provoked here.
     const provoked = h.errors.splice(before);
     expect(provoked.length).to.be.at.least(1);
-    expect(provoked.every((e) => /status of 401/.test(e) && e.includes('/graphql')), provoked.join('\n')).to.equal(true);
+    expect(
+      provoked.every((e) => /status of 401/.test(e) && e.includes('/graphql')),
+      provoked.join('\n'),
+    ).to.equal(true);
 
     // Signing in again with the revoked token is refused.
     await page.getByLabel('Token').fill(memberToken.token);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText(/revoked|not recognised/i).waitFor();
     const more = h.errors.splice(before);
-    expect(more.every((e) => /status of 401/.test(e) && e.includes('/console/session')), more.join('\n')).to.equal(true);
+    expect(
+      more.every((e) => /status of 401/.test(e) && e.includes('/console/session')),
+      more.join('\n'),
+    ).to.equal(true);
   });
 
   it('made no console error and no CSP violation', () => {

@@ -20,17 +20,28 @@ describe('e2e: the console: the OpenAI API tab', function () {
   consoleSuite('console_openai', async (started) => {
     h = started;
     page = h.page;
-    const { createAgent } = await h.gql('mutation { createAgent(input: { name: "Support bot", instructions: "Be brief.", defaultModel: "house-model" }) { id } }');
+    const { createAgent } = await h.gql(
+      'mutation { createAgent(input: { name: "Support bot", instructions: "Be brief.", defaultModel: "house-model" }) { id } }',
+    );
     agentId = createAgent.id;
-    agentKey = (await h.gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "client") { key } }', { a: agentId })).createAgentApiKey.key;
+    agentKey = (
+      await h.gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "client") { key } }', { a: agentId })
+    ).createAgentApiKey.key;
     await h.signIn();
   });
 
   const connect = () => page.getByRole('region', { name: 'Connect a client' });
-  const shown = async (label: string) => (await connect().getByText(label, { exact: true }).locator('xpath=../..').locator('pre').textContent())!;
+  const shown = async (label: string) =>
+    (await connect().getByText(label, { exact: true }).locator('xpath=../..').locator('pre').textContent())!;
   const surface = async () =>
-    (await h.gql('query($a: ID!) { agent(id: $a) { surfaces { surface enabled } } }', { a: agentId })).agent.surfaces.find((s: { surface: string }) => s.surface === 'OPENAI');
-  const ask = (baseURL: string) => new OpenAI({ baseURL, apiKey: agentKey, maxRetries: 0 }).chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: 'Hi' }] });
+    (
+      await h.gql('query($a: ID!) { agent(id: $a) { surfaces { surface enabled } } }', { a: agentId })
+    ).agent.surfaces.find((s: { surface: string }) => s.surface === 'OPENAI');
+  const ask = (baseURL: string) =>
+    new OpenAI({ baseURL, apiKey: agentKey, maxRetries: 0 }).chat.completions.create({
+      model: 'agent',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
 
   it('opens from the agent page, after the MCP server tab, at its own address', async () => {
     await page.goto(`${h.svc.url}/console/agents/${agentId}`);
@@ -69,9 +80,15 @@ describe('e2e: the console: the OpenAI API tab', function () {
     await page.getByRole('switch', { name: /Allow workspace keys/ }).click();
     await page.getByRole('switch', { name: /Allow workspace keys/, checked: true }).waitFor();
     await page.getByRole('tab', { name: 'OpenAI API' }).click();
-    await page.getByTestId('openai-workspace-keys').filter({ hasText: 'allowed.' }).filter({ hasNotText: 'not allowed' }).waitFor();
+    await page
+      .getByTestId('openai-workspace-keys')
+      .filter({ hasText: 'allowed.' })
+      .filter({ hasNotText: 'not allowed' })
+      .waitFor();
     expect(await page.getByTestId('openai-workspace-keys').textContent()).to.include(agentId);
-    expect((await h.gql('query($a: ID!) { agent(id: $a) { allowWorkspaceKeys } }', { a: agentId })).agent.allowWorkspaceKeys).to.equal(true);
+    expect(
+      (await h.gql('query($a: ID!) { agent(id: $a) { allowWorkspaceKeys } }', { a: agentId })).agent.allowWorkspaceKeys,
+    ).to.equal(true);
   });
 
   it('a snippet per client names the right URL, with a key placeholder and never a key', async () => {
@@ -87,9 +104,15 @@ describe('e2e: the console: the OpenAI API tab', function () {
     for (const [client, url] of expected) {
       await connect().getByRole('tab', { name: client }).click();
       const text = (await connect().getByRole('tabpanel').locator('pre').textContent())!;
-      expect(text, client).to.include(url).and.match(/<your (agent|workspace) key|\$\{AGENTS_WORKSPACE_KEY\}/);
-      expect(text, client).to.not.include(agentKey).and.not.match(/\b(ak|wk)_[A-Za-z0-9]{8,}/);
-      await connect().getByRole('button', { name: `Copy ${client} snippet` }).waitFor();
+      expect(text, client)
+        .to.include(url)
+        .and.match(/<your (agent|workspace) key|\$\{AGENTS_WORKSPACE_KEY\}/);
+      expect(text, client)
+        .to.not.include(agentKey)
+        .and.not.match(/\b(ak|wk)_[A-Za-z0-9]{8,}/);
+      await connect()
+        .getByRole('button', { name: `Copy ${client} snippet` })
+        .waitFor();
     }
     expect(await h.axeProblems()).to.deep.equal([]);
   });

@@ -38,7 +38,9 @@ describe('e2e: every page of the console settles, accessible, under the CSP', fu
   consoleSuite('console_pages', async (started) => {
     h = started;
     // An agent with something on each surface, so that every tab has content to show.
-    const { createAgent } = await h.gql('mutation { createAgent(input: {name: "Pages bot", instructions: "Be brief."}) { id } }');
+    const { createAgent } = await h.gql(
+      'mutation { createAgent(input: {name: "Pages bot", instructions: "Be brief."}) { id } }',
+    );
     agentId = createAgent.id;
     await h.gql(
       `mutation($a: ID!) {
@@ -54,9 +56,16 @@ describe('e2e: every page of the console settles, accessible, under the CSP', fu
   /** Waits until the page has no loading state left, then returns axe's serious and critical findings. */
   async function settled(page: Page): Promise<string[]> {
     await page.getByRole('main').waitFor();
-    await page.waitForFunction(() => !(globalThis as any).document.querySelector('main [role="status"] .mantine-Loader-root'), undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => !(globalThis as any).document.querySelector('main [role="status"] .mantine-Loader-root'),
+      undefined,
+      { timeout: 20_000 },
+    );
     const alerts = await page.getByRole('main').getByRole('alert').allTextContents();
-    expect(alerts.filter((a) => /Something went wrong/.test(a)), 'an error state').to.deep.equal([]);
+    expect(
+      alerts.filter((a) => /Something went wrong/.test(a)),
+      'an error state',
+    ).to.deep.equal([]);
     return h.axeProblems(page);
   }
 

@@ -24,14 +24,25 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
     await h.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(h.svc.url).origin });
     const { createAgent } = await h.gql('mutation { createAgent(input: { name: "Hooks and keys" }) { id } }');
     agentId = createAgent.id;
-    await h.gql('mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: { path: "ping", methods: [POST], handler: { script: "return { pong: true };" } }) { id } }', { a: agentId });
-    await h.gql('mutation { createSecret(kind: WEBHOOK_SIGNING_SECRET, name: "orders-signing", value: "' + SECRET_VALUE + '") { id } }');
+    await h.gql(
+      'mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: { path: "ping", methods: [POST], handler: { script: "return { pong: true };" } }) { id } }',
+      { a: agentId },
+    );
+    await h.gql(
+      'mutation { createSecret(kind: WEBHOOK_SIGNING_SECRET, name: "orders-signing", value: "' +
+        SECRET_VALUE +
+        '") { id } }',
+    );
     h.page.setDefaultTimeout(15_000);
     await h.signIn();
   });
 
   const ping = (key: string) =>
-    fetch(`${h.svc.url}/agents/${agentId}/api/ping`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    fetch(`${h.svc.url}/agents/${agentId}/api/ping`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
 
   it('creates an agent key shown once with a copy button, then lists only its prefix and last four', async () => {
     const { page } = h;
@@ -67,7 +78,10 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
     await row.waitFor();
     const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { apiKeys { prefix last4 } } }', { a: agentId });
     const [{ prefix, last4 }] = agent.apiKeys;
-    expect(await row.textContent()).to.include(`${prefix}…${last4}`).and.include('Active').and.include('Never');
+    expect(await row.textContent())
+      .to.include(`${prefix}…${last4}`)
+      .and.include('Active')
+      .and.include('Never');
     expect(key.startsWith(prefix) && key.endsWith(last4)).to.equal(true);
     // The key itself is nowhere on the page any more.
     expect(await page.content()).to.not.include(key);
@@ -88,12 +102,18 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
     // Cancel first: nothing happens.
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'hidden' });
-    expect((await h.gql('query($a: ID!) { agent(id: $a) { apiKeys { revokedAt } } }', { a: agentId })).agent.apiKeys[0].revokedAt).to.equal(null);
+    expect(
+      (await h.gql('query($a: ID!) { agent(id: $a) { apiKeys { revokedAt } } }', { a: agentId })).agent.apiKeys[0]
+        .revokedAt,
+    ).to.equal(null);
 
     await page.getByRole('button', { name: 'Revoke Checkout app' }).click();
     await confirm.getByRole('button', { name: 'Revoke key' }).click();
     await confirm.waitFor({ state: 'hidden' });
-    await page.getByRole('row', { name: /Checkout app/ }).getByText(/Revoked/).waitFor();
+    await page
+      .getByRole('row', { name: /Checkout app/ })
+      .getByText(/Revoked/)
+      .waitFor();
     const after = await h.gql('query($a: ID!) { agent(id: $a) { apiKeys { id revokedAt } } }', { a: agentId });
     expect(after.agent.apiKeys[0].id).to.equal(keyId);
     expect(after.agent.apiKeys[0].revokedAt).to.be.a('string');
@@ -106,7 +126,9 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
     const toggle = page.getByRole('switch', { name: /Allow workspace keys/ });
     expect(await toggle.isChecked()).to.equal(false);
     await toggle.click({ force: true });
-    await page.waitForFunction(() => (globalThis as any).document.querySelector('input[role="switch"]')?.checked === true);
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelector('input[role="switch"]')?.checked === true,
+    );
     const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { allowWorkspaceKeys } }', { a: agentId });
     expect(agent.allowWorkspaceKeys).to.equal(true);
   });
@@ -129,35 +151,59 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
     const editor = dialog.locator('.cm-content');
     await editor.click();
     await page.keyboard.press('ControlOrMeta+a');
-    await page.keyboard.insertText('const order = input.order;\nreturn { got: order, attempt: request.delivery.attempt ;');
+    await page.keyboard.insertText(
+      'const order = input.order;\nreturn { got: order, attempt: request.delivery.attempt ;',
+    );
     await dialog.getByRole('button', { name: 'Add integration' }).click();
     await dialog.getByText(/Line 2, column \d+:/).waitFor();
     await dialog.locator('.cm-lint-marker-error').waitFor();
 
     await editor.click();
     await page.keyboard.press('ControlOrMeta+a');
-    await page.keyboard.insertText('const order = input.order;\nreturn { got: order, attempt: request.delivery.attempt };');
+    await page.keyboard.insertText(
+      'const order = input.order;\nreturn { got: order, attempt: request.delivery.attempt };',
+    );
     await dialog.getByRole('button', { name: 'Add integration' }).click();
     await dialog.waitFor({ state: 'hidden' });
 
     const card = page.getByRole('region', { name: 'Integration orders' });
     await card.waitFor();
     expect(await card.textContent()).to.include('Signed: HMAC_SHA256 with orders-signing');
-    expect(await card.getByTestId('webhook-url').textContent()).to.equal(`${h.svc.url}/agents/${agentId}/webhook/orders`);
-    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { webhooks { integration signature { scheme secretName } handler { script } warning } } }', { a: agentId });
+    expect(await card.getByTestId('webhook-url').textContent()).to.equal(
+      `${h.svc.url}/agents/${agentId}/webhook/orders`,
+    );
+    const { agent } = await h.gql(
+      'query($a: ID!) { agent(id: $a) { webhooks { integration signature { scheme secretName } handler { script } warning } } }',
+      { a: agentId },
+    );
     expect(agent.webhooks).to.have.length(1);
-    expect(agent.webhooks[0]).to.deep.include({ integration: 'orders', signature: { scheme: 'HMAC_SHA256', secretName: 'orders-signing' }, warning: null });
+    expect(agent.webhooks[0]).to.deep.include({
+      integration: 'orders',
+      signature: { scheme: 'HMAC_SHA256', secretName: 'orders-signing' },
+      warning: null,
+    });
   });
 
   it('a signed delivery appears under deliveries with its run output; replay runs it again', async () => {
     const { page } = h;
-    const url = (await page.getByRole('region', { name: 'Integration orders' }).getByTestId('webhook-url').textContent())!;
+    const url = (await page
+      .getByRole('region', { name: 'Integration orders' })
+      .getByTestId('webhook-url')
+      .textContent())!;
     const body = JSON.stringify({ order: { id: 'ord_42', total: 19.5 } });
     const signature = `sha256=${createHmac('sha256', SECRET_VALUE).update(body).digest('hex')}`;
     // A wrong signature is refused and stores nothing.
-    const forged = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature-256': 'sha256=00' }, body });
+    const forged = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-signature-256': 'sha256=00' },
+      body,
+    });
     expect(forged.status).to.equal(401);
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature-256': signature }, body });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-signature-256': signature },
+      body,
+    });
     expect(res.status).to.equal(200);
     const { deliveryId } = (await res.json()) as { deliveryId: string };
 
@@ -184,8 +230,16 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
     await replayRow.getByText(/ord_42/).waitFor();
     expect(await replayRow.textContent()).to.include(`Replay of ${deliveryId}`);
 
-    const d = await h.gql('query($a: ID!) { webhookDeliveries(agentId: $a) { nodes { id status replayOf run { runId output } } } }', { a: agentId });
-    const nodes = d.webhookDeliveries.nodes as { id: string; status: string; replayOf: string | null; run: { runId: string; output: unknown } }[];
+    const d = await h.gql(
+      'query($a: ID!) { webhookDeliveries(agentId: $a) { nodes { id status replayOf run { runId output } } } }',
+      { a: agentId },
+    );
+    const nodes = d.webhookDeliveries.nodes as {
+      id: string;
+      status: string;
+      replayOf: string | null;
+      run: { runId: string; output: unknown };
+    }[];
     expect(nodes.map((n) => n.id)).to.deep.equal([replayId, deliveryId]);
     expect(nodes.every((n) => n.status === 'DONE')).to.equal(true);
     expect(nodes[0]!.replayOf).to.equal(deliveryId);

@@ -32,7 +32,8 @@ describe('e2e: the console: workspace sections', function () {
     await page.getByRole('heading', { name, level: 2 }).waitFor();
   };
   const axe = async () => expect(await h.axeProblems()).to.deep.equal([]);
-  const shownOnce = async () => (await page.getByTestId('shown-once').locator('pre, code').first().textContent())!.trim();
+  const shownOnce = async () =>
+    (await page.getByTestId('shown-once').locator('pre, code').first().textContent())!.trim();
 
   it('Members: invites a member (the field error first), creates a token shown once, revokes it after a confirmation', async () => {
     await section('Members');
@@ -64,7 +65,11 @@ describe('e2e: the console: workspace sections', function () {
     await page.getByTestId('shown-once').getByRole('button', { name: 'Copy' }).waitFor();
     await axe();
     // The token works: it signs in (checked over HTTP, not in this browser).
-    const signIn = await fetch(`${h.svc.url}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const signIn = await fetch(`${h.svc.url}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
     expect(signIn.status).to.equal(204);
 
     await page.getByTestId('shown-once').getByRole('button', { name: 'Done' }).click();
@@ -80,7 +85,11 @@ describe('e2e: the console: workspace sections', function () {
     await confirm.getByRole('button', { name: 'Revoke token' }).click();
     await confirm.waitFor({ state: 'hidden' });
     await panel.getByRole('row', { name: /laptop.*Revoked/ }).waitFor();
-    const again = await fetch(`${h.svc.url}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const again = await fetch(`${h.svc.url}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
     expect(again.status).to.equal(401);
   });
 
@@ -101,7 +110,10 @@ describe('e2e: the console: workspace sections', function () {
     const row = page.getByRole('row', { name: /reporting/ });
     await row.waitFor();
     const text = (await row.textContent())!;
-    expect(text).to.include('Workspace read').and.include(`…${key.slice(-4)}`).and.not.include(key);
+    expect(text)
+      .to.include('Workspace read')
+      .and.include(`…${key.slice(-4)}`)
+      .and.not.include(key);
     await page.getByTestId('shown-once').getByRole('button', { name: 'Done' }).click();
     expect(await page.content()).to.not.include(key);
     const { workspace } = await gql('{ workspace { apiKeys { name scopes revokedAt } } }');
@@ -134,7 +146,11 @@ describe('e2e: the console: workspace sections', function () {
     await dialog.waitFor({ state: 'hidden' });
     await page.getByRole('row', { name: /fake-provider-key.*Model API key/ }).waitFor();
     expect(await page.content()).to.not.include(VALUE);
-    const answers = JSON.stringify(await gql('{ secrets { id name kind createdAt updatedAt } models { name apiKeySecret } workspace { settings { accountRules } } }'));
+    const answers = JSON.stringify(
+      await gql(
+        '{ secrets { id name kind createdAt updatedAt } models { name apiKeySecret } workspace { settings { accountRules } } }',
+      ),
+    );
     expect(answers).to.include('fake-provider-key').and.not.include(VALUE);
 
     // A second one, deleted after a confirmation.
@@ -171,9 +187,16 @@ describe('e2e: the console: workspace sections', function () {
     await dialog.waitFor({ state: 'hidden' });
     const row = page.getByRole('row', { name: /^mini/ });
     await row.waitFor();
-    expect(await row.textContent()).to.include('Default').and.include('fake-model-mini').and.include('fake-provider-key');
+    expect(await row.textContent())
+      .to.include('Default')
+      .and.include('fake-model-mini')
+      .and.include('fake-provider-key');
     const { models } = await gql('{ models { name isDefault apiKeySecret } }');
-    expect(models.find((m: { name: string }) => m.name === 'mini')).to.deep.equal({ name: 'mini', isDefault: true, apiKeySecret: 'fake-provider-key' });
+    expect(models.find((m: { name: string }) => m.name === 'mini')).to.deep.equal({
+      name: 'mini',
+      isDefault: true,
+      apiKeySecret: 'fake-provider-key',
+    });
 
     h.fake.enqueue({ text: 'OK from the fake model', delayMs: 30 });
     await row.getByRole('button', { name: 'Test mini' }).click();
@@ -191,7 +214,10 @@ describe('e2e: the console: workspace sections', function () {
     await row.getByRole('button', { name: 'Remove mini' }).click();
     const confirm = page.getByRole('dialog', { name: 'Remove model' });
     await confirm.getByRole('button', { name: 'Remove model' }).click();
-    await confirm.getByRole('alert').getByText(/still in use by agent 'Uses mini'/).waitFor();
+    await confirm
+      .getByRole('alert')
+      .getByText(/still in use by agent 'Uses mini'/)
+      .waitFor();
     await axe();
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'hidden' });
@@ -209,7 +235,10 @@ describe('e2e: the console: workspace sections', function () {
       await dialog.waitFor();
       return { dialog, images: dialog.getByRole('switch', { name: 'Accepts images' }) };
     };
-    const saved = async () => (await gql('{ models { name model baseUrl acceptsImages } }')).models.find((m: { name: string }) => m.name === 'house-model');
+    const saved = async () =>
+      (await gql('{ models { name model baseUrl acceptsImages } }')).models.find(
+        (m: { name: string }) => m.name === 'house-model',
+      );
 
     let { dialog, images } = await edit();
     expect(await images.isChecked()).to.equal(false);
@@ -219,7 +248,12 @@ describe('e2e: the console: workspace sections', function () {
     await dialog.waitFor({ state: 'hidden' });
     await row.getByText('Accepts images').waitFor();
     // Only the flag changed: the rest of the model is as it was.
-    expect(await saved()).to.deep.equal({ name: 'house-model', model: 'fake-model', baseUrl: h.fake.url, acceptsImages: true });
+    expect(await saved()).to.deep.equal({
+      name: 'house-model',
+      model: 'fake-model',
+      baseUrl: h.fake.url,
+      acceptsImages: true,
+    });
     await axe();
 
     ({ dialog, images } = await edit());
@@ -234,7 +268,10 @@ describe('e2e: the console: workspace sections', function () {
   it("Teams and limits: creates a team with a limit, changes it, and sets the workspace's daily limit against today's use", async () => {
     await section('Teams and limits');
     await page.getByText('No teams yet').waitFor();
-    await page.getByTestId('workspace-usage').getByText(/0 credits in 0 runs · limit: No limit/).waitFor();
+    await page
+      .getByTestId('workspace-usage')
+      .getByText(/0 credits in 0 runs · limit: No limit/)
+      .waitFor();
     await axe();
     await page.getByRole('button', { name: 'Create team' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create team' });
@@ -257,7 +294,10 @@ describe('e2e: the console: workspace sections', function () {
     await page.getByLabel('Workspace daily credit limit').fill('100');
     await page.getByRole('button', { name: 'Save limit' }).click();
     await page.getByText('Saved').waitFor();
-    await page.getByTestId('workspace-usage').getByText(/limit: 100 credits a day/).waitFor();
+    await page
+      .getByTestId('workspace-usage')
+      .getByText(/limit: 100 credits a day/)
+      .waitFor();
     await axe();
     const { workspace } = await gql('{ workspace { dailyCreditLimit teams { name dailyCreditLimit } } }');
     expect(workspace).to.deep.equal({ dailyCreditLimit: 100, teams: [{ name: 'Support', dailyCreditLimit: 40 }] });
@@ -289,7 +329,11 @@ describe('e2e: the console: workspace sections', function () {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Saved').waitFor();
     ({ workspace } = await gql('{ workspace { settings { activityRetentionDays tags featureFlags } } }'));
-    expect(workspace.settings).to.deep.equal({ activityRetentionDays: 14, tags: ['production'], featureFlags: { beta: true } });
+    expect(workspace.settings).to.deep.equal({
+      activityRetentionDays: 14,
+      tags: ['production'],
+      featureFlags: { beta: true },
+    });
 
     await flags.click();
     await page.keyboard.press('ControlOrMeta+a');
@@ -324,7 +368,9 @@ describe('e2e: the console: workspace sections', function () {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved').waitFor();
 
-    const { agent } = await gql(`{ agent(id: "${createAgent.id}") { teamId capabilities { documents endpointManagement messaging } guardrails { blockedInputPatterns redactPresets maxToolSteps } } }`);
+    const { agent } = await gql(
+      `{ agent(id: "${createAgent.id}") { teamId capabilities { documents endpointManagement messaging } guardrails { blockedInputPatterns redactPresets maxToolSteps } } }`,
+    );
     const { workspace } = await gql('{ workspace { teams { id name } } }');
     expect(agent).to.deep.equal({
       teamId: workspace.teams[0].id,
@@ -343,7 +389,10 @@ describe('e2e: the console: workspace sections', function () {
       for (const path of ['members', 'models', 'settings']) {
         await page.goto(`${h.svc.url}/console/workspace/${path}`);
         await page.getByRole('heading', { level: 2 }).waitFor();
-        await page.getByRole('status').filter({ hasText: /Loading/ }).waitFor({ state: 'detached' });
+        await page
+          .getByRole('status')
+          .filter({ hasText: /Loading/ })
+          .waitFor({ state: 'detached' });
         await axe();
       }
     } finally {

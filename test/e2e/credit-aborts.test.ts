@@ -16,7 +16,11 @@ const ADMIN_TOKEN = 'credit-aborts-admin-token-01234';
 const PRICES = { input: 10, output: 20 };
 const LIMIT = 0.003;
 /** A long streamed answer (one chunk per word, 40 ms apart) that reports 100 + 50 tokens at its end. */
-const SLOW: FakeTurn = { text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '), usage: { prompt: 100, completion: 50 }, chunkDelayMs: 40 };
+const SLOW: FakeTurn = {
+  text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '),
+  usage: { prompt: 100, completion: 50 },
+  chunkDelayMs: 40,
+};
 /** ~500 characters of question: the aborted run's prompt estimate is well over 100 tokens. */
 const QUESTION = `Please tell me everything about the opening hours. ${'Details matter to me a lot. '.repeat(16)}`;
 
@@ -27,9 +31,19 @@ describe('e2e: aborted and failed runs are charged what they used', function () 
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   before(async () => {
-    svc = await startE2eService('credit_aborts', { adminToken: ADMIN_TOKEN, modelProxy: async (fake) => (gate = await startModelGate(fake)) });
+    svc = await startE2eService('credit_aborts', {
+      adminToken: ADMIN_TOKEN,
+      modelProxy: async (fake) => (gate = await startModelGate(fake)),
+    });
     await gql('mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }', {
-      i: { name: 'priced', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: gate.url, inputPricePerMillion: PRICES.input, outputPricePerMillion: PRICES.output },
+      i: {
+        name: 'priced',
+        provider: 'OPENAI_COMPATIBLE',
+        model: 'fake-model',
+        baseUrl: gate.url,
+        inputPricePerMillion: PRICES.input,
+        outputPricePerMillion: PRICES.output,
+      },
     });
   });
   after(async () => {
@@ -42,27 +56,49 @@ describe('e2e: aborted and failed runs are charged what they used', function () 
   });
 
   /** An agent on the priced model with the OpenAI surface on, an HTTP prompt endpoint `ask`, its daily limit, and a key. */
-  async function agentWith(limit: number | null, capabilities?: Record<string, boolean>): Promise<{ id: string; key: string }> {
+  async function agentWith(
+    limit: number | null,
+    capabilities?: Record<string, boolean>,
+  ): Promise<{ id: string; key: string }> {
     const i = { name: 'Metered', instructions: 'You are the shop assistant.', defaultModel: 'priced' };
-    const id = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i })).createAgent.id as string;
+    const id = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i })).createAgent
+      .id as string;
     await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: OPENAI, enabled: true) { id } }', { a: id });
-    await gql('mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: { path: "ask", handler: { prompt: "Answer." } }) { id } }', { a: id });
-    if (limit != null) await gql('mutation($a: ID!, $l: Float) { setAgentLimits(agentId: $a, dailyCreditLimit: $l) { id } }', { a: id, l: limit });
-    if (capabilities) await gql('mutation($a: ID!, $c: CapabilitiesInput!) { setCapabilities(agentId: $a, input: $c) { id } }', { a: id, c: capabilities });
-    const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key as string;
+    await gql(
+      'mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: { path: "ask", handler: { prompt: "Answer." } }) { id } }',
+      { a: id },
+    );
+    if (limit != null)
+      await gql('mutation($a: ID!, $l: Float) { setAgentLimits(agentId: $a, dailyCreditLimit: $l) { id } }', {
+        a: id,
+        l: limit,
+      });
+    if (capabilities)
+      await gql('mutation($a: ID!, $c: CapabilitiesInput!) { setCapabilities(agentId: $a, input: $c) { id } }', {
+        a: id,
+        c: capabilities,
+      });
+    const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id }))
+      .createAgentApiKey.key as string;
     return { id, key };
   }
 
   /** Credits charged to the agent (summed over two days, so a run near 00:00 UTC still counts). */
   async function charged(agentId: string): Promise<number> {
     await svc.service.services.admission.flushCharges();
-    const days = (await gql('query($a: ID!) { agent(id: $a) { usage(days: 2) { credits } } }', { a: agentId })).agent.usage as { credits: number }[];
+    const days = (await gql('query($a: ID!) { agent(id: $a) { usage(days: 2) { credits } } }', { a: agentId })).agent
+      .usage as { credits: number }[];
     return days.reduce((n, d) => n + d.credits, 0);
   }
 
-  async function activity(agentId: string): Promise<{ surface: string; status: number; credits: number; error: string | null; runId: string | null }[]> {
+  async function activity(
+    agentId: string,
+  ): Promise<{ surface: string; status: number; credits: number; error: string | null; runId: string | null }[]> {
     await svc.service.services.activityLog.flush();
-    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 50) { nodes { surface status credits error runId } } } }', { a: agentId });
+    const d = await gql(
+      'query($a: ID!) { agent(id: $a) { activity(first: 50) { nodes { surface status credits error runId } } } }',
+      { a: agentId },
+    );
     return d.agent.activity.nodes;
   }
 
@@ -85,7 +121,10 @@ describe('e2e: aborted and failed runs are charged what they used', function () 
       svc.fake.enqueue(SLOW);
       const ac = new AbortController();
       try {
-        const stream = await client.chat.completions.create({ model: agent.id, messages: [{ role: 'user', content: QUESTION }], stream: true }, { signal: ac.signal });
+        const stream = await client.chat.completions.create(
+          { model: agent.id, messages: [{ role: 'user', content: QUESTION }], stream: true },
+          { signal: ac.signal },
+        );
         for await (const ch of stream) {
           if (ch.choices[0]?.delta.content) ac.abort();
         }
@@ -103,7 +142,10 @@ describe('e2e: aborted and failed runs are charged what they used', function () 
       await settled(agent.id);
     }
     const aborted = outcomes.filter((o) => o === 'aborted').length;
-    expect(outcomes.slice(aborted).every((o) => o === 429), `${outcomes}`).to.equal(true);
+    expect(
+      outcomes.slice(aborted).every((o) => o === 429),
+      `${outcomes}`,
+    ).to.equal(true);
     expect(aborted).to.be.within(1, 4);
     const total = await charged(agent.id);
     expect(total).to.be.at.least(LIMIT);
@@ -114,7 +156,9 @@ describe('e2e: aborted and failed runs are charged what they used', function () 
     // The bound admission keeps: the limit plus one run's estimate (the largest run charged).
     expect(total).to.be.at.most(LIMIT + Math.max(...entries.map((e) => e.credits)) + 1e-9);
     // The next call, streamed or not, is refused until midnight UTC.
-    const next = await client.chat.completions.create({ model: agent.id, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const next = await client.chat.completions
+      .create({ model: agent.id, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(next).to.be.instanceOf(OpenAI.APIError);
     expect((next as InstanceType<typeof OpenAI.APIError>).status).to.equal(429);
   });
@@ -163,8 +207,15 @@ describe('e2e: aborted and failed runs are charged what they used', function () 
 
   it('a tool loop whose second model call fails is charged the first step', async () => {
     const agent = await agentWith(null, { documents: true });
-    svc.fake.enqueue({ toolCalls: [{ name: 'list_documents', arguments: {} }], usage: { prompt: 100, completion: 50 } }, { status: 400 });
-    const r = await send('POST', httpApiPath(agent.id, 'ask'), { key: agent.key, json: { q: 'What documents do you have?' }, baseUrl: svc.url });
+    svc.fake.enqueue(
+      { toolCalls: [{ name: 'list_documents', arguments: {} }], usage: { prompt: 100, completion: 50 } },
+      { status: 400 },
+    );
+    const r = await send('POST', httpApiPath(agent.id, 'ask'), {
+      key: agent.key,
+      json: { q: 'What documents do you have?' },
+      baseUrl: svc.url,
+    });
     expect(r.status, r.text).to.equal(500);
     expect(svc.fake.requests).to.have.length(2);
     const [entry] = await activity(agent.id);
@@ -174,7 +225,11 @@ describe('e2e: aborted and failed runs are charged what they used', function () 
 
   it('a model stream that breaks off after reporting its usage is charged that usage', async () => {
     const agent = await agentWith(null);
-    svc.fake.enqueue({ text: 'An answer that never ends properly.', usage: { prompt: 300, completion: 100 }, failAfterUsage: true });
+    svc.fake.enqueue({
+      text: 'An answer that never ends properly.',
+      usage: { prompt: 300, completion: 100 },
+      failAfterUsage: true,
+    });
     const r = await send('POST', httpApiPath(agent.id, 'ask'), { key: agent.key, json: { q: 'hi' }, baseUrl: svc.url });
     expect(r.status, r.text).to.equal(500);
     const [entry] = await activity(agent.id);

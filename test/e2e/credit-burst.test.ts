@@ -30,9 +30,20 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   before(async () => {
-    svc = await startE2eService('credit_burst', { adminToken: ADMIN_TOKEN, platformOrigin: PLATFORM, modelProxy: async (fake) => (gate = await startModelGate(fake)) });
+    svc = await startE2eService('credit_burst', {
+      adminToken: ADMIN_TOKEN,
+      platformOrigin: PLATFORM,
+      modelProxy: async (fake) => (gate = await startModelGate(fake)),
+    });
     await gql('mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }', {
-      i: { name: 'priced', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: gate.url, inputPricePerMillion: PRICES.input, outputPricePerMillion: PRICES.output },
+      i: {
+        name: 'priced',
+        provider: 'OPENAI_COMPATIBLE',
+        model: 'fake-model',
+        baseUrl: gate.url,
+        inputPricePerMillion: PRICES.input,
+        outputPricePerMillion: PRICES.output,
+      },
     });
   });
   after(async () => {
@@ -46,28 +57,43 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
 
   /** An agent with a prompt endpoint `ask` on the priced model, its limits and guardrails, and a key. */
   async function agentWith(limits: string, maxCreditsPerRun: number | null): Promise<{ id: string; key: string }> {
-    const id = (await gql('mutation { createAgent(input: { name: "Burst", defaultModel: "priced" }) { id } }')).createAgent.id as string;
-    await gql('mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: { path: "ask", handler: { prompt: "Answer." } }) { id } }', { a: id });
+    const id = (await gql('mutation { createAgent(input: { name: "Burst", defaultModel: "priced" }) { id } }'))
+      .createAgent.id as string;
+    await gql(
+      'mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: { path: "ask", handler: { prompt: "Answer." } }) { id } }',
+      { a: id },
+    );
     await gql(`mutation($a: ID!) { setAgentLimits(agentId: $a, ${limits}) { id } }`, { a: id });
-    if (maxCreditsPerRun != null) await gql('mutation($a: ID!, $m: Float) { setGuardrails(agentId: $a, input: { maxCreditsPerRun: $m }) { id } }', { a: id, m: maxCreditsPerRun });
-    const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "burst") { key } }', { a: id })).createAgentApiKey.key as string;
+    if (maxCreditsPerRun != null)
+      await gql('mutation($a: ID!, $m: Float) { setGuardrails(agentId: $a, input: { maxCreditsPerRun: $m }) { id } }', {
+        a: id,
+        m: maxCreditsPerRun,
+      });
+    const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "burst") { key } }', { a: id }))
+      .createAgentApiKey.key as string;
     return { id, key };
   }
 
-  const ask = (agent: { id: string; key: string }, i: number) => send('POST', httpApiPath(agent.id, 'ask'), { key: agent.key, json: { i }, baseUrl: svc.url });
+  const ask = (agent: { id: string; key: string }, i: number) =>
+    send('POST', httpApiPath(agent.id, 'ask'), { key: agent.key, json: { i }, baseUrl: svc.url });
 
   /**
    * Sends `n` calls at once with the model shut; once each is answered or waiting at the gate,
    * counts the runs in flight and lets them finish. Every model call answers `turn`.
    */
-  async function burst(agent: { id: string; key: string }, n: number, turn: FakeTurn = RUN): Promise<{ inFlight: number; replies: Reply[] }> {
+  async function burst(
+    agent: { id: string; key: string },
+    n: number,
+    turn: FakeTurn = RUN,
+  ): Promise<{ inFlight: number; replies: Reply[] }> {
     for (let i = 0; i < n; i++) svc.fake.enqueue(turn);
     gate.shut();
     let answered = 0;
     const pending = Array.from({ length: n }, (_, i) => ask(agent, i).finally(() => answered++));
     const deadline = Date.now() + 120_000; // bounds a hang only
     while (answered + gate.held() < n) {
-      if (Date.now() > deadline) throw new Error(`burst not settled: ${answered} answered, ${gate.held()} waiting on the model`);
+      if (Date.now() > deadline)
+        throw new Error(`burst not settled: ${answered} answered, ${gate.held()} waiting on the model`);
       await new Promise((r) => setTimeout(r, 20));
     }
     const inFlight = gate.held();
@@ -77,7 +103,8 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
 
   /** Credits charged to the agent (summed over two days, so a run near 00:00 UTC still counts). */
   async function charged(agentId: string): Promise<{ credits: number; runs: number }> {
-    const days = (await gql('query($a: ID!) { agent(id: $a) { usage(days: 2) { credits runs } } }', { a: agentId })).agent.usage as { credits: number; runs: number }[];
+    const days = (await gql('query($a: ID!) { agent(id: $a) { usage(days: 2) { credits runs } } }', { a: agentId }))
+      .agent.usage as { credits: number; runs: number }[];
     return { credits: days.reduce((n, d) => n + d.credits, 0), runs: days.reduce((n, d) => n + d.runs, 0) };
   }
 
@@ -99,7 +126,10 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
     const ok = replies.filter((r) => r.status === 200);
     expect(ok).to.have.length(3);
     for (const r of ok) expect(r.json.credits).to.be.closeTo(RUN_CREDITS, 1e-9);
-    expectRefused(replies.filter((r) => r.status !== 200), 'daily_credit_limit');
+    expectRefused(
+      replies.filter((r) => r.status !== 200),
+      'daily_credit_limit',
+    );
     expect(svc.fake.requests).to.have.length(3);
 
     // The bound: the limit plus one run's maximum; runs that cost their maximum land on the limit.
@@ -109,7 +139,9 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
     expect(await leases(agent.id)).to.equal(0);
     const after = await ask(agent, 99);
     expect(after.status).to.equal(429);
-    expect(after.json.error).to.equal(`This agent used its daily credit limit of ${3 * RUN_CREDITS}; it resets at 00:00 UTC`);
+    expect(after.json.error).to.equal(
+      `This agent used its daily credit limit of ${3 * RUN_CREDITS}; it resets at 00:00 UTC`,
+    );
   });
 
   it('200 calls on a limit of 0.01 without a per-run maximum: one probe run; then 50 calls: runs of the measured size up to the limit', async () => {
@@ -118,14 +150,20 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
     const first = await burst(agent, 200);
     expect(first.inFlight).to.equal(1);
     expect(first.replies.filter((r) => r.status === 200)).to.have.length(1);
-    expectRefused(first.replies.filter((r) => r.status !== 200), 'concurrency_limit');
+    expectRefused(
+      first.replies.filter((r) => r.status !== 200),
+      'concurrency_limit',
+    );
     expect(await charged(agent.id)).to.deep.equal({ credits: RUN_CREDITS, runs: 1 });
 
     // Now each run reserves the largest run charged (0.002): four more fit under 0.01.
     const second = await burst(agent, 50);
     expect(second.inFlight).to.equal(4);
     expect(second.replies.filter((r) => r.status === 200)).to.have.length(4);
-    expectRefused(second.replies.filter((r) => r.status !== 200), 'daily_credit_limit');
+    expectRefused(
+      second.replies.filter((r) => r.status !== 200),
+      'daily_credit_limit',
+    );
     const total = await charged(agent.id);
     expect(total.credits).to.be.at.most(0.01 + RUN_CREDITS + 1e-9); // the limit plus one run's estimate
     expect(total).to.deep.equal({ credits: 0.01, runs: 5 });
@@ -135,10 +173,16 @@ describe('e2e: a burst of calls cannot overshoot a daily credit limit', function
 
   it('failed runs release their reservations: the next burst is admitted as if they had never run', async () => {
     const agent = await agentWith(`dailyCreditLimit: ${3 * RUN_CREDITS}`, RUN_CREDITS);
-    const failed = await burst(agent, 6, { status: 400, errorBody: { error: { message: 'bad request', type: 'invalid_request_error' } } });
+    const failed = await burst(agent, 6, {
+      status: 400,
+      errorBody: { error: { message: 'bad request', type: 'invalid_request_error' } },
+    });
     expect(failed.inFlight).to.equal(3);
     expect(failed.replies.filter((r) => r.status === 500)).to.have.length(3);
-    expectRefused(failed.replies.filter((r) => r.status !== 500), 'daily_credit_limit');
+    expectRefused(
+      failed.replies.filter((r) => r.status !== 500),
+      'daily_credit_limit',
+    );
     expect(await leases(agent.id)).to.equal(0);
     expect(await charged(agent.id)).to.deep.equal({ credits: 0, runs: 0 });
     svc.fake.reset(); // the failures the refused calls did not consume

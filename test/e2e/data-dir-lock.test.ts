@@ -30,7 +30,14 @@ async function deadPid(): Promise<number> {
 
 describe('e2e: one process per embedded data directory', function () {
   this.timeout(240_000);
-  const env = (dataDir: string) => ({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN, DATABASE_URL: undefined, SECRETS_KEY: undefined, LOG_LEVEL: 'warn' });
+  const env = (dataDir: string) => ({
+    PORT: '0',
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN,
+    DATABASE_URL: undefined,
+    SECRETS_KEY: undefined,
+    LOG_LEVEL: 'warn',
+  });
   const dirs: string[] = [];
   const tempDir = () => {
     const d = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-lock-'));
@@ -56,7 +63,9 @@ describe('e2e: one process per embedded data directory', function () {
 
     const second = await runToExit(env(dataDir));
     expect(second.code, second.output).to.equal(1);
-    expect(second.output).to.include(`The data directory ${path.resolve(dataDir)} is in use by another running process (pid ${first.child.pid}`);
+    expect(second.output).to.include(
+      `The data directory ${path.resolve(dataDir)} is in use by another running process (pid ${first.child.pid}`,
+    );
 
     expect((await fetch(`${first.url}/healthz`)).status).to.equal(200);
     expect((await fetch(`${first.url}/readyz`)).status).to.equal(200);
@@ -71,7 +80,10 @@ describe('e2e: one process per embedded data directory', function () {
   it('a lock file left by a process that no longer runs does not block the next start', async () => {
     const dataDir = tempDir();
     const pid = await deadPid();
-    fs.writeFileSync(path.join(dataDir, LOCK), JSON.stringify({ pid, hostname: os.hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+    fs.writeFileSync(
+      path.join(dataDir, LOCK),
+      JSON.stringify({ pid, hostname: os.hostname(), startedAt: '2026-01-01T00:00:00.000Z' }),
+    );
     first = await startService(env(dataDir));
     expect(await viewerRole(first.url)).to.equal('ADMIN:');
     const lock = JSON.parse(fs.readFileSync(path.join(dataDir, LOCK), 'utf8'));

@@ -32,24 +32,47 @@ describe('e2e: the docs page in Chromium', function () {
 
   before(async function () {
     if (!fs.existsSync(CHROMIUM)) {
-      console.log(`    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`);
+      console.log(
+        `    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`,
+      );
       this.skip();
     }
     svc = await startE2eService('docs_browser', { adminToken: ADMIN_TOKEN });
-    agentId = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'Shop', defaultModel: 'fake-model' } })).createAgent.id;
-    apiKey = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "docs") { key } }', { a: agentId })).createAgentApiKey.key;
+    agentId = (
+      await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+        i: { name: 'Shop', defaultModel: 'fake-model' },
+      })
+    ).createAgent.id;
+    apiKey = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "docs") { key } }', { a: agentId }))
+      .createAgentApiKey.key;
     await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
       a: agentId,
-      i: { path: 'orders/{id}/summary', methods: ['GET'], handler: { script: 'return { id: request.params.id, path: request.path };' } },
+      i: {
+        path: 'orders/{id}/summary',
+        methods: ['GET'],
+        handler: { script: 'return { id: request.params.id, path: request.path };' },
+      },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     // The documents name BASE_URL as their server; the test service listens on a port of its own,
     // so the server URL is pointed at it (the only change made to what the service answered).
     const sameServer = async (route: Route) => {
       const res = await route.fetch();
       const doc = await res.json();
-      doc.servers = doc.servers.map((s: { url: string }) => ({ ...s, url: s.url.replace(/^http:\/\/localhost:0/, svc.url) }));
+      doc.servers = doc.servers.map((s: { url: string }) => ({
+        ...s,
+        url: s.url.replace(/^http:\/\/localhost:0/, svc.url),
+      }));
       await route.fulfill({ response: res, json: doc });
     };
     await context.route(/\/openapi\.json$/, sameServer);
@@ -70,24 +93,34 @@ describe('e2e: the docs page in Chromium', function () {
   });
 
   /** Opens an operation, tries it out with the given parameter values, and returns the answer's status and body. */
-  async function tryOut(operationId: string, params: Record<string, string>): Promise<{ status: string; body: string }> {
+  async function tryOut(
+    operationId: string,
+    params: Record<string, string>,
+  ): Promise<{ status: string; body: string }> {
     const op = page.locator(`[id$="-${operationId}"]`);
     await op.locator('.opblock-summary').first().click();
     await op.getByRole('button', { name: 'Try it out' }).click();
-    for (const [name, value] of Object.entries(params)) await op.locator(`tr[data-param-name="${name}"] input`).fill(value);
+    for (const [name, value] of Object.entries(params))
+      await op.locator(`tr[data-param-name="${name}"] input`).fill(value);
     await op.getByRole('button', { name: 'Execute' }).click();
     const status = op.locator('.live-responses-table .response .response-col_status').first();
     await status.waitFor();
-    return { status: (await status.textContent())!.trim(), body: (await op.locator('.live-responses-table .response-col_description pre').first().textContent())! };
+    return {
+      status: (await status.textContent())!.trim(),
+      body: (await op.locator('.live-responses-table .response-col_description pre').first().textContent())!,
+    };
   }
 
   it('is served with a CSP that forbids framing, nosniff and no referrer, and Swagger UI works under it', async () => {
     const res = await fetch(`${svc.url}/docs`);
-    expect(res.headers.get('content-security-policy')).to.contain("frame-ancestors 'none'").and.contain("script-src 'self'");
+    expect(res.headers.get('content-security-policy'))
+      .to.contain("frame-ancestors 'none'")
+      .and.contain("script-src 'self'");
     expect(res.headers.get('x-frame-options')).to.equal('DENY');
     expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
     expect(res.headers.get('referrer-policy')).to.equal('no-referrer');
-    for (const asset of ['/docs/init.js', '/docs/swagger-ui-bundle.js']) expect((await fetch(`${svc.url}${asset}`)).headers.get('x-content-type-options')).to.equal('nosniff');
+    for (const asset of ['/docs/init.js', '/docs/swagger-ui-bundle.js'])
+      expect((await fetch(`${svc.url}${asset}`)).headers.get('x-content-type-options')).to.equal('nosniff');
     await page.goto(`${svc.url}/docs`);
     await page.getByText('callEndpointGet').waitFor();
     expect(violations).to.deep.equal([]);
@@ -99,7 +132,9 @@ describe('e2e: the docs page in Chromium', function () {
       // 'load' waits for the frame to have loaded, or to have been refused.
       await framing.setContent(`<iframe id="f" src="${svc.url}/docs"></iframe>`, { waitUntil: 'load' });
       const inner = framing.frames().find((f) => f.url().startsWith(svc.url));
-      const loaded = inner ? await inner.evaluate(() => document.querySelector('#ui') !== null).catch(() => false) : false;
+      const loaded = inner
+        ? await inner.evaluate(() => document.querySelector('#ui') !== null).catch(() => false)
+        : false;
       expect(loaded).to.equal(false);
     } finally {
       await framing.close();

@@ -33,7 +33,14 @@ describe('e2e: SMTP connection bounds', function () {
 
   before(async () => {
     svc = await startE2eService('email_bounds', {
-      env: { SMTP_PORT: '0', MAIL_DOMAIN: DOMAIN, SMTP_MAX_CONNECTIONS: '4', SMTP_MAX_CONNECTIONS_PER_ADDRESS: '2', SMTP_IDLE_TIMEOUT_SECONDS: '1.5', SMTP_SESSION_MAX_SECONDS: '3' },
+      env: {
+        SMTP_PORT: '0',
+        MAIL_DOMAIN: DOMAIN,
+        SMTP_MAX_CONNECTIONS: '4',
+        SMTP_MAX_CONNECTIONS_PER_ADDRESS: '2',
+        SMTP_IDLE_TIMEOUT_SECONDS: '1.5',
+        SMTP_SESSION_MAX_SECONDS: '3',
+      },
     });
   });
   afterEach(closeAll);
@@ -55,7 +62,8 @@ describe('e2e: SMTP connection bounds', function () {
   });
 
   it('refuses a connection past SMTP_MAX_CONNECTIONS with 421 and closes it', async () => {
-    for (const from of ['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4']) expect((await connect(from)).first).to.match(/^220 /);
+    for (const from of ['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4'])
+      expect((await connect(from)).first).to.match(/^220 /);
     const fifth = await connect('127.0.0.5');
     expect(fifth.first).to.match(/^421 .*Too many connected clients/);
     await fifth.c.closed;
@@ -89,12 +97,26 @@ describe('e2e: SMTP connection bounds', function () {
   });
 
   it('still takes a message within the bounds', async () => {
-    const agent = (await svc.gql('mutation { createAgent(input: {name: "Bounds", instructions: "x"}) { id } }')).createAgent.id as string;
+    const agent = (await svc.gql('mutation { createAgent(input: {name: "Bounds", instructions: "x"}) { id } }'))
+      .createAgent.id as string;
     await svc.gql('mutation($a: ID!) { setSurface(agentId: $a, surface: EMAIL, enabled: true) { id } }', { a: agent });
-    await svc.gql(`mutation($a: ID!) { addChannel(agentId: $a, input: {kind: EMAIL, address: "desk@${DOMAIN}", handler: {script: "return null;"}}) { id } }`, { a: agent });
-    const client = nodemailer.createTransport({ host: '127.0.0.1', port: svc.smtpPort!, secure: false, ignoreTLS: true });
+    await svc.gql(
+      `mutation($a: ID!) { addChannel(agentId: $a, input: {kind: EMAIL, address: "desk@${DOMAIN}", handler: {script: "return null;"}}) { id } }`,
+      { a: agent },
+    );
+    const client = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: svc.smtpPort!,
+      secure: false,
+      ignoreTLS: true,
+    });
     try {
-      const info = await client.sendMail({ from: 'ada@customer.example', to: `desk@${DOMAIN}`, subject: 'Hello', text: 'hi' });
+      const info = await client.sendMail({
+        from: 'ada@customer.example',
+        to: `desk@${DOMAIN}`,
+        subject: 'Hello',
+        text: 'hi',
+      });
       expect(info.response).to.match(/^250 /);
     } finally {
       client.close();

@@ -25,10 +25,16 @@ describe('e2e: inbound mail quota per channel and day', function () {
 
   /** An agent with the EMAIL surface on and a channel that answers nothing (the test looks at what is stored). */
   async function channel(): Promise<{ agentId: string; address: string }> {
-    const agentId = (await svc.gql('mutation { createAgent(input: {name: "Quota", instructions: "x"}) { id } }')).createAgent.id as string;
-    await svc.gql('mutation($a: ID!) { setSurface(agentId: $a, surface: EMAIL, enabled: true) { id } }', { a: agentId });
+    const agentId = (await svc.gql('mutation { createAgent(input: {name: "Quota", instructions: "x"}) { id } }'))
+      .createAgent.id as string;
+    await svc.gql('mutation($a: ID!) { setSurface(agentId: $a, surface: EMAIL, enabled: true) { id } }', {
+      a: agentId,
+    });
     const address = `desk${++channels}@${DOMAIN}`;
-    await svc.gql('mutation($a: ID!, $i: ChannelInput!) { addChannel(agentId: $a, input: $i) { id } }', { a: agentId, i: { kind: 'EMAIL', address, handler: { script: 'return null;' }, autoReply: false } });
+    await svc.gql('mutation($a: ID!, $i: ChannelInput!) { addChannel(agentId: $a, input: $i) { id } }', {
+      a: agentId,
+      i: { kind: 'EMAIL', address, handler: { script: 'return null;' }, autoReply: false },
+    });
     return { agentId, address };
   }
 
@@ -45,22 +51,39 @@ describe('e2e: inbound mail quota per channel and day', function () {
     }
   }
 
-  const inbound = (agentId: string) => svc.service.db('messages').where({ agent_id: agentId, direction: 'inbound' }).orderBy('created_at');
-  const attachmentsOf = (ids: string[]) => svc.service.db('message_attachments').whereIn('message_id', ids).orderBy(['message_id', 'position']);
+  const inbound = (agentId: string) =>
+    svc.service.db('messages').where({ agent_id: agentId, direction: 'inbound' }).orderBy('created_at');
+  const attachmentsOf = (ids: string[]) =>
+    svc.service.db('message_attachments').whereIn('message_id', ids).orderBy(['message_id', 'position']);
 
   before(async () => {
     svc = await startE2eService('email_quota', {
-      env: { SMTP_PORT: '0', MAIL_DOMAIN: DOMAIN, EMAIL_DAILY_MESSAGES_PER_CHANNEL: '10', EMAIL_DAILY_BYTES_PER_CHANNEL: '20000', MAILGUN_WEBHOOK_SIGNING_KEY: KEY },
+      env: {
+        SMTP_PORT: '0',
+        MAIL_DOMAIN: DOMAIN,
+        EMAIL_DAILY_MESSAGES_PER_CHANNEL: '10',
+        EMAIL_DAILY_BYTES_PER_CHANNEL: '20000',
+        MAILGUN_WEBHOOK_SIGNING_KEY: KEY,
+      },
     });
   });
   after(async () => svc?.stop());
 
   it('takes 10 messages for a channel, refuses the 11th with 452 and stores nothing of it; another channel still takes mail', async () => {
     const a = await channel();
-    for (let i = 1; i <= 10; i++) expect((await deliver({ to: a.address, messageId: `<q${i}@customer.example>` })).code, `message ${i}`).to.equal(250);
-    const eleventh = await deliver({ to: a.address, messageId: '<q11@customer.example>', attachments: [{ filename: 'big.bin', content: Buffer.alloc(2048, 1) }] });
+    for (let i = 1; i <= 10; i++)
+      expect((await deliver({ to: a.address, messageId: `<q${i}@customer.example>` })).code, `message ${i}`).to.equal(
+        250,
+      );
+    const eleventh = await deliver({
+      to: a.address,
+      messageId: '<q11@customer.example>',
+      attachments: [{ filename: 'big.bin', content: Buffer.alloc(2048, 1) }],
+    });
     expect(eleventh.code).to.equal(452);
-    expect(eleventh.response).to.match(/^452 4\.2\.2 The channel desk\d+@quota\.example\.test has taken its most inbound mail for today \(10 messages, 20000 bytes\); send it again after \d{4}-\d\d-\d\dT00:00:00\.000Z$/);
+    expect(eleventh.response).to.match(
+      /^452 4\.2\.2 The channel desk\d+@quota\.example\.test has taken its most inbound mail for today \(10 messages, 20000 bytes\); send it again after \d{4}-\d\d-\d\dT00:00:00\.000Z$/,
+    );
     const rows = await inbound(a.agentId);
     expect(rows).to.have.length(10);
     expect(rows.map((r: { message_id: string }) => r.message_id)).to.not.include('<q11@customer.example>');
@@ -76,7 +99,11 @@ describe('e2e: inbound mail quota per channel and day', function () {
     if (!process.env.TEST_DATABASE_URL) return this.skip();
     const other = await svc.another();
     const q = await channel();
-    const codes = await Promise.all(Array.from({ length: 14 }, (_, i) => deliver({ to: q.address, messageId: `<both${i}@customer.example>` }, i % 2 ? other.smtpPort! : svc.smtpPort!)));
+    const codes = await Promise.all(
+      Array.from({ length: 14 }, (_, i) =>
+        deliver({ to: q.address, messageId: `<both${i}@customer.example>` }, i % 2 ? other.smtpPort! : svc.smtpPort!),
+      ),
+    );
     expect(codes.map((c) => c.code).sort()).to.deep.equal([...Array(10).fill(250), ...Array(4).fill(452)]);
     expect(await inbound(q.agentId)).to.have.length(10);
   });
@@ -94,8 +121,24 @@ describe('e2e: inbound mail quota per channel and day', function () {
     const timestamp = Math.floor(Date.now() / 1000);
     const token = randomBytes(25).toString('hex');
     const form = new FormData();
-    for (const [k, v] of Object.entries({ recipient: d.address, sender: 'ada@customer.example', timestamp: String(timestamp), token, signature: createHmac('sha256', KEY).update(`${timestamp}${token}`).digest('hex') })) form.append(k, v);
-    const mime = [`From: ada@customer.example`, `To: ${d.address}`, 'Subject: Big', 'Message-ID: <big@customer.example>', 'Content-Type: text/plain', '', 'c'.repeat(21_000), ''].join('\r\n');
+    for (const [k, v] of Object.entries({
+      recipient: d.address,
+      sender: 'ada@customer.example',
+      timestamp: String(timestamp),
+      token,
+      signature: createHmac('sha256', KEY).update(`${timestamp}${token}`).digest('hex'),
+    }))
+      form.append(k, v);
+    const mime = [
+      `From: ada@customer.example`,
+      `To: ${d.address}`,
+      'Subject: Big',
+      'Message-ID: <big@customer.example>',
+      'Content-Type: text/plain',
+      '',
+      'c'.repeat(21_000),
+      '',
+    ].join('\r\n');
     form.append('body-mime', new Blob([mime]), 'message.eml');
     const res = await fetch(`${svc.url}/email/mailgun/mime`, { method: 'POST', body: form });
     expect(res.status).to.equal(429);
@@ -112,14 +155,27 @@ describe('e2e: inbound mail quota per channel and day', function () {
       { filename: 'one.bin', content: Buffer.alloc(1500, 1) },
       { filename: 'two.bin', content: Buffer.alloc(1200, 2) },
     ];
-    expect((await deliver({ to: e.address, messageId: '<bulk@list.example>', headers: { Precedence: 'bulk' }, attachments: files })).code).to.equal(250);
-    expect((await deliver({ to: e.address, messageId: '<person@customer.example>', attachments: [files[0]!] })).code).to.equal(250);
+    expect(
+      (
+        await deliver({
+          to: e.address,
+          messageId: '<bulk@list.example>',
+          headers: { Precedence: 'bulk' },
+          attachments: files,
+        })
+      ).code,
+    ).to.equal(250);
+    expect(
+      (await deliver({ to: e.address, messageId: '<person@customer.example>', attachments: [files[0]!] })).code,
+    ).to.equal(250);
     const [bulk, person] = await inbound(e.agentId);
     expect(bulk.message_id).to.equal('<bulk@list.example>');
     expect(bulk.provider.email.answer).to.equal('precedence');
     expect(bulk.provider.email.attachments.map((a: { kept: boolean }) => a.kept)).to.deep.equal([false, false]);
     const bulkFiles = await attachmentsOf([bulk.id]);
-    expect(bulkFiles.map((a: { filename: string; size: number; content: unknown }) => [a.filename, a.size, a.content])).to.deep.equal([
+    expect(
+      bulkFiles.map((a: { filename: string; size: number; content: unknown }) => [a.filename, a.size, a.content]),
+    ).to.deep.equal([
       ['one.bin', 1500, null],
       ['two.bin', 1200, null],
     ]);

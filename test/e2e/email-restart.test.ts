@@ -25,7 +25,19 @@ describe('e2e: an accepted email survives SIGKILL between the 250 and the run', 
     const database = await databaseEnv('email_restart');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-email-restart-'));
     const smtpPort = await freePort();
-    const env = (workers: number) => ({ ...database.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'warn', SMTP_PORT: String(smtpPort), MAIL_DOMAIN: DOMAIN, SMTP_URL: sink.url, WEBHOOK_WORKERS: String(workers), SMTP_TRUSTED_RELAYS: '127.0.0.1, ::1' });
+    const env = (workers: number) => ({
+      ...database.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      SMTP_PORT: String(smtpPort),
+      MAIL_DOMAIN: DOMAIN,
+      SMTP_URL: sink.url,
+      WEBHOOK_WORKERS: String(workers),
+      SMTP_TRUSTED_RELAYS: '127.0.0.1, ::1',
+    });
     // What the relay in front of the listener wrote (its authserv-id is MAIL_DOMAIN by default).
     const headers = { 'Authentication-Results': `${DOMAIN}; spf=pass smtp.mailfrom=bob@customer.example; dkim=none` };
     let server: Started | undefined;
@@ -33,30 +45,57 @@ describe('e2e: an accepted email survives SIGKILL between the 250 and the run', 
       server = await startService(env(0));
       const gql = graphqlClient(() => server!.url, ADMIN_TOKEN);
       // `server` is read at each call: after the restart, the same client talks to the new process.
-      const agent = (await gql('mutation { createAgent(input: {name: "Restart", instructions: "x"}) { id } }')).createAgent.id as string;
+      const agent = (await gql('mutation { createAgent(input: {name: "Restart", instructions: "x"}) { id } }'))
+        .createAgent.id as string;
       await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: EMAIL, enabled: true) { id } }', { a: agent });
-      await gql('mutation($a: ID!) { addChannel(agentId: $a, input: {kind: EMAIL, address: "desk@restart.example.test", handler: {script: "return \\"answered after the restart\\";"}}) { id } }', { a: agent });
+      await gql(
+        'mutation($a: ID!) { addChannel(agentId: $a, input: {kind: EMAIL, address: "desk@restart.example.test", handler: {script: "return \\"answered after the restart\\";"}}) { id } }',
+        { a: agent },
+      );
 
       const client = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
-      const info = await client.sendMail({ from: 'bob@customer.example', to: 'desk@restart.example.test', subject: 'Still there?', text: 'hello', messageId: '<kill-1@customer.example>', headers });
+      const info = await client.sendMail({
+        from: 'bob@customer.example',
+        to: 'desk@restart.example.test',
+        subject: 'Still there?',
+        text: 'hello',
+        messageId: '<kill-1@customer.example>',
+        headers,
+      });
       client.close();
       expect(info.response).to.match(/^250 /);
 
       const victim = server;
       victim.child.kill('SIGKILL');
-      await new Promise((r) => (victim.child.exitCode !== null || victim.child.signalCode !== null ? r(null) : victim.child.once('exit', r)));
+      await new Promise((r) =>
+        victim.child.exitCode !== null || victim.child.signalCode !== null ? r(null) : victim.child.once('exit', r),
+      );
       expect(sink.received, 'nothing was answered before the kill').to.have.length(0);
 
       server = await startService(env(2));
-      const [reply] = await until('the answer after the restart', async () => (sink.received.length ? sink.received : undefined));
+      const [reply] = await until('the answer after the restart', async () =>
+        sink.received.length ? sink.received : undefined,
+      );
       expect(reply!.mail.text?.trim()).to.equal('answered after the restart');
       expect(reply!.mail.inReplyTo).to.equal('<kill-1@customer.example>');
       // Delivered once more by a sender that never saw the 250 (it was cut off): stored once, answered once.
       const again = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
-      await again.sendMail({ from: 'bob@customer.example', to: 'desk@restart.example.test', subject: 'Still there?', text: 'hello', messageId: '<kill-1@customer.example>', headers });
+      await again.sendMail({
+        from: 'bob@customer.example',
+        to: 'desk@restart.example.test',
+        subject: 'Still there?',
+        text: 'hello',
+        messageId: '<kill-1@customer.example>',
+        headers,
+      });
       again.close();
-      const ws = (await gql('mutation { createWorkspaceApiKey(name: "ws", scopes: [WORKSPACE_READ]) { key } }')).createWorkspaceApiKey.key as string;
-      const list = (await (await fetch(`${server.url}/workspaceapi/agents/${agent}/messages`, { headers: { authorization: `Bearer ${ws}` } })).json()) as { totalCount: number };
+      const ws = (await gql('mutation { createWorkspaceApiKey(name: "ws", scopes: [WORKSPACE_READ]) { key } }'))
+        .createWorkspaceApiKey.key as string;
+      const list = (await (
+        await fetch(`${server.url}/workspaceapi/agents/${agent}/messages`, {
+          headers: { authorization: `Bearer ${ws}` },
+        })
+      ).json()) as { totalCount: number };
       expect(list.totalCount).to.equal(2);
       expect(sink.received).to.have.length(1);
     } finally {

@@ -14,14 +14,27 @@ const TOKEN_PRINTED = /Admin token \(shown once, store it now\): (mt_[A-Za-z0-9_
 const UNUSED_HINT = /has not been used yet[\s\S]*restart with ADMIN_TOKEN/;
 
 async function graphql(url: string, token: string, query: string) {
-  const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) });
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query }),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
 describe('e2e: the first start keeps its admin token, and every start names its model provider', function () {
   this.timeout(180_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-first-start-'));
-  const base = { DATA_DIR: dataDir, ADMIN_TOKEN: undefined, DATABASE_URL: undefined, SECRETS_KEY: undefined, OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, LOG_LEVEL: 'warn' };
+  const base = {
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: undefined,
+    DATABASE_URL: undefined,
+    SECRETS_KEY: undefined,
+    OPENAI_BASE_URL: undefined,
+    OPENAI_API_KEY: undefined,
+    ANTHROPIC_API_KEY: undefined,
+    LOG_LEVEL: 'warn',
+  };
   let svc: Started | undefined;
   let busy: net.Server | undefined;
 
@@ -74,9 +87,17 @@ describe('e2e: the first start keeps its admin token, and every start names its 
   });
 
   it('names the environment model provider, its model and whether a key is set, never the key', async () => {
-    svc = await startService({ ...base, PORT: '0', OPENAI_BASE_URL: 'http://user:pw@127.0.0.1:11435/v1', OPENAI_MODEL: 'llama3.2', ANTHROPIC_API_KEY: 'sk-ant-secret-value' });
+    svc = await startService({
+      ...base,
+      PORT: '0',
+      OPENAI_BASE_URL: 'http://user:pw@127.0.0.1:11435/v1',
+      OPENAI_MODEL: 'llama3.2',
+      ANTHROPIC_API_KEY: 'sk-ant-secret-value',
+    });
     const out = svc.output();
-    expect(out).to.contain('Model provider: OpenAI-compatible at http://***@127.0.0.1:11435/v1, model llama3.2, no key (a local server); Anthropic, model claude-haiku-4-5, key from ANTHROPIC_API_KEY');
+    expect(out).to.contain(
+      'Model provider: OpenAI-compatible at http://***@127.0.0.1:11435/v1, model llama3.2, no key (a local server); Anthropic, model claude-haiku-4-5, key from ANTHROPIC_API_KEY',
+    );
     expect(out).to.not.contain('sk-ant-secret-value').and.not.contain(':pw@');
     await svc.stop();
     svc = undefined;
@@ -85,6 +106,8 @@ describe('e2e: the first start keeps its admin token, and every start names its 
   it('refuses OPENAI_BASE_URL without its scheme at start, saying what to write', async () => {
     const r = await runToExit({ ...base, PORT: '0', OPENAI_BASE_URL: 'localhost:11435/v1' });
     expect(r.code).to.equal(1);
-    expect(r.output).to.contain('OPENAI_BASE_URL: must be an http(s) URL with its scheme, for example http://localhost:11434/v1');
+    expect(r.output).to.contain(
+      'OPENAI_BASE_URL: must be an http(s) URL with its scheme, for example http://localhost:11434/v1',
+    );
   });
 });

@@ -32,12 +32,25 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
 
   before(async function () {
     if (!fs.existsSync(CHROMIUM)) {
-      console.log(`    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`);
+      console.log(
+        `    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`,
+      );
       this.skip();
     }
     svc = await startE2eService('graphiql_browser', { adminToken: ADMIN_TOKEN });
-    await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'Graphiql Shop', defaultModel: 'fake-model' } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+      i: { name: 'Graphiql Shop', defaultModel: 'fake-model' },
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.on('request', (req) => {
       requested.push(req.url());
@@ -46,7 +59,8 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
     page = await context.newPage();
     page.on('console', (msg) => {
       // Warnings too: GraphiQL reports a failed prettify only as a warning.
-      if (msg.type() === 'error' || msg.type() === 'warning' || /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`${msg.type()}: ${msg.text()}`);
+      if (msg.type() === 'error' || msg.type() === 'warning' || /Content Security Policy|Refused to/i.test(msg.text()))
+        problems.push(`${msg.type()}: ${msg.text()}`);
     });
     page.on('response', (res) => {
       if (res.status() >= 400) problems.push(`${res.status()} ${res.url()}`);
@@ -63,7 +77,10 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
     const res = await fetch(`${svc.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(res.status).to.equal(200);
     const csp = res.headers.get('content-security-policy')!;
-    expect(csp).to.contain("script-src 'self';").and.contain("worker-src 'self';").and.contain("frame-ancestors 'none'");
+    expect(csp)
+      .to.contain("script-src 'self';")
+      .and.contain("worker-src 'self';")
+      .and.contain("frame-ancestors 'none'");
     expect(csp).not.to.match(/unsafe-eval|blob:|script-src[^;]*unsafe-inline/);
     const html = await res.text();
     expect(html).not.to.match(/<script>|<script [^>]*>[^<]/);
@@ -76,7 +93,11 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
     await js.arrayBuffer();
     // (node:http: fetch asks with `cache-control: no-cache` when it sends its own validators.)
     const again = await new Promise<number>((resolve, reject) => {
-      http.get(`${svc.url}/graphql/assets/graphiql.js`, { headers: { 'if-none-match': etag } }, (r) => resolve(r.resume().statusCode!)).on('error', reject);
+      http
+        .get(`${svc.url}/graphql/assets/graphiql.js`, { headers: { 'if-none-match': etag } }, (r) =>
+          resolve(r.resume().statusCode!),
+        )
+        .on('error', reject);
     });
     expect(again).to.equal(304);
     expect((await fetch(`${svc.url}/graphql/assets/graphiql.css`)).headers.get('content-type')).to.match(/^text\/css/);
@@ -121,7 +142,11 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
     // Prettify loads Prettier, a chunk of its own, only now: the one-line query becomes several lines.
     await page.getByRole('button', { name: /Prettify query/i }).click();
     await page.waitForFunction(() =>
-      window.__MONACO.editor.getModels().some((m: any) => m.uri.path.endsWith('operation.graphql') && m.getValue().includes('\n  agents {\n    name\n  }')),
+      window.__MONACO.editor
+        .getModels()
+        .some(
+          (m: any) => m.uri.path.endsWith('operation.graphql') && m.getValue().includes('\n  agents {\n    name\n  }'),
+        ),
     );
 
     // The operation went to this origin with the typed header; no introspection was needed.

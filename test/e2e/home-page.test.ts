@@ -12,7 +12,9 @@ const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/
 
 /** Every URL a page would load or link to from another origin (src/href/action with a scheme, CSS url()). */
 function foreignUrls(html: string): string[] {
-  const attrs = [...html.matchAll(/\b(?:src|href|action|srcset|poster|data)\s*=\s*["']?\s*((?:https?:)?\/\/[^"'\s>]+)/gi)].map((m) => m[1]!);
+  const attrs = [
+    ...html.matchAll(/\b(?:src|href|action|srcset|poster|data)\s*=\s*["']?\s*((?:https?:)?\/\/[^"'\s>]+)/gi),
+  ].map((m) => m[1]!);
   const css = [...html.matchAll(/url\(\s*["']?((?:https?:)?\/\/[^"')]+)/gi)].map((m) => m[1]!);
   const imports = [...html.matchAll(/@import\s+["']((?:https?:)?\/\/[^"']+)/gi)].map((m) => m[1]!);
   return [...attrs, ...css, ...imports];
@@ -41,7 +43,15 @@ describe('e2e: the home page and the GraphQL page', function () {
     expect(res.headers.get('content-type')).to.match(/^text\/html/);
     const html = await res.text();
     const refs = localRefs(html);
-    for (const target of ['/docs', '/openapi.json', '/workspaceapi/openapi.json', '/graphql', '/graphql/schema.graphql', '/healthz', '/readyz']) {
+    for (const target of [
+      '/docs',
+      '/openapi.json',
+      '/workspaceapi/openapi.json',
+      '/graphql',
+      '/graphql/schema.graphql',
+      '/healthz',
+      '/readyz',
+    ]) {
       expect(refs, target).to.include(target);
     }
     expect(html).to.include('ADMIN_TOKEN');
@@ -69,8 +79,16 @@ describe('e2e: the home page and the GraphQL page', function () {
     expect(html).to.match(/<title>GraphiQL/);
     expect(html).to.include('curl -s');
     const refs = localRefs(html);
-    expect(refs).to.include.members(['/graphql/assets/graphiql.js', '/graphql/assets/graphiql.css', '/graphql/schema.graphql']);
-    for (const asset of ['/graphql/assets/graphiql.js', '/graphql/assets/graphiql.css', '/graphql/assets/graphql.worker.js']) {
+    expect(refs).to.include.members([
+      '/graphql/assets/graphiql.js',
+      '/graphql/assets/graphiql.css',
+      '/graphql/schema.graphql',
+    ]);
+    for (const asset of [
+      '/graphql/assets/graphiql.js',
+      '/graphql/assets/graphiql.css',
+      '/graphql/assets/graphql.worker.js',
+    ]) {
       const r = await fetch(`${svc.url}${asset}`);
       expect(r.status, asset).to.equal(200);
       expect(foreignUrls(await r.text()), asset).to.deep.equal([]);

@@ -29,7 +29,6 @@ interface Reply {
   text: string;
 }
 
-
 describe('e2e property: random requests at the HTTP API and the Document API', function () {
   this.timeout(300_000);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
@@ -48,7 +47,9 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
       const req = http.request({ host: base.hostname, port: base.port, method, path: p, headers: h, agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       });
       req.setTimeout(30_000, () => req.destroy(new Error(`timeout: ${method} ${p}`)));
@@ -58,7 +59,12 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
   }
 
   async function gql(query: string, variables: Record<string, unknown> = {}): Promise<any> {
-    const r = await send('POST', '/graphql', { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, Buffer.from(JSON.stringify({ query, variables })));
+    const r = await send(
+      'POST',
+      '/graphql',
+      { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+      Buffer.from(JSON.stringify({ query, variables })),
+    );
     const body = JSON.parse(r.text) as { data?: any; errors?: unknown[] };
     if (body.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
     return body.data;
@@ -86,15 +92,26 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
   before(async function () {
     svc = await startE2eService('surf_prop', { adminToken: ADMIN_TOKEN, platformOrigin: PLATFORM });
     base = new URL(svc.url);
-    const mk = async (name: string) => (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, defaultModel: 'fake-model' } })).createAgent.id as string;
+    const mk = async (name: string) =>
+      (
+        await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+          i: { name, defaultModel: 'fake-model' },
+        })
+      ).createAgent.id as string;
     [P, Q] = [await mk('Property target'), await mk('Other agent')];
-    const key = async (a: string) => (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a })).createAgentApiKey.key as string;
+    const key = async (a: string) =>
+      (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a })).createAgentApiKey
+        .key as string;
     [keyP, keyQ] = [await key(P), await key(Q)];
     wsKey = (await gql('mutation { createWorkspaceApiKey(name: "ws") { key } }')).createWorkspaceApiKey.key;
 
     // Script endpoints that cannot throw, and one prompt endpoint (the fake model echoes).
     const script = 'return { params: request.params, query: request.query, method: request.method, body: input };';
-    const add = (input: Record<string, unknown>) => gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: P, i: input });
+    const add = (input: Record<string, unknown>) =>
+      gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+        a: P,
+        i: input,
+      });
     await add({ path: 'echo', handler: { script } });
     await add({ path: 'items/{id}', methods: ['GET', 'POST', 'PUT'], handler: { script } });
     await add({ path: 'items/{id}/parts/{part}', methods: ['PATCH', 'DELETE'], handler: { script } });
@@ -108,16 +125,27 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
       { name: 'meta', type: 'JSON' },
     ];
     const create = async (input: Record<string, unknown>) =>
-      (await gql('mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', { a: P, i: input })).createDocument.id as string;
+      (
+        await gql('mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', {
+          a: P,
+          i: input,
+        })
+      ).createDocument.id as string;
     doc.db = await create({ name: 'Records', kind: 'DATABASE', fields });
     doc.txt = await create({ name: 'Text', kind: 'TEXT', content: 'text' });
     doc.ro = await create({ name: 'Read only', kind: 'DATABASE', fields });
     const expose = (d: string, read: boolean, write: boolean) =>
-      gql('mutation($a: ID!, $d: ID!, $r: Boolean, $w: Boolean) { exposeDocument(agentId: $a, documentId: $d, read: $r, write: $w) { id } }', { a: P, d, r: read, w: write });
+      gql(
+        'mutation($a: ID!, $d: ID!, $r: Boolean, $w: Boolean) { exposeDocument(agentId: $a, documentId: $d, read: $r, write: $w) { id } }',
+        { a: P, d, r: read, w: write },
+      );
     await expose(doc.db, true, true);
     await expose(doc.txt, true, true);
     await expose(doc.ro, true, false);
-    await gql('mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["zq-blocked-qz"] }) { id } }', { a: P });
+    await gql(
+      'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["zq-blocked-qz"] }) { id } }',
+      { a: P },
+    );
   });
 
   after(async () => {
@@ -129,37 +157,111 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
 
   const fromChars = (chars: string) => fc.constantFrom(...chars.split(''));
   /** Printable ASCII allowed raw in a request target, without the separators `/ ? #`. */
-  const rawPathChar = fc.integer({ min: 0x21, max: 0x7e }).filter((c) => ![0x2f, 0x3f, 0x23].includes(c)).map((c) => String.fromCharCode(c));
+  const rawPathChar = fc
+    .integer({ min: 0x21, max: 0x7e })
+    .filter((c) => ![0x2f, 0x3f, 0x23].includes(c))
+    .map((c) => String.fromCharCode(c));
   /** What node:http lets through in a header value: tab, printable ASCII and obs-text. */
-  const headerChar = fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c));
+  const headerChar = fc
+    .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }))
+    .map((c) => String.fromCharCode(c));
   const headerValue = fc.string({ unit: headerChar, maxLength: 80 });
 
   const segment = fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom('..', '.', '', '%', '%E0%A4%A', '%E0%A4', '%zz', '%2F', '%2e%2e', '%00', '%C0%AF', '%FF', '%F0%9F%98%80', '%7Bid%7D', '{id}', 'echo', 'items', 'parts', 'ask', 'data', 'query', 'insert', 'update', 'delete', 'x;y', '*', ':id') },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        '..',
+        '.',
+        '',
+        '%',
+        '%E0%A4%A',
+        '%E0%A4',
+        '%zz',
+        '%2F',
+        '%2e%2e',
+        '%00',
+        '%C0%AF',
+        '%FF',
+        '%F0%9F%98%80',
+        '%7Bid%7D',
+        '{id}',
+        'echo',
+        'items',
+        'parts',
+        'ask',
+        'data',
+        'query',
+        'insert',
+        'update',
+        'delete',
+        'x;y',
+        '*',
+        ':id',
+      ),
+    },
     { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 10 }).map(encodeURIComponent) },
     { weight: 2, arbitrary: fc.string({ unit: rawPathChar, maxLength: 10 }) },
   );
   const segments = fc.array(segment, { maxLength: 4 });
   const httpSegments: fc.Arbitrary<string[]> = fc.oneof(
-    fc.constantFrom<string[]>(['echo'], ['ask'], ['items', '7'], ['items', 'caf%C3%A9'], ['items', 'a', 'parts', 'b'], ['items', '%E0%A4%A'], ['echo', '..'], ['items', '..', 'echo']),
+    fc.constantFrom<string[]>(
+      ['echo'],
+      ['ask'],
+      ['items', '7'],
+      ['items', 'caf%C3%A9'],
+      ['items', 'a', 'parts', 'b'],
+      ['items', '%E0%A4%A'],
+      ['echo', '..'],
+      ['items', '..', 'echo'],
+    ),
     fc.tuple(fc.constantFrom('echo', 'items', 'ask'), segments).map(([h, t]) => [h, ...t]),
     segments,
   );
-  const agentSeg = fc.oneof({ weight: 12, arbitrary: fc.constant('P') }, { weight: 1, arbitrary: fc.constant('Q') }, { weight: 2, arbitrary: segment });
-  const docSeg = fc.oneof({ weight: 6, arbitrary: fc.constant('db') }, { weight: 2, arbitrary: fc.constantFrom('txt', 'ro') }, { weight: 2, arbitrary: segment });
+  const agentSeg = fc.oneof(
+    { weight: 12, arbitrary: fc.constant('P') },
+    { weight: 1, arbitrary: fc.constant('Q') },
+    { weight: 2, arbitrary: segment },
+  );
+  const docSeg = fc.oneof(
+    { weight: 6, arbitrary: fc.constant('db') },
+    { weight: 2, arbitrary: fc.constantFrom('txt', 'ro') },
+    { weight: 2, arbitrary: segment },
+  );
   const docTail = fc.oneof(
     { weight: 3, arbitrary: fc.constant('') },
     { weight: 6, arbitrary: fc.constantFrom('query', 'insert', 'update', 'delete').map((op) => `/data/${op}`) },
     { weight: 2, arbitrary: segments.map((s) => (s.length ? `/${s.join('/')}` : '/')) },
     { weight: 1, arbitrary: segment.map((s) => `/data/${s}`) },
   );
-  const queryToken = fc.oneof(fc.constantFrom('limit', 'offset', 'q', '-1', '0', '5', '1001', 'abc', '', '1e3', '%E0%A4%A', '%', 'a[b]', '__proto__'), fc.string({ unit: rawPathChar, maxLength: 8 }));
+  const queryToken = fc.oneof(
+    fc.constantFrom(
+      'limit',
+      'offset',
+      'q',
+      '-1',
+      '0',
+      '5',
+      '1001',
+      'abc',
+      '',
+      '1e3',
+      '%E0%A4%A',
+      '%',
+      'a[b]',
+      '__proto__',
+    ),
+    fc.string({ unit: rawPathChar, maxLength: 8 }),
+  );
   const queryString = fc.option(
-    fc.array(fc.tuple(queryToken, queryToken), { maxLength: 4 }).map((pairs) => `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`),
+    fc
+      .array(fc.tuple(queryToken, queryToken), { maxLength: 4 })
+      .map((pairs) => `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`),
     { nil: '' },
   );
 
-  type Target = { surface: 'http'; agent: string; segs: string[] } | { surface: 'doc'; agent: string; doc: string; tail: string };
+  type Target =
+    { surface: 'http'; agent: string; segs: string[] } | { surface: 'doc'; agent: string; doc: string; tail: string };
   const target: fc.Arbitrary<Target> = fc.oneof(
     fc.record({ surface: fc.constant('http' as const), agent: agentSeg, segs: httpSegments }),
     fc.record({ surface: fc.constant('doc' as const), agent: agentSeg, doc: docSeg, tail: docTail }),
@@ -184,11 +286,23 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
     origin: fc.option(fc.constantFrom(PLATFORM, 'https://evil.example.test', 'null'), { nil: undefined }),
     acrm: fc.option(fc.constantFrom('GET', 'POST', 'PUT'), { nil: undefined }),
     accept: fc.option(fc.constantFrom('text/event-stream', 'application/json', '*/*'), { nil: undefined }),
-    junkName: fc.option(fc.constantFrom('x-forwarded-for', 'x-request-id', 'cookie', 'content-encoding', 'transfer-encoding-x', 'x-run-id'), { nil: undefined }),
+    junkName: fc.option(
+      fc.constantFrom(
+        'x-forwarded-for',
+        'x-request-id',
+        'cookie',
+        'content-encoding',
+        'transfer-encoding-x',
+        'x-run-id',
+      ),
+      { nil: undefined },
+    ),
     junkValue: headerValue,
   });
 
-  const isoDate = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+  const isoDate = fc
+    .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true })
+    .map((d) => d.toISOString());
   const jsonLeaf = fc.jsonValue({ stringUnit: 'grapheme', maxDepth: 2 });
   /** A record the `db` document accepts. */
   const validItem = fc.record(
@@ -206,37 +320,103 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
   const invalidItem = fc.oneof(
     validItem.map(({ title: _t, ...rest }) => rest),
     validItem.map((v) => ({ ...v, title: null })),
-    fc.tuple(validItem, fc.oneof(fc.integer(), fc.boolean(), fc.constant([]), fc.constant({}))).map(([v, t]) => ({ ...v, title: t })),
+    fc
+      .tuple(validItem, fc.oneof(fc.integer(), fc.boolean(), fc.constant([]), fc.constant({})))
+      .map(([v, t]) => ({ ...v, title: t })),
     fc.tuple(validItem, fc.constantFrom('1', 'NaN', true, [], {})).map(([v, n]) => ({ ...v, n })),
     fc.tuple(validItem, fc.constantFrom('yes', 0, 1, 'true')).map(([v, flag]) => ({ ...v, flag })),
-    fc.tuple(validItem, fc.constantFrom('yesterday', '2024-13-45', '2024-02-30T25:00:00Z', 20240101, '')).map(([v, at]) => ({ ...v, at })),
-    fc.tuple(validItem, fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 }).filter((k) => !['title', 'n', 'flag', 'at', 'meta', 'id'].includes(k))).map(([v, k]) => ({ ...v, [k]: 1 })),
+    fc
+      .tuple(validItem, fc.constantFrom('yesterday', '2024-13-45', '2024-02-30T25:00:00Z', 20240101, ''))
+      .map(([v, at]) => ({ ...v, at })),
+    fc
+      .tuple(
+        validItem,
+        fc
+          .string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 })
+          .filter((k) => !['title', 'n', 'flag', 'at', 'meta', 'id'].includes(k)),
+      )
+      .map(([v, k]) => ({ ...v, [k]: 1 })),
     fc.constantFrom('not an object', 5, null, true, [], [{ title: 'nested' }]),
   );
   const mixedItems = fc.array(
-    fc.oneof({ weight: 4, arbitrary: validItem.map((v) => ({ ok: true, v: v as unknown })) }, { weight: 1, arbitrary: invalidItem.map((v) => ({ ok: false, v: v as unknown })) }),
+    fc.oneof(
+      { weight: 4, arbitrary: validItem.map((v) => ({ ok: true, v: v as unknown })) },
+      { weight: 1, arbitrary: invalidItem.map((v) => ({ ok: false, v: v as unknown })) },
+    ),
     { maxLength: 25 },
   );
 
   const jsonBody = fc.oneof(
     { weight: 4, arbitrary: fc.jsonValue({ stringUnit: 'grapheme', maxDepth: 4 }) },
     { weight: 3, arbitrary: mixedItems.map((items) => ({ items: items.map((i) => i.v) })) },
-    { weight: 2, arbitrary: fc.record({ filter: fc.oneof(fc.dictionary(fc.constantFrom('title', 'n', 'flag', 'id', 'nope'), jsonLeaf, { maxKeys: 2 }), jsonLeaf), set: fc.oneof(validItem, jsonLeaf), all: fc.oneof(fc.boolean(), jsonLeaf) }, { requiredKeys: [] }) },
-    { weight: 1, arbitrary: fc.record({ content: fc.oneof(fc.string({ unit: 'grapheme' }), jsonLeaf), name: jsonLeaf, description: fc.string() }, { requiredKeys: [] }) },
+    {
+      weight: 2,
+      arbitrary: fc.record(
+        {
+          filter: fc.oneof(
+            fc.dictionary(fc.constantFrom('title', 'n', 'flag', 'id', 'nope'), jsonLeaf, { maxKeys: 2 }),
+            jsonLeaf,
+          ),
+          set: fc.oneof(validItem, jsonLeaf),
+          all: fc.oneof(fc.boolean(), jsonLeaf),
+        },
+        { requiredKeys: [] },
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record(
+        { content: fc.oneof(fc.string({ unit: 'grapheme' }), jsonLeaf), name: jsonLeaf, description: fc.string() },
+        { requiredKeys: [] },
+      ),
+    },
     { weight: 1, arbitrary: fc.record({ limit: jsonLeaf, offset: jsonLeaf, filter: jsonLeaf }, { requiredKeys: [] }) },
-    { weight: 1, arbitrary: fc.constantFrom({ text: BLOCKED }, { items: [{ title: BLOCKED }] }, { filter: {}, all: true }, { filter: { title: 'x' }, set: { flag: true } }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        { text: BLOCKED },
+        { items: [{ title: BLOCKED }] },
+        { filter: {}, all: true },
+        { filter: { title: 'x' }, set: { flag: true } },
+      ),
+    },
   );
   const body = fc.oneof(
     { weight: 3, arbitrary: fc.constant(undefined) },
     { weight: 8, arbitrary: jsonBody.map((v) => Buffer.from(JSON.stringify(v) ?? 'null')) },
-    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }).map((s) => Buffer.from(s.replace(/\u0000/g, ''))) },
+    {
+      weight: 2,
+      arbitrary: fc.string({ unit: 'binary', maxLength: 60 }).map((s) => Buffer.from(s.replace(/\u0000/g, ''))),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 40 }).map((a) => Buffer.from(a)) },
-    { weight: 1, arbitrary: fc.constantFrom('{', '{"items": [', '[1,]', '{"a":1}{"b":2}', 'null', '""', '\uFEFF{}', '{"__proto__": {"polluted": 1}}').map((s) => Buffer.from(s)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          '{',
+          '{"items": [',
+          '[1,]',
+          '{"a":1}{"b":2}',
+          'null',
+          '""',
+          '\uFEFF{}',
+          '{"__proto__": {"polluted": 1}}',
+        )
+        .map((s) => Buffer.from(s)),
+    },
     {
       weight: 1,
       arbitrary: fc
         .tuple(fc.integer({ min: 200_000, max: Math.round(1.3 * MIB) }), fc.constantFrom('title', 'content', 'raw'))
-        .map(([n, shape]) => Buffer.from(shape === 'raw' ? 'x'.repeat(n) : shape === 'title' ? JSON.stringify({ items: [{ title: 'x'.repeat(n) }] }) : JSON.stringify({ content: 'y'.repeat(n) }))),
+        .map(([n, shape]) =>
+          Buffer.from(
+            shape === 'raw'
+              ? 'x'.repeat(n)
+              : shape === 'title'
+                ? JSON.stringify({ items: [{ title: 'x'.repeat(n) }] })
+                : JSON.stringify({ content: 'y'.repeat(n) }),
+          ),
+        ),
     },
   );
 
@@ -247,7 +427,12 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
     return `/agents/${a}/documents/${d}${t.tail}`;
   }
 
-  function buildHeaders(k: { choice: KeyChoice; form: string; random: string }, ct: string, hasBody: boolean, x: { origin?: string; acrm?: string; accept?: string; junkName?: string; junkValue: string }): Record<string, string> {
+  function buildHeaders(
+    k: { choice: KeyChoice; form: string; random: string },
+    ct: string,
+    hasBody: boolean,
+    x: { origin?: string; acrm?: string; accept?: string; junkName?: string; junkValue: string },
+  ): Record<string, string> {
     const value = { none: '', P: keyP, Q: keyQ, ws: wsKey, random: k.random }[k.choice];
     const h: Record<string, string> = {};
     if (k.choice !== 'none') {
@@ -270,23 +455,33 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
     let sent = 0;
     const statuses = new Map<number, number>();
     await fc.assert(
-      fc.asyncProperty(method, target, queryString, keyHeaders, contentType, extraHeaders, body, async (m, t, q, k, ct, x, b) => {
-        const p = buildPath(t) + q;
-        const r = await send(m, p, buildHeaders(k, ct, b !== undefined, x), b);
-        sent++;
-        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-        checkReply(m, p, r);
-        if (r.status === 200 && t.surface === 'doc' && t.agent === 'P' && t.doc === 'db' && m === 'POST') {
-          const json = JSON.parse(r.text);
-          if (typeof json.inserted === 'number') ledger.inserted += json.inserted;
-          if (typeof json.deleted === 'number') ledger.deleted += json.deleted;
-        }
-      }),
+      fc.asyncProperty(
+        method,
+        target,
+        queryString,
+        keyHeaders,
+        contentType,
+        extraHeaders,
+        body,
+        async (m, t, q, k, ct, x, b) => {
+          const p = buildPath(t) + q;
+          const r = await send(m, p, buildHeaders(k, ct, b !== undefined, x), b);
+          sent++;
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          checkReply(m, p, r);
+          if (r.status === 200 && t.surface === 'doc' && t.agent === 'P' && t.doc === 'db' && m === 'POST') {
+            const json = JSON.parse(r.text);
+            if (typeof json.inserted === 'number') ledger.inserted += json.inserted;
+            if (typeof json.deleted === 'number') ledger.deleted += json.deleted;
+          }
+        },
+      ),
       { numRuns: 300 },
     );
     // The generators reach past the key check: successes and the deeper refusals all occur.
     expect(sent).to.equal(300);
-    for (const s of [200, 400, 401, 404]) expect(statuses.get(s) ?? 0, `status ${s} in ${JSON.stringify([...statuses])}`).to.be.above(0);
+    for (const s of [200, 400, 401, 404])
+      expect(statuses.get(s) ?? 0, `status ${s} in ${JSON.stringify([...statuses])}`).to.be.above(0);
   });
 
   it('an insert is all or nothing: mixed valid and invalid items insert nothing', async () => {
@@ -295,15 +490,25 @@ describe('e2e property: random requests at the HTTP API and the Document API', f
     await fc.assert(
       fc.asyncProperty(mixedItems, fc.constantFrom('x-agent-access-key', 'bearer'), async (items, form) => {
         const before = await countDb();
-        const headers: Record<string, string> = { 'content-type': 'application/json', ...(form === 'bearer' ? { authorization: `Bearer ${keyP}` } : { 'x-agent-access-key': keyP }) };
-        const r = await send('POST', `/agents/${P}/documents/${doc.db}/data/insert`, headers, Buffer.from(JSON.stringify({ items: items.map((i) => i.v) })));
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          ...(form === 'bearer' ? { authorization: `Bearer ${keyP}` } : { 'x-agent-access-key': keyP }),
+        };
+        const r = await send(
+          'POST',
+          `/agents/${P}/documents/${doc.db}/data/insert`,
+          headers,
+          Buffer.from(JSON.stringify({ items: items.map((i) => i.v) })),
+        );
         checkReply('POST', 'insert', r);
         const json = JSON.parse(r.text);
         const allValid = items.length > 0 && items.every((i) => i.ok);
         if (allValid) {
           expect(r.status, r.text).to.equal(200);
           expect(json.inserted).to.equal(items.length);
-          expect(json.records.map((rec: any) => rec.title)).to.deep.equal(items.map((i) => (i.v as { title: string }).title));
+          expect(json.records.map((rec: any) => rec.title)).to.deep.equal(
+            items.map((i) => (i.v as { title: string }).title),
+          );
           expect(new Set(json.records.map((rec: any) => rec.id)).size).to.equal(items.length);
           ledger.inserted += json.inserted;
           accepted++;

@@ -18,7 +18,6 @@ const MIB = 1024 * 1024;
 
 type Surface = 'HTTP_API' | 'DOCUMENT_API';
 
-
 describe('e2e: HTTP API and Document API', function () {
   this.timeout(180_000);
   let svc: E2eService;
@@ -27,13 +26,14 @@ describe('e2e: HTTP API and Document API', function () {
   // zero daily credit limit; D is used for the activity-log check (its log holds only what that test sends).
   let A: string, B: string, C: string, D: string;
   let keyA: string, keyB: string, keyC: string, keyD: string, wsKey: string;
-  const docs: Record<'notes' | 'tasks' | 'ro' | 'wo' | 'hidden' | 'scratch' | 'bTasks' | 'cTasks' | 'dTasks', string> = {} as any;
+  const docs: Record<'notes' | 'tasks' | 'ro' | 'wo' | 'hidden' | 'scratch' | 'bTasks' | 'cTasks' | 'dTasks', string> =
+    {} as any;
 
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
-
   /** A request to the service under test. */
-  const call = (method: string, p: string, opts: Omit<Parameters<typeof send>[2], 'baseUrl'> = {}) => send(method, p, { ...opts, baseUrl: svc.url });
+  const call = (method: string, p: string, opts: Omit<Parameters<typeof send>[2], 'baseUrl'> = {}) =>
+    send(method, p, { ...opts, baseUrl: svc.url });
 
   /** Asserts the status and the error shape every refusal has: JSON with a string `error`. */
   function expectError(r: Reply, status: number): void {
@@ -59,24 +59,36 @@ describe('e2e: HTTP API and Document API', function () {
   }
 
   async function createKey(agentId: string): Promise<string> {
-    return (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: agentId })).createAgentApiKey.key;
+    return (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: agentId }))
+      .createAgentApiKey.key;
   }
 
   async function createDoc(agentId: string, input: Record<string, unknown>): Promise<string> {
-    return (await gql('mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', { a: agentId, i: input })).createDocument.id;
+    return (
+      await gql('mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', {
+        a: agentId,
+        i: input,
+      })
+    ).createDocument.id;
   }
 
   async function expose(agentId: string, documentId: string, read: boolean, write: boolean): Promise<void> {
-    await gql('mutation($a: ID!, $d: ID!, $r: Boolean, $w: Boolean) { exposeDocument(agentId: $a, documentId: $d, read: $r, write: $w) { id } }', {
-      a: agentId,
-      d: documentId,
-      r: read,
-      w: write,
-    });
+    await gql(
+      'mutation($a: ID!, $d: ID!, $r: Boolean, $w: Boolean) { exposeDocument(agentId: $a, documentId: $d, read: $r, write: $w) { id } }',
+      {
+        a: agentId,
+        d: documentId,
+        r: read,
+        w: write,
+      },
+    );
   }
 
   async function addEndpoint(agentId: string, input: Record<string, unknown>): Promise<void> {
-    await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: agentId, i: input });
+    await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+      a: agentId,
+      i: input,
+    });
   }
 
   const taskFields = [
@@ -90,7 +102,11 @@ describe('e2e: HTTP API and Document API', function () {
   before(async function () {
     svc = await startE2eService('surf_e2e', { adminToken: ADMIN_TOKEN, platformOrigin: PLATFORM });
     const mk = async (name: string) =>
-      (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, defaultModel: 'fake-model' } })).createAgent.id as string;
+      (
+        await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+          i: { name, defaultModel: 'fake-model' },
+        })
+      ).createAgent.id as string;
     [A, B, C, D] = [await mk('Agent A'), await mk('Agent B'), await mk('Agent C'), await mk('Agent D')];
     [keyA, keyB, keyC, keyD] = [await createKey(A), await createKey(B), await createKey(C), await createKey(D)];
     wsKey = (await gql('mutation { createWorkspaceApiKey(name: "ws") { key } }')).createWorkspaceApiKey.key;
@@ -120,8 +136,14 @@ describe('e2e: HTTP API and Document API', function () {
     await expose(B, docs.bTasks, true, true);
     await expose(C, docs.cTasks, true, true);
     await expose(D, docs.dTasks, true, false);
-    await gql('mutation($a: ID!, $o: [String!]) { setCors(agentId: $a, allowPlatformApps: true, customOrigins: $o) { id } }', { a: A, o: [CUSTOM] });
-    await gql('mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["forbidden[- ]word"] }) { id } }', { a: A });
+    await gql(
+      'mutation($a: ID!, $o: [String!]) { setCors(agentId: $a, allowPlatformApps: true, customOrigins: $o) { id } }',
+      { a: A, o: [CUSTOM] },
+    );
+    await gql(
+      'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["forbidden[- ]word"] }) { id } }',
+      { a: A },
+    );
     await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: C });
   });
 
@@ -145,7 +167,7 @@ describe('e2e: HTTP API and Document API', function () {
         expect(viaBearer.json.output ?? viaBearer.json).to.deep.equal(viaHeader.json.output ?? viaHeader.json);
       });
 
-      it('401 without a key, with a bad key, with a malformed Authorization header, and with another agent\'s key', async () => {
+      it("401 without a key, with a bad key, with a malformed Authorization header, and with another agent's key", async () => {
         expectError(await req(A), 401);
         expectError(await req(A, { key: 'ak_not-a-real-key-0000000000000000000000' }), 401);
         expectError(await req(A, { bearer: keyA.slice(0, -1) + (keyA.endsWith('x') ? 'y' : 'x') }), 401);
@@ -175,7 +197,10 @@ describe('e2e: HTTP API and Document API', function () {
 
       it('403 while the surface is off (the key is still checked first), 200 once it is back on', async () => {
         const set = (enabled: boolean) =>
-          gql('mutation($a: ID!, $s: Surface!, $e: Boolean) { setSurface(agentId: $a, surface: $s, enabled: $e) { id } }', { a: A, s: surface, e: enabled });
+          gql(
+            'mutation($a: ID!, $s: Surface!, $e: Boolean) { setSurface(agentId: $a, surface: $s, enabled: $e) { id } }',
+            { a: A, s: surface, e: enabled },
+          );
         await set(false);
         try {
           const off = await req(A, { key: keyA });
@@ -216,7 +241,13 @@ describe('e2e: HTTP API and Document API', function () {
       it('CORS preflight: platform origin (while allowed), custom origin, refused origin; server calls unaffected', async () => {
         const g = good[surface](A);
         const preflight = (origin: string) =>
-          call('OPTIONS', g.path, { headers: { origin, 'access-control-request-method': g.method, 'access-control-request-headers': 'content-type, x-agent-access-key' } });
+          call('OPTIONS', g.path, {
+            headers: {
+              origin,
+              'access-control-request-method': g.method,
+              'access-control-request-headers': 'content-type, x-agent-access-key',
+            },
+          });
 
         for (const origin of [PLATFORM, CUSTOM]) {
           const r = await preflight(origin);
@@ -242,12 +273,18 @@ describe('e2e: HTTP API and Document API', function () {
         expect(server.headers.get('access-control-allow-origin')).to.equal(null);
 
         // Platform apps are allowed only while allowPlatformApps is on; custom origins stay allowed.
-        await gql('mutation($a: ID!, $o: [String!]) { setCors(agentId: $a, allowPlatformApps: false, customOrigins: $o) { id } }', { a: A, o: [CUSTOM] });
+        await gql(
+          'mutation($a: ID!, $o: [String!]) { setCors(agentId: $a, allowPlatformApps: false, customOrigins: $o) { id } }',
+          { a: A, o: [CUSTOM] },
+        );
         try {
           expect((await preflight(PLATFORM)).headers.get('access-control-allow-origin')).to.equal(null);
           expect((await preflight(CUSTOM)).headers.get('access-control-allow-origin')).to.equal(CUSTOM);
         } finally {
-          await gql('mutation($a: ID!, $o: [String!]) { setCors(agentId: $a, allowPlatformApps: true, customOrigins: $o) { id } }', { a: A, o: [CUSTOM] });
+          await gql(
+            'mutation($a: ID!, $o: [String!]) { setCors(agentId: $a, allowPlatformApps: true, customOrigins: $o) { id } }',
+            { a: A, o: [CUSTOM] },
+          );
         }
         expect((await preflight(PLATFORM)).headers.get('access-control-allow-origin')).to.equal(PLATFORM);
       });
@@ -285,7 +322,11 @@ describe('e2e: HTTP API and Document API', function () {
     });
 
     it('a literal segment beats a parameter: items/latest goes to its own endpoint, items/7 to items/{id}', async () => {
-      await addEndpoint(A, { path: 'items/latest', methods: ['GET'], handler: { script: 'return "the literal endpoint";' } });
+      await addEndpoint(A, {
+        path: 'items/latest',
+        methods: ['GET'],
+        handler: { script: 'return "the literal endpoint";' },
+      });
       const literal = await call('GET', httpPath(A, 'items/latest'), { key: keyA });
       expect(literal.status, literal.text).to.equal(200);
       expect(literal.json.output).to.equal('the literal endpoint');
@@ -360,10 +401,18 @@ describe('e2e: HTTP API and Document API', function () {
     });
 
     it('a script endpoint answers {output, runId, credits} and sees params, query and body', async () => {
-      const r = await call('POST', `${httpPath(A, 'items/42')}?color=red&n=2`, { key: keyA, json: { hello: 'world', list: [1, 2] } });
+      const r = await call('POST', `${httpPath(A, 'items/42')}?color=red&n=2`, {
+        key: keyA,
+        json: { hello: 'world', list: [1, 2] },
+      });
       expect(r.status, r.text).to.equal(200);
       expect(Object.keys(r.json).sort()).to.deep.equal(['credits', 'output', 'runId']);
-      expect(r.json.output).to.deep.equal({ params: { id: '42' }, query: { color: 'red', n: '2' }, method: 'POST', body: { hello: 'world', list: [1, 2] } });
+      expect(r.json.output).to.deep.equal({
+        params: { id: '42' },
+        query: { color: 'red', n: '2' },
+        method: 'POST',
+        body: { hello: 'world', list: [1, 2] },
+      });
       expect(r.json.runId).to.be.a('string').and.match(/^run_/);
       expect(r.json.credits).to.be.a('number').and.at.least(0);
       expect(r.headers.get('x-run-id')).to.equal(r.json.runId);
@@ -406,7 +455,10 @@ describe('e2e: HTTP API and Document API', function () {
       const events = parseSse(await res.text());
       const names = events.map((e) => e.event);
       expect(names.length).to.be.at.least(3);
-      expect(names.slice(0, -1).every((n) => n === 'delta'), names.join(',')).to.equal(true);
+      expect(
+        names.slice(0, -1).every((n) => n === 'delta'),
+        names.join(','),
+      ).to.equal(true);
       expect(names[names.length - 1]).to.equal('done');
       const streamed = events.filter((e) => e.event === 'delta').map((e) => e.data.text as string);
       expect(streamed.length).to.be.at.least(2);
@@ -418,7 +470,11 @@ describe('e2e: HTTP API and Document API', function () {
     });
 
     it('a script endpoint asked for Accept: text/event-stream streams its result as one done event', async () => {
-      const r = await call('POST', httpPath(A, 'echo'), { key: keyA, json: { a: 1 }, headers: { accept: 'text/event-stream' } });
+      const r = await call('POST', httpPath(A, 'echo'), {
+        key: keyA,
+        json: { a: 1 },
+        headers: { accept: 'text/event-stream' },
+      });
       expect(r.status, r.text).to.equal(200);
       expect(r.headers.get('content-type')).to.match(/^text\/event-stream/);
       const blocks = r.text.split('\n\n').filter((b) => b.trim());
@@ -433,7 +489,11 @@ describe('e2e: HTTP API and Document API', function () {
       svc.fake.reset();
       expectError(await call('POST', httpPath(A, 'echo'), { key: keyA, json: { text: 'a Forbidden Word here' } }), 400);
       expectError(await call('POST', httpPath(A, 'chat'), { key: keyA, json: { text: 'forbidden-word' } }), 400);
-      const streamed = await call('POST', httpPath(A, 'chat'), { key: keyA, json: 'forbidden word', headers: { accept: 'text/event-stream' } });
+      const streamed = await call('POST', httpPath(A, 'chat'), {
+        key: keyA,
+        json: 'forbidden word',
+        headers: { accept: 'text/event-stream' },
+      });
       expectError(streamed, 400);
       expect(svc.fake.requests).to.have.length(0);
       const fine = await call('POST', httpPath(A, 'echo'), { key: keyA, json: { text: 'a permitted word' } });
@@ -451,14 +511,20 @@ describe('e2e: HTTP API and Document API', function () {
 
     it('404 for a document that is not exposed, a document of another agent, and an undefined sub-path', async () => {
       expectError(await call('GET', docPath(A, docs.hidden), { key: keyA }), 404);
-      expectError(await call('POST', docPath(A, docs.hidden, 'insert'), { key: keyA, json: { items: [{ title: 'x' }] } }), 404);
+      expectError(
+        await call('POST', docPath(A, docs.hidden, 'insert'), { key: keyA, json: { items: [{ title: 'x' }] } }),
+        404,
+      );
       expectError(await call('GET', docPath(A, docs.cTasks), { key: keyA }), 404);
       expectError(await call('GET', docPath(A, 'doc_unknown'), { key: keyA }), 404);
       expectError(await call('POST', docPath(A, docs.tasks, 'upsert'), { key: keyA, json: {} }), 404);
       expectError(await call('GET', `${docPath(A, docs.tasks)}/data`, { key: keyA }), 404);
       // A document id holding U+0000 names nothing: 404, not 500.
       expectError(await call('GET', docPath(A, '%00'), { key: keyA }), 404);
-      expectError(await call('POST', docPath(A, 'doc%00', 'insert'), { key: keyA, json: { items: [{ title: 'x' }] } }), 404);
+      expectError(
+        await call('POST', docPath(A, 'doc%00', 'insert'), { key: keyA, json: { items: [{ title: 'x' }] } }),
+        404,
+      );
     });
 
     it('405 with Allow for a defined path and another method', async () => {
@@ -474,9 +540,21 @@ describe('e2e: HTTP API and Document API', function () {
     it('403 for a missing permission: read on a write-only exposure, write on a read-only one', async () => {
       expectError(await call('GET', docPath(A, docs.wo), { key: keyA }), 403);
       expectError(await call('POST', docPath(A, docs.wo, 'query'), { key: keyA, json: { filter: {} } }), 403);
-      expectError(await call('POST', docPath(A, docs.ro, 'insert'), { key: keyA, json: { items: [{ title: 'x' }] } }), 403);
-      expectError(await call('POST', docPath(A, docs.ro, 'update'), { key: keyA, json: { filter: { title: 'x' }, set: { done: true } } }), 403);
-      expectError(await call('POST', docPath(A, docs.ro, 'delete'), { key: keyA, json: { filter: {}, all: true } }), 403);
+      expectError(
+        await call('POST', docPath(A, docs.ro, 'insert'), { key: keyA, json: { items: [{ title: 'x' }] } }),
+        403,
+      );
+      expectError(
+        await call('POST', docPath(A, docs.ro, 'update'), {
+          key: keyA,
+          json: { filter: { title: 'x' }, set: { done: true } },
+        }),
+        403,
+      );
+      expectError(
+        await call('POST', docPath(A, docs.ro, 'delete'), { key: keyA, json: { filter: {}, all: true } }),
+        403,
+      );
       expectError(await call('PUT', docPath(A, docs.ro), { key: keyA, json: { description: 'changed' } }), 403);
       // The permitted direction works on each.
       const ins = await call('POST', docPath(A, docs.wo, 'insert'), { key: keyA, json: { items: [{ title: 'w' }] } });
@@ -489,14 +567,33 @@ describe('e2e: HTTP API and Document API', function () {
 
     it('400 for query and insert on a TEXT document', async () => {
       expectError(await call('POST', docPath(A, docs.notes, 'query'), { key: keyA, json: { filter: {} } }), 400);
-      expectError(await call('POST', docPath(A, docs.notes, 'insert'), { key: keyA, json: { items: [{ title: 'x' }] } }), 400);
+      expectError(
+        await call('POST', docPath(A, docs.notes, 'insert'), { key: keyA, json: { items: [{ title: 'x' }] } }),
+        400,
+      );
     });
 
     it('400 for malformed JSON, 415 for text/plain, 413 over 1 MiB', async () => {
       expectError(await call('POST', docPath(A, docs.tasks, 'insert'), { key: keyA, raw: '{"items": [' }), 400);
-      expectError(await call('POST', docPath(A, docs.tasks, 'insert'), { key: keyA, raw: '{"items":[{"title":"t"}]}', type: 'text/plain' }), 415);
-      expectError(await call('PUT', docPath(A, docs.notes), { key: keyA, raw: JSON.stringify({ content: 'c'.repeat(MIB + 1) }) }), 413);
-      expectError(await call('POST', docPath(A, docs.tasks, 'insert'), { key: keyA, raw: JSON.stringify({ items: [{ title: 't'.repeat(MIB) }] }) }), 413);
+      expectError(
+        await call('POST', docPath(A, docs.tasks, 'insert'), {
+          key: keyA,
+          raw: '{"items":[{"title":"t"}]}',
+          type: 'text/plain',
+        }),
+        415,
+      );
+      expectError(
+        await call('PUT', docPath(A, docs.notes), { key: keyA, raw: JSON.stringify({ content: 'c'.repeat(MIB + 1) }) }),
+        413,
+      );
+      expectError(
+        await call('POST', docPath(A, docs.tasks, 'insert'), {
+          key: keyA,
+          raw: JSON.stringify({ items: [{ title: 't'.repeat(MIB) }] }),
+        }),
+        413,
+      );
       expect(await countRecords(A, docs.tasks, keyA)).to.equal(0);
       const note = await call('GET', docPath(A, docs.notes), { key: keyA });
       expect(note.json.content).to.equal('hello notes');
@@ -506,7 +603,13 @@ describe('e2e: HTTP API and Document API', function () {
       const before = await countRecords(A, docs.tasks, keyA);
       const ok = await call('POST', docPath(A, docs.tasks, 'insert'), {
         key: keyA,
-        json: { items: [{ title: 'a', done: false, score: 1 }, { title: 'b', done: true, score: 2 }, { title: 'c', score: 3 }] },
+        json: {
+          items: [
+            { title: 'a', done: false, score: 1 },
+            { title: 'b', done: true, score: 2 },
+            { title: 'c', score: 3 },
+          ],
+        },
       });
       expect(ok.status, ok.text).to.equal(200);
       expect(ok.json.inserted).to.equal(3);
@@ -526,30 +629,66 @@ describe('e2e: HTTP API and Document API', function () {
         expect(r.json.error, JSON.stringify(bad)).to.match(/items\.1/);
       }
       expectError(await call('POST', docPath(A, docs.tasks, 'insert'), { key: keyA, json: { items: [] } }), 400);
-      expectError(await call('POST', docPath(A, docs.tasks, 'insert'), { key: keyA, json: { items: [{ title: 'z' }], extra: 1 } }), 400);
+      expectError(
+        await call('POST', docPath(A, docs.tasks, 'insert'), {
+          key: keyA,
+          json: { items: [{ title: 'z' }], extra: 1 },
+        }),
+        400,
+      );
       expectError(await call('POST', docPath(A, docs.tasks, 'insert'), { key: keyA, json: [{ title: 'z' }] }), 400);
       // A blocked guardrail pattern refuses the write too.
-      expectError(await call('POST', docPath(A, docs.tasks, 'insert'), { key: keyA, json: { items: [{ title: 'forbidden word' }] } }), 400);
+      expectError(
+        await call('POST', docPath(A, docs.tasks, 'insert'), {
+          key: keyA,
+          json: { items: [{ title: 'forbidden word' }] },
+        }),
+        400,
+      );
       expect(await countRecords(A, docs.tasks, keyA)).to.equal(before + 3);
     });
 
     it('query by equality and any-of; update sets fields on matches', async () => {
-      const q = await call('POST', docPath(A, docs.tasks, 'query'), { key: keyA, json: { filter: { title: ['a', 'c'] } } });
+      const q = await call('POST', docPath(A, docs.tasks, 'query'), {
+        key: keyA,
+        json: { filter: { title: ['a', 'c'] } },
+      });
       expect(q.status, q.text).to.equal(200);
       expect(q.json.totalCount).to.equal(2);
       expect(q.json.records.map((r: any) => r.title).sort()).to.deep.equal(['a', 'c']);
 
-      const u = await call('POST', docPath(A, docs.tasks, 'update'), { key: keyA, json: { filter: { title: 'a' }, set: { done: true, score: 10 } } });
+      const u = await call('POST', docPath(A, docs.tasks, 'update'), {
+        key: keyA,
+        json: { filter: { title: 'a' }, set: { done: true, score: 10 } },
+      });
       expect(u.status, u.text).to.equal(200);
       expect(u.json).to.deep.equal({ updated: 1 });
-      const after = await call('POST', docPath(A, docs.tasks, 'query'), { key: keyA, json: { filter: { done: true } } });
+      const after = await call('POST', docPath(A, docs.tasks, 'query'), {
+        key: keyA,
+        json: { filter: { done: true } },
+      });
       expect(after.json.records.map((r: any) => [r.title, r.score]).sort()).to.deep.equal([
         ['a', 10],
         ['b', 2],
       ]);
-      expectError(await call('POST', docPath(A, docs.tasks, 'update'), { key: keyA, json: { filter: { title: 'a' }, set: { score: 'x' } } }), 400);
-      expectError(await call('POST', docPath(A, docs.tasks, 'update'), { key: keyA, json: { filter: { title: 'a' }, set: { title: null } } }), 400);
-      expectError(await call('POST', docPath(A, docs.tasks, 'query'), { key: keyA, json: { filter: { nosuch: 1 } } }), 400);
+      expectError(
+        await call('POST', docPath(A, docs.tasks, 'update'), {
+          key: keyA,
+          json: { filter: { title: 'a' }, set: { score: 'x' } },
+        }),
+        400,
+      );
+      expectError(
+        await call('POST', docPath(A, docs.tasks, 'update'), {
+          key: keyA,
+          json: { filter: { title: 'a' }, set: { title: null } },
+        }),
+        400,
+      );
+      expectError(
+        await call('POST', docPath(A, docs.tasks, 'query'), { key: keyA, json: { filter: { nosuch: 1 } } }),
+        400,
+      );
     });
 
     it('update and delete with an empty filter are refused unless all: true', async () => {
@@ -572,7 +711,10 @@ describe('e2e: HTTP API and Document API', function () {
     });
 
     it('PUT replaces content, name and description; GET shows them', async () => {
-      const r = await call('PUT', docPath(A, docs.notes), { key: keyA, json: { content: 'new content ✓', description: 'Edited' } });
+      const r = await call('PUT', docPath(A, docs.notes), {
+        key: keyA,
+        json: { content: 'new content ✓', description: 'Edited' },
+      });
       expect(r.status, r.text).to.equal(200);
       expect(r.json).to.include({ id: docs.notes, name: 'Notes', description: 'Edited', content: 'new content ✓' });
       const g = await call('GET', docPath(A, docs.notes), { key: keyA });
@@ -620,23 +762,41 @@ describe('e2e: HTTP API and Document API', function () {
         return r;
       };
       expect((await send('HTTP_API', 'POST', httpPath(D, 'echo'), { key: keyD, json: { n: 1 } })).status).to.equal(200);
-      expect((await send('HTTP_API', 'POST', httpPath(D, 'echo'), { bearer: keyD, json: { n: 2 } })).status).to.equal(200);
+      expect((await send('HTTP_API', 'POST', httpPath(D, 'echo'), { bearer: keyD, json: { n: 2 } })).status).to.equal(
+        200,
+      );
       expect((await send('HTTP_API', 'POST', httpPath(D, 'echo'), { key: keyA, json: {} })).status).to.equal(401);
       expect((await send('HTTP_API', 'GET', httpPath(D, 'echo'), { key: keyD })).status).to.equal(405);
       expect((await send('HTTP_API', 'POST', httpPath(D, 'missing'), { key: keyD, json: {} })).status).to.equal(404);
-      expect((await send('HTTP_API', 'POST', httpPath(D, 'echo'), { key: keyD, raw: '{', type: 'application/json' })).status).to.equal(400);
+      expect(
+        (await send('HTTP_API', 'POST', httpPath(D, 'echo'), { key: keyD, raw: '{', type: 'application/json' })).status,
+      ).to.equal(400);
       expect((await send('DOCUMENT_API', 'GET', docPath(D, docs.dTasks), { key: keyD })).status).to.equal(200);
       expect((await send('DOCUMENT_API', 'GET', docPath(D, docs.dTasks), { bearer: keyB })).status).to.equal(401);
-      expect((await send('DOCUMENT_API', 'POST', docPath(D, docs.dTasks, 'insert'), { key: keyD, json: { items: [{ title: 'x' }] } })).status).to.equal(403);
+      expect(
+        (
+          await send('DOCUMENT_API', 'POST', docPath(D, docs.dTasks, 'insert'), {
+            key: keyD,
+            json: { items: [{ title: 'x' }] },
+          })
+        ).status,
+      ).to.equal(403);
       expect((await send('DOCUMENT_API', 'GET', docPath(D, 'doc_nope'), { key: keyD })).status).to.equal(404);
-      expect((await send('DOCUMENT_API', 'PUT', docPath(D, docs.dTasks), { key: keyD, raw: 'x', type: 'text/plain' })).status).to.equal(415);
+      expect(
+        (await send('DOCUMENT_API', 'PUT', docPath(D, docs.dTasks), { key: keyD, raw: 'x', type: 'text/plain' }))
+          .status,
+      ).to.equal(415);
 
       const key = (e: { surface: string; method: string; status: number }) => `${e.surface} ${e.method} ${e.status}`;
       // A request's entry is recorded before its response is sent, and flush() stores what was
       // recorded: after it the log is complete — one entry per request, none missing, none twice.
       await svc.service.services.activityLog.flush();
-      const nodes: any[] = (await gql('query($a: ID!) { agent(id: $a) { activity(first: 100) { nodes { surface status method requestHeaders requestBody response keyId } } } }', { a: D }))
-        .agent.activity.nodes;
+      const nodes: any[] = (
+        await gql(
+          'query($a: ID!) { agent(id: $a) { activity(first: 100) { nodes { surface status method requestHeaders requestBody response keyId } } } }',
+          { a: D },
+        )
+      ).agent.activity.nodes;
       expect(nodes.map(key).sort()).to.deep.equal(sent.map(key).sort());
 
       const serialized = JSON.stringify(nodes);
@@ -661,12 +821,18 @@ describe('e2e: HTTP API and Document API', function () {
       };
       const before = await activityCount();
       const unstorable = { error: 'A text value holds a character that cannot be stored (such as U+0000)' };
-      const inserted = await call('POST', docPath(B, docs.bTasks, 'insert'), { key: keyB, json: { items: [{ title: 'a\u0000b' }] } });
+      const inserted = await call('POST', docPath(B, docs.bTasks, 'insert'), {
+        key: keyB,
+        json: { items: [{ title: 'a\u0000b' }] },
+      });
       expectError(inserted, 400);
       expect(inserted.json).to.deep.equal(unstorable);
       // A query filter holding U+0000 is refused the same way, on the embedded database and on
       // PostgreSQL alike: the filter value cannot be put into a query (jsonb has no U+0000 either).
-      const q = await call('POST', docPath(B, docs.bTasks, 'query'), { key: keyB, json: { filter: { title: 'a\u0000b' } } });
+      const q = await call('POST', docPath(B, docs.bTasks, 'query'), {
+        key: keyB,
+        json: { filter: { title: 'a\u0000b' } },
+      });
       expectError(q, 400);
       expect(q.json).to.deep.equal(unstorable);
       const echoed = await call('POST', `${httpPath(B, 'echo')}?q=%00`, { key: keyB, json: { s: 'x\u0000y' } });
@@ -681,12 +847,19 @@ describe('e2e: HTTP API and Document API', function () {
       const nodes: any[] = [];
       let after: string | null = null;
       do {
-        const d = await gql('query($a: ID!, $after: String) { agent(id: $a) { activity(first: 200, after: $after) { nodes { surface status method requestHeaders } endCursor hasNextPage } } }', { a: A, after });
+        const d = await gql(
+          'query($a: ID!, $after: String) { agent(id: $a) { activity(first: 200, after: $after) { nodes { surface status method requestHeaders } endCursor hasNextPage } } }',
+          { a: A, after },
+        );
         nodes.push(...d.agent.activity.nodes);
         after = d.agent.activity.hasNextPage ? d.agent.activity.endCursor : null;
       } while (after);
       expect(new Set(nodes.map((n) => n.surface))).to.deep.equal(new Set(['HTTP_API', 'DOCUMENT_API']));
-      for (const s of [200, 400, 401, 403, 404, 405, 413, 415]) expect(nodes.some((n) => n.status === s), `status ${s}`).to.equal(true);
+      for (const s of [200, 400, 401, 403, 404, 405, 413, 415])
+        expect(
+          nodes.some((n) => n.status === s),
+          `status ${s}`,
+        ).to.equal(true);
       const serialized = JSON.stringify(nodes);
       for (const secret of [keyA, keyB, wsKey]) expect(serialized).to.not.include(secret);
     });

@@ -6,7 +6,15 @@ import { buildService, type Service } from '../../src/server.js';
 import { createAgent, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import type { FakeOpenAi } from '../helpers/openai-server.js';
 import { useFakeModelWorkspace } from '../helpers/runtime.js';
-import { activityOf, addHttpEndpoint, call, createAgentKey, createDocument, httpApiPath, type Reply } from '../helpers/surface-calls.js';
+import {
+  activityOf,
+  addHttpEndpoint,
+  call,
+  createAgentKey,
+  createDocument,
+  httpApiPath,
+  type Reply,
+} from '../helpers/surface-calls.js';
 
 // DESIGN §6 and docs/decisions.md §12: a failed run on the HTTP API answers 500 with a JSON body
 // `{"error": string}`. A handler failure (the script's own error, a model error, no model
@@ -40,7 +48,7 @@ describe('HTTP API: the 500 body of a failed run', function () {
 
   useFakeModelWorkspace((s) => ({ fake, ws } = s));
 
-  describe('handler failures carry the handler\'s message and the run id', () => {
+  describe("handler failures carry the handler's message and the run id", () => {
     it("a script's own thrown error: 500 {error: the script's message}, X-Run-Id, no stack trace; the activity entry agrees", async () => {
       const agent = await createAgent(ws.adminToken);
       const key = await createAgentKey(ws.adminToken, agent);
@@ -63,7 +71,12 @@ describe('HTTP API: the 500 body of a failed run', function () {
 
       const failed = (await activityOf(ws.adminToken, agent)).find((e) => e.runId === runId);
       expect(failed, 'activity entry of the failed run').to.not.equal(undefined);
-      expect(failed).to.deep.include({ surface: 'HTTP_API', entry: 'ship', status: 500, error: 'Error: Order 7 cannot be shipped: out of stock (line 2, column 44)' });
+      expect(failed).to.deep.include({
+        surface: 'HTTP_API',
+        entry: 'ship',
+        status: 500,
+        error: 'Error: Order 7 cannot be shipped: out of stock (line 2, column 44)',
+      });
     });
 
     // The provider's own text can quote credentials or account details: callers get the kind and
@@ -72,11 +85,18 @@ describe('HTTP API: the 500 body of a failed run', function () {
       const agent = await createAgent(ws.adminToken, { defaultModel: 'test-model' });
       const key = await createAgentKey(ws.adminToken, agent);
       await addHttpEndpoint(ws.adminToken, agent, { path: 'ask', handler: { prompt: 'Answer.' } });
-      fake.enqueue({ status: 400, errorBody: { error: { message: 'context length exceeded', type: 'invalid_request_error', param: null, code: null } } });
+      fake.enqueue({
+        status: 400,
+        errorBody: {
+          error: { message: 'context length exceeded', type: 'invalid_request_error', param: null, code: null },
+        },
+      });
 
       const r = await call('POST', httpApiPath(agent, 'ask'), { key, json: { q: 'why' } });
       expectJsonError(r, 500);
-      expect(r.json).to.deep.equal({ error: "The model provider failed (HTTP 400); the details are in the agent's activity log" });
+      expect(r.json).to.deep.equal({
+        error: "The model provider failed (HTTP 400); the details are in the agent's activity log",
+      });
       const runId = r.headers.get('x-run-id');
       expect(runId).to.match(/^run_/);
       const entry = (await activityOf(ws.adminToken, agent)).find((e) => e.runId === runId);
@@ -91,7 +111,9 @@ describe('HTTP API: the 500 body of a failed run', function () {
 
       const r = await call('POST', httpApiPath(agent, 'ask'), { key, json: { q: 'why' } });
       expectJsonError(r, 500);
-      expect(r.json.error).to.match(/No model configured/).and.match(/configureModel/);
+      expect(r.json.error)
+        .to.match(/No model configured/)
+        .and.match(/configureModel/);
       expect(r.headers.get('x-run-id')).to.match(/^run_/);
       expect(fake.requests).to.have.length(0);
     });
@@ -155,7 +177,12 @@ describe('HTTP API: the 500 body of a failed run', function () {
 
       const entries = await brokenActivity(agent);
       expect(entries).to.have.length(1);
-      expect(entries[0]).to.deep.include({ surface: 'HTTP_API', entry: 'work', status: 500, error: 'Internal server error' });
+      expect(entries[0]).to.deep.include({
+        surface: 'HTTP_API',
+        entry: 'work',
+        status: 500,
+        error: 'Internal server error',
+      });
       expectNoCause(JSON.stringify(entries[0]));
     });
 
@@ -165,9 +192,22 @@ describe('HTTP API: the 500 body of a failed run', function () {
     it("a store failure inside documents.* reaches neither the script nor the caller with the cause's message", async () => {
       const agent = await createAgent(ws.adminToken);
       const key = await createAgentKey(ws.adminToken, agent);
-      const doc = await createDocument(ws.adminToken, agent, { name: 'Orders', kind: 'DATABASE', fields: [{ name: 'sku', type: 'STRING' }] });
-      await addHttpEndpoint(ws.adminToken, agent, { path: 'peek', handler: { script: 'return await documents.query(input.documentId, {})' } });
-      await addHttpEndpoint(ws.adminToken, agent, { path: 'catch', handler: { script: 'try { await documents.query(input.documentId, {}); return "read"; } catch (e) { return String(e.message); }' } });
+      const doc = await createDocument(ws.adminToken, agent, {
+        name: 'Orders',
+        kind: 'DATABASE',
+        fields: [{ name: 'sku', type: 'STRING' }],
+      });
+      await addHttpEndpoint(ws.adminToken, agent, {
+        path: 'peek',
+        handler: { script: 'return await documents.query(input.documentId, {})' },
+      });
+      await addHttpEndpoint(ws.adminToken, agent, {
+        path: 'catch',
+        handler: {
+          script:
+            'try { await documents.query(input.documentId, {}); return "read"; } catch (e) { return String(e.message); }',
+        },
+      });
       const records = h().service.store.repos.records;
       const original = records.query;
       records.query = async () => {
@@ -194,7 +234,14 @@ describe('HTTP API: the 500 body of a failed run', function () {
       await addHttpEndpoint(ws.adminToken, agent, { path: 'ask', handler: { prompt: 'Answer.' } });
 
       expectGeneric500(await call('POST', httpApiPath(agent, 'ask'), { key, json: { q: 'why' }, baseUrl: url }));
-      expectGeneric500(await call('POST', httpApiPath(agent, 'ask'), { key, json: { q: 'why' }, baseUrl: url, headers: { accept: 'text/event-stream' } }));
+      expectGeneric500(
+        await call('POST', httpApiPath(agent, 'ask'), {
+          key,
+          json: { q: 'why' },
+          baseUrl: url,
+          headers: { accept: 'text/event-stream' },
+        }),
+      );
 
       const entries = await brokenActivity(agent);
       expect(entries.map((e) => [e.status, e.error])).to.deep.equal([

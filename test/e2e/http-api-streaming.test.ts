@@ -5,7 +5,15 @@ import { buildService, type Service } from '../../src/server.js';
 import { createAgent, h, type TestWorkspace } from '../helpers/harness.js';
 import type { FakeOpenAi } from '../helpers/openai-server.js';
 import { useFakeModelWorkspace } from '../helpers/runtime.js';
-import { activityOf, addHttpEndpoint, call, createAgentKey, httpApiPath, type ActivityNode, type Reply } from '../helpers/surface-calls.js';
+import {
+  activityOf,
+  addHttpEndpoint,
+  call,
+  createAgentKey,
+  httpApiPath,
+  type ActivityNode,
+  type Reply,
+} from '../helpers/surface-calls.js';
 
 // Issue 15, deliverable 8: every streamed answer names its run in X-Run-Id before the first event;
 // a script endpoint asked for an event stream answers with one `done` event (the prompt streams'
@@ -59,7 +67,7 @@ describe('Streamed answers: X-Run-Id, script streams and the outcome of a failed
   }
 
   describe('X-Run-Id on every stream', () => {
-    it('a prompt endpoint streamed on the HTTP API: X-Run-Id equals the done event\'s runId and the activity entry\'s', async () => {
+    it("a prompt endpoint streamed on the HTTP API: X-Run-Id equals the done event's runId and the activity entry's", async () => {
       const { agent, key } = await agentWith({ prompt: 'Answer briefly.' });
       fake.enqueue({ text: 'one two three' });
       const r = await call('POST', httpApiPath(agent, 'ask'), { key, json: { q: 'count' }, headers: SSE });
@@ -85,7 +93,11 @@ describe('Streamed answers: X-Run-Id, script streams and the outcome of a failed
       expect((await entryOf(ws.adminToken, agent, runId)).status).to.equal(200);
       // The one-answer form of the chat names its run the same way.
       fake.enqueue({ text: 'Hello again.' });
-      const json = await call('POST', `/agents/${agent}/chat`, { key, json: { message: 'Hi' }, headers: { accept: 'application/json' } });
+      const json = await call('POST', `/agents/${agent}/chat`, {
+        key,
+        json: { message: 'Hi' },
+        headers: { accept: 'application/json' },
+      });
       expect(json.headers.get('x-run-id')).to.equal(json.json.runId);
     });
   });
@@ -109,7 +121,11 @@ describe('Streamed answers: X-Run-Id, script streams and the outcome of a failed
       const runId = r.headers.get('x-run-id');
       const message = "TypeError: cannot read property 'value' of undefined (line 2, column 21)";
       expect(events).to.deep.equal([{ event: 'error', data: { error: message, runId } }]);
-      expect(await entryOf(ws.adminToken, agent, runId)).to.deep.include({ status: 200, error: message, response: { error: message } });
+      expect(await entryOf(ws.adminToken, agent, runId)).to.deep.include({
+        status: 200,
+        error: message,
+        response: { error: message },
+      });
     });
   });
 
@@ -120,8 +136,16 @@ describe('Streamed answers: X-Run-Id, script streams and the outcome of a failed
       const r = await call('POST', httpApiPath(agent, 'ask'), { key, json: { q: 'go' }, headers: SSE });
       const events = expectStream(r);
       const runId = r.headers.get('x-run-id');
-      expect(events.map((e) => e.event), r.text).to.include('error');
-      expect(events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('')).to.equal('alpha beta ');
+      expect(
+        events.map((e) => e.event),
+        r.text,
+      ).to.include('error');
+      expect(
+        events
+          .filter((e) => e.event === 'delta')
+          .map((e) => e.data.text)
+          .join(''),
+      ).to.equal('alpha beta ');
       const last = events.at(-1)!;
       expect(last.event).to.equal('error');
       expect(last.data.runId).to.equal(runId);
@@ -145,7 +169,13 @@ describe('Streamed answers: X-Run-Id, script streams and the outcome of a failed
           throw new TypeError(CAUSE);
         },
       };
-      const broken = await buildService(h().config, { db: h().db, skipMigrations: true, logger: createLogger('silent'), models: breaking, housekeepingMs: 0 });
+      const broken = await buildService(h().config, {
+        db: h().db,
+        skipMigrations: true,
+        logger: createLogger('silent'),
+        models: breaking,
+        housekeepingMs: 0,
+      });
       try {
         const { url } = await broken.listen(0, '127.0.0.1');
         const { agent, key } = await agentWith({ prompt: 'Answer.' });
@@ -157,7 +187,11 @@ describe('Streamed answers: X-Run-Id, script streams and the outcome of a failed
         await broken.services.activityLog.flush();
         const entries = (await activityOf(ws.adminToken, agent)).filter((e) => e.entry === 'ask');
         expect(entries).to.have.length(1);
-        expect(entries[0]).to.deep.include({ status: 200, error: 'The run failed', response: { error: 'The run failed' } });
+        expect(entries[0]).to.deep.include({
+          status: 200,
+          error: 'The run failed',
+          response: { error: 'The run failed' },
+        });
         expect(JSON.stringify(entries[0])).to.not.contain('secret-cause-42');
       } finally {
         await broken.close();

@@ -1,12 +1,24 @@
 import { expect } from 'chai';
 import { createAgent, gqlOk, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
-import { activityOf, call, createAgentKey, createDocument, documentPath, exposeDocument } from '../helpers/surface-calls.js';
+import {
+  activityOf,
+  call,
+  createAgentKey,
+  createDocument,
+  documentPath,
+  exposeDocument,
+} from '../helpers/surface-calls.js';
 
 // JSON-RPC batches left MCP in protocol 2025-06-18, and neither era this service speaks has them.
 // A JSON array body is refused before anything runs: one POST is at most one tool call, and one
 // activity entry. Each call of the tool below inserts one record, so the records count the runs.
 
-const CALL_TOOL = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'count', arguments: { n: id } } });
+const CALL_TOOL = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'count', arguments: { n: id } },
+});
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 
 describe('MCP: a JSON-RPC batch is refused before anything runs', function () {
@@ -20,14 +32,27 @@ describe('MCP: a JSON-RPC batch is refused before anything runs', function () {
     ws = await newWorkspace();
     agent = await createAgent(ws.adminToken);
     key = await createAgentKey(ws.adminToken, agent);
-    doc = await createDocument(ws.adminToken, agent, { name: 'hits', kind: 'DATABASE', fields: [{ name: 'n', type: 'NUMBER', required: true }] });
+    doc = await createDocument(ws.adminToken, agent, {
+      name: 'hits',
+      kind: 'DATABASE',
+      fields: [{ name: 'n', type: 'NUMBER', required: true }],
+    });
     for (const surface of ['MCP', 'DOCUMENT_API']) {
-      await gqlOk(ws.adminToken, 'mutation($a: ID!, $s: Surface!) { setSurface(agentId: $a, surface: $s, enabled: true) { id } }', { a: agent, s: surface });
+      await gqlOk(
+        ws.adminToken,
+        'mutation($a: ID!, $s: Surface!) { setSurface(agentId: $a, surface: $s, enabled: true) { id } }',
+        { a: agent, s: surface },
+      );
     }
     await exposeDocument(ws.adminToken, agent, doc, true, false);
     await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
       a: agent,
-      i: { name: 'count', description: 'Counts one call', handler: { script: `await documents.insert(${JSON.stringify(doc)}, [{ n: input.n }]); return 'counted';` }, inputSchema: { type: 'object', properties: { n: { type: 'number' } } } },
+      i: {
+        name: 'count',
+        description: 'Counts one call',
+        handler: { script: `await documents.insert(${JSON.stringify(doc)}, [{ n: input.n }]); return 'counted';` },
+        inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+      },
     });
   });
 

@@ -25,11 +25,24 @@ describe('e2e: MCP cancellation on any instance', function () {
   before(async () => {
     svc = await startE2eService('mcp_cancel', { adminToken: ADMIN_TOKEN });
     if (process.env.TEST_DATABASE_URL) other = await svc.another();
-    agent = (await svc.gql('mutation { createAgent(input: { name: "Canceller", defaultModel: "fake-model" }) { id } }')).createAgent.id;
-    const newKey = async (name: string) => (await svc.gql('mutation($a: ID!, $n: String!) { createAgentApiKey(agentId: $a, name: $n) { key } }', { a: agent, n: name })).createAgentApiKey.key as string;
+    agent = (await svc.gql('mutation { createAgent(input: { name: "Canceller", defaultModel: "fake-model" }) { id } }'))
+      .createAgent.id;
+    const newKey = async (name: string) =>
+      (
+        await svc.gql('mutation($a: ID!, $n: String!) { createAgentApiKey(agentId: $a, name: $n) { key } }', {
+          a: agent,
+          n: name,
+        })
+      ).createAgentApiKey.key as string;
     [key, otherKey] = [await newKey('caller'), await newKey('someone else')];
-    await svc.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', { a: agent, i: { name: 'ask', description: 'Answers', handler: { prompt: 'Answer.' } } });
-    await svc.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', { a: agent, i: { name: 'ping', description: 'Pong', handler: { script: 'return "pong";' } } });
+    await svc.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+      a: agent,
+      i: { name: 'ask', description: 'Answers', handler: { prompt: 'Answer.' } },
+    });
+    await svc.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+      a: agent,
+      i: { name: 'ping', description: 'Pong', handler: { script: 'return "pong";' } },
+    });
     // One call at a time: a slot the cancelled call kept would refuse the next call with 429.
     await svc.gql('mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: 1) { id } }', { a: agent });
   });
@@ -41,18 +54,36 @@ describe('e2e: MCP cancellation on any instance', function () {
   function post(on: InProcessService, accessKey: string, message: unknown): Promise<Response> {
     return fetch(`${on.url}/agents/${agent}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'x-agent-access-key': accessKey },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        'x-agent-access-key': accessKey,
+      },
       body: JSON.stringify(message),
     });
   }
 
-  const cancelOf = (requestId: string | number) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'stop' } });
+  const cancelOf = (requestId: string | number) => ({
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId, reason: 'stop' },
+  });
 
   /** Starts a prompt call on `on` and resolves once the model is answering it (with the answer still to come). */
-  async function startCall(on: InProcessService, id: string | number, question: string): Promise<{ answer: Promise<string> }> {
+  async function startCall(
+    on: InProcessService,
+    id: string | number,
+    question: string,
+  ): Promise<{ answer: Promise<string> }> {
     // Leases are per instance: the previous scenario's must be back before another instance runs.
     await slotFree(2_000);
-    const answer = post(on, key, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask', arguments: { input: question }, _meta: { progressToken: `p-${id}` } } }).then((r) => r.text());
+    const answer = post(on, key, {
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'ask', arguments: { input: question }, _meta: { progressToken: `p-${id}` } },
+    }).then((r) => r.text());
     const deadline = Date.now() + 10_000;
     while (!svc.fake.requests.some((r) => JSON.stringify(r.body).includes(question))) {
       if (Date.now() > deadline) throw new Error(`the call never reached the model: ${await answer}`);
@@ -63,7 +94,10 @@ describe('e2e: MCP cancellation on any instance', function () {
 
   async function entryOf(loggedBy: InProcessService, question: string): Promise<any> {
     await loggedBy.service.services.activityLog.flush();
-    const d = await svc.gql('query($a: ID!) { agent(id: $a) { activity(first: 50) { nodes { entry requestBody error } } } }', { a: agent });
+    const d = await svc.gql(
+      'query($a: ID!) { agent(id: $a) { activity(first: 50) { nodes { entry requestBody error } } } }',
+      { a: agent },
+    );
     return d.agent.activity.nodes.find((e: any) => JSON.stringify(e.requestBody).includes(question));
   }
 
@@ -81,13 +115,23 @@ describe('e2e: MCP cancellation on any instance', function () {
 
   /** A call that needs the one slot is admitted. */
   async function nextCallAdmitted(on: InProcessService): Promise<void> {
-    const r = await post(on, key, { jsonrpc: '2.0', id: 'next', method: 'tools/call', params: { name: 'ping', arguments: { input: 'x' } } });
+    const r = await post(on, key, {
+      jsonrpc: '2.0',
+      id: 'next',
+      method: 'tools/call',
+      params: { name: 'ping', arguments: { input: 'x' } },
+    });
     expect(r.status, 'the next call is admitted').to.equal(200);
     expect(await r.text()).to.include('pong');
   }
 
   /** Sends the cancel to `cancelOn` and checks the call on the other end stopped, was logged cancelled and gave its slot back. */
-  async function cancelStops(runOn: InProcessService, cancelOn: InProcessService, id: string | number, question: string): Promise<void> {
+  async function cancelStops(
+    runOn: InProcessService,
+    cancelOn: InProcessService,
+    id: string | number,
+    question: string,
+  ): Promise<void> {
     svc.fake.enqueue(LONG_ANSWER);
     const { answer } = await startCall(runOn, id, question);
     const sent = Date.now();
@@ -104,7 +148,12 @@ describe('e2e: MCP cancellation on any instance', function () {
   }
 
   /** A cancel with another key is accepted (a notification has no answer) and stops nothing. */
-  async function otherKeyStopsNothing(runOn: InProcessService, cancelOn: InProcessService, id: string | number, question: string): Promise<void> {
+  async function otherKeyStopsNothing(
+    runOn: InProcessService,
+    cancelOn: InProcessService,
+    id: string | number,
+    question: string,
+  ): Promise<void> {
     svc.fake.enqueue({ text: 'one two three four five six', chunkDelayMs: 250 });
     const { answer } = await startCall(runOn, id, question);
     expect((await post(cancelOn, otherKey, cancelOf(id))).status).to.equal(202);

@@ -18,7 +18,10 @@ const ADMIN_TOKEN = 'mcp-two-admin-token-0123456789'; // 30 characters
 
 describe('e2e: MCP server on two instances', function () {
   this.timeout(180_000);
-  const dirs = [fs.mkdtempSync(path.join(os.tmpdir(), 'aes-mcp2-a-')), fs.mkdtempSync(path.join(os.tmpdir(), 'aes-mcp2-b-'))];
+  const dirs = [
+    fs.mkdtempSync(path.join(os.tmpdir(), 'aes-mcp2-a-')),
+    fs.mkdtempSync(path.join(os.tmpdir(), 'aes-mcp2-b-')),
+  ];
   let instances: InProcessService[] = [];
   let fake: FakeOpenAi;
   let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
@@ -30,14 +33,29 @@ describe('e2e: MCP server on two instances', function () {
     fake = await startOpenAiServer();
     database = await databaseEnv('mcp_two');
     for (const dataDir of dirs) {
-      instances.push(await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: fake.url, platformOrigin: 'https://app.example.test', database: database.env }));
+      instances.push(
+        await startSurfaceService({
+          dataDir,
+          adminToken: ADMIN_TOKEN,
+          modelUrl: fake.url,
+          platformOrigin: 'https://app.example.test',
+          database: database.env,
+        }),
+      );
     }
     const gql = graphqlClient(() => instances[0]!.url, ADMIN_TOKEN);
-    agent = (await gql('mutation { createAgent(input: { name: "Shared", description: "On two instances" }) { id } }')).createAgent.id;
-    key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: agent })).createAgentApiKey.key;
+    agent = (await gql('mutation { createAgent(input: { name: "Shared", description: "On two instances" }) { id } }'))
+      .createAgent.id;
+    key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: agent }))
+      .createAgentApiKey.key;
     await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
       a: agent,
-      i: { name: 'square', description: 'Squares n', handler: { script: 'return { n: input.n * input.n };' }, inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+      i: {
+        name: 'square',
+        description: 'Squares n',
+        handler: { script: 'return { n: input.n * input.n };' },
+        inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+      },
     });
   });
 
@@ -80,7 +98,10 @@ describe('e2e: MCP server on two instances', function () {
         callTool = (n) => client.callTool({ name: 'square', arguments: { n } });
         close = () => client.close();
       } else {
-        const client = new V2Client({ name: 'lb-v2', version: '2.0.0' }, { versionNegotiation: { mode: { pin: era } } });
+        const client = new V2Client(
+          { name: 'lb-v2', version: '2.0.0' },
+          { versionNegotiation: { mode: { pin: era } } },
+        );
         await client.connect(new V2Transport(url, opts));
         expect(client.getNegotiatedProtocolVersion()).to.equal(era);
         list = () => client.listTools();
@@ -89,7 +110,8 @@ describe('e2e: MCP server on two instances', function () {
       }
       try {
         expect((await list()).tools.map((t) => t.name)).to.deep.equal(['square']);
-        for (let n = 1; n <= 6; n++) expect(JSON.parse((await callTool(n)).content[0].text)).to.deep.equal({ n: n * n });
+        for (let n = 1; n <= 6; n++)
+          expect(JSON.parse((await callTool(n)).content[0].text)).to.deep.equal({ n: n * n });
       } finally {
         await close();
       }

@@ -18,12 +18,22 @@ describe('e2e: MCP OAuth sign-in over plain HTTP', function () {
 
   before(async () => {
     svc = await startE2eService('mcp_oauth_flow');
-    const made = async (name: string) => (await svc.gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, description: `${name} agent` } })).createAgent.id as string;
+    const made = async (name: string) =>
+      (
+        await svc.gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+          i: { name, description: `${name} agent` },
+        })
+      ).createAgent.id as string;
     agent = await made('Connector');
     other = await made('Other');
     await svc.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
       a: agent,
-      i: { name: 'square', description: 'Squares n', handler: { script: 'return { n: input.n * input.n };' }, inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+      i: {
+        name: 'square',
+        description: 'Squares n',
+        handler: { script: 'return { n: input.n * input.n };' },
+        inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+      },
     });
   });
 
@@ -31,7 +41,12 @@ describe('e2e: MCP OAuth sign-in over plain HTTP', function () {
     await svc?.stop();
   });
 
-  const list = (id: string, token: string) => fetch(`${svc.url}/agents/${id}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body: LIST });
+  const list = (id: string, token: string) =>
+    fetch(`${svc.url}/agents/${id}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` },
+      body: LIST,
+    });
 
   it("ends with an access token that lists the agent's MCP tools, a refresh token, and the member's grant to the client", async () => {
     const tokens = await obtainAccessToken(svc.url, agent, svc.adminToken);

@@ -37,20 +37,36 @@ describe('e2e: MCP OAuth across instances', function () {
   });
 
   const mcpUrl = (on: InProcessService) => new URL(`${on.url}/agents/${agent}/mcp`);
-  const list = (on: InProcessService, token: string) => fetch(mcpUrl(on), { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body: LIST });
+  const list = (on: InProcessService, token: string) =>
+    fetch(mcpUrl(on), { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body: LIST });
   // Instances of one deployment answer for one public origin (BASE_URL, behind a load balancer):
   // here each listens on a port of its own and takes its issuer from the request's Host, so B is
   // asked under A's host, as the load balancer would forward it.
   // (fetch always sends the host it connects to: node:http sends the one given).
   const refresh = (on: InProcessService, refreshToken: string, clientId: string) =>
     new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString();
-      const req = http.request(`${on.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(form), host: new URL(a.url).host } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-      });
+      const form = new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: clientId,
+      }).toString();
+      const req = http.request(
+        `${on.url}/oauth/token`,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'content-length': Buffer.byteLength(form),
+            host: new URL(a.url).host,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        },
+      );
       req.on('error', reject);
       req.end(form);
     });
@@ -92,7 +108,9 @@ describe('e2e: MCP OAuth across instances', function () {
       await section.getByText('No connected apps yet').waitFor();
       const refusedOnB = await list(b, rotated.access_token);
       expect(refusedOnB.status).to.equal(401);
-      console.log(`      (instance B refused the revoked token ${Date.now() - started} ms after the console's revoke was confirmed)`);
+      console.log(
+        `      (instance B refused the revoked token ${Date.now() - started} ms after the console's revoke was confirmed)`,
+      );
       expect(refusedOnB.headers.get('www-authenticate')).to.contain('error="invalid_token"');
       expect(((await refusedOnB.json()) as any).error).to.match(/not recognised|revoked/);
 

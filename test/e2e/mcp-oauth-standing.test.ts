@@ -18,23 +18,47 @@ describe('e2e: MCP OAuth grants follow the approving member', function () {
 
   before(async () => {
     svc = await startE2eService('mcp_oauth_standing');
-    const made = await svc.gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'Shared', description: 'Shared agent' } });
+    const made = await svc.gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+      i: { name: 'Shared', description: 'Shared agent' },
+    });
     agent = made.createAgent.id;
     await svc.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
       a: agent,
-      i: { name: 'square', description: 'Squares n', handler: { script: 'return { n: input.n * input.n };' }, inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+      i: {
+        name: 'square',
+        description: 'Squares n',
+        handler: { script: 'return { n: input.n * input.n };' },
+        inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+      },
     });
-    memberId = (await svc.gql('mutation { inviteMember(input: { email: "standing@example.com", name: "Sam" }) { id } }')).inviteMember.id;
+    memberId = (
+      await svc.gql('mutation { inviteMember(input: { email: "standing@example.com", name: "Sam" }) { id } }')
+    ).inviteMember.id;
   });
 
   after(async () => {
     await svc?.stop();
   });
 
-  const memberToken = async (name: string) => (await svc.gql('mutation($m: ID!, $n: String!) { createMemberToken(memberId: $m, name: $n) { id token } }', { m: memberId, n: name })).createMemberToken as { id: string; token: string };
-  const list = (token: string) => fetch(`${svc.url}/agents/${agent}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body: LIST });
+  const memberToken = async (name: string) =>
+    (
+      await svc.gql('mutation($m: ID!, $n: String!) { createMemberToken(memberId: $m, name: $n) { id token } }', {
+        m: memberId,
+        n: name,
+      })
+    ).createMemberToken as { id: string; token: string };
+  const list = (token: string) =>
+    fetch(`${svc.url}/agents/${agent}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` },
+      body: LIST,
+    });
   const refresh = (clientId: string, refreshToken: string) =>
-    fetch(`${svc.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }) });
+    fetch(`${svc.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }),
+    });
   const refused = async (token: string, because: RegExp) => {
     const res = await list(token);
     expect(res.status).to.equal(401);
@@ -48,7 +72,9 @@ describe('e2e: MCP OAuth grants follow the approving member', function () {
     const tokens = await obtainAccessToken(svc.url, agent, approver.token);
     const kept = await obtainAccessToken(svc.url, agent, bystander.token);
     expect((await list(tokens.accessToken)).status).to.equal(200);
-    expect(await svc.gql('mutation($id: ID!) { revokeMemberToken(id: $id) }', { id: approver.id })).to.deep.equal({ revokeMemberToken: true });
+    expect(await svc.gql('mutation($id: ID!) { revokeMemberToken(id: $id) }', { id: approver.id })).to.deep.equal({
+      revokeMemberToken: true,
+    });
     await refused(tokens.accessToken, /revoked/);
     const res = await refresh(tokens.clientId, tokens.refreshToken!);
     expect(res.status).to.equal(400);

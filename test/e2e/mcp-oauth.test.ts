@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { json, type DocServer } from '../helpers/cimd-server.js';
 import type { ConsoleHarness } from '../helpers/console-browser.js';
-import { agentWithSquareTool, approveInBrowser, connectWithOAuth, startOAuthHarness, TestOAuthClient } from '../helpers/oauth-client.js';
+import {
+  agentWithSquareTool,
+  approveInBrowser,
+  connectWithOAuth,
+  startOAuthHarness,
+  TestOAuthClient,
+} from '../helpers/oauth-client.js';
 
 // MCP authorization end to end (issue 39): a hosted client discovers the authorization server from
 // the MCP server's 401, registers (dynamically, or by a Client ID Metadata Document URL), sends the
@@ -34,10 +40,15 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
   });
 
   const mcpUrl = (id: string) => new URL(`${h!.svc.url}/agents/${id}/mcp`);
-  const post = (id: string, token: string) => fetch(mcpUrl(id), { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body: LIST });
+  const post = (id: string, token: string) =>
+    fetch(mcpUrl(id), { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body: LIST });
   const grants = (id = agent) => h!.svc.service.store.repos.mcpGrants.listByAgent(id);
   const tokenRequest = (params: Record<string, string>) =>
-    fetch(`${h!.svc.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
+    fetch(`${h!.svc.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(params),
+    });
 
   /** A client connected to `agent` with OAuth, its tokens and registration kept. */
   async function connected(name: string, sdk: 'v1' | 'v2' = 'v1') {
@@ -54,7 +65,11 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
     expect(metadataUrl).to.equal(`${h!.svc.url}/.well-known/oauth-protected-resource/agents/${agent}/mcp`);
     expect(challenge).to.contain('scope="mcp"').and.not.contain('invalid_token');
     const prm: any = await (await fetch(metadataUrl!)).json();
-    expect(prm).to.deep.include({ resource: mcpUrl(agent).href, authorization_servers: [h!.svc.url], scopes_supported: ['mcp'] });
+    expect(prm).to.deep.include({
+      resource: mcpUrl(agent).href,
+      authorization_servers: [h!.svc.url],
+      scopes_supported: ['mcp'],
+    });
     const as: any = await (await fetch(`${h!.svc.url}/.well-known/oauth-authorization-server`)).json();
     expect(as.issuer).to.equal(h!.svc.url);
     expect(as.code_challenge_methods_supported).to.deep.equal(['S256']);
@@ -95,8 +110,13 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
       const me = (await h!.gql('{ viewer { id } }')).viewer.id;
       let entries: any[] = [];
       for (let i = 0; i < 50 && !entries.length; i++) {
-        const data = await h!.gql('query($a: ID!) { agent(id: $a) { activity(first: 20) { nodes { entry oauthClientId grantedBy keyId } } } }', { a: agent });
-        entries = data.agent.activity.nodes.filter((n: any) => n.entry === 'square' && n.oauthClientId === client.info!.client_id);
+        const data = await h!.gql(
+          'query($a: ID!) { agent(id: $a) { activity(first: 20) { nodes { entry oauthClientId grantedBy keyId } } } }',
+          { a: agent },
+        );
+        entries = data.agent.activity.nodes.filter(
+          (n: any) => n.entry === 'square' && n.oauthClientId === client.info!.client_id,
+        );
         if (!entries.length) await new Promise((r) => setTimeout(r, 100));
       }
       expect(entries[0]).to.deep.include({ grantedBy: me, keyId: null });
@@ -106,7 +126,7 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
     }
   });
 
-  it('an OAuth call is held to the agent\'s limits as a key\'s is: a daily limit met is 429 with Retry-After', async () => {
+  it("an OAuth call is held to the agent's limits as a key's is: a daily limit met is 429 with Retry-After", async () => {
     const { client, mcp } = await connected('Limited client');
     await mcp.close();
     try {
@@ -114,7 +134,12 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
       const res = await fetch(mcpUrl(agent), {
         method: 'POST',
         headers: { ...MCP_HEADERS, authorization: `Bearer ${client.stored!.access_token}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'square', arguments: { n: 2 } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'square', arguments: { n: 2 } },
+        }),
       });
       expect(res.status).to.equal(429);
       expect(Number(res.headers.get('retry-after'))).to.be.greaterThan(0);
@@ -129,14 +154,22 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
     await mcp.close();
     try {
       const first = client.stored!;
-      const res = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: client.info!.client_id });
+      const res = await tokenRequest({
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token!,
+        client_id: client.info!.client_id,
+      });
       expect(res.status).to.equal(200);
       const second: any = await res.json();
       expect(second.access_token).to.be.a('string').and.not.equal(first.access_token);
       expect(second.refresh_token).to.be.a('string').and.not.equal(first.refresh_token);
       expect((await post(agent, second.access_token)).status).to.equal(200);
       // The spent refresh token again: refused, and the whole grant is revoked (reuse detection).
-      const reuse = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: client.info!.client_id });
+      const reuse = await tokenRequest({
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token!,
+        client_id: client.info!.client_id,
+      });
       expect(reuse.status).to.equal(400);
       expect(((await reuse.json()) as any).error).to.equal('invalid_grant');
       expect((await post(agent, second.access_token)).status).to.equal(401);
@@ -146,24 +179,37 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
     }
   });
 
-  it('a token bound to one agent is refused by another (401 invalid_token); the member\'s revoke ends the token and its refresh at once', async () => {
+  it("a token bound to one agent is refused by another (401 invalid_token); the member's revoke ends the token and its refresh at once", async () => {
     const { client, mcp } = await connected('Bound');
     await mcp.close();
     try {
       const token = client.stored!.access_token;
       const elsewhere = await post(other, token);
       expect(elsewhere.status).to.equal(401);
-      expect(elsewhere.headers.get('www-authenticate')).to.contain('error="invalid_token"').and.contain(`/agents/${other}/mcp`);
+      expect(elsewhere.headers.get('www-authenticate'))
+        .to.contain('error="invalid_token"')
+        .and.contain(`/agents/${other}/mcp`);
       expect(((await elsewhere.json()) as any).error).to.match(/another resource/);
 
       // The member revokes the grant (GraphQL, as the console does): the token and its refresh end at once.
       expect((await post(agent, token)).status).to.equal(200);
       const grant = (await grants()).find((g) => g.clientId === client.info!.client_id)!;
-      expect((await h!.gql('mutation($a: ID!, $g: ID!) { revokeMcpGrant(agentId: $a, grantId: $g) }', { a: agent, g: grant.id })).revokeMcpGrant).to.equal(true);
+      expect(
+        (
+          await h!.gql('mutation($a: ID!, $g: ID!) { revokeMcpGrant(agentId: $a, grantId: $g) }', {
+            a: agent,
+            g: grant.id,
+          })
+        ).revokeMcpGrant,
+      ).to.equal(true);
       const after = await post(agent, token);
       expect(after.status).to.equal(401);
       expect(((await after.json()) as any).error).to.match(/not recognised|revoked/);
-      const refresh = await tokenRequest({ grant_type: 'refresh_token', refresh_token: client.stored!.refresh_token!, client_id: client.info!.client_id });
+      const refresh = await tokenRequest({
+        grant_type: 'refresh_token',
+        refresh_token: client.stored!.refresh_token!,
+        client_id: client.info!.client_id,
+      });
       expect(refresh.status).to.equal(400);
       expect(((await refresh.json()) as any).error).to.equal('invalid_grant');
     } finally {
@@ -177,15 +223,27 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
     const stranger = await new TestOAuthClient('Stranger').start();
     try {
       const token = client.stored!.access_token;
-      const reg = await fetch(`${h!.svc.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(stranger.clientMetadata) });
+      const reg = await fetch(`${h!.svc.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(stranger.clientMetadata),
+      });
       const strangerId = ((await reg.json()) as any).client_id;
       const revoke = (clientId: string) =>
-        fetch(`${h!.svc.url}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, client_id: clientId }) });
+        fetch(`${h!.svc.url}/oauth/revoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token, client_id: clientId }),
+        });
       expect((await revoke(strangerId)).status).to.equal(200);
       expect((await post(agent, token)).status, 'another client revoked the token').to.equal(200);
       expect((await revoke(client.info!.client_id)).status).to.equal(200);
       expect((await post(agent, token)).status).to.equal(401);
-      const refresh = await tokenRequest({ grant_type: 'refresh_token', refresh_token: client.stored!.refresh_token!, client_id: client.info!.client_id });
+      const refresh = await tokenRequest({
+        grant_type: 'refresh_token',
+        refresh_token: client.stored!.refresh_token!,
+        client_id: client.info!.client_id,
+      });
       expect(refresh.status).to.equal(400);
       expect((await grants()).some((g) => g.clientId === client.info!.client_id)).to.equal(false);
     } finally {
@@ -199,7 +257,10 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
     await mcp.close();
     try {
       const token = client.stored!.access_token;
-      await h!.svc.service.db('oauth_records').where({ model: 'AccessToken', id: createHash('sha256').update(token).digest('hex') }).update({ expires_at: new Date(Date.now() - 1000) });
+      await h!.svc.service
+        .db('oauth_records')
+        .where({ model: 'AccessToken', id: createHash('sha256').update(token).digest('hex') })
+        .update({ expires_at: new Date(Date.now() - 1000) });
       const res = await post(agent, token);
       expect(res.status).to.equal(401);
       expect(res.headers.get('www-authenticate')).to.contain('error="invalid_token"');
@@ -213,18 +274,28 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
     let client: TestOAuthClient;
     let clientId: string;
     const verifier = 'verifier-of-the-refusals-test-0123456789-abcdefghijklmnop';
-    const challenge = { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' };
+    const challenge = {
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    };
 
     before(async () => {
       client = await new TestOAuthClient('Refused').start();
-      const reg = await fetch(`${h!.svc.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(client.clientMetadata) });
+      const reg = await fetch(`${h!.svc.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(client.clientMetadata),
+      });
       expect(reg.status).to.equal(201);
       clientId = ((await reg.json()) as any).client_id;
     });
     after(() => client.stop());
 
     const authorize = (params: Record<string, string>) =>
-      fetch(`${h!.svc.url}/oauth/authorize?${new URLSearchParams({ response_type: 'code', scope: 'mcp', resource: mcpUrl(agent).href, ...params })}`, { redirect: 'manual' });
+      fetch(
+        `${h!.svc.url}/oauth/authorize?${new URLSearchParams({ response_type: 'code', scope: 'mcp', resource: mcpUrl(agent).href, ...params })}`,
+        { redirect: 'manual' },
+      );
 
     it('a redirect URI that was not registered gets an error page, never a redirect', async () => {
       const res = await authorize({ client_id: clientId, redirect_uri: `${client.redirectUrl}/other`, ...challenge });
@@ -242,18 +313,38 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
       expect(back.searchParams.get('error_description')).to.match(/code_challenge|PKCE/i);
     });
 
-    it('a resource that is not one agent\'s MCP URL goes back with invalid_target', async () => {
-      const res = await authorize({ client_id: clientId, redirect_uri: client.redirectUrl, resource: `${h!.svc.url}/agents/${agent}/api/x`, ...challenge });
+    it("a resource that is not one agent's MCP URL goes back with invalid_target", async () => {
+      const res = await authorize({
+        client_id: clientId,
+        redirect_uri: client.redirectUrl,
+        resource: `${h!.svc.url}/agents/${agent}/api/x`,
+        ...challenge,
+      });
       const back = new URL(res.headers.get('location')!);
       expect(back.searchParams.get('error')).to.equal('invalid_target');
     });
 
     it('a code is refused with a wrong or missing PKCE verifier (invalid_grant), and accepted with the right one', async () => {
       const url = new URL(`${h!.svc.url}/oauth/authorize`);
-      for (const [k, v] of Object.entries({ response_type: 'code', scope: 'mcp', resource: mcpUrl(agent).href, client_id: clientId, redirect_uri: client.redirectUrl, ...challenge })) url.searchParams.set(k, v);
+      for (const [k, v] of Object.entries({
+        response_type: 'code',
+        scope: 'mcp',
+        resource: mcpUrl(agent).href,
+        client_id: clientId,
+        redirect_uri: client.redirectUrl,
+        ...challenge,
+      }))
+        url.searchParams.set(k, v);
       client.authorizationUrl = url;
       const code = (await approveInBrowser(h!.page, client, h!.adminToken)).get('code')!;
-      const exchange = (extra: Record<string, string>) => tokenRequest({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: client.redirectUrl, ...extra });
+      const exchange = (extra: Record<string, string>) =>
+        tokenRequest({
+          grant_type: 'authorization_code',
+          code,
+          client_id: clientId,
+          redirect_uri: client.redirectUrl,
+          ...extra,
+        });
       const wrong = await exchange({ code_verifier: `${verifier.slice(0, -1)}x` });
       expect(wrong.status).to.equal(400);
       expect(((await wrong.json()) as any).error).to.equal('invalid_grant');
@@ -262,13 +353,24 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
       expect(((await missing.json()) as any).error).to.be.oneOf(['invalid_grant', 'invalid_request']);
       // A code is single-use and a failed exchange may spend it: a fresh code with the right verifier.
       const again = (await approveInBrowser(h!.page, client, h!.adminToken)).get('code')!;
-      const ok = await tokenRequest({ grant_type: 'authorization_code', code: again, client_id: clientId, redirect_uri: client.redirectUrl, code_verifier: verifier, resource: mcpUrl(agent).href });
+      const ok = await tokenRequest({
+        grant_type: 'authorization_code',
+        code: again,
+        client_id: clientId,
+        redirect_uri: client.redirectUrl,
+        code_verifier: verifier,
+        resource: mcpUrl(agent).href,
+      });
       expect(ok.status).to.equal(200);
       expect((await post(agent, ((await ok.json()) as any).access_token)).status).to.equal(200);
     });
 
     it('a Client ID Metadata Document URL on a loopback or private address is refused unless allowed (invalid_client)', async () => {
-      for (const id of ['https://127.0.0.1:9/client.json', 'https://10.1.2.3/client.json', 'https://[::1]:9/client.json']) {
+      for (const id of [
+        'https://127.0.0.1:9/client.json',
+        'https://10.1.2.3/client.json',
+        'https://[::1]:9/client.json',
+      ]) {
         const res = await authorize({ client_id: id, redirect_uri: 'https://app.example.com/callback', ...challenge });
         expect(res.status, id).to.equal(400);
         expect(res.headers.get('location')).to.equal(null);
@@ -281,7 +383,15 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
     it('the member who denies sends the client back with access_denied and no grant', async () => {
       const before = (await grants()).length;
       const url = new URL(`${h!.svc.url}/oauth/authorize`);
-      for (const [k, v] of Object.entries({ response_type: 'code', scope: 'mcp', resource: mcpUrl(agent).href, client_id: clientId, redirect_uri: client.redirectUrl, ...challenge })) url.searchParams.set(k, v);
+      for (const [k, v] of Object.entries({
+        response_type: 'code',
+        scope: 'mcp',
+        resource: mcpUrl(agent).href,
+        client_id: clientId,
+        redirect_uri: client.redirectUrl,
+        ...challenge,
+      }))
+        url.searchParams.set(k, v);
       client.authorizationUrl = url;
       const back = await approveInBrowser(h!.page, client, h!.adminToken, 'deny');
       expect(back.get('error')).to.equal('access_denied');
@@ -290,10 +400,17 @@ describe('e2e: MCP OAuth with the MCP SDK clients', function () {
     });
   });
 
-  it('a client named by its metadata document URL (CIMD) connects without registering; the grant names the document\'s client', async function () {
+  it("a client named by its metadata document URL (CIMD) connects without registering; the grant names the document's client", async function () {
     if (!docs) return this.skip();
     const client = await new TestOAuthClient('Metadata client', `${docs.origin}/oauth/client.json`).start();
-    docs.handler = json({ client_id: client.clientMetadataUrl, client_name: 'Hosted Assistant', redirect_uris: [client.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' });
+    docs.handler = json({
+      client_id: client.clientMetadataUrl,
+      client_name: 'Hosted Assistant',
+      redirect_uris: [client.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    });
     try {
       const mcp = await connectWithOAuth('v1', mcpUrl(agent), client, h!.page, h!.adminToken);
       expect(client.info?.client_id).to.equal(client.clientMetadataUrl);

@@ -26,7 +26,11 @@ interface McpConnection {
   serverInfo: { name: string; version: string; description?: string } | undefined;
   instructions: string | undefined;
   listTools(): Promise<{ tools: any[] }>;
-  callTool(name: string, args: Record<string, unknown>, opts?: { onprogress?: (p: { progress: number }) => void }): Promise<any>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    opts?: { onprogress?: (p: { progress: number }) => void },
+  ): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -37,15 +41,22 @@ interface McpConnection {
  * moment no test controls, so GETs are left out.
  */
 const statuses: number[] = [];
-const recordingFetch = (inner: typeof fetch): typeof fetch => async (input, init) => {
-  const r = await inner(input, init);
-  const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-  if (method === 'POST') statuses.push(r.status);
-  return r;
-};
+const recordingFetch =
+  (inner: typeof fetch): typeof fetch =>
+  async (input, init) => {
+    const r = await inner(input, init);
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    if (method === 'POST') statuses.push(r.status);
+    return r;
+  };
 
 /** Connects a client of `era` to `url`, sending `headers` (the key) on every request. */
-async function connect(era: Era, url: string, headers: Record<string, string>, baseFetch: typeof fetch = fetch): Promise<McpConnection> {
+async function connect(
+  era: Era,
+  url: string,
+  headers: Record<string, string>,
+  baseFetch: typeof fetch = fetch,
+): Promise<McpConnection> {
   const fetchImpl = recordingFetch(baseFetch);
   if (era === '2025-11-25') {
     const client = new V1Client({ name: 'e2e-v1', version: '1.0.0' });
@@ -57,11 +68,19 @@ async function connect(era: Era, url: string, headers: Record<string, string>, b
       serverInfo: client.getServerVersion(),
       instructions: client.getInstructions(),
       listTools: () => client.listTools(),
-      callTool: (name, args, opts) => client.callTool({ name, arguments: args }, undefined, opts?.onprogress ? { onprogress: opts.onprogress, resetTimeoutOnProgress: true } : undefined),
+      callTool: (name, args, opts) =>
+        client.callTool(
+          { name, arguments: args },
+          undefined,
+          opts?.onprogress ? { onprogress: opts.onprogress, resetTimeoutOnProgress: true } : undefined,
+        ),
       close: () => client.close(),
     };
   }
-  const client = new V2Client({ name: 'e2e-v2', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new V2Client(
+    { name: 'e2e-v2', version: '2.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(new V2Transport(new URL(url), { requestInit: { headers }, fetch: fetchImpl }));
   return {
     era,
@@ -69,7 +88,8 @@ async function connect(era: Era, url: string, headers: Record<string, string>, b
     serverInfo: client.getServerVersion(),
     instructions: client.getInstructions(),
     listTools: () => client.listTools(),
-    callTool: (name, args, opts) => client.callTool({ name, arguments: args }, opts?.onprogress ? { onprogress: opts.onprogress } : undefined),
+    callTool: (name, args, opts) =>
+      client.callTool({ name, arguments: args }, opts?.onprogress ? { onprogress: opts.onprogress } : undefined),
     close: () => client.close(),
   };
 }
@@ -103,16 +123,28 @@ describe('e2e: MCP server', function () {
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
   const mcpUrl = (agent: string) => `${svc.url}/agents/${agent}/mcp`;
 
-  const ADD_SCHEMA = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] };
+  const ADD_SCHEMA = {
+    type: 'object',
+    properties: { a: { type: 'number' }, b: { type: 'number' } },
+    required: ['a', 'b'],
+  };
   const SUM_SCHEMA = { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] };
 
   async function addTool(agent: string, input: Record<string, unknown>): Promise<string> {
-    return (await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', { a: agent, i: input })).addMcpTool.id;
+    return (
+      await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+        a: agent,
+        i: input,
+      })
+    ).addMcpTool.id;
   }
 
   async function activity(agent: string): Promise<any[]> {
     await svc.service.services.activityLog.flush();
-    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 80) { nodes { surface entry method status requestHeaders requestBody response credits runId error keyId } } } }', { a: agent });
+    const d = await gql(
+      'query($a: ID!) { agent(id: $a) { activity(first: 80) { nodes { surface entry method status requestHeaders requestBody response credits runId error keyId } } } }',
+      { a: agent },
+    );
     return d.agent.activity.nodes;
   }
 
@@ -120,7 +152,12 @@ describe('e2e: MCP server', function () {
   function rawPost(agent: string, message: unknown, headers: Record<string, string> = {}): Promise<Response> {
     return fetch(mcpUrl(agent), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        ...headers,
+      },
       body: JSON.stringify(message),
     });
   }
@@ -128,26 +165,65 @@ describe('e2e: MCP server', function () {
   async function rpcAnswer(r: Response): Promise<any> {
     const text = await r.text();
     if (!(r.headers.get('content-type') ?? '').startsWith('text/event-stream')) return JSON.parse(text);
-    const data = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    const data = text
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)));
     return data.find((m) => 'result' in m || 'error' in m);
   }
-  const toolCall = (name: string, args: unknown, id = 7) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const toolCall = (name: string, args: unknown, id = 7) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
 
   before(async function () {
     svc = await startE2eService('mcp_e2e', { adminToken: ADMIN_TOKEN, platformOrigin: PLATFORM });
     const mk = async (name: string, description: string) =>
-      (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, description, defaultModel: 'fake-model' } })).createAgent.id as string;
-    [A, B, C] = [await mk('Calculator', 'Adds numbers and answers questions.'), await mk('Other', 'Another agent'), await mk('Broke', 'Out of credits')];
-    const key = async (agent: string) => (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: agent })).createAgentApiKey.key as string;
+      (
+        await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+          i: { name, description, defaultModel: 'fake-model' },
+        })
+      ).createAgent.id as string;
+    [A, B, C] = [
+      await mk('Calculator', 'Adds numbers and answers questions.'),
+      await mk('Other', 'Another agent'),
+      await mk('Broke', 'Out of credits'),
+    ];
+    const key = async (agent: string) =>
+      (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: agent }))
+        .createAgentApiKey.key as string;
     [keyA, keyB, keyC] = [await key(A), await key(B), await key(C)];
-    await addTool(A, { name: 'add', description: 'Adds two numbers', handler: { script: 'return { sum: input.a + input.b };' }, inputSchema: ADD_SCHEMA, outputSchema: SUM_SCHEMA });
+    await addTool(A, {
+      name: 'add',
+      description: 'Adds two numbers',
+      handler: { script: 'return { sum: input.a + input.b };' },
+      inputSchema: ADD_SCHEMA,
+      outputSchema: SUM_SCHEMA,
+    });
     await addTool(A, { name: 'ask', description: 'Answers a question', handler: { prompt: 'Answer briefly.' } });
-    await addTool(A, { name: 'fail', description: 'Always fails', handler: { script: 'throw new Error("the ledger is closed");' } });
-    await addTool(A, { name: 'wrong_shape', description: 'Breaks its output schema', handler: { script: 'return { sum: "three" };' }, outputSchema: SUM_SCHEMA });
+    await addTool(A, {
+      name: 'fail',
+      description: 'Always fails',
+      handler: { script: 'throw new Error("the ledger is closed");' },
+    });
+    await addTool(A, {
+      name: 'wrong_shape',
+      description: 'Breaks its output schema',
+      handler: { script: 'return { sum: "three" };' },
+      outputSchema: SUM_SCHEMA,
+    });
     await addTool(B, { name: 'b_only', description: 'Belongs to B', handler: { script: 'return 1;' } });
     await addTool(C, { name: 'noop', description: 'Does nothing', handler: { script: 'return 0;' } });
-    await gql('mutation($a: ID!, $o: [String!]) { setCors(agentId: $a, allowPlatformApps: true, customOrigins: $o) { id } }', { a: A, o: [CUSTOM] });
-    await gql('mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["forbidden[- ]word"] }) { id } }', { a: A });
+    await gql(
+      'mutation($a: ID!, $o: [String!]) { setCors(agentId: $a, allowPlatformApps: true, customOrigins: $o) { id } }',
+      { a: A, o: [CUSTOM] },
+    );
+    await gql(
+      'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["forbidden[- ]word"] }) { id } }',
+      { a: A },
+    );
     await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: C });
   });
 
@@ -177,7 +253,11 @@ describe('e2e: MCP server', function () {
         expect(byName.add.description).to.equal('Adds two numbers');
         expect(byName.add.inputSchema).to.deep.equal(ADD_SCHEMA);
         expect(byName.add.outputSchema).to.deep.equal(SUM_SCHEMA);
-        expect(byName.ask.inputSchema).to.deep.equal({ type: 'object', properties: { input: { type: 'string', description: 'What to do or ask' } }, required: ['input'] });
+        expect(byName.ask.inputSchema).to.deep.equal({
+          type: 'object',
+          properties: { input: { type: 'string', description: 'What to do or ask' } },
+          required: ['input'],
+        });
         expect(byName.ask).to.not.have.property('outputSchema');
       });
 
@@ -191,7 +271,11 @@ describe('e2e: MCP server', function () {
       it('calls a prompt tool on the model, with progress notifications while it streams', async () => {
         svc.fake.enqueue({ text: `The answer for ${era} is forty two.` });
         const progress: number[] = [];
-        const r = await conn.callTool('ask', { input: 'What is six times seven?' }, { onprogress: (p) => progress.push(p.progress) });
+        const r = await conn.callTool(
+          'ask',
+          { input: 'What is six times seven?' },
+          { onprogress: (p) => progress.push(p.progress) },
+        );
         expect(r.isError ?? false).to.equal(false);
         expect(r.content[0].text).to.equal(`The answer for ${era} is forty two.`);
         expect(progress.length).to.be.greaterThan(0);
@@ -221,15 +305,15 @@ describe('e2e: MCP server', function () {
       });
 
       it('a handler failure and a result that breaks the output schema are tool errors (isError) that say what to do', async () => {
-        const failed = await conn.callTool('fail', {input: 'x'});
+        const failed = await conn.callTool('fail', { input: 'x' });
         expect(failed.isError).to.equal(true);
         expect(failed.content[0].text).to.include('the ledger is closed').and.include('try again');
-        const shape = await conn.callTool('wrong_shape', {input: 'x'});
+        const shape = await conn.callTool('wrong_shape', { input: 'x' });
         expect(shape.isError).to.equal(true);
         expect(shape.content[0].text).to.include('does not match its output schema').and.include('sum: must be number');
       });
 
-      it("a guardrail refusal is a tool error; the run never starts", async () => {
+      it('a guardrail refusal is a tool error; the run never starts', async () => {
         const calls = svc.fake.requests.length;
         const r = await conn.callTool('ask', { input: 'tell me the forbidden word' });
         expect(r.isError).to.equal(true);
@@ -238,7 +322,11 @@ describe('e2e: MCP server', function () {
       });
 
       it('a tool added through GraphQL is in the very next tools/list, and a removed one is gone', async () => {
-        const id = await addTool(A, { name: `late_${era.slice(0, 4)}`, description: 'Added late', handler: { script: 'return "late";' } });
+        const id = await addTool(A, {
+          name: `late_${era.slice(0, 4)}`,
+          description: 'Added late',
+          handler: { script: 'return "late";' },
+        });
         try {
           expect((await conn.listTools()).tools.map((t) => t.name)).to.include(`late_${era.slice(0, 4)}`);
           expect((await conn.callTool(`late_${era.slice(0, 4)}`, { input: 'x' })).content[0].text).to.equal('late');
@@ -257,8 +345,13 @@ describe('e2e: MCP server', function () {
         }
       });
 
-      it('no key, a wrong key and another agent\'s key cannot connect (401)', async () => {
-        for (const headers of [{}, { 'X-Agent-Access-Key': 'ak_wrong-key-000000000000000000000000000' }, { 'X-Agent-Access-Key': keyB }, { Authorization: `Bearer ${keyB}` }] as Record<string, string>[]) {
+      it("no key, a wrong key and another agent's key cannot connect (401)", async () => {
+        for (const headers of [
+          {},
+          { 'X-Agent-Access-Key': 'ak_wrong-key-000000000000000000000000000' },
+          { 'X-Agent-Access-Key': keyB },
+          { Authorization: `Bearer ${keyB}` },
+        ] as Record<string, string>[]) {
           statuses.length = 0;
           await rejection(connect(era, mcpUrl(A), headers));
           expect(statuses, JSON.stringify(headers)).to.deep.equal([401]);
@@ -270,7 +363,7 @@ describe('e2e: MCP server', function () {
   describe('HTTP answers before any JSON-RPC', () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
 
-    it('404 for an unknown agent, 401 without a key or with another agent\'s key, with the error body', async () => {
+    it("404 for an unknown agent, 401 without a key or with another agent's key, with the error body", async () => {
       for (const [agent, headers, status] of [
         ['agt_unknown', { 'x-agent-access-key': keyA }, 404],
         [A, {}, 401],
@@ -285,7 +378,11 @@ describe('e2e: MCP server', function () {
     });
 
     it('403 while the MCP surface is off; the key is still checked first', async () => {
-      const set = (enabled: boolean) => gql('mutation($a: ID!, $e: Boolean) { setSurface(agentId: $a, surface: MCP, enabled: $e) { id } }', { a: A, e: enabled });
+      const set = (enabled: boolean) =>
+        gql('mutation($a: ID!, $e: Boolean) { setSurface(agentId: $a, surface: MCP, enabled: $e) { id } }', {
+          a: A,
+          e: enabled,
+        });
       await set(false);
       try {
         const off = await rawPost(A, list, { 'x-agent-access-key': keyA });
@@ -340,15 +437,24 @@ describe('e2e: MCP server', function () {
 
     it('GET and DELETE answer 405; a body over 1 MiB 413; a malformed body a JSON-RPC parse error; 3,000-deep JSON 400; a lone surrogate is served', async () => {
       for (const method of ['GET', 'DELETE']) {
-        const r = await fetch(mcpUrl(A), { method, headers: { 'x-agent-access-key': keyA, accept: 'text/event-stream' } });
+        const r = await fetch(mcpUrl(A), {
+          method,
+          headers: { 'x-agent-access-key': keyA, accept: 'text/event-stream' },
+        });
         expect(r.status, method).to.equal(405);
         expect(r.headers.get('allow')).to.equal('POST');
       }
-      const big = await rawPost(A, toolCall('ask', { input: 'x'.repeat(1024 * 1024 + 10) }), { 'x-agent-access-key': keyA });
+      const big = await rawPost(A, toolCall('ask', { input: 'x'.repeat(1024 * 1024 + 10) }), {
+        'x-agent-access-key': keyA,
+      });
       expect(big.status).to.equal(413);
       const malformed = await fetch(mcpUrl(A), {
         method: 'POST',
-        headers: { 'x-agent-access-key': keyA, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          'x-agent-access-key': keyA,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         body: '{"jsonrpc": "2.0", "id": 1, "method": ',
       });
       expect(malformed.status).to.equal(400);
@@ -356,7 +462,11 @@ describe('e2e: MCP server', function () {
       // 3,000 levels of nesting are refused before any parser recurses over them.
       const deep = await fetch(mcpUrl(A), {
         method: 'POST',
-        headers: { 'x-agent-access-key': keyA, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          'x-agent-access-key': keyA,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"input":"x","deep":${'['.repeat(3000)}${']'.repeat(3000)}}}}`,
       });
       expect(deep.status).to.equal(400);
@@ -386,7 +496,9 @@ describe('e2e: MCP server', function () {
       } finally {
         await conn.close();
       }
-      const entries = (await activity(A)).filter((e) => e.entry === 'add' && JSON.stringify(e.requestBody) === JSON.stringify({ a: 20, b: 22 }));
+      const entries = (await activity(A)).filter(
+        (e) => e.entry === 'add' && JSON.stringify(e.requestBody) === JSON.stringify({ a: 20, b: 22 }),
+      );
       expect(entries).to.have.length(1);
       const [e] = entries;
       expect(e.surface).to.equal('MCP');
@@ -407,12 +519,20 @@ describe('e2e: MCP server', function () {
       svc.fake.enqueue({ text: 'one two three four five six seven eight nine ten eleven twelve', chunkDelayMs: 400 });
       const conn = await connect('2025-11-25', mcpUrl(A), { 'X-Agent-Access-Key': keyA });
       let closed: Promise<void> | undefined;
-      const pending = conn.callTool('ask', { input: 'count slowly please' }, { onprogress: () => void (closed ??= conn.close()) });
+      const pending = conn.callTool(
+        'ask',
+        { input: 'count slowly please' },
+        { onprogress: () => void (closed ??= conn.close()) },
+      );
       await rejection(pending);
       await closed;
       const services = svc.service.services;
-      await eventually(async () => ((await svc.service.store.repos.slots.countActive(A, svc.service.clock.now())) === 0 ? true : undefined));
-      const entry = await eventually(async () => (await activity(A)).find((e) => e.entry === 'ask' && JSON.stringify(e.requestBody).includes('count slowly')));
+      await eventually(async () =>
+        (await svc.service.store.repos.slots.countActive(A, svc.service.clock.now())) === 0 ? true : undefined,
+      );
+      const entry = await eventually(async () =>
+        (await activity(A)).find((e) => e.entry === 'ask' && JSON.stringify(e.requestBody).includes('count slowly')),
+      );
       expect(entry.error).to.match(/cancelled/);
       await svc.fake.idle();
     });
@@ -420,13 +540,34 @@ describe('e2e: MCP server', function () {
     it('notifications/cancelled for a running call stops it (stateless: it arrives as a request of its own)', async () => {
       svc.fake.enqueue({ text: 'alpha beta gamma delta epsilon zeta eta theta iota kappa', chunkDelayMs: 400 });
       const headers = { 'x-agent-access-key': keyA, 'mcp-protocol-version': '2025-11-25' };
-      const running = rawPost(A, { jsonrpc: '2.0', id: 'slow-1', method: 'tools/call', params: { name: 'ask', arguments: { input: 'slow greek please' }, _meta: { progressToken: 'p1' } } }, headers);
-      await eventually(async () => (svc.fake.requests.some((r) => JSON.stringify(r.body).includes('slow greek please')) ? true : undefined));
-      const cancel = await rawPost(A, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow-1', reason: 'user pressed stop' } }, headers);
+      const running = rawPost(
+        A,
+        {
+          jsonrpc: '2.0',
+          id: 'slow-1',
+          method: 'tools/call',
+          params: { name: 'ask', arguments: { input: 'slow greek please' }, _meta: { progressToken: 'p1' } },
+        },
+        headers,
+      );
+      await eventually(async () =>
+        svc.fake.requests.some((r) => JSON.stringify(r.body).includes('slow greek please')) ? true : undefined,
+      );
+      const cancel = await rawPost(
+        A,
+        {
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: 'slow-1', reason: 'user pressed stop' },
+        },
+        headers,
+      );
       expect(cancel.status).to.equal(202);
       const answer = await (await running).text();
       expect(answer).to.include('cancelled');
-      const entry = await eventually(async () => (await activity(A)).find((e) => JSON.stringify(e.requestBody).includes('slow greek please')));
+      const entry = await eventually(async () =>
+        (await activity(A)).find((e) => JSON.stringify(e.requestBody).includes('slow greek please')),
+      );
       expect(entry.error).to.match(/cancelled/);
       await svc.fake.idle();
     });

@@ -52,7 +52,11 @@ describe("e2e: the environment's model keys go only to the environment's base UR
   const everyHeader = (reqs: { headers: Record<string, unknown> }[]) => JSON.stringify(reqs.map((r) => r.headers));
 
   it('an OPENAI model with a base URL of its own and no key secret is listed and called without the operator key', async () => {
-    await gql('mutation { configureModel(input: {name: "exfil", provider: OPENAI, model: "fake-model", baseUrl: "' + exfil.url + '"}) { name } }');
+    await gql(
+      'mutation { configureModel(input: {name: "exfil", provider: OPENAI, model: "fake-model", baseUrl: "' +
+        exfil.url +
+        '"}) { name } }',
+    );
     exfil.enqueue({ text: 'OK' });
     const test = await gql('mutation { testModel(name: "exfil") { ok error } }');
     expect(test.testModel.ok, JSON.stringify(test)).to.equal(true);
@@ -61,7 +65,11 @@ describe("e2e: the environment's model keys go only to the environment's base UR
   });
 
   it('an ANTHROPIC model with a base URL of its own and no key secret is called without the operator key', async () => {
-    await gql('mutation { configureModel(input: {name: "exfil-claude", provider: ANTHROPIC, model: "claude-haiku-4-5", baseUrl: "' + exfilAnthropic.url + '"}) { name } }');
+    await gql(
+      'mutation { configureModel(input: {name: "exfil-claude", provider: ANTHROPIC, model: "claude-haiku-4-5", baseUrl: "' +
+        exfilAnthropic.url +
+        '"}) { name } }',
+    );
     // This server, like Anthropic's, answers 401 to a call without a key: what matters is what it received.
     await gql('mutation { testModel(name: "exfil-claude") { ok error } }');
     expect(exfilAnthropic.listRequests.length + exfilAnthropic.requests.length).to.equal(2);
@@ -69,11 +77,15 @@ describe("e2e: the environment's model keys go only to the environment's base UR
   });
 
   it('an OPENAI model without a base URL of its own goes to OPENAI_BASE_URL with the operator key, as the environment provider does', async () => {
-    await gql('mutation { configureModel(input: {name: "main", provider: OPENAI, model: "fake-model-mini", isDefault: true}) { name } }');
+    await gql(
+      'mutation { configureModel(input: {name: "main", provider: OPENAI, model: "fake-model-mini", isDefault: true}) { name } }',
+    );
     operatorServer.enqueue({ text: 'OK' });
     const test = await gql('mutation { testModel(name: "main") { ok error } }');
     expect(test.testModel.ok, JSON.stringify(test)).to.equal(true);
-    expect(operatorServer.requests.map((r) => r.headers.authorization)).to.deep.equal([`Bearer ${OPERATOR_OPENAI_KEY}`]);
+    expect(operatorServer.requests.map((r) => r.headers.authorization)).to.deep.equal([
+      `Bearer ${OPERATOR_OPENAI_KEY}`,
+    ]);
   });
 });
 
@@ -86,7 +98,14 @@ describe('e2e: MODEL_HOSTS_ALLOWED limits the hosts models may call', function (
   before(async () => {
     const database = await databaseEnv('model_hosts');
     drop = database.drop;
-    svc = await startService({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, MODEL_HOSTS_ALLOWED: 'localhost:11434, *.internal.example', LOG_LEVEL: 'warn', ...database.env });
+    svc = await startService({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: ADMIN,
+      MODEL_HOSTS_ALLOWED: 'localhost:11434, *.internal.example',
+      LOG_LEVEL: 'warn',
+      ...database.env,
+    });
   });
   after(async () => {
     await svc?.stop();
@@ -98,7 +117,11 @@ describe('e2e: MODEL_HOSTS_ALLOWED limits the hosts models may call', function (
     const res = await fetch(`${svc!.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
-      body: JSON.stringify({ query: 'mutation($u: String) { configureModel(input: {name: "m", provider: OPENAI_COMPATIBLE, model: "x", baseUrl: $u}) { name } }', variables: { u: baseUrl } }),
+      body: JSON.stringify({
+        query:
+          'mutation($u: String) { configureModel(input: {name: "m", provider: OPENAI_COMPATIBLE, model: "x", baseUrl: $u}) { name } }',
+        variables: { u: baseUrl },
+      }),
     });
     return (await res.json()) as { data: unknown; errors?: { message: string; extensions: { code: string } }[] };
   };

@@ -22,7 +22,11 @@ describe('e2e: the OpenAI-compatible API with the AI SDK as its client', functio
     const calls: unknown[] = [];
     const t = tool({
       description: 'The weather in a city',
-      inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+      inputSchema: jsonSchema<{ city: string }>({
+        type: 'object',
+        properties: { city: { type: 'string' } },
+        required: ['city'],
+      }),
       execute: async (args) => {
         calls.push(args);
         return { city: args.city, degrees: 4 };
@@ -36,15 +40,21 @@ describe('e2e: the OpenAI-compatible API with the AI SDK as its client', functio
     return {
       'Chat Completions (@ai-sdk/openai .chat)': () => createOpenAI({ baseURL: base, apiKey: key }).chat(agent),
       'Responses (@ai-sdk/openai .responses)': () => createOpenAI({ baseURL: base, apiKey: key }).responses(agent),
-      'Open Responses (@ai-sdk/open-responses)': () => createOpenResponses({ name: 'agent', url: `${base}/responses`, apiKey: key })(agent),
+      'Open Responses (@ai-sdk/open-responses)': () =>
+        createOpenResponses({ name: 'agent', url: `${base}/responses`, apiKey: key })(agent),
     };
   };
 
   before(async () => {
     svc = await startE2eService('openai_aisdk', { adminToken: ADMIN_TOKEN });
-    agent = (await gql('mutation { createAgent(input: { name: "Weather", instructions: "You report the weather.", defaultModel: "fake-model" }) { id } }')).createAgent.id;
+    agent = (
+      await gql(
+        'mutation { createAgent(input: { name: "Weather", instructions: "You report the weather.", defaultModel: "fake-model" }) { id } }',
+      )
+    ).createAgent.id;
     await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: OPENAI, enabled: true) { id } }', { a: agent });
-    key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "sdk") { key } }', { a: agent })).createAgentApiKey.key;
+    key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "sdk") { key } }', { a: agent }))
+      .createAgentApiKey.key;
   });
 
   after(async () => {
@@ -53,7 +63,11 @@ describe('e2e: the OpenAI-compatible API with the AI SDK as its client', functio
 
   beforeEach(() => svc.fake.reset());
 
-  for (const name of ['Chat Completions (@ai-sdk/openai .chat)', 'Responses (@ai-sdk/openai .responses)', 'Open Responses (@ai-sdk/open-responses)']) {
+  for (const name of [
+    'Chat Completions (@ai-sdk/openai .chat)',
+    'Responses (@ai-sdk/openai .responses)',
+    'Open Responses (@ai-sdk/open-responses)',
+  ]) {
     describe(name, () => {
       it('generateText answers with the agent', async () => {
         svc.fake.enqueue({ text: 'Sunny all day.' });
@@ -74,8 +88,16 @@ describe('e2e: the OpenAI-compatible API with the AI SDK as its client', functio
 
       it('generateText runs a tool on the client side and sends its result back', async () => {
         const w = weather();
-        svc.fake.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Oslo: 4 degrees.' });
-        const r = await generateText({ model: models()[name]!(), prompt: 'Weather in Oslo?', tools: { get_weather: w.tool }, stopWhen: stepCountIs(3) });
+        svc.fake.enqueue(
+          { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+          { text: 'Oslo: 4 degrees.' },
+        );
+        const r = await generateText({
+          model: models()[name]!(),
+          prompt: 'Weather in Oslo?',
+          tools: { get_weather: w.tool },
+          stopWhen: stepCountIs(3),
+        });
         expect(w.calls).to.deep.equal([{ city: 'Oslo' }]);
         expect(r.text).to.equal('Oslo: 4 degrees.');
         expect(r.steps).to.have.length(2);
@@ -85,8 +107,16 @@ describe('e2e: the OpenAI-compatible API with the AI SDK as its client', functio
 
       it('streamText runs a tool on the client side and streams the final answer', async () => {
         const w = weather();
-        svc.fake.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Bergen' } }] }, { text: 'Bergen: wet, as always.' });
-        const r = streamText({ model: models()[name]!(), prompt: 'Weather in Bergen?', tools: { get_weather: w.tool }, stopWhen: stepCountIs(3) });
+        svc.fake.enqueue(
+          { toolCalls: [{ name: 'get_weather', arguments: { city: 'Bergen' } }] },
+          { text: 'Bergen: wet, as always.' },
+        );
+        const r = streamText({
+          model: models()[name]!(),
+          prompt: 'Weather in Bergen?',
+          tools: { get_weather: w.tool },
+          stopWhen: stepCountIs(3),
+        });
         let text = '';
         for await (const piece of r.textStream) text += piece;
         expect(w.calls).to.deep.equal([{ city: 'Bergen' }]);

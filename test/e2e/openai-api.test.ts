@@ -18,19 +18,33 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
   let key: string;
   let wsKey: string;
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
-  const client = (baseURL: string, apiKey: string, opts: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) => new OpenAI({ baseURL, apiKey, maxRetries: 0, ...opts });
+  const client = (baseURL: string, apiKey: string, opts: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) =>
+    new OpenAI({ baseURL, apiKey, maxRetries: 0, ...opts });
   const agentUrl = (id: string) => `${svc.url}/agents/${id}/v1`;
 
-  async function newAgent(name: string, input: Record<string, unknown> = {}, openai = true): Promise<{ id: string; key: string }> {
-    const id = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name, instructions: 'You are the shop assistant.', defaultModel: 'fake-model', ...input } })).createAgent.id;
-    if (openai) await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: OPENAI, enabled: true) { id } }', { a: id });
-    const k = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key;
+  async function newAgent(
+    name: string,
+    input: Record<string, unknown> = {},
+    openai = true,
+  ): Promise<{ id: string; key: string }> {
+    const id = (
+      await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+        i: { name, instructions: 'You are the shop assistant.', defaultModel: 'fake-model', ...input },
+      })
+    ).createAgent.id;
+    if (openai)
+      await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: OPENAI, enabled: true) { id } }', { a: id });
+    const k = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id }))
+      .createAgentApiKey.key;
     return { id, key: k };
   }
 
   async function activity(agentId: string): Promise<any[]> {
     await svc.service.services.activityLog.flush();
-    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 50) { nodes { surface entry method kind status credits runId error response requestBody requestHeaders } } } }', { a: agentId });
+    const d = await gql(
+      'query($a: ID!) { agent(id: $a) { activity(first: 50) { nodes { surface entry method kind status credits runId error response requestBody requestHeaders } } } }',
+      { a: agentId },
+    );
     return d.agent.activity.nodes;
   }
 
@@ -72,7 +86,12 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
 
   it('streams a chat completion in the OpenAI chunk framing, with the usage chunk when asked for', async () => {
     svc.fake.enqueue({ text: 'One two three four' });
-    const stream = await client(agentUrl(agent), key).chat.completions.create({ model: agent, messages: [{ role: 'user', content: 'count' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client(agentUrl(agent), key).chat.completions.create({
+      model: agent,
+      messages: [{ role: 'user', content: 'count' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     const chunks: any[] = [];
     for await (const ch of stream) {
@@ -90,11 +109,22 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
 
   it('runs a two-step client tool call: the model asks for the tool, the client answers, the final text arrives', async () => {
     const tools: OpenAI.Chat.ChatCompletionTool[] = [
-      { type: 'function', function: { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'The weather in a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
     ];
     const api = client(agentUrl(agent), key);
     svc.fake.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] });
-    const first = await api.chat.completions.create({ model: agent, messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools });
+    const first = await api.chat.completions.create({
+      model: agent,
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+      tools,
+    });
     expect(first.choices[0]!.finish_reason).to.equal('tool_calls');
     const call = first.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
     expect(call.function.name).to.equal('get_weather');
@@ -107,7 +137,11 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     const second = await api.chat.completions.create({
       model: agent,
       tools,
-      messages: [{ role: 'user', content: 'Weather in Oslo?' }, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '4 degrees, cloudy' }],
+      messages: [
+        { role: 'user', content: 'Weather in Oslo?' },
+        first.choices[0]!.message,
+        { role: 'tool', tool_call_id: call.id, content: '4 degrees, cloudy' },
+      ],
     });
     expect(second.choices[0]!.message.content).to.equal('It is 4 degrees in Oslo.');
     const sent = svc.fake.requests[1]!.body.messages!;
@@ -123,7 +157,12 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
       model: agent,
       stream: true,
       messages: [{ role: 'user', content: 'Find A-1' }],
-      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { sku: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'lookup', parameters: { type: 'object', properties: { sku: { type: 'string' } } } },
+        },
+      ],
     });
     const chunks: OpenAI.Chat.ChatCompletionChunk[] = [];
     for await (const ch of stream) chunks.push(ch);
@@ -137,12 +176,16 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
   it('lists the agent on its own URL, and on the workspace URL exactly the agents the workspace key may use', async () => {
     const own = await client(agentUrl(agent), key).models.list();
     expect(own.data.map((m) => m.id)).to.deep.equal([agent]);
-    const raw = (await (await fetch(`${agentUrl(agent)}/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
+    const raw = (await (
+      await fetch(`${agentUrl(agent)}/models`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as any;
     expect(raw.object).to.equal('list');
     expect(raw.data[0]).to.deep.include({ id: agent, object: 'model', name: 'Shop', description: '' });
     expect(raw.data[0].owned_by).to.match(/^ws/);
     expect(Math.abs(raw.data[0].created - Date.now() / 1000)).to.be.lessThan(600);
-    const rawWs = (await (await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${wsKey}` } })).json()) as any;
+    const rawWs = (await (
+      await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${wsKey}` } })
+    ).json()) as any;
     expect(rawWs.object).to.equal('list');
 
     const other = await newAgent('Other', { allowWorkspaceKeys: true });
@@ -154,7 +197,10 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
 
     // `model` picks the agent.
     svc.fake.enqueue({ text: 'from the other agent' });
-    const c = await client(`${svc.url}/v1`, wsKey).chat.completions.create({ model: other.id, messages: [{ role: 'user', content: 'hi' }] });
+    const c = await client(`${svc.url}/v1`, wsKey).chat.completions.create({
+      model: other.id,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(c.choices[0]!.message.content).to.equal('from the other agent');
     expect(c.model).to.equal(other.id);
   });
@@ -168,7 +214,11 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     expect(first.id).to.match(/^resp_/);
 
     svc.fake.enqueue({ text: 'Your name is Ada.' });
-    const second = await api.responses.create({ model: agent, input: 'What is my name?', previous_response_id: first.id });
+    const second = await api.responses.create({
+      model: agent,
+      input: 'What is my name?',
+      previous_response_id: first.id,
+    });
     expect(second.output_text).to.equal('Your name is Ada.');
     const sent = svc.fake.requests[1]!.body.messages!.map((m) => `${m.role}: ${JSON.stringify(m.content)}`).join('\n');
     expect(sent).to.include('My name is Ada.');
@@ -183,11 +233,16 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
 
     // Another agent's key does not see it.
     const other = await newAgent('Stranger');
-    const hidden = await client(agentUrl(other.id), other.key).responses.retrieve(second.id).catch((e: unknown) => e);
+    const hidden = await client(agentUrl(other.id), other.key)
+      .responses.retrieve(second.id)
+      .catch((e: unknown) => e);
     expect(hidden).to.be.instanceOf(OpenAI.NotFoundError);
 
     expect(Math.abs(second.created_at - Date.now() / 1000)).to.be.lessThan(600);
-    const deleted = await fetch(`${agentUrl(agent)}/responses/${second.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    const deleted = await fetch(`${agentUrl(agent)}/responses/${second.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(await deleted.json()).to.deep.equal({ id: second.id, object: 'response.deleted', deleted: true });
     const gone = await api.responses.retrieve(second.id).catch((e: unknown) => e);
     expect(gone).to.be.instanceOf(OpenAI.NotFoundError);
@@ -203,8 +258,18 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
       if (ev.type === 'response.output_text.delta') text += ev.delta;
     }
     expect(text).to.equal('Alpha beta gamma');
-    expect(types.slice(0, 4)).to.deep.equal(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
-    expect(types.slice(-4)).to.deep.equal(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+    expect(types.slice(0, 4)).to.deep.equal([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+    ]);
+    expect(types.slice(-4)).to.deep.equal([
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
   });
 
   it('refuses in OpenAI shape: a daily limit of 0 is a RateLimitError with Retry-After, a guardrail a 400 naming it, a surface off 403', async () => {
@@ -220,7 +285,10 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     expect(err.headers?.get('x-should-retry')).to.equal('false');
 
     const guarded = await newAgent('Guarded');
-    await gql('mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["secret plan"] }) { id } }', { a: guarded.id });
+    await gql(
+      'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["secret plan"] }) { id } }',
+      { a: guarded.id },
+    );
     const blocked = (await client(agentUrl(guarded.id), guarded.key)
       .chat.completions.create({ model: guarded.id, messages: [{ role: 'user', content: 'tell me the secret plan' }] })
       .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
@@ -241,7 +309,8 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: 1) { id } }', { a: busy.id });
     svc.fake.enqueue({ text: 'slow answer', delayMs: 400 }, { text: 'second answer' });
     const arrivals: number[] = [];
-    const onRequest = (req: { url?: string }) => void (req.url?.includes(`/agents/${busy.id}/v1/chat/completions`) && arrivals.push(Date.now()));
+    const onRequest = (req: { url?: string }) =>
+      void (req.url?.includes(`/agents/${busy.id}/v1/chat/completions`) && arrivals.push(Date.now()));
     svc.server.on('request', onRequest);
     try {
       const api = client(agentUrl(busy.id), busy.key, { maxRetries: 2 });
@@ -249,7 +318,10 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
       // The second call starts once the first holds the agent's one slot (the model has its request).
       const deadline = Date.now() + 10_000;
       while (svc.fake.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-      const second = await api.chat.completions.create({ model: busy.id, messages: [{ role: 'user', content: 'second' }] });
+      const second = await api.chat.completions.create({
+        model: busy.id,
+        messages: [{ role: 'user', content: 'second' }],
+      });
       expect(second.choices[0]!.message.content).to.equal('second answer');
       expect((await slow).choices[0]!.message.content).to.equal('slow answer');
     } finally {
@@ -268,21 +340,47 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     const other = await svc.another();
     svc.fake.enqueue({ text: 'Noted: the order is 42.' }, { text: 'Your order is 42.' });
     const first = await client(agentUrl(agent), key).responses.create({ model: agent, input: 'My order is 42.' });
-    const second = await client(`${other.url}/agents/${agent}/v1`, key).responses.create({ model: agent, input: 'Which order?', previous_response_id: first.id });
+    const second = await client(`${other.url}/agents/${agent}/v1`, key).responses.create({
+      model: agent,
+      input: 'Which order?',
+      previous_response_id: first.id,
+    });
     expect(second.output_text).to.equal('Your order is 42.');
     expect(JSON.stringify(svc.fake.requests[1]!.body.messages)).to.include('Noted: the order is 42.');
   });
 
   it('passes images, the answer format and the stop sequences to a model that takes images, and charges its credits', async () => {
     await gql('mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }', {
-      i: { name: 'vision', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: svc.fake.url, acceptsImages: true, inputPricePerMillion: 1_000_000, outputPricePerMillion: 2_000_000 },
+      i: {
+        name: 'vision',
+        provider: 'OPENAI_COMPATIBLE',
+        model: 'fake-model',
+        baseUrl: svc.fake.url,
+        acceptsImages: true,
+        inputPricePerMillion: 1_000_000,
+        outputPricePerMillion: 2_000_000,
+      },
     });
     const seeing = await newAgent('Seeing', { defaultModel: 'vision' });
     svc.fake.enqueue({ text: '{"animal":"cat"}', usage: { prompt: 3, completion: 2 } });
     const c = await client(agentUrl(seeing.id), seeing.key).chat.completions.create({
       model: seeing.id,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What animal?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }],
-      response_format: { type: 'json_schema', json_schema: { name: 'animal', schema: { type: 'object', properties: { animal: { type: 'string' } }, required: ['animal'] } } },
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What animal?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ],
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'animal',
+          schema: { type: 'object', properties: { animal: { type: 'string' } }, required: ['animal'] },
+        },
+      },
       stop: ['END'],
     });
     expect(c.choices[0]!.message.content).to.equal('{"animal":"cat"}');
@@ -304,7 +402,10 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     try {
       const url = `http://127.0.0.1:${port}/cat.png`;
       svc.fake.enqueue({ text: 'a cat' });
-      await client(agentUrl(seeing.id), seeing.key).chat.completions.create({ model: seeing.id, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] });
+      await client(agentUrl(seeing.id), seeing.key).chat.completions.create({
+        model: seeing.id,
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }],
+      });
       expect(JSON.stringify(svc.fake.requests[1]!.body.messages)).to.include(url);
       expect(fetched).to.equal(0);
     } finally {
@@ -314,10 +415,22 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
 
   it('takes a workspace key and X-Agent-Access-Key on the agent URL, and store: false keeps nothing', async () => {
     svc.fake.enqueue({ text: 'by workspace key' }, { text: 'by header' });
-    const byWorkspaceKey = await client(agentUrl(agent), wsKey).responses.create({ model: agent, input: 'a', store: false });
+    const byWorkspaceKey = await client(agentUrl(agent), wsKey).responses.create({
+      model: agent,
+      input: 'a',
+      store: false,
+    });
     expect(byWorkspaceKey.output_text).to.equal('by workspace key');
-    expect(await client(agentUrl(agent), key).responses.retrieve(byWorkspaceKey.id).catch((e: unknown) => e)).to.be.instanceOf(OpenAI.NotFoundError);
-    const r = await fetch(`${agentUrl(agent)}/chat/completions`, { method: 'POST', headers: { 'x-agent-access-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'b' }] }) });
+    expect(
+      await client(agentUrl(agent), key)
+        .responses.retrieve(byWorkspaceKey.id)
+        .catch((e: unknown) => e),
+    ).to.be.instanceOf(OpenAI.NotFoundError);
+    const r = await fetch(`${agentUrl(agent)}/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-agent-access-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'b' }] }),
+    });
     expect(r.status).to.equal(200);
     expect(((await r.json()) as any).choices[0].message.content).to.equal('by header');
   });
@@ -325,7 +438,9 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
   it('answers a failed run with a 500 naming the run, before a stream and inside one', async () => {
     const api = client(agentUrl(agent), key);
     svc.fake.enqueue({ status: 500 }, { status: 500 });
-    const failed = (await api.chat.completions.create({ model: agent, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.InternalServerError>;
+    const failed = (await api.chat.completions
+      .create({ model: agent, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.InternalServerError>;
     expect(failed).to.be.instanceOf(OpenAI.InternalServerError);
     expect(failed.code).to.equal('run_failed');
     expect((failed.error as any).run_id).to.match(/^run_/);
@@ -334,7 +449,11 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     // A model that breaks off after its first words: the stream ends with an error record, which the client raises.
     svc.fake.reset();
     svc.fake.enqueue({ text: 'one two three four five six', failAfterChunks: 2 });
-    const stream = await api.chat.completions.create({ model: agent, messages: [{ role: 'user', content: 'x' }], stream: true });
+    const stream = await api.chat.completions.create({
+      model: agent,
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+    });
     let text = '';
     const broke = await (async () => {
       for await (const ch of stream) text += ch.choices[0]?.delta.content ?? '';
@@ -349,14 +468,19 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     svc.fake.enqueue({ text: 'noted' }, { text: 'noted again' });
     const first = await api.responses.create({ model: agent, input: big });
     const second = await api.responses.create({ model: agent, input: big, previous_response_id: first.id });
-    const third = (await api.responses.create({ model: agent, input: big, previous_response_id: second.id }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
+    const third = (await api.responses
+      .create({ model: agent, input: big, previous_response_id: second.id })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
     expect(third).to.be.instanceOf(OpenAI.BadRequestError);
     expect(third.param).to.equal('previous_response_id');
     expect(third.message).to.include('2000000 characters');
     expect(svc.fake.requests).to.have.length(2);
 
     // Housekeeping: a response 31 days old goes, today's stays.
-    await svc.service.db('openai_responses').where({ id: first.id }).update({ created_at: new Date(Date.now() - 31 * 86_400_000) });
+    await svc.service
+      .db('openai_responses')
+      .where({ id: first.id })
+      .update({ created_at: new Date(Date.now() - 31 * 86_400_000) });
     expect(await svc.service.services.openai.pruneResponses()).to.equal(1);
     expect(await api.responses.retrieve(first.id).catch((e: unknown) => e)).to.be.instanceOf(OpenAI.NotFoundError);
     expect((await api.responses.retrieve(second.id)).id).to.equal(second.id);
@@ -373,11 +497,18 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
 
   it('names the parameter it refuses', async () => {
     const api = client(agentUrl(agent), key);
-    const n = (await api.chat.completions.create({ model: agent, n: 2, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
+    const n = (await api.chat.completions
+      .create({ model: agent, n: 2, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
     expect(n).to.be.instanceOf(OpenAI.BadRequestError);
     expect(n.param).to.equal('n');
     const image = (await api.chat.completions
-      .create({ model: agent, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://img.example.test/a.png' } }] }] })
+      .create({
+        model: agent,
+        messages: [
+          { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://img.example.test/a.png' } }] },
+        ],
+      })
       .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
     expect(image.param).to.equal('messages[0].content[0].image_url');
     expect(image.message).to.include('does not take images');
@@ -385,27 +516,110 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
 
   it('answers hostile input with a 4xx in OpenAI shape and stores nothing, on both URLs', async () => {
     const raw = (url: string, body: string, headers: Record<string, string> = {}) =>
-      fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body });
+      fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+        body,
+      });
     const stored = async () => Number((await svc.service.db('openai_responses').count({ n: '*' }))[0]!.n);
     const before = await stored();
     const base = agentUrl(agent);
     const cases: [string, Promise<Response>, number, string | null][] = [
       ['malformed JSON', raw(`${base}/chat/completions`, '{"messages": ['), 400, null],
-      ['not JSON', raw(`${base}/responses`, 'input=hi', { 'content-type': 'application/x-www-form-urlencoded' }), 415, null],
+      [
+        'not JSON',
+        raw(`${base}/responses`, 'input=hi', { 'content-type': 'application/x-www-form-urlencoded' }),
+        415,
+        null,
+      ],
       ['a JSON array', raw(`${base}/chat/completions`, '[1,2]'), 400, null],
       ['no body', raw(`${base}/responses`, ''), 400, null],
-      ['a role that is no role', raw(`${base}/chat/completions`, JSON.stringify({ messages: [{ role: 'root', content: 'x' }] })), 400, 'messages[0].role'],
-      ['an item that is no item', raw(`${base}/responses`, JSON.stringify({ input: [{ type: 'computer_call' }] })), 400, 'input[0].type'],
-      ['a body over 1 MiB', raw(`${base}/chat/completions`, JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] })), 413, null],
-      ['deep nesting', raw(`${base}/responses`, `{"input":"a","metadata":${'['.repeat(200)}${']'.repeat(200)}}`), 400, null],
-      ['a previous response that does not exist', raw(`${base}/responses`, JSON.stringify({ input: 'a', previous_response_id: 'resp_nope' })), 404, 'previous_response_id'],
-      ['a path this API does not serve', fetch(`${base}/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}` } }), 404, null],
-      ['an agent key on the workspace URL', raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ model: agent, messages: [{ role: 'user', content: 'x' }] })), 401, null],
-      ['a model that is no string', raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ model: 5, messages: [] }), { authorization: `Bearer ${wsKey}` }), 400, 'model'],
-      ['a model name too long to be an id', raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ model: agent + 'x'.repeat(200), messages: [{ role: 'user', content: 'x' }] }), { authorization: `Bearer ${wsKey}` }), 404, null],
-      ['a previous response id that is no string', raw(`${base}/responses`, JSON.stringify({ input: 'a', previous_response_id: 5 })), 400, 'previous_response_id'],
-      ['no model on the workspace URL', raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ messages: [] }), { authorization: `Bearer ${wsKey}` }), 400, 'model'],
-      ['an unknown model on the workspace URL', raw(`${svc.url}/v1/responses`, JSON.stringify({ model: 'agt_nope', input: 'x' }), { authorization: `Bearer ${wsKey}` }), 404, null],
+      [
+        'a role that is no role',
+        raw(`${base}/chat/completions`, JSON.stringify({ messages: [{ role: 'root', content: 'x' }] })),
+        400,
+        'messages[0].role',
+      ],
+      [
+        'an item that is no item',
+        raw(`${base}/responses`, JSON.stringify({ input: [{ type: 'computer_call' }] })),
+        400,
+        'input[0].type',
+      ],
+      [
+        'a body over 1 MiB',
+        raw(
+          `${base}/chat/completions`,
+          JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] }),
+        ),
+        413,
+        null,
+      ],
+      [
+        'deep nesting',
+        raw(`${base}/responses`, `{"input":"a","metadata":${'['.repeat(200)}${']'.repeat(200)}}`),
+        400,
+        null,
+      ],
+      [
+        'a previous response that does not exist',
+        raw(`${base}/responses`, JSON.stringify({ input: 'a', previous_response_id: 'resp_nope' })),
+        404,
+        'previous_response_id',
+      ],
+      [
+        'a path this API does not serve',
+        fetch(`${base}/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}` } }),
+        404,
+        null,
+      ],
+      [
+        'an agent key on the workspace URL',
+        raw(
+          `${svc.url}/v1/chat/completions`,
+          JSON.stringify({ model: agent, messages: [{ role: 'user', content: 'x' }] }),
+        ),
+        401,
+        null,
+      ],
+      [
+        'a model that is no string',
+        raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ model: 5, messages: [] }), {
+          authorization: `Bearer ${wsKey}`,
+        }),
+        400,
+        'model',
+      ],
+      [
+        'a model name too long to be an id',
+        raw(
+          `${svc.url}/v1/chat/completions`,
+          JSON.stringify({ model: agent + 'x'.repeat(200), messages: [{ role: 'user', content: 'x' }] }),
+          { authorization: `Bearer ${wsKey}` },
+        ),
+        404,
+        null,
+      ],
+      [
+        'a previous response id that is no string',
+        raw(`${base}/responses`, JSON.stringify({ input: 'a', previous_response_id: 5 })),
+        400,
+        'previous_response_id',
+      ],
+      [
+        'no model on the workspace URL',
+        raw(`${svc.url}/v1/chat/completions`, JSON.stringify({ messages: [] }), { authorization: `Bearer ${wsKey}` }),
+        400,
+        'model',
+      ],
+      [
+        'an unknown model on the workspace URL',
+        raw(`${svc.url}/v1/responses`, JSON.stringify({ model: 'agt_nope', input: 'x' }), {
+          authorization: `Bearer ${wsKey}`,
+        }),
+        404,
+        null,
+      ],
       ['no key', fetch(`${base}/models`), 401, null],
     ];
     for (const [what, pending, status, param] of cases) {
@@ -424,7 +638,9 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
     const closed = await newAgent('Closed', { allowWorkspaceKeys: false });
     const off = await newAgent('Dark', { allowWorkspaceKeys: true }, false);
     const api = client(`${svc.url}/v1`, wsKey);
-    const unknown = await api.chat.completions.create({ model: closed.id, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const unknown = await api.chat.completions
+      .create({ model: closed.id, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(unknown).to.be.instanceOf(OpenAI.NotFoundError);
     const forbidden = await api.responses.create({ model: off.id, input: 'x' }).catch((e: unknown) => e);
     expect(forbidden).to.be.instanceOf(OpenAI.PermissionDeniedError);
@@ -439,7 +655,10 @@ describe('e2e: the OpenAI-compatible API with the official openai client', funct
   it('writes an activity entry per call: surface OPENAI, its entry, body, answer and credits, and no key', async () => {
     svc.fake.enqueue({ text: 'logged answer' });
     const own = await newAgent('Logged');
-    await client(agentUrl(own.id), own.key).chat.completions.create({ model: own.id, messages: [{ role: 'user', content: 'log me' }] });
+    await client(agentUrl(own.id), own.key).chat.completions.create({
+      model: own.id,
+      messages: [{ role: 'user', content: 'log me' }],
+    });
     svc.fake.enqueue({ text: 'logged response' });
     await client(agentUrl(own.id), own.key).responses.create({ model: own.id, input: 'log me too' });
     const stored = await client(agentUrl(own.id), own.key).responses.create({ model: own.id, input: 'keep me' });

@@ -19,18 +19,37 @@ describe('e2e: stored OpenAI responses belong to their key, and a chain stores o
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
   const client = (baseURL: string, apiKey: string) => new OpenAI({ baseURL, apiKey, maxRetries: 0 });
   const agentUrl = () => `${svc.url}/agents/${agent}/v1`;
-  const newKey = async () => (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "partner") { key } }', { a: agent })).createAgentApiKey.key as string;
-  const caught = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+  const newKey = async () =>
+    (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "partner") { key } }', { a: agent }))
+      .createAgentApiKey.key as string;
+  const caught = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+    );
   /** The bytes each stored response's context takes, by id. */
   async function storedBytes(ids: string[]): Promise<number[]> {
-    const rows = await svc.service.db('openai_responses').select('id').select(svc.service.db.raw('octet_length(context::text) as n')).whereIn('id', ids);
+    const rows = await svc.service
+      .db('openai_responses')
+      .select('id')
+      .select(svc.service.db.raw('octet_length(context::text) as n'))
+      .whereIn('id', ids);
     const byId = new Map(rows.map((r: any) => [r.id, Number(r.n)]));
     return ids.map((id) => byId.get(id)!);
   }
 
   before(async () => {
     svc = await startE2eService('openai_callers_e2e', { adminToken: ADMIN_TOKEN });
-    agent = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'Shop', instructions: 'You are the shop assistant.', defaultModel: 'fake-model', allowWorkspaceKeys: true } })).createAgent.id;
+    agent = (
+      await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+        i: {
+          name: 'Shop',
+          instructions: 'You are the shop assistant.',
+          defaultModel: 'fake-model',
+          allowWorkspaceKeys: true,
+        },
+      })
+    ).createAgent.id;
     await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: OPENAI, enabled: true) { id } }', { a: agent });
     key1 = await newKey();
     key2 = await newKey();
@@ -59,23 +78,34 @@ describe('e2e: stored OpenAI responses belong to their key, and a chain stores o
       const deleted = await caught(api.responses.delete(mine.id));
       expect(deleted, who).to.be.instanceOf(OpenAI.NotFoundError);
       expect(deleted!.code, who).to.equal('not_found');
-      const continued = await caught(api.responses.create({ model: agent, input: 'What does my card end in?', previous_response_id: mine.id }));
+      const continued = await caught(
+        api.responses.create({ model: agent, input: 'What does my card end in?', previous_response_id: mine.id }),
+      );
       expect(continued, who).to.be.instanceOf(OpenAI.NotFoundError);
       expect(continued!.code, who).to.equal('not_found');
       expect(continued!.param, who).to.equal('previous_response_id');
     }
     // The model was never asked on another key's behalf, and the response is still there for its own key.
     expect(svc.fake.requests).to.have.length(1);
-    expect((await client(agentUrl(), key1).responses.retrieve(mine.id)).output_text).to.equal('Noted: your card ends in 4242.');
+    expect((await client(agentUrl(), key1).responses.retrieve(mine.id)).output_text).to.equal(
+      'Noted: your card ends in 4242.',
+    );
     svc.fake.enqueue({ text: 'It ends in 4242.' });
-    await client(agentUrl(), key1).responses.create({ model: agent, input: 'What does my card end in?', previous_response_id: mine.id });
+    await client(agentUrl(), key1).responses.create({
+      model: agent,
+      input: 'What does my card end in?',
+      previous_response_id: mine.id,
+    });
     expect(JSON.stringify(svc.fake.requests[1]!.body)).to.include('My card ends in 4242.');
     // A workspace key reads and deletes its own.
     svc.fake.enqueue({ text: 'for the workspace key' });
     const its = await client(`${svc.url}/v1`, wsKey).responses.create({ model: agent, input: 'x' });
     expect((await client(agentUrl(), wsKey).responses.retrieve(its.id)).id).to.equal(its.id);
     expect(await caught(client(agentUrl(), key1).responses.retrieve(its.id))).to.be.instanceOf(OpenAI.NotFoundError);
-    expect((await client(`${svc.url}/v1`, wsKey).responses.delete(its.id)) as unknown).to.deep.include({ id: its.id, deleted: true });
+    expect((await client(`${svc.url}/v1`, wsKey).responses.delete(its.id)) as unknown).to.deep.include({
+      id: its.id,
+      deleted: true,
+    });
   });
 
   it('a chain of 20 responses stores the turns each adds, and the last one still gives the model the whole conversation', async () => {
@@ -84,7 +114,11 @@ describe('e2e: stored OpenAI responses belong to their key, and a chain stores o
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
       svc.fake.enqueue({ text: `Answer ${i}` });
-      const r = await api.responses.create({ model: agent, input: turn(i), ...(ids.length ? { previous_response_id: ids[ids.length - 1]! } : {}) });
+      const r = await api.responses.create({
+        model: agent,
+        input: turn(i),
+        ...(ids.length ? { previous_response_id: ids[ids.length - 1]! } : {}),
+      });
       ids.push(r.id);
     }
     const bytes = await storedBytes(ids);

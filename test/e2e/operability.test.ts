@@ -12,13 +12,26 @@ import { createAgent, gqlOk, h, newWorkspace, TEST_SECRETS_KEY } from '../helper
 // activity entry, and a graceful shutdown that drains before it stops.
 
 /** An agent with a key and one script endpoint (default: `sum`, adding input.a and input.b), and a daily credit limit if given. */
-async function scriptAgent(token: string, opts: { path?: string; script?: string; dailyCreditLimit?: number } = {}): Promise<{ id: string; key: string }> {
+async function scriptAgent(
+  token: string,
+  opts: { path?: string; script?: string; dailyCreditLimit?: number } = {},
+): Promise<{ id: string; key: string }> {
   const id = await createAgent(token);
-  const key = (await gqlOk(token, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key as string;
-  const endpoint = { path: opts.path ?? 'sum', handler: { script: opts.script ?? 'return { sum: input.a + input.b };' } };
-  await gqlOk(token, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: id, i: endpoint });
+  const key = (await gqlOk(token, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id }))
+    .createAgentApiKey.key as string;
+  const endpoint = {
+    path: opts.path ?? 'sum',
+    handler: { script: opts.script ?? 'return { sum: input.a + input.b };' },
+  };
+  await gqlOk(token, 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+    a: id,
+    i: endpoint,
+  });
   if (opts.dailyCreditLimit !== undefined) {
-    await gqlOk(token, 'mutation($a: ID!, $d: Float) { setAgentLimits(agentId: $a, dailyCreditLimit: $d) { id } }', { a: id, d: opts.dailyCreditLimit });
+    await gqlOk(token, 'mutation($a: ID!, $d: Float) { setAgentLimits(agentId: $a, dailyCreditLimit: $d) { id } }', {
+      a: id,
+      d: opts.dailyCreditLimit,
+    });
   }
   return { id, key };
 }
@@ -38,15 +51,33 @@ function sample(text: string, series: string): number | undefined {
 }
 
 /** A second service on the harness's database, configured by `env`, logging into `lines`. */
-async function anotherService(env: Record<string, string>, lines: Record<string, unknown>[] = [], webhookWorkers = 0): Promise<{ service: Service; url: string; server: http.Server }> {
+async function anotherService(
+  env: Record<string, string>,
+  lines: Record<string, unknown>[] = [],
+  webhookWorkers = 0,
+): Promise<{ service: Service; url: string; server: http.Server }> {
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+      for (const l of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(l) as Record<string, unknown>);
       done();
     },
   });
-  const config = loadConfig({ DATABASE_URL: h().config.databaseUrl, DATA_DIR: 'memory', SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: 'info', PORT: '0', ...env });
-  const service = await buildService(config, { db: h().db, skipMigrations: true, logger: createLogger('info', sink), housekeepingMs: 0, webhookWorker: { concurrency: webhookWorkers } });
+  const config = loadConfig({
+    DATABASE_URL: h().config.databaseUrl,
+    DATA_DIR: 'memory',
+    SECRETS_KEY: TEST_SECRETS_KEY,
+    LOG_LEVEL: 'info',
+    PORT: '0',
+    ...env,
+  });
+  const service = await buildService(config, {
+    db: h().db,
+    skipMigrations: true,
+    logger: createLogger('info', sink),
+    housekeepingMs: 0,
+    webhookWorker: { concurrency: webhookWorkers },
+  });
   const { url, server } = await service.listen(0, '127.0.0.1');
   return { service, url, server };
 }
@@ -125,12 +156,23 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
 
       const log = lines.filter((l) => l.msg === 'request');
       const ofKept = log.find((l) => l.requestId === 'trace-4bf92f3577b34da6');
-      expect(ofKept).to.include({ method: 'POST', path: `/agents/${agent.id}/api/sum`, status: 200, surface: 'HTTP_API' });
+      expect(ofKept).to.include({
+        method: 'POST',
+        path: `/agents/${agent.id}/api/sum`,
+        status: 200,
+        surface: 'HTTP_API',
+      });
       expect(log.some((l) => l.requestId === fresh)).to.equal(true);
       // No key, token or secret in any line.
       expect(JSON.stringify(lines)).to.not.include(agent.key);
 
-      const entries = (await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { activity(first: 10) { nodes { requestId status } } } }', { a: agent.id })).agent.activity.nodes as { requestId: string }[];
+      const entries = (
+        await gqlOk(
+          ws.adminToken,
+          'query($a: ID!) { agent(id: $a) { activity(first: 10) { nodes { requestId status } } } }',
+          { a: agent.id },
+        )
+      ).agent.activity.nodes as { requestId: string }[];
       expect(entries.map((e) => e.requestId).sort()).to.deep.equal(['trace-4bf92f3577b34da6', fresh].sort());
     } finally {
       await service.close();
@@ -139,20 +181,36 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
 
   it('a caller that goes away mid-request is logged at info, not as an error', async () => {
     const ws = await newWorkspace();
-    const { id, key } = await scriptAgent(ws.adminToken, { path: 'slow', script: 'let n = 0; for (let i = 0; i < 3e7; i++) n += i; return n;' });
+    const { id, key } = await scriptAgent(ws.adminToken, {
+      path: 'slow',
+      script: 'let n = 0; for (let i = 0; i < 3e7; i++) n += i; return n;',
+    });
     const lines: Record<string, unknown>[] = [];
     const { service, url, server } = await anotherService({}, lines);
     try {
       const arrived = once(server, 'request');
       const abort = new AbortController();
-      const call = fetch(`${url}/agents/${id}/api/slow`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-agent-access-key': key }, body: '{}', signal: abort.signal }).catch(() => null);
+      const call = fetch(`${url}/agents/${id}/api/slow`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-agent-access-key': key },
+        body: '{}',
+        signal: abort.signal,
+      }).catch(() => null);
       await arrived;
       abort.abort();
       await call;
-      for (let i = 0; i < 50 && !lines.some((l) => typeof l.msg === 'string' && (l.msg as string).includes('went away')); i++) await new Promise((r) => setTimeout(r, 100));
+      for (
+        let i = 0;
+        i < 50 && !lines.some((l) => typeof l.msg === 'string' && (l.msg as string).includes('went away'));
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 100));
       const gone = lines.find((l) => typeof l.msg === 'string' && (l.msg as string).includes('went away'));
       expect(gone, JSON.stringify(lines)).to.include({ level: 30, path: `/agents/${id}/api/slow` });
-      expect(lines.filter((l) => (l.level as number) >= 50), 'error lines').to.deep.equal([]);
+      expect(
+        lines.filter((l) => (l.level as number) >= 50),
+        'error lines',
+      ).to.deep.equal([]);
     } finally {
       await service.close();
     }
@@ -168,13 +226,26 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
       const { port } = new URL(url);
       const socket = net.connect(Number(port), '127.0.0.1');
       // 100 bytes announced, 10 sent: the service is still reading the body when the caller leaves.
-      socket.write(`POST /agents/${id}/api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Agent-Access-Key: ${key}\r\nContent-Length: 100\r\n\r\n{"a": "12`);
+      socket.write(
+        `POST /agents/${id}/api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Agent-Access-Key: ${key}\r\nContent-Length: 100\r\n\r\n{"a": "12`,
+      );
       await arrived;
       await new Promise((r) => setTimeout(r, 200));
       socket.destroy();
-      for (let i = 0; i < 50 && !lines.some((l) => typeof l.msg === 'string' && (l.msg as string).includes('went away')); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(lines.find((l) => typeof l.msg === 'string' && (l.msg as string).includes('went away')), JSON.stringify(lines)).to.include({ level: 30 });
-      expect(lines.filter((l) => (l.level as number) >= 50), 'error lines').to.deep.equal([]);
+      for (
+        let i = 0;
+        i < 50 && !lines.some((l) => typeof l.msg === 'string' && (l.msg as string).includes('went away'));
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 100));
+      expect(
+        lines.find((l) => typeof l.msg === 'string' && (l.msg as string).includes('went away')),
+        JSON.stringify(lines),
+      ).to.include({ level: 30 });
+      expect(
+        lines.filter((l) => (l.level as number) >= 50),
+        'error lines',
+      ).to.deep.equal([]);
     } finally {
       await service.close();
     }
@@ -182,7 +253,10 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
 
   it('shutdown: /readyz answers 503 at once, a request in flight still gets its answer, then new connections are refused', async () => {
     const ws = await newWorkspace();
-    const { id, key } = await scriptAgent(ws.adminToken, { path: 'slow', script: 'let n = 0; for (let i = 0; i < 2e7; i++) n += i; return { n };' });
+    const { id, key } = await scriptAgent(ws.adminToken, {
+      path: 'slow',
+      script: 'let n = 0; for (let i = 0; i < 2e7; i++) n += i; return { n };',
+    });
     const { service, url, server } = await anotherService({ SHUTDOWN_TIMEOUT_MS: '20000' });
     expect((await fetch(`${url}/readyz`)).status).to.equal(200);
     const arrived = once(server, 'request');
@@ -192,13 +266,21 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
     let received = '';
     socket.on('data', (d) => (received += d.toString()));
     const body = '{}';
-    socket.write(`POST /agents/${id}/api/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Agent-Access-Key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    socket.write(
+      `POST /agents/${id}/api/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Agent-Access-Key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     await arrived;
     const closing = service.close();
     socket.write('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
     // A new connection is not accepted any more.
-    expect(await fetch(`${url}/healthz`).then((r) => r.status, () => 'refused')).to.equal('refused');
-    for (let i = 0; i < 200 && (received.match(/HTTP\/1\.1 /g) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(
+      await fetch(`${url}/healthz`).then(
+        (r) => r.status,
+        () => 'refused',
+      ),
+    ).to.equal('refused');
+    for (let i = 0; i < 200 && (received.match(/HTTP\/1\.1 /g) ?? []).length < 2; i++)
+      await new Promise((r) => setTimeout(r, 50));
     socket.destroy();
     const [slow, ready] = received.split(/(?=HTTP\/1\.1 )/);
     expect(slow).to.match(/^HTTP\/1\.1 200 /);
@@ -206,7 +288,10 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
     expect(ready).to.match(/^HTTP\/1\.1 503 /);
     expect(ready).to.include('Shutting down');
     await closing;
-    const after = await fetch(`${url}/healthz`).then((r) => r.status, () => 'refused');
+    const after = await fetch(`${url}/healthz`).then(
+      (r) => r.status,
+      () => 'refused',
+    );
     expect(after).to.equal('refused');
   });
 
@@ -216,13 +301,28 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
     await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
       a: id,
       // The first attempt runs until it is stopped; a second one answers at once.
-      i: { integration: 'slow', handler: { script: 'if (request.delivery.attempt === 1) for (;;) {} return { attempt: request.delivery.attempt };' } },
+      i: {
+        integration: 'slow',
+        handler: {
+          script: 'if (request.delivery.attempt === 1) for (;;) {} return { attempt: request.delivery.attempt };',
+        },
+      },
     });
     // This instance runs the delivery it accepts (it claims at once); its shutdown deadline is short.
     const { service, url } = await anotherService({ SHUTDOWN_TIMEOUT_MS: '200', WEBHOOK_LEASE_SECONDS: '60' }, [], 1);
-    const accepted = await fetch(`${url}/agents/${id}/webhook/slow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"event":"x"}' });
+    const accepted = await fetch(`${url}/agents/${id}/webhook/slow`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"event":"x"}',
+    });
     expect(accepted.status).to.equal(200);
-    const row = () => h().db('webhook_deliveries').where({ agent_id: id }).first() as Promise<{ status: string; attempts: number; failures: number; locked_until: Date | null }>;
+    const row = () =>
+      h().db('webhook_deliveries').where({ agent_id: id }).first() as Promise<{
+        status: string;
+        attempts: number;
+        failures: number;
+        locked_until: Date | null;
+      }>;
     for (let i = 0; i < 500 && (await row()).status !== 'RUNNING'; i++) await new Promise((r) => setTimeout(r, 20));
     expect((await row()).status).to.equal('RUNNING');
     await service.close();

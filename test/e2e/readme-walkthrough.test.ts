@@ -36,7 +36,8 @@ export function walkthroughBlocks(readme: string): Block[] {
     const [, lang, body] = m;
     const line = offset + part.slice(0, m.index).split('\n').length - 1;
     if (lang === 'bash') blocks.push({ code: body!, expected: undefined, line });
-    else if (lang === 'json' && blocks.length && blocks.at(-1)!.expected === undefined) blocks.at(-1)!.expected = JSON.parse(body!);
+    else if (lang === 'json' && blocks.length && blocks.at(-1)!.expected === undefined)
+      blocks.at(-1)!.expected = JSON.parse(body!);
   }
   return blocks;
 }
@@ -50,7 +51,8 @@ export function sameShape(expected: unknown, actual: unknown, at = '$'): string[
   if (expected === null) return actual === null ? [] : [`${at}: expected null`];
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return [`${at}: expected a list`];
-    if (actual.length < expected.length) return [`${at}: expected at least ${expected.length} items, got ${actual.length}`];
+    if (actual.length < expected.length)
+      return [`${at}: expected at least ${expected.length} items, got ${actual.length}`];
     return expected.flatMap((e, i) => sameShape(e, actual[i], `${at}[${i}]`));
   }
   if (typeof expected === 'object') {
@@ -62,7 +64,8 @@ export function sameShape(expected: unknown, actual: unknown, at = '$'): string[
   if (typeof expected === 'string') {
     if (typeof actual !== 'string') return [`${at}: expected a string`];
     const cut = expected.indexOf('…');
-    if (cut < 0) return actual === expected ? [] : [`${at}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
+    if (cut < 0)
+      return actual === expected ? [] : [`${at}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
     const prefix = expected.slice(0, cut);
     return /^[a-z]+_$/.test(prefix) && !actual.startsWith(prefix) ? [`${at}: expected to start with ${prefix}`] : [];
   }
@@ -79,8 +82,11 @@ function placeholderValue(prefix: string, answers: string[]): string | undefined
 
 function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('bash', ['-c', script], { env, cwd: ROOT, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      'bash',
+      ['-c', script],
+      { env, cwd: ROOT, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -123,7 +129,18 @@ describe('e2e: the README walkthrough, run verbatim', function () {
     fake.setModelList([...FAKE_MODELS, 'gpt-4o-mini', 'gpt-4o']);
     fake.enqueue({ text: 'OK' });
     database = await databaseEnv('readme_walkthrough');
-    svc = await startService({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: undefined, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: undefined, LOG_LEVEL: 'warn', ...database.env }, 180_000);
+    svc = await startService(
+      {
+        PORT: '0',
+        DATA_DIR: dataDir,
+        ADMIN_TOKEN: undefined,
+        OPENAI_BASE_URL: fake.url,
+        OPENAI_API_KEY: undefined,
+        LOG_LEVEL: 'warn',
+        ...database.env,
+      },
+      180_000,
+    );
     const printed = /Admin token \(shown once, store it now\): (\S+)/.exec(svc.output());
     expect(printed, 'the first start prints the admin token').to.not.equal(null);
     adminToken = printed![1]!;
@@ -191,9 +208,14 @@ describe('e2e: the README walkthrough, run verbatim', function () {
     expect(prompted[0]!.body.model).to.equal('gpt-4o-mini');
     // Keyless: the service holds no key to send (the OpenAI client's placeholder is no secret).
     expect(prompted[0]!.headers.authorization).to.equal('Bearer not-needed');
-    const summary = answers.map((a) => jsonAnswers(a)).flat().find((d) => typeof (d as { output?: unknown }).output === 'string' && String((d as { output: string }).output).includes('ACME')) as
-      | { output: string; credits: number; runId: string }
-      | undefined;
+    const summary = answers
+      .map((a) => jsonAnswers(a))
+      .flat()
+      .find(
+        (d) =>
+          typeof (d as { output?: unknown }).output === 'string' &&
+          String((d as { output: string }).output).includes('ACME'),
+      ) as { output: string; credits: number; runId: string } | undefined;
     expect(summary, 'the prompt endpoint answered with the model output').to.not.equal(undefined);
     expect(summary!.output).to.contain('"orderId": "42"');
     expect(summary!.runId).to.match(/^run_/);

@@ -15,8 +15,13 @@ const BROKEN_AT = { line: 3, column: 15 };
 
 const ADD_ENDPOINT = 'mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }';
 
-async function endpointsOf(token: string, agentId: string): Promise<{ path: string; handler: { script: string | null } }[]> {
-  const d = await gqlOk(token, 'query($a: ID!) { agent(id: $a) { httpEndpoints { path handler { script } } } }', { a: agentId });
+async function endpointsOf(
+  token: string,
+  agentId: string,
+): Promise<{ path: string; handler: { script: string | null } }[]> {
+  const d = await gqlOk(token, 'query($a: ID!) { agent(id: $a) { httpEndpoints { path handler { script } } } }', {
+    a: agentId,
+  });
   return d.agent.httpEndpoints;
 }
 
@@ -41,10 +46,14 @@ describe('Script errors name their line and column', function () {
     it('updateHttpEndpoint to a broken script is refused and the saved script stays', async () => {
       const agent = await createAgent(ws.adminToken);
       const id = await addHttpEndpoint(ws.adminToken, agent, { path: 'sum', handler: { script: 'return 1' } });
-      const r = await gql(ws.adminToken, 'mutation($id: ID!, $i: UpdateHttpEndpointInput!) { updateHttpEndpoint(id: $id, input: $i) { id } }', {
-        id,
-        i: { handler: { script: BROKEN } },
-      });
+      const r = await gql(
+        ws.adminToken,
+        'mutation($id: ID!, $i: UpdateHttpEndpointInput!) { updateHttpEndpoint(id: $id, input: $i) { id } }',
+        {
+          id,
+          i: { handler: { script: BROKEN } },
+        },
+      );
       expect(errorCode(r), JSON.stringify(r.errors)).to.equal('BAD_USER_INPUT');
       expect(r.errors![0]!.extensions).to.deep.include(BROKEN_AT);
       expect(await endpointsOf(ws.adminToken, agent)).to.deep.equal([{ path: 'sum', handler: { script: 'return 1' } }]);
@@ -52,27 +61,42 @@ describe('Script errors name their line and column', function () {
 
     it('MCP tools and webhook integrations are checked the same way', async () => {
       const agent = await createAgent(ws.adminToken);
-      const tool = await gql(ws.adminToken, 'mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
-        a: agent,
-        i: { name: 'sum', description: 'Adds', handler: { script: BROKEN } },
-      });
-      const hook = await gql(ws.adminToken, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
-        a: agent,
-        i: { integration: 'orders', handler: { script: BROKEN } },
-      });
+      const tool = await gql(
+        ws.adminToken,
+        'mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }',
+        {
+          a: agent,
+          i: { name: 'sum', description: 'Adds', handler: { script: BROKEN } },
+        },
+      );
+      const hook = await gql(
+        ws.adminToken,
+        'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }',
+        {
+          a: agent,
+          i: { integration: 'orders', handler: { script: BROKEN } },
+        },
+      );
       for (const r of [tool, hook]) {
         expect(errorCode(r), JSON.stringify(r.errors)).to.equal('BAD_USER_INPUT');
         expect(r.errors![0]!.extensions).to.deep.include(BROKEN_AT);
       }
-      const d = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { mcpTools { id } webhooks { id } } }', { a: agent });
+      const d = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { mcpTools { id } webhooks { id } } }', {
+        a: agent,
+      });
       expect(d.agent).to.deep.equal({ mcpTools: [], webhooks: [] });
     });
 
-    it('a script ending too early is placed at its own end, not at the wrapper\'s closing brace', async () => {
+    it("a script ending too early is placed at its own end, not at the wrapper's closing brace", async () => {
       const agent = await createAgent(ws.adminToken);
-      const r = await gql(ws.adminToken, ADD_ENDPOINT, { a: agent, i: { path: 'early', handler: { script: 'const items = [1,\n  2,' } } });
+      const r = await gql(ws.adminToken, ADD_ENDPOINT, {
+        a: agent,
+        i: { path: 'early', handler: { script: 'const items = [1,\n  2,' } },
+      });
       expect(errorCode(r)).to.equal('BAD_USER_INPUT');
-      expect(r.errors![0]!.message).to.equal('handler.script: SyntaxError: unexpected end of the script (line 2, column 5)');
+      expect(r.errors![0]!.message).to.equal(
+        'handler.script: SyntaxError: unexpected end of the script (line 2, column 5)',
+      );
     });
 
     it('a valid script with top-level return and await saves, and runs', async () => {
@@ -89,11 +113,19 @@ describe('Script errors name their line and column', function () {
   describe("on save, through the agent's own Endpoint Management tools", () => {
     it('add_http_endpoint with a broken script: the tool answers INVALID with line and column; nothing is saved', async () => {
       const agent = await createAgent(ws.adminToken, { defaultModel: 'test-model' });
-      await gqlOk(ws.adminToken, 'mutation($id: ID!) { setCapabilities(agentId: $id, input: {endpointManagement: true}) { id } }', { id: agent });
+      await gqlOk(
+        ws.adminToken,
+        'mutation($id: ID!) { setCapabilities(agentId: $id, input: {endpointManagement: true}) { id } }',
+        { id: agent },
+      );
       const key = await createAgentKey(ws.adminToken, agent);
       await addHttpEndpoint(ws.adminToken, agent, { path: 'manage', handler: { prompt: 'Manage your endpoints' } });
       fake.enqueue(
-        { toolCalls: [{ name: 'add_http_endpoint', arguments: { input: { path: 'sum', handler: { script: BROKEN } } } }] },
+        {
+          toolCalls: [
+            { name: 'add_http_endpoint', arguments: { input: { path: 'sum', handler: { script: BROKEN } } } },
+          ],
+        },
         { text: 'The script has a syntax error.' },
       );
       const r = await call('POST', httpApiPath(agent, 'manage'), { key, json: { task: 'add a sum endpoint' } });
@@ -110,7 +142,8 @@ describe('Script errors name their line and column', function () {
     it('a TypeError on line 3: the 500 body and the activity entry both say line 3, column 27', async () => {
       const agent = await createAgent(ws.adminToken);
       const key = await createAgentKey(ws.adminToken, agent);
-      const script = 'const order = input.order;\nlog("looking up", order);\nconst city = order.address.city;\nreturn city;';
+      const script =
+        'const order = input.order;\nlog("looking up", order);\nconst city = order.address.city;\nreturn city;';
       await addHttpEndpoint(ws.adminToken, agent, { path: 'city', handler: { script } });
       const r = await call('POST', httpApiPath(agent, 'city'), { key, json: { order: { id: 7 } } });
       expect(r.status, r.text).to.equal(500);

@@ -50,25 +50,43 @@ describe('e2e security: the activity log keeps every request; provider errors st
   let svc: E2eService;
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
-  const call = (method: string, p: string, opts: Parameters<typeof send>[2] = {}): Promise<Reply> => send(method, p, { ...opts, baseUrl: svc.url });
+  const call = (method: string, p: string, opts: Parameters<typeof send>[2] = {}): Promise<Reply> =>
+    send(method, p, { ...opts, baseUrl: svc.url });
 
   /** An agent (default model `model`) with a key and one HTTP endpoint `path` running `handler`. */
-  async function agentWith(handler: Record<string, string>, model = 'fake-model'): Promise<{ id: string; key: string; url: string }> {
-    const id = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'Security agent', defaultModel: model } })).createAgent.id as string;
-    const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key as string;
-    await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: id, i: { path: 'run', handler } });
+  async function agentWith(
+    handler: Record<string, string>,
+    model = 'fake-model',
+  ): Promise<{ id: string; key: string; url: string }> {
+    const id = (
+      await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+        i: { name: 'Security agent', defaultModel: model },
+      })
+    ).createAgent.id as string;
+    const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id }))
+      .createAgentApiKey.key as string;
+    await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+      a: id,
+      i: { path: 'run', handler },
+    });
     return { id, key, url: `/agents/${id}/api/run` };
   }
 
   /** The agent's activity entries, oldest first, once everything buffered is stored. */
   async function entries(agentId: string): Promise<Entry[]> {
     await svc.service.services.activityLog.flush();
-    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 100) { nodes { status error requestBody response truncated } } } }', { a: agentId });
+    const d = await gql(
+      'query($a: ID!) { agent(id: $a) { activity(first: 100) { nodes { status error requestBody response truncated } } } }',
+      { a: agentId },
+    );
     return (d.agent.activity.nodes as Entry[]).reverse();
   }
 
   before(async () => {
-    const logger = createLogger('debug', new Writable({ write: (chunk, _enc, cb) => (logLines.push(String(chunk)), cb()) }));
+    const logger = createLogger(
+      'debug',
+      new Writable({ write: (chunk, _enc, cb) => (logLines.push(String(chunk)), cb()) }),
+    );
     svc = await startE2eService('sec_activity', { adminToken: ADMIN_TOKEN, platformOrigin: PLATFORM, logger });
   });
 
@@ -98,7 +116,12 @@ describe('e2e security: the activity log keeps every request; provider errors st
         expect(log[0]!.requestBody).to.deep.equal({ t: 'plain' });
         expect(log[1]!.requestBody).to.deep.equal({ t: '\uFFFD' });
         expect(log[2]).to.deep.include({ requestBody: null, error: deep.json.error });
-        if (kind === 'script') expect(log[1]!.response).to.deep.equal({ output: { t: '\uFFFD' }, runId: surrogate.json.runId, credits: surrogate.json.credits });
+        if (kind === 'script')
+          expect(log[1]!.response).to.deep.equal({
+            output: { t: '\uFFFD' },
+            runId: surrogate.json.runId,
+            credits: surrogate.json.credits,
+          });
       });
     }
 
@@ -121,8 +144,14 @@ describe('e2e security: the activity log keeps every request; provider errors st
           i: { name: 'Notes', kind: 'DATABASE', fields: [{ name: 'n', type: 'JSON' }] },
         })
       ).createDocument.id as string;
-      await gql('mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } }', { a: agent.id, d: doc });
-      const insert = await call('POST', `/agents/${agent.id}/documents/${doc}/data/insert`, { key: agent.key, raw: `{"items":[{"n":${nested(3000)}}]}` });
+      await gql(
+        'mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } }',
+        { a: agent.id, d: doc },
+      );
+      const insert = await call('POST', `/agents/${agent.id}/documents/${doc}/data/insert`, {
+        key: agent.key,
+        raw: `{"items":[{"n":${nested(3000)}}]}`,
+      });
       expect(insert.status, insert.text).to.equal(400);
       expect(insert.json.error).to.contain(`${MAX_JSON_DEPTH} levels`);
     });
@@ -171,14 +200,23 @@ describe('e2e security: the activity log keeps every request; provider errors st
     }
 
     it('a base URL holding user:secret@: 500 with a generic message; entry and log lines name the failure without the secret', async () => {
-      await configureModel({ name: 'creds-in-url', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: svc.fake.url.replace('http://', 'http://user:secret-in-url@') });
+      await configureModel({
+        name: 'creds-in-url',
+        provider: 'OPENAI_COMPATIBLE',
+        model: 'fake-model',
+        baseUrl: svc.fake.url.replace('http://', 'http://user:secret-in-url@'),
+      });
       const agent = await agentWith({ prompt: 'Answer.' }, 'creds-in-url');
       let plain!: Reply;
       let streamed!: Reply;
 
       const lines = await logDuring(async () => {
         plain = await call('POST', agent.url, { key: agent.key, json: { q: 'hi' } });
-        streamed = await call('POST', agent.url, { key: agent.key, json: { q: 'hi' }, headers: { accept: 'text/event-stream' } });
+        streamed = await call('POST', agent.url, {
+          key: agent.key,
+          json: { q: 'hi' },
+          headers: { accept: 'text/event-stream' },
+        });
       });
 
       expect(plain.status).to.equal(500);
@@ -200,12 +238,24 @@ describe('e2e security: the activity log keeps every request; provider errors st
 
     for (const status of [401, 500]) {
       it(`a provider answering ${status} with text quoting the key and a URL with credentials: the caller gets the kind and the status only; members get the text without credentials`, async () => {
-        await gql('mutation($n: String!, $v: String!) { createSecret(name: $n, kind: MODEL_API_KEY, value: $v) { name } }', { n: `key-${status}`, v: PROVIDER_KEY });
-        await configureModel({ name: `refusing-${status}`, provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: svc.fake.url, apiKeySecret: `key-${status}` });
+        await gql(
+          'mutation($n: String!, $v: String!) { createSecret(name: $n, kind: MODEL_API_KEY, value: $v) { name } }',
+          { n: `key-${status}`, v: PROVIDER_KEY },
+        );
+        await configureModel({
+          name: `refusing-${status}`,
+          provider: 'OPENAI_COMPATIBLE',
+          model: 'fake-model',
+          baseUrl: svc.fake.url,
+          apiKeySecret: `key-${status}`,
+        });
         const agent = await agentWith({ prompt: 'Answer.' }, `refusing-${status}`);
         const message = `${PROVIDER_TEXT}: key ${PROVIDER_KEY} refused; upstream https://admin:secret-upstream@10.0.0.7/v1 said Bearer secret-bearer-token`;
         // One retry on provider errors: the same answer twice.
-        const turn = { status, errorBody: { error: { message, type: 'invalid_request_error', param: null, code: null } } };
+        const turn = {
+          status,
+          errorBody: { error: { message, type: 'invalid_request_error', param: null, code: null } },
+        };
         svc.fake.enqueue(turn, turn);
         let r!: Reply;
 
@@ -215,11 +265,16 @@ describe('e2e security: the activity log keeps every request; provider errors st
 
         expect(svc.fake.requests.length).to.be.greaterThan(0);
         expect(r.status).to.equal(500);
-        expect(r.json).to.deep.equal({ error: `The model provider failed (HTTP ${status}); the details are in the agent's activity log` });
+        expect(r.json).to.deep.equal({
+          error: `The model provider failed (HTTP ${status}); the details are in the agent's activity log`,
+        });
         expectPublic(r.text);
         const [entry] = await entries(agent.id);
         expect(entry!.status).to.equal(500);
-        expect(entry!.error).to.contain(PROVIDER_TEXT).and.contain(String(status)).and.contain('https://[redacted]@10.0.0.7/v1');
+        expect(entry!.error)
+          .to.contain(PROVIDER_TEXT)
+          .and.contain(String(status))
+          .and.contain('https://[redacted]@10.0.0.7/v1');
         expect(JSON.stringify(entry)).to.not.contain(PROVIDER_KEY).and.not.contain('secret');
         const failed = lines.filter((l) => l.includes('model call failed'));
         expect(failed).to.have.length(1);

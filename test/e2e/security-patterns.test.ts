@@ -25,14 +25,20 @@ describe('e2e: guardrail patterns cannot freeze the service', () => {
   let database: Awaited<ReturnType<typeof databaseEnv>> | undefined;
   let emailAgent: string, emailKey: string, redosAgent: string, redosKey: string;
   const gql = graphqlClient(() => svc.url, ADMIN_TOKEN);
-  const call = (method: string, p: string, opts: Omit<Parameters<typeof send>[2], 'baseUrl'> = {}) => send(method, p, { ...opts, baseUrl: svc.url });
+  const call = (method: string, p: string, opts: Omit<Parameters<typeof send>[2], 'baseUrl'> = {}) =>
+    send(method, p, { ...opts, baseUrl: svc.url });
   const apiPath = (agent: string, p: string) => `/agents/${agent}/api/${p}`;
 
   async function agentWith(name: string, guardrails: string, script: string): Promise<{ id: string; key: string }> {
-    const id = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name } })).createAgent.id as string;
+    const id = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name } }))
+      .createAgent.id as string;
     await gql(`mutation($a: ID!) { setGuardrails(agentId: $a, input: ${guardrails}) { id } }`, { a: id });
-    await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: id, i: { path: 'run', handler: { script } } });
-    const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id })).createAgentApiKey.key as string;
+    await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+      a: id,
+      i: { path: 'run', handler: { script } },
+    });
+    const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: id }))
+      .createAgentApiKey.key as string;
     return { id, key };
   }
 
@@ -40,7 +46,10 @@ describe('e2e: guardrail patterns cannot freeze the service', () => {
    * Sends `slow` and, once the service has received it, a GET /healthz. Returns the slow reply,
    * and the /healthz reply.
    */
-  async function healthzWhileInFlight(slowPath: string, slow: () => Promise<Reply>): Promise<{ reply: Reply; health: Reply }> {
+  async function healthzWhileInFlight(
+    slowPath: string,
+    slow: () => Promise<Reply>,
+  ): Promise<{ reply: Reply; health: Reply }> {
     const received = new Promise<void>((resolve) => {
       const onRequest = (req: IncomingMessage) => {
         if (req.url !== slowPath) return;
@@ -60,9 +69,23 @@ describe('e2e: guardrail patterns cannot freeze the service', () => {
     this.timeout(120_000);
     database = await databaseEnv('patterns_e2e');
     // No model is ever called: both agents answer with scripts.
-    svc = await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: 'http://127.0.0.1:9/v1', platformOrigin: 'https://app.example.test', database: database.env });
-    ({ id: emailAgent, key: emailKey } = await agentWith('Email preset', '{ redactPresets: [email] }', `return 'a'.repeat(80000) + (input && input.tail ? input.tail : '')`));
-    ({ id: redosAgent, key: redosKey } = await agentWith('Backtracking pattern', '{ blockedInputPatterns: ["(a+)+$"] }', 'return { echo: input }'));
+    svc = await startSurfaceService({
+      dataDir,
+      adminToken: ADMIN_TOKEN,
+      modelUrl: 'http://127.0.0.1:9/v1',
+      platformOrigin: 'https://app.example.test',
+      database: database.env,
+    });
+    ({ id: emailAgent, key: emailKey } = await agentWith(
+      'Email preset',
+      '{ redactPresets: [email] }',
+      `return 'a'.repeat(80000) + (input && input.tail ? input.tail : '')`,
+    ));
+    ({ id: redosAgent, key: redosKey } = await agentWith(
+      'Backtracking pattern',
+      '{ blockedInputPatterns: ["(a+)+$"] }',
+      'return { echo: input }',
+    ));
   });
 
   after(async () => {
@@ -81,7 +104,10 @@ describe('e2e: guardrail patterns cannot freeze the service', () => {
   });
 
   it('the email preset still redacts an address after the 80,000 "a"s', async () => {
-    const r = await call('POST', apiPath(emailAgent, 'run'), { key: emailKey, json: { tail: ' mail ops@example.org' } });
+    const r = await call('POST', apiPath(emailAgent, 'run'), {
+      key: emailKey,
+      json: { tail: ' mail ops@example.org' },
+    });
     expect(r.status, r.text.slice(0, 300)).to.equal(200);
     expect(r.json.output).to.equal(`${AS} mail [redacted]`);
   });

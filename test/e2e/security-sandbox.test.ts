@@ -5,7 +5,14 @@ import { createLogger } from '../../src/infra/logger.js';
 import { createQuickJsSandbox, type QuickJsSandboxOptions } from '../../src/infra/sandbox/quickjs.sandbox.js';
 import { buildService, type Service } from '../../src/server.js';
 import { createAgent, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
-import { activityOf, addHttpEndpoint, call, createAgentKey, httpApiPath, type Reply } from '../helpers/surface-calls.js';
+import {
+  activityOf,
+  addHttpEndpoint,
+  call,
+  createAgentKey,
+  httpApiPath,
+  type Reply,
+} from '../helpers/surface-calls.js';
 
 // Security: the script sandbox is one pool of worker threads shared by every agent. One agent's
 // key flooding it with endless loops must not starve another agent's scripts, and a call that
@@ -40,11 +47,16 @@ async function startService(pool: QuickJsSandboxOptions, limits: Partial<ScriptL
     for (const w of due) w.resolve();
   };
   const reached = (key: string, count: number) =>
-    countOf(key) >= count ? Promise.resolve() : new Promise<void>((resolve) => void waiters.push({ key, count, resolve }));
+    countOf(key) >= count
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => void waiters.push({ key, count, resolve }));
   const observed: ScriptSandbox = {
     run: (req) => {
       bump(`run:${req.owner}`);
-      return sandbox.run({ ...req, host: { ...req.host, log: (...args) => (bump(`log:${req.owner}`), req.host.log(...args)) } });
+      return sandbox.run({
+        ...req,
+        host: { ...req.host, log: (...args) => (bump(`log:${req.owner}`), req.host.log(...args)) },
+      });
     },
   };
   const service = await buildService(h().config, {
@@ -124,7 +136,11 @@ describe('e2e security: one agent cannot take the script sandbox from the others
 
     const client = new AbortController();
     const holds = [1, 2].map(() =>
-      fetch(`${url}${httpApiPath(a.agent, 'hold')}`, { method: 'POST', headers: { 'x-agent-access-key': a.key }, signal: client.signal }).catch((err: Error) => err),
+      fetch(`${url}${httpApiPath(a.agent, 'hold')}`, {
+        method: 'POST',
+        headers: { 'x-agent-access-key': a.key },
+        signal: client.signal,
+      }).catch((err: Error) => err),
     );
     await started.logged(a.agent, 2);
 

@@ -24,7 +24,14 @@ describe('e2e: starting the service as a user does', function () {
   });
 
   it('first start on an empty data directory: creates the workspace, prints an admin token once, serves health and GraphQL', async () => {
-    svc = await startService({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: undefined, DATABASE_URL: undefined, SECRETS_KEY: undefined, LOG_LEVEL: 'warn' });
+    svc = await startService({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: undefined,
+      DATABASE_URL: undefined,
+      SECRETS_KEY: undefined,
+      LOG_LEVEL: 'warn',
+    });
     const m = /Admin token \(shown once, store it now\): (mt_[A-Za-z0-9_-]+)/.exec(svc.output());
     expect(m, svc.output()).to.not.equal(null);
     const token = m![1]!;
@@ -82,7 +89,11 @@ describe('e2e: starting the service as a user does', function () {
   });
 
   it('refuses to start on PostgreSQL without SECRETS_KEY, and on bad configuration, with a clear message', async () => {
-    const noKey = await runToExit({ PORT: '0', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', SECRETS_KEY: undefined });
+    const noKey = await runToExit({
+      PORT: '0',
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      SECRETS_KEY: undefined,
+    });
     expect(noKey.code).to.equal(1);
     expect(noKey.output).to.match(/SECRETS_KEY is required when DATABASE_URL is set/);
     const badPort = await runToExit({ PORT: 'eighty', DATA_DIR: dataDir });

@@ -19,7 +19,11 @@ describe('HTTP API: refusals come before admission', function () {
   async function guardedAgent(limits: string): Promise<{ agent: string; key: string }> {
     const agent = await createAgent(ws.adminToken);
     await addHttpEndpoint(ws.adminToken, agent, { path: 'echo', handler: { script: 'return input;' } });
-    await gqlOk(ws.adminToken, 'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["forbidden"] }) { id } }', { a: agent });
+    await gqlOk(
+      ws.adminToken,
+      'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["forbidden"] }) { id } }',
+      { a: agent },
+    );
     await gqlOk(ws.adminToken, `mutation($a: ID!) { setAgentLimits(agentId: $a, ${limits}) { id } }`, { a: agent });
     return { agent, key: await createAgentKey(ws.adminToken, agent) };
   }

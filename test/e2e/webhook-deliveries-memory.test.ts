@@ -59,13 +59,26 @@ describe('e2e: listing webhook deliveries reads no body', function () {
       });
       const url = server.url;
       const admin = graphqlClient(() => url, ADMIN_TOKEN);
-      const agent = (await admin('mutation { createAgent(input: { name: "Flooded" }) { id } }')).createAgent.id as string;
-      await admin('mutation($v: String!) { createSecret(name: "signing", kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }', { v: SECRET });
-      await admin('mutation($a: ID!) { addWebhook(agentId: $a, input: { integration: "events", handler: { script: "return 1;" }, signature: { scheme: HMAC_SHA256, secretName: "signing" } }) { id } }', {
-        a: agent,
-      });
-      const memberId = (await admin('mutation { inviteMember(input: { email: "reader@example.test", name: "Reader", role: MEMBER }) { id } }')).inviteMember.id as string;
-      const memberToken = (await admin('mutation($m: ID!) { createMemberToken(memberId: $m) { token } }', { m: memberId })).createMemberToken.token as string;
+      const agent = (await admin('mutation { createAgent(input: { name: "Flooded" }) { id } }')).createAgent
+        .id as string;
+      await admin(
+        'mutation($v: String!) { createSecret(name: "signing", kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }',
+        { v: SECRET },
+      );
+      await admin(
+        'mutation($a: ID!) { addWebhook(agentId: $a, input: { integration: "events", handler: { script: "return 1;" }, signature: { scheme: HMAC_SHA256, secretName: "signing" } }) { id } }',
+        {
+          a: agent,
+        },
+      );
+      const memberId = (
+        await admin(
+          'mutation { inviteMember(input: { email: "reader@example.test", name: "Reader", role: MEMBER }) { id } }',
+        )
+      ).inviteMember.id as string;
+      const memberToken = (
+        await admin('mutation($m: ID!) { createMemberToken(memberId: $m) { token } }', { m: memberId })
+      ).createMemberToken.token as string;
 
       const stored = Date.now();
       for (let start = 0; start < DELIVERIES; start += 10) {
@@ -74,7 +87,10 @@ describe('e2e: listing webhook deliveries reads no body', function () {
             const raw = body(start + k);
             const res = await fetch(`${url}/agents/${agent}/webhook/events`, {
               method: 'POST',
-              headers: { 'content-type': 'application/json', 'x-signature-256': `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}` },
+              headers: {
+                'content-type': 'application/json',
+                'x-signature-256': `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
+              },
               body: raw,
             });
             expect(res.status, await res.text()).to.equal(200);
@@ -83,13 +99,25 @@ describe('e2e: listing webhook deliveries reads no body', function () {
       }
       const storeMs = Date.now() - stored;
       const member = graphqlClient(() => url, memberToken);
-      const listed = (await member('query($a: ID!) { webhookDeliveries(agentId: $a, first: 200) { nodes { id bodyBytes } } }', { a: agent })).webhookDeliveries.nodes as { bodyBytes: number }[];
+      const listed = (
+        await member('query($a: ID!) { webhookDeliveries(agentId: $a, first: 200) { nodes { id bodyBytes } } }', {
+          a: agent,
+        })
+      ).webhookDeliveries.nodes as { bodyBytes: number }[];
       expect(listed.map((n) => n.bodyBytes)).to.deep.equal(Array(DELIVERIES).fill(MIB));
       // A body asked for is its first 64 KiB.
-      const [newest] = (await member('query($a: ID!) { webhookDeliveries(agentId: $a, first: 1) { nodes { body } } }', { a: agent })).webhookDeliveries.nodes as { body: string }[];
+      const [newest] = (
+        await member('query($a: ID!) { webhookDeliveries(agentId: $a, first: 1) { nodes { body } } }', { a: agent })
+      ).webhookDeliveries.nodes as { body: string }[];
       const sent = Number(/^\{"delivery":(\d+),/.exec(newest!.body)?.[1]);
       expect(newest!.body.length).to.equal(64 * 1024);
-      expect(newest!.body === body(sent).subarray(0, 64 * 1024).toString(), 'the first 64 KiB of the body sent').to.equal(true);
+      expect(
+        newest!.body ===
+          body(sent)
+            .subarray(0, 64 * 1024)
+            .toString(),
+        'the first 64 KiB of the body sent',
+      ).to.equal(true);
 
       const before = await rss(url);
       let peak = before;
@@ -130,7 +158,11 @@ describe('e2e: listing webhook deliveries reads no body', function () {
           probes.push({ status: res.status, ms: Date.now() - sent, sentWhileRunning });
         } while (answered < queries.length);
       })();
-      for (const q of queries) void q.then(() => answered++, () => answered++);
+      for (const q of queries)
+        void q.then(
+          () => answered++,
+          () => answered++,
+        );
       const answers = await Promise.all(queries);
       await probing;
       const queryMs = Date.now() - started;
@@ -143,12 +175,18 @@ describe('e2e: listing webhook deliveries reads no body', function () {
         `      ${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'embedded'}: ${DELIVERIES} × 1 MiB stored in ${storeMs} ms; RSS ${(before / 1e6).toFixed(0)} MB → peak ${(peak / 1e6).toFixed(0)} MB (+${(grew / 1e6).toFixed(1)} MB); three queries ${queryMs} ms; ${probes.length} × /readyz, slowest ${Math.max(...probes.map((p) => p.ms))} ms (${probes.map((p) => p.status).join(' ')})`,
       );
       for (const a of answers) for (const k of ['a', 'b', 'c', 'd']) expect(a[k]!.nodes).to.have.length(DELIVERIES);
-      expect(probes.every((p) => p.status === 200), `/readyz answered ${probes.map((p) => p.status).join(' ')}`).to.equal(true);
+      expect(
+        probes.every((p) => p.status === 200),
+        `/readyz answered ${probes.map((p) => p.status).join(' ')}`,
+      ).to.equal(true);
       expect(probes[0]?.sentWhileRunning, 'a /readyz was sent while the queries ran').to.equal(true);
       expect(grew, `RSS grew by ${(grew / 1e6).toFixed(1)} MB`).to.be.at.most(RSS_BOUND);
     } catch (err) {
       await new Promise((r) => setTimeout(r, 1000));
-      if (server && server.child.exitCode !== null) throw new Error(`the service exited (${server.child.exitCode}): ${server.output().slice(-3000)}`, { cause: err });
+      if (server && server.child.exitCode !== null)
+        throw new Error(`the service exited (${server.child.exitCode}): ${server.output().slice(-3000)}`, {
+          cause: err,
+        });
       throw err;
     } finally {
       await server?.stop();

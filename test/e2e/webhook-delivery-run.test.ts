@@ -20,7 +20,10 @@ describe('GraphQL: a webhook delivery shows its run and its next attempt', funct
   });
 
   async function addAndSend(integration: string, script: string) {
-    await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', { a: agent, i: { integration, handler: { script } } });
+    await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
+      a: agent,
+      i: { integration, handler: { script } },
+    });
     const r = await call('POST', `/agents/${agent}/webhook/${integration}`, { json: { orderId: 42 } });
     expect(r.status, r.text).to.equal(200);
   }

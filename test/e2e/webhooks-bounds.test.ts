@@ -32,27 +32,38 @@ describe('e2e: webhook replays and body bounds', function () {
   const gqlAdmin = (query: string, variables: Record<string, unknown> = {}) => gqlOk(ws.adminToken, query, variables);
 
   async function addWebhook(integration: string, extra: Record<string, unknown> = {}): Promise<string> {
-    const d = await gqlAdmin('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id maxBodyBytes } }', {
-      a: agent,
-      i: { integration, handler: { script: 'return { body: input };' }, ...extra },
-    });
+    const d = await gqlAdmin(
+      'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id maxBodyBytes } }',
+      {
+        a: agent,
+        i: { integration, handler: { script: 'return { body: input };' }, ...extra },
+      },
+    );
     expect(d.addWebhook.maxBodyBytes).to.equal(extra.maxBodyBytes ?? null);
     return d.addWebhook.id as string;
   }
 
   async function deliveries(integration: string): Promise<DeliveryNode[]> {
-    const d = await gqlAdmin('query($a: ID!, $i: String) { webhookDeliveries(agentId: $a, integration: $i, first: 50) { nodes { id status attempts senderDeliveryId bodyBytes } } }', {
-      a: agent,
-      i: integration,
-    });
+    const d = await gqlAdmin(
+      'query($a: ID!, $i: String) { webhookDeliveries(agentId: $a, integration: $i, first: 50) { nodes { id status attempts senderDeliveryId bodyBytes } } }',
+      {
+        a: agent,
+        i: integration,
+      },
+    );
     return d.webhookDeliveries.nodes as DeliveryNode[];
   }
 
   /** The RUN entries of the integration in the activity log. */
   async function runs(integration: string): Promise<unknown[]> {
     await h().service.services.activityLog.flush();
-    const d = await gqlAdmin('query($a: ID!) { agent(id: $a) { activity(first: 100, surface: WEBHOOKS) { nodes { kind entry runId } } } }', { a: agent });
-    return (d.agent.activity.nodes as { kind: string; entry: string }[]).filter((n) => n.kind === 'RUN' && n.entry === integration);
+    const d = await gqlAdmin(
+      'query($a: ID!) { agent(id: $a) { activity(first: 100, surface: WEBHOOKS) { nodes { kind entry runId } } } }',
+      { a: agent },
+    );
+    return (d.agent.activity.nodes as { kind: string; entry: string }[]).filter(
+      (n) => n.kind === 'RUN' && n.entry === integration,
+    );
   }
 
   /** Waits until every delivery of the integration is DONE (the queue works in the background). */
@@ -69,7 +80,11 @@ describe('e2e: webhook replays and body bounds', function () {
   before(async () => {
     ws = await newWorkspace();
     agent = await createAgent(ws.adminToken, { name: 'Bounds' });
-    const secret = (name: string, value: string) => gqlAdmin('mutation($n: String!, $v: String!) { createSecret(name: $n, kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }', { n: name, v: value });
+    const secret = (name: string, value: string) =>
+      gqlAdmin(
+        'mutation($n: String!, $v: String!) { createSecret(name: $n, kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }',
+        { n: name, v: value },
+      );
     await secret('stripe', 'whsec_stripe_bounds_secret');
     await secret('slack', '8f742231b10e8888abcd99yyyzzz85a5');
     await secret('svix', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
@@ -82,15 +97,28 @@ describe('e2e: webhook replays and body bounds', function () {
      * an `Idempotency-Key` of 201 characters, then with another Content-Type (not signed either),
      * and checks that it gave one delivery and one run.
      */
-    async function sendThreeWays(integration: string, body: string, signed: Record<string, string>, expectedId: string): Promise<void> {
-      const send = (extra: Record<string, string>, type = 'application/json') => call('POST', hook(agent, integration), { raw: body, type, headers: { ...signed, ...extra } });
-      const answers: Reply[] = [await send({}), await send({ 'x-github-delivery': 'anything-1' }), await send({ 'idempotency-key': 'x'.repeat(201) }), await send({}, 'text/plain')];
+    async function sendThreeWays(
+      integration: string,
+      body: string,
+      signed: Record<string, string>,
+      expectedId: string,
+    ): Promise<void> {
+      const send = (extra: Record<string, string>, type = 'application/json') =>
+        call('POST', hook(agent, integration), { raw: body, type, headers: { ...signed, ...extra } });
+      const answers: Reply[] = [
+        await send({}),
+        await send({ 'x-github-delivery': 'anything-1' }),
+        await send({ 'idempotency-key': 'x'.repeat(201) }),
+        await send({}, 'text/plain'),
+      ];
       for (const r of answers) expect(r.status, r.text).to.equal(200);
       const first = answers[0]!.json.deliveryId as string;
       expect(answers.map((r) => r.json.deliveryId)).to.deep.equal([first, first, first, first]);
       expect(answers.slice(1).map((r) => r.json.duplicate)).to.deep.equal([true, true, true]);
       const stored = await settled(integration);
-      expect(stored.map((d) => ({ id: d.id, senderDeliveryId: d.senderDeliveryId, attempts: d.attempts }))).to.deep.equal([{ id: first, senderDeliveryId: expectedId, attempts: 1 }]);
+      expect(
+        stored.map((d) => ({ id: d.id, senderDeliveryId: d.senderDeliveryId, attempts: d.attempts })),
+      ).to.deep.equal([{ id: first, senderDeliveryId: expectedId, attempts: 1 }]);
       expect(await runs(integration), 'one run').to.have.length(1);
     }
 
@@ -100,7 +128,11 @@ describe('e2e: webhook replays and body bounds', function () {
       await addWebhook('stripe', { signature: { scheme: 'STRIPE', secretName: 'stripe' } });
       const id = `evt_${Date.now()}`;
       const payload = JSON.stringify({ id, object: 'event', type: 'payment_intent.succeeded' });
-      const header = new Stripe('sk_test_not_used').webhooks.generateTestHeaderString({ payload, secret: 'whsec_stripe_bounds_secret', timestamp: now() });
+      const header = new Stripe('sk_test_not_used').webhooks.generateTestHeaderString({
+        payload,
+        secret: 'whsec_stripe_bounds_secret',
+        timestamp: now(),
+      });
       await sendThreeWays('stripe', payload, { 'stripe-signature': header }, id);
     });
 
@@ -110,7 +142,12 @@ describe('e2e: webhook replays and body bounds', function () {
       const body = JSON.stringify({ type: 'event_callback', event_id: id, event: { type: 'message', text: 'hi' } });
       const ts = now();
       const signature = `v0=${createHmac('sha256', '8f742231b10e8888abcd99yyyzzz85a5').update(`v0:${ts}:${body}`).digest('hex')}`;
-      await sendThreeWays('slack', body, { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signature }, id);
+      await sendThreeWays(
+        'slack',
+        body,
+        { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signature },
+        id,
+      );
     });
 
     it('STANDARD_WEBHOOKS: the webhook-id the signature covers', async () => {
@@ -118,7 +155,11 @@ describe('e2e: webhook replays and body bounds', function () {
       const id = `msg_${Date.now()}`;
       const payload = JSON.stringify({ type: 'invoice.paid', data: { id: 1 } });
       const at = new Date();
-      const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new StandardWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw').sign(id, at, payload) };
+      const headers = {
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new StandardWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw').sign(id, at, payload),
+      };
       await sendThreeWays('svix', payload, headers, id);
     });
 
@@ -128,7 +169,9 @@ describe('e2e: webhook replays and body bounds', function () {
       const a = await call('POST', hook(agent, 'long-id'), { json: { n: 1 }, headers: { 'idempotency-key': key } });
       const b = await call('POST', hook(agent, 'long-id'), { json: { n: 1 }, headers: { 'idempotency-key': key } });
       expect(b.json).to.deep.equal({ received: true, deliveryId: a.json.deliveryId, duplicate: true });
-      expect((await settled('long-id')).map((d) => d.senderDeliveryId)).to.satisfy((ids: string[]) => ids.length === 1 && /^sha256:[0-9a-f]{64}$/.test(ids[0]!));
+      expect((await settled('long-id')).map((d) => d.senderDeliveryId)).to.satisfy(
+        (ids: string[]) => ids.length === 1 && /^sha256:[0-9a-f]{64}$/.test(ids[0]!),
+      );
     });
   });
 
@@ -137,10 +180,14 @@ describe('e2e: webhook replays and body bounds', function () {
 
     it('an integration without a signature takes 64 KiB: one byte more is 413 saying the limit and how to raise it, and nothing is stored', async () => {
       await addWebhook('open');
-      const over = await call('POST', hook(agent, 'open'), { raw: Buffer.alloc(64 * KiB + 1, 'a'), type: 'text/plain' });
+      const over = await call('POST', hook(agent, 'open'), {
+        raw: Buffer.alloc(64 * KiB + 1, 'a'),
+        type: 'text/plain',
+      });
       expect(over.status, over.text).to.equal(413);
       expect(over.json).to.deep.equal({
-        error: 'Request body is too large: this integration accepts at most 65536 bytes (64 KiB), the limit without a signature check; its owner can raise it with maxBodyBytes (up to 1048576 bytes (1 MiB)) or by checking signatures',
+        error:
+          'Request body is too large: this integration accepts at most 65536 bytes (64 KiB), the limit without a signature check; its owner can raise it with maxBodyBytes (up to 1048576 bytes (1 MiB)) or by checking signatures',
       });
       expect(await deliveries('open'), 'nothing stored').to.deep.equal([]);
       const fits = await call('POST', hook(agent, 'open'), { raw: Buffer.alloc(64 * KiB, 'a'), type: 'text/plain' });
@@ -153,12 +200,16 @@ describe('e2e: webhook replays and body bounds', function () {
       const url = new URL(hook(agent, 'stream'), h().url);
       const answer = await new Promise<number>((resolve, reject) => {
         // Chunked, no Content-Length: the receiver can only count while it reads.
-        const req = http.request(url, { method: 'POST', headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' } }, (res) => {
-          clearTimeout(timer);
-          res.resume();
-          resolve(res.statusCode!);
-          req.destroy();
-        });
+        const req = http.request(
+          url,
+          { method: 'POST', headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' } },
+          (res) => {
+            clearTimeout(timer);
+            res.resume();
+            resolve(res.statusCode!);
+            req.destroy();
+          },
+        );
         // Far longer than an answer takes; a receiver waiting for the end of the body never answers.
         const timer = setTimeout(() => {
           req.destroy();
@@ -178,44 +229,89 @@ describe('e2e: webhook replays and body bounds', function () {
       expect(ok.status, ok.text).to.equal(200);
       const over = await call('POST', hook(agent, 'bigger'), { raw: Buffer.alloc(200_001, 'c'), type: 'text/plain' });
       expect(over.status).to.equal(413);
-      expect(over.json.error).to.equal('Request body is too large: this integration accepts at most 200000 bytes, its maxBodyBytes; its owner can raise maxBodyBytes up to 1048576 bytes (1 MiB)');
+      expect(over.json.error).to.equal(
+        'Request body is too large: this integration accepts at most 200000 bytes, its maxBodyBytes; its owner can raise maxBodyBytes up to 1048576 bytes (1 MiB)',
+      );
       expect((await deliveries('bigger')).map((d) => d.bodyBytes)).to.deep.equal([100 * KiB]);
     });
 
     it('a signed integration still takes 1 MiB, and a lower maxBodyBytes applies to it too (after the signature check)', async () => {
       await addWebhook('signed', { signature: { scheme: 'HMAC_SHA256', secretName: 'plain' } });
       const mib = Buffer.alloc(MiB, 'd');
-      const ok = await call('POST', hook(agent, 'signed'), { raw: mib, type: 'text/plain', headers: { 'x-signature-256': sig(mib) } });
+      const ok = await call('POST', hook(agent, 'signed'), {
+        raw: mib,
+        type: 'text/plain',
+        headers: { 'x-signature-256': sig(mib) },
+      });
       expect(ok.status, ok.text).to.equal(200);
       const more = Buffer.alloc(MiB + 1, 'd');
-      const over = await call('POST', hook(agent, 'signed'), { raw: more, type: 'text/plain', headers: { 'x-signature-256': sig(more) } });
+      const over = await call('POST', hook(agent, 'signed'), {
+        raw: more,
+        type: 'text/plain',
+        headers: { 'x-signature-256': sig(more) },
+      });
       expect(over.status).to.equal(413);
-      expect(over.json.error).to.equal('Request body is too large: this integration accepts at most 1048576 bytes (1 MiB), the most any integration accepts');
+      expect(over.json.error).to.equal(
+        'Request body is too large: this integration accepts at most 1048576 bytes (1 MiB), the most any integration accepts',
+      );
       expect((await deliveries('signed')).map((d) => d.bodyBytes)).to.deep.equal([MiB]);
 
-      await addWebhook('signed-small', { signature: { scheme: 'HMAC_SHA256', secretName: 'plain' }, maxBodyBytes: 1000 });
+      await addWebhook('signed-small', {
+        signature: { scheme: 'HMAC_SHA256', secretName: 'plain' },
+        maxBodyBytes: 1000,
+      });
       const small = Buffer.alloc(1001, 'e');
-      expect((await call('POST', hook(agent, 'signed-small'), { raw: small, type: 'text/plain', headers: { 'x-signature-256': sig(Buffer.alloc(1001, 'f')) } })).status, 'a bad signature is 401 whatever the size').to.equal(401);
-      expect((await call('POST', hook(agent, 'signed-small'), { raw: small, type: 'text/plain', headers: { 'x-signature-256': sig(small) } })).status).to.equal(413);
+      expect(
+        (
+          await call('POST', hook(agent, 'signed-small'), {
+            raw: small,
+            type: 'text/plain',
+            headers: { 'x-signature-256': sig(Buffer.alloc(1001, 'f')) },
+          })
+        ).status,
+        'a bad signature is 401 whatever the size',
+      ).to.equal(401);
+      expect(
+        (
+          await call('POST', hook(agent, 'signed-small'), {
+            raw: small,
+            type: 'text/plain',
+            headers: { 'x-signature-256': sig(small) },
+          })
+        ).status,
+      ).to.equal(413);
       expect(await deliveries('signed-small')).to.deep.equal([]);
     });
 
     it('maxBodyBytes is 1 to 1048576 (BAD_USER_INPUT otherwise), can be changed and reset to the default (null)', async () => {
       const id = await addWebhook('settable', { maxBodyBytes: 1 });
       for (const bad of [0, -5, MiB + 1]) {
-        const r = await gql(ws.adminToken, 'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
-          a: agent,
-          i: { integration: `bad${bad}`, handler: { script: 'return 1;' }, maxBodyBytes: bad },
-        });
+        const r = await gql(
+          ws.adminToken,
+          'mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }',
+          {
+            a: agent,
+            i: { integration: `bad${bad}`, handler: { script: 'return 1;' }, maxBodyBytes: bad },
+          },
+        );
         expect(errorCode(r), String(bad)).to.equal('BAD_USER_INPUT');
         expect(r.errors![0]!.message).to.match(/maxBodyBytes.*1 to 1048576/);
       }
-      const update = (v: number | null) => gqlAdmin('mutation($id: ID!, $i: UpdateWebhookInput!) { updateWebhook(id: $id, input: $i) { maxBodyBytes } }', { id, i: { maxBodyBytes: v } });
+      const update = (v: number | null) =>
+        gqlAdmin('mutation($id: ID!, $i: UpdateWebhookInput!) { updateWebhook(id: $id, input: $i) { maxBodyBytes } }', {
+          id,
+          i: { maxBodyBytes: v },
+        });
       expect((await call('POST', hook(agent, 'settable'), { raw: 'ab', type: 'text/plain' })).status).to.equal(413);
       expect((await update(MiB)).updateWebhook.maxBodyBytes).to.equal(MiB);
-      expect((await call('POST', hook(agent, 'settable'), { raw: Buffer.alloc(MiB, 'g'), type: 'text/plain' })).status).to.equal(200);
+      expect(
+        (await call('POST', hook(agent, 'settable'), { raw: Buffer.alloc(MiB, 'g'), type: 'text/plain' })).status,
+      ).to.equal(200);
       expect((await update(null)).updateWebhook.maxBodyBytes).to.equal(null);
-      expect((await call('POST', hook(agent, 'settable'), { raw: Buffer.alloc(64 * KiB + 1, 'g'), type: 'text/plain' })).status).to.equal(413);
+      expect(
+        (await call('POST', hook(agent, 'settable'), { raw: Buffer.alloc(64 * KiB + 1, 'g'), type: 'text/plain' }))
+          .status,
+      ).to.equal(413);
     });
   });
 });

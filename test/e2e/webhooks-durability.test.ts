@@ -15,7 +15,8 @@ import { until } from '../helpers/until.js';
 // 503 (never 200 for something not stored) until it is back, without a restart.
 
 const ADMIN_TOKEN = 'webhook-durability-admin-token-01'; // 33 characters
-const HANDLER = 'await documents.insert(DOC, [{ deliveryId: request.delivery.id, attempt: request.delivery.attempt }]); return { ok: true };';
+const HANDLER =
+  'await documents.insert(DOC, [{ deliveryId: request.delivery.id, attempt: request.delivery.attempt }]); return { ok: true };';
 
 /** A schema-scoped SQL client on the test database (the URL databaseEnv hands the service). */
 async function sqlClient(url: string): Promise<pg.Client> {
@@ -26,12 +27,21 @@ async function sqlClient(url: string): Promise<pg.Client> {
 
 /** Sets up an agent whose webhook handler records each run of each delivery in a database document. */
 async function recordingAgent(gql: ReturnType<typeof graphqlClient>): Promise<{ agent: string; doc: string }> {
-  const agent = (await gql('mutation { createAgent(input: { name: "Durable", description: "Records every run" }) { id } }')).createAgent.id;
+  const agent = (
+    await gql('mutation { createAgent(input: { name: "Durable", description: "Records every run" }) { id } }')
+  ).createAgent.id;
   await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: 50) { id } }', { a: agent });
   const doc = (
     await gql('mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', {
       a: agent,
-      i: { name: 'runs', kind: 'DATABASE', fields: [{ name: 'deliveryId', type: 'STRING', required: true }, { name: 'attempt', type: 'NUMBER', required: true }] },
+      i: {
+        name: 'runs',
+        kind: 'DATABASE',
+        fields: [
+          { name: 'deliveryId', type: 'STRING', required: true },
+          { name: 'attempt', type: 'NUMBER', required: true },
+        ],
+      },
     })
   ).createDocument.id;
   await gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
@@ -59,7 +69,15 @@ describe('e2e: webhook queue durability (PostgreSQL)', function () {
   it('kill -9 while the queue is busy: every accepted delivery runs to completion after a restart, none finished before the kill runs again, a redelivery runs once', async () => {
     const database = await databaseEnv('webhook_crash');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-wh-crash-'));
-    const env = { ...database.env, PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'warn', WEBHOOK_LEASE_SECONDS: '2', WEBHOOK_WORKERS: '4' };
+    const env = {
+      ...database.env,
+      PORT: '0',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_LEASE_SECONDS: '2',
+      WEBHOOK_WORKERS: '4',
+    };
     const sql = await sqlClient(database.env.DATABASE_URL!);
     let server: Started | undefined;
     try {
@@ -81,12 +99,16 @@ describe('e2e: webhook queue durability (PostgreSQL)', function () {
       const again = await post(server.url, agent, 0);
       expect(((await again.json()) as { deliveryId: string }).deliveryId).to.equal(ids.get(0));
 
-      const count = async (status: string) => Number((await sql.query('select count(*) as n from webhook_deliveries where status = $1', [status])).rows[0].n);
+      const count = async (status: string) =>
+        Number((await sql.query('select count(*) as n from webhook_deliveries where status = $1', [status])).rows[0].n);
       await until('a busy queue', async () => ((await count('DONE')) >= 150 ? true : undefined));
       server.child.kill('SIGKILL');
       await new Promise((r) => server!.child.once('exit', r));
       const doneBefore = new Map<string, number>(
-        (await sql.query("select id, attempts from webhook_deliveries where status = 'DONE'")).rows.map((r) => [r.id as string, Number(r.attempts)]),
+        (await sql.query("select id, attempts from webhook_deliveries where status = 'DONE'")).rows.map((r) => [
+          r.id as string,
+          Number(r.attempts),
+        ]),
       );
       const runningAtKill = await count('RUNNING');
       expect(doneBefore.size).to.be.below(N);
@@ -99,7 +121,12 @@ describe('e2e: webhook queue durability (PostgreSQL)', function () {
       const rows = (await sql.query('select id, status, attempts from webhook_deliveries')).rows;
       expect(rows).to.have.length(N);
       const runs = new Map<string, number>(
-        (await sql.query("select data->>'deliveryId' as id, count(*) as n from document_records where document_id = $1 group by 1", [doc])).rows.map((r) => [r.id as string, Number(r.n)]),
+        (
+          await sql.query(
+            "select data->>'deliveryId' as id, count(*) as n from document_records where document_id = $1 group by 1",
+            [doc],
+          )
+        ).rows.map((r) => [r.id as string, Number(r.n)]),
       );
       for (const id of ids.values()) expect(runs.get(id) ?? 0, `runs of ${id}`).to.be.at.least(1);
       for (const [id, attempts] of doneBefore) {
@@ -107,7 +134,9 @@ describe('e2e: webhook queue durability (PostgreSQL)', function () {
         expect(rows.find((r) => r.id === id)!.attempts).to.equal(attempts);
       }
       const again2 = [...runs.values()].filter((n) => n > 1).length;
-      console.log(`      ${N} deliveries accepted in ${acceptMs} ms; ${doneBefore.size} done and ${runningAtKill} running at the kill; the rest drained ${drainMs} ms after the restart; ${again2} ran twice (cut off by the kill)`);
+      console.log(
+        `      ${N} deliveries accepted in ${acceptMs} ms; ${doneBefore.size} done and ${runningAtKill} running at the kill; the rest drained ${drainMs} ms after the restart; ${again2} ran twice (cut off by the kill)`,
+      );
     } finally {
       if (server?.child.exitCode === null) server.child.kill('SIGKILL');
       await sql.end();
@@ -118,12 +147,23 @@ describe('e2e: webhook queue durability (PostgreSQL)', function () {
 
   it('two instances on one PostgreSQL drain one queue: each delivery is processed once, by one of them', async () => {
     const database = await databaseEnv('webhook_two');
-    const dirs = [fs.mkdtempSync(path.join(os.tmpdir(), 'aes-wh2-a-')), fs.mkdtempSync(path.join(os.tmpdir(), 'aes-wh2-b-'))];
+    const dirs = [
+      fs.mkdtempSync(path.join(os.tmpdir(), 'aes-wh2-a-')),
+      fs.mkdtempSync(path.join(os.tmpdir(), 'aes-wh2-b-')),
+    ];
     const instances: InProcessService[] = [];
     const sql = await sqlClient(database.env.DATABASE_URL!);
     try {
       for (const dataDir of dirs) {
-        instances.push(await startSurfaceService({ dataDir, adminToken: ADMIN_TOKEN, modelUrl: 'http://127.0.0.1:9/v1', platformOrigin: 'https://app.example.test', database: database.env }));
+        instances.push(
+          await startSurfaceService({
+            dataDir,
+            adminToken: ADMIN_TOKEN,
+            modelUrl: 'http://127.0.0.1:9/v1',
+            platformOrigin: 'https://app.example.test',
+            database: database.env,
+          }),
+        );
       }
       const processed = [0, 0];
       instances.forEach((inst, k) => {
@@ -139,12 +179,19 @@ describe('e2e: webhook queue durability (PostgreSQL)', function () {
       const replies = await Promise.all(Array.from({ length: N }, (_, i) => post(instances[i % 2]!.url, agent, i)));
       for (const r of replies) expect(r.status).to.equal(200);
       await until('every delivery done', async () => {
-        const n = Number((await sql.query("select count(*) as n from webhook_deliveries where status = 'DONE'")).rows[0].n);
+        const n = Number(
+          (await sql.query("select count(*) as n from webhook_deliveries where status = 'DONE'")).rows[0].n,
+        );
         return n === N ? true : undefined;
       });
       const attempts = (await sql.query('select attempts from webhook_deliveries')).rows.map((r) => Number(r.attempts));
       expect(new Set(attempts)).to.deep.equal(new Set([1]));
-      const runs = (await sql.query("select data->>'deliveryId' as id, count(*) as n from document_records where document_id = $1 group by 1", [doc])).rows;
+      const runs = (
+        await sql.query(
+          "select data->>'deliveryId' as id, count(*) as n from document_records where document_id = $1 group by 1",
+          [doc],
+        )
+      ).rows;
       expect(runs).to.have.length(N);
       for (const r of runs) expect(Number(r.n)).to.equal(1);
       expect(processed[0]! + processed[1]!).to.equal(N);
@@ -184,18 +231,31 @@ describe('e2e: webhook queue durability (PostgreSQL)', function () {
       expect(during.status).to.equal(503);
       expect(Number(during.headers.get('retry-after'))).to.be.above(0);
       expect(((await during.json()) as { error: string }).error).to.match(/stored/);
-      expect((await sql.query("select count(*) as n from webhook_deliveries where sender_delivery_id = 'delivery-2'")).rows[0].n).to.satisfy((n: unknown) => Number(n) === 0);
+      expect(
+        (await sql.query("select count(*) as n from webhook_deliveries where sender_delivery_id = 'delivery-2'"))
+          .rows[0].n,
+      ).to.satisfy((n: unknown) => Number(n) === 0);
 
       await proxy.restore();
-      const after = await until('the receiver to recover', async () => {
-        const r = await post(svc!.url, agent, 3);
-        return r.status === 200 ? r : undefined;
-      }, 60_000);
+      const after = await until(
+        'the receiver to recover',
+        async () => {
+          const r = await post(svc!.url, agent, 3);
+          return r.status === 200 ? r : undefined;
+        },
+        60_000,
+      );
       expect(after.status).to.equal(200);
-      await until('the queue to recover', async () => {
-        const n = Number((await sql.query("select count(*) as n from webhook_deliveries where status = 'DONE'")).rows[0].n);
-        return n === 2 ? true : undefined;
-      }, 120_000);
+      await until(
+        'the queue to recover',
+        async () => {
+          const n = Number(
+            (await sql.query("select count(*) as n from webhook_deliveries where status = 'DONE'")).rows[0].n,
+          );
+          return n === 2 ? true : undefined;
+        },
+        120_000,
+      );
     } finally {
       await svc?.stop();
       await proxy.close();
@@ -207,7 +267,10 @@ describe('e2e: webhook queue durability (PostgreSQL)', function () {
 });
 
 /** A TCP proxy to the database that can be cut (connections dropped, new ones refused) and restored on the same port. */
-async function startProxy(host: string, port: number): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+async function startProxy(
+  host: string,
+  port: number,
+): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const make = () =>
     net.createServer((client) => {

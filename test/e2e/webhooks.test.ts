@@ -30,7 +30,8 @@ interface DeliveryNode {
   bodyBytes: number;
 }
 
-const DELIVERY_FIELDS = 'id integration status attempts failures lastError runId senderDeliveryId replayOf method headers body bodyBytes';
+const DELIVERY_FIELDS =
+  'id integration status attempts failures lastError runId senderDeliveryId replayOf method headers body bodyBytes';
 
 describe('e2e: webhook receiver and queue', function () {
   this.timeout(120_000);
@@ -39,7 +40,12 @@ describe('e2e: webhook receiver and queue', function () {
 
   const gql = (query: string, variables: Record<string, unknown> = {}) => gqlOk(ws.adminToken, query, variables);
 
-  async function addWebhook(agentId: string, integration: string, handler: Record<string, string>, signature?: { scheme: string; secretName: string }) {
+  async function addWebhook(
+    agentId: string,
+    integration: string,
+    handler: Record<string, string>,
+    signature?: { scheme: string; secretName: string },
+  ) {
     const d = await gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
       a: agentId,
       i: { integration, handler, ...(signature ? { signature } : {}) },
@@ -48,15 +54,23 @@ describe('e2e: webhook receiver and queue', function () {
   }
 
   async function deliveries(agentId: string, integration?: string): Promise<DeliveryNode[]> {
-    const d = await gql(`query($a: ID!, $i: String) { webhookDeliveries(agentId: $a, integration: $i, first: 60) { nodes { ${DELIVERY_FIELDS} } } }`, {
-      a: agentId,
-      i: integration ?? null,
-    });
+    const d = await gql(
+      `query($a: ID!, $i: String) { webhookDeliveries(agentId: $a, integration: $i, first: 60) { nodes { ${DELIVERY_FIELDS} } } }`,
+      {
+        a: agentId,
+        i: integration ?? null,
+      },
+    );
     return d.webhookDeliveries.nodes as DeliveryNode[];
   }
 
   /** Polls the delivery until `done(d)` holds (the queue works in the background), with a generous deadline. */
-  async function waitFor(agentId: string, id: string, done: (d: DeliveryNode) => boolean, what = 'the delivery to settle'): Promise<DeliveryNode> {
+  async function waitFor(
+    agentId: string,
+    id: string,
+    done: (d: DeliveryNode) => boolean,
+    what = 'the delivery to settle',
+  ): Promise<DeliveryNode> {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const d = (await deliveries(agentId)).find((x) => x.id === id);
@@ -68,7 +82,10 @@ describe('e2e: webhook receiver and queue', function () {
 
   async function runEntries(agentId: string): Promise<any[]> {
     await h().service.services.activityLog.flush();
-    const d = await gql('query($a: ID!) { agent(id: $a) { activity(first: 100, surface: WEBHOOKS) { nodes { kind status entry runId error response requestHeaders requestBody } } } }', { a: agentId });
+    const d = await gql(
+      'query($a: ID!) { agent(id: $a) { activity(first: 100, surface: WEBHOOKS) { nodes { kind status entry runId error response requestHeaders requestBody } } } }',
+      { a: agentId },
+    );
     if (process.env.DBG) console.log(JSON.stringify(d).slice(0, 2000));
     return d.agent.activity.nodes;
   }
@@ -77,18 +94,32 @@ describe('e2e: webhook receiver and queue', function () {
     ws = await newWorkspace();
     agent = await createAgent(ws.adminToken, { name: 'Hooks' });
     // Echoes what the handler sees, so each test can check the run input.
-    await addWebhook(agent, 'echo', { script: 'return { body: input, rawBody: request.rawBody, method: request.method, query: request.query, headers: request.headers, delivery: request.delivery };' });
+    await addWebhook(agent, 'echo', {
+      script:
+        'return { body: input, rawBody: request.rawBody, method: request.method, query: request.query, headers: request.headers, delivery: request.delivery };',
+    });
   });
 
   describe('receiving', () => {
     it('answers 200 {received, deliveryId} once stored, then runs the handler with the parsed JSON body and the byte-exact raw body', async () => {
       const raw = '{"action":"opened",  "n": 1, "text":"h\\u00e9llo ✓"}';
-      const r = await call('POST', hook(agent, 'echo', '?source=test'), { raw, headers: { 'x-custom': 'yes' }, baseUrl: h().url });
+      const r = await call('POST', hook(agent, 'echo', '?source=test'), {
+        raw,
+        headers: { 'x-custom': 'yes' },
+        baseUrl: h().url,
+      });
       expect(r.status, r.text).to.equal(200);
       expect(r.json).to.deep.equal({ received: true, deliveryId: r.json.deliveryId });
       expect(r.json.deliveryId).to.match(/^whd_/);
       const d = await waitFor(agent, r.json.deliveryId, (x) => x.status === 'DONE');
-      expect(d).to.include({ attempts: 1, failures: 0, method: 'POST', integration: 'echo', lastError: null, bodyBytes: Buffer.byteLength(raw) });
+      expect(d).to.include({
+        attempts: 1,
+        failures: 0,
+        method: 'POST',
+        integration: 'echo',
+        lastError: null,
+        bodyBytes: Buffer.byteLength(raw),
+      });
       expect(d.body).to.equal(raw);
       const run = (await runEntries(agent)).find((e) => e.kind === 'RUN' && e.runId === d.runId);
       expect(run, 'the run entry of the attempt').to.exist;
@@ -102,8 +133,16 @@ describe('e2e: webhook receiver and queue', function () {
     });
 
     it('gives a form body to the handler as an object and any other body as text, for PUT, PATCH and GET too', async () => {
-      const form = await call('PUT', hook(agent, 'echo'), { raw: 'a=1&b=two&a=3', type: 'application/x-www-form-urlencoded', baseUrl: h().url });
-      const text = await call('PATCH', hook(agent, 'echo'), { raw: '<xml>not json</xml>', type: 'application/xml', baseUrl: h().url });
+      const form = await call('PUT', hook(agent, 'echo'), {
+        raw: 'a=1&b=two&a=3',
+        type: 'application/x-www-form-urlencoded',
+        baseUrl: h().url,
+      });
+      const text = await call('PATCH', hook(agent, 'echo'), {
+        raw: '<xml>not json</xml>',
+        type: 'application/xml',
+        baseUrl: h().url,
+      });
       const badJson = await call('POST', hook(agent, 'echo'), { raw: '{"unterminated": ', baseUrl: h().url });
       const get = await call('GET', hook(agent, 'echo', '?challenge=abc'), { baseUrl: h().url });
       for (const r of [form, text, badJson, get]) expect(r.status, r.text).to.equal(200);
@@ -133,7 +172,9 @@ describe('e2e: webhook receiver and queue', function () {
       const webhooks = h().service.services.webhookReceipt;
       const resolve = webhooks.resolve;
       webhooks.resolve = async () => {
-        throw translatePgError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+        throw translatePgError(
+          Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+        );
       };
       try {
         const r = await call('POST', hook(agent, 'echo'), { json: { during: 'outage' }, baseUrl: h().url });
@@ -167,11 +208,28 @@ describe('e2e: webhook receiver and queue', function () {
       expect((await call('POST', hook(off, 'in'), { json: {}, baseUrl: h().url })).status).to.equal(403);
       expect((await call('POST', hook(off, 'missing'), { json: {}, baseUrl: h().url })).status).to.equal(404);
       // Off wins over a body that is too large: the surface comes before the size.
-      expect((await call('POST', hook(off, 'in'), { raw: Buffer.alloc(1024 * 1024 + 1, 'a'), baseUrl: h().url })).status).to.equal(403);
-      const big = await call('POST', hook(agent, 'echo'), { raw: Buffer.alloc(1024 * 1024 + 1, 'a'), baseUrl: h().url });
+      expect(
+        (await call('POST', hook(off, 'in'), { raw: Buffer.alloc(1024 * 1024 + 1, 'a'), baseUrl: h().url })).status,
+      ).to.equal(403);
+      const big = await call('POST', hook(agent, 'echo'), {
+        raw: Buffer.alloc(1024 * 1024 + 1, 'a'),
+        baseUrl: h().url,
+      });
       expect(big.status).to.equal(413);
-      expect((await call('POST', hook(agent, 'echo'), { raw: Buffer.alloc(64 * 1024 + 1, 'a'), type: 'text/plain', baseUrl: h().url })).status).to.equal(413);
-      const justFits = await call('POST', hook(agent, 'echo'), { raw: Buffer.alloc(64 * 1024, 'a'), type: 'text/plain', baseUrl: h().url });
+      expect(
+        (
+          await call('POST', hook(agent, 'echo'), {
+            raw: Buffer.alloc(64 * 1024 + 1, 'a'),
+            type: 'text/plain',
+            baseUrl: h().url,
+          })
+        ).status,
+      ).to.equal(413);
+      const justFits = await call('POST', hook(agent, 'echo'), {
+        raw: Buffer.alloc(64 * 1024, 'a'),
+        type: 'text/plain',
+        baseUrl: h().url,
+      });
       expect(justFits.status, justFits.text).to.equal(200);
       expect((await deliveries(off)).length).to.equal(0);
     });
@@ -185,7 +243,9 @@ describe('e2e: webhook receiver and queue', function () {
       expect(second.json).to.include({ received: true, deliveryId: first.json.deliveryId, duplicate: true });
       const d = await waitFor(agent, first.json.deliveryId, (x) => x.status === 'DONE');
       expect(d.senderDeliveryId).to.equal(headers['x-github-delivery']);
-      expect((await deliveries(agent)).filter((x) => x.senderDeliveryId === headers['x-github-delivery'])).to.have.length(1);
+      expect(
+        (await deliveries(agent)).filter((x) => x.senderDeliveryId === headers['x-github-delivery']),
+      ).to.have.length(1);
       // A Stripe event id in the body de-duplicates the same way.
       const evt = { id: `evt_${Date.now()}`, object: 'event', type: 'charge.succeeded' };
       const s1 = await call('POST', hook(agent, 'echo'), { json: evt, baseUrl: h().url });
@@ -200,8 +260,11 @@ describe('e2e: webhook receiver and queue', function () {
     before(async () => {
       signed = await createAgent(ws.adminToken, { name: 'Signed' });
       const secret = async (name: string, value: string) =>
-        gql('mutation($n: String!, $v: String!) { createSecret(name: $n, kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }', { n: name, v: value });
-      await secret('gh', 'It\'s a Secret to Everybody');
+        gql(
+          'mutation($n: String!, $v: String!) { createSecret(name: $n, kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }',
+          { n: name, v: value },
+        );
+      await secret('gh', "It's a Secret to Everybody");
       await secret('stripe', 'whsec_stripe_test_secret');
       await secret('svix', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
       await secret('slack', '8f742231b10e8888abcd99yyyzzz85a5');
@@ -222,10 +285,22 @@ describe('e2e: webhook receiver and queue', function () {
 
     it('GitHub: a payload signed by @octokit/webhooks-methods is accepted; tampered, wrong secret or unsigned is 401', async () => {
       const body = JSON.stringify({ action: 'opened', zen: 'Keep it logically awesome.' });
-      const ok = await call('POST', hook(signed, 'github'), { raw: body, headers: { 'x-hub-signature-256': await githubSign("It's a Secret to Everybody", body) }, baseUrl: h().url });
+      const ok = await call('POST', hook(signed, 'github'), {
+        raw: body,
+        headers: { 'x-hub-signature-256': await githubSign("It's a Secret to Everybody", body) },
+        baseUrl: h().url,
+      });
       expect(ok.status, ok.text).to.equal(200);
-      const tampered = await call('POST', hook(signed, 'github'), { raw: body.replace('opened', 'closed'), headers: { 'x-hub-signature-256': await githubSign("It's a Secret to Everybody", body) }, baseUrl: h().url });
-      const wrong = await call('POST', hook(signed, 'github'), { raw: body, headers: { 'x-hub-signature-256': await githubSign('another secret', body) }, baseUrl: h().url });
+      const tampered = await call('POST', hook(signed, 'github'), {
+        raw: body.replace('opened', 'closed'),
+        headers: { 'x-hub-signature-256': await githubSign("It's a Secret to Everybody", body) },
+        baseUrl: h().url,
+      });
+      const wrong = await call('POST', hook(signed, 'github'), {
+        raw: body,
+        headers: { 'x-hub-signature-256': await githubSign('another secret', body) },
+        baseUrl: h().url,
+      });
       const missing = await call('POST', hook(signed, 'github'), { raw: body, baseUrl: h().url });
       for (const r of [tampered, wrong, missing]) {
         expect(r.status, r.text).to.equal(401);
@@ -235,19 +310,38 @@ describe('e2e: webhook receiver and queue', function () {
       expect(d.headers, 'the signature header is not stored').not.to.have.property('x-hub-signature-256');
       const logged = (await runEntries(signed)).filter((e) => e.kind === 'REQUEST' && e.entry === 'github');
       expect(logged.map((e) => e.status).sort()).to.deep.equal([200, 401, 401, 401]);
-      for (const e of logged) if (e.requestHeaders['x-hub-signature-256']) expect(e.requestHeaders['x-hub-signature-256']).to.equal('[redacted]');
+      for (const e of logged)
+        if (e.requestHeaders['x-hub-signature-256'])
+          expect(e.requestHeaders['x-hub-signature-256']).to.equal('[redacted]');
     });
 
     it('Stripe: a header from stripe.webhooks.generateTestHeaderString is accepted; stale (6 minutes) or tampered is 401', async () => {
       const stripe = new Stripe('sk_test_not_used');
-      const payload = JSON.stringify({ id: `evt_sig_${Date.now()}`, object: 'event', type: 'payment_intent.succeeded' });
-      const header = (timestamp: number) => stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_stripe_test_secret', timestamp });
-      const ok = await call('POST', hook(signed, 'stripe'), { raw: payload, headers: { 'stripe-signature': header(now()) }, baseUrl: h().url });
+      const payload = JSON.stringify({
+        id: `evt_sig_${Date.now()}`,
+        object: 'event',
+        type: 'payment_intent.succeeded',
+      });
+      const header = (timestamp: number) =>
+        stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_stripe_test_secret', timestamp });
+      const ok = await call('POST', hook(signed, 'stripe'), {
+        raw: payload,
+        headers: { 'stripe-signature': header(now()) },
+        baseUrl: h().url,
+      });
       expect(ok.status, ok.text).to.equal(200);
-      const stale = await call('POST', hook(signed, 'stripe'), { raw: payload, headers: { 'stripe-signature': header(now() - 360) }, baseUrl: h().url });
+      const stale = await call('POST', hook(signed, 'stripe'), {
+        raw: payload,
+        headers: { 'stripe-signature': header(now() - 360) },
+        baseUrl: h().url,
+      });
       expect(stale.status).to.equal(401);
       expect(stale.json.error).to.match(/5 minutes|old|stale|tolerance/i);
-      const tampered = await call('POST', hook(signed, 'stripe'), { raw: payload + ' ', headers: { 'stripe-signature': header(now()) }, baseUrl: h().url });
+      const tampered = await call('POST', hook(signed, 'stripe'), {
+        raw: payload + ' ',
+        headers: { 'stripe-signature': header(now()) },
+        baseUrl: h().url,
+      });
       expect(tampered.status).to.equal(401);
     });
 
@@ -258,25 +352,55 @@ describe('e2e: webhook receiver and queue', function () {
         'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
         'webhook-signature': new StandardWebhook(secret).sign(id, at, payload),
       });
-      const ok = await call('POST', hook(signed, 'svix'), { raw: payload, headers: sign('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', new Date()), baseUrl: h().url });
+      const ok = await call('POST', hook(signed, 'svix'), {
+        raw: payload,
+        headers: sign('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', new Date()),
+        baseUrl: h().url,
+      });
       expect(ok.status, ok.text).to.equal(200);
-      const other = await call('POST', hook(signed, 'svix'), { raw: payload, headers: sign('whsec_' + Buffer.from('another key of 24 bytes!').toString('base64'), new Date()), baseUrl: h().url });
+      const other = await call('POST', hook(signed, 'svix'), {
+        raw: payload,
+        headers: sign('whsec_' + Buffer.from('another key of 24 bytes!').toString('base64'), new Date()),
+        baseUrl: h().url,
+      });
       expect(other.status).to.equal(401);
-      const stale = await call('POST', hook(signed, 'svix'), { raw: payload, headers: sign('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', new Date(Date.now() - 6 * 60_000)), baseUrl: h().url });
+      const stale = await call('POST', hook(signed, 'svix'), {
+        raw: payload,
+        headers: sign('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', new Date(Date.now() - 6 * 60_000)),
+        baseUrl: h().url,
+      });
       expect(stale.status).to.equal(401);
       const d = await waitFor(signed, ok.json.deliveryId, (x) => x.status === 'DONE');
       expect(d.senderDeliveryId, 'webhook-id is the sender id').to.match(/^msg_/);
     });
 
-    it("Slack: a request signed as Slack documents is accepted, a stale one is 401, and the url_verification challenge is answered without a run", async () => {
+    it('Slack: a request signed as Slack documents is accepted, a stale one is 401, and the url_verification challenge is answered without a run', async () => {
       const body = 'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&command=%2Fwebhook-collect&text=hi';
-      const ok = await call('POST', hook(signed, 'slack'), { raw: body, type: 'application/x-www-form-urlencoded', headers: slackHeaders(body), baseUrl: h().url });
+      const ok = await call('POST', hook(signed, 'slack'), {
+        raw: body,
+        type: 'application/x-www-form-urlencoded',
+        headers: slackHeaders(body),
+        baseUrl: h().url,
+      });
       expect(ok.status, ok.text).to.equal(200);
-      const stale = await call('POST', hook(signed, 'slack'), { raw: body, type: 'application/x-www-form-urlencoded', headers: slackHeaders(body, now() - 360), baseUrl: h().url });
+      const stale = await call('POST', hook(signed, 'slack'), {
+        raw: body,
+        type: 'application/x-www-form-urlencoded',
+        headers: slackHeaders(body, now() - 360),
+        baseUrl: h().url,
+      });
       expect(stale.status).to.equal(401);
       const before = (await deliveries(signed, 'slack')).length;
-      const challenge = JSON.stringify({ token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' });
-      const handshake = await call('POST', hook(signed, 'slack'), { raw: challenge, headers: slackHeaders(challenge), baseUrl: h().url });
+      const challenge = JSON.stringify({
+        token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl',
+        challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P',
+        type: 'url_verification',
+      });
+      const handshake = await call('POST', hook(signed, 'slack'), {
+        raw: challenge,
+        headers: slackHeaders(challenge),
+        baseUrl: h().url,
+      });
       expect(handshake.status, handshake.text).to.equal(200);
       expect(handshake.json).to.deep.equal({ challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P' });
       const unsigned = await call('POST', hook(signed, 'slack'), { raw: challenge, baseUrl: h().url });
@@ -286,11 +410,36 @@ describe('e2e: webhook receiver and queue', function () {
 
     it('HMAC_SHA256: X-Signature-256 sha256=<hex> over the raw body; a bad signature over a body larger than 1 MiB is 401, not 413', async () => {
       const body = '{"event":"ping"}';
-      const sig = (b: string | Buffer, secret = 'our-own-secret') => `sha256=${createHmac('sha256', secret).update(b).digest('hex')}`;
-      expect((await call('POST', hook(signed, 'plain'), { raw: body, headers: { 'x-signature-256': sig(body) }, baseUrl: h().url })).status).to.equal(200);
+      const sig = (b: string | Buffer, secret = 'our-own-secret') =>
+        `sha256=${createHmac('sha256', secret).update(b).digest('hex')}`;
+      expect(
+        (
+          await call('POST', hook(signed, 'plain'), {
+            raw: body,
+            headers: { 'x-signature-256': sig(body) },
+            baseUrl: h().url,
+          })
+        ).status,
+      ).to.equal(200);
       const big = Buffer.alloc(1024 * 1024 + 10, 'b');
-      expect((await call('POST', hook(signed, 'plain'), { raw: big, headers: { 'x-signature-256': sig(big, 'wrong') }, baseUrl: h().url })).status).to.equal(401);
-      expect((await call('POST', hook(signed, 'plain'), { raw: big, headers: { 'x-signature-256': sig(big) }, baseUrl: h().url })).status).to.equal(413);
+      expect(
+        (
+          await call('POST', hook(signed, 'plain'), {
+            raw: big,
+            headers: { 'x-signature-256': sig(big, 'wrong') },
+            baseUrl: h().url,
+          })
+        ).status,
+      ).to.equal(401);
+      expect(
+        (
+          await call('POST', hook(signed, 'plain'), {
+            raw: big,
+            headers: { 'x-signature-256': sig(big) },
+            baseUrl: h().url,
+          })
+        ).status,
+      ).to.equal(413);
     });
 
     it('refuses every delivery (401) when the signing secret was deleted, rather than running unverified ones', async () => {
@@ -298,7 +447,11 @@ describe('e2e: webhook receiver and queue', function () {
       await addWebhook(signed, 'temp', { script: 'return 1;' }, { scheme: 'HMAC_SHA256', secretName: 'temp' });
       await gql('mutation { deleteSecret(name: "temp") }');
       const body = '{}';
-      const r = await call('POST', hook(signed, 'temp'), { raw: body, headers: { 'x-signature-256': `sha256=${createHmac('sha256', 't').update(body).digest('hex')}` }, baseUrl: h().url });
+      const r = await call('POST', hook(signed, 'temp'), {
+        raw: body,
+        headers: { 'x-signature-256': `sha256=${createHmac('sha256', 't').update(body).digest('hex')}` },
+        baseUrl: h().url,
+      });
       expect(r.status).to.equal(401);
       expect(r.json.error).to.match(/temp/);
     });
@@ -306,11 +459,16 @@ describe('e2e: webhook receiver and queue', function () {
 
   describe('processing', () => {
     it('answers the sender before a 2-second handler has finished, and the run is in the activity log afterwards', async () => {
-      await addWebhook(agent, 'slow', { script: 'const end = Date.now() + 2000; while (Date.now() < end) {} return { slept: true };' });
+      await addWebhook(agent, 'slow', {
+        script: 'const end = Date.now() + 2000; while (Date.now() < end) {} return { slept: true };',
+      });
       const r = await call('POST', hook(agent, 'slow'), { json: { n: 1 }, baseUrl: h().url });
       expect(r.status).to.equal(200);
       const atAnswer = (await deliveries(agent, 'slow')).find((x) => x.id === r.json.deliveryId)!;
-      expect(atAnswer.status, 'the run is not finished when the sender has its answer').to.be.oneOf(['PENDING', 'RUNNING']);
+      expect(atAnswer.status, 'the run is not finished when the sender has its answer').to.be.oneOf([
+        'PENDING',
+        'RUNNING',
+      ]);
       const d = await waitFor(agent, r.json.deliveryId, (x) => x.status === 'DONE');
       const run = (await runEntries(agent)).find((e) => e.kind === 'RUN' && e.runId === d.runId);
       expect(run.response).to.deep.equal({ output: { slept: true } });
@@ -344,7 +502,9 @@ describe('e2e: webhook receiver and queue', function () {
     it('replays a stored delivery as a new delivery that runs, and hides deliveries of other workspaces', async () => {
       const r = await call('POST', hook(agent, 'echo'), { json: { replay: 'me' }, baseUrl: h().url });
       const original = await waitFor(agent, r.json.deliveryId, (x) => x.status === 'DONE');
-      const replayed = (await gql(`mutation($id: ID!) { replayWebhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`, { id: original.id })).replayWebhookDelivery as DeliveryNode;
+      const replayed = (
+        await gql(`mutation($id: ID!) { replayWebhookDelivery(id: $id) { ${DELIVERY_FIELDS} } }`, { id: original.id })
+      ).replayWebhookDelivery as DeliveryNode;
       expect(replayed.id).not.to.equal(original.id);
       expect(replayed).to.include({ replayOf: original.id, body: original.body, attempts: 0 });
       const done = await waitFor(agent, replayed.id, (x) => x.status === 'DONE');
@@ -353,20 +513,29 @@ describe('e2e: webhook receiver and queue', function () {
       const foreign = await fetch(`${h().url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${other.adminToken}` },
-        body: JSON.stringify({ query: 'mutation($id: ID!) { replayWebhookDelivery(id: $id) { id } }', variables: { id: original.id } }),
+        body: JSON.stringify({
+          query: 'mutation($id: ID!) { replayWebhookDelivery(id: $id) { id } }',
+          variables: { id: original.id },
+        }),
       }).then((x) => x.json() as Promise<any>);
       expect(foreign.errors[0].extensions.code).to.equal('NOT_FOUND');
     });
 
     it('lists deliveries by integration and status, newest first, in pages', async () => {
-      const page = await gql('query($a: ID!) { webhookDeliveries(agentId: $a, integration: "echo", status: DONE, first: 2) { nodes { id integration status } endCursor hasNextPage } }', { a: agent });
+      const page = await gql(
+        'query($a: ID!) { webhookDeliveries(agentId: $a, integration: "echo", status: DONE, first: 2) { nodes { id integration status } endCursor hasNextPage } }',
+        { a: agent },
+      );
       expect(page.webhookDeliveries.nodes).to.have.length(2);
       for (const n of page.webhookDeliveries.nodes) expect(n).to.include({ integration: 'echo', status: 'DONE' });
       expect(page.webhookDeliveries.hasNextPage).to.equal(true);
-      const next = await gql('query($a: ID!, $c: String) { webhookDeliveries(agentId: $a, integration: "echo", status: DONE, first: 2, after: $c) { nodes { id } } }', {
-        a: agent,
-        c: page.webhookDeliveries.endCursor,
-      });
+      const next = await gql(
+        'query($a: ID!, $c: String) { webhookDeliveries(agentId: $a, integration: "echo", status: DONE, first: 2, after: $c) { nodes { id } } }',
+        {
+          a: agent,
+          c: page.webhookDeliveries.endCursor,
+        },
+      );
       const ids = page.webhookDeliveries.nodes.map((n: { id: string }) => n.id);
       for (const n of next.webhookDeliveries.nodes) expect(ids).not.to.include(n.id);
     });

@@ -22,8 +22,13 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.resolve('docs/images/widget.png');
 
 /** The example site: the proxy and the demo page, as a child process like a customer runs it. */
-async function startExample(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['examples/widget/server.js'], { env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startExample(
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['examples/widget/server.js'], {
+    env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the example exited with ${code}`)));
@@ -63,16 +68,35 @@ describe('e2e: the chat widget in Chromium', function () {
 
   before(async function () {
     if (!fs.existsSync(CHROMIUM)) {
-      console.log(`    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`);
+      console.log(
+        `    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`,
+      );
       this.skip();
     }
     svc = await startE2eService('widget_browser', { adminToken: ADMIN_TOKEN });
-    agentId = (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: { name: 'Shop assistant', instructions: 'You help with orders.', defaultModel: 'fake-model' } })).createAgent.id;
-    apiKey = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "site proxy") { key } }', { a: agentId })).createAgentApiKey.key;
-    example = await startExample({ SERVICE_URL: svc.url, AGENT_ID: agentId, AGENT_API_KEY: apiKey, WIDGET_COOKIE_SECRET: 'a-cookie-secret-of-at-least-32-characters' });
+    agentId = (
+      await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+        i: { name: 'Shop assistant', instructions: 'You help with orders.', defaultModel: 'fake-model' },
+      })
+    ).createAgent.id;
+    apiKey = (
+      await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "site proxy") { key } }', { a: agentId })
+    ).createAgentApiKey.key;
+    example = await startExample({
+      SERVICE_URL: svc.url,
+      AGENT_ID: agentId,
+      AGENT_API_KEY: apiKey,
+      WIDGET_COOKIE_SECRET: 'a-cookie-secret-of-at-least-32-characters',
+    });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     context = await browser.newContext({ viewport: { width: 1000, height: 720 } });
     context.on('response', (res) => {
@@ -107,12 +131,19 @@ describe('e2e: the chat widget in Chromium', function () {
         if (last) w.seen.push(last.textContent ?? '');
       }).observe(root.querySelector('.log')!, { subtree: true, childList: true, characterData: true });
     });
-    svc.fake.enqueue({ text: 'Your order **42** ships *tomorrow*:\n\n- a blue mug\n- a `gift card`\n\nTrack it [here](https://shop.example/track/42).', chunkDelayMs: 60 });
+    svc.fake.enqueue({
+      text: 'Your order **42** ships *tomorrow*:\n\n- a blue mug\n- a `gift card`\n\nTrack it [here](https://shop.example/track/42).',
+      chunkDelayMs: 60,
+    });
     await page.getByRole('textbox', { name: 'Message' }).fill('Where is my order 42?');
     await page.getByRole('button', { name: 'Send' }).click();
     const answer = page.locator('.msg.assistant').last();
     await answer.getByRole('link', { name: 'here' }).waitFor();
-    await page.waitForFunction(() => !(document.querySelector('agent-chat-widget')!.shadowRoot!.querySelector('.send') as HTMLButtonElement).disabled);
+    await page.waitForFunction(
+      () =>
+        !(document.querySelector('agent-chat-widget')!.shadowRoot!.querySelector('.send') as HTMLButtonElement)
+          .disabled,
+    );
 
     const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
     const final = 'Your order 42 ships tomorrow:a blue muga gift cardTrack it here.';
@@ -132,8 +163,16 @@ describe('e2e: the chat widget in Chromium', function () {
     await page.reload();
     // The panel was open: it opens again and shows the stored turns from the history endpoint.
     await page.getByRole('log').getByText('Where is my order 42?').waitFor();
-    const restored = await inWidget(page, (root) => [...root.querySelectorAll('.msg')].map((m) => `${m.classList.contains('user') ? 'user' : 'assistant'}: ${m.textContent}`));
-    expect(restored).to.deep.equal(['assistant: Hi! Ask me about your order.', 'user: Where is my order 42?', `assistant: ${final}`]);
+    const restored = await inWidget(page, (root) =>
+      [...root.querySelectorAll('.msg')].map(
+        (m) => `${m.classList.contains('user') ? 'user' : 'assistant'}: ${m.textContent}`,
+      ),
+    );
+    expect(restored).to.deep.equal([
+      'assistant: Hi! Ask me about your order.',
+      'user: Where is my order 42?',
+      `assistant: ${final}`,
+    ]);
 
     // The next message continues the same conversation: the model sees the earlier turns.
     svc.fake.enqueue({ text: 'It left the warehouse.' });
@@ -145,12 +184,16 @@ describe('e2e: the chat widget in Chromium', function () {
   });
 
   it('renders model output that holds HTML as text: no element, no script runs', async () => {
-    svc.fake.enqueue({ text: 'Look: <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> and [click](javascript:window.__pwned=3) for snake_case_name' });
+    svc.fake.enqueue({
+      text: 'Look: <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> and [click](javascript:window.__pwned=3) for snake_case_name',
+    });
     await page.getByRole('textbox', { name: 'Message' }).fill('Show me HTML');
     await page.getByRole('button', { name: 'Send' }).click();
     const answer = page.locator('.msg.assistant').last();
     await answer.getByText('window.__pwned=2').waitFor();
-    expect(await answer.textContent()).to.equal('Look: <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> and [click](javascript:window.__pwned=3) for snake_case_name');
+    expect(await answer.textContent()).to.equal(
+      'Look: <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> and [click](javascript:window.__pwned=3) for snake_case_name',
+    );
     expect(await answer.locator('img, script, a, em, strong').count()).to.equal(0);
     await answer.getByText('[click]', { exact: false }).click();
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).to.equal(undefined);
@@ -165,7 +208,11 @@ describe('e2e: the chat widget in Chromium', function () {
     expect(await page.getByRole('dialog').isVisible()).to.equal(true);
 
     await page.setViewportSize({ width: 360, height: 640 });
-    for (const target of [page.getByRole('dialog'), page.getByRole('textbox', { name: 'Message' }), page.getByRole('button', { name: 'Send' })]) {
+    for (const target of [
+      page.getByRole('dialog'),
+      page.getByRole('textbox', { name: 'Message' }),
+      page.getByRole('button', { name: 'Send' }),
+    ]) {
       const box = (await target.boundingBox())!;
       expect(box.x, 'inside the screen').to.be.at.least(0);
       expect(box.x + box.width).to.be.at.most(360);
@@ -189,7 +236,10 @@ describe('e2e: the chat widget in Chromium', function () {
     await page.getByRole('log').getByText('Yes, I am here.').waitFor();
     expect(await alert.isVisible()).to.equal(false);
     const users = await inWidget(page, (root) => [...root.querySelectorAll('.msg.user')].map((m) => m.textContent));
-    expect(users.filter((t) => t === 'Are you there?'), 'the retried message is shown once').to.have.length(1);
+    expect(
+      users.filter((t) => t === 'Are you there?'),
+      'the retried message is shown once',
+    ).to.have.length(1);
   });
 
   it('a network failure shows a message and a Retry, never a stuck spinner', async () => {
@@ -197,7 +247,10 @@ describe('e2e: the chat widget in Chromium', function () {
     try {
       await page.getByRole('textbox', { name: 'Message' }).fill('Hello?');
       await page.getByRole('button', { name: 'Send' }).click();
-      await page.getByRole('alert').getByText('Could not reach the assistant. Check your connection and try again.').waitFor();
+      await page
+        .getByRole('alert')
+        .getByText('Could not reach the assistant. Check your connection and try again.')
+        .waitFor();
       expect(await page.getByRole('button', { name: 'Send' }).isEnabled()).to.equal(true);
     } finally {
       await context.setOffline(false);
@@ -211,12 +264,23 @@ describe('e2e: the chat widget in Chromium', function () {
     // Reload once more so the history answer is among the received bodies.
     await page.reload();
     await page.getByRole('log').getByText('Back online.').waitFor();
-    const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.documentElement.outerHTML);
+    const storage = await page.evaluate(
+      () =>
+        JSON.stringify({ ...localStorage }) +
+        JSON.stringify({ ...sessionStorage }) +
+        document.documentElement.outerHTML,
+    );
     const cookies = JSON.stringify(await context.cookies());
     const widgetJs = await (await fetch(`${svc.url}/widget.js`)).text();
     const everything = [...received, storage, cookies, widgetJs];
-    expect(received.some((b) => b.includes('event: delta')), 'the event streams were captured').to.equal(true);
-    expect(received.some((b) => b.includes('"messages"')), 'a history answer was captured').to.equal(true);
+    expect(
+      received.some((b) => b.includes('event: delta')),
+      'the event streams were captured',
+    ).to.equal(true);
+    expect(
+      received.some((b) => b.includes('"messages"')),
+      'a history answer was captured',
+    ).to.equal(true);
     for (const text of everything) {
       expect(text.includes(apiKey), 'the key reached the browser').to.equal(false);
       expect(text.includes(apiKey.slice(0, 24)), 'a prefix of the key reached the browser').to.equal(false);

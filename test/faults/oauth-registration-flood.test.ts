@@ -60,7 +60,13 @@ describe('faults: an anonymous OAuth registration flood', function () {
 
   before(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-faults-oauth-flood-'));
-    service = await startService({ DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN, LOG_LEVEL: 'warn', DATABASE_URL: undefined });
+    service = await startService({
+      DATA_DIR: dataDir,
+      PORT: '0',
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: undefined,
+    });
   });
 
   after(async () => {
@@ -71,11 +77,23 @@ describe('faults: an anonymous OAuth registration flood', function () {
   it('2,000 registrations leave the data directory and the memory within +10 MB, every refusal a readable 4xx; another client still signs in', async () => {
     const { url, child } = service!;
     const gql = graphqlClient(() => url, ADMIN_TOKEN);
-    const agent = (await gql('mutation { createAgent(input: { name: "Flooded", description: "An agent behind a flood" }) { id } }')).createAgent.id as string;
+    const agent = (
+      await gql('mutation { createAgent(input: { name: "Flooded", description: "An agent behind a flood" }) { id } }')
+    ).createAgent.id as string;
     const target = new URL('/oauth/register', url);
-    const huge = (i: number) => JSON.stringify({ client_name: `${i} ${noise(37 * 1024)}`, redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none' });
+    const huge = (i: number) =>
+      JSON.stringify({
+        client_name: `${i} ${noise(37 * 1024)}`,
+        redirect_uris: ['http://127.0.0.1:9/callback'],
+        token_endpoint_auth_method: 'none',
+      });
     // The most one registration may hold: a 200-character name and redirect URIs up to the 8 KB body.
-    const largest = (i: number) => JSON.stringify({ client_name: `${i} ${noise(190)}`, redirect_uris: [0, 1, 2].map((k) => `https://app${k}.example.com/${i}/${noise(2000)}`), token_endpoint_auth_method: 'none' });
+    const largest = (i: number) =>
+      JSON.stringify({
+        client_name: `${i} ${noise(190)}`,
+        redirect_uris: [0, 1, 2].map((k) => `https://app${k}.example.com/${i}/${noise(2000)}`),
+        token_endpoint_auth_method: 'none',
+      });
     const statuses = new Map<number, number>();
     const unreadable: string[] = [];
 
@@ -84,12 +102,20 @@ describe('faults: an anonymous OAuth registration flood', function () {
       const pool = new http.Agent({ keepAlive: true, maxSockets: PARALLEL, localAddress });
       const post = (body: string) =>
         new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
-          const req = http.request(target, { method: 'POST', agent: pool, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (d) => (text += d));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-          });
+          const req = http.request(
+            target,
+            {
+              method: 'POST',
+              agent: pool,
+              headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            },
+            (res) => {
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (d) => (text += d));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+            },
+          );
           req.on('error', reject);
           req.end(body);
         });
@@ -107,8 +133,13 @@ describe('faults: an anonymous OAuth registration flood', function () {
             } catch {
               error = undefined;
             }
-            const readable = res.status >= 400 && res.status < 500 && typeof error === 'string' && (res.status !== 429 || Number(res.headers['retry-after']) > 0);
-            if (!readable && unreadable.length < 5) unreadable.push(`${res.status} ${res.headers['retry-after'] ?? ''} ${res.text.slice(0, 200)}`);
+            const readable =
+              res.status >= 400 &&
+              res.status < 500 &&
+              typeof error === 'string' &&
+              (res.status !== 429 || Number(res.headers['retry-after']) > 0);
+            if (!readable && unreadable.length < 5)
+              unreadable.push(`${res.status} ${res.headers['retry-after'] ?? ''} ${res.text.slice(0, 200)}`);
           }
         }),
       );
@@ -130,7 +161,9 @@ describe('faults: an anonymous OAuth registration flood', function () {
     const seconds = (Date.now() - started) / 1000;
     await sleep(2_000);
     const after = { disk: sizeOf(dataDir), rss: await rssOf(child.pid!) };
-    console.log(`      at start: data directory ${(started0.disk / MB).toFixed(1)} MB, RSS ${(started0.rss / MB).toFixed(1)} MB; after the warm-up of ${WARM_UP}: ${(before.disk / MB).toFixed(1)} MB, ${(before.rss / MB).toFixed(1)} MB`);
+    console.log(
+      `      at start: data directory ${(started0.disk / MB).toFixed(1)} MB, RSS ${(started0.rss / MB).toFixed(1)} MB; after the warm-up of ${WARM_UP}: ${(before.disk / MB).toFixed(1)} MB, ${(before.rss / MB).toFixed(1)} MB`,
+    );
     const figures = `${FLOOD} registrations in ${seconds.toFixed(1)} s: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}; data directory ${(before.disk / MB).toFixed(1)} → ${(after.disk / MB).toFixed(1)} MB, RSS ${(before.rss / MB).toFixed(1)} → ${(after.rss / MB).toFixed(1)} MB`;
     console.log(`      ${figures}`);
 
@@ -143,7 +176,11 @@ describe('faults: an anonymous OAuth registration flood', function () {
     const tokens = await obtainAccessToken(url, agent, ADMIN_TOKEN);
     const list = await fetch(`${url}/agents/${agent}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tokens.accessToken}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${tokens.accessToken}`,
+      },
       body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
     });
     expect(list.status).to.equal(200);

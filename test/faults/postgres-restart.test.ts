@@ -6,7 +6,16 @@ import type pg from 'pg';
 import { TEST_SECRETS_KEY } from '../helpers/harness.js';
 import { graphqlClient, startService, type Started } from '../helpers/process.js';
 import { privatePostgres, type PrivatePostgres } from './private-postgres.js';
-import { drained, freePort, onPostgres, reconcile, recordingAgent, sqlClient, until, WebhookSender } from './support.js';
+import {
+  drained,
+  freePort,
+  onPostgres,
+  reconcile,
+  recordingAgent,
+  sqlClient,
+  until,
+  WebhookSender,
+} from './support.js';
 
 // PostgreSQL stopped as a crash stops it (`pg_ctl -m immediate`) while the service is under load —
 // signed webhook events and HTTP API calls whose script writes a record — kept down for a few
@@ -39,18 +48,40 @@ describe('faults: PostgreSQL restarted under load', function () {
       return sql;
     };
     try {
-      server = await startService({ DATABASE_URL: pgServer.url, SECRETS_KEY: TEST_SECRETS_KEY, PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'error', WEBHOOK_LEASE_SECONDS: '2' });
+      server = await startService({
+        DATABASE_URL: pgServer.url,
+        SECRETS_KEY: TEST_SECRETS_KEY,
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        ADMIN_TOKEN,
+        LOG_LEVEL: 'error',
+        WEBHOOK_LEASE_SECONDS: '2',
+      });
       const url = server.url;
       const { agent, doc } = await recordingAgent(() => url, ADMIN_TOKEN);
       const gql = graphqlClient(() => url, ADMIN_TOKEN);
-      const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "load") { key } }', { a: agent })).createAgentApiKey.key as string;
+      const key = (
+        await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "load") { key } }', { a: agent })
+      ).createAgentApiKey.key as string;
       await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
         a: agent,
-        i: { path: 'write', handler: { script: `await documents.insert(${JSON.stringify(doc)}, [{ deliveryId: 'api-' + input.n, senderId: 'api', attempt: 1 }]); return { stored: input.n };` } },
+        i: {
+          path: 'write',
+          handler: {
+            script: `await documents.insert(${JSON.stringify(doc)}, [{ deliveryId: 'api-' + input.n, senderId: 'api', attempt: 1 }]); return { stored: input.n };`,
+          },
+        },
       });
 
       // HTTP API load: 8 callers, each call with a request id of its own.
-      const api = { answered: new Map<string, number>(), ok: [] as number[], byStatus: new Map<number, number>(), missingRetryAfter: 0, bodies: [] as string[], answers: [] as { at: number; status: number }[] };
+      const api = {
+        answered: new Map<string, number>(),
+        ok: [] as number[],
+        byStatus: new Map<number, number>(),
+        missingRetryAfter: 0,
+        bodies: [] as string[],
+        answers: [] as { at: number; status: number }[],
+      };
       let loading = true;
       let n = 0;
       const caller = async () => {
@@ -92,7 +123,9 @@ describe('faults: PostgreSQL restarted under load', function () {
 
       const sender = new WebhookSender(() => `${url}/agents/${agent}/webhook`, { redeliverEvery: 25 });
       const sending = sender.send(0, EVENTS, 16);
-      await until('a third of the events accepted', async () => (sender.counts.accepted >= EVENTS / 3 ? true : undefined));
+      await until('a third of the events accepted', async () =>
+        sender.counts.accepted >= EVENTS / 3 ? true : undefined,
+      );
       const downAt = Date.now();
       pgServer.crash();
       await new Promise((r) => setTimeout(r, OUTAGE_MS)); // how long the database stays away: the fault itself, not a wait for a result
@@ -104,38 +137,69 @@ describe('faults: PostgreSQL restarted under load', function () {
 
       await drained(connect);
       const r = await reconcile(await connect(), sender, doc);
-      const apiRecords = new Set((await (await connect()).query("select data->>'deliveryId' as d from document_records where document_id = $1 and data->>'senderId' = 'api'", [doc])).rows.map((x) => x.d as string));
+      const apiRecords = new Set(
+        (
+          await (
+            await connect()
+          ).query(
+            "select data->>'deliveryId' as d from document_records where document_id = $1 and data->>'senderId' = 'api'",
+            [doc],
+          )
+        ).rows.map((x) => x.d as string),
+      );
       const apiLost = api.ok.filter((i) => !apiRecords.has(`api-${i}`));
       // Activity entries are written in batches, and kept and retried while the database is away.
       // A call refused 503 before its agent could be read (the read cache is off while the
       // database is away) has no agent to be logged under: it is in the JSON request log only.
       let unlogged: string[] = [];
       let unloggedRefusals = 0;
-      await until('the activity entries of every answered call', async () => {
-        const logged = new Set((await (await connect()).query("select request_id from activity_log where request_id like 'fault-api-%'")).rows.map((x) => x.request_id as string));
-        unlogged = [...api.answered.keys()].filter((id) => !logged.has(id) && api.answered.get(id) !== 503);
-        unloggedRefusals = [...api.answered.keys()].filter((id) => !logged.has(id) && api.answered.get(id) === 503).length;
-        return unlogged.length === 0 ? true : undefined;
-      }, 30_000).catch(() => {});
+      await until(
+        'the activity entries of every answered call',
+        async () => {
+          const logged = new Set(
+            (
+              await (await connect()).query("select request_id from activity_log where request_id like 'fault-api-%'")
+            ).rows.map((x) => x.request_id as string),
+          );
+          unlogged = [...api.answered.keys()].filter((id) => !logged.has(id) && api.answered.get(id) !== 503);
+          unloggedRefusals = [...api.answered.keys()].filter(
+            (id) => !logged.has(id) && api.answered.get(id) === 503,
+          ).length;
+          return unlogged.length === 0 ? true : undefined;
+        },
+        30_000,
+      ).catch(() => {});
 
-      const firstOk = (answers: { at: number; status: number }[]) => answers.find((a) => a.at >= backAt && a.status === 200)?.at;
+      const firstOk = (answers: { at: number; status: number }[]) =>
+        answers.find((a) => a.at >= backAt && a.status === 200)?.at;
       const webhookBackMs = (firstOk(sender.answers) ?? Infinity) - backAt;
       const apiBackMs = (firstOk(api.answers) ?? Infinity) - backAt;
       const readyBackMs = (ready.find((x) => x.at >= backAt && x.status === 200)?.at ?? Infinity) - backAt;
       const webhook503 = sender.answers.filter((a) => a.status === 503).length;
-      const status = (m: Map<number, number>) => [...m].sort(([a], [b]) => a - b).map(([s, c]) => `${s}×${c}`).join(' ');
+      const status = (m: Map<number, number>) =>
+        [...m]
+          .sort(([a], [b]) => a - b)
+          .map(([s, c]) => `${s}×${c}`)
+          .join(' ');
       console.log(
         `      PostgreSQL restarted under load: sent ${sender.counts.sent}, accepted ${sender.counts.accepted}, run ${r.run}, lost ${r.lost.length}, duplicated ${r.duplicated.length}` +
           ` (webhook 503s ${webhook503}; HTTP API ${status(api.byStatus)}, lost ${apiLost.length}, activity entries missing ${unlogged.length}, 503s refused before the agent was known ${unloggedRefusals};` +
           ` down ${OUTAGE_MS} ms; after the start: webhooks 200 in ${webhookBackMs} ms, HTTP API 200 in ${apiBackMs} ms, /readyz 200 in ${readyBackMs} ms)`,
       );
       // FAULTS_SERVICE_LOG=<file>: the service's output and the bodies of unexpected answers, for a failure's cause.
-      if (process.env.FAULTS_SERVICE_LOG) fs.writeFileSync(process.env.FAULTS_SERVICE_LOG, server.output() + '\n' + JSON.stringify(api.bodies));
+      if (process.env.FAULTS_SERVICE_LOG)
+        fs.writeFileSync(process.env.FAULTS_SERVICE_LOG, server.output() + '\n' + JSON.stringify(api.bodies));
       expect(sender.counts.unexpected, 'webhook statuses other than 200 and 503').to.deep.equal(new Map());
-      expect([...api.byStatus.keys()].filter((s) => s !== 200 && s !== 503), 'HTTP API statuses other than 200 and 503').to.deep.equal([]);
+      expect(
+        [...api.byStatus.keys()].filter((s) => s !== 200 && s !== 503),
+        'HTTP API statuses other than 200 and 503',
+      ).to.deep.equal([]);
       expect(api.missingRetryAfter, '503 without Retry-After').to.equal(0);
       expect(webhook503 + (api.byStatus.get(503) ?? 0), 'the outage was seen').to.be.above(0);
-      expect(ready.some((x) => x.at > downAt && x.at < backAt && x.status === 503), '/readyz reported the outage').to.equal(true);
+      expect(
+        ready.some((x) => x.at > downAt && x.at < backAt && x.status === 503),
+        '/readyz reported the outage',
+      ).to.equal(true);
       expect(sender.counts.accepted).to.equal(EVENTS);
       expect(r.lost).to.deep.equal([]);
       expect(r.duplicated).to.deep.equal([]);
@@ -144,7 +208,8 @@ describe('faults: PostgreSQL restarted under load', function () {
       expect(unlogged).to.deep.equal([]);
       // Recovered without a restart: each answers 200 again after the start. How soon is measured and
       // printed above, not bounded here (a busy machine is slower, not wrong).
-      for (const ms of [webhookBackMs, apiBackMs, readyBackMs]) expect(Number.isFinite(ms), 'a 200 again after the database start').to.equal(true);
+      for (const ms of [webhookBackMs, apiBackMs, readyBackMs])
+        expect(Number.isFinite(ms), 'a 200 again after the database start').to.equal(true);
     } finally {
       if (server && server.child.exitCode === null) await server.stop();
       await sql?.end().catch(() => {});

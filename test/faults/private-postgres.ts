@@ -22,7 +22,10 @@ export interface PrivatePostgres {
 export function postgresBinDir(): string | null {
   const root = '/usr/lib/postgresql';
   if (!fs.existsSync(root)) return null;
-  const majors = fs.readdirSync(root).filter((d) => fs.existsSync(path.join(root, d, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const majors = fs
+    .readdirSync(root)
+    .filter((d) => fs.existsSync(path.join(root, d, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return majors.length ? path.join(root, majors[0]!, 'bin') : null;
 }
 
@@ -36,8 +39,13 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
   if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir]);
   const run = (tool: string, args: string[]) => {
     const cmd = path.join(bin, tool);
-    const r = asRoot ? spawnSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { cwd: '/', encoding: 'utf8' }) : spawnSync(cmd, args, { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${r.status}): ${r.stderr}${fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-2000) : ''}`);
+    const r = asRoot
+      ? spawnSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { cwd: '/', encoding: 'utf8' })
+      : spawnSync(cmd, args, { encoding: 'utf8' });
+    if (r.status !== 0)
+      throw new Error(
+        `${tool} ${args.join(' ')} failed (${r.status}): ${r.stderr}${fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-2000) : ''}`,
+      );
   };
   run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();

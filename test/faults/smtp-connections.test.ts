@@ -22,10 +22,21 @@ const FLOOD = 1_100;
 /** One HTTP request on a connection of its own (a pooled keep-alive connection would hide a full descriptor table). */
 function probe(url: string, method: 'GET' | 'POST', body?: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = http.request(url, { method, agent: false, timeout: 5_000, headers: body ? { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}`, connection: 'close' } : { connection: 'close' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      url,
+      {
+        method,
+        agent: false,
+        timeout: 5_000,
+        headers: body
+          ? { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}`, connection: 'close' }
+          : { connection: 'close' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', () => resolve(0));
     req.end(body);
@@ -38,7 +49,10 @@ function prober(base: string) {
   let running = true;
   const loop = (async () => {
     while (running) {
-      const [ready, gql] = await Promise.all([probe(`${base}/readyz`, 'GET'), probe(`${base}/graphql`, 'POST', JSON.stringify({ query: '{ __typename }' }))]);
+      const [ready, gql] = await Promise.all([
+        probe(`${base}/readyz`, 'GET'),
+        probe(`${base}/graphql`, 'POST', JSON.stringify({ query: '{ __typename }' })),
+      ]);
       seen.probes++;
       if (ready !== 200 || gql !== 200) seen.failed++;
       await new Promise((r) => setTimeout(r, 200));
@@ -87,12 +101,26 @@ describe('faults: 1,100 idle SMTP connections under ulimit -n 1024', function ()
     drop = database.drop;
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-smtp-flood-'));
     smtpPort = await freePort();
-    const env = { ...database.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'error', SMTP_PORT: String(smtpPort), MAIL_DOMAIN: DOMAIN, WEBHOOK_WORKERS: '0' };
+    const env = {
+      ...database.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'error',
+      SMTP_PORT: String(smtpPort),
+      MAIL_DOMAIN: DOMAIN,
+      WEBHOOK_WORKERS: '0',
+    };
     server = await startService(env, 90_000, { nofile: 1024 });
     const gql = graphqlClient(() => server!.url, ADMIN_TOKEN);
-    const agent = (await gql('mutation { createAgent(input: {name: "Flood", instructions: "x"}) { id } }')).createAgent.id as string;
+    const agent = (await gql('mutation { createAgent(input: {name: "Flood", instructions: "x"}) { id } }')).createAgent
+      .id as string;
     await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: EMAIL, enabled: true) { id } }', { a: agent });
-    await gql(`mutation($a: ID!) { addChannel(agentId: $a, input: {kind: EMAIL, address: "desk@${DOMAIN}", handler: {script: "return null;"}}) { id } }`, { a: agent });
+    await gql(
+      `mutation($a: ID!) { addChannel(agentId: $a, input: {kind: EMAIL, address: "desk@${DOMAIN}", handler: {script: "return null;"}}) { id } }`,
+      { a: agent },
+    );
   });
 
   after(async () => {
@@ -103,9 +131,18 @@ describe('faults: 1,100 idle SMTP connections under ulimit -n 1024', function ()
 
   /** A normal message from `from`: the server's final answer (or the error's response). */
   async function deliver(from: string): Promise<string> {
-    const client = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, localAddress: from, connectionTimeout: 10_000 });
+    const client = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      localAddress: from,
+      connectionTimeout: 10_000,
+    });
     try {
-      return (await client.sendMail({ from: 'ada@customer.example', to: `desk@${DOMAIN}`, subject: 'Hello', text: 'hi' })).response;
+      return (
+        await client.sendMail({ from: 'ada@customer.example', to: `desk@${DOMAIN}`, subject: 'Hello', text: 'hi' })
+      ).response;
     } catch (err) {
       return (err as { response?: string }).response ?? String(err);
     } finally {

@@ -20,7 +20,8 @@ export function onPostgres(opts: { serverBinaries?: boolean } = {}) {
       console.log('      (skipped: the fault suite runs on PostgreSQL — set TEST_DATABASE_URL)');
       this.skip();
     }
-    if (opts.serverBinaries && !postgresBinDir()) throw new Error('this test needs the PostgreSQL server programs (apt-get install -y postgresql)');
+    if (opts.serverBinaries && !postgresBinDir())
+      throw new Error('this test needs the PostgreSQL server programs (apt-get install -y postgresql)');
   };
 }
 
@@ -49,11 +50,20 @@ export async function freePort(): Promise<number> {
  * An agent whose webhook integration `events` is signed with Standard Webhooks and whose handler
  * records each run — the delivery id, the sender's id and the attempt — in a database document.
  */
-export async function recordingAgent(url: () => string, adminToken: string, opts: { maxConcurrentRequests?: number } = {}): Promise<{ agent: string; doc: string }> {
+export async function recordingAgent(
+  url: () => string,
+  adminToken: string,
+  opts: { maxConcurrentRequests?: number } = {},
+): Promise<{ agent: string; doc: string }> {
   const gql = graphqlClient(url, adminToken);
-  const agent = (await gql('mutation { createAgent(input: { name: "Faults", description: "Records every run" }) { id } }')).createAgent.id as string;
+  const agent = (
+    await gql('mutation { createAgent(input: { name: "Faults", description: "Records every run" }) { id } }')
+  ).createAgent.id as string;
   if (opts.maxConcurrentRequests) {
-    await gql('mutation($a: ID!, $n: Int!) { setAgentLimits(agentId: $a, maxConcurrentRequests: $n) { id } }', { a: agent, n: opts.maxConcurrentRequests });
+    await gql('mutation($a: ID!, $n: Int!) { setAgentLimits(agentId: $a, maxConcurrentRequests: $n) { id } }', {
+      a: agent,
+      n: opts.maxConcurrentRequests,
+    });
   }
   const doc = (
     await gql('mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', {
@@ -69,14 +79,21 @@ export async function recordingAgent(url: () => string, adminToken: string, opts
       },
     })
   ).createDocument.id as string;
-  await gql('mutation($n: String!, $v: String!) { createSecret(name: $n, kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }', { n: 'faults', v: SIGNING_SECRET });
+  await gql(
+    'mutation($n: String!, $v: String!) { createSecret(name: $n, kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }',
+    { n: 'faults', v: SIGNING_SECRET },
+  );
   const handler =
     `const DOC = ${JSON.stringify(doc)};` +
     ' await documents.insert(DOC, [{ deliveryId: request.delivery.id, senderId: request.headers["webhook-id"], attempt: request.delivery.attempt }]);' +
     ' return { ok: true };';
   await gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
     a: agent,
-    i: { integration: 'events', handler: { script: handler }, signature: { scheme: 'STANDARD_WEBHOOKS', secretName: 'faults' } },
+    i: {
+      integration: 'events',
+      handler: { script: handler },
+      signature: { scheme: 'STANDARD_WEBHOOKS', secretName: 'faults' },
+    },
   });
   return { agent, doc };
 }
@@ -105,7 +122,14 @@ export interface SenderCounts {
 export class WebhookSender {
   /** Sender id → delivery id from the first 200. */
   readonly accepted = new Map<string, string>();
-  readonly counts: SenderCounts = { sent: 0, accepted: 0, retries: 0, redelivered: 0, unexpected: new Map(), redeliveryMismatches: 0 };
+  readonly counts: SenderCounts = {
+    sent: 0,
+    accepted: 0,
+    retries: 0,
+    redelivered: 0,
+    unexpected: new Map(),
+    redeliveryMismatches: 0,
+  };
   /** 200s and 503s over time, for "back to normal" measurements. */
   readonly answers: { at: number; status: number }[] = [];
   private readonly signer = new StandardWebhook(SIGNING_SECRET);
@@ -207,7 +231,12 @@ export async function reconcile(sql: pg.Client, sender: WebhookSender, doc: stri
   }
   const runs = new Map<string, number[]>();
   const senders = new Map<string, Set<string>>();
-  for (const r of (await sql.query("select data->>'deliveryId' as d, data->>'senderId' as s, (data->>'attempt')::int as a from document_records where document_id = $1", [doc])).rows) {
+  for (const r of (
+    await sql.query(
+      "select data->>'deliveryId' as d, data->>'senderId' as s, (data->>'attempt')::int as a from document_records where document_id = $1",
+      [doc],
+    )
+  ).rows) {
     runs.set(r.d, [...(runs.get(r.d) ?? []), Number(r.a)]);
     senders.set(r.s, (senders.get(r.s) ?? new Set()).add(r.d));
   }
@@ -221,7 +250,8 @@ export async function reconcile(sql: pg.Client, sender: WebhookSender, doc: stri
     else run++;
   }
   for (const [senderId, d] of deliveries) if (d.ids.size > 1) duplicated.push(senderId);
-  for (const [senderId, ids] of senders) if (sender.accepted.has(senderId) && ids.size > 1 && !duplicated.includes(senderId)) duplicated.push(senderId);
+  for (const [senderId, ids] of senders)
+    if (sender.accepted.has(senderId) && ids.size > 1 && !duplicated.includes(senderId)) duplicated.push(senderId);
   let rerunAfterCut = 0;
   let sameAttemptTwice = 0;
   for (const attempts of runs.values()) {
@@ -237,7 +267,13 @@ export async function drained(sql: () => Promise<pg.Client>, deadlineMs = 300_00
     'the webhook queue to drain',
     async () => {
       try {
-        const n = Number((await (await sql()).query("select count(*) as n from webhook_deliveries where status in ('PENDING', 'RUNNING')")).rows[0].n);
+        const n = Number(
+          (
+            await (
+              await sql()
+            ).query("select count(*) as n from webhook_deliveries where status in ('PENDING', 'RUNNING')")
+          ).rows[0].n,
+        );
         return n === 0 ? true : undefined;
       } catch {
         return undefined;

@@ -64,13 +64,22 @@ describe('faults: two instances on one PostgreSQL under bursts', function () {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  const gql = (query: string, variables: Record<string, unknown> = {}) => graphqlClient(() => servers[0]!.url, ADMIN_TOKEN)(query, variables);
+  const gql = (query: string, variables: Record<string, unknown> = {}) =>
+    graphqlClient(() => servers[0]!.url, ADMIN_TOKEN)(query, variables);
 
   it(`${ROUNDS} bursts of ${10 * N} calls over both instances: exactly ${N} run at once, every other call is a 429 concurrency_limit`, async () => {
-    const agent = (await gql('mutation { createAgent(input: { name: "Burst", defaultModel: "fake-model" }) { id } }')).createAgent.id as string;
-    const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "burst") { key } }', { a: agent })).createAgentApiKey.key as string;
-    await gql('mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: { path: "slow", handler: { prompt: "Answer slowly." } }) { id } }', { a: agent });
-    await gql('mutation($a: ID!, $n: Int!) { setAgentLimits(agentId: $a, maxConcurrentRequests: $n) { id } }', { a: agent, n: N });
+    const agent = (await gql('mutation { createAgent(input: { name: "Burst", defaultModel: "fake-model" }) { id } }'))
+      .createAgent.id as string;
+    const key = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "burst") { key } }', { a: agent }))
+      .createAgentApiKey.key as string;
+    await gql(
+      'mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: { path: "slow", handler: { prompt: "Answer slowly." } }) { id } }',
+      { a: agent },
+    );
+    await gql('mutation($a: ID!, $n: Int!) { setAgentLimits(agentId: $a, maxConcurrentRequests: $n) { id } }', {
+      a: agent,
+      n: N,
+    });
     const call = async (server: number, i: number) => {
       const res = await fetch(`${servers[server]!.url}/agents/${agent}/api/slow`, {
         method: 'POST',
@@ -86,7 +95,11 @@ describe('faults: two instances on one PostgreSQL under bursts', function () {
       let answered = 0;
       const pending = Array.from({ length: 10 * N }, (_, i) => call(i % 2, round * 1000 + i).finally(() => answered++));
       tally.sent += 10 * N;
-      await until('the burst to settle (each call answered or waiting on the model)', async () => (answered + gate!.held() === 10 * N ? true : undefined), 60_000);
+      await until(
+        'the burst to settle (each call answered or waiting on the model)',
+        async () => (answered + gate!.held() === 10 * N ? true : undefined),
+        60_000,
+      );
       tally.heldAtOnce.push(gate!.held());
       gate!.open();
       const outcomes = await Promise.all(pending);
@@ -96,7 +109,11 @@ describe('faults: two instances on one PostgreSQL under bursts', function () {
         else if (o.status === 429 && o.body.reason === 'concurrency_limit') tally.refused++;
         else tally.other++;
       }
-      for (const s of [0, 1]) expect(outcomes.filter((o) => o.server === s && o.status === 429).length, `round ${round}: refusals on instance ${s}`).to.be.above(0);
+      for (const s of [0, 1])
+        expect(
+          outcomes.filter((o) => o.server === s && o.status === 429).length,
+          `round ${round}: refusals on instance ${s}`,
+        ).to.be.above(0);
     }
     console.log(
       `      concurrency over two instances: sent ${tally.sent}, ran ${tally.ran}, refused ${tally.refused} (429 concurrency_limit), other ${tally.other};` +
@@ -110,30 +127,49 @@ describe('faults: two instances on one PostgreSQL under bursts', function () {
   });
 
   it(`${EVENTS} signed webhook events sent alternately to both instances: each runs once, on one instance, and both take part`, async () => {
-    const agent = (await gql('mutation { createAgent(input: { name: "Events", defaultModel: "fake-model" }) { id } }')).createAgent.id as string;
-    await gql('mutation($n: String!, $v: String!) { createSecret(name: $n, kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }', { n: 'two', v: SIGNING_SECRET });
+    const agent = (await gql('mutation { createAgent(input: { name: "Events", defaultModel: "fake-model" }) { id } }'))
+      .createAgent.id as string;
+    await gql(
+      'mutation($n: String!, $v: String!) { createSecret(name: $n, kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }',
+      { n: 'two', v: SIGNING_SECRET },
+    );
     await gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
       a: agent,
-      i: { integration: 'events', handler: { prompt: 'Acknowledge the event.' }, signature: { scheme: 'STANDARD_WEBHOOKS', secretName: 'two' } },
+      i: {
+        integration: 'events',
+        handler: { prompt: 'Acknowledge the event.' },
+        signature: { scheme: 'STANDARD_WEBHOOKS', secretName: 'two' },
+      },
     });
     fake!.reset();
     let turn = 0;
-    const sender = new WebhookSender(() => `${servers[turn++ % 2]!.url}/agents/${agent}/webhook`, { redeliverEvery: 10 });
+    const sender = new WebhookSender(() => `${servers[turn++ % 2]!.url}/agents/${agent}/webhook`, {
+      redeliverEvery: 10,
+    });
     await sender.send(0, EVENTS, 32);
     const sql = await sqlClient(database!.env.DATABASE_URL!);
     try {
       await drained(async () => sql);
-      const rows = (await sql.query('select sender_delivery_id as s, status, attempts from webhook_deliveries where agent_id = $1', [agent])).rows;
+      const rows = (
+        await sql.query(
+          'select sender_delivery_id as s, status, attempts from webhook_deliveries where agent_id = $1',
+          [agent],
+        )
+      ).rows;
       // Which instance called the model for which event: the key it sent, the event in the prompt.
       const runs = new Map<number, string[]>();
       for (const r of fake!.requests) {
         // The run's input is the user message: the request as JSON, the sender's headers included.
-        const m = /"webhook-id":\s*"evt-(\d+)"/.exec(String(r.body.messages?.find((x) => x.role === 'user')?.content ?? ''));
+        const m = /"webhook-id":\s*"evt-(\d+)"/.exec(
+          String(r.body.messages?.find((x) => x.role === 'user')?.content ?? ''),
+        );
         if (!m) continue;
         const i = Number(m[1]);
         runs.set(i, [...(runs.get(i) ?? []), String(r.headers.authorization)]);
       }
-      const byInstance = [0, 1].map((k) => [...runs.values()].filter((who) => who[0] === `Bearer instance-${k}`).length);
+      const byInstance = [0, 1].map(
+        (k) => [...runs.values()].filter((who) => who[0] === `Bearer instance-${k}`).length,
+      );
       const lost = Array.from({ length: EVENTS }, (_, i) => i).filter((i) => !runs.has(i));
       const duplicated = [...runs.entries()].filter(([, who]) => who.length > 1).map(([i]) => i);
       console.log(

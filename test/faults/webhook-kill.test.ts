@@ -4,7 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { databaseEnv, startService, type Started } from '../helpers/process.js';
-import { drained, freePort, onPostgres, reconcile, recordingAgent, sqlClient, until, WebhookSender } from './support.js';
+import {
+  drained,
+  freePort,
+  onPostgres,
+  reconcile,
+  recordingAgent,
+  sqlClient,
+  until,
+  WebhookSender,
+} from './support.js';
 
 // 10,000 signed webhook deliveries while the service is killed with SIGKILL at random moments —
 // while it accepts, while its queue runs, and once more after the last event was accepted — and
@@ -31,7 +40,16 @@ describe('faults: SIGKILL at random moments under 10,000 signed webhook deliveri
     const database = await databaseEnv('faults_kill');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-faults-kill-'));
     const port = await freePort();
-    const env = { ...database.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'warn', WEBHOOK_LEASE_SECONDS: '2', WEBHOOK_WORKERS: '8' };
+    const env = {
+      ...database.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_LEASE_SECONDS: '2',
+      WEBHOOK_WORKERS: '8',
+    };
     let server: Started | undefined;
     let sql: pg.Client | undefined;
     const connect = async () => (sql ??= await sqlClient(database.env.DATABASE_URL!));
@@ -48,11 +66,15 @@ describe('faults: SIGKILL at random moments under 10,000 signed webhook deliveri
       // then KILLS_DRAINING times after 0.5–2 s of uptime once the last event was accepted.
       let sending = true;
       const restarts: number[] = [];
-      const thresholds = Array.from({ length: KILLS_ACCEPTING }, () => Math.floor(EVENTS * (0.05 + 0.9 * Math.random()))).sort((a, b) => a - b);
+      const thresholds = Array.from({ length: KILLS_ACCEPTING }, () =>
+        Math.floor(EVENTS * (0.05 + 0.9 * Math.random())),
+      ).sort((a, b) => a - b);
       const killOnce = async () => {
         const victim = server!;
         victim.child.kill('SIGKILL');
-        await new Promise((r) => (victim.child.exitCode !== null || victim.child.signalCode !== null ? r(null) : victim.child.once('exit', r)));
+        await new Promise((r) =>
+          victim.child.exitCode !== null || victim.child.signalCode !== null ? r(null) : victim.child.once('exit', r),
+        );
         kills.push({ at: Date.now(), phase: sending ? 'accepting' : 'draining' });
         const t = Date.now();
         server = await startService(env);
@@ -61,7 +83,11 @@ describe('faults: SIGKILL at random moments under 10,000 signed webhook deliveri
       const killer = (async () => {
         for (const threshold of thresholds) {
           await new Promise((r) => setTimeout(r, 1000));
-          await until('the next kill point', async () => (sender.counts.accepted >= threshold || !sending ? true : undefined), 600_000);
+          await until(
+            'the next kill point',
+            async () => (sender.counts.accepted >= threshold || !sending ? true : undefined),
+            600_000,
+          );
           if (!sending) break;
           await killOnce();
         }
@@ -89,7 +115,9 @@ describe('faults: SIGKILL at random moments under 10,000 signed webhook deliveri
           ` accepted in ${(acceptMs / 1000).toFixed(1)} s, drained ${(drainMs / 1000).toFixed(1)} s later; a restart took ${Math.round(restarts.reduce((a, b) => a + b, 0) / Math.max(1, restarts.length))} ms on average)`,
       );
       expect(c.unexpected, 'statuses other than 200 and 503').to.deep.equal(new Map());
-      expect(kills.filter((k) => k.phase === 'accepting').length, 'kills while accepting').to.be.at.least(KILLS_ACCEPTING - 1);
+      expect(kills.filter((k) => k.phase === 'accepting').length, 'kills while accepting').to.be.at.least(
+        KILLS_ACCEPTING - 1,
+      );
       expect(kills.filter((k) => k.phase === 'draining').length, 'kills while draining').to.be.at.least(KILLS_DRAINING);
       expect(c.accepted).to.equal(EVENTS);
       expect(r.lost, 'accepted but not run to completion').to.deep.equal([]);

@@ -8,8 +8,17 @@ import { buildService } from '../../src/server.js';
 import { TEST_SECRETS_KEY } from './harness.js';
 
 const env = process.env;
-const config = loadConfig({ DATABASE_URL: env.TEST_DATABASE_URL, SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: 'silent', PORT: '0' });
-const service = await buildService(config, { skipMigrations: true, housekeepingMs: 0, admission: { leaseMs: Number(env.LEASE_MS ?? 30_000) } });
+const config = loadConfig({
+  DATABASE_URL: env.TEST_DATABASE_URL,
+  SECRETS_KEY: TEST_SECRETS_KEY,
+  LOG_LEVEL: 'silent',
+  PORT: '0',
+});
+const service = await buildService(config, {
+  skipMigrations: true,
+  housekeepingMs: 0,
+  admission: { leaseMs: Number(env.LEASE_MS ?? 30_000) },
+});
 const agent = (await service.store.repos.agents.get(env.AGENT_ID!))!;
 const principal = { kind: 'agentKey', keyId: 'key_worker', workspaceId: agent.workspaceId, agentId: agent.id } as const;
 const out = (o: unknown) => process.stdout.write(JSON.stringify(o) + '\n');
@@ -27,8 +36,20 @@ if (env.MODE === 'hold') {
         principal,
         agent,
         env.MODE === 'script'
-          ? { kind: 'http', id: null, name: 'sum', handler: { kind: 'script', body: 'return 1 + 1;' }, modelOverride: null }
-          : { kind: 'http', id: null, name: 'slow', handler: { kind: 'prompt', body: 'answer slowly' }, modelOverride: null },
+          ? {
+              kind: 'http',
+              id: null,
+              name: 'sum',
+              handler: { kind: 'script', body: 'return 1 + 1;' },
+              modelOverride: null,
+            }
+          : {
+              kind: 'http',
+              id: null,
+              name: 'slow',
+              handler: { kind: 'prompt', body: 'answer slowly' },
+              modelOverride: null,
+            },
         { surface: 'HTTP_API', method: 'POST', path: 'slow', params: {}, query: {}, headers: {}, body: 'hi' },
       );
       out({ ok: true, error: r.error ?? null });

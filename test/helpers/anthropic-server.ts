@@ -7,7 +7,14 @@ export interface AnthropicRequest {
   path: string;
   headers: IncomingHttpHeaders;
   /** The parsed JSON body (`{}` when it had none or it was not JSON). */
-  body: { model?: string; system?: unknown; messages?: { role: string; content: unknown }[]; stream?: boolean; max_tokens?: number; [k: string]: unknown };
+  body: {
+    model?: string;
+    system?: unknown;
+    messages?: { role: string; content: unknown }[];
+    stream?: boolean;
+    max_tokens?: number;
+    [k: string]: unknown;
+  };
   /** The token usage the answer reported, when a message was answered. */
   usage?: { input_tokens: number; output_tokens: number };
 }
@@ -43,7 +50,12 @@ export async function startAnthropicServer(): Promise<FakeAnthropic> {
 
   /** Anthropic's list shape: `{ data: [{ type, id, display_name, created_at }], has_more, first_id, last_id }`. */
   function models(res: ServerResponse): void {
-    const data = ANTHROPIC_MODELS.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' }));
+    const data = ANTHROPIC_MODELS.map((id) => ({
+      type: 'model',
+      id,
+      display_name: id,
+      created_at: '2025-01-01T00:00:00Z',
+    }));
     sendJson(res, 200, { data, has_more: false, first_id: data[0]!.id, last_id: data[data.length - 1]!.id });
   }
 
@@ -51,28 +63,58 @@ export async function startAnthropicServer(): Promise<FakeAnthropic> {
     const body = entry.body;
     const id = `msg_${++seq}`;
     const model = body.model ?? 'claude-test';
-    const usage = { input_tokens: Math.max(1, words(JSON.stringify(body.messages ?? []))), output_tokens: Math.max(1, words(text)) };
+    const usage = {
+      input_tokens: Math.max(1, words(JSON.stringify(body.messages ?? []))),
+      output_tokens: Math.max(1, words(text)),
+    };
     entry.usage = usage;
     if (!body.stream) {
-      return sendJson(res, 200, { id, type: 'message', role: 'assistant', model, content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage });
+      return sendJson(res, 200, {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [{ type: 'text', text }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage,
+      });
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-    event('message_start', { message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 0 } } });
+    const event = (type: string, data: Record<string, unknown>) =>
+      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event('message_start', {
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input_tokens, output_tokens: 0 },
+      },
+    });
     event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-    for (const piece of text.split(/(?<=\s)(?=\S)/)) event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } });
+    for (const piece of text.split(/(?<=\s)(?=\S)/))
+      event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } });
     event('content_block_stop', { index: 0 });
-    event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+    event('message_delta', {
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    });
     event('message_stop', {});
     res.end();
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const entry: AnthropicRequest = { method: req.method ?? 'GET', path: pathOf(req), headers: req.headers, body: {} };
-    if (!(await log.record(req, entry))) return sendJson(res, 400, apiError('invalid_request_error', 'Request body is not valid JSON'));
+    if (!(await log.record(req, entry)))
+      return sendJson(res, 400, apiError('invalid_request_error', 'Request body is not valid JSON'));
     const known = (entry.method === 'POST' && entry.path === '/v1/messages') || isModelList(entry);
     if (!known) return sendJson(res, 404, apiError('not_found_error', `Unknown route ${entry.method} ${entry.path}`));
-    if (!req.headers['x-api-key']) return sendJson(res, 401, apiError('authentication_error', 'x-api-key header is required'));
+    if (!req.headers['x-api-key'])
+      return sendJson(res, 401, apiError('authentication_error', 'x-api-key header is required'));
     if (entry.method === 'GET') return models(res);
     if (failure) return sendJson(res, failure.status, apiError(failure.type, failure.message));
     messages(entry, res);

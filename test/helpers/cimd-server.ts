@@ -6,7 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ClientMetadataRefused, type ClientMetadataRefusalReason } from '../../src/infra/oauth/client-metadata-document.js';
+import {
+  ClientMetadataRefused,
+  type ClientMetadataRefusalReason,
+} from '../../src/infra/oauth/client-metadata-document.js';
 
 /** A local server for Client ID Metadata Documents; `handler` may be swapped between requests. */
 export interface DocServer {
@@ -19,7 +22,10 @@ export interface DocServer {
 }
 
 /** Starts an http (or, with `tls`, https) server on 127.0.0.1 that counts its requests. */
-export async function startDocServer(handler: http.RequestListener, tls?: { key: string; cert: string }): Promise<DocServer> {
+export async function startDocServer(
+  handler: http.RequestListener,
+  tls?: { key: string; cert: string },
+): Promise<DocServer> {
   const listener: http.RequestListener = (req, res) => {
     s.hits++;
     s.hosts.push(req.headers.host ?? '');
@@ -53,7 +59,12 @@ export function json(body: unknown, headers: Record<string, string> = {}): http.
 
 /** A valid document for `clientId`, with `extra` merged in (undefined values removed). */
 export function doc(clientId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const d: Record<string, unknown> = { client_id: clientId, client_name: 'Test Client', redirect_uris: ['https://app.example.com/callback'], ...extra };
+  const d: Record<string, unknown> = {
+    client_id: clientId,
+    client_name: 'Test Client',
+    redirect_uris: ['https://app.example.com/callback'],
+    ...extra,
+  };
   for (const k of Object.keys(d)) if (d[k] === undefined) delete d[k];
   return d;
 }
@@ -65,7 +76,10 @@ export function movableClock(start = Date.UTC(2026, 0, 1)) {
 }
 
 /** Awaits `promise`, expecting a ClientMetadataRefused with `reason`; returns it. */
-export async function refusal(promise: Promise<unknown>, reason: ClientMetadataRefusalReason): Promise<ClientMetadataRefused> {
+export async function refusal(
+  promise: Promise<unknown>,
+  reason: ClientMetadataRefusalReason,
+): Promise<ClientMetadataRefused> {
   try {
     await promise;
   } catch (e) {
@@ -83,11 +97,29 @@ export async function refusal(promise: Promise<unknown>, reason: ClientMetadataR
 export function selfSignedCert(): { key: string; cert: string } | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'cimd-tls-'));
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
   } catch {
     return undefined;

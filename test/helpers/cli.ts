@@ -19,9 +19,21 @@ export interface AesResult {
 export interface Aes {
   configDir: string;
   /** Runs `aes …` to its end; `input` is piped to stdin (closed at once otherwise: not a terminal). */
-  run(args: string[], opts?: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number }): Promise<AesResult>;
+  run(
+    args: string[],
+    opts?: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number },
+  ): Promise<AesResult>;
   /** Starts `aes …` and leaves it running (for --follow and streams). */
-  start(args: string[], opts?: { env?: Record<string, string | undefined> }): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null>; chunks: { at: number; text: string }[] };
+  start(
+    args: string[],
+    opts?: { env?: Record<string, string | undefined> },
+  ): {
+    child: ChildProcess;
+    stdout: () => string;
+    stderr: () => string;
+    exited: Promise<number | null>;
+    chunks: { at: number; text: string }[];
+  };
   cleanup(): void;
 }
 
@@ -29,11 +41,20 @@ export interface Aes {
 export function aesRunner(): Aes {
   const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-cli-config-'));
   const envFor = (extra: Record<string, string | undefined> = {}) => {
-    const base: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: configDir, AES_CONFIG_DIR: path.join(configDir, 'aes'), ...extra };
+    const base: Record<string, string | undefined> = {
+      PATH: process.env.PATH,
+      HOME: configDir,
+      AES_CONFIG_DIR: path.join(configDir, 'aes'),
+      ...extra,
+    };
     return Object.fromEntries(Object.entries(base).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
   };
   const start: Aes['start'] = (args, opts = {}) => {
-    const child = spawn(process.execPath, [AES_BIN, ...args], { cwd: ROOT, env: envFor(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [AES_BIN, ...args], {
+      cwd: ROOT,
+      env: envFor(opts.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     const chunks: { at: number; text: string }[] = [];

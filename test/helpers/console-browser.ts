@@ -13,7 +13,13 @@ declare const document: any;
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 interface AxeViolation {
   id: string;
@@ -60,7 +66,9 @@ async function newContext(browser: Browser): Promise<BrowserContext> {
   // Init scripts are injected by the browser itself, so the page's CSP does not apply to them.
   await context.addInitScript(() => {
     window.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e: any) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e: any) =>
+      window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   return context;
 }
@@ -79,11 +87,18 @@ export interface HarnessOptions {
 
 export async function startConsoleHarness(name: string, options: HarnessOptions = {}): Promise<ConsoleHarness | null> {
   if (!fs.existsSync(CHROMIUM)) {
-    console.log(`    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`);
+    console.log(
+      `    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`,
+    );
     return null;
   }
   const adminToken = options.adminToken ?? `${name}-admin-token-0123456789abcdef`;
-  const svc = await startE2eService(name, { adminToken, platformOrigin: options.platformOrigin, build: options.build, env: options.env });
+  const svc = await startE2eService(name, {
+    adminToken,
+    platformOrigin: options.platformOrigin,
+    build: options.build,
+    env: options.env,
+  });
   const { fake, gql } = svc;
   await gql('mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }', {
     i: { name: 'house-model', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: fake.url },
@@ -110,12 +125,21 @@ export async function startConsoleHarness(name: string, options: HarnessOptions 
       // Contrast is measured at rest: not while a dialog's opening transition still blends the page
       // behind it, nor under a pointer left hovering the button just clicked.
       await p.mouse.move(0, 0);
-      await p.evaluate(() => Promise.all(document.getAnimations().map((a: { finished: Promise<unknown> }) => a.finished.catch(() => undefined))));
+      await p.evaluate(() =>
+        Promise.all(
+          document.getAnimations().map((a: { finished: Promise<unknown> }) => a.finished.catch(() => undefined)),
+        ),
+      );
       if (!(await p.evaluate(() => typeof window.axe !== 'undefined'))) await p.evaluate(AXE_SOURCE);
-      const found = (await p.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }).then((r: { violations: unknown[] }) => r.violations))) as AxeViolation[];
+      const found = (await p.evaluate(() =>
+        window.axe.run(document, { resultTypes: ['violations'] }).then((r: { violations: unknown[] }) => r.violations),
+      )) as AxeViolation[];
       return found
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.html.slice(0, 160)} ${n.failureSummary ?? ''}`).join(', ')}`);
+        .map(
+          (v) =>
+            `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.html.slice(0, 160)} ${n.failureSummary ?? ''}`).join(', ')}`,
+        );
     },
     async signIn(token = adminToken, p = page) {
       await p.goto(`${svc.url}/console`);
@@ -136,9 +160,11 @@ export async function startConsoleHarness(name: string, options: HarnessOptions 
       for (const p of pages) {
         if (p.isClosed()) continue;
         violations.push(...((await p.evaluate(() => window.__csp ?? []).catch(() => [])) as string[]));
-        await p.evaluate(() => {
-          window.__csp = [];
-        }).catch(() => undefined);
+        await p
+          .evaluate(() => {
+            window.__csp = [];
+          })
+          .catch(() => undefined);
       }
     },
     async stop() {
@@ -154,7 +180,11 @@ export async function startConsoleHarness(name: string, options: HarnessOptions 
  * tests (the suite is skipped without Chromium) and hands it to `setup` (the suite's data, signing
  * in), gathers the CSP events after each test, and stops everything after the suite.
  */
-export function consoleSuite(name: string, setup: (h: ConsoleHarness) => Promise<void> | void, options: HarnessOptions = {}): void {
+export function consoleSuite(
+  name: string,
+  setup: (h: ConsoleHarness) => Promise<void> | void,
+  options: HarnessOptions = {},
+): void {
   let h: ConsoleHarness | null = null;
   before(async function () {
     h = await startConsoleHarness(name, options);

@@ -43,7 +43,11 @@ export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 export async function startHarness(): Promise<Harness> {
   if (harness) return harness;
   const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
-  const db = await openDatabase({ databaseUrl, dataDir: 'memory', loadDataDir: databaseUrl ? undefined : migratedCopy });
+  const db = await openDatabase({
+    databaseUrl,
+    dataDir: 'memory',
+    loadDataDir: databaseUrl ? undefined : migratedCopy,
+  });
   if (databaseUrl) {
     await db.raw('drop schema if exists public cascade');
     await db.raw('create schema public');
@@ -66,7 +70,12 @@ export async function startHarness(): Promise<Harness> {
   });
   const dns = new TestDns();
   const customerDkim = dns.signer('customer.example');
-  const service = await buildService(config, { db, skipMigrations: true, logger: createLogger('silent'), dnsResolver: dns.resolver });
+  const service = await buildService(config, {
+    db,
+    skipMigrations: true,
+    logger: createLogger('silent'),
+    dnsResolver: dns.resolver,
+  });
   const { url, smtpPort } = await service.listen(0, '127.0.0.1');
   harness = { service, db, url, onPostgres: Boolean(databaseUrl), config, smtpPort: smtpPort!, customerDkim };
   return harness;
@@ -106,7 +115,14 @@ export async function newWorkspace(): Promise<TestWorkspace> {
   });
   const addMember = async (role: Role = 'MEMBER') => {
     const memberId = newId('mem');
-    await repos.members.insert({ id: memberId, workspaceId: ws.id, email: `${memberId}@example.test`, name: memberId, role, createdAt: now });
+    await repos.members.insert({
+      id: memberId,
+      workspaceId: ws.id,
+      email: `${memberId}@example.test`,
+      name: memberId,
+      role,
+      createdAt: now,
+    });
     const k = generateKey('mt');
     await repos.memberTokens.insert({
       id: newId('mtk'),
@@ -132,7 +148,11 @@ export interface GqlResult<T = any> {
 }
 
 /** POSTs a GraphQL operation to the started service. */
-export async function gql<T = any>(token: string | undefined, query: string, variables?: Record<string, unknown>): Promise<GqlResult<T>> {
+export async function gql<T = any>(
+  token: string | undefined,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<GqlResult<T>> {
   const res = await fetch(`${h().url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -156,8 +176,12 @@ export function errorCode(r: GqlResult): string | undefined {
 
 /** Creates an agent through GraphQL and returns its id. */
 export async function createAgent(token: string, input: Record<string, unknown> = {}): Promise<string> {
-  const d = await gqlOk<{ createAgent: { id: string } }>(token, 'mutation($input: CreateAgentInput!) { createAgent(input: $input) { id } }', {
-    input: { name: 'Test agent', ...input },
-  });
+  const d = await gqlOk<{ createAgent: { id: string } }>(
+    token,
+    'mutation($input: CreateAgentInput!) { createAgent(input: $input) { id } }',
+    {
+      input: { name: 'Test agent', ...input },
+    },
+  );
   return d.createAgent.id;
 }

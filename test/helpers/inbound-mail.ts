@@ -1,7 +1,10 @@
 import type { InboundMail, LoopHeaders } from '../../src/domain/email/inbound-mail.js';
 
 /** A plain person-to-agent message, with `over` replacing fields and `loop` replacing loop headers. */
-export function inboundMail(over: Partial<Omit<InboundMail, 'loop'>> = {}, loop: Partial<LoopHeaders> = {}): InboundMail {
+export function inboundMail(
+  over: Partial<Omit<InboundMail, 'loop'>> = {},
+  loop: Partial<LoopHeaders> = {},
+): InboundMail {
   return {
     from: { address: 'alice@example.com', name: 'Alice' },
     replyTo: [],

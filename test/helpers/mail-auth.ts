@@ -50,9 +50,14 @@ export function nodemailerDkim(s: DkimSigner): { domainName: string; keySelector
 export async function dkimSigned(raw: Buffer | string, s: DkimSigner): Promise<Buffer> {
   const message = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
   // mailauth signs what `signatureData` lists (its type declarations name other fields).
-  const options = { canonicalization: 'relaxed/relaxed', algorithm: 'rsa-sha256', signatureData: [{ signingDomain: s.domain, selector: s.selector, privateKey: s.privateKey }] };
+  const options = {
+    canonicalization: 'relaxed/relaxed',
+    algorithm: 'rsa-sha256',
+    signatureData: [{ signingDomain: s.domain, selector: s.selector, privateKey: s.privateKey }],
+  };
   const result = await dkimSign(message, options as unknown as Parameters<typeof dkimSign>[1]);
-  if (result.errors.length || !result.signatures.trim()) throw new Error(`DKIM signing failed: ${JSON.stringify(result.errors)}`);
+  if (result.errors.length || !result.signatures.trim())
+    throw new Error(`DKIM signing failed: ${JSON.stringify(result.errors)}`);
   return Buffer.concat([Buffer.from(result.signatures), message]);
 }
 

@@ -33,14 +33,18 @@ export async function startModelGate(target: Pick<FakeOpenAi, 'url'>): Promise<M
     max = Math.max(max, inFlight);
     res.once('close', () => inFlight--);
     const forward = () => {
-      const upstream = request(new URL(req.url ?? '/', origin), { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        // A model that breaks off mid-answer breaks off behind the gate too.
-        answer.once('close', () => {
-          if (!answer.complete) res.destroy();
-        });
-        answer.pipe(res);
-      });
+      const upstream = request(
+        new URL(req.url ?? '/', origin),
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          // A model that breaks off mid-answer breaks off behind the gate too.
+          answer.once('close', () => {
+            if (!answer.complete) res.destroy();
+          });
+          answer.pipe(res);
+        },
+      );
       upstream.once('error', () => res.destroy());
       req.pipe(upstream);
     };

@@ -53,9 +53,7 @@ export function manualTime(start: Date): ManualTime {
     async advance(ms) {
       const target = now() + ms;
       for (;;) {
-        const next = scheduled
-          .filter((s) => !s.stopped && s.dueAt <= target)
-          .sort((a, b) => a.dueAt - b.dueAt)[0];
+        const next = scheduled.filter((s) => !s.stopped && s.dueAt <= target).sort((a, b) => a.dueAt - b.dueAt)[0];
         if (!next) break;
         clock.t = new Date(next.dueAt);
         next.dueAt += next.everyMs;

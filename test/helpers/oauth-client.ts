@@ -1,10 +1,22 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport, UnauthorizedError as V2Unauthorized } from '@modelcontextprotocol/client';
-import { UnauthorizedError as V1Unauthorized, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+  UnauthorizedError as V2Unauthorized,
+} from '@modelcontextprotocol/client';
+import {
+  UnauthorizedError as V1Unauthorized,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Page } from 'playwright-core';
 import { json, selfSignedCert, startDocServer, type DocServer } from './cimd-server.js';
 import { startConsoleHarness, type ConsoleHarness } from './console-browser.js';
@@ -93,7 +105,12 @@ export class TestOAuthClient implements OAuthClientProvider {
  * The person's part in a browser: open the authorization URL, sign in with a member token when the
  * consent page asks, approve (or deny); returns the code the client's redirect endpoint received.
  */
-export async function approveInBrowser(page: Page, client: TestOAuthClient, memberToken: string, decision: 'approve' | 'deny' = 'approve'): Promise<URLSearchParams> {
+export async function approveInBrowser(
+  page: Page,
+  client: TestOAuthClient,
+  memberToken: string,
+  decision: 'approve' | 'deny' = 'approve',
+): Promise<URLSearchParams> {
   client.callback = undefined;
   await page.goto(client.authorizationUrl!.href);
   const token = page.getByLabel('Member token');
@@ -107,7 +124,10 @@ export async function approveInBrowser(page: Page, client: TestOAuthClient, memb
   try {
     await page.waitForURL((u) => u.href.startsWith(client.redirectUrl), { timeout: 15_000 });
   } catch (err) {
-    throw new Error(`the browser did not come back to the client: at ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`, { cause: err });
+    throw new Error(
+      `the browser did not come back to the client: at ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`,
+      { cause: err },
+    );
   }
   return client.callback!;
 }
@@ -123,11 +143,22 @@ async function open(sdk: 'v1' | 'v2', url: URL, client: TestOAuthClient): Promis
   if (sdk === 'v1') {
     const c = new V1Client({ name: client.name, version: '1.0.0' });
     await c.connect(new V1Transport(url, { authProvider: client }));
-    return { listTools: () => c.listTools(), callTool: (name, args) => c.callTool({ name, arguments: args }), close: () => c.close() };
+    return {
+      listTools: () => c.listTools(),
+      callTool: (name, args) => c.callTool({ name, arguments: args }),
+      close: () => c.close(),
+    };
   }
-  const c = new V2Client({ name: client.name, version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const c = new V2Client(
+    { name: client.name, version: '2.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await c.connect(new V2Transport(url, { authProvider: client as any }));
-  return { listTools: () => c.listTools(), callTool: (name, args) => c.callTool({ name, arguments: args }), close: () => c.close() };
+  return {
+    listTools: () => c.listTools(),
+    callTool: (name, args) => c.callTool({ name, arguments: args }),
+    close: () => c.close(),
+  };
 }
 
 /**
@@ -136,7 +167,13 @@ async function open(sdk: 'v1' | 'v2', url: URL, client: TestOAuthClient): Promis
  * sends the person to sign in and approve in the browser; the code is exchanged with PKCE and the
  * client connects again with the token.
  */
-export async function connectWithOAuth(sdk: 'v1' | 'v2', url: URL, client: TestOAuthClient, page: Page, memberToken: string): Promise<ConnectedClient> {
+export async function connectWithOAuth(
+  sdk: 'v1' | 'v2',
+  url: URL,
+  client: TestOAuthClient,
+  page: Page,
+  memberToken: string,
+): Promise<ConnectedClient> {
   try {
     return await open(sdk, url, client);
   } catch (err) {
@@ -157,19 +194,36 @@ export async function connectWithOAuth(sdk: 'v1' | 'v2', url: URL, client: TestO
  * allows (OAUTH_CLIENT_HOSTS_ALLOWED); `env`, more settings. No document server where no certificate can be made; `h` is
  * null without Chromium (the caller skips).
  */
-export async function startOAuthHarness(name: string, env: Record<string, string> = {}): Promise<{ h: ConsoleHarness | null; docs: DocServer | undefined }> {
+export async function startOAuthHarness(
+  name: string,
+  env: Record<string, string> = {},
+): Promise<{ h: ConsoleHarness | null; docs: DocServer | undefined }> {
   const tls = selfSignedCert();
   const docs = tls ? await startDocServer(json({}), tls) : undefined;
-  const h = await startConsoleHarness(name, docs ? { env: { ...env, OAUTH_CLIENT_HOSTS_ALLOWED: `127.0.0.1:${docs.port}` }, build: { oauthClientMetadataCa: tls!.cert } } : { env });
+  const h = await startConsoleHarness(
+    name,
+    docs
+      ? {
+          env: { ...env, OAUTH_CLIENT_HOSTS_ALLOWED: `127.0.0.1:${docs.port}` },
+          build: { oauthClientMetadataCa: tls!.cert },
+        }
+      : { env },
+  );
   return { h, docs };
 }
 
 /** Creates an agent (`input` of createAgent) with one MCP tool, `square`; returns its id. */
 export async function agentWithSquareTool(h: ConsoleHarness, input: Record<string, unknown>): Promise<string> {
-  const id = (await h.gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: input })).createAgent.id as string;
+  const id = (await h.gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: input }))
+    .createAgent.id as string;
   await h.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
     a: id,
-    i: { name: 'square', description: 'Squares n', handler: { script: 'return { n: input.n * input.n };' }, inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+    i: {
+      name: 'square',
+      description: 'Squares n',
+      handler: { script: 'return { n: input.n * input.n };' },
+      inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+    },
   });
   return id;
 }

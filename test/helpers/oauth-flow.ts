@@ -22,16 +22,19 @@ class CookieJar {
       const [pair = '', ...attributes] = line.split(';').map((s) => s.trim());
       const at = pair.indexOf('=');
       const name = pair.slice(0, at);
-      const attr = (key: string) => attributes.find((a) => a.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
+      const attr = (key: string) =>
+        attributes.find((a) => a.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
       const path = attr('path') ?? '/';
-      const gone = attr('max-age') === '0' || (attr('expires') !== undefined && Date.parse(attr('expires')!) <= Date.now());
+      const gone =
+        attr('max-age') === '0' || (attr('expires') !== undefined && Date.parse(attr('expires')!) <= Date.now());
       if (gone) this.cookies.delete(`${name} ${path}`);
       else this.cookies.set(`${name} ${path}`, { value: pair.slice(at + 1), path });
     }
   }
 
   header(url: URL): string {
-    const within = (path: string) => url.pathname === path || url.pathname.startsWith(path.endsWith('/') ? path : `${path}/`);
+    const within = (path: string) =>
+      url.pathname === path || url.pathname.startsWith(path.endsWith('/') ? path : `${path}/`);
     return [...this.cookies.entries()]
       .filter(([, c]) => within(c.path))
       .map(([key, c]) => `${key.split(' ')[0]}=${c.value}`)
@@ -46,7 +49,13 @@ async function json(res: Response, what: string): Promise<any> {
 }
 
 const base64url = (b: Buffer) => b.toString('base64url');
-const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeHtml = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 /** What the person does on a page of the consent step: follow its refresh, sign in, or allow. */
 function nextStep(html: string, memberToken: string): { url: string; body?: URLSearchParams } {
@@ -57,7 +66,11 @@ function nextStep(html: string, memberToken: string): { url: string; body?: URLS
   if (signIn) return { url: unescapeHtml(signIn[1]!), body: new URLSearchParams({ token: memberToken }) };
   const allow = forms.find((f) => /id="approve"/.test(f[2]!));
   if (allow) return { url: unescapeHtml(allow[1]!), body: new URLSearchParams() };
-  const text = html.replace(/<style>[\s\S]*?<\/style>/g, '').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+  const text = html
+    .replace(/<style>[\s\S]*?<\/style>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   throw new Error(`the consent step showed a page without a way on: ${text.slice(0, 300)}`);
 }
 
@@ -68,7 +81,12 @@ function nextStep(html: string, memberToken: string): { url: string; body?: URLS
  * page, and the code exchange (`opts.scope`: the scope asked for, `mcp` unless given; null asks for
  * none). Throws, naming the step, when one of them fails.
  */
-export async function obtainAccessToken(baseUrl: string, agentId: string, memberToken: string, opts: { scope?: string | null } = {}): Promise<ObtainedTokens> {
+export async function obtainAccessToken(
+  baseUrl: string,
+  agentId: string,
+  memberToken: string,
+  opts: { scope?: string | null } = {},
+): Promise<ObtainedTokens> {
   const mcpUrl = `${baseUrl}/agents/${encodeURIComponent(agentId)}/mcp`;
   const challenge = await fetch(mcpUrl, {
     method: 'POST',
@@ -77,16 +95,23 @@ export async function obtainAccessToken(baseUrl: string, agentId: string, member
   });
   await challenge.body?.cancel();
   const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge.headers.get('www-authenticate') ?? '')?.[1];
-  if (challenge.status !== 401 || !metadataUrl) throw new Error(`the MCP URL answered ${challenge.status} without a resource_metadata challenge`);
+  if (challenge.status !== 401 || !metadataUrl)
+    throw new Error(`the MCP URL answered ${challenge.status} without a resource_metadata challenge`);
   const prm = await json(await fetch(metadataUrl), 'protected-resource metadata');
   const issuer = String(prm.authorization_servers?.[0] ?? '');
-  const as = await json(await fetch(`${issuer}/.well-known/oauth-authorization-server`), 'authorization server metadata');
+  const as = await json(
+    await fetch(`${issuer}/.well-known/oauth-authorization-server`),
+    'authorization server metadata',
+  );
   if (as.issuer !== issuer) throw new Error(`the authorization server says it is ${as.issuer}, not ${issuer}`);
-  if (!as.code_challenge_methods_supported?.includes('S256')) throw new Error('the authorization server does not offer PKCE S256');
+  if (!as.code_challenge_methods_supported?.includes('S256'))
+    throw new Error('the authorization server does not offer PKCE S256');
 
   // The redirect endpoint: it listens, as a native client's would, but the code is read from the
   // Location header that sends the person there.
-  const callback = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('connected'));
+  const callback = http.createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('connected'),
+  );
   await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
   try {
     const redirectUri = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
@@ -122,14 +147,22 @@ export async function obtainAccessToken(baseUrl: string, agentId: string, member
     if (scope !== null) authorize.searchParams.set('scope', scope);
 
     const code = await consent(authorize, redirectUri, new URL(baseUrl).origin, memberToken);
-    if (code.get('error')) throw new Error(`the authorization was refused: ${code.get('error')}: ${code.get('error_description') ?? ''}`);
+    if (code.get('error'))
+      throw new Error(`the authorization was refused: ${code.get('error')}: ${code.get('error_description') ?? ''}`);
     if (code.get('state') !== state) throw new Error('the redirect carried another state');
     if (code.get('iss') !== issuer) throw new Error(`the redirect names issuer ${code.get('iss')}, not ${issuer}`);
     const tokens = await json(
       await fetch(as.token_endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: code.get('code') ?? '', redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier, resource: prm.resource }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: code.get('code') ?? '',
+          redirect_uri: redirectUri,
+          client_id: clientId,
+          code_verifier: verifier,
+          resource: prm.resource,
+        }),
       }),
       'code exchange',
     );
@@ -165,7 +198,13 @@ async function consent(start: URL, redirectUri: string, origin: string, memberTo
       continue;
     }
     const html = await res.text();
-    if (!res.ok) throw new Error(`${body ? 'POST' : 'GET'} ${url.pathname}: HTTP ${res.status}: ${html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 300)}`);
+    if (!res.ok)
+      throw new Error(
+        `${body ? 'POST' : 'GET'} ${url.pathname}: HTTP ${res.status}: ${html
+          .replace(/<[^>]+>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .slice(0, 300)}`,
+      );
     const next = nextStep(html, memberToken);
     url = new URL(next.url, url);
     body = next.body;

@@ -132,22 +132,48 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
     const turn = queue.shift() ?? {};
     if (turn.delayMs) await sleep(turn.delayMs, undefined, { signal });
     if (turn.status && turn.status >= 400) {
-      return sendJson(res, turn.status, turn.errorBody ?? apiError(`Scripted failure (${turn.status})`, 'server_error'));
+      return sendJson(
+        res,
+        turn.status,
+        turn.errorBody ?? apiError(`Scripted failure (${turn.status})`, 'server_error'),
+      );
     }
     const messages = body.messages ?? [];
     const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-    const toolCalls = (turn.toolCalls ?? []).map((c) => ({ id: `call_${++seq}`, name: c.name, args: JSON.stringify(c.arguments) }));
+    const toolCalls = (turn.toolCalls ?? []).map((c) => ({
+      id: `call_${++seq}`,
+      name: c.name,
+      args: JSON.stringify(c.arguments),
+    }));
     const text = turn.text ?? (toolCalls.length ? undefined : `echo: ${textOf(lastUser?.content)}`);
-    const prompt = turn.usage?.prompt ?? Math.max(1, messages.reduce((n, m) => n + words(textOf(m.content)), 0));
+    const prompt =
+      turn.usage?.prompt ??
+      Math.max(
+        1,
+        messages.reduce((n, m) => n + words(textOf(m.content)), 0),
+      );
     const completion = turn.usage?.completion ?? Math.max(1, words(text ?? ''));
     const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
     const finish_reason = toolCalls.length ? 'tool_calls' : 'stop';
-    const base = { id: `chatcmpl-${++seq}`, created: Math.floor(Date.now() / 1000), model: body.model ?? FAKE_MODELS[0] };
+    const base = {
+      id: `chatcmpl-${++seq}`,
+      created: Math.floor(Date.now() / 1000),
+      model: body.model ?? FAKE_MODELS[0],
+    };
 
     if (!body.stream) {
-      const tool_calls = toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
+      const tool_calls = toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.args },
+      }));
       const message = { role: 'assistant', content: text ?? null, ...(tool_calls.length ? { tool_calls } : {}) };
-      return sendJson(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason }], usage });
+      return sendJson(res, 200, {
+        ...base,
+        object: 'chat.completion',
+        choices: [{ index: 0, message, finish_reason }],
+        usage,
+      });
     }
 
     const deltas: Record<string, unknown>[] = splitWords(text ?? '').map((content) => ({ content }));
@@ -181,7 +207,13 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const entry: RecordedRequest = { method: req.method ?? 'GET', path: pathOf(req), headers: req.headers, body: {}, receivedAt: Date.now() };
+    const entry: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: pathOf(req),
+      headers: req.headers,
+      body: {},
+      receivedAt: Date.now(),
+    };
     const closed = new AbortController();
     res.on('close', () => {
       entry.endedAt = Date.now();
@@ -193,11 +225,16 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
     });
     inFlight++;
 
-    if (!(await log.record(req, entry))) return sendJson(res, 400, apiError('Request body is not valid JSON', 'invalid_request_error'));
+    if (!(await log.record(req, entry)))
+      return sendJson(res, 400, apiError('Request body is not valid JSON', 'invalid_request_error'));
     if (isModelList(entry)) {
       if (!Array.isArray(modelList)) {
         const failure = modelList as { status: number; errorBody?: unknown };
-        return sendJson(res, failure.status, failure.errorBody ?? apiError(`Scripted failure (${failure.status})`, 'server_error'));
+        return sendJson(
+          res,
+          failure.status,
+          failure.errorBody ?? apiError(`Scripted failure (${failure.status})`, 'server_error'),
+        );
       }
       const data = modelList.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake-openai' }));
       return sendJson(res, 200, { object: 'list', data });
@@ -206,7 +243,11 @@ export async function startOpenAiServer(): Promise<FakeOpenAi> {
     sendJson(res, 404, apiError(`Unknown route ${entry.method} ${entry.path}`, 'invalid_request_error'));
   }
 
-  const server = await startProviderServer(handle, { failure: (err) => apiError(String(err), 'server_error'), ignore: closedByClient, drained: idle });
+  const server = await startProviderServer(handle, {
+    failure: (err) => apiError(String(err), 'server_error'),
+    ignore: closedByClient,
+    drained: idle,
+  });
 
   return {
     url: server.url,

@@ -3,5 +3,7 @@ export const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head
 
 /** The operationId of every operation of an OpenAPI document, `undefined` where one is missing. */
 export function operationIds(doc: any): (string | undefined)[] {
-  return Object.values<any>(doc.paths).flatMap((item) => OPENAPI_METHODS.filter((m) => item[m]).map((m) => item[m].operationId));
+  return Object.values<any>(doc.paths).flatMap((item) =>
+    OPENAPI_METHODS.filter((m) => item[m]).map((m) => item[m].operationId),
+  );
 }

@@ -17,12 +17,22 @@ export interface Started {
  * Starts the service the way `npm start` does (tsx src/main.ts) with the given environment and
  * resolves once it prints its listening address; with `opts.nofile`, under that descriptor limit.
  */
-export function startService(env: Record<string, string | undefined>, timeoutMs = 90_000, opts: { nofile?: number } = {}): Promise<Started> {
-  const clean = Object.fromEntries(Object.entries({ ...process.env, TEST_DATABASE_URL: undefined, ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
+export function startService(
+  env: Record<string, string | undefined>,
+  timeoutMs = 90_000,
+  opts: { nofile?: number } = {},
+): Promise<Started> {
+  const clean = Object.fromEntries(
+    Object.entries({ ...process.env, TEST_DATABASE_URL: undefined, ...env }).filter(([, v]) => v !== undefined),
+  ) as NodeJS.ProcessEnv;
   const node = [process.execPath, '--import', 'tsx', 'src/main.ts'];
   // `nofile`: the process runs under `ulimit -n` (bash execs node, so the child's pid is node's).
   const child = opts.nofile
-    ? spawn('bash', ['-c', `ulimit -n ${opts.nofile} && exec "$0" "$@"`, ...node], { cwd: ROOT, env: clean, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('bash', ['-c', `ulimit -n ${opts.nofile} && exec "$0" "$@"`, ...node], {
+        cwd: ROOT,
+        env: clean,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : spawn(node[0]!, node.slice(1), { cwd: ROOT, env: clean, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -54,7 +64,10 @@ export function startService(env: Record<string, string | undefined>, timeoutMs 
 }
 
 /** Runs the service expecting it to exit (a configuration error); resolves with code and output. */
-export function runToExit(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
+export function runToExit(
+  env: Record<string, string | undefined>,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; output: string }> {
   return startService(env, timeoutMs).then(
     async (s) => {
       await s.stop();
@@ -69,7 +82,9 @@ export function runToExit(env: Record<string, string | undefined>, timeoutMs = 6
  * of its own in that PostgreSQL database (the harness of the same run owns and resets `public`),
  * created empty here and dropped by `drop`.
  */
-export async function databaseEnv(schema: string): Promise<{ env: Record<string, string | undefined>; drop: () => Promise<void> }> {
+export async function databaseEnv(
+  schema: string,
+): Promise<{ env: Record<string, string | undefined>; drop: () => Promise<void> }> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) return { env: { DATABASE_URL: undefined, SECRETS_KEY: undefined }, drop: async () => {} };
   const run = async (sql: string) => {
@@ -83,7 +98,10 @@ export async function databaseEnv(schema: string): Promise<{ env: Record<string,
   };
   await run(`drop schema if exists ${schema} cascade; create schema ${schema}`);
   const withPath = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-  return { env: { DATABASE_URL: withPath, SECRETS_KEY: TEST_SECRETS_KEY }, drop: () => run(`drop schema if exists ${schema} cascade`) };
+  return {
+    env: { DATABASE_URL: withPath, SECRETS_KEY: TEST_SECRETS_KEY },
+    drop: () => run(`drop schema if exists ${schema} cascade`),
+  };
 }
 
 /** A GraphQL client for a started service: throws on GraphQL errors, returns `data`. */

@@ -6,12 +6,22 @@ import { gqlOk, h, newWorkspace, type TestWorkspace } from './harness.js';
 import { startOpenAiServer, type FakeOpenAi } from './openai-server.js';
 
 /** Configures a workspace model named `test-model` pointing at the fake OpenAI-compatible server. */
-export async function configureFakeModel(adminToken: string, fake: FakeOpenAi, prices = { input: 1, output: 2 }, name = 'test-model'): Promise<void> {
-  await gqlOk(
-    adminToken,
-    `mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }`,
-    { i: { name, provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: fake.url, inputPricePerMillion: prices.input, outputPricePerMillion: prices.output } },
-  );
+export async function configureFakeModel(
+  adminToken: string,
+  fake: FakeOpenAi,
+  prices = { input: 1, output: 2 },
+  name = 'test-model',
+): Promise<void> {
+  await gqlOk(adminToken, `mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }`, {
+    i: {
+      name,
+      provider: 'OPENAI_COMPATIBLE',
+      model: 'fake-model',
+      baseUrl: fake.url,
+      inputPricePerMillion: prices.input,
+      outputPricePerMillion: prices.output,
+    },
+  });
 }
 
 /** The fake model server and a workspace whose `test-model` answers from it. */
@@ -25,7 +35,10 @@ export interface FakeModelWorkspace {
  * server and a fresh workspace with `test-model` on it (handed to `started`, then to `more` for
  * further setup); before each test, the server forgets its requests and turns; after all, it stops.
  */
-export function useFakeModelWorkspace(started: (s: FakeModelWorkspace) => void, more?: (s: FakeModelWorkspace) => Promise<void>): void {
+export function useFakeModelWorkspace(
+  started: (s: FakeModelWorkspace) => void,
+  more?: (s: FakeModelWorkspace) => Promise<void>,
+): void {
   let fake: FakeOpenAi | undefined;
   before(async () => {
     fake = await startOpenAiServer();
@@ -57,7 +70,16 @@ export function scriptEntry(script: string): RunEntry {
 }
 
 export function httpInput(body: unknown, extra: Partial<RunInput> = {}): RunInput {
-  return { surface: 'HTTP_API', method: 'POST', path: 'test', params: {}, query: {}, headers: {}, body: body as RunInput['body'], ...extra };
+  return {
+    surface: 'HTTP_API',
+    method: 'POST',
+    path: 'test',
+    params: {},
+    query: {},
+    headers: {},
+    body: body as RunInput['body'],
+    ...extra,
+  };
 }
 
 /** Runs `fn` and returns the DomainError it throws; fails when it succeeds or throws anything else. */

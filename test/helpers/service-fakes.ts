@@ -20,7 +20,11 @@ export interface BeginCall {
 }
 
 /** A pipeline whose `begin` admits every run, records its arguments and answers a run named `runId`. */
-export function recordingPipeline(runId = 'run_recorded'): { pipeline: Pipeline; begun: BeginCall[]; run: AdmittedRun } {
+export function recordingPipeline(runId = 'run_recorded'): {
+  pipeline: Pipeline;
+  begun: BeginCall[];
+  run: AdmittedRun;
+} {
   const begun: BeginCall[] = [];
   const run = { runId } as AdmittedRun;
   const pipeline = {
@@ -78,7 +82,11 @@ export const AGENT_CREATED_AT = new Date(Date.UTC(2024, 2, 4, 5, 6, 7, 891));
 export async function insertAgent(ws: TestWorkspace, over: Partial<Agent> = {}): Promise<Agent> {
   const admin: Principal = { kind: 'member', memberId: ws.adminId, workspaceId: ws.workspaceId, role: 'ADMIN' };
   const { store, services } = h().service;
-  const created = await services.agents.create(admin, { name: 'Service test agent', description: 'Answers service tests', instructions: 'Be brief.' });
+  const created = await services.agents.create(admin, {
+    name: 'Service test agent',
+    description: 'Answers service tests',
+    instructions: 'Be brief.',
+  });
   await store.repos.agents.update({ ...created, createdAt: AGENT_CREATED_AT, ...over });
   return (await store.repos.agents.get(created.id))!;
 }
@@ -100,7 +108,13 @@ export function runResult(output: Json, error?: RunResult['error']): RunResult {
 /** What a refusal says, whole: its class, code, message, details and the field it names. */
 export function refusalShape(err: unknown): Record<string, unknown> {
   const e = err as { code?: string; message: string; details?: unknown; field?: unknown };
-  return { class: (err as object).constructor.name, code: e.code, message: e.message, details: e.details, field: e.field };
+  return {
+    class: (err as object).constructor.name,
+    code: e.code,
+    message: e.message,
+    details: e.details,
+    field: e.field,
+  };
 }
 
 /** The refusal shape of an Invalid: its message, and the field it names (if any). */

@@ -51,7 +51,10 @@ export function rawSmtp(port: number, localAddress?: string, host = '127.0.0.1')
         end: () => socket.destroy(),
         next(timeoutMs = 10_000) {
           return new Promise<string>((ok, fail) => {
-            const timer = setTimeout(() => fail(new Error(`no line from the server in ${timeoutMs} ms (so far: ${lines.join(' | ')})`)), timeoutMs);
+            const timer = setTimeout(
+              () => fail(new Error(`no line from the server in ${timeoutMs} ms (so far: ${lines.join(' | ')})`)),
+              timeoutMs,
+            );
             const check = () => {
               if (read < lines.length) {
                 clearTimeout(timer);

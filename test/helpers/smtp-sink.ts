@@ -60,7 +60,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
             mail,
             header: (name) => {
               const line = mail.headerLines.find((h) => h.key === name.toLowerCase())?.line;
-              return line === undefined ? undefined : line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+              return line === undefined
+                ? undefined
+                : line
+                    .slice(line.indexOf(':') + 1)
+                    .replace(/\r?\n[ \t]+/g, ' ')
+                    .trim();
             },
           });
           callback(null, 'Queued');
@@ -70,5 +75,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
-  return Object.assign(sink, { url: `smtp://127.0.0.1:${port}`, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }) as SmtpSink;
+  return Object.assign(sink, {
+    url: `smtp://127.0.0.1:${port}`,
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }) as SmtpSink;
 }

@@ -50,7 +50,11 @@ export async function startSurfaceService(opts: {
     ...opts.env,
   });
   // No test asks the network's DNS for its email sender checks: tests that need records pass their own.
-  const service = await buildService(config, { dnsResolver: NO_DNS, ...opts.build, logger: opts.logger ?? createLogger('silent') });
+  const service = await buildService(config, {
+    dnsResolver: NO_DNS,
+    ...opts.build,
+    logger: opts.logger ?? createLogger('silent'),
+  });
   const { server, url, smtpPort } = await service.listen(0, '127.0.0.1');
   return { service, server, url, ...(smtpPort !== undefined ? { smtpPort } : {}), stop: () => service.close() };
 }

@@ -58,7 +58,10 @@ function validatorFor(ajv: Ajv2020, ref: string): ValidateFunction {
 }
 
 /** Sends a request to the Workspace API and checks the answer against the OpenAPI document. */
-export async function wsApi(pathAndQuery: string, opts: { key?: string; method?: string; authorization?: string } = {}): Promise<ApiResponse> {
+export async function wsApi(
+  pathAndQuery: string,
+  opts: { key?: string; method?: string; authorization?: string } = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = {};
   if (opts.authorization !== undefined) headers.authorization = opts.authorization;
   else if (opts.key) headers.authorization = `Bearer ${opts.key}`;
@@ -74,14 +77,28 @@ export async function wsApi(pathAndQuery: string, opts: { key?: string; method?:
   let ref: string;
   if (operation) {
     const response = operation.responses[String(res.status)];
-    expect(response, `${method.toUpperCase()} ${match.template} ${res.status} is not documented`).to.not.equal(undefined);
-    ref = pointer('paths', match.template, method, 'responses', String(res.status), 'content', 'application/json', 'schema');
+    expect(response, `${method.toUpperCase()} ${match.template} ${res.status} is not documented`).to.not.equal(
+      undefined,
+    );
+    ref = pointer(
+      'paths',
+      match.template,
+      method,
+      'responses',
+      String(res.status),
+      'content',
+      'application/json',
+      'schema',
+    );
   } else {
     expect(res.status, `undocumented ${method.toUpperCase()} ${path} must be 404`).to.equal(404);
     ref = pointer('components', 'schemas', 'Error');
   }
   const validate = validatorFor(ajv, ref);
-  expect(validate(body), `${method.toUpperCase()} ${pathAndQuery} ${res.status}: ${JSON.stringify(validate.errors)}`).to.equal(true);
+  expect(
+    validate(body),
+    `${method.toUpperCase()} ${pathAndQuery} ${res.status}: ${JSON.stringify(validate.errors)}`,
+  ).to.equal(true);
   if (res.status >= 400) {
     expect(Object.keys(body)).to.deep.equal(['error']);
     expect(body.error).to.be.a('string').and.not.equal('');
@@ -100,24 +117,45 @@ export function expectError(r: ApiResponse, status: number, message?: RegExp): v
 }
 
 /** Creates a workspace key (wk_) and returns its plaintext and id. */
-export async function workspaceKey(adminToken: string, scopes: string[] = ['WORKSPACE_READ']): Promise<{ key: string; id: string }> {
-  const d = await gqlOk(adminToken, 'mutation($s: [KeyScope!]) { createWorkspaceApiKey(name: "ws api", scopes: $s) { key apiKey { id } } }', { s: scopes });
+export async function workspaceKey(
+  adminToken: string,
+  scopes: string[] = ['WORKSPACE_READ'],
+): Promise<{ key: string; id: string }> {
+  const d = await gqlOk(
+    adminToken,
+    'mutation($s: [KeyScope!]) { createWorkspaceApiKey(name: "ws api", scopes: $s) { key apiKey { id } } }',
+    { s: scopes },
+  );
   return { key: d.createWorkspaceApiKey.key, id: d.createWorkspaceApiKey.apiKey.id };
 }
 
 /** Records a message through the GraphQL mutation channel connectors use. */
-export async function recordMessage(adminToken: string, agentId: string, m: { direction: 'inbound' | 'outbound'; channel: 'email' | 'sms'; sentAt: Date; subject?: string | null; body?: string }): Promise<string> {
-  const d = await gqlOk(adminToken, 'mutation($a: ID!, $i: RecordMessageInput!) { recordMessage(agentId: $a, input: $i) { id } }', {
-    a: agentId,
-    i: {
-      direction: m.direction.toUpperCase(),
-      channel: m.channel.toUpperCase(),
-      from: m.direction === 'inbound' ? 'customer@example.com' : 'agent@example.com',
-      to: m.direction === 'inbound' ? 'agent@example.com' : 'customer@example.com',
-      subject: m.subject === undefined ? 'Hello' : m.subject,
-      body: m.body ?? 'Body text',
-      sentAt: m.sentAt.toISOString(),
+export async function recordMessage(
+  adminToken: string,
+  agentId: string,
+  m: {
+    direction: 'inbound' | 'outbound';
+    channel: 'email' | 'sms';
+    sentAt: Date;
+    subject?: string | null;
+    body?: string;
+  },
+): Promise<string> {
+  const d = await gqlOk(
+    adminToken,
+    'mutation($a: ID!, $i: RecordMessageInput!) { recordMessage(agentId: $a, input: $i) { id } }',
+    {
+      a: agentId,
+      i: {
+        direction: m.direction.toUpperCase(),
+        channel: m.channel.toUpperCase(),
+        from: m.direction === 'inbound' ? 'customer@example.com' : 'agent@example.com',
+        to: m.direction === 'inbound' ? 'agent@example.com' : 'customer@example.com',
+        subject: m.subject === undefined ? 'Hello' : m.subject,
+        body: m.body ?? 'Body text',
+        sentAt: m.sentAt.toISOString(),
+      },
     },
-  });
+  );
   return d.recordMessage.id;
 }

@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { DEFAULT_CAPABILITIES, DEFAULT_CORS, DEFAULT_GUARDRAILS, defaultSurfaces } from '../../src/domain/agents/agent.schemas.js';
+import {
+  DEFAULT_CAPABILITIES,
+  DEFAULT_CORS,
+  DEFAULT_GUARDRAILS,
+  defaultSurfaces,
+} from '../../src/domain/agents/agent.schemas.js';
 import { Conflict } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { ModelConfig } from '../../src/domain/models/model.entities.js';
@@ -27,12 +32,16 @@ const PRIMARY_KEYS: Record<string, string> = {
 
 const COLUMNS: Record<string, string> = {
   a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
-  activity_log: 'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by',
+  activity_log:
+    'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by',
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agent_queue_serves: 'queue agent_id claim_no claim_rank',
-  agents: 'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
-  api_keys: 'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at console_session_id',
-  channels: 'id agent_id kind address handler_kind handler_body model_override allowed_senders auto_reply created_at updated_at',
+  agents:
+    'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
+  api_keys:
+    'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at console_session_id',
+  channels:
+    'id agent_id kind address handler_kind handler_body model_override allowed_senders auto_reply created_at updated_at',
   chat_turns: 'id conversation_id role content run_id created_at',
   console_sessions: 'id member_id token_id session_hash created_at last_seen_at revoked_at',
   conversations: 'id agent_id created_at updated_at visitor_id',
@@ -40,10 +49,13 @@ const COLUMNS: Record<string, string> = {
   document_exposures: 'id agent_id document_id can_read can_write created_at mcp_read',
   document_records: 'id document_id seq data created_at updated_at',
   documents: 'id workspace_id agent_id name description kind content fields created_at updated_at',
-  http_endpoints: 'id agent_id path path_shape methods handler_kind handler_body model_override description created_at updated_at input_schema output_schema',
-  mcp_tools: 'id agent_id name description handler_kind handler_body model_override input_schema created_at updated_at output_schema',
+  http_endpoints:
+    'id agent_id path path_shape methods handler_kind handler_body model_override description created_at updated_at input_schema output_schema',
+  mcp_tools:
+    'id agent_id name description handler_kind handler_body model_override input_schema created_at updated_at output_schema',
   member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at',
-  mcp_grants: 'id workspace_id agent_id member_id client_id client_name redirect_host created_at last_used_at member_token_id',
+  mcp_grants:
+    'id workspace_id agent_id member_id client_id client_name redirect_host created_at last_used_at member_token_id',
   mailgun_tokens: 'id expires_at',
   channel_intake_days: 'channel_id day messages bytes',
   members: 'id workspace_id email name role created_at',
@@ -51,7 +63,8 @@ const COLUMNS: Record<string, string> = {
   message_day_counts: 'agent_id day direction channel n',
   messages:
     'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at channel_id thread_id message_id in_reply_to status attempts failures next_attempt_at locked_until last_error run_id provider answer_to',
-  models: 'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at accepts_images',
+  models:
+    'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at accepts_images',
   oauth_registration_counts: 'address window_start n',
   oauth_records: 'model id payload grant_id uid expires_at consumed_at',
   openai_responses: 'id agent_id previous_response_id context body created_at caller_ref chained',
@@ -60,7 +73,8 @@ const COLUMNS: Record<string, string> = {
   teams: 'id workspace_id name daily_credit_limit created_at',
   webhook_deliveries:
     'id agent_id webhook_id integration sender_delivery_id dedupe_key replay_of method path query headers raw_body status attempts failures last_error run_id next_attempt_at locked_until created_at updated_at completed_at body_dropped_at',
-  webhooks: 'id agent_id integration handler_kind handler_body model_override signature_scheme signature_secret_name created_at updated_at max_body_bytes',
+  webhooks:
+    'id agent_id integration handler_kind handler_body model_override signature_scheme signature_secret_name created_at updated_at max_body_bytes',
   workspaces: 'id name settings daily_credit_limit created_at updated_at',
 };
 
@@ -234,7 +248,9 @@ async function schemaOf(db: Knex): Promise<Schema> {
     `select replace(indexdef, ' ON ' || current_schema() || '.', ' ON ') as d from pg_indexes
      where schemaname = current_schema() and ${notKnex('tablename')} order by indexname`,
   );
-  const relations = await rows(`select relname::text || ' ' || relkind::text as d from pg_class where relnamespace = current_schema()::text::regnamespace and ${notKnex('relname')} order by 1`);
+  const relations = await rows(
+    `select relname::text || ' ' || relkind::text as d from pg_class where relnamespace = current_schema()::text::regnamespace and ${notKnex('relname')} order by 1`,
+  );
   // Sorted here: the database's collation orders `_` differently on PostgreSQL and PGlite.
   return {
     columns,
@@ -271,24 +287,63 @@ describe('migrations', function () {
     afterUp = await schemaOf(db);
     expect(afterUp.columns).to.deep.equal(COLUMNS);
     const kind = (k: string) => afterUp.constraints.filter((c) => c.split(' ')[2] === k);
-    const byName = (k: string) => kind(k).map((c) => c.split(' ').slice(1).filter((_, i) => i !== 1).join(' '));
+    const byName = (k: string) =>
+      kind(k).map((c) =>
+        c
+          .split(' ')
+          .slice(1)
+          .filter((_, i) => i !== 1)
+          .join(' '),
+      );
     expect(byName('u').sort()).to.deep.equal([...UNIQUE].sort());
-    expect(kind('c').map((c) => c.split(' ')[1]).sort()).to.deep.equal([...CHECKS].sort());
-    expect(kind('f').map((c) => c.split(' ').filter((_, i) => i !== 1 && i !== 2).join(' ')).sort()).to.deep.equal([...FOREIGN_KEYS].sort());
+    expect(
+      kind('c')
+        .map((c) => c.split(' ')[1])
+        .sort(),
+    ).to.deep.equal([...CHECKS].sort());
+    expect(
+      kind('f')
+        .map((c) =>
+          c
+            .split(' ')
+            .filter((_, i) => i !== 1 && i !== 2)
+            .join(' '),
+        )
+        .sort(),
+    ).to.deep.equal([...FOREIGN_KEYS].sort());
     // A primary key on every table: `id`, except credit usage (one row per agent and day).
-    expect(kind('p').map((c) => `${c.split(' ')[0]} ${c.split(' ').slice(3).join(' ')}`).sort()).to.deep.equal(
-      Object.keys(COLUMNS).map((t) => `${t} PRIMARY KEY (${PRIMARY_KEYS[t] ?? 'id'})`).sort(),
+    expect(
+      kind('p')
+        .map((c) => `${c.split(' ')[0]} ${c.split(' ').slice(3).join(' ')}`)
+        .sort(),
+    ).to.deep.equal(
+      Object.keys(COLUMNS)
+        .map((t) => `${t} PRIMARY KEY (${PRIMARY_KEYS[t] ?? 'id'})`)
+        .sort(),
     );
     expect(kind('x')).to.deep.equal([]);
-    const secondary = afterUp.indexes.filter((d) => !/_pkey ON /.test(d) && !UNIQUE.some((u) => d.includes(` ${u.split(' ')[0]} ON `)));
+    const secondary = afterUp.indexes.filter(
+      (d) => !/_pkey ON /.test(d) && !UNIQUE.some((u) => d.includes(` ${u.split(' ')[0]} ON `)),
+    );
     expect(secondary).to.deep.equal([...INDEXES].sort());
-    expect(afterUp.relations.filter((r) => r.endsWith(' S'))).to.deep.equal(['agent_queue_claims S', 'document_records_seq_seq S']);
-    expect(afterUp.columnDefs).to.include('document_records.seq bigint not null default nextval(\'document_records_seq_seq\'::regclass)');
+    expect(afterUp.relations.filter((r) => r.endsWith(' S'))).to.deep.equal([
+      'agent_queue_claims S',
+      'document_records_seq_seq S',
+    ]);
+    expect(afterUp.columnDefs).to.include(
+      "document_records.seq bigint not null default nextval('document_records_seq_seq'::regclass)",
+    );
   });
 
   it('down: nothing the migrations created is left', async () => {
     await migrateRollbackAll(db);
-    expect(await schemaOf(db)).to.deep.equal({ columns: {}, columnDefs: [], constraints: [], indexes: [], relations: [] });
+    expect(await schemaOf(db)).to.deep.equal({
+      columns: {},
+      columnDefs: [],
+      constraints: [],
+      indexes: [],
+      relations: [],
+    });
   });
 
   it('up again: the same schema, and the repositories store and find data in it', async () => {
@@ -297,8 +352,22 @@ describe('migrations', function () {
 
     const { repos } = knexStore(db);
     const now = new Date('2026-01-02T03:04:05Z');
-    const ws = await repos.workspaces.insert({ id: newId('ws'), name: 'Migrated', settings: DEFAULT_SETTINGS, dailyCreditLimit: 5, createdAt: now, updatedAt: now });
-    expect(await repos.workspaces.get(ws.id)).to.deep.equal({ id: ws.id, name: 'Migrated', settings: DEFAULT_SETTINGS, dailyCreditLimit: 5, createdAt: now, updatedAt: now });
+    const ws = await repos.workspaces.insert({
+      id: newId('ws'),
+      name: 'Migrated',
+      settings: DEFAULT_SETTINGS,
+      dailyCreditLimit: 5,
+      createdAt: now,
+      updatedAt: now,
+    });
+    expect(await repos.workspaces.get(ws.id)).to.deep.equal({
+      id: ws.id,
+      name: 'Migrated',
+      settings: DEFAULT_SETTINGS,
+      dailyCreditLimit: 5,
+      createdAt: now,
+      updatedAt: now,
+    });
     const agent = await repos.agents.insert({
       id: newId('agt'),
       workspaceId: ws.id,
@@ -319,18 +388,67 @@ describe('migrations', function () {
       createdAt: now,
       updatedAt: now,
     });
-    const doc = await repos.documents.insert({ id: newId('doc'), workspaceId: ws.id, agentId: agent.id, name: 'tasks', description: '', kind: 'DATABASE', content: '', fields: [], createdAt: now, updatedAt: now });
-    await repos.records.insertMany(doc.id, [{ id: 'rec_1', data: { title: 'a', done: false } }, { id: 'rec_2', data: { title: 'b', done: true } }], now);
-    expect(await repos.records.query(doc.id, { done: [{ op: 'in', type: 'BOOLEAN', values: [true] }] }, { limit: 10, offset: 0 })).to.deep.equal({ records: [{ id: 'rec_2', title: 'b', done: true }], totalCount: 1 });
+    const doc = await repos.documents.insert({
+      id: newId('doc'),
+      workspaceId: ws.id,
+      agentId: agent.id,
+      name: 'tasks',
+      description: '',
+      kind: 'DATABASE',
+      content: '',
+      fields: [],
+      createdAt: now,
+      updatedAt: now,
+    });
+    await repos.records.insertMany(
+      doc.id,
+      [
+        { id: 'rec_1', data: { title: 'a', done: false } },
+        { id: 'rec_2', data: { title: 'b', done: true } },
+      ],
+      now,
+    );
+    expect(
+      await repos.records.query(
+        doc.id,
+        { done: [{ op: 'in', type: 'BOOLEAN', values: [true] }] },
+        { limit: 10, offset: 0 },
+      ),
+    ).to.deep.equal({ records: [{ id: 'rec_2', title: 'b', done: true }], totalCount: 1 });
 
     // The constraint the error translation names is back: a second model of the same name is a Conflict.
-    const model: ModelConfig = { id: newId('mdl'), workspaceId: ws.id, name: 'main', provider: 'openai', model: 'gpt-4o-mini', baseUrl: null, apiKeySecret: null, inputPricePerMillion: 1, outputPricePerMillion: 2, isDefault: false, acceptsImages: false, createdAt: now, updatedAt: now };
+    const model: ModelConfig = {
+      id: newId('mdl'),
+      workspaceId: ws.id,
+      name: 'main',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      baseUrl: null,
+      apiKeySecret: null,
+      inputPricePerMillion: 1,
+      outputPricePerMillion: 2,
+      isDefault: false,
+      acceptsImages: false,
+      createdAt: now,
+      updatedAt: now,
+    };
     await repos.models.insert(model);
-    const duplicate = await repos.models.insert({ ...model, id: newId('mdl') }).then(() => null, (err: unknown) => err);
+    const duplicate = await repos.models.insert({ ...model, id: newId('mdl') }).then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(duplicate).to.be.instanceOf(Conflict);
     expect((duplicate as Conflict).message).to.equal('A model with that name already exists');
 
-    await repos.slots.insert({ id: newId('slot'), agentId: agent.id, workspaceId: ws.id, teamId: null, instanceId: 'migrated', reservedCredits: 0.25, expiresAt: new Date(now.getTime() + 1_000) });
+    await repos.slots.insert({
+      id: newId('slot'),
+      agentId: agent.id,
+      workspaceId: ws.id,
+      teamId: null,
+      instanceId: 'migrated',
+      reservedCredits: 0.25,
+      expiresAt: new Date(now.getTime() + 1_000),
+    });
     expect(await repos.slots.countActive(agent.id, now)).to.equal(1);
     expect(await repos.slots.reserved({ workspaceId: ws.id }, now)).to.equal(0.25);
     await repos.usage.charge({ agentId: agent.id, workspaceId: ws.id, teamId: null, day: '2026-01-02', credits: 1.5 });

@@ -11,7 +11,15 @@ import type { SurfaceCaller } from '../../src/domain/surfaces/surface-access.js'
 import { h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { MovableClock } from '../helpers/movable-clock.js';
 import { keyPrincipal } from '../helpers/runtime.js';
-import { insertAgent, invalidShape, recordingPipeline, recordingStore, refusalShape, rejection, runResult } from '../helpers/service-fakes.js';
+import {
+  insertAgent,
+  invalidShape,
+  recordingPipeline,
+  recordingStore,
+  refusalShape,
+  rejection,
+  runResult,
+} from '../helpers/service-fakes.js';
 
 // The A2A server's service alone, below the protocol bindings: the card's skills, what a message
 // hands the pipeline (a skill call or the agent's chat with its history), how a chat run's turns are
@@ -69,10 +77,16 @@ describe('A2A server: the service alone', () => {
     return { service, rec, begun, run, clock };
   }
 
-  const callerOf = (a: Agent): SurfaceCaller => ({ agent: a, principal: keyPrincipal(a), keyId: 'key_test', facts: {} });
+  const callerOf = (a: Agent): SurfaceCaller => ({
+    agent: a,
+    principal: keyPrincipal(a),
+    keyId: 'key_test',
+    facts: {},
+  });
   const request = { headers: HEADERS, signal };
   const message = (over: Partial<A2aMessage>): A2aMessage => ({ text: 'Hello', contextId: '', ...over });
-  const turnsOf = (agentId: string, contextId: string) => h().service.store.repos.conversations.recentTurns(conversationIdOf(agentId, CALLER, contextId), 10);
+  const turnsOf = (agentId: string, contextId: string) =>
+    h().service.store.repos.conversations.recentTurns(conversationIdOf(agentId, CALLER, contextId), 10);
 
   it("names a context's conversation by a hash of agent, caller and context", () => {
     expect(conversationIdOf('agt_1', CALLER, 'ctx-1')).to.match(/^a2a_[A-Za-z0-9_-]{32}$/);
@@ -101,10 +115,14 @@ describe('A2A server: the service alone', () => {
       const { service } = build();
       const instructions = `The refund password is hunter2. ${'i'.repeat(300)}TAIL`;
       const undescribed = await insertAgent(ws, { name: 'Quiet', description: '', instructions });
-      expect(await service.skills(undescribed)).to.deep.equal([{ id: 'chat', name: 'Quiet', description: 'Chat with Quiet', structured: false }]);
+      expect(await service.skills(undescribed)).to.deep.equal([
+        { id: 'chat', name: 'Quiet', description: 'Chat with Quiet', structured: false },
+      ]);
       const blank = await insertAgent(ws, { instructions: ' \n\t ' });
       await insertTool(blank.id, { name: 'only', description: 'The one tool' });
-      expect(await service.skills(blank)).to.deep.equal([{ id: 'only', name: 'only', description: 'The one tool', structured: false }]);
+      expect(await service.skills(blank)).to.deep.equal([
+        { id: 'only', name: 'only', description: 'The one tool', structured: false },
+      ]);
     });
   });
 
@@ -112,13 +130,25 @@ describe('A2A server: the service alone', () => {
     it("runs the skill's MCP tool with the data part as its arguments, and keeps no conversation", async () => {
       const { service, rec, begun, run } = build();
       const caller = callerOf(agent);
-      const { record, ...begunRun } = await service.begin(caller, message({ text: 'ignored', data: { city: 'Paris' }, skillId: 'lookup', contextId: 'ctx-skill' }), request);
+      const { record, ...begunRun } = await service.begin(
+        caller,
+        message({ text: 'ignored', data: { city: 'Paris' }, skillId: 'lookup', contextId: 'ctx-skill' }),
+        request,
+      );
       expect(begun).to.deep.equal([
         {
           principal: keyPrincipal(agent),
           agent,
           entry: { kind: 'mcp', id: lookup.id, name: 'lookup', handler: lookup.handler, modelOverride: null },
-          input: { surface: 'A2A', method: 'SendMessage', path: 'lookup', params: {}, query: {}, headers: HEADERS, body: { city: 'Paris' } },
+          input: {
+            surface: 'A2A',
+            method: 'SendMessage',
+            path: 'lookup',
+            params: {},
+            query: {},
+            headers: HEADERS,
+            body: { city: 'Paris' },
+          },
           opts: { signal, inRequest: true },
         },
       ]);
@@ -139,12 +169,22 @@ describe('A2A server: the service alone', () => {
 
     it('refuses before any run: a skill the agent lacks, data that is no object, arguments against the schema', async () => {
       const { service, begun } = build();
-      const refusal = async (m: Partial<A2aMessage>) => refusalShape(await rejection(() => service.begin(callerOf(agent), message(m), request)));
-      expect(await refusal({ skillId: 'nope' })).to.deep.equal(invalidShape("message.metadata.skillId: the agent has no skill 'nope'; its card lists the skills", 'message.metadata.skillId'));
+      const refusal = async (m: Partial<A2aMessage>) =>
+        refusalShape(await rejection(() => service.begin(callerOf(agent), message(m), request)));
+      expect(await refusal({ skillId: 'nope' })).to.deep.equal(
+        invalidShape(
+          "message.metadata.skillId: the agent has no skill 'nope'; its card lists the skills",
+          'message.metadata.skillId',
+        ),
+      );
       for (const data of [[{ city: 'Paris' }], 'Paris', 0] as Json[]) {
-        expect(await refusal({ skillId: 'lookup', data }), JSON.stringify(data)).to.deep.equal(invalidShape("The data part of a call of skill 'lookup' must be a JSON object", 'message.parts'));
+        expect(await refusal({ skillId: 'lookup', data }), JSON.stringify(data)).to.deep.equal(
+          invalidShape("The data part of a call of skill 'lookup' must be a JSON object", 'message.parts'),
+        );
       }
-      expect(await refusal({ skillId: 'lookup', data: { town: 'Paris' } })).to.deep.equal(invalidShape("Invalid arguments for tool 'lookup': city: is required", 'city'));
+      expect(await refusal({ skillId: 'lookup', data: { town: 'Paris' } })).to.deep.equal(
+        invalidShape("Invalid arguments for tool 'lookup': city: is required", 'city'),
+      );
       expect(begun).to.deep.equal([]);
     });
   });
@@ -159,7 +199,15 @@ describe('A2A server: the service alone', () => {
         principal: keyPrincipal(agent),
         agent,
         entry: CHAT_ENTRY,
-        input: { surface: 'A2A', method: 'SendMessage', path: 'chat', params: {}, query: {}, headers: HEADERS, body: 'Hello' },
+        input: {
+          surface: 'A2A',
+          method: 'SendMessage',
+          path: 'chat',
+          params: {},
+          query: {},
+          headers: HEADERS,
+          body: 'Hello',
+        },
         opts: { signal, inRequest: true, history: [] },
       };
       expect(begun).to.deep.equal([expected, expected]);
@@ -171,7 +219,18 @@ describe('A2A server: the service alone', () => {
 
     it('refuses a chat message without text before any read or run', async () => {
       const { service, rec, begun } = build();
-      expect(refusalShape(await rejection(() => service.begin(callerOf(agent), message({ text: ' \n ', contextId: 'ctx-empty' }), request)))).to.deep.equal(invalidShape('The message has no text: send a text part, or name a skill in metadata.skillId with a data part', 'message.parts'));
+      expect(
+        refusalShape(
+          await rejection(() =>
+            service.begin(callerOf(agent), message({ text: ' \n ', contextId: 'ctx-empty' }), request),
+          ),
+        ),
+      ).to.deep.equal(
+        invalidShape(
+          'The message has no text: send a text part, or name a skill in metadata.skillId with a data part',
+          'message.parts',
+        ),
+      );
       expect(rec.calls).to.deep.equal([]);
       expect(begun).to.deep.equal([]);
     });
@@ -183,16 +242,28 @@ describe('A2A server: the service alone', () => {
       const first = await service.begin(callerOf(agent), message({ text: 'Hello' }), request);
       await first.record('ctx-kept', runResult('Hi there'));
       const at = new Date(NOW.getTime() + 1);
-      expect(await h().service.store.repos.conversations.get(conversationId)).to.deep.equal({ id: conversationId, agentId: agent.id, visitorId: null, createdAt: NOW, updatedAt: at });
+      expect(await h().service.store.repos.conversations.get(conversationId)).to.deep.equal({
+        id: conversationId,
+        agentId: agent.id,
+        visitorId: null,
+        createdAt: NOW,
+        updatedAt: at,
+      });
       const turns = await turnsOf(agent.id, 'ctx-kept');
-      expect(turns.map((t) => t.id)).to.satisfy((ids: string[]) => ids.every((id) => /^turn_/.test(id)) && ids[0] !== ids[1]);
+      expect(turns.map((t) => t.id)).to.satisfy(
+        (ids: string[]) => ids.every((id) => /^turn_/.test(id)) && ids[0] !== ids[1],
+      );
       expect(turns.map(({ id: _id, ...t }) => t)).to.deep.equal([
         { conversationId, role: 'user', content: 'Hello', runId: 'run_recorded', createdAt: NOW },
         { conversationId, role: 'assistant', content: 'Hi there', runId: 'run_recorded', createdAt: at },
       ]);
 
       clock.advance(60_000);
-      const second = await service.begin(callerOf(agent), message({ text: 'And tomorrow?', contextId: 'ctx-kept' }), request);
+      const second = await service.begin(
+        callerOf(agent),
+        message({ text: 'And tomorrow?', contextId: 'ctx-kept' }),
+        request,
+      );
       expect(rec.argsOf('conversations.recentTurns')).to.deep.equal([[conversationId, HISTORY_TURNS]]);
       expect(begun[1]!.opts.history).to.deep.equal([
         { role: 'user', content: 'Hello' },
@@ -206,10 +277,12 @@ describe('A2A server: the service alone', () => {
         ['assistant', '{"answer":42}'],
       ]);
       const later = new Date(NOW.getTime() + 60_001);
-      expect((await turnsOf(agent.id, 'ctx-kept')).slice(2).map((t) => [t.role, t.content, t.createdAt])).to.deep.equal([
-        ['user', 'And tomorrow?', new Date(NOW.getTime() + 60_000)],
-        ['assistant', '{"answer":42}', later],
-      ]);
+      expect((await turnsOf(agent.id, 'ctx-kept')).slice(2).map((t) => [t.role, t.content, t.createdAt])).to.deep.equal(
+        [
+          ['user', 'And tomorrow?', new Date(NOW.getTime() + 60_000)],
+          ['assistant', '{"answer":42}', later],
+        ],
+      );
       expect((await h().service.store.repos.conversations.get(conversationId))!.updatedAt).to.deep.equal(later);
       // Only the first message of the context created its conversation.
       expect(rec.argsOf('conversations.insert')).to.have.length(1);
@@ -220,7 +293,9 @@ describe('A2A server: the service alone', () => {
       const started = await service.begin(callerOf(agent), message({ text: 'Hello' }), request);
       await started.record('ctx-failed', runResult(null, { kind: 'model', message: 'The model failed' }));
       expect(rec.calls).to.deep.equal([]);
-      expect(await h().service.store.repos.conversations.get(conversationIdOf(agent.id, CALLER, 'ctx-failed'))).to.equal(null);
+      expect(
+        await h().service.store.repos.conversations.get(conversationIdOf(agent.id, CALLER, 'ctx-failed')),
+      ).to.equal(null);
     });
 
     it('two first messages of one context at once: both find no conversation, one creates it, the other’s Conflict is no failure, all turns are kept', async () => {
@@ -256,7 +331,13 @@ describe('A2A server: the service alone', () => {
       expect(rec.argsOf('conversations.addTurns')).to.deep.equal([]);
       // A Conflict, by contrast, is the other first message having won.
       const conversationId = conversationIdOf(agent.id, CALLER, 'ctx-broken');
-      await h().service.store.repos.conversations.insert({ id: conversationId, agentId: agent.id, visitorId: null, createdAt: NOW, updatedAt: NOW });
+      await h().service.store.repos.conversations.insert({
+        id: conversationId,
+        agentId: agent.id,
+        visitorId: null,
+        createdAt: NOW,
+        updatedAt: NOW,
+      });
       // The conversation exists now but this record does not see it: it tries to create it and meets the Conflict.
       const blind = build({
         'conversations.get': async () => null,
@@ -272,7 +353,12 @@ describe('A2A server: the service alone', () => {
   });
 
   describe('tasks', () => {
-    const task = (id: string, state = 'TASK_STATE_WORKING', contextId = 'ctx-t') => ({ id, contextId, state, task: { id, status: { state } } });
+    const task = (id: string, state = 'TASK_STATE_WORKING', contextId = 'ctx-t') => ({
+      id,
+      contextId,
+      state,
+      task: { id, status: { state } },
+    });
     const mine = () => ({ agentId: agent.id, callerRef: CALLER });
 
     it("stores the caller's task and reads it back whole; another agent or another key of the agent reads none", async () => {
@@ -291,10 +377,24 @@ describe('A2A server: the service alone', () => {
       const later = `task-${newId('t')}`;
       await service.saveTask(mine(), task(later, 'TASK_STATE_COMPLETED'));
       expect(await service.tasks(mine(), { contextId: 'ctx-t', limit: 10, offset: 0 })).to.deep.equal({
-        tasks: [{ ...task(later, 'TASK_STATE_COMPLETED'), agentId: agent.id, callerRef: CALLER, createdAt: clock.now(), updatedAt: clock.now() }, stored],
+        tasks: [
+          {
+            ...task(later, 'TASK_STATE_COMPLETED'),
+            agentId: agent.id,
+            callerRef: CALLER,
+            createdAt: clock.now(),
+            updatedAt: clock.now(),
+          },
+          stored,
+        ],
         total: 2,
       });
-      expect(await service.tasks({ agentId: agent.id, callerRef: 'agentKey:key_other' }, { contextId: 'ctx-t', limit: 10, offset: 0 })).to.deep.equal({ tasks: [], total: 0 });
+      expect(
+        await service.tasks(
+          { agentId: agent.id, callerRef: 'agentKey:key_other' },
+          { contextId: 'ctx-t', limit: 10, offset: 0 },
+        ),
+      ).to.deep.equal({ tasks: [], total: 0 });
       // Another key's save of the same task id changes nothing.
       await service.saveTask({ agentId: agent.id, callerRef: 'agentKey:key_other' }, task(id, 'TASK_STATE_CANCELED'));
       expect((await service.task(mine(), id))!.state).to.equal('TASK_STATE_WORKING');
@@ -312,7 +412,15 @@ describe('A2A server: the service alone', () => {
 
     it('a task stored before callers were kept is read by no caller', async () => {
       const id = `task-${newId('t')}`;
-      await h().db('a2a_tasks').insert({ id, agent_id: agent.id, context_id: 'ctx-old', state: 'TASK_STATE_COMPLETED', task: JSON.stringify({ id }) });
+      await h()
+        .db('a2a_tasks')
+        .insert({
+          id,
+          agent_id: agent.id,
+          context_id: 'ctx-old',
+          state: 'TASK_STATE_COMPLETED',
+          task: JSON.stringify({ id }),
+        });
       const { service } = build();
       expect(await service.task(mine(), id)).to.equal(null);
       expect((await service.tasks(mine(), { contextId: 'ctx-old', limit: 10, offset: 0 })).total).to.equal(0);
@@ -325,7 +433,9 @@ describe('A2A server: the service alone', () => {
     expect(service.structuredOutput(lookup, runResult({ temp: 3 }))).to.deep.equal({ temp: 3 });
     expect(service.structuredOutput(undefined, runResult('{"temp":21}'))).to.equal(undefined);
     expect(service.structuredOutput(shout, runResult('{"temp":21}'))).to.equal(undefined);
-    expect(service.structuredOutput(lookup, runResult(null, { kind: 'script', message: 'failed' }))).to.equal(undefined);
+    expect(service.structuredOutput(lookup, runResult(null, { kind: 'script', message: 'failed' }))).to.equal(
+      undefined,
+    );
     expect(service.structuredOutput(lookup, runResult('{"temp":"warm"}'))).to.equal(undefined);
   });
 });

@@ -26,19 +26,40 @@ describe('A2A server: pruning final tasks', () => {
   }
 
   /** A task of `agentId` in `state`, last updated `daysAgo` days before NOW, with one turn in its context's conversation. */
-  async function backdated(agentId: string, callerRef: string | null, contextId: string, state: string, daysAgo: number): Promise<string> {
+  async function backdated(
+    agentId: string,
+    callerRef: string | null,
+    contextId: string,
+    state: string,
+    daysAgo: number,
+  ): Promise<string> {
     const id = `task-${newId('t')}`;
     const at = new Date(NOW.getTime() - daysAgo * 86_400_000);
     const db = h().db;
-    await db('a2a_tasks').insert({ id, agent_id: agentId, caller_ref: callerRef, context_id: contextId, state, task: JSON.stringify({ id }), created_at: at, updated_at: at });
+    await db('a2a_tasks').insert({
+      id,
+      agent_id: agentId,
+      caller_ref: callerRef,
+      context_id: contextId,
+      state,
+      task: JSON.stringify({ id }),
+      created_at: at,
+      updated_at: at,
+    });
     const conversationId = conversationIdOf(agentId, callerRef, contextId);
     const repo = h().service.store.repos.conversations;
-    if (!(await repo.get(conversationId))) await repo.insert({ id: conversationId, agentId, visitorId: null, createdAt: at, updatedAt: at });
-    await repo.addTurns(conversationId, [{ id: newId('turn'), conversationId, role: 'user', content: `said in ${id}`, runId: null, createdAt: at }], at);
+    if (!(await repo.get(conversationId)))
+      await repo.insert({ id: conversationId, agentId, visitorId: null, createdAt: at, updatedAt: at });
+    await repo.addTurns(
+      conversationId,
+      [{ id: newId('turn'), conversationId, role: 'user', content: `said in ${id}`, runId: null, createdAt: at }],
+      at,
+    );
     return id;
   }
   const exists = async (id: string) => (await h().service.store.repos.a2aTasks.get(id)) !== null;
-  const conversationOf = (agentId: string, callerRef: string | null, contextId: string) => h().service.store.repos.conversations.get(conversationIdOf(agentId, callerRef, contextId));
+  const conversationOf = (agentId: string, callerRef: string | null, contextId: string) =>
+    h().service.store.repos.conversations.get(conversationIdOf(agentId, callerRef, contextId));
 
   it('deletes final tasks past the retention and the conversation of a context left with no task; keeps the rest', async () => {
     const own = await insertAgent(ws);
@@ -64,10 +85,15 @@ describe('A2A server: pruning final tasks', () => {
     expect(await conversationOf(own.id, CALLER, 'ctx-failed')).to.equal(null);
     expect(await conversationOf(own.id, 'workspaceKey:wk', 'ctx-canceled')).to.equal(null);
     expect(await conversationOf(own.id, null, 'ctx-legacy')).to.equal(null);
-    expect(await h().service.store.repos.conversations.recentTurns(conversationIdOf(own.id, CALLER, 'ctx-done'), 10)).to.deep.equal([]);
+    expect(
+      await h().service.store.repos.conversations.recentTurns(conversationIdOf(own.id, CALLER, 'ctx-done'), 10),
+    ).to.deep.equal([]);
     expect(await conversationOf(own.id, CALLER, 'ctx-working')).to.not.equal(null);
     expect(await conversationOf(own.id, CALLER, 'ctx-recent')).to.not.equal(null);
-    expect((await h().service.store.repos.conversations.recentTurns(conversationIdOf(own.id, CALLER, 'ctx-shared'), 10)).length).to.equal(2);
+    expect(
+      (await h().service.store.repos.conversations.recentTurns(conversationIdOf(own.id, CALLER, 'ctx-shared'), 10))
+        .length,
+    ).to.equal(2);
     expect(await service.pruneTasks(30)).to.equal(0);
     // A shorter retention reaches the recent one.
     expect(await service.pruneTasks(28)).to.equal(1);

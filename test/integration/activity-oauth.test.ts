@@ -28,7 +28,12 @@ describe('activity of OAuth calls', function () {
       const agent = await loadAgent(ctx.path.split('/')[2]!);
       const state = ctx.state as SurfaceState;
       state.agent = agent;
-      state.caller = { agent, principal: caller, keyId: caller.kind === 'agentKey' ? caller.keyId : null, facts: { entry: 'lookup' } };
+      state.caller = {
+        agent,
+        principal: caller,
+        keyId: caller.kind === 'agentKey' ? caller.keyId : null,
+        facts: { entry: 'lookup' },
+      };
       ctx.body = { ok: true };
     });
     server = app.listen(0, '127.0.0.1');
@@ -43,17 +48,34 @@ describe('activity of OAuth calls', function () {
     const agentId = await createAgent(ws.adminToken);
     const member = await ws.addMember();
     const clientId = 'https://chatgpt.com/oauth/client-metadata.json';
-    caller = { kind: 'oauthGrant', grantId: 'grt_1', clientId, memberId: member.memberId, workspaceId: ws.workspaceId, agentId };
+    caller = {
+      kind: 'oauthGrant',
+      grantId: 'grt_1',
+      clientId,
+      memberId: member.memberId,
+      workspaceId: ws.workspaceId,
+      agentId,
+    };
     expect((await fetch(`${url}/agents/${agentId}/mcp`, { method: 'POST' })).status).to.equal(200);
     caller = { kind: 'agentKey', keyId: 'key_1', workspaceId: ws.workspaceId, agentId };
     expect((await fetch(`${url}/agents/${agentId}/mcp`, { method: 'POST' })).status).to.equal(200);
     await h().service.services.activityLog.flush();
 
     const [byKey, byOAuth] = (await gqlOk(ws.adminToken, ENTRIES, { a: agentId })).agent.activity.nodes;
-    expect(byOAuth).to.deep.include({ entry: 'lookup', status: 200, keyId: null, oauthClientId: clientId, grantedBy: member.memberId });
+    expect(byOAuth).to.deep.include({
+      entry: 'lookup',
+      status: 200,
+      keyId: null,
+      oauthClientId: clientId,
+      grantedBy: member.memberId,
+    });
     expect(byKey).to.deep.include({ keyId: 'key_1', oauthClientId: null, grantedBy: null });
     // The entry read alone (the console's drawer) carries them too.
-    const one = await gqlOk(ws.adminToken, `query($a: ID!, $id: ID!) { agent(id: $a) { activityEntry(id: $id) { oauthClientId grantedBy } } }`, { a: agentId, id: byOAuth.id });
+    const one = await gqlOk(
+      ws.adminToken,
+      `query($a: ID!, $id: ID!) { agent(id: $a) { activityEntry(id: $id) { oauthClientId grantedBy } } }`,
+      { a: agentId, id: byOAuth.id },
+    );
     expect(one.agent.activityEntry).to.deep.equal({ oauthClientId: clientId, grantedBy: member.memberId });
   });
 });

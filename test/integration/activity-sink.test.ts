@@ -24,7 +24,11 @@ describe('activity sink: a batch with one bad entry', function () {
   });
 
   async function statuses(agentId: string): Promise<number[]> {
-    const d = await gqlOk(ws.adminToken, 'query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { status } } } }', { id: agentId });
+    const d = await gqlOk(
+      ws.adminToken,
+      'query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { status } } } }',
+      { id: agentId },
+    );
     return (d.agent.activity.nodes as { status: number }[]).map((n) => n.status).sort();
   }
 
@@ -44,7 +48,12 @@ describe('activity sink: a batch with one bad entry', function () {
     const gone = await loadAgent(await createAgent(ws.adminToken));
     await gqlOk(ws.adminToken, 'mutation($id: ID!) { deleteAgent(id: $id) }', { id: gone.id });
     log.record(kept, { surface: 'HTTP_API', status: 201 });
-    log.record(gone, { surface: 'HTTP_API', status: 500, requestBody: { note: 'body-of-the-refused-entry' }, response: { output: 'response-of-the-refused-entry' } });
+    log.record(gone, {
+      surface: 'HTTP_API',
+      status: 500,
+      requestBody: { note: 'body-of-the-refused-entry' },
+      response: { output: 'response-of-the-refused-entry' },
+    });
     log.record(kept, { surface: 'HTTP_API', status: 202 });
     return kept;
   }
@@ -64,7 +73,9 @@ describe('activity sink: a batch with one bad entry', function () {
 
     await sink.flush();
 
-    const failures = lines.map((l) => JSON.parse(l) as { msg: string; level: number; entries?: number }).filter((l) => l.msg === 'activity log write failed');
+    const failures = lines
+      .map((l) => JSON.parse(l) as { msg: string; level: number; entries?: number })
+      .filter((l) => l.msg === 'activity log write failed');
     expect(failures).to.have.length(1);
     expect(failures[0]).to.include({ level: 50, entries: 1 });
     const all = lines.join('');
@@ -83,7 +94,8 @@ describe('activity sink: a batch with one bad entry', function () {
         activity: {
           ...store.repos.activity,
           insertMany: async (entries: ActivityEntry[]) => {
-            if (entries.some((e) => e.requestBody !== null)) throw Object.assign(new Error('stack depth limit exceeded'), { code: '54001' });
+            if (entries.some((e) => e.requestBody !== null))
+              throw Object.assign(new Error('stack depth limit exceeded'), { code: '54001' });
             return store.repos.activity.insertMany(entries);
           },
         },
@@ -96,17 +108,28 @@ describe('activity sink: a batch with one bad entry', function () {
     const agent = await loadAgent(await createAgent(ws.adminToken));
 
     log.record(agent, { surface: 'HTTP_API', status: 201 });
-    log.record(agent, { surface: 'HTTP_API', status: 500, error: 'the handler failed', requestBody: { note: 'body-of-the-refused-entry' } });
+    log.record(agent, {
+      surface: 'HTTP_API',
+      status: 500,
+      error: 'the handler failed',
+      requestBody: { note: 'body-of-the-refused-entry' },
+    });
     await sink.flush();
 
-    const d = await gqlOk(ws.adminToken, 'query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { status error requestBody truncated } } } }', { id: agent.id });
+    const d = await gqlOk(
+      ws.adminToken,
+      'query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { status error requestBody truncated } } } }',
+      { id: agent.id },
+    );
     const nodes = (d.agent.activity.nodes as { status: number }[]).sort((a, b) => a.status - b.status);
     expect(nodes).to.deep.equal([
       { status: 201, error: null, requestBody: null, truncated: false },
       { status: 500, error: 'the handler failed', requestBody: null, truncated: true },
     ]);
     const logged = lines.map((l) => JSON.parse(l) as { msg: string; level: number; code?: string });
-    expect(logged.map((l) => [l.level, l.msg, l.code])).to.deep.equal([[40, 'activity log entry stored without its bodies', '54001']]);
+    expect(logged.map((l) => [l.level, l.msg, l.code])).to.deep.equal([
+      [40, 'activity log entry stored without its bodies', '54001'],
+    ]);
     expect(lines.join('')).to.not.contain('body-of-the-refused-entry');
   });
 
@@ -164,7 +187,11 @@ describe('activity sink: while the database cannot be reached', function () {
           ? (entries: ActivityEntry[]) => {
               if (down) {
                 refused++;
-                return Promise.reject(translatePgError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })));
+                return Promise.reject(
+                  translatePgError(
+                    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+                  ),
+                );
               }
               return target.insertMany(entries);
             }
@@ -187,7 +214,9 @@ describe('activity sink: while the database cannot be reached', function () {
 
     down = false;
     for (let i = 0; i < 50 && sink.backlog().entries > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    const stored = (await h().db('activity_log').where({ agent_id: agent.id }).select('status')) as { status: number }[];
+    const stored = (await h().db('activity_log').where({ agent_id: agent.id }).select('status')) as {
+      status: number;
+    }[];
     expect(stored.map((r) => r.status).sort()).to.deep.equal([201, 202, 203, 204, 205, 206]);
     const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(messages.filter((m) => m.includes('cannot be reached'))).to.have.length(1);
@@ -209,7 +238,8 @@ describe('activity sink: a batch stored whose acknowledgement was lost', functio
         k === 'insertMany'
           ? async (entries: ActivityEntry[]) => {
               await target.insertMany(entries);
-              if (++calls === 1) throw translatePgError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+              if (++calls === 1)
+                throw translatePgError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
             }
           : Reflect.get(target, k),
     });
@@ -228,7 +258,9 @@ describe('activity sink: a batch stored whose acknowledgement was lost', functio
     for (let i = 0; i < 250 && sink.backlog().entries > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(sink.backlog().entries).to.equal(0);
 
-    const stored = (await h().db('activity_log').where({ agent_id: agent.id }).select('status')) as { status: number }[];
+    const stored = (await h().db('activity_log').where({ agent_id: agent.id }).select('status')) as {
+      status: number;
+    }[];
     expect(stored.map((r) => r.status).sort()).to.deep.equal([201, 202, 203]);
     const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(messages.filter((m) => m.includes('write failed') || m.includes('without its bodies'))).to.deep.equal([]);
@@ -250,7 +282,7 @@ describe('activity sink: what a batch stores', function () {
       surface: 'HTTP_API',
       entry: 'orders/{id}',
       method: 'POST',
-      path: "/agents/x/api/orders/it's \"quoted\" \\ é",
+      path: '/agents/x/api/orders/it\'s "quoted" \\ é',
       status: 429,
       requestHeaders: { 'content-type': 'application/json', 'x-agent-access-key': '[redacted]' },
       requestBody: { a: [1, 2.5, null, 'x'], nested: { ok: true } },
@@ -267,7 +299,24 @@ describe('activity sink: what a batch stores', function () {
       logs: ['one', 'two'],
       createdAt: at,
     };
-    const nulls: ActivityEntry = { ...base, id: newId('act'), entry: null, method: null, path: null, status: null, requestHeaders: null, requestBody: null, response: 'text answer', truncated: true, credits: 0, durationMs: null, keyId: null, requestId: null, error: null, logs: null };
+    const nulls: ActivityEntry = {
+      ...base,
+      id: newId('act'),
+      entry: null,
+      method: null,
+      path: null,
+      status: null,
+      requestHeaders: null,
+      requestBody: null,
+      response: 'text answer',
+      truncated: true,
+      credits: 0,
+      durationMs: null,
+      keyId: null,
+      requestId: null,
+      error: null,
+      logs: null,
+    };
     const activity = h().service.store.repos.activity;
     await activity.insertMany([base, nulls]);
     await activity.insertMany([{ ...base, status: 200 }]);
@@ -302,6 +351,17 @@ describe('activity sink: what a batch stores', function () {
       same_instant: true,
     });
     // null is stored as a JSON null, as the driver's parameters stored it (jsonb 'null', not SQL NULL).
-    expect(empty).to.deep.include({ status: null, entry: null, response: 'text answer', truncated: true, credits: '0.000000', duration_ms: null, headers_sql_null: false, headers_type: 'null', body_type: 'null', logs_type: 'null' });
+    expect(empty).to.deep.include({
+      status: null,
+      entry: null,
+      response: 'text answer',
+      truncated: true,
+      credits: '0.000000',
+      duration_ms: null,
+      headers_sql_null: false,
+      headers_type: 'null',
+      body_type: 'null',
+      logs_type: 'null',
+    });
   });
 });

@@ -16,12 +16,22 @@ describe('admission: purging expired leases', function () {
   it('deletes the leases expired by now (one that expires exactly now included) and keeps the others, held ones too', async () => {
     const ws = await newWorkspace();
     const agentId = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 5) { id } }', { id: agentId });
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 5) { id } }', {
+      id: agentId,
+    });
     const slots = h().service.store.repos.slots;
     const clock = new MovableClock(new Date('2001-01-01T12:00:00Z'));
     const lease = async (expiresAt: string) => {
       const id = newId('slot');
-      await slots.insert({ id, agentId, workspaceId: ws.workspaceId, teamId: null, instanceId: 'crashed-instance', reservedCredits: 0, expiresAt: new Date(expiresAt) });
+      await slots.insert({
+        id,
+        agentId,
+        workspaceId: ws.workspaceId,
+        teamId: null,
+        instanceId: 'crashed-instance',
+        reservedCredits: 0,
+        expiresAt: new Date(expiresAt),
+      });
       return id;
     };
     const expiredLongAgo = await lease('2001-01-01T11:00:00Z');
@@ -29,7 +39,10 @@ describe('admission: purging expired leases', function () {
     const expiresLater = await lease('2001-01-01T12:00:01Z');
     const a = new AdmissionService(h().service.store, clock, config);
     const held = await a.admit(await loadAgent(agentId)); // a lease of this instance, leaseMs from now
-    const leases = async () => ((await h().db('run_slots').where({ agent_id: agentId }).select('id')) as { id: string }[]).map((r) => r.id).sort();
+    const leases = async () =>
+      ((await h().db('run_slots').where({ agent_id: agentId }).select('id')) as { id: string }[])
+        .map((r) => r.id)
+        .sort();
     try {
       expect(await leases()).to.have.members([expiredLongAgo, expiresNow, expiresLater, held.slotId!]);
       expect(await a.purgeExpiredLeases()).to.equal(2);
@@ -59,7 +72,9 @@ describe('admission: the leases this instance holds', function () {
     const ws = await newWorkspace();
     const limited = await createAgent(ws.adminToken);
     const unlimited = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 3) { id } }', { id: limited });
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 3) { id } }', {
+      id: limited,
+    });
     const a = new AdmissionService(h().service.store, new MovableClock(new Date()), config);
     const free = await a.admit(await loadAgent(unlimited));
     expect(free.slotId).to.equal(null);
@@ -80,11 +95,16 @@ describe('admission: the leases this instance holds', function () {
   it('renews a lease at a third of its length, not sooner', async () => {
     const ws = await newWorkspace();
     const agentId = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }', { id: agentId });
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }', {
+      id: agentId,
+    });
     const clock = new MovableClock(new Date('2001-01-01T12:00:00Z'));
     const a = new AdmissionService(h().service.store, clock, config);
     const held = await a.admit(await loadAgent(agentId));
-    const expiresAt = async () => ((await h().db('run_slots').where({ id: held.slotId! }).first('expires_at')) as { expires_at: Date }).expires_at.getTime();
+    const expiresAt = async () =>
+      (
+        (await h().db('run_slots').where({ id: held.slotId! }).first('expires_at')) as { expires_at: Date }
+      ).expires_at.getTime();
     try {
       const first = await expiresAt();
       // A renewal now would push the lease to the moved clock's time plus its length.
@@ -112,7 +132,11 @@ describe('admission: the lease of a probe (a run whose cost is not known yet, un
     const agent = await probeAgent('dailyCreditLimit: 1, maxConcurrentRequests: 2');
     const other = await loadAgent(await createAgent((await newWorkspace()).adminToken));
     const clock = new MovableClock(new Date('2001-02-01T12:00:00Z'));
-    const a = new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 150, concurrencyRetryAfterSeconds: 1 });
+    const a = new AdmissionService(h().service.store, clock, {
+      instanceId: 'test',
+      leaseMs: 150,
+      concurrencyRetryAfterSeconds: 1,
+    });
     const probe = await a.admit(agent, unknown);
     const row = await h().db('run_slots').where({ id: probe.slotId! }).first();
     expect(row.slot_no).to.be.oneOf([0, 1]); // a number below the limit, picked at random
@@ -121,9 +145,11 @@ describe('admission: the lease of a probe (a run whose cost is not known yet, un
     expect(a.leasesHeld(other.id)).to.equal(0);
     expect(a.leasesHeld()).to.equal(1);
     clock.advance(3_600_000);
-    const expiry = async () => new Date((await h().db('run_slots').where({ id: probe.slotId! }).first()).expires_at).getTime();
+    const expiry = async () =>
+      new Date((await h().db('run_slots').where({ id: probe.slotId! }).first()).expires_at).getTime();
     const deadline = Date.now() + 20_000; // bounds a hang only
-    while ((await expiry()) <= clock.now().getTime() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while ((await expiry()) <= clock.now().getTime() && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     expect(await expiry()).to.be.above(clock.now().getTime());
     await probe.settle(0);
     expect(a.leasesHeld(agent.id)).to.equal(0);
@@ -134,7 +160,11 @@ describe('admission: the lease of a probe (a run whose cost is not known yet, un
   it('a probe that cost something is charged with its lease ended, in one transaction, at once; a released one is not charged', async () => {
     const agent = await probeAgent('dailyCreditLimit: 1');
     const clock = new MovableClock(new Date('2001-02-02T12:00:00Z'));
-    const a = new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
+    const a = new AdmissionService(h().service.store, clock, {
+      instanceId: 'test',
+      leaseMs: 30_000,
+      concurrencyRetryAfterSeconds: 1,
+    });
     const [first, second] = [await a.admit(agent, unknown), await a.admit(agent, unknown).catch((e: unknown) => e)];
     expect((second as { reason?: string }).reason).to.equal('concurrency_limit'); // one probe at a time
     await first.release();
@@ -143,7 +173,9 @@ describe('admission: the lease of a probe (a run whose cost is not known yet, un
     expect(a.leasesHeld(agent.id)).to.equal(1);
     await again.settle(0.25);
     expect(a.leasesHeld(agent.id)).to.equal(0);
-    expect(await h().service.store.repos.usage.listByAgent(agent.id, '2001-02-02')).to.deep.equal([{ agentId: agent.id, day: '2001-02-02', credits: 0.25, runs: 1 }]);
+    expect(await h().service.store.repos.usage.listByAgent(agent.id, '2001-02-02')).to.deep.equal([
+      { agentId: agent.id, day: '2001-02-02', credits: 0.25, runs: 1 },
+    ]);
     expect(await h().db('run_slots').where({ agent_id: agent.id })).to.deep.equal([]);
   });
 
@@ -153,9 +185,21 @@ describe('admission: the lease of a probe (a run whose cost is not known yet, un
     const clock = new MovableClock(new Date('2001-02-03T12:00:00Z'));
     const real = h().service.store;
     let transactions = 0;
-    const store = { get repos() { return real.repos; }, transaction: (work: never) => (transactions++, real.transaction(work)) } as unknown as typeof real;
-    const a = new AdmissionService(store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
-    const err = (await a.admit(agent, unknown).catch((e: unknown) => e)) as { reason: string; retryAfterSeconds: number };
+    const store = {
+      get repos() {
+        return real.repos;
+      },
+      transaction: (work: never) => (transactions++, real.transaction(work)),
+    } as unknown as typeof real;
+    const a = new AdmissionService(store, clock, {
+      instanceId: 'test',
+      leaseMs: 30_000,
+      concurrencyRetryAfterSeconds: 1,
+    });
+    const err = (await a.admit(agent, unknown).catch((e: unknown) => e)) as {
+      reason: string;
+      retryAfterSeconds: number;
+    };
     expect([err.reason, err.retryAfterSeconds]).to.deep.equal(['daily_credit_limit', 12 * 3600]);
     expect(transactions).to.equal(1);
     await a.admit(agent, unknown).catch(() => {});

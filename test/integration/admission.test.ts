@@ -17,9 +17,12 @@ import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js'
 import { ROOT } from '../helpers/process.js';
 import { configureFakeModel, loadAgent } from '../helpers/runtime.js';
 
-
 /** Polls `probe` until it returns a truthy value; the deadline only bounds a hang. */
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, deadlineMs = 60_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  deadlineMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     const v = await probe();
@@ -30,7 +33,10 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined 
 }
 
 async function refusal(p: Promise<unknown>): Promise<LimitExceeded> {
-  const err = await p.then(() => null, (e) => e);
+  const err = await p.then(
+    () => null,
+    (e) => e,
+  );
   expect(err, 'expected a LimitExceeded').to.be.instanceOf(LimitExceeded);
   return err as LimitExceeded;
 }
@@ -39,7 +45,12 @@ describe('admission: credit limits and concurrency', function () {
   this.timeout(60_000);
   let ws: TestWorkspace;
   const clock = new MovableClock(new Date('2026-03-10T23:59:30Z'));
-  const admission = () => new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
+  const admission = () =>
+    new AdmissionService(h().service.store, clock, {
+      instanceId: 'test',
+      leaseMs: 30_000,
+      concurrencyRetryAfterSeconds: 1,
+    });
 
   before(async () => {
     ws = await newWorkspace();
@@ -48,7 +59,9 @@ describe('admission: credit limits and concurrency', function () {
   it('refuses an agent over its daily limit until 00:00 UTC, with Retry-After = seconds to midnight', async () => {
     clock.set('2026-03-10T23:59:30Z');
     const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 1) { id } }`, { id });
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 1) { id } }`, {
+      id,
+    });
     const agent = await loadAgent(id);
     const a = admission();
     await (await a.admit(agent)).release();
@@ -69,7 +82,8 @@ describe('admission: credit limits and concurrency', function () {
   it('sums team and workspace usage over their agents', async () => {
     clock.set('2026-04-01T12:00:00Z');
     const fresh = await newWorkspace();
-    const team = (await gqlOk(fresh.adminToken, `mutation { createTeam(name: "Sales", dailyCreditLimit: 2) { id } }`)).createTeam.id;
+    const team = (await gqlOk(fresh.adminToken, `mutation { createTeam(name: "Sales", dailyCreditLimit: 2) { id } }`))
+      .createTeam.id;
     const a1 = await loadAgent(await createAgent(fresh.adminToken, { teamId: team }));
     const a2 = await loadAgent(await createAgent(fresh.adminToken, { teamId: team }));
     const solo = await loadAgent(await createAgent(fresh.adminToken));
@@ -91,7 +105,9 @@ describe('admission: credit limits and concurrency', function () {
   it('holds at most maxConcurrentRequests slots; a released or expired slot frees a place', async () => {
     clock.set('2026-05-01T08:00:00Z');
     const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 2) { id } }`, { id });
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 2) { id } }`, {
+      id,
+    });
     const agent = await loadAgent(id);
     const a = admission();
     const s1 = await a.admit(agent);
@@ -108,7 +124,14 @@ describe('admission: credit limits and concurrency', function () {
 
     // A lease left behind by a crashed instance stops counting once it expires.
     const repos = h().service.store.repos;
-    const crashed = { agentId: id, workspaceId: agent.workspaceId, teamId: null, instanceId: 'crashed', reservedCredits: 0, expiresAt: new Date('2026-05-01T08:00:10Z') };
+    const crashed = {
+      agentId: id,
+      workspaceId: agent.workspaceId,
+      teamId: null,
+      instanceId: 'crashed',
+      reservedCredits: 0,
+      expiresAt: new Date('2026-05-01T08:00:10Z'),
+    };
     await repos.slots.insert({ id: newId('slot'), ...crashed });
     await repos.slots.insert({ id: newId('slot'), ...crashed });
     await refusal(a.admit(agent));
@@ -119,10 +142,19 @@ describe('admission: credit limits and concurrency', function () {
   it('a burst of 5N concurrent admissions in one process admits exactly N', async () => {
     clock.set('2026-05-02T08:00:00Z');
     const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 3) { id } }`, { id });
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 3) { id } }`, {
+      id,
+    });
     const agent = await loadAgent(id);
     const a = admission();
-    const results = await Promise.all(Array.from({ length: 15 }, () => a.admit(agent).then((s) => s, (e) => e as LimitExceeded)));
+    const results = await Promise.all(
+      Array.from({ length: 15 }, () =>
+        a.admit(agent).then(
+          (s) => s,
+          (e) => e as LimitExceeded,
+        ),
+      ),
+    );
     const admitted = results.filter((r) => !(r instanceof LimitExceeded));
     expect(admitted).to.have.length(3);
     expect(results.filter((r) => r instanceof LimitExceeded && r.reason === 'concurrency_limit')).to.have.length(12);
@@ -134,14 +166,22 @@ describe('admission: the exact limits', function () {
   this.timeout(60_000);
   const clock = new MovableClock(new Date('2026-06-01T12:00:00Z'));
   // idleLeaseMs 0: a lease goes back when its run ends, so the database shows each run's lease.
-  const admission = (leaseMs = 30_000) => new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs, concurrencyRetryAfterSeconds: 7, idleLeaseMs: 0 });
+  const admission = (leaseMs = 30_000) =>
+    new AdmissionService(h().service.store, clock, {
+      instanceId: 'test',
+      leaseMs,
+      concurrencyRetryAfterSeconds: 7,
+      idleLeaseMs: 0,
+    });
   const slotCount = async (agentId: string) => h().service.store.repos.slots.countActive(agentId, clock.now());
 
   it('a daily limit is used up when usage reaches it exactly, with a message naming the limit', async () => {
     clock.set('2026-06-01T12:00:00Z');
     const ws = await newWorkspace();
     const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 1) { id } }`, { id });
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 1) { id } }`, {
+      id,
+    });
     const agent = await loadAgent(id);
     const a = admission();
     await a.charge(agent, 0.5);
@@ -156,7 +196,8 @@ describe('admission: the exact limits', function () {
   it('team and workspace limits that are set but not reached admit runs; reached exactly, they refuse with their own reason', async () => {
     clock.set('2026-06-02T18:00:00Z');
     const ws = await newWorkspace();
-    const team = (await gqlOk(ws.adminToken, `mutation { createTeam(name: "Ops", dailyCreditLimit: 1) { id } }`)).createTeam.id;
+    const team = (await gqlOk(ws.adminToken, `mutation { createTeam(name: "Ops", dailyCreditLimit: 1) { id } }`))
+      .createTeam.id;
     await gqlOk(ws.adminToken, `mutation { setWorkspaceLimits(dailyCreditLimit: 3) { id } }`);
     const member = await loadAgent(await createAgent(ws.adminToken, { teamId: team }));
     const solo = await loadAgent(await createAgent(ws.adminToken));
@@ -190,7 +231,9 @@ describe('admission: the exact limits', function () {
     clock.set('2026-06-03T08:00:00Z');
     const ws = await newWorkspace();
     const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }`, { id });
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }`, {
+      id,
+    });
     const agent = await loadAgent(id);
     const a = admission();
     const held = await a.admit(agent);
@@ -214,7 +257,9 @@ describe('admission: the exact limits', function () {
     clock.set('2026-06-04T08:00:00Z');
     const ws = await newWorkspace();
     const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 2) { id } }`, { id });
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 2) { id } }`, {
+      id,
+    });
     const agent = await loadAgent(id);
     const a = admission(60_000);
     const first = await a.admit(agent);
@@ -234,13 +279,18 @@ describe('admission: the exact limits', function () {
     clock.set('2026-06-05T08:00:00Z');
     const ws = await newWorkspace();
     const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }`, { id });
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }`, {
+      id,
+    });
     const agent = await loadAgent(id);
     const held = await admission(150).admit(agent); // renewed every 50 ms of real time
     try {
       clock.set('2026-06-05T09:00:00Z'); // an hour later by the service's clock: without renewal the lease is long gone
-      const expiry = async () => new Date((await h().db('run_slots').where({ id: held.slotId }).first()).expires_at).toISOString();
-      expect(await until('the lease to be renewed', async () => (await expiry()) === '2026-06-05T09:00:00.150Z')).to.equal(true);
+      const expiry = async () =>
+        new Date((await h().db('run_slots').where({ id: held.slotId }).first()).expires_at).toISOString();
+      expect(
+        await until('the lease to be renewed', async () => (await expiry()) === '2026-06-05T09:00:00.150Z'),
+      ).to.equal(true);
       expect(await slotCount(id)).to.equal(1);
     } finally {
       await held.release();
@@ -252,7 +302,8 @@ describe('admission: the exact limits', function () {
 describe('admission: credit reservations (a burst cannot overshoot a daily limit)', function () {
   this.timeout(60_000);
   const clock = new MovableClock(new Date('2026-07-01T12:00:00Z'));
-  const admission = (leaseMs = 30_000) => new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs, concurrencyRetryAfterSeconds: 7 });
+  const admission = (leaseMs = 30_000) =>
+    new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs, concurrencyRetryAfterSeconds: 7 });
   const repos = () => h().service.store.repos;
   const reserved = (scope: CreditScope) => repos().slots.reserved(scope, clock.now());
   const charged = (agentId: string) => repos().usage.agentDay(agentId, utcDay(clock.now()));
@@ -266,9 +317,19 @@ describe('admission: credit reservations (a burst cannot overshoot a daily limit
 
   /** Fires `n` admissions at once; returns the admitted handles and the refusals. */
   async function burst(a: AdmissionService, agent: Agent, n: number, credits: number | null) {
-    const results = await Promise.all(Array.from({ length: n }, () => a.admit(agent, bound(credits)).then((s) => s, (e: unknown) => e)));
+    const results = await Promise.all(
+      Array.from({ length: n }, () =>
+        a.admit(agent, bound(credits)).then(
+          (s) => s,
+          (e: unknown) => e,
+        ),
+      ),
+    );
     const refused = results.filter((r): r is LimitExceeded => r instanceof LimitExceeded);
-    expect(refused.length + results.filter((r) => !(r instanceof Error)).length, String(results.find((r) => r instanceof Error && !(r instanceof LimitExceeded)))).to.equal(n);
+    expect(
+      refused.length + results.filter((r) => !(r instanceof Error)).length,
+      String(results.find((r) => r instanceof Error && !(r instanceof LimitExceeded))),
+    ).to.equal(n);
     return { admitted: results.filter((r): r is Admission => !(r instanceof Error)), refused };
   }
 
@@ -302,7 +363,9 @@ describe('admission: credit reservations (a burst cannot overshoot a daily limit
     expect(err.message).to.equal('This agent used its daily credit limit of 1; it resets at 00:00 UTC');
     expect(err.retryAfterSeconds).to.equal(12 * 3600);
     expect(await charged(agent.id)).to.be.closeTo(1.05, 1e-9);
-    expect(await repos().usage.listByAgent(agent.id, '2026-07-01')).to.deep.equal([{ agentId: agent.id, day: '2026-07-01', credits: 1.05, runs: 5 }]);
+    expect(await repos().usage.listByAgent(agent.id, '2026-07-01')).to.deep.equal([
+      { agentId: agent.id, day: '2026-07-01', credits: 1.05, runs: 5 },
+    ]);
   });
 
   it('a reservation is admitted while charged + reserved stays under the limit, and refused once it reaches it exactly', async () => {
@@ -341,7 +404,9 @@ describe('admission: credit reservations (a burst cannot overshoot a daily limit
     await a.close();
     expect(await reserved({ agentId: agent.id })).to.equal(0);
     expect(await h().db('run_slots').where({ agent_id: agent.id })).to.deep.equal([]);
-    expect(await repos().usage.listByAgent(agent.id, '2026-07-02')).to.deep.equal([{ agentId: agent.id, day: '2026-07-02', credits: 0.1, runs: 1 }]);
+    expect(await repos().usage.listByAgent(agent.id, '2026-07-02')).to.deep.equal([
+      { agentId: agent.id, day: '2026-07-02', credits: 0.1, runs: 1 },
+    ]);
     // Ending a run twice charges once.
     const again = await a.admit(agent, bound(0.4));
     await again.settle(0.3);
@@ -355,9 +420,13 @@ describe('admission: credit reservations (a burst cannot overshoot a daily limit
   it("a team's and a workspace's limits count the reservations of all their agents", async () => {
     clock.set('2026-07-03T18:00:00Z');
     const ws = await newWorkspace();
-    const team = (await gqlOk(ws.adminToken, `mutation { createTeam(name: "Burst", dailyCreditLimit: 1) { id } }`)).createTeam.id;
+    const team = (await gqlOk(ws.adminToken, `mutation { createTeam(name: "Burst", dailyCreditLimit: 1) { id } }`))
+      .createTeam.id;
     await gqlOk(ws.adminToken, `mutation { setWorkspaceLimits(dailyCreditLimit: 1.5) { id } }`);
-    const [m1, m2] = [await loadAgent(await createAgent(ws.adminToken, { teamId: team })), await loadAgent(await createAgent(ws.adminToken, { teamId: team }))];
+    const [m1, m2] = [
+      await loadAgent(await createAgent(ws.adminToken, { teamId: team })),
+      await loadAgent(await createAgent(ws.adminToken, { teamId: team })),
+    ];
     const solo = await loadAgent(await createAgent(ws.adminToken));
     const a = admission();
     const r1 = await a.admit(m1, bound(0.5));
@@ -370,7 +439,9 @@ describe('admission: credit reservations (a burst cannot overshoot a daily limit
     const r3 = await a.admit(solo, bound(0.5)); // the workspace: 1 of 1.5 held before it
     const wsErr = await refusal(a.admit(solo, bound(0.5)));
     expect(wsErr.reason).to.equal('workspace_credit_limit');
-    expect(wsErr.message).to.equal("The workspace's daily credit limit of 1.5 is held by runs in flight; retry shortly");
+    expect(wsErr.message).to.equal(
+      "The workspace's daily credit limit of 1.5 is held by runs in flight; retry shortly",
+    );
     // The team: 0.5 held + 0.1 charged. m2's slice keeps the 0.4 its run did not use until a grant
     // for m1 finds the team's limit held: then it gives it back, and m1 is admitted.
     await r2.settle(0.1);
@@ -461,12 +532,21 @@ describe('what a run can cost, as the pipeline reserves it', function () {
   });
   after(async () => fake.close());
 
-  const entry = (handler: RunEntry['handler'], modelOverride: string | null = null): RunEntry => ({ kind: 'http', id: null, name: 'x', handler, modelOverride });
+  const entry = (handler: RunEntry['handler'], modelOverride: string | null = null): RunEntry => ({
+    kind: 'http',
+    id: null,
+    name: 'x',
+    handler,
+    modelOverride,
+  });
   const boundOf = async (agent: Agent, e: RunEntry) => runCreditBound(agent, e)(h().service.store.repos);
 
   it("a script run: the workspace's scriptRunCredits; a prompt run: 0 on an unpriced model, else maxCreditsPerRun or unknown", async () => {
     const ws = await newWorkspace();
-    await gqlOk(ws.adminToken, 'mutation { updateWorkspaceSettings(input: {creditDefaults: {scriptRunCredits: 0.75}}) { id } }');
+    await gqlOk(
+      ws.adminToken,
+      'mutation { updateWorkspaceSettings(input: {creditDefaults: {scriptRunCredits: 0.75}}) { id } }',
+    );
     await configureFakeModel(ws.adminToken, fake, { input: 1, output: 0 }, 'priced');
     await configureFakeModel(ws.adminToken, fake, { input: 0, output: 0 }, 'free');
     const id = await createAgent(ws.adminToken, { defaultModel: 'priced' });
@@ -475,7 +555,11 @@ describe('what a run can cost, as the pipeline reserves it', function () {
     expect(await boundOf(agent, entry({ kind: 'prompt', body: 'hi' }))).to.equal(null);
     expect(await boundOf(agent, entry({ kind: 'prompt', body: 'hi' }, 'free'))).to.equal(0);
     expect(await boundOf(agent, entry({ kind: 'prompt', body: 'hi' }, 'gpt-from-the-environment'))).to.equal(0);
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setGuardrails(agentId: $id, input: {maxCreditsPerRun: 0.5}) { id } }', { id });
+    await gqlOk(
+      ws.adminToken,
+      'mutation($id: ID!) { setGuardrails(agentId: $id, input: {maxCreditsPerRun: 0.5}) { id } }',
+      { id },
+    );
     agent = await loadAgent(id);
     expect(await boundOf(agent, entry({ kind: 'prompt', body: 'hi' }))).to.equal(0.5);
     expect(await boundOf(agent, entry({ kind: 'prompt', body: 'hi' }, 'free'))).to.equal(0);
@@ -507,7 +591,12 @@ describe('admission across processes sharing one PostgreSQL', function () {
     await fake?.close();
   });
 
-  function worker(env: Record<string, string>): { lines: Promise<any[]>; kill: () => void; firstLine: Promise<any>; seen: () => any[] } {
+  function worker(env: Record<string, string>): {
+    lines: Promise<any[]>;
+    kill: () => void;
+    firstLine: Promise<any>;
+    seen: () => any[];
+  } {
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/admission-worker.ts'], {
       cwd: ROOT,
       env: { ...process.env, ...env },
@@ -526,11 +615,23 @@ describe('admission across processes sharing one PostgreSQL', function () {
     const lines = new Promise<any[]>((resolve, reject) =>
       child.on('exit', (code, signal) => {
         if (code !== 0 && signal !== 'SIGKILL') return reject(new Error(`worker exited ${code}: ${err}`));
-        resolve(out.trim() ? out.trim().split('\n').map((l) => JSON.parse(l)) : []);
+        resolve(
+          out.trim()
+            ? out
+                .trim()
+                .split('\n')
+                .map((l) => JSON.parse(l))
+            : [],
+        );
       }),
     );
     /** The complete lines printed so far. */
-    const seen = () => out.split('\n').slice(0, -1).filter(Boolean).map((l) => JSON.parse(l));
+    const seen = () =>
+      out
+        .split('\n')
+        .slice(0, -1)
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
     return { lines, firstLine, kill: () => child.kill('SIGKILL'), seen };
   }
 
@@ -545,7 +646,11 @@ describe('admission across processes sharing one PostgreSQL', function () {
     const N = 3;
     const total = 10 * N;
     const id = await createAgent(ws.adminToken, { defaultModel: 'test-model' });
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: ${N}) { id } }`, { id });
+    await gqlOk(
+      ws.adminToken,
+      `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: ${N}) { id } }`,
+      { id },
+    );
     fake.reset();
     for (let i = 0; i < total; i++) fake.enqueue({ text: 'slow answer' });
     // The admitted model calls wait at the gate, which opens only once every call is decided: no
@@ -555,7 +660,10 @@ describe('admission across processes sharing one PostgreSQL', function () {
     const common = { TEST_DATABASE_URL: process.env.TEST_DATABASE_URL!, AGENT_ID: id };
     const [a, b] = [worker({ ...common, CALLS: String(total / 2) }), worker({ ...common, CALLS: String(total / 2) })];
     try {
-      await until('every call decided: held at the gate or refused', async () => gate.held() + a.seen().length + b.seen().length === total);
+      await until(
+        'every call decided: held at the gate or refused',
+        async () => gate.held() + a.seen().length + b.seen().length === total,
+      );
       expect(gate.held()).to.equal(N);
     } finally {
       gate.open();
@@ -573,7 +681,8 @@ describe('admission across processes sharing one PostgreSQL', function () {
     // Overlap measured from the model calls themselves (start/end as the upstream server saw them).
     const spans = fake.requests.map((r) => [r.receivedAt, r.endedAt ?? Date.now()] as const);
     let maxOverlap = 0;
-    for (const [start] of spans) maxOverlap = Math.max(maxOverlap, spans.filter(([s, e]) => s <= start && start < e).length);
+    for (const [start] of spans)
+      maxOverlap = Math.max(maxOverlap, spans.filter(([s, e]) => s <= start && start < e).length);
     expect(spans.length).to.equal(ok.length);
     expect(maxOverlap).to.be.at.most(N);
     expect(gate.maxInFlight()).to.equal(N);
@@ -585,10 +694,17 @@ describe('admission across processes sharing one PostgreSQL', function () {
     // Script runs cost exactly what they reserve: the workspace's scriptRunCredits.
     const RUN = 0.01;
     const fresh = await newWorkspace();
-    await gqlOk(fresh.adminToken, `mutation { updateWorkspaceSettings(input: {creditDefaults: {scriptRunCredits: ${RUN}}}) { id } }`);
+    await gqlOk(
+      fresh.adminToken,
+      `mutation { updateWorkspaceSettings(input: {creditDefaults: {scriptRunCredits: ${RUN}}}) { id } }`,
+    );
     const id = await createAgent(fresh.adminToken);
     const limit = 30 * RUN;
-    await gqlOk(fresh.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: ${limit}) { id } }`, { id });
+    await gqlOk(
+      fresh.adminToken,
+      `mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: ${limit}) { id } }`,
+      { id },
+    );
     const common = { TEST_DATABASE_URL: process.env.TEST_DATABASE_URL!, AGENT_ID: id, MODE: 'script', CALLS: '100' };
     const [a, b] = [worker(common), worker(common)];
     const results = [...(await a.lines), ...(await b.lines)];
@@ -603,7 +719,9 @@ describe('admission across processes sharing one PostgreSQL', function () {
     // Both instances stored every charge and gave back every slice when they stopped.
     const day = utcDay(new Date());
     const usage = await h().service.store.repos.usage.listByAgent(id, day);
-    expect(usage).to.deep.equal([{ agentId: id, day, credits: Math.round(ok.length * RUN * 1e6) / 1e6, runs: ok.length }]);
+    expect(usage).to.deep.equal([
+      { agentId: id, day, credits: Math.round(ok.length * RUN * 1e6) / 1e6, runs: ok.length },
+    ]);
     expect(usage[0]!.credits).to.be.at.most(limit + 2 * RUN + 1e-9);
     expect(await h().service.store.repos.slots.reserved({ agentId: id }, new Date())).to.equal(0);
     expect(await h().db('run_slots').where({ agent_id: id })).to.deep.equal([]);
@@ -611,9 +729,17 @@ describe('admission across processes sharing one PostgreSQL', function () {
 
   it("a killed instance's slot is free again once its lease expires", async () => {
     const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }`, { id });
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }`, {
+      id,
+    });
     const appName = `admission-holder-${id}`;
-    const holder = worker({ TEST_DATABASE_URL: process.env.TEST_DATABASE_URL!, AGENT_ID: id, MODE: 'hold', LEASE_MS: '1500', PGAPPNAME: appName });
+    const holder = worker({
+      TEST_DATABASE_URL: process.env.TEST_DATABASE_URL!,
+      AGENT_ID: id,
+      MODE: 'hold',
+      LEASE_MS: '1500',
+      PGAPPNAME: appName,
+    });
     expect(await holder.firstLine).to.deep.equal({ admitted: true });
     const agent = await loadAgent(id);
     /** The expiry of the agent's one slot, as the database holds it. */
@@ -624,7 +750,11 @@ describe('admission across processes sharing one PostgreSQL', function () {
     };
     // Lease expiry is judged by the admitting instance's clock: this one is moved by the test.
     const clock = new MovableClock(new Date());
-    const admission = new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
+    const admission = new AdmissionService(h().service.store, clock, {
+      instanceId: 'test',
+      leaseMs: 30_000,
+      concurrencyRetryAfterSeconds: 1,
+    });
 
     // The holder renews its lease while alive: the expiry moves on, and the slot still counts after
     // the first lease ran out.
@@ -636,7 +766,9 @@ describe('admission across processes sharing one PostgreSQL', function () {
     // Once the killed holder's sessions are gone, no renewal of it can still reach the table.
     const c = await session();
     try {
-      const sessions = async () => (await c.query('select count(*)::int as n from pg_stat_activity where application_name = $1', [appName])).rows[0].n as number;
+      const sessions = async () =>
+        (await c.query('select count(*)::int as n from pg_stat_activity where application_name = $1', [appName]))
+          .rows[0].n as number;
       expect(await sessions()).to.be.at.least(1);
       holder.kill();
       await holder.lines;

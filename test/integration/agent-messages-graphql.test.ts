@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { newId } from '../../src/domain/ids.js';
-import { UNCHANNELLED, type Message, type MessageChannel, type MessageDirection } from '../../src/domain/messages/message.entities.js';
+import {
+  UNCHANNELLED,
+  type Message,
+  type MessageChannel,
+  type MessageDirection,
+} from '../../src/domain/messages/message.entities.js';
 import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 
 // Agent.messages: both directions of an agent's email and SMS messages, newest first, paged, with
@@ -34,7 +39,11 @@ describe('GraphQL Agent.messages: paging, filters with exact counts, hostile arg
     // per-day counts behind totalCount would be off by one if the edges were wrong.
     for (let i = 0; i < 30; i++) {
       const offset = [0, -1, 1, 3_600_000, 43_200_000][i % 5]!;
-      const seed: Seed = { direction: i % 3 === 0 ? 'outbound' : 'inbound', channel: i % 2 === 0 ? 'email' : 'sms', sentAt: new Date(BASE + (i % 6) * DAY + offset + i) };
+      const seed: Seed = {
+        direction: i % 3 === 0 ? 'outbound' : 'inbound',
+        channel: i % 2 === 0 ? 'email' : 'sms',
+        sentAt: new Date(BASE + (i % 6) * DAY + offset + i),
+      };
       const id = newId('msg');
       const m: Message = {
         id,
@@ -57,7 +66,12 @@ describe('GraphQL Agent.messages: paging, filters with exact counts, hostile arg
   const page = async (vars: Record<string, unknown>) => {
     const r = await list(vars);
     if (r.errors) throw new Error(JSON.stringify(r.errors));
-    return r.data.agent.messages as { nodes: { id: string; direction: string; channel: string; sentAt: string }[]; totalCount: number; page: number; pageSize: number };
+    return r.data.agent.messages as {
+      nodes: { id: string; direction: string; channel: string; sentAt: string }[];
+      totalCount: number;
+      page: number;
+      pageSize: number;
+    };
   };
   /** The seeds a filter keeps, newest first (sentAt, then id), as the list orders them. */
   const expected = (f: { direction?: MessageDirection; channel?: MessageChannel; since?: Date; until?: Date }) =>
@@ -76,7 +90,11 @@ describe('GraphQL Agent.messages: paging, filters with exact counts, hostile arg
     // Recorded by a connector: no channel, no status, no attempts.
     expect(recorded.recordMessage).to.include({ status: null, attempts: 0, threadId: null });
     const address = `agent-${newId('a').toLowerCase()}@mail.test`;
-    const added = await gqlOk(ws.adminToken, `mutation($id: ID!, $address: String!) { addChannel(agentId: $id, input: {kind: EMAIL, address: $address, handler: {prompt: "Answer"}}) { id } }`, { id: agentId, address });
+    const added = await gqlOk(
+      ws.adminToken,
+      `mutation($id: ID!, $address: String!) { addChannel(agentId: $id, input: {kind: EMAIL, address: $address, handler: {prompt: "Answer"}}) { id } }`,
+      { id: agentId, address },
+    );
     const channelId: string = added.addChannel.id;
     const stored: Message = {
       id: newId('msg'),
@@ -155,7 +173,14 @@ describe('GraphQL Agent.messages: paging, filters with exact counts, hostile arg
   });
 
   it('gives the exact totalCount and the right messages under every filter and combination', async () => {
-    const instants = [undefined, new Date(BASE), new Date(BASE + DAY - 1), new Date(BASE + 2 * DAY), new Date(BASE + 2 * DAY + 1), new Date(BASE + 4 * DAY + 3_600_000 + 3)];
+    const instants = [
+      undefined,
+      new Date(BASE),
+      new Date(BASE + DAY - 1),
+      new Date(BASE + 2 * DAY),
+      new Date(BASE + 2 * DAY + 1),
+      new Date(BASE + 4 * DAY + 3_600_000 + 3),
+    ];
     let checked = 0;
     for (const direction of [undefined, 'inbound', 'outbound'] as const)
       for (const channel of [undefined, 'email', 'sms'] as const)
@@ -163,10 +188,19 @@ describe('GraphQL Agent.messages: paging, filters with exact counts, hostile arg
           for (const until of instants) {
             if (since && until && since >= until) continue;
             const want = expected({ direction, channel, since, until });
-            const r = await page({ pageSize: 200, direction: direction?.toUpperCase(), channel: channel?.toUpperCase(), since: since?.toISOString(), until: until?.toISOString() });
+            const r = await page({
+              pageSize: 200,
+              direction: direction?.toUpperCase(),
+              channel: channel?.toUpperCase(),
+              since: since?.toISOString(),
+              until: until?.toISOString(),
+            });
             const label = JSON.stringify({ direction, channel, since, until });
             expect(r.totalCount, label).to.equal(want.length);
-            expect(r.nodes.map((n) => n.id), label).to.deep.equal(want);
+            expect(
+              r.nodes.map((n) => n.id),
+              label,
+            ).to.deep.equal(want);
             checked++;
           }
     expect(checked).to.be.greaterThan(150);
@@ -200,7 +234,9 @@ describe('GraphQL Agent.messages: paging, filters with exact counts, hostile arg
     }
     // Literals in the document are GraphQL's validation; still no INTERNAL.
     for (const args of ['direction: SIDEWAYS', 'pageSize: "ten"', 'page: null']) {
-      const r = await gql(ws.adminToken, `query($id: ID!) { agent(id: $id) { messages(${args}) { totalCount } } }`, { id: agentId });
+      const r = await gql(ws.adminToken, `query($id: ID!) { agent(id: $id) { messages(${args}) { totalCount } } }`, {
+        id: agentId,
+      });
       expect(r.status, args).to.equal(400);
       expect(errorCode(r), args).to.equal('GRAPHQL_VALIDATION_FAILED');
     }
@@ -210,9 +246,20 @@ describe('GraphQL Agent.messages: paging, filters with exact counts, hostile arg
     const alice = await ws.addMember();
     const bob = await ws.addMember();
     const privateId = await createAgent(alice.token, { name: 'Alice private', visibility: 'PRIVATE' });
-    await gqlOk(alice.token, `mutation($id: ID!) { recordMessage(agentId: $id, input: {direction: INBOUND, channel: EMAIL, from: "a@x.test", to: "b@x.test", body: "secret"}) { id } }`, { id: privateId });
-    expect((await gqlOk(alice.token, `query($id: ID!) { agent(id: $id) { messages { totalCount } } }`, { id: privateId })).agent.messages.totalCount).to.equal(1);
-    const refused = await gql(bob.token, `query($id: ID!) { agent(id: $id) { messages { totalCount nodes { body } } } }`, { id: privateId });
+    await gqlOk(
+      alice.token,
+      `mutation($id: ID!) { recordMessage(agentId: $id, input: {direction: INBOUND, channel: EMAIL, from: "a@x.test", to: "b@x.test", body: "secret"}) { id } }`,
+      { id: privateId },
+    );
+    expect(
+      (await gqlOk(alice.token, `query($id: ID!) { agent(id: $id) { messages { totalCount } } }`, { id: privateId }))
+        .agent.messages.totalCount,
+    ).to.equal(1);
+    const refused = await gql(
+      bob.token,
+      `query($id: ID!) { agent(id: $id) { messages { totalCount nodes { body } } } }`,
+      { id: privateId },
+    );
     expect(errorCode(refused)).to.equal('NOT_FOUND');
     expect(JSON.stringify(refused)).to.not.include('secret');
     // Listed agents carry their own messages only; bob's list has no private agent of alice.
@@ -220,11 +267,19 @@ describe('GraphQL Agent.messages: paging, filters with exact counts, hostile arg
     expect(listed.agents.map((a: { id: string }) => a.id)).to.not.include(privateId);
     expect(listed.agents.find((a: { id: string }) => a.id === agentId).messages.totalCount).to.equal(30);
     const other = await newWorkspace();
-    expect(errorCode(await gql(other.adminToken, `query($id: ID!) { agent(id: $id) { messages { totalCount } } }`, { id: agentId }))).to.equal('NOT_FOUND');
+    expect(
+      errorCode(
+        await gql(other.adminToken, `query($id: ID!) { agent(id: $id) { messages { totalCount } } }`, { id: agentId }),
+      ),
+    ).to.equal('NOT_FOUND');
   });
 
   it('bounds agents { messages } by the complexity limit before any query runs', async () => {
-    const r = await gql(ws.adminToken, 'query($n: Int) { agents { messages(pageSize: $n) { nodes { id from to subject status } } } }', { n: 10 });
+    const r = await gql(
+      ws.adminToken,
+      'query($n: Int) { agents { messages(pageSize: $n) { nodes { id from to subject status } } } }',
+      { n: 10 },
+    );
     expect(r.status).to.equal(400);
     expect(errorCode(r)).to.equal('GRAPHQL_VALIDATION_FAILED');
     expect(r.errors![0]!.message).to.match(/^Query may return more than 1000 fields/);

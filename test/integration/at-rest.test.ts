@@ -37,20 +37,44 @@ describe('At rest: keys, tokens and secrets', () => {
     for (const name of ['First', 'Second']) {
       const agentId = await createAgent(ws.adminToken, { name });
       for (const keyName of ['prod', 'staging']) {
-        const d = await gqlOk(ws.adminToken, `mutation($a: ID!, $n: String!) { createAgentApiKey(agentId: $a, name: $n) { key } }`, { a: agentId, n: keyName });
+        const d = await gqlOk(
+          ws.adminToken,
+          `mutation($a: ID!, $n: String!) { createAgentApiKey(agentId: $a, name: $n) { key } }`,
+          { a: agentId, n: keyName },
+        );
         keys.push(d.createAgentApiKey.key);
       }
     }
     for (const scopes of [['WORKSPACE_READ'], []]) {
-      const d = await gqlOk(ws.adminToken, `mutation($s: [KeyScope!]) { createWorkspaceApiKey(name: "wk", scopes: $s) { key } }`, { s: scopes });
+      const d = await gqlOk(
+        ws.adminToken,
+        `mutation($s: [KeyScope!]) { createWorkspaceApiKey(name: "wk", scopes: $s) { key } }`,
+        { s: scopes },
+      );
       keys.push(d.createWorkspaceApiKey.key);
     }
-    const invited = (await gqlOk(ws.adminToken, `mutation { inviteMember(input: {email: "at-rest@example.com"}) { id } }`)).inviteMember.id;
-    keys.push((await gqlOk(ws.adminToken, `mutation($m: ID!) { createMemberToken(memberId: $m, name: "cli") { token } }`, { m: invited })).createMemberToken.token);
-    keys.push((await gqlOk(member.token, `mutation($m: ID!) { createMemberToken(memberId: $m) { token } }`, { m: member.memberId })).createMemberToken.token);
+    const invited = (
+      await gqlOk(ws.adminToken, `mutation { inviteMember(input: {email: "at-rest@example.com"}) { id } }`)
+    ).inviteMember.id;
+    keys.push(
+      (
+        await gqlOk(ws.adminToken, `mutation($m: ID!) { createMemberToken(memberId: $m, name: "cli") { token } }`, {
+          m: invited,
+        })
+      ).createMemberToken.token,
+    );
+    keys.push(
+      (
+        await gqlOk(member.token, `mutation($m: ID!) { createMemberToken(memberId: $m) { token } }`, {
+          m: member.memberId,
+        })
+      ).createMemberToken.token,
+    );
     // a revoked key stays hashed too
     const revoked = await gqlOk(ws.adminToken, `mutation { createWorkspaceApiKey(name: "old") { key apiKey { id } } }`);
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { revokeApiKey(id: $id) }`, { id: revoked.createWorkspaceApiKey.apiKey.id });
+    await gqlOk(ws.adminToken, `mutation($id: ID!) { revokeApiKey(id: $id) }`, {
+      id: revoked.createWorkspaceApiKey.apiKey.id,
+    });
     keys.push(revoked.createWorkspaceApiKey.key);
 
     const rnd = () => randomBytes(12).toString('hex');
@@ -63,9 +87,16 @@ describe('At rest: keys, tokens and secrets', () => {
     // the same value twice: encryption must not be deterministic
     secrets.push({ name: 'same-value', kind: 'GENERIC', value: secrets[1]!.value });
     for (const s of secrets) {
-      await gqlOk(ws.adminToken, `mutation($n: String!, $k: SecretKind!, $v: String!) { createSecret(name: $n, kind: $k, value: $v) { id } }`, { n: s.name, k: s.kind, v: s.value });
+      await gqlOk(
+        ws.adminToken,
+        `mutation($n: String!, $k: SecretKind!, $v: String!) { createSecret(name: $n, kind: $k, value: $v) { id } }`,
+        { n: s.name, k: s.kind, v: s.value },
+      );
     }
-    const model = await gqlOk(ws.adminToken, `mutation { configureModel(input: {name: "main", provider: OPENAI, model: "gpt-4o-mini", apiKeySecret: "OPENAI_API_KEY", isDefault: true}) { apiKeySecret } }`);
+    const model = await gqlOk(
+      ws.adminToken,
+      `mutation { configureModel(input: {name: "main", provider: OPENAI, model: "gpt-4o-mini", apiKeySecret: "OPENAI_API_KEY", isDefault: true}) { apiKeySecret } }`,
+    );
     expect(model.configureModel.apiKeySecret).to.equal('OPENAI_API_KEY');
     // the tokens are used once, so last-used bookkeeping has run as well
     for (const t of [ws.adminToken, member.token]) await gqlOk(t, '{ viewer { id } }');
@@ -81,8 +112,15 @@ describe('At rest: keys, tokens and secrets', () => {
         .sort((a, b) => a.hash.localeCompare(b.hash));
     const sorted = <T extends { hash: string }>(rows: T[]) => rows.sort((a, b) => a.hash.localeCompare(b.hash));
     const db = h().db;
-    const apiKeys = await db('api_keys').where({ workspace_id: workspaceId }).select('kind', 'key_hash as hash', 'prefix', 'last4', 'name', 'revoked_at');
-    const stored = (kind: string) => sorted(apiKeys.filter((r: any) => r.kind === kind).map((r: any) => ({ hash: r.hash, prefix: r.prefix, last4: r.last4 })));
+    const apiKeys = await db('api_keys')
+      .where({ workspace_id: workspaceId })
+      .select('kind', 'key_hash as hash', 'prefix', 'last4', 'name', 'revoked_at');
+    const stored = (kind: string) =>
+      sorted(
+        apiKeys
+          .filter((r: any) => r.kind === kind)
+          .map((r: any) => ({ hash: r.hash, prefix: r.prefix, last4: r.last4 })),
+      );
     expect(stored('AGENT')).to.deep.equal(expected('ak_')).and.have.length(4);
     expect(stored('WORKSPACE')).to.deep.equal(expected('wk_')).and.have.length(3);
     expect(apiKeys).to.have.length(7);
@@ -109,7 +147,9 @@ describe('At rest: keys, tokens and secrets', () => {
     for (const s of secrets) {
       expect(text.includes(s.value), `secret ${s.name}`).to.equal(false);
       expect(text.includes(s.value.slice(0, 31)), `start of secret ${s.name}`).to.equal(false);
-      expect(text.includes(Buffer.from(s.value, 'utf8').toString('base64')), `base64 of secret ${s.name}`).to.equal(false);
+      expect(text.includes(Buffer.from(s.value, 'utf8').toString('base64')), `base64 of secret ${s.name}`).to.equal(
+        false,
+      );
       expect(text.includes(Buffer.from(s.value, 'utf8').toString('hex')), `hex of secret ${s.name}`).to.equal(false);
     }
     expect(text).to.include('OPENAI_API_KEY'); // the model names its secret; only the name is stored

@@ -9,7 +9,11 @@ const FIELDS = 'id agentId kind address modelOverride allowedSenders autoReply h
 describe('GraphQL: channels', () => {
   let ws: TestWorkspace;
   let agent: string;
-  const add = (agentId: string, input: Record<string, unknown>) => gql(ws.adminToken, `mutation($a: ID!, $i: ChannelInput!) { addChannel(agentId: $a, input: $i) { ${FIELDS} } }`, { a: agentId, i: input });
+  const add = (agentId: string, input: Record<string, unknown>) =>
+    gql(ws.adminToken, `mutation($a: ID!, $i: ChannelInput!) { addChannel(agentId: $a, input: $i) { ${FIELDS} } }`, {
+      a: agentId,
+      i: input,
+    });
 
   before(async () => {
     ws = await newWorkspace();
@@ -17,14 +21,33 @@ describe('GraphQL: channels', () => {
   });
 
   it('adds an SMS number in E.164 form and an email address in lower case, listed on the agent', async () => {
-    const sms = await add(agent, { kind: 'SMS', address: '+1 (415) 555-0100', handler: { script: 'return "hi";' }, allowedSenders: ['+44 20 7946 0000', '+442079460000'] });
+    const sms = await add(agent, {
+      kind: 'SMS',
+      address: '+1 (415) 555-0100',
+      handler: { script: 'return "hi";' },
+      allowedSenders: ['+44 20 7946 0000', '+442079460000'],
+    });
     expect(sms.errors).to.equal(undefined);
-    expect(sms.data.addChannel).to.include({ agentId: agent, kind: 'SMS', address: '+14155550100', autoReply: true, modelOverride: null });
+    expect(sms.data.addChannel).to.include({
+      agentId: agent,
+      kind: 'SMS',
+      address: '+14155550100',
+      autoReply: true,
+      modelOverride: null,
+    });
     expect(sms.data.addChannel.allowedSenders).to.deep.equal(['+442079460000']);
-    const mail = await add(agent, { kind: 'EMAIL', address: 'Support@Mail.Example.com', handler: { prompt: 'Answer.' }, allowedSenders: ['@Example.com'], autoReply: false });
+    const mail = await add(agent, {
+      kind: 'EMAIL',
+      address: 'Support@Mail.Example.com',
+      handler: { prompt: 'Answer.' },
+      allowedSenders: ['@Example.com'],
+      autoReply: false,
+    });
     expect(mail.data.addChannel).to.include({ kind: 'EMAIL', address: 'support@mail.example.com', autoReply: false });
     expect(mail.data.addChannel.allowedSenders).to.deep.equal(['@example.com']);
-    const d = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { channels { kind address } } }', { a: agent });
+    const d = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { channels { kind address } } }', {
+      a: agent,
+    });
     expect(d.agent.channels).to.deep.equal([
       { kind: 'SMS', address: '+14155550100' },
       { kind: 'EMAIL', address: 'support@mail.example.com' },
@@ -32,12 +55,21 @@ describe('GraphQL: channels', () => {
   });
 
   it('refuses an address that is not one of its kind, naming the field', async () => {
-    for (const [kind, address, field] of [['SMS', 'not a number', 'input.address'], ['SMS', '+0123', 'input.address'], ['EMAIL', 'nobody', 'input.address']]) {
+    for (const [kind, address, field] of [
+      ['SMS', 'not a number', 'input.address'],
+      ['SMS', '+0123', 'input.address'],
+      ['EMAIL', 'nobody', 'input.address'],
+    ]) {
       const r = await add(agent, { kind, address, handler: { script: 'return 1;' } });
       expect(errorCode(r), address).to.equal('BAD_USER_INPUT');
       expect(r.errors![0]!.message).to.match(new RegExp(`^${field.replace('.', '\\.')}: must be`));
     }
-    const r = await add(agent, { kind: 'SMS', address: '+14155550199', handler: { script: 'return 1;' }, allowedSenders: ['someone@example.com'] });
+    const r = await add(agent, {
+      kind: 'SMS',
+      address: '+14155550199',
+      handler: { script: 'return 1;' },
+      allowedSenders: ['someone@example.com'],
+    });
     expect(r.errors![0]!.message).to.match(/^input\.allowedSenders\.0: must be a phone number/);
   });
 
@@ -50,16 +82,40 @@ describe('GraphQL: channels', () => {
   });
 
   it('updates a channel (not its kind) and removes it', async () => {
-    const id = (await add(agent, { kind: 'SMS', address: '+14155550122', handler: { script: 'return 1;' } })).data.addChannel.id;
-    const u = await gqlOk(ws.adminToken, `mutation($id: ID!, $i: UpdateChannelInput!) { updateChannel(id: $id, input: $i) { ${FIELDS} } }`, {
-      id,
-      i: { address: '+14155550123', handler: { prompt: 'Be brief.' }, autoReply: false, allowedSenders: ['+14155550999'] },
+    const id = (await add(agent, { kind: 'SMS', address: '+14155550122', handler: { script: 'return 1;' } })).data
+      .addChannel.id;
+    const u = await gqlOk(
+      ws.adminToken,
+      `mutation($id: ID!, $i: UpdateChannelInput!) { updateChannel(id: $id, input: $i) { ${FIELDS} } }`,
+      {
+        id,
+        i: {
+          address: '+14155550123',
+          handler: { prompt: 'Be brief.' },
+          autoReply: false,
+          allowedSenders: ['+14155550999'],
+        },
+      },
+    );
+    expect(u.updateChannel).to.deep.include({
+      kind: 'SMS',
+      address: '+14155550123',
+      modelOverride: null,
+      autoReply: false,
+      allowedSenders: ['+14155550999'],
     });
-    expect(u.updateChannel).to.deep.include({ kind: 'SMS', address: '+14155550123', modelOverride: null, autoReply: false, allowedSenders: ['+14155550999'] });
     expect(u.updateChannel.handler).to.deep.equal({ kind: 'PROMPT', prompt: 'Be brief.', script: null });
-    const bad = await gql(ws.adminToken, 'mutation($id: ID!) { updateChannel(id: $id, input: {modelOverride: "gpt-4o", handler: {script: "return 1;"}}) { id } }', { id });
+    const bad = await gql(
+      ws.adminToken,
+      'mutation($id: ID!) { updateChannel(id: $id, input: {modelOverride: "gpt-4o", handler: {script: "return 1;"}}) { id } }',
+      { id },
+    );
     expect(errorCode(bad)).to.equal('BAD_USER_INPUT');
-    expect(await gqlOk(ws.adminToken, 'mutation($id: ID!) { removeChannel(id: $id) }', { id })).to.deep.equal({ removeChannel: true });
-    expect(errorCode(await gql(ws.adminToken, 'mutation($id: ID!) { removeChannel(id: $id) }', { id }))).to.equal('NOT_FOUND');
+    expect(await gqlOk(ws.adminToken, 'mutation($id: ID!) { removeChannel(id: $id) }', { id })).to.deep.equal({
+      removeChannel: true,
+    });
+    expect(errorCode(await gql(ws.adminToken, 'mutation($id: ID!) { removeChannel(id: $id) }', { id }))).to.equal(
+      'NOT_FOUND',
+    );
   });
 });

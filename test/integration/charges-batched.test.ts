@@ -31,9 +31,15 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
   /** An agent with `limits` (GraphQL arguments, or none), and an admission whose batch waits a minute unless flushed. */
   async function setUp(limits?: string) {
     const id = await createAgent(ws.adminToken);
-    if (limits) await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, ${limits}) { id } }`, { id });
+    if (limits)
+      await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, ${limits}) { id } }`, { id });
     const charges = bufferedChargeSink(store(), silent, { delayMs: 60_000 });
-    const a = new AdmissionService(store(), clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 }, charges);
+    const a = new AdmissionService(
+      store(),
+      clock,
+      { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 },
+      charges,
+    );
     return { id, agent: await loadAgent(id), charges, a };
   }
 
@@ -55,7 +61,14 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
   it('an agent with only a concurrency limit is charged in the batch too, and gives its lease back at once', async () => {
     const { id, agent, charges, a } = await setUp('maxConcurrentRequests: 1');
     const run = await a.admit(agent);
-    expect((await a.admit(agent).then(() => null, (e) => e))?.reason).to.equal('concurrency_limit');
+    expect(
+      (
+        await a.admit(agent).then(
+          () => null,
+          (e) => e,
+        )
+      )?.reason,
+    ).to.equal('concurrency_limit');
     await run.settle(0.5);
     await (await a.admit(agent)).release(); // the lease is free before the charge is stored
     expect(await usageOf(id)).to.deep.equal([]); // the charge waits in the batch
@@ -66,7 +79,12 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
   it("a run under a credit limit is charged with its slice's next batch; the next grant stores it first and counts it", async () => {
     const { id, agent, a } = await setUp('dailyCreditLimit: 1');
     await (await a.admit(agent)).settle(1);
-    expect(await a.admit(agent).then(() => null, (e) => e)).to.be.instanceOf(LimitExceeded);
+    expect(
+      await a.admit(agent).then(
+        () => null,
+        (e) => e,
+      ),
+    ).to.be.instanceOf(LimitExceeded);
     expect(await usageOf(id)).to.deep.equal([{ agentId: id, day: '2026-08-01', credits: 1, runs: 1 }]);
   });
 
@@ -74,12 +92,22 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
     const id = await createAgent(ws.adminToken);
     let agent = await loadAgent(id);
     const charges = bufferedChargeSink(store(), silent, { delayMs: 60_000 });
-    const a = new AdmissionService(store(), clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 }, charges);
+    const a = new AdmissionService(
+      store(),
+      clock,
+      { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 },
+      charges,
+    );
     await (await a.admit(agent)).settle(0.75);
     await (await a.admit(agent)).settle(0.25);
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 1) { id } }', { id });
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 1) { id } }', {
+      id,
+    });
     agent = await loadAgent(id);
-    const err = await a.admit(agent).then(() => null, (e) => e);
+    const err = await a.admit(agent).then(
+      () => null,
+      (e) => e,
+    );
     expect(err).to.be.instanceOf(LimitExceeded);
     expect(err.reason).to.equal('daily_credit_limit');
   });
@@ -88,11 +116,20 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
     const agent = await loadAgent(await createAgent(ws.adminToken));
     const real = store().repos.usage;
     let refuse = true;
-    const flaky: UsageRepo = { ...real, chargeMany: async (cs) => (refuse ? Promise.reject(new Error('connection terminated')) : real.chargeMany(cs)) };
-    const charges: ChargeSink = bufferedChargeSink(withUsage(store(), flaky), silent, { delayMs: 60_000, retryMs: 60_000 });
+    const flaky: UsageRepo = {
+      ...real,
+      chargeMany: async (cs) => (refuse ? Promise.reject(new Error('connection terminated')) : real.chargeMany(cs)),
+    };
+    const charges: ChargeSink = bufferedChargeSink(withUsage(store(), flaky), silent, {
+      delayMs: 60_000,
+      retryMs: 60_000,
+    });
     const day = utcDay(clock.now());
     charges.charge({ agentId: agent.id, workspaceId: agent.workspaceId, teamId: null, day, credits: 0.5 });
-    const failed = await charges.flush().then(() => null, (e: Error) => e);
+    const failed = await charges.flush().then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(failed?.message).to.equal('connection terminated');
     charges.charge({ agentId: agent.id, workspaceId: agent.workspaceId, teamId: null, day, credits: 0.25 });
     refuse = false;
@@ -105,7 +142,9 @@ describe('credit charges of runs no credit limit waits on are stored in batches'
     const run = await h().service.services.admission.admit(agent);
     await run.settle(0.5);
     const today = utcDay(new Date());
-    const d = await gqlOk(ws.adminToken, 'query($id: ID!) { agent(id: $id) { usage(days: 1) { day credits runs } } }', { id: agent.id });
+    const d = await gqlOk(ws.adminToken, 'query($id: ID!) { agent(id: $id) { usage(days: 1) { day credits runs } } }', {
+      id: agent.id,
+    });
     expect(d.agent.usage).to.deep.equal([{ day: today, credits: 0.5, runs: 1 }]);
   });
 });
@@ -116,13 +155,27 @@ describe('a concurrency limit lowered while runs are in flight', function () {
     const ws = await newWorkspace();
     const clock = new MovableClock(new Date('2026-08-02T10:00:00Z'));
     const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 3) { id } }', { id });
-    const a = new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 });
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 3) { id } }', {
+      id,
+    });
+    const a = new AdmissionService(h().service.store, clock, {
+      instanceId: 'test',
+      leaseMs: 30_000,
+      concurrencyRetryAfterSeconds: 1,
+    });
     let agent = await loadAgent(id);
     const runs = [await a.admit(agent), await a.admit(agent), await a.admit(agent)];
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }', { id });
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }', {
+      id,
+    });
     agent = await loadAgent(id);
-    const refused = async () => ((await a.admit(agent).then(() => null, (e) => e)) as LimitExceeded | null)?.reason;
+    const refused = async () =>
+      (
+        (await a.admit(agent).then(
+          () => null,
+          (e) => e,
+        )) as LimitExceeded | null
+      )?.reason;
     expect(await refused()).to.equal('concurrency_limit'); // 3 in flight, limit 1
     await runs[0]!.release();
     await runs[1]!.release();

@@ -13,7 +13,10 @@ import { loadAgent } from '../helpers/runtime.js';
 function sinkAt(at: () => Date): ActivitySink {
   const pending: Promise<void>[] = [];
   const { activity } = h().service.store.repos;
-  return { write: (e: ActivityEntry) => void pending.push(activity.insert({ ...e, createdAt: at() })), flush: async () => void (await Promise.all(pending)) };
+  return {
+    write: (e: ActivityEntry) => void pending.push(activity.insert({ ...e, createdAt: at() })),
+    flush: async () => void (await Promise.all(pending)),
+  };
 }
 
 const DAY = 86_400_000;
@@ -24,15 +27,22 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
   let agentId: string;
   const now = Date.now();
   // Times of the entries below, oldest first: t0 two days ago … t5 now.
-  const t = [now - 2 * DAY, now - DAY - 60_000, now - DAY, now - 3_600_000, now - 60_000, now - 1_000].map((ms) => new Date(ms));
+  const t = [now - 2 * DAY, now - DAY - 60_000, now - DAY, now - 3_600_000, now - 60_000, now - 1_000].map(
+    (ms) => new Date(ms),
+  );
 
   before(async () => {
     ws = await newWorkspace();
     agentId = await createAgent(ws.adminToken);
     const agent = await loadAgent(agentId);
     let i = 0;
-    const log = new ActivityLog(h().service.store, sinkAt(() => t[i++]!), h().service.clock);
-    const rec = (surface: Surface, entry: string | null, status: number | null, extra: Record<string, unknown> = {}) => log.record(agent, { surface, entry, status, ...extra });
+    const log = new ActivityLog(
+      h().service.store,
+      sinkAt(() => t[i++]!),
+      h().service.clock,
+    );
+    const rec = (surface: Surface, entry: string | null, status: number | null, extra: Record<string, unknown> = {}) =>
+      log.record(agent, { surface, entry, status, ...extra });
     rec('HTTP_API', 'orders', 200, { runId: 'run_a', credits: 0.5 }); // t0
     rec('HTTP_API', 'orders', 429, { error: 'This agent used its daily credit limit of 0; it resets at 00:00 UTC' }); // t1
     rec('MCP', 'lookup', 200, { runId: 'run_b', credits: 0.25 }); // t2
@@ -68,7 +78,14 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
   };
 
   it('filters by one status code, a class of codes, or error', async () => {
-    expect(await statuses({})).to.deep.equal(['orders:201', 'stripe:null', 'refunds:500', 'lookup:200', 'orders:429', 'orders:200']);
+    expect(await statuses({})).to.deep.equal([
+      'orders:201',
+      'stripe:null',
+      'refunds:500',
+      'lookup:200',
+      'orders:429',
+      'orders:200',
+    ]);
     expect(await statuses({ status: '429' })).to.deep.equal(['orders:429']);
     expect(await statuses({ status: '2xx' })).to.deep.equal(['orders:201', 'lookup:200', 'orders:200']);
     expect(await statuses({ status: '4XX' })).to.deep.equal(['orders:429']);
@@ -91,10 +108,17 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
   it('filters by date: since inclusive, until exclusive, and pages within the filter', async () => {
     expect(await statuses({ since: t[3]!.toISOString() })).to.deep.equal(['orders:201', 'stripe:null', 'refunds:500']);
     expect(await statuses({ until: t[2]!.toISOString() })).to.deep.equal(['orders:429', 'orders:200']);
-    expect(await statuses({ since: t[1]!.toISOString(), until: t[4]!.toISOString() })).to.deep.equal(['refunds:500', 'lookup:200', 'orders:429']);
+    expect(await statuses({ since: t[1]!.toISOString(), until: t[4]!.toISOString() })).to.deep.equal([
+      'refunds:500',
+      'lookup:200',
+      'orders:429',
+    ]);
     const p1 = await list({ first: 1, entry: 'orders' });
     expect(p1.data.agent.activity.hasNextPage).to.equal(true);
-    expect(await statuses({ first: 2, entry: 'orders', after: p1.data.agent.activity.endCursor })).to.deep.equal(['orders:429', 'orders:200']);
+    expect(await statuses({ first: 2, entry: 'orders', after: p1.data.agent.activity.endCursor })).to.deep.equal([
+      'orders:429',
+      'orders:200',
+    ]);
   });
 
   it('refuses bad filter values with an error naming the argument, never a 500', async () => {
@@ -128,7 +152,11 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
   });
 
   it('activityEntry gives one entry with its headers and bodies; another agent’s entry or an unknown id is null', async () => {
-    const [newest] = (await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { activity(first: 1) { nodes { id } } } }`, { id: agentId })).agent.activity.nodes;
+    const [newest] = (
+      await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { activity(first: 1) { nodes { id } } } }`, {
+        id: agentId,
+      })
+    ).agent.activity.nodes;
     const q = `query($id: ID!, $e: ID!) { agent(id: $id) { activityEntry(id: $e) { id entry status requestHeaders requestBody response credits keyId runId requestId durationMs error } } }`;
     const d = await gqlOk(ws.adminToken, q, { id: agentId, e: newest.id });
     expect(d.agent.activityEntry).to.deep.equal({
@@ -189,7 +217,10 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
       expect(r.errors?.[0]?.extensions).to.include({ code: 'BAD_USER_INPUT', field: 'days' });
     }
     // The same bounds, named the same, on the credit usage of the agent and of the workspace.
-    for (const query of [`query($id: ID!) { agent(id: $id) { usage(days: 0) { day } } }`, `query { workspace { usage(days: 367) { day } } }`]) {
+    for (const query of [
+      `query($id: ID!) { agent(id: $id) { usage(days: 0) { day } } }`,
+      `query { workspace { usage(days: 367) { day } } }`,
+    ]) {
       const r = await gql(ws.adminToken, query, { id: agentId });
       expect(r.errors?.[0]?.extensions, query).to.include({ code: 'BAD_USER_INPUT', field: 'days' });
     }
@@ -200,7 +231,16 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
     const light = await activity.list(agentId, { first: 50, withBodies: false });
     const full = await activity.list(agentId, { first: 50 });
     const newest = (list: ActivityEntry[]) => list.find((e) => e.runId === 'run_e')!;
-    expect(newest(light)).to.include({ requestHeaders: null, requestBody: null, response: null, logs: null, keyId: 'key_1', requestId: 'req_1', durationMs: 12, credits: 0.0625 });
+    expect(newest(light)).to.include({
+      requestHeaders: null,
+      requestBody: null,
+      response: null,
+      logs: null,
+      keyId: 'key_1',
+      requestId: 'req_1',
+      durationMs: 12,
+      credits: 0.0625,
+    });
     expect(newest(full).requestBody).to.deep.equal({ q: 'hi' });
 
     const viaFragment = await gqlOk(
@@ -211,7 +251,11 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
     );
     expect(viaFragment.agent.activity.nodes[0]).to.include.keys('requestBody');
     expect(viaFragment.agent.activity.nodes[0].requestBody).to.deep.equal({ q: 'hi' });
-    const inline = await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { activity(first: 1) { nodes { ... on ActivityEntry { requestHeaders } } } } }`, { id: agentId });
+    const inline = await gqlOk(
+      ws.adminToken,
+      `query($id: ID!) { agent(id: $id) { activity(first: 1) { nodes { ... on ActivityEntry { requestHeaders } } } } }`,
+      { id: agentId },
+    );
     expect(inline.agent.activity.nodes[0].requestHeaders).to.include({ 'content-type': 'application/json' });
   });
 });

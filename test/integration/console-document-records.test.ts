@@ -35,7 +35,13 @@ describe('GraphQL documentRecords (the console records browser)', function () {
   let privateDocId: string;
 
   const createDoc = async (agent: string, input: Record<string, unknown>) =>
-    (await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', { a: agent, i: input })).createDocument.id as string;
+    (
+      await gqlOk(
+        ws.adminToken,
+        'mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }',
+        { a: agent, i: input },
+      )
+    ).createDocument.id as string;
   const page = async (token: string, vars: Record<string, unknown>, agent = agentId, doc = docId): Promise<Page> =>
     (await gqlOk(token, RECORDS, { a: agent, d: doc, ...vars })).documentRecords as Page;
   const refused = async (vars: Record<string, unknown>, token = ws.adminToken, agent = agentId, doc = docId) => {
@@ -59,7 +65,12 @@ describe('GraphQL documentRecords (the console records browser)', function () {
       agentId,
       docId,
       'agent',
-      Array.from({ length: 25 }, (_, i) => ({ title: `task ${String(i).padStart(2, '0')}`, score: i % 5, done: i % 2 === 0, meta: { n: i } })),
+      Array.from({ length: 25 }, (_, i) => ({
+        title: `task ${String(i).padStart(2, '0')}`,
+        score: i % 5,
+        done: i % 2 === 0,
+        meta: { n: i },
+      })),
     );
     privateAgentId = await createAgent(ws.adminToken, { name: 'Private', visibility: 'PRIVATE' });
     privateDocId = await createDoc(privateAgentId, { name: 'Secret list', kind: 'DATABASE', fields: FIELDS });
@@ -70,14 +81,20 @@ describe('GraphQL documentRecords (the console records browser)', function () {
     const p = await page(ws.adminToken, { n: 10 });
     expect(p.totalCount).to.equal(25);
     expect(p.hasNextPage).to.equal(true);
-    expect(p.nodes.map((r) => r.data.title)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `task ${String(i).padStart(2, '0')}`));
+    expect(p.nodes.map((r) => r.data.title)).to.deep.equal(
+      Array.from({ length: 10 }, (_, i) => `task ${String(i).padStart(2, '0')}`),
+    );
     expect(p.nodes[3]).to.deep.include({ data: { title: 'task 03', score: 3, done: false, meta: { n: 3 } } });
     expect(p.nodes[0]!.id).to.match(/^rec_/);
     expect(p.nodes[0]!.data).to.not.have.property('id');
   });
 
   it("filters with the Document API's operators and sorts by several keys", async () => {
-    const p = await page(ws.adminToken, { f: { score: { gte: 3 }, done: true }, s: [{ field: 'score', direction: 'DESC' }, { field: 'title' }], n: 50 });
+    const p = await page(ws.adminToken, {
+      f: { score: { gte: 3 }, done: true },
+      s: [{ field: 'score', direction: 'DESC' }, { field: 'title' }],
+      n: 50,
+    });
     // score 3 or 4 and even index: 4, 14, 24 (score 4) then 8, 18 (score 3)
     expect(p.nodes.map((r) => r.data.title)).to.deep.equal(['task 04', 'task 14', 'task 24', 'task 08', 'task 18']);
     expect(p.totalCount).to.equal(5);
@@ -111,22 +128,30 @@ describe('GraphQL documentRecords (the console records browser)', function () {
     expect((await refused({ f: { score: 'high' } })).extensions).to.include({ field: 'filter.score' });
     expect((await refused({ f: { done: { gt: true } } })).extensions).to.include({ field: 'filter.done.gt' });
     expect((await refused({ f: { title: null } })).extensions).to.include({ field: 'filter.title' });
-    expect((await refused({ f: { title: { contains: 'x'.repeat(1001) } } })).extensions).to.include({ field: 'filter.title.contains' });
+    expect((await refused({ f: { title: { contains: 'x'.repeat(1001) } } })).extensions).to.include({
+      field: 'filter.title.contains',
+    });
     // Not an object: the JSONObject scalar refuses it before any resolver.
     const notObject = await refused({ f: ['title'] });
     expect(notObject.extensions?.code).to.equal('BAD_USER_INPUT');
     expect(notObject.message).to.include('$f');
-    expect((await refused({ f: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`f${i}`, 1])) })).extensions).to.include({ field: 'filter' });
+    expect(
+      (await refused({ f: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`f${i}`, 1])) })).extensions,
+    ).to.include({ field: 'filter' });
   });
 
   it('refuses a bad sort, page size or cursor naming the argument', async () => {
     expect((await refused({ s: [{ field: 'meta' }] })).extensions).to.include({ field: 'sort.0.field' });
     expect((await refused({ s: [{ field: 'missing' }] })).extensions).to.include({ field: 'sort.0.field' });
     expect((await refused({ s: [] })).extensions).to.include({ field: 'sort' });
-    expect((await refused({ s: [{ field: 'title' }, { field: 'score' }, { field: 'done' }, { field: 'title' }] })).extensions).to.include({ field: 'sort' });
+    expect(
+      (await refused({ s: [{ field: 'title' }, { field: 'score' }, { field: 'done' }, { field: 'title' }] }))
+        .extensions,
+    ).to.include({ field: 'sort' });
     const badDirection = await refused({ s: [{ field: 'title', direction: 'sideways' }] });
     expect(badDirection.message).to.include('ASC, DESC');
-    for (const n of [0, -1, 201]) expect((await refused({ n })).extensions, String(n)).to.include({ code: 'BAD_USER_INPUT', field: 'first' });
+    for (const n of [0, -1, 201])
+      expect((await refused({ n })).extensions, String(n)).to.include({ code: 'BAD_USER_INPUT', field: 'first' });
     for (const after of ['garbage', '', 'x'.repeat(40_000), Buffer.from('{"q":1}').toString('base64url')]) {
       const e = await refused({ after });
       expect(e.extensions, after.slice(0, 20)).to.include({ code: 'BAD_USER_INPUT', field: 'after' });
@@ -156,21 +181,32 @@ describe('GraphQL documentRecords (the console records browser)', function () {
     expect(e.extensions?.code).to.equal('NOT_FOUND');
     expect(e.message).to.not.include('hidden');
     // The admin sees the private agent's records.
-    expect((await page(ws.adminToken, {}, privateAgentId, privateDocId)).nodes.map((r) => r.data.title)).to.deep.equal(['hidden']);
+    expect((await page(ws.adminToken, {}, privateAgentId, privateDocId)).nodes.map((r) => r.data.title)).to.deep.equal([
+      'hidden',
+    ]);
     // API keys are no GraphQL principals at all.
     const r = await gql('ak_not_a_member_token', RECORDS, { a: agentId, d: docId });
     expect(r.status).to.equal(401);
   });
 
   it('weighs record data in the operation limits: one page of 200 passes, four are refused before running', async () => {
-    const one = await gql(ws.adminToken, `{ documentRecords(agentId: "${agentId}", documentId: "${docId}", first: 200) { nodes { data } } }`);
+    const one = await gql(
+      ws.adminToken,
+      `{ documentRecords(agentId: "${agentId}", documentId: "${docId}", first: 200) { nodes { data } } }`,
+    );
     expect(one.errors).to.equal(undefined);
-    const aliases = [1, 2, 3, 4].map((i) => `p${i}: documentRecords(agentId: "${agentId}", documentId: "${docId}", first: 200) { nodes { data } }`).join(' ');
+    const aliases = [1, 2, 3, 4]
+      .map(
+        (i) => `p${i}: documentRecords(agentId: "${agentId}", documentId: "${docId}", first: 200) { nodes { data } }`,
+      )
+      .join(' ');
     const four = await gql(ws.adminToken, `{ ${aliases} }`);
     expect(four.status).to.equal(400);
     expect(four.errors![0]!.message).to.match(/may return more than 16 MiB/);
     // Without the data field the same four pages are within the limits.
-    const ids = [1, 2, 3, 4].map((i) => `p${i}: documentRecords(agentId: "${agentId}", documentId: "${docId}", first: 200) { nodes { id } }`).join(' ');
+    const ids = [1, 2, 3, 4]
+      .map((i) => `p${i}: documentRecords(agentId: "${agentId}", documentId: "${docId}", first: 200) { nodes { id } }`)
+      .join(' ');
     expect((await gql(ws.adminToken, `{ ${ids} }`)).errors).to.equal(undefined);
   });
 });

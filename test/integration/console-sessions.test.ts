@@ -26,13 +26,19 @@ function cookieOf(res: Response): string {
   return m![1]!;
 }
 
-async function viaCookie(cookie: string, init: { headers?: Record<string, string>; method?: string; body?: string } = {}) {
+async function viaCookie(
+  cookie: string,
+  init: { headers?: Record<string, string>; method?: string; body?: string } = {},
+) {
   const res = await fetch(`${h().url}/graphql`, {
     method: init.method ?? 'POST',
     headers: { 'content-type': 'application/json', origin: origin(), cookie, ...init.headers },
     body: init.method === 'GET' ? undefined : (init.body ?? JSON.stringify({ query: '{ viewer { id role } }' })),
   });
-  return { status: res.status, body: (await res.json()) as { data?: any; errors?: { message: string; extensions?: { code?: string } }[] } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { data?: any; errors?: { message: string; extensions?: { code?: string } }[] },
+  };
 }
 
 describe('console sessions', function () {
@@ -78,10 +84,18 @@ describe('console sessions', function () {
     expect(bad.status).to.equal(401);
     expect(bad.headers.get('set-cookie')).to.equal(null);
     expect(((await bad.json()) as { error: string }).error).to.match(/not recognised.*sign in with the admin token/);
-    const missing = await fetch(`${h().url}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const missing = await fetch(`${h().url}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(missing.status).to.equal(400);
     expect(((await missing.json()) as { error: string }).error).to.match(/token/);
-    const form = await fetch(`${h().url}/console/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=x' });
+    const form = await fetch(`${h().url}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'token=x',
+    });
     expect(form.status).to.equal(415);
   });
 
@@ -98,7 +112,9 @@ describe('console sessions', function () {
     const crossOrigin = await viaCookie(cookie, { headers: { origin: 'https://evil.example' } });
     expect(crossOrigin.status).to.equal(403);
     expect(crossOrigin.body.errors![0]!.extensions!.code).to.equal('FORBIDDEN');
-    expect(crossOrigin.body.errors![0]!.message).to.match(/Origin https:\/\/evil\.example is not this service's origin/);
+    expect(crossOrigin.body.errors![0]!.message).to.match(
+      /Origin https:\/\/evil\.example is not this service's origin/,
+    );
     expect(crossOrigin.body.data ?? null).to.equal(null);
 
     const noOrigin = await viaCookie(cookie, { headers: { origin: '' } });
@@ -111,10 +127,16 @@ describe('console sessions', function () {
     expect(notJson.body.errors![0]!.message).to.match(/Content-Type: application\/json/);
 
     // A simple form post never reaches GraphQL at all.
-    const form = await fetch(`${h().url}/graphql`, { method: 'POST', headers: { 'content-type': 'text/plain', origin: origin(), cookie }, body: '{"query":"{ viewer { id } }"}' });
+    const form = await fetch(`${h().url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', origin: origin(), cookie },
+      body: '{"query":"{ viewer { id } }"}',
+    });
     expect(form.status).to.equal(400);
 
-    const get = await fetch(`${h().url}/graphql?query=${encodeURIComponent('{ viewer { id } }')}`, { headers: { 'apollo-require-preflight': 'true', origin: origin(), cookie } });
+    const get = await fetch(`${h().url}/graphql?query=${encodeURIComponent('{ viewer { id } }')}`, {
+      headers: { 'apollo-require-preflight': 'true', origin: origin(), cookie },
+    });
     expect(get.status).to.equal(403);
   });
 
@@ -145,17 +167,26 @@ describe('console sessions', function () {
   it('sign-out from another origin is refused and the session lives on', async () => {
     const ws = await newWorkspace();
     const cookie = cookieOf(await signIn(ws.adminToken));
-    const out = await fetch(`${h().url}/console/session`, { method: 'DELETE', headers: { origin: 'https://evil.example', cookie } });
+    const out = await fetch(`${h().url}/console/session`, {
+      method: 'DELETE',
+      headers: { origin: 'https://evil.example', cookie },
+    });
     expect(out.status).to.equal(403);
     expect((await viaCookie(cookie)).status).to.equal(200);
   });
 
   it("revoking the member token ends the sessions made from it, not the member's other sessions", async () => {
     const ws = await newWorkspace();
-    const second = await gqlOk(ws.adminToken, 'mutation($m: ID!) { createMemberToken(memberId: $m, name: "second") { id token } }', { m: ws.adminId });
+    const second = await gqlOk(
+      ws.adminToken,
+      'mutation($m: ID!) { createMemberToken(memberId: $m, name: "second") { id token } }',
+      { m: ws.adminId },
+    );
     const fromFirst = cookieOf(await signIn(ws.adminToken));
     const fromSecond = cookieOf(await signIn(second.createMemberToken.token));
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { revokeMemberToken(id: $id) }', { id: second.createMemberToken.id });
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { revokeMemberToken(id: $id) }', {
+      id: second.createMemberToken.id,
+    });
     expect((await viaCookie(fromSecond)).status).to.equal(401);
     expect((await viaCookie(fromFirst)).status).to.equal(200);
     const [row] = await h().db('console_sessions').where({ token_id: second.createMemberToken.id });
@@ -165,7 +196,10 @@ describe('console sessions', function () {
   it('a session whose token was revoked by other means (no session revoked with it) is refused on its next use', async () => {
     const ws = await newWorkspace();
     const cookie = cookieOf(await signIn(ws.adminToken));
-    await h().db('member_tokens').whereIn('id', h().db('console_sessions').select('token_id').where({ member_id: ws.adminId })).update({ revoked_at: new Date() });
+    await h()
+      .db('member_tokens')
+      .whereIn('id', h().db('console_sessions').select('token_id').where({ member_id: ws.adminId }))
+      .update({ revoked_at: new Date() });
     expect((await viaCookie(cookie)).status).to.equal(401);
   });
 
@@ -178,7 +212,10 @@ describe('console sessions', function () {
     clock.advance(SESSION_IDLE_MS - 60_000);
     expect((await sessions.authenticate(busy.sessionValue)).kind).to.equal('member');
     clock.advance(2 * 60_000);
-    const err = await sessions.authenticate(idle.sessionValue).then(() => null, (e: unknown) => e);
+    const err = await sessions.authenticate(idle.sessionValue).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(DomainError);
     expect((err as DomainError).code).to.equal('UNAUTHENTICATED');
     expect(await sessions.authenticate(busy.sessionValue)).to.include({ kind: 'member', memberId: ws.adminId });
@@ -191,7 +228,8 @@ describe('console sessions', function () {
     const sessions = new ConsoleSessionService(h().service.store, clock);
     const idle = await sessions.signIn({ token: ws.adminToken });
     const out = await sessions.signIn({ token: ws.adminToken });
-    const rows = async () => (await h().db('console_sessions').where({ member_id: ws.adminId }).count({ n: '*' }))[0]!.n;
+    const rows = async () =>
+      (await h().db('console_sessions').where({ member_id: ws.adminId }).count({ n: '*' }))[0]!.n;
     clock.advance(SESSION_IDLE_MS / 2);
     await sessions.authenticate(out.sessionValue);
     await sessions.signOut(out.sessionValue);

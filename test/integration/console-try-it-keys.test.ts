@@ -9,19 +9,34 @@ import { createAgent, gql, gqlOk, h, newWorkspace } from '../helpers/harness.js'
 const origin = () => new URL(h().url).origin;
 
 async function signIn(token: string): Promise<string> {
-  const res = await fetch(`${h().url}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: origin() }, body: JSON.stringify({ token }) });
+  const res = await fetch(`${h().url}/console/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: origin() },
+    body: JSON.stringify({ token }),
+  });
   expect(res.status).to.equal(204);
   return /^(aes_session=[^;]+);/.exec(res.headers.get('set-cookie') ?? '')![1]!;
 }
 
 async function viaCookie(cookie: string, query: string, variables: Record<string, unknown> = {}) {
-  const res = await fetch(`${h().url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', origin: origin(), cookie }, body: JSON.stringify({ query, variables }) });
+  const res = await fetch(`${h().url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: origin(), cookie },
+    body: JSON.stringify({ query, variables }),
+  });
   return (await res.json()) as { data?: any; errors?: { message: string; extensions?: { code?: string } }[] };
 }
 
-const TRY_IT = 'mutation($a: ID!) { createTryItKey(agentId: $a) { key apiKey { id name agentId expiresAt revokedAt kind } } }';
+const TRY_IT =
+  'mutation($a: ID!) { createTryItKey(agentId: $a) { key apiKey { id name agentId expiresAt revokedAt kind } } }';
 
-async function tryItKey(cookie: string, agentId: string): Promise<{ key: string; apiKey: { id: string; name: string; agentId: string; expiresAt: string; revokedAt: string | null; kind: string } }> {
+async function tryItKey(
+  cookie: string,
+  agentId: string,
+): Promise<{
+  key: string;
+  apiKey: { id: string; name: string; agentId: string; expiresAt: string; revokedAt: string | null; kind: string };
+}> {
   const r = await viaCookie(cookie, TRY_IT, { a: agentId });
   expect(r.errors, JSON.stringify(r.errors)).to.equal(undefined);
   return r.data.createTryItKey;
@@ -38,7 +53,11 @@ async function agentWithEndpoint(token: string): Promise<string> {
 }
 
 async function call(agentId: string, key: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${h().url}/agents/${agentId}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-agent-access-key': key }, body: JSON.stringify({ text: 'hi' }) });
+  const res = await fetch(`${h().url}/agents/${agentId}/api/echo`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-agent-access-key': key },
+    body: JSON.stringify({ text: 'hi' }),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -75,7 +94,7 @@ describe('console Try-it keys', function () {
     expect(missing.errors![0]!.extensions!.code).to.equal('NOT_FOUND');
   });
 
-  it("a member who cannot see a private agent gets no key for it", async () => {
+  it('a member who cannot see a private agent gets no key for it', async () => {
     const ws = await newWorkspace();
     const agentId = await createAgent(ws.adminToken, { name: 'Private', visibility: 'PRIVATE' });
     const member = await ws.addMember('MEMBER');
@@ -108,7 +127,10 @@ describe('console Try-it keys', function () {
     const k2 = await tryItKey(other, agentId);
     // Used once, so that the key's row is in the read cache when the session ends.
     expect((await call(agentId, k1.key)).status).to.equal(200);
-    const out = await fetch(`${h().url}/console/session`, { method: 'DELETE', headers: { origin: origin(), cookie: one } });
+    const out = await fetch(`${h().url}/console/session`, {
+      method: 'DELETE',
+      headers: { origin: origin(), cookie: one },
+    });
     expect(out.status).to.equal(204);
     const refused = await call(agentId, k1.key);
     expect(refused.status).to.equal(401);
@@ -120,26 +142,39 @@ describe('console Try-it keys', function () {
   it('revoking the member token revokes the Try-it keys of the sessions made from it', async () => {
     const ws = await newWorkspace();
     const agentId = await agentWithEndpoint(ws.adminToken);
-    const second = await gqlOk(ws.adminToken, 'mutation($m: ID!) { createMemberToken(memberId: $m, name: "second") { id token } }', { m: ws.adminId });
+    const second = await gqlOk(
+      ws.adminToken,
+      'mutation($m: ID!) { createMemberToken(memberId: $m, name: "second") { id token } }',
+      { m: ws.adminId },
+    );
     const fromSecond = await signIn(second.createMemberToken.token);
     const fromFirst = await signIn(ws.adminToken);
     const doomed = await tryItKey(fromSecond, agentId);
     const kept = await tryItKey(fromFirst, agentId);
     expect((await call(agentId, doomed.key)).status).to.equal(200);
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { revokeMemberToken(id: $id) }', { id: second.createMemberToken.id });
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { revokeMemberToken(id: $id) }', {
+      id: second.createMemberToken.id,
+    });
     expect((await call(agentId, doomed.key)).status).to.equal(401);
     expect((await call(agentId, kept.key)).status).to.equal(200);
   });
 
   describe('the widget preview', () => {
     it('serves a page with the widget tag (attributes escaped), its own CSP, framable only by this origin', async () => {
-      const res = await fetch(`${h().url}/console/widget-preview/agt_x?title=${encodeURIComponent('Help "desk" <b>')}&position=left&open=true&accent=%23ff0000`);
+      const res = await fetch(
+        `${h().url}/console/widget-preview/agt_x?title=${encodeURIComponent('Help "desk" <b>')}&position=left&open=true&accent=%23ff0000`,
+      );
       expect(res.status).to.equal(200);
       const csp = res.headers.get('content-security-policy')!;
-      expect(csp).to.include("script-src 'self'").and.include("frame-ancestors 'self'").and.not.match(/unsafe-eval|script-src[^;]*unsafe-inline/);
+      expect(csp)
+        .to.include("script-src 'self'")
+        .and.include("frame-ancestors 'self'")
+        .and.not.match(/unsafe-eval|script-src[^;]*unsafe-inline/);
       expect(res.headers.get('x-frame-options')).to.equal('SAMEORIGIN');
       const html = await res.text();
-      expect(html).to.include('<script src="/widget.js" data-endpoint="/console/widget-preview/agt_x/chat" data-title="Help &quot;desk&quot; &lt;b&gt;" data-accent-color="#ff0000" data-position="left" data-open="true" async></script>');
+      expect(html).to.include(
+        '<script src="/widget.js" data-endpoint="/console/widget-preview/agt_x/chat" data-title="Help &quot;desk&quot; &lt;b&gt;" data-accent-color="#ff0000" data-position="left" data-open="true" async></script>',
+      );
       expect(html).to.not.match(/<script(?![^>]*\bsrc=)/);
     });
 
@@ -154,13 +189,25 @@ describe('console Try-it keys', function () {
       const cookie = await signIn(ws.adminToken);
       const { key } = await tryItKey(cookie, agentId);
       const url = `${h().url}/console/widget-preview/${agentId}/chat`;
-      const none = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ message: 'hi' }) });
+      const none = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ message: 'hi' }),
+      });
       expect(none.status).to.equal(401);
       // A key in the Authorization header is not what the preview forwards: only its cookie counts.
-      const bearer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ message: 'hi' }) });
+      const bearer = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ message: 'hi' }),
+      });
       expect(bearer.status).to.equal(401);
       // No model is configured in this workspace: the chat run fails after the key was accepted (not 401).
-      const withKey = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', cookie: `aes_try_it=${key}` }, body: JSON.stringify({ message: 'hi' }) });
+      const withKey = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', cookie: `aes_try_it=${key}` },
+        body: JSON.stringify({ message: 'hi' }),
+      });
       expect(withKey.status).to.not.equal(401);
       // The activity entry is written after the answer.
       let entry: { path: string; request_headers: unknown } | undefined;

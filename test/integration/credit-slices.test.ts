@@ -17,7 +17,9 @@ function counted(store: Store): { store: Store; count: Record<string, number> } 
   const slots = new Proxy(store.repos.slots, {
     get: (t, k) => {
       const f = (t as unknown as Record<string | symbol, unknown>)[k];
-      return typeof f === 'function' ? (...args: unknown[]) => (bump(`slots.${String(k)}`), (f as (...a: unknown[]) => unknown).apply(t, args)) : f;
+      return typeof f === 'function'
+        ? (...args: unknown[]) => (bump(`slots.${String(k)}`), (f as (...a: unknown[]) => unknown).apply(t, args))
+        : f;
     },
   });
   const counting: Store = {
@@ -42,7 +44,12 @@ describe('admission: credit slices', function () {
   this.timeout(60_000);
   let ws: TestWorkspace;
   const clock = new MovableClock(new Date());
-  const config = (more: Partial<AdmissionConfig> = {}): AdmissionConfig => ({ instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1, ...more });
+  const config = (more: Partial<AdmissionConfig> = {}): AdmissionConfig => ({
+    instanceId: 'test',
+    leaseMs: 30_000,
+    concurrencyRetryAfterSeconds: 1,
+    ...more,
+  });
   const reserved = (agentId: string) => h().service.store.repos.slots.reserved({ agentId }, clock.now());
   const charged = (agentId: string) => h().service.store.repos.usage.agentDay(agentId, utcDay(clock.now()));
 
@@ -114,7 +121,10 @@ describe('admission: credit slices', function () {
     await until('the slice to shrink to its runs in flight', async () => (await reserved(agent.id)) === 3);
     expect(await charged(agent.id)).to.equal(1);
     for (const r of runs.slice(1)) await r.release();
-    await until('the unused slice to end', async () => (await h().db('run_slots').where({ agent_id: agent.id })).length === 0);
+    await until(
+      'the unused slice to end',
+      async () => (await h().db('run_slots').where({ agent_id: agent.id })).length === 0,
+    );
     expect(await charged(agent.id)).to.equal(1);
   });
 
@@ -135,15 +145,22 @@ describe('admission: credit slices', function () {
     const a = new AdmissionService(h().service.store, clock, config());
     await (await a.admit(agent, bound(1))).settle(1);
     await (await a.admit(agent, bound(1))).release(); // the slice now has room for more runs
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 1) { id } }', { id: agent.id });
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 1) { id } }', {
+      id: agent.id,
+    });
     const lowered = await loadAgent(agent.id);
-    const err = await a.admit(lowered, bound(1)).then(() => null, (e: unknown) => e);
+    const err = await a.admit(lowered, bound(1)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(LimitExceeded);
-    expect((err as LimitExceeded).message).to.equal('This agent used its daily credit limit of 1; it resets at 00:00 UTC');
+    expect((err as LimitExceeded).message).to.equal(
+      'This agent used its daily credit limit of 1; it resets at 00:00 UTC',
+    );
     await a.close();
   });
 
-  it("a run ending after midnight UTC is charged to the new day, one ending before it to the old one", async () => {
+  it('a run ending after midnight UTC is charged to the new day, one ending before it to the old one', async () => {
     const agent = await limited('dailyCreditLimit: 10');
     const moved = new MovableClock(new Date('2026-09-01T23:59:59.500Z'));
     const a = new AdmissionService(h().service.store, moved, config());
@@ -162,21 +179,32 @@ describe('admission: credit slices', function () {
     await a.close();
   });
 
-  it("a changed team or workspace limit is not admitted against a slice granted under the old ones", async () => {
+  it('a changed team or workspace limit is not admitted against a slice granted under the old ones', async () => {
     const fresh = await newWorkspace();
-    const team = (await gqlOk(fresh.adminToken, 'mutation { createTeam(name: "Slices", dailyCreditLimit: 10) { id } }')).createTeam.id as string;
+    const team = (await gqlOk(fresh.adminToken, 'mutation { createTeam(name: "Slices", dailyCreditLimit: 10) { id } }'))
+      .createTeam.id as string;
     await gqlOk(fresh.adminToken, 'mutation { setWorkspaceLimits(dailyCreditLimit: 100) { id } }');
     const agent = await loadAgent(await createAgent(fresh.adminToken, { teamId: team }));
     const a = new AdmissionService(h().service.store, clock, config());
     await (await a.admit(agent, bound(1))).settle(1);
     await (await a.admit(agent, bound(1))).release(); // the slice has room for more runs
-    await gqlOk(fresh.adminToken, 'mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: 1) { id } }', { t: team });
-    const err = await a.admit(agent, bound(1)).then(() => null, (e: unknown) => e);
+    await gqlOk(fresh.adminToken, 'mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: 1) { id } }', {
+      t: team,
+    });
+    const err = await a.admit(agent, bound(1)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as LimitExceeded).reason).to.equal('team_credit_limit');
-    await gqlOk(fresh.adminToken, 'mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: 10) { id } }', { t: team });
+    await gqlOk(fresh.adminToken, 'mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: 10) { id } }', {
+      t: team,
+    });
     await (await a.admit(agent, bound(1))).release();
     await gqlOk(fresh.adminToken, 'mutation { setWorkspaceLimits(dailyCreditLimit: 1) { id } }');
-    const wsErr = await a.admit(agent, bound(1)).then(() => null, (e: unknown) => e);
+    const wsErr = await a.admit(agent, bound(1)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((wsErr as LimitExceeded).reason).to.equal('workspace_credit_limit');
     await a.close();
   });
@@ -220,7 +248,8 @@ describe('admission: credit slices', function () {
   it('a run that reserved nothing and outlives its slice is still charged, at once', async () => {
     const agent = await limited('dailyCreditLimit: 10');
     const a = new AdmissionService(h().service.store, clock, config({ sliceMs: 30 }));
-    const sliceGone = async () => !(a as unknown as { slices: { slices: Map<string, unknown> } }).slices.slices.has(agent.id);
+    const sliceGone = async () =>
+      !(a as unknown as { slices: { slices: Map<string, unknown> } }).slices.slices.has(agent.id);
     const run = await a.admit(agent, bound(0));
     await until('the slice to end, unused', sliceGone);
     await run.settle(0.5);
@@ -229,7 +258,9 @@ describe('admission: credit slices', function () {
     const free = await a.admit(agent, bound(0));
     await until('the slice to end, unused', sliceGone);
     await free.settle(0);
-    expect(await h().service.store.repos.usage.listByAgent(agent.id, utcDay(clock.now()))).to.deep.include.members([{ agentId: agent.id, day: utcDay(clock.now()), credits: 0.5, runs: 1 }]);
+    expect(await h().service.store.repos.usage.listByAgent(agent.id, utcDay(clock.now()))).to.deep.include.members([
+      { agentId: agent.id, day: utcDay(clock.now()), credits: 0.5, runs: 1 },
+    ]);
     await a.close();
   });
 
@@ -240,7 +271,10 @@ describe('admission: credit slices', function () {
     const held = await a.admit(own, bound(1));
     const theirs = await a.admit(neighbour, bound(1));
     await theirs.release(); // the neighbour's slice keeps 1 credit free
-    const err = await a.admit(own, bound(1)).then(() => null, (e: unknown) => e);
+    const err = await a.admit(own, bound(1)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as LimitExceeded).reason).to.equal('daily_credit_limit');
     expect(await reserved(neighbour.id)).to.equal(1);
     await held.release();
@@ -254,13 +288,25 @@ describe('admission: credit slices', function () {
     const store: Store = {
       get repos() {
         const repos = real.repos;
-        return { ...repos, slots: { ...repos.slots, spend: (id: string, c: Parameters<typeof repos.slots.spend>[1]) => (refuse ? Promise.reject(new Error('database unavailable')) : repos.slots.spend(id, c)) } };
+        return {
+          ...repos,
+          slots: {
+            ...repos.slots,
+            spend: (id: string, c: Parameters<typeof repos.slots.spend>[1]) =>
+              refuse ? Promise.reject(new Error('database unavailable')) : repos.slots.spend(id, c),
+          },
+        };
       },
       transaction: (work) => real.transaction(work),
     } as Store;
     const a = new AdmissionService(store, clock, config());
     await (await a.admit(agent, bound(1))).settle(0.75);
-    expect(await a.flushCharges().then(() => null, (e: Error) => e.message)).to.equal('database unavailable');
+    expect(
+      await a.flushCharges().then(
+        () => null,
+        (e: Error) => e.message,
+      ),
+    ).to.equal('database unavailable');
     // Not charged, and still held by the slice: nothing counts less than it should.
     expect(await charged(agent.id)).to.equal(0);
     expect(await reserved(agent.id)).to.equal(1);
@@ -275,19 +321,32 @@ describe('admission: credit slices', function () {
 describe('admission: concurrency leases an instance keeps', function () {
   this.timeout(60_000);
   const clock = new MovableClock(new Date());
-  const leases = async (agentId: string) => ((await h().db('run_slots').where({ agent_id: agentId }).select('id', 'slot_no')) as { id: string; slot_no: number }[]);
+  const leases = async (agentId: string) =>
+    (await h().db('run_slots').where({ agent_id: agentId }).select('id', 'slot_no')) as {
+      id: string;
+      slot_no: number;
+    }[];
 
   async function agentWith(max: number) {
     const ws = await newWorkspace();
     const id = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: ${max}) { id } }`, { id });
+    await gqlOk(
+      ws.adminToken,
+      `mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: ${max}) { id } }`,
+      { id },
+    );
     return { ws, agent: await loadAgent(id) };
   }
 
   it('k leases admit k runs at once; a new lease is taken only when all are in use; idle ones go back after idleLeaseMs', async () => {
     const { agent } = await agentWith(10);
     const { store, count } = counted(h().service.store);
-    const a = new AdmissionService(store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1, idleLeaseMs: 200 });
+    const a = new AdmissionService(store, clock, {
+      instanceId: 'test',
+      leaseMs: 30_000,
+      concurrencyRetryAfterSeconds: 1,
+      idleLeaseMs: 200,
+    });
     const three = await Promise.all([a.admit(agent), a.admit(agent), a.admit(agent)]);
     expect(count['slots.acquire']).to.equal(3);
     for (const r of three) await r.release();
@@ -305,15 +364,25 @@ describe('admission: concurrency leases an instance keeps', function () {
 
   it('a lowered limit leaves the leases numbered above it unused', async () => {
     const { ws, agent } = await agentWith(3);
-    const a = new AdmissionService(h().service.store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1, idleLeaseMs: 60_000 });
+    const a = new AdmissionService(h().service.store, clock, {
+      instanceId: 'test',
+      leaseMs: 30_000,
+      concurrencyRetryAfterSeconds: 1,
+      idleLeaseMs: 60_000,
+    });
     const three = await Promise.all([a.admit(agent), a.admit(agent), a.admit(agent)]);
     for (const r of three) await r.release();
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }', { id: agent.id });
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, maxConcurrentRequests: 1) { id } }', {
+      id: agent.id,
+    });
     const lowered = await loadAgent(agent.id);
     const only = await a.admit(lowered);
     const numbers = new Map((await leases(agent.id)).map((l) => [l.id, l.slot_no]));
     expect(numbers.get(only.slotId!)).to.equal(0);
-    const err = await a.admit(lowered).then(() => null, (e: unknown) => e);
+    const err = await a.admit(lowered).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as LimitExceeded).reason).to.equal('concurrency_limit');
     await only.release();
     await a.close();

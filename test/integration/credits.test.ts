@@ -55,14 +55,21 @@ describe('credits charged by runs, visible in usage and in the activity log', fu
   }
 
   async function usage(token: string, agentId: string): Promise<{ agent: Totals; workspace: Totals }> {
-    const d = await gqlOk(token, 'query($a: ID!) { agent(id: $a) { usage(days: 2) { day credits runs } } workspace { usage(days: 2) { day credits runs } } }', { a: agentId });
+    const d = await gqlOk(
+      token,
+      'query($a: ID!) { agent(id: $a) { usage(days: 2) { day credits runs } } workspace { usage(days: 2) { day credits runs } } }',
+      { a: agentId },
+    );
     return { agent: total(d.agent.usage), workspace: total(d.workspace.usage) };
   }
 
   it('an HTTP API prompt run is charged tokens × prices: in the answer, agent.usage, workspace.usage and its activity entry', async () => {
     const { ws, agent, key } = await setup();
     await addHttpEndpoint(ws.adminToken, agent, { path: 'ask', handler: { prompt: 'Answer briefly.' } });
-    expect(await usage(ws.adminToken, agent)).to.deep.equal({ agent: { credits: 0, runs: 0 }, workspace: { credits: 0, runs: 0 } });
+    expect(await usage(ws.adminToken, agent)).to.deep.equal({
+      agent: { credits: 0, runs: 0 },
+      workspace: { credits: 0, runs: 0 },
+    });
 
     fake.enqueue({ text: 'forty-two', usage: USAGE });
     const r = await call('POST', httpApiPath(agent, 'ask'), { key, json: { q: 'meaning of life' } });
@@ -86,7 +93,11 @@ describe('credits charged by runs, visible in usage and in the activity log', fu
     await addHttpEndpoint(ws.adminToken, agent, { path: 'ask', handler: { prompt: 'Answer briefly.' } });
 
     fake.enqueue({ text: 'one two three', usage: USAGE });
-    const r = await call('POST', httpApiPath(agent, 'ask'), { key, json: { q: 'count' }, headers: { accept: 'text/event-stream' } });
+    const r = await call('POST', httpApiPath(agent, 'ask'), {
+      key,
+      json: { q: 'count' },
+      headers: { accept: 'text/event-stream' },
+    });
     expect(r.status, r.text).to.equal(200);
     const done = r.text
       .split(/\n\n/)
@@ -108,10 +119,16 @@ describe('credits charged by runs, visible in usage and in the activity log', fu
 
   it("an HTTP API script run is charged the workspace's flat scriptRunCredits, in usage and its activity entry", async () => {
     const { ws, agent, key } = await setup();
-    await gqlOk(ws.adminToken, 'mutation { updateWorkspaceSettings(input: {creditDefaults: {scriptRunCredits: 0.75}}) { id } }');
+    await gqlOk(
+      ws.adminToken,
+      'mutation { updateWorkspaceSettings(input: {creditDefaults: {scriptRunCredits: 0.75}}) { id } }',
+    );
     await addHttpEndpoint(ws.adminToken, agent, { path: 'sum', handler: { script: 'return input.a + input.b' } });
 
-    for (const [a, b] of [[1, 2], [3, 4]]) {
+    for (const [a, b] of [
+      [1, 2],
+      [3, 4],
+    ]) {
       const r = await call('POST', httpApiPath(agent, 'sum'), { key, json: { a, b } });
       expect(r.status, r.text).to.equal(200);
       expect(r.json).to.deep.include({ output: a + b, credits: 0.75 });
@@ -128,14 +145,21 @@ describe('credits charged by runs, visible in usage and in the activity log', fu
   });
 
   /** Usage and activity after one prompt run of PROMPT_RUN_CREDITS: one run, its entry charged it. */
-  async function expectOneRunCharged(token: string, agent: string, entry: { surface: string; status: number | null; runId?: string | null }): Promise<void> {
+  async function expectOneRunCharged(
+    token: string,
+    agent: string,
+    entry: { surface: string; status: number | null; runId?: string | null },
+  ): Promise<void> {
     const u = await usage(token, agent);
     expect(u.agent.credits).to.be.closeTo(PROMPT_RUN_CREDITS, 1e-9);
     expect(u.agent.runs).to.equal(1);
     expect(u.workspace.credits).to.be.closeTo(PROMPT_RUN_CREDITS, 1e-9);
     expect(u.workspace.runs).to.equal(1);
     const charged = (await activityOf(token, agent)).filter((e) => e.credits !== 0);
-    expect(charged.map((e) => [e.surface, e.status]), 'the entries that carry a charge').to.deep.equal([[entry.surface, entry.status]]);
+    expect(
+      charged.map((e) => [e.surface, e.status]),
+      'the entries that carry a charge',
+    ).to.deep.equal([[entry.surface, entry.status]]);
     expect(charged[0]!.credits).to.be.closeTo(PROMPT_RUN_CREDITS, 1e-9);
     if (entry.runId !== undefined) expect(charged[0]!.runId).to.equal(entry.runId);
   }
@@ -150,7 +174,12 @@ describe('credits charged by runs, visible in usage and in the activity log', fu
     fake.enqueue({ text: 'forty-two', usage: USAGE });
     const r = await call('POST', `/agents/${agent}/mcp`, {
       key,
-      json: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: { input: 'meaning of life' } } },
+      json: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'ask', arguments: { input: 'meaning of life' } },
+      },
       headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
     });
     expect(r.status, r.text).to.equal(200);
@@ -164,7 +193,11 @@ describe('credits charged by runs, visible in usage and in the activity log', fu
     const { ws, agent, key } = await setup();
 
     fake.enqueue({ text: 'forty-two', usage: USAGE });
-    const r = await call('POST', `/agents/${agent}/chat`, { key, json: { message: 'meaning of life' }, headers: { accept: 'application/json' } });
+    const r = await call('POST', `/agents/${agent}/chat`, {
+      key,
+      json: { message: 'meaning of life' },
+      headers: { accept: 'application/json' },
+    });
     expect(r.status, r.text).to.equal(200);
     expect(r.json.output).to.equal('forty-two');
     expect(r.json.credits).to.be.closeTo(PROMPT_RUN_CREDITS, 1e-9);
@@ -186,8 +219,14 @@ describe('credits charged by runs, visible in usage and in the activity log', fu
     const deadline = Date.now() + 30_000;
     let delivery: { status: string; runId: string | null } | undefined;
     for (;;) {
-      const d = await gqlOk(ws.adminToken, 'query($a: ID!) { webhookDeliveries(agentId: $a, first: 10) { nodes { id status runId } } }', { a: agent });
-      delivery = (d.webhookDeliveries.nodes as { id: string; status: string; runId: string | null }[]).find((x) => x.id === r.json.deliveryId);
+      const d = await gqlOk(
+        ws.adminToken,
+        'query($a: ID!) { webhookDeliveries(agentId: $a, first: 10) { nodes { id status runId } } }',
+        { a: agent },
+      );
+      delivery = (d.webhookDeliveries.nodes as { id: string; status: string; runId: string | null }[]).find(
+        (x) => x.id === r.json.deliveryId,
+      );
       if (delivery?.status === 'DONE') break;
       if (Date.now() > deadline) throw new Error(`the delivery did not finish: ${JSON.stringify(delivery)}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -200,14 +239,23 @@ describe('credits charged by runs, visible in usage and in the activity log', fu
 
   it('the Document API runs no handler and charges nothing: usage stays at zero and its activity entries show 0 credits', async () => {
     const { ws, agent, key } = await setup();
-    const doc = await createDocument(ws.adminToken, agent, { name: 'Notes', kind: 'DATABASE', fields: [{ name: 'text', type: 'STRING' }] });
+    const doc = await createDocument(ws.adminToken, agent, {
+      name: 'Notes',
+      kind: 'DATABASE',
+      fields: [{ name: 'text', type: 'STRING' }],
+    });
     await exposeDocument(ws.adminToken, agent, doc);
 
-    expect((await call('POST', documentPath(agent, doc, 'insert'), { key, json: { items: [{ text: 'a' }] } })).status).to.equal(200);
+    expect(
+      (await call('POST', documentPath(agent, doc, 'insert'), { key, json: { items: [{ text: 'a' }] } })).status,
+    ).to.equal(200);
     expect((await call('POST', documentPath(agent, doc, 'query'), { key, json: { filter: {} } })).status).to.equal(200);
     expect((await call('GET', documentPath(agent, doc), { key })).status).to.equal(200);
 
-    expect(await usage(ws.adminToken, agent)).to.deep.equal({ agent: { credits: 0, runs: 0 }, workspace: { credits: 0, runs: 0 } });
+    expect(await usage(ws.adminToken, agent)).to.deep.equal({
+      agent: { credits: 0, runs: 0 },
+      workspace: { credits: 0, runs: 0 },
+    });
     const entries = await activityOf(ws.adminToken, agent);
     expect(entries).to.have.length(3);
     expect(entries.map((e) => [e.surface, e.credits])).to.deep.equal([

@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import { createAgent, gqlOk, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { startOpenAiServer, type FakeOpenAi, type FakeToolCall } from '../helpers/openai-server.js';
 import { configureFakeModel } from '../helpers/runtime.js';
-import { addHttpEndpoint, call, createAgentKey, createDocument, documentPath, exposeDocument, httpApiPath } from '../helpers/surface-calls.js';
+import {
+  addHttpEndpoint,
+  call,
+  createAgentKey,
+  createDocument,
+  documentPath,
+  exposeDocument,
+  httpApiPath,
+} from '../helpers/surface-calls.js';
 
 // The document tools a prompt run is given (DESIGN §5): with the Documents capability
 // `list_documents`, `read_document`, `query_records`, `insert_records`, `update_records`,
@@ -28,20 +36,34 @@ describe('document tools of a prompt run: own documents only', function () {
     await configureFakeModel(ws.adminToken, fake);
     other = await createAgent(ws.adminToken, { name: 'Neighbour' });
     otherKey = await createAgentKey(ws.adminToken, other);
-    otherText = await createDocument(ws.adminToken, other, { name: 'Neighbour plans', kind: 'TEXT', content: 'launch codes 0000' });
+    otherText = await createDocument(ws.adminToken, other, {
+      name: 'Neighbour plans',
+      kind: 'TEXT',
+      content: 'launch codes 0000',
+    });
     otherDb = await createDocument(ws.adminToken, other, { name: 'Neighbour leads', kind: 'DATABASE', fields: FIELDS });
     await exposeDocument(ws.adminToken, other, otherText);
     await exposeDocument(ws.adminToken, other, otherDb);
-    const seeded = await call('POST', documentPath(other, otherDb, 'insert'), { key: otherKey, json: { items: [{ email: 'n@neighbour.test', score: 1 }] } });
+    const seeded = await call('POST', documentPath(other, otherDb, 'insert'), {
+      key: otherKey,
+      json: { items: [{ email: 'n@neighbour.test', score: 1 }] },
+    });
     expect(seeded.status, seeded.text).to.equal(200);
   });
   after(async () => fake.close());
   beforeEach(() => fake.reset());
 
   /** An agent on the fake model with the given capabilities, a key and a prompt endpoint `assist`. */
-  async function agentWith(capabilities: { documents?: boolean; endpointManagement?: boolean }): Promise<{ id: string; key: string }> {
+  async function agentWith(capabilities: {
+    documents?: boolean;
+    endpointManagement?: boolean;
+  }): Promise<{ id: string; key: string }> {
     const id = await createAgent(ws.adminToken, { name: 'Assistant', defaultModel: 'test-model' });
-    await gqlOk(ws.adminToken, 'mutation($a: ID!, $c: CapabilitiesInput!) { setCapabilities(agentId: $a, input: $c) { id } }', { a: id, c: capabilities });
+    await gqlOk(
+      ws.adminToken,
+      'mutation($a: ID!, $c: CapabilitiesInput!) { setCapabilities(agentId: $a, input: $c) { id } }',
+      { a: id, c: capabilities },
+    );
     await addHttpEndpoint(ws.adminToken, id, { path: 'assist', handler: { prompt: 'Use your tools.' } });
     return { id, key: await createAgentKey(ws.adminToken, id) };
   }
@@ -52,7 +74,10 @@ describe('document tools of a prompt run: own documents only', function () {
    */
   async function runTools(agent: { id: string; key: string }, steps: FakeToolCall[][]): Promise<any[]> {
     fake.enqueue(...steps.map((toolCalls) => ({ toolCalls })), { text: 'done' });
-    const r = await call('POST', httpApiPath(agent.id, 'assist'), { key: agent.key, json: { task: 'work on documents' } });
+    const r = await call('POST', httpApiPath(agent.id, 'assist'), {
+      key: agent.key,
+      json: { task: 'work on documents' },
+    });
     expect(r.status, r.text).to.equal(200);
     expect(r.json.output).to.equal('done');
     expect(fake.pending()).to.equal(0);
@@ -64,11 +89,18 @@ describe('document tools of a prompt run: own documents only', function () {
   async function records(agentId: string, key: string, documentId: string): Promise<unknown[][]> {
     const r = await call('GET', `${documentPath(agentId, documentId)}?limit=1000`, { key });
     expect(r.status, r.text).to.equal(200);
-    return (r.json.data.records as { email: string; score?: number }[]).map((x) => [x.email, x.score ?? null]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    return (r.json.data.records as { email: string; score?: number }[])
+      .map((x) => [x.email, x.score ?? null])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
   }
 
   async function ownDocuments(agentId: string) {
-    const guide = await createDocument(ws.adminToken, agentId, { name: 'Guide', description: 'How we work', kind: 'TEXT', content: 'Be kind to leads.' });
+    const guide = await createDocument(ws.adminToken, agentId, {
+      name: 'Guide',
+      description: 'How we work',
+      kind: 'TEXT',
+      content: 'Be kind to leads.',
+    });
     const leads = await createDocument(ws.adminToken, agentId, { name: 'Leads', kind: 'DATABASE', fields: FIELDS });
     await exposeDocument(ws.adminToken, agentId, leads);
     return { guide, leads };
@@ -77,7 +109,13 @@ describe('document tools of a prompt run: own documents only', function () {
   async function seedLeads(agent: { id: string; key: string }, leads: string): Promise<void> {
     const r = await call('POST', documentPath(agent.id, leads, 'insert'), {
       key: agent.key,
-      json: { items: [{ email: 'a@example.com', score: 3 }, { email: 'b@example.com', score: 9 }, { email: 'c@example.com', score: 9 }] },
+      json: {
+        items: [
+          { email: 'a@example.com', score: 3 },
+          { email: 'b@example.com', score: 9 },
+          { email: 'c@example.com', score: 9 },
+        ],
+      },
     });
     expect(r.status, r.text).to.equal(200);
   }
@@ -104,7 +142,13 @@ describe('document tools of a prompt run: own documents only', function () {
         { name: 'read_document', arguments: { documentId: leads, limit: 2 } },
       ],
     ]);
-    expect(text).to.deep.include({ id: guide, name: 'Guide', description: 'How we work', kind: 'TEXT', content: 'Be kind to leads.' });
+    expect(text).to.deep.include({
+      id: guide,
+      name: 'Guide',
+      description: 'How we work',
+      kind: 'TEXT',
+      content: 'Be kind to leads.',
+    });
     expect(db.kind).to.equal('DATABASE');
     expect(db.data.totalCount).to.equal(3);
     expect(db.data.records).to.have.length(2);
@@ -141,7 +185,9 @@ describe('document tools of a prompt run: own documents only', function () {
     ]);
     expect(results).to.have.length(6);
     const ids = [otherText, otherDb, otherDb, otherDb, otherDb, otherDb];
-    results.forEach((res, i) => expect(res, `call ${i}`).to.deep.equal({ error: `Document '${ids[i]}' not found`, code: 'NOT_FOUND' }));
+    results.forEach((res, i) =>
+      expect(res, `call ${i}`).to.deep.equal({ error: `Document '${ids[i]}' not found`, code: 'NOT_FOUND' }),
+    );
     const told = JSON.stringify(fake.requests.at(-1)!.body.messages);
     expect(told).to.not.contain('launch codes').and.not.contain('n@neighbour.test');
 
@@ -152,7 +198,11 @@ describe('document tools of a prompt run: own documents only', function () {
 
   it("expose_document / unexpose_document work on the agent's own documents and refuse another agent's", async () => {
     const agent = await agentWith({ endpointManagement: true });
-    const guide = await createDocument(ws.adminToken, agent.id, { name: 'Guide', kind: 'TEXT', content: 'Be kind to leads.' });
+    const guide = await createDocument(ws.adminToken, agent.id, {
+      name: 'Guide',
+      kind: 'TEXT',
+      content: 'Be kind to leads.',
+    });
     expect((await call('GET', documentPath(agent.id, guide), { key: agent.key })).status).to.equal(404);
 
     const [exposedOwn, exposedForeign, unexposedForeign] = await runTools(agent, [
@@ -174,7 +224,11 @@ describe('document tools of a prompt run: own documents only', function () {
     const foreign = await call('GET', documentPath(agent.id, otherText), { key: agent.key });
     expect(foreign.status, foreign.text).to.equal(404);
     expect(foreign.text).to.not.contain('launch codes');
-    const exposures = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { documentExposures { documentId } } }', { a: agent.id });
+    const exposures = await gqlOk(
+      ws.adminToken,
+      'query($a: ID!) { agent(id: $a) { documentExposures { documentId } } }',
+      { a: agent.id },
+    );
     expect(exposures.agent.documentExposures).to.deep.equal([{ documentId: guide }]);
 
     // The other agent's exposure is untouched.

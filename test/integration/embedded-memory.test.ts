@@ -9,7 +9,8 @@ import { closeDatabase, openDatabase, type Db } from '../../src/infra/db.js';
 // shared_buffers resident when it starts, so the size is ours to choose, not PGlite's 128MB; and a
 // data directory opens with any size, since the setting is never written into it.
 
-const sharedBuffers = async (db: Db) => ((await db.raw('show shared_buffers')) as { rows: Array<{ shared_buffers: string }> }).rows[0]!.shared_buffers;
+const sharedBuffers = async (db: Db) =>
+  ((await db.raw('show shared_buffers')) as { rows: Array<{ shared_buffers: string }> }).rows[0]!.shared_buffers;
 
 describe('embedded database memory (EMBEDDED_SHARED_BUFFERS)', function () {
   this.timeout(60_000);

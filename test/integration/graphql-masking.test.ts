@@ -1,5 +1,14 @@
 import { expect } from 'chai';
-import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type GqlResult, type TestWorkspace } from '../helpers/harness.js';
+import {
+  createAgent,
+  errorCode,
+  gql,
+  gqlOk,
+  h,
+  newWorkspace,
+  type GqlResult,
+  type TestWorkspace,
+} from '../helpers/harness.js';
 
 // docs/decisions.md §10 and STYLE "Errors": an unexpected (non-domain) error inside a resolver
 // answers `extensions.code = INTERNAL_SERVER_ERROR` with a generic message — never the cause's
@@ -16,7 +25,8 @@ function expectMasked(r: GqlResult, field: string): void {
   expect(e.extensions).to.deep.equal({ code: 'INTERNAL_SERVER_ERROR' });
   expect(e.path?.[0]).to.equal(field);
   const text = JSON.stringify(r);
-  for (const leak of ['corrupt', 'credit_usage', 'hunter2', '/srv/internal', 'usage.repo', 'stacktrace']) expect(text, leak).to.not.contain(leak);
+  for (const leak of ['corrupt', 'credit_usage', 'hunter2', '/srv/internal', 'usage.repo', 'stacktrace'])
+    expect(text, leak).to.not.contain(leak);
   expect(text).to.not.match(/\bat \S+ \(|\.ts:\d+/);
 }
 
@@ -37,12 +47,17 @@ describe('GraphQL: unexpected errors are masked', function () {
       throw new Error(CAUSE);
     };
     try {
-      expectMasked(await gql(ws.adminToken, 'query($a: ID!) { agent(id: $a) { name usage { day credits } } }', { a: agentId }), 'agent');
+      expectMasked(
+        await gql(ws.adminToken, 'query($a: ID!) { agent(id: $a) { name usage { day credits } } }', { a: agentId }),
+        'agent',
+      );
     } finally {
       repo.listByAgent = original;
     }
     // The same query answers once the store works again.
-    const ok = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { name usage { day credits } } }', { a: agentId });
+    const ok = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { name usage { day credits } } }', {
+      a: agentId,
+    });
     expect(ok.agent).to.deep.equal({ name: 'Masked', usage: [] });
   });
 

@@ -26,7 +26,10 @@ describe('GraphQL schema served as SDL', () => {
     const served = buildSchema(sdl);
     const { adminToken } = await newWorkspace();
     const d = await gqlOk(adminToken, getIntrospectionQuery());
-    const fieldsOf = (name: string) => (d.__schema.types.find((t: { name: string }) => t.name === name).fields as { name: string }[]).map((f) => f.name).sort();
+    const fieldsOf = (name: string) =>
+      (d.__schema.types.find((t: { name: string }) => t.name === name).fields as { name: string }[])
+        .map((f) => f.name)
+        .sort();
     expect(Object.keys(served.getQueryType()!.getFields()).sort()).to.deep.equal(fieldsOf('Query'));
     expect(Object.keys(served.getMutationType()!.getFields()).sort()).to.deep.equal(fieldsOf('Mutation'));
   });

@@ -4,7 +4,11 @@ import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type TestWorkspace
 
 /** The reproduction (903 bytes for n = 22): `{ ...Gn }` where each fragment spreads the previous one twice (2^n `__typename`). */
 const fragmentBomb = (n: number) =>
-  [`query { ...G${n} }`, ...Array.from({ length: n }, (_, i) => `fragment G${n - i} on Query { ...G${n - i - 1} ...G${n - i - 1} }`), 'fragment G0 on Query { __typename }'].join('\n');
+  [
+    `query { ...G${n} }`,
+    ...Array.from({ length: n }, (_, i) => `fragment G${n - i} on Query { ...G${n - i - 1} ...G${n - i - 1} }`),
+    'fragment G0 on Query { __typename }',
+  ].join('\n');
 
 describe('GraphQL transport: auth, limits, errors, batching', () => {
   let ws: TestWorkspace;
@@ -13,7 +17,11 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
   });
 
   it('answers 401 UNAUTHENTICATED without a token, with a malformed header, or with an unknown token', async () => {
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer mt_notarealtokenatallnotarealtoken' }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer mt_notarealtokenatallnotarealtoken' },
+    ] as Record<string, string>[]) {
       const res = await fetch(`${h().url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
@@ -53,7 +61,8 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
 
   it('counts a list by its page size: 200 activity entries of five fields are refused before they run', async () => {
     const agentId = await createAgent(ws.adminToken, { name: 'paged' });
-    const page = (n: number) => `query($a: ID!) { agent(id: $a) { activity(first: ${n}) { nodes { id kind surface status credits } } } }`;
+    const page = (n: number) =>
+      `query($a: ID!) { agent(id: $a) { activity(first: ${n}) { nodes { id kind surface status credits } } } }`;
     const r = await gql(ws.adminToken, page(200), { a: agentId });
     expect(r.status).to.equal(400);
     expect(errorCode(r)).to.equal('GRAPHQL_VALIDATION_FAILED');
@@ -74,7 +83,11 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
 
   it('refuses a document of more than 15,000 tokens as a syntax error rather than failing with 500', async () => {
     // A chain of 6,000 fragments is deep enough to exhaust the stack of GraphQL's own validation.
-    const chain = ['{ ...C6000 }', ...Array.from({ length: 6000 }, (_, i) => `fragment C${6000 - i} on Query { ...C${5999 - i} }`), 'fragment C0 on Query { __typename }'];
+    const chain = [
+      '{ ...C6000 }',
+      ...Array.from({ length: 6000 }, (_, i) => `fragment C${6000 - i} on Query { ...C${5999 - i} }`),
+      'fragment C0 on Query { __typename }',
+    ];
     const r = await gql(ws.adminToken, chain.join('\n'));
     expect(r.status).to.equal(400);
     expect(errorCode(r)).to.equal('GRAPHQL_PARSE_FAILED');
@@ -87,7 +100,14 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
     expect(r).to.deep.equal({
       status: 200,
       data: null,
-      errors: [{ message: "Agent 'agt_x' not found", locations: [{ line: 1, column: 12 }], path: ['updateAgent'], extensions: { code: 'NOT_FOUND' } }],
+      errors: [
+        {
+          message: "Agent 'agt_x' not found",
+          locations: [{ line: 1, column: 12 }],
+          path: ['updateAgent'],
+          extensions: { code: 'NOT_FOUND' },
+        },
+      ],
     });
     expect(JSON.stringify(r.errors)).to.not.match(/stacktrace|at .*\.ts:/);
     const res = await fetch(`${h().url}/graphql`, {
@@ -98,20 +118,33 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
     expect(res.status).to.equal(400);
     const body = (await res.json()) as any;
     expect(Object.keys(body)).to.deep.equal(['error']);
-    expect(body.error).to.match(/^Malformed JSON body at line 1, column 11 \(character 11\): expected a JSON value, but the body ends there\./);
+    expect(body.error).to.match(
+      /^Malformed JSON body at line 1, column 11 \(character 11\): expected a JSON value, but the body ends there\./,
+    );
   });
 
   it('names the position of a JSON body that does not parse, and the shell quoting that usually causes it', async () => {
-    const post = (body: string) => fetch(`${h().url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ws.adminToken}` }, body });
+    const post = (body: string) =>
+      fetch(`${h().url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ws.adminToken}` },
+        body,
+      });
     // What `curl -d "{\"query\": …}"` sends when the shell leaves the backslashes in (PowerShell, or double escaping).
     const escaped = await post('{\\"query\\": \\"{ viewer { id } }\\"}');
     expect(escaped.status).to.equal(400);
     const e = (await escaped.json()) as any;
     expect(Object.keys(e)).to.deep.equal(['error']);
-    expect(e.error).to.match(/^Malformed JSON body at line 1, column 2 \(character 2\): expected a property name in double quotes, found a backslash\. /);
-    expect(e.error).to.match(/shell/).and.match(/single quotes/);
+    expect(e.error).to.match(
+      /^Malformed JSON body at line 1, column 2 \(character 2\): expected a property name in double quotes, found a backslash\. /,
+    );
+    expect(e.error)
+      .to.match(/shell/)
+      .and.match(/single quotes/);
     const single = (await (await post("{'query': '{ viewer { id } }'}")).json()) as any;
-    expect(single.error).to.match(/column 2 .*found a single quote\. JSON strings and property names take double quotes/);
+    expect(single.error).to.match(
+      /column 2 .*found a single quote\. JSON strings and property names take double quotes/,
+    );
   });
 
   it('answers a POST that is not JSON with "send Content-Type: application/json", and keeps the CSRF protection', async () => {
@@ -127,22 +160,31 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
     ];
     for (const [headers, detail] of cases) {
       // A Uint8Array body makes fetch send no Content-Type of its own.
-      const res = await fetch(`${h().url}/graphql`, { method: 'POST', headers: { ...auth, ...headers }, body: new TextEncoder().encode(query) });
+      const res = await fetch(`${h().url}/graphql`, {
+        method: 'POST',
+        headers: { ...auth, ...headers },
+        body: new TextEncoder().encode(query),
+      });
       expect(res.status, JSON.stringify(headers)).to.equal(400);
       const body = (await res.json()) as any;
       expect(body.errors).to.have.length(1);
       expect(body.errors[0].extensions.code).to.equal('BAD_REQUEST');
-      expect(body.errors[0].message).to.match(/^Send Content-Type: application\/json \(/).and.match(detail);
+      expect(body.errors[0].message)
+        .to.match(/^Send Content-Type: application\/json \(/)
+        .and.match(detail);
       expect(body.errors[0].message).to.not.match(/CSRF|Cross-Site/i);
       expect(body.data).to.equal(undefined);
     }
     // A GET query still needs a preflight header (what a cross-site form or link cannot send).
-    const get = (headers: Record<string, string>, qs = `?query=${encodeURIComponent('{ viewer { id } }')}`) => fetch(`${h().url}/graphql${qs}`, { headers: { ...auth, ...headers } });
+    const get = (headers: Record<string, string>, qs = `?query=${encodeURIComponent('{ viewer { id } }')}`) =>
+      fetch(`${h().url}/graphql${qs}`, { headers: { ...auth, ...headers } });
     const simple = await get({});
     expect(simple.status).to.equal(400);
     const refused = (await simple.json()) as any;
     expect(refused.errors[0].extensions.code).to.equal('BAD_REQUEST');
-    expect(refused.errors[0].message).to.match(/^A GET query needs the header apollo-require-preflight: true .*Content-Type: application\/json/);
+    expect(refused.errors[0].message).to.match(
+      /^A GET query needs the header apollo-require-preflight: true .*Content-Type: application\/json/,
+    );
     const preflighted = await get({ 'apollo-require-preflight': 'true' });
     expect(preflighted.status).to.equal(200);
     expect(((await preflighted.json()) as any).data.viewer.id).to.be.a('string');
@@ -152,7 +194,9 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
       expect(res.status, accept).to.equal(400);
       const body = (await res.json()) as any;
       expect(body.errors[0].extensions.code).to.equal('BAD_REQUEST');
-      expect(body.errors[0].message).to.match(/^GET \/graphql without a query parameter: send GraphQL requests as POST \/graphql with Content-Type: application\/json/);
+      expect(body.errors[0].message).to.match(
+        /^GET \/graphql without a query parameter: send GraphQL requests as POST \/graphql with Content-Type: application\/json/,
+      );
     }
   });
 
@@ -162,20 +206,30 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
       const res = await fetch(`${h().url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${ws.adminToken}` },
-        body: JSON.stringify({ query: 'mutation($n: String!) { createSecret(name: $n, kind: GENERIC, value: "v") { name } }', variables: { n: name } }),
+        body: JSON.stringify({
+          query: 'mutation($n: String!) { createSecret(name: $n, kind: GENERIC, value: "v") { name } }',
+          variables: { n: name },
+        }),
       });
       expect(res.status, accept).to.equal(406);
       const body = (await res.json()) as any;
       expect(body.errors[0].extensions.code).to.equal('BAD_REQUEST');
       expect(body.errors[0].message).to.match(/send Accept: application\/json/);
       const d = await gqlOk(ws.adminToken, '{ secrets { name } }');
-      expect(d.secrets.map((x: { name: string }) => x.name), accept).to.not.include(name);
+      expect(
+        d.secrets.map((x: { name: string }) => x.name),
+        accept,
+      ).to.not.include(name);
     }
     // Either answer type, a wildcard or no Accept at all still runs.
     for (const accept of ['application/graphql-response+json', 'application/*', '*/*', '']) {
       const res = await fetch(`${h().url}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}), authorization: `Bearer ${ws.adminToken}` },
+        headers: {
+          'content-type': 'application/json',
+          ...(accept ? { accept } : {}),
+          authorization: `Bearer ${ws.adminToken}`,
+        },
         body: JSON.stringify({ query: '{ viewer { id } }' }),
       });
       expect(res.status, accept).to.equal(200);
@@ -196,10 +250,15 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
     const addAgents = async (n: number) => {
       for (let i = 0; i < n; i++) {
         const id = await createAgent(fresh.adminToken, { name: `batch ${i}` });
-        await gqlOk(fresh.adminToken, `mutation($id: ID!) { addHttpEndpoint(agentId: $id, input: {path: "p", handler: {prompt: "x"}}) { id } createAgentApiKey(agentId: $id, name: "k") { key } addMcpTool(agentId: $id, input: {name: "t", description: "d", handler: {script: "return 1"}}) { id } }`, { id });
+        await gqlOk(
+          fresh.adminToken,
+          `mutation($id: ID!) { addHttpEndpoint(agentId: $id, input: {path: "p", handler: {prompt: "x"}}) { id } createAgentApiKey(agentId: $id, name: "k") { key } addMcpTool(agentId: $id, input: {name: "t", description: "d", handler: {script: "return 1"}}) { id } }`,
+          { id },
+        );
       }
     };
-    const query = '{ agents { id httpEndpoints { path } apiKeys { prefix } mcpTools { name } webhooks { integration } documents { id } documentExposures { id } } }';
+    const query =
+      '{ agents { id httpEndpoints { path } apiKeys { prefix } mcpTools { name } webhooks { integration } documents { id } documentExposures { id } } }';
     const countQueries = async () => {
       let n = 0;
       // The webhook and channel queues' workers poll the same database in the background; their statements are not the request's.

@@ -16,7 +16,12 @@ describe('health: readiness', function () {
   });
 
   it('is not ready when the database cannot be reached', async () => {
-    const gone = knex({ client: 'pg', connection: 'postgres://nobody@127.0.0.1:1/none', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 300 });
+    const gone = knex({
+      client: 'pg',
+      connection: 'postgres://nobody@127.0.0.1:1/none',
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 300,
+    });
     try {
       expect(await new HealthService(knexStore(gone)).ready()).to.equal(false);
     } finally {

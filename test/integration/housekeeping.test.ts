@@ -31,14 +31,17 @@ describe('housekeeping timer', function () {
   beforeEach(async () => {
     time = manualTime(new Date(Date.now() - 30 * DAY));
     logLines = [];
-    service = await buildService({ ...h().config, webhookBodyRetentionDays: 7, a2aTaskRetentionDays: 10 }, {
-      db: h().db,
-      skipMigrations: true,
-      clock: time.clock,
-      scheduler: time.scheduler,
-      housekeepingMs: DAY,
-      logger: createLogger('info', new Writable({ write: (c, _e, cb) => (logLines.push(String(c)), cb()) })),
-    });
+    service = await buildService(
+      { ...h().config, webhookBodyRetentionDays: 7, a2aTaskRetentionDays: 10 },
+      {
+        db: h().db,
+        skipMigrations: true,
+        clock: time.clock,
+        scheduler: time.scheduler,
+        housekeepingMs: DAY,
+        logger: createLogger('info', new Writable({ write: (c, _e, cb) => (logLines.push(String(c)), cb()) })),
+      },
+    );
   });
   afterEach(async () => service?.close());
 
@@ -46,7 +49,11 @@ describe('housekeeping timer', function () {
   const expectNoFailedRun = () => expect(logLines.filter((l) => /housekeeping failed/.test(l))).to.deep.equal([]);
 
   async function statuses(agentId: string): Promise<number[]> {
-    const d = await gqlOk(ws.adminToken, 'query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { status } } } }', { id: agentId });
+    const d = await gqlOk(
+      ws.adminToken,
+      'query($id: ID!) { agent(id: $id) { activity(first: 10) { nodes { status } } } }',
+      { id: agentId },
+    );
     return (d.agent.activity.nodes as { status: number }[]).map((n) => n.status).sort();
   }
 
@@ -87,13 +94,24 @@ describe('housekeeping timer', function () {
     // What a crashed instance leaves behind: leases nobody renews or releases.
     const lease = async (expiresInMs: number) => {
       const id = newId('slot');
-      await slots.insert({ id, agentId, workspaceId: ws.workspaceId, teamId: null, instanceId: 'crashed-instance', reservedCredits: 0, expiresAt: new Date(start + expiresInMs) });
+      await slots.insert({
+        id,
+        agentId,
+        workspaceId: ws.workspaceId,
+        teamId: null,
+        instanceId: 'crashed-instance',
+        reservedCredits: 0,
+        expiresAt: new Date(start + expiresInMs),
+      });
       return id;
     };
     const expiresSoon = await lease(30_000);
     const expiresAfterFirstRun = await lease(DAY + 30_000);
     const longLived = await lease(10 * DAY);
-    const leases = async () => ((await h().db('run_slots').where({ agent_id: agentId }).select('id')) as { id: string }[]).map((r) => r.id).sort();
+    const leases = async () =>
+      ((await h().db('run_slots').where({ agent_id: agentId }).select('id')) as { id: string }[])
+        .map((r) => r.id)
+        .sort();
 
     await time.advance(DAY - 1);
     expect(await leases()).to.deep.equal([expiresSoon, expiresAfterFirstRun, longLived].sort());
@@ -107,11 +125,19 @@ describe('housekeeping timer', function () {
   });
   it("drops a finished delivery's body once its replay window (7 days) has passed, at its next daily run; the row stays and replay is refused", async () => {
     const agentId = await createAgent(ws.adminToken);
-    await gqlOk(ws.adminToken, 'mutation($a: ID!) { addWebhook(agentId: $a, input: {integration: "in", handler: {script: "return 1;"}}) { id } }', { a: agentId });
+    await gqlOk(
+      ws.adminToken,
+      'mutation($a: ID!) { addWebhook(agentId: $a, input: {integration: "in", handler: {script: "return 1;"}}) { id } }',
+      { a: agentId },
+    );
     const [hook] = await service.store.repos.webhooks.listByAgents([agentId]);
     const start = time.clock.now();
     /** A delivery as the queue leaves it: finished at `completedAt`, or still waiting (null). */
-    const delivery = (status: WebhookDelivery['status'], body: string, completedAt: Date | null): Promise<WebhookDeliverySummary> =>
+    const delivery = (
+      status: WebhookDelivery['status'],
+      body: string,
+      completedAt: Date | null,
+    ): Promise<WebhookDeliverySummary> =>
       service.store.repos.deliveries.insert({
         id: newId('whd'),
         agentId,
@@ -142,20 +168,44 @@ describe('housekeeping timer', function () {
     const failed = await delivery('FAILED', 'failed body', new Date(start.getTime() + DAY));
     const pending = await delivery('PENDING', 'pending body', null);
     const nodes = async () => {
-      const d = await gqlOk(ws.adminToken, 'query($a: ID!) { webhookDeliveries(agentId: $a, first: 10) { nodes { id status body bodyBytes bodyDroppedAt } } }', { a: agentId });
-      return new Map((d.webhookDeliveries.nodes as { id: string; status: string; body: string; bodyBytes: number; bodyDroppedAt: string | null }[]).map((n) => [n.id, n]));
+      const d = await gqlOk(
+        ws.adminToken,
+        'query($a: ID!) { webhookDeliveries(agentId: $a, first: 10) { nodes { id status body bodyBytes bodyDroppedAt } } }',
+        { a: agentId },
+      );
+      return new Map(
+        (
+          d.webhookDeliveries.nodes as {
+            id: string;
+            status: string;
+            body: string;
+            bodyBytes: number;
+            bodyDroppedAt: string | null;
+          }[]
+        ).map((n) => [n.id, n]),
+      );
     };
-    const replay = (id: string) => gql(ws.adminToken, 'mutation($id: ID!) { replayWebhookDelivery(id: $id) { id } }', { id });
+    const replay = (id: string) =>
+      gql(ws.adminToken, 'mutation($id: ID!) { replayWebhookDelivery(id: $id) { id } }', { id });
 
     // Day 7: the done delivery is exactly at its replay window, not past it.
     await time.advance(7 * DAY);
-    expect([...(await nodes()).values()].map((n) => n.body).sort()).to.deep.equal(['done body', 'failed body', 'pending body']);
+    expect([...(await nodes()).values()].map((n) => n.body).sort()).to.deep.equal([
+      'done body',
+      'failed body',
+      'pending body',
+    ]);
 
     // The day-8 run drops the done delivery's body and keeps its row.
     await time.advance(DAY);
     let now = await nodes();
     expect(now.size, 'no row is deleted').to.equal(3);
-    expect(now.get(done.id)).to.deep.include({ status: 'DONE', body: '', bodyBytes: 0, bodyDroppedAt: new Date(start.getTime() + 8 * DAY).toISOString() });
+    expect(now.get(done.id)).to.deep.include({
+      status: 'DONE',
+      body: '',
+      bodyBytes: 0,
+      bodyDroppedAt: new Date(start.getTime() + 8 * DAY).toISOString(),
+    });
     expect(now.get(failed.id)).to.deep.include({ body: 'failed body', bodyDroppedAt: null });
     const refused = await replay(done.id);
     expect(errorCode(refused)).to.equal('BAD_USER_INPUT');
@@ -168,9 +218,15 @@ describe('housekeeping timer', function () {
     // The next run drops the failed delivery's body too; a pending delivery keeps its body however old.
     await time.advance(DAY);
     now = await nodes();
-    expect(now.get(failed.id)).to.deep.include({ status: 'FAILED', body: '', bodyDroppedAt: new Date(start.getTime() + 9 * DAY).toISOString() });
+    expect(now.get(failed.id)).to.deep.include({
+      status: 'FAILED',
+      body: '',
+      bodyDroppedAt: new Date(start.getTime() + 9 * DAY).toISOString(),
+    });
     expect(now.get(pending.id)).to.deep.include({ body: 'pending body', bodyDroppedAt: null });
-    expect(now.get(done.id)!.bodyDroppedAt, 'a body is dropped once').to.equal(new Date(start.getTime() + 8 * DAY).toISOString());
+    expect(now.get(done.id)!.bodyDroppedAt, 'a body is dropped once').to.equal(
+      new Date(start.getTime() + 8 * DAY).toISOString(),
+    );
     expectNoFailedRun();
   });
 
@@ -179,16 +235,30 @@ describe('housekeeping timer', function () {
     const task = async (state: string, daysAgo: number) => {
       const id = newId('task');
       const at = new Date(time.clock.now().getTime() - daysAgo * DAY);
-      await h().db('a2a_tasks').insert({ id, agent_id: agentId, caller_ref: 'agentKey:k', context_id: id, state, task: JSON.stringify({ id }), created_at: at, updated_at: at });
+      await h()
+        .db('a2a_tasks')
+        .insert({
+          id,
+          agent_id: agentId,
+          caller_ref: 'agentKey:k',
+          context_id: id,
+          state,
+          task: JSON.stringify({ id }),
+          created_at: at,
+          updated_at: at,
+        });
       return id;
     };
     const old = await task('TASK_STATE_COMPLETED', 11);
     const conversationId = conversationIdOf(agentId, 'agentKey:k', old);
     await h().db('conversations').insert({ id: conversationId, agent_id: agentId });
-    await h().db('chat_turns').insert({ id: newId('turn'), conversation_id: conversationId, role: 'user', content: 'hello' });
+    await h()
+      .db('chat_turns')
+      .insert({ id: newId('turn'), conversation_id: conversationId, role: 'user', content: 'hello' });
     const working = await task('TASK_STATE_WORKING', 11);
     const newer = await task('TASK_STATE_FAILED', 9);
-    const left = async () => (await h().db('a2a_tasks').where({ agent_id: agentId }).select('id')).map((r: { id: string }) => r.id).sort();
+    const left = async () =>
+      (await h().db('a2a_tasks').where({ agent_id: agentId }).select('id')).map((r: { id: string }) => r.id).sort();
     expect(await left()).to.deep.equal([old, working, newer].sort());
     await time.advance(DAY);
     expect(await left()).to.deep.equal([working, newer].sort());

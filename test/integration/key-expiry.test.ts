@@ -32,13 +32,19 @@ describe('API key expiry', function () {
     const agent = await createAgent(ws.adminToken);
     await addHttpEndpoint(ws.adminToken, agent, { path: 'echo', methods: ['GET'], handler: { script: 'return "ok"' } });
     const expiresAt = new Date(Date.now() + HOUR);
-    const created = await gqlOk(ws.adminToken, `mutation($a: ID!, $e: DateTimeISO) { createAgentApiKey(agentId: $a, name: "Try it", expiresAt: $e) { key apiKey { ${KEY_FIELDS} } } }`, {
-      a: agent,
-      e: expiresAt.toISOString(),
-    });
+    const created = await gqlOk(
+      ws.adminToken,
+      `mutation($a: ID!, $e: DateTimeISO) { createAgentApiKey(agentId: $a, name: "Try it", expiresAt: $e) { key apiKey { ${KEY_FIELDS} } } }`,
+      {
+        a: agent,
+        e: expiresAt.toISOString(),
+      },
+    );
     const { key, apiKey } = created.createAgentApiKey;
     expect(apiKey.expiresAt).to.equal(expiresAt.toISOString());
-    const listed = await gqlOk(ws.adminToken, `query($a: ID!) { agent(id: $a) { apiKeys { ${KEY_FIELDS} } } }`, { a: agent });
+    const listed = await gqlOk(ws.adminToken, `query($a: ID!) { agent(id: $a) { apiKeys { ${KEY_FIELDS} } } }`, {
+      a: agent,
+    });
     expect(listed.agent.apiKeys).to.deep.equal([apiKey]);
 
     clock.set(new Date(expiresAt.getTime() - 1000).toISOString());
@@ -48,19 +54,28 @@ describe('API key expiry', function () {
     clock.set(expiresAt.toISOString());
     const after = await call('GET', httpApiPath(agent, 'echo'), { bearer: key, baseUrl: otherUrl });
     expect(after.status).to.equal(401);
-    expect(after.json.error).to.equal(`This API key expired at ${expiresAt.toISOString()}: create a new one (GraphQL createAgentApiKey or createWorkspaceApiKey, with expiresAt if it should expire too)`);
+    expect(after.json.error).to.equal(
+      `This API key expired at ${expiresAt.toISOString()}: create a new one (GraphQL createAgentApiKey or createWorkspaceApiKey, with expiresAt if it should expire too)`,
+    );
     // The shared instance, whose clock is still before the expiry, takes it.
     expect((await call('GET', httpApiPath(agent, 'echo'), { key })).status).to.equal(200);
   });
 
   it('a workspace key with an expiry works on the Workspace API until then, and is refused after', async () => {
     const expiresAt = new Date(Date.now() + 2 * HOUR);
-    const d = await gqlOk(ws.adminToken, `mutation($e: DateTimeISO) { createWorkspaceApiKey(name: "reporting", scopes: [WORKSPACE_READ], expiresAt: $e) { key apiKey { ${KEY_FIELDS} } } }`, {
-      e: expiresAt.toISOString(),
-    });
+    const d = await gqlOk(
+      ws.adminToken,
+      `mutation($e: DateTimeISO) { createWorkspaceApiKey(name: "reporting", scopes: [WORKSPACE_READ], expiresAt: $e) { key apiKey { ${KEY_FIELDS} } } }`,
+      {
+        e: expiresAt.toISOString(),
+      },
+    );
     const { key } = d.createWorkspaceApiKey;
     const listed = await gqlOk(ws.adminToken, `{ workspace { apiKeys { id expiresAt } } }`);
-    expect(listed.workspace.apiKeys).to.deep.include({ id: d.createWorkspaceApiKey.apiKey.id, expiresAt: expiresAt.toISOString() });
+    expect(listed.workspace.apiKeys).to.deep.include({
+      id: d.createWorkspaceApiKey.apiKey.id,
+      expiresAt: expiresAt.toISOString(),
+    });
     clock.set(new Date(expiresAt.getTime() - 60_000).toISOString());
     expect((await call('GET', '/workspaceapi/agents', { bearer: key, baseUrl: otherUrl })).status).to.equal(200);
     clock.set(new Date(expiresAt.getTime() + 60_000).toISOString());
@@ -71,25 +86,40 @@ describe('API key expiry', function () {
 
   it('a key created without expiresAt does not expire (expiresAt is null)', async () => {
     const agent = await createAgent(ws.adminToken);
-    const d = await gqlOk(ws.adminToken, `mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "forever") { apiKey { expiresAt } } }`, { a: agent });
+    const d = await gqlOk(
+      ws.adminToken,
+      `mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "forever") { apiKey { expiresAt } } }`,
+      { a: agent },
+    );
     expect(d.createAgentApiKey.apiKey.expiresAt).to.equal(null);
   });
 
   it('refuses an expiresAt in the past, less than a minute ahead, or more than 365 days ahead, naming the field', async () => {
     const agent = await createAgent(ws.adminToken);
     const create = (e: string) =>
-      gql(ws.adminToken, 'mutation($a: ID!, $e: DateTimeISO) { createAgentApiKey(agentId: $a, name: "k", expiresAt: $e) { key } }', { a: agent, e });
+      gql(
+        ws.adminToken,
+        'mutation($a: ID!, $e: DateTimeISO) { createAgentApiKey(agentId: $a, name: "k", expiresAt: $e) { key } }',
+        { a: agent, e },
+      );
     for (const [e, message] of [
       [new Date(Date.now() - HOUR).toISOString(), /^expiresAt: must be at least 60 seconds in the future/],
       [new Date(Date.now() + 10_000).toISOString(), /^expiresAt: must be at least 60 seconds in the future/],
-      [new Date(Date.now() + 400 * 24 * HOUR).toISOString(), /^expiresAt: must be at most 365 days ahead .*leave expiresAt out$/],
+      [
+        new Date(Date.now() + 400 * 24 * HOUR).toISOString(),
+        /^expiresAt: must be at most 365 days ahead .*leave expiresAt out$/,
+      ],
     ] as const) {
       const r = await create(e);
       expect(errorCode(r), e).to.equal('BAD_USER_INPUT');
       expect(r.errors![0]!.message).to.match(message);
       expect(r.errors![0]!.extensions!.field).to.equal('expiresAt');
     }
-    const ws2 = await gql(ws.adminToken, 'mutation($e: DateTimeISO) { createWorkspaceApiKey(name: "w", expiresAt: $e) { key } }', { e: new Date(Date.now() - 1000).toISOString() });
+    const ws2 = await gql(
+      ws.adminToken,
+      'mutation($e: DateTimeISO) { createWorkspaceApiKey(name: "w", expiresAt: $e) { key } }',
+      { e: new Date(Date.now() - 1000).toISOString() },
+    );
     expect(errorCode(ws2)).to.equal('BAD_USER_INPUT');
   });
 });

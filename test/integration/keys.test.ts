@@ -58,7 +58,15 @@ describe('GraphQL: API keys', () => {
     const { key, apiKey } = d.createAgentApiKey;
     expect(key).to.match(/^ak_[A-Za-z0-9_-]+$/);
     expect(key.length - 'ak_'.length).to.be.at.least(43);
-    expect(apiKey).to.include({ kind: 'AGENT', agentId, name: 'production', prefix: key.slice(0, 6), last4: key.slice(-4), lastUsedAt: null, revokedAt: null });
+    expect(apiKey).to.include({
+      kind: 'AGENT',
+      agentId,
+      name: 'production',
+      prefix: key.slice(0, 6),
+      last4: key.slice(-4),
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     expect(apiKey.prefix).to.match(/^ak_/);
     expect(apiKey.scopes).to.deep.equal([]);
     expect(Date.parse(apiKey.createdAt)).to.be.within(before - 1000, Date.now() + 1000);
@@ -66,7 +74,9 @@ describe('GraphQL: API keys', () => {
     const second = await agentKey(ws.adminToken, agentId, 'staging');
     expect(second.key).to.not.equal(key);
 
-    const listed = (await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { apiKeys { ${KEY_FIELDS} } } }`, { id: agentId })).agent.apiKeys;
+    const listed = (
+      await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { apiKeys { ${KEY_FIELDS} } } }`, { id: agentId })
+    ).agent.apiKeys;
     expect(listed.map((k: any) => k.id)).to.deep.equal([apiKey.id, second.id]);
     expect(listed[0]).to.deep.equal(apiKey);
     const text = JSON.stringify(listed);
@@ -76,7 +86,19 @@ describe('GraphQL: API keys', () => {
 
     // the ApiKey type has no field that could carry the key or its hash
     const t = await gqlOk(ws.adminToken, '{ __type(name: "ApiKey") { fields { name } } }');
-    expect(t.__type.fields.map((f: any) => f.name).sort()).to.deep.equal(['agentId', 'createdAt', 'expiresAt', 'id', 'kind', 'last4', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scopes']);
+    expect(t.__type.fields.map((f: any) => f.name).sort()).to.deep.equal([
+      'agentId',
+      'createdAt',
+      'expiresAt',
+      'id',
+      'kind',
+      'last4',
+      'lastUsedAt',
+      'name',
+      'prefix',
+      'revokedAt',
+      'scopes',
+    ]);
   });
 
   it('createAgentApiKey refuses an empty name, an unknown agent and another workspace’s agent', async () => {
@@ -87,26 +109,48 @@ describe('GraphQL: API keys', () => {
     expect(errorCode(await gql(ws.adminToken, CREATE_AGENT_KEY, { a: 'agt_missing', n: 'x' }))).to.equal('NOT_FOUND');
     const other = await newWorkspace();
     expect(errorCode(await gql(other.adminToken, CREATE_AGENT_KEY, { a: agentId, n: 'x' }))).to.equal('NOT_FOUND');
-    const listed = (await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { apiKeys { id } } }`, { id: agentId })).agent.apiKeys;
+    const listed = (
+      await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { apiKeys { id } } }`, { id: agentId })
+    ).agent.apiKeys;
     expect(listed).to.deep.equal([]);
   });
 
   it('createWorkspaceApiKey returns a wk_ key with its scopes; admins only', async () => {
     const fresh = await newWorkspace();
-    const d = await gqlOk(fresh.adminToken, CREATE_WORKSPACE_KEY, { n: 'reporting', s: ['WORKSPACE_READ', 'WORKSPACE_READ'] });
+    const d = await gqlOk(fresh.adminToken, CREATE_WORKSPACE_KEY, {
+      n: 'reporting',
+      s: ['WORKSPACE_READ', 'WORKSPACE_READ'],
+    });
     const { key, apiKey } = d.createWorkspaceApiKey;
     expect(key).to.match(/^wk_[A-Za-z0-9_-]{43,}$/);
-    expect(apiKey).to.include({ kind: 'WORKSPACE', agentId: null, name: 'reporting', prefix: key.slice(0, 6), last4: key.slice(-4), revokedAt: null });
+    expect(apiKey).to.include({
+      kind: 'WORKSPACE',
+      agentId: null,
+      name: 'reporting',
+      prefix: key.slice(0, 6),
+      last4: key.slice(-4),
+      revokedAt: null,
+    });
     expect(apiKey.scopes).to.deep.equal(['WORKSPACE_READ']);
 
-    const plain = await gqlOk(fresh.adminToken, `mutation { createWorkspaceApiKey(name: "plain") { key apiKey { id scopes } } }`);
+    const plain = await gqlOk(
+      fresh.adminToken,
+      `mutation { createWorkspaceApiKey(name: "plain") { key apiKey { id scopes } } }`,
+    );
     expect(plain.createWorkspaceApiKey.apiKey.scopes).to.deep.equal([]);
     expect(plain.createWorkspaceApiKey.key).to.match(/^wk_/);
 
-    const listed = (await gqlOk(fresh.adminToken, '{ workspace { apiKeys { id name scopes prefix last4 } } }')).workspace.apiKeys;
+    const listed = (await gqlOk(fresh.adminToken, '{ workspace { apiKeys { id name scopes prefix last4 } } }'))
+      .workspace.apiKeys;
     expect(listed).to.have.deep.members([
       { id: apiKey.id, name: 'reporting', scopes: ['WORKSPACE_READ'], prefix: apiKey.prefix, last4: apiKey.last4 },
-      { id: plain.createWorkspaceApiKey.apiKey.id, name: 'plain', scopes: [], prefix: plain.createWorkspaceApiKey.key.slice(0, 6), last4: plain.createWorkspaceApiKey.key.slice(-4) },
+      {
+        id: plain.createWorkspaceApiKey.apiKey.id,
+        name: 'plain',
+        scopes: [],
+        prefix: plain.createWorkspaceApiKey.key.slice(0, 6),
+        last4: plain.createWorkspaceApiKey.key.slice(-4),
+      },
     ]);
     expect(JSON.stringify(listed)).to.not.include(key);
 
@@ -121,13 +165,17 @@ describe('GraphQL: API keys', () => {
     const ak = await agentKey(fresh.adminToken, agentId);
     const before = Date.now();
     expect((await gqlOk(fresh.adminToken, REVOKE, { id: ak.id })).revokeApiKey).to.equal(true);
-    const listed = (await gqlOk(fresh.adminToken, `query($id: ID!) { agent(id: $id) { apiKeys { id revokedAt } } }`, { id: agentId })).agent.apiKeys;
+    const listed = (
+      await gqlOk(fresh.adminToken, `query($id: ID!) { agent(id: $id) { apiKeys { id revokedAt } } }`, { id: agentId })
+    ).agent.apiKeys;
     expect(listed).to.have.length(1);
     const revokedAt = listed[0].revokedAt;
     expect(Date.parse(revokedAt)).to.be.within(before - 1000, Date.now() + 1000);
     // revoking again changes nothing
     expect((await gqlOk(fresh.adminToken, REVOKE, { id: ak.id })).revokeApiKey).to.equal(true);
-    const again = (await gqlOk(fresh.adminToken, `query($id: ID!) { agent(id: $id) { apiKeys { revokedAt } } }`, { id: agentId })).agent.apiKeys;
+    const again = (
+      await gqlOk(fresh.adminToken, `query($id: ID!) { agent(id: $id) { apiKeys { revokedAt } } }`, { id: agentId })
+    ).agent.apiKeys;
     expect(again[0].revokedAt).to.equal(revokedAt);
 
     expect(errorCode(await gql(fresh.adminToken, REVOKE, { id: 'key_missing' }))).to.equal('NOT_FOUND');
@@ -164,7 +212,9 @@ describe('Domain: key authentication', () => {
     const ak = await agentKey(ws.adminToken, agentId);
     const p = await keys().authenticate(await loadAgent(agentId), ak.key);
     expect(p).to.deep.equal({ kind: 'agentKey', keyId: ak.id, workspaceId: ws.workspaceId, agentId });
-    const listed = (await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { apiKeys { id lastUsedAt } } }`, { id: agentId })).agent.apiKeys;
+    const listed = (
+      await gqlOk(ws.adminToken, `query($id: ID!) { agent(id: $id) { apiKeys { id lastUsedAt } } }`, { id: agentId })
+    ).agent.apiKeys;
     expect(listed.find((k: any) => k.id === ak.id).lastUsedAt).to.be.a('string');
   });
 
@@ -182,11 +232,24 @@ describe('Domain: key authentication', () => {
     const off = await rejection(keys().authenticate(await loadAgent(id), wk.key));
     expect(off.code).to.equal('UNAUTHENTICATED');
 
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { updateAgent(id: $id, input: {allowWorkspaceKeys: true}) { id } }`, { id });
+    await gqlOk(
+      ws.adminToken,
+      `mutation($id: ID!) { updateAgent(id: $id, input: {allowWorkspaceKeys: true}) { id } }`,
+      { id },
+    );
     const p = await keys().authenticate(await loadAgent(id), wk.key);
-    expect(p).to.deep.equal({ kind: 'workspaceKey', keyId: wk.id, workspaceId: ws.workspaceId, scopes: ['WORKSPACE_READ'] });
+    expect(p).to.deep.equal({
+      kind: 'workspaceKey',
+      keyId: wk.id,
+      workspaceId: ws.workspaceId,
+      scopes: ['WORKSPACE_READ'],
+    });
 
-    await gqlOk(ws.adminToken, `mutation($id: ID!) { updateAgent(id: $id, input: {allowWorkspaceKeys: false}) { id } }`, { id });
+    await gqlOk(
+      ws.adminToken,
+      `mutation($id: ID!) { updateAgent(id: $id, input: {allowWorkspaceKeys: false}) { id } }`,
+      { id },
+    );
     expect((await rejection(keys().authenticate(await loadAgent(id), wk.key))).code).to.equal('UNAUTHENTICATED');
   });
 
@@ -250,7 +313,12 @@ describe('Domain: key authentication', () => {
     const without = await workspaceKey(ws.adminToken, []);
     const ak = await agentKey(ws.adminToken, agentId);
     const p = await keys().authenticateWorkspaceRead(withScope.key);
-    expect(p).to.deep.equal({ kind: 'workspaceKey', keyId: withScope.id, workspaceId: ws.workspaceId, scopes: ['WORKSPACE_READ'] });
+    expect(p).to.deep.equal({
+      kind: 'workspaceKey',
+      keyId: withScope.id,
+      workspaceId: ws.workspaceId,
+      scopes: ['WORKSPACE_READ'],
+    });
     expect((await rejection(keys().authenticateWorkspaceRead(without.key))).code).to.equal('FORBIDDEN');
     expect((await rejection(keys().authenticateWorkspaceRead(ak.key))).code).to.equal('UNAUTHENTICATED');
     for (const bad of [undefined, '', 'garbage', changeChar(withScope.key, withScope.key.length - 2)]) {
@@ -289,7 +357,10 @@ describe('GraphQL: authentication', () => {
     await expect401(changeChar(m.token, m.token.length - 1), 'altered');
 
     // member tokens have no revocation mutation yet; revoke the row directly
-    const n = await h().db('member_tokens').where({ token_hash: sha256(m.token) }).update({ revoked_at: new Date() });
+    const n = await h()
+      .db('member_tokens')
+      .where({ token_hash: sha256(m.token) })
+      .update({ revoked_at: new Date() });
     expect(n).to.equal(1);
     await expect401(m.token, 'revoked');
     expect((await gqlOk(ws.adminToken, VIEWER)).viewer.id).to.equal(ws.adminId);

@@ -19,26 +19,43 @@ import { NO_DNS } from '../helpers/mail-auth.js';
 // that Mailgun's retry of the same post is taken) or refuses for good (406, the token kept).
 
 const KEY = 'intake-test-key';
-const sign = (timestamp: number, token = randomBytes(25).toString('hex'), key = KEY) => ({ timestamp: String(timestamp), token, signature: createHmac('sha256', key).update(`${timestamp}${token}`).digest('hex') });
-const MIME = Buffer.from('From: a@example.org\r\nTo: help@mail.example.test\r\nMessage-ID: <x@example.org>\r\n\r\nhi\r\n');
+const sign = (timestamp: number, token = randomBytes(25).toString('hex'), key = KEY) => ({
+  timestamp: String(timestamp),
+  token,
+  signature: createHmac('sha256', key).update(`${timestamp}${token}`).digest('hex'),
+});
+const MIME = Buffer.from(
+  'From: a@example.org\r\nTo: help@mail.example.test\r\nMessage-ID: <x@example.org>\r\n\r\nhi\r\n',
+);
 
 describe('Mailgun intake', () => {
   const now = new Date('2026-11-26T10:00:00Z');
   const t = now.getTime() / 1000;
 
   it('takes a signature up to five minutes from the clock either way, and nothing past that', () => {
-    for (const ts of [t, t - 300, t + 300]) expect(checkMailgunSignature(KEY, sign(ts), now).rememberUntil.getTime()).to.equal((ts + 300) * 1000);
-    for (const ts of [t - 301, t + 301]) expect(() => checkMailgunSignature(KEY, sign(ts), now)).to.throw(Unauthenticated, /5 minutes/);
-    expect(() => checkMailgunSignature(undefined, sign(t), now)).to.throw(Unauthenticated, /MAILGUN_WEBHOOK_SIGNING_KEY is not set/);
+    for (const ts of [t, t - 300, t + 300])
+      expect(checkMailgunSignature(KEY, sign(ts), now).rememberUntil.getTime()).to.equal((ts + 300) * 1000);
+    for (const ts of [t - 301, t + 301])
+      expect(() => checkMailgunSignature(KEY, sign(ts), now)).to.throw(Unauthenticated, /5 minutes/);
+    expect(() => checkMailgunSignature(undefined, sign(t), now)).to.throw(
+      Unauthenticated,
+      /MAILGUN_WEBHOOK_SIGNING_KEY is not set/,
+    );
     expect(() => checkMailgunSignature(KEY, sign(t, 'tok', 'other'), now)).to.throw(Unauthenticated, /does not match/);
-    expect(() => checkMailgunSignature(KEY, { ...sign(t), timestamp: `${t}.0` }, now)).to.throw(Unauthenticated, /not signed/);
+    expect(() => checkMailgunSignature(KEY, { ...sign(t), timestamp: `${t}.0` }, now)).to.throw(
+      Unauthenticated,
+      /not signed/,
+    );
   });
 
   it('remembers a token once across claims, forgets it when released, and drops expired ones', async () => {
     const tokens = mailgunTokens(h().db);
     const token = `tok-${randomBytes(8).toString('hex')}`;
     const until = new Date(now.getTime() + 300_000);
-    expect(await Promise.all([tokens.claim(token, until, now), tokens.claim(token, until, now)])).to.have.members([true, false]);
+    expect(await Promise.all([tokens.claim(token, until, now), tokens.claim(token, until, now)])).to.have.members([
+      true,
+      false,
+    ]);
     await tokens.release(token);
     expect(await tokens.claim(token, until, now)).to.equal(true);
     // Past its expiry the token is deleted by the next claim (the timestamp check refuses its post by then).
@@ -62,7 +79,18 @@ describe('Mailgun intake', () => {
 
     before(async () => {
       const logger = createLogger('silent');
-      const intake = mailgunIntake(receipt, mailgunTokens(h().db), { now: () => new Date() }, { signingKey: KEY, maxBytes: 64 * 1024, senderAuth: { resolver: NO_DNS, mta: 'mail.example.test' }, trustSpfHeader: false }, logger);
+      const intake = mailgunIntake(
+        receipt,
+        mailgunTokens(h().db),
+        { now: () => new Date() },
+        {
+          signingKey: KEY,
+          maxBytes: 64 * 1024,
+          senderAuth: { resolver: NO_DNS, mta: 'mail.example.test' },
+          trustSpfHeader: false,
+        },
+        logger,
+      );
       const app = new Koa();
       app.use(errorMapper(logger));
       app.use(mailgunRoutes(intake));
@@ -74,7 +102,8 @@ describe('Mailgun intake', () => {
 
     const send = (sig: Record<string, string>) => {
       const form = new FormData();
-      for (const [k, v] of Object.entries({ recipient: 'help@mail.example.test, other@mail.example.test', ...sig })) form.append(k, v);
+      for (const [k, v] of Object.entries({ recipient: 'help@mail.example.test, other@mail.example.test', ...sig }))
+        form.append(k, v);
       form.append('body-mime', new Blob([MIME]), 'message.eml');
       return fetch(url, { method: 'POST', body: form });
     };
@@ -85,7 +114,9 @@ describe('Mailgun intake', () => {
       const first = await send(sig);
       expect(first.status).to.equal(503);
       expect(first.headers.get('retry-after')).to.equal('60');
-      expect(await first.json()).to.deep.equal({ error: 'The message could not be stored; send it again later (down)' });
+      expect(await first.json()).to.deep.equal({
+        error: 'The message could not be stored; send it again later (down)',
+      });
       failWith = undefined;
       const retry = await send(sig);
       expect(retry.status).to.equal(200);

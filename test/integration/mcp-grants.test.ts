@@ -41,10 +41,13 @@ describe('MCP grants: list and revoke', function () {
       ...over,
     };
     await h().service.store.repos.mcpGrants.insert(g);
-    await h().db('oauth_records').insert({ model: 'AccessToken', id: newId('tok'), payload: JSON.stringify({ grantId: g.id }), grant_id: g.id });
+    await h()
+      .db('oauth_records')
+      .insert({ model: 'AccessToken', id: newId('tok'), payload: JSON.stringify({ grantId: g.id }), grant_id: g.id });
     return g;
   }
-  const tokensOf = async (grantId: string) => Number((await h().db('oauth_records').where({ grant_id: grantId }).count({ n: '*' }))[0]!.n);
+  const tokensOf = async (grantId: string) =>
+    Number((await h().db('oauth_records').where({ grant_id: grantId }).count({ n: '*' }))[0]!.n);
 
   before(async () => {
     ws = await newWorkspace();
@@ -53,11 +56,20 @@ describe('MCP grants: list and revoke', function () {
 
   it('lists an agent’s grants newest first, with the member who approved each', async () => {
     const member = await ws.addMember();
-    const older = await grant(agentId, { createdAt: new Date(Date.now() - 60_000), clientName: null, redirectHost: null, memberId: member.memberId });
+    const older = await grant(agentId, {
+      createdAt: new Date(Date.now() - 60_000),
+      clientName: null,
+      redirectHost: null,
+      memberId: member.memberId,
+    });
     const newer = await grant(agentId, { lastUsedAt: new Date() });
     const d = await gqlOk(member.token, LIST, { a: agentId });
     expect(d.agent.mcpGrants.map((g: any) => g.id)).to.deep.equal([newer.id, older.id]);
-    expect(d.agent.mcpGrants[0]).to.deep.include({ clientId: newer.clientId, clientName: 'Claude', redirectHost: 'claude.ai' });
+    expect(d.agent.mcpGrants[0]).to.deep.include({
+      clientId: newer.clientId,
+      clientName: 'Claude',
+      redirectHost: 'claude.ai',
+    });
     expect(d.agent.mcpGrants[0].grantedBy).to.include({ id: ws.adminId });
     expect(d.agent.mcpGrants[0].lastUsedAt).to.be.a('string');
     expect(d.agent.mcpGrants[1]).to.deep.include({ clientName: null, redirectHost: null, lastUsedAt: null });
@@ -83,7 +95,9 @@ describe('MCP grants: list and revoke', function () {
     expect((await gqlOk(member.token, REVOKE, { a: agentId, g: g.id })).revokeMcpGrant).to.equal(true);
     expect(await h().service.store.repos.mcpGrants.get(g.id)).to.equal(null);
     expect(await tokensOf(g.id)).to.equal(0);
-    expect((await gqlOk(ws.adminToken, LIST, { a: agentId })).agent.mcpGrants.map((x: any) => x.id)).to.not.include(g.id);
+    expect((await gqlOk(ws.adminToken, LIST, { a: agentId })).agent.mcpGrants.map((x: any) => x.id)).to.not.include(
+      g.id,
+    );
     // Revoked once: a second revoke finds nothing.
     expect(errorCode(await gql(ws.adminToken, REVOKE, { a: agentId, g: g.id }))).to.equal('NOT_FOUND');
   });
@@ -102,7 +116,12 @@ describe('MCP grants: list and revoke', function () {
     const stranger = await newWorkspace();
     expect(errorCode(await gql(stranger.adminToken, LIST, { a: agentId }))).to.equal('NOT_FOUND');
     expect(errorCode(await gql(stranger.adminToken, REVOKE, { a: agentId, g: g.id }))).to.equal('NOT_FOUND');
-    const p: Principal = { kind: 'member', memberId: stranger.adminId, workspaceId: stranger.workspaceId, role: 'ADMIN' };
+    const p: Principal = {
+      kind: 'member',
+      memberId: stranger.adminId,
+      workspaceId: stranger.workspaceId,
+      role: 'ADMIN',
+    };
     expect(await rejection(h().service.services.mcpGrants.list(p, agentId))).to.be.instanceOf(NotFound);
     expect(await h().service.store.repos.mcpGrants.get(g.id)).to.not.equal(null);
   });
@@ -123,7 +142,14 @@ describe('MCP grants: list and revoke', function () {
       { kind: 'agentKey', keyId: 'key_1', workspaceId: ws.workspaceId, agentId },
       { kind: 'workspaceKey', keyId: 'key_2', workspaceId: ws.workspaceId, scopes: ['WORKSPACE_READ'] },
       { kind: 'agentSelf', workspaceId: ws.workspaceId, agentId },
-      { kind: 'oauthGrant', grantId: g.id, clientId: g.clientId, memberId: ws.adminId, workspaceId: ws.workspaceId, agentId },
+      {
+        kind: 'oauthGrant',
+        grantId: g.id,
+        clientId: g.clientId,
+        memberId: ws.adminId,
+        workspaceId: ws.workspaceId,
+        agentId,
+      },
     ];
     for (const p of callers) {
       expect(await rejection(mcpGrants.list(p, agentId)), p.kind).to.be.instanceOf(Forbidden);
@@ -136,7 +162,12 @@ describe('MCP grants: list and revoke', function () {
   it('lists nothing, without a read, for agents the member cannot see', async () => {
     await grant(agentId);
     const stranger = await newWorkspace();
-    const outsider: Principal = { kind: 'member', memberId: stranger.adminId, workspaceId: stranger.workspaceId, role: 'ADMIN' };
+    const outsider: Principal = {
+      kind: 'member',
+      memberId: stranger.adminId,
+      workspaceId: stranger.workspaceId,
+      role: 'ADMIN',
+    };
     expect(await h().service.services.mcpGrants.listForAgents(outsider, [agentId])).to.deep.equal([]);
   });
 });

@@ -88,7 +88,9 @@ describe('MCP OAuth rules', function () {
       expect(missing.message).to.contain('agt_missing').and.contain('does not exist');
       expect((missing as Invalid).field).to.equal('resource');
       const off = await createAgent(ws.adminToken);
-      await gqlOk(ws.adminToken, 'mutation($a: ID!) { setSurface(agentId: $a, surface: MCP, enabled: false) { id } }', { a: off });
+      await gqlOk(ws.adminToken, 'mutation($a: ID!) { setSurface(agentId: $a, surface: MCP, enabled: false) { id } }', {
+        a: off,
+      });
       const offErr = await rejection(service.agentOfResource(`${ORIGIN}/agents/${off}/mcp`, ORIGIN));
       expect(offErr).to.be.instanceOf(Invalid);
       expect(offErr.message).to.contain('The MCP server is turned off').and.contain('surface: MCP');
@@ -102,51 +104,118 @@ describe('MCP OAuth rules', function () {
       const key: Principal = { kind: 'agentKey', keyId: 'k', workspaceId: ws.workspaceId, agentId };
       expect(await rejection(service.consentAgent(key, agentId))).to.be.instanceOf(Forbidden);
       const stranger = await newWorkspace();
-      const outsider: Principal = { kind: 'member', memberId: stranger.adminId, workspaceId: stranger.workspaceId, role: 'ADMIN' };
+      const outsider: Principal = {
+        kind: 'member',
+        memberId: stranger.adminId,
+        workspaceId: stranger.workspaceId,
+        role: 'ADMIN',
+      };
       expect(await rejection(service.consentAgent(outsider, agentId))).to.be.instanceOf(NotFound);
       // A private agent is seen by its creator and admins only.
       const plain = await ws.addMember();
       const hidden = await createAgent(ws.adminToken, { visibility: 'PRIVATE' });
-      const other: Principal = { kind: 'member', memberId: plain.memberId, workspaceId: ws.workspaceId, role: 'MEMBER' };
+      const other: Principal = {
+        kind: 'member',
+        memberId: plain.memberId,
+        workspaceId: ws.workspaceId,
+        role: 'MEMBER',
+      };
       expect(await rejection(service.consentAgent(other, hidden))).to.be.instanceOf(NotFound);
       const off = await createAgent(ws.adminToken);
-      await gqlOk(ws.adminToken, 'mutation($a: ID!) { setSurface(agentId: $a, surface: MCP, enabled: false) { id } }', { a: off });
+      await gqlOk(ws.adminToken, 'mutation($a: ID!) { setSurface(agentId: $a, surface: MCP, enabled: false) { id } }', {
+        a: off,
+      });
       const offErr = await rejection(service.consentAgent(member, off));
       expect(offErr).to.be.instanceOf(Forbidden);
       expect(offErr.message).to.contain('The MCP server is turned off').and.contain('surface: MCP');
     });
 
     it('records the approval with the redirect host (none for a custom scheme)', async () => {
-      const g = await service.approve(member, agentId, { grantId: newId('grt'), clientId: 'c1', clientName: 'Client', redirectUri: 'https://app.example.com:8443/cb' });
-      expect(g).to.include({ agentId, workspaceId: ws.workspaceId, memberId: ws.adminId, clientId: 'c1', clientName: 'Client', redirectHost: 'app.example.com:8443', lastUsedAt: null });
+      const g = await service.approve(member, agentId, {
+        grantId: newId('grt'),
+        clientId: 'c1',
+        clientName: 'Client',
+        redirectUri: 'https://app.example.com:8443/cb',
+      });
+      expect(g).to.include({
+        agentId,
+        workspaceId: ws.workspaceId,
+        memberId: ws.adminId,
+        clientId: 'c1',
+        clientName: 'Client',
+        redirectHost: 'app.example.com:8443',
+        lastUsedAt: null,
+      });
       expect(g.createdAt.getTime()).to.equal(now);
-      expect(await h().service.store.repos.mcpGrants.get(g.id)).to.deep.include({ redirectHost: 'app.example.com:8443' });
-      const custom = await service.approve(member, agentId, { grantId: newId('grt'), clientId: 'c2', clientName: null, redirectUri: 'com.example.app:/cb' });
+      expect(await h().service.store.repos.mcpGrants.get(g.id)).to.deep.include({
+        redirectHost: 'app.example.com:8443',
+      });
+      const custom = await service.approve(member, agentId, {
+        grantId: newId('grt'),
+        clientId: 'c2',
+        clientName: null,
+        redirectUri: 'com.example.app:/cb',
+      });
       expect(custom.redirectHost).to.equal(null);
-      const junk = await service.approve(member, agentId, { grantId: newId('grt'), clientId: 'c3', clientName: null, redirectUri: 'not a url' });
+      const junk = await service.approve(member, agentId, {
+        grantId: newId('grt'),
+        clientId: 'c3',
+        clientName: null,
+        redirectUri: 'not a url',
+      });
       expect(junk.redirectHost).to.equal(null);
-      expect(await rejection(service.approve({ kind: 'agentKey', keyId: 'k', workspaceId: ws.workspaceId, agentId }, agentId, { grantId: 'x', clientId: 'c', clientName: null, redirectUri: 'https://a.b/c' }))).to.be.instanceOf(Forbidden);
+      expect(
+        await rejection(
+          service.approve({ kind: 'agentKey', keyId: 'k', workspaceId: ws.workspaceId, agentId }, agentId, {
+            grantId: 'x',
+            clientId: 'c',
+            clientName: null,
+            redirectUri: 'https://a.b/c',
+          }),
+        ),
+      ).to.be.instanceOf(Forbidden);
     });
   });
 
   describe('what a presented access token is worth', () => {
     const agentOf = async (id: string) => (await h().service.store.repos.agents.get(id))!;
     const tokenFor = async (over: Partial<AccessTokenFacts> = {}) => {
-      const g = await service.approve(member, agentId, { grantId: newId('grt'), clientId: 'client-x', clientName: 'X', redirectUri: 'https://x.test/cb' });
+      const g = await service.approve(member, agentId, {
+        grantId: newId('grt'),
+        clientId: 'client-x',
+        clientName: 'X',
+        redirectUri: 'https://x.test/cb',
+      });
       const value = `tok-${newId('t')}`;
-      facts.set(value, { grantId: g.id, clientId: 'client-x', accountId: ws.adminId, audience: [`${ORIGIN}/agents/${agentId}/mcp`], expiresAt: new Date(now + 60_000), ...over });
+      facts.set(value, {
+        grantId: g.id,
+        clientId: 'client-x',
+        accountId: ws.adminId,
+        audience: [`${ORIGIN}/agents/${agentId}/mcp`],
+        expiresAt: new Date(now + 60_000),
+        ...over,
+      });
       return { value, grant: g };
     };
 
     it('stands for the grant: client, member, workspace, agent', async () => {
       const { value, grant } = await tokenFor();
       const p = await service.authenticate(await agentOf(agentId), value);
-      expect(p).to.deep.equal({ kind: 'oauthGrant', grantId: grant.id, clientId: 'client-x', memberId: ws.adminId, workspaceId: ws.workspaceId, agentId });
+      expect(p).to.deep.equal({
+        kind: 'oauthGrant',
+        grantId: grant.id,
+        clientId: 'client-x',
+        memberId: ws.adminId,
+        workspaceId: ws.workspaceId,
+        agentId,
+      });
     });
 
     it('is refused by a service without an authorization server (no token reader)', async () => {
       const without = new McpOAuthService(h().service.store, null, { now: () => new Date(now) });
-      expect(await rejection(without.authenticate(await agentOf(agentId), 'anything'))).to.be.instanceOf(Unauthenticated);
+      expect(await rejection(without.authenticate(await agentOf(agentId), 'anything'))).to.be.instanceOf(
+        Unauthenticated,
+      );
     });
 
     it('is refused when unknown, and never looked up when longer than 512 characters', async () => {
@@ -181,28 +250,44 @@ describe('MCP OAuth rules', function () {
       const { value: none } = await tokenFor({ audience: [] });
       expect((await rejection(service.authenticate(await agentOf(agentId), none))).message).to.contain('(none)');
       const { value: two } = await tokenFor({ audience: ['https://a.test/x', 'https://b.test/y'] });
-      expect((await rejection(service.authenticate(await agentOf(agentId), two))).message).to.contain('(https://a.test/x, https://b.test/y)');
+      expect((await rejection(service.authenticate(await agentOf(agentId), two))).message).to.contain(
+        '(https://a.test/x, https://b.test/y)',
+      );
       // Any one of several audiences may name the agent.
-      const { value: several } = await tokenFor({ audience: ['https://other.test/x', `${ORIGIN}/agents/${agentId}/mcp`] });
+      const { value: several } = await tokenFor({
+        audience: ['https://other.test/x', `${ORIGIN}/agents/${agentId}/mcp`],
+      });
       expect((await service.authenticate(await agentOf(agentId), several)).kind).to.equal('oauthGrant');
     });
 
-    it('is refused once its grant is gone, or when its grant is another agent\'s', async () => {
+    it("is refused once its grant is gone, or when its grant is another agent's", async () => {
       const { value, grant } = await tokenFor();
       await h().service.store.repos.mcpGrants.delete(grant.id);
       const err = await rejection(service.authenticate(await agentOf(agentId), value));
       expect(err).to.be.instanceOf(Unauthenticated);
       expect(err.message).to.contain('revoked');
       const other = await createAgent(ws.adminToken);
-      const foreign = await service.approve(member, other, { grantId: newId('grt'), clientId: 'c', clientName: null, redirectUri: 'https://x.test/cb' });
-      facts.set('cross', { grantId: foreign.id, clientId: 'c', accountId: ws.adminId, audience: [`${ORIGIN}/agents/${agentId}/mcp`], expiresAt: null });
+      const foreign = await service.approve(member, other, {
+        grantId: newId('grt'),
+        clientId: 'c',
+        clientName: null,
+        redirectUri: 'https://x.test/cb',
+      });
+      facts.set('cross', {
+        grantId: foreign.id,
+        clientId: 'c',
+        accountId: ws.adminId,
+        audience: [`${ORIGIN}/agents/${agentId}/mcp`],
+        expiresAt: null,
+      });
       expect((await rejection(service.authenticate(await agentOf(agentId), 'cross'))).message).to.contain('revoked');
     });
 
-    it('writes the grant\'s last use at most once a minute', async () => {
+    it("writes the grant's last use at most once a minute", async () => {
       const { value, grant } = await tokenFor({ expiresAt: null });
       const agent = await agentOf(agentId);
-      const lastUse = async () => (await h().service.store.repos.mcpGrants.get(grant.id))!.lastUsedAt?.getTime() ?? null;
+      const lastUse = async () =>
+        (await h().service.store.repos.mcpGrants.get(grant.id))!.lastUsedAt?.getTime() ?? null;
       await service.authenticate(agent, value);
       expect(await lastUse()).to.equal(now);
       const first = now;
@@ -215,8 +300,9 @@ describe('MCP OAuth rules', function () {
     });
   });
 
-  describe('the authorization server\'s records', () => {
-    const records = (model: string, onGrant?: (id: string) => Promise<void>) => new OAuthRecords(h().db, model, onGrant);
+  describe("the authorization server's records", () => {
+    const records = (model: string, onGrant?: (id: string) => Promise<void>) =>
+      new OAuthRecords(h().db, model, onGrant);
     const stored = (model: string, id: string) => h().db('oauth_records').where({ model, id }).first();
     const sha = (v: string) => createHash('sha256').update(v).digest('hex');
 
@@ -252,14 +338,17 @@ describe('MCP OAuth rules', function () {
       await codes.consume('code-1');
       const found = await codes.find('code-1');
       expect(found!.consumed).to.be.a('number');
-      await h().db('oauth_records').where({ model: 'AuthorizationCode', id: sha('code-1') }).update({ expires_at: new Date(Date.now() - 1) });
+      await h()
+        .db('oauth_records')
+        .where({ model: 'AuthorizationCode', id: sha('code-1') })
+        .update({ expires_at: new Date(Date.now() - 1) });
       expect(await codes.find('code-1')).to.equal(undefined);
       await codes.upsert('code-2', { jti: 'code-2' });
       expect((await stored('AuthorizationCode', sha('code-2'))).expires_at).to.equal(null);
       expect(await codes.find('code-2')).to.deep.include({ jti: 'code-2' });
     });
 
-    it('revokes by grant only its own kind of record; destroying a grant ends the member\'s approval', async () => {
+    it("revokes by grant only its own kind of record; destroying a grant ends the member's approval", async () => {
       const ended: string[] = [];
       await records('AccessToken').upsert('a-1', { jti: 'a-1', grantId: 'g3' }, 60);
       await records('RefreshToken').upsert('r-1', { jti: 'r-1', grantId: 'g3' }, 60);
@@ -285,9 +374,17 @@ describe('MCP OAuth rules', function () {
       await clients.upsert('old-unused', { client_id: 'old-unused', client_id_issued_at: nowS - 3600 - 1 });
       await clients.upsert('new-unused', { client_id: 'new-unused', client_id_issued_at: nowS - 3600 + 10 });
       await clients.upsert('old-used', { client_id: 'old-used', client_id_issued_at: nowS - 5 * day });
-      await service.approve(member, agentId, { grantId: newId('grt'), clientId: 'old-used', clientName: null, redirectUri: 'https://x.test/cb' });
+      await service.approve(member, agentId, {
+        grantId: newId('grt'),
+        clientId: 'old-used',
+        clientName: null,
+        redirectUri: 'https://x.test/cb',
+      });
       await records('Interaction').upsert('i-1', { jti: 'i-1' }, 60);
-      await h().db('oauth_records').where({ model: 'Interaction', id: sha('i-1') }).update({ expires_at: new Date(at.getTime() - 1) });
+      await h()
+        .db('oauth_records')
+        .where({ model: 'Interaction', id: sha('i-1') })
+        .update({ expires_at: new Date(at.getTime() - 1) });
       const removed = await pruneOAuthRecords(h().db, at);
       expect(removed).to.be.at.least(2).and.be.a('number');
       expect(await stored('Client', 'old-unused')).to.equal(undefined);

@@ -29,16 +29,24 @@ describe('message counts: per-day counts plus the edge days equal counting every
     return Number(r!.n);
   }
 
-  const counted = async (f: MessageFilter) => (await h().service.store.repos.workspaceRead.listMessages(agentId, f, { limit: 1, offset: 0 })).totalCount;
+  const counted = async (f: MessageFilter) =>
+    (await h().service.store.repos.workspaceRead.listMessages(agentId, f, { limit: 1, offset: 0 })).totalCount;
 
   // Instants on and around day boundaries, where an off-by-one would show.
   const instant = fc.oneof(
     fc.integer({ min: -1, max: 12 }).map((d) => new Date(BASE + d * DAY)),
-    fc.integer({ min: -1, max: 12 }).chain((d) => fc.constantFrom(-1, 1, 3_600_000).map((ms) => new Date(BASE + d * DAY + ms))),
+    fc
+      .integer({ min: -1, max: 12 })
+      .chain((d) => fc.constantFrom(-1, 1, 3_600_000).map((ms) => new Date(BASE + d * DAY + ms))),
     fc.integer({ min: -DAY, max: 12 * DAY }).map((ms) => new Date(BASE + ms)),
   );
   const filter = fc.record(
-    { direction: fc.constantFrom(...DIRECTIONS), channel: fc.constantFrom(...CHANNELS), since: instant, until: instant },
+    {
+      direction: fc.constantFrom(...DIRECTIONS),
+      channel: fc.constantFrom(...CHANNELS),
+      since: instant,
+      until: instant,
+    },
     { requiredKeys: [] },
   );
 
@@ -81,8 +89,13 @@ describe('message counts: per-day counts plus the edge days equal counting every
   });
 
   it('after messages are moved to other days, change direction or channel, and are deleted', async () => {
-    const ids = (await h().db('messages').where('agent_id', agentId).orderBy('id').select('id')).map((r: { id: string }) => r.id);
-    await h().db('messages').whereIn('id', ids.slice(0, 40)).update({ sent_at: new Date(BASE + 11 * DAY + 5) });
+    const ids = (await h().db('messages').where('agent_id', agentId).orderBy('id').select('id')).map(
+      (r: { id: string }) => r.id,
+    );
+    await h()
+      .db('messages')
+      .whereIn('id', ids.slice(0, 40))
+      .update({ sent_at: new Date(BASE + 11 * DAY + 5) });
     await h().db('messages').whereIn('id', ids.slice(40, 80)).update({ direction: 'outbound', channel: 'sms' });
     await h().db('messages').whereIn('id', ids.slice(80, 130)).delete();
     await agreesWithCounting(100);
@@ -93,7 +106,19 @@ describe('message counts: per-day counts plus the edge days equal counting every
     const ws = await newWorkspace();
     const other = await createAgent(ws.adminToken);
     const otherWs = (await h().db('agents').where({ id: other }).first()).workspace_id;
-    await h().db('messages').insert({ id: newId('msg'), workspace_id: otherWs, agent_id: other, direction: 'inbound', channel: 'email', from_address: 'x', to_address: 'y', body: 'z', sent_at: new Date(BASE + DAY) });
+    await h()
+      .db('messages')
+      .insert({
+        id: newId('msg'),
+        workspace_id: otherWs,
+        agent_id: other,
+        direction: 'inbound',
+        channel: 'email',
+        from_address: 'x',
+        to_address: 'y',
+        body: 'z',
+        sent_at: new Date(BASE + DAY),
+      });
     expect(await counted({})).to.equal(350);
     await h().db('agents').where({ id: other }).delete();
     expect(await h().db('message_day_counts').where({ agent_id: other })).to.deep.equal([]);

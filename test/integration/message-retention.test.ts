@@ -25,24 +25,62 @@ describe('housekeeping: message retention', function () {
 
   beforeEach(async () => {
     time = manualTime(new Date(Date.now() - 200 * DAY));
-    service = await buildService(h().config, { db: h().db, skipMigrations: true, clock: time.clock, scheduler: time.scheduler, housekeepingMs: DAY, logger: createLogger('silent') });
+    service = await buildService(h().config, {
+      db: h().db,
+      skipMigrations: true,
+      clock: time.clock,
+      scheduler: time.scheduler,
+      housekeepingMs: DAY,
+      logger: createLogger('silent'),
+    });
   });
   afterEach(async () => service?.close());
 
-  const settings = (days: number) => gqlOk(ws.adminToken, 'mutation($d: Int!) { updateWorkspaceSettings(input: {messageRetentionDays: $d}) { settings { messageRetentionDays } } }', { d: days });
+  const settings = (days: number) =>
+    gqlOk(
+      ws.adminToken,
+      'mutation($d: Int!) { updateWorkspaceSettings(input: {messageRetentionDays: $d}) { settings { messageRetentionDays } } }',
+      { d: days },
+    );
 
   /** A message stored now (by the manual clock), with one attachment; `due`: work scheduled for it (a retry far ahead: no worker claims it here). */
   async function message(agentId: string, channel: 'email' | 'sms', due = false): Promise<string> {
     const id = newId('msg');
     const now = time.clock.now();
-    await h().db('messages').insert({ id, workspace_id: ws.workspaceId, agent_id: agentId, direction: 'inbound', channel, from_address: 'a@example.org', to_address: 'b@example.org', body: 'hello', sent_at: now, created_at: now, status: due ? 'received' : 'ignored', next_attempt_at: due ? new Date(now.getTime() + 1000 * DAY) : null });
-    await h().db('message_attachments').insert({ message_id: id, position: 0, filename: 'a.bin', content_type: 'application/octet-stream', size: 3, content: Buffer.from('abc') });
+    await h()
+      .db('messages')
+      .insert({
+        id,
+        workspace_id: ws.workspaceId,
+        agent_id: agentId,
+        direction: 'inbound',
+        channel,
+        from_address: 'a@example.org',
+        to_address: 'b@example.org',
+        body: 'hello',
+        sent_at: now,
+        created_at: now,
+        status: due ? 'received' : 'ignored',
+        next_attempt_at: due ? new Date(now.getTime() + 1000 * DAY) : null,
+      });
+    await h()
+      .db('message_attachments')
+      .insert({
+        message_id: id,
+        position: 0,
+        filename: 'a.bin',
+        content_type: 'application/octet-stream',
+        size: 3,
+        content: Buffer.from('abc'),
+      });
     return id;
   }
 
   const left = async (ids: string[]) => ({
     messages: (await h().db('messages').whereIn('id', ids).select('id')).map((r: { id: string }) => r.id).sort(),
-    attachments: (await h().db('message_attachments').whereIn('message_id', ids).select('message_id')).map((r: { message_id: string }) => r.message_id).sort(),
+    attachments: (await h().db('message_attachments').whereIn('message_id', ids).select('message_id'))
+      .map((r: { message_id: string }) => r.message_id)
+      .sort(),
   });
 
   it('deletes email and SMS messages past messageRetentionDays with their attachments at the next run; 0 keeps them; work still due stays', async () => {

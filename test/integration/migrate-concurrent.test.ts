@@ -38,7 +38,12 @@ describe('migrations when several instances start at once (PostgreSQL)', functio
     const instances = await Promise.all(Array.from({ length: 4 }, () => openDatabase({ databaseUrl: url() })));
     try {
       const results = await Promise.allSettled(instances.map((db) => migrateLatest(db)));
-      expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).to.deep.equal(['ok', 'ok', 'ok', 'ok']);
+      expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).to.deep.equal([
+        'ok',
+        'ok',
+        'ok',
+        'ok',
+      ]);
       const ran = (await instances[0]!('knex_migrations').select('name')) as { name: string }[];
       const names = ran.map((r) => r.name);
       expect(new Set(names).size, 'each migration recorded once').to.equal(names.length);

@@ -21,14 +21,25 @@ describe('GraphQL: model references checked when saved, and removeModel', functi
   });
 
   it('refuses an agent defaultModel naming no configured model, suggesting the close names', async () => {
-    const r = await gql(ws.adminToken, 'mutation { createAgent(input: {name: "A", defaultModel: "llama-smal"}) { id } }');
+    const r = await gql(
+      ws.adminToken,
+      'mutation { createAgent(input: {name: "A", defaultModel: "llama-smal"}) { id } }',
+    );
     expect(errorCode(r)).to.equal('BAD_USER_INPUT');
     expect(r.errors![0]!.extensions!.field).to.equal('input.defaultModel');
-    expect(r.errors![0]!.message).to.contain("no model named 'llama-smal'; configured models: llama-small, llama-large").and.contain('configureModel');
+    expect(r.errors![0]!.message)
+      .to.contain("no model named 'llama-smal'; configured models: llama-small, llama-large")
+      .and.contain('configureModel');
     // The way out that needs no configured model: a provider in the environment.
-    expect(r.errors![0]!.message).to.match(/, or start the service with OPENAI_BASE_URL \/ OPENAI_API_KEY or ANTHROPIC_API_KEY so that any model name goes to that provider$/);
+    expect(r.errors![0]!.message).to.match(
+      /, or start the service with OPENAI_BASE_URL \/ OPENAI_API_KEY or ANTHROPIC_API_KEY so that any model name goes to that provider$/,
+    );
     const agent = await createAgent(ws.adminToken, { defaultModel: 'llama-small' });
-    const u = await gql(ws.adminToken, 'mutation($a: ID!) { updateAgent(id: $a, input: {defaultModel: "gpt-4o"}) { id } }', { a: agent });
+    const u = await gql(
+      ws.adminToken,
+      'mutation($a: ID!) { updateAgent(id: $a, input: {defaultModel: "gpt-4o"}) { id } }',
+      { a: agent },
+    );
     expect(errorCode(u)).to.equal('BAD_USER_INPUT');
     const agents = await gqlOk(ws.adminToken, '{ agents { defaultModel } }');
     expect(agents.agents.map((a: any) => a.defaultModel)).to.deep.equal(['llama-small']);
@@ -36,32 +47,66 @@ describe('GraphQL: model references checked when saved, and removeModel', functi
 
   it("refuses an entry's modelOverride naming no configured model, on every entry kind, when added or updated", async () => {
     const agent = await createAgent(ws.adminToken);
-    const add = await gql(ws.adminToken, 'mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: {path: "x", handler: {prompt: "p"}, modelOverride: "nope"}) { id } }', { a: agent });
+    const add = await gql(
+      ws.adminToken,
+      'mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: {path: "x", handler: {prompt: "p"}, modelOverride: "nope"}) { id } }',
+      { a: agent },
+    );
     expect(errorCode(add)).to.equal('BAD_USER_INPUT');
     expect(add.errors![0]!.extensions!.field).to.equal('input.modelOverride');
-    const tool = await gql(ws.adminToken, 'mutation($a: ID!) { addMcpTool(agentId: $a, input: {name: "t", description: "d", handler: {prompt: "p"}, modelOverride: "nope"}) { id } }', { a: agent });
+    const tool = await gql(
+      ws.adminToken,
+      'mutation($a: ID!) { addMcpTool(agentId: $a, input: {name: "t", description: "d", handler: {prompt: "p"}, modelOverride: "nope"}) { id } }',
+      { a: agent },
+    );
     expect(errorCode(tool)).to.equal('BAD_USER_INPUT');
-    const hook = await gql(ws.adminToken, 'mutation($a: ID!) { addWebhook(agentId: $a, input: {integration: "i", handler: {prompt: "p"}, modelOverride: "nope"}) { id } }', { a: agent });
+    const hook = await gql(
+      ws.adminToken,
+      'mutation($a: ID!) { addWebhook(agentId: $a, input: {integration: "i", handler: {prompt: "p"}, modelOverride: "nope"}) { id } }',
+      { a: agent },
+    );
     expect(errorCode(hook)).to.equal('BAD_USER_INPUT');
-    const ep = await gqlOk(ws.adminToken, 'mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: {path: "y", handler: {prompt: "p"}, modelOverride: "llama-large"}) { id } }', { a: agent });
-    const upd = await gql(ws.adminToken, 'mutation($e: ID!) { updateHttpEndpoint(id: $e, input: {modelOverride: "llama-larg"}) { id } }', { e: ep.addHttpEndpoint.id });
+    const ep = await gqlOk(
+      ws.adminToken,
+      'mutation($a: ID!) { addHttpEndpoint(agentId: $a, input: {path: "y", handler: {prompt: "p"}, modelOverride: "llama-large"}) { id } }',
+      { a: agent },
+    );
+    const upd = await gql(
+      ws.adminToken,
+      'mutation($e: ID!) { updateHttpEndpoint(id: $e, input: {modelOverride: "llama-larg"}) { id } }',
+      { e: ep.addHttpEndpoint.id },
+    );
     expect(errorCode(upd)).to.equal('BAD_USER_INPUT');
     expect(upd.errors![0]!.message).to.contain('llama-large');
   });
 
   it('removeModel is refused while an agent or an entry names the model, listing them; then removes it', async () => {
     const agent = await createAgent(ws.adminToken, { name: 'Support bot', defaultModel: 'llama-small' });
-    await gqlOk(ws.adminToken, 'mutation($a: ID!) { addMcpTool(agentId: $a, input: {name: "ask", description: "d", handler: {prompt: "p"}, modelOverride: "llama-small"}) { id } }', { a: agent });
+    await gqlOk(
+      ws.adminToken,
+      'mutation($a: ID!) { addMcpTool(agentId: $a, input: {name: "ask", description: "d", handler: {prompt: "p"}, modelOverride: "llama-small"}) { id } }',
+      { a: agent },
+    );
     const refused = await gql(ws.adminToken, 'mutation { removeModel(name: "llama-small") }');
     expect(errorCode(refused)).to.equal('CONFLICT');
     expect(refused.errors![0]!.message).to.contain("agent 'Support bot'").and.contain("MCP tool 'ask'");
-    expect((await gqlOk(ws.adminToken, '{ models { name } }')).models.map((m: any) => m.name)).to.include('llama-small');
+    expect((await gqlOk(ws.adminToken, '{ models { name } }')).models.map((m: any) => m.name)).to.include(
+      'llama-small',
+    );
 
-    await gqlOk(ws.adminToken, 'mutation($a: ID!) { updateAgent(id: $a, input: {defaultModel: "llama-large"}) { id } }', { a: agent });
+    await gqlOk(
+      ws.adminToken,
+      'mutation($a: ID!) { updateAgent(id: $a, input: {defaultModel: "llama-large"}) { id } }',
+      { a: agent },
+    );
     const tools = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { mcpTools { id } } }', { a: agent });
-    await gqlOk(ws.adminToken, 'mutation($t: ID!) { updateMcpTool(id: $t, input: {modelOverride: null}) { id } }', { t: tools.agent.mcpTools[0].id });
+    await gqlOk(ws.adminToken, 'mutation($t: ID!) { updateMcpTool(id: $t, input: {modelOverride: null}) { id } }', {
+      t: tools.agent.mcpTools[0].id,
+    });
     expect((await gqlOk(ws.adminToken, 'mutation { removeModel(name: "llama-small") }')).removeModel).to.equal(true);
-    expect((await gqlOk(ws.adminToken, '{ models { name } }')).models.map((m: any) => m.name)).to.deep.equal(['llama-large']);
+    expect((await gqlOk(ws.adminToken, '{ models { name } }')).models.map((m: any) => m.name)).to.deep.equal([
+      'llama-large',
+    ]);
   });
 
   it('in a workspace with no model configured, the refusal says so', async () => {

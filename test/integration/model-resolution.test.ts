@@ -16,15 +16,28 @@ async function configureModel(token: string, input: Record<string, unknown>): Pr
 }
 
 async function createSecret(token: string, name: string, value: string): Promise<void> {
-  await gqlOk(token, 'mutation($n: String!, $v: String!) { createSecret(name: $n, kind: MODEL_API_KEY, value: $v) { name } }', { n: name, v: value });
+  await gqlOk(
+    token,
+    'mutation($n: String!, $v: String!) { createSecret(name: $n, kind: MODEL_API_KEY, value: $v) { name } }',
+    { n: name, v: value },
+  );
 }
 
 /** An agent with a key and a prompt endpoint at `path`; returns what a caller needs. */
-async function promptAgent(ws: TestWorkspace, agent: Record<string, unknown> = {}, endpoint: Record<string, unknown> = {}) {
+async function promptAgent(
+  ws: TestWorkspace,
+  agent: Record<string, unknown> = {},
+  endpoint: Record<string, unknown> = {},
+) {
   const agentId = await createAgent(ws.adminToken, agent);
   const key = await createAgentKey(ws.adminToken, agentId);
   await addHttpEndpoint(ws.adminToken, agentId, { path: 'ask', handler: { prompt: 'Answer briefly.' }, ...endpoint });
-  return { agentId, key, ask: (extra: { headers?: Record<string, string> } = {}) => call('POST', httpApiPath(agentId, 'ask'), { key, json: { q: 'hi' }, ...extra }) };
+  return {
+    agentId,
+    key,
+    ask: (extra: { headers?: Record<string, string> } = {}) =>
+      call('POST', httpApiPath(agentId, 'ask'), { key, json: { q: 'hi' }, ...extra }),
+  };
 }
 
 /** Splits a `text/event-stream` body into its `{event, data}` frames. */
@@ -60,9 +73,25 @@ describe('model resolution, as seen by the model server', function () {
   it('with no agent default and no entry override, the upstream receives the workspace default model', async () => {
     const ws = await newWorkspace();
     // The default is neither the first nor the last model, by name or by creation.
-    await configureModel(ws.adminToken, { name: 'alpha', provider: 'OPENAI_COMPATIBLE', model: 'fake-model-mini', baseUrl: openai.url });
-    await configureModel(ws.adminToken, { name: 'house', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: openai.url, isDefault: true });
-    await configureModel(ws.adminToken, { name: 'zeta', provider: 'OPENAI_COMPATIBLE', model: 'fake-model-large', baseUrl: openai.url });
+    await configureModel(ws.adminToken, {
+      name: 'alpha',
+      provider: 'OPENAI_COMPATIBLE',
+      model: 'fake-model-mini',
+      baseUrl: openai.url,
+    });
+    await configureModel(ws.adminToken, {
+      name: 'house',
+      provider: 'OPENAI_COMPATIBLE',
+      model: 'fake-model',
+      baseUrl: openai.url,
+      isDefault: true,
+    });
+    await configureModel(ws.adminToken, {
+      name: 'zeta',
+      provider: 'OPENAI_COMPATIBLE',
+      model: 'fake-model-large',
+      baseUrl: openai.url,
+    });
     const { ask } = await promptAgent(ws);
     openai.enqueue({ text: 'from the house model' });
 
@@ -75,9 +104,23 @@ describe('model resolution, as seen by the model server', function () {
 
   it("an entry's model override wins over the agent's default model", async () => {
     const ws = await newWorkspace();
-    await configureModel(ws.adminToken, { name: 'agent-model', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: openai.url });
-    await configureModel(ws.adminToken, { name: 'entry-model', provider: 'OPENAI_COMPATIBLE', model: 'fake-model-mini', baseUrl: openai.url });
-    const { agentId, key, ask } = await promptAgent(ws, { defaultModel: 'agent-model' }, { modelOverride: 'entry-model' });
+    await configureModel(ws.adminToken, {
+      name: 'agent-model',
+      provider: 'OPENAI_COMPATIBLE',
+      model: 'fake-model',
+      baseUrl: openai.url,
+    });
+    await configureModel(ws.adminToken, {
+      name: 'entry-model',
+      provider: 'OPENAI_COMPATIBLE',
+      model: 'fake-model-mini',
+      baseUrl: openai.url,
+    });
+    const { agentId, key, ask } = await promptAgent(
+      ws,
+      { defaultModel: 'agent-model' },
+      { modelOverride: 'entry-model' },
+    );
     await addHttpEndpoint(ws.adminToken, agentId, { path: 'plain', handler: { prompt: 'Answer briefly.' } });
 
     const overridden = await ask();
@@ -93,8 +136,20 @@ describe('model resolution, as seen by the model server', function () {
     const openaiKey = `sk-proj-${randomBytes(12).toString('hex')}`;
     await createSecret(ws.adminToken, 'local-llm-key', compatibleKey);
     await createSecret(ws.adminToken, 'openai-key', openaiKey);
-    await configureModel(ws.adminToken, { name: 'local', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: openai.url, apiKeySecret: 'local-llm-key' });
-    await configureModel(ws.adminToken, { name: 'cloud', provider: 'OPENAI', model: 'fake-model-mini', baseUrl: openai.url, apiKeySecret: 'openai-key' });
+    await configureModel(ws.adminToken, {
+      name: 'local',
+      provider: 'OPENAI_COMPATIBLE',
+      model: 'fake-model',
+      baseUrl: openai.url,
+      apiKeySecret: 'local-llm-key',
+    });
+    await configureModel(ws.adminToken, {
+      name: 'cloud',
+      provider: 'OPENAI',
+      model: 'fake-model-mini',
+      baseUrl: openai.url,
+      apiKeySecret: 'openai-key',
+    });
 
     const viaCompatible = await (await promptAgent(ws, { defaultModel: 'local' })).ask();
     const viaOpenAi = await (await promptAgent(ws, { defaultModel: 'cloud' })).ask();
@@ -108,8 +163,18 @@ describe('model resolution, as seen by the model server', function () {
 
   it('a model with its own base URL and no key secret is called without a key (a keyless local server)', async () => {
     const ws = await newWorkspace();
-    await configureModel(ws.adminToken, { name: 'cloud', provider: 'OPENAI', model: 'fake-model', baseUrl: openai.url });
-    await configureModel(ws.adminToken, { name: 'claude', provider: 'ANTHROPIC', model: 'claude-haiku-4-5', baseUrl: anthropic.url });
+    await configureModel(ws.adminToken, {
+      name: 'cloud',
+      provider: 'OPENAI',
+      model: 'fake-model',
+      baseUrl: openai.url,
+    });
+    await configureModel(ws.adminToken, {
+      name: 'claude',
+      provider: 'ANTHROPIC',
+      model: 'claude-haiku-4-5',
+      baseUrl: anthropic.url,
+    });
     openai.enqueue({ text: 'local answer' });
 
     const viaOpenAi = await (await promptAgent(ws, { defaultModel: 'cloud' })).ask();
@@ -135,7 +200,9 @@ describe('model resolution, as seen by the model server', function () {
       "Model 'cloud' (openai) has no API key: set apiKeySecret in configureModel, or start the service with OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)",
     );
     expect(viaAnthropic.status).to.equal(500);
-    expect(viaAnthropic.json.error).to.equal("Model 'claude' (anthropic) has no API key: set apiKeySecret in configureModel, or start the service with ANTHROPIC_API_KEY");
+    expect(viaAnthropic.json.error).to.equal(
+      "Model 'claude' (anthropic) has no API key: set apiKeySecret in configureModel, or start the service with ANTHROPIC_API_KEY",
+    );
     expect(openai.requests).to.have.length(0);
     expect(anthropic.requests).to.have.length(0);
   });
@@ -143,13 +210,21 @@ describe('model resolution, as seen by the model server', function () {
   it('a model whose key secret was deleted fails the call with an error naming the secret and createSecret; nothing is sent', async () => {
     const ws = await newWorkspace();
     await createSecret(ws.adminToken, 'short-lived', 'sk-gone');
-    await configureModel(ws.adminToken, { name: 'local', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: openai.url, apiKeySecret: 'short-lived' });
+    await configureModel(ws.adminToken, {
+      name: 'local',
+      provider: 'OPENAI_COMPATIBLE',
+      model: 'fake-model',
+      baseUrl: openai.url,
+      apiKeySecret: 'short-lived',
+    });
     await gqlOk(ws.adminToken, 'mutation { deleteSecret(name: "short-lived") }');
 
     const r = await (await promptAgent(ws, { defaultModel: 'local' })).ask();
 
     expect(r.status).to.equal(500);
-    expect(r.json.error).to.equal("Model 'local' names the secret 'short-lived', which does not exist: create it with createSecret");
+    expect(r.json.error).to.equal(
+      "Model 'local' names the secret 'short-lived', which does not exist: create it with createSecret",
+    );
     expect(openai.requests).to.have.length(0);
   });
 

@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import type { Agent } from '../../src/domain/agents/agent.entities.js';
 import type { ModelConfig } from '../../src/domain/models/model.entities.js';
 import type { Repositories } from '../../src/domain/ports.js';
-import { modelHostAllowed, modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from '../../src/domain/runtime/model-resolver.js';
+import {
+  modelHostAllowed,
+  modelIsPriced,
+  ModelNotConfigured,
+  resolveModel,
+  type ModelDefaults,
+  type SecretReader,
+} from '../../src/domain/runtime/model-resolver.js';
 
 // Which model, provider, base URL and API key a prompt run resolves to, for every combination the
 // HTTP-level tests (model-resolution.test.ts) cannot reach: the harness service has no
@@ -16,13 +23,29 @@ const BOTH: ModelDefaults = { openai: OPENAI_ENV, anthropic: ANTHROPIC_ENV };
 
 function model(name: string, fields: Partial<ModelConfig> = {}): ModelConfig {
   const now = new Date(0);
-  return { id: `m-${name}`, workspaceId: WS, name, provider: 'openai', model: `${name}-upstream`, baseUrl: null, apiKeySecret: null, inputPricePerMillion: 0, outputPricePerMillion: 0, isDefault: false, acceptsImages: false, createdAt: now, updatedAt: now, ...fields };
+  return {
+    id: `m-${name}`,
+    workspaceId: WS,
+    name,
+    provider: 'openai',
+    model: `${name}-upstream`,
+    baseUrl: null,
+    apiKeySecret: null,
+    inputPricePerMillion: 0,
+    outputPricePerMillion: 0,
+    isDefault: false,
+    acceptsImages: false,
+    createdAt: now,
+    updatedAt: now,
+    ...fields,
+  };
 }
 
 function reposWith(models: ModelConfig[]): Repositories {
   return {
     models: {
-      findByName: async (ws: string, name: string) => models.find((m) => m.workspaceId === ws && m.name === name) ?? null,
+      findByName: async (ws: string, name: string) =>
+        models.find((m) => m.workspaceId === ws && m.name === name) ?? null,
       listByWorkspace: async (ws: string) => models.filter((m) => m.workspaceId === ws),
     },
   } as unknown as Repositories;
@@ -36,7 +59,12 @@ function agent(defaultModel: string | null = null): Agent {
   return { id: 'agent-1', workspaceId: WS, defaultModel } as unknown as Agent;
 }
 
-async function resolve(models: ModelConfig[], defaults: ModelDefaults, reference: string | null, secrets: Record<string, string> = {}) {
+async function resolve(
+  models: ModelConfig[],
+  defaults: ModelDefaults,
+  reference: string | null,
+  secrets: Record<string, string> = {},
+) {
   return resolveModel(reposWith(models), secretsWith(secrets), defaults, agent(reference), null);
 }
 
@@ -50,20 +78,39 @@ async function refusal(p: Promise<unknown>): Promise<Error> {
 }
 
 describe('model resolution rules (environment providers, keys, prices)', () => {
-  it('with no model named anywhere, the run uses the environment provider\'s default model, OpenAI first', async () => {
-    expect(await resolve([], BOTH, null)).to.include({ reference: 'env-gpt', provider: 'openai', model: 'env-gpt', apiKey: OPENAI_ENV.apiKey, baseUrl: OPENAI_ENV.baseUrl });
-    expect(await resolve([], { openai: null, anthropic: ANTHROPIC_ENV }, null)).to.include({ reference: 'claude-env', provider: 'anthropic', model: 'claude-env', apiKey: ANTHROPIC_ENV.apiKey });
+  it("with no model named anywhere, the run uses the environment provider's default model, OpenAI first", async () => {
+    expect(await resolve([], BOTH, null)).to.include({
+      reference: 'env-gpt',
+      provider: 'openai',
+      model: 'env-gpt',
+      apiKey: OPENAI_ENV.apiKey,
+      baseUrl: OPENAI_ENV.baseUrl,
+    });
+    expect(await resolve([], { openai: null, anthropic: ANTHROPIC_ENV }, null)).to.include({
+      reference: 'claude-env',
+      provider: 'anthropic',
+      model: 'claude-env',
+      apiKey: ANTHROPIC_ENV.apiKey,
+    });
   });
 
-  it('a workspace default model wins over the environment provider\'s default model', async () => {
-    const r = await resolve([model('house', { isDefault: true, provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' })], BOTH, null);
+  it("a workspace default model wins over the environment provider's default model", async () => {
+    const r = await resolve(
+      [model('house', { isDefault: true, provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' })],
+      BOTH,
+      null,
+    );
     expect(r).to.include({ reference: 'house', provider: 'openai-compatible', model: 'house-upstream' });
   });
 
   it('with no model anywhere and no provider in the environment, the run is refused with what to configure', async () => {
     const e = await refusal(resolve([], { openai: null, anthropic: null }, null));
     expect(e).to.be.instanceOf(ModelNotConfigured);
-    expect(e.message).to.contain('defaultModel').and.contain('isDefault').and.contain('OPENAI_BASE_URL').and.contain('ANTHROPIC_API_KEY');
+    expect(e.message)
+      .to.contain('defaultModel')
+      .and.contain('isDefault')
+      .and.contain('OPENAI_BASE_URL')
+      .and.contain('ANTHROPIC_API_KEY');
   });
 
   it("a configured anthropic model without apiKeySecret uses the environment's Anthropic key, not OpenAI's", async () => {
@@ -73,13 +120,22 @@ describe('model resolution rules (environment providers, keys, prices)', () => {
 
   it("a configured openai model without apiKeySecret uses the environment's OpenAI key and base URL", async () => {
     const r = await resolve([model('house', { provider: 'openai', model: 'gpt-x' })], BOTH, 'house');
-    expect(r).to.include({ provider: 'openai', model: 'gpt-x', apiKey: OPENAI_ENV.apiKey, baseUrl: OPENAI_ENV.baseUrl });
+    expect(r).to.include({
+      provider: 'openai',
+      model: 'gpt-x',
+      apiKey: OPENAI_ENV.apiKey,
+      baseUrl: OPENAI_ENV.baseUrl,
+    });
   });
 
   it("a configured model's own base URL wins over the environment's, and gets no environment key", async () => {
     const r = await resolve([model('house', { provider: 'openai', baseUrl: 'https://own.test/v1' })], BOTH, 'house');
     expect(r).to.include({ baseUrl: 'https://own.test/v1', apiKey: null });
-    const a = await resolve([model('claude', { provider: 'anthropic', baseUrl: 'https://own.test/v1' })], BOTH, 'claude');
+    const a = await resolve(
+      [model('claude', { provider: 'anthropic', baseUrl: 'https://own.test/v1' })],
+      BOTH,
+      'claude',
+    );
     expect(a).to.include({ baseUrl: 'https://own.test/v1', apiKey: null });
   });
 
@@ -88,26 +144,43 @@ describe('model resolution rules (environment providers, keys, prices)', () => {
     expect(r).to.include({ apiKey: OPENAI_ENV.apiKey });
   });
 
-  it("with OPENAI_API_KEY but no OPENAI_BASE_URL, the key goes only to a model without a base URL of its own", async () => {
+  it('with OPENAI_API_KEY but no OPENAI_BASE_URL, the key goes only to a model without a base URL of its own', async () => {
     const env: ModelDefaults = { openai: { apiKey: 'sk-env', baseUrl: null, model: 'm' }, anthropic: null };
-    expect(await resolve([model('house', { provider: 'openai' })], env, 'house')).to.include({ apiKey: 'sk-env', baseUrl: null });
-    expect(await resolve([model('own', { provider: 'openai', baseUrl: 'http://127.0.0.1:4799/v1' })], env, 'own')).to.include({ apiKey: null });
+    expect(await resolve([model('house', { provider: 'openai' })], env, 'house')).to.include({
+      apiKey: 'sk-env',
+      baseUrl: null,
+    });
+    expect(
+      await resolve([model('own', { provider: 'openai', baseUrl: 'http://127.0.0.1:4799/v1' })], env, 'own'),
+    ).to.include({ apiKey: null });
   });
 
   it('a configured openai model without a key goes to a keyless OPENAI_BASE_URL (a local server) without one', async () => {
-    const env: ModelDefaults = { openai: { apiKey: null, baseUrl: 'http://localhost:11434/v1', model: 'llama3' }, anthropic: null };
-    expect(await resolve([model('house', { provider: 'openai', isDefault: true })], env, null)).to.include({ baseUrl: 'http://localhost:11434/v1', apiKey: null });
+    const env: ModelDefaults = {
+      openai: { apiKey: null, baseUrl: 'http://localhost:11434/v1', model: 'llama3' },
+      anthropic: null,
+    };
+    expect(await resolve([model('house', { provider: 'openai', isDefault: true })], env, null)).to.include({
+      baseUrl: 'http://localhost:11434/v1',
+      apiKey: null,
+    });
   });
 
   it("a model's own key secret wins over the environment key, also at the environment's base URL", async () => {
-    const r = await resolve([model('house', { provider: 'openai', apiKeySecret: 'K' })], BOTH, 'house', { K: 'sk-own' });
+    const r = await resolve([model('house', { provider: 'openai', apiKeySecret: 'K' })], BOTH, 'house', {
+      K: 'sk-own',
+    });
     expect(r).to.include({ apiKey: 'sk-own', baseUrl: OPENAI_ENV.baseUrl });
   });
 
   it('MODEL_HOSTS_ALLOWED refuses a configured model whose own base URL names another host', async () => {
     const limited: ModelDefaults = { ...BOTH, allowedHosts: ['own.test'] };
-    expect(await resolve([model('ok', { provider: 'openai-compatible', baseUrl: 'https://own.test/v1' })], limited, 'ok')).to.include({ baseUrl: 'https://own.test/v1' });
-    const e = await refusal(resolve([model('no', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' })], limited, 'no'));
+    expect(
+      await resolve([model('ok', { provider: 'openai-compatible', baseUrl: 'https://own.test/v1' })], limited, 'ok'),
+    ).to.include({ baseUrl: 'https://own.test/v1' });
+    const e = await refusal(
+      resolve([model('no', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' })], limited, 'no'),
+    );
     expect(e).to.be.instanceOf(ModelNotConfigured);
     expect(e.message).to.contain('MODEL_HOSTS_ALLOWED');
     // The environment's own base URL is the operator's choice, never refused.
@@ -133,35 +206,58 @@ describe('model resolution rules (environment providers, keys, prices)', () => {
   });
 
   it('a configured openai-compatible model gets neither environment key nor environment base URL', async () => {
-    const r = await resolve([model('local', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' })], BOTH, 'local');
+    const r = await resolve(
+      [model('local', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' })],
+      BOTH,
+      'local',
+    );
     expect(r).to.include({ provider: 'openai-compatible', apiKey: null, baseUrl: 'http://127.0.0.1:9/v1' });
   });
 
-  it("a configured openai model with its apiKeySecret resolves without any OpenAI environment (no base URL to inherit)", async () => {
-    const r = await resolve([model('house', { provider: 'openai', apiKeySecret: 'OPENAI_KEY' })], { openai: null, anthropic: ANTHROPIC_ENV }, 'house', { OPENAI_KEY: 'sk-secret' });
+  it('a configured openai model with its apiKeySecret resolves without any OpenAI environment (no base URL to inherit)', async () => {
+    const r = await resolve(
+      [model('house', { provider: 'openai', apiKeySecret: 'OPENAI_KEY' })],
+      { openai: null, anthropic: ANTHROPIC_ENV },
+      'house',
+      { OPENAI_KEY: 'sk-secret' },
+    );
     expect(r).to.include({ provider: 'openai', apiKey: 'sk-secret', baseUrl: null });
   });
 
-  it("a configured anthropic model is refused when only OpenAI has a key in the environment", async () => {
-    const e = await refusal(resolve([model('house', { provider: 'anthropic' })], { openai: OPENAI_ENV, anthropic: null }, 'house'));
+  it('a configured anthropic model is refused when only OpenAI has a key in the environment', async () => {
+    const e = await refusal(
+      resolve([model('house', { provider: 'anthropic' })], { openai: OPENAI_ENV, anthropic: null }, 'house'),
+    );
     expect(e).to.be.instanceOf(ModelNotConfigured);
     expect(e.message).to.contain("'house'").and.contain('no API key');
   });
 
-  it("a configured openai model is refused when only Anthropic has a key in the environment", async () => {
-    const e = await refusal(resolve([model('house', { provider: 'openai' })], { openai: null, anthropic: ANTHROPIC_ENV }, 'house'));
+  it('a configured openai model is refused when only Anthropic has a key in the environment', async () => {
+    const e = await refusal(
+      resolve([model('house', { provider: 'openai' })], { openai: null, anthropic: ANTHROPIC_ENV }, 'house'),
+    );
     expect(e).to.be.instanceOf(ModelNotConfigured);
     expect(e.message).to.contain("'house'").and.contain('no API key');
   });
 
   it('an unconfigured claude-* reference goes to the Anthropic environment when both providers are set', async () => {
     const r = await resolve([], BOTH, 'claude-sonnet');
-    expect(r).to.include({ provider: 'anthropic', model: 'claude-sonnet', apiKey: ANTHROPIC_ENV.apiKey, baseUrl: null });
+    expect(r).to.include({
+      provider: 'anthropic',
+      model: 'claude-sonnet',
+      apiKey: ANTHROPIC_ENV.apiKey,
+      baseUrl: null,
+    });
   });
 
   it('an unconfigured reference that only contains "claude" later in its name goes to the OpenAI environment', async () => {
     const r = await resolve([], BOTH, 'proxy-claude-sonnet');
-    expect(r).to.include({ provider: 'openai', model: 'proxy-claude-sonnet', apiKey: OPENAI_ENV.apiKey, baseUrl: OPENAI_ENV.baseUrl });
+    expect(r).to.include({
+      provider: 'openai',
+      model: 'proxy-claude-sonnet',
+      apiKey: OPENAI_ENV.apiKey,
+      baseUrl: OPENAI_ENV.baseUrl,
+    });
   });
 
   it('an unconfigured non-claude reference goes to the OpenAI environment even when Anthropic is also set', async () => {

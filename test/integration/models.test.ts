@@ -11,7 +11,9 @@ const WITH_CREDENTIALS = 'https://alice:s3cr3t-pass@llm.example.com/v1?api-key=k
 const LEAKS = /alice|s3cr3t-pass|k3y-value/;
 
 async function configureModel(ws: TestWorkspace, name: string, baseUrl: string, isDefault = false): Promise<void> {
-  await gqlOk(ws.adminToken, CONFIGURE_MODEL, { i: { name, provider: 'OPENAI_COMPATIBLE', model: 'm', baseUrl, isDefault } });
+  await gqlOk(ws.adminToken, CONFIGURE_MODEL, {
+    i: { name, provider: 'OPENAI_COMPATIBLE', model: 'm', baseUrl, isDefault },
+  });
 }
 
 /** A loopback port nothing listens on. */
@@ -31,7 +33,8 @@ describe('GraphQL: configured models and their base URLs', function () {
     await configureModel(ws, 'hosted', WITH_CREDENTIALS);
     await configureModel(ws, 'local', 'http://localhost:11434/v1');
     const member = await ws.addMember();
-    const listed = async (token: string) => (await gqlOk(token, '{ models { name baseUrl } }')).models as { name: string; baseUrl: string }[];
+    const listed = async (token: string) =>
+      (await gqlOk(token, '{ models { name baseUrl } }')).models as { name: string; baseUrl: string }[];
 
     const seen = await listed(member.token);
     expect(seen).to.have.deep.members([

@@ -10,7 +10,14 @@ import { SurfaceAccess, type SurfaceCaller } from '../../src/domain/surfaces/sur
 import { h, newWorkspace } from '../helpers/harness.js';
 import { MovableClock } from '../helpers/movable-clock.js';
 import { keyPrincipal } from '../helpers/runtime.js';
-import { insertAgent, recordingPipeline, recordingStore, refusalShape, rejection, runResult } from '../helpers/service-fakes.js';
+import {
+  insertAgent,
+  recordingPipeline,
+  recordingStore,
+  refusalShape,
+  rejection,
+  runResult,
+} from '../helpers/service-fakes.js';
 
 // Stored responses below HTTP (issue 49, items 12 and 13): a response belongs to the key, workspace
 // key or grant that made it; a continuation stores only the turns it adds and a link, and the
@@ -20,7 +27,13 @@ import { insertAgent, recordingPipeline, recordingStore, refusalShape, rejection
 const NOW = new Date(Date.UTC(2031, 4, 6, 7, 8, 9, 567));
 const KEY = 'agentKey:key_test';
 const signal = () => new AbortController().signal;
-const notFound = (id: string, field?: string) => ({ class: field ? 'NotFoundParam' : 'NotFound', code: 'NOT_FOUND', message: `Response '${id}' not found`, details: undefined, field });
+const notFound = (id: string, field?: string) => ({
+  class: field ? 'NotFoundParam' : 'NotFound',
+  code: 'NOT_FOUND',
+  message: `Response '${id}' not found`,
+  details: undefined,
+  field,
+});
 
 describe('OpenAI-compatible API: stored responses belong to their caller and chain their turns', () => {
   let agent: Agent;
@@ -33,7 +46,13 @@ describe('OpenAI-compatible API: stored responses belong to their caller and cha
     const rec = recordingStore();
     const { pipeline, begun } = recordingPipeline();
     const runs = { toolNames: () => [], acceptsImages: async () => false } as unknown as RunService;
-    const service = new OpenAiService(rec.store, new MovableClock(NOW), pipeline, runs, new SurfaceAccess(rec.store, h().service.services.keys));
+    const service = new OpenAiService(
+      rec.store,
+      new MovableClock(NOW),
+      pipeline,
+      runs,
+      new SurfaceAccess(rec.store, h().service.services.keys),
+    );
     return { service, rec, begun };
   }
 
@@ -42,7 +61,12 @@ describe('OpenAI-compatible API: stored responses belong to their caller and cha
   const request = (body: Json) => ({ headers: {}, signal, body });
   const turn = (content: string): ModelMessage => ({ role: 'user', content });
 
-  async function store(over: { previous?: string | null; context: ModelMessage[]; chained?: boolean; callerRef?: string | null }): Promise<string> {
+  async function store(over: {
+    previous?: string | null;
+    context: ModelMessage[];
+    chained?: boolean;
+    callerRef?: string | null;
+  }): Promise<string> {
     const id = newId('resp');
     await h().service.store.repos.responses.insert({
       id,
@@ -70,12 +94,26 @@ describe('OpenAI-compatible API: stored responses belong to their caller and cha
     const strangers: Principal[] = [
       { kind: 'agentKey', keyId: 'key_second', workspaceId: agent.workspaceId, agentId: agent.id },
       { kind: 'workspaceKey', keyId: 'key_test', workspaceId: agent.workspaceId, scopes: [] },
-      { kind: 'oauthGrant', grantId: 'key_test', clientId: 'c', memberId: 'm', workspaceId: agent.workspaceId, agentId: agent.id },
+      {
+        kind: 'oauthGrant',
+        grantId: 'key_test',
+        clientId: 'c',
+        memberId: 'm',
+        workspaceId: agent.workspaceId,
+        agentId: agent.id,
+      },
     ];
     for (const p of strangers) {
       expect(refusalShape(await rejection(() => service.getResponse(as(p), id))), p.kind).to.deep.equal(notFound(id));
-      expect(refusalShape(await rejection(() => service.deleteResponse(as(p), id))), p.kind).to.deep.equal(notFound(id));
-      expect(refusalShape(await rejection(() => service.createResponse(as(p), request({ input: 'x', previous_response_id: id })))), p.kind).to.deep.equal(notFound(id, 'previous_response_id'));
+      expect(refusalShape(await rejection(() => service.deleteResponse(as(p), id))), p.kind).to.deep.equal(
+        notFound(id),
+      );
+      expect(
+        refusalShape(
+          await rejection(() => service.createResponse(as(p), request({ input: 'x', previous_response_id: id }))),
+        ),
+        p.kind,
+      ).to.deep.equal(notFound(id, 'previous_response_id'));
     }
     expect(begun).to.deep.equal([]);
     expect(await service.getResponse(mine(), id)).to.deep.equal({ id, object: 'response' });
@@ -114,7 +152,16 @@ describe('OpenAI-compatible API: stored responses belong to their caller and cha
     expect((await continued(own)).map((m) => m.content)).to.deep.equal(['own', 'Next']);
     const other = await insertAgent(await newWorkspace());
     const elsewhere = newId('resp');
-    await h().service.store.repos.responses.insert({ id: elsewhere, agentId: other.id, callerRef: KEY, previousResponseId: null, context: [turn('elsewhere')], chained: true, body: {}, createdAt: NOW });
+    await h().service.store.repos.responses.insert({
+      id: elsewhere,
+      agentId: other.id,
+      callerRef: KEY,
+      previousResponseId: null,
+      context: [turn('elsewhere')],
+      chained: true,
+      body: {},
+      createdAt: NOW,
+    });
     const after = await store({ previous: elsewhere, context: [turn('after')] });
     expect((await continued(after)).map((m) => m.content)).to.deep.equal(['after', 'Next']);
   });
@@ -123,9 +170,24 @@ describe('OpenAI-compatible API: stored responses belong to their caller and cha
     const ids = Array.from({ length: MAX_CHAIN_RESPONSES + 1 }, () => newId('resp'));
     await h()
       .db('openai_responses')
-      .insert(ids.map((id, i) => ({ id, agent_id: agent.id, caller_ref: KEY, previous_response_id: i ? ids[i - 1] : null, context: JSON.stringify([turn(`t${i}`)]), chained: true, body: '{}', created_at: NOW })));
+      .insert(
+        ids.map((id, i) => ({
+          id,
+          agent_id: agent.id,
+          caller_ref: KEY,
+          previous_response_id: i ? ids[i - 1] : null,
+          context: JSON.stringify([turn(`t${i}`)]),
+          chained: true,
+          body: '{}',
+          created_at: NOW,
+        })),
+      );
     const { service, begun } = build();
-    const refused = refusalShape(await rejection(() => service.createResponse(mine(), request({ input: 'x', previous_response_id: ids[MAX_CHAIN_RESPONSES]! }))));
+    const refused = refusalShape(
+      await rejection(() =>
+        service.createResponse(mine(), request({ input: 'x', previous_response_id: ids[MAX_CHAIN_RESPONSES]! })),
+      ),
+    );
     expect(refused).to.deep.include({ code: 'INVALID', field: 'previous_response_id' });
     expect(refused.message).to.include(`past ${MAX_CHAIN_RESPONSES} responses`);
     expect(begun).to.deep.equal([]);

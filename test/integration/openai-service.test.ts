@@ -11,7 +11,15 @@ import { SurfaceAccess, type SurfaceCaller } from '../../src/domain/surfaces/sur
 import { h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { MovableClock } from '../helpers/movable-clock.js';
 import { keyPrincipal } from '../helpers/runtime.js';
-import { insertAgent, invalidShape, recordingPipeline, recordingStore, refusalShape, rejection, runResult } from '../helpers/service-fakes.js';
+import {
+  insertAgent,
+  invalidShape,
+  recordingPipeline,
+  recordingStore,
+  refusalShape,
+  rejection,
+  runResult,
+} from '../helpers/service-fakes.js';
 
 // The OpenAI-compatible API's service alone, below HTTP: what it hands the pipeline (entry, run
 // input, options), what it stores and reads, and each refusal whole — including the guards that
@@ -26,7 +34,13 @@ const signal = () => new AbortController().signal;
 const MODEL_REFUSAL = invalidShape('model: name the agent to call: its id, as GET /v1/models lists it', 'model');
 const NOT_AN_OBJECT = invalidShape('The request body must be a JSON object');
 /** The 404 of a response id: NotFound, or NotFoundParam naming the parameter that named it. */
-const notFound = (id: string, field?: string) => ({ class: field ? 'NotFoundParam' : 'NotFound', code: 'NOT_FOUND', message: `Response '${id}' not found`, details: undefined, field });
+const notFound = (id: string, field?: string) => ({
+  class: field ? 'NotFoundParam' : 'NotFound',
+  code: 'NOT_FOUND',
+  message: `Response '${id}' not found`,
+  details: undefined,
+  field,
+});
 
 describe('OpenAI-compatible API: the service alone', () => {
   let ws: TestWorkspace;
@@ -58,11 +72,26 @@ describe('OpenAI-compatible API: the service alone', () => {
     return { service, rec, begun, run, imageChecks };
   }
 
-  const callerOf = (a: Agent): SurfaceCaller => ({ agent: a, principal: keyPrincipal(a), keyId: 'key_test', facts: {} });
+  const callerOf = (a: Agent): SurfaceCaller => ({
+    agent: a,
+    principal: keyPrincipal(a),
+    keyId: 'key_test',
+    facts: {},
+  });
   const request = (body: Json | undefined) => ({ headers: HEADERS, signal, body });
-  const modelOf = (a: Agent) => ({ id: a.id, object: 'model', created: AGENT_CREATED_SECONDS, owned_by: workspaceId, name: a.name, description: a.description });
+  const modelOf = (a: Agent) => ({
+    id: a.id,
+    object: 'model',
+    created: AGENT_CREATED_SECONDS,
+    owned_by: workspaceId,
+    name: a.name,
+    description: a.description,
+  });
 
-  async function storeResponse(agentId: string, over: { id?: string; context?: ModelMessage[]; createdAt?: Date; callerRef?: string | null } = {}): Promise<string> {
+  async function storeResponse(
+    agentId: string,
+    over: { id?: string; context?: ModelMessage[]; createdAt?: Date; callerRef?: string | null } = {},
+  ): Promise<string> {
     const id = over.id ?? newId('resp');
     await h().service.store.repos.responses.insert({
       id,
@@ -89,13 +118,35 @@ describe('OpenAI-compatible API: the service alone', () => {
     it('lists on the workspace URL exactly the agents a workspace key may use with the surface on', async () => {
       const second = await newWorkspace();
       const surfaces = (on: boolean) => ({ ...agent.surfaces, OPENAI: { enabled: on, activityLogging: true } });
-      const usable = await insertAgent(second, { allowWorkspaceKeys: true, surfaces: surfaces(true), name: 'Usable', description: '' });
+      const usable = await insertAgent(second, {
+        allowWorkspaceKeys: true,
+        surfaces: surfaces(true),
+        name: 'Usable',
+        description: '',
+      });
       await insertAgent(second, { allowWorkspaceKeys: true, surfaces: surfaces(false) });
       await insertAgent(second, { allowWorkspaceKeys: false, surfaces: surfaces(true) });
       const { service, rec } = build();
-      const principal: Principal & { kind: 'workspaceKey' } = { kind: 'workspaceKey', keyId: 'wk_1', workspaceId: second.workspaceId, scopes: [] };
+      const principal: Principal & { kind: 'workspaceKey' } = {
+        kind: 'workspaceKey',
+        keyId: 'wk_1',
+        workspaceId: second.workspaceId,
+        scopes: [],
+      };
       const listed = await service.workspaceModels(principal);
-      expect(listed).to.deep.equal({ object: 'list', data: [{ id: usable.id, object: 'model', created: AGENT_CREATED_SECONDS, owned_by: second.workspaceId, name: 'Usable', description: '' }] });
+      expect(listed).to.deep.equal({
+        object: 'list',
+        data: [
+          {
+            id: usable.id,
+            object: 'model',
+            created: AGENT_CREATED_SECONDS,
+            owned_by: second.workspaceId,
+            name: 'Usable',
+            description: '',
+          },
+        ],
+      });
       expect(rec.calls.map((c) => c.name)).to.deep.equal(['agents.listByWorkspace']);
       expect(rec.argsOf('agents.listByWorkspace')).to.deep.equal([[second.workspaceId]]);
     });
@@ -122,13 +173,17 @@ describe('OpenAI-compatible API: the service alone', () => {
       const { service, rec } = build();
       // An array is no request object, even one that carries a `model` property.
       const array = Object.assign([agent.id], { model: agent.id }) as unknown as Json;
-      for (const body of [undefined, null, 'a text', 42, array, {}, { model: 5 }, { model: '' }, { model: null }] as (Json | undefined)[]) {
-        expect(refusalShape(await rejection(() => service.agentNamed(body))), JSON.stringify(body)).to.deep.equal(MODEL_REFUSAL);
+      for (const body of [undefined, null, 'a text', 42, array, {}, { model: 5 }, { model: '' }, { model: null }] as (
+        Json | undefined
+      )[]) {
+        expect(refusalShape(await rejection(() => service.agentNamed(body))), JSON.stringify(body)).to.deep.equal(
+          MODEL_REFUSAL,
+        );
       }
       expect(rec.calls).to.deep.equal([]);
     });
 
-    it("names the agent of a stored response, and none for an unknown id (without looking for an agent)", async () => {
+    it('names the agent of a stored response, and none for an unknown id (without looking for an agent)', async () => {
       const id = await storeResponse(other.id);
       const { service, rec } = build();
       expect(await service.agentOfResponse(id)).to.deep.equal(other);
@@ -142,8 +197,19 @@ describe('OpenAI-compatible API: the service alone', () => {
   });
 
   describe('chat completions', () => {
-    const body = { model: 'whatever', messages: [{ role: 'system', content: 'Answer in French' }, { role: 'user', content: 'Hello' }] };
-    const dialogue = { system: 'Answer in French', messages: [{ role: 'user', content: 'Hello' }], clientTools: [], settings: {} };
+    const body = {
+      model: 'whatever',
+      messages: [
+        { role: 'system', content: 'Answer in French' },
+        { role: 'user', content: 'Hello' },
+      ],
+    };
+    const dialogue = {
+      system: 'Answer in French',
+      messages: [{ role: 'user', content: 'Hello' }],
+      clientTools: [],
+      settings: {},
+    };
 
     it('begins the agent itself with the run input, dialogue and options, and answers the run, the call and its ids', async () => {
       const { service, begun, run, imageChecks } = build();
@@ -154,8 +220,22 @@ describe('OpenAI-compatible API: the service alone', () => {
         {
           principal: keyPrincipal(agent),
           agent,
-          entry: { kind: 'chat', id: null, name: 'chat.completions', handler: { kind: 'prompt', body: '' }, modelOverride: null },
-          input: { surface: 'OPENAI', method: 'POST', path: 'chat/completions', params: {}, query: {}, headers: HEADERS, body: 'Answer in French\n\nHello' },
+          entry: {
+            kind: 'chat',
+            id: null,
+            name: 'chat.completions',
+            handler: { kind: 'prompt', body: '' },
+            modelOverride: null,
+          },
+          input: {
+            surface: 'OPENAI',
+            method: 'POST',
+            path: 'chat/completions',
+            params: {},
+            query: {},
+            headers: HEADERS,
+            body: 'Answer in French\n\nHello',
+          },
           opts: { signal: req.signal, inRequest: true, dialogue },
         },
       ]);
@@ -173,7 +253,9 @@ describe('OpenAI-compatible API: the service alone', () => {
       const { service, begun } = build();
       const caller = callerOf(agent);
       const bad = { messages: 'Hello' };
-      expect(refusalShape(await rejection(() => service.chatCompletion(caller, request(bad))))).to.deep.equal(invalidShape('messages: Invalid input: expected array, received string', 'messages'));
+      expect(refusalShape(await rejection(() => service.chatCompletion(caller, request(bad))))).to.deep.equal(
+        invalidShape('messages: Invalid input: expected array, received string', 'messages'),
+      );
       expect(caller.facts).to.deep.equal({ entry: 'chat.completions', requestBody: bad });
       expect(begun).to.deep.equal([]);
     });
@@ -191,12 +273,16 @@ describe('OpenAI-compatible API: the service alone', () => {
       ],
     };
 
-    it("refuses images to a model that takes none, naming the first image, before the run", async () => {
+    it('refuses images to a model that takes none, naming the first image, before the run', async () => {
       const { service, begun, imageChecks } = build(false);
-      expect(refusalShape(await rejection(() => service.chatCompletion(callerOf(agent), request(withImages))))).to.deep.equal(invalidShape(
-        "messages[0].content[1].image_url: this agent's model does not take images; send text, or have an admin mark the model with configureModel(acceptsImages: true) if it takes them",
-        'messages[0].content[1].image_url',
-      ));
+      expect(
+        refusalShape(await rejection(() => service.chatCompletion(callerOf(agent), request(withImages)))),
+      ).to.deep.equal(
+        invalidShape(
+          "messages[0].content[1].image_url: this agent's model does not take images; send text, or have an admin mark the model with configureModel(acceptsImages: true) if it takes them",
+          'messages[0].content[1].image_url',
+        ),
+      );
       expect(imageChecks).to.deep.equal([agent]);
       expect(begun).to.deep.equal([]);
     });
@@ -227,13 +313,32 @@ describe('OpenAI-compatible API: the service alone', () => {
       const body = { input: 'Hello', instructions: 'Be kind' };
       const req = request(body);
       const { save, ...created } = await service.createResponse(caller, req);
-      const dialogue = { system: 'Be kind', clientTools: [], settings: {}, messages: [{ role: 'user', content: 'Hello' }] };
+      const dialogue = {
+        system: 'Be kind',
+        clientTools: [],
+        settings: {},
+        messages: [{ role: 'user', content: 'Hello' }],
+      };
       expect(begun).to.deep.equal([
         {
           principal: keyPrincipal(agent),
           agent,
-          entry: { kind: 'chat', id: null, name: 'responses', handler: { kind: 'prompt', body: '' }, modelOverride: null },
-          input: { surface: 'OPENAI', method: 'POST', path: 'responses', params: {}, query: {}, headers: HEADERS, body: 'Be kind\n\nHello' },
+          entry: {
+            kind: 'chat',
+            id: null,
+            name: 'responses',
+            handler: { kind: 'prompt', body: '' },
+            modelOverride: null,
+          },
+          input: {
+            surface: 'OPENAI',
+            method: 'POST',
+            path: 'responses',
+            params: {},
+            query: {},
+            headers: HEADERS,
+            body: 'Be kind\n\nHello',
+          },
           opts: { signal: req.signal, inRequest: true, dialogue },
         },
       ]);
@@ -252,7 +357,15 @@ describe('OpenAI-compatible API: the service alone', () => {
       expect(created).to.deep.equal({
         run,
         stream: false,
-        state: { id: created.state.id, createdAt: NOW_SECONDS, status: 'in_progress', echo, previousResponseId: null, store: true, output: [] },
+        state: {
+          id: created.state.id,
+          createdAt: NOW_SECONDS,
+          status: 'in_progress',
+          echo,
+          previousResponseId: null,
+          store: true,
+          output: [],
+        },
       });
       expect(caller.facts).to.deep.equal({ entry: 'responses', requestBody: body, run });
       expect(rec.calls).to.deep.equal([]);
@@ -280,10 +393,21 @@ describe('OpenAI-compatible API: the service alone', () => {
       ];
       const previous = await storeResponse(agent.id, { context });
       const { service, begun, rec } = build();
-      const { save, state } = await service.createResponse(callerOf(agent), request({ input: 'Next', previous_response_id: previous, stream: true }));
+      const { save, state } = await service.createResponse(
+        callerOf(agent),
+        request({ input: 'Next', previous_response_id: previous, stream: true }),
+      );
       const messages = [...context, { role: 'user', content: 'Next' }];
       expect(rec.argsOf('responses.get')).to.deep.equal([[previous]]);
-      expect(begun[0]!.input).to.deep.equal({ surface: 'OPENAI', method: 'POST', path: 'responses', params: {}, query: {}, headers: HEADERS, body: 'Next' });
+      expect(begun[0]!.input).to.deep.equal({
+        surface: 'OPENAI',
+        method: 'POST',
+        path: 'responses',
+        params: {},
+        query: {},
+        headers: HEADERS,
+        body: 'Next',
+      });
       expect(begun[0]!.opts.dialogue).to.deep.equal({ system: '', clientTools: [], settings: {}, messages });
       expect(state.previousResponseId).to.equal(previous);
 
@@ -291,7 +415,10 @@ describe('OpenAI-compatible API: the service alone', () => {
       const stored = await h().service.store.repos.responses.get(state.id);
       expect(stored!.previousResponseId).to.equal(previous);
       // Only the turns this response added: the context before it is the previous response's.
-      expect(stored!.context).to.deep.equal([{ role: 'user', content: 'Next' }, { role: 'assistant', content: '{"answer":42}' }]);
+      expect(stored!.context).to.deep.equal([
+        { role: 'user', content: 'Next' },
+        { role: 'assistant', content: '{"answer":42}' },
+      ]);
       expect(stored!.chained).to.equal(true);
       expect(stored!.callerRef).to.equal('agentKey:key_test');
     });
@@ -315,7 +442,9 @@ describe('OpenAI-compatible API: the service alone', () => {
       const { service, begun } = build();
       const caller = callerOf(agent);
       const body = { previous_response_id: others, input: 5 };
-      expect(refusalShape(await rejection(() => service.createResponse(caller, request(body))))).to.deep.equal(previousRefusal(others));
+      expect(refusalShape(await rejection(() => service.createResponse(caller, request(body))))).to.deep.equal(
+        previousRefusal(others),
+      );
       expect(caller.facts).to.deep.equal({ entry: 'responses', requestBody: body });
       expect(begun).to.deep.equal([]);
     });
@@ -331,7 +460,13 @@ describe('OpenAI-compatible API: the service alone', () => {
         { role: 'user', content: 'Hi' },
       ]);
       for (const id of [over, nul]) {
-        expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request({ input: 'Hi', previous_response_id: id }))))).to.deep.equal(previousRefusal(id));
+        expect(
+          refusalShape(
+            await rejection(() =>
+              service.createResponse(callerOf(agent), request({ input: 'Hi', previous_response_id: id })),
+            ),
+          ),
+        ).to.deep.equal(previousRefusal(id));
       }
       expect(rec.argsOf('responses.get')).to.deep.equal([[at]]);
     });
@@ -341,9 +476,19 @@ describe('OpenAI-compatible API: the service alone', () => {
       const { service, rec, begun } = build();
       const array = Object.assign([], { previous_response_id: stored, input: 'Hi' }) as unknown as Json;
       for (const body of [null, array, 'text']) {
-        expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request(body))))).to.deep.equal(NOT_AN_OBJECT);
+        expect(
+          refusalShape(await rejection(() => service.createResponse(callerOf(agent), request(body)))),
+        ).to.deep.equal(NOT_AN_OBJECT);
       }
-      expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request({ input: 'Hi', previous_response_id: 5 }))))).to.deep.equal(invalidShape('previous_response_id: Invalid input: expected string, received number', 'previous_response_id'));
+      expect(
+        refusalShape(
+          await rejection(() =>
+            service.createResponse(callerOf(agent), request({ input: 'Hi', previous_response_id: 5 })),
+          ),
+        ),
+      ).to.deep.equal(
+        invalidShape('previous_response_id: Invalid input: expected string, received number', 'previous_response_id'),
+      );
       expect(rec.calls).to.deep.equal([]);
       expect(begun).to.deep.equal([]);
     });
@@ -354,14 +499,24 @@ describe('OpenAI-compatible API: the service alone', () => {
         { role: 'user', content: '' },
         { role: 'user', content: 'a' },
       ]).length;
-      const previous = await storeResponse(agent.id, { context: [{ role: 'user', content: 'x'.repeat(MAX_CONTEXT_CHARS - frame) }] });
+      const previous = await storeResponse(agent.id, {
+        context: [{ role: 'user', content: 'x'.repeat(MAX_CONTEXT_CHARS - frame) }],
+      });
       const { service, begun } = build();
       await service.createResponse(callerOf(agent), request({ input: 'a', previous_response_id: previous }));
       expect(JSON.stringify(begun[0]!.opts.dialogue!.messages).length).to.equal(MAX_CONTEXT_CHARS);
-      expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request({ input: 'ab', previous_response_id: previous }))))).to.deep.equal(invalidShape(
-        'previous_response_id: the conversation has grown past 2000000 characters; start a new one without previous_response_id',
-        'previous_response_id',
-      ));
+      expect(
+        refusalShape(
+          await rejection(() =>
+            service.createResponse(callerOf(agent), request({ input: 'ab', previous_response_id: previous })),
+          ),
+        ),
+      ).to.deep.equal(
+        invalidShape(
+          'previous_response_id: the conversation has grown past 2000000 characters; start a new one without previous_response_id',
+          'previous_response_id',
+        ),
+      );
       expect(begun).to.have.length(1);
       // A new conversation is not bound by it: only what a stored response carries on is.
       await service.createResponse(callerOf(agent), request({ input: 'y'.repeat(MAX_CONTEXT_CHARS) }));
@@ -370,8 +525,18 @@ describe('OpenAI-compatible API: the service alone', () => {
 
     it("refuses images in a response's input to a model that takes none, naming the first", async () => {
       const { service, begun, imageChecks } = build(false);
-      const input: Json = [{ role: 'user', content: [{ type: 'input_text', text: 'Look' }, { type: 'input_image', image_url: 'https://example.test/a.png' }] }];
-      expect(refusalShape(await rejection(() => service.createResponse(callerOf(agent), request({ input }))))).to.deep.equal(
+      const input: Json = [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Look' },
+            { type: 'input_image', image_url: 'https://example.test/a.png' },
+          ],
+        },
+      ];
+      expect(
+        refusalShape(await rejection(() => service.createResponse(callerOf(agent), request({ input })))),
+      ).to.deep.equal(
         invalidShape(
           "input[0].content[1].image_url: this agent's model does not take images; send text, or have an admin mark the model with configureModel(acceptsImages: true) if it takes them",
           'input[0].content[1].image_url',
@@ -400,9 +565,15 @@ describe('OpenAI-compatible API: the service alone', () => {
     it('reads an id of 200 characters, never one of 201 or one holding U+0000', async () => {
       const at = await storeResponse(agent.id, { id: `resp_${'b'.repeat(195)}` });
       const { service, rec } = build();
-      expect(await service.getResponse(callerOf(agent), at)).to.deep.equal({ id: at, object: 'response', marker: 'stored' });
+      expect(await service.getResponse(callerOf(agent), at)).to.deep.equal({
+        id: at,
+        object: 'response',
+        marker: 'stored',
+      });
       for (const id of [`${at}b`, `resp_\u0000`]) {
-        expect(refusalShape(await rejection(() => service.getResponse(callerOf(agent), id)))).to.deep.equal(notFound(id));
+        expect(refusalShape(await rejection(() => service.getResponse(callerOf(agent), id)))).to.deep.equal(
+          notFound(id),
+        );
       }
       expect(rec.argsOf('responses.get')).to.deep.equal([[at]]);
     });
@@ -431,7 +602,10 @@ describe('OpenAI-compatible API: the service alone', () => {
       const now = new Date(Date.UTC(2001, 2, 4, 0, 0, 0, 0));
       const cutoff = new Date(now.getTime() - 30 * 86_400_000);
       const atCutoff = await storeResponse(agent.id, { createdAt: cutoff });
-      const older = [await storeResponse(agent.id, { createdAt: new Date(cutoff.getTime() - 1) }), await storeResponse(agent.id, { createdAt: new Date(cutoff.getTime() - 2) })];
+      const older = [
+        await storeResponse(agent.id, { createdAt: new Date(cutoff.getTime() - 1) }),
+        await storeResponse(agent.id, { createdAt: new Date(cutoff.getTime() - 2) }),
+      ];
       const { service, rec } = build(false, new MovableClock(now));
       expect(await service.pruneResponses(1)).to.equal(1);
       expect(await service.pruneResponses()).to.equal(1);

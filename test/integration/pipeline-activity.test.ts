@@ -7,7 +7,7 @@ import { httpInput, keyPrincipal, loadAgent, refusal, scriptEntry } from '../hel
 // every surface. A run a request waits for returns its facts on the admitted run (the request's entry
 // holds them); a run that no request waits for (a webhook delivery) becomes an entry of kind `run`.
 
-describe('run pipeline: the run\'s activity fields', function () {
+describe("run pipeline: the run's activity fields", function () {
   this.timeout(60_000);
   let ws: TestWorkspace;
 
@@ -19,17 +19,34 @@ describe('run pipeline: the run\'s activity fields', function () {
 
   async function runEntries(agentId: string) {
     await services().activityLog.flush();
-    const page = await h().service.store.repos.workspaceRead.listActivity(agentId, { kind: 'run' }, { limit: 50, offset: 0 });
+    const page = await h().service.store.repos.workspaceRead.listActivity(
+      agentId,
+      { kind: 'run' },
+      { limit: 50, offset: 0 },
+    );
     return page.items;
   }
 
   it('without a request entry, a finished run is logged as kind run: entry, input, output, credits, run id, logs', async () => {
     const agent = await loadAgent(await createAgent(ws.adminToken));
-    const r = await services().pipeline.execute(keyPrincipal(agent), agent, scriptEntry('log("seen", input.n); return { doubled: input.n * 2 };'), httpInput({ n: 21 }));
+    const r = await services().pipeline.execute(
+      keyPrincipal(agent),
+      agent,
+      scriptEntry('log("seen", input.n); return { doubled: input.n * 2 };'),
+      httpInput({ n: 21 }),
+    );
     expect(r.output).to.deep.equal({ doubled: 42 });
     const [entry, ...rest] = await runEntries(agent.id);
     expect(rest).to.have.length(0);
-    expect(entry).to.include({ kind: 'run', surface: 'HTTP_API', entry: 'test', method: 'POST', path: 'test', runId: r.runId, error: null });
+    expect(entry).to.include({
+      kind: 'run',
+      surface: 'HTTP_API',
+      entry: 'test',
+      method: 'POST',
+      path: 'test',
+      runId: r.runId,
+      error: null,
+    });
     expect(entry!.requestBody).to.deep.equal({ n: 21 });
     expect(entry!.response).to.deep.equal({ output: { doubled: 42 } });
     expect(entry!.logs).to.deep.equal(['seen 21']);
@@ -37,10 +54,25 @@ describe('run pipeline: the run\'s activity fields', function () {
 
   it('a refused run is logged as kind run with the refusal; a failed handler with its message', async () => {
     const agent = await loadAgent(await createAgent(ws.adminToken));
-    await gqlOk(ws.adminToken, 'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["forbidden"] }) { id } }', { a: agent.id });
+    await gqlOk(
+      ws.adminToken,
+      'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["forbidden"] }) { id } }',
+      { a: agent.id },
+    );
     const guarded = await loadAgent(agent.id);
-    expect((await refusal(() => services().pipeline.execute(keyPrincipal(guarded), guarded, scriptEntry('return 1;'), httpInput('forbidden')))).code).to.equal('INVALID');
-    const failed = await services().pipeline.execute(keyPrincipal(guarded), guarded, scriptEntry('throw new Error("no stock");'), httpInput('fine'));
+    expect(
+      (
+        await refusal(() =>
+          services().pipeline.execute(keyPrincipal(guarded), guarded, scriptEntry('return 1;'), httpInput('forbidden')),
+        )
+      ).code,
+    ).to.equal('INVALID');
+    const failed = await services().pipeline.execute(
+      keyPrincipal(guarded),
+      guarded,
+      scriptEntry('throw new Error("no stock");'),
+      httpInput('fine'),
+    );
     expect(failed.error!.message).to.match(/no stock/);
 
     const entries = await runEntries(agent.id);
@@ -55,17 +87,36 @@ describe('run pipeline: the run\'s activity fields', function () {
 
   it('in a request, the run returns its facts on the admitted run and writes no entry of its own', async () => {
     const agent = await loadAgent(await createAgent(ws.adminToken));
-    const run = await services().pipeline.begin(keyPrincipal(agent), agent, scriptEntry('return "ok";'), httpInput(null), { inRequest: true });
+    const run = await services().pipeline.begin(
+      keyPrincipal(agent),
+      agent,
+      scriptEntry('return "ok";'),
+      httpInput(null),
+      { inRequest: true },
+    );
     expect(run.facts).to.equal(undefined);
     const r = await completed(run.events());
     expect(r.runId).to.equal(run.runId);
-    expect(run.facts).to.include({ entry: 'test', runId: r.runId, output: 'ok', error: null, errorDetail: null, credits: r.credits });
+    expect(run.facts).to.include({
+      entry: 'test',
+      runId: r.runId,
+      output: 'ok',
+      error: null,
+      errorDetail: null,
+      credits: r.credits,
+    });
     expect(await runEntries(agent.id)).to.have.length(0);
   });
 
   it('in a request, a failed handler is RunFailed and its facts keep the failure', async () => {
     const agent = await loadAgent(await createAgent(ws.adminToken));
-    const run = await services().pipeline.begin(keyPrincipal(agent), agent, scriptEntry('log("before"); throw new Error("no stock");'), httpInput(null), { inRequest: true });
+    const run = await services().pipeline.begin(
+      keyPrincipal(agent),
+      agent,
+      scriptEntry('log("before"); throw new Error("no stock");'),
+      httpInput(null),
+      { inRequest: true },
+    );
     const failed = await refusal(() => completed(run.events()));
     expect(failed.code).to.equal('RUN_FAILED');
     expect(run.facts).to.include({ runId: run.runId, output: null });
@@ -80,15 +131,24 @@ describe('run pipeline: the run\'s activity fields', function () {
 
     async function oneSlotAgent() {
       const id = await createAgent(ws.adminToken);
-      await gqlOk(ws.adminToken, 'mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: 1) { id } }', { a: id });
+      await gqlOk(ws.adminToken, 'mutation($a: ID!) { setAgentLimits(agentId: $a, maxConcurrentRequests: 1) { id } }', {
+        a: id,
+      });
       return loadAgent(id);
     }
 
     it('holds the slot from begin until the run ends; a second caller is refused meanwhile', async () => {
       const agent = await oneSlotAgent();
-      const run = await services().pipeline.begin(keyPrincipal(agent), agent, scriptEntry('return input.n + 1;'), httpInput({ n: 1 }));
+      const run = await services().pipeline.begin(
+        keyPrincipal(agent),
+        agent,
+        scriptEntry('return input.n + 1;'),
+        httpInput({ n: 1 }),
+      );
       expect(await slots(agent.id)).to.equal(1);
-      const refused = await refusal(() => services().pipeline.execute(keyPrincipal(agent), agent, scriptEntry('return 0;'), httpInput(null)));
+      const refused = await refusal(() =>
+        services().pipeline.execute(keyPrincipal(agent), agent, scriptEntry('return 0;'), httpInput(null)),
+      );
       expect(refused.code).to.equal('LIMIT_EXCEEDED');
       let output: unknown;
       for await (const ev of run.events()) if (ev.type === 'done') output = ev.result.output;
@@ -99,7 +159,12 @@ describe('run pipeline: the run\'s activity fields', function () {
 
     it('cancel gives the slot back without a run, a charge or an entry; cancelling again or after a run does nothing', async () => {
       const agent = await oneSlotAgent();
-      const run = await services().pipeline.begin(keyPrincipal(agent), agent, scriptEntry('return 1;'), httpInput(null));
+      const run = await services().pipeline.begin(
+        keyPrincipal(agent),
+        agent,
+        scriptEntry('return 1;'),
+        httpInput(null),
+      );
       await run.cancel();
       await run.cancel();
       expect(await slots(agent.id)).to.equal(0);
@@ -108,14 +173,32 @@ describe('run pipeline: the run\'s activity fields', function () {
       const day = h().service.clock.now().toISOString().slice(0, 10);
       expect(await h().service.store.repos.workspaceRead.usageOnDay([agent.id], day)).to.deep.equal([]);
       // The slot is free again: the next run is admitted.
-      expect((await services().pipeline.execute(keyPrincipal(agent), agent, scriptEntry('return 3;'), httpInput(null))).output).to.equal(3);
+      expect(
+        (await services().pipeline.execute(keyPrincipal(agent), agent, scriptEntry('return 3;'), httpInput(null)))
+          .output,
+      ).to.equal(3);
     });
 
     it('a refusal in begin is thrown and logged like any refused run', async () => {
       const agent = await loadAgent(await createAgent(ws.adminToken));
-      await gqlOk(ws.adminToken, 'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["secret plan"] }) { id } }', { a: agent.id });
+      await gqlOk(
+        ws.adminToken,
+        'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["secret plan"] }) { id } }',
+        { a: agent.id },
+      );
       const guarded = await loadAgent(agent.id);
-      expect((await refusal(() => services().pipeline.begin(keyPrincipal(guarded), guarded, scriptEntry('return 1;'), httpInput('the secret plan')))).code).to.equal('INVALID');
+      expect(
+        (
+          await refusal(() =>
+            services().pipeline.begin(
+              keyPrincipal(guarded),
+              guarded,
+              scriptEntry('return 1;'),
+              httpInput('the secret plan'),
+            ),
+          )
+        ).code,
+      ).to.equal('INVALID');
       const [entry] = await runEntries(agent.id);
       expect(entry!.error).to.match(/guardrails|blocked/i);
       expect(await slots(agent.id)).to.equal(0);

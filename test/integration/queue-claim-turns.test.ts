@@ -52,12 +52,39 @@ async function queueDeliveries(trx: Knex.Transaction, name: Name, count: number,
   const rows: WebhookDelivery[] = Array.from({ length: count }, (_, i) => {
     const at = new Date(T0 + dueMs + i);
     return {
-      ...{ id: newId('whd'), agentId, webhookId, integration: 'events', senderDeliveryId: null, dedupeKey: null, replayOf: null, method: 'POST' },
-      ...{ path: `/agents/${agentId}/webhook/events`, query: {}, headers: { 'content-type': 'application/json' }, rawBody: Buffer.from(JSON.stringify({ i })), bodyDroppedAt: null },
-      ...{ status: 'PENDING', attempts: 0, failures: 0, lastError: null, runId: null, nextAttemptAt: at, lockedUntil: null, createdAt: at, updatedAt: at, completedAt: null },
+      ...{
+        id: newId('whd'),
+        agentId,
+        webhookId,
+        integration: 'events',
+        senderDeliveryId: null,
+        dedupeKey: null,
+        replayOf: null,
+        method: 'POST',
+      },
+      ...{
+        path: `/agents/${agentId}/webhook/events`,
+        query: {},
+        headers: { 'content-type': 'application/json' },
+        rawBody: Buffer.from(JSON.stringify({ i })),
+        bodyDroppedAt: null,
+      },
+      ...{
+        status: 'PENDING',
+        attempts: 0,
+        failures: 0,
+        lastError: null,
+        runId: null,
+        nextAttemptAt: at,
+        lockedUntil: null,
+        createdAt: at,
+        updatedAt: at,
+        completedAt: null,
+      },
     };
   });
-  for (let i = 0; i < rows.length; i += 200) await trx(webhookDeliveries.table).insert(rows.slice(i, i + 200).map(webhookDeliveries.toRow));
+  for (let i = 0; i < rows.length; i += 200)
+    await trx(webhookDeliveries.table).insert(rows.slice(i, i + 200).map(webhookDeliveries.toRow));
   return rows.map((r) => r.id);
 }
 
@@ -67,12 +94,39 @@ async function queueMessages(trx: Knex.Transaction, name: Name, count: number, d
   const rows: Message[] = Array.from({ length: count }, (_, i) => {
     const at = new Date(T0 + dueMs + i);
     return {
-      ...{ id: newId('msg'), workspaceId, agentId, direction: 'inbound', channel: 'email', from: `sender${i}@example.com`, to: `${name.toLowerCase()}@agents.example.com` },
-      ...{ subject: `question ${i}`, body: 'Hello?', sentAt: at, createdAt: at, channelId: null, threadId: null, messageId: `<${newId('mid')}@example.com>`, inReplyTo: null },
-      ...{ status: 'received', attempts: 0, failures: 0, nextAttemptAt: at, lockedUntil: null, lastError: null, runId: null, provider: null },
+      ...{
+        id: newId('msg'),
+        workspaceId,
+        agentId,
+        direction: 'inbound',
+        channel: 'email',
+        from: `sender${i}@example.com`,
+        to: `${name.toLowerCase()}@agents.example.com`,
+      },
+      ...{
+        subject: `question ${i}`,
+        body: 'Hello?',
+        sentAt: at,
+        createdAt: at,
+        channelId: null,
+        threadId: null,
+        messageId: `<${newId('mid')}@example.com>`,
+        inReplyTo: null,
+      },
+      ...{
+        status: 'received',
+        attempts: 0,
+        failures: 0,
+        nextAttemptAt: at,
+        lockedUntil: null,
+        lastError: null,
+        runId: null,
+        provider: null,
+      },
     };
   });
-  for (let i = 0; i < rows.length; i += 200) await trx(messages.table).insert(rows.slice(i, i + 200).map(messages.toRow));
+  for (let i = 0; i < rows.length; i += 200)
+    await trx(messages.table).insert(rows.slice(i, i + 200).map(messages.toRow));
   return rows.map((r) => r.id);
 }
 
@@ -82,8 +136,14 @@ interface Claimer {
 }
 
 const QUEUES: Record<'webhook deliveries' | 'channel messages', Claimer> = {
-  'webhook deliveries': { queue: queueDeliveries, claim: (trx, limit) => deliveryRepo(trx).claim(NOW, new Date(NOW.getTime() + 600_000), limit) },
-  'channel messages': { queue: queueMessages, claim: (trx, limit) => channelMessageRepo(trx).claim(NOW, new Date(NOW.getTime() + 600_000), limit) },
+  'webhook deliveries': {
+    queue: queueDeliveries,
+    claim: (trx, limit) => deliveryRepo(trx).claim(NOW, new Date(NOW.getTime() + 600_000), limit),
+  },
+  'channel messages': {
+    queue: queueMessages,
+    claim: (trx, limit) => channelMessageRepo(trx).claim(NOW, new Date(NOW.getTime() + 600_000), limit),
+  },
 };
 
 /**
@@ -92,7 +152,11 @@ const QUEUES: Record<'webhook deliveries' | 'channel messages', Claimer> = {
  * row is queued once A's first runs hold every slot. Resolves with how many of A's had started when
  * B's started (all of them if it never did).
  */
-async function runGated<T extends { id: string; attempts: number }, O>(queue: WorkQueue<T, O>, done: O, queueB: () => Promise<string>): Promise<number> {
+async function runGated<T extends { id: string; attempts: number }, O>(
+  queue: WorkQueue<T, O>,
+  done: O,
+  queueB: () => Promise<string>,
+): Promise<number> {
   const gates: (() => void)[] = [];
   const startedA = new Set<string>();
   let b = '';
@@ -110,8 +174,13 @@ async function runGated<T extends { id: string; attempts: number }, O>(queue: Wo
       }),
   };
   const starts = () => startedA.size + (bStarted ? 1 : 0);
-  const until = (n: number) => new Promise<void>((resolve) => (onStart = () => starts() >= n && resolve())).then(() => (onStart = () => {}));
-  const worker = startDeliveryWorker(queue, task, createLogger('silent'), { concurrency: SLOTS, pollMs: 10, leaseMs: 600_000 });
+  const until = (n: number) =>
+    new Promise<void>((resolve) => (onStart = () => starts() >= n && resolve())).then(() => (onStart = () => {}));
+  const worker = startDeliveryWorker(queue, task, createLogger('silent'), {
+    concurrency: SLOTS,
+    pollMs: 10,
+    leaseMs: 600_000,
+  });
   try {
     await until(SLOTS);
     b = await queueB();
@@ -138,7 +207,11 @@ describe('queues: equal turns go to the agent served least recently', function (
     for (const name of ['A', 'B'] as const) {
       const agentId = await createAgent(ws.adminToken, { name: `Queue ${name}` });
       const webhookId = (
-        await gqlOk(ws.adminToken, 'mutation($a: ID!) { addWebhook(agentId: $a, input: { integration: "events", handler: { script: "return 1;" } }) { id } }', { a: agentId })
+        await gqlOk(
+          ws.adminToken,
+          'mutation($a: ID!) { addWebhook(agentId: $a, input: { integration: "events", handler: { script: "return 1;" } }) { id } }',
+          { a: agentId },
+        )
       ).addWebhook.id as string;
       agents[name] = { workspaceId: ws.workspaceId, agentId, webhookId };
     }
@@ -163,7 +236,8 @@ describe('queues: equal turns go to the agent served least recently', function (
         const a = await q.queue(trx, 'A', 10, 0);
         const b = await q.queue(trx, 'B', 10, 100);
         const order: string[] = [];
-        for (let i = 0; i < 8; i++) order.push(...(await q.claim(trx, 1)).map((d) => (a.includes(d.id) ? 'A' : b.includes(d.id) ? 'B' : '?')));
+        for (let i = 0; i < 8; i++)
+          order.push(...(await q.claim(trx, 1)).map((d) => (a.includes(d.id) ? 'A' : b.includes(d.id) ? 'B' : '?')));
         expect(order.join('')).to.equal('ABABABAB');
       });
     });
@@ -173,7 +247,11 @@ describe('queues: equal turns go to the agent served least recently', function (
     await rolledBack(async (trx) => {
       await queueDeliveries(trx, 'A', BACKLOG, 0);
       const queue = deliveryQueue(deliveryRepo(trx), new MovableClock(NOW), { leaseMs: 600_000, random: () => 0.5 });
-      const startedA = await runGated(queue, { kind: 'done', runId: 'run_turns' } as const, async () => (await queueDeliveries(trx, 'B', 1, BACKLOG + 10))[0]!);
+      const startedA = await runGated(
+        queue,
+        { kind: 'done', runId: 'run_turns' } as const,
+        async () => (await queueDeliveries(trx, 'B', 1, BACKLOG + 10))[0]!,
+      );
       expect(BACKLOG - startedA, `B started after ${startedA} of A's deliveries`).to.be.at.least(BACKLOG / 4);
       expect(startedA).to.be.within(SLOTS, SLOTS + 1);
     });
@@ -182,7 +260,11 @@ describe('queues: equal turns go to the agent served least recently', function (
   it(`an email answer through the channel worker: B's runs after ${SLOTS} of A's ${BACKLOG}, runs freeing one slot at a time`, async () => {
     await rolledBack(async (trx) => {
       await queueMessages(trx, 'A', BACKLOG, 0);
-      const queue = messageQueue(knexStore(trx), new MovableClock(NOW), () => {}, { leaseMs: 600_000, deferMaxMs: 60_000, retryDelay: () => 1000 });
+      const queue = messageQueue(knexStore(trx), new MovableClock(NOW), () => {}, {
+        leaseMs: 600_000,
+        deferMaxMs: 60_000,
+        retryDelay: () => 1000,
+      });
       const done: ChannelOutcome = { kind: 'done', status: 'answered', runId: null };
       const startedA = await runGated(queue, done, async () => (await queueMessages(trx, 'B', 1, BACKLOG + 10))[0]!);
       expect(BACKLOG - startedA, `B started after ${startedA} of A's messages`).to.be.at.least(BACKLOG / 4);

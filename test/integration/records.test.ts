@@ -36,16 +36,30 @@ describe('records of database documents (domain rules)', function () {
   const records = () => h().service.services.records;
 
   const createDoc = async (agent: string, input: Record<string, unknown>) =>
-    (await gqlOk(ws.adminToken, 'mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', { a: agent, i: input })).createDocument.id as string;
+    (
+      await gqlOk(
+        ws.adminToken,
+        'mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }',
+        { a: agent, i: input },
+      )
+    ).createDocument.id as string;
   const expose = (agent: string, doc: string, read: boolean, write: boolean) =>
-    gqlOk(ws.adminToken, 'mutation($a: ID!, $d: ID!, $r: Boolean, $w: Boolean) { exposeDocument(agentId: $a, documentId: $d, read: $r, write: $w) { id } }', { a: agent, d: doc, r: read, w: write });
+    gqlOk(
+      ws.adminToken,
+      'mutation($a: ID!, $d: ID!, $r: Boolean, $w: Boolean) { exposeDocument(agentId: $a, documentId: $d, read: $r, write: $w) { id } }',
+      { a: agent, d: doc, r: read, w: write },
+    );
 
   before(async () => {
     ws = await newWorkspace();
     agentId = await createAgent(ws.adminToken);
     otherAgentId = await createAgent(ws.adminToken);
     for (const a of [agentId, otherAgentId]) {
-      await gqlOk(ws.adminToken, 'mutation($a: ID!) { setCapabilities(agentId: $a, input: { documents: true }) { id } }', { a });
+      await gqlOk(
+        ws.adminToken,
+        'mutation($a: ID!) { setCapabilities(agentId: $a, input: { documents: true }) { id } }',
+        { a },
+      );
     }
     docId = await createDoc(agentId, { name: 'Tasks', kind: 'DATABASE', fields: FIELDS });
     textDocId = await createDoc(agentId, { name: 'Notes', kind: 'TEXT', content: 'hello' });
@@ -67,7 +81,8 @@ describe('records of database documents (domain rules)', function () {
     await records().delete(member, agentId, docId, 'agent', { all: true });
   });
 
-  const insert = (items: unknown, p: Principal = key, doc = docId) => records().insert(p, agentId, doc, 'documentApi', items);
+  const insert = (items: unknown, p: Principal = key, doc = docId) =>
+    records().insert(p, agentId, doc, 'documentApi', items);
   const count = async () => (await records().query(member, agentId, docId, 'agent', { limit: 1000 })).totalCount;
 
   describe('field types', () => {
@@ -143,21 +158,44 @@ describe('records of database documents (domain rules)', function () {
 
     it('required fields named like Object.prototype members are enforced, and a __proto__ key is an unknown field', async () => {
       const names = ['constructor', 'toString', 'hasOwnProperty', 'valueOf'];
-      const odd = await createDoc(agentId, { name: 'Odd', kind: 'DATABASE', fields: names.map((name) => ({ name, type: 'STRING', required: true })) });
+      const odd = await createDoc(agentId, {
+        name: 'Odd',
+        kind: 'DATABASE',
+        fields: names.map((name) => ({ name, type: 'STRING', required: true })),
+      });
       const full = Object.fromEntries(names.map((n) => [n, n.toUpperCase()]));
       for (const n of names) {
         const { [n]: _left, ...missing } = full;
-        expect((await refusal(() => records().insert(self, agentId, odd, 'agent', [missing]))).message).to.equal(`items.0.${n}: '${n}' is required`);
-        expect((await refusal(() => records().update(self, agentId, odd, 'agent', { all: true, set: { [n]: null } }))).message).to.equal(`set.${n}: '${n}' is required`);
+        expect((await refusal(() => records().insert(self, agentId, odd, 'agent', [missing]))).message).to.equal(
+          `items.0.${n}: '${n}' is required`,
+        );
+        expect(
+          (await refusal(() => records().update(self, agentId, odd, 'agent', { all: true, set: { [n]: null } })))
+            .message,
+        ).to.equal(`set.${n}: '${n}' is required`);
       }
       await records().insert(self, agentId, odd, 'agent', [full]);
       const found = await records().query(self, agentId, odd, 'agent', { filter: { toString: 'TOSTRING' } });
       expect(found.records.map(fieldsOf)).to.deep.equal([full]);
       // As a JSON parser builds it: an own key named __proto__, which a plain object would drop.
       const parsed = (json: string) => JSON.parse(json) as Record<string, unknown>;
-      expect((await refusal(() => insert([parsed('{"title": "x", "__proto__": {"score": 1}}')]))).message).to.match(/^items\.0\.__proto__: unknown field '__proto__'/);
-      expect((await refusal(() => records().update(key, agentId, docId, 'documentApi', { all: true, set: parsed('{"__proto__": 1}') }))).message).to.equal("set.__proto__: unknown field '__proto__'");
-      expect((await refusal(() => records().delete(key, agentId, docId, 'documentApi', { filter: parsed('{"__proto__": 1}') }))).message).to.equal("filter.__proto__: unknown field '__proto__'");
+      expect((await refusal(() => insert([parsed('{"title": "x", "__proto__": {"score": 1}}')]))).message).to.match(
+        /^items\.0\.__proto__: unknown field '__proto__'/,
+      );
+      expect(
+        (
+          await refusal(() =>
+            records().update(key, agentId, docId, 'documentApi', { all: true, set: parsed('{"__proto__": 1}') }),
+          )
+        ).message,
+      ).to.equal("set.__proto__: unknown field '__proto__'");
+      expect(
+        (
+          await refusal(() =>
+            records().delete(key, agentId, docId, 'documentApi', { filter: parsed('{"__proto__": 1}') }),
+          )
+        ).message,
+      ).to.equal("filter.__proto__: unknown field '__proto__'");
     });
 
     it('an unknown field of a document without fields says there are none', async () => {
@@ -211,20 +249,32 @@ describe('records of database documents (domain rules)', function () {
 
     it('refuses a filter that is not an object, names an unknown field, or lists 0 or more than 1000 values', async () => {
       const q = (filter: unknown) => refusal(() => records().query(key, agentId, docId, 'documentApi', { filter }));
-      for (const f of ['x', 3, [1]]) expect((await q(f)).message).to.equal('filter: must be an object mapping field names to values');
+      for (const f of ['x', 3, [1]])
+        expect((await q(f)).message).to.equal('filter: must be an object mapping field names to values');
       const unknown = await q({ colour: 'red' });
       expect(unknown.message).to.equal("filter.colour: unknown field 'colour'");
       expect(unknown.details?.field).to.equal('filter.colour');
       expect((await q({ score: [] })).message).to.equal('filter.score: a list of values must have 1 to 1000 entries');
-      expect((await q({ score: Array.from({ length: 1001 }, (_, i) => i) })).message).to.equal('filter.score: a list of values must have 1 to 1000 entries');
-      const thousand = await records().query(key, agentId, docId, 'documentApi', { filter: { score: Array.from({ length: 1000 }, (_, i) => i + 2) } });
+      expect((await q({ score: Array.from({ length: 1001 }, (_, i) => i) })).message).to.equal(
+        'filter.score: a list of values must have 1 to 1000 entries',
+      );
+      const thousand = await records().query(key, agentId, docId, 'documentApi', {
+        filter: { score: Array.from({ length: 1000 }, (_, i) => i + 2) },
+      });
       expect(thousand.totalCount).to.equal(2);
     });
 
     it('a filter has at most 20 fields and 1000 values in all, for query, update and delete as the agent and through the Document API', async () => {
-      const wide = await createDoc(agentId, { name: 'Wide', kind: 'DATABASE', fields: Array.from({ length: 80 }, (_, i) => ({ name: `f${i}`, type: 'NUMBER' })) });
+      const wide = await createDoc(agentId, {
+        name: 'Wide',
+        kind: 'DATABASE',
+        fields: Array.from({ length: 80 }, (_, i) => ({ name: `f${i}`, type: 'NUMBER' })),
+      });
       await expose(agentId, wide, true, true);
-      const filterOf = (fields: number, values: number) => Object.fromEntries(Array.from({ length: fields }, (_, i) => [`f${i}`, Array.from({ length: values }, (_, j) => j)]));
+      const filterOf = (fields: number, values: number) =>
+        Object.fromEntries(
+          Array.from({ length: fields }, (_, i) => [`f${i}`, Array.from({ length: values }, (_, j) => j)]),
+        );
       const ops = (filter: unknown) =>
         (['documentApi', 'agent'] as const).flatMap((via) => {
           const p = via === 'agent' ? self : key;
@@ -239,72 +289,115 @@ describe('records of database documents (domain rules)', function () {
         expect(err.message).to.equal('filter: at most 20 fields per filter (this one has 70)');
         expect(err.details?.field).to.equal('filter');
       }
-      for (const op of ops(filterOf(21, 1))) expect((await refusal(op)).message).to.equal('filter: at most 20 fields per filter (this one has 21)');
+      for (const op of ops(filterOf(21, 1)))
+        expect((await refusal(op)).message).to.equal('filter: at most 20 fields per filter (this one has 21)');
       const overValues = { ...filterOf(19, 1), f19: Array.from({ length: 982 }, (_, j) => j) }; // 19 + 982 = 1001
-      for (const op of ops(overValues)) expect((await refusal(op)).message).to.equal('filter: at most 1000 values in all, over every field (this one has 1001)');
+      for (const op of ops(overValues))
+        expect((await refusal(op)).message).to.equal(
+          'filter: at most 1000 values in all, over every field (this one has 1001)',
+        );
       // At both limits at once: 20 fields, 1000 values.
       const atLimit = { ...filterOf(19, 1), f19: Array.from({ length: 981 }, (_, j) => j) };
       const zeros = Object.fromEntries(Array.from({ length: 19 }, (_, i) => [`f${i}`, 0]));
-      await records().insert(self, agentId, wide, 'agent', [{ ...zeros, f19: 980 }, { ...zeros, f19: 981 }]);
+      await records().insert(self, agentId, wide, 'agent', [
+        { ...zeros, f19: 980 },
+        { ...zeros, f19: 981 },
+      ]);
       const found = await records().query(key, agentId, wide, 'documentApi', { filter: atLimit });
       expect(found.records.map((r) => r.f19)).to.deep.equal([980]);
-      expect(await records().update(key, agentId, wide, 'documentApi', { filter: atLimit, set: { f20: 7 } })).to.deep.equal({ updated: 1 });
-      expect(await records().delete(key, agentId, wide, 'documentApi', { filter: atLimit })).to.deep.equal({ deleted: 1 });
+      expect(
+        await records().update(key, agentId, wide, 'documentApi', { filter: atLimit, set: { f20: 7 } }),
+      ).to.deep.equal({ updated: 1 });
+      expect(await records().delete(key, agentId, wide, 'documentApi', { filter: atLimit })).to.deep.equal({
+        deleted: 1,
+      });
     });
 
     it('pages with limit and offset: 100 by default, limit 1 to 1000, offset 0 or more', async () => {
       const page = await records().query(key, agentId, docId, 'documentApi', { limit: 2, offset: 1 });
       expect(page.records).to.have.length(2);
       expect(page.totalCount).to.equal(3);
-      const q = (limit: unknown, offset: unknown) => refusal(() => records().query(key, agentId, docId, 'documentApi', { limit, offset }));
+      const q = (limit: unknown, offset: unknown) =>
+        refusal(() => records().query(key, agentId, docId, 'documentApi', { limit, offset }));
       expect((await q(0, 0)).message).to.equal('limit: must be between 1 and 1000');
       expect((await q(1001, 0)).message).to.equal('limit: must be between 1 and 1000');
       expect((await q(10, -1)).message).to.equal('offset: must be 0 or more');
       await insert(Array.from({ length: 120 }, (_, i) => ({ title: `p${i}` })));
       expect((await records().query(key, agentId, docId, 'documentApi', {})).records).to.have.length(100);
-      expect((await records().query(key, agentId, docId, 'documentApi', { limit: null, offset: null })).records).to.have.length(100);
+      expect(
+        (await records().query(key, agentId, docId, 'documentApi', { limit: null, offset: null })).records,
+      ).to.have.length(100);
       const read = await records().read(key, agentId, docId, 'documentApi', { limit: 1000 });
       expect((read as { data: { records: unknown[] } }).data.records).to.have.length(123);
     });
 
     it('update sets fields on the matches only and validates the values', async () => {
-      const r = await records().update(key, agentId, docId, 'documentApi', { filter: { done: false }, set: { done: true, score: 10 } });
+      const r = await records().update(key, agentId, docId, 'documentApi', {
+        filter: { done: false },
+        set: { done: true, score: 10 },
+      });
       expect(r).to.deep.equal({ updated: 2 });
       const all = (await records().query(key, agentId, docId, 'documentApi', {})).records;
-      expect(all.filter((d) => d.score === 10).map((d) => d.title).sort()).to.deep.equal(['a', 'c']);
+      expect(
+        all
+          .filter((d) => d.score === 10)
+          .map((d) => d.title)
+          .sort(),
+      ).to.deep.equal(['a', 'c']);
       expect(all.find((d) => d.title === 'b')).to.deep.include({ score: 2, done: true });
-      const bad = await refusal(() => records().update(key, agentId, docId, 'documentApi', { filter: { title: 'a' }, set: { score: 'high' } }));
+      const bad = await refusal(() =>
+        records().update(key, agentId, docId, 'documentApi', { filter: { title: 'a' }, set: { score: 'high' } }),
+      );
       expect(bad.message).to.equal("set.score: 'score' must be a number");
       expect(bad.details?.field).to.equal('set.score');
-      const unknown = await refusal(() => records().update(key, agentId, docId, 'documentApi', { filter: { title: 'a' }, set: { colour: 'red' } }));
+      const unknown = await refusal(() =>
+        records().update(key, agentId, docId, 'documentApi', { filter: { title: 'a' }, set: { colour: 'red' } }),
+      );
       expect(unknown.message).to.equal("set.colour: unknown field 'colour'");
     });
 
     it('update refuses a set that is not an object or is empty, and setting a required field to null', async () => {
-      const u = (set: unknown) => refusal(() => records().update(key, agentId, docId, 'documentApi', { filter: { title: 'a' }, set }));
-      for (const s of [undefined, null, 'x', [{ title: 'y' }]]) expect((await u(s)).message).to.equal('set: must be an object of field values');
+      const u = (set: unknown) =>
+        refusal(() => records().update(key, agentId, docId, 'documentApi', { filter: { title: 'a' }, set }));
+      for (const s of [undefined, null, 'x', [{ title: 'y' }]])
+        expect((await u(s)).message).to.equal('set: must be an object of field values');
       expect((await u({})).message).to.equal('set: give at least one field');
       const nulled = await u({ title: null });
       expect(nulled.message).to.equal("set.title: 'title' is required");
       expect(nulled.details?.field).to.equal('set.title');
-      const cleared = await records().update(key, agentId, docId, 'documentApi', { filter: { title: 'a' }, set: { score: null } });
+      const cleared = await records().update(key, agentId, docId, 'documentApi', {
+        filter: { title: 'a' },
+        set: { score: null },
+      });
       expect(cleared.updated).to.equal(1);
-      expect((await records().query(key, agentId, docId, 'documentApi', { filter: { title: 'a' } })).records[0]!.score).to.equal(null);
+      expect(
+        (await records().query(key, agentId, docId, 'documentApi', { filter: { title: 'a' } })).records[0]!.score,
+      ).to.equal(null);
     });
 
     it('an empty filter updates or deletes everything only with all: true; all must be a boolean', async () => {
       for (const op of ['update', 'delete'] as const) {
         const call = (input: Record<string, unknown>) =>
-          op === 'update' ? records().update(key, agentId, docId, 'documentApi', { set: { done: true }, ...input }) : records().delete(key, agentId, docId, 'documentApi', input);
+          op === 'update'
+            ? records().update(key, agentId, docId, 'documentApi', { set: { done: true }, ...input })
+            : records().delete(key, agentId, docId, 'documentApi', input);
         const empty = await refusal(() => call({}));
         expect(empty.message).to.equal('filter: an empty filter matches every record; send "all": true to mean that');
         expect((await refusal(() => call({ filter: {}, all: false }))).details?.field).to.equal('filter');
-        expect((await refusal(() => call({ filter: { title: 'a' }, all: 'yes' }))).message).to.equal('all: must be true or false');
+        expect((await refusal(() => call({ filter: { title: 'a' }, all: 'yes' }))).message).to.equal(
+          'all: must be true or false',
+        );
       }
       expect(await count()).to.equal(3);
-      expect(await records().update(key, agentId, docId, 'documentApi', { set: { done: true }, all: true })).to.deep.equal({ updated: 3 });
-      expect(await records().delete(key, agentId, docId, 'documentApi', { filter: { title: ['a', 'b'] } })).to.deep.equal({ deleted: 2 });
-      expect(await records().delete(key, agentId, docId, 'documentApi', { filter: {}, all: true })).to.deep.equal({ deleted: 1 });
+      expect(
+        await records().update(key, agentId, docId, 'documentApi', { set: { done: true }, all: true }),
+      ).to.deep.equal({ updated: 3 });
+      expect(
+        await records().delete(key, agentId, docId, 'documentApi', { filter: { title: ['a', 'b'] } }),
+      ).to.deep.equal({ deleted: 2 });
+      expect(await records().delete(key, agentId, docId, 'documentApi', { filter: {}, all: true })).to.deep.equal({
+        deleted: 1,
+      });
       expect(await count()).to.equal(0);
     });
   });
@@ -316,8 +409,14 @@ describe('records of database documents (domain rules)', function () {
       const countIn = async (doc: string) => (await records().query(member, agentId, doc, 'agent', {})).totalCount;
 
       const insertLater = await records().prepareInsert(key, agentId, moving, 'documentApi', [{ title: 'x' }]);
-      const updateLater = await records().prepareUpdate(key, agentId, moving, 'documentApi', { filter: { title: 'x' }, set: { score: 1 } });
-      await gqlOk(ws.adminToken, 'mutation($a: ID!, $d: ID!) { unexposeDocument(agentId: $a, documentId: $d) }', { a: agentId, d: moving });
+      const updateLater = await records().prepareUpdate(key, agentId, moving, 'documentApi', {
+        filter: { title: 'x' },
+        set: { score: 1 },
+      });
+      await gqlOk(ws.adminToken, 'mutation($a: ID!, $d: ID!) { unexposeDocument(agentId: $a, documentId: $d) }', {
+        a: agentId,
+        d: moving,
+      });
       expect((await refusal(() => insertLater.run())).code).to.equal('NOT_FOUND');
       expect((await refusal(() => updateLater.run())).code).to.equal('NOT_FOUND');
       expect(await countIn(moving)).to.equal(0);
@@ -325,7 +424,11 @@ describe('records of database documents (domain rules)', function () {
       await expose(agentId, moving, true, true);
       const asText = await records().prepareInsert(key, agentId, moving, 'documentApi', [{ title: 'x' }]);
       const retyped = FIELDS.map((f) => (f.name === 'title' ? { ...f, type: 'NUMBER' } : f));
-      await gqlOk(ws.adminToken, 'mutation($id: ID!, $i: UpdateDocumentInput!) { updateDocument(id: $id, input: $i) { id } }', { id: moving, i: { fields: retyped } });
+      await gqlOk(
+        ws.adminToken,
+        'mutation($id: ID!, $i: UpdateDocumentInput!) { updateDocument(id: $id, input: $i) { id } }',
+        { id: moving, i: { fields: retyped } },
+      );
       expect((await refusal(() => asText.run())).message).to.equal("items.0.title: 'title' must be a number");
       expect(await countIn(moving)).to.equal(0);
       const asNumber = await records().prepareInsert(key, agentId, moving, 'documentApi', [{ title: 5 }]);
@@ -337,25 +440,47 @@ describe('records of database documents (domain rules)', function () {
     });
 
     it('the Document API reaches exposed documents only, with their read and write permissions', async () => {
-      expect((await refusal(() => records().query(key, agentId, hiddenDocId, 'documentApi', {}))).code).to.equal('NOT_FOUND');
-      expect((await refusal(() => records().query(key, agentId, woDocId, 'documentApi', {}))).code).to.equal('FORBIDDEN');
-      expect((await refusal(() => records().read(key, agentId, woDocId, 'documentApi'))).message).to.match(/not readable through the Document API/);
-      expect((await refusal(() => records().insert(key, agentId, roDocId, 'documentApi', [{ title: 'x' }]))).message).to.match(/not writable through the Document API/);
-      expect((await refusal(() => records().delete(key, agentId, roDocId, 'documentApi', { all: true }))).code).to.equal('FORBIDDEN');
-      expect((await refusal(() => records().update(key, agentId, roDocId, 'documentApi', { all: true, set: { done: true } }))).code).to.equal('FORBIDDEN');
-      expect((await refusal(() => records().write(key, agentId, roDocId, 'documentApi', { name: 'x' }))).code).to.equal('FORBIDDEN');
+      expect((await refusal(() => records().query(key, agentId, hiddenDocId, 'documentApi', {}))).code).to.equal(
+        'NOT_FOUND',
+      );
+      expect((await refusal(() => records().query(key, agentId, woDocId, 'documentApi', {}))).code).to.equal(
+        'FORBIDDEN',
+      );
+      expect((await refusal(() => records().read(key, agentId, woDocId, 'documentApi'))).message).to.match(
+        /not readable through the Document API/,
+      );
+      expect(
+        (await refusal(() => records().insert(key, agentId, roDocId, 'documentApi', [{ title: 'x' }]))).message,
+      ).to.match(/not writable through the Document API/);
+      expect(
+        (await refusal(() => records().delete(key, agentId, roDocId, 'documentApi', { all: true }))).code,
+      ).to.equal('FORBIDDEN');
+      expect(
+        (
+          await refusal(() =>
+            records().update(key, agentId, roDocId, 'documentApi', { all: true, set: { done: true } }),
+          )
+        ).code,
+      ).to.equal('FORBIDDEN');
+      expect((await refusal(() => records().write(key, agentId, roDocId, 'documentApi', { name: 'x' }))).code).to.equal(
+        'FORBIDDEN',
+      );
       expect((await records().query(key, agentId, roDocId, 'documentApi', {})).totalCount).to.equal(0);
       expect((await records().insert(key, agentId, woDocId, 'documentApi', [{ title: 'w' }])).inserted).to.equal(1);
       // Another agent's exposed document is not this agent's.
-      expect((await refusal(() => records().query(key, agentId, otherDocId, 'documentApi', {}))).code).to.equal('NOT_FOUND');
+      expect((await refusal(() => records().query(key, agentId, otherDocId, 'documentApi', {}))).code).to.equal(
+        'NOT_FOUND',
+      );
     });
 
-    it('the agent itself reaches all of its own documents without exposure, and no other agent\'s', async () => {
+    it("the agent itself reaches all of its own documents without exposure, and no other agent's", async () => {
       expect((await records().insert(self, agentId, hiddenDocId, 'agent', [{ title: 'h' }])).inserted).to.equal(1);
       expect((await records().query(self, agentId, hiddenDocId, 'agent', {})).totalCount).to.equal(1);
       const foreign = await refusal(() => records().query(self, agentId, otherDocId, 'agent', {}));
       expect(foreign.code).to.equal('NOT_FOUND');
-      const theirsFromHere = await refusal(() => records().insert(self, agentId, otherDocId, 'agent', [{ title: 'x' }]));
+      const theirsFromHere = await refusal(() =>
+        records().insert(self, agentId, otherDocId, 'agent', [{ title: 'x' }]),
+      );
       expect(theirsFromHere.code).to.equal('NOT_FOUND');
       expect((await records().query(member, otherAgentId, otherDocId, 'agent', {})).totalCount).to.equal(0);
       const own = (await records().listDocuments(self, agentId)).map((d) => d.id);
@@ -382,11 +507,25 @@ describe('records of database documents (domain rules)', function () {
         expect(err.code).to.equal('INVALID');
         expect(err.message).to.match(/is a TEXT document; records exist only in DATABASE documents/);
       }
-      expect(await records().read(key, agentId, textDocId, 'documentApi')).to.deep.equal({ id: textDocId, name: 'Notes', description: '', kind: 'TEXT', content: 'hello' });
-      const written = await records().write(key, agentId, textDocId, 'documentApi', { content: 'new', name: '  Renamed  ', description: 'd' });
+      expect(await records().read(key, agentId, textDocId, 'documentApi')).to.deep.equal({
+        id: textDocId,
+        name: 'Notes',
+        description: '',
+        kind: 'TEXT',
+        content: 'hello',
+      });
+      const written = await records().write(key, agentId, textDocId, 'documentApi', {
+        content: 'new',
+        name: '  Renamed  ',
+        description: 'd',
+      });
       expect(written).to.deep.include({ content: 'new', name: 'Renamed', description: 'd' });
-      expect((await refusal(() => records().write(key, agentId, textDocId, 'documentApi', { name: '   ' }))).details?.field).to.equal('name');
-      expect((await refusal(() => records().write(key, agentId, textDocId, 'documentApi', { colour: 'red' }))).code).to.equal('INVALID');
+      expect(
+        (await refusal(() => records().write(key, agentId, textDocId, 'documentApi', { name: '   ' }))).details?.field,
+      ).to.equal('name');
+      expect(
+        (await refusal(() => records().write(key, agentId, textDocId, 'documentApi', { colour: 'red' }))).code,
+      ).to.equal('INVALID');
       const kept = await records().write(key, agentId, textDocId, 'documentApi', { content: 'again' });
       expect(kept).to.deep.include({ content: 'again', name: 'Renamed', description: 'd' });
     });

@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { ModelFailure, type LanguageModels, type ModelCall, type ModelEvent } from '../../src/domain/runtime/language-model.ports.js';
+import {
+  ModelFailure,
+  type LanguageModels,
+  type ModelCall,
+  type ModelEvent,
+} from '../../src/domain/runtime/language-model.ports.js';
 import { Pipeline } from '../../src/domain/runtime/pipeline.js';
 import { RunService, type RunServiceDeps } from '../../src/domain/runtime/run.service.js';
 import type { FakeOpenAi } from '../helpers/openai-server.js';
@@ -28,7 +33,8 @@ function scriptedModels(ending: Ending, calls: ModelCall[]): LanguageModels {
     if (ending === 'failure') throw new ModelFailure('The model call failed', 'the connection dropped');
     if (ending === 'crash') throw new TypeError('a bug');
     if (ending === 'abort') {
-      if (!call.signal!.aborted) await new Promise((resolve) => call.signal!.addEventListener('abort', resolve, { once: true }));
+      if (!call.signal!.aborted)
+        await new Promise((resolve) => call.signal!.addEventListener('abort', resolve, { once: true }));
       throw new ModelFailure('The model call was aborted');
     }
     await new Promise(() => {}); // 'hang': the reader stops first
@@ -54,19 +60,27 @@ describe('run service: what an unfinished run is charged', function () {
   /** An agent on test-model under a daily limit (so its charges are counted at once), with its key. */
   async function agent() {
     const id = await createAgent(ws.adminToken, { defaultModel: 'test-model' });
-    await gqlOk(ws.adminToken, 'mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 1) { id } }', { a: id });
+    await gqlOk(ws.adminToken, 'mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 1) { id } }', {
+      a: id,
+    });
     return loadAgent(id);
   }
 
   async function charged(agentId: string): Promise<number> {
     await h().service.services.admission.flushCharges();
-    const d = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { usage(days: 2) { credits } } }', { a: agentId });
+    const d = await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { usage(days: 2) { credits } } }', {
+      a: agentId,
+    });
     return (d.agent.usage as { credits: number }[]).reduce((n, u) => n + u.credits, 0);
   }
 
   async function runEntry(agentId: string) {
     await h().service.services.activityLog.flush();
-    const page = await h().service.store.repos.workspaceRead.listActivity(agentId, { kind: 'run' }, { limit: 5, offset: 0 });
+    const page = await h().service.store.repos.workspaceRead.listActivity(
+      agentId,
+      { kind: 'run' },
+      { limit: 5, offset: 0 },
+    );
     return page.items[0]!;
   }
 
@@ -74,7 +88,11 @@ describe('run service: what an unfinished run is charged', function () {
     const a = await agent();
     const { runs, calls } = scripted('failure');
     const r = await runs.run(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'));
-    expect(r.error).to.deep.equal({ kind: 'model', message: 'The model call failed', detail: 'the connection dropped' });
+    expect(r.error).to.deep.equal({
+      kind: 'model',
+      message: 'The model call failed',
+      detail: 'the connection dropped',
+    });
     expect(r.usage).to.deep.equal(USED);
     expect(r.credits).to.equal(CREDITS);
     expect(r.model).to.equal('test-model');
@@ -85,7 +103,9 @@ describe('run service: what an unfinished run is charged', function () {
     const a = await agent();
     const { pipeline } = scripted('abort');
     const ac = new AbortController();
-    const run = await pipeline.begin(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'), { signal: ac.signal });
+    const run = await pipeline.begin(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'), {
+      signal: ac.signal,
+    });
     const events = run.events();
     expect((await events.next()).value).to.deep.equal({ type: 'delta', text: 'Hello there ' });
     ac.abort();
@@ -115,10 +135,14 @@ describe('run service: what an unfinished run is charged', function () {
     const a = await agent();
     const { runs, pipeline } = scripted('crash');
     const spent = { credits: 0 };
-    const thrown = await runs.run(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'), { spent }).catch((e: unknown) => e);
+    const thrown = await runs
+      .run(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'), { spent })
+      .catch((e: unknown) => e);
     expect(thrown).to.be.instanceOf(TypeError);
     expect(spent.credits).to.equal(CREDITS);
-    const again = await pipeline.execute(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi')).catch((e: unknown) => e);
+    const again = await pipeline
+      .execute(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'))
+      .catch((e: unknown) => e);
     expect(again).to.be.instanceOf(TypeError);
     const entry = await runEntry(a.id);
     expect(entry.credits).to.equal(CREDITS);

@@ -6,7 +6,14 @@ import type { Json } from '../../src/domain/json.js';
 // The user turn is what a prompt handler sees and what input guardrails check: each surface's
 // request must reach it whole, in the documented shape (DESIGN §5).
 const input = (surface: RunInput['surface'], body: Json, over: Partial<RunInput> = {}): RunInput => ({
-  surface, method: 'POST', path: '/hook', params: {}, query: {}, headers: { 'x-github-event': 'push' }, body, ...over,
+  surface,
+  method: 'POST',
+  path: '/hook',
+  params: {},
+  query: {},
+  headers: { 'x-github-event': 'push' },
+  body,
+  ...over,
 });
 const parsed = (text: string) => JSON.parse(text) as Record<string, unknown>;
 
@@ -43,7 +50,13 @@ describe('run service: the user turn each surface hands to a prompt', () => {
     const bare = parsed(userTurn(input('HTTP_API', { a: 1 })));
     expect(bare).to.deep.equal({ method: 'POST', path: '/hook', body: { a: 1 } });
     const full = parsed(userTurn(input('HTTP_API', { a: 1 }, { params: { id: '7' }, query: { q: 'x' } })));
-    expect(full).to.deep.equal({ method: 'POST', path: '/hook', params: { id: '7' }, query: { q: 'x' }, body: { a: 1 } });
+    expect(full).to.deep.equal({
+      method: 'POST',
+      path: '/hook',
+      params: { id: '7' },
+      query: { q: 'x' },
+      body: { a: 1 },
+    });
   });
 
   it('an HTTP request with a text body gives the text itself', () => {

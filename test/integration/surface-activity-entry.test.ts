@@ -27,7 +27,12 @@ describe('surface requests: one activity entry, whatever the end', function () {
     agent = await createAgent(ws.adminToken, { defaultModel: 'test-model' });
     key = await createAgentKey(ws.adminToken, agent);
     keyId = (await h().service.store.repos.apiKeys.listByAgents([agent]))[0]!.id;
-    await addHttpEndpoint(ws.adminToken, agent, { path: 'orders', methods: ['POST'], handler: { script: 'return { ok: input.qty };' }, inputSchema: ORDER });
+    await addHttpEndpoint(ws.adminToken, agent, {
+      path: 'orders',
+      methods: ['POST'],
+      handler: { script: 'return { ok: input.qty };' },
+      inputSchema: ORDER,
+    });
   });
   after(async () => fake.close());
 
@@ -43,37 +48,61 @@ describe('surface requests: one activity entry, whatever the end', function () {
   }
 
   it('a refusal before the entry is resolved (no such endpoint): one entry without entry name or body', async () => {
-    const [entry, ...rest] = await entriesOf(agent, () => call('POST', httpApiPath(agent, 'nowhere'), { key, json: { qty: 1 } }));
+    const [entry, ...rest] = await entriesOf(agent, () =>
+      call('POST', httpApiPath(agent, 'nowhere'), { key, json: { qty: 1 } }),
+    );
     expect(rest).to.have.length(0);
-    expect(entry).to.deep.include({ surface: 'HTTP_API', status: 404, entry: null, requestBody: null, runId: null, keyId, method: 'POST' });
+    expect(entry).to.deep.include({
+      surface: 'HTTP_API',
+      status: 404,
+      entry: null,
+      requestBody: null,
+      runId: null,
+      keyId,
+      method: 'POST',
+    });
     expect(entry!.error).to.match(/^Endpoint /);
     expect(entry!.response).to.deep.equal({ error: entry!.error });
   });
 
   it('a refused key: one entry with the 401, no key id', async () => {
-    const [entry, ...rest] = await entriesOf(agent, () => call('POST', httpApiPath(agent, 'orders'), { key: 'wrong', json: { qty: 1 } }));
+    const [entry, ...rest] = await entriesOf(agent, () =>
+      call('POST', httpApiPath(agent, 'orders'), { key: 'wrong', json: { qty: 1 } }),
+    );
     expect(rest).to.have.length(0);
     expect(entry).to.deep.include({ status: 401, entry: null, keyId: null });
     expect(entry!.requestHeaders!['x-agent-access-key']).to.equal('[redacted]');
   });
 
   it('a body refused after the entry is resolved (415): the entry names the endpoint, no body', async () => {
-    const [entry, ...rest] = await entriesOf(agent, () => call('POST', httpApiPath(agent, 'orders'), { key, raw: 'qty=1', type: 'text/plain' }));
+    const [entry, ...rest] = await entriesOf(agent, () =>
+      call('POST', httpApiPath(agent, 'orders'), { key, raw: 'qty=1', type: 'text/plain' }),
+    );
     expect(rest).to.have.length(0);
     expect(entry).to.deep.include({ status: 415, entry: 'orders', requestBody: null, runId: null });
   });
 
   it('a refusal after the entry is resolved (400 input schema, 429 limit): the entry name and the body sent', async () => {
-    const [invalid] = await entriesOf(agent, () => call('POST', httpApiPath(agent, 'orders'), { key, json: { qty: 'many' } }));
+    const [invalid] = await entriesOf(agent, () =>
+      call('POST', httpApiPath(agent, 'orders'), { key, json: { qty: 'many' } }),
+    );
     expect(invalid).to.deep.include({ status: 400, entry: 'orders', runId: null, credits: 0 });
     expect(invalid!.requestBody).to.deep.equal({ qty: 'many' });
     expect(invalid!.error).to.match(/Invalid request body for endpoint 'orders'/);
 
     const limited = await createAgent(ws.adminToken);
     const limitedKey = await createAgentKey(ws.adminToken, limited);
-    await addHttpEndpoint(ws.adminToken, limited, { path: 'orders', methods: ['POST'], handler: { script: 'return 1;' } });
-    await gqlOk(ws.adminToken, 'mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: limited });
-    const [refused, ...rest] = await entriesOf(limited, () => call('POST', httpApiPath(limited, 'orders'), { key: limitedKey, json: { qty: 2 } }));
+    await addHttpEndpoint(ws.adminToken, limited, {
+      path: 'orders',
+      methods: ['POST'],
+      handler: { script: 'return 1;' },
+    });
+    await gqlOk(ws.adminToken, 'mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', {
+      a: limited,
+    });
+    const [refused, ...rest] = await entriesOf(limited, () =>
+      call('POST', httpApiPath(limited, 'orders'), { key: limitedKey, json: { qty: 2 } }),
+    );
     expect(rest).to.have.length(0);
     expect(refused).to.deep.include({ status: 429, entry: 'orders', runId: null });
     expect(refused!.requestBody).to.deep.equal({ qty: 2 });
@@ -107,7 +136,10 @@ describe('surface requests: one activity entry, whatever the end', function () {
 
   it('a CORS preflight is answered before any check and writes no entry', async () => {
     const entries = await entriesOf(agent, () =>
-      fetch(`${h().url}${httpApiPath(agent, 'orders')}`, { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' } }),
+      fetch(`${h().url}${httpApiPath(agent, 'orders')}`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' },
+      }),
     );
     expect(entries).to.have.length(0);
   });

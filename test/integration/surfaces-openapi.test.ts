@@ -20,9 +20,13 @@ describe('OpenAPI of the agent surfaces', () => {
       '/agents/{agentId}/documents/{documentId}/data/delete',
     ]);
     // Generated from the validating zod schemas: the insert body requires items, update requires filter and set.
-    const insert = doc.paths['/agents/{agentId}/documents/{documentId}/data/insert'].post.requestBody.content['application/json'].schema;
+    const insert =
+      doc.paths['/agents/{agentId}/documents/{documentId}/data/insert'].post.requestBody.content['application/json']
+        .schema;
     expect(insert.required).to.deep.equal(['items']);
-    const update = doc.paths['/agents/{agentId}/documents/{documentId}/data/update'].post.requestBody.content['application/json'].schema;
+    const update =
+      doc.paths['/agents/{agentId}/documents/{documentId}/data/update'].post.requestBody.content['application/json']
+        .schema;
     expect(update.required).to.include.members(['filter', 'set']);
     expect(doc.paths['/agents/{agentId}/api/{path}'].post.responses['429']).to.exist;
     // The MCP server's URL, credentials and plain HTTP answers (its messages are the protocol's own).
@@ -31,7 +35,15 @@ describe('OpenAPI of the agent surfaces', () => {
     expect(Object.keys(mcp.responses)).to.include.members(['200', '401', '403', '405', '429']);
     const webhook = doc.paths['/agents/{agentId}/webhook/{integration}'];
     expect(Object.keys(webhook)).to.include.members(['post', 'put', 'patch', 'get']);
-    expect(Object.keys(webhook.post.responses), 'a sender never gets 429 or 500').to.have.members(['200', '401', '403', '404', '405', '413', '503']);
+    expect(Object.keys(webhook.post.responses), 'a sender never gets 429 or 500').to.have.members([
+      '200',
+      '401',
+      '403',
+      '404',
+      '405',
+      '413',
+      '503',
+    ]);
     expect(webhook.post.security, 'no key').to.equal(undefined);
     const chat = doc.paths['/agents/{agentId}/chat'].post;
     expect(Object.keys(chat.responses['200'].content)).to.have.members(['text/event-stream', 'application/json']);
@@ -75,7 +87,12 @@ describe('OpenAPI of the agent surfaces', () => {
     const page = await fetch(`${h().url}/docs`);
     expect(page.status).to.equal(200);
     expect(await page.text()).to.contain('swagger-ui-bundle.js');
-    for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui-standalone-preset.js', '/docs/swagger-ui.css', '/docs/init.js']) {
+    for (const asset of [
+      '/docs/swagger-ui-bundle.js',
+      '/docs/swagger-ui-standalone-preset.js',
+      '/docs/swagger-ui.css',
+      '/docs/init.js',
+    ]) {
       const r = await fetch(`${h().url}${asset}`);
       expect(r.status, asset).to.equal(200);
       expect((await r.arrayBuffer()).byteLength, asset).to.be.greaterThan(10);

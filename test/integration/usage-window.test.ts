@@ -17,15 +17,25 @@ describe('usage windows: the last N UTC days, today included', () => {
     token = ws.adminToken;
     agentId = await createAgent(token);
     // Today and the three days before it, each with a credit figure of its own.
-    await h().db('credit_usage').insert(
-      [0, 1, 2, 3].map((offset) => ({ agent_id: agentId, workspace_id: ws.workspaceId, day: dayOf(offset), credits: 10 ** offset, runs: offset + 1 })),
-    );
+    await h()
+      .db('credit_usage')
+      .insert(
+        [0, 1, 2, 3].map((offset) => ({
+          agent_id: agentId,
+          workspace_id: ws.workspaceId,
+          day: dayOf(offset),
+          credits: 10 ** offset,
+          runs: offset + 1,
+        })),
+      );
   });
 
   // The day count is written into the query: a variable would count as the largest window allowed
   // against the query's field budget.
   async function agentUsage(days: number): Promise<{ day: string; credits: number; runs: number }[]> {
-    const d = await gqlOk(token, `query($id: ID!) { agent(id: $id) { usage(days: ${days}) { day credits runs } } }`, { id: agentId });
+    const d = await gqlOk(token, `query($id: ID!) { agent(id: $id) { usage(days: ${days}) { day credits runs } } }`, {
+      id: agentId,
+    });
     return d.agent.usage;
   }
 

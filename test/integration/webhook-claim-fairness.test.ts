@@ -42,7 +42,11 @@ describe('webhook queue: a fair claim between agents', function () {
     for (const name of ['A', 'B', 'C'] as const) {
       const agentId = await createAgent(ws.adminToken, { name });
       const webhookId = (
-        await gqlOk(ws.adminToken, 'mutation($a: ID!) { addWebhook(agentId: $a, input: { integration: "events", handler: { script: "return 1;" } }) { id } }', { a: agentId })
+        await gqlOk(
+          ws.adminToken,
+          'mutation($a: ID!) { addWebhook(agentId: $a, input: { integration: "events", handler: { script: "return 1;" } }) { id } }',
+          { a: agentId },
+        )
       ).addWebhook.id as string;
       hooks[name] = { agentId, webhookId };
     }
@@ -79,7 +83,8 @@ describe('webhook queue: a fair claim between agents', function () {
         completedAt: null,
       };
     });
-    for (let i = 0; i < rows.length; i += 500) await trx(webhookDeliveries.table).insert(rows.slice(i, i + 500).map(webhookDeliveries.toRow));
+    for (let i = 0; i < rows.length; i += 500)
+      await trx(webhookDeliveries.table).insert(rows.slice(i, i + 500).map(webhookDeliveries.toRow));
     return rows.map((r) => r.id);
   }
 
@@ -103,7 +108,10 @@ describe('webhook queue: a fair claim between agents', function () {
     await rolledBack(async (trx) => {
       await queue(trx, 'A', BACKLOG, 0);
       const [b] = await queue(trx, 'B', 1, BACKLOG + 20);
-      const deliveries = deliveryQueue(deliveryRepo(trx), new MovableClock(new Date(T0 + 3_600_000)), { leaseMs: 600_000, random: () => 0.5 });
+      const deliveries = deliveryQueue(deliveryRepo(trx), new MovableClock(new Date(T0 + 3_600_000)), {
+        leaseMs: 600_000,
+        random: () => 0.5,
+      });
       // The runs themselves are not the point: each attempt records which agent it was for and ends.
       const started: string[] = [];
       let seen: () => void = () => {};
@@ -115,7 +123,11 @@ describe('webhook queue: a fair claim between agents', function () {
           return { kind: 'done', runId: 'run_fair' } as const;
         },
       };
-      const worker = startDeliveryWorker(deliveries, task, createLogger('silent'), { concurrency: 4, pollMs: 10, leaseMs: 600_000 });
+      const worker = startDeliveryWorker(deliveries, task, createLogger('silent'), {
+        concurrency: 4,
+        pollMs: 10,
+        leaseMs: 600_000,
+      });
       try {
         await bOrAll;
       } finally {

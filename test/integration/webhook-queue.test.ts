@@ -3,7 +3,11 @@ import { MovableClock } from '../helpers/movable-clock.js';
 import type { Clock } from '../../src/domain/clock.js';
 import type { Agent } from '../../src/domain/agents/agent.entities.js';
 import type { Webhook } from '../../src/domain/entries/entry.entities.js';
-import type { QueuedDelivery, WebhookDelivery, WebhookDeliverySummary } from '../../src/domain/webhooks/webhook.entities.js';
+import type {
+  QueuedDelivery,
+  WebhookDelivery,
+  WebhookDeliverySummary,
+} from '../../src/domain/webhooks/webhook.entities.js';
 import { Invalid, LimitExceeded, NotFound } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { Principal } from '../../src/domain/principal.js';
@@ -11,7 +15,11 @@ import type { Pipeline } from '../../src/domain/runtime/pipeline.js';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../src/domain/webhooks/retry-schedule.js';
 import { WebhookDeliveriesService } from '../../src/domain/webhooks/webhook-deliveries.service.js';
 import { WebhookDeliveryTask } from '../../src/domain/webhooks/webhook-delivery.task.js';
-import { DEDUPE_WINDOW_MS, WebhookReceiptService, type WebhookRequest } from '../../src/domain/webhooks/webhook-receipt.service.js';
+import {
+  DEDUPE_WINDOW_MS,
+  WebhookReceiptService,
+  type WebhookRequest,
+} from '../../src/domain/webhooks/webhook-receipt.service.js';
 import { deliveryQueue } from '../../src/infra/webhooks/delivery-queue.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { loadAgent, refusal } from '../helpers/runtime.js';
@@ -21,7 +29,6 @@ import { loadAgent, refusal } from '../helpers/runtime.js';
 // which claims every due delivery in the database: this file never calls claim() (it would take
 // other tests' rows), and every row it leaves is either finished, RUNNING under a lease that ends
 // in 2999, or PENDING until far in the future — nothing here becomes due for that worker.
-
 
 /** A lease that never runs out while the tests run: the harness worker never claims such a row. */
 const FAR_LEASE = new Date('2999-01-01T00:00:00Z');
@@ -38,7 +45,11 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
   let service: {
     process(d: QueuedDelivery): Promise<string>;
     renew(d: QueuedDelivery): Promise<boolean>;
-    accept(agent: Agent, hook: Webhook, sent: Omit<WebhookRequest, 'header' | 'contentLength' | 'body'> & { rawBody: Buffer }): Promise<{ delivery: WebhookDeliverySummary; duplicate: boolean }>;
+    accept(
+      agent: Agent,
+      hook: Webhook,
+      sent: Omit<WebhookRequest, 'header' | 'contentLength' | 'body'> & { rawBody: Buffer },
+    ): Promise<{ delivery: WebhookDeliverySummary; duplicate: boolean }>;
   } & Pick<WebhookDeliveriesService, 'list' | 'replay' | 'prune' | 'dropBodies'>;
 
   const repos = () => h().service.store.repos;
@@ -63,7 +74,10 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
   async function agentWith(scripts: Record<string, string>): Promise<{ agent: Agent; hooks: Record<string, Webhook> }> {
     const id = await createAgent(ws.adminToken, { name: 'Queue' });
     for (const [integration, script] of Object.entries(scripts)) {
-      await gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', { a: id, i: { integration, handler: { script } } });
+      await gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
+        a: id,
+        i: { integration, handler: { script } },
+      });
     }
     const hooks = Object.fromEntries((await repos().webhooks.listByAgents([id])).map((w) => [w.integration, w]));
     return { agent: await loadAgent(id), hooks };
@@ -110,12 +124,24 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
   /** What a claim by another worker does to the row: RUNNING again, the next attempt, a new lease. */
   async function claimAgain(id: string, extra: Record<string, unknown> = {}): Promise<WebhookDelivery> {
     const d = await row(id);
-    await h().db('webhook_deliveries').where({ id }).update({ status: 'RUNNING', attempts: d.attempts + 1, locked_until: FAR_LEASE, ...extra });
+    await h()
+      .db('webhook_deliveries')
+      .where({ id })
+      .update({ status: 'RUNNING', attempts: d.attempts + 1, locked_until: FAR_LEASE, ...extra });
     return row(id);
   }
 
-  function inbound(headers: Record<string, string>, body: unknown): Omit<WebhookRequest, 'header' | 'contentLength' | 'body'> & { rawBody: Buffer } {
-    return { method: 'POST', path: '/hook', query: {}, headers: { 'content-type': 'application/json', ...headers }, rawBody: Buffer.from(JSON.stringify(body)) };
+  function inbound(
+    headers: Record<string, string>,
+    body: unknown,
+  ): Omit<WebhookRequest, 'header' | 'contentLength' | 'body'> & { rawBody: Buffer } {
+    return {
+      method: 'POST',
+      path: '/hook',
+      query: {},
+      headers: { 'content-type': 'application/json', ...headers },
+      rawBody: Buffer.from(JSON.stringify(body)),
+    };
   }
 
   before(async () => {
@@ -182,21 +208,30 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     });
 
     it(`fails a delivery for good at its ${MAX_DELIVERY_ATTEMPTS}th failure, after waiting out the schedule, and keeps its last error`, async () => {
-      const { hooks } = await agentWith({ always: 'throw new Error("attempt " + request.delivery.attempt + " failed");' });
+      const { hooks } = await agentWith({
+        always: 'throw new Error("attempt " + request.delivery.attempt + " failed");',
+      });
       let d = await insertDelivery(hooks.always!);
       for (let failure = 1; failure < MAX_DELIVERY_ATTEMPTS; failure++) {
         expect(await service.process(d), `attempt ${failure}`).to.equal('retry');
         const pending = await row(d.id);
         expect(pending).to.include({ status: 'PENDING', failures: failure });
         expect(pending.lastError).to.include(`attempt ${failure} failed`);
-        expect(pending.nextAttemptAt.getTime() - clock.now().getTime(), `delay after failure ${failure}`).to.equal(RETRY_DELAYS_SECONDS[failure - 1]! * 1000);
+        expect(pending.nextAttemptAt.getTime() - clock.now().getTime(), `delay after failure ${failure}`).to.equal(
+          RETRY_DELAYS_SECONDS[failure - 1]! * 1000,
+        );
         clock.set(pending.nextAttemptAt.toISOString()); // due now: the next claim takes it
         d = await claimAgain(d.id);
       }
       expect(d.attempts).to.equal(MAX_DELIVERY_ATTEMPTS);
       expect(await service.process(d)).to.equal('failed');
       const failed = await row(d.id);
-      expect(failed).to.include({ status: 'FAILED', attempts: MAX_DELIVERY_ATTEMPTS, failures: MAX_DELIVERY_ATTEMPTS, lockedUntil: null });
+      expect(failed).to.include({
+        status: 'FAILED',
+        attempts: MAX_DELIVERY_ATTEMPTS,
+        failures: MAX_DELIVERY_ATTEMPTS,
+        lockedUntil: null,
+      });
       expect(failed.lastError).to.include(`attempt ${MAX_DELIVERY_ATTEMPTS} failed`);
       expect(failed.runId).to.match(/^run_/);
       expect(failed.completedAt?.toISOString()).to.equal(clock.now().toISOString());
@@ -214,14 +249,27 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       const { retryAfterSeconds, message } = err as LimitExceeded;
       expect(retryAfterSeconds).to.be.above(0);
       const after = await row(d.id);
-      expect(after).to.include({ status: 'PENDING', attempts: 3, failures: 2, lastError: message, runId: null, lockedUntil: null, completedAt: null });
+      expect(after).to.include({
+        status: 'PENDING',
+        attempts: 3,
+        failures: 2,
+        lastError: message,
+        runId: null,
+        lockedUntil: null,
+        completedAt: null,
+      });
       expect(after.nextAttemptAt.getTime()).to.equal(clock.now().getTime() + retryAfterSeconds * 1000);
     });
 
     it('fails a delivery at once when an input guardrail refuses it: the same payload would be refused again', async () => {
       const { agent, hooks } = await agentWith({ guarded: 'return "ran";' });
-      await gql('mutation($a: ID!, $i: GuardrailsInput!) { setGuardrails(agentId: $a, input: $i) { id } }', { a: agent.id, i: { blockedInputPatterns: ['wire the money'] } });
-      const d = await insertDelivery(hooks.guarded!, { rawBody: Buffer.from(JSON.stringify({ note: 'please wire the money today' })) });
+      await gql('mutation($a: ID!, $i: GuardrailsInput!) { setGuardrails(agentId: $a, input: $i) { id } }', {
+        a: agent.id,
+        i: { blockedInputPatterns: ['wire the money'] },
+      });
+      const d = await insertDelivery(hooks.guarded!, {
+        rawBody: Buffer.from(JSON.stringify({ note: 'please wire the money today' })),
+      });
       expect(await service.process(d)).to.equal('failed');
       const after = await row(d.id);
       expect(after).to.include({ status: 'FAILED', failures: 1, runId: null, lockedUntil: null });
@@ -232,12 +280,24 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     it(`fails without running a delivery reclaimed after ${MAX_DELIVERY_ATTEMPTS} failures (its instance died on the last attempt), without counting another`, async () => {
       const { hooks } = await agentWith({ crashy: 'return "ran";' });
       // The claim that took back the expired lease counted the lost attempt: failures reached the maximum.
-      const d = await insertDelivery(hooks.crashy!, { attempts: MAX_DELIVERY_ATTEMPTS + 1, failures: MAX_DELIVERY_ATTEMPTS, runId: 'run_lost', lastError: 'attempt 7 failed' });
+      const d = await insertDelivery(hooks.crashy!, {
+        attempts: MAX_DELIVERY_ATTEMPTS + 1,
+        failures: MAX_DELIVERY_ATTEMPTS,
+        runId: 'run_lost',
+        lastError: 'attempt 7 failed',
+      });
       expect(await service.process(d)).to.equal('failed');
       expect(seen.begins, 'nothing ran').to.equal(0);
       const after = await row(d.id);
-      expect(after).to.include({ status: 'FAILED', failures: MAX_DELIVERY_ATTEMPTS, runId: 'run_lost', lockedUntil: null });
-      expect(after.lastError).to.equal(`Stopped after ${MAX_DELIVERY_ATTEMPTS} attempts; the last did not finish (the instance running it stopped)`);
+      expect(after).to.include({
+        status: 'FAILED',
+        failures: MAX_DELIVERY_ATTEMPTS,
+        runId: 'run_lost',
+        lockedUntil: null,
+      });
+      expect(after.lastError).to.equal(
+        `Stopped after ${MAX_DELIVERY_ATTEMPTS} attempts; the last did not finish (the instance running it stopped)`,
+      );
     });
 
     it('runs nothing for a delivery whose integration was removed while it was claimed: its deliveries went with it', async () => {
@@ -270,10 +330,27 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       const { hooks } = await agentWith({ cut: 'return "ran";' });
       const leaseEnd = new Date('2998-06-01T00:00:00Z');
       const at = (seconds: number) => new Date(leaseEnd.getTime() + seconds * 1000);
-      const first = await insertDelivery(hooks.cut!, { lockedUntil: leaseEnd, nextAttemptAt: new Date('2091-01-01T00:00:00Z') });
-      const third = await insertDelivery(hooks.cut!, { attempts: 3, failures: 2, lockedUntil: leaseEnd, nextAttemptAt: new Date('2091-01-01T00:00:00Z') });
-      const last = await insertDelivery(hooks.cut!, { attempts: MAX_DELIVERY_ATTEMPTS, failures: MAX_DELIVERY_ATTEMPTS - 1, lockedUntil: leaseEnd, nextAttemptAt: new Date('2091-01-01T00:00:00Z') });
-      const ids = (claimed: WebhookDeliverySummary[]) => claimed.map((d) => d.id).filter((id) => [first.id, third.id, last.id].includes(id)).sort();
+      const first = await insertDelivery(hooks.cut!, {
+        lockedUntil: leaseEnd,
+        nextAttemptAt: new Date('2091-01-01T00:00:00Z'),
+      });
+      const third = await insertDelivery(hooks.cut!, {
+        attempts: 3,
+        failures: 2,
+        lockedUntil: leaseEnd,
+        nextAttemptAt: new Date('2091-01-01T00:00:00Z'),
+      });
+      const last = await insertDelivery(hooks.cut!, {
+        attempts: MAX_DELIVERY_ATTEMPTS,
+        failures: MAX_DELIVERY_ATTEMPTS - 1,
+        lockedUntil: leaseEnd,
+        nextAttemptAt: new Date('2091-01-01T00:00:00Z'),
+      });
+      const ids = (claimed: WebhookDeliverySummary[]) =>
+        claimed
+          .map((d) => d.id)
+          .filter((id) => [first.id, third.id, last.id].includes(id))
+          .sort();
 
       // The schedule is used up for the last one: it is taken back when its lease ends, to be marked FAILED.
       expect(ids(await claimableAt(at(0)))).to.deep.equal([last.id]);
@@ -285,7 +362,8 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       expect(ids(await claimableAt(at(RETRY_DELAYS_SECONDS[2])))).to.include(third.id);
 
       // Nothing was taken for real; the rows are left under a lease no worker reaches.
-      for (const d of [first, third, last]) await h().db('webhook_deliveries').where({ id: d.id }).update({ locked_until: FAR_LEASE });
+      for (const d of [first, third, last])
+        await h().db('webhook_deliveries').where({ id: d.id }).update({ locked_until: FAR_LEASE });
       expect((await row(first.id)).attempts).to.equal(1);
     });
   });
@@ -334,14 +412,22 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       const sent = inbound({ 'x-github-delivery': 'gh-72d4' }, { action: 'opened' });
       const first = await service.accept(agent, hooks.gh!, sent);
       expect(first.duplicate).to.equal(false);
-      expect(first.delivery).to.include({ status: 'PENDING', attempts: 0, failures: 0, senderDeliveryId: 'gh-72d4', dedupeKey: 'gh-72d4' });
+      expect(first.delivery).to.include({
+        status: 'PENDING',
+        attempts: 0,
+        failures: 0,
+        senderDeliveryId: 'gh-72d4',
+        dedupeKey: 'gh-72d4',
+      });
       expect(first.delivery.nextAttemptAt.toISOString()).to.equal(clock.now().toISOString());
 
       clock.advance(DEDUPE_WINDOW_MS); // exactly 24 hours later: still within the window
       const again = await service.accept(agent, hooks.gh!, sent);
       expect(again).to.include({ duplicate: true });
       expect(again.delivery.id).to.equal(first.delivery.id);
-      expect((await repos().deliveries.list(agent.id, { first: 10 })).map((x) => x.id)).to.deep.equal([first.delivery.id]);
+      expect((await repos().deliveries.list(agent.id, { first: 10 })).map((x) => x.id)).to.deep.equal([
+        first.delivery.id,
+      ]);
 
       clock.advance(1);
       const later = await service.accept(agent, hooks.gh!, sent);
@@ -349,7 +435,10 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       expect(later.delivery.id).not.to.equal(first.delivery.id);
       expect(later.delivery).to.include({ senderDeliveryId: 'gh-72d4', dedupeKey: 'gh-72d4' });
       const old = await row(first.delivery.id);
-      expect(old, 'the old delivery keeps its sender id but gives up the key').to.include({ senderDeliveryId: 'gh-72d4', dedupeKey: null });
+      expect(old, 'the old delivery keeps its sender id but gives up the key').to.include({
+        senderDeliveryId: 'gh-72d4',
+        dedupeKey: null,
+      });
 
       // The key now belongs to the new delivery.
       clock.advance(60_000);
@@ -359,11 +448,22 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     it('de-duplicates per integration, by every sender id source, and never deliveries without a sender id', async () => {
       const { agent, hooks } = await agentWith({ one: 'return 1;', two: 'return 1;' });
       const a = await service.accept(agent, hooks.one!, inbound({ 'webhook-id': 'msg_1' }, {}));
-      expect((await service.accept(agent, hooks.two!, inbound({ 'webhook-id': 'msg_1' }, {}))).duplicate, 'another integration').to.equal(false);
-      expect((await service.accept(agent, hooks.one!, inbound({ 'svix-id': 'msg_1' }, {}))).delivery.id, 'same id from svix-id').to.equal(a.delivery.id);
+      expect(
+        (await service.accept(agent, hooks.two!, inbound({ 'webhook-id': 'msg_1' }, {}))).duplicate,
+        'another integration',
+      ).to.equal(false);
+      expect(
+        (await service.accept(agent, hooks.one!, inbound({ 'svix-id': 'msg_1' }, {}))).delivery.id,
+        'same id from svix-id',
+      ).to.equal(a.delivery.id);
       const stripe = await service.accept(agent, hooks.one!, inbound({}, { object: 'event', id: 'evt_9' }));
-      expect((await service.accept(agent, hooks.one!, inbound({ 'idempotency-key': 'evt_9' }, {}))).delivery.id).to.equal(stripe.delivery.id);
-      const anonymous = [await service.accept(agent, hooks.one!, inbound({}, { n: 1 })), await service.accept(agent, hooks.one!, inbound({}, { n: 1 }))];
+      expect(
+        (await service.accept(agent, hooks.one!, inbound({ 'idempotency-key': 'evt_9' }, {}))).delivery.id,
+      ).to.equal(stripe.delivery.id);
+      const anonymous = [
+        await service.accept(agent, hooks.one!, inbound({}, { n: 1 })),
+        await service.accept(agent, hooks.one!, inbound({}, { n: 1 })),
+      ];
       expect(anonymous.map((x) => x.duplicate)).to.deep.equal([false, false]);
       expect(anonymous[0]!.delivery.id).not.to.equal(anonymous[1]!.delivery.id);
       expect(anonymous[0]!.delivery).to.include({ senderDeliveryId: null, dedupeKey: null });
@@ -371,7 +471,11 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
 
     it('stores the request headers without credential values', async () => {
       const { agent, hooks } = await agentWith({ h: 'return 1;' });
-      const { delivery } = await service.accept(agent, hooks.h!, inbound({ Authorization: 'Bearer secret-token-1', 'X-Custom': 'kept' }, {}));
+      const { delivery } = await service.accept(
+        agent,
+        hooks.h!,
+        inbound({ Authorization: 'Bearer secret-token-1', 'X-Custom': 'kept' }, {}),
+      );
       const stored = await row(delivery.id);
       expect(stored.headers).to.include({ 'x-custom': 'kept', 'content-type': 'application/json' });
       expect(JSON.stringify(stored.headers)).not.to.include('secret-token-1');
@@ -385,17 +489,36 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       const cutoff = '2001-01-30T00:00:00.000Z';
       const { hooks } = await agentWith({ old: 'return 1;' });
       const at = (iso: string) => ({ createdAt: new Date(iso), updatedAt: new Date(iso) });
-      const oldDone = await insertDelivery(hooks.old!, { status: 'DONE', lockedUntil: null, ...at('2001-01-01T00:00:00Z') });
-      const oldFailed = await insertDelivery(hooks.old!, { status: 'FAILED', lockedUntil: null, ...at('2001-01-29T23:59:59.999Z') });
+      const oldDone = await insertDelivery(hooks.old!, {
+        status: 'DONE',
+        lockedUntil: null,
+        ...at('2001-01-01T00:00:00Z'),
+      });
+      const oldFailed = await insertDelivery(hooks.old!, {
+        status: 'FAILED',
+        lockedUntil: null,
+        ...at('2001-01-29T23:59:59.999Z'),
+      });
       const atCutoff = await insertDelivery(hooks.old!, { status: 'DONE', lockedUntil: null, ...at(cutoff) });
-      const recent = await insertDelivery(hooks.old!, { status: 'FAILED', lockedUntil: null, ...at('2001-02-20T00:00:00Z') });
+      const recent = await insertDelivery(hooks.old!, {
+        status: 'FAILED',
+        lockedUntil: null,
+        ...at('2001-02-20T00:00:00Z'),
+      });
       // Pending for years: waiting far in the future, so the harness worker never takes it.
-      const pending = await insertDelivery(hooks.old!, { status: 'PENDING', lockedUntil: null, nextAttemptAt: FAR_LEASE, ...at('2000-01-01T00:00:00Z') });
+      const pending = await insertDelivery(hooks.old!, {
+        status: 'PENDING',
+        lockedUntil: null,
+        nextAttemptAt: FAR_LEASE,
+        ...at('2000-01-01T00:00:00Z'),
+      });
       const running = await insertDelivery(hooks.old!, { status: 'RUNNING', ...at('2000-01-01T00:00:00Z') });
 
       expect(await service.prune(30)).to.equal(2);
-      for (const gone of [oldDone, oldFailed]) expect(await repos().deliveries.get(gone.id), gone.status).to.equal(null);
-      for (const kept of [atCutoff, recent, pending, running]) expect(await repos().deliveries.get(kept.id), kept.status).not.to.equal(null);
+      for (const gone of [oldDone, oldFailed])
+        expect(await repos().deliveries.get(gone.id), gone.status).to.equal(null);
+      for (const kept of [atCutoff, recent, pending, running])
+        expect(await repos().deliveries.get(kept.id), kept.status).not.to.equal(null);
     });
 
     it('drops the bodies of finished deliveries completed before the cut-off, batch after batch, keeping the rows; never a body still needed', async () => {
@@ -405,11 +528,24 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       const { hooks } = await agentWith({ bodies: 'return 1;' });
       const finishedAt = (iso: string) => ({ lockedUntil: null, completedAt: new Date(iso) });
       const old: WebhookDelivery[] = [];
-      for (let i = 0; i < 5; i++) old.push(await insertDelivery(hooks.bodies!, { status: i % 2 ? 'FAILED' : 'DONE', ...finishedAt('2001-05-01T00:00:00Z') }));
+      for (let i = 0; i < 5; i++)
+        old.push(
+          await insertDelivery(hooks.bodies!, {
+            status: i % 2 ? 'FAILED' : 'DONE',
+            ...finishedAt('2001-05-01T00:00:00Z'),
+          }),
+        );
       const atCutoff = await insertDelivery(hooks.bodies!, { status: 'DONE', ...finishedAt(cutoff.toISOString()) });
       // Not finished: whatever their dates say, their bodies are still to be run.
-      const pending = await insertDelivery(hooks.bodies!, { status: 'PENDING', nextAttemptAt: FAR_LEASE, ...finishedAt('2001-05-01T00:00:00Z') });
-      const running = await insertDelivery(hooks.bodies!, { status: 'RUNNING', completedAt: new Date('2001-05-01T00:00:00Z') });
+      const pending = await insertDelivery(hooks.bodies!, {
+        status: 'PENDING',
+        nextAttemptAt: FAR_LEASE,
+        ...finishedAt('2001-05-01T00:00:00Z'),
+      });
+      const running = await insertDelivery(hooks.bodies!, {
+        status: 'RUNNING',
+        completedAt: new Date('2001-05-01T00:00:00Z'),
+      });
 
       expect(await repos().deliveries.dropBodies(cutoff, clock.now(), 2), 'three batches: 2 + 2 + 1').to.equal(5);
       for (const d of old) {
@@ -473,7 +609,12 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       const { agent, hooks } = await agentWith({ r: 'return 1;' });
       const original = await insertDelivery(hooks.r!, { status: 'FAILED', lockedUntil: null });
       const other = await newWorkspace();
-      const outsider: Principal = { kind: 'member', memberId: other.adminId, workspaceId: other.workspaceId, role: 'ADMIN' };
+      const outsider: Principal = {
+        kind: 'member',
+        memberId: other.adminId,
+        workspaceId: other.workspaceId,
+        role: 'ADMIN',
+      };
       const err = await refusal(() => service.replay(outsider, original.id));
       expect(err).to.be.instanceOf(NotFound);
       expect(err.message).to.equal(`Webhook delivery '${original.id}' not found`);
@@ -508,7 +649,10 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     });
 
     /** Every page of a listing, following endCursor until hasNextPage is false. */
-    async function allPages(first: number, filter: { integration?: string; status?: WebhookDelivery['status'] } = {}): Promise<string[][]> {
+    async function allPages(
+      first: number,
+      filter: { integration?: string; status?: WebhookDelivery['status'] } = {},
+    ): Promise<string[][]> {
       const pages: string[][] = [];
       let after: string | undefined;
       for (;;) {
@@ -521,7 +665,7 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       }
     }
 
-    it('lists all of an agent\'s deliveries newest first, in pages that neither repeat nor skip one', async () => {
+    it("lists all of an agent's deliveries newest first, in pages that neither repeat nor skip one", async () => {
       const pages = await allPages(3);
       expect(pages.map((p) => p.length)).to.deep.equal([3, 3, 2]);
       expect(pages.flat()).to.deep.equal(expected.map((d) => d.id));
@@ -534,9 +678,13 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     it('filters by integration and by status, together or alone', async () => {
       const ids = (f: (d: WebhookDelivery) => boolean) => expected.filter(f).map((d) => d.id);
       expect((await allPages(2, { integration: 'alpha' })).flat()).to.deep.equal(ids((d) => d.integration === 'alpha'));
-      expect((await allPages(2, { integration: 'beta', status: 'DONE' })).flat()).to.deep.equal(ids((d) => d.integration === 'beta'));
+      expect((await allPages(2, { integration: 'beta', status: 'DONE' })).flat()).to.deep.equal(
+        ids((d) => d.integration === 'beta'),
+      );
       expect((await allPages(2, { status: 'DONE' })).flat()).to.deep.equal(ids((d) => d.status === 'DONE'));
-      expect((await allPages(2, { integration: 'alpha', status: 'FAILED' })).flat()).to.deep.equal(ids((d) => d.integration === 'alpha' && d.status === 'FAILED'));
+      expect((await allPages(2, { integration: 'alpha', status: 'FAILED' })).flat()).to.deep.equal(
+        ids((d) => d.integration === 'alpha' && d.status === 'FAILED'),
+      );
       expect((await allPages(2, { integration: 'beta', status: 'PENDING' })).flat()).to.deep.equal([]);
       const empty = await service.list(admin, agent.id, { first: 5, status: 'PENDING', integration: 'beta' });
       expect(empty).to.deep.equal({ nodes: [], endCursor: null, hasNextPage: false });
@@ -546,16 +694,28 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
       const unknown = await refusal(() => service.list(admin, agent.id, { first: 5, integration: 'gamma' }));
       expect(unknown).to.be.instanceOf(NotFound);
       expect(unknown.message).to.equal("Webhook integration 'gamma' not found");
-      for (const after of ['not-a-cursor', Buffer.from('yesterday|whd_1').toString('base64url'), Buffer.from(`${new Date().toISOString()}|`).toString('base64url')]) {
-        expect(await refusal(() => service.list(admin, agent.id, { first: 5, after })), after).to.be.instanceOf(Invalid);
+      for (const after of [
+        'not-a-cursor',
+        Buffer.from('yesterday|whd_1').toString('base64url'),
+        Buffer.from(`${new Date().toISOString()}|`).toString('base64url'),
+      ]) {
+        expect(await refusal(() => service.list(admin, agent.id, { first: 5, after })), after).to.be.instanceOf(
+          Invalid,
+        );
       }
-      for (const first of [0, 201, 1.5]) expect(await refusal(() => service.list(admin, agent.id, { first })), String(first)).to.be.instanceOf(Invalid);
+      for (const first of [0, 201, 1.5])
+        expect(await refusal(() => service.list(admin, agent.id, { first })), String(first)).to.be.instanceOf(Invalid);
       expect((await service.list(admin, agent.id, { first: 200 })).nodes).to.have.length(expected.length);
     });
 
     it("hides an agent's deliveries from a member of another workspace (NotFound)", async () => {
       const other = await newWorkspace();
-      const outsider: Principal = { kind: 'member', memberId: other.adminId, workspaceId: other.workspaceId, role: 'ADMIN' };
+      const outsider: Principal = {
+        kind: 'member',
+        memberId: other.adminId,
+        workspaceId: other.workspaceId,
+        role: 'ADMIN',
+      };
       expect(await refusal(() => service.list(outsider, agent.id, { first: 5 }))).to.be.instanceOf(NotFound);
     });
   });

@@ -18,7 +18,10 @@ async function addEntries(token: string, agentId: string): Promise<void> {
     }`,
     { id: agentId },
   );
-  await gqlOk(token, 'mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true) { id } }', { a: agentId, d: d.createDocument.id });
+  await gqlOk(token, 'mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true) { id } }', {
+    a: agentId,
+    d: d.createDocument.id,
+  });
 }
 
 describe('Workspace API: agents and workspace overview', () => {
@@ -36,13 +39,43 @@ describe('Workspace API: agents and workspace overview', () => {
     secret = await createAgent(ws.adminToken, { name: 'Secret', visibility: 'PRIVATE' });
     idle = await createAgent(ws.adminToken, { name: 'Idle' });
     await addEntries(ws.adminToken, busy);
-    await gqlOk(ws.adminToken, 'mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 10, maxConcurrentRequests: 2) { id } setSurface(agentId: $id, surface: MCP, enabled: false) { id } }', { id: busy });
+    await gqlOk(
+      ws.adminToken,
+      'mutation($id: ID!) { setAgentLimits(agentId: $id, dailyCreditLimit: 10, maxConcurrentRequests: 2) { id } setSurface(agentId: $id, surface: MCP, enabled: false) { id } }',
+      { id: busy },
+    );
     const { repos } = h().service.store;
-    await repos.usage.charge({ agentId: busy, workspaceId: ws.workspaceId, teamId: null, day: new Date().toISOString().slice(0, 10), credits: 2.5 });
+    await repos.usage.charge({
+      agentId: busy,
+      workspaceId: ws.workspaceId,
+      teamId: null,
+      day: new Date().toISOString().slice(0, 10),
+      credits: 2.5,
+    });
     await repos.activity.insert({
-      id: newId('act'), workspaceId: ws.workspaceId, agentId: busy, kind: 'request', surface: 'HTTP_API', entry: 'orders', method: 'POST',
-      path: '/x', status: 200, requestHeaders: {}, requestBody: null, response: null, truncated: false, credits: 2.5, durationMs: 3,
-      keyId: null, oauthClientId: null, grantedBy: null, runId: null, requestId: null, error: null, logs: null, createdAt: new Date('2026-03-01T08:00:00.000Z'),
+      id: newId('act'),
+      workspaceId: ws.workspaceId,
+      agentId: busy,
+      kind: 'request',
+      surface: 'HTTP_API',
+      entry: 'orders',
+      method: 'POST',
+      path: '/x',
+      status: 200,
+      requestHeaders: {},
+      requestBody: null,
+      response: null,
+      truncated: false,
+      credits: 2.5,
+      durationMs: 3,
+      keyId: null,
+      oauthClientId: null,
+      grantedBy: null,
+      runId: null,
+      requestId: null,
+      error: null,
+      logs: null,
+      createdAt: new Date('2026-03-01T08:00:00.000Z'),
     });
   });
 
@@ -51,14 +84,27 @@ describe('Workspace API: agents and workspace overview', () => {
       const r = await wsApi(`/workspaceapi/agents${q}`, { key });
       expect(r.status).to.equal(200);
       expect(r.body.totalCount).to.equal(3);
-      expect(r.body.agents.map((a: any) => [a.name, a.visibility])).to.deep.equal([['Busy', 'WORKSPACE'], ['Secret', 'PRIVATE'], ['Idle', 'WORKSPACE']]);
-      for (const a of r.body.agents) expect(Object.keys(a)).to.have.members(['id', 'name', 'description', 'visibility', 'teamId', 'createdAt']);
+      expect(r.body.agents.map((a: any) => [a.name, a.visibility])).to.deep.equal([
+        ['Busy', 'WORKSPACE'],
+        ['Secret', 'PRIVATE'],
+        ['Idle', 'WORKSPACE'],
+      ]);
+      for (const a of r.body.agents)
+        expect(Object.keys(a)).to.have.members(['id', 'name', 'description', 'visibility', 'teamId', 'createdAt']);
     }
-    expectError(await wsApi('/workspaceapi/agents?includeOverview=yes', { key }), 400, /^Invalid query parameters: includeOverview must be true or false$/);
-    expectError(await wsApi('/workspaceapi/agents?unknown=1', { key }), 400, /^Invalid query parameters: "unknown" is not a parameter of this endpoint \(its parameters are includeOverview\)$/);
+    expectError(
+      await wsApi('/workspaceapi/agents?includeOverview=yes', { key }),
+      400,
+      /^Invalid query parameters: includeOverview must be true or false$/,
+    );
+    expectError(
+      await wsApi('/workspaceapi/agents?unknown=1', { key }),
+      400,
+      /^Invalid query parameters: "unknown" is not a parameter of this endpoint \(its parameters are includeOverview\)$/,
+    );
   });
 
-  it('adds each agent\'s overview with includeOverview=true, the same one /agents/{id} returns', async () => {
+  it("adds each agent's overview with includeOverview=true, the same one /agents/{id} returns", async () => {
     const r = await wsApi('/workspaceapi/agents?includeOverview=true', { key });
     const byName = Object.fromEntries(r.body.agents.map((a: any) => [a.name, a]));
     expect(byName.Busy.overview).to.deep.equal({
@@ -80,14 +126,22 @@ describe('Workspace API: agents and workspace overview', () => {
       lastActivityAt: '2026-03-01T08:00:00.000Z',
     });
     expect(byName.Idle.overview).to.include({ creditsToday: 0, runsToday: 0, lastActivityAt: null });
-    expect(byName.Idle.overview.entries).to.deep.equal({ httpEndpoints: 0, mcpTools: 0, webhooks: 0, exposedDocuments: 0 });
+    expect(byName.Idle.overview.entries).to.deep.equal({
+      httpEndpoints: 0,
+      mcpTools: 0,
+      webhooks: 0,
+      exposedDocuments: 0,
+    });
     expect(byName.Secret.overview).to.be.an('object');
 
     const one = await wsApi(`/workspaceapi/agents/${busy}`, { key });
     expect(one.status).to.equal(200);
     expect(one.body).to.deep.equal(byName.Busy);
     expectError(await wsApi(`/workspaceapi/agents/${secret}`, { key }), 403, /private/);
-    expect((await wsApi(`/workspaceapi/agents/${idle}`, { key })).body.overview.limits).to.deep.equal({ dailyCreditLimit: null, maxConcurrentRequests: null });
+    expect((await wsApi(`/workspaceapi/agents/${idle}`, { key })).body.overview.limits).to.deep.equal({
+      dailyCreditLimit: null,
+      maxConcurrentRequests: null,
+    });
   });
 
   it('builds the overviews in a fixed number of queries, whatever the number of agents', async function () {
@@ -95,7 +149,8 @@ describe('Workspace API: agents and workspace overview', () => {
     const fresh = await newWorkspace();
     const { key: k } = await workspaceKey(fresh.adminToken);
     const addAgents = async (n: number) => {
-      for (let i = 0; i < n; i++) await addEntries(fresh.adminToken, await createAgent(fresh.adminToken, { name: `agent ${i}` }));
+      for (let i = 0; i < n; i++)
+        await addEntries(fresh.adminToken, await createAgent(fresh.adminToken, { name: `agent ${i}` }));
     };
     const countQueries = async () => {
       let n = 0;
@@ -107,7 +162,11 @@ describe('Workspace API: agents and workspace overview', () => {
       h().db.on('query', onQuery);
       try {
         const r = await wsApi('/workspaceapi/agents?includeOverview=true', { key: k });
-        return { n, agents: r.body.agents.length, overviews: r.body.agents.filter((a: any) => a.overview?.entries.mcpTools === 1).length };
+        return {
+          n,
+          agents: r.body.agents.length,
+          overviews: r.body.agents.filter((a: any) => a.overview?.entries.mcpTools === 1).length,
+        };
       } finally {
         h().db.off('query', onQuery);
       }
@@ -127,17 +186,35 @@ describe('Workspace API: agents and workspace overview', () => {
   });
 
   it('returns the workspace configuration groups and models, never model URLs or key names', async () => {
-    await gqlOk(ws.adminToken, `mutation {
+    await gqlOk(
+      ws.adminToken,
+      `mutation {
       updateWorkspaceSettings(input: { featureFlags: {beta: true}, tags: ["eu", "support"], accountRules: {maxSeats: 5},
         dataProcessing: {dpaAccepted: true, region: "eu-west", subprocessors: ["Acme Hosting"]}, loginSettings: {sso: "saml"},
         valueCapture: {currency: "EUR"}, creditDefaults: {scriptRunCredits: 0.01} }) { id }
       configureModel(input: {name: "local", provider: OPENAI_COMPATIBLE, model: "llama3", baseUrl: "https://user:hunter2@llm.example.com/v1",
         inputPricePerMillion: 1, outputPricePerMillion: 2, isDefault: true}) { name }
-    }`);
+    }`,
+    );
     const r = await wsApi('/workspaceapi/overview', { key });
     expect(r.status).to.equal(200);
-    expect(Object.keys(r.body)).to.have.members(['workspace', 'featureFlags', 'creditDefaults', 'accountRules', 'dataProcessing', 'loginSettings', 'valueCapture', 'tags', 'models']);
-    expect(r.body.workspace).to.include({ id: ws.workspaceId, name: 'Test workspace', activityRetentionDays: 30, dailyCreditLimit: null });
+    expect(Object.keys(r.body)).to.have.members([
+      'workspace',
+      'featureFlags',
+      'creditDefaults',
+      'accountRules',
+      'dataProcessing',
+      'loginSettings',
+      'valueCapture',
+      'tags',
+      'models',
+    ]);
+    expect(r.body.workspace).to.include({
+      id: ws.workspaceId,
+      name: 'Test workspace',
+      activityRetentionDays: 30,
+      dailyCreditLimit: null,
+    });
     expect(r.body.featureFlags).to.deep.equal({ beta: true });
     expect(r.body.tags).to.deep.equal(['eu', 'support']);
     expect(r.body.accountRules).to.deep.equal({ maxSeats: 5 });
@@ -147,7 +224,14 @@ describe('Workspace API: agents and workspace overview', () => {
     expect(r.body.valueCapture).to.deep.equal({ currency: 'EUR' });
     expect(r.body.creditDefaults).to.include({ scriptRunCredits: 0.01 });
     expect(r.body.models).to.deep.equal([
-      { name: 'local', provider: 'openai-compatible', model: 'llama3', isDefault: true, inputPricePerMillion: 1, outputPricePerMillion: 2 },
+      {
+        name: 'local',
+        provider: 'openai-compatible',
+        model: 'llama3',
+        isDefault: true,
+        inputPricePerMillion: 1,
+        outputPricePerMillion: 2,
+      },
     ]);
     expect(JSON.stringify(r.body)).to.not.match(/hunter2|llm\.example\.com|baseUrl|apiKeySecret/);
   });

@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { activityQuery, messagesQuery, usageQuery, agentsQuery } from '../../src/domain/workspace-api/workspace-api.schemas.js';
+import {
+  activityQuery,
+  messagesQuery,
+  usageQuery,
+  agentsQuery,
+} from '../../src/domain/workspace-api/workspace-api.schemas.js';
 import { SURFACES } from '../../src/domain/surfaces/surface.entities.js';
 import { createAgent, gqlOk, h, newWorkspace } from '../helpers/harness.js';
 import { operationIds } from '../helpers/openapi.js';
@@ -36,17 +41,29 @@ describe('Workspace API: OpenAPI description', () => {
     expect(doc.servers[1].variables.tenant_base_url.default).to.be.a('string');
     expect(doc.components.securitySchemes.workspaceKey).to.include({ type: 'http', scheme: 'bearer' });
     expect(Object.keys(doc.paths)).to.have.members([
-      '/workspaceapi/overview', '/workspaceapi/agents', '/workspaceapi/agents/{agentId}', '/workspaceapi/agents/{agentId}/messages',
-      '/workspaceapi/agents/{agentId}/activity', '/workspaceapi/agents/{agentId}/usage', '/workspaceapi/openapi.json',
+      '/workspaceapi/overview',
+      '/workspaceapi/agents',
+      '/workspaceapi/agents/{agentId}',
+      '/workspaceapi/agents/{agentId}/messages',
+      '/workspaceapi/agents/{agentId}/activity',
+      '/workspaceapi/agents/{agentId}/usage',
+      '/workspaceapi/openapi.json',
     ]);
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       expect(Object.keys(item), path).to.deep.equal(['get']);
       expect(item.get.security, path).to.deep.equal(path.endsWith('openapi.json') ? [] : [{ workspaceKey: [] }]);
       for (const [status, response] of Object.entries<any>(item.get.responses)) {
-        if (status !== '200') expect(response.content['application/json'].schema, `${path} ${status}`).to.deep.equal({ $ref: '#/components/schemas/Error' });
+        if (status !== '200')
+          expect(response.content['application/json'].schema, `${path} ${status}`).to.deep.equal({
+            $ref: '#/components/schemas/Error',
+          });
       }
     }
-    expect(doc.components.schemas.Error).to.deep.include({ type: 'object', required: ['error'], additionalProperties: false });
+    expect(doc.components.schemas.Error).to.deep.include({
+      type: 'object',
+      required: ['error'],
+      additionalProperties: false,
+    });
   });
 
   it('names every operation with a unique camelCase operationId', () => {
@@ -59,14 +76,18 @@ describe('Workspace API: OpenAPI description', () => {
   });
 
   it('documents the query parameters of the very schemas that validate them', () => {
-    const params = (path: string) => Object.fromEntries(doc.paths[path].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p]));
+    const params = (path: string) =>
+      Object.fromEntries(
+        doc.paths[path].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p]),
+      );
     const cases: [string, { shape: object }][] = [
       ['/workspaceapi/agents', agentsQuery],
       ['/workspaceapi/agents/{agentId}/messages', messagesQuery],
       ['/workspaceapi/agents/{agentId}/activity', activityQuery],
       ['/workspaceapi/agents/{agentId}/usage', usageQuery],
     ];
-    for (const [path, schema] of cases) expect(Object.keys(params(path)), path).to.deep.equal(Object.keys(schema.shape));
+    for (const [path, schema] of cases)
+      expect(Object.keys(params(path)), path).to.deep.equal(Object.keys(schema.shape));
     const m = params('/workspaceapi/agents/{agentId}/messages');
     expect(m.pageSize.schema).to.include({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
     expect(m.page.schema).to.include({ type: 'integer', minimum: 1, default: 1 });
@@ -79,20 +100,31 @@ describe('Workspace API: OpenAPI description', () => {
     expect(a.kind.schema.enum).to.deep.equal(['request', 'run']);
     expect(params('/workspaceapi/agents').includeOverview.schema.enum).to.deep.equal(['true', 'false']);
     expect(doc.paths['/workspaceapi/agents/{agentId}'].get.parameters).to.deep.equal([
-      { schema: { type: 'string', description: 'Agent id.' }, required: true, description: 'Agent id.', name: 'agentId', in: 'path' },
+      {
+        schema: { type: 'string', description: 'Agent id.' },
+        required: true,
+        description: 'Agent id.',
+        name: 'agentId',
+        in: 'path',
+      },
     ]);
   });
 
   it('says that an unknown parameter is a 400, and which overview groups this service only stores', () => {
     for (const item of Object.values<any>(doc.paths)) {
-      if (item.get.responses['400']) expect(item.get.responses['400'].description).to.match(/invalid or unknown.*the parameters this endpoint takes/);
+      if (item.get.responses['400'])
+        expect(item.get.responses['400'].description).to.match(
+          /invalid or unknown.*the parameters this endpoint takes/,
+        );
     }
     const groups = doc.components.schemas.WorkspaceOverview.properties;
     for (const name of ['featureFlags', 'accountRules', 'dataProcessing', 'loginSettings', 'valueCapture', 'tags']) {
       expect(groups[name].description, name).to.match(/nothing in this service acts on it/);
     }
     for (const name of ['workspace', 'creditDefaults']) expect(groups[name].description, name).to.match(/^Enforced/);
-    expect(doc.paths['/workspaceapi/overview'].get.description).to.match(/loginSettings.*nothing in this service acts on them/);
+    expect(doc.paths['/workspaceapi/overview'].get.description).to.match(
+      /loginSettings.*nothing in this service acts on them/,
+    );
   });
 
   it('matches every answer the API gives: each documented path and status, success and failure', async function () {
@@ -102,13 +134,22 @@ describe('Workspace API: OpenAPI description', () => {
     const { key: noScope } = await workspaceKey(ws.adminToken, []);
     const agent = await createAgent(ws.adminToken, { name: 'Open' });
     const hidden = await createAgent(ws.adminToken, { name: 'Hidden', visibility: 'PRIVATE' });
-    await gqlOk(ws.adminToken, 'mutation($a: ID!) { recordMessage(agentId: $a, input: {direction: INBOUND, channel: SMS, from: "+100", to: "+200", body: "hi"}) { id } }', { a: agent });
+    await gqlOk(
+      ws.adminToken,
+      'mutation($a: ID!) { recordMessage(agentId: $a, input: {direction: INBOUND, channel: SMS, from: "+100", to: "+200", body: "hi"}) { id } }',
+      { a: agent },
+    );
 
     const perAgent = ['', '/messages', '/activity', '/usage'];
     const calls: [string, string | undefined, number][] = [
-      ['/workspaceapi/overview', key, 200], ['/workspaceapi/overview', undefined, 401], ['/workspaceapi/overview', noScope, 403],
-      ['/workspaceapi/agents?includeOverview=true', key, 200], ['/workspaceapi/agents', key, 200],
-      ['/workspaceapi/agents?includeOverview=2', key, 400], ['/workspaceapi/agents', 'wk_bogus', 401], ['/workspaceapi/agents', noScope, 403],
+      ['/workspaceapi/overview', key, 200],
+      ['/workspaceapi/overview', undefined, 401],
+      ['/workspaceapi/overview', noScope, 403],
+      ['/workspaceapi/agents?includeOverview=true', key, 200],
+      ['/workspaceapi/agents', key, 200],
+      ['/workspaceapi/agents?includeOverview=2', key, 400],
+      ['/workspaceapi/agents', 'wk_bogus', 401],
+      ['/workspaceapi/agents', noScope, 403],
       ['/workspaceapi/nowhere', key, 404],
       ...perAgent.flatMap((p): [string, string | undefined, number][] => [
         [`/workspaceapi/agents/${agent}${p}`, key, 200],
@@ -125,7 +166,10 @@ describe('Workspace API: OpenAPI description', () => {
       [`/workspaceapi/agents/${agent}?limit=5`, key, 400],
     ];
     for (const [path, k, status] of calls) expect((await wsApi(path, { key: k })).status, path).to.equal(status);
-    expect((await wsApi(`/workspaceapi/agents/${agent}/messages`, { key })).body.messages[0]).to.include({ subject: null, channel: 'sms' });
+    expect((await wsApi(`/workspaceapi/agents/${agent}/messages`, { key })).body.messages[0]).to.include({
+      subject: null,
+      channel: 'sms',
+    });
 
     const repo = h().service.store.repos.workspaceRead;
     const original = repo.listActivity;
@@ -137,10 +181,19 @@ describe('Workspace API: OpenAPI description', () => {
     }
 
     const expected = [
-      '/workspaceapi/overview 200', '/workspaceapi/overview 401', '/workspaceapi/overview 403',
-      '/workspaceapi/agents 200', '/workspaceapi/agents 400', '/workspaceapi/agents 401', '/workspaceapi/agents 403',
-      '/workspaceapi/openapi.json 200', '(undocumented) 404', '/workspaceapi/agents/{agentId}/activity 500',
-      ...['', '/messages', '/activity', '/usage'].flatMap((p) => [200, 401, 403, 404].map((s) => `/workspaceapi/agents/{agentId}${p} ${s}`)),
+      '/workspaceapi/overview 200',
+      '/workspaceapi/overview 401',
+      '/workspaceapi/overview 403',
+      '/workspaceapi/agents 200',
+      '/workspaceapi/agents 400',
+      '/workspaceapi/agents 401',
+      '/workspaceapi/agents 403',
+      '/workspaceapi/openapi.json 200',
+      '(undocumented) 404',
+      '/workspaceapi/agents/{agentId}/activity 500',
+      ...['', '/messages', '/activity', '/usage'].flatMap((p) =>
+        [200, 401, 403, 404].map((s) => `/workspaceapi/agents/{agentId}${p} ${s}`),
+      ),
       ...['', '/messages', '/activity', '/usage'].map((p) => `/workspaceapi/agents/{agentId}${p} 400`),
       '/workspaceapi/overview 400',
     ];

@@ -25,7 +25,8 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
   let privateId: string;
   let emptyId: string;
   const ids: string[] = [];
-  const messages = (agent: string, query = '', k = key) => wsApi(`/workspaceapi/agents/${agent}/messages${query}`, { key: k });
+  const messages = (agent: string, query = '', k = key) =>
+    wsApi(`/workspaceapi/agents/${agent}/messages${query}`, { key: k });
 
   before(async function () {
     this.timeout(60_000);
@@ -45,9 +46,27 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
       expect(r.status).to.equal(200);
       expect(r.body).to.include({ totalCount: 12, page: 1, pageSize: 50 });
       expect(r.body.messages.map((m: any) => m.id)).to.deep.equal([...ids].reverse());
-      expect(Object.keys(r.body.messages[0])).to.have.members(['id', 'direction', 'channel', 'from', 'to', 'subject', 'body', 'sentAt', 'threadId', 'status']);
+      expect(Object.keys(r.body.messages[0])).to.have.members([
+        'id',
+        'direction',
+        'channel',
+        'from',
+        'to',
+        'subject',
+        'body',
+        'sentAt',
+        'threadId',
+        'status',
+      ]);
       // Recorded by a connector: no channel, so no thread and no status.
-      expect(r.body.messages[0]).to.include({ direction: 'outbound', channel: 'email', sentAt: at(11), subject: 'Hello', threadId: null, status: null });
+      expect(r.body.messages[0]).to.include({
+        direction: 'outbound',
+        channel: 'email',
+        sentAt: at(11),
+        subject: 'Hello',
+        threadId: null,
+        status: null,
+      });
     });
 
     it('narrows totalCount as direction, channel and dates narrow the filter', async () => {
@@ -60,7 +79,10 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
         [`?since=${at(3)}`, count((_, i) => i > 3)],
         [`?until=${at(3)}`, count((_, i) => i < 3)],
         [`?since=${at(2)}&until=${at(9)}`, count((_, i) => i > 2 && i < 9)],
-        [`?direction=inbound&channel=email&since=${at(0)}&until=${at(11)}`, count((m, i) => m.direction === 'inbound' && m.channel === 'email' && i > 0 && i < 11)],
+        [
+          `?direction=inbound&channel=email&since=${at(0)}&until=${at(11)}`,
+          count((m, i) => m.direction === 'inbound' && m.channel === 'email' && i > 0 && i < 11),
+        ],
       ];
       const seen = new Set<number>();
       for (const [query, expected] of cases) {
@@ -79,7 +101,9 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
       // 2026-01-10 is midnight UTC = the first message's time, so "strictly after" excludes it.
       expect((await messages(agentId, '?since=2026-01-10')).body.totalCount).to.equal(11);
       expect((await messages(agentId, '?until=2026-01-11')).body.totalCount).to.equal(12);
-      expect((await messages(agentId, `?since=${encodeURIComponent('2026-01-10T02:00:00+01:00')}`)).body.totalCount).to.equal(10);
+      expect(
+        (await messages(agentId, `?since=${encodeURIComponent('2026-01-10T02:00:00+01:00')}`)).body.totalCount,
+      ).to.equal(10);
     });
 
     it('pages through the list; a page past the end is 200 with an empty list', async () => {
@@ -96,7 +120,11 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
 
     it('accepts pageSize 1 and 200 and page 1', async () => {
       expect((await messages(agentId, '?pageSize=1')).body.messages).to.have.length(1);
-      expect((await messages(agentId, '?pageSize=200&page=1')).body).to.include({ pageSize: 200, page: 1, totalCount: 12 });
+      expect((await messages(agentId, '?pageSize=200&page=1')).body).to.include({
+        pageSize: 200,
+        page: 1,
+        totalCount: 12,
+      });
     });
 
     it('answers 200 with an empty list for an agent without messages', async () => {
@@ -145,11 +173,26 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
     it('are a 400 naming them and the parameters the endpoint takes, on every endpoint', async () => {
       const cases: [string, string][] = [
         ['/workspaceapi/overview?limit=5', '"limit" is not a parameter of this endpoint (it takes none)'],
-        ['/workspaceapi/agents?limit=5', '"limit" is not a parameter of this endpoint (its parameters are includeOverview)'],
-        [`/workspaceapi/agents/${agentId}?includeOverview=true`, '"includeOverview" is not a parameter of this endpoint (it takes none)'],
-        [`/workspaceapi/agents/${agentId}/messages?limit=5`, '"limit" is not a parameter of this endpoint (its parameters are pageSize, page, direction, channel, since, until)'],
-        [`/workspaceapi/agents/${agentId}/activity?limit=5&offset=10`, '"limit", "offset" are not parameters of this endpoint (its parameters are pageSize, page, surface, kind, since, until)'],
-        [`/workspaceapi/agents/${agentId}/usage?pageSize=5`, '"pageSize" is not a parameter of this endpoint (its parameters are days)'],
+        [
+          '/workspaceapi/agents?limit=5',
+          '"limit" is not a parameter of this endpoint (its parameters are includeOverview)',
+        ],
+        [
+          `/workspaceapi/agents/${agentId}?includeOverview=true`,
+          '"includeOverview" is not a parameter of this endpoint (it takes none)',
+        ],
+        [
+          `/workspaceapi/agents/${agentId}/messages?limit=5`,
+          '"limit" is not a parameter of this endpoint (its parameters are pageSize, page, direction, channel, since, until)',
+        ],
+        [
+          `/workspaceapi/agents/${agentId}/activity?limit=5&offset=10`,
+          '"limit", "offset" are not parameters of this endpoint (its parameters are pageSize, page, surface, kind, since, until)',
+        ],
+        [
+          `/workspaceapi/agents/${agentId}/usage?pageSize=5`,
+          '"pageSize" is not a parameter of this endpoint (its parameters are days)',
+        ],
       ];
       for (const [path, message] of cases) {
         const r = await wsApi(path, { key });
@@ -159,7 +202,11 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
       // ?limit=5 no longer silently answers the default page of 50; the parameter it meant works.
       expect((await messages(agentId, '?pageSize=5')).body.messages).to.have.length(5);
       // A known parameter with a bad value and an unknown one: both are named, the known one first.
-      expectError(await messages(agentId, '?limit=5&pageSize=0'), 400, /^Invalid query parameters: pageSize must be an integer from 1 to 200; "limit" is not a parameter/);
+      expectError(
+        await messages(agentId, '?limit=5&pageSize=0'),
+        400,
+        /^Invalid query parameters: pageSize must be an integer from 1 to 200; "limit" is not a parameter/,
+      );
     });
 
     it('come after the key, the scope and the agent checks', async () => {
@@ -175,18 +222,40 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
     const surfaces: Surface[] = ['HTTP_API', 'MCP', 'WEBHOOKS', 'HTTP_API', 'WEBHOOKS', 'DOCUMENT_API'];
     before(async () => {
       const entries: ActivityEntry[] = surfaces.map((surface, i) => ({
-        id: newId('act'), workspaceId: ws.workspaceId, agentId, kind: surface === 'WEBHOOKS' && i > 2 ? 'run' : 'request', surface,
-        entry: 'orders', method: 'POST', path: `/agents/${agentId}/x`, status: 200, requestHeaders: { authorization: '[redacted]' },
-        requestBody: { n: i }, response: i % 2 ? 'text' : { ok: true }, truncated: false, credits: 0.5, durationMs: 12, keyId: null,
+        id: newId('act'),
+        workspaceId: ws.workspaceId,
+        agentId,
+        kind: surface === 'WEBHOOKS' && i > 2 ? 'run' : 'request',
+        surface,
+        entry: 'orders',
+        method: 'POST',
+        path: `/agents/${agentId}/x`,
+        status: 200,
+        requestHeaders: { authorization: '[redacted]' },
+        requestBody: { n: i },
+        response: i % 2 ? 'text' : { ok: true },
+        truncated: false,
+        credits: 0.5,
+        durationMs: 12,
+        keyId: null,
         // The MCP call came from an OAuth client a member approved.
-        oauthClientId: surface === 'MCP' ? 'https://claude.ai/oauth/client.json' : null, grantedBy: surface === 'MCP' ? ws.adminId : null,
-        runId: `run_${i}`, requestId: null, error: null, logs: ['internal'], createdAt: new Date(BASE + i * HOUR),
+        oauthClientId: surface === 'MCP' ? 'https://claude.ai/oauth/client.json' : null,
+        grantedBy: surface === 'MCP' ? ws.adminId : null,
+        runId: `run_${i}`,
+        requestId: null,
+        error: null,
+        logs: ['internal'],
+        createdAt: new Date(BASE + i * HOUR),
       }));
       await h().service.store.repos.activity.insertMany(entries);
       const { repos } = h().service.store;
       const today = new Date().toISOString().slice(0, 10);
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-      for (const [day, credits] of [[today, 1.5], [today, 1.5], [yesterday, 0.25]] as const) {
+      for (const [day, credits] of [
+        [today, 1.5],
+        [today, 1.5],
+        [yesterday, 0.25],
+      ] as const) {
         await repos.usage.charge({ agentId, workspaceId: ws.workspaceId, teamId: null, day, credits });
       }
     });
@@ -194,28 +263,84 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
     it('lists activity newest first with DESIGN §5 fields, filtered by surface, kind and dates', async () => {
       const all = await wsApi(`/workspaceapi/agents/${agentId}/activity`, { key });
       expect(all.body).to.include({ totalCount: 6, page: 1, pageSize: 50 });
-      expect(all.body.entries.map((e: any) => e.runId)).to.deep.equal(['run_5', 'run_4', 'run_3', 'run_2', 'run_1', 'run_0']);
-      expect(Object.keys(all.body.entries[0])).to.have.members([
-        'id', 'kind', 'surface', 'entry', 'method', 'path', 'status', 'requestHeaders', 'requestBody', 'response', 'truncated',
-        'credits', 'durationMs', 'keyId', 'oauthClientId', 'grantedBy', 'runId', 'requestId', 'error', 'createdAt',
+      expect(all.body.entries.map((e: any) => e.runId)).to.deep.equal([
+        'run_5',
+        'run_4',
+        'run_3',
+        'run_2',
+        'run_1',
+        'run_0',
       ]);
-      expect(all.body.entries.find((e: any) => e.surface === 'MCP')).to.include({ oauthClientId: 'https://claude.ai/oauth/client.json', grantedBy: ws.adminId, keyId: null });
-      expect(all.body.entries.find((e: any) => e.surface === 'HTTP_API')).to.include({ oauthClientId: null, grantedBy: null });
+      expect(Object.keys(all.body.entries[0])).to.have.members([
+        'id',
+        'kind',
+        'surface',
+        'entry',
+        'method',
+        'path',
+        'status',
+        'requestHeaders',
+        'requestBody',
+        'response',
+        'truncated',
+        'credits',
+        'durationMs',
+        'keyId',
+        'oauthClientId',
+        'grantedBy',
+        'runId',
+        'requestId',
+        'error',
+        'createdAt',
+      ]);
+      expect(all.body.entries.find((e: any) => e.surface === 'MCP')).to.include({
+        oauthClientId: 'https://claude.ai/oauth/client.json',
+        grantedBy: ws.adminId,
+        keyId: null,
+      });
+      expect(all.body.entries.find((e: any) => e.surface === 'HTTP_API')).to.include({
+        oauthClientId: null,
+        grantedBy: null,
+      });
       const counts: [string, number][] = [
-        ['?surface=WEBHOOKS', 2], ['?kind=run', 1], ['?surface=WEBHOOKS&kind=request', 1], ['?surface=HTTP_API&kind=request', 2], ['?surface=WIDGET', 0],
-        [`?since=${at(1)}&until=${at(5)}`, 3], [`?surface=WEBHOOKS&kind=run&since=${at(3)}`, 1], ['?pageSize=2&page=3', 6],
+        ['?surface=WEBHOOKS', 2],
+        ['?kind=run', 1],
+        ['?surface=WEBHOOKS&kind=request', 1],
+        ['?surface=HTTP_API&kind=request', 2],
+        ['?surface=WIDGET', 0],
+        [`?since=${at(1)}&until=${at(5)}`, 3],
+        [`?surface=WEBHOOKS&kind=run&since=${at(3)}`, 1],
+        ['?pageSize=2&page=3', 6],
       ];
-      for (const [q, n] of counts) expect((await wsApi(`/workspaceapi/agents/${agentId}/activity${q}`, { key })).body.totalCount, q).to.equal(n);
-      expectError(await wsApi(`/workspaceapi/agents/${agentId}/activity?surface=SMTP&kind=job`, { key }), 400,
-        /^Invalid query parameters: surface must be one of HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A, EMAIL, SMS; kind must be request or run$/);
+      for (const [q, n] of counts)
+        expect((await wsApi(`/workspaceapi/agents/${agentId}/activity${q}`, { key })).body.totalCount, q).to.equal(n);
+      expectError(
+        await wsApi(`/workspaceapi/agents/${agentId}/activity?surface=SMTP&kind=job`, { key }),
+        400,
+        /^Invalid query parameters: surface must be one of HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A, EMAIL, SMS; kind must be request or run$/,
+      );
     });
 
     it('reports credits per UTC day, every day of the range, newest first', async () => {
       const r = await wsApi(`/workspaceapi/agents/${agentId}/usage?days=3`, { key });
-      expect(r.body.days.map((d: any) => [d.credits, d.runs])).to.deep.equal([[3, 2], [0.25, 1], [0, 0]]);
-      expect(r.body).to.include({ agentId, totalCredits: 3.25, totalRuns: 3, to: r.body.days[0].day, from: r.body.days[2].day });
+      expect(r.body.days.map((d: any) => [d.credits, d.runs])).to.deep.equal([
+        [3, 2],
+        [0.25, 1],
+        [0, 0],
+      ]);
+      expect(r.body).to.include({
+        agentId,
+        totalCredits: 3.25,
+        totalRuns: 3,
+        to: r.body.days[0].day,
+        from: r.body.days[2].day,
+      });
       expect((await wsApi(`/workspaceapi/agents/${agentId}/usage`, { key })).body.days).to.have.length(30);
-      expectError(await wsApi(`/workspaceapi/agents/${agentId}/usage?days=367`, { key }), 400, /days must be an integer from 1 to 366/);
+      expectError(
+        await wsApi(`/workspaceapi/agents/${agentId}/usage?days=367`, { key }),
+        400,
+        /days must be an integer from 1 to 366/,
+      );
     });
   });
 
@@ -226,7 +351,11 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
       expectError(await wsApi(path, { authorization: `Basic ${key}` }), 401);
       expectError(await wsApi(path, { authorization: key }), 401);
       expectError(await wsApi(path, { key: 'wk_notarealkeynotarealkeynotarealkey00000' }), 401);
-      const agentKey = (await gqlOk(ws.adminToken, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', { a: agentId })).createAgentApiKey.key;
+      const agentKey = (
+        await gqlOk(ws.adminToken, 'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key } }', {
+          a: agentId,
+        })
+      ).createAgentApiKey.key;
       expectError(await wsApi(path, { key: agentKey }), 401, /workspace key/);
       expectError(await wsApi(path, { key: ws.adminToken }), 401);
       const revoked = await workspaceKey(ws.adminToken);
@@ -237,7 +366,14 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
 
     it('answers 403 for a key without the WORKSPACE_READ scope, on every endpoint', async () => {
       const { key: noScope } = await workspaceKey(ws.adminToken, []);
-      for (const p of ['overview', 'agents', `agents/${agentId}`, `agents/${agentId}/messages`, `agents/${agentId}/activity`, `agents/${agentId}/usage`]) {
+      for (const p of [
+        'overview',
+        'agents',
+        `agents/${agentId}`,
+        `agents/${agentId}/messages`,
+        `agents/${agentId}/activity`,
+        `agents/${agentId}/usage`,
+      ]) {
         expectError(await wsApi(`/workspaceapi/${p}`, { key: noScope }), 403, /WORKSPACE_READ/);
       }
     });
@@ -252,18 +388,29 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
       const other = await newWorkspace();
       const foreign = await createAgent(other.adminToken);
       for (const id of ['agt_missing', foreign]) {
-        for (const p of ['', '/messages?pageSize=0', '/activity', '/usage']) expectError(await wsApi(`/workspaceapi/agents/${id}${p}`, { key }), 404, /Agent/);
+        for (const p of ['', '/messages?pageSize=0', '/activity', '/usage'])
+          expectError(await wsApi(`/workspaceapi/agents/${id}${p}`, { key }), 404, /Agent/);
       }
     });
 
     it('checks the key before parameters, and the endpoint before the key', async () => {
       expectError(await wsApi(`/workspaceapi/agents/${agentId}/messages?pageSize=0`), 401);
-      for (const p of ['/workspaceapi', '/workspaceapi/', '/workspaceapi/nope', `/workspaceapi/agents/${agentId}/secrets`, '/workspaceapi/overview/x']) {
+      for (const p of [
+        '/workspaceapi',
+        '/workspaceapi/',
+        '/workspaceapi/nope',
+        `/workspaceapi/agents/${agentId}/secrets`,
+        '/workspaceapi/overview/x',
+      ]) {
         expectError(await wsApi(p), 404, /No Workspace API endpoint/);
         expectError(await wsApi(p, { key }), 404);
       }
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-        expectError(await wsApi('/workspaceapi/agents', { key, method }), 404, new RegExp(`${method} /workspaceapi/agents`));
+        expectError(
+          await wsApi('/workspaceapi/agents', { key, method }),
+          404,
+          new RegExp(`${method} /workspaceapi/agents`),
+        );
         expectError(await wsApi(`/workspaceapi/agents/${agentId}/messages`, { method }), 404);
       }
     });

@@ -1,7 +1,17 @@
 import { expect } from 'chai';
-import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type GqlResult, type TestWorkspace } from '../helpers/harness.js';
+import {
+  createAgent,
+  errorCode,
+  gql,
+  gqlOk,
+  h,
+  newWorkspace,
+  type GqlResult,
+  type TestWorkspace,
+} from '../helpers/harness.js';
 
-const SETTINGS = 'settings { featureFlags creditDefaults accountRules dataProcessing loginSettings valueCapture tags activityRetentionDays }';
+const SETTINGS =
+  'settings { featureFlags creditDefaults accountRules dataProcessing loginSettings valueCapture tags activityRetentionDays }';
 const UPDATE_SETTINGS = `mutation($i: WorkspaceSettingsInput!) { updateWorkspaceSettings(input: $i) { ${SETTINGS} } }`;
 const MODEL_FIELDS = 'id name provider model baseUrl apiKeySecret inputPricePerMillion outputPricePerMillion isDefault';
 const CONFIGURE_MODEL = `mutation($i: ConfigureModelInput!) { configureModel(input: $i) { ${MODEL_FIELDS} } }`;
@@ -26,7 +36,10 @@ describe('GraphQL: workspace', () => {
 
   describe('viewer and workspace', () => {
     it('viewer is the member behind the token', async () => {
-      expect((await gqlOk(ws.adminToken, '{ viewer { id role } }')).viewer).to.deep.equal({ id: ws.adminId, role: 'ADMIN' });
+      expect((await gqlOk(ws.adminToken, '{ viewer { id role } }')).viewer).to.deep.equal({
+        id: ws.adminId,
+        role: 'ADMIN',
+      });
       expect((await gqlOk(member.token, '{ viewer { id role email } }')).viewer).to.deep.equal({
         id: member.memberId,
         role: 'MEMBER',
@@ -38,7 +51,10 @@ describe('GraphQL: workspace', () => {
       const fresh = await newWorkspace();
       const m = await fresh.addMember();
       await newWorkspace(); // a neighbour whose members must not show up
-      const d = await gqlOk(fresh.adminToken, `{ workspace { id name dailyCreditLimit ${SETTINGS} teams { id } members { id role } apiKeys { id } } }`);
+      const d = await gqlOk(
+        fresh.adminToken,
+        `{ workspace { id name dailyCreditLimit ${SETTINGS} teams { id } members { id role } apiKeys { id } } }`,
+      );
       const w = d.workspace;
       expect(w).to.include({ id: fresh.workspaceId, name: 'Test workspace', dailyCreditLimit: null });
       expect(w.settings).to.deep.equal({
@@ -94,7 +110,11 @@ describe('GraphQL: workspace', () => {
       });
 
       await gqlOk(fresh.adminToken, UPDATE_SETTINGS, {
-        i: { featureFlags: { legacy: true, widgets: true }, creditDefaults: { maxConcurrentRequests: 3 }, valueCapture: { currency: 'EUR' } },
+        i: {
+          featureFlags: { legacy: true, widgets: true },
+          creditDefaults: { maxConcurrentRequests: 3 },
+          valueCapture: { currency: 'EUR' },
+        },
       });
       const s = (await gqlOk(fresh.adminToken, `{ workspace { ${SETTINGS} } }`)).workspace.settings;
       expect(s).to.deep.equal({
@@ -109,19 +129,38 @@ describe('GraphQL: workspace', () => {
       });
 
       // null removes a credit default without touching the others
-      const cleared = await gqlOk(fresh.adminToken, UPDATE_SETTINGS, { i: { creditDefaults: { agentDailyCreditLimit: null } } });
-      expect(cleared.updateWorkspaceSettings.settings.creditDefaults).to.deep.equal({ agentDailyCreditLimit: null, maxConcurrentRequests: 3, scriptRunCredits: 0.001 });
+      const cleared = await gqlOk(fresh.adminToken, UPDATE_SETTINGS, {
+        i: { creditDefaults: { agentDailyCreditLimit: null } },
+      });
+      expect(cleared.updateWorkspaceSettings.settings.creditDefaults).to.deep.equal({
+        agentDailyCreditLimit: null,
+        maxConcurrentRequests: 3,
+        scriptRunCredits: 0.001,
+      });
 
       // the domain operation (shared by every transport): a key present but undefined is "not given"
-      const admin = { kind: 'member' as const, memberId: fresh.adminId, workspaceId: fresh.workspaceId, role: 'ADMIN' as const };
-      const updated = await h().service.services.workspace.updateSettings(admin, { creditDefaults: { scriptRunCredits: 0.5, maxConcurrentRequests: undefined } });
-      expect(updated.settings.creditDefaults).to.deep.equal({ agentDailyCreditLimit: null, maxConcurrentRequests: 3, scriptRunCredits: 0.5 });
+      const admin = {
+        kind: 'member' as const,
+        memberId: fresh.adminId,
+        workspaceId: fresh.workspaceId,
+        role: 'ADMIN' as const,
+      };
+      const updated = await h().service.services.workspace.updateSettings(admin, {
+        creditDefaults: { scriptRunCredits: 0.5, maxConcurrentRequests: undefined },
+      });
+      expect(updated.settings.creditDefaults).to.deep.equal({
+        agentDailyCreditLimit: null,
+        maxConcurrentRequests: 3,
+        scriptRunCredits: 0.5,
+      });
     });
 
     it('dpaAccepted stamps dpaAcceptedAt once; later patches keep it; withdrawing clears it', async () => {
       const fresh = await newWorkspace();
       const before = Date.now();
-      const a = await gqlOk(fresh.adminToken, UPDATE_SETTINGS, { i: { dataProcessing: { dpaAccepted: true, subprocessors: ['OpenAI', 'Anthropic'] } } });
+      const a = await gqlOk(fresh.adminToken, UPDATE_SETTINGS, {
+        i: { dataProcessing: { dpaAccepted: true, subprocessors: ['OpenAI', 'Anthropic'] } },
+      });
       const after = Date.now();
       const dp = a.updateWorkspaceSettings.settings.dataProcessing;
       expect(dp).to.include({ dpaAccepted: true, region: null });
@@ -141,7 +180,11 @@ describe('GraphQL: workspace', () => {
       expect(c.updateWorkspaceSettings.settings.dataProcessing.dpaAcceptedAt).to.equal(dp.dpaAcceptedAt);
 
       const d = await gqlOk(fresh.adminToken, UPDATE_SETTINGS, { i: { dataProcessing: { dpaAccepted: false } } });
-      expect(d.updateWorkspaceSettings.settings.dataProcessing).to.include({ dpaAccepted: false, dpaAcceptedAt: null, region: 'eu-west-1' });
+      expect(d.updateWorkspaceSettings.settings.dataProcessing).to.include({
+        dpaAccepted: false,
+        dpaAcceptedAt: null,
+        region: 'eu-west-1',
+      });
     });
 
     it('refuses bad values with BAD_USER_INPUT naming the field, and changes nothing', async () => {
@@ -165,25 +208,45 @@ describe('GraphQL: workspace', () => {
       expect(s.tags).to.deep.equal(['keep']);
       expect(s.activityRetentionDays).to.equal(60);
       expect(s.featureFlags).to.deep.equal({});
-      expect(s.creditDefaults).to.deep.equal({ agentDailyCreditLimit: null, maxConcurrentRequests: null, scriptRunCredits: 0.001 });
+      expect(s.creditDefaults).to.deep.equal({
+        agentDailyCreditLimit: null,
+        maxConcurrentRequests: null,
+        scriptRunCredits: 0.001,
+      });
     });
   });
 
   describe('limits and teams', () => {
     it('setWorkspaceLimits sets and removes the daily credit limit; a negative one is BAD_USER_INPUT', async () => {
       const fresh = await newWorkspace();
-      const d = await gqlOk(fresh.adminToken, `mutation { setWorkspaceLimits(dailyCreditLimit: 25.5) { id dailyCreditLimit } }`);
+      const d = await gqlOk(
+        fresh.adminToken,
+        `mutation { setWorkspaceLimits(dailyCreditLimit: 25.5) { id dailyCreditLimit } }`,
+      );
       expect(d.setWorkspaceLimits).to.deep.equal({ id: fresh.workspaceId, dailyCreditLimit: 25.5 });
-      expect((await gqlOk(fresh.adminToken, '{ workspace { dailyCreditLimit } }')).workspace.dailyCreditLimit).to.equal(25.5);
-      expectInvalid(await gql(fresh.adminToken, `mutation { setWorkspaceLimits(dailyCreditLimit: -1) { id } }`), 'dailyCreditLimit');
-      expect((await gqlOk(fresh.adminToken, '{ workspace { dailyCreditLimit } }')).workspace.dailyCreditLimit).to.equal(25.5);
-      const cleared = await gqlOk(fresh.adminToken, `mutation { setWorkspaceLimits(dailyCreditLimit: null) { dailyCreditLimit } }`);
+      expect((await gqlOk(fresh.adminToken, '{ workspace { dailyCreditLimit } }')).workspace.dailyCreditLimit).to.equal(
+        25.5,
+      );
+      expectInvalid(
+        await gql(fresh.adminToken, `mutation { setWorkspaceLimits(dailyCreditLimit: -1) { id } }`),
+        'dailyCreditLimit',
+      );
+      expect((await gqlOk(fresh.adminToken, '{ workspace { dailyCreditLimit } }')).workspace.dailyCreditLimit).to.equal(
+        25.5,
+      );
+      const cleared = await gqlOk(
+        fresh.adminToken,
+        `mutation { setWorkspaceLimits(dailyCreditLimit: null) { dailyCreditLimit } }`,
+      );
       expect(cleared.setWorkspaceLimits.dailyCreditLimit).to.equal(null);
     });
 
     it('createTeam creates a team; a duplicate name is CONFLICT; an empty name BAD_USER_INPUT', async () => {
       const fresh = await newWorkspace();
-      const d = await gqlOk(fresh.adminToken, `mutation { createTeam(name: "Support", dailyCreditLimit: 12) { id name dailyCreditLimit } }`);
+      const d = await gqlOk(
+        fresh.adminToken,
+        `mutation { createTeam(name: "Support", dailyCreditLimit: 12) { id name dailyCreditLimit } }`,
+      );
       expect(d.createTeam).to.include({ name: 'Support', dailyCreditLimit: 12 });
       expect(d.createTeam.id).to.be.a('string').and.not.be.empty;
       const dup = await gql(fresh.adminToken, `mutation { createTeam(name: "Support") { id } }`);
@@ -191,26 +254,53 @@ describe('GraphQL: workspace', () => {
       expect(field(dup)).to.equal('name');
       expect(dup.errors![0]!.message).to.not.match(/duplicate key|constraint|insert into/i);
       expectInvalid(await gql(fresh.adminToken, `mutation { createTeam(name: "  ") { id } }`), 'name');
-      expectInvalid(await gql(fresh.adminToken, `mutation { createTeam(name: "Neg", dailyCreditLimit: -5) { id } }`), 'dailyCreditLimit');
+      expectInvalid(
+        await gql(fresh.adminToken, `mutation { createTeam(name: "Neg", dailyCreditLimit: -5) { id } }`),
+        'dailyCreditLimit',
+      );
       // the same name in another workspace is fine
       const other = await newWorkspace();
       await gqlOk(other.adminToken, `mutation { createTeam(name: "Support") { id } }`);
-      const teams = (await gqlOk(fresh.adminToken, '{ workspace { teams { id name dailyCreditLimit } } }')).workspace.teams;
+      const teams = (await gqlOk(fresh.adminToken, '{ workspace { teams { id name dailyCreditLimit } } }')).workspace
+        .teams;
       expect(teams).to.deep.equal([{ id: d.createTeam.id, name: 'Support', dailyCreditLimit: 12 }]);
     });
 
     it('setTeamLimits sets and removes a limit; unknown or foreign team NOT_FOUND; negative BAD_USER_INPUT', async () => {
       const fresh = await newWorkspace();
       const teamId = (await gqlOk(fresh.adminToken, `mutation { createTeam(name: "Ops") { id } }`)).createTeam.id;
-      const set = await gqlOk(fresh.adminToken, `mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: 7.25) { id dailyCreditLimit } }`, { t: teamId });
+      const set = await gqlOk(
+        fresh.adminToken,
+        `mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: 7.25) { id dailyCreditLimit } }`,
+        { t: teamId },
+      );
       expect(set.setTeamLimits).to.deep.equal({ id: teamId, dailyCreditLimit: 7.25 });
-      expectInvalid(await gql(fresh.adminToken, `mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: -1) { id } }`, { t: teamId }), 'dailyCreditLimit');
-      expect(errorCode(await gql(fresh.adminToken, `mutation { setTeamLimits(teamId: "team_nope", dailyCreditLimit: 1) { id } }`))).to.equal('NOT_FOUND');
+      expectInvalid(
+        await gql(fresh.adminToken, `mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: -1) { id } }`, {
+          t: teamId,
+        }),
+        'dailyCreditLimit',
+      );
+      expect(
+        errorCode(
+          await gql(fresh.adminToken, `mutation { setTeamLimits(teamId: "team_nope", dailyCreditLimit: 1) { id } }`),
+        ),
+      ).to.equal('NOT_FOUND');
       const other = await newWorkspace();
-      expect(errorCode(await gql(other.adminToken, `mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: 1) { id } }`, { t: teamId }))).to.equal('NOT_FOUND');
+      expect(
+        errorCode(
+          await gql(other.adminToken, `mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: 1) { id } }`, {
+            t: teamId,
+          }),
+        ),
+      ).to.equal('NOT_FOUND');
       const teams = (await gqlOk(fresh.adminToken, '{ workspace { teams { dailyCreditLimit } } }')).workspace.teams;
       expect(teams).to.deep.equal([{ dailyCreditLimit: 7.25 }]);
-      const cleared = await gqlOk(fresh.adminToken, `mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: null) { dailyCreditLimit } }`, { t: teamId });
+      const cleared = await gqlOk(
+        fresh.adminToken,
+        `mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: null) { dailyCreditLimit } }`,
+        { t: teamId },
+      );
       expect(cleared.setTeamLimits.dailyCreditLimit).to.equal(null);
     });
   });
@@ -218,16 +308,26 @@ describe('GraphQL: workspace', () => {
   describe('members and tokens', () => {
     it('inviteMember adds a MEMBER by default (email normalised); bad email BAD_USER_INPUT; duplicate email CONFLICT', async () => {
       const fresh = await newWorkspace();
-      const d = await gqlOk(fresh.adminToken, `mutation { inviteMember(input: {email: "  Dana@Example.COM "}) { id email name role } }`);
+      const d = await gqlOk(
+        fresh.adminToken,
+        `mutation { inviteMember(input: {email: "  Dana@Example.COM "}) { id email name role } }`,
+      );
       expect(d.inviteMember).to.include({ email: 'dana@example.com', name: 'dana@example.com', role: 'MEMBER' });
-      const admin2 = await gqlOk(fresh.adminToken, `mutation { inviteMember(input: {email: "eve@example.com", name: "Eve", role: ADMIN}) { email name role } }`);
+      const admin2 = await gqlOk(
+        fresh.adminToken,
+        `mutation { inviteMember(input: {email: "eve@example.com", name: "Eve", role: ADMIN}) { email name role } }`,
+      );
       expect(admin2.inviteMember).to.deep.equal({ email: 'eve@example.com', name: 'Eve', role: 'ADMIN' });
       const listed = (await gqlOk(fresh.adminToken, '{ workspace { members { id email role } } }')).workspace.members;
       expect(listed).to.deep.include({ id: d.inviteMember.id, email: 'dana@example.com', role: 'MEMBER' });
       expect(listed).to.have.length(3);
 
       for (const bad of ['not-an-email', '', 'a@', '@example.com']) {
-        expectInvalid(await gql(fresh.adminToken, `mutation($e: String!) { inviteMember(input: {email: $e}) { id } }`, { e: bad }), 'input.email', bad);
+        expectInvalid(
+          await gql(fresh.adminToken, `mutation($e: String!) { inviteMember(input: {email: $e}) { id } }`, { e: bad }),
+          'input.email',
+          bad,
+        );
       }
       const dup = await gql(fresh.adminToken, `mutation { inviteMember(input: {email: "DANA@example.com"}) { id } }`);
       expect(errorCode(dup)).to.equal('CONFLICT');
@@ -240,14 +340,24 @@ describe('GraphQL: workspace', () => {
 
     it('createMemberToken issues a token that authenticates as that member', async () => {
       const fresh = await newWorkspace();
-      const invited = (await gqlOk(fresh.adminToken, `mutation { inviteMember(input: {email: "tok@example.com"}) { id } }`)).inviteMember.id;
-      const d = await gqlOk(fresh.adminToken, `mutation($m: ID!) { createMemberToken(memberId: $m, name: "laptop") { token memberId prefix last4 } }`, { m: invited });
+      const invited = (
+        await gqlOk(fresh.adminToken, `mutation { inviteMember(input: {email: "tok@example.com"}) { id } }`)
+      ).inviteMember.id;
+      const d = await gqlOk(
+        fresh.adminToken,
+        `mutation($m: ID!) { createMemberToken(memberId: $m, name: "laptop") { token memberId prefix last4 } }`,
+        { m: invited },
+      );
       const t = d.createMemberToken;
       expect(t.memberId).to.equal(invited);
       expect(t.token).to.match(/^mt_[A-Za-z0-9_-]{43,}$/);
       expect(t.prefix).to.equal(t.token.slice(0, 6));
       expect(t.last4).to.equal(t.token.slice(-4));
-      expect((await gqlOk(t.token, '{ viewer { id role email } }')).viewer).to.deep.equal({ id: invited, role: 'MEMBER', email: 'tok@example.com' });
+      expect((await gqlOk(t.token, '{ viewer { id role email } }')).viewer).to.deep.equal({
+        id: invited,
+        role: 'MEMBER',
+        email: 'tok@example.com',
+      });
       // the new member is a MEMBER: admin operations are refused with their token
       expect(errorCode(await gql(t.token, `mutation { createTeam(name: "x") { id } }`))).to.equal('FORBIDDEN');
     });
@@ -256,43 +366,75 @@ describe('GraphQL: workspace', () => {
       const fresh = await newWorkspace();
       const alice = await fresh.addMember();
       const bob = await fresh.addMember();
-      const own = await gqlOk(alice.token, `mutation($m: ID!) { createMemberToken(memberId: $m) { token memberId } }`, { m: alice.memberId });
+      const own = await gqlOk(alice.token, `mutation($m: ID!) { createMemberToken(memberId: $m) { token memberId } }`, {
+        m: alice.memberId,
+      });
       expect(own.createMemberToken.memberId).to.equal(alice.memberId);
-      expect((await gqlOk(own.createMemberToken.token, '{ viewer { id role } }')).viewer).to.deep.equal({ id: alice.memberId, role: 'MEMBER' });
+      expect((await gqlOk(own.createMemberToken.token, '{ viewer { id role } }')).viewer).to.deep.equal({
+        id: alice.memberId,
+        role: 'MEMBER',
+      });
       // the earlier token keeps working
       expect((await gqlOk(alice.token, '{ viewer { id } }')).viewer.id).to.equal(alice.memberId);
 
-      const forOther = await gql(alice.token, `mutation($m: ID!) { createMemberToken(memberId: $m) { token } }`, { m: bob.memberId });
+      const forOther = await gql(alice.token, `mutation($m: ID!) { createMemberToken(memberId: $m) { token } }`, {
+        m: bob.memberId,
+      });
       expect(errorCode(forOther)).to.equal('FORBIDDEN');
       expect(forOther.data).to.equal(null);
-      const forAdmin = await gql(alice.token, `mutation($m: ID!) { createMemberToken(memberId: $m) { token } }`, { m: fresh.adminId });
+      const forAdmin = await gql(alice.token, `mutation($m: ID!) { createMemberToken(memberId: $m) { token } }`, {
+        m: fresh.adminId,
+      });
       expect(errorCode(forAdmin)).to.equal('FORBIDDEN');
 
       const other = await newWorkspace();
-      expect(errorCode(await gql(fresh.adminToken, `mutation($m: ID!) { createMemberToken(memberId: $m) { token } }`, { m: other.adminId }))).to.equal('NOT_FOUND');
-      expect(errorCode(await gql(fresh.adminToken, `mutation { createMemberToken(memberId: "mem_missing") { token } }`))).to.equal('NOT_FOUND');
+      expect(
+        errorCode(
+          await gql(fresh.adminToken, `mutation($m: ID!) { createMemberToken(memberId: $m) { token } }`, {
+            m: other.adminId,
+          }),
+        ),
+      ).to.equal('NOT_FOUND');
+      expect(
+        errorCode(await gql(fresh.adminToken, `mutation { createMemberToken(memberId: "mem_missing") { token } }`)),
+      ).to.equal('NOT_FOUND');
     });
   });
 
   describe('secrets', () => {
     it('createSecret stores a secret listed by name and kind only; the value round-trips inside the service', async () => {
       const fresh = await newWorkspace();
-      const d = await gqlOk(fresh.adminToken, `mutation { createSecret(name: "stripe.signing", kind: WEBHOOK_SIGNING_SECRET, value: "whsec_abc123") { id name kind createdAt updatedAt } }`);
+      const d = await gqlOk(
+        fresh.adminToken,
+        `mutation { createSecret(name: "stripe.signing", kind: WEBHOOK_SIGNING_SECRET, value: "whsec_abc123") { id name kind createdAt updatedAt } }`,
+      );
       expect(d.createSecret).to.include({ name: 'stripe.signing', kind: 'WEBHOOK_SIGNING_SECRET' });
       expect(Object.keys(d.createSecret)).to.not.include('value');
-      await gqlOk(fresh.adminToken, `mutation { createSecret(name: "OPENAI_KEY", kind: MODEL_API_KEY, value: "sk-test-1") { id } }`);
+      await gqlOk(
+        fresh.adminToken,
+        `mutation { createSecret(name: "OPENAI_KEY", kind: MODEL_API_KEY, value: "sk-test-1") { id } }`,
+      );
       const listed = (await gqlOk(fresh.adminToken, '{ secrets { name kind } }')).secrets;
       expect(listed).to.deep.equal([
         { name: 'OPENAI_KEY', kind: 'MODEL_API_KEY' },
         { name: 'stripe.signing', kind: 'WEBHOOK_SIGNING_SECRET' },
       ]);
       expect((await gqlOk(member.token, '{ secrets { name } }')).secrets).to.deep.equal([]); // member of another workspace
-      expect(await h().service.services.secrets.reveal(fresh.workspaceId, 'stripe.signing')).to.deep.equal({ kind: 'WEBHOOK_SIGNING_SECRET', value: 'whsec_abc123' });
+      expect(await h().service.services.secrets.reveal(fresh.workspaceId, 'stripe.signing')).to.deep.equal({
+        kind: 'WEBHOOK_SIGNING_SECRET',
+        value: 'whsec_abc123',
+      });
     });
 
     it('the Secret type has no value field', async () => {
       const t = await gqlOk(ws.adminToken, '{ __type(name: "Secret") { fields { name } } }');
-      expect(t.__type.fields.map((f: any) => f.name).sort()).to.deep.equal(['createdAt', 'id', 'kind', 'name', 'updatedAt']);
+      expect(t.__type.fields.map((f: any) => f.name).sort()).to.deep.equal([
+        'createdAt',
+        'id',
+        'kind',
+        'name',
+        'updatedAt',
+      ]);
       const r = await gql(ws.adminToken, '{ secrets { name value } }');
       expect(errorCode(r)).to.equal('GRAPHQL_VALIDATION_FAILED');
     });
@@ -300,13 +442,25 @@ describe('GraphQL: workspace', () => {
     it('createSecret refuses a duplicate name (CONFLICT), a bad name and an empty value (BAD_USER_INPUT)', async () => {
       const fresh = await newWorkspace();
       await gqlOk(fresh.adminToken, `mutation { createSecret(name: "dup", kind: GENERIC, value: "one") { id } }`);
-      const dup = await gql(fresh.adminToken, `mutation { createSecret(name: "dup", kind: GENERIC, value: "two") { id } }`);
+      const dup = await gql(
+        fresh.adminToken,
+        `mutation { createSecret(name: "dup", kind: GENERIC, value: "two") { id } }`,
+      );
       expect(errorCode(dup)).to.equal('CONFLICT');
       expect(field(dup)).to.equal('name');
       expect((await h().service.services.secrets.reveal(fresh.workspaceId, 'dup'))?.value).to.equal('one');
-      expectInvalid(await gql(fresh.adminToken, `mutation { createSecret(name: "has space", kind: GENERIC, value: "v") { id } }`), 'name');
-      expectInvalid(await gql(fresh.adminToken, `mutation { createSecret(name: "", kind: GENERIC, value: "v") { id } }`), 'name');
-      expectInvalid(await gql(fresh.adminToken, `mutation { createSecret(name: "empty", kind: GENERIC, value: "") { id } }`), 'value');
+      expectInvalid(
+        await gql(fresh.adminToken, `mutation { createSecret(name: "has space", kind: GENERIC, value: "v") { id } }`),
+        'name',
+      );
+      expectInvalid(
+        await gql(fresh.adminToken, `mutation { createSecret(name: "", kind: GENERIC, value: "v") { id } }`),
+        'name',
+      );
+      expectInvalid(
+        await gql(fresh.adminToken, `mutation { createSecret(name: "empty", kind: GENERIC, value: "") { id } }`),
+        'value',
+      );
       expect((await gqlOk(fresh.adminToken, '{ secrets { name } }')).secrets).to.deep.equal([{ name: 'dup' }]);
     });
 
@@ -318,7 +472,9 @@ describe('GraphQL: workspace', () => {
       expect((await gqlOk(fresh.adminToken, '{ secrets { name } }')).secrets).to.deep.equal([{ name: 'stays' }]);
       expect(await h().service.services.secrets.reveal(fresh.workspaceId, 'gone')).to.equal(null);
       expect(errorCode(await gql(fresh.adminToken, `mutation { deleteSecret(name: "gone") }`))).to.equal('NOT_FOUND');
-      expect(errorCode(await gql(fresh.adminToken, `mutation { deleteSecret(name: "never-existed") }`))).to.equal('NOT_FOUND');
+      expect(errorCode(await gql(fresh.adminToken, `mutation { deleteSecret(name: "never-existed") }`))).to.equal(
+        'NOT_FOUND',
+      );
       const other = await newWorkspace();
       expect(errorCode(await gql(other.adminToken, `mutation { deleteSecret(name: "stays") }`))).to.equal('NOT_FOUND');
       expect((await h().service.services.secrets.reveal(fresh.workspaceId, 'stays'))?.value).to.equal('hi');
@@ -328,10 +484,32 @@ describe('GraphQL: workspace', () => {
   describe('models', () => {
     it('configureModel creates a model and replaces it by name', async () => {
       const fresh = await newWorkspace();
-      const a = (await gqlOk(fresh.adminToken, CONFIGURE_MODEL, { i: { name: 'fast', provider: 'OPENAI', model: 'gpt-4o-mini', inputPricePerMillion: 0.15, outputPricePerMillion: 0.6 } }))
-        .configureModel;
-      expect(a).to.deep.include({ name: 'fast', provider: 'OPENAI', model: 'gpt-4o-mini', baseUrl: null, apiKeySecret: null, inputPricePerMillion: 0.15, outputPricePerMillion: 0.6, isDefault: false });
-      const b = (await gqlOk(fresh.adminToken, CONFIGURE_MODEL, { i: { name: 'fast', provider: 'ANTHROPIC', model: 'claude-3-5-haiku-latest', inputPricePerMillion: 0.8 } })).configureModel;
+      const a = (
+        await gqlOk(fresh.adminToken, CONFIGURE_MODEL, {
+          i: {
+            name: 'fast',
+            provider: 'OPENAI',
+            model: 'gpt-4o-mini',
+            inputPricePerMillion: 0.15,
+            outputPricePerMillion: 0.6,
+          },
+        })
+      ).configureModel;
+      expect(a).to.deep.include({
+        name: 'fast',
+        provider: 'OPENAI',
+        model: 'gpt-4o-mini',
+        baseUrl: null,
+        apiKeySecret: null,
+        inputPricePerMillion: 0.15,
+        outputPricePerMillion: 0.6,
+        isDefault: false,
+      });
+      const b = (
+        await gqlOk(fresh.adminToken, CONFIGURE_MODEL, {
+          i: { name: 'fast', provider: 'ANTHROPIC', model: 'claude-3-5-haiku-latest', inputPricePerMillion: 0.8 },
+        })
+      ).configureModel;
       expect(b).to.deep.equal({
         id: a.id,
         name: 'fast',
@@ -352,7 +530,8 @@ describe('GraphQL: workspace', () => {
 
     it('isDefault moves to the newest default model', async () => {
       const fresh = await newWorkspace();
-      const cfg = (i: Record<string, unknown>) => gqlOk(fresh.adminToken, CONFIGURE_MODEL, { i: { provider: 'OPENAI', ...i } });
+      const cfg = (i: Record<string, unknown>) =>
+        gqlOk(fresh.adminToken, CONFIGURE_MODEL, { i: { provider: 'OPENAI', ...i } });
       await cfg({ name: 'a', model: 'gpt-4o', isDefault: true });
       await cfg({ name: 'b', model: 'gpt-4o-mini', isDefault: true });
       await cfg({ name: 'c', model: 'gpt-4.1' });
@@ -370,30 +549,67 @@ describe('GraphQL: workspace', () => {
       ]);
       // another workspace's default is untouched by this one's
       const other = await newWorkspace();
-      await gqlOk(other.adminToken, CONFIGURE_MODEL, { i: { name: 'z', provider: 'OPENAI', model: 'gpt-4o', isDefault: true } });
+      await gqlOk(other.adminToken, CONFIGURE_MODEL, {
+        i: { name: 'z', provider: 'OPENAI', model: 'gpt-4o', isDefault: true },
+      });
       expect((await defaults()).filter((m: any) => m.isDefault)).to.deep.equal([{ name: 'a', isDefault: true }]);
     });
 
     it('openai-compatible needs a baseUrl; apiKeySecret must name an existing secret', async () => {
       const fresh = await newWorkspace();
-      expectInvalid(await gql(fresh.adminToken, CONFIGURE_MODEL, { i: { name: 'local', provider: 'OPENAI_COMPATIBLE', model: 'llama3' } }), 'input.baseUrl');
-      expectInvalid(await gql(fresh.adminToken, CONFIGURE_MODEL, { i: { name: 'local', provider: 'OPENAI_COMPATIBLE', model: 'llama3', baseUrl: 'ftp://x.example.com' } }), 'input.baseUrl');
-      const ok = await gqlOk(fresh.adminToken, CONFIGURE_MODEL, { i: { name: 'local', provider: 'OPENAI_COMPATIBLE', model: 'llama3', baseUrl: 'http://localhost:11434/v1' } });
+      expectInvalid(
+        await gql(fresh.adminToken, CONFIGURE_MODEL, {
+          i: { name: 'local', provider: 'OPENAI_COMPATIBLE', model: 'llama3' },
+        }),
+        'input.baseUrl',
+      );
+      expectInvalid(
+        await gql(fresh.adminToken, CONFIGURE_MODEL, {
+          i: { name: 'local', provider: 'OPENAI_COMPATIBLE', model: 'llama3', baseUrl: 'ftp://x.example.com' },
+        }),
+        'input.baseUrl',
+      );
+      const ok = await gqlOk(fresh.adminToken, CONFIGURE_MODEL, {
+        i: { name: 'local', provider: 'OPENAI_COMPATIBLE', model: 'llama3', baseUrl: 'http://localhost:11434/v1' },
+      });
       expect(ok.configureModel).to.include({ provider: 'OPENAI_COMPATIBLE', baseUrl: 'http://localhost:11434/v1' });
 
-      const missing = await gql(fresh.adminToken, CONFIGURE_MODEL, { i: { name: 'keyed', provider: 'OPENAI', model: 'gpt-4o', apiKeySecret: 'NOPE' } });
+      const missing = await gql(fresh.adminToken, CONFIGURE_MODEL, {
+        i: { name: 'keyed', provider: 'OPENAI', model: 'gpt-4o', apiKeySecret: 'NOPE' },
+      });
       expectInvalid(missing, 'input.apiKeySecret');
       // a secret of another workspace does not count
       const other = await newWorkspace();
-      await gqlOk(other.adminToken, `mutation { createSecret(name: "THEIRS", kind: MODEL_API_KEY, value: "sk-other") { id } }`);
-      expectInvalid(await gql(fresh.adminToken, CONFIGURE_MODEL, { i: { name: 'keyed', provider: 'OPENAI', model: 'gpt-4o', apiKeySecret: 'THEIRS' } }), 'input.apiKeySecret');
+      await gqlOk(
+        other.adminToken,
+        `mutation { createSecret(name: "THEIRS", kind: MODEL_API_KEY, value: "sk-other") { id } }`,
+      );
+      expectInvalid(
+        await gql(fresh.adminToken, CONFIGURE_MODEL, {
+          i: { name: 'keyed', provider: 'OPENAI', model: 'gpt-4o', apiKeySecret: 'THEIRS' },
+        }),
+        'input.apiKeySecret',
+      );
       expect((await gqlOk(fresh.adminToken, '{ models { name } }')).models).to.deep.equal([{ name: 'local' }]);
 
-      await gqlOk(fresh.adminToken, `mutation { createSecret(name: "OPENAI", kind: MODEL_API_KEY, value: "sk-live") { id } }`);
-      const keyed = await gqlOk(fresh.adminToken, CONFIGURE_MODEL, { i: { name: 'keyed', provider: 'OPENAI', model: 'gpt-4o', apiKeySecret: 'OPENAI' } });
+      await gqlOk(
+        fresh.adminToken,
+        `mutation { createSecret(name: "OPENAI", kind: MODEL_API_KEY, value: "sk-live") { id } }`,
+      );
+      const keyed = await gqlOk(fresh.adminToken, CONFIGURE_MODEL, {
+        i: { name: 'keyed', provider: 'OPENAI', model: 'gpt-4o', apiKeySecret: 'OPENAI' },
+      });
       expect(keyed.configureModel).to.include({ name: 'keyed', apiKeySecret: 'OPENAI' });
-      expectInvalid(await gql(fresh.adminToken, CONFIGURE_MODEL, { i: { name: 'bad name!', provider: 'OPENAI', model: 'gpt-4o' } }), 'input.name');
-      expectInvalid(await gql(fresh.adminToken, CONFIGURE_MODEL, { i: { name: 'neg', provider: 'OPENAI', model: 'gpt-4o', inputPricePerMillion: -1 } }), 'input.inputPricePerMillion');
+      expectInvalid(
+        await gql(fresh.adminToken, CONFIGURE_MODEL, { i: { name: 'bad name!', provider: 'OPENAI', model: 'gpt-4o' } }),
+        'input.name',
+      );
+      expectInvalid(
+        await gql(fresh.adminToken, CONFIGURE_MODEL, {
+          i: { name: 'neg', provider: 'OPENAI', model: 'gpt-4o', inputPricePerMillion: -1 },
+        }),
+        'input.inputPricePerMillion',
+      );
     });
   });
 
@@ -403,19 +619,40 @@ describe('GraphQL: workspace', () => {
       const before = Date.now();
       const d = await gqlOk(ws.adminToken, RECORD_MESSAGE, {
         a: agentId,
-        i: { direction: 'INBOUND', channel: 'EMAIL', from: 'customer@example.com', to: 'support@example.com', subject: 'Hi', body: 'Where is my order?' },
+        i: {
+          direction: 'INBOUND',
+          channel: 'EMAIL',
+          from: 'customer@example.com',
+          to: 'support@example.com',
+          subject: 'Hi',
+          body: 'Where is my order?',
+        },
       });
       const after = Date.now();
       const m = d.recordMessage;
-      expect(m).to.include({ agentId, direction: 'INBOUND', channel: 'EMAIL', from: 'customer@example.com', to: 'support@example.com', subject: 'Hi', body: 'Where is my order?' });
+      expect(m).to.include({
+        agentId,
+        direction: 'INBOUND',
+        channel: 'EMAIL',
+        from: 'customer@example.com',
+        to: 'support@example.com',
+        subject: 'Hi',
+        body: 'Where is my order?',
+      });
       expect(Date.parse(m.sentAt)).to.be.within(before - 1000, after + 1000);
 
-      const nulled = await gqlOk(ws.adminToken, RECORD_MESSAGE, { a: agentId, i: { direction: 'OUTBOUND', channel: 'SMS', from: '+15550001', to: '+15550002', body: 'ok', sentAt: null } });
+      const nulled = await gqlOk(ws.adminToken, RECORD_MESSAGE, {
+        a: agentId,
+        i: { direction: 'OUTBOUND', channel: 'SMS', from: '+15550001', to: '+15550002', body: 'ok', sentAt: null },
+      });
       expect(Date.parse(nulled.recordMessage.sentAt)).to.be.within(before - 1000, Date.now() + 1000);
       expect(nulled.recordMessage.subject).to.equal(null);
 
       const at = '2025-03-04T05:06:07.000Z';
-      const e = await gqlOk(ws.adminToken, RECORD_MESSAGE, { a: agentId, i: { direction: 'OUTBOUND', channel: 'SMS', from: '+15550001', to: '+15550002', body: 'Shipped', sentAt: at } });
+      const e = await gqlOk(ws.adminToken, RECORD_MESSAGE, {
+        a: agentId,
+        i: { direction: 'OUTBOUND', channel: 'SMS', from: '+15550001', to: '+15550002', body: 'Shipped', sentAt: at },
+      });
       expect(e.recordMessage).to.include({ direction: 'OUTBOUND', channel: 'SMS', sentAt: at, subject: null });
 
       const stored = await h().db('messages').where({ agent_id: agentId }).orderBy('sent_at');
@@ -462,13 +699,21 @@ describe('GraphQL: workspace', () => {
           query: `mutation { createSecret(name: "new-secret", kind: GENERIC, value: "v") { name } }`,
           check: (d) => expect(d.createSecret.name).to.equal('new-secret'),
         },
-        { name: 'deleteSecret', query: `mutation { deleteSecret(name: "to-delete") }`, check: (d) => expect(d.deleteSecret).to.equal(true) },
+        {
+          name: 'deleteSecret',
+          query: `mutation { deleteSecret(name: "to-delete") }`,
+          check: (d) => expect(d.deleteSecret).to.equal(true),
+        },
         {
           name: 'setWorkspaceLimits',
           query: `mutation { setWorkspaceLimits(dailyCreditLimit: 3) { dailyCreditLimit } }`,
           check: (d) => expect(d.setWorkspaceLimits.dailyCreditLimit).to.equal(3),
         },
-        { name: 'createTeam', query: `mutation { createTeam(name: "New team") { name } }`, check: (d) => expect(d.createTeam.name).to.equal('New team') },
+        {
+          name: 'createTeam',
+          query: `mutation { createTeam(name: "New team") { name } }`,
+          check: (d) => expect(d.createTeam.name).to.equal('New team'),
+        },
         {
           name: 'setTeamLimits',
           query: `mutation($t: ID!) { setTeamLimits(teamId: $t, dailyCreditLimit: 4) { dailyCreditLimit } }`,
@@ -493,7 +738,10 @@ describe('GraphQL: workspace', () => {
         expect(r.data, op.name).to.equal(null);
       }
       // nothing the MEMBER attempted took effect
-      const state = (await gqlOk(fresh.adminToken, `{ workspace { dailyCreditLimit members { email } teams { name dailyCreditLimit } apiKeys { id } settings { tags } } secrets { name } models { name } }`)) as any;
+      const state = (await gqlOk(
+        fresh.adminToken,
+        `{ workspace { dailyCreditLimit members { email } teams { name dailyCreditLimit } apiKeys { id } settings { tags } } secrets { name } models { name } }`,
+      )) as any;
       expect(state.workspace.dailyCreditLimit).to.equal(null);
       expect(state.workspace.members.map((x: any) => x.email)).to.not.include('new@example.com');
       expect(state.workspace.teams).to.deep.equal([{ name: 'Existing', dailyCreditLimit: null }]);

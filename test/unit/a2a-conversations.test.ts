@@ -1,5 +1,9 @@
 import { expect } from 'chai';
-import { chatDescription, conversationIdOf, DEFAULT_TASK_RETENTION_DAYS } from '../../src/domain/surfaces/a2a.service.js';
+import {
+  chatDescription,
+  conversationIdOf,
+  DEFAULT_TASK_RETENTION_DAYS,
+} from '../../src/domain/surfaces/a2a.service.js';
 import { ConfigError, loadConfig } from '../../src/infra/config.js';
 import { callerRefOf } from '../../src/domain/surfaces/caller-ref.js';
 
@@ -14,7 +18,9 @@ describe('A2A: the conversation of a context id', () => {
     expect(conversationIdOf('agt_1', 'agentKey:key_2', 'ctx-1')).to.not.equal(id);
     expect(conversationIdOf('agt_1', 'agentKey:key_1', 'ctx-2')).to.not.equal(id);
     // The separators keep (agent, caller, context) triples apart that concatenate alike.
-    expect(conversationIdOf('agt_1c', 'agentKey:key_1', 'tx-1')).to.not.equal(conversationIdOf('agt_1', 'agentKey:key_1', 'ctx-1'));
+    expect(conversationIdOf('agt_1c', 'agentKey:key_1', 'tx-1')).to.not.equal(
+      conversationIdOf('agt_1', 'agentKey:key_1', 'ctx-1'),
+    );
     expect(conversationIdOf('agt_1', 'agentKey:key_1c', 'tx-1')).to.not.equal(id);
   });
 
@@ -34,7 +40,14 @@ describe('A2A and OpenAI: the caller a task or response belongs to', () => {
       callerRefOf({ kind: 'agentSelf', workspaceId: 'w', agentId: 'k1' }),
       callerRefOf({ kind: 'system', name: 'webhook-delivery', workspaceId: 'w', agentId: 'k1' }),
     ];
-    expect(refs).to.deep.equal(['agentKey:k1', 'workspaceKey:k1', 'oauthGrant:k1', 'member:k1', 'agentSelf:k1', 'system:webhook-delivery:k1']);
+    expect(refs).to.deep.equal([
+      'agentKey:k1',
+      'workspaceKey:k1',
+      'oauthGrant:k1',
+      'member:k1',
+      'agentSelf:k1',
+      'system:webhook-delivery:k1',
+    ]);
     expect(callerRefOf({ kind: 'agentKey', keyId: 'k2', workspaceId: 'w', agentId: 'a' })).to.not.equal(refs[0]);
   });
 });

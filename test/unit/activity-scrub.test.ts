@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { loggable, MAX_LOGGED_BODY, MAX_LOGGED_DEPTH, TOO_DEEP_MARKER, withinDepth, withoutBodies } from '../../src/domain/activity/activity-log.js';
+import {
+  loggable,
+  MAX_LOGGED_BODY,
+  MAX_LOGGED_DEPTH,
+  TOO_DEEP_MARKER,
+  withinDepth,
+  withoutBodies,
+} from '../../src/domain/activity/activity-log.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/domain/json-depth.js';
 import type { ActivityEntry } from '../../src/domain/activity/activity.entities.js';
 import { storable, storableText } from '../../src/infra/activity/buffered-sink.js';
@@ -20,7 +27,12 @@ const isContainer = (x: unknown): x is object => x !== null && typeof x === 'obj
 /** Levels of arrays and objects, counted level by level (no recursion). */
 function depthOf(v: unknown): number {
   let depth = 0;
-  for (let level = [v].filter(isContainer); level.length; level = level.flatMap((x) => Object.values(x)).filter(isContainer)) depth++;
+  for (
+    let level = [v].filter(isContainer);
+    level.length;
+    level = level.flatMap((x) => Object.values(x)).filter(isContainer)
+  )
+    depth++;
   return depth;
 }
 
@@ -54,9 +66,21 @@ describe('activity log: storable text', () => {
 
   it('scrubs every string of an entry, keys included, and keeps dates, numbers and nulls', () => {
     const at = new Date('2026-01-02T03:04:05Z');
-    const entry = { error: 'bad \ud800', logs: ['line \u0000', 'fine'], requestBody: { 'k\udc00': ['v\ud800', 1, null, true] }, createdAt: at, credits: 0.5 };
+    const entry = {
+      error: 'bad \ud800',
+      logs: ['line \u0000', 'fine'],
+      requestBody: { 'k\udc00': ['v\ud800', 1, null, true] },
+      createdAt: at,
+      credits: 0.5,
+    };
     const out = storable(entry);
-    expect(out).to.deep.equal({ error: 'bad \uFFFD', logs: ['line \uFFFD', 'fine'], requestBody: { 'k\uFFFD': ['v\uFFFD', 1, null, true] }, createdAt: at, credits: 0.5 });
+    expect(out).to.deep.equal({
+      error: 'bad \uFFFD',
+      logs: ['line \uFFFD', 'fine'],
+      requestBody: { 'k\uFFFD': ['v\uFFFD', 1, null, true] },
+      createdAt: at,
+      credits: 0.5,
+    });
     expect(out.createdAt).to.be.instanceOf(Date);
   });
 });
@@ -112,8 +136,24 @@ describe('activity log: bodies deeper than the log keeps', () => {
   });
 
   it('an entry without bodies keeps its status and error and is marked truncated', () => {
-    const entry = { status: 500, error: 'boom', requestBody: { a: 1 }, response: { b: 2 }, requestHeaders: { x: 'y' }, logs: ['l'], truncated: false } as unknown as ActivityEntry;
-    expect(withoutBodies(entry)).to.deep.include({ status: 500, error: 'boom', requestBody: null, response: null, requestHeaders: null, logs: null, truncated: true });
+    const entry = {
+      status: 500,
+      error: 'boom',
+      requestBody: { a: 1 },
+      response: { b: 2 },
+      requestHeaders: { x: 'y' },
+      logs: ['l'],
+      truncated: false,
+    } as unknown as ActivityEntry;
+    expect(withoutBodies(entry)).to.deep.include({
+      status: 500,
+      error: 'boom',
+      requestBody: null,
+      response: null,
+      requestHeaders: null,
+      logs: null,
+      truncated: true,
+    });
   });
 });
 

@@ -24,7 +24,7 @@ function fakeStore() {
     acquire: async (s: RunSlot, max: number) => {
       calls.push('acquire');
       const used = new Set([...leases.values()].map((l) => l.no));
-      for (let n = 0; n < max; n++) if (!used.has(n)) return leases.set(s.id, { ...s, no: n }), n;
+      for (let n = 0; n < max; n++) if (!used.has(n)) return (leases.set(s.id, { ...s, no: n }), n);
       return null;
     },
     insert: async (s: RunSlot) => void (calls.push('insert'), leases.set(s.id, { ...s, no: null })),
@@ -45,14 +45,22 @@ function fakeStore() {
       charges.push({ ...c });
     },
     release: async (id: string) => void (calls.push('release'), leases.delete(id)),
-    releaseMany: async (ids: string[]) => void (calls.push(`releaseMany:${ids.length}`), ids.forEach((id) => leases.delete(id))),
-    renewMany: async (ids: string[], expiresAt: Date) => void (calls.push(`renewMany:${ids.length}`), ids.forEach((id) => leases.get(id) && (leases.get(id)!.expiresAt = expiresAt))),
+    releaseMany: async (ids: string[]) =>
+      void (calls.push(`releaseMany:${ids.length}`), ids.forEach((id) => leases.delete(id))),
+    renewMany: async (ids: string[], expiresAt: Date) =>
+      void (
+        calls.push(`renewMany:${ids.length}`),
+        ids.forEach((id) => leases.get(id) && (leases.get(id)!.expiresAt = expiresAt))
+      ),
     lockAgent: async () => void calls.push('lockAgent'),
     lockLimit: async (scope: object) => void calls.push(`lockLimit:${Object.keys(scope)[0]}`),
   };
   const usage = { chargeMany: async (cs: SummedCharge[]) => void (calls.push('chargeMany'), charges.push(...cs)) };
   const repos = { slots, usage } as unknown as Repositories;
-  const store = { repos, transaction: (work: (r: Repositories) => Promise<unknown>) => work(repos) } as unknown as Store;
+  const store = {
+    repos,
+    transaction: (work: (r: Repositories) => Promise<unknown>) => work(repos),
+  } as unknown as Store;
   return { store, leases, charges, calls, failNextSpends: (n: number) => (failSpend = n) };
 }
 
@@ -111,7 +119,9 @@ describe('credit slices, statement by statement', () => {
     expect(calls.filter((c) => c === 'spend')).to.deep.equal([]);
     await eventually('the batch to be stored', () => calls.includes('spend'));
     expect(calls.filter((c) => c === 'spend')).to.deep.equal(['spend']);
-    expect(charges).to.deep.equal([{ agentId: a.id, workspaceId: 'ws_1', teamId: null, day: '2026-10-01', credits: 2.75, runs: 3, maxRunCredits: 2 }]);
+    expect(charges).to.deep.equal([
+      { agentId: a.id, workspaceId: 'ws_1', teamId: null, day: '2026-10-01', credits: 2.75, runs: 3, maxRunCredits: 2 },
+    ]);
     // The slice keeps what was not spent, in the database too.
     expect([...leases.values()].map((l) => l.reservedCredits)).to.deep.equal([7.25]);
     expect(slices.admit(a, 'L', 7.25)).to.equal(true);
@@ -130,9 +140,16 @@ describe('credit slices, statement by statement', () => {
     // A run ends while the refused statement is on its way: the two are merged.
     slices.admit(a, 'L', 3);
     slices.settle(a, 3, 3);
-    expect(await refused.then(() => null, (e: Error) => e.message)).to.equal('database unavailable');
+    expect(
+      await refused.then(
+        () => null,
+        (e: Error) => e.message,
+      ),
+    ).to.equal('database unavailable');
     await slices.flush();
-    expect(charges).to.deep.equal([{ agentId: a.id, workspaceId: 'ws_1', teamId: null, day: '2026-10-01', credits: 4, runs: 2, maxRunCredits: 3 }]);
+    expect(charges).to.deep.equal([
+      { agentId: a.id, workspaceId: 'ws_1', teamId: null, day: '2026-10-01', credits: 4, runs: 2, maxRunCredits: 3 },
+    ]);
     // A refused flush also retries by itself, a second later.
     slices.admit(a, 'L', 1);
     slices.settle(a, 1, 0.5);
@@ -210,7 +227,13 @@ describe('credit slices, statement by statement', () => {
   it('gives back the free credits of the other agents of its workspace only, and says how many gave', async () => {
     const { store, leases } = fakeStore();
     const slices = new CreditSlices(store, clock, config);
-    const [a, b, c, d, other] = [agent('agt_h1'), agent('agt_h2'), agent('agt_h3'), agent('agt_h5'), agent('agt_h4', 'ws_2')];
+    const [a, b, c, d, other] = [
+      agent('agt_h1'),
+      agent('agt_h2'),
+      agent('agt_h3'),
+      agent('agt_h5'),
+      agent('agt_h4', 'ws_2'),
+    ];
     for (const x of [a, b, c, d, other]) await granted(slices, store, x, 2);
     slices.admit(c, 'L', 2); // c has nothing free
     slices.admit(d, 'L', 2);
@@ -313,11 +336,22 @@ describe('admission in memory: what reaches the store', () => {
 
   it('a grant under a team and a workspace limit locks the agent, then the team, then the workspace', async () => {
     const { store, calls } = fakeStore();
-    Object.assign(store.repos, { usage: { ...store.repos.usage, agentDay: async () => 0, teamDay: async () => 0, workspaceDay: async () => 0 } });
+    Object.assign(store.repos, {
+      usage: { ...store.repos.usage, agentDay: async () => 0, teamDay: async () => 0, workspaceDay: async () => 0 },
+    });
     Object.assign(store.repos.slots, { reserved: async () => 0 });
     scopes(store, { id: 'team_1', dailyCreditLimit: 5 }, { id: 'ws_1', dailyCreditLimit: 9 });
-    const a = new AdmissionService(store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1, sliceMs: 60_000, chargeDelayMs: 60_000 });
-    const run = await a.admit({ ...agent('agt_s'), teamId: 'team_1', dailyCreditLimit: null, maxConcurrentRequests: null } as Agent, async () => 1);
+    const a = new AdmissionService(store, clock, {
+      instanceId: 'test',
+      leaseMs: 30_000,
+      concurrencyRetryAfterSeconds: 1,
+      sliceMs: 60_000,
+      chargeDelayMs: 60_000,
+    });
+    const run = await a.admit(
+      { ...agent('agt_s'), teamId: 'team_1', dailyCreditLimit: null, maxConcurrentRequests: null } as Agent,
+      async () => 1,
+    );
     expect(calls).to.deep.equal(['lockAgent', 'lockLimit:teamId', 'lockLimit:workspaceId', 'insert']);
     await run.settle(1);
     await a.close();
@@ -327,7 +361,12 @@ describe('admission in memory: what reaches the store', () => {
     const { store, calls } = fakeStore();
     scopes(store, null, { id: 'ws_1', dailyCreditLimit: null });
     const batched: unknown[] = [];
-    const a = new AdmissionService(store, clock, { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 }, { charge: (c) => void batched.push(c), flush: async () => {} });
+    const a = new AdmissionService(
+      store,
+      clock,
+      { instanceId: 'test', leaseMs: 30_000, concurrencyRetryAfterSeconds: 1 },
+      { charge: (c) => void batched.push(c), flush: async () => {} },
+    );
     const free = { ...agent('agt_t'), dailyCreditLimit: null, maxConcurrentRequests: null } as Agent;
     await (await a.admit(free)).settle(0);
     await (await a.admit(free)).release();

@@ -6,7 +6,19 @@ import { endpointSegments } from '../../src/rest/surfaces/http-io.js';
 
 function endpoint(path: string, methods: HttpMethod[], createdSecond: number, id = `ep_${path}`): HttpEndpoint {
   const at = new Date(Date.UTC(2026, 0, 1, 0, 0, createdSecond));
-  return { id, agentId: 'agt_1', path, methods, handler: { kind: 'script', body: 'return 1;' }, modelOverride: null, description: '', inputSchema: null, outputSchema: null, createdAt: at, updatedAt: at };
+  return {
+    id,
+    agentId: 'agt_1',
+    path,
+    methods,
+    handler: { kind: 'script', body: 'return 1;' },
+    modelOverride: null,
+    description: '',
+    inputSchema: null,
+    outputSchema: null,
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 const IDENTIFIER = /^[a-z][A-Za-z0-9_]*$/;

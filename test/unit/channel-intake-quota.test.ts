@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import type { ActivityLog } from '../../src/domain/activity/activity-log.js';
 import type { Agent } from '../../src/domain/agents/agent.entities.js';
 import type { Channel } from '../../src/domain/channels/channel.entities.js';
-import { keepsAttachmentBytes, quotaExceeded, storeCopy, storedAttachments, storedBytes, utcDay, type IntakeQuota } from '../../src/domain/channels/email-intake-quota.js';
+import {
+  keepsAttachmentBytes,
+  quotaExceeded,
+  storeCopy,
+  storedAttachments,
+  storedBytes,
+  utcDay,
+  type IntakeQuota,
+} from '../../src/domain/channels/email-intake-quota.js';
 import { EmailReceiptService } from '../../src/domain/channels/email-receipt.service.js';
 import type { Clock } from '../../src/domain/clock.js';
 import type { InboundAttachment } from '../../src/domain/email/inbound-mail.js';
@@ -27,7 +35,8 @@ const files: InboundAttachment[] = [
 describe('email intake quota: the rules', () => {
   it('keeps attachment bytes only for mail the loop and budget rules let be answered', () => {
     expect(keepsAttachmentBytes('ok')).to.equal(true);
-    for (const r of ['precedence', 'mailing-list', 'auto-submitted', 'rate-limited', 'null-sender'] as const) expect(keepsAttachmentBytes(r), r).to.equal(false);
+    for (const r of ['precedence', 'mailing-list', 'auto-submitted', 'rate-limited', 'null-sender'] as const)
+      expect(keepsAttachmentBytes(r), r).to.equal(false);
   });
 
   it('stores the bytes of the attachments marked kept, metadata of all', () => {
@@ -41,7 +50,10 @@ describe('email intake quota: the rules', () => {
   });
 
   it('counts stored bytes: subject, text, HTML (UTF-8) and the attachment bytes kept', () => {
-    const kept: MessageAttachment[] = [{ filename: null, contentType: 'x', size: 5, content: Buffer.from('12345') }, { filename: null, contentType: 'x', size: 900, content: null }];
+    const kept: MessageAttachment[] = [
+      { filename: null, contentType: 'x', size: 5, content: Buffer.from('12345') },
+      { filename: null, contentType: 'x', size: 900, content: null },
+    ];
     expect(storedBytes({ subject: 'é', body: 'ab' }, '<p>', kept)).to.equal(2 + 2 + 3 + 5);
     expect(storedBytes({ subject: null, body: '' }, null, [])).to.equal(0);
   });
@@ -56,7 +68,9 @@ describe('email intake quota: the rules', () => {
     expect(e).to.be.instanceOf(LimitExceeded);
     expect(e.reason).to.equal('channel_daily_quota');
     expect(e.retryAfterSeconds).to.equal(14 * 3600);
-    expect(e.message).to.equal('The channel desk@mail.test has taken its most inbound mail for today (3 messages, 100 bytes); send it again after 2026-11-28T00:00:00.000Z');
+    expect(e.message).to.equal(
+      'The channel desk@mail.test has taken its most inbound mail for today (3 messages, 100 bytes); send it again after 2026-11-28T00:00:00.000Z',
+    );
     expect(quotaExceeded('d', QUOTA, new Date('2026-11-27T23:59:59.900Z')).retryAfterSeconds).to.equal(1);
     expect(quotaExceeded('d', QUOTA, new Date('2026-11-27T23:59:58.500Z')).retryAfterSeconds).to.equal(2);
   });
@@ -73,7 +87,9 @@ function memoryMessages(quota: IntakeQuota) {
     counts,
     repo: {
       accept: async (message: Message, attachments?: readonly MessageAttachment[]) => {
-        const seen = accepted.find((a) => a.message.channelId === message.channelId && a.message.messageId === message.messageId);
+        const seen = accepted.find(
+          (a) => a.message.channelId === message.channelId && a.message.messageId === message.messageId,
+        );
         if (seen) return { message: seen.message, duplicate: true };
         accepted.push({ message, attachments });
         return { message, duplicate: false };
@@ -91,7 +107,11 @@ function memoryMessages(quota: IntakeQuota) {
 }
 
 describe('email intake quota: storing a copy', () => {
-  const copy = (id: string, body = 'hello') => ({ message: messageOf({ id, messageId: `<${id}@x>`, channelId: 'chn_1', to: 'desk@mail.test', subject: 'Hi', body }), html: null, kept: [] });
+  const copy = (id: string, body = 'hello') => ({
+    message: messageOf({ id, messageId: `<${id}@x>`, channelId: 'chn_1', to: 'desk@mail.test', subject: 'Hi', body }),
+    html: null,
+    kept: [],
+  });
 
   it('stores and counts each new message with its stored bytes, on its UTC day', async () => {
     const mem = memoryMessages(QUOTA);
@@ -116,13 +136,23 @@ describe('email intake quota: storing a copy', () => {
 
     const bytes = memoryMessages(QUOTA);
     await storeCopy(bytes.repo, copy('b1', 'x'.repeat(60)), inboundMail(), QUOTA, NOW);
-    expect(await storeCopy(bytes.repo, copy('b2', 'x'.repeat(40)), inboundMail(), QUOTA, NOW).catch((e: unknown) => e)).to.be.instanceOf(LimitExceeded);
-    expect((await storeCopy(bytes.repo, copy('b3', 'x'.repeat(36)), inboundMail(), QUOTA, NOW)).duplicate, 'exactly at the bytes').to.equal(false);
+    expect(
+      await storeCopy(bytes.repo, copy('b2', 'x'.repeat(40)), inboundMail(), QUOTA, NOW).catch((e: unknown) => e),
+    ).to.be.instanceOf(LimitExceeded);
+    expect(
+      (await storeCopy(bytes.repo, copy('b3', 'x'.repeat(36)), inboundMail(), QUOTA, NOW)).duplicate,
+      'exactly at the bytes',
+    ).to.equal(false);
 
     const huge = memoryMessages(QUOTA);
-    expect(await storeCopy(huge.repo, copy('h1', 'x'.repeat(99)), inboundMail(), QUOTA, NOW).catch((e: unknown) => e)).to.be.instanceOf(LimitExceeded);
+    expect(
+      await storeCopy(huge.repo, copy('h1', 'x'.repeat(99)), inboundMail(), QUOTA, NOW).catch((e: unknown) => e),
+    ).to.be.instanceOf(LimitExceeded);
     expect(huge.counts, 'never counted').to.deep.equal([]);
-    expect((await storeCopy(huge.repo, copy('h2', 'x'.repeat(98)), inboundMail(), QUOTA, NOW)).duplicate, 'exactly the day’s bytes').to.equal(false);
+    expect(
+      (await storeCopy(huge.repo, copy('h2', 'x'.repeat(98)), inboundMail(), QUOTA, NOW)).duplicate,
+      'exactly the day’s bytes',
+    ).to.equal(false);
   });
 });
 
@@ -136,20 +166,38 @@ describe('email receipt with a quota', () => {
     const mem = memoryMessages(quota);
     const repos = {
       agents: { get: async () => agent },
-      channels: { findByAddress: async (_k: string, a: string) => (a === channel.address ? channel : null), listByAgents: async () => [channel] },
+      channels: {
+        findByAddress: async (_k: string, a: string) => (a === channel.address ? channel : null),
+        listByAgents: async () => [channel],
+      },
       messages: { ...mem.repo, countAnswerable: async () => 0 },
     };
-    const store = { repos, transaction: async <T>(fn: (r: typeof repos) => Promise<T>) => fn(repos) } as unknown as Store;
+    const store = {
+      repos,
+      transaction: async <T>(fn: (r: typeof repos) => Promise<T>) => fn(repos),
+    } as unknown as Store;
     const recorded: unknown[] = [];
     let woken = 0;
-    const svc = new EmailReceiptService(store, { now: () => NOW } as Clock, { record: (_a: unknown, r: unknown) => void recorded.push(r) } as unknown as ActivityLog, { onQueued: () => void woken++ }, { repliesPerSenderPerHour: 10, repliesPerChannelPerHour: 100, quota });
+    const svc = new EmailReceiptService(
+      store,
+      { now: () => NOW } as Clock,
+      { record: (_a: unknown, r: unknown) => void recorded.push(r) } as unknown as ActivityLog,
+      { onQueued: () => void woken++ },
+      { repliesPerSenderPerHour: 10, repliesPerChannelPerHour: 100, quota },
+    );
     return { svc, mem, recorded, woken: () => woken };
   }
 
   it('passes the quota refusal on as it is (not as a storage failure), recording and waking nothing', async () => {
     const s = service({ messagesPerDay: 1, bytesPerDay: 1000 });
-    await s.svc.receive(inboundMail({ messageId: '<a@x>' }), { recipients: ['desk@mail.test'], via: 'smtp', sender: PASS });
-    const err = await s.svc.receive(inboundMail({ messageId: '<b@x>' }), { recipients: ['desk@mail.test'], via: 'smtp', sender: PASS }).catch((e: unknown) => e);
+    await s.svc.receive(inboundMail({ messageId: '<a@x>' }), {
+      recipients: ['desk@mail.test'],
+      via: 'smtp',
+      sender: PASS,
+    });
+    const err = await s.svc
+      .receive(inboundMail({ messageId: '<b@x>' }), { recipients: ['desk@mail.test'], via: 'smtp', sender: PASS })
+      .catch((e: unknown) => e);
     expect(err).to.be.instanceOf(LimitExceeded).and.not.instanceOf(Unavailable);
     expect(s.recorded).to.have.length(1);
     expect(s.woken()).to.equal(1);
@@ -157,12 +205,25 @@ describe('email receipt with a quota', () => {
 
   it("stores a bulk message's attachments without bytes and says so; an answerable one's with them", async () => {
     const s = service({ messagesPerDay: 10, bytesPerDay: 1000 });
-    const [bulk] = await s.svc.receive(inboundMail({ messageId: '<bulk@x>', attachments: files }, { precedence: 'bulk' }), { recipients: ['desk@mail.test'], via: 'smtp', sender: PASS });
-    const [person] = await s.svc.receive(inboundMail({ messageId: '<p@x>', attachments: files }), { recipients: ['desk@mail.test'], via: 'smtp', sender: PASS });
+    const [bulk] = await s.svc.receive(
+      inboundMail({ messageId: '<bulk@x>', attachments: files }, { precedence: 'bulk' }),
+      { recipients: ['desk@mail.test'], via: 'smtp', sender: PASS },
+    );
+    const [person] = await s.svc.receive(inboundMail({ messageId: '<p@x>', attachments: files }), {
+      recipients: ['desk@mail.test'],
+      via: 'smtp',
+      sender: PASS,
+    });
     expect(s.mem.accepted[0]!.attachments!.map((a) => a.content)).to.deep.equal([null, null]);
-    expect((bulk!.message.provider as any).email.attachments.map((a: { kept: boolean }) => a.kept)).to.deep.equal([false, false]);
+    expect((bulk!.message.provider as any).email.attachments.map((a: { kept: boolean }) => a.kept)).to.deep.equal([
+      false,
+      false,
+    ]);
     expect(s.mem.accepted[1]!.attachments!.map((a) => a.content)).to.deep.equal([Buffer.from('abc'), null]);
-    expect((person!.message.provider as any).email.attachments.map((a: { kept: boolean }) => a.kept)).to.deep.equal([true, false]);
+    expect((person!.message.provider as any).email.attachments.map((a: { kept: boolean }) => a.kept)).to.deep.equal([
+      true,
+      false,
+    ]);
     // The bulk message's stored bytes leave its attachments out: subject and text only.
     expect(s.mem.counts.map((c) => c[2])).to.deep.equal([13, 16]);
   });

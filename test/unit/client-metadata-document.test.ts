@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { ClientMetadataDocuments, type AddressLookup } from '../../src/infra/oauth/client-metadata-document.js';
-import { doc, json, movableClock, refusal, selfSignedCert, startDocServer, type DocServer } from '../helpers/cimd-server.js';
+import {
+  doc,
+  json,
+  movableClock,
+  refusal,
+  selfSignedCert,
+  startDocServer,
+  type DocServer,
+} from '../helpers/cimd-server.js';
 
 // The authorization server fetches a client's metadata from its client_id URL (CIMD). Every test
 // runs a real local server; the operator allows its host (127.0.0.1:port) unless the test is about
@@ -19,14 +27,16 @@ describe('ClientMetadataDocuments: fetch, validate and cache a client id metadat
   afterEach(() => server.close());
 
   it('returns the document normalized for the authorization server', async () => {
-    server.handler = json(doc(clientId, {
-      redirect_uris: ['http://127.0.0.1:33418/callback', 'http://localhost/cb'],
-      grant_types: ['authorization_code', 'refresh_token'],
-      client_uri: 'https://app.example.com',
-      logo_uri: 'https://app.example.com/logo.png',
-      scope: 'mcp',
-      software_id: 'ignored',
-    }));
+    server.handler = json(
+      doc(clientId, {
+        redirect_uris: ['http://127.0.0.1:33418/callback', 'http://localhost/cb'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        client_uri: 'https://app.example.com',
+        logo_uri: 'https://app.example.com/logo.png',
+        scope: 'mcp',
+        software_id: 'ignored',
+      }),
+    );
     expect(await docs().resolve(clientId)).to.deep.equal({
       client_id: clientId,
       client_name: 'Test Client',
@@ -40,7 +50,9 @@ describe('ClientMetadataDocuments: fetch, validate and cache a client id metadat
   });
 
   it('picks web for https redirect URIs and native for a custom scheme; defaults the grant', async () => {
-    server.handler = json(doc(clientId, { client_name: undefined, token_endpoint_auth_method: 'none', response_types: ['code'] }));
+    server.handler = json(
+      doc(clientId, { client_name: undefined, token_endpoint_auth_method: 'none', response_types: ['code'] }),
+    );
     const web = await docs().resolve(clientId);
     expect(web).to.deep.include({ application_type: 'web', grant_types: ['authorization_code'] });
     expect(web).not.to.have.property('client_name');
@@ -118,22 +130,49 @@ describe('ClientMetadataDocuments: fetch, validate and cache a client id metadat
   });
 
   it('refuses any name that resolves to a non-public address', async () => {
-    const inward = ['10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
-      '127.0.0.1', '::1', '::', 'fe80::1', 'fd00::1', 'fc00::1', '::ffff:10.0.0.1', '::ffff:127.0.0.1', '::ffff:169.254.169.254', 'ff02::1'];
+    const inward = [
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '127.0.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      'fc00::1',
+      '::ffff:10.0.0.1',
+      '::ffff:127.0.0.1',
+      '::ffff:169.254.169.254',
+      'ff02::1',
+    ];
     for (const address of inward) {
       const lookup: AddressLookup = async () => [{ address, family: address.includes(':') ? 6 : 4 }];
-      await refusal(new ClientMetadataDocuments({ lookup }).resolve('https://client.example/oauth/client.json'), 'private_address');
+      await refusal(
+        new ClientMetadataDocuments({ lookup }).resolve('https://client.example/oauth/client.json'),
+        'private_address',
+      );
     }
     // One inward address among public ones is enough.
-    const mixed: AddressLookup = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.7', family: 4 }];
-    await refusal(new ClientMetadataDocuments({ lookup: mixed }).resolve('https://client.example/oauth/client.json'), 'private_address');
+    const mixed: AddressLookup = async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '10.0.0.7', family: 4 },
+    ];
+    await refusal(
+      new ClientMetadataDocuments({ lookup: mixed }).resolve('https://client.example/oauth/client.json'),
+      'private_address',
+    );
   });
 
   it('connects to the address it checked: one lookup, no second resolution', async () => {
     const name = 'cimd.invalid';
     const id = `http://${name}:${server.port}/oauth/client.json`;
     let lookups = 0;
-    const lookup: AddressLookup = async () => (lookups++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '192.0.2.1', family: 4 }]);
+    const lookup: AddressLookup = async () =>
+      lookups++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '192.0.2.1', family: 4 }];
     server.handler = json(doc(id));
     const d = new ClientMetadataDocuments({ allowedHosts: [`${name}:${server.port}`], lookup });
     expect((await d.resolve(id)).client_id).to.equal(id);

@@ -21,7 +21,11 @@ describe('compile cache', () => {
     expect(() => cache.get('b', bad)).to.throw(Refused, 'no');
     expect(compiles).to.equal(2);
     // Any other error is not a refusal: it is not kept.
-    expect(() => cache.get('c', () => { throw new TypeError('bug'); })).to.throw(TypeError);
+    expect(() =>
+      cache.get('c', () => {
+        throw new TypeError('bug');
+      }),
+    ).to.throw(TypeError);
     expect(cache.get('c', ok)).to.equal('compiled');
   });
 

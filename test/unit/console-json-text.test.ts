@@ -14,7 +14,9 @@ describe('console: JSON typed in the settings editors', () => {
     const r = parseJsonObject('{\n  "beta": true,\n  oops\n}');
     expect(r.ok).to.equal(false);
     if (r.ok) return;
-    expect(r.message).to.match(/^Not valid JSON: /).and.not.match(/position \d+/);
+    expect(r.message)
+      .to.match(/^Not valid JSON: /)
+      .and.not.match(/position \d+/);
     expect(r).to.include({ line: 3, column: 3 });
   });
 

@@ -17,7 +17,7 @@ describe('unit: data directory lock', () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('writes this process\'s pid and host, refuses a second lock in the same process, and frees the directory on release', () => {
+  it("writes this process's pid and host, refuses a second lock in the same process, and frees the directory on release", () => {
     const lock = lockDataDir(dir);
     const owner = JSON.parse(fs.readFileSync(lockPath(), 'utf8'));
     expect(owner).to.include({ pid: process.pid, hostname: os.hostname() });
@@ -29,7 +29,10 @@ describe('unit: data directory lock', () => {
 
   it('names the directory and the holder when a live process holds it (the parent of this test process)', () => {
     writeLock({ pid: process.ppid, hostname: os.hostname(), startedAt: '2026-11-23T10:00:00.000Z' });
-    expect(() => lockDataDir(dir)).to.throw(DataDirLocked, `The data directory ${path.resolve(dir)} is in use by another running process (pid ${process.ppid}`);
+    expect(() => lockDataDir(dir)).to.throw(
+      DataDirLocked,
+      `The data directory ${path.resolve(dir)} is in use by another running process (pid ${process.ppid}`,
+    );
     expect(JSON.parse(fs.readFileSync(lockPath(), 'utf8')).pid).to.equal(process.ppid);
   });
 

@@ -19,7 +19,9 @@ const unreachable = [
   Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
   Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
   Object.assign(new Error('connection failure'), { code: '08006' }),
-  Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }),
+  Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), {
+    name: 'KnexTimeoutError',
+  }),
   new Error('Connection terminated unexpectedly'),
 ];
 const refused = [
@@ -45,14 +47,22 @@ describe('a database that cannot be reached', () => {
   });
 
   it('becomes Unavailable when a transaction cannot begin, not only when a statement fails', async () => {
-    const db = knex({ client: 'pg', connection: 'postgres://nobody@127.0.0.1:1/none', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 300 });
+    const db = knex({
+      client: 'pg',
+      connection: 'postgres://nobody@127.0.0.1:1/none',
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 300,
+    });
     try {
       let ran = false;
       const err = await knexStore(db)
         .transaction(async () => {
           ran = true;
         })
-        .then(() => null, (e: unknown) => e);
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(ran).to.equal(false);
       expect(err).to.be.instanceOf(Unavailable);
     } finally {
@@ -63,13 +73,26 @@ describe('a database that cannot be reached', () => {
   it('becomes Unavailable on every repository call, even one that does not translate its own errors', async () => {
     const raw = () => Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' });
     const repos = translated({ things: { get: async () => Promise.reject(raw()), at: () => raw().code } });
-    const err = await repos.things.get().then(() => null, (e: unknown) => e);
+    const err = await repos.things.get().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(Unavailable);
     expect((err as Unavailable).retryAfterSeconds).to.equal(5);
     expect(await repos.things.at()).to.equal('ECONNREFUSED'); // what succeeds is answered as it was
-    const db = knex({ client: 'pg', connection: 'postgres://nobody@127.0.0.1:1/none', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 300 });
+    const db = knex({
+      client: 'pg',
+      connection: 'postgres://nobody@127.0.0.1:1/none',
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 300,
+    });
     try {
-      const read = await knexStore(db).repos.agents.get('agt_1').then(() => null, (e: unknown) => e);
+      const read = await knexStore(db)
+        .repos.agents.get('agt_1')
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(read).to.be.instanceOf(Unavailable);
       // The driver's error stays as the cause, for the logs: never in the message a client gets.
       expect((read as Error).cause).to.be.instanceOf(Error);
@@ -101,7 +124,9 @@ describe('a database that cannot be reached', () => {
       expect(JSON.parse(text)).to.deep.equal({ error: 'The database cannot be reached right now; retry shortly' });
       expect(text).to.not.include('10.0.0.7');
       const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(logged.map((l) => [l.msg, l.requestId, l.path, l.error])).to.deep.equal([['database unavailable', 'req-1', '/x', 'connect ECONNREFUSED 10.0.0.7:5432']]);
+      expect(logged.map((l) => [l.msg, l.requestId, l.path, l.error])).to.deep.equal([
+        ['database unavailable', 'req-1', '/x', 'connect ECONNREFUSED 10.0.0.7:5432'],
+      ]);
     } finally {
       server.close();
     }

@@ -7,13 +7,20 @@ const OWN = ['agent@mail.test', 'Support@Mail.Test'];
 const person = (address: string): MailAddress => ({ address, name: '' });
 
 describe('email loop and bulk rules', () => {
-  const cases: Array<[string, Partial<LoopHeaders>, { from?: MailAddress | null; replyTo?: MailAddress[] }, AnswerReason]> = [
+  const cases: Array<
+    [string, Partial<LoopHeaders>, { from?: MailAddress | null; replyTo?: MailAddress[] }, AnswerReason]
+  > = [
     ['a person writing', {}, {}, 'ok'],
     ['Auto-Submitted: no', { autoSubmitted: 'no' }, {}, 'ok'],
     ['Auto-Submitted: No (comment)', { autoSubmitted: ' No (by hand)' }, {}, 'ok'],
     ['Auto-Submitted: auto-replied', { autoSubmitted: 'auto-replied' }, {}, 'auto-submitted'],
     ['Auto-Submitted: auto-generated', { autoSubmitted: 'Auto-Generated' }, {}, 'auto-submitted'],
-    ['Auto-Submitted: auto-notified; owner-email=x', { autoSubmitted: 'auto-notified; owner-email="a@b"' }, {}, 'auto-submitted'],
+    [
+      'Auto-Submitted: auto-notified; owner-email=x',
+      { autoSubmitted: 'auto-notified; owner-email="a@b"' },
+      {},
+      'auto-submitted',
+    ],
     ['Auto-Submitted empty', { autoSubmitted: '' }, {}, 'auto-submitted'],
     ['Precedence: bulk', { precedence: 'bulk' }, {}, 'precedence'],
     ['Precedence: List', { precedence: 'List' }, {}, 'precedence'],
@@ -22,9 +29,19 @@ describe('email loop and bulk rules', () => {
     ['List-Id', { listId: 'Dev list <dev.lists.example.com>' }, {}, 'mailing-list'],
     ['List-Unsubscribe', { listUnsubscribe: '<mailto:leave@lists.example.com>' }, {}, 'mailing-list'],
     ['List-Id empty', { listId: '  ' }, {}, 'ok'],
-    ['X-Auto-Response-Suppress: OOF, AutoReply', { autoResponseSuppress: 'DR, OOF, AutoReply' }, {}, 'auto-response-suppressed'],
+    [
+      'X-Auto-Response-Suppress: OOF, AutoReply',
+      { autoResponseSuppress: 'DR, OOF, AutoReply' },
+      {},
+      'auto-response-suppressed',
+    ],
     ['X-Auto-Response-Suppress: All', { autoResponseSuppress: 'All' }, {}, 'auto-response-suppressed'],
-    ['X-Auto-Response-Suppress: AutoReply alone', { autoResponseSuppress: 'AutoReply' }, {}, 'auto-response-suppressed'],
+    [
+      'X-Auto-Response-Suppress: AutoReply alone',
+      { autoResponseSuppress: 'AutoReply' },
+      {},
+      'auto-response-suppressed',
+    ],
     ['X-Auto-Response-Suppress: OOF alone', { autoResponseSuppress: ' oof ' }, {}, 'auto-response-suppressed'],
     ['X-Auto-Response-Suppress: DR only', { autoResponseSuppress: 'DR' }, {}, 'ok'],
     ['null return path (a bounce)', { returnPath: '' }, {}, 'null-sender'],
@@ -39,7 +56,12 @@ describe('email loop and bulk rules', () => {
     ['From postmaster', {}, { from: person('postmaster@example.com') }, 'system-sender'],
     ['return path owner-list', { returnPath: 'owner-dev@lists.example.com' }, {}, 'system-sender'],
     ['From list-request', {}, { from: person('dev-request@lists.example.com') }, 'system-sender'],
-    ['From the agent, Reply-To elsewhere', {}, { from: person('agent@mail.test'), replyTo: [person('team@example.com')] }, 'own-address'],
+    [
+      'From the agent, Reply-To elsewhere',
+      {},
+      { from: person('agent@mail.test'), replyTo: [person('team@example.com')] },
+      'own-address',
+    ],
     ['Reply-To elsewhere', {}, { replyTo: [person('team@example.com')] }, 'ok'],
   ];
   for (const [name, loop, over, reason] of cases) {
@@ -50,11 +72,15 @@ describe('email loop and bulk rules', () => {
   }
 
   it('checks the bulk headers before the sender, so a list message from the agent names the list', () => {
-    expect(shouldAnswer(inboundMail({ from: person('agent@mail.test') }, { listId: 'x <x.y>' }), OWN).reason).to.equal('mailing-list');
+    expect(shouldAnswer(inboundMail({ from: person('agent@mail.test') }, { listId: 'x <x.y>' }), OWN).reason).to.equal(
+      'mailing-list',
+    );
   });
 
   it('compares own addresses trimmed, without angle brackets at the ends, case-folded', () => {
-    expect(shouldAnswer(inboundMail({ from: person('agent@mail.test') }), ['  <Agent@Mail.Test>  ']).reason).to.equal('own-address');
+    expect(shouldAnswer(inboundMail({ from: person('agent@mail.test') }), ['  <Agent@Mail.Test>  ']).reason).to.equal(
+      'own-address',
+    );
     expect(normalAddress(' <Agent@Mail.Test> ')).to.equal('agent@mail.test');
     // Only a bracket at either end goes: one inside an odd address is part of it.
     expect(normalAddress('<odd<name>x@y>')).to.equal('odd<name>x@y');

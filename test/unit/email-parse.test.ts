@@ -54,7 +54,11 @@ describe('email parsing (mailparser)', () => {
     });
     const byName = Object.fromEntries(mail.attachments.map((a) => [a.filename, a]));
     expect(Object.keys(byName).sort()).to.deep.equal(['invoice.pdf', 'logo.png', 'notes.txt']);
-    expect(byName['invoice.pdf']).to.deep.equal({ filename: 'invoice.pdf', contentType: 'application/pdf', size: 3000 });
+    expect(byName['invoice.pdf']).to.deep.equal({
+      filename: 'invoice.pdf',
+      contentType: 'application/pdf',
+      size: 3000,
+    });
     expect(byName['logo.png']!.content).to.deep.equal(Buffer.alloc(10, 2));
     expect(byName['notes.txt']).to.deep.include({ contentType: 'text/plain', size: 6 });
     expect(byName['notes.txt']!.content!.toString()).to.equal('a note');
@@ -83,7 +87,9 @@ describe('email parsing (mailparser)', () => {
   it('reads Return-Path from the header when no envelope is given; <> is the null sender', async () => {
     const bounce = await parseInbound(Buffer.from('Return-Path: <>\r\nFrom: MAILER-DAEMON@x\r\n\r\nfailed'));
     expect(bounce.loop.returnPath).to.equal('');
-    const folded = await parseInbound(Buffer.from('Return-Path: <b@x>\r\nAuto-Submitted:\r\n auto-replied\r\nFrom: a@x\r\n\r\n'));
+    const folded = await parseInbound(
+      Buffer.from('Return-Path: <b@x>\r\nAuto-Submitted:\r\n auto-replied\r\nFrom: a@x\r\n\r\n'),
+    );
     expect(folded.loop).to.deep.include({ returnPath: 'b@x', autoSubmitted: 'auto-replied' });
   });
 
@@ -96,8 +102,13 @@ describe('email parsing (mailparser)', () => {
       attachments: [{ filename: 'a\u0000.txt', content: 'x' }],
     });
     const mail = await parseInbound(raw);
-    const strings = JSON.stringify({ ...mail, attachments: mail.attachments.map((a) => ({ ...a, content: undefined })) });
-    expect(strings).to.not.match(/\\u0000|\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i);
+    const strings = JSON.stringify({
+      ...mail,
+      attachments: mail.attachments.map((a) => ({ ...a, content: undefined })),
+    });
+    expect(strings).to.not.match(
+      /\\u0000|\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i,
+    );
     expect(mail.subject).to.include('\uFFFD');
   });
 
@@ -108,7 +119,10 @@ describe('email parsing (mailparser)', () => {
   ];
   for (const [name, raw] of junk) {
     it(`refuses ${name} with UnparseableMail (an Invalid)`, async () => {
-      const err = await parseInbound(raw).then(() => null, (e: unknown) => e);
+      const err = await parseInbound(raw).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).to.be.instanceOf(UnparseableMail).and.instanceOf(Invalid);
     });
   }

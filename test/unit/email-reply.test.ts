@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { composeReply, MAX_SUBJECT_CHARS, newMessageId, replySubject } from '../../src/domain/email/reply.js';
-import { boundedReferences, MAX_MESSAGE_ID_CHARS, MAX_REFERENCES, MAX_REFERENCES_CHARS, messageIds } from '../../src/domain/email/thread.js';
+import {
+  boundedReferences,
+  MAX_MESSAGE_ID_CHARS,
+  MAX_REFERENCES,
+  MAX_REFERENCES_CHARS,
+  messageIds,
+} from '../../src/domain/email/thread.js';
 import { Invalid } from '../../src/domain/errors.js';
 import { inboundMail } from '../helpers/inbound-mail.js';
 
@@ -8,7 +14,11 @@ const MSG_ID = /^<[a-z0-9]{16}\.[a-z0-9]+@mail\.test>$/;
 
 describe('email reply composition', () => {
   it('threads the answer: In-Reply-To, References + Message-ID, Re: subject, Auto-Submitted, a new id on the domain', () => {
-    const inbound = inboundMail({ subject: 'Order 42', messageId: '<m3@example.com>', references: ['<m1@example.com>', '<m2@example.com>'] });
+    const inbound = inboundMail({
+      subject: 'Order 42',
+      messageId: '<m3@example.com>',
+      references: ['<m1@example.com>', '<m2@example.com>'],
+    });
     const reply = composeReply(inbound, { from: 'Agent <agent@mail.test>', text: 'Done.' });
     expect(reply).to.deep.include({
       from: 'Agent <agent@mail.test>',
@@ -25,7 +35,12 @@ describe('email reply composition', () => {
 
   it('answers Reply-To when given, takes an explicit subject and domain, and never lets a subject break a header', () => {
     const inbound = inboundMail({ replyTo: [{ address: 'team@example.com', name: 'Team' }], messageId: null });
-    const reply = composeReply(inbound, { from: 'agent@mail.test', text: 'x', subject: 'Your ticket\r\nBcc: victim@example.com', domain: 'Other.Example' });
+    const reply = composeReply(inbound, {
+      from: 'agent@mail.test',
+      text: 'x',
+      subject: 'Your ticket\r\nBcc: victim@example.com',
+      domain: 'Other.Example',
+    });
     expect(reply.to).to.deep.equal(['team@example.com']);
     expect(reply.subject).to.equal('Your ticket Bcc: victim@example.com');
     expect(reply.inReplyTo).to.equal(null);
@@ -34,19 +49,36 @@ describe('email reply composition', () => {
   });
 
   it('answers only the non-empty Reply-To addresses, trims an explicit subject, and takes the domain of From up to its bracket', () => {
-    const inbound = inboundMail({ replyTo: [{ address: '', name: '' }, { address: '  ', name: 'Blank' }, { address: 'team@example.com', name: '' }] });
-    const reply = composeReply(inbound, { from: 'Agent <agent@Mail.Test> (bot)', text: 'x', subject: '  Your ticket \t' });
+    const inbound = inboundMail({
+      replyTo: [
+        { address: '', name: '' },
+        { address: '  ', name: 'Blank' },
+        { address: 'team@example.com', name: '' },
+      ],
+    });
+    const reply = composeReply(inbound, {
+      from: 'Agent <agent@Mail.Test> (bot)',
+      text: 'x',
+      subject: '  Your ticket \t',
+    });
     expect(reply.to).to.deep.equal(['team@example.com']);
     expect(reply.subject).to.equal('Your ticket');
     expect(reply.messageId).to.match(MSG_ID);
     expect(composeReply(inbound, { from: 'agent', text: 'x' }).messageId).to.match(/@localhost>$/);
     expect(composeReply(inbound, { from: '@mail.test', text: 'x' }).messageId).to.match(MSG_ID);
-    expect(() => composeReply(inboundMail({ replyTo: [{ address: ' ', name: '' }] }), { from: 'agent@mail.test', text: 'x' })).to.throw(Invalid);
-    expect(() => composeReply(inboundMail({ from: { address: '', name: 'Nobody' } }), { from: 'agent@mail.test', text: 'x' })).to.throw(Invalid);
+    expect(() =>
+      composeReply(inboundMail({ replyTo: [{ address: ' ', name: '' }] }), { from: 'agent@mail.test', text: 'x' }),
+    ).to.throw(Invalid);
+    expect(() =>
+      composeReply(inboundMail({ from: { address: '', name: 'Nobody' } }), { from: 'agent@mail.test', text: 'x' }),
+    ).to.throw(Invalid);
   });
 
   it('refuses to answer a message that names nobody', () => {
-    expect(() => composeReply(inboundMail({ from: null }), { from: 'agent@mail.test', text: 'x' })).to.throw(Invalid, /no address to answer/);
+    expect(() => composeReply(inboundMail({ from: null }), { from: 'agent@mail.test', text: 'x' })).to.throw(
+      Invalid,
+      /no address to answer/,
+    );
   });
 
   const subjects: Array<[string, string]> = [
@@ -65,14 +97,19 @@ describe('email reply composition', () => {
     ['Line\none', 'Re: Line one'],
   ];
   for (const [subject, expected] of subjects) {
-    it(`subject ${JSON.stringify(subject)} → ${JSON.stringify(expected)}`, () => expect(replySubject(subject)).to.equal(expected));
+    it(`subject ${JSON.stringify(subject)} → ${JSON.stringify(expected)}`, () =>
+      expect(replySubject(subject)).to.equal(expected));
   }
 
   it('bounds a long subject without splitting a character', () => {
     // 'Re: ' + 245 characters: the cut falls inside the first 🎉, which goes whole.
-    expect(replySubject('x'.repeat(MAX_SUBJECT_CHARS - 5) + '🎉'.repeat(50))).to.equal('Re: ' + 'x'.repeat(MAX_SUBJECT_CHARS - 5));
+    expect(replySubject('x'.repeat(MAX_SUBJECT_CHARS - 5) + '🎉'.repeat(50))).to.equal(
+      'Re: ' + 'x'.repeat(MAX_SUBJECT_CHARS - 5),
+    );
     // 'Re: ' + 244 characters: the cut falls after the first 🎉, which stays.
-    expect(replySubject('x'.repeat(MAX_SUBJECT_CHARS - 6) + '🎉'.repeat(50))).to.equal('Re: ' + 'x'.repeat(MAX_SUBJECT_CHARS - 6) + '🎉');
+    expect(replySubject('x'.repeat(MAX_SUBJECT_CHARS - 6) + '🎉'.repeat(50))).to.equal(
+      'Re: ' + 'x'.repeat(MAX_SUBJECT_CHARS - 6) + '🎉',
+    );
     expect(replySubject('🎉 party')).to.equal('Re: 🎉 party');
     expect(replySubject('y'.repeat(MAX_SUBJECT_CHARS - 4))).to.have.length(MAX_SUBJECT_CHARS);
   });

@@ -36,7 +36,10 @@ async function smarthost(answers: number[]) {
 }
 
 async function failure(p: Promise<unknown>): Promise<SmtpSendFailure> {
-  const e = await p.then(() => expect.fail('expected a failure'), (err: unknown) => err);
+  const e = await p.then(
+    () => expect.fail('expected a failure'),
+    (err: unknown) => err,
+  );
   expect(e).to.be.instanceOf(SmtpSendFailure);
   return e as SmtpSendFailure;
 }
@@ -45,7 +48,11 @@ describe('email sending through a smarthost (nodemailer → smtp-server on loopb
   it('reports 451 as transient, 550 as permanent, then delivers the threaded reply', async () => {
     const sink = await smarthost([451, 550, 250]);
     try {
-      const inbound = inboundMail({ subject: 'RE: Aw: Order 42', messageId: '<m2@example.com>', references: ['<m1@example.com>'] });
+      const inbound = inboundMail({
+        subject: 'RE: Aw: Order 42',
+        messageId: '<m2@example.com>',
+        references: ['<m1@example.com>'],
+      });
       const reply = composeReply(inbound, { from: 'Agent <agent@mail.test>', text: 'It shipped.' });
 
       const first = await failure(sendMail(sink.url, reply));

@@ -16,7 +16,11 @@ import { inboundMail } from '../helpers/inbound-mail.js';
 // budgets count the address answered and the channel's total.
 
 const PASS: SenderVerdict = { authenticated: true, method: 'dmarc', summary: 'dkim=pass dmarc=pass' };
-const FAIL: SenderVerdict = { authenticated: false, method: 'none', summary: 'spf=fail dkim=none dmarc=none (from company.example)' };
+const FAIL: SenderVerdict = {
+  authenticated: false,
+  method: 'none',
+  summary: 'spf=fail dkim=none dmarc=none (from company.example)',
+};
 const NOW = new Date('2026-11-28T10:00:00Z');
 const box = (address: string) => ({ address, name: '' });
 
@@ -29,20 +33,46 @@ describe('email sender rules', () => {
     expect(answerRecipient(forged, FAIL, company)).to.deep.equal({ answer: false, reason: 'unauthenticated' });
     expect(answerRecipient(forged, FAIL, open)).to.deep.equal({ answer: false, reason: 'unauthenticated' });
     expect(answerRecipient(forged, UNVERIFIED, open)).to.deep.equal({ answer: false, reason: 'unauthenticated' });
-    expect(answerRecipient(inboundMail({ from: null }), PASS, open)).to.deep.equal({ answer: false, reason: 'unauthenticated' });
-    expect(answerRecipient(inboundMail({ from: box('  ') }), PASS, open)).to.deep.equal({ answer: false, reason: 'unauthenticated' });
+    expect(answerRecipient(inboundMail({ from: null }), PASS, open)).to.deep.equal({
+      answer: false,
+      reason: 'unauthenticated',
+    });
+    expect(answerRecipient(inboundMail({ from: box('  ') }), PASS, open)).to.deep.equal({
+      answer: false,
+      reason: 'unauthenticated',
+    });
   });
 
   it('answers an authenticated sender the channel allows, to its From: unless Reply-To is allowed too', () => {
     const signed = inboundMail({ from: box(' Boss@Company.Example '), replyTo: [box('attacker@evil.example')] });
     expect(answerRecipient(signed, PASS, company)).to.deep.equal({ answer: true, to: 'boss@company.example' });
-    expect(answerRecipient(inboundMail({ from: box('boss@company.example'), replyTo: [box('Desk@Company.Example')] }), PASS, company)).to.deep.equal({ answer: true, to: 'desk@company.example' });
+    expect(
+      answerRecipient(
+        inboundMail({ from: box('boss@company.example'), replyTo: [box('Desk@Company.Example')] }),
+        PASS,
+        company,
+      ),
+    ).to.deep.equal({ answer: true, to: 'desk@company.example' });
     // Two Reply-To addresses: the answer goes to the one authenticated address only.
-    expect(answerRecipient(inboundMail({ from: box('boss@company.example'), replyTo: [box('a@company.example'), box('b@company.example')] }), PASS, company)).to.deep.equal({ answer: true, to: 'boss@company.example' });
-    expect(answerRecipient(inboundMail({ from: box('eve@evil.example') }), PASS, company)).to.deep.equal({ answer: false, reason: 'not-allowed-sender' });
+    expect(
+      answerRecipient(
+        inboundMail({
+          from: box('boss@company.example'),
+          replyTo: [box('a@company.example'), box('b@company.example')],
+        }),
+        PASS,
+        company,
+      ),
+    ).to.deep.equal({ answer: true, to: 'boss@company.example' });
+    expect(answerRecipient(inboundMail({ from: box('eve@evil.example') }), PASS, company)).to.deep.equal({
+      answer: false,
+      reason: 'not-allowed-sender',
+    });
     // An open channel allows anyone, so its Reply-To vouches for nothing: never used.
     expect(answerRecipient(signed, PASS, open)).to.deep.equal({ answer: true, to: 'boss@company.example' });
-    expect(answerRecipient(inboundMail({ from: box('boss@company.example'), replyTo: [box('')] }), PASS, company)).to.deep.equal({ answer: true, to: 'boss@company.example' });
+    expect(
+      answerRecipient(inboundMail({ from: box('boss@company.example'), replyTo: [box('')] }), PASS, company),
+    ).to.deep.equal({ answer: true, to: 'boss@company.example' });
   });
 
   it('budgets answers per recipient and per channel and hour', () => {
@@ -67,23 +97,52 @@ describe('email receipt: sender authentication and answer budgets', () => {
       channels: { findByAddress: async () => channel, listByAgents: async () => [channel] },
       messages: {
         accept: async (m: Message) => ({ message: m, duplicate: false }),
-        countAnswerable: async (...args: unknown[]) => (counted.push(args), args[1] === null ? (counts.channel ?? 0) : (counts.recipient ?? 0)),
+        countAnswerable: async (...args: unknown[]) => (
+          counted.push(args),
+          args[1] === null ? (counts.channel ?? 0) : (counts.recipient ?? 0)
+        ),
       },
     };
-    const store = { repos, transaction: async <T>(fn: (r: typeof repos) => Promise<T>) => fn(repos) } as unknown as Store;
-    const svc = new EmailReceiptService(store, { now: () => NOW } as Clock, { record: () => undefined } as unknown as ActivityLog, { onQueued: () => undefined }, { repliesPerSenderPerHour: 3, repliesPerChannelPerHour: 5 });
+    const store = {
+      repos,
+      transaction: async <T>(fn: (r: typeof repos) => Promise<T>) => fn(repos),
+    } as unknown as Store;
+    const svc = new EmailReceiptService(
+      store,
+      { now: () => NOW } as Clock,
+      { record: () => undefined } as unknown as ActivityLog,
+      { onQueued: () => undefined },
+      { repliesPerSenderPerHour: 3, repliesPerChannelPerHour: 5 },
+    );
     return { svc, counted };
   }
-  const delivery = (sender?: SenderVerdict): EmailDelivery => ({ recipients: ['desk@agents.test'], via: 'smtp', ...(sender ? { sender } : {}) });
-  const forged = inboundMail({ from: { address: 'boss@company.example', name: 'The Boss' }, replyTo: [box('attacker@evil.example')] }, { returnPath: 'attacker@evil.example' });
+  const delivery = (sender?: SenderVerdict): EmailDelivery => ({
+    recipients: ['desk@agents.test'],
+    via: 'smtp',
+    ...(sender ? { sender } : {}),
+  });
+  const forged = inboundMail(
+    { from: { address: 'boss@company.example', name: 'The Boss' }, replyTo: [box('attacker@evil.example')] },
+    { returnPath: 'attacker@evil.example' },
+  );
   const guarded = channelOf({ id: 'chn_d', address: 'desk@agents.test', allowedSenders: ['@company.example'] });
 
   it('stores a forged From: unanswered, with the reason and what the checks found', async () => {
     const { svc, counted } = service(guarded);
     const [r] = await svc.receive(forged, delivery(FAIL));
-    expect(r!.message).to.deep.include({ status: 'ignored', nextAttemptAt: null, answerTo: null, from: 'boss@company.example' });
-    expect(r!.message.lastError).to.equal('Not answered: not from an allowed sender — its From: address is not authenticated (SPF/DKIM/DMARC): spf=fail dkim=none dmarc=none (from company.example)');
-    expect((r!.message.provider as any).email).to.deep.include({ answer: 'unauthenticated', auth: { authenticated: false, method: 'none', summary: FAIL.summary } });
+    expect(r!.message).to.deep.include({
+      status: 'ignored',
+      nextAttemptAt: null,
+      answerTo: null,
+      from: 'boss@company.example',
+    });
+    expect(r!.message.lastError).to.equal(
+      'Not answered: not from an allowed sender — its From: address is not authenticated (SPF/DKIM/DMARC): spf=fail dkim=none dmarc=none (from company.example)',
+    );
+    expect((r!.message.provider as any).email).to.deep.include({
+      answer: 'unauthenticated',
+      auth: { authenticated: false, method: 'none', summary: FAIL.summary },
+    });
     expect((r!.message.provider as any).email).to.not.have.property('answerTo');
     expect(counted).to.deep.equal([]);
     // Unchecked mail (no verdict) is never answered either.
@@ -104,25 +163,42 @@ describe('email receipt: sender authentication and answer budgets', () => {
   });
 
   it("answers at a Reply-To the channel's allowed senders name, and keeps a long verdict's note bounded", async () => {
-    const [r] = await service(guarded).svc.receive(inboundMail({ from: box('boss@company.example'), replyTo: [box('desk@company.example')] }), delivery(PASS));
+    const [r] = await service(guarded).svc.receive(
+      inboundMail({ from: box('boss@company.example'), replyTo: [box('desk@company.example')] }),
+      delivery(PASS),
+    );
     expect(r!.message.answerTo).to.equal('desk@company.example');
     const [long] = await service(guarded).svc.receive(forged, delivery({ ...FAIL, summary: 'x'.repeat(2000) }));
     expect(long!.message.lastError).to.have.length(500);
   });
 
   it('keeps the channel rules: autoReply off and senders not allowed say so', async () => {
-    const [off] = await service(channelOf({ address: 'desk@agents.test', autoReply: false })).svc.receive(forged, delivery(FAIL));
+    const [off] = await service(channelOf({ address: 'desk@agents.test', autoReply: false })).svc.receive(
+      forged,
+      delivery(FAIL),
+    );
     expect(off!.message.lastError).to.equal('The channel does not answer automatically');
-    const [other] = await service(channelOf({ address: 'desk@agents.test', allowedSenders: ['@other.example'] })).svc.receive(forged, delivery(PASS));
-    expect(other!.message).to.deep.include({ status: 'ignored', lastError: "Not answered: the sender is not one of the channel's allowed senders" });
+    const [other] = await service(
+      channelOf({ address: 'desk@agents.test', allowedSenders: ['@other.example'] }),
+    ).svc.receive(forged, delivery(PASS));
+    expect(other!.message).to.deep.include({
+      status: 'ignored',
+      lastError: "Not answered: the sender is not one of the channel's allowed senders",
+    });
     expect((other!.message.provider as any).email.answer).to.equal('not-allowed-sender');
   });
 
   it('stops at the recipient budget, and at the channel budget whoever the recipient', async () => {
     const [full] = await service(guarded, { recipient: 3 }).svc.receive(forged, delivery(PASS));
-    expect(full!.message).to.deep.include({ status: 'ignored', lastError: 'Not answered: this sender had the most automatic answers allowed in the last hour' });
+    expect(full!.message).to.deep.include({
+      status: 'ignored',
+      lastError: 'Not answered: this sender had the most automatic answers allowed in the last hour',
+    });
     const [channel] = await service(guarded, { recipient: 0, channel: 5 }).svc.receive(forged, delivery(PASS));
-    expect(channel!.message).to.deep.include({ status: 'ignored', lastError: 'Not answered: the channel sent the most automatic answers allowed in the last hour' });
+    expect(channel!.message).to.deep.include({
+      status: 'ignored',
+      lastError: 'Not answered: the channel sent the most automatic answers allowed in the last hour',
+    });
     expect((channel!.message.provider as any).email.answer).to.equal('channel-rate-limited');
     const [under] = await service(guarded, { recipient: 2, channel: 4 }).svc.receive(forged, delivery(PASS));
     expect(under!.message.status).to.equal('received');

@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import nodemailer from 'nodemailer';
 import net from 'node:net';
 import { parseInbound } from '../../src/infra/email/parse-inbound.js';
-import { startSmtpListener, type SmtpEnvelope, type SmtpListener, type SmtpListenerOptions } from '../../src/infra/email/smtp-listener.js';
+import {
+  startSmtpListener,
+  type SmtpEnvelope,
+  type SmtpListener,
+  type SmtpListenerOptions,
+} from '../../src/infra/email/smtp-listener.js';
 import { selfSignedCert } from '../helpers/cimd-server.js';
 
 const DOMAIN = 'mail.test';
@@ -14,7 +19,9 @@ interface Received {
 }
 
 /** A listener on loopback that stores what it is given; `over` replaces options. */
-async function listener(over: Partial<SmtpListenerOptions> = {}): Promise<{ smtp: SmtpListener; received: Received[] }> {
+async function listener(
+  over: Partial<SmtpListenerOptions> = {},
+): Promise<{ smtp: SmtpListener; received: Received[] }> {
   const received: Received[] = [];
   const smtp = await startSmtpListener({
     port: 0,
@@ -60,7 +67,10 @@ async function converse(port: number, commands: string[]): Promise<string[]> {
       }
     }
   });
-  const reply = (n: number) => new Promise<void>((resolve) => (replies.length >= n ? resolve() : (waiting = () => replies.length >= n && resolve())));
+  const reply = (n: number) =>
+    new Promise<void>((resolve) =>
+      replies.length >= n ? resolve() : (waiting = () => replies.length >= n && resolve()),
+    );
   await reply(1);
   for (const [i, command] of commands.entries()) {
     socket.write(`${command}\r\n`);
@@ -70,7 +80,9 @@ async function converse(port: number, commands: string[]): Promise<string[]> {
   return replies;
 }
 
-async function failureOf(p: Promise<unknown>): Promise<Error & { responseCode?: number; response?: string; command?: string }> {
+async function failureOf(
+  p: Promise<unknown>,
+): Promise<Error & { responseCode?: number; response?: string; command?: string }> {
   return p.then(
     () => expect.fail('expected a refusal'),
     (e: Error) => e,
@@ -91,9 +103,16 @@ describe('email SMTP listener (real sockets on loopback)', () => {
 
   it('greets with MAIL_DOMAIN, advertises SIZE, offers no AUTH and no STARTTLS without a certificate', async () => {
     const { smtp } = await started();
-    const [greeting, ehlo, auth] = await converse(smtp.port, ['EHLO client.example.com', 'AUTH PLAIN AGFAYg==', 'QUIT']);
+    const [greeting, ehlo, auth] = await converse(smtp.port, [
+      'EHLO client.example.com',
+      'AUTH PLAIN AGFAYg==',
+      'QUIT',
+    ]);
     expect(greeting).to.match(new RegExp(`^220 ${DOMAIN} ESMTP`));
-    expect(ehlo).to.match(/^250-mail\.test/).and.match(/^250[- ]SIZE 65536$/m).and.not.match(/STARTTLS|AUTH/);
+    expect(ehlo)
+      .to.match(/^250-mail\.test/)
+      .and.match(/^250[- ]SIZE 65536$/m)
+      .and.not.match(/STARTTLS|AUTH/);
     expect(auth).to.match(/^50[02] /);
   });
 
@@ -124,7 +143,12 @@ describe('email SMTP listener (real sockets on loopback)', () => {
     expect(stored, 'the 250 came before the message was stored').to.equal(true);
     expect(info.response).to.match(/^250 /);
     expect(received).to.have.length(1);
-    expect(received[0]!.envelope).to.deep.include({ mailFrom: 'alice@example.com', rcptTo: ['agent@mail.test'], remoteAddress: '127.0.0.1', secure: false });
+    expect(received[0]!.envelope).to.deep.include({
+      mailFrom: 'alice@example.com',
+      rcptTo: ['agent@mail.test'],
+      remoteAddress: '127.0.0.1',
+      secure: false,
+    });
     const mail = await parseInbound(received[0]!.raw, {}, received[0]!.envelope);
     expect(mail).to.deep.include({ subject: 'Hi', messageId: '<m1@example.com>' });
     expect(mail.text.trim()).to.equal('Hello agent');
@@ -132,7 +156,9 @@ describe('email SMTP listener (real sockets on loopback)', () => {
 
   it('refuses an unknown recipient at RCPT TO with 550, before any data', async () => {
     const { smtp, received } = await started();
-    const err = await failureOf(client(smtp.port).sendMail({ from: 'alice@example.com', to: 'nobody@mail.test', subject: 's', text: 't' }));
+    const err = await failureOf(
+      client(smtp.port).sendMail({ from: 'alice@example.com', to: 'nobody@mail.test', subject: 's', text: 't' }),
+    );
     expect(err.responseCode).to.equal(550);
     expect(err.command).to.match(/RCPT TO/);
     expect(received).to.have.length(0);
@@ -140,7 +166,9 @@ describe('email SMTP listener (real sockets on loopback)', () => {
 
   it('answers 451 at RCPT TO when the recipient check fails', async () => {
     const { smtp } = await started({ isKnownRecipient: async () => Promise.reject(new Error('db down')) });
-    const err = await failureOf(client(smtp.port).sendMail({ from: 'alice@example.com', to: 'agent@mail.test', subject: 's', text: 't' }));
+    const err = await failureOf(
+      client(smtp.port).sendMail({ from: 'alice@example.com', to: 'agent@mail.test', subject: 's', text: 't' }),
+    );
     expect([err.responseCode, err.command]).to.deep.equal([451, 'RCPT TO']);
   });
 
@@ -151,14 +179,21 @@ describe('email SMTP listener (real sockets on loopback)', () => {
     expect(err.responseCode).to.equal(552);
     // A client that does not declare SIZE is stopped after DATA instead of at MAIL FROM.
     const raw = await new (await import('nodemailer/lib/mail-composer')).default(big).compile().build();
-    const undeclared = await failureOf(client(smtp.port).sendMail({ envelope: { from: 'alice@example.com', to: ['agent@mail.test'] }, raw: raw.toString() }));
+    const undeclared = await failureOf(
+      client(smtp.port).sendMail({
+        envelope: { from: 'alice@example.com', to: ['agent@mail.test'] },
+        raw: raw.toString(),
+      }),
+    );
     expect(undeclared.responseCode).to.equal(552);
     expect(received).to.have.length(0);
   });
 
   it('answers 451 when storing the message fails, so the sender retries', async () => {
     const { smtp } = await started({ onMessage: async () => Promise.reject(new Error('disk full')) });
-    const err = await failureOf(client(smtp.port).sendMail({ from: 'alice@example.com', to: 'agent@mail.test', subject: 's', text: 't' }));
+    const err = await failureOf(
+      client(smtp.port).sendMail({ from: 'alice@example.com', to: 'agent@mail.test', subject: 's', text: 't' }),
+    );
     expect(err.responseCode).to.equal(451);
     expect(err.response).to.match(/try again later/);
   });
@@ -167,7 +202,12 @@ describe('email SMTP listener (real sockets on loopback)', () => {
     const cert = selfSignedCert();
     if (!cert) this.skip();
     const { smtp, received } = await started({ tls: cert });
-    const info = await client(smtp.port, { requireTLS: true, ca: cert.cert }).sendMail({ from: 'alice@example.com', to: 'agent@mail.test', subject: 'tls', text: 'secret' });
+    const info = await client(smtp.port, { requireTLS: true, ca: cert.cert }).sendMail({
+      from: 'alice@example.com',
+      to: 'agent@mail.test',
+      subject: 'tls',
+      text: 'secret',
+    });
     expect(info.response).to.match(/^250 /);
     expect(received[0]!.envelope.secure).to.equal(true);
   });
@@ -175,7 +215,9 @@ describe('email SMTP listener (real sockets on loopback)', () => {
   it('stops listening on close', async () => {
     const { smtp } = await listener();
     await smtp.close();
-    const err = await failureOf(client(smtp.port).sendMail({ from: 'a@example.com', to: 'agent@mail.test', text: 't' }));
+    const err = await failureOf(
+      client(smtp.port).sendMail({ from: 'a@example.com', to: 'agent@mail.test', text: 't' }),
+    );
     expect((err as NodeJS.ErrnoException).code).to.equal('ESOCKET');
   });
 });

@@ -1,8 +1,19 @@
 import { expect } from 'chai';
-import { endpointPath, handlerInput, INTEGRATION_NAME, mcpToolInput, pathShape, TOOL_NAME, webhookInput } from '../../src/domain/entries/entry.schemas.js';
+import {
+  endpointPath,
+  handlerInput,
+  INTEGRATION_NAME,
+  mcpToolInput,
+  pathShape,
+  TOOL_NAME,
+  webhookInput,
+} from '../../src/domain/entries/entry.schemas.js';
 
 /** The first issue's message, or null when the value parses. */
-function problem(schema: { safeParse(v: unknown): { success: boolean; error?: { issues: { message: string }[] } } }, value: unknown): string | null {
+function problem(
+  schema: { safeParse(v: unknown): { success: boolean; error?: { issues: { message: string }[] } } },
+  value: unknown,
+): string | null {
   const r = schema.safeParse(value);
   return r.success ? null : r.error!.issues[0]!.message;
 }
@@ -20,13 +31,46 @@ describe('entry schemas: endpointPath', () => {
   });
 
   it('accepts letters, digits, . _ ~ - segments and {name} parameters', () => {
-    for (const p of ['v1.2/items~x/-_', '{_x}', '{id}/{Name_2}', 'a..b', '.hidden', `{${'p'.repeat(64)}}`, Array(20).fill('s').join('/'), 'x'.repeat(500)]) {
+    for (const p of [
+      'v1.2/items~x/-_',
+      '{_x}',
+      '{id}/{Name_2}',
+      'a..b',
+      '.hidden',
+      `{${'p'.repeat(64)}}`,
+      Array(20).fill('s').join('/'),
+      'x'.repeat(500),
+    ]) {
       expect(problem(endpointPath, p), p).to.equal(null);
     }
   });
 
   it('refuses empty paths, empty segments, . and .., bad characters and bad parameters', () => {
-    const bad = ['', '   ', '/', '///', 'a//b', '..', '.', '../x', 'a/./b', 'a/..', 'a b', 'a?b', 'a#b', 'a%2Fb', 'ä', 'a\\b', '{1x}', '{}', '{a-b}', 'x{id}', '{id}x', '{id', `{${'p'.repeat(65)}}`];
+    const bad = [
+      '',
+      '   ',
+      '/',
+      '///',
+      'a//b',
+      '..',
+      '.',
+      '../x',
+      'a/./b',
+      'a/..',
+      'a b',
+      'a?b',
+      'a#b',
+      'a%2Fb',
+      'ä',
+      'a\\b',
+      '{1x}',
+      '{}',
+      '{a-b}',
+      'x{id}',
+      '{id}x',
+      '{id',
+      `{${'p'.repeat(65)}}`,
+    ];
     for (const p of bad) expect(problem(endpointPath, p), JSON.stringify(p)).to.be.a('string');
   });
 
@@ -40,7 +84,8 @@ describe('entry schemas: endpointPath', () => {
   });
 
   it('refuses non-strings', () => {
-    for (const v of [null, undefined, 42, ['a'], { path: 'a' }]) expect(problem(endpointPath, v), String(v)).to.be.a('string');
+    for (const v of [null, undefined, 42, ['a'], { path: 'a' }])
+      expect(problem(endpointPath, v), String(v)).to.be.a('string');
   });
 });
 
@@ -64,7 +109,10 @@ describe('entry schemas: pathShape', () => {
 describe('entry schemas: handlerInput', () => {
   it('turns a prompt or a script into a handler, keeping the body as written', () => {
     expect(handlerInput.parse({ prompt: 'Answer briefly' })).to.deep.equal({ kind: 'prompt', body: 'Answer briefly' });
-    expect(handlerInput.parse({ script: '  return input;\n' })).to.deep.equal({ kind: 'script', body: '  return input;\n' });
+    expect(handlerInput.parse({ script: '  return input;\n' })).to.deep.equal({
+      kind: 'script',
+      body: '  return input;\n',
+    });
     expect(handlerInput.parse({ prompt: 'p', script: null })).to.deep.equal({ kind: 'prompt', body: 'p' });
     expect(handlerInput.parse({ prompt: null, script: 's' })).to.deep.equal({ kind: 'script', body: 's' });
   });
@@ -93,7 +141,8 @@ describe('entry schemas: handlerInput', () => {
 
 describe('entry schemas: TOOL_NAME', () => {
   it('accepts 1 to 64 letters, digits and . _ -', () => {
-    for (const n of ['a', 'Z', '9', 'lookup_order', 'a.b-c_D', '...', 'x'.repeat(64)]) expect(TOOL_NAME.test(n), n).to.equal(true);
+    for (const n of ['a', 'Z', '9', 'lookup_order', 'a.b-c_D', '...', 'x'.repeat(64)])
+      expect(TOOL_NAME.test(n), n).to.equal(true);
   });
   it('refuses empty, too long, spaces and other characters', () => {
     for (const n of ['', 'x'.repeat(65), 'has space', 'a/b', 'a:b', 'a~b', 'é', 'a\n', '\na', 'a\tb', 'a+b']) {
@@ -104,7 +153,8 @@ describe('entry schemas: TOOL_NAME', () => {
 
 describe('entry schemas: INTEGRATION_NAME', () => {
   it('accepts 1 to 100 URL-safe characters: letters, digits and . _ ~ -', () => {
-    for (const n of ['stripe', 'GitHub', 'my_hook.v2~x-y', 'a', 'x'.repeat(100)]) expect(INTEGRATION_NAME.test(n), n).to.equal(true);
+    for (const n of ['stripe', 'GitHub', 'my_hook.v2~x-y', 'a', 'x'.repeat(100)])
+      expect(INTEGRATION_NAME.test(n), n).to.equal(true);
   });
   it('refuses empty, too long and characters that are not URL-safe', () => {
     for (const n of ['', 'x'.repeat(101), 'a/b', 'sp ace', 'a%2F', 'a?b', 'a#b', 'a+b', 'ü', 'a\n']) {
@@ -125,7 +175,8 @@ describe('entry schemas: INTEGRATION_NAME', () => {
 
 describe('entry schemas: MCP tool input and output schemas', () => {
   const base = { name: 'lookup', description: 'Looks a thing up', handler: { script: 'return 1;' } };
-  const schemaProblem = (key: 'inputSchema' | 'outputSchema', schema: unknown) => problem(mcpToolInput, { ...base, [key]: schema });
+  const schemaProblem = (key: 'inputSchema' | 'outputSchema', schema: unknown) =>
+    problem(mcpToolInput, { ...base, [key]: schema });
 
   it('accepts an object schema for the arguments and for the result, or none', () => {
     const ok = { type: 'object', properties: { q: { type: 'string', pattern: '^[a-z]+$' } }, required: ['q'] };
@@ -138,8 +189,13 @@ describe('entry schemas: MCP tool input and output schemas', () => {
   it('refuses, when saved, a schema the validator could not use at the first call', () => {
     for (const key of ['inputSchema', 'outputSchema'] as const) {
       expect(schemaProblem(key, { type: 'array' }), key).to.match(/"type": "object"/);
-      expect(schemaProblem(key, { type: 'object', properties: { q: { type: 'word' } } }), key).to.match(/not a usable JSON Schema/);
-      expect(schemaProblem(key, { type: 'object', properties: { q: { type: 'string', pattern: '(?=a)' } } }), key).to.match(/not a usable JSON Schema: a pattern cannot be used/);
+      expect(schemaProblem(key, { type: 'object', properties: { q: { type: 'word' } } }), key).to.match(
+        /not a usable JSON Schema/,
+      );
+      expect(
+        schemaProblem(key, { type: 'object', properties: { q: { type: 'string', pattern: '(?=a)' } } }),
+        key,
+      ).to.match(/not a usable JSON Schema: a pattern cannot be used/);
     }
   });
 });

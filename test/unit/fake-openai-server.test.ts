@@ -7,7 +7,8 @@ import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js'
 describe('fake OpenAI server (driven through the AI SDK)', () => {
   let server: FakeOpenAi;
   // includeUsage makes openai-compatible send stream_options.include_usage (it does not by default).
-  const compatible = (includeUsage = true) => createOpenAICompatible({ name: 'fake', baseURL: server.url, apiKey: 'test-key', includeUsage });
+  const compatible = (includeUsage = true) =>
+    createOpenAICompatible({ name: 'fake', baseURL: server.url, apiKey: 'test-key', includeUsage });
 
   before(async () => {
     server = await startOpenAiServer();
@@ -67,7 +68,10 @@ describe('fake OpenAI server (driven through the AI SDK)', () => {
   });
 
   it('runs a tool loop: the tool executes with the arguments, the second request carries the result', async () => {
-    server.enqueue({ toolCalls: [{ name: 'weather', arguments: { city: 'Paris', days: 2 } }] }, { text: 'Sunny in Paris.' });
+    server.enqueue(
+      { toolCalls: [{ name: 'weather', arguments: { city: 'Paris', days: 2 } }] },
+      { text: 'Sunny in Paris.' },
+    );
     const calls: unknown[] = [];
     const weather = tool({
       description: 'Weather forecast',
@@ -81,7 +85,12 @@ describe('fake OpenAI server (driven through the AI SDK)', () => {
         return { forecast: 'sunny' };
       },
     });
-    const result = await generateText({ model: compatible()('m'), prompt: 'Weather?', tools: { weather }, stopWhen: stepCountIs(3) });
+    const result = await generateText({
+      model: compatible()('m'),
+      prompt: 'Weather?',
+      tools: { weather },
+      stopWhen: stepCountIs(3),
+    });
 
     expect(calls).to.deep.equal([{ city: 'Paris', days: 2 }]);
     expect(result.text).to.equal('Sunny in Paris.');
@@ -92,7 +101,10 @@ describe('fake OpenAI server (driven through the AI SDK)', () => {
     const second = server.requests[1]!.body.messages!;
     const assistant = second.find((m) => m.role === 'assistant')!;
     const callId = assistant.tool_calls![0]!.id;
-    expect(assistant.tool_calls![0]!.function).to.deep.equal({ name: 'weather', arguments: '{"city":"Paris","days":2}' });
+    expect(assistant.tool_calls![0]!.function).to.deep.equal({
+      name: 'weather',
+      arguments: '{"city":"Paris","days":2}',
+    });
     const toolMsg = second.find((m) => m.role === 'tool')!;
     expect(toolMsg.tool_call_id).to.equal(callId);
     expect(JSON.parse(toolMsg.content as string)).to.deep.equal({ forecast: 'sunny' });
@@ -100,17 +112,28 @@ describe('fake OpenAI server (driven through the AI SDK)', () => {
 
   it('streams tool calls as deltas that the SDK reassembles', async () => {
     server.enqueue(
-      { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }, { name: 'add', arguments: { a: 10, b: 1 } }] },
+      {
+        toolCalls: [
+          { name: 'add', arguments: { a: 2, b: 3 } },
+          { name: 'add', arguments: { a: 10, b: 1 } },
+        ],
+      },
       { text: 'Results are 5 and 11.' },
     );
     const add = tool({
-      inputSchema: jsonSchema<{ a: number; b: number }>({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }),
+      inputSchema: jsonSchema<{ a: number; b: number }>({
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+      }),
       execute: async ({ a, b }) => a + b,
     });
     const result = streamText({ model: compatible()('m'), prompt: 'add', tools: { add }, stopWhen: stepCountIs(3) });
     expect(await result.text).to.equal('Results are 5 and 11.');
     const steps = await result.steps;
-    expect(steps[0]!.toolCalls.map((c) => c.input)).to.deep.equal([{ a: 2, b: 3 }, { a: 10, b: 1 }]);
+    expect(steps[0]!.toolCalls.map((c) => c.input)).to.deep.equal([
+      { a: 2, b: 3 },
+      { a: 10, b: 1 },
+    ]);
     expect(steps[0]!.toolResults.map((r) => r.output)).to.deep.equal([5, 11]);
     const toolMsgs = server.requests[1]!.body.messages!.filter((m) => m.role === 'tool');
     expect(toolMsgs.map((m) => m.content)).to.deep.equal(['5', '11']);
@@ -139,7 +162,12 @@ describe('fake OpenAI server (driven through the AI SDK)', () => {
   it('records an aborted stream and keeps serving', async () => {
     server.enqueue({ text: 'a b c d e f g h i j', chunkDelayMs: 50 });
     const controller = new AbortController();
-    const result = streamText({ model: compatible()('m'), prompt: 'x', abortSignal: controller.signal, onError: () => {} });
+    const result = streamText({
+      model: compatible()('m'),
+      prompt: 'x',
+      abortSignal: controller.signal,
+      onError: () => {},
+    });
     const seen: string[] = [];
     try {
       for await (const d of result.textStream) {

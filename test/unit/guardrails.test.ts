@@ -1,8 +1,20 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Guardrails, RedactPreset } from '../../src/domain/agents/agent.entities.js';
-import { checkInput, GuardrailBlocked, redactJson, redactText, StreamRedactor } from '../../src/domain/runtime/guardrails.js';
-import { MAX_PATTERN_PROGRAM, patternRefusal, programSizeEstimate, toEngineSyntax, userPattern } from '../../src/domain/runtime/patterns.js';
+import {
+  checkInput,
+  GuardrailBlocked,
+  redactJson,
+  redactText,
+  StreamRedactor,
+} from '../../src/domain/runtime/guardrails.js';
+import {
+  MAX_PATTERN_PROGRAM,
+  patternRefusal,
+  programSizeEstimate,
+  toEngineSyntax,
+  userPattern,
+} from '../../src/domain/runtime/patterns.js';
 import { DEFAULT_GUARDRAILS, guardrailsInput } from '../../src/domain/agents/agent.schemas.js';
 import { parse } from '../../src/domain/validation.js';
 
@@ -32,7 +44,10 @@ describe('guardrails', () => {
 
   it('redacts strings inside JSON output, not keys', () => {
     const rules = g({ redactOutputPatterns: ['secret-\\w+'] });
-    expect(redactJson(rules, { 'secret-key': 'secret-abc', list: ['x secret-def', 3] })).to.deep.equal({ 'secret-key': '[redacted]', list: ['x [redacted]', 3] });
+    expect(redactJson(rules, { 'secret-key': 'secret-abc', list: ['x secret-def', 3] })).to.deep.equal({
+      'secret-key': '[redacted]',
+      list: ['x [redacted]', 3],
+    });
   });
 
   it('stream redaction releases whole lines, so a match split across deltas is still caught', () => {
@@ -46,8 +61,12 @@ describe('guardrails', () => {
 
   it('the email preset redacts addresses only: a bare domain, an @ without a dot or a one-letter top-level domain stay', () => {
     const rules = g({ redactPresets: ['email'] });
-    expect(redactText(rules, 'mail ops@example.io and x_y%z@sub.example.co.uk')).to.equal('mail [redacted] and [redacted]');
-    expect(redactText(rules, 'see example.com, @handle, user@localhost, a@b.c')).to.equal('see example.com, @handle, user@localhost, a@b.c');
+    expect(redactText(rules, 'mail ops@example.io and x_y%z@sub.example.co.uk')).to.equal(
+      'mail [redacted] and [redacted]',
+    );
+    expect(redactText(rules, 'see example.com, @handle, user@localhost, a@b.c')).to.equal(
+      'see example.com, @handle, user@localhost, a@b.c',
+    );
   });
 
   it('the phone preset redacts numbers of 7 digits or more, with or without country code and separators, and keeps 6-digit ones', () => {
@@ -70,12 +89,16 @@ describe('guardrails', () => {
     expect(redactText(rules, 'ref 411111111111 ok')).to.equal('ref 411111111111 ok'); // 12 digits
     expect(redactText(rules, 'ref 41111111111111111111 ok')).to.equal('ref 41111111111111111111 ok'); // 20 digits
     // The card preset does not redact phone numbers or e-mail addresses.
-    expect(redactText(rules, 'call 555 123 4567, mail a@example.org')).to.equal('call 555 123 4567, mail a@example.org');
+    expect(redactText(rules, 'call 555 123 4567, mail a@example.org')).to.equal(
+      'call 555 123 4567, mail a@example.org',
+    );
   });
 
   it('user redaction patterns are case-insensitive, replace every match, and combine with presets', () => {
     const rules = g({ redactOutputPatterns: ['token-\\d+'], redactPresets: ['email'] });
-    expect(redactText(rules, 'TOKEN-1 and token-22 for bob@example.org')).to.equal('[redacted] and [redacted] for [redacted]');
+    expect(redactText(rules, 'TOKEN-1 and token-22 for bob@example.org')).to.equal(
+      '[redacted] and [redacted] for [redacted]',
+    );
     expect(redactText(g({}), 'TOKEN-1 bob@example.org')).to.equal('TOKEN-1 bob@example.org');
   });
 
@@ -127,7 +150,33 @@ describe('guardrails', () => {
     text.replace(FORMER[preset], (m) => (preset === 'phone' && m.replace(/\D/g, '').length < 7 ? m : '[redacted]'));
 
   it('each preset redacts what its former backtracking expression did, on random texts of digits, separators, letters and @', () => {
-    const pieces = ['0', '1', '4', '5', '9', '12', '555', ' ', '-', '.', '+', '(', ')', 'a', 'Z', '_', '%', '@', 'ex.com', 'co', '\u00a0', '\n', '\v', 'é', '😀'];
+    const pieces = [
+      '0',
+      '1',
+      '4',
+      '5',
+      '9',
+      '12',
+      '555',
+      ' ',
+      '-',
+      '.',
+      '+',
+      '(',
+      ')',
+      'a',
+      'Z',
+      '_',
+      '%',
+      '@',
+      'ex.com',
+      'co',
+      '\u00a0',
+      '\n',
+      '\v',
+      'é',
+      '😀',
+    ];
     const text = fc.array(fc.constantFrom(...pieces), { maxLength: 40 }).map((a) => a.join(''));
     for (const preset of ['email', 'phone', 'creditCard'] as const) {
       fc.assert(
@@ -140,13 +189,17 @@ describe('guardrails', () => {
   it('the email preset takes the longest domain that ends in a dot and two letters, and the next address starts after the last one', () => {
     const rules = g({ redactPresets: ['email'] });
     expect(redactText(rules, 'a@b.cc-d a@b.c.de1 x@y@z.io')).to.equal('[redacted]-d [redacted]1 x@[redacted]');
-    expect(redactText(rules, 'a@b.cc_x@y.zz and a@b.cc.x@y.zz')).to.equal('[redacted][redacted] and [redacted][redacted]');
+    expect(redactText(rules, 'a@b.cc_x@y.zz and a@b.cc.x@y.zz')).to.equal(
+      '[redacted][redacted] and [redacted][redacted]',
+    );
     expect(redactText(rules, '@x.com a@.com a@b.c ')).to.equal('@x.com a@.com a@b.c ');
   });
 
   it('the phone and credit-card presets look at the characters around a number: a word character or + before, a word character or digit after', () => {
     const phone = g({ redactPresets: ['phone'] });
-    expect(redactText(phone, 'x+5551234 and _5551234 and 5551234_ and 5551234')).to.equal('x+5551234 and _5551234 and 5551234_ and [redacted]');
+    expect(redactText(phone, 'x+5551234 and _5551234 and 5551234_ and 5551234')).to.equal(
+      'x+5551234 and _5551234 and 5551234_ and [redacted]',
+    );
     // The character after one number is the one before the next.
     expect(redactText(phone, '5551234,5559876;(030) 1234567')).to.equal('[redacted],[redacted];[redacted]');
     expect(redactText(phone, '+49\u00a030\u00a01234567')).to.equal('[redacted]');
@@ -176,8 +229,12 @@ describe('guardrails', () => {
   });
 
   it('user patterns keep the Unicode meanings they had: case folding beyond ASCII, \\u escapes, \\s for every space, . for a whole character', () => {
-    expect(() => checkInput(g({ blockedInputPatterns: ['drop\\s+table'] }), 'DROP\u00a0TABLE')).to.throw(GuardrailBlocked);
-    expect(() => checkInput(g({ blockedInputPatterns: ['drop\\s+table'] }), 'DROP\u2003\vTABLE')).to.throw(GuardrailBlocked);
+    expect(() => checkInput(g({ blockedInputPatterns: ['drop\\s+table'] }), 'DROP\u00a0TABLE')).to.throw(
+      GuardrailBlocked,
+    );
+    expect(() => checkInput(g({ blockedInputPatterns: ['drop\\s+table'] }), 'DROP\u2003\vTABLE')).to.throw(
+      GuardrailBlocked,
+    );
     expect(() => checkInput(g({ blockedInputPatterns: ['drop\\Stable'] }), 'drop\u00a0table')).to.not.throw();
     expect(() => checkInput(g({ blockedInputPatterns: ['crème'] }), 'CRÈME brûlée')).to.throw(GuardrailBlocked);
     expect(() => checkInput(g({ blockedInputPatterns: ['cr\\u00e8me'] }), 'CRÈME')).to.throw(GuardrailBlocked);
@@ -193,23 +250,46 @@ describe('guardrails', () => {
     expect(patternRefusal('(?<!x)foo')).to.match(/lookbehind/);
     expect(patternRefusal('(unclosed')).to.equal('missing closing )');
     expect(patternRefusal('a{1001}')).to.match(/invalid repeat count/);
-    expect(patternRefusal('x'.repeat(MAX_PATTERN_PROGRAM + 1))).to.match(/too large for the pattern engine \(\d+ steps, at most 200\)/);
+    expect(patternRefusal('x'.repeat(MAX_PATTERN_PROGRAM + 1))).to.match(
+      /too large for the pattern engine \(\d+ steps, at most 200\)/,
+    );
     // Refused from its text alone: compiling it would mean half a million instructions.
-    expect(patternRefusal(`(?:${'a'.repeat(490)}){1000}`)).to.match(/too large for the pattern engine \(about \d+ steps/);
-    for (const ok of ['drop table', '(a+)+$', 'sk-[a-z0-9]{32,64}', '\\bssn\\b', '(?P<id>\\d+)-(?<n>x)', '[[:alpha:]]+', '\\p{Greek}', '\\Q(a)\\1\\E']) {
+    expect(patternRefusal(`(?:${'a'.repeat(490)}){1000}`)).to.match(
+      /too large for the pattern engine \(about \d+ steps/,
+    );
+    for (const ok of [
+      'drop table',
+      '(a+)+$',
+      'sk-[a-z0-9]{32,64}',
+      '\\bssn\\b',
+      '(?P<id>\\d+)-(?<n>x)',
+      '[[:alpha:]]+',
+      '\\p{Greek}',
+      '\\Q(a)\\1\\E',
+    ]) {
       expect(patternRefusal(ok), ok).to.equal(undefined);
     }
   });
 
   it('saving guardrails refuses such a pattern, naming it and its list', () => {
     const save = (input: unknown) => () => parse(guardrailsInput, input, 'input');
-    expect(save({ blockedInputPatterns: ['fine', '(a)\\1'] })).to.throw('input.blockedInputPatterns.1: the pattern `(a)\\1` cannot run in the linear-time pattern engine: invalid escape sequence');
-    expect(save({ redactOutputPatterns: ['(?=x)'] })).to.throw(/^input\.redactOutputPatterns\.0: the pattern `\(\?=x\)` cannot run/);
-    expect(save({ blockedInputPatterns: ['(a+)+$'], redactOutputPatterns: ['token-\\d+'] })()).to.deep.equal({ blockedInputPatterns: ['(a+)+$'], redactOutputPatterns: ['token-\\d+'] });
+    expect(save({ blockedInputPatterns: ['fine', '(a)\\1'] })).to.throw(
+      'input.blockedInputPatterns.1: the pattern `(a)\\1` cannot run in the linear-time pattern engine: invalid escape sequence',
+    );
+    expect(save({ redactOutputPatterns: ['(?=x)'] })).to.throw(
+      /^input\.redactOutputPatterns\.0: the pattern `\(\?=x\)` cannot run/,
+    );
+    expect(save({ blockedInputPatterns: ['(a+)+$'], redactOutputPatterns: ['token-\\d+'] })()).to.deep.equal({
+      blockedInputPatterns: ['(a+)+$'],
+      redactOutputPatterns: ['token-\\d+'],
+    });
   });
 
   it('a saved pattern the engine cannot run (stored before patterns were checked) fails closed', () => {
-    expect(() => checkInput(g({ blockedInputPatterns: ['(a)\\1'] }), 'anything')).to.throw(GuardrailBlocked, /cannot run/);
+    expect(() => checkInput(g({ blockedInputPatterns: ['(a)\\1'] }), 'anything')).to.throw(
+      GuardrailBlocked,
+      /cannot run/,
+    );
     expect(redactText(g({ redactOutputPatterns: ['(?=x)'] }), 'the whole output')).to.equal('[redacted]');
   });
 
@@ -221,7 +301,9 @@ describe('guardrails', () => {
   });
 
   it('patterns are read as RE2 with JavaScript escapes translated, and their size is estimated from the text', () => {
-    expect(toEngineSyntax('\\u00e9\\u{1F600}\\Q\\s\\E[^\\s]\\\\s')).to.equal('\\x{00e9}\\x{1F600}\\Q\\s\\E[^\\s\\x0b\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}]\\\\s');
+    expect(toEngineSyntax('\\u00e9\\u{1F600}\\Q\\s\\E[^\\s]\\\\s')).to.equal(
+      '\\x{00e9}\\x{1F600}\\Q\\s\\E[^\\s\\x0b\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}]\\\\s',
+    );
     expect(toEngineSyntax('[]\\s]\\s')).to.match(/^\[\]\\s.*\]\[\\s.*\]$/);
     expect(programSizeEstimate('abc')).to.equal(3);
     expect(programSizeEstimate('(?:ab){10}')).to.be.at.least(userPattern('(?:ab){10}').programSize());
@@ -229,4 +311,3 @@ describe('guardrails', () => {
     expect(programSizeEstimate('a|b|c')).to.equal(5);
   });
 });
-

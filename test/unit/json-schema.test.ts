@@ -8,7 +8,10 @@ import { describeViolation, schemaRefusal, schemaViolation, SchemaRefused } from
 describe('JSON Schema of tools', () => {
   const schema = {
     type: 'object',
-    properties: { city: { type: 'string', minLength: 2 }, address: { type: 'object', properties: { zip: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['zip'] } },
+    properties: {
+      city: { type: 'string', minLength: 2 },
+      address: { type: 'object', properties: { zip: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['zip'] },
+    },
     required: ['city'],
     additionalProperties: false,
   };
@@ -21,8 +24,13 @@ describe('JSON Schema of tools', () => {
     expect(describeViolation(schemaViolation(schema, {})!)).to.equal('city: is required');
     expect(describeViolation(schemaViolation(schema, { city: 'Lyon', mayor: 'x' })!)).to.equal('mayor: is not allowed');
     expect(describeViolation(schemaViolation(schema, { city: 7 })!)).to.equal('city: must be string');
-    expect(schemaViolation(schema, { city: 'Lyon', address: {} })).to.deep.equal({ field: '/address/zip', message: 'is required' });
-    expect(describeViolation(schemaViolation(schema, { city: 'Lyon', address: { zip: '6900' } })!)).to.match(/^address\.zip: must match pattern/);
+    expect(schemaViolation(schema, { city: 'Lyon', address: {} })).to.deep.equal({
+      field: '/address/zip',
+      message: 'is required',
+    });
+    expect(describeViolation(schemaViolation(schema, { city: 'Lyon', address: { zip: '6900' } })!)).to.match(
+      /^address\.zip: must match pattern/,
+    );
     // The value itself, not a field: the message alone.
     expect(describeViolation(schemaViolation(schema, 'Lyon')!)).to.equal('must be object');
   });
@@ -36,15 +44,29 @@ describe('JSON Schema of tools', () => {
   it('refuses a schema it cannot use, with the reason; one that is fine has none', () => {
     expect(schemaRefusal(schema)).to.equal(undefined);
     expect(schemaRefusal({ type: 'object', properties: { a: { type: 'text' } } })).to.match(/type/);
-    expect(schemaRefusal({ type: 'object', $ref: 'https://example.test/other.json' })).to.match(/can't resolve reference/);
+    expect(schemaRefusal({ type: 'object', $ref: 'https://example.test/other.json' })).to.match(
+      /can't resolve reference/,
+    );
     // A backreference cannot run in the linear-time engine: refused when saved, not at the first call.
-    expect(schemaRefusal({ type: 'object', properties: { a: { type: 'string', pattern: '(a)\\1' } } })).to.match(/pattern cannot be used/);
+    expect(schemaRefusal({ type: 'object', properties: { a: { type: 'string', pattern: '(a)\\1' } } })).to.match(
+      /pattern cannot be used/,
+    );
     expect(() => schemaViolation({ type: 'object', properties: { a: { type: 'text' } } }, {})).to.throw(SchemaRefused);
   });
 
   it('two schemas with the same $id do not clash (each is compiled on its own)', () => {
-    const one = { $id: 'https://example.test/tool', type: 'object', properties: { a: { type: 'number' } }, required: ['a'] };
-    const two = { $id: 'https://example.test/tool', type: 'object', properties: { b: { type: 'string' } }, required: ['b'] };
+    const one = {
+      $id: 'https://example.test/tool',
+      type: 'object',
+      properties: { a: { type: 'number' } },
+      required: ['a'],
+    };
+    const two = {
+      $id: 'https://example.test/tool',
+      type: 'object',
+      properties: { b: { type: 'string' } },
+      required: ['b'],
+    };
     expect(schemaViolation(one, { a: 1 })).to.equal(null);
     expect(schemaViolation(two, { b: 'x' })).to.equal(null);
     expect(describeViolation(schemaViolation(two, { a: 1 })!)).to.equal('b: is required');

@@ -32,7 +32,28 @@ describe('JSON syntax errors of request bodies', () => {
       '0',
       '"\\"\\\\\\/\\b\\f\\n\\r\\t"',
     ];
-    const alphabet = ['{', '}', '[', ']', '"', "'", '\\', ',', ':', ' ', '1', '0', '-', '.', 'e', 't', 'n', 'x', '\u0001', '\n'];
+    const alphabet = [
+      '{',
+      '}',
+      '[',
+      ']',
+      '"',
+      "'",
+      '\\',
+      ',',
+      ':',
+      ' ',
+      '1',
+      '0',
+      '-',
+      '.',
+      'e',
+      't',
+      'n',
+      'x',
+      '\u0001',
+      '\n',
+    ];
     const rnd = prng(32);
     let checked = 0;
     for (const base of valid) {
@@ -40,7 +61,11 @@ describe('JSON syntax errors of request bodies', () => {
       for (let i = 0; i <= base.length; i++) {
         for (let k = 0; k < 6; k++) {
           const c = alphabet[Math.floor(rnd() * alphabet.length)]!;
-          const edits = [base.slice(0, i) + c + base.slice(i), base.slice(0, i) + c + base.slice(i + 1), base.slice(0, i) + base.slice(i + 1)];
+          const edits = [
+            base.slice(0, i) + c + base.slice(i),
+            base.slice(0, i) + c + base.slice(i + 1),
+            base.slice(0, i) + base.slice(i + 1),
+          ];
           for (const s of edits) {
             expect(jsonSyntaxError(s) === null, JSON.stringify(s)).to.equal(parses(s));
             checked++;
@@ -58,9 +83,15 @@ describe('JSON syntax errors of request bodies', () => {
 
   it('names line, column and the cause of a shell-escaped body', () => {
     const msg = malformedJsonMessage('{\\"query\\": \\"{ viewer { id } }\\"}');
-    expect(msg).to.match(/^Malformed JSON body at line 1, column 2 \(character 2\): expected a property name in double quotes, found a backslash\. /);
+    expect(msg).to.match(
+      /^Malformed JSON body at line 1, column 2 \(character 2\): expected a property name in double quotes, found a backslash\. /,
+    );
     expect(msg).to.match(/shell/);
-    expect(malformedJsonMessage("{\n  'query': 1}")).to.match(/^Malformed JSON body at line 2, column 3 \(character 5\): expected a property name in double quotes, found a single quote\. .*double quotes, not single quotes/);
-    expect(malformedJsonMessage('{"query": ')).to.match(/^Malformed JSON body at line 1, column 11 \(character 11\): expected a JSON value, but the body ends there\./);
+    expect(malformedJsonMessage("{\n  'query': 1}")).to.match(
+      /^Malformed JSON body at line 2, column 3 \(character 5\): expected a property name in double quotes, found a single quote\. .*double quotes, not single quotes/,
+    );
+    expect(malformedJsonMessage('{"query": ')).to.match(
+      /^Malformed JSON body at line 1, column 11 \(character 11\): expected a JSON value, but the body ends there\./,
+    );
   });
 });

@@ -31,7 +31,9 @@ describe('key expiry rule', () => {
 
   it('refuses the past, now, less than a minute ahead, more than 365 days ahead, and what is not a date', () => {
     expect(refusal(at(-1)).message).to.match(/at least 60 seconds in the future/);
-    expect(refusal(NOW).message).to.match(/at least 60 seconds in the future \(it is 2027-03-01T12:00:00.000Z, now is 2027-03-01T12:00:00.000Z\)/);
+    expect(refusal(NOW).message).to.match(
+      /at least 60 seconds in the future \(it is 2027-03-01T12:00:00.000Z, now is 2027-03-01T12:00:00.000Z\)/,
+    );
     expect(refusal(at(59_999)).message).to.match(/at least 60 seconds/);
     expect(refusal(at(365 * DAY + 1)).message).to.equal(
       'expiresAt: must be at most 365 days ahead (by 2028-02-29T12:00:00.000Z); for a key that does not expire, leave expiresAt out',

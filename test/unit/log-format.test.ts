@@ -23,7 +23,17 @@ describe('logs: human lines on a terminal, JSON otherwise', () => {
   it('pretty: a request is one line with method, path, status, duration, surface and request id', async () => {
     const out = capture();
     const logger = createLogger('info', out.stream as never, 'pretty');
-    logger.info({ requestId: 'req_1', method: 'POST', path: '/agents/agt_1/api/orders', status: 200, durationMs: 12, surface: 'HTTP_API' }, 'request');
+    logger.info(
+      {
+        requestId: 'req_1',
+        method: 'POST',
+        path: '/agents/agt_1/api/orders',
+        status: 200,
+        durationMs: 12,
+        surface: 'HTTP_API',
+      },
+      'request',
+    );
     logger.warn({ provider: 'openai', model: 'm', detail: 'HTTP 401' }, 'model call failed');
     await flushed();
     const lines = out.text().trim().split('\n');
@@ -35,7 +45,10 @@ describe('logs: human lines on a terminal, JSON otherwise', () => {
 
   it('pretty: keeps credential headers out, as JSON does', async () => {
     const out = capture();
-    createLogger('info', out.stream as never, 'pretty').info({ req: { headers: { authorization: 'Bearer ak_secret' } } }, 'x');
+    createLogger('info', out.stream as never, 'pretty').info(
+      { req: { headers: { authorization: 'Bearer ak_secret' } } },
+      'x',
+    );
     await flushed();
     expect(out.text()).to.not.contain('ak_secret');
   });

@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { diffAgent, diffList } from '../../src/domain/manifests/manifest.diff.js';
 import { manifestInvalid, parseManifest, unknownFields } from '../../src/domain/manifests/manifest.parse.js';
 import { agentManifest, manifestJsonSchema } from '../../src/domain/manifests/manifest.schemas.js';
-import { canonical, desiredState, manifestOut, newAgentSettings, writeYaml, type AgentState } from '../../src/domain/manifests/manifest.state.js';
+import {
+  canonical,
+  desiredState,
+  manifestOut,
+  newAgentSettings,
+  writeYaml,
+  type AgentState,
+} from '../../src/domain/manifests/manifest.state.js';
 import { parseYamlStream } from '../../src/domain/manifests/yaml-source.js';
 
 // The manifest's rules without a database: positions of YAML values, validation, matching and diff.
@@ -54,7 +61,8 @@ plain: one line
   });
 
   it('refuses alias bombs and unknown tags', () => {
-    const bomb = 'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n';
+    const bomb =
+      'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n';
     expect(parseYamlStream(bomb).problems).to.have.length(1);
     expect(parseYamlStream('a: !!js/function "x"\n').problems.length).to.be.greaterThan(0);
   });
@@ -62,7 +70,9 @@ plain: one line
 
 describe('manifest: validation', () => {
   it('accepts a minimal manifest and fills entry defaults from the input schemas', () => {
-    const { agents, issues } = parseManifest(`${HEAD}spec:\n  httpApi:\n    endpoints:\n      - path: /a/b/\n        handler: {prompt: hi}\n`);
+    const { agents, issues } = parseManifest(
+      `${HEAD}spec:\n  httpApi:\n    endpoints:\n      - path: /a/b/\n        handler: {prompt: hi}\n`,
+    );
     expect(issues).to.deep.equal([]);
     const e = agents[0]!.manifest.spec.httpApi!.endpoints![0]!;
     expect(e.path).to.equal('a/b');
@@ -71,14 +81,34 @@ describe('manifest: validation', () => {
   });
 
   it('names unknown fields at every level, with the fields that exist', () => {
-    const found = unknownFields(agentManifest, { apiVersion: 'x', extra: 1, spec: { httpApi: { endpoints: [{ path: 'a', handler: { prompt: 'p', other: 1 } }] }, documents: [{ name: 'd', records: [{ any: 1 }] }] } }, []);
-    expect(found.map((f) => [...f.path, f.key].join('.'))).to.deep.equal(['extra', 'spec.httpApi.endpoints.0.handler.other']);
+    const found = unknownFields(
+      agentManifest,
+      {
+        apiVersion: 'x',
+        extra: 1,
+        spec: {
+          httpApi: { endpoints: [{ path: 'a', handler: { prompt: 'p', other: 1 } }] },
+          documents: [{ name: 'd', records: [{ any: 1 }] }],
+        },
+      },
+      [],
+    );
+    expect(found.map((f) => [...f.path, f.key].join('.'))).to.deep.equal([
+      'extra',
+      'spec.httpApi.endpoints.0.handler.other',
+    ]);
     expect(found[0]!.known).to.include.members(['apiVersion', 'kind', 'metadata', 'spec']);
   });
 
   it('finds every error at once, each with its position', () => {
-    const { issues } = parseManifest(`${HEAD}spec:\n  visibility: SECRET\n  limits: {maxConcurrentRequests: 0}\n  nope: 1\n`);
-    expect(issues.map((i) => `${i.field}@${i.line}:${i.column}`).sort()).to.deep.equal(['spec.limits.maxConcurrentRequests@7:35', 'spec.nope@8:3', 'spec.visibility@6:15']);
+    const { issues } = parseManifest(
+      `${HEAD}spec:\n  visibility: SECRET\n  limits: {maxConcurrentRequests: 0}\n  nope: 1\n`,
+    );
+    expect(issues.map((i) => `${i.field}@${i.line}:${i.column}`).sort()).to.deep.equal([
+      'spec.limits.maxConcurrentRequests@7:35',
+      'spec.nope@8:3',
+      'spec.visibility@6:15',
+    ]);
   });
 
   it('refuses duplicate keys of entries: path shapes, tool, integration and document names, agent names', () => {
@@ -102,7 +132,13 @@ describe('manifest: validation', () => {
 ---
 ${HEAD}`;
     const { issues } = parseManifest(dup);
-    expect(issues.map((i) => i.field).sort()).to.deep.equal(['metadata.name', 'spec.documents.1.name', 'spec.httpApi.endpoints.1.path', 'spec.mcp.tools.1.name', 'spec.webhooks.integrations.1.integration']);
+    expect(issues.map((i) => i.field).sort()).to.deep.equal([
+      'metadata.name',
+      'spec.documents.1.name',
+      'spec.httpApi.endpoints.1.path',
+      'spec.mcp.tools.1.name',
+      'spec.webhooks.integrations.1.integration',
+    ]);
   });
 
   it('checks records against the document fields, and model overrides against script handlers', () => {
@@ -151,9 +187,25 @@ ${HEAD}`;
 });
 
 function state(over: Partial<AgentState> = {}): AgentState {
-  return { settings: newAgentSettings('bot', { dailyCreditLimit: null, maxConcurrentRequests: null }), endpoints: [], tools: [], webhooks: [], channels: [], documents: [], ...over };
+  return {
+    settings: newAgentSettings('bot', { dailyCreditLimit: null, maxConcurrentRequests: null }),
+    endpoints: [],
+    tools: [],
+    webhooks: [],
+    channels: [],
+    documents: [],
+    ...over,
+  };
 }
-const ep = (path: string, prompt = 'p', methods: ('GET' | 'POST')[] = ['POST']) => ({ path, methods, description: '', handler: { kind: 'prompt' as const, body: prompt }, modelOverride: null, inputSchema: null, outputSchema: null });
+const ep = (path: string, prompt = 'p', methods: ('GET' | 'POST')[] = ['POST']) => ({
+  path,
+  methods,
+  description: '',
+  handler: { kind: 'prompt' as const, body: prompt },
+  modelOverride: null,
+  inputSchema: null,
+  outputSchema: null,
+});
 
 describe('manifest: matching and diff', () => {
   it('a new agent is one CREATE of the whole manifest', () => {
@@ -168,33 +220,67 @@ describe('manifest: matching and diff', () => {
 
   it('matches endpoints by path shape: a renamed parameter is an update, not a delete and a create', () => {
     const changes = diffAgent(state({ endpoints: [ep('o/{id}')] }), state({ endpoints: [ep('o/{orderId}')] }), true);
-    expect(changes.map((c) => `${c.action} ${c.path}`)).to.deep.equal(['UPDATE spec.httpApi.endpoints[path=o/{orderId}]']);
+    expect(changes.map((c) => `${c.action} ${c.path}`)).to.deep.equal([
+      'UPDATE spec.httpApi.endpoints[path=o/{orderId}]',
+    ]);
   });
 
   it('method order does not matter, a different method set does', () => {
-    expect(diffAgent(state({ endpoints: [ep('a', 'p', ['GET', 'POST'])] }), state({ endpoints: [ep('a', 'p', ['POST', 'GET'])] }), false)).to.deep.equal([]);
-    expect(diffAgent(state({ endpoints: [ep('a', 'p', ['GET'])] }), state({ endpoints: [ep('a', 'p', ['POST'])] }), false)).to.have.length(1);
+    expect(
+      diffAgent(
+        state({ endpoints: [ep('a', 'p', ['GET', 'POST'])] }),
+        state({ endpoints: [ep('a', 'p', ['POST', 'GET'])] }),
+        false,
+      ),
+    ).to.deep.equal([]);
+    expect(
+      diffAgent(state({ endpoints: [ep('a', 'p', ['GET'])] }), state({ endpoints: [ep('a', 'p', ['POST'])] }), false),
+    ).to.have.length(1);
   });
 
   it('entries missing from the file are deletions, applied only with prune', () => {
     const cur = state({ endpoints: [ep('a'), ep('b')] });
     const want = state({ endpoints: [ep('b')] });
-    expect(diffAgent(cur, want, false)).to.deep.equal([{ agent: 'bot', action: 'DELETE', path: 'spec.httpApi.endpoints[path=a]', before: manifestOut(cur).spec ? (manifestOut(cur) as any).spec.httpApi.endpoints[0] : null, after: null, applied: false }]);
+    expect(diffAgent(cur, want, false)).to.deep.equal([
+      {
+        agent: 'bot',
+        action: 'DELETE',
+        path: 'spec.httpApi.endpoints[path=a]',
+        before: manifestOut(cur).spec ? (manifestOut(cur) as any).spec.httpApi.endpoints[0] : null,
+        after: null,
+        applied: false,
+      },
+    ]);
     expect(diffAgent(cur, want, true)[0]!.applied).to.equal(true);
   });
 
   it('settings are compared field by field in groups, as a whole elsewhere', () => {
     const cur = state();
-    const s = { ...cur.settings, guardrails: { ...cur.settings.guardrails, maxToolSteps: 9 }, cors: { allowPlatformApps: false, customOrigins: [] }, surfaces: { ...cur.settings.surfaces, MCP: { enabled: false, activityLogging: true } } };
+    const s = {
+      ...cur.settings,
+      guardrails: { ...cur.settings.guardrails, maxToolSteps: 9 },
+      cors: { allowPlatformApps: false, customOrigins: [] },
+      surfaces: { ...cur.settings.surfaces, MCP: { enabled: false, activityLogging: true } },
+    };
     const changes = diffAgent(cur, state({ settings: s }), false);
-    expect(changes.map((c) => c.path)).to.deep.equal(['spec.guardrails.maxToolSteps', 'spec.surfaces.MCP', 'spec.cors']);
+    expect(changes.map((c) => c.path)).to.deep.equal([
+      'spec.guardrails.maxToolSteps',
+      'spec.surfaces.MCP',
+      'spec.cors',
+    ]);
     expect(changes[0]).to.include({ before: 5, after: 9 });
   });
 
   it('records are compared only when the file states them', () => {
     const doc = { name: 'd', description: '', kind: 'DATABASE' as const, content: '', fields: [], exposure: null };
-    expect(diffAgent(state({ documents: [{ ...doc, records: [{ a: 1 }] }] }), state({ documents: [doc] }), false)).to.deep.equal([]);
-    const changes = diffAgent(state({ documents: [{ ...doc, records: [{ a: 1 }] }] }), state({ documents: [{ ...doc, records: [{ a: 2 }] }] }), false);
+    expect(
+      diffAgent(state({ documents: [{ ...doc, records: [{ a: 1 }] }] }), state({ documents: [doc] }), false),
+    ).to.deep.equal([]);
+    const changes = diffAgent(
+      state({ documents: [{ ...doc, records: [{ a: 1 }] }] }),
+      state({ documents: [{ ...doc, records: [{ a: 2 }] }] }),
+      false,
+    );
     expect(changes.map((c) => c.path)).to.deep.equal(['spec.documents[name=d].records']);
   });
 
@@ -207,27 +293,63 @@ describe('manifest: matching and diff', () => {
       limits: { ...cur.settings.limits, dailyCreditLimit: 3 },
     };
     const changes = diffAgent(cur, state({ settings: s }), false);
-    expect(changes.map((c) => `${c.action} ${c.path}`)).to.deep.equal(['UPDATE metadata.description', 'UPDATE spec.capabilities.documents', 'UPDATE spec.limits.dailyCreditLimit']);
+    expect(changes.map((c) => `${c.action} ${c.path}`)).to.deep.equal([
+      'UPDATE metadata.description',
+      'UPDATE spec.capabilities.documents',
+      'UPDATE spec.limits.dailyCreditLimit',
+    ]);
     expect(changes[0]).to.include({ before: '', after: 'Answers orders' });
     expect(changes[2]).to.include({ before: null, after: 3 });
   });
 
   it('tools are matched by name, integrations by their name, each under its own path', () => {
-    const tool = (name: string, body: string) => ({ name, description: 'd', handler: { kind: 'prompt' as const, body }, modelOverride: null, inputSchema: null, outputSchema: null });
-    const hook = { integration: 'stripe', handler: { kind: 'prompt' as const, body: 'p' }, modelOverride: null, signatureScheme: null, secretName: null, maxBodyBytes: null };
+    const tool = (name: string, body: string) => ({
+      name,
+      description: 'd',
+      handler: { kind: 'prompt' as const, body },
+      modelOverride: null,
+      inputSchema: null,
+      outputSchema: null,
+    });
+    const hook = {
+      integration: 'stripe',
+      handler: { kind: 'prompt' as const, body: 'p' },
+      modelOverride: null,
+      signatureScheme: null,
+      secretName: null,
+      maxBodyBytes: null,
+    };
     const cur = state({ tools: [tool('t', 'a')] });
     const want = state({ tools: [tool('t', 'b')], webhooks: [hook as never] });
     const changes = diffAgent(cur, want, false);
-    expect(changes.map((c) => `${c.action} ${c.path}`)).to.deep.equal(['UPDATE spec.mcp.tools[name=t]', 'CREATE spec.webhooks.integrations[integration=stripe]']);
+    expect(changes.map((c) => `${c.action} ${c.path}`)).to.deep.equal([
+      'UPDATE spec.mcp.tools[name=t]',
+      'CREATE spec.webhooks.integrations[integration=stripe]',
+    ]);
   });
 
   it('channels are matched by kind and address as stored: a number written another way is the same channel', () => {
-    const { agents, issues } = parseManifest(`${HEAD}spec:\n  channels:\n    - {kind: SMS, address: "+1 (415) 555-0100", handler: {prompt: p}, autoReply: false}\n    - {kind: EMAIL, address: Bot@Example.COM, handler: {prompt: p}, allowedSenders: ["@Example.com"]}\n`);
+    const { agents, issues } = parseManifest(
+      `${HEAD}spec:\n  channels:\n    - {kind: SMS, address: "+1 (415) 555-0100", handler: {prompt: p}, autoReply: false}\n    - {kind: EMAIL, address: Bot@Example.COM, handler: {prompt: p}, allowedSenders: ["@Example.com"]}\n`,
+    );
     expect(issues).to.deep.equal([]);
-    const ch = (kind: 'SMS' | 'EMAIL', address: string, autoReply: boolean, allowedSenders: string[] = []) => ({ kind, address, handler: { kind: 'prompt' as const, body: 'p' }, modelOverride: null, allowedSenders, autoReply });
-    const stored = state({ channels: [ch('SMS', '+14155550100', false), ch('EMAIL', 'bot@example.com', true, ['@example.com'])] });
+    const ch = (kind: 'SMS' | 'EMAIL', address: string, autoReply: boolean, allowedSenders: string[] = []) => ({
+      kind,
+      address,
+      handler: { kind: 'prompt' as const, body: 'p' },
+      modelOverride: null,
+      allowedSenders,
+      autoReply,
+    });
+    const stored = state({
+      channels: [ch('SMS', '+14155550100', false), ch('EMAIL', 'bot@example.com', true, ['@example.com'])],
+    });
     expect(diffAgent(stored, desiredState(agents[0]!.manifest, stored.settings), false)).to.deep.equal([]);
-    const changes = diffAgent(stored, state({ channels: [ch('SMS', '+14155550100', true), ch('SMS', '+14155550199', true)] }), false);
+    const changes = diffAgent(
+      stored,
+      state({ channels: [ch('SMS', '+14155550100', true), ch('SMS', '+14155550199', true)] }),
+      false,
+    );
     expect(changes.map((c) => `${c.action} ${c.path} ${c.applied}`)).to.deep.equal([
       'UPDATE spec.channels[address=+14155550100] true',
       'CREATE spec.channels[address=+14155550199] true',
@@ -241,24 +363,51 @@ describe('manifest: matching and diff', () => {
     expect(created).to.have.length(1);
     expect(created[0]).to.include({ action: 'CREATE', path: 'spec.documents[name=d]' });
     expect((created[0]!.after as { records: unknown[] }).records).to.deep.equal([{ a: 1 }]);
-    const stated = diffAgent(state({ documents: [doc] }), state({ documents: [{ ...doc, records: [{ a: 1 }] }] }), false);
-    expect(stated.map((c) => [c.action, c.path, c.before, c.after])).to.deep.equal([['UPDATE', 'spec.documents[name=d].records', [], [{ a: 1 }]]]);
+    const stated = diffAgent(
+      state({ documents: [doc] }),
+      state({ documents: [{ ...doc, records: [{ a: 1 }] }] }),
+      false,
+    );
+    expect(stated.map((c) => [c.action, c.path, c.before, c.after])).to.deep.equal([
+      ['UPDATE', 'spec.documents[name=d].records', [], [{ a: 1 }]],
+    ]);
   });
 
   it('changes come in name order whatever the order of the file', () => {
     const changes = diffAgent(state(), state({ endpoints: [ep('c'), ep('a'), ep('d'), ep('b'), ep('a2')] }), false);
-    expect(changes.map((c) => c.path)).to.deep.equal(['a', 'a2', 'b', 'c', 'd'].map((p) => `spec.httpApi.endpoints[path=${p}]`));
+    expect(changes.map((c) => c.path)).to.deep.equal(
+      ['a', 'a2', 'b', 'c', 'd'].map((p) => `spec.httpApi.endpoints[path=${p}]`),
+    );
   });
 
   it('diffList reports creates and updates in key order, then deletions', () => {
     const seen: string[] = [];
-    diffList((a, p, _b, _af, applied = true) => seen.push(`${a} ${p} ${applied}`), false, 'x', 'k', [{ k: 'b', v: 1 }, { k: 'c', v: 1 }], [{ k: 'b', v: 2 }, { k: 'a', v: 1 }], (e) => e.k, (e) => e.k, (e) => e);
+    diffList(
+      (a, p, _b, _af, applied = true) => seen.push(`${a} ${p} ${applied}`),
+      false,
+      'x',
+      'k',
+      [
+        { k: 'b', v: 1 },
+        { k: 'c', v: 1 },
+      ],
+      [
+        { k: 'b', v: 2 },
+        { k: 'a', v: 1 },
+      ],
+      (e) => e.k,
+      (e) => e.k,
+      (e) => e,
+    );
     expect(seen).to.deep.equal(['CREATE x[k=a] true', 'UPDATE x[k=b] true', 'DELETE x[k=c] false']);
   });
 
   it('a field the file leaves out keeps its value; an entry is whole', () => {
     const { agents } = parseManifest(`${HEAD}spec:\n  guardrails: {maxToolSteps: 2}\n`);
-    const current = { ...newAgentSettings('bot', { dailyCreditLimit: 5, maxConcurrentRequests: null }), instructions: 'keep me' };
+    const current = {
+      ...newAgentSettings('bot', { dailyCreditLimit: 5, maxConcurrentRequests: null }),
+      instructions: 'keep me',
+    };
     const d = desiredState(agents[0]!.manifest, current);
     expect(d.settings.instructions).to.equal('keep me');
     expect(d.settings.limits.dailyCreditLimit).to.equal(5);
@@ -269,7 +418,9 @@ describe('manifest: matching and diff', () => {
 
 describe('manifest: canonical form', () => {
   it('orders keys the same whatever order they came in, the leading keys first', () => {
-    expect(JSON.stringify(canonical({ z: 1, path: 'p', a: { y: 1, b: 2 }, name: 'n' }))).to.equal('{"name":"n","path":"p","a":{"b":2,"y":1},"z":1}');
+    expect(JSON.stringify(canonical({ z: 1, path: 'p', a: { y: 1, b: 2 }, name: 'n' }))).to.equal(
+      '{"name":"n","path":"p","a":{"b":2,"y":1},"z":1}',
+    );
   });
 
   it('writes the same YAML for the same state, entries sorted by key, and parses back to it', () => {

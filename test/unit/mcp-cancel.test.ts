@@ -20,7 +20,11 @@ function memoryChannel(): CancelChannel & { published: CallCancel[]; deliver(c: 
   };
 }
 
-const call = (requestId: string | number, caller = 'key:k1', agentId = 'agent-1'): CallCancel => ({ agentId, caller, requestId });
+const call = (requestId: string | number, caller = 'key:k1', agentId = 'agent-1'): CallCancel => ({
+  agentId,
+  caller,
+  requestId,
+});
 
 describe('MCP cancellation: running calls and the cancel channel', () => {
   it('a cancel for a call running here aborts it without announcing it', async () => {
@@ -70,13 +74,26 @@ describe('MCP cancellation: running calls and the cancel channel', () => {
     const longId = 'x'.repeat(MAX_REQUEST_ID_JSON);
     expect(formatCancel(call(longId)), 'an id whose JSON is over the cap').to.equal(null);
     expect(formatCancel(call(longId.slice(2)))).to.be.a('string');
-    for (const bad of ['', 'not json', 'null', '{"a":"x","c":"y"}', '{"a":"x","c":"y","i":{"o":1}}', '{"a":1,"c":"y","i":1}', `{"a":"x","c":"y","i":"${longId}"}`, `{"a":"${'x'.repeat(1000)}","c":"y","i":1}`]) {
+    for (const bad of [
+      '',
+      'not json',
+      'null',
+      '{"a":"x","c":"y"}',
+      '{"a":"x","c":"y","i":{"o":1}}',
+      '{"a":1,"c":"y","i":1}',
+      `{"a":"x","c":"y","i":"${longId}"}`,
+      `{"a":"${'x'.repeat(1000)}","c":"y","i":1}`,
+    ]) {
       expect(parseCancel(bad), bad.slice(0, 40)).to.equal(null);
     }
   });
 
   it('the caller identity is the key for key callers', () => {
-    const caller = (keyId: string | null) => ({ keyId, principal: { kind: 'agentKey', keyId: keyId ?? '', workspaceId: 'w', agentId: 'a' } }) as unknown as SurfaceCaller;
+    const caller = (keyId: string | null) =>
+      ({
+        keyId,
+        principal: { kind: 'agentKey', keyId: keyId ?? '', workspaceId: 'w', agentId: 'a' },
+      }) as unknown as SurfaceCaller;
     expect(callerIdentity(caller('k1'))).to.equal('key:k1');
     expect(callerIdentity(caller('k1'))).to.not.equal(callerIdentity(caller('k2')));
   });

@@ -13,11 +13,32 @@ import { McpService } from '../../src/domain/surfaces/mcp.service.js';
 
 function tool(over: Partial<McpTool> = {}): McpTool {
   const now = new Date();
-  return { id: 'tool_1', agentId: 'agt_1', name: 'weather', description: 'Weather of a city', handler: { kind: 'script', body: 'return 1;' }, modelOverride: null, inputSchema: null, outputSchema: null, createdAt: now, updatedAt: now, ...over };
+  return {
+    id: 'tool_1',
+    agentId: 'agt_1',
+    name: 'weather',
+    description: 'Weather of a city',
+    handler: { kind: 'script', body: 'return 1;' },
+    modelOverride: null,
+    inputSchema: null,
+    outputSchema: null,
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  };
 }
 
 function result(over: Partial<RunResult>): RunResult {
-  return { runId: 'run_1', output: null, usage: { inputTokens: 0, outputTokens: 0 }, credits: 0, model: null, logs: [], durationMs: 1, ...over };
+  return {
+    runId: 'run_1',
+    output: null,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    credits: 0,
+    model: null,
+    logs: [],
+    durationMs: 1,
+    ...over,
+  };
 }
 
 function failure(fn: () => void): DomainError {
@@ -49,16 +70,26 @@ describe('MCP surface rules', () => {
       missing = err;
     }
     expect(missing).to.be.instanceOf(DomainError);
-    expect([(missing as DomainError).code, (missing as DomainError).message]).to.deep.equal(['NOT_FOUND', "Tool 'nope' not found"]);
+    expect([(missing as DomainError).code, (missing as DomainError).message]).to.deep.equal([
+      'NOT_FOUND',
+      "Tool 'nope' not found",
+    ]);
   });
 
   it('describes a tool with the default {input: string} schema when it has none, and its output schema only when set', () => {
     expect(mcp.describe(tool())).to.deep.equal({
       name: 'weather',
       description: 'Weather of a city',
-      inputSchema: { type: 'object', properties: { input: { type: 'string', description: 'What to do or ask' } }, required: ['input'] },
+      inputSchema: {
+        type: 'object',
+        properties: { input: { type: 'string', description: 'What to do or ask' } },
+        required: ['input'],
+      },
     });
-    expect(mcp.describe(tool({ inputSchema: CITY, outputSchema: CITY }))).to.deep.include({ inputSchema: CITY, outputSchema: CITY });
+    expect(mcp.describe(tool({ inputSchema: CITY, outputSchema: CITY }))).to.deep.include({
+      inputSchema: CITY,
+      outputSchema: CITY,
+    });
   });
 
   it('checks arguments against the tool schema: Invalid naming the field; the default schema wants a string input', () => {
@@ -85,8 +116,16 @@ describe('MCP surface rules', () => {
 
   it('with an output schema: structured content checked against it; a prompt answer is the object its text holds', () => {
     const T = { type: 'object', properties: { t: { type: 'number' } }, required: ['t'] };
-    expect(mcp.outcome(tool({ outputSchema: T }), result({ output: { t: 21 } }))).to.deep.equal({ text: '{"t":21}', structured: { t: 21 }, isError: false });
-    expect(mcp.outcome(tool({ outputSchema: T }), result({ output: '{"t": 5}' }))).to.deep.equal({ text: '{"t": 5}', structured: { t: 5 }, isError: false });
+    expect(mcp.outcome(tool({ outputSchema: T }), result({ output: { t: 21 } }))).to.deep.equal({
+      text: '{"t":21}',
+      structured: { t: 21 },
+      isError: false,
+    });
+    expect(mcp.outcome(tool({ outputSchema: T }), result({ output: '{"t": 5}' }))).to.deep.equal({
+      text: '{"t": 5}',
+      structured: { t: 5 },
+      isError: false,
+    });
     const wrong = mcp.outcome(tool({ outputSchema: T }), result({ output: { t: 'warm' } }));
     expect(wrong.isError).to.equal(true);
     expect(wrong.text).to.include('does not match its output schema (t: must be number)');
@@ -102,13 +141,22 @@ describe('MCP surface rules', () => {
     const failed = mcp.outcome(tool(), result({ error: { kind: 'script', message: 'no stock' } }));
     expect(failed.isError).to.equal(true);
     expect(failed.text).to.include("The tool 'weather' failed: no stock").and.include('run_1').and.include('try again');
-    const cancelled = mcp.outcome(tool(), result({ error: { kind: 'aborted', message: 'The caller went away; the run was cancelled' } }));
-    expect(cancelled).to.deep.equal({ text: "The tool 'weather' failed: The caller went away; the run was cancelled", isError: true });
+    const cancelled = mcp.outcome(
+      tool(),
+      result({ error: { kind: 'aborted', message: 'The caller went away; the run was cancelled' } }),
+    );
+    expect(cancelled).to.deep.equal({
+      text: "The tool 'weather' failed: The caller went away; the run was cancelled",
+      isError: true,
+    });
   });
 
   it('a guardrail refusal is a tool error that asks to rephrase', () => {
     const r = mcp.refused(tool(), 'Input matches a blocked pattern');
-    expect(r).to.deep.equal({ text: 'The agent refused this input: Input matches a blocked pattern. Rephrase the request without the blocked content.', isError: true });
+    expect(r).to.deep.equal({
+      text: 'The agent refused this input: Input matches a blocked pattern. Rephrase the request without the blocked content.',
+      isError: true,
+    });
   });
 
   it('the model sees the text itself under the default schema, else the arguments as JSON', () => {
@@ -117,7 +165,18 @@ describe('MCP surface rules', () => {
     expect(userTurn(input({ city: 'Oslo' }))).to.equal('{\n  "city": "Oslo"\n}');
     expect(userTurn(input({ input: 'x', city: 'Oslo' }))).to.include('"city"');
     expect(userTurn(input({ input: 5 }))).to.equal('{\n  "input": 5\n}');
-    expect(input({ city: 'Oslo' })).to.deep.include({ surface: 'MCP', method: 'tools/call', path: 'weather', body: { city: 'Oslo' } });
-    expect(mcp.entry(tool())).to.deep.equal({ kind: 'mcp', id: 'tool_1', name: 'weather', handler: { kind: 'script', body: 'return 1;' }, modelOverride: null });
+    expect(input({ city: 'Oslo' })).to.deep.include({
+      surface: 'MCP',
+      method: 'tools/call',
+      path: 'weather',
+      body: { city: 'Oslo' },
+    });
+    expect(mcp.entry(tool())).to.deep.equal({
+      kind: 'mcp',
+      id: 'tool_1',
+      name: 'weather',
+      handler: { kind: 'script', body: 'return 1;' },
+      modelOverride: null,
+    });
   });
 });

@@ -38,7 +38,7 @@ describe('user patterns: what they match', () => {
     expect(matches('^a\\.b$', 'axb')).to.equal(false);
   });
 
-  it('\\s inside a class is Unicode white space too, next to the class\'s other members', () => {
+  it("\\s inside a class is Unicode white space too, next to the class's other members", () => {
     expect(blocks('[\\s]', 'a\u00a0b')).to.equal(true);
     expect(blocks('x[-\\s]y', 'x\u00a0y')).to.equal(true);
     expect(blocks('x[-\\s]y', 'x-y')).to.equal(true);
@@ -114,13 +114,17 @@ describe('user patterns: what they match', () => {
 });
 
 describe('user patterns: which are refused, in which words', () => {
-  it('the refusal quotes the faulty part of the user\'s pattern and names the feature the engine lacks', () => {
+  it("the refusal quotes the faulty part of the user's pattern and names the feature the engine lacks", () => {
     expect(patternRefusal('(a)\\1')).to.equal('invalid escape sequence: \\1 (the engine supports no backreferences)');
     expect(patternRefusal('(?<n>a)\\k<n>')).to.match(/\(the engine supports no backreferences\)$/);
-    expect(patternRefusal('foo(?=bar)')).to.equal('invalid or unsupported Perl syntax: (?= (the engine supports no lookahead)');
+    expect(patternRefusal('foo(?=bar)')).to.equal(
+      'invalid or unsupported Perl syntax: (?= (the engine supports no lookahead)',
+    );
     expect(patternRefusal('foo(?!bar)')).to.match(/\(the engine supports no lookahead\)$/);
     expect(patternRefusal('(?<!x)foo')).to.equal('invalid named capture (the engine supports no lookbehind)');
-    expect(patternRefusal('(a)\\1(?=x)')).to.equal('invalid escape sequence: \\1 (the engine supports no backreferences or lookahead)');
+    expect(patternRefusal('(a)\\1(?=x)')).to.equal(
+      'invalid escape sequence: \\1 (the engine supports no backreferences or lookahead)',
+    );
   });
 
   it('a plain syntax error names no missing feature, even in a pattern with a non-capturing group', () => {
@@ -137,7 +141,9 @@ describe('user patterns: which are refused, in which words', () => {
   });
 
   it('huge counted repetitions are refused as too large, from the text, before compiling', () => {
-    expect(patternRefusal('(?:ab){600}')).to.match(/^it is too large for the pattern engine \(about \d+ steps, at most 200\): split it into shorter patterns$/);
+    expect(patternRefusal('(?:ab){600}')).to.match(
+      /^it is too large for the pattern engine \(about \d+ steps, at most 200\): split it into shorter patterns$/,
+    );
     expect(patternRefusal('(?:ab){571,}')).to.match(/\(about \d+ steps, at most 200\)/);
     expect(patternRefusal(`\\Q${'abcdefghij'.repeat(4)}\\E{200}`)).to.match(/\(about \d+ steps/);
     expect(patternRefusal('(?:[a-z]\\d){900}')).to.match(/\(about \d+ steps/);

@@ -64,7 +64,7 @@ describe('read cache', () => {
     expect(cache.size).to.equal(0);
   });
 
-  it('an entry change names its agent: only that agent\'s list is dropped (without one, every list of that kind)', async () => {
+  it("an entry change names its agent: only that agent's list is dropped (without one, every list of that kind)", async () => {
     const cache = on();
     for (const a of ['agt_1', 'agt_2']) {
       await cache.get(`http_endpoints:${a}`, async () => []);

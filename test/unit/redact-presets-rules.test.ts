@@ -48,8 +48,17 @@ describe('redaction presets: which text each one replaces', () => {
 
   it('the email preset redacts what the expression it replaces redacts, on texts packed with @ and dots', () => {
     const texts = [
-      'x@y.zz@q.rr', 'a.@b.cc.@d.ee', '.@..aa', 'jo@a.b.cde+f@g.hi', '@@a@b.cd@', 'A9@Z-0.Ab%c@d.Ef',
-      'no address here', 'trailing jo@example.c', 'jo@example.com', 'a@b.cd e@f.gh', 'Ω@ab.cd x+@-.cd',
+      'x@y.zz@q.rr',
+      'a.@b.cc.@d.ee',
+      '.@..aa',
+      'jo@a.b.cde+f@g.hi',
+      '@@a@b.cd@',
+      'A9@Z-0.Ab%c@d.Ef',
+      'no address here',
+      'trailing jo@example.c',
+      'jo@example.com',
+      'a@b.cd e@f.gh',
+      'Ω@ab.cd x+@-.cd',
     ];
     for (const text of texts) expect(email(text), text).to.equal(byExpression(text));
   });

@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptOutcome, type ScriptRequest } from '../../src/domain/runtime/sandbox.ports.js';
+import {
+  ScriptFailure,
+  type ScriptHost,
+  type ScriptLimits,
+  type ScriptOutcome,
+  type ScriptRequest,
+} from '../../src/domain/runtime/sandbox.ports.js';
 import { type Json } from '../../src/domain/json.js';
 import { createQuickJsSandbox, type QuickJsSandbox } from '../../src/infra/sandbox/quickjs.sandbox.js';
 
@@ -17,10 +23,14 @@ const MiB = 1024 * 1024;
 const ROOMY = { cpuMs: 20_000, wallMs: 40_000 };
 
 /** A ScriptHost that records its calls; `respond` decides each documents.* answer. */
-function fakeHost(respond: (op: string, args: unknown[]) => Promise<Json> = async (op, args) => ({ op, args: args as Json })) {
+function fakeHost(
+  respond: (op: string, args: unknown[]) => Promise<Json> = async (op, args) => ({ op, args: args as Json }),
+) {
   const calls: { op: string; args: unknown[] }[] = [];
   const lines: Json[][] = [];
-  const call = (op: string) => (...args: unknown[]) => (calls.push({ op, args }), respond(op, args));
+  const call =
+    (op: string) =>
+    (...args: unknown[]) => (calls.push({ op, args }), respond(op, args));
   const host: ScriptHost = {
     documents: { query: call('query'), insert: call('insert'), update: call('update'), delete: call('delete') },
     log: (...args) => void lines.push(args),
@@ -48,7 +58,10 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
   describe(name, function () {
     this.timeout(60_000);
     let sandbox: QuickJsSandbox;
-    const run = (source: string, opts: { limits?: Partial<ScriptLimits>; host?: ScriptHost; input?: Json; signal?: AbortSignal } = {}): Promise<ScriptOutcome> =>
+    const run = (
+      source: string,
+      opts: { limits?: Partial<ScriptLimits>; host?: ScriptHost; input?: Json; signal?: AbortSignal } = {},
+    ): Promise<ScriptOutcome> =>
       sandbox.run({
         source,
         input: opts.input ?? INPUT,
@@ -79,72 +92,143 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
     it('has no process, require, fetch, timers or module loading', async () => {
       const out = await run('return [typeof process, typeof require, typeof fetch, typeof setTimeout, typeof Buffer]');
       expect(out.value).to.deep.equal(['undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
-      expectFailure(await fails('require("fs")'), 'error', "ReferenceError: 'require' is not defined (line 1, column 1)");
+      expectFailure(
+        await fails('require("fs")'),
+        'error',
+        "ReferenceError: 'require' is not defined (line 1, column 1)",
+      );
       expectFailure(await fails('await import("fs")'), 'error', "ReferenceError: could not load module 'fs'");
-      expect((await run('try { await import("node:child_process"); return "loaded" } catch (e) { return e.name }')).value).to.equal('ReferenceError');
+      expect(
+        (await run('try { await import("node:child_process"); return "loaded" } catch (e) { return e.name }')).value,
+      ).to.equal('ReferenceError');
     });
 
     it('gives the Function-constructor escape nothing of the host', async () => {
       // (The position is the one in the code the Function constructor built: QuickJS names both sources alike.)
-      expectFailure(await fails('return constructor.constructor("return process")()'), 'error', "ReferenceError: 'process' is not defined (line 1, column 8)");
-      const names = (await run('return Object.getOwnPropertyNames(this.constructor.constructor("return globalThis")())')).value as string[];
+      expectFailure(
+        await fails('return constructor.constructor("return process")()'),
+        'error',
+        "ReferenceError: 'process' is not defined (line 1, column 8)",
+      );
+      const names = (
+        await run('return Object.getOwnPropertyNames(this.constructor.constructor("return globalThis")())')
+      ).value as string[];
       expect(names).to.include('JSON');
-      for (const host of ['process', 'require', 'module', 'Buffer', 'global', 'fetch', 'setTimeout', 'console', 'WebAssembly']) {
+      for (const host of [
+        'process',
+        'require',
+        'module',
+        'Buffer',
+        'global',
+        'fetch',
+        'setTimeout',
+        'console',
+        'WebAssembly',
+      ]) {
         expect(names).not.to.include(host);
       }
     });
 
     it('keeps prototype pollution inside the run', async () => {
       const input = { a: { b: 1 } };
-      const out = await run('Object.prototype.polluted = 1; input.__proto__.polluted = 1; ({}).__proto__.toString = null; input.a.b = 2; return ({}).polluted', { input });
+      const out = await run(
+        'Object.prototype.polluted = 1; input.__proto__.polluted = 1; ({}).__proto__.toString = null; input.a.b = 2; return ({}).polluted',
+        { input },
+      );
       expect(out.value).to.equal(1);
       expect(input).to.deep.equal({ a: { b: 1 } }); // the host's input object is untouched
-      const later = await run('return [({}).polluted === undefined, typeof ({}).toString, input.polluted === undefined]');
+      const later = await run(
+        'return [({}).polluted === undefined, typeof ({}).toString, input.polluted === undefined]',
+      );
       expect(later.value).to.deep.equal([true, 'function', true]);
     });
 
     it('shares nothing between runs, though runs reuse the engine', async () => {
       // Globals, built-ins changed in place, and work a run left queued behind its answer.
-      await run('globalThis.secret = input; Object.prototype.leak = 1; Array.prototype.push = () => 0; JSON.stringify = () => "x"; Math.max = () => -1; return 1');
-      expect((await run('const a = []; a.push(1); return [typeof secret, typeof ({}).leak, a.length, Math.max(1, 2)]')).value).to.deep.equal(['undefined', 'undefined', 1, 2]);
+      await run(
+        'globalThis.secret = input; Object.prototype.leak = 1; Array.prototype.push = () => 0; JSON.stringify = () => "x"; Math.max = () => -1; return 1',
+      );
+      expect(
+        (await run('const a = []; a.push(1); return [typeof secret, typeof ({}).leak, a.length, Math.max(1, 2)]'))
+          .value,
+      ).to.deep.equal(['undefined', 'undefined', 1, 2]);
       await run('Promise.resolve().then(() => { globalThis.late = 1; }); return 1');
       expect((await run('await null; return typeof late')).value).to.equal('undefined');
       for (let i = 0; i < 5; i++) {
-        expect((await run(`return [typeof mark, (globalThis.mark = ${i})]`)).value, `run ${i}`).to.deep.equal(['undefined', i]);
+        expect((await run(`return [typeof mark, (globalThis.mark = ${i})]`)).value, `run ${i}`).to.deep.equal([
+          'undefined',
+          i,
+        ]);
       }
     });
 
     it('stops an infinite loop at the CPU limit, even inside try/catch', async () => {
       expectFailure(await fails('while (true) {}'), 'timeout', 'Script exceeded its CPU time limit of 200 ms');
-      expectFailure(await fails('for (;;) { try { while (true) {} } catch (e) {} }'), 'timeout', /CPU time limit of 200 ms/);
+      expectFailure(
+        await fails('for (;;) { try { while (true) {} } catch (e) {} }'),
+        'timeout',
+        /CPU time limit of 200 ms/,
+      );
     });
 
     it('stops an endless chain of awaits at the CPU limit', async () => {
       expectFailure(await fails('for (;;) await null'), 'timeout', 'Script exceeded its CPU time limit of 200 ms');
-      expectFailure(await fails('const f = async () => { await Promise.resolve(); return f() }; return f()'), 'timeout', /CPU time limit/);
+      expectFailure(
+        await fails('const f = async () => { await Promise.resolve(); return f() }; return f()'),
+        'timeout',
+        /CPU time limit/,
+      );
     });
 
     it('fails allocations beyond the memory limit', async () => {
       const oom = 'Script exceeded its memory limit of 64 MiB';
       expectFailure(await fails('new Uint8Array(1024 ** 3)', { limits: ROOMY }), 'memory', oom);
       expectFailure(await fails('return "x".repeat(2 ** 29).length', { limits: ROOMY }), 'memory', oom);
-      expectFailure(await fails('const a = []; for (;;) a.push(new Array(1e5).fill(1))', { limits: ROOMY }), 'memory', oom);
+      expectFailure(
+        await fails('const a = []; for (;;) a.push(new Array(1e5).fill(1))', { limits: ROOMY }),
+        'memory',
+        oom,
+      );
       // Many small allocations: QuickJS's own limit cannot see these under Emscripten.
       expectFailure(await fails('const a = []; for (;;) a.push({ i: a.length })', { limits: ROOMY }), 'memory', oom);
-      expectFailure(await fails('const a = []; for (;;) a.push("x".repeat(1e6) + a.length)', { limits: ROOMY }), 'memory', oom);
-      expectFailure(await fails('const a = []; for (;;) a.push(new Float64Array(1e5))', { limits: ROOMY }), 'memory', oom);
+      expectFailure(
+        await fails('const a = []; for (;;) a.push("x".repeat(1e6) + a.length)', { limits: ROOMY }),
+        'memory',
+        oom,
+      );
+      expectFailure(
+        await fails('const a = []; for (;;) a.push(new Float64Array(1e5))', { limits: ROOMY }),
+        'memory',
+        oom,
+      );
       // Within the limit, the same patterns are fine, and a script may catch its own OOM.
-      expect((await run('const a = []; for (let i = 0; i < 40; i++) a.push(new Float64Array(1e5)); return a.length', { limits: ROOMY })).value).to.equal(40);
-      expect((await run('try { new Uint8Array(1024 ** 3) } catch (e) { return String(e) }', { limits: ROOMY })).value).to.equal('InternalError: out of memory');
+      expect(
+        (
+          await run('const a = []; for (let i = 0; i < 40; i++) a.push(new Float64Array(1e5)); return a.length', {
+            limits: ROOMY,
+          })
+        ).value,
+      ).to.equal(40);
+      expect(
+        (await run('try { new Uint8Array(1024 ** 3) } catch (e) { return String(e) }', { limits: ROOMY })).value,
+      ).to.equal('InternalError: out of memory');
     });
 
     it('refuses an oversized return value before copying it out', async () => {
       const big = 'return "x".repeat(50 * 1024 * 1024)';
       // With room for the string and its JSON, the output limit refuses it...
-      expectFailure(await fails(big, { limits: { ...ROOMY, memoryBytes: 256 * MiB } }), 'output_too_large', 'Script output exceeds the limit of 1048576 bytes');
+      expectFailure(
+        await fails(big, { limits: { ...ROOMY, memoryBytes: 256 * MiB } }),
+        'output_too_large',
+        'Script output exceeds the limit of 1048576 bytes',
+      );
       // ...with the default 64 MiB the JSON copy itself runs out of memory first.
       expectFailure(await fails(big, { limits: ROOMY }), 'memory', 'Script exceeded its memory limit of 64 MiB');
-      expectFailure(await fails('return "é".repeat(600 * 1024)', { limits: ROOMY }), 'output_too_large', /limit of 1048576 bytes/); // bytes, not chars
+      expectFailure(
+        await fails('return "é".repeat(600 * 1024)', { limits: ROOMY }),
+        'output_too_large',
+        /limit of 1048576 bytes/,
+      ); // bytes, not chars
     });
 
     it('refuses values that are not JSON', async () => {
@@ -159,15 +243,27 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
       const tamper =
         'String.prototype.slice = () => "hacked"; Reflect.apply = () => "hacked"; RegExp.prototype.exec = () => null; ' +
         'JSON.stringify = () => "hacked"; String = () => "hacked"; globalThis.Error = function () {};';
-      expectFailure(await fails(`${tamper}\nthrow new TypeError("bad thing")`), 'error', 'TypeError: bad thing (line 2, column 20)');
+      expectFailure(
+        await fails(`${tamper}\nthrow new TypeError("bad thing")`),
+        'error',
+        'TypeError: bad thing (line 2, column 20)',
+      );
       expectFailure(await fails(`${tamper}\nthrow { a: 1 }`), 'error', 'Error: {"a":1}');
     });
 
     it('reports thrown errors as Name: message, without host stacks', async () => {
-      expectFailure(await fails('throw new TypeError("bad thing")'), 'error', 'TypeError: bad thing (line 1, column 20)');
+      expectFailure(
+        await fails('throw new TypeError("bad thing")'),
+        'error',
+        'TypeError: bad thing (line 1, column 20)',
+      );
       expectFailure(await fails('throw "plain"'), 'error', 'Error: plain');
       expectFailure(await fails('return (('), 'error', /^SyntaxError: /);
-      expectFailure(await fails('await new Promise(() => {})'), 'error', 'Script is awaiting a promise that can never settle');
+      expectFailure(
+        await fails('await new Promise(() => {})'),
+        'error',
+        'Script is awaiting a promise that can never settle',
+      );
       const f = await fails('throw new Error("x".repeat(10000))');
       expect(f.message.length).to.be.at.most(2_000);
       expect(f.message).to.match(/… \(line 1, column 16\)$/);
@@ -187,8 +283,11 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
 
     it('compiles without running when asked (the save-time check), with the same wrapper as a run', async () => {
       const { host, calls } = fakeHost();
-      const compile = (source: string) => sandbox.run({ source, input: null, request: null, host, limits: LIMITS, owner: 'agent-a', compileOnly: true });
-      expect((await compile('await documents.insert("d", [{ a: 1 }]); log("ran"); return input.x')).value).to.equal(null);
+      const compile = (source: string) =>
+        sandbox.run({ source, input: null, request: null, host, limits: LIMITS, owner: 'agent-a', compileOnly: true });
+      expect((await compile('await documents.insert("d", [{ a: 1 }]); log("ran"); return input.x')).value).to.equal(
+        null,
+      );
       expect(calls).to.have.length(0);
       const syntax = await failure(compile('return 1;\n  if (x {'));
       expectFailure(syntax, 'error', /^SyntaxError: .* \(line 2, column 9\)$/);
@@ -196,16 +295,34 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
       const early = await failure(compile('const a = [1,\n  2,'));
       expectFailure(early, 'error', 'SyntaxError: unexpected end of the script (line 2, column 5)');
       // A body that closes the generated function would be another program: refused.
-      expectFailure(await failure(compile('}); globalThis.x = 1; (async function () {')), 'error', /^SyntaxError: unmatched '}'/);
+      expectFailure(
+        await failure(compile('}); globalThis.x = 1; (async function () {')),
+        'error',
+        /^SyntaxError: unmatched '}'/,
+      );
       expectFailure(await fails('}); (async function () { return 1'), 'error', /^SyntaxError: unmatched '}'/);
     });
 
     it('contains deep recursion and deeply nested source', async () => {
       const limits = ROOMY;
-      expectFailure(await fails('function f(n) { return f(n + 1) + 1 } return f(0)', { limits }), 'error', 'InternalError: stack overflow (line 1, column 25)');
-      expectFailure(await fails(`return ${'('.repeat(20_000)}1${')'.repeat(20_000)}`, { limits }), 'error', /stack overflow/);
-      expectFailure(await fails('let o = []; for (let i = 0; i < 1e5; i++) o = [o]; return JSON.stringify(o).length', { limits }), 'error', /stack overflow/);
-      expect((await run('function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } return f(250)', { limits })).value).to.equal(250);
+      expectFailure(
+        await fails('function f(n) { return f(n + 1) + 1 } return f(0)', { limits }),
+        'error',
+        'InternalError: stack overflow (line 1, column 25)',
+      );
+      expectFailure(
+        await fails(`return ${'('.repeat(20_000)}1${')'.repeat(20_000)}`, { limits }),
+        'error',
+        /stack overflow/,
+      );
+      expectFailure(
+        await fails('let o = []; for (let i = 0; i < 1e5; i++) o = [o]; return JSON.stringify(o).length', { limits }),
+        'error',
+        /stack overflow/,
+      );
+      expect(
+        (await run('function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } return f(250)', { limits })).value,
+      ).to.equal(250);
     });
 
     it('calls the host for documents.* with JSON arguments and results', async () => {
@@ -218,7 +335,12 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
          return { rows, ins, up, del }`,
         { host },
       );
-      expect(out.value).to.deep.equal({ rows: [{ id: 1, a: 1 }], ins: { ok: 'insert' }, up: { ok: 'update' }, del: { ok: 'delete' } });
+      expect(out.value).to.deep.equal({
+        rows: [{ id: 1, a: 1 }],
+        ins: { ok: 'insert' },
+        up: { ok: 'update' },
+        del: { ok: 'delete' },
+      });
       expect(calls.map((c) => [c.op, c.args.slice(0, 2)])).to.deep.equal([
         ['query', ['doc1', { a: 1 }]],
         ['insert', ['doc1', [{ a: 2 }]]],
@@ -234,7 +356,10 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
       const { host } = fakeHost(async () => {
         throw new Error('document doc9 not found');
       });
-      const out = await run('try { await documents.query("doc9") } catch (e) { return [e.name, e.message, String(e.stack).includes("/")] }', { host });
+      const out = await run(
+        'try { await documents.query("doc9") } catch (e) { return [e.name, e.message, String(e.stack).includes("/")] }',
+        { host },
+      );
       expect(out.value).to.deep.equal(['Error', 'document doc9 not found', false]);
       expectFailure(await fails('await documents.query("doc9")', { host }), 'error', 'Error: document doc9 not found');
     });
@@ -256,7 +381,11 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
       // as aborted (not at its 3 s wall-clock limit, which would be a timeout).
       const controller = new AbortController();
       const { host, calls } = fakeHost(() => (controller.abort(), new Promise(() => {})));
-      expectFailure(await fails('await documents.query("slow"); return 1', { host, signal: controller.signal }), 'aborted', 'Script run was aborted');
+      expectFailure(
+        await fails('await documents.query("slow"); return 1', { host, signal: controller.signal }),
+        'aborted',
+        'Script run was aborted',
+      );
       expect(calls.map((c) => c.op)).to.deep.equal(['query']);
       // A signal already aborted stops the run before it starts.
       expectFailure(await fails('return 1', { signal: controller.signal }), 'aborted', 'Script run was aborted');
@@ -267,9 +396,15 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
       // spent in the engine, so the limit leaves a loaded machine room for the run's own work,
       // and the wall-clock limit is ten times the wait.
       const { host } = fakeHost(() => new Promise((resolve) => setTimeout(() => resolve(1), 1_000)));
-      expect((await run('return await documents.query("d")', { host, limits: { cpuMs: 200, wallMs: 10_000 } })).value).to.equal(1);
+      expect(
+        (await run('return await documents.query("d")', { host, limits: { cpuMs: 200, wallMs: 10_000 } })).value,
+      ).to.equal(1);
       const hang = fakeHost(() => new Promise(() => {})).host;
-      expectFailure(await fails('await documents.query("d")', { host: hang, limits: { wallMs: 300 } }), 'timeout', 'Script exceeded its wall-clock time limit of 300 ms');
+      expectFailure(
+        await fails('await documents.query("d")', { host: hang, limits: { wallMs: 300 } }),
+        'timeout',
+        'Script exceeded its wall-clock time limit of 300 ms',
+      );
     });
 
     it(`runs 20 scripts, ${parallel} at once`, async () => {
@@ -289,7 +424,9 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
       });
       const limits = { wallMs: 30_000 }; // only bounds a hang, well within the test's own timeout
       const outs = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => run('return [await documents.query(`doc${input.id}`), input.id * 2]', { host, input: { id: i }, limits })),
+        Array.from({ length: 20 }, (_, i) =>
+          run('return [await documents.query(`doc${input.id}`), input.id * 2]', { host, input: { id: i }, limits }),
+        ),
       );
       expect(peak).to.equal(parallel);
       expect(outs.map((o) => o.value)).to.deep.equal(Array.from({ length: 20 }, (_, i) => [`doc${i}`, i * 2]));
@@ -298,22 +435,46 @@ function suite(name: string, make: () => QuickJsSandbox, heavy: boolean, paralle
     it('refuses host-call arguments and return values nested deeper than 64 levels, with an error that settles', async () => {
       const nested = (levels: number) => `let o = 1; for (let i = 0; i < ${levels}; i++) o = i % 2 ? [o] : { o };`;
       const { host, calls } = fakeHost();
-      expect((await run(`${nested(64)} await documents.insert("d", o); return "stored"`, { host })).value).to.equal('stored');
-      expect((await run(`await documents.insert("d", { s: "[{".repeat(1000) }); return "brackets in a string are no nesting"`, { host })).value).to.be.a('string');
+      expect((await run(`${nested(64)} await documents.insert("d", o); return "stored"`, { host })).value).to.equal(
+        'stored',
+      );
+      expect(
+        (
+          await run(
+            `await documents.insert("d", { s: "[{".repeat(1000) }); return "brackets in a string are no nesting"`,
+            { host },
+          )
+        ).value,
+      ).to.be.a('string');
       expect(calls).to.have.length(2);
       const deeper = `Error: documents.insert: arguments are nested deeper than 64 levels`;
       expectFailure(await fails(`${nested(65)} await documents.insert("d", o)`, { host }), 'error', deeper);
-      expect((await run(`${nested(65)} try { await documents.insert("d", o) } catch (e) { return e.message }`, { host })).value).to.equal(deeper.slice('Error: '.length));
+      expect(
+        (await run(`${nested(65)} try { await documents.insert("d", o) } catch (e) { return e.message }`, { host }))
+          .value,
+      ).to.equal(deeper.slice('Error: '.length));
       // Thousands of levels (these used to leave the run waiting on its host call until the wall-clock
       // limit: the server thread could not read the worker's message and dropped it).
-      expectFailure(await fails(`${nested(5_000)} await documents.insert("d", o)`, { host, limits: ROOMY }), 'error', /nested deeper than 64 levels|stack overflow/);
+      expectFailure(
+        await fails(`${nested(5_000)} await documents.insert("d", o)`, { host, limits: ROOMY }),
+        'error',
+        /nested deeper than 64 levels|stack overflow/,
+      );
       expect(calls).to.have.length(2);
 
       let o: Json = 1;
       for (let i = 0; i < 64; i++) o = i % 2 ? [o] : { o };
       expect((await run(`${nested(64)} return o`)).value).to.deep.equal(o);
-      expectFailure(await fails(`${nested(65)} return o`), 'invalid_output', 'Script returned a value nested deeper than 64 levels');
-      expectFailure(await fails(`${nested(5_000)} return o`, { limits: ROOMY }), 'invalid_output', /nested deeper than 64 levels|stack overflow/);
+      expectFailure(
+        await fails(`${nested(65)} return o`),
+        'invalid_output',
+        'Script returned a value nested deeper than 64 levels',
+      );
+      expectFailure(
+        await fails(`${nested(5_000)} return o`, { limits: ROOMY }),
+        'invalid_output',
+        /nested deeper than 64 levels|stack overflow/,
+      );
     });
 
     it('fails a run whose input nests too deeply to copy into the sandbox, rather than throwing', async () => {
@@ -354,7 +515,8 @@ describe('QuickJS sandbox options', () => {
     const sandbox = createQuickJsSandbox({ workers: 0, maxHostCalls: 2 });
     const { host, calls } = fakeHost();
     const out = await sandbox.run({
-      source: 'const r = []; for (let i = 0; i < 3; i++) { try { await documents.query("d"); r.push("ok") } catch (e) { r.push(e.message) } } return r',
+      source:
+        'const r = []; for (let i = 0; i < 3; i++) { try { await documents.query("d"); r.push("ok") } catch (e) { r.push(e.message) } } return r',
       input: null,
       request: null,
       host,
@@ -376,7 +538,11 @@ describe('QuickJS worker pool: one run per worker, shared fairly between agents'
     sandbox = undefined;
   });
 
-  const request = (owner: string, source: string, opts: { host?: ScriptHost; limits?: Partial<ScriptLimits>; signal?: AbortSignal } = {}): ScriptRequest => ({
+  const request = (
+    owner: string,
+    source: string,
+    opts: { host?: ScriptHost; limits?: Partial<ScriptLimits>; signal?: AbortSignal } = {},
+  ): ScriptRequest => ({
     source,
     input: null,
     request: null,
@@ -404,7 +570,9 @@ describe('QuickJS worker pool: one run per worker, shared fairly between agents'
   /** Takes every worker of `sandbox` with runs of `owner` that wait on the host until `open()`. */
   async function holdWorkers(pool: QuickJsSandbox, workers: number, owner = 'holder') {
     const held = heldHost(workers);
-    const runs = Array.from({ length: workers }, () => pool.run(request(owner, 'return await documents.query("d")', { host: held.host })));
+    const runs = Array.from({ length: workers }, () =>
+      pool.run(request(owner, 'return await documents.query("d")', { host: held.host })),
+    );
     await held.waiting;
     return { runs, open: held.open };
   }
@@ -415,18 +583,22 @@ describe('QuickJS worker pool: one run per worker, shared fairly between agents'
     sandbox = createQuickJsSandbox({ workers: 2 });
     const limits = { cpuMs: 200, wallMs: 1_000 };
     let floodEnded = 0;
-    const flood = Array.from({ length: 20 }, () => failure(sandbox!.run(request('flooder', 'while (true) {}', { limits }))).finally(() => floodEnded++));
+    const flood = Array.from({ length: 20 }, () =>
+      failure(sandbox!.run(request('flooder', 'while (true) {}', { limits }))).finally(() => floodEnded++),
+    );
     const other = await sandbox.run(request('other', 'return 1', { limits }));
     expect(other.value).to.equal(1);
     expect(floodEnded, 'flood runs ended before the other agent was answered').to.be.below(20);
-    for (const f of await Promise.all(flood)) expectFailure(f, 'timeout', 'Script exceeded its CPU time limit of 200 ms');
+    for (const f of await Promise.all(flood))
+      expectFailure(f, 'timeout', 'Script exceeded its CPU time limit of 200 ms');
   });
 
   it('gives a freed worker to the waiting agent holding the fewest, round-robin among equals', async () => {
     sandbox = createQuickJsSandbox({ workers: 1 });
     const held = await holdWorkers(sandbox, 1);
     const order: string[] = [];
-    const queue = (owner: string, n: number) => sandbox!.run(request(owner, `return ${n}`)).then(() => void order.push(`${owner}${n}`));
+    const queue = (owner: string, n: number) =>
+      sandbox!.run(request(owner, `return ${n}`)).then(() => void order.push(`${owner}${n}`));
     const runs = [queue('a', 1), queue('a', 2), queue('a', 3), queue('b', 1), queue('c', 1), queue('b', 2)];
     held.open();
     await Promise.all([...held.runs, ...runs]);
@@ -457,7 +629,9 @@ describe('QuickJS worker pool: one run per worker, shared fairly between agents'
     let started!: () => void;
     const looping = new Promise<void>((resolve) => (started = resolve));
     const host: ScriptHost = { ...fakeHost().host, log: () => started() };
-    const loop = sandbox.run(request('caller', 'log("looping"); while (true) {}', { host, limits: ENDLESS, signal: controller.signal }));
+    const loop = sandbox.run(
+      request('caller', 'log("looping"); while (true) {}', { host, limits: ENDLESS, signal: controller.signal }),
+    );
     await looping;
     controller.abort();
     expectFailure(await failure(loop), 'aborted', 'Script run was aborted');
@@ -468,7 +642,11 @@ describe('QuickJS worker pool: one run per worker, shared fairly between agents'
     sandbox = createQuickJsSandbox({ workers: 1, queueWaitMs: 50 });
     const held = await holdWorkers(sandbox, 1);
     // The worker stays held until the waiting run has failed, so it cannot have started.
-    expectFailure(await failure(sandbox.run(request('other', 'return 1'))), 'busy', 'Script sandbox is busy; retry shortly');
+    expectFailure(
+      await failure(sandbox.run(request('other', 'return 1'))),
+      'busy',
+      'Script sandbox is busy; retry shortly',
+    );
     held.open();
     expect((await Promise.all(held.runs)).map((o) => o.value)).to.deep.equal(['held']);
     expect((await sandbox.run(request('other', 'return 1'))).value).to.equal(1);
@@ -478,7 +656,11 @@ describe('QuickJS worker pool: one run per worker, shared fairly between agents'
     sandbox = createQuickJsSandbox({ workers: 1, maxQueuedPerOwner: 2 });
     const held = await holdWorkers(sandbox, 1);
     const waiting = [sandbox.run(request('flooder', 'return 1')), sandbox.run(request('flooder', 'return 2'))];
-    expectFailure(await failure(sandbox.run(request('flooder', 'return 3'))), 'busy', 'Script sandbox is busy: this agent already has as many scripts waiting as allowed (2); retry shortly');
+    expectFailure(
+      await failure(sandbox.run(request('flooder', 'return 3'))),
+      'busy',
+      'Script sandbox is busy: this agent already has as many scripts waiting as allowed (2); retry shortly',
+    );
     const other = sandbox.run(request('other', 'return 4'));
     held.open();
     expect((await Promise.all([...waiting, other])).map((o) => o.value)).to.deep.equal([1, 2, 4]);

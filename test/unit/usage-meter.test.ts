@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { CHARS_PER_TOKEN, IMAGE_CHARS, promptChars, tokensOf, UsageMeter } from '../../src/domain/runtime/usage-meter.js';
+import {
+  CHARS_PER_TOKEN,
+  IMAGE_CHARS,
+  promptChars,
+  tokensOf,
+  UsageMeter,
+} from '../../src/domain/runtime/usage-meter.js';
 import { reportedUsage } from '../../src/infra/models/reported-usage.js';
 
 // What a model call is charged when it ends early (docs/runtime.md): finished steps as the provider
@@ -20,13 +26,25 @@ describe('usage meter: what a model call used when it ends', () => {
       { type: 'text' as const, text: 'look' },
       { type: 'image' as const, url: `data:image/png;base64,${'A'.repeat(100_000)}` },
     ];
-    expect(promptChars({ system: '', messages: [{ role: 'user', content: parts }], tools: [] })).to.equal(4 + IMAGE_CHARS);
+    expect(promptChars({ system: '', messages: [{ role: 'user', content: parts }], tools: [] })).to.equal(
+      4 + IMAGE_CHARS,
+    );
     expect(IMAGE_CHARS).to.equal(4000);
     expect(promptChars({ system: '', messages: [{ role: 'assistant', content: 'ok' }], tools: [] })).to.equal(2);
     const call = { id: 'c1', name: 'find', arguments: '{"q":1}' };
-    expect(promptChars({ system: '', messages: [{ role: 'assistant', content: 'ok', toolCalls: [call, call] }], tools: [] })).to.equal(2 + 2 * 11);
-    expect(promptChars({ system: '', messages: [{ role: 'tool', toolCallId: 'c1', toolName: 'find', content: '[1,2]' }], tools: [] })).to.equal(9);
-    expect(promptChars({ system: 'ab', messages: [{ role: 'user', content: 'cd' }], tools: [tool, tool] })).to.equal(4 + 2 * (4 + 6 + 17));
+    expect(
+      promptChars({ system: '', messages: [{ role: 'assistant', content: 'ok', toolCalls: [call, call] }], tools: [] }),
+    ).to.equal(2 + 2 * 11);
+    expect(
+      promptChars({
+        system: '',
+        messages: [{ role: 'tool', toolCallId: 'c1', toolName: 'find', content: '[1,2]' }],
+        tools: [],
+      }),
+    ).to.equal(9);
+    expect(promptChars({ system: 'ab', messages: [{ role: 'user', content: 'cd' }], tools: [tool, tool] })).to.equal(
+      4 + 2 * (4 + 6 + 17),
+    );
   });
 
   it('nothing used before the provider began answering', () => {
@@ -83,14 +101,23 @@ describe('usage meter: what a model call used when it ends', () => {
 
 describe('reported usage in raw provider chunks', () => {
   it("reads OpenAI's (and compatible servers') usage chunk", () => {
-    expect(reportedUsage({ choices: [], usage: { prompt_tokens: 300, completion_tokens: 100, total_tokens: 400 } })).to.deep.equal({ inputTokens: 300, outputTokens: 100 });
+    expect(
+      reportedUsage({ choices: [], usage: { prompt_tokens: 300, completion_tokens: 100, total_tokens: 400 } }),
+    ).to.deep.equal({ inputTokens: 300, outputTokens: 100 });
     expect(reportedUsage({ usage: { prompt_tokens: 3 } })).to.deep.equal({ inputTokens: 3 });
     expect(reportedUsage({ usage: { completion_tokens: 0 } })).to.deep.equal({ outputTokens: 0 });
   });
 
   it("reads Anthropic's message_start (input, cache writes and reads) and message_delta (output so far)", () => {
-    expect(reportedUsage({ type: 'message_start', message: { usage: { input_tokens: 10, output_tokens: 1 } } })).to.deep.equal({ inputTokens: 10 });
-    expect(reportedUsage({ type: 'message_start', message: { usage: { input_tokens: 10, cache_creation_input_tokens: 5, cache_read_input_tokens: 7 } } })).to.deep.equal({ inputTokens: 22 });
+    expect(
+      reportedUsage({ type: 'message_start', message: { usage: { input_tokens: 10, output_tokens: 1 } } }),
+    ).to.deep.equal({ inputTokens: 10 });
+    expect(
+      reportedUsage({
+        type: 'message_start',
+        message: { usage: { input_tokens: 10, cache_creation_input_tokens: 5, cache_read_input_tokens: 7 } },
+      }),
+    ).to.deep.equal({ inputTokens: 22 });
     expect(reportedUsage({ type: 'message_delta', usage: { output_tokens: 42 } })).to.deep.equal({ outputTokens: 42 });
   });
 
@@ -114,6 +141,8 @@ describe('reported usage in raw provider chunks', () => {
     ]) {
       expect(reportedUsage(raw), JSON.stringify(raw)).to.equal(null);
     }
-    expect(reportedUsage({ type: 'message_start', message: { usage: { input_tokens: 10, cache_read_input_tokens: -3 } } })).to.deep.equal({ inputTokens: 10 });
+    expect(
+      reportedUsage({ type: 'message_start', message: { usage: { input_tokens: 10, cache_read_input_tokens: -3 } } }),
+    ).to.deep.equal({ inputTokens: 10 });
   });
 });

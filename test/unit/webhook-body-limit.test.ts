@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { webhookInput, webhookPatch } from '../../src/domain/entries/entry.schemas.js';
-import { bodyLimit, bodyTooLarge, MAX_WEBHOOK_BODY_BYTES, UNSIGNED_BODY_BYTES } from '../../src/domain/webhooks/body-limit.js';
+import {
+  bodyLimit,
+  bodyTooLarge,
+  MAX_WEBHOOK_BODY_BYTES,
+  UNSIGNED_BODY_BYTES,
+} from '../../src/domain/webhooks/body-limit.js';
 import { ConfigError, loadConfig } from '../../src/infra/config.js';
 
 // How large a body each webhook integration accepts, what a sender is told past it, and the
@@ -27,14 +32,20 @@ describe('unit: webhook body limit', () => {
     expect(bodyTooLarge({ signature, maxBodyBytes: 2048 }).message).to.equal(
       'Request body is too large: this integration accepts at most 2048 bytes (2 KiB), its maxBodyBytes; its owner can raise maxBodyBytes up to 1048576 bytes (1 MiB)',
     );
-    for (const w of [{ signature, maxBodyBytes: null }, { signature: null, maxBodyBytes: MAX_WEBHOOK_BODY_BYTES }]) {
-      expect(bodyTooLarge(w).message).to.equal('Request body is too large: this integration accepts at most 1048576 bytes (1 MiB), the most any integration accepts');
+    for (const w of [
+      { signature, maxBodyBytes: null },
+      { signature: null, maxBodyBytes: MAX_WEBHOOK_BODY_BYTES },
+    ]) {
+      expect(bodyTooLarge(w).message).to.equal(
+        'Request body is too large: this integration accepts at most 1048576 bytes (1 MiB), the most any integration accepts',
+      );
     }
   });
 
   it('maxBodyBytes is a whole number from 1 to 1048576, or null for the default', () => {
     const base = { integration: 'x', handler: { script: 'return 1;' } };
-    for (const ok of [1, 65_536, 1_048_576, null, undefined]) expect(webhookInput.safeParse({ ...base, maxBodyBytes: ok }).success, String(ok)).to.equal(true);
+    for (const ok of [1, 65_536, 1_048_576, null, undefined])
+      expect(webhookInput.safeParse({ ...base, maxBodyBytes: ok }).success, String(ok)).to.equal(true);
     for (const bad of [0, -1, 1_048_577, 1.5, '100']) {
       expect(webhookInput.safeParse({ ...base, maxBodyBytes: bad }).success, String(bad)).to.equal(false);
       expect(webhookPatch.safeParse({ maxBodyBytes: bad }).success, String(bad)).to.equal(false);
@@ -47,7 +58,10 @@ describe('unit: webhook body limit', () => {
     expect(loadConfig({ WEBHOOK_BODY_RETENTION_DAYS: '0' }).webhookBodyRetentionDays).to.equal(0);
     expect(loadConfig({ WEBHOOK_BODY_RETENTION_DAYS: '30' }).webhookBodyRetentionDays).to.equal(30);
     for (const bad of ['-1', '31', 'week', '1.5']) {
-      expect(() => loadConfig({ WEBHOOK_BODY_RETENTION_DAYS: bad }), bad).to.throw(ConfigError, /WEBHOOK_BODY_RETENTION_DAYS/);
+      expect(() => loadConfig({ WEBHOOK_BODY_RETENTION_DAYS: bad }), bad).to.throw(
+        ConfigError,
+        /WEBHOOK_BODY_RETENTION_DAYS/,
+      );
     }
   });
 });

@@ -15,7 +15,12 @@ import type { QueuedDelivery } from '../../src/domain/webhooks/webhook.entities.
 // (delivery-outcome.ts, webhook-queue.test.ts).
 
 const agent = { id: 'agt_1', workspaceId: 'ws_1' } as Agent;
-const webhook = { id: 'wh_1', integration: 'stripe', handler: { kind: 'script', body: 'return 1' }, modelOverride: null } as unknown as Webhook;
+const webhook = {
+  id: 'wh_1',
+  integration: 'stripe',
+  handler: { kind: 'script', body: 'return 1' },
+  modelOverride: null,
+} as unknown as Webhook;
 const delivery: QueuedDelivery = {
   id: 'whd_1',
   agentId: agent.id,
@@ -41,7 +46,16 @@ const delivery: QueuedDelivery = {
   completedAt: null,
 };
 
-const result = (over: Partial<RunResult> = {}): RunResult => ({ runId: 'run_1', output: 1, usage: { inputTokens: 0, outputTokens: 0 }, credits: 0, model: null, logs: [], durationMs: 1, ...over });
+const result = (over: Partial<RunResult> = {}): RunResult => ({
+  runId: 'run_1',
+  output: 1,
+  usage: { inputTokens: 0, outputTokens: 0 },
+  credits: 0,
+  model: null,
+  logs: [],
+  durationMs: 1,
+  ...over,
+});
 
 interface Begun {
   principal: Principal;
@@ -50,7 +64,10 @@ interface Begun {
 }
 
 /** A task over a store holding `found` and a pipeline that begins as `begin` says (and records what it was asked). */
-function taskWith(begin: () => Promise<AsyncGenerator<RunEvent>>, found: { agent?: Agent | null; webhook?: Webhook | null; body?: Buffer | null } = {}) {
+function taskWith(
+  begin: () => Promise<AsyncGenerator<RunEvent>>,
+  found: { agent?: Agent | null; webhook?: Webhook | null; body?: Buffer | null } = {},
+) {
   const begun: Begun[] = [];
   const store = {
     repos: {
@@ -84,8 +101,19 @@ describe('webhook delivery task: one attempt and its outcome', () => {
     expect(await task.run(delivery)).to.deep.equal({ kind: 'done', runId: 'run_1' });
     expect(begun).to.have.length(1);
     const { principal, entry, input } = begun[0]!;
-    expect(principal).to.deep.equal({ kind: 'system', name: 'webhook-delivery', workspaceId: 'ws_1', agentId: 'agt_1' });
-    expect(entry).to.deep.equal({ kind: 'webhook', id: 'wh_1', name: 'stripe', handler: webhook.handler, modelOverride: null });
+    expect(principal).to.deep.equal({
+      kind: 'system',
+      name: 'webhook-delivery',
+      workspaceId: 'ws_1',
+      agentId: 'agt_1',
+    });
+    expect(entry).to.deep.equal({
+      kind: 'webhook',
+      id: 'wh_1',
+      name: 'stripe',
+      handler: webhook.handler,
+      modelOverride: null,
+    });
     expect(input).to.deep.equal({
       surface: 'WEBHOOKS',
       method: 'POST',
@@ -120,18 +148,55 @@ describe('webhook delivery task: one attempt and its outcome', () => {
 
   it('defers a limit or an outage, fails a refusal no retry changes, retries anything else that keeps the run from starting', async () => {
     const refusedBy = (err: unknown) => taskWith(async () => Promise.reject(err)).task.run(delivery);
-    expect(await refusedBy(new LimitExceeded('daily_credit_limit', 120, 'limit'))).to.deep.equal({ kind: 'deferred', error: 'limit', retryAfterSeconds: 120 });
-    expect(await refusedBy(new Unavailable('away', 7))).to.deep.equal({ kind: 'deferred', error: 'away', retryAfterSeconds: 7 });
-    expect(await refusedBy(new Invalid('blocked by the guardrails'))).to.deep.equal({ kind: 'failed', error: 'blocked by the guardrails', runId: null, countsFailure: true });
-    expect(await refusedBy(new Error('boom'))).to.deep.equal({ kind: 'retry', error: 'The run could not start', runId: null });
+    expect(await refusedBy(new LimitExceeded('daily_credit_limit', 120, 'limit'))).to.deep.equal({
+      kind: 'deferred',
+      error: 'limit',
+      retryAfterSeconds: 120,
+    });
+    expect(await refusedBy(new Unavailable('away', 7))).to.deep.equal({
+      kind: 'deferred',
+      error: 'away',
+      retryAfterSeconds: 7,
+    });
+    expect(await refusedBy(new Invalid('blocked by the guardrails'))).to.deep.equal({
+      kind: 'failed',
+      error: 'blocked by the guardrails',
+      runId: null,
+      countsFailure: true,
+    });
+    expect(await refusedBy(new Error('boom'))).to.deep.equal({
+      kind: 'retry',
+      error: 'The run could not start',
+      runId: null,
+    });
   });
 
   it('retries a run that failed or broke off, defers one the database cut short', async () => {
     const ran = (events: () => AsyncGenerator<RunEvent>) => taskWith(async () => events()).task.run(delivery);
-    expect(await ran(() => ends({ type: 'done', result: result({ output: null, error: { kind: 'script', message: 'script threw' } }) }))).to.deep.equal({ kind: 'retry', error: 'script threw', runId: 'run_1' });
-    expect(await ran(() => ends({ type: 'delta', text: 'no end' }))).to.deep.equal({ kind: 'retry', error: 'The run ended without a result', runId: null });
-    expect(await ran(() => throws(new Unavailable('away', 9)))).to.deep.equal({ kind: 'deferred', error: 'away', retryAfterSeconds: 9 });
-    expect(await ran(() => throws(new Invalid('said no')))).to.deep.equal({ kind: 'retry', error: 'said no', runId: null });
-    expect(await ran(() => throws(new Error('internal detail')))).to.deep.equal({ kind: 'retry', error: 'The run failed', runId: null });
+    expect(
+      await ran(() =>
+        ends({ type: 'done', result: result({ output: null, error: { kind: 'script', message: 'script threw' } }) }),
+      ),
+    ).to.deep.equal({ kind: 'retry', error: 'script threw', runId: 'run_1' });
+    expect(await ran(() => ends({ type: 'delta', text: 'no end' }))).to.deep.equal({
+      kind: 'retry',
+      error: 'The run ended without a result',
+      runId: null,
+    });
+    expect(await ran(() => throws(new Unavailable('away', 9)))).to.deep.equal({
+      kind: 'deferred',
+      error: 'away',
+      retryAfterSeconds: 9,
+    });
+    expect(await ran(() => throws(new Invalid('said no')))).to.deep.equal({
+      kind: 'retry',
+      error: 'said no',
+      runId: null,
+    });
+    expect(await ran(() => throws(new Error('internal detail')))).to.deep.equal({
+      kind: 'retry',
+      error: 'The run failed',
+      runId: null,
+    });
   });
 });

@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { MAX_JSON_DEPTH } from '../../src/domain/json-depth.js';
-import { MAX_SENDER_ID_LENGTH, parsePayload, senderDeliveryId, slackChallenge, storableSenderId } from '../../src/domain/webhooks/payload.js';
+import {
+  MAX_SENDER_ID_LENGTH,
+  parsePayload,
+  senderDeliveryId,
+  slackChallenge,
+  storableSenderId,
+} from '../../src/domain/webhooks/payload.js';
 import type { SignatureScheme } from '../../src/domain/entries/entry.entities.js';
 import type { Json } from '../../src/domain/json.js';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS, retryDelayMs } from '../../src/domain/webhooks/retry-schedule.js';
@@ -17,12 +23,20 @@ const typed = (contentType: string) => ({ 'content-type': contentType });
 const HANG_DEADLINE_MS = 60_000;
 
 /** Parses a body with parsePayload in a worker thread: the names of the form it gives and the length of each list. */
-async function parseInWorker(headers: Record<string, string>, text: string): Promise<{ keys: string[]; lengths: number[] }> {
-  const worker = new Worker(new URL('../helpers/parse-payload.worker.mjs', import.meta.url), { workerData: { headers, text } });
+async function parseInWorker(
+  headers: Record<string, string>,
+  text: string,
+): Promise<{ keys: string[]; lengths: number[] }> {
+  const worker = new Worker(new URL('../helpers/parse-payload.worker.mjs', import.meta.url), {
+    workerData: { headers, text },
+  });
   let timer: NodeJS.Timeout | undefined;
   try {
     return await new Promise((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`parsePayload did not finish within ${HANG_DEADLINE_MS} ms`)), HANG_DEADLINE_MS);
+      timer = setTimeout(
+        () => reject(new Error(`parsePayload did not finish within ${HANG_DEADLINE_MS} ms`)),
+        HANG_DEADLINE_MS,
+      );
       worker.once('error', reject);
       worker.once('message', resolve);
     });
@@ -38,8 +52,13 @@ const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 describe('unit: webhook payload', () => {
   describe('parsePayload', () => {
     it('gives an application/json body (any charset, any case) to the handler as its parsed value', () => {
-      expect(parsePayload(typed('application/json'), body('{"a":1,"b":[true,null,"x"]}'))).to.deep.equal({ a: 1, b: [true, null, 'x'] });
-      expect(parsePayload(typed('Application/JSON; charset=utf-8'), body('{"note":"café 🎉"}'))).to.deep.equal({ note: 'café 🎉' });
+      expect(parsePayload(typed('application/json'), body('{"a":1,"b":[true,null,"x"]}'))).to.deep.equal({
+        a: 1,
+        b: [true, null, 'x'],
+      });
+      expect(parsePayload(typed('Application/JSON; charset=utf-8'), body('{"note":"café 🎉"}'))).to.deep.equal({
+        note: 'café 🎉',
+      });
       expect(parsePayload(typed('application/json'), body('[1,2]'))).to.deep.equal([1, 2]);
       expect(parsePayload(typed('application/json'), body('42'))).to.equal(42);
       expect(parsePayload(typed('application/json'), body('null'))).to.equal(null);
@@ -47,8 +66,12 @@ describe('unit: webhook payload', () => {
     });
 
     it('parses a +json media type (application/vnd.github+json, application/cloudevents+json) as JSON', () => {
-      expect(parsePayload(typed('application/vnd.github+json'), body('{"action":"opened"}'))).to.deep.equal({ action: 'opened' });
-      expect(parsePayload(typed('application/cloudevents+json; charset=utf-8'), body('{"type":"t"}'))).to.deep.equal({ type: 't' });
+      expect(parsePayload(typed('application/vnd.github+json'), body('{"action":"opened"}'))).to.deep.equal({
+        action: 'opened',
+      });
+      expect(parsePayload(typed('application/cloudevents+json; charset=utf-8'), body('{"type":"t"}'))).to.deep.equal({
+        type: 't',
+      });
     });
 
     it('gives malformed JSON to the handler as its text rather than refusing it', () => {
@@ -59,7 +82,9 @@ describe('unit: webhook payload', () => {
 
     it(`parses JSON nested ${MAX_JSON_DEPTH} levels deep, and gives deeper JSON as text without parsing it`, () => {
       expect(parsePayload(typed('application/json'), body(nested(MAX_JSON_DEPTH)))).to.be.an('array');
-      expect(parsePayload(typed('application/json'), body(nested(MAX_JSON_DEPTH + 1)))).to.equal(nested(MAX_JSON_DEPTH + 1));
+      expect(parsePayload(typed('application/json'), body(nested(MAX_JSON_DEPTH + 1)))).to.equal(
+        nested(MAX_JSON_DEPTH + 1),
+      );
       const deepObjects = '{"a":'.repeat(MAX_JSON_DEPTH + 1) + '1' + '}'.repeat(MAX_JSON_DEPTH + 1);
       expect(parsePayload(typed('application/vnd.x+json'), body(deepObjects))).to.equal(deepObjects);
       // 100,000 levels: measured without recursion, given back as text, never parsed.
@@ -75,11 +100,16 @@ describe('unit: webhook payload', () => {
     it('gives a form body as an object, a repeated name as a list of its values in order', () => {
       const form = parsePayload(typed('application/x-www-form-urlencoded'), body('a=1&b=2&a=3&c=x%20y+z&a=4&empty='));
       expect(form).to.deep.equal({ a: ['1', '3', '4'], b: '2', c: 'x y z', empty: '' });
-      expect(parsePayload(typed('application/x-www-form-urlencoded; charset=utf-8'), body('payload=%7B%22k%22%3A1%7D'))).to.deep.equal({ payload: '{"k":1}' });
+      expect(
+        parsePayload(typed('application/x-www-form-urlencoded; charset=utf-8'), body('payload=%7B%22k%22%3A1%7D')),
+      ).to.deep.equal({ payload: '{"k":1}' });
     });
 
     it('gives form fields named like Object.prototype members (__proto__, constructor, toString) as plain fields', () => {
-      const form = parsePayload(typed('application/x-www-form-urlencoded'), body('toString=a&constructor=b&constructor=c&__proto__=d&__proto__=e')) as object;
+      const form = parsePayload(
+        typed('application/x-www-form-urlencoded'),
+        body('toString=a&constructor=b&constructor=c&__proto__=d&__proto__=e'),
+      ) as object;
       expect(Object.getPrototypeOf(form), 'the prototype is untouched').to.equal(Object.prototype);
       expect(JSON.stringify(form)).to.equal('{"toString":"a","constructor":["b","c"],"__proto__":["d","e"]}');
     });
@@ -115,7 +145,8 @@ describe('unit: webhook payload', () => {
   describe('senderDeliveryId', () => {
     const stripeEvent = { object: 'event', id: 'evt_1', type: 'charge.succeeded' };
     /** The id of a delivery to an integration without a signature (HMAC_SHA256 reads the same sources). */
-    const unsigned = (headers: Record<string, string>, payload: Json) => senderDeliveryId(null, headers, Buffer.from(JSON.stringify(payload)), payload);
+    const unsigned = (headers: Record<string, string>, payload: Json) =>
+      senderDeliveryId(null, headers, Buffer.from(JSON.stringify(payload)), payload);
 
     it("takes the sender's id from X-GitHub-Delivery, webhook-id, svix-id or Idempotency-Key", () => {
       expect(unsigned({ 'x-github-delivery': 'gh-1' }, null)).to.equal('gh-1');
@@ -164,7 +195,9 @@ describe('unit: webhook payload', () => {
       expect(MAX_SENDER_ID_LENGTH).to.equal(200);
       expect(unsigned({ 'x-github-delivery': max }, null)).to.equal(max);
       expect(unsigned({ 'x-github-delivery': long }, null)).to.equal(digest);
-      expect(unsigned({ 'idempotency-key': 'x'.repeat(201) }, null)).to.equal(storableSenderId('x'.repeat(201))).and.to.match(/^sha256:[0-9a-f]{64}$/);
+      expect(unsigned({ 'idempotency-key': 'x'.repeat(201) }, null))
+        .to.equal(storableSenderId('x'.repeat(201)))
+        .and.to.match(/^sha256:[0-9a-f]{64}$/);
       expect(unsigned({}, { object: 'event', id: long })).to.equal(digest);
       expect(unsigned({}, { event_id: long })).to.equal(digest);
       expect(unsigned({}, { event_id: max })).to.equal(max);
@@ -176,13 +209,17 @@ describe('unit: webhook payload', () => {
         const id = unsigned({}, { object: 'event', id: bad });
         expect(id, JSON.stringify(bad)).to.equal(`sha256:${createHash('sha256').update(bad).digest('hex')}`);
       }
-      expect(unsigned({}, { object: 'event', id: 'evt_ünïcode_✓_😀' }), 'printable text is kept').to.equal('evt_ünïcode_✓_😀');
+      expect(unsigned({}, { object: 'event', id: 'evt_ünïcode_✓_😀' }), 'printable text is kept').to.equal(
+        'evt_ünïcode_✓_😀',
+      );
     });
 
     it('is null when the sender sends no id (text, form, or an object without one)', () => {
       expect(unsigned({}, null)).to.equal(null);
       expect(unsigned({}, 'evt_1')).to.equal(null);
-      expect(unsigned({ 'content-type': 'application/json', 'x-request-id': 'r-1' }, { hello: 'world' })).to.equal(null);
+      expect(unsigned({ 'content-type': 'application/json', 'x-request-id': 'r-1' }, { hello: 'world' })).to.equal(
+        null,
+      );
       expect(unsigned({}, { a: ['1', '2'] })).to.equal(null);
     });
   });
@@ -194,16 +231,26 @@ describe('unit: webhook payload', () => {
       return senderDeliveryId(scheme, headers, raw, parsePayload(headers, raw));
     };
     /** Every header a sender might add to a captured request to make it look like another delivery. */
-    const forged = { 'x-github-delivery': 'anything-1', 'webhook-id': 'forged-wh', 'svix-id': 'forged-svix', 'idempotency-key': 'x'.repeat(201) };
+    const forged = {
+      'x-github-delivery': 'anything-1',
+      'webhook-id': 'forged-wh',
+      'svix-id': 'forged-svix',
+      'idempotency-key': 'x'.repeat(201),
+    };
 
     it("STRIPE: the event's id in the signed body, whatever headers are added or Content-Type says", () => {
       const event = { id: 'evt_123', object: 'event', type: 'payment_intent.succeeded' };
       expect(id('STRIPE', json, event)).to.equal('evt_123');
       expect(id('STRIPE', { ...json, ...forged }, event)).to.equal('evt_123');
-      expect(id('STRIPE', { ...forged, 'content-type': 'text/plain' }, event), 'Content-Type is not signed').to.equal('evt_123');
+      expect(id('STRIPE', { ...forged, 'content-type': 'text/plain' }, event), 'Content-Type is not signed').to.equal(
+        'evt_123',
+      );
       expect(id('STRIPE', { 'content-type': 'application/x-www-form-urlencoded' }, event)).to.equal('evt_123');
       expect(id('STRIPE', json, { id: 'evt_thin', object: 'v2.core.event' }), 'a thin (v2) event').to.equal('evt_thin');
-      expect(id('STRIPE', { ...json, ...forged }, { object: 'event' }), 'no id in the body: none, not a header').to.equal(null);
+      expect(
+        id('STRIPE', { ...json, ...forged }, { object: 'event' }),
+        'no id in the body: none, not a header',
+      ).to.equal(null);
       expect(id('STRIPE', forged, 'not json')).to.equal(null);
       expect(id('STRIPE', json, { id: 'e'.repeat(201), object: 'event' })).to.match(/^sha256:[0-9a-f]{64}$/);
     });
@@ -212,24 +259,60 @@ describe('unit: webhook payload', () => {
       const callback = { type: 'event_callback', event_id: 'Ev123', event: { type: 'message' } };
       expect(id('SLACK', json, callback)).to.equal('Ev123');
       expect(id('SLACK', { ...json, ...forged }, callback)).to.equal('Ev123');
-      expect(id('SLACK', { ...forged, 'content-type': 'application/x-www-form-urlencoded' }, callback), 'Content-Type is not signed').to.equal('Ev123');
-      expect(id('SLACK', { ...forged, 'content-type': 'application/x-www-form-urlencoded' }, 'token=t&command=%2Fdo&text=hi')).to.equal(null);
+      expect(
+        id('SLACK', { ...forged, 'content-type': 'application/x-www-form-urlencoded' }, callback),
+        'Content-Type is not signed',
+      ).to.equal('Ev123');
+      expect(
+        id(
+          'SLACK',
+          { ...forged, 'content-type': 'application/x-www-form-urlencoded' },
+          'token=t&command=%2Fdo&text=hi',
+        ),
+      ).to.equal(null);
       expect(id('SLACK', json, { id: 'evt_1', object: 'event' }), "a Stripe-shaped body is not Slack's").to.equal(null);
     });
 
     it('STANDARD_WEBHOOKS: the webhook-id the signature covers, or svix-id when the sender used only Svix names', () => {
-      expect(id('STANDARD_WEBHOOKS', { ...json, 'webhook-id': 'msg_1', 'webhook-timestamp': '1' }, {})).to.equal('msg_1');
-      expect(id('STANDARD_WEBHOOKS', { ...json, 'webhook-id': 'msg_1', 'webhook-timestamp': '1', 'x-github-delivery': 'anything-1', 'idempotency-key': 'k', 'svix-id': 's' }, {})).to.equal('msg_1');
-      expect(id('STANDARD_WEBHOOKS', { ...json, 'svix-id': 'msg_svix', 'svix-timestamp': '1', 'x-github-delivery': 'anything-1' }, {})).to.equal('msg_svix');
+      expect(id('STANDARD_WEBHOOKS', { ...json, 'webhook-id': 'msg_1', 'webhook-timestamp': '1' }, {})).to.equal(
+        'msg_1',
+      );
+      expect(
+        id(
+          'STANDARD_WEBHOOKS',
+          {
+            ...json,
+            'webhook-id': 'msg_1',
+            'webhook-timestamp': '1',
+            'x-github-delivery': 'anything-1',
+            'idempotency-key': 'k',
+            'svix-id': 's',
+          },
+          {},
+        ),
+      ).to.equal('msg_1');
+      expect(
+        id(
+          'STANDARD_WEBHOOKS',
+          { ...json, 'svix-id': 'msg_svix', 'svix-timestamp': '1', 'x-github-delivery': 'anything-1' },
+          {},
+        ),
+      ).to.equal('msg_svix');
       // An empty webhook-* header counts as absent for the signature check, so it does too here.
-      expect(id('STANDARD_WEBHOOKS', { ...json, 'svix-id': 'msg_svix', 'svix-timestamp': '1', 'webhook-timestamp': '' }, {})).to.equal('msg_svix');
-      expect(id('STANDARD_WEBHOOKS', { ...json, 'webhook-id': 'w'.repeat(300), 'webhook-timestamp': '1' }, {})).to.match(/^sha256:/);
+      expect(
+        id('STANDARD_WEBHOOKS', { ...json, 'svix-id': 'msg_svix', 'svix-timestamp': '1', 'webhook-timestamp': '' }, {}),
+      ).to.equal('msg_svix');
+      expect(
+        id('STANDARD_WEBHOOKS', { ...json, 'webhook-id': 'w'.repeat(300), 'webhook-timestamp': '1' }, {}),
+      ).to.match(/^sha256:/);
       expect(id('STANDARD_WEBHOOKS', json, { object: 'event', id: 'evt_1' }), 'never the body').to.equal(null);
     });
 
     it('GITHUB: X-GitHub-Delivery only (not signed by GitHub: replay protection rests on it)', () => {
       expect(id('GITHUB', { ...json, 'x-github-delivery': 'gh-1', 'idempotency-key': 'k' }, {})).to.equal('gh-1');
-      expect(id('GITHUB', { ...json, 'webhook-id': 'wh', 'idempotency-key': 'k' }, { object: 'event', id: 'evt_1' })).to.equal(null);
+      expect(
+        id('GITHUB', { ...json, 'webhook-id': 'wh', 'idempotency-key': 'k' }, { object: 'event', id: 'evt_1' }),
+      ).to.equal(null);
     });
 
     it('HMAC_SHA256 reads the headers, then the body, as an unsigned integration does', () => {
@@ -271,8 +354,14 @@ describe('unit: webhook payload', () => {
 
     it('spreads each delay by at most ±20 %: 0.8× at random 0, 1.2× at random 1', () => {
       for (const [i, seconds] of RETRY_DELAYS_SECONDS.entries()) {
-        expect(retryDelayMs(i + 1, () => 0), `failure ${i + 1}`).to.equal(seconds * 800);
-        expect(retryDelayMs(i + 1, () => 1), `failure ${i + 1}`).to.equal(seconds * 1200);
+        expect(
+          retryDelayMs(i + 1, () => 0),
+          `failure ${i + 1}`,
+        ).to.equal(seconds * 800);
+        expect(
+          retryDelayMs(i + 1, () => 1),
+          `failure ${i + 1}`,
+        ).to.equal(seconds * 1200);
       }
       expect(retryDelayMs(1, () => 0.25)).to.equal(9_000);
       expect(retryDelayMs(1, () => 0.75)).to.equal(11_000);

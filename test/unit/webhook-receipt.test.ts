@@ -6,7 +6,12 @@ import { Unavailable } from '../../src/domain/errors.js';
 import type { Store } from '../../src/domain/ports.js';
 import { MAX_VERIFIED_BYTES } from '../../src/domain/webhooks/receipt-body.js';
 import type { WebhookDelivery } from '../../src/domain/webhooks/webhook.entities.js';
-import { DeliveryNotStored, WebhookReceiptService, type Receipt, type WebhookRequest } from '../../src/domain/webhooks/webhook-receipt.service.js';
+import {
+  DeliveryNotStored,
+  WebhookReceiptService,
+  type Receipt,
+  type WebhookRequest,
+} from '../../src/domain/webhooks/webhook-receipt.service.js';
 
 // The webhook receipt as a domain use case, without HTTP: the documented order of its refusals
 // (404 → 405 → 401 → 403 → 413 → store), how much of a body it reads, and its policy for a
@@ -16,12 +21,29 @@ const SECRET = 'receipt-unit-secret';
 const NOW = new Date('2030-01-01T00:00:00Z');
 
 function agentWith(webhooksOn: boolean): Agent {
-  return { id: 'agt_1', workspaceId: 'ws_1', surfaces: { WEBHOOKS: { enabled: webhooksOn, activityLogging: true } } } as unknown as Agent;
+  return {
+    id: 'agt_1',
+    workspaceId: 'ws_1',
+    surfaces: { WEBHOOKS: { enabled: webhooksOn, activityLogging: true } },
+  } as unknown as Agent;
 }
 
 const hook = (integration: string, over: Partial<Webhook> = {}): Webhook =>
-  ({ id: `wh_${integration}`, agentId: 'agt_1', integration, signature: null, maxBodyBytes: null, handler: { kind: 'SCRIPT', body: 'return 1;' }, modelOverride: null, ...over }) as Webhook;
-const HOOKS = [hook('open'), hook('signed', { signature: { scheme: 'GITHUB', secretName: 'gh' } }), hook('small', { maxBodyBytes: 10 })];
+  ({
+    id: `wh_${integration}`,
+    agentId: 'agt_1',
+    integration,
+    signature: null,
+    maxBodyBytes: null,
+    handler: { kind: 'SCRIPT', body: 'return 1;' },
+    modelOverride: null,
+    ...over,
+  }) as Webhook;
+const HOOKS = [
+  hook('open'),
+  hook('signed', { signature: { scheme: 'GITHUB', secretName: 'gh' } }),
+  hook('small', { maxBodyBytes: 10 }),
+];
 
 interface World {
   agent: Agent;
@@ -45,14 +67,21 @@ function receiptService(w: World): WebhookReceiptService {
     deliveries: {
       accept: async (d: WebhookDelivery) => {
         if (w.storeDown) throw new Error('insert failed');
-        const first = d.dedupeKey === null ? undefined : w.stored.find((s) => s.webhookId === d.webhookId && s.dedupeKey === d.dedupeKey);
+        const first =
+          d.dedupeKey === null
+            ? undefined
+            : w.stored.find((s) => s.webhookId === d.webhookId && s.dedupeKey === d.dedupeKey);
         if (first) return { delivery: { ...first, bodyBytes: first.rawBody.length }, duplicate: true };
         w.stored.push(d);
         return { delivery: { ...d, bodyBytes: d.rawBody.length }, duplicate: false };
       },
     },
   };
-  const store = { repos, transaction: (fn: (r: unknown) => unknown) => fn(repos), ping: async () => true } as unknown as Store;
+  const store = {
+    repos,
+    transaction: (fn: (r: unknown) => unknown) => fn(repos),
+    ping: async () => true,
+  } as unknown as Store;
   const secrets = { reveal: async () => ({ kind: 'WEBHOOK_SIGNING_SECRET' as const, value: SECRET }) };
   return new WebhookReceiptService(store, { now: () => NOW }, secrets, { onQueued: () => void w.queued++ });
 }
@@ -71,7 +100,9 @@ function sentBody(chunks: Buffer[]): AsyncIterable<Buffer> & { pulled: number } 
   return body;
 }
 
-function request(opts: { method?: string; headers?: Record<string, string>; chunks?: Buffer[]; contentLength?: number } = {}): WebhookRequest & { body: { pulled: number } } {
+function request(
+  opts: { method?: string; headers?: Record<string, string>; chunks?: Buffer[]; contentLength?: number } = {},
+): WebhookRequest & { body: { pulled: number } } {
   const chunks = opts.chunks ?? [Buffer.from('{"event":"ping"}')];
   const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
   return {
@@ -85,7 +116,9 @@ function request(opts: { method?: string; headers?: Record<string, string>; chun
   };
 }
 
-const github = (body: Buffer, secret = SECRET) => ({ 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` });
+const github = (body: Buffer, secret = SECRET) => ({
+  'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+});
 
 function refusal(r: Receipt): { code: string; endConnection: boolean } {
   if (!('refused' in r)) throw new Error('expected a refusal, got an answer');
@@ -117,14 +150,21 @@ describe('unit: webhook receipt (the domain use case)', () => {
 
   it('405 before 401: a wrong method is refused before the signature is checked or the body read', async () => {
     const req = request({ method: 'DELETE', headers: { 'x-hub-signature-256': 'sha256=00' } });
-    expect(refusal(await receipt.receive('agt_1', 'signed', req))).to.deep.equal({ code: 'METHOD_NOT_ALLOWED', endConnection: false });
+    expect(refusal(await receipt.receive('agt_1', 'signed', req))).to.deep.equal({
+      code: 'METHOD_NOT_ALLOWED',
+      endConnection: false,
+    });
     expect(req.body.pulled).to.equal(0);
   });
 
   it('401 before 403: a bad signature on an agent whose webhook surface is off is Unauthenticated', async () => {
     w.agent = agentWith(false);
     const body = Buffer.from('{"a":1}');
-    const r = await receipt.receive('agt_1', 'signed', request({ chunks: [body], headers: github(body, 'another-secret') }));
+    const r = await receipt.receive(
+      'agt_1',
+      'signed',
+      request({ chunks: [body], headers: github(body, 'another-secret') }),
+    );
     expect(refusal(r)).to.deep.equal({ code: 'UNAUTHENTICATED', endConnection: false });
     const missing = await receipt.receive('agt_1', 'signed', request({ chunks: [body] }));
     expect(refusal(missing).code, 'no signature header').to.equal('UNAUTHENTICATED');
@@ -133,40 +173,70 @@ describe('unit: webhook receipt (the domain use case)', () => {
   it('403 before 413: a body over the limit to an agent whose surface is off is Forbidden, the body left unread', async () => {
     w.agent = agentWith(false);
     const req = request({ chunks: [Buffer.alloc(64 * 1024 + 1)] });
-    expect(refusal(await receipt.receive('agt_1', 'open', req))).to.deep.equal({ code: 'FORBIDDEN', endConnection: true });
+    expect(refusal(await receipt.receive('agt_1', 'open', req))).to.deep.equal({
+      code: 'FORBIDDEN',
+      endConnection: true,
+    });
     expect(req.body.pulled, 'the declared length was enough').to.equal(0);
   });
 
   it('413 after 401: a signed body over its limit is read whole for its signature, then refused; a bad signature over the limit is 401', async () => {
     const body = Buffer.alloc(1024 * 1024 + 1, 'a');
     const good = request({ chunks: [body.subarray(0, 1024), body.subarray(1024)], headers: github(body) });
-    expect(refusal(await receipt.receive('agt_1', 'signed', good))).to.deep.equal({ code: 'PAYLOAD_TOO_LARGE', endConnection: true });
+    expect(refusal(await receipt.receive('agt_1', 'signed', good))).to.deep.equal({
+      code: 'PAYLOAD_TOO_LARGE',
+      endConnection: true,
+    });
     expect(good.body.pulled, 'every chunk hashed').to.equal(2);
     const bad = request({ chunks: [body], headers: github(body, 'another-secret') });
-    expect(refusal(await receipt.receive('agt_1', 'signed', bad))).to.deep.equal({ code: 'UNAUTHENTICATED', endConnection: false });
+    expect(refusal(await receipt.receive('agt_1', 'signed', bad))).to.deep.equal({
+      code: 'UNAUTHENTICATED',
+      endConnection: false,
+    });
     expect(w.stored).to.deep.equal([]);
   });
 
   it('a body over the hard limit is refused unread (413), before the signature is checked', async () => {
-    const declared = request({ chunks: [Buffer.from('{}')], contentLength: MAX_VERIFIED_BYTES + 1, headers: { 'x-hub-signature-256': 'sha256=00' } });
-    expect(refusal(await receipt.receive('agt_1', 'signed', declared))).to.deep.equal({ code: 'PAYLOAD_TOO_LARGE', endConnection: true });
+    const declared = request({
+      chunks: [Buffer.from('{}')],
+      contentLength: MAX_VERIFIED_BYTES + 1,
+      headers: { 'x-hub-signature-256': 'sha256=00' },
+    });
+    expect(refusal(await receipt.receive('agt_1', 'signed', declared))).to.deep.equal({
+      code: 'PAYLOAD_TOO_LARGE',
+      endConnection: true,
+    });
     expect(declared.body.pulled).to.equal(0);
 
     // Without a Content-Length: reading stops at the first chunk past the bound.
     const mib = Buffer.alloc(1024 * 1024);
-    const streamed = request({ chunks: Array.from({ length: 20 }, () => mib), contentLength: 0, headers: { 'x-hub-signature-256': 'sha256=00' } });
+    const streamed = request({
+      chunks: Array.from({ length: 20 }, () => mib),
+      contentLength: 0,
+      headers: { 'x-hub-signature-256': 'sha256=00' },
+    });
     expect(refusal(await receipt.receive('agt_1', 'signed', streamed)).code).to.equal('PAYLOAD_TOO_LARGE');
     expect(streamed.body.pulled).to.equal(9);
 
     // Unsigned: the integration's own limit is the bound.
-    const small = request({ chunks: [Buffer.from('0123456789'), Buffer.from('x'), Buffer.from('never read')], contentLength: 0 });
-    expect(refusal(await receipt.receive('agt_1', 'small', small))).to.deep.equal({ code: 'PAYLOAD_TOO_LARGE', endConnection: true });
+    const small = request({
+      chunks: [Buffer.from('0123456789'), Buffer.from('x'), Buffer.from('never read')],
+      contentLength: 0,
+    });
+    expect(refusal(await receipt.receive('agt_1', 'small', small))).to.deep.equal({
+      code: 'PAYLOAD_TOO_LARGE',
+      endConnection: true,
+    });
     expect(small.body.pulled).to.equal(2);
   });
 
   it('stores a verified delivery once (a redelivery is a duplicate), rings the queue for a new one only, and returns the parsed payload', async () => {
     const body = Buffer.from('{"action":"opened"}');
-    const sent = () => request({ chunks: [body], headers: { ...github(body), 'x-github-delivery': 'gh-1', authorization: 'Bearer s3cret' } });
+    const sent = () =>
+      request({
+        chunks: [body],
+        headers: { ...github(body), 'x-github-delivery': 'gh-1', authorization: 'Bearer s3cret' },
+      });
     const first = await receipt.receive('agt_1', 'signed', sent());
     if ('refused' in first) throw first.refused;
     expect(first.payload).to.deep.equal({ action: 'opened' });
@@ -175,12 +245,22 @@ describe('unit: webhook receipt (the domain use case)', () => {
     expect('answer' in again && again.answer).to.include({ duplicate: true });
     expect(w.stored).to.have.length(1);
     expect(w.stored[0]!.rawBody.equals(body)).to.equal(true);
-    expect(w.stored[0]!.headers, 'credentials and signatures are not stored').to.not.have.any.keys('authorization', 'x-hub-signature-256');
+    expect(w.stored[0]!.headers, 'credentials and signatures are not stored').to.not.have.any.keys(
+      'authorization',
+      'x-hub-signature-256',
+    );
     expect(w.queued).to.equal(1);
   });
 
   it("answers Slack's url_verification with its challenge and stores nothing", async () => {
-    const r = await receipt.receive('agt_1', 'open', request({ chunks: [Buffer.from('{"type":"url_verification","challenge":"c-1"}')], headers: { 'x-slack-request-timestamp': '1' } }));
+    const r = await receipt.receive(
+      'agt_1',
+      'open',
+      request({
+        chunks: [Buffer.from('{"type":"url_verification","challenge":"c-1"}')],
+        headers: { 'x-slack-request-timestamp': '1' },
+      }),
+    );
     expect('answer' in r && r.answer).to.deep.equal({ challenge: 'c-1' });
     expect(w.stored).to.deep.equal([]);
   });
@@ -190,7 +270,11 @@ describe('unit: webhook receipt (the domain use case)', () => {
     const insert = await receipt.receive('agt_1', 'open', request());
     if (!('refused' in insert)) throw new Error('stored');
     expect(insert.refused).to.be.instanceOf(DeliveryNotStored);
-    expect(insert.refused).to.include({ code: 'UNAVAILABLE', retryAfterSeconds: 30, message: 'The delivery could not be stored; send it again later' });
+    expect(insert.refused).to.include({
+      code: 'UNAVAILABLE',
+      retryAfterSeconds: 30,
+      message: 'The delivery could not be stored; send it again later',
+    });
     expect((insert.refused as DeliveryNotStored).reason).to.be.instanceOf(Error);
     expect(insert.agent?.id, 'the activity log still has its agent').to.equal('agt_1');
 

@@ -20,7 +20,13 @@ function splitInsideCharacter(body: string): Uint8Array[] {
 }
 
 /** Runs one request's check: the refusal text, or whether verification passed. */
-function check(scheme: SignatureScheme, secret: string, headers: Record<string, string>, now: Date, body: string | Uint8Array[]): boolean | string {
+function check(
+  scheme: SignatureScheme,
+  secret: string,
+  headers: Record<string, string>,
+  now: Date,
+  body: string | Uint8Array[],
+): boolean | string {
   const lower = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   const started = startSignatureCheck(scheme, secret, (name) => lower.get(name), now);
   if ('refused' in started) return started.refused;
@@ -43,11 +49,15 @@ describe('webhook signatures: HMAC_SHA256 (X-Signature-256, our default)', () =>
 
   it('passes a body fed in chunks split inside a multi-byte UTF-8 character', async () => {
     const header = await githubSign('our-secret', BODY);
-    expect(check('HMAC_SHA256', 'our-secret', { 'x-signature-256': header }, at(T), splitInsideCharacter(BODY))).to.equal(true);
+    expect(
+      check('HMAC_SHA256', 'our-secret', { 'x-signature-256': header }, at(T), splitInsideCharacter(BODY)),
+    ).to.equal(true);
   });
 
   it('fails a tampered body', () => {
-    expect(check('HMAC_SHA256', rfcKey, { 'x-signature-256': `sha256=${rfcMac}` }, at(T), `${rfcData} `)).to.equal(false);
+    expect(check('HMAC_SHA256', rfcKey, { 'x-signature-256': `sha256=${rfcMac}` }, at(T), `${rfcData} `)).to.equal(
+      false,
+    );
   });
 
   it('fails under another secret', () => {
@@ -55,11 +65,15 @@ describe('webhook signatures: HMAC_SHA256 (X-Signature-256, our default)', () =>
   });
 
   it('refuses a request without X-Signature-256', () => {
-    expect(check('HMAC_SHA256', rfcKey, { 'x-hub-signature-256': `sha256=${rfcMac}` }, at(T), rfcData)).to.equal('missing X-Signature-256 header');
+    expect(check('HMAC_SHA256', rfcKey, { 'x-hub-signature-256': `sha256=${rfcMac}` }, at(T), rfcData)).to.equal(
+      'missing X-Signature-256 header',
+    );
   });
 
   it('refuses a header that is not sha256=<hex>', () => {
-    expect(check('HMAC_SHA256', rfcKey, { 'x-signature-256': rfcMac }, at(T), rfcData)).to.equal('the X-Signature-256 header is not sha256=<hex>');
+    expect(check('HMAC_SHA256', rfcKey, { 'x-signature-256': rfcMac }, at(T), rfcData)).to.equal(
+      'the X-Signature-256 header is not sha256=<hex>',
+    );
   });
 
   it('fails, without throwing, a signature that is not 64 hex digits', () => {
@@ -69,7 +83,9 @@ describe('webhook signatures: HMAC_SHA256 (X-Signature-256, our default)', () =>
   });
 
   it('refuses an empty signing secret', () => {
-    expect(check('HMAC_SHA256', '', { 'x-signature-256': `sha256=${rfcMac}` }, at(T), rfcData)).to.equal('the signing secret is empty');
+    expect(check('HMAC_SHA256', '', { 'x-signature-256': `sha256=${rfcMac}` }, at(T), rfcData)).to.equal(
+      'the signing secret is empty',
+    );
   });
 });
 
@@ -83,12 +99,16 @@ describe('webhook signatures: GITHUB (X-Hub-Signature-256, as @octokit/webhooks-
 
   it('passes a body fed in chunks split inside a multi-byte UTF-8 character', async () => {
     const header = await githubSign(secret, BODY);
-    expect(check('GITHUB', secret, { 'x-hub-signature-256': header }, at(T), splitInsideCharacter(BODY))).to.equal(true);
+    expect(check('GITHUB', secret, { 'x-hub-signature-256': header }, at(T), splitInsideCharacter(BODY))).to.equal(
+      true,
+    );
   });
 
   it('fails a tampered body', async () => {
     const header = await githubSign(secret, BODY);
-    expect(check('GITHUB', secret, { 'x-hub-signature-256': header }, at(T), BODY.replace('4200', '4201'))).to.equal(false);
+    expect(check('GITHUB', secret, { 'x-hub-signature-256': header }, at(T), BODY.replace('4200', '4201'))).to.equal(
+      false,
+    );
   });
 
   it('fails under another secret', async () => {
@@ -98,7 +118,9 @@ describe('webhook signatures: GITHUB (X-Hub-Signature-256, as @octokit/webhooks-
 
   it('refuses a request without X-Hub-Signature-256 (the SHA-1 X-Hub-Signature does not count)', async () => {
     const header = await githubSign(secret, BODY);
-    expect(check('GITHUB', secret, { 'x-hub-signature': header }, at(T), BODY)).to.equal('missing X-Hub-Signature-256 header');
+    expect(check('GITHUB', secret, { 'x-hub-signature': header }, at(T), BODY)).to.equal(
+      'missing X-Hub-Signature-256 header',
+    );
   });
 
   it('fails, without throwing, a header of 10,000 comma-joined signatures', async () => {
@@ -111,7 +133,8 @@ describe('webhook signatures: GITHUB (X-Hub-Signature-256, as @octokit/webhooks-
 describe('webhook signatures: STRIPE (Stripe-Signature, as the stripe library signs)', () => {
   const stripe = new Stripe('sk_test_x');
   const secret = 'whsec_test_secret_for_stripe';
-  const signed = (payload: string, s: string, timestamp: number) => stripe.webhooks.generateTestHeaderString({ payload, secret: s, timestamp });
+  const signed = (payload: string, s: string, timestamp: number) =>
+    stripe.webhooks.generateTestHeaderString({ payload, secret: s, timestamp });
   /** The v1 signature of a generated header. */
   const v1Of = (header: string) => header.split(',').find((p) => p.startsWith('v1='))!;
 
@@ -120,15 +143,21 @@ describe('webhook signatures: STRIPE (Stripe-Signature, as the stripe library si
   });
 
   it('passes a body fed in chunks split inside a multi-byte UTF-8 character', () => {
-    expect(check('STRIPE', secret, { 'stripe-signature': signed(BODY, secret, T) }, at(T), splitInsideCharacter(BODY))).to.equal(true);
+    expect(
+      check('STRIPE', secret, { 'stripe-signature': signed(BODY, secret, T) }, at(T), splitInsideCharacter(BODY)),
+    ).to.equal(true);
   });
 
   it('fails a tampered body', () => {
-    expect(check('STRIPE', secret, { 'stripe-signature': signed(BODY, secret, T) }, at(T), BODY.replace('paid', 'void'))).to.equal(false);
+    expect(
+      check('STRIPE', secret, { 'stripe-signature': signed(BODY, secret, T) }, at(T), BODY.replace('paid', 'void')),
+    ).to.equal(false);
   });
 
   it('fails under another secret', () => {
-    expect(check('STRIPE', secret, { 'stripe-signature': signed(BODY, 'whsec_other', T) }, at(T), BODY)).to.equal(false);
+    expect(check('STRIPE', secret, { 'stripe-signature': signed(BODY, 'whsec_other', T) }, at(T), BODY)).to.equal(
+      false,
+    );
   });
 
   it('fails when the timestamp was changed after signing (the timestamp is signed)', () => {
@@ -142,7 +171,9 @@ describe('webhook signatures: STRIPE (Stripe-Signature, as the stripe library si
 
   it('refuses a timestamp 6 minutes old and accepts one 4 minutes old', () => {
     const header = signed(BODY, secret, T);
-    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T + 360), BODY)).to.equal('the Stripe-Signature timestamp is more than 5 minutes old');
+    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T + 360), BODY)).to.equal(
+      'the Stripe-Signature timestamp is more than 5 minutes old',
+    );
     expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T + 240), BODY)).to.equal(true);
   });
 
@@ -150,19 +181,27 @@ describe('webhook signatures: STRIPE (Stripe-Signature, as the stripe library si
     const header = signed(BODY, secret, T);
     expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T + 300), BODY)).to.equal(true);
     expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T - 300), BODY)).to.equal(true);
-    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T + 301), BODY)).to.equal('the Stripe-Signature timestamp is more than 5 minutes old');
-    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T - 301), BODY)).to.equal('the Stripe-Signature timestamp is more than 5 minutes in the future');
+    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T + 301), BODY)).to.equal(
+      'the Stripe-Signature timestamp is more than 5 minutes old',
+    );
+    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T - 301), BODY)).to.equal(
+      'the Stripe-Signature timestamp is more than 5 minutes in the future',
+    );
   });
 
   it('refuses a timestamp 6 minutes in the future and accepts one 4 minutes ahead', () => {
     const header = signed(BODY, secret, T);
-    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T - 360), BODY)).to.equal('the Stripe-Signature timestamp is more than 5 minutes in the future');
+    expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T - 360), BODY)).to.equal(
+      'the Stripe-Signature timestamp is more than 5 minutes in the future',
+    );
     expect(check('STRIPE', secret, { 'stripe-signature': header }, at(T - 240), BODY)).to.equal(true);
   });
 
   it('refuses a header without a timestamp, or with one that is not whole seconds', () => {
     const header = signed(BODY, secret, T);
-    expect(check('STRIPE', secret, { 'stripe-signature': v1Of(header) }, at(T), BODY)).to.equal('no timestamp in Stripe-Signature');
+    expect(check('STRIPE', secret, { 'stripe-signature': v1Of(header) }, at(T), BODY)).to.equal(
+      'no timestamp in Stripe-Signature',
+    );
     expect(check('STRIPE', secret, { 'stripe-signature': header.replace(`t=${T}`, `t=${T}.5`) }, at(T), BODY)).to.equal(
       'the Stripe-Signature timestamp is not a whole number of seconds',
     );
@@ -170,7 +209,9 @@ describe('webhook signatures: STRIPE (Stripe-Signature, as the stripe library si
 
   it('refuses a header with no v1 signature, ignoring the v0 scheme', () => {
     const v0 = stripe.webhooks.generateTestHeaderString({ payload: BODY, secret, timestamp: T, scheme: 'v0' });
-    expect(check('STRIPE', secret, { 'stripe-signature': v0 }, at(T), BODY)).to.equal('no v1 signature in Stripe-Signature');
+    expect(check('STRIPE', secret, { 'stripe-signature': v0 }, at(T), BODY)).to.equal(
+      'no v1 signature in Stripe-Signature',
+    );
   });
 
   it('passes during secret rotation when any one of several v1 signatures matches', () => {
@@ -226,7 +267,13 @@ describe('webhook signatures: SLACK (X-Slack-Signature, Slack’s documented exa
 
   it('passes the example fed in chunks', () => {
     const bytes = Buffer.from(body, 'utf8');
-    expect(check('SLACK', secret, headers, at(timestamp), [bytes.subarray(0, 7), bytes.subarray(7, 200), bytes.subarray(200)])).to.equal(true);
+    expect(
+      check('SLACK', secret, headers, at(timestamp), [
+        bytes.subarray(0, 7),
+        bytes.subarray(7, 200),
+        bytes.subarray(200),
+      ]),
+    ).to.equal(true);
   });
 
   it('fails a tampered body', () => {
@@ -243,24 +290,32 @@ describe('webhook signatures: SLACK (X-Slack-Signature, Slack’s documented exa
   });
 
   it('refuses a request without X-Slack-Signature or without X-Slack-Request-Timestamp', () => {
-    expect(check('SLACK', secret, { 'X-Slack-Request-Timestamp': String(timestamp) }, at(timestamp), body)).to.equal('missing X-Slack-Signature header');
+    expect(check('SLACK', secret, { 'X-Slack-Request-Timestamp': String(timestamp) }, at(timestamp), body)).to.equal(
+      'missing X-Slack-Signature header',
+    );
     expect(check('SLACK', secret, { 'X-Slack-Signature': headers['X-Slack-Signature'] }, at(timestamp), body)).to.equal(
       'missing X-Slack-Request-Timestamp header',
     );
   });
 
   it('refuses a timestamp 6 minutes old and accepts one 4 minutes old', () => {
-    expect(check('SLACK', secret, headers, at(timestamp + 360), body)).to.equal('the X-Slack-Request-Timestamp is more than 5 minutes old');
+    expect(check('SLACK', secret, headers, at(timestamp + 360), body)).to.equal(
+      'the X-Slack-Request-Timestamp is more than 5 minutes old',
+    );
     expect(check('SLACK', secret, headers, at(timestamp + 240), body)).to.equal(true);
   });
 
   it('refuses a timestamp 6 minutes in the future', () => {
-    expect(check('SLACK', secret, headers, at(timestamp - 360), body)).to.equal('the X-Slack-Request-Timestamp is more than 5 minutes in the future');
+    expect(check('SLACK', secret, headers, at(timestamp - 360), body)).to.equal(
+      'the X-Slack-Request-Timestamp is more than 5 minutes in the future',
+    );
   });
 
   it('refuses a timestamp that is not whole seconds', () => {
     const malformed = { ...headers, 'X-Slack-Request-Timestamp': '1531420618e0' };
-    expect(check('SLACK', secret, malformed, at(timestamp), body)).to.equal('the X-Slack-Request-Timestamp is not a whole number of seconds');
+    expect(check('SLACK', secret, malformed, at(timestamp), body)).to.equal(
+      'the X-Slack-Request-Timestamp is not a whole number of seconds',
+    );
   });
 
   it('refuses a signature of another version than v0', () => {
@@ -274,7 +329,11 @@ describe('webhook signatures: STANDARD_WEBHOOKS (webhook-signature, as the stand
   const otherSecret = 'whsec_' + Buffer.from('another key of twenty-four').toString('base64');
   const msgId = 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W';
   const sign = (s: string, timestamp: number, payload = BODY) => new Webhook(s).sign(msgId, at(timestamp), payload);
-  const headersOf = (signature: string, timestamp = T) => ({ 'webhook-id': msgId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature });
+  const headersOf = (signature: string, timestamp = T) => ({
+    'webhook-id': msgId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signature,
+  });
 
   it('passes a signature made by standardwebhooks Webhook.sign', () => {
     expect(check('STANDARD_WEBHOOKS', secret, headersOf(sign(secret, T)), at(T), BODY)).to.equal(true);
@@ -286,11 +345,15 @@ describe('webhook signatures: STANDARD_WEBHOOKS (webhook-signature, as the stand
   });
 
   it('passes a body fed in chunks split inside a multi-byte UTF-8 character', () => {
-    expect(check('STANDARD_WEBHOOKS', secret, headersOf(sign(secret, T)), at(T), splitInsideCharacter(BODY))).to.equal(true);
+    expect(check('STANDARD_WEBHOOKS', secret, headersOf(sign(secret, T)), at(T), splitInsideCharacter(BODY))).to.equal(
+      true,
+    );
   });
 
   it('fails a tampered body', () => {
-    expect(check('STANDARD_WEBHOOKS', secret, headersOf(sign(secret, T)), at(T), BODY.replace('café', 'cafe'))).to.equal(false);
+    expect(
+      check('STANDARD_WEBHOOKS', secret, headersOf(sign(secret, T)), at(T), BODY.replace('café', 'cafe')),
+    ).to.equal(false);
   });
 
   it('fails under another secret', () => {
@@ -314,19 +377,25 @@ describe('webhook signatures: STANDARD_WEBHOOKS (webhook-signature, as the stand
 
   it('refuses a timestamp 6 minutes old and accepts one 4 minutes old', () => {
     const headers = headersOf(sign(secret, T));
-    expect(check('STANDARD_WEBHOOKS', secret, headers, at(T + 360), BODY)).to.equal('the webhook-timestamp is more than 5 minutes old');
+    expect(check('STANDARD_WEBHOOKS', secret, headers, at(T + 360), BODY)).to.equal(
+      'the webhook-timestamp is more than 5 minutes old',
+    );
     expect(check('STANDARD_WEBHOOKS', secret, headers, at(T + 240), BODY)).to.equal(true);
   });
 
   it('refuses a timestamp 6 minutes in the future and accepts one 4 minutes ahead', () => {
     const headers = headersOf(sign(secret, T));
-    expect(check('STANDARD_WEBHOOKS', secret, headers, at(T - 360), BODY)).to.equal('the webhook-timestamp is more than 5 minutes in the future');
+    expect(check('STANDARD_WEBHOOKS', secret, headers, at(T - 360), BODY)).to.equal(
+      'the webhook-timestamp is more than 5 minutes in the future',
+    );
     expect(check('STANDARD_WEBHOOKS', secret, headers, at(T - 240), BODY)).to.equal(true);
   });
 
   it('refuses a timestamp that is not whole seconds', () => {
     const headers = { ...headersOf(sign(secret, T)), 'webhook-timestamp': `${T}.0` };
-    expect(check('STANDARD_WEBHOOKS', secret, headers, at(T), BODY)).to.equal('the webhook-timestamp is not a whole number of seconds');
+    expect(check('STANDARD_WEBHOOKS', secret, headers, at(T), BODY)).to.equal(
+      'the webhook-timestamp is not a whole number of seconds',
+    );
   });
 
   it('passes during key rotation when any one of several space-separated v1 signatures matches', () => {
@@ -349,7 +418,9 @@ describe('webhook signatures: STANDARD_WEBHOOKS (webhook-signature, as the stand
   it('refuses to check with a secret that is not base64, or empty', () => {
     const headers = headersOf(sign(secret, T));
     for (const unusable of ['whsec_not base64!', 'whsec_', 'plain-text-secret', '']) {
-      expect(check('STANDARD_WEBHOOKS', unusable, headers, at(T), BODY), unusable).to.equal('the signing secret is not a valid whsec_ secret');
+      expect(check('STANDARD_WEBHOOKS', unusable, headers, at(T), BODY), unusable).to.equal(
+        'the signing secret is not a valid whsec_ secret',
+      );
     }
   });
 
@@ -374,7 +445,12 @@ describe('webhook signatures: STANDARD_WEBHOOKS (webhook-signature, as the stand
 describe('webhook signatures: the check itself', () => {
   it('verify() answers the same when asked twice, and a chunk after it is a programming error', async () => {
     const header = await githubSign('s', BODY);
-    const started = startSignatureCheck('GITHUB', 's', (n) => (n === 'x-hub-signature-256' ? header : undefined), at(T));
+    const started = startSignatureCheck(
+      'GITHUB',
+      's',
+      (n) => (n === 'x-hub-signature-256' ? header : undefined),
+      at(T),
+    );
     if ('refused' in started) throw new Error(started.refused);
     started.update(Buffer.from(BODY));
     expect(started.verify()).to.equal(true);
@@ -389,7 +465,10 @@ describe('webhook signatures: the check itself', () => {
       for (const values of [() => undefined, () => String(T), svixOnly]) {
         startSignatureCheck(scheme, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', (n) => (read.add(n), values(n)), at(T));
       }
-      expect([...read].filter((n) => !SIGNATURE_HEADERS[scheme].includes(n)), scheme).to.deep.equal([]);
+      expect(
+        [...read].filter((n) => !SIGNATURE_HEADERS[scheme].includes(n)),
+        scheme,
+      ).to.deep.equal([]);
       for (const name of SIGNATURE_HEADERS[scheme]) {
         expect(isCredentialHeader(name), name).to.equal(name.endsWith('signature') || name.endsWith('signature-256'));
       }

@@ -22,14 +22,19 @@ export async function agentWithKey(ref, given) {
   const creds = credentials();
   const gql = graphqlClient(creds);
   const agent = await resolveAgent(gql, ref);
-  if (key) return { url: creds.url, agentId: agent.id, agentName: agent.name, key, temporary: false, release: async () => {} };
+  if (key)
+    return { url: creds.url, agentId: agent.id, agentName: agent.name, key, temporary: false, release: async () => {} };
   const expiresAt = new Date(Date.now() + TEMPORARY_KEY_MS).toISOString();
   const created = (
-    await gql('mutation($a: ID!, $n: String!, $e: DateTimeISO) { createAgentApiKey(agentId: $a, name: $n, expiresAt: $e) { key apiKey { id } } }', {
-      a: agent.id,
-      n: `aes cli — ${os.hostname()}`.slice(0, 100),
-      e: expiresAt,
-    }, { label: 'Making a temporary agent key' })
+    await gql(
+      'mutation($a: ID!, $n: String!, $e: DateTimeISO) { createAgentApiKey(agentId: $a, name: $n, expiresAt: $e) { key apiKey { id } } }',
+      {
+        a: agent.id,
+        n: `aes cli — ${os.hostname()}`.slice(0, 100),
+        e: expiresAt,
+      },
+      { label: 'Making a temporary agent key' },
+    )
   ).createAgentApiKey;
   let released = false;
   const release = async () => {
@@ -38,7 +43,9 @@ export async function agentWithKey(ref, given) {
     try {
       await gql('mutation($id: ID!) { revokeApiKey(id: $id) }', { id: created.apiKey.id });
     } catch (err) {
-      process.stderr.write(`aes: warning: could not revoke the temporary key ${created.apiKey.id} (it expires at ${expiresAt}): ${/** @type {Error} */ (err).message}\n`);
+      process.stderr.write(
+        `aes: warning: could not revoke the temporary key ${created.apiKey.id} (it expires at ${expiresAt}): ${/** @type {Error} */ (err).message}\n`,
+      );
     }
   };
   return { url: creds.url, agentId: agent.id, agentName: agent.name, key: created.key, temporary: true, release };
@@ -65,5 +72,6 @@ export async function withKey(target, fn) {
 
 /** Refuses a key that is not the shape of an agent or workspace key, before it is sent anywhere. */
 export function checkKeyShape(key) {
-  if (/\s/.test(key)) throw new CliError('the key holds whitespace: give the key exactly as it was shown (ak_… or wk_…)');
+  if (/\s/.test(key))
+    throw new CliError('the key holds whitespace: give the key exactly as it was shown (ak_… or wk_…)');
 }

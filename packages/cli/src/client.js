@@ -48,7 +48,11 @@ export function graphqlClient(creds) {
     const run = async () => {
       const res = await request(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${creds.token}` },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          authorization: `Bearer ${creds.token}`,
+        },
         body: JSON.stringify({ query, variables }),
       });
       if (res.status === 401) throw authError(creds.url);
@@ -58,7 +62,9 @@ export function graphqlClient(creds) {
       try {
         body = JSON.parse(text);
       } catch {
-        throw new CliError(`${endpoint} answered HTTP ${res.status} without GraphQL JSON: is ${creds.url} an Agent Exposure Service?`);
+        throw new CliError(
+          `${endpoint} answered HTTP ${res.status} without GraphQL JSON: is ${creds.url} an Agent Exposure Service?`,
+        );
       }
       if (body.errors?.length) {
         if (body.errors.some((e) => e.extensions?.code === 'UNAUTHENTICATED')) throw authError(creds.url);
@@ -84,7 +90,10 @@ export async function resolveAgent(gql, ref) {
   if (byId) return byId;
   const byName = agents.filter((/** @type {{name: string}} */ a) => a.name === ref);
   if (byName.length === 1) return byName[0];
-  if (byName.length > 1) throw new CliError(`${byName.length} agents are named '${ref}': give the id (${byName.map((/** @type {{id: string}} */ a) => a.id).join(', ')})`);
+  if (byName.length > 1)
+    throw new CliError(
+      `${byName.length} agents are named '${ref}': give the id (${byName.map((/** @type {{id: string}} */ a) => a.id).join(', ')})`,
+    );
   const folded = agents.filter((/** @type {{name: string}} */ a) => a.name.toLowerCase() === ref.toLowerCase());
   if (folded.length === 1) return folded[0];
   throw new CliError(`no agent '${ref}' (by id or name) among the agents you can see: \`aes agents list\` shows them`);

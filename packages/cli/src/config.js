@@ -30,7 +30,10 @@ export function readConfig(env = process.env) {
   try {
     const value = JSON.parse(text);
     if (!value || typeof value !== 'object') throw new Error('not an object');
-    return { url: typeof value.url === 'string' ? value.url : undefined, token: typeof value.token === 'string' ? value.token : undefined };
+    return {
+      url: typeof value.url === 'string' ? value.url : undefined,
+      token: typeof value.token === 'string' ? value.token : undefined,
+    };
   } catch {
     throw new CliError(`${file} is not valid JSON: run \`aes login\` again, or delete the file`);
   }
@@ -58,7 +61,8 @@ export function normaliseUrl(raw) {
     throw new CliError(`'${raw}' is not a URL: give the service's address, e.g. https://aes.example.com`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`'${raw}' is not an http(s) URL`);
-  if (url.username || url.password) throw new CliError('the URL must not hold a user name or password: the token is asked for separately');
+  if (url.username || url.password)
+    throw new CliError('the URL must not hold a user name or password: the token is asked for separately');
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
@@ -71,7 +75,9 @@ export function credentials(env = process.env) {
   const url = env.AES_URL || stored.url;
   const token = env.AES_TOKEN || stored.token;
   if (!url || !token) {
-    throw new CliError(`not logged in: run \`aes login --url URL\`, or set AES_URL and AES_TOKEN`, { exitCode: EXIT.AUTH });
+    throw new CliError(`not logged in: run \`aes login --url URL\`, or set AES_URL and AES_TOKEN`, {
+      exitCode: EXIT.AUTH,
+    });
   }
   return { url: normaliseUrl(url), token };
 }

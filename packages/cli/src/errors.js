@@ -27,5 +27,7 @@ export class CliError extends Error {
 }
 
 export function authError(url) {
-  return new CliError(`${url} refused the token (401 Unauthorized): run \`aes login --url ${url}\`, or set AES_TOKEN`, { exitCode: EXIT.AUTH });
+  return new CliError(`${url} refused the token (401 Unauthorized): run \`aes login --url ${url}\`, or set AES_TOKEN`, {
+    exitCode: EXIT.AUTH,
+  });
 }

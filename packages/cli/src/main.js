@@ -17,12 +17,16 @@ export function buildProgram() {
   const program = new Command();
   program
     .name('aes')
-    .description('The Agent Exposure Service from a terminal: agents as code, calls, chat, activity, keys, MCP configurations.')
+    .description(
+      'The Agent Exposure Service from a terminal: agents as code, calls, chat, activity, keys, MCP configurations.',
+    )
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(add --help for usage)')
     .configureHelp({ sortSubcommands: false })
     .exitOverride()
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Environment:
   AES_URL, AES_TOKEN   the service and a personal GraphQL token (override what \`aes login\` saved)
   AES_AGENT_KEY        the agent key for call and chat
@@ -36,7 +40,8 @@ Examples:
   $ aes login --url http://localhost:3000
   $ aes export orders-bot > orders-bot.yaml
   $ aes diff -f orders-bot.yaml && echo "no changes"
-  $ aes apply -f orders-bot.yaml --yes`);
+  $ aes apply -f orders-bot.yaml --yes`,
+    );
   registerAuth(program);
   registerAgents(program);
   registerManifests(program);
@@ -75,7 +80,9 @@ export async function main(argv) {
       return err.exitCode;
     }
     const e = /** @type {Error} */ (err);
-    process.stderr.write(`aes: internal error: ${e?.message ?? String(err)}${process.env.AES_DEBUG ? `\n${e?.stack}` : ' (set AES_DEBUG=1 for details)'}\n`);
+    process.stderr.write(
+      `aes: internal error: ${e?.message ?? String(err)}${process.env.AES_DEBUG ? `\n${e?.stack}` : ' (set AES_DEBUG=1 for details)'}\n`,
+    );
     return EXIT.ERROR;
   }
 }

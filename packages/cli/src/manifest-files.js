@@ -89,7 +89,13 @@ export async function readManifest(targets) {
 
 /** A file name for an agent's manifest: its name in lower case, other characters as dashes. */
 export function fileNameFor(agentName) {
-  const base = agentName.toLowerCase().normalize('NFKD').replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 80) || 'agent';
+  const base =
+    agentName
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[-.]+|-+$/g, '')
+      .slice(0, 80) || 'agent';
   return `${base}.yaml`;
 }
 

@@ -58,7 +58,9 @@ export function clientConfig(id, url, name, key) {
   return {
     id,
     client: 'VS Code',
-    file: key ? '.vscode/mcp.json (keep a file holding a key out of git)' : '.vscode/mcp.json (VS Code asks for the key once and keeps it out of the file)',
+    file: key
+      ? '.vscode/mcp.json (keep a file holding a key out of git)'
+      : '.vscode/mcp.json (VS Code asks for the key once and keeps it out of the file)',
     config: key
       ? { servers: { [name]: { type: 'http', url, headers: { 'X-Agent-Access-Key': key } } } }
       : {

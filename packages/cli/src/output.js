@@ -18,8 +18,16 @@ export function useColour(stream, flag) {
 
 /** @param {boolean} on */
 export function palette(on) {
-  const wrap = (/** @type {number} */ open, /** @type {number} */ close) => (/** @type {string} */ s) => (on ? `\x1b[${open}m${s}\x1b[${close}m` : s);
-  return { red: wrap(31, 39), green: wrap(32, 39), yellow: wrap(33, 39), cyan: wrap(36, 39), bold: wrap(1, 22), dim: wrap(2, 22) };
+  const wrap = (/** @type {number} */ open, /** @type {number} */ close) => (/** @type {string} */ s) =>
+    on ? `\x1b[${open}m${s}\x1b[${close}m` : s;
+  return {
+    red: wrap(31, 39),
+    green: wrap(32, 39),
+    yellow: wrap(33, 39),
+    cyan: wrap(36, 39),
+    bold: wrap(1, 22),
+    dim: wrap(2, 22),
+  };
 }
 
 /**
@@ -65,7 +73,16 @@ export function printYaml(value) {
 export function table(headers, rows) {
   const cells = [headers, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : String(c))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    cells
+      .map((r) =>
+        r
+          .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /**

@@ -7,7 +7,6 @@ import { AGENT_TABS, hrefOf, navigate, linkClick, type AgentTab } from '../route
 import { ErrorState, LoadingState } from '../states.js';
 import { OverviewForm } from './agent/overview.js';
 
-
 const TAB_LABELS: Record<AgentTab, string> = {
   overview: 'Overview',
   http: 'HTTP API',
@@ -55,7 +54,11 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
       ) : data ? (
         <>
           <Title order={2}>{data.agent.name}</Title>
-          <Tabs value={tab} onChange={(v) => v && navigate({ page: 'agent', id, tab: v as AgentTab })} keepMounted={false}>
+          <Tabs
+            value={tab}
+            onChange={(v) => v && navigate({ page: 'agent', id, tab: v as AgentTab })}
+            keepMounted={false}
+          >
             <Tabs.List aria-label="Agent sections" style={{ overflowX: 'auto', flexWrap: 'nowrap' }}>
               {AGENT_TABS.map((t) => (
                 <Tabs.Tab key={t} value={t}>

@@ -14,15 +14,24 @@ export const AgentsQuery = graphql(`
       name
       description
       visibility
-      surfaces { surface enabled }
-      usage(days: 1) { day credits }
+      surfaces {
+        surface
+        enabled
+      }
+      usage(days: 1) {
+        day
+        credits
+      }
     }
   }
 `);
 
 const CreateAgentMutation = graphql(`
   mutation CreateAgent($input: CreateAgentInput!) {
-    createAgent(input: $input) { id name }
+    createAgent(input: $input) {
+      id
+      name
+    }
   }
 `);
 
@@ -50,7 +59,12 @@ function Surfaces({ agent }: { agent: AgentRow }) {
   return (
     <Group gap={4}>
       {agent.surfaces.map((s) => (
-        <Badge key={s.surface} variant={s.enabled ? 'filled' : 'outline'} color={s.enabled ? 'teal.9' : 'gray.7'} size="sm">
+        <Badge
+          key={s.surface}
+          variant={s.enabled ? 'filled' : 'outline'}
+          color={s.enabled ? 'teal.9' : 'gray.7'}
+          size="sm"
+        >
           {SURFACE_NAMES[s.surface]} {s.enabled ? 'on' : 'off'}
         </Badge>
       ))}
@@ -75,7 +89,9 @@ export function AgentsPage() {
       ) : error && !data ? (
         <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !data || data.agents.length === 0 ? (
-        <EmptyState title="No agents yet">Create an agent to give it instructions and switch on the surfaces it answers on.</EmptyState>
+        <EmptyState title="No agents yet">
+          Create an agent to give it instructions and switch on the surfaces it answers on.
+        </EmptyState>
       ) : (
         <Table.ScrollContainer minWidth={640}>
           <Table striped highlightOnHover aria-label="Agents">
@@ -108,7 +124,9 @@ export function AgentsPage() {
                     <Table.Td>
                       <Surfaces agent={agent} />
                     </Table.Td>
-                    <Table.Td style={{ textAlign: 'right' }}>{creditsToday(agent).toLocaleString('en', { maximumFractionDigits: 3 })}</Table.Td>
+                    <Table.Td style={{ textAlign: 'right' }}>
+                      {creditsToday(agent).toLocaleString('en', { maximumFractionDigits: 3 })}
+                    </Table.Td>
                   </Table.Tr>
                 );
               })}
@@ -116,7 +134,13 @@ export function AgentsPage() {
           </Table>
         </Table.ScrollContainer>
       )}
-      <Modal opened={creating} onClose={() => setCreating(false)} title="Create agent" size="lg" closeButtonProps={{ "aria-label": "Close" }}>
+      <Modal
+        opened={creating}
+        onClose={() => setCreating(false)}
+        title="Create agent"
+        size="lg"
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
         <CreateAgentForm onDone={() => setCreating(false)} />
       </Modal>
     </Stack>

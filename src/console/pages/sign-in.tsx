@@ -28,8 +28,8 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
               Sign in to the console
             </Title>
             <Text size="sm" c="dimmed">
-              Use the admin token (ADMIN_TOKEN, or the one printed on the first start) or a member token. It is exchanged for a session
-              and not kept in the browser.
+              Use the admin token (ADMIN_TOKEN, or the one printed on the first start) or a member token. It is
+              exchanged for a session and not kept in the browser.
             </Text>
             <PasswordInput
               label="Token"

@@ -74,7 +74,8 @@ export function loggable(body: unknown): { value: unknown; truncated: boolean } 
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text === undefined) return { value: null, truncated: false };
   // A UTF-16 code unit takes at most 3 bytes of UTF-8: a short text needs no count.
-  if (text.length <= MAX_LOGGED_BODY / 3 || Buffer.byteLength(text, 'utf8') <= MAX_LOGGED_BODY) return { value, truncated: cut };
+  if (text.length <= MAX_LOGGED_BODY / 3 || Buffer.byteLength(text, 'utf8') <= MAX_LOGGED_BODY)
+    return { value, truncated: cut };
   return { value: Buffer.from(text, 'utf8').subarray(0, MAX_LOGGED_BODY).toString('utf8'), truncated: true };
 }
 
@@ -133,7 +134,12 @@ export class ActivityLog {
     this.sink.write(entry);
   }
 
-  private entryOf(agent: Agent, r: ActivityRecord, body: ReturnType<typeof loggable>, response: ReturnType<typeof loggable>): ActivityEntry {
+  private entryOf(
+    agent: Agent,
+    r: ActivityRecord,
+    body: ReturnType<typeof loggable>,
+    response: ReturnType<typeof loggable>,
+  ): ActivityEntry {
     return {
       id: newId('act'),
       workspaceId: agent.workspaceId,

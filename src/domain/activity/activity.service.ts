@@ -68,7 +68,6 @@ export interface ActivityPage {
   hasNextPage: boolean;
 }
 
-
 /** Reading an agent's activity log and credit usage. */
 export class ActivityService {
   /**
@@ -99,7 +98,11 @@ export class ActivityService {
       withBodies: input.withBodies ?? true,
     });
     const nodes = rows.slice(0, v.first);
-    return { nodes, hasNextPage: rows.length > v.first, endCursor: nodes.length ? encodeCursor(nodes[nodes.length - 1]!) : null };
+    return {
+      nodes,
+      hasNextPage: rows.length > v.first,
+      endCursor: nodes.length ? encodeCursor(nodes[nodes.length - 1]!) : null,
+    };
   }
 
   /** One entry of the agent's log with its bodies; null when the agent has none with that id. */
@@ -114,7 +117,11 @@ export class ActivityService {
   async runEntries(p: Principal, runIds: readonly string[]): Promise<ActivityEntry[]> {
     if (!runIds.length) return [];
     const entries = await this.store.repos.activity.findRuns(runIds);
-    const readable = await readableAgentIds(this.store.repos, p, entries.map((e) => e.agentId));
+    const readable = await readableAgentIds(
+      this.store.repos,
+      p,
+      entries.map((e) => e.agentId),
+    );
     return entries.filter((e) => readable.has(e.agentId));
   }
 

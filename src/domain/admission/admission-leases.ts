@@ -19,7 +19,10 @@ export interface Admission {
 }
 
 /** What an admitted run holds, and how it ends: `end(credits)` once, with null for no charge. */
-export function admitted(h: Pick<Admission, 'slotId' | 'reservedCredits' | 'workspace'>, end: (credits: number | null) => Promise<void>): Admission {
+export function admitted(
+  h: Pick<Admission, 'slotId' | 'reservedCredits' | 'workspace'>,
+  end: (credits: number | null) => Promise<void>,
+): Admission {
   let ended = false;
   const once = (credits: number | null) => {
     if (ended) return Promise.resolve();
@@ -72,7 +75,13 @@ export class AdmissionLeases {
 
   /** A run's charge to its agent's day (and so to its team's and workspace's). */
   chargeOf(agent: Agent, credits: number): CreditCharge {
-    return { agentId: agent.id, workspaceId: agent.workspaceId, teamId: agent.teamId, day: utcDay(this.clock.now()), credits };
+    return {
+      agentId: agent.id,
+      workspaceId: agent.workspaceId,
+      teamId: agent.teamId,
+      day: utcDay(this.clock.now()),
+      credits,
+    };
   }
 
   /**
@@ -83,9 +92,12 @@ export class AdmissionLeases {
   hold(agent: Agent, slotId: string, workspace: Workspace | null): Admission {
     const slots = this.store.repos.slots;
     this.heldHere.set(agent.id, (this.heldHere.get(agent.id) ?? 0) + 1);
-    const timer = setInterval(() => {
-      slots.renew(slotId, new Date(this.clock.now().getTime() + this.config.leaseMs)).catch(() => {});
-    }, Math.max(50, Math.floor(this.config.leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        slots.renew(slotId, new Date(this.clock.now().getTime() + this.config.leaseMs)).catch(() => {});
+      },
+      Math.max(50, Math.floor(this.config.leaseMs / 3)),
+    );
     timer.unref();
     return admitted({ slotId, reservedCredits: 0, workspace }, async (credits) => {
       clearInterval(timer);

@@ -4,7 +4,15 @@ import type { Agent } from '../agents/agent.entities.js';
 import type { Repositories, Store } from '../ports.js';
 import { AdmissionLeases, admitted, type Admission } from './admission-leases.js';
 import type { ChargeSink } from './admission.ports.js';
-import { creditLimited, creditLimitsOf, limitsKey, lockLimits, roomUnder, type CreditLimit, type CreditScopes } from './credit-limits.js';
+import {
+  creditLimited,
+  creditLimitsOf,
+  limitsKey,
+  lockLimits,
+  roomUnder,
+  type CreditLimit,
+  type CreditScopes,
+} from './credit-limits.js';
 import { CreditSlices } from './credit-slices.js';
 import { SlotPools, type PooledLease } from './slot-pools.js';
 
@@ -26,7 +34,13 @@ export interface AdmissionConfig {
   chargeDelayMs?: number;
 }
 
-export const DEFAULT_ADMISSION: Omit<AdmissionConfig, 'instanceId'> = { leaseMs: 30_000, concurrencyRetryAfterSeconds: 1, sliceMs: 500, idleLeaseMs: 100, chargeDelayMs: 20 };
+export const DEFAULT_ADMISSION: Omit<AdmissionConfig, 'instanceId'> = {
+  leaseMs: 30_000,
+  concurrencyRetryAfterSeconds: 1,
+  sliceMs: 500,
+  idleLeaseMs: 100,
+  chargeDelayMs: 20,
+};
 
 /** How many days back the largest charged run of an agent serves as its estimate. */
 export const ESTIMATE_DAYS = 7;
@@ -108,7 +122,8 @@ export class AdmissionService {
       if (lease) await this.pools.put(agent.id, lease);
       const estimate = this.estimates.get(agent.id);
       if (estimate && (charged ?? 0) > estimate.credits) estimate.credits = charged!;
-      if (!this.slices.settle(agent, credits, charged) && (charged ?? 0) > 0) await this.store.repos.usage.charge(this.leases.chargeOf(agent, charged!));
+      if (!this.slices.settle(agent, credits, charged) && (charged ?? 0) > 0)
+        await this.store.repos.usage.charge(this.leases.chargeOf(agent, charged!));
     });
   }
 
@@ -202,7 +217,11 @@ export class AdmissionService {
       if (this.slices.admit(agent, key, credits, short)) return;
       // A team's or workspace's limit held by this instance's other agents' slices: what no run of
       // theirs holds goes back, and the grant is tried again.
-      if (granted.refusal && (granted.refusal.reason === 'daily_credit_limit' || (await this.slices.giveBackOthers(agent)) === 0)) throw granted.refusal;
+      if (
+        granted.refusal &&
+        (granted.refusal.reason === 'daily_credit_limit' || (await this.slices.giveBackOthers(agent)) === 0)
+      )
+        throw granted.refusal;
     }
     const first = (limits ?? creditLimitsOf(agent, scopes))[0]!;
     throw new LimitExceeded(first.reason, this.config.concurrencyRetryAfterSeconds, first.held);
@@ -212,7 +231,12 @@ export class AdmissionService {
    * What a run under a credit limit reserves: its bound when known, else the largest run the agent
    * was charged for in the last ESTIMATE_DAYS days; null (a probe) when there is none.
    */
-  private async reservationOf(agent: Agent, scopes: CreditScopes, bound: CreditBound | undefined, now: Date): Promise<number | null> {
+  private async reservationOf(
+    agent: Agent,
+    scopes: CreditScopes,
+    bound: CreditBound | undefined,
+    now: Date,
+  ): Promise<number | null> {
     if (!bound) return 0;
     const known = await bound(this.store.repos, scopes);
     if (known != null) return Math.max(0, known);
@@ -261,7 +285,11 @@ export class AdmissionService {
   }
 
   private concurrencyFull(max: number): LimitExceeded {
-    return new LimitExceeded('concurrency_limit', this.config.concurrencyRetryAfterSeconds, `This agent is already handling ${max} requests, its limit; retry shortly`);
+    return new LimitExceeded(
+      'concurrency_limit',
+      this.config.concurrencyRetryAfterSeconds,
+      `This agent is already handling ${max} requests, its limit; retry shortly`,
+    );
   }
 
   private probeRefusal(): LimitExceeded {
@@ -291,7 +319,12 @@ export class AdmissionService {
   }
 
   private noteUsedUp(l: CreditLimit, now: Date): void {
-    const key = 'agentId' in l.scope ? `agent:${l.scope.agentId}` : 'teamId' in l.scope ? `team:${l.scope.teamId}` : `workspace:${l.scope.workspaceId}`;
+    const key =
+      'agentId' in l.scope
+        ? `agent:${l.scope.agentId}`
+        : 'teamId' in l.scope
+          ? `team:${l.scope.teamId}`
+          : `workspace:${l.scope.workspaceId}`;
     if (this.usedUp.size >= 10_000) this.usedUp.clear();
     const until = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
     this.usedUp.set(key, { limit: l.limit, until, reason: l.reason, message: l.usedUp });

@@ -46,8 +46,10 @@ export function creditLimitsOf(agent: Agent, { team, workspace: ws }: CreditScop
       held: `This agent's daily credit limit of ${l} is held by its runs in flight; retry shortly`,
     });
   }
-  if (team?.dailyCreditLimit != null) limits.push(sharedLimit({ teamId: team.id }, team.dailyCreditLimit, 'team_credit_limit', 'team'));
-  if (ws?.dailyCreditLimit != null) limits.push(sharedLimit({ workspaceId: ws.id }, ws.dailyCreditLimit, 'workspace_credit_limit', 'workspace'));
+  if (team?.dailyCreditLimit != null)
+    limits.push(sharedLimit({ teamId: team.id }, team.dailyCreditLimit, 'team_credit_limit', 'team'));
+  if (ws?.dailyCreditLimit != null)
+    limits.push(sharedLimit({ workspaceId: ws.id }, ws.dailyCreditLimit, 'workspace_credit_limit', 'workspace'));
   return limits;
 }
 
@@ -84,13 +86,19 @@ export interface Room {
  * a run settling in between (its reservation becomes a charge; on PostgreSQL each statement sees the
  * latest commits) is then counted twice, never missed.
  */
-export async function roomUnder(r: Repositories, limits: CreditLimit[], now: Date, retryAfterSeconds: number): Promise<Room> {
+export async function roomUnder(
+  r: Repositories,
+  limits: CreditLimit[],
+  now: Date,
+  retryAfterSeconds: number,
+): Promise<Room> {
   const day = utcDay(now);
   let credits = Infinity;
   for (const l of limits) {
     const reserved = await r.slots.reserved(l.scope, now);
     const charged = await chargedOn(r, l.scope, day);
-    if (charged >= l.limit) return { credits: 0, refusal: new LimitExceeded(l.reason, secondsToUtcMidnight(now), l.usedUp), usedUp: l };
+    if (charged >= l.limit)
+      return { credits: 0, refusal: new LimitExceeded(l.reason, secondsToUtcMidnight(now), l.usedUp), usedUp: l };
     const left = credits6(l.limit - charged - reserved);
     if (left <= 0) return { credits: 0, refusal: new LimitExceeded(l.reason, retryAfterSeconds, l.held), usedUp: null };
     credits = Math.min(credits, left);

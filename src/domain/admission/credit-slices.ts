@@ -97,7 +97,16 @@ export class CreditSlices {
     if (total <= 0) return apply(null, 0);
     // No lease yet, or it expired and was purged (its credits counted for nobody since).
     const id = newId('slot');
-    await r.slots.insert({ id, agentId: agent.id, workspaceId: agent.workspaceId, teamId: agent.teamId, instanceId: this.config.instanceId, reservedCredits: total, expiresAt: this.expiry(), budget: true });
+    await r.slots.insert({
+      id,
+      agentId: agent.id,
+      workspaceId: agent.workspaceId,
+      teamId: agent.teamId,
+      instanceId: this.config.instanceId,
+      reservedCredits: total,
+      expiresAt: this.expiry(),
+      budget: true,
+    });
     return apply(id, total);
   }
 
@@ -128,7 +137,16 @@ export class CreditSlices {
       had.credits = round6(had.credits + charged);
       had.runs++;
       had.maxRunCredits = Math.max(had.maxRunCredits, charged);
-    } else s.pending.set(day, { agentId: agent.id, workspaceId: agent.workspaceId, teamId: agent.teamId, day, credits: charged, runs: 1, maxRunCredits: charged });
+    } else
+      s.pending.set(day, {
+        agentId: agent.id,
+        workspaceId: agent.workspaceId,
+        teamId: agent.teamId,
+        day,
+        credits: charged,
+        runs: 1,
+        maxRunCredits: charged,
+      });
     s.pendingCredits = round6(s.pendingCredits + charged);
     s.flushTimer ??= setTimeout(() => void this.flushOne(s).catch(() => {}), this.config.chargeDelayMs);
     s.flushTimer.unref();
@@ -154,12 +172,28 @@ export class CreditSlices {
   private sliceOf(agent: Agent, limits: string): Slice {
     let s = this.slices.get(agent.id);
     if (!s) {
-      s = { agent, leaseId: null, granted: 0, inFlight: 0, pending: new Map(), pendingCredits: 0, limits, admitted: 0, admittedBefore: 0, chain: Promise.resolve(), life: null, flushTimer: null };
+      s = {
+        agent,
+        leaseId: null,
+        granted: 0,
+        inFlight: 0,
+        pending: new Map(),
+        pendingCredits: 0,
+        limits,
+        admitted: 0,
+        admittedBefore: 0,
+        chain: Promise.resolve(),
+        life: null,
+        flushTimer: null,
+      };
       this.slices.set(agent.id, s);
     }
     if (!s.life && !this.closing) {
       const slice = s;
-      s.life = setTimeout(() => void this.endLife(slice).catch(() => {}), Math.max(10, Math.min(this.config.sliceMs, Math.floor(this.config.leaseMs / 3))));
+      s.life = setTimeout(
+        () => void this.endLife(slice).catch(() => {}),
+        Math.max(10, Math.min(this.config.sliceMs, Math.floor(this.config.leaseMs / 3))),
+      );
       s.life.unref();
     }
     return s;
@@ -199,7 +233,10 @@ export class CreditSlices {
    */
   async giveBackOthers(agent: Agent): Promise<number> {
     const others = [...this.slices.values()].filter(
-      (s) => s.agent.id !== agent.id && s.agent.workspaceId === agent.workspaceId && s.granted - s.inFlight - s.pendingCredits > 1e-9,
+      (s) =>
+        s.agent.id !== agent.id &&
+        s.agent.workspaceId === agent.workspaceId &&
+        s.granted - s.inFlight - s.pendingCredits > 1e-9,
     );
     await Promise.all(others.map((s) => this.retire(s, true).catch(() => {})));
     return others.length;
@@ -226,7 +263,12 @@ export class CreditSlices {
       // Nothing charged is dropped: what was not stored waits for the next flush, still held.
       for (const c of batch) {
         const had = s.pending.get(c.day);
-        if (had) Object.assign(had, { credits: round6(had.credits + c.credits), runs: had.runs + c.runs, maxRunCredits: Math.max(had.maxRunCredits, c.maxRunCredits) });
+        if (had)
+          Object.assign(had, {
+            credits: round6(had.credits + c.credits),
+            runs: had.runs + c.runs,
+            maxRunCredits: Math.max(had.maxRunCredits, c.maxRunCredits),
+          });
         else s.pending.set(c.day, c);
       }
       s.flushTimer ??= setTimeout(() => void this.flushOne(s).catch(() => {}), 1_000);

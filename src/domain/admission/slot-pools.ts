@@ -68,7 +68,15 @@ export class SlotPools {
   async acquire(agent: Agent, max: number, reservedCredits = 0): Promise<PooledLease | null> {
     const now = this.clock.now();
     const id = newId('slot');
-    const slot = { id, agentId: agent.id, workspaceId: agent.workspaceId, teamId: agent.teamId, instanceId: this.config.instanceId, reservedCredits, expiresAt: this.expiry() };
+    const slot = {
+      id,
+      agentId: agent.id,
+      workspaceId: agent.workspaceId,
+      teamId: agent.teamId,
+      instanceId: this.config.instanceId,
+      reservedCredits,
+      expiresAt: this.expiry(),
+    };
     const no = await this.store.repos.slots.acquire(slot, max, now);
     if (no === null) return null;
     this.poolOf(agent.id).busy++;
@@ -120,9 +128,12 @@ export class SlotPools {
   private hold(id: string): void {
     this.held.add(id);
     // Started with the first lease and left running (unreferenced): with none held it writes nothing.
-    this.renewal ??= setInterval(() => {
-      if (this.held.size > 0) void this.store.repos.slots.renewMany([...this.held], this.expiry()).catch(() => {});
-    }, Math.max(50, Math.floor(this.config.leaseMs / 3)));
+    this.renewal ??= setInterval(
+      () => {
+        if (this.held.size > 0) void this.store.repos.slots.renewMany([...this.held], this.expiry()).catch(() => {});
+      },
+      Math.max(50, Math.floor(this.config.leaseMs / 3)),
+    );
     this.renewal.unref();
   }
 

@@ -16,7 +16,11 @@ export interface Capabilities {
 
 /** The capabilities stored for an agent, completed: one added since it was last written (messaging) reads as off. */
 export function capabilitiesOf(stored: Partial<Capabilities>): Capabilities {
-  return { endpointManagement: stored.endpointManagement ?? false, documents: stored.documents ?? false, messaging: stored.messaging ?? false };
+  return {
+    endpointManagement: stored.endpointManagement ?? false,
+    documents: stored.documents ?? false,
+    messaging: stored.messaging ?? false,
+  };
 }
 
 export interface Guardrails {

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { SURFACES } from '../surfaces/surface.entities.js';
-import { REDACT_PRESETS, VISIBILITIES, type Capabilities, type CorsSettings, type Guardrails } from './agent.entities.js';
+import {
+  REDACT_PRESETS,
+  VISIBILITIES,
+  type Capabilities,
+  type CorsSettings,
+  type Guardrails,
+} from './agent.entities.js';
 import { patternRefusal } from '../runtime/patterns.js';
 import { modelRef, nonEmpty, optionalText } from '../validation.js';
 
@@ -38,7 +44,9 @@ export const origin = z
   .refine((v) => {
     try {
       const u = new URL(v);
-      return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === v.replace(/\/$/, '') && !v.endsWith('/');
+      return (
+        (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === v.replace(/\/$/, '') && !v.endsWith('/')
+      );
     } catch {
       return false;
     }
@@ -62,7 +70,11 @@ const pattern = z
   .max(500)
   .superRefine((p, ctx) => {
     const refusal = patternRefusal(p);
-    if (refusal) ctx.addIssue({ code: 'custom', message: `the pattern \`${p}\` cannot run in the linear-time pattern engine: ${refusal}` });
+    if (refusal)
+      ctx.addIssue({
+        code: 'custom',
+        message: `the pattern \`${p}\` cannot run in the linear-time pattern engine: ${refusal}`,
+      });
   });
 
 export const guardrailsInput = z.object({

@@ -94,7 +94,11 @@ export class AgentService {
   }
 
   /** Turns a surface on or off and sets its activity logging. Members, or the agent itself with Endpoint Management. */
-  async setSurface(p: Principal, agentId: string, input: { surface: unknown; enabled?: unknown; activityLogging?: unknown }): Promise<Agent> {
+  async setSurface(
+    p: Principal,
+    agentId: string,
+    input: { surface: unknown; enabled?: unknown; activityLogging?: unknown },
+  ): Promise<Agent> {
     const v = parse(surfaceInput, input);
     return this.mutate(p, agentId, 'manageSurfaces', async (agent) => {
       const current = agent.surfaces[v.surface as Surface];
@@ -102,7 +106,10 @@ export class AgentService {
         ...agent,
         surfaces: {
           ...agent.surfaces,
-          [v.surface]: { enabled: v.enabled ?? current.enabled, activityLogging: v.activityLogging ?? current.activityLogging },
+          [v.surface]: {
+            enabled: v.enabled ?? current.enabled,
+            activityLogging: v.activityLogging ?? current.activityLogging,
+          },
         },
       };
     });
@@ -141,7 +148,8 @@ export class AgentService {
     return this.mutate(p, agentId, 'configure', async (agent) => ({
       ...agent,
       dailyCreditLimit: v.dailyCreditLimit === undefined ? agent.dailyCreditLimit : v.dailyCreditLimit,
-      maxConcurrentRequests: v.maxConcurrentRequests === undefined ? agent.maxConcurrentRequests : v.maxConcurrentRequests,
+      maxConcurrentRequests:
+        v.maxConcurrentRequests === undefined ? agent.maxConcurrentRequests : v.maxConcurrentRequests,
     }));
   }
 
@@ -161,6 +169,7 @@ export class AgentService {
   private async checkTeam(r: Repositories, p: Principal, teamId: string | null): Promise<void> {
     if (!teamId) return;
     const team = await r.teams.get(teamId);
-    if (!team || team.workspaceId !== p.workspaceId) throw new Invalid(`teamId: team '${teamId}' does not exist`, 'teamId');
+    if (!team || team.workspaceId !== p.workspaceId)
+      throw new Invalid(`teamId: team '${teamId}' does not exist`, 'teamId');
   }
 }

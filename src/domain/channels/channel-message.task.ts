@@ -31,12 +31,15 @@ export function messageRunInput(m: Message, channel: Channel): RunInput {
 
 /** A script's `{subject}` for an email answer, when it gave a string. */
 export function replySubjectOf(output: Json): string | undefined {
-  return output && typeof output === 'object' && !Array.isArray(output) && typeof output.subject === 'string' ? output.subject : undefined;
+  return output && typeof output === 'object' && !Array.isArray(output) && typeof output.subject === 'string'
+    ? output.subject
+    : undefined;
 }
 
 /** The text of an answer: a string output, or a script's `{reply}`; null when there is nothing to send. */
 export function replyText(output: Json): string | null {
-  const text = output && typeof output === 'object' && !Array.isArray(output) && 'reply' in output ? output.reply : output;
+  const text =
+    output && typeof output === 'object' && !Array.isArray(output) && 'reply' in output ? output.reply : output;
   if (text === null || text === undefined) return null;
   const s = typeof text === 'string' ? text : JSON.stringify(text);
   return s.trim() ? s : null;
@@ -74,13 +77,20 @@ export class ChannelMessageTask {
   /** One attempt; see ChannelOutcome for how each ending is settled. */
   async run(m: Message): Promise<ChannelOutcome> {
     if (m.failures >= MAX_DELIVERY_ATTEMPTS) {
-      return { kind: 'failed', error: `Stopped after ${m.failures} attempts; the last did not finish (the instance running it stopped)`, runId: m.runId };
+      return {
+        kind: 'failed',
+        error: `Stopped after ${m.failures} attempts; the last did not finish (the instance running it stopped)`,
+        runId: m.runId,
+      };
     }
     return m.direction === 'inbound' ? this.answer(m) : this.send(m);
   }
 
   private async answer(m: Message): Promise<ChannelOutcome> {
-    const [agent, channel] = await Promise.all([this.deps.store.repos.agents.get(m.agentId), m.channelId ? this.deps.store.repos.channels.get(m.channelId) : null]);
+    const [agent, channel] = await Promise.all([
+      this.deps.store.repos.agents.get(m.agentId),
+      m.channelId ? this.deps.store.repos.channels.get(m.channelId) : null,
+    ]);
     if (!agent || !channel) return { kind: 'failed', error: 'The agent or its channel was removed', runId: null };
     const result = await this.runHandler(agent, channel, m);
     if ('kind' in result) return result;
@@ -88,7 +98,8 @@ export class ChannelMessageTask {
     const text = replyText(result.output);
     if (text === null) return { kind: 'done', status: 'answered', runId: result.runId };
     // The agent answered in the thread with its own send_email/send_sms: its output is not sent as a second answer.
-    if (m.threadId && (await this.deps.store.repos.messages.sentIntoThread(result.runId, m.threadId))) return { kind: 'done', status: 'answered', runId: result.runId };
+    if (m.threadId && (await this.deps.store.repos.messages.sentIntoThread(result.runId, m.threadId)))
+      return { kind: 'done', status: 'answered', runId: result.runId };
     const subject = replySubjectOf(result.output);
     const reply = answerTo(m, channel, { text, subject }, result.runId, this.deps.clock.now(), this.deps.mailDomain);
     return { kind: 'done', status: 'answered', runId: result.runId, reply };
@@ -96,22 +107,42 @@ export class ChannelMessageTask {
 
   /** The handler's result, or how the attempt ended when the run could not start or finish. */
   private async runHandler(agent: Agent, channel: Channel, m: Message): Promise<RunResult | ChannelOutcome> {
-    const entry: RunEntry = { kind: 'channel', id: channel.id, name: channel.address, handler: channel.handler, modelOverride: channel.modelOverride };
-    const principal: SystemPrincipal = { kind: 'system', name: 'channel-answer', workspaceId: agent.workspaceId, agentId: agent.id };
+    const entry: RunEntry = {
+      kind: 'channel',
+      id: channel.id,
+      name: channel.address,
+      handler: channel.handler,
+      modelOverride: channel.modelOverride,
+    };
+    const principal: SystemPrincipal = {
+      kind: 'system',
+      name: 'channel-answer',
+      workspaceId: agent.workspaceId,
+      agentId: agent.id,
+    };
     let run: AdmittedRun;
     try {
       run = await this.deps.pipeline.begin(principal, agent, entry, messageRunInput(m, channel));
     } catch (err) {
-      if (err instanceof LimitExceeded) return { kind: 'deferred', error: err.message, retryAfterSeconds: err.retryAfterSeconds, refusal: { code: err.code, reason: err.reason } };
-      if (err instanceof Unavailable) return { kind: 'deferred', error: err.message, retryAfterSeconds: err.retryAfterSeconds };
-      if (err instanceof DomainError) return { kind: 'failed', error: err.message, runId: null, refusal: { code: err.code } };
+      if (err instanceof LimitExceeded)
+        return {
+          kind: 'deferred',
+          error: err.message,
+          retryAfterSeconds: err.retryAfterSeconds,
+          refusal: { code: err.code, reason: err.reason },
+        };
+      if (err instanceof Unavailable)
+        return { kind: 'deferred', error: err.message, retryAfterSeconds: err.retryAfterSeconds };
+      if (err instanceof DomainError)
+        return { kind: 'failed', error: err.message, runId: null, refusal: { code: err.code } };
       return { kind: 'retry', error: 'The run could not start', runId: null };
     }
     let result: RunResult | undefined;
     try {
       for await (const ev of run.events()) if (ev.type === 'done') result = ev.result;
     } catch (err) {
-      if (err instanceof Unavailable) return { kind: 'deferred', error: err.message, retryAfterSeconds: err.retryAfterSeconds };
+      if (err instanceof Unavailable)
+        return { kind: 'deferred', error: err.message, retryAfterSeconds: err.retryAfterSeconds };
       return { kind: 'retry', error: err instanceof DomainError ? err.message : 'The run failed', runId: null };
     }
     return result ?? { kind: 'retry', error: 'The run ended without a result', runId: null };
@@ -123,7 +154,12 @@ export class ChannelMessageTask {
 
   private async sendSms(m: Message): Promise<ChannelOutcome> {
     const { sms } = this.deps;
-    if (!sms.configured) return { kind: 'retry', error: 'SMS is not configured: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN', runId: null };
+    if (!sms.configured)
+      return {
+        kind: 'retry',
+        error: 'SMS is not configured: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN',
+        runId: null,
+      };
     const statusCallback = `${this.deps.baseUrl}/agents/${encodeURIComponent(m.agentId)}/sms/status`;
     let sent: SmsSendResult;
     try {
@@ -132,20 +168,30 @@ export class ChannelMessageTask {
       sent = { ok: false, retry: true, error: err instanceof Error ? err.message : String(err), answer: null };
     }
     if (!sent.ok) return this.refused(m, sent);
-    const provider = withProviderEvent(m.provider, 'sends', { at: this.deps.clock.now().toISOString(), attempt: m.attempts, status: sent.status, messageId: sent.messageId, answer: sent.answer });
+    const provider = withProviderEvent(m.provider, 'sends', {
+      at: this.deps.clock.now().toISOString(),
+      attempt: m.attempts,
+      status: sent.status,
+      messageId: sent.messageId,
+      answer: sent.answer,
+    });
     return { kind: 'done', status: 'sent', runId: null, provider, messageId: sent.messageId };
   }
 
   /** An email through the smarthost, as stored: recipients, subject, text, its Message-ID and threading headers. */
   private async sendEmail(m: Message): Promise<ChannelOutcome> {
     const { email } = this.deps;
-    if (!email.configured) return { kind: 'retry', error: 'Email sending is not configured: set SMTP_URL to the smarthost', runId: null };
+    if (!email.configured)
+      return { kind: 'retry', error: 'Email sending is not configured: set SMTP_URL to the smarthost', runId: null };
     const details = emailDetailsOf(m);
     let sent: EmailSendResult;
     try {
       sent = await email.send({
         from: m.from,
-        to: m.to.split(',').map((a) => a.trim()).filter(Boolean),
+        to: m.to
+          .split(',')
+          .map((a) => a.trim())
+          .filter(Boolean),
         subject: m.subject ?? '',
         text: m.body,
         messageId: m.messageId ?? '',
@@ -157,13 +203,24 @@ export class ChannelMessageTask {
       sent = { ok: false, retry: true, error: err instanceof Error ? err.message : String(err), answer: null };
     }
     if (!sent.ok) return this.refused(m, sent);
-    const provider = withProviderEvent(m.provider, 'sends', { at: this.deps.clock.now().toISOString(), attempt: m.attempts, answer: sent.answer });
+    const provider = withProviderEvent(m.provider, 'sends', {
+      at: this.deps.clock.now().toISOString(),
+      attempt: m.attempts,
+      answer: sent.answer,
+    });
     return { kind: 'done', status: 'sent', runId: null, provider };
   }
 
   /** A provider's refusal: kept with the attempt; retried when another attempt may succeed. */
   private refused(m: Message, sent: { retry: boolean; error: string; answer: Json }): ChannelOutcome {
-    const provider = withProviderEvent(m.provider, 'sends', { at: this.deps.clock.now().toISOString(), attempt: m.attempts, error: sent.error, answer: sent.answer });
-    return sent.retry ? { kind: 'retry', error: sent.error, runId: null, provider } : { kind: 'failed', error: sent.error, runId: null, provider };
+    const provider = withProviderEvent(m.provider, 'sends', {
+      at: this.deps.clock.now().toISOString(),
+      attempt: m.attempts,
+      error: sent.error,
+      answer: sent.answer,
+    });
+    return sent.retry
+      ? { kind: 'retry', error: sent.error, runId: null, provider }
+      : { kind: 'failed', error: sent.error, runId: null, provider };
   }
 }

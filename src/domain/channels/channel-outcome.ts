@@ -27,7 +27,10 @@ export interface Refusal {
 /** The provider details with the refusal that ended (or held back) the attempt. */
 function withRefusal(provider: Json | null, refusal: Refusal): Json {
   const base = provider && typeof provider === 'object' && !Array.isArray(provider) ? provider : {};
-  return { ...base, refusal: { code: refusal.code, ...(refusal.reason !== undefined ? { reason: refusal.reason } : {}) } };
+  return {
+    ...base,
+    refusal: { code: refusal.code, ...(refusal.reason !== undefined ? { reason: refusal.reason } : {}) },
+  };
 }
 
 /**
@@ -47,23 +50,68 @@ export function messageSettlementOf(
   switch (o.kind) {
     case 'done': {
       const messageId = o.messageId !== undefined ? { messageId: o.messageId } : {};
-      return { outcome: 'done', settlement: { status: o.status, failures: m.failures, nextAttemptAt: null, lastError: null, runId: o.runId ?? m.runId, ...provider, ...messageId } };
+      return {
+        outcome: 'done',
+        settlement: {
+          status: o.status,
+          failures: m.failures,
+          nextAttemptAt: null,
+          lastError: null,
+          runId: o.runId ?? m.runId,
+          ...provider,
+          ...messageId,
+        },
+      };
     }
     case 'deferred': {
       const next = new Date(now.getTime() + Math.min(o.retryAfterSeconds * 1000, deferMaxMs));
       const refusal = o.refusal ? { provider: withRefusal(m.provider, o.refusal) } : {};
-      return { outcome: 'deferred', settlement: { status: 'deferred', failures: m.failures, nextAttemptAt: next, lastError: o.error, runId: m.runId, ...refusal } };
+      return {
+        outcome: 'deferred',
+        settlement: {
+          status: 'deferred',
+          failures: m.failures,
+          nextAttemptAt: next,
+          lastError: o.error,
+          runId: m.runId,
+          ...refusal,
+        },
+      };
     }
     case 'retry': {
       const failures = m.failures + 1;
       const delay = retryDelay(failures);
       const runId = o.runId ?? m.runId;
-      if (delay === null) return { outcome: 'failed', settlement: { status: 'failed', failures, nextAttemptAt: null, lastError: o.error, runId, ...provider } };
-      return { outcome: 'retry', settlement: { status: waiting, failures, nextAttemptAt: new Date(now.getTime() + delay), lastError: o.error, runId, ...provider } };
+      if (delay === null)
+        return {
+          outcome: 'failed',
+          settlement: { status: 'failed', failures, nextAttemptAt: null, lastError: o.error, runId, ...provider },
+        };
+      return {
+        outcome: 'retry',
+        settlement: {
+          status: waiting,
+          failures,
+          nextAttemptAt: new Date(now.getTime() + delay),
+          lastError: o.error,
+          runId,
+          ...provider,
+        },
+      };
     }
     case 'failed': {
       const details = o.refusal ? { provider: withRefusal(o.provider ?? m.provider, o.refusal) } : provider;
-      return { outcome: 'failed', settlement: { status: 'failed', failures: m.failures + 1, nextAttemptAt: null, lastError: o.error, runId: o.runId ?? m.runId, ...details } };
+      return {
+        outcome: 'failed',
+        settlement: {
+          status: 'failed',
+          failures: m.failures + 1,
+          nextAttemptAt: null,
+          lastError: o.error,
+          runId: o.runId ?? m.runId,
+          ...details,
+        },
+      };
     }
   }
 }

@@ -16,7 +16,8 @@ export const MAX_ALLOWED_SENDERS = 100;
 // A new schema per field: the tools' descriptions are attached per schema (TOOL_DESCRIPTIONS), and
 // the channel's own address is not described like a sender of the allowed list.
 const address = () => z.string().trim().min(1, 'must not be empty').max(320, 'must be at most 320 characters');
-const senders = () => z.array(address()).max(MAX_ALLOWED_SENDERS, `may list at most ${MAX_ALLOWED_SENDERS} senders`).nullable().optional();
+const senders = () =>
+  z.array(address()).max(MAX_ALLOWED_SENDERS, `may list at most ${MAX_ALLOWED_SENDERS} senders`).nullable().optional();
 
 export const channelInput = z.object({
   kind: z.enum(CHANNEL_KINDS),
@@ -41,11 +42,13 @@ export const channelPatch = z.object({
 export function channelAddress(kind: ChannelKind, value: string, field = 'input.address'): string {
   if (kind === 'SMS') {
     const number = value.replace(/[\s().-]/g, '');
-    if (!E164.test(number)) throw new Invalid(`${field}: must be a phone number in E.164 form, such as +14155550100`, field);
+    if (!E164.test(number))
+      throw new Invalid(`${field}: must be a phone number in E.164 form, such as +14155550100`, field);
     return number;
   }
   const lower = value.toLowerCase();
-  if (!EMAIL.test(lower)) throw new Invalid(`${field}: must be an email address, such as support@mail.example.com`, field);
+  if (!EMAIL.test(lower))
+    throw new Invalid(`${field}: must be an email address, such as support@mail.example.com`, field);
   return lower;
 }
 

@@ -25,12 +25,22 @@ export function keepsAttachmentBytes(reason: AnswerReason): boolean {
 
 /** The attachments stored with a message: the bytes of those its details mark `kept`, metadata for all. */
 export function storedAttachments(mail: InboundMail, kept: readonly { kept: boolean }[]): MessageAttachment[] {
-  return mail.attachments.map((a, i) => ({ filename: a.filename, contentType: a.contentType, size: a.size, content: kept[i]?.kept ? (a.content ?? null) : null }));
+  return mail.attachments.map((a, i) => ({
+    filename: a.filename,
+    contentType: a.contentType,
+    size: a.size,
+    content: kept[i]?.kept ? (a.content ?? null) : null,
+  }));
 }
 
 /** What a stored message costs its channel's byte quota: subject, text and the attachment bytes kept (HTML is in `provider`). */
-export function storedBytes(message: Pick<Message, 'subject' | 'body'>, html: string | null, attachments: readonly MessageAttachment[]): number {
-  let bytes = Buffer.byteLength(message.subject ?? '') + Buffer.byteLength(message.body) + Buffer.byteLength(html ?? '');
+export function storedBytes(
+  message: Pick<Message, 'subject' | 'body'>,
+  html: string | null,
+  attachments: readonly MessageAttachment[],
+): number {
+  let bytes =
+    Buffer.byteLength(message.subject ?? '') + Buffer.byteLength(message.body) + Buffer.byteLength(html ?? '');
   for (const a of attachments) bytes += a.content?.length ?? 0;
   return bytes;
 }
@@ -67,6 +77,7 @@ export async function storeCopy(
   const stored = await messages.accept(copy.message, attachments);
   if (stored.duplicate || !quota) return stored;
   const bytes = storedBytes(copy.message, copy.html, attachments);
-  if (bytes > quota.bytesPerDay || !(await messages.countIntake(copy.message.channelId!, utcDay(now), bytes, quota))) throw quotaExceeded(copy.message.to, quota, now);
+  if (bytes > quota.bytesPerDay || !(await messages.countIntake(copy.message.channelId!, utcDay(now), bytes, quota)))
+    throw quotaExceeded(copy.message.to, quota, now);
   return stored;
 }

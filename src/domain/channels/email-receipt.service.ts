@@ -42,7 +42,10 @@ export interface EmailReceiptOptions {
   quota?: IntakeQuota;
 }
 
-export const DEFAULT_EMAIL_RECEIPT: EmailReceiptOptions = { repliesPerSenderPerHour: 10, repliesPerChannelPerHour: 100 };
+export const DEFAULT_EMAIL_RECEIPT: EmailReceiptOptions = {
+  repliesPerSenderPerHour: 10,
+  repliesPerChannelPerHour: 100,
+};
 
 /** Why a message is stored without an answer, as `last_error` says it. */
 const NOT_ANSWERED: Record<Exclude<AnswerReason, 'ok'>, string> = {
@@ -93,18 +96,39 @@ export class EmailReceiptService {
       const route = await this.route(address);
       if (route && !routes.some((r) => r.channel.id === route.channel.id)) routes.push(route);
     }
-    if (routes.length === 0) throw new NotFound('Email channel', delivery.recipients.slice(0, 5).join(', '), ': add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on');
-    const drafts = await Promise.all(routes.map(async (r) => ({ ...r, message: await this.inboundMessage(r.agent, r.channel, mail, delivery) })));
+    if (routes.length === 0)
+      throw new NotFound(
+        'Email channel',
+        delivery.recipients.slice(0, 5).join(', '),
+        ': add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on',
+      );
+    const drafts = await Promise.all(
+      routes.map(async (r) => ({ ...r, message: await this.inboundMessage(r.agent, r.channel, mail, delivery) })),
+    );
     let receipts: EmailReceipt[];
     try {
       receipts = await this.store.transaction(async (repos) => {
         const out: EmailReceipt[] = [];
-        for (const d of drafts) out.push({ agent: d.agent, channel: d.channel, ...(await storeCopy(repos.messages, { message: d.message, html: mail.html, kept: emailDetails(d.message).attachments ?? [] }, mail, this.options.quota, d.message.createdAt)) });
+        for (const d of drafts)
+          out.push({
+            agent: d.agent,
+            channel: d.channel,
+            ...(await storeCopy(
+              repos.messages,
+              { message: d.message, html: mail.html, kept: emailDetails(d.message).attachments ?? [] },
+              mail,
+              this.options.quota,
+              d.message.createdAt,
+            )),
+          });
         return out;
       });
     } catch (err) {
       if (err instanceof LimitExceeded) throw err;
-      throw new Unavailable(`The message could not be stored; send it again later (${err instanceof Error ? err.message : 'storage failed'})`, 60);
+      throw new Unavailable(
+        `The message could not be stored; send it again later (${err instanceof Error ? err.message : 'storage failed'})`,
+        60,
+      );
     }
     for (const r of receipts) this.record(r, delivery);
     if (receipts.some((r) => !r.duplicate && r.message.nextAttemptAt !== null)) this.queue.onQueued();
@@ -120,7 +144,12 @@ export class EmailReceiptService {
     return channel && agent?.surfaces.EMAIL.enabled ? { agent, channel } : null;
   }
 
-  private async inboundMessage(agent: Agent, channel: Channel, mail: InboundMail, delivery: EmailDelivery): Promise<Message> {
+  private async inboundMessage(
+    agent: Agent,
+    channel: Channel,
+    mail: InboundMail,
+    delivery: EmailDelivery,
+  ): Promise<Message> {
     const now = this.clock.now();
     const from = (mail.from?.address ?? delivery.envelope?.mailFrom ?? '').trim().slice(0, 320);
     const verdict = delivery.sender ?? UNVERIFIED;
@@ -128,7 +157,11 @@ export class EmailReceiptService {
     const answerTo = 'to' in decision ? decision.to : null;
     const { reason } = decision;
     const answered = answerTo !== null;
-    const lastError = answered ? null : reason !== 'ok' ? withVerdict(NOT_ANSWERED[reason], reason, verdict) : 'The channel does not answer automatically';
+    const lastError = answered
+      ? null
+      : reason !== 'ok'
+        ? withVerdict(NOT_ANSWERED[reason], reason, verdict)
+        : 'The channel does not answer automatically';
     const details: EmailDetails = {
       references: mail.references,
       cc: mail.cc.map((a) => a.address),
@@ -137,7 +170,12 @@ export class EmailReceiptService {
       answer: reason,
       ...(answerTo !== null ? { answerTo } : {}),
       auth: { authenticated: verdict.authenticated, method: verdict.method, summary: verdict.summary },
-      attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, size: a.size, kept: a.content !== undefined && keepsAttachmentBytes(reason) })),
+      attachments: mail.attachments.map((a) => ({
+        filename: a.filename,
+        contentType: a.contentType,
+        size: a.size,
+        kept: a.content !== undefined && keepsAttachmentBytes(reason),
+      })),
       via: delivery.via,
       ...(delivery.envelope ? { envelope: delivery.envelope } : {}),
     };
@@ -174,18 +212,35 @@ export class EmailReceiptService {
    * answers, who is answered (an authenticated, allowed sender: {@link answerRecipient}) and the
    * hourly budgets of that recipient and of the channel. `to` only when the message is answered.
    */
-  private async answerDecision(agent: Agent, channel: Channel, mail: InboundMail, verdict: SenderVerdict, now: Date): Promise<{ reason: AnswerReason; to?: string }> {
-    const own = (await this.store.repos.channels.listByAgents([agent.id])).filter((c) => c.kind === 'EMAIL').map((c) => c.address);
+  private async answerDecision(
+    agent: Agent,
+    channel: Channel,
+    mail: InboundMail,
+    verdict: SenderVerdict,
+    now: Date,
+  ): Promise<{ reason: AnswerReason; to?: string }> {
+    const own = (await this.store.repos.channels.listByAgents([agent.id]))
+      .filter((c) => c.kind === 'EMAIL')
+      .map((c) => c.address);
     const loop = shouldAnswer(mail, own);
     if (!loop.answer) return { reason: loop.reason };
     if (!channel.autoReply) return { reason: 'ok' };
-    const allowed = { open: channel.allowedSenders.length === 0, allows: (a: string) => senderAllowed('EMAIL', channel.allowedSenders, a) };
+    const allowed = {
+      open: channel.allowedSenders.length === 0,
+      allows: (a: string) => senderAllowed('EMAIL', channel.allowedSenders, a),
+    };
     const recipient = answerRecipient(mail, verdict, allowed);
     if (!recipient.answer) return { reason: recipient.reason };
     const since = new Date(now.getTime() - 3_600_000);
     const count = this.store.repos.messages;
-    const [toRecipient, byChannel] = await Promise.all([count.countAnswerable(channel.id, recipient.to, since), count.countAnswerable(channel.id, null, since)]);
-    const budget = channelBudget(toRecipient, byChannel, { perRecipient: this.options.repliesPerSenderPerHour, perChannel: this.options.repliesPerChannelPerHour });
+    const [toRecipient, byChannel] = await Promise.all([
+      count.countAnswerable(channel.id, recipient.to, since),
+      count.countAnswerable(channel.id, null, since),
+    ]);
+    const budget = channelBudget(toRecipient, byChannel, {
+      perRecipient: this.options.repliesPerSenderPerHour,
+      perChannel: this.options.repliesPerChannelPerHour,
+    });
     return budget === 'ok' ? { reason: 'ok', to: recipient.to } : { reason: budget };
   }
 
@@ -198,8 +253,20 @@ export class EmailReceiptService {
       method: delivery.via === 'smtp' ? 'SMTP' : 'POST',
       path: r.channel.address,
       status: delivery.via === 'smtp' ? 250 : 200,
-      requestBody: { from: m.from, to: m.to, subject: m.subject, messageId: m.messageId, threadId: m.threadId, via: delivery.via },
-      response: { stored: m.id, status: m.status, duplicate: r.duplicate, ...(m.lastError ? { note: m.lastError } : {}) },
+      requestBody: {
+        from: m.from,
+        to: m.to,
+        subject: m.subject,
+        messageId: m.messageId,
+        threadId: m.threadId,
+        via: delivery.via,
+      },
+      response: {
+        stored: m.id,
+        status: m.status,
+        duplicate: r.duplicate,
+        ...(m.lastError ? { note: m.lastError } : {}),
+      },
       credits: 0,
       durationMs: null,
     });

@@ -73,7 +73,9 @@ export class MessageSender {
   /** Queues one message; returns `{queued, to, from}`. Throws Invalid or Forbidden, which the model sees. */
   async send(kind: ChannelKind, req: SendRequest): Promise<Json> {
     if (this.used >= MAX_MESSAGES_PER_RUN) {
-      throw new Forbidden(`This run already sent ${MAX_MESSAGES_PER_RUN} messages, the most one run may send; this one was not sent`);
+      throw new Forbidden(
+        `This run already sent ${MAX_MESSAGES_PER_RUN} messages, the most one run may send; this one was not sent`,
+      );
     }
     // The slot is taken before any wait, so calls the model makes in parallel cannot pass the cap together.
     this.used++;
@@ -91,20 +93,37 @@ export class MessageSender {
     const thread = this.threadTo(channel, to);
     // An empty list allows no one here (unlike receiving, where it means anyone): the tools must never be an open relay.
     if (!thread && !(channel.allowedSenders.length > 0 && senderAllowed(kind, channel.allowedSenders, to))) {
-      const why = channel.allowedSenders.length ? "it is not on the channel's allowed senders" : 'the channel lists no allowed senders, so it writes only to the sender of a message it answers';
+      const why = channel.allowedSenders.length
+        ? "it is not on the channel's allowed senders"
+        : 'the channel lists no allowed senders, so it writes only to the sender of a message it answers';
       throw new Forbidden(`to: ${to} may not be written to from ${channel.address}: ${why}. Nothing was sent`);
     }
     const g = this.agent.guardrails;
     const now = this.deps.clock.now();
-    const base = { channel, workspaceId: this.agent.workspaceId, to: [to], text: redactText(g, req.text), runId: this.runId, inReplyTo: thread?.messageId ?? null };
+    const base = {
+      channel,
+      workspaceId: this.agent.workspaceId,
+      to: [to],
+      text: redactText(g, req.text),
+      runId: this.runId,
+      inReplyTo: thread?.messageId ?? null,
+    };
     let message: Message;
     if (kind === 'SMS') {
       // A text conversation is the channel and the other party's number, as received ones are threaded.
-      message = outboundMessage({ ...base, threadId: thread?.threadId ?? `${channel.id}:${to}` }, now, this.deps.mailDomain);
+      message = outboundMessage(
+        { ...base, threadId: thread?.threadId ?? `${channel.id}:${to}` },
+        now,
+        this.deps.mailDomain,
+      );
     } else {
       const draft = { ...base, subject: redactText(g, req.subject ?? ''), threadId: thread?.threadId ?? null };
       const references = thread ? await this.references(thread) : [];
-      message = outboundMessage({ ...draft, references, headers: thread ? REPLY_HEADERS : INITIATIVE_HEADERS }, now, this.deps.mailDomain);
+      message = outboundMessage(
+        { ...draft, references, headers: thread ? REPLY_HEADERS : INITIATIVE_HEADERS },
+        now,
+        this.deps.mailDomain,
+      );
       // A new email starts its own thread: answers to it reference its Message-ID (threadIdOf).
       if (!thread) message = { ...message, threadId: message.messageId };
     }
@@ -115,14 +134,24 @@ export class MessageSender {
 
   /** The agent's channel of `kind` named by `from`; default: the one the answered message came to, else the oldest. */
   private async channelFor(kind: ChannelKind, from: string | undefined): Promise<Channel> {
-    const channels = (await this.deps.store.repos.channels.listByAgents([this.agent.id])).filter((c) => c.kind === kind);
+    const channels = (await this.deps.store.repos.channels.listByAgents([this.agent.id])).filter(
+      (c) => c.kind === kind,
+    );
     const label = kind === 'EMAIL' ? 'email address' : 'SMS number';
-    if (!channels.length) throw new Forbidden(`This agent has no ${label} to send from; a member adds one (addChannel) first. Nothing was sent`);
-    if (from === undefined || from.trim() === '') return channels.find((c) => c.id === this.answered?.channelId) ?? channels[0]!;
+    if (!channels.length)
+      throw new Forbidden(
+        `This agent has no ${label} to send from; a member adds one (addChannel) first. Nothing was sent`,
+      );
+    if (from === undefined || from.trim() === '')
+      return channels.find((c) => c.id === this.answered?.channelId) ?? channels[0]!;
     const address = channelAddress(kind, from.trim(), 'from');
     const channel = channels.find((c) => c.address === address);
     const labels = kind === 'EMAIL' ? 'email addresses' : 'SMS numbers';
-    if (!channel) throw new Invalid(`from: ${address} is not one of this agent's ${labels} (${channels.map((c) => c.address).join(', ')})`, 'from');
+    if (!channel)
+      throw new Invalid(
+        `from: ${address} is not one of this agent's ${labels} (${channels.map((c) => c.address).join(', ')})`,
+        'from',
+      );
     return channel;
   }
 
@@ -148,7 +177,13 @@ function answeredBy(input: RunInput): Answered | null {
   const channelId = input.params.channel;
   if (!b || typeof b !== 'object' || Array.isArray(b) || !channelId) return null;
   if (typeof b.from !== 'string' || typeof b.threadId !== 'string' || !b.from) return null;
-  return { kind: input.surface, channelId, sender: b.from, threadId: b.threadId, messageId: typeof b.messageId === 'string' ? b.messageId : null };
+  return {
+    kind: input.surface,
+    channelId,
+    sender: b.from,
+    threadId: b.threadId,
+    messageId: typeof b.messageId === 'string' ? b.messageId : null,
+  };
 }
 
 /** A sender as a recipient is compared: normalised like a channel address, or as given when it is not one. */

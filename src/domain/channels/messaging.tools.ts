@@ -27,7 +27,8 @@ const wellFormed = (max: number, what: string) =>
     .refine((s) => !s.includes('\u0000'), 'must not contain U+0000 (NUL)')
     .refine((s) => !LONE_SURROGATE.test(s), 'must be valid Unicode text (it holds half of a surrogate pair)');
 /** One line: an address or a subject (no line breaks, so no header can be injected through it). */
-const oneLine = (max: number) => wellFormed(max, '').refine((s) => !CONTROL.test(s), 'must be one line without control characters');
+const oneLine = (max: number) =>
+  wellFormed(max, '').refine((s) => !CONTROL.test(s), 'must be one line without control characters');
 const filled = <T extends z.ZodType<string>>(s: T) => s.refine((v) => v.trim() !== '', 'must not be empty');
 
 const smsArgs = z.object({
@@ -49,7 +50,11 @@ const RECIPIENTS =
  * `run` is the run they belong to: its id marks the messages, its input names the thread it
  * answers, and the per-run cap counts within it. Refusals are DomainErrors the model sees.
  */
-export function messagingTools(deps: MessagingDeps, agent: Agent, run: { runId: string; input: RunInput } | null): ToolDefinition[] {
+export function messagingTools(
+  deps: MessagingDeps,
+  agent: Agent,
+  run: { runId: string; input: RunInput } | null,
+): ToolDefinition[] {
   const sender = run ? new MessageSender(deps, agent, run.runId, run.input) : null;
   const send = async (kind: ChannelKind, args: SendRequest): Promise<Json> => {
     // Only a run sends: the tool list without a run (its names, for the OpenAI-compatible API) is never executed.
@@ -57,7 +62,10 @@ export function messagingTools(deps: MessagingDeps, agent: Agent, run: { runId: 
     return sender.send(kind, args);
   };
   const to = (what: string) => ({ type: 'string', description: `The recipient: ${what}` });
-  const from = (what: string) => ({ type: 'string', description: `Which of this agent's ${what} sends it; default: the one the answered message came to, else the first` });
+  const from = (what: string) => ({
+    type: 'string',
+    description: `Which of this agent's ${what} sends it; default: the one the answered message came to, else the first`,
+  });
   return [
     {
       name: 'send_email',

@@ -37,8 +37,10 @@ export function emailDetailsOf(m: Message): EmailDetails {
   const p = m.provider;
   const email = p && typeof p === 'object' && !Array.isArray(p) ? p.email : null;
   if (!email || typeof email !== 'object' || Array.isArray(email)) return { references: [] };
-  const strings = (v: Json | undefined) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-  const headers = email.headers && typeof email.headers === 'object' && !Array.isArray(email.headers) ? email.headers : {};
+  const strings = (v: Json | undefined) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  const headers =
+    email.headers && typeof email.headers === 'object' && !Array.isArray(email.headers) ? email.headers : {};
   return {
     references: strings(email.references),
     headers: Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => typeof e[1] === 'string')),
@@ -82,7 +84,9 @@ export function outboundMessage(d: OutboundDraft, now: Date, mailDomain: string)
     createdAt: now,
     channelId: d.channel.id,
     threadId: d.threadId,
-    messageId: email ? newMessageId(mailDomain || d.channel.address.slice(d.channel.address.lastIndexOf('@') + 1)) : null,
+    messageId: email
+      ? newMessageId(mailDomain || d.channel.address.slice(d.channel.address.lastIndexOf('@') + 1))
+      : null,
     inReplyTo: d.inReplyTo ?? null,
     status: 'queued',
     attempts: 0,
@@ -101,8 +105,22 @@ export function outboundMessage(d: OutboundDraft, now: Date, mailDomain: string)
  * From:, or a Reply-To: the channel allows) — never to a Reply-To nobody checked — with a `Re:`
  * subject unless the script gave one, In-Reply-To and References, `Auto-Submitted: auto-replied`.
  */
-export function answerTo(inbound: Message, channel: Channel, reply: { text: string; subject?: string | undefined }, runId: string | null, now: Date, mailDomain: string): Message {
-  const base = { channel, workspaceId: inbound.workspaceId, text: reply.text, threadId: inbound.threadId, inReplyTo: inbound.messageId, runId };
+export function answerTo(
+  inbound: Message,
+  channel: Channel,
+  reply: { text: string; subject?: string | undefined },
+  runId: string | null,
+  now: Date,
+  mailDomain: string,
+): Message {
+  const base = {
+    channel,
+    workspaceId: inbound.workspaceId,
+    text: reply.text,
+    threadId: inbound.threadId,
+    inReplyTo: inbound.messageId,
+    runId,
+  };
   if (channel.kind === 'SMS') return outboundMessage({ ...base, to: [inbound.from] }, now, mailDomain);
   const details = emailDetailsOf(inbound);
   // What composeReply reads of a received message: who to answer, the subject, the thread.
@@ -116,5 +134,9 @@ export function answerTo(inbound: Message, channel: Channel, reply: { text: stri
     references: details.references,
   };
   const composed = composeReply(asReceived, { from: channel.address, text: reply.text, subject: reply.subject });
-  return outboundMessage({ ...base, to: composed.to, subject: composed.subject, references: composed.references, headers: composed.headers }, now, mailDomain);
+  return outboundMessage(
+    { ...base, to: composed.to, subject: composed.subject, references: composed.references, headers: composed.headers },
+    now,
+    mailDomain,
+  );
 }

@@ -21,7 +21,13 @@ export interface SmsCallback {
 export type SmsReceipt = { agent: Agent | null; message?: Message; duplicate?: boolean; refused?: DomainError };
 
 /** A provider's delivery statuses, as the stored message's status; later ones never go back to earlier ones. */
-const CALLBACK_STATUS: Record<string, MessageStatus> = { sent: 'sent', delivered: 'delivered', read: 'delivered', undelivered: 'undelivered', failed: 'failed' };
+const CALLBACK_STATUS: Record<string, MessageStatus> = {
+  sent: 'sent',
+  delivered: 'delivered',
+  read: 'delivered',
+  undelivered: 'undelivered',
+  failed: 'failed',
+};
 const RANK: Partial<Record<MessageStatus, number>> = { queued: 0, sent: 1, delivered: 2, undelivered: 2, failed: 2 };
 
 /**
@@ -51,7 +57,12 @@ export class SmsReceiptService {
       agent = await this.enter(agentId, cb);
       const to = cb.params.To ?? '';
       const channel = await this.store.repos.channels.findByAddress('SMS', storable(to));
-      if (!channel || channel.agentId !== agent.id) throw new NotFound('SMS channel', storable(to), ': add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})');
+      if (!channel || channel.agentId !== agent.id)
+        throw new NotFound(
+          'SMS channel',
+          storable(to),
+          ': add it with the GraphQL mutation addChannel(agentId, input: {kind: SMS, address, handler})',
+        );
       const from = storable(cb.params.From ?? '').trim();
       if (!from || from.length > 320) throw new Invalid('From: must be the sender, at most 320 characters', 'From');
       const allowed = senderAllowed('SMS', channel.allowedSenders, from);
@@ -80,7 +91,11 @@ export class SmsReceiptService {
         failures: 0,
         nextAttemptAt: answered ? now : null,
         lockedUntil: null,
-        lastError: answered ? null : allowed ? 'The channel does not answer automatically' : 'The sender is not one of the channel\'s allowed senders',
+        lastError: answered
+          ? null
+          : allowed
+            ? 'The channel does not answer automatically'
+            : "The sender is not one of the channel's allowed senders",
         runId: null,
         provider: { received: storedParams(cb.params) },
       };
@@ -88,12 +103,21 @@ export class SmsReceiptService {
       try {
         stored = await this.store.repos.messages.accept(message);
       } catch (err) {
-        throw new Unavailable(`The message could not be stored; send it again later (${err instanceof Error ? err.message : 'storage failed'})`, 30);
+        throw new Unavailable(
+          `The message could not be stored; send it again later (${err instanceof Error ? err.message : 'storage failed'})`,
+          30,
+        );
       }
       if (!stored.duplicate && answered) this.queue.onQueued();
       return { agent, ...stored };
     } catch (err) {
-      return { agent, refused: err instanceof DomainError ? err : new Unavailable('The message could not be stored; send it again later', 30) };
+      return {
+        agent,
+        refused:
+          err instanceof DomainError
+            ? err
+            : new Unavailable('The message could not be stored; send it again later', 30),
+      };
     }
   }
 
@@ -113,11 +137,19 @@ export class SmsReceiptService {
       const next = CALLBACK_STATUS[reported];
       const keep = !next || (RANK[next] ?? 0) < (RANK[message.status ?? 'queued'] ?? 0);
       const status = keep ? (message.status ?? 'sent') : next;
-      const provider = withProviderEvent(message.provider, 'callbacks', { at: this.clock.now().toISOString(), status: reported, errorCode: cb.params.ErrorCode ? storable(cb.params.ErrorCode) : null });
+      const provider = withProviderEvent(message.provider, 'callbacks', {
+        at: this.clock.now().toISOString(),
+        status: reported,
+        errorCode: cb.params.ErrorCode ? storable(cb.params.ErrorCode) : null,
+      });
       await this.store.repos.messages.setStatus(message.id, status, provider);
       return { agent, message: { ...message, status, provider } };
     } catch (err) {
-      return { agent, refused: err instanceof DomainError ? err : new Unavailable('The status could not be stored; send it again later', 30) };
+      return {
+        agent,
+        refused:
+          err instanceof DomainError ? err : new Unavailable('The status could not be stored; send it again later', 30),
+      };
     }
   }
 
@@ -125,9 +157,12 @@ export class SmsReceiptService {
   private async enter(agentId: string, cb: SmsCallback): Promise<Agent> {
     const agent = agentId.includes('\u0000') ? null : await this.store.repos.agents.get(agentId);
     if (!agent) throw new NotFound('Agent', storable(agentId));
-    if (!this.sms.configured) throw new Unauthenticated('SMS signature check failed: the service has no TWILIO_AUTH_TOKEN to check it with');
-    if (!cb.signature) throw new Unauthenticated('SMS signature check failed: the X-Twilio-Signature header is missing');
-    if (!this.sms.verify(cb.url, cb.params, cb.signature)) throw new Unauthenticated('SMS signature check failed: the signature does not match the request');
+    if (!this.sms.configured)
+      throw new Unauthenticated('SMS signature check failed: the service has no TWILIO_AUTH_TOKEN to check it with');
+    if (!cb.signature)
+      throw new Unauthenticated('SMS signature check failed: the X-Twilio-Signature header is missing');
+    if (!this.sms.verify(cb.url, cb.params, cb.signature))
+      throw new Unauthenticated('SMS signature check failed: the signature does not match the request');
     if (!agent.surfaces.SMS.enabled) throw surfaceOff(agent.id, 'SMS');
     return agent;
   }

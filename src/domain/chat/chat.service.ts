@@ -24,12 +24,22 @@ export const HISTORY_CHARS = 32_000;
 export const MAX_VISITOR_ID_LENGTH = 200;
 
 const chatInput = z.object({
-  message: z.string().trim().min(1, 'must not be empty').max(MAX_CHAT_MESSAGE_CHARS, `must be at most ${MAX_CHAT_MESSAGE_CHARS} characters`),
+  message: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(MAX_CHAT_MESSAGE_CHARS, `must be at most ${MAX_CHAT_MESSAGE_CHARS} characters`),
   conversationId: z.string().min(1).max(200).optional(),
 });
 
 /** The chat handler: the agent itself (its instructions and default model), no entry prompt. */
-export const CHAT_ENTRY: RunEntry = { kind: 'chat', id: null, name: 'chat', handler: { kind: 'prompt', body: '' }, modelOverride: null };
+export const CHAT_ENTRY: RunEntry = {
+  kind: 'chat',
+  id: null,
+  name: 'chat',
+  handler: { kind: 'prompt', body: '' },
+  modelOverride: null,
+};
 
 /** A conversation id: `conv_` + 24 random bytes (192 bits), unguessable. */
 function newConversationId(): string {
@@ -77,7 +87,8 @@ export interface ChatRun {
 function visitorOf(sent: string): string | null {
   const v = sent.trim();
   if (!v) return null;
-  if (v.length > MAX_VISITOR_ID_LENGTH) throw new Invalid(`X-Visitor-Id: must be at most ${MAX_VISITOR_ID_LENGTH} characters`, 'X-Visitor-Id');
+  if (v.length > MAX_VISITOR_ID_LENGTH)
+    throw new Invalid(`X-Visitor-Id: must be at most ${MAX_VISITOR_ID_LENGTH} characters`, 'X-Visitor-Id');
   return v;
 }
 
@@ -138,17 +149,32 @@ export class ChatService {
    * another visitor's: all look the same), or a new one. A new conversation is stored only by
    * `start`, once its first run is admitted, so a refused request leaves nothing behind.
    */
-  private async thread(agent: Agent, conversationId: string | undefined, visitorId: string | null): Promise<ChatThread> {
+  private async thread(
+    agent: Agent,
+    conversationId: string | undefined,
+    visitorId: string | null,
+  ): Promise<ChatThread> {
     if (conversationId === undefined) return { conversation: null, id: newConversationId(), visitorId, history: [] };
     const c = await this.owned(agent, conversationId, visitorId);
-    return { conversation: c, id: c.id, visitorId: c.visitorId, history: historyOf(await this.store.repos.conversations.recentTurns(c.id, HISTORY_TURNS)) };
+    return {
+      conversation: c,
+      id: c.id,
+      visitorId: c.visitorId,
+      history: historyOf(await this.store.repos.conversations.recentTurns(c.id, HISTORY_TURNS)),
+    };
   }
 
   /** Stores a new thread's conversation (nothing for an existing one). */
   private async start(agent: Agent, thread: ChatThread): Promise<void> {
     if (thread.conversation) return;
     const now = this.clock.now();
-    thread.conversation = await this.store.repos.conversations.insert({ id: thread.id, agentId: agent.id, visitorId: thread.visitorId, createdAt: now, updatedAt: now });
+    thread.conversation = await this.store.repos.conversations.insert({
+      id: thread.id,
+      agentId: agent.id,
+      visitorId: thread.visitorId,
+      createdAt: now,
+      updatedAt: now,
+    });
   }
 
   /** The run input of a chat message (DESIGN §5: `body` = `{message}`). */
@@ -164,15 +190,33 @@ export class ChatService {
     await this.store.repos.conversations.addTurns(
       thread.id,
       [
-        { id: newId('turn'), conversationId: thread.id, role: 'user', content: message, runId: result.runId, createdAt: now },
-        { id: newId('turn'), conversationId: thread.id, role: 'assistant', content: output, runId: result.runId, createdAt: answerAt },
+        {
+          id: newId('turn'),
+          conversationId: thread.id,
+          role: 'user',
+          content: message,
+          runId: result.runId,
+          createdAt: now,
+        },
+        {
+          id: newId('turn'),
+          conversationId: thread.id,
+          role: 'assistant',
+          content: output,
+          runId: result.runId,
+          createdAt: answerAt,
+        },
       ],
       answerAt,
     );
   }
 
   /** The messages of a conversation, oldest first (the widget restores a conversation from them). */
-  async messages(caller: SurfaceCaller, conversationId: string, visitorId: string): Promise<{ role: string; content: string; createdAt: Date }[]> {
+  async messages(
+    caller: SurfaceCaller,
+    conversationId: string,
+    visitorId: string,
+  ): Promise<{ role: string; content: string; createdAt: Date }[]> {
     caller.facts.entry = CHAT_ENTRY.name;
     const c = await this.owned(caller.agent, conversationId, visitorOf(visitorId));
     const turns = await this.store.repos.conversations.recentTurns(c.id, 1000);
@@ -181,7 +225,8 @@ export class ChatService {
 
   private async owned(agent: Agent, conversationId: string, visitorId: string | null): Promise<Conversation> {
     const c = await this.store.repos.conversations.get(conversationId);
-    if (!c || c.agentId !== agent.id || (c.visitorId !== null && c.visitorId !== visitorId)) throw new NotFound('Conversation', conversationId);
+    if (!c || c.agentId !== agent.id || (c.visitorId !== null && c.visitorId !== visitorId))
+      throw new NotFound('Conversation', conversationId);
     return c;
   }
 }

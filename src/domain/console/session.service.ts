@@ -14,7 +14,9 @@ export const SESSION_IDLE_MS = 12 * 60 * 60_000;
 // last_seen_at is written at most this often per session, so most requests stay a read.
 const TOUCH_INTERVAL_MS = 60_000;
 
-const signInInput = z.strictObject({ token: z.string().trim().min(1, 'sign in with a member token or the admin token').max(512) });
+const signInInput = z.strictObject({
+  token: z.string().trim().min(1, 'sign in with a member token or the admin token').max(512),
+});
 
 /** A new session: the cookie value is returned once; only its hash is stored. */
 export interface SignedIn {
@@ -22,8 +24,10 @@ export interface SignedIn {
   principal: Principal;
 }
 
-const REFUSED = 'This token was not recognised (or it was revoked): sign in with the admin token (ADMIN_TOKEN, or the one printed on the first start) or a member token (mt_…)';
-const ENDED = 'Your console session has ended (signed out, expired after 12 hours without use, or its member token was revoked): sign in again';
+const REFUSED =
+  'This token was not recognised (or it was revoked): sign in with the admin token (ADMIN_TOKEN, or the one printed on the first start) or a member token (mt_…)';
+const ENDED =
+  'Your console session has ended (signed out, expired after 12 hours without use, or its member token was revoked): sign in again';
 
 /** Console sign-in: member tokens exchanged for server-side sessions that a browser holds as a cookie. */
 export class ConsoleSessionService {
@@ -43,10 +47,21 @@ export class ConsoleSessionService {
     if (!member) throw new Unauthenticated(REFUSED);
     const sessionValue = randomBytes(32).toString('base64url');
     const now = this.clock.now();
-    await r.consoleSessions.insert({ id: newId('cs'), memberId: member.id, tokenId: found.id, sessionHash: hashKey(sessionValue), createdAt: now, lastSeenAt: now, revokedAt: null });
+    await r.consoleSessions.insert({
+      id: newId('cs'),
+      memberId: member.id,
+      tokenId: found.id,
+      sessionHash: hashKey(sessionValue),
+      createdAt: now,
+      lastSeenAt: now,
+      revokedAt: null,
+    });
     // A sign-in is a use of the token (its lastUsedAt in the member token list).
     await r.memberTokens.touch(found.id, now);
-    return { sessionValue, principal: { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role } };
+    return {
+      sessionValue,
+      principal: { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role },
+    };
   }
 
   /**
@@ -61,7 +76,9 @@ export class ConsoleSessionService {
    * As {@link authenticate}, with the session's id (what a console "Try it" key is bound to) and
    * its member token's (what an MCP grant approved in it is bound to).
    */
-  async authenticateSession(sessionValue: string): Promise<{ principal: Principal; sessionId: string; tokenId: string }> {
+  async authenticateSession(
+    sessionValue: string,
+  ): Promise<{ principal: Principal; sessionId: string; tokenId: string }> {
     if (!sessionValue || sessionValue.length > 200) throw new Unauthenticated(ENDED);
     const r = this.store.repos;
     const hash = hashKey(sessionValue);
@@ -75,7 +92,11 @@ export class ConsoleSessionService {
     const member = await r.members.get(session.memberId);
     if (!member) throw new Unauthenticated(ENDED);
     if (idle > TOUCH_INTERVAL_MS) await r.consoleSessions.touch(session.id, now);
-    return { principal: { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role }, sessionId: session.id, tokenId: session.tokenId };
+    return {
+      principal: { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role },
+      sessionId: session.id,
+      tokenId: session.tokenId,
+    };
   }
 
   /** Deletes the rows of sessions that ended (idle or revoked) more than 12 hours ago. Housekeeping (system). */

@@ -20,31 +20,44 @@ const operators = z
     contains: z.string().max(MAX_CONTAINS_LENGTH).optional().describe(OPERATOR_DOCS.contains.description),
     exists: z.boolean().optional().describe(OPERATOR_DOCS.exists.description),
   })
-  .describe('Operators on one field, all of which must hold; checked against the field\'s type');
+  .describe("Operators on one field, all of which must hold; checked against the field's type");
 const fieldCondition = z
   .union([scalar, z.array(z.unknown()), operators, z.unknown()])
   .describe('A value (equality), a list (any of), or an object of operators');
-export const recordFilter = z
-  .record(z.string(), fieldCondition)
-  .describe(
-    `Field name (or \`id\`) → condition; every field's condition must hold. A value means equality, a list any of, an object operators ` +
-      `(${Object.entries(OPERATOR_DOCS).map(([op, d]) => `\`${op}\`: ${JSON.stringify(d.example)}`).join('; ')}). ` +
-      `An unknown field or operator, or an operand of the wrong type, is a 400 naming it. At most ${MAX_FILTER_FIELDS} fields and ${MAX_FILTER_VALUES} values in all (a list counts its entries).`,
-  );
+export const recordFilter = z.record(z.string(), fieldCondition).describe(
+  `Field name (or \`id\`) → condition; every field's condition must hold. A value means equality, a list any of, an object operators ` +
+    `(${Object.entries(OPERATOR_DOCS)
+      .map(([op, d]) => `\`${op}\`: ${JSON.stringify(d.example)}`)
+      .join('; ')}). ` +
+    `An unknown field or operator, or an operand of the wrong type, is a 400 naming it. At most ${MAX_FILTER_FIELDS} fields and ${MAX_FILTER_VALUES} values in all (a list counts its entries).`,
+);
 const sortKey = z.object({ field: z.string(), direction: z.enum(['asc', 'desc']).optional().describe('Default asc') });
 export const recordSort = z
   .union([sortKey, z.array(sortKey).min(1).max(MAX_SORT_KEYS)])
-  .describe(`Order of the records: one key or up to ${MAX_SORT_KEYS} (string, number, datetime or boolean fields); missing values come last in both directions, ties in insertion order. Default: insertion order.`);
-export const recordItem = z.record(z.string(), z.unknown()).describe('A record: field name → value, validated against the field schema');
+  .describe(
+    `Order of the records: one key or up to ${MAX_SORT_KEYS} (string, number, datetime or boolean fields); missing values come last in both directions, ties in insertion order. Default: insertion order.`,
+  );
+export const recordItem = z
+  .record(z.string(), z.unknown())
+  .describe('A record: field name → value, validated against the field schema');
 
 export const readQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).optional().describe('Records to return for a database (default 100, at most 1000)'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe('Records to return for a database (default 100, at most 1000)'),
   offset: z.coerce.number().int().min(0).optional().describe('Records to skip'),
 });
 
 export const writeDocumentBody = z
   .object({
-    content: z.string().max(5 * 1024 * 1024).optional(),
+    content: z
+      .string()
+      .max(5 * 1024 * 1024)
+      .optional(),
     name: z.string().trim().min(1).max(200).optional(),
     description: z.string().max(2000).optional(),
   })
@@ -56,7 +69,10 @@ export const queryBody = z
     sort: z.unknown().optional(),
     limit: z.number().int().min(1).max(1000).optional().describe('Records per page (default 100, at most 1000)'),
     offset: z.number().int().min(0).optional().describe('Records to skip (not with cursor)'),
-    cursor: z.string().optional().describe("The previous page's nextCursor: the page after it, stable while records are added"),
+    cursor: z
+      .string()
+      .optional()
+      .describe("The previous page's nextCursor: the page after it, stable while records are added"),
   })
   .strict();
 /** The query body as the OpenAPI file describes it (validation leaves sort to validateSort). */
@@ -81,14 +97,20 @@ export const deleteBody = z
 
 // Responses, for the OpenAPI description.
 const storedRecord = z.object({ id: z.string() }).catchall(z.unknown());
-export const fieldDef = z.object({ name: z.string(), type: z.enum(['string', 'number', 'boolean', 'datetime', 'json']), required: z.boolean() });
+export const fieldDef = z.object({
+  name: z.string(),
+  type: z.enum(['string', 'number', 'boolean', 'datetime', 'json']),
+  required: z.boolean(),
+});
 export const documentResponse = z.object({
   id: z.string(),
   name: z.string(),
   description: z.string(),
   kind: z.enum(['TEXT', 'DATABASE']),
   content: z.string(),
-  data: z.object({ fields: z.array(fieldDef), records: z.array(storedRecord), totalCount: z.number().int() }).optional(),
+  data: z
+    .object({ fields: z.array(fieldDef), records: z.array(storedRecord), totalCount: z.number().int() })
+    .optional(),
 });
 export const queryResponse = z.object({
   records: z.array(storedRecord),

@@ -17,8 +17,16 @@ export interface RecordRepo {
    * insertion order breaking ties (insertion order alone without a sort), how many match in all,
    * and — when more records follow this page — the position of its last record.
    */
-  query(documentId: string, filter: RecordFilter, page: RecordPage): Promise<{ records: StoredRecord[]; totalCount: number; last?: RecordPosition }>;
-  insertMany(documentId: string, rows: { id: string; data: Record<string, unknown> }[], now: Date): Promise<StoredRecord[]>;
+  query(
+    documentId: string,
+    filter: RecordFilter,
+    page: RecordPage,
+  ): Promise<{ records: StoredRecord[]; totalCount: number; last?: RecordPosition }>;
+  insertMany(
+    documentId: string,
+    rows: { id: string; data: Record<string, unknown> }[],
+    now: Date,
+  ): Promise<StoredRecord[]>;
   update(documentId: string, filter: RecordFilter, set: Record<string, unknown>, now: Date): Promise<number>;
   delete(documentId: string, filter: RecordFilter): Promise<number>;
 }

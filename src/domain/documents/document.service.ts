@@ -18,11 +18,19 @@ export class DocumentService {
   /** Creates a TEXT or DATABASE document owned by the agent. Members only. */
   async create(p: Principal, agentId: string, input: unknown): Promise<Document> {
     const v = parse(documentInput, input, 'input');
-    if (v.kind === 'TEXT' && v.fields.length) throw new Invalid('input.fields: only DATABASE documents have fields', 'input.fields');
+    if (v.kind === 'TEXT' && v.fields.length)
+      throw new Invalid('input.fields: only DATABASE documents have fields', 'input.fields');
     return this.store.transaction(async (r) => {
       const agent = await loadAgent(r, p, agentId, 'configure');
       const now = this.clock.now();
-      return r.documents.insert({ id: newId('doc'), workspaceId: agent.workspaceId, agentId, ...v, createdAt: now, updatedAt: now });
+      return r.documents.insert({
+        id: newId('doc'),
+        workspaceId: agent.workspaceId,
+        agentId,
+        ...v,
+        createdAt: now,
+        updatedAt: now,
+      });
     });
   }
 
@@ -31,7 +39,8 @@ export class DocumentService {
     const v = stripUndefined(parse(documentPatch, input, 'input'));
     return this.store.transaction(async (r) => {
       const doc = await this.load(r, p, id, 'configure');
-      if (doc.kind === 'TEXT' && v.fields?.length) throw new Invalid('input.fields: only DATABASE documents have fields', 'input.fields');
+      if (doc.kind === 'TEXT' && v.fields?.length)
+        throw new Invalid('input.fields: only DATABASE documents have fields', 'input.fields');
       return r.documents.update({ ...doc, ...v, updatedAt: this.clock.now() });
     });
   }
@@ -48,7 +57,12 @@ export class DocumentService {
    * Exposes one of the agent's documents on the Document API and/or the MCP server (or changes its
    * permissions). `read` and `write` default to true and false; `mcp` left out keeps its value.
    */
-  async expose(p: Principal, agentId: string, documentId: string, input: { read?: unknown; write?: unknown; mcp?: unknown }): Promise<DocumentExposure> {
+  async expose(
+    p: Principal,
+    agentId: string,
+    documentId: string,
+    input: { read?: unknown; write?: unknown; mcp?: unknown },
+  ): Promise<DocumentExposure> {
     const v = parse(exposureChange, stripUndefined(input));
     const exposeOnce = () =>
       this.store.transaction(async (r) => {
@@ -59,7 +73,13 @@ export class DocumentService {
         const permissions = { read: v.read, write: v.write, mcp: v.mcp ?? existing?.mcp ?? false };
         if (!permissions.read && !permissions.write && !permissions.mcp) throw new Invalid(EXPOSURE_EMPTY);
         if (existing) return r.exposures.update({ ...existing, ...permissions });
-        return r.exposures.insert({ id: newId('exp'), agentId, documentId, ...permissions, createdAt: this.clock.now() });
+        return r.exposures.insert({
+          id: newId('exp'),
+          agentId,
+          documentId,
+          ...permissions,
+          createdAt: this.clock.now(),
+        });
       });
     try {
       return await exposeOnce();

@@ -41,15 +41,30 @@ export interface SortKey {
 
 /** What each operator does, with one example; the OpenAPI description and the errors use it. */
 export const OPERATOR_DOCS: Record<Operator, { description: string; example: unknown }> = {
-  eq: { description: 'equal to (a JSON field: contains this value); same as giving the value directly', example: { status: { eq: 'open' } } },
-  ne: { description: 'not equal to; also matches records where the field is missing or null', example: { status: { ne: 'closed' } } },
+  eq: {
+    description: 'equal to (a JSON field: contains this value); same as giving the value directly',
+    example: { status: { eq: 'open' } },
+  },
+  ne: {
+    description: 'not equal to; also matches records where the field is missing or null',
+    example: { status: { ne: 'closed' } },
+  },
   gt: { description: 'greater than (number, date-time, or string in code-point order)', example: { score: { gt: 7 } } },
   gte: { description: 'greater than or equal to', example: { due: { gte: '2026-11-01' } } },
   lt: { description: 'less than', example: { score: { lt: 3 } } },
   lte: { description: 'less than or equal to', example: { due: { lte: '2026-11-30T23:59:59Z' } } },
-  in: { description: 'any of a list (same as giving the list directly)', example: { status: { in: ['open', 'waiting'] } } },
-  contains: { description: 'string field contains this text, ignoring case', example: { title: { contains: 'invoice' } } },
-  exists: { description: 'true: the field has a non-null value; false: it is missing or null', example: { due: { exists: true } } },
+  in: {
+    description: 'any of a list (same as giving the list directly)',
+    example: { status: { in: ['open', 'waiting'] } },
+  },
+  contains: {
+    description: 'string field contains this text, ignoring case',
+    example: { title: { contains: 'invoice' } },
+  },
+  exists: {
+    description: 'true: the field has a non-null value; false: it is missing or null',
+    example: { due: { exists: true } },
+  },
 };
 
 const ORDERED_TYPES: readonly FilterType[] = ['NUMBER', 'DATETIME', 'STRING'];
@@ -67,10 +82,12 @@ const OPERATORS_OF_TYPE: Record<FilterType, readonly Operator[]> = {
  * starts with `$` (the spelling of other databases). Any other object is a value the field must
  * contain, as before operators existed; `{"eq": {…}}` matches an object that has operator keys.
  */
-const namesOperator = (v: Record<string, unknown>) => Object.keys(v).some((k) => k.startsWith('$') || (OPERATORS as readonly string[]).includes(k));
+const namesOperator = (v: Record<string, unknown>) =>
+  Object.keys(v).some((k) => k.startsWith('$') || (OPERATORS as readonly string[]).includes(k));
 
 const emptyMap = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
-const isOperatorObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isOperatorObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Validates a filter: known fields (or `id`); per field a value (equality), a list (any of) or an
@@ -80,10 +97,14 @@ const isOperatorObject = (v: unknown): v is Record<string, unknown> => typeof v 
 export function validateFilter(fields: FieldDef[], filter: unknown): RecordFilter {
   const out = emptyMap<Condition[]>();
   if (filter === undefined || filter === null) return out;
-  if (typeof filter !== 'object' || Array.isArray(filter)) throw new Invalid('filter: must be an object mapping field names to values', 'filter');
+  if (typeof filter !== 'object' || Array.isArray(filter))
+    throw new Invalid('filter: must be an object mapping field names to values', 'filter');
   const entries = Object.entries(filter);
   if (entries.length > MAX_FILTER_FIELDS) {
-    throw new Invalid(`filter: at most ${MAX_FILTER_FIELDS} fields per filter (this one has ${entries.length})`, 'filter');
+    throw new Invalid(
+      `filter: at most ${MAX_FILTER_FIELDS} fields per filter (this one has ${entries.length})`,
+      'filter',
+    );
   }
   const byName = new Map(fields.map((f) => [f.name, f]));
   let values = 0;
@@ -91,11 +112,17 @@ export function validateFilter(fields: FieldDef[], filter: unknown): RecordFilte
     const f: FieldDef | undefined = k === 'id' ? { name: 'id', type: 'STRING', required: true } : byName.get(k);
     if (!f) throw new Invalid(`filter.${k}: unknown field '${k}'`, `filter.${k}`);
     const type: FilterType = k === 'id' ? 'ID' : f.type;
-    out[k] = isOperatorObject(v) && (type !== 'JSON' || namesOperator(v)) ? operatorConditions(f, type, v) : [equality(f, type, v, `filter.${k}`)];
+    out[k] =
+      isOperatorObject(v) && (type !== 'JSON' || namesOperator(v))
+        ? operatorConditions(f, type, v)
+        : [equality(f, type, v, `filter.${k}`)];
     values += out[k].reduce((n, c) => n + (c.op === 'in' ? c.values.length : 1), 0);
   }
   if (values > MAX_FILTER_VALUES) {
-    throw new Invalid(`filter: at most ${MAX_FILTER_VALUES} values in all, over every field (this one has ${values})`, 'filter');
+    throw new Invalid(
+      `filter: at most ${MAX_FILTER_VALUES} values in all, over every field (this one has ${values})`,
+      'filter',
+    );
   }
   return out;
 }
@@ -103,7 +130,8 @@ export function validateFilter(fields: FieldDef[], filter: unknown): RecordFilte
 /** A plain value or a list: equality with it, or with any of the list. */
 function equality(f: FieldDef, type: FilterType, v: unknown, where: string): Condition {
   if (!Array.isArray(v)) return { op: 'in', type, values: [operand(f, type, v, where)] };
-  if (v.length === 0 || v.length > MAX_FILTER_VALUES) throw new Invalid(`${where}: a list of values must have 1 to ${MAX_FILTER_VALUES} entries`, where);
+  if (v.length === 0 || v.length > MAX_FILTER_VALUES)
+    throw new Invalid(`${where}: a list of values must have 1 to ${MAX_FILTER_VALUES} entries`, where);
   return { op: 'in', type, values: v.map((x, i) => operand(f, type, x, `${where}.${i}`)) };
 }
 
@@ -114,7 +142,10 @@ function operatorConditions(f: FieldDef, type: FilterType, ops: Record<string, u
   for (const op of keys) if (!(OPERATORS as readonly string[]).includes(op)) throw unknownOperator(f, type, op, base);
   for (const op of keys) {
     if (!OPERATORS_OF_TYPE[type].includes(op as Operator)) {
-      throw new Invalid(`${base}.${op}: '${op}' does not apply to ${typeName(type)} field '${f.name}' (operators for it: ${OPERATORS_OF_TYPE[type].join(', ')})`, `${base}.${op}`);
+      throw new Invalid(
+        `${base}.${op}: '${op}' does not apply to ${typeName(type)} field '${f.name}' (operators for it: ${OPERATORS_OF_TYPE[type].join(', ')})`,
+        `${base}.${op}`,
+      );
     }
   }
   return keys.map((op) => condition(f, type, op as Operator, ops[op], `${base}.${op}`));
@@ -124,7 +155,10 @@ function unknownOperator(f: FieldDef, type: FilterType, op: string, base: string
   const bare = op.startsWith('$') ? op.slice(1) : op;
   const hint = bare !== op && (OPERATORS as readonly string[]).includes(bare) ? ` — write '${bare}' without '$'` : '';
   const json = type === 'JSON' ? `; to match a JSON field against an object with this key, write {"eq": {…}}` : '';
-  return new Invalid(`${base}.${op}: unknown operator '${op}'${hint} (valid operators: ${OPERATORS.join(', ')})${json}`, `${base}.${op}`);
+  return new Invalid(
+    `${base}.${op}: unknown operator '${op}'${hint} (valid operators: ${OPERATORS.join(', ')})${json}`,
+    `${base}.${op}`,
+  );
 }
 
 function condition(f: FieldDef, type: FilterType, op: Operator, v: unknown, where: string): Condition {
@@ -140,8 +174,13 @@ function condition(f: FieldDef, type: FilterType, op: Operator, v: unknown, wher
     case 'gte':
     case 'lt':
     case 'lte':
-      if (!ORDERED_TYPES.includes(type) || Array.isArray(v)) throw new Invalid(`${where}: '${op}' takes one ${typeName(type)} value`, where);
-      return { op, type: type as 'NUMBER' | 'DATETIME' | 'STRING', value: operand(f, type, v, where) as number | string };
+      if (!ORDERED_TYPES.includes(type) || Array.isArray(v))
+        throw new Invalid(`${where}: '${op}' takes one ${typeName(type)} value`, where);
+      return {
+        op,
+        type: type as 'NUMBER' | 'DATETIME' | 'STRING',
+        value: operand(f, type, v, where) as number | string,
+      };
     case 'contains':
       if (typeof v !== 'string' || v.length === 0 || v.length > MAX_CONTAINS_LENGTH) {
         throw new Invalid(`${where}: 'contains' takes a text of 1 to ${MAX_CONTAINS_LENGTH} characters`, where);
@@ -158,13 +197,20 @@ function condition(f: FieldDef, type: FilterType, op: Operator, v: unknown, wher
  * stored null is "no value", so null is refused with the operator that asks for it instead.
  */
 function operand(f: FieldDef, type: FilterType, v: unknown, where: string): unknown {
-  if (v === null || v === undefined) throw new Invalid(`${where}: null is not a value to compare with; use {"exists": false} for a missing or null '${f.name}'`, where);
+  if (v === null || v === undefined)
+    throw new Invalid(
+      `${where}: null is not a value to compare with; use {"exists": false} for a missing or null '${f.name}'`,
+      where,
+    );
   if (type === 'ID') {
     if (typeof v !== 'string') throw new Invalid(`${where}: a record id is a string`, where);
     return v;
   }
   if (isOperatorObject(v) && type !== 'JSON') {
-    throw new Invalid(`${where}: operators go directly under the field (valid operators: ${OPERATORS.join(', ')})`, where);
+    throw new Invalid(
+      `${where}: operators go directly under the field (valid operators: ${OPERATORS.join(', ')})`,
+      where,
+    );
   }
   return checkValue({ ...f, required: false }, v, where);
 }
@@ -178,18 +224,27 @@ const typeName = (t: FilterType) => (t === 'ID' ? 'the id' : `${t.toLowerCase()}
 export function validateSort(fields: FieldDef[], sort: unknown): SortKey[] {
   if (sort === undefined || sort === null) return [];
   const list = Array.isArray(sort) ? sort : [sort];
-  if (list.length === 0 || list.length > MAX_SORT_KEYS) throw new Invalid(`sort: give 1 to ${MAX_SORT_KEYS} sort keys`, 'sort');
+  if (list.length === 0 || list.length > MAX_SORT_KEYS)
+    throw new Invalid(`sort: give 1 to ${MAX_SORT_KEYS} sort keys`, 'sort');
   const byName = new Map(fields.map((f) => [f.name, f]));
   return list.map((key, i) => {
     const where = Array.isArray(sort) ? `sort.${i}` : 'sort';
-    if (!isOperatorObject(key)) throw new Invalid(`${where}: a sort key is {"field": name, "direction": "asc" | "desc"}`, where);
-    for (const k of Object.keys(key)) if (k !== 'field' && k !== 'direction') throw new Invalid(`${where}.${k}: unknown sort option '${k}' (options: field, direction)`, `${where}.${k}`);
+    if (!isOperatorObject(key))
+      throw new Invalid(`${where}: a sort key is {"field": name, "direction": "asc" | "desc"}`, where);
+    for (const k of Object.keys(key))
+      if (k !== 'field' && k !== 'direction')
+        throw new Invalid(`${where}.${k}: unknown sort option '${k}' (options: field, direction)`, `${where}.${k}`);
     const name = key.field;
     const f = typeof name === 'string' ? byName.get(name) : undefined;
     if (!f) throw new Invalid(`${where}.field: unknown field '${String(name)}'`, `${where}.field`);
-    if (f.type === 'JSON') throw new Invalid(`${where}.field: JSON field '${f.name}' cannot be sorted (sortable: string, number, datetime, boolean)`, `${where}.field`);
+    if (f.type === 'JSON')
+      throw new Invalid(
+        `${where}.field: JSON field '${f.name}' cannot be sorted (sortable: string, number, datetime, boolean)`,
+        `${where}.field`,
+      );
     const direction = key.direction ?? 'asc';
-    if (direction !== 'asc' && direction !== 'desc') throw new Invalid(`${where}.direction: must be "asc" or "desc"`, `${where}.direction`);
+    if (direction !== 'asc' && direction !== 'desc')
+      throw new Invalid(`${where}.direction: must be "asc" or "desc"`, `${where}.direction`);
     return { field: f.name, type: f.type as SortKey['type'], direction };
   });
 }
@@ -212,7 +267,8 @@ export function encodeCursor(pos: RecordPosition, filter: RecordFilter, sort: So
 
 export function decodeCursor(cursor: unknown, filter: RecordFilter, sort: SortKey[]): RecordPosition {
   const bad = (why: string) => new Invalid(`cursor: ${why}`, 'cursor');
-  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_CURSOR_CHARS) throw bad('must be the nextCursor of a previous page');
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_CURSOR_CHARS)
+    throw bad('must be the nextCursor of a previous page');
   let c: unknown;
   try {
     c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -221,12 +277,22 @@ export function decodeCursor(cursor: unknown, filter: RecordFilter, sort: SortKe
   }
   const o = c as { k?: unknown; s?: unknown; q?: unknown };
   if (!o || typeof o !== 'object' || typeof o.q !== 'string') throw bad('must be the nextCursor of a previous page');
-  if (o.q !== fingerprint(filter, sort)) throw bad('belongs to a query with another filter or sort; send the same filter and sort as the query that returned it');
+  if (o.q !== fingerprint(filter, sort))
+    throw bad(
+      'belongs to a query with another filter or sort; send the same filter and sort as the query that returned it',
+    );
   const keys = o.k;
-  if (!Array.isArray(keys) || keys.length !== sort.length || !keys.every((k) => k === null || typeof k === 'string') || typeof o.s !== 'string' || !/^\d{1,18}$/.test(o.s)) {
+  if (
+    !Array.isArray(keys) ||
+    keys.length !== sort.length ||
+    !keys.every((k) => k === null || typeof k === 'string') ||
+    typeof o.s !== 'string' ||
+    !/^\d{1,18}$/.test(o.s)
+  ) {
     throw bad('must be the nextCursor of a previous page');
   }
-  for (const [i, k] of keys.entries()) if (k !== null && !validKeyText(sort[i]!.type, k)) throw bad('must be the nextCursor of a previous page');
+  for (const [i, k] of keys.entries())
+    if (k !== null && !validKeyText(sort[i]!.type, k)) throw bad('must be the nextCursor of a previous page');
   return { keys: keys as (string | null)[], seq: o.s };
 }
 
@@ -245,7 +311,10 @@ function validKeyText(type: SortKey['type'], k: string): boolean {
 }
 
 function fingerprint(filter: RecordFilter, sort: SortKey[]): string {
-  return createHash('sha256').update(JSON.stringify([filter, sort])).digest('base64url').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([filter, sort]))
+    .digest('base64url')
+    .slice(0, 16);
 }
 
 /** Where a record stands in a sort order: its sort keys' values as text (null: no value) and its insertion number. */

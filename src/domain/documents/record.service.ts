@@ -11,7 +11,6 @@ import { parse } from '../validation.js';
 import { decodeCursor, encodeCursor, validateFilter, validateSort } from './record-filter.js';
 import { validatePatch, validateRecord } from './records.js';
 
-
 export type DocumentAccess = 'read' | 'write';
 
 /**
@@ -53,7 +52,14 @@ const paging = z.object({
   offset: z.number().int().min(0, 'must be 0 or more').max(10_000_000).default(0),
 });
 const contentPatch = z
-  .object({ content: z.string().max(5 * 1024 * 1024).optional(), name: z.string().trim().min(1).max(200).optional(), description: z.string().max(2000).optional() })
+  .object({
+    content: z
+      .string()
+      .max(5 * 1024 * 1024)
+      .optional(),
+    name: z.string().trim().min(1).max(200).optional(),
+    description: z.string().max(2000).optional(),
+  })
   .strict();
 const MAX_INSERT = 1000;
 
@@ -83,14 +89,24 @@ export class RecordService {
     return this.prepareRead(p, agentId, documentId, via, page).then((op) => op.run());
   }
 
-  async prepareRead(p: Principal, agentId: string, documentId: string, via: Via, page: { limit?: unknown; offset?: unknown } = {}) {
+  async prepareRead(
+    p: Principal,
+    agentId: string,
+    documentId: string,
+    via: Via,
+    page: { limit?: unknown; offset?: unknown } = {},
+  ) {
     const pg = parse(paging, stripNullish(page));
     const doc = await this.resolve(this.store.repos, { p, agentId, documentId, access: 'read', via });
     const base = { id: doc.id, name: doc.name, description: doc.description, kind: doc.kind, content: doc.content };
     return {
       run: async () => {
         if (doc.kind !== 'DATABASE') return base;
-        const { records, totalCount } = await this.store.repos.records.query(doc.id, {}, { limit: pg.limit, offset: pg.offset });
+        const { records, totalCount } = await this.store.repos.records.query(
+          doc.id,
+          {},
+          { limit: pg.limit, offset: pg.offset },
+        );
         return { ...base, data: { fields: doc.fields, records, totalCount } };
       },
     };
@@ -101,7 +117,13 @@ export class RecordService {
     return this.prepareWrite(p, agentId, documentId, via, input).then((op) => op.run());
   }
 
-  async prepareWrite(p: Principal, agentId: string, documentId: string, via: Via, input: unknown): Promise<Prepared<Document>> {
+  async prepareWrite(
+    p: Principal,
+    agentId: string,
+    documentId: string,
+    via: Via,
+    input: unknown,
+  ): Promise<Prepared<Document>> {
     const v = stripNullish(parse(contentPatch, input));
     const target: Target = { p, agentId, documentId, access: 'write', via };
     await this.resolve(this.store.repos, target);
@@ -131,22 +153,41 @@ export class RecordService {
     if (input.cursor !== undefined && input.cursor !== null && input.offset !== undefined && input.offset !== null) {
       throw new Invalid('cursor: give either a cursor or an offset, not both', 'cursor');
     }
-    const after = input.cursor === undefined || input.cursor === null ? undefined : decodeCursor(input.cursor, filter, sort);
+    const after =
+      input.cursor === undefined || input.cursor === null ? undefined : decodeCursor(input.cursor, filter, sort);
     return {
       run: async () => {
-        const { records, totalCount, last } = await this.store.repos.records.query(doc.id, filter, { limit: pg.limit, offset: pg.offset, sort, ...(after ? { after } : {}) });
+        const { records, totalCount, last } = await this.store.repos.records.query(doc.id, filter, {
+          limit: pg.limit,
+          offset: pg.offset,
+          sort,
+          ...(after ? { after } : {}),
+        });
         return { records, totalCount, nextCursor: last ? encodeCursor(last, filter, sort) : null };
       },
     };
   }
 
   /** Inserts records atomically: every item is validated first; any error inserts nothing. */
-  insert(p: Principal, agentId: string, documentId: string, via: Via, items: unknown): Promise<{ inserted: number; records: StoredRecord[] }> {
+  insert(
+    p: Principal,
+    agentId: string,
+    documentId: string,
+    via: Via,
+    items: unknown,
+  ): Promise<{ inserted: number; records: StoredRecord[] }> {
     return this.prepareInsert(p, agentId, documentId, via, items).then((op) => op.run());
   }
 
-  async prepareInsert(p: Principal, agentId: string, documentId: string, via: Via, items: unknown): Promise<Prepared<{ inserted: number; records: StoredRecord[] }>> {
-    if (!Array.isArray(items) || items.length === 0) throw new Invalid('items: give a non-empty array of records', 'items');
+  async prepareInsert(
+    p: Principal,
+    agentId: string,
+    documentId: string,
+    via: Via,
+    items: unknown,
+  ): Promise<Prepared<{ inserted: number; records: StoredRecord[] }>> {
+    if (!Array.isArray(items) || items.length === 0)
+      throw new Invalid('items: give a non-empty array of records', 'items');
     if (items.length > MAX_INSERT) throw new Invalid(`items: at most ${MAX_INSERT} records per call`, 'items');
     const validate = (fields: FieldDef[]) => items.map((item, i) => validateRecord(fields, item, `items.${i}`));
     const target: Target = { p, agentId, documentId, access: 'write', via };
@@ -155,19 +196,38 @@ export class RecordService {
       run: () =>
         this.store.transaction(async (r) => {
           const { doc, input } = await this.recheck(r, target, checked, validate);
-          const records = await r.records.insertMany(doc.id, input.map((data) => ({ id: newId('rec'), data })), this.clock.now());
+          const records = await r.records.insertMany(
+            doc.id,
+            input.map((data) => ({ id: newId('rec'), data })),
+            this.clock.now(),
+          );
           return { inserted: records.length, records };
         }),
     };
   }
 
   /** Sets fields on the records matching `filter`; an empty filter needs `all: true`. */
-  update(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; set?: unknown; all?: unknown }): Promise<{ updated: number }> {
+  update(
+    p: Principal,
+    agentId: string,
+    documentId: string,
+    via: Via,
+    input: { filter?: unknown; set?: unknown; all?: unknown },
+  ): Promise<{ updated: number }> {
     return this.prepareUpdate(p, agentId, documentId, via, input).then((op) => op.run());
   }
 
-  async prepareUpdate(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; set?: unknown; all?: unknown }): Promise<Prepared<{ updated: number }>> {
-    const validate = (fields: FieldDef[]) => ({ filter: guardedFilter(fields, input.filter, input.all), set: validatePatch(fields, input.set) });
+  async prepareUpdate(
+    p: Principal,
+    agentId: string,
+    documentId: string,
+    via: Via,
+    input: { filter?: unknown; set?: unknown; all?: unknown },
+  ): Promise<Prepared<{ updated: number }>> {
+    const validate = (fields: FieldDef[]) => ({
+      filter: guardedFilter(fields, input.filter, input.all),
+      set: validatePatch(fields, input.set),
+    });
     const target: Target = { p, agentId, documentId, access: 'write', via };
     const checked = await this.checked(target, validate);
     return {
@@ -180,11 +240,23 @@ export class RecordService {
   }
 
   /** Deletes the records matching `filter`; an empty filter needs `all: true`. */
-  delete(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; all?: unknown }): Promise<{ deleted: number }> {
+  delete(
+    p: Principal,
+    agentId: string,
+    documentId: string,
+    via: Via,
+    input: { filter?: unknown; all?: unknown },
+  ): Promise<{ deleted: number }> {
     return this.prepareDelete(p, agentId, documentId, via, input).then((op) => op.run());
   }
 
-  async prepareDelete(p: Principal, agentId: string, documentId: string, via: Via, input: { filter?: unknown; all?: unknown }): Promise<Prepared<{ deleted: number }>> {
+  async prepareDelete(
+    p: Principal,
+    agentId: string,
+    documentId: string,
+    via: Via,
+    input: { filter?: unknown; all?: unknown },
+  ): Promise<Prepared<{ deleted: number }>> {
     const validate = (fields: FieldDef[]) => guardedFilter(fields, input.filter, input.all);
     const target: Target = { p, agentId, documentId, access: 'write', via };
     const checked = await this.checked(target, validate);
@@ -207,14 +279,23 @@ export class RecordService {
    * Inside the write's transaction: the document as it is now — it may have been unexposed or
    * deleted since it was checked — with the input validated again only if its fields changed.
    */
-  private async recheck<V>(r: Repositories, target: Target, checked: { doc: Document; input: V }, validate: (fields: FieldDef[]) => V): Promise<{ doc: Document; input: V }> {
+  private async recheck<V>(
+    r: Repositories,
+    target: Target,
+    checked: { doc: Document; input: V },
+    validate: (fields: FieldDef[]) => V,
+  ): Promise<{ doc: Document; input: V }> {
     const doc = await this.database(r, target);
     return { doc, input: sameFields(doc.fields, checked.doc.fields) ? checked.input : validate(doc.fields) };
   }
 
   private async database(r: Repositories, t: Target): Promise<Document> {
     const doc = await this.resolve(r, t);
-    if (doc.kind !== 'DATABASE') throw new Invalid(`Document '${t.documentId}' is a TEXT document; records exist only in DATABASE documents`, 'documentId');
+    if (doc.kind !== 'DATABASE')
+      throw new Invalid(
+        `Document '${t.documentId}' is a TEXT document; records exist only in DATABASE documents`,
+        'documentId',
+      );
     return doc;
   }
 
@@ -234,8 +315,10 @@ export class RecordService {
       if (access !== 'read' || !exposure.mcp) throw notExposed(agentId, documentId);
       return doc;
     }
-    if (access === 'read' && !exposure.read) throw new Forbidden(`Document '${documentId}' is not readable through the Document API`);
-    if (access === 'write' && !exposure.write) throw new Forbidden(`Document '${documentId}' is not writable through the Document API`);
+    if (access === 'read' && !exposure.read)
+      throw new Forbidden(`Document '${documentId}' is not readable through the Document API`);
+    if (access === 'write' && !exposure.write)
+      throw new Forbidden(`Document '${documentId}' is not writable through the Document API`);
     return doc;
   }
 }
@@ -263,7 +346,10 @@ function guardedFilter(fields: FieldDef[], rawFilter: unknown, all: unknown) {
 }
 
 function sameFields(a: FieldDef[], b: FieldDef[]): boolean {
-  return a.length === b.length && a.every((f, i) => f.name === b[i]!.name && f.type === b[i]!.type && f.required === b[i]!.required);
+  return (
+    a.length === b.length &&
+    a.every((f, i) => f.name === b[i]!.name && f.type === b[i]!.type && f.required === b[i]!.required)
+  );
 }
 
 function stripNullish<T extends object>(o: T): Partial<T> {

@@ -42,10 +42,12 @@ export function checkValue(field: FieldDef, value: unknown, where: string): unkn
   switch (field.type) {
     case 'STRING':
       if (typeof value !== 'string') throw new Invalid(`${where}: '${field.name}' must be a string`, where);
-      if (value.length > 100_000) throw new Invalid(`${where}: '${field.name}' is longer than 100000 characters`, where);
+      if (value.length > 100_000)
+        throw new Invalid(`${where}: '${field.name}' is longer than 100000 characters`, where);
       return value;
     case 'NUMBER':
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw new Invalid(`${where}: '${field.name}' must be a number`, where);
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        throw new Invalid(`${where}: '${field.name}' must be a number`, where);
       return value;
     case 'BOOLEAN':
       if (typeof value !== 'boolean') throw new Invalid(`${where}: '${field.name}' must be true or false`, where);
@@ -62,24 +64,31 @@ export function checkValue(field: FieldDef, value: unknown, where: string): unkn
 
 /** Validates a whole record for insertion: known fields only, types, required fields present. */
 export function validateRecord(fields: FieldDef[], item: unknown, where: string): RecordData {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new Invalid(`${where}: each item must be an object`, where);
+  if (typeof item !== 'object' || item === null || Array.isArray(item))
+    throw new Invalid(`${where}: each item must be an object`, where);
   const byName = new Map(fields.map((f) => [f.name, f]));
   const out = emptyMap();
   for (const [k, v] of Object.entries(item)) {
     if (k === 'id') continue; // ids are assigned by the service
     const f = byName.get(k);
-    if (!f) throw new Invalid(`${where}.${k}: unknown field '${k}' (fields: ${fields.map((x) => x.name).join(', ') || 'none'})`, `${where}.${k}`);
+    if (!f)
+      throw new Invalid(
+        `${where}.${k}: unknown field '${k}' (fields: ${fields.map((x) => x.name).join(', ') || 'none'})`,
+        `${where}.${k}`,
+      );
     out[k] = checkValue(f, v, `${where}.${k}`);
   }
   for (const f of fields) {
-    if (f.required && (out[f.name] === undefined || out[f.name] === null)) throw new Invalid(`${where}.${f.name}: '${f.name}' is required`, `${where}.${f.name}`);
+    if (f.required && (out[f.name] === undefined || out[f.name] === null))
+      throw new Invalid(`${where}.${f.name}: '${f.name}' is required`, `${where}.${f.name}`);
   }
   return out;
 }
 
 /** Validates a partial record (the `set` of an update); a required field cannot be set to null. */
 export function validatePatch(fields: FieldDef[], set: unknown): RecordData {
-  if (typeof set !== 'object' || set === null || Array.isArray(set)) throw new Invalid('set: must be an object of field values', 'set');
+  if (typeof set !== 'object' || set === null || Array.isArray(set))
+    throw new Invalid('set: must be an object of field values', 'set');
   if (Object.keys(set).length === 0) throw new Invalid('set: give at least one field', 'set');
   const byName = new Map(fields.map((f) => [f.name, f]));
   const out = emptyMap();

@@ -60,7 +60,9 @@ export function answerBudget(sentToSenderInLastHour: number, limit: number): Ans
   const sent = Number.isFinite(sentToSenderInLastHour) ? Math.max(0, Math.floor(sentToSenderInLastHour)) : 0;
   const cap = Number.isNaN(limit) ? 0 : Math.max(0, Math.floor(limit));
   const remaining = Math.max(0, cap - sent);
-  return remaining > 0 ? { answer: true, reason: 'ok', remaining } : { answer: false, reason: 'rate-limited', remaining };
+  return remaining > 0
+    ? { answer: true, reason: 'ok', remaining }
+    : { answer: false, reason: 'rate-limited', remaining };
 }
 
 /** An address compared as mail systems compare in practice: trimmed, angle brackets off, case-folded. */
@@ -71,7 +73,10 @@ export function normalAddress(address: string): string {
 /** The first token of a header value, lower-cased (`auto-replied; foo=bar` → `auto-replied`); null when absent. */
 function headerToken(value: string | null): string | null {
   if (value === null) return null;
-  return value.trim().split(/[\s;(]/, 1)[0]!.toLowerCase();
+  return value
+    .trim()
+    .split(/[\s;(]/, 1)[0]!
+    .toLowerCase();
 }
 
 function present(value: string | null): boolean {

@@ -33,7 +33,9 @@ export function composeReply(
   inbound: Pick<InboundMail, 'from' | 'replyTo' | 'subject' | 'messageId' | 'references'>,
   reply: { from: string; text: string; subject?: string | undefined; domain?: string },
 ): OutboundEmail {
-  const to = (inbound.replyTo.length > 0 ? inbound.replyTo : inbound.from ? [inbound.from] : []).map((a) => a.address).filter((a) => a.trim() !== '');
+  const to = (inbound.replyTo.length > 0 ? inbound.replyTo : inbound.from ? [inbound.from] : [])
+    .map((a) => a.address)
+    .filter((a) => a.trim() !== '');
   if (to.length === 0) throw new Invalid('The message names no address to answer (no From, no Reply-To)');
   const references = boundedReferences([...inbound.references, ...(inbound.messageId ? [inbound.messageId] : [])]);
   return {

@@ -20,7 +20,8 @@ export interface SenderVerdict {
 export const UNVERIFIED: SenderVerdict = { authenticated: false, method: 'none', summary: 'not checked' };
 
 /** Who an answer goes to, or why there is none. */
-export type RecipientDecision = { answer: true; to: string } | { answer: false; reason: 'unauthenticated' | 'not-allowed-sender' };
+export type RecipientDecision =
+  { answer: true; to: string } | { answer: false; reason: 'unauthenticated' | 'not-allowed-sender' };
 
 /**
  * Who the answer to `mail` goes to (issue 49, items 3 and 6): only a sender whose `From:` is
@@ -29,7 +30,11 @@ export type RecipientDecision = { answer: true; to: string } | { answer: false; 
  * when it names one address that the channel's rule also allows — on an open channel, where the
  * rule allows anyone, it is never used: the answer would go to an address nobody vouched for.
  */
-export function answerRecipient(mail: Pick<InboundMail, 'from' | 'replyTo'>, verdict: SenderVerdict, allowed: { open: boolean; allows(address: string): boolean }): RecipientDecision {
+export function answerRecipient(
+  mail: Pick<InboundMail, 'from' | 'replyTo'>,
+  verdict: SenderVerdict,
+  allowed: { open: boolean; allows(address: string): boolean },
+): RecipientDecision {
   const from = normalAddress(mail.from?.address ?? '');
   if (from === '' || !verdict.authenticated) return { answer: false, reason: 'unauthenticated' };
   if (!allowed.allows(from)) return { answer: false, reason: 'not-allowed-sender' };
@@ -42,7 +47,11 @@ export function answerRecipient(mail: Pick<InboundMail, 'from' | 'replyTo'>, ver
  * than `perRecipient` answers went to this recipient and fewer than `perChannel` answers left the
  * channel in the last hour (the caller counts them), each as {@link answerBudget} reads a limit.
  */
-export function channelBudget(sentToRecipient: number, sentByChannel: number, limits: { perRecipient: number; perChannel: number }): 'ok' | 'rate-limited' | 'channel-rate-limited' {
+export function channelBudget(
+  sentToRecipient: number,
+  sentByChannel: number,
+  limits: { perRecipient: number; perChannel: number },
+): 'ok' | 'rate-limited' | 'channel-rate-limited' {
   if (!answerBudget(sentToRecipient, limits.perRecipient).answer) return 'rate-limited';
   return answerBudget(sentByChannel, limits.perChannel).answer ? 'ok' : 'channel-rate-limited';
 }

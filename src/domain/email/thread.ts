@@ -40,6 +40,10 @@ export function boundedReferences(ids: readonly string[]): string[] {
 }
 
 /** The thread a message belongs to: the first of References, else In-Reply-To, else its own id. */
-export function threadIdOf(references: readonly string[], inReplyTo: string | null, messageId: string | null): string | null {
+export function threadIdOf(
+  references: readonly string[],
+  inReplyTo: string | null,
+  messageId: string | null,
+): string | null {
   return references[0] ?? inReplyTo ?? messageId;
 }

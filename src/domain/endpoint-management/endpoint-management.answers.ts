@@ -21,7 +21,11 @@ function entryFields(e: Entry): { [k: string]: Json } {
 function handlerFields(e: Entry): { [k: string]: Json } {
   const h: Handler = e.handler;
   return {
-    handler: { kind: h.kind.toUpperCase(), prompt: h.kind === 'prompt' ? h.body : null, script: h.kind === 'script' ? h.body : null },
+    handler: {
+      kind: h.kind.toUpperCase(),
+      prompt: h.kind === 'prompt' ? h.body : null,
+      script: h.kind === 'script' ? h.body : null,
+    },
     modelOverride: e.modelOverride,
   };
 }
@@ -41,17 +45,37 @@ export function httpEndpointAnswer(e: HttpEndpoint, described = false): Json {
 
 /** An MCP tool, with the arguments schema MCP clients are shown (the default when none was set). */
 export function mcpToolAnswer(t: McpTool): Json {
-  return { ...entryFields(t), name: t.name, description: t.description, inputSchema: json(t.inputSchema ?? DEFAULT_TOOL_SCHEMA), outputSchema: json(t.outputSchema), ...handlerFields(t) };
+  return {
+    ...entryFields(t),
+    name: t.name,
+    description: t.description,
+    inputSchema: json(t.inputSchema ?? DEFAULT_TOOL_SCHEMA),
+    outputSchema: json(t.outputSchema),
+    ...handlerFields(t),
+  };
 }
 
 export function webhookAnswer(w: Webhook): Json {
   const signature = w.signature ? { scheme: w.signature.scheme, secretName: w.signature.secretName } : null;
-  return { ...entryFields(w), integration: w.integration, signature, maxBodyBytes: w.maxBodyBytes, ...handlerFields(w) };
+  return {
+    ...entryFields(w),
+    integration: w.integration,
+    signature,
+    maxBodyBytes: w.maxBodyBytes,
+    ...handlerFields(w),
+  };
 }
 
 /** An email address or SMS number of the agent (docs/decisions.md §30), as `Agent.channels` shows it. */
 export function channelAnswer(c: Channel): Json {
-  return { ...entryFields(c), kind: c.kind, address: c.address, allowedSenders: c.allowedSenders, autoReply: c.autoReply, ...handlerFields(c) };
+  return {
+    ...entryFields(c),
+    kind: c.kind,
+    address: c.address,
+    allowedSenders: c.allowedSenders,
+    autoReply: c.autoReply,
+    ...handlerFields(c),
+  };
 }
 
 export function exposureAnswer(x: DocumentExposure): Json {
@@ -62,7 +86,11 @@ export function exposureAnswer(x: DocumentExposure): Json {
 export function agentSettingsAnswer(agent: Agent): { [k: string]: Json } {
   return {
     id: agent.id,
-    surfaces: SURFACES.map((s) => ({ surface: s, enabled: agent.surfaces[s].enabled, activityLogging: agent.surfaces[s].activityLogging })),
+    surfaces: SURFACES.map((s) => ({
+      surface: s,
+      enabled: agent.surfaces[s].enabled,
+      activityLogging: agent.surfaces[s].activityLogging,
+    })),
     cors: { allowPlatformApps: agent.cors.allowPlatformApps, customOrigins: agent.cors.customOrigins },
   };
 }

@@ -18,7 +18,15 @@ import {
 import type { Json } from '../json.js';
 import type { Principal } from '../principal.js';
 import { parse } from '../validation.js';
-import { agentSettingsAnswer, channelAnswer, exposureAnswer, httpEndpointAnswer, mcpToolAnswer, surfacesAnswer, webhookAnswer } from './endpoint-management.answers.js';
+import {
+  agentSettingsAnswer,
+  channelAnswer,
+  exposureAnswer,
+  httpEndpointAnswer,
+  mcpToolAnswer,
+  surfacesAnswer,
+  webhookAnswer,
+} from './endpoint-management.answers.js';
 
 // The operations of the Endpoint Management capability, once: the agent's tools are generated from
 // this table and the GraphQL mutations of the same names run its entries. Whether a principal may
@@ -85,11 +93,17 @@ for (const [schema, description] of [
   [httpEndpointInput.shape.inputSchema, 'JSON Schema of the request body; a body that does not match is refused (400)'],
   [httpEndpointInput.shape.outputSchema, "JSON Schema of the answer's output, shown in the agent's OpenAPI document"],
   [mcpToolInput.shape.inputSchema, 'JSON Schema of the arguments; default {input: string}'],
-  [mcpToolInput.shape.outputSchema, 'JSON Schema of the result; when set, results carry structuredContent checked against it'],
+  [
+    mcpToolInput.shape.outputSchema,
+    'JSON Schema of the result; when set, results carry structuredContent checked against it',
+  ],
   [signatureInput.shape.scheme, 'Default HMAC_SHA256'],
   [webhookInput.shape.maxBodyBytes, MAX_BODY_BYTES_DESCRIPTION],
   [webhookPatch.shape.maxBodyBytes, `${MAX_BODY_BYTES_DESCRIPTION} Pass null to go back to the default.`],
-  [channelInput.shape.address, 'An email address, or a phone number in E.164 form (+14155550100); unique per kind across the service'],
+  [
+    channelInput.shape.address,
+    'An email address, or a phone number in E.164 form (+14155550100); unique per kind across the service',
+  ],
   [channelInput.shape.allowedSenders, 'Default: anyone'],
   [channelInput.shape.autoReply, 'Default true'],
   [channelPatch.shape.allowedSenders, 'Null or empty: anyone'],
@@ -106,7 +120,8 @@ export const ENDPOINT_OPERATIONS = {
   listSurfaces: operation({
     tool: 'list_surfaces',
     mutation: null,
-    description: "List this agent's surfaces (enabled, activity logging), CORS, HTTP endpoints, MCP tools, webhooks, channels (email addresses, SMS numbers) and exposed documents.",
+    description:
+      "List this agent's surfaces (enabled, activity logging), CORS, HTTP endpoints, MCP tools, webhooks, channels (email addresses, SMS numbers) and exposed documents.",
     args: { agentId },
     run: async (s, p, a) => {
       const agent = await s.agents.get(p, a.agentId);
@@ -150,9 +165,21 @@ export const ENDPOINT_OPERATIONS = {
   exposeDocument: operation({
     tool: 'expose_document',
     mutation: 'exposeDocument',
-    description: "Expose one of this agent's documents on the Document API with read and/or write permission, and/or (mcp) as a resource of its MCP server.",
-    args: { agentId, documentId: z.string(), read: z.boolean().nullish(), write: z.boolean().nullish(), mcp: z.boolean().nullish() },
-    run: (s, p, a) => s.documents.expose(p, a.agentId, a.documentId, { read: a.read ?? undefined, write: a.write ?? undefined, mcp: a.mcp ?? undefined }),
+    description:
+      "Expose one of this agent's documents on the Document API with read and/or write permission, and/or (mcp) as a resource of its MCP server.",
+    args: {
+      agentId,
+      documentId: z.string(),
+      read: z.boolean().nullish(),
+      write: z.boolean().nullish(),
+      mcp: z.boolean().nullish(),
+    },
+    run: (s, p, a) =>
+      s.documents.expose(p, a.agentId, a.documentId, {
+        read: a.read ?? undefined,
+        write: a.write ?? undefined,
+        mcp: a.mcp ?? undefined,
+      }),
     answer: exposureAnswer,
   }),
   unexposeDocument: operation({
@@ -214,7 +241,8 @@ export const ENDPOINT_OPERATIONS = {
   addChannel: operation({
     tool: 'add_channel',
     mutation: 'addChannel',
-    description: 'Add an email address or SMS number to this agent: messages to it run the handler (its EMAIL or SMS surface must be on).',
+    description:
+      'Add an email address or SMS number to this agent: messages to it run the handler (its EMAIL or SMS surface must be on).',
     args: { agentId, input: channelInput },
     run: (s, p, a) => s.entries.addChannel(p, a.agentId, a.input),
     answer: channelAnswer,
@@ -239,8 +267,18 @@ export const ENDPOINT_OPERATIONS = {
     tool: 'set_surface',
     mutation: 'setSurface',
     description: "Turn one of this agent's surfaces on or off, or its activity logging.",
-    args: { agentId, surface: surfaceInput.shape.surface, enabled: z.boolean().nullish(), activityLogging: z.boolean().nullish() },
-    run: (s, p, a) => s.agents.setSurface(p, a.agentId, { surface: a.surface, enabled: a.enabled ?? undefined, activityLogging: a.activityLogging ?? undefined }),
+    args: {
+      agentId,
+      surface: surfaceInput.shape.surface,
+      enabled: z.boolean().nullish(),
+      activityLogging: z.boolean().nullish(),
+    },
+    run: (s, p, a) =>
+      s.agents.setSurface(p, a.agentId, {
+        surface: a.surface,
+        enabled: a.enabled ?? undefined,
+        activityLogging: a.activityLogging ?? undefined,
+      }),
     answer: agentSettingsAnswer,
   }),
   setCors: operation({
@@ -248,7 +286,8 @@ export const ENDPOINT_OPERATIONS = {
     mutation: 'setCors',
     description: "Set this agent's HTTP API CORS settings.",
     args: { agentId, allowPlatformApps: z.boolean(), customOrigins: corsInput.shape.customOrigins.nullish() },
-    run: (s, p, a) => s.agents.setCors(p, a.agentId, { allowPlatformApps: a.allowPlatformApps, customOrigins: a.customOrigins ?? [] }),
+    run: (s, p, a) =>
+      s.agents.setCors(p, a.agentId, { allowPlatformApps: a.allowPlatformApps, customOrigins: a.customOrigins ?? [] }),
     answer: agentSettingsAnswer,
   }),
 };

@@ -2,11 +2,21 @@ import { z } from 'zod';
 import type { Agent } from '../agents/agent.entities.js';
 import type { Principal } from '../principal.js';
 import type { ToolDefinition } from '../runtime/language-model.ports.js';
-import { ENDPOINT_OPERATIONS, TOOL_DESCRIPTIONS, type EndpointOperation, type EndpointOperationName, type EndpointServices } from './endpoint-management.operations.js';
+import {
+  ENDPOINT_OPERATIONS,
+  TOOL_DESCRIPTIONS,
+  type EndpointOperation,
+  type EndpointOperationName,
+  type EndpointServices,
+} from './endpoint-management.operations.js';
 
 type Operations = typeof ENDPOINT_OPERATIONS;
-type ArgsOf<K extends EndpointOperationName> = Operations[K] extends EndpointOperation<infer S> ? { [A in keyof S]: A extends 'input' ? unknown : z.input<S[A]> } : never;
-type ResultOf<K extends EndpointOperationName> = Operations[K] extends EndpointOperation<z.ZodRawShape, infer R> ? R : never;
+type ArgsOf<K extends EndpointOperationName> =
+  Operations[K] extends EndpointOperation<infer S>
+    ? { [A in keyof S]: A extends 'input' ? unknown : z.input<S[A]> }
+    : never;
+type ResultOf<K extends EndpointOperationName> =
+  Operations[K] extends EndpointOperation<z.ZodRawShape, infer R> ? R : never;
 
 /** JSON Schema keywords zod writes that only restate the type for the model (records' key type, any value). */
 const NOISE = new Set(['$schema', 'propertyNames']);
@@ -19,7 +29,9 @@ function forModel(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(forModel);
   if (!schema || typeof schema !== 'object') return schema;
   const s = schema as Record<string, unknown>;
-  const alternatives = Array.isArray(s.anyOf) ? (s.anyOf as Record<string, unknown>[]).filter((a) => a.type !== 'null') : undefined;
+  const alternatives = Array.isArray(s.anyOf)
+    ? (s.anyOf as Record<string, unknown>[]).filter((a) => a.type !== 'null')
+    : undefined;
   if (alternatives?.length === 1) {
     const { anyOf: _anyOf, ...rest } = s;
     return forModel({ ...alternatives[0], ...rest });
@@ -30,8 +42,12 @@ function forModel(schema: unknown): unknown {
     return forModel({ ...s, type: types.length === 1 ? types[0] : types });
   }
   for (const [k, v] of Object.entries(s)) {
-    if (NOISE.has(k) || (k === 'additionalProperties' && v && typeof v === 'object' && !Object.keys(v).length)) continue;
-    out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, ps]) => [p, forModel(ps)])) : forModel(v);
+    if (NOISE.has(k) || (k === 'additionalProperties' && v && typeof v === 'object' && !Object.keys(v).length))
+      continue;
+    out[k] =
+      k === 'properties'
+        ? Object.fromEntries(Object.entries(v as object).map(([p, ps]) => [p, forModel(ps)]))
+        : forModel(v);
   }
   return out;
 }
@@ -39,7 +55,9 @@ function forModel(schema: unknown): unknown {
 /** The JSON Schema of a tool's arguments: the operation's, without `agentId` (the running agent). */
 export function toolArgumentsSchema(op: EndpointOperation): Record<string, unknown> {
   const own = 'agentId' in op.args.shape ? op.args.omit({ agentId: true } as never) : op.args;
-  const schema = forModel(z.toJSONSchema(own, { io: 'input', unrepresentable: 'any', metadata: TOOL_DESCRIPTIONS })) as Record<string, unknown>;
+  const schema = forModel(
+    z.toJSONSchema(own, { io: 'input', unrepresentable: 'any', metadata: TOOL_DESCRIPTIONS }),
+  ) as Record<string, unknown>;
   return { ...schema, properties: schema.properties ?? {} };
 }
 
@@ -72,7 +90,9 @@ export class EndpointManagementService {
         inputSchema: this.schemaOf(op),
         execute: async (args) => {
           // Only the operation's own arguments: an `agentId` the model names is ignored.
-          const given: Record<string, unknown> = Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
+          const given: Record<string, unknown> = Object.fromEntries(
+            names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]),
+          );
           if (bound) given.agentId = agent.id;
           return op.answer(await op.call(this.services, self, given));
         },

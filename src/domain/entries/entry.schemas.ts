@@ -17,9 +17,12 @@ export const handlerInput = z
   .superRefine((h, ctx) => {
     const given = [h.prompt, h.script].filter((v) => v != null);
     if (given.length !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of prompt or script' });
-    else if (!given[0]!.trim()) ctx.addIssue({ code: 'custom', message: 'must not be empty', path: [h.prompt != null ? 'prompt' : 'script'] });
+    else if (!given[0]!.trim())
+      ctx.addIssue({ code: 'custom', message: 'must not be empty', path: [h.prompt != null ? 'prompt' : 'script'] });
   })
-  .transform((h): Handler => (h.prompt != null ? { kind: 'prompt', body: h.prompt } : { kind: 'script', body: h.script! }));
+  .transform((h): Handler =>
+    h.prompt != null ? { kind: 'prompt', body: h.prompt } : { kind: 'script', body: h.script! },
+  );
 
 const SEGMENT = /^[A-Za-z0-9._~-]+$/;
 const PARAM = /^\{([A-Za-z_][A-Za-z0-9_]{0,63})\}$/;
@@ -40,7 +43,8 @@ export const endpointPath = z
     for (const s of segments) {
       const param = PARAM.exec(s);
       if (param) {
-        if (names.has(param[1]!)) return void ctx.addIssue({ code: 'custom', message: `parameter {${param[1]}} appears twice` });
+        if (names.has(param[1]!))
+          return void ctx.addIssue({ code: 'custom', message: `parameter {${param[1]}} appears twice` });
         names.add(param[1]!);
       } else if (!SEGMENT.test(s) || s === '.' || s === '..') {
         return void ctx.addIssue({
@@ -106,7 +110,12 @@ const toolName = z.string().regex(TOOL_NAME, 'must match ^[A-Za-z0-9._-]{1,64}$'
 export const objectSchema = z
   .record(z.string(), z.unknown())
   .refine((s) => s.type === 'object', 'must be a JSON Schema with "type": "object"')
-  .refine((s) => s.properties === undefined || (typeof s.properties === 'object' && s.properties !== null && !Array.isArray(s.properties)), 'properties must be an object')
+  .refine(
+    (s) =>
+      s.properties === undefined ||
+      (typeof s.properties === 'object' && s.properties !== null && !Array.isArray(s.properties)),
+    'properties must be an object',
+  )
   .refine((s) => JSON.stringify(s).length <= 65_536, 'must be at most 64 KiB')
   .superRefine((s, ctx) => {
     const refusal = schemaRefusal(s);
@@ -149,7 +158,11 @@ export const signatureInput = z.object({
 
 const bodyBytesMessage = `must be a whole number of bytes from 1 to ${MAX_WEBHOOK_BODY_BYTES} (1 MiB)`;
 /** The largest body the integration accepts; null: 64 KiB without a signature check, 1 MiB with one. */
-const maxBodyBytes = z.number().int(bodyBytesMessage).min(1, bodyBytesMessage).max(MAX_WEBHOOK_BODY_BYTES, bodyBytesMessage);
+const maxBodyBytes = z
+  .number()
+  .int(bodyBytesMessage)
+  .min(1, bodyBytesMessage)
+  .max(MAX_WEBHOOK_BODY_BYTES, bodyBytesMessage);
 /** What `maxBodyBytes` means, as the agent's tools and the GraphQL inputs describe it. */
 export const MAX_BODY_BYTES_DESCRIPTION =
   `The largest body the integration accepts, in bytes (1 to ${MAX_WEBHOOK_BODY_BYTES}); larger ones are refused with 413. ` +
@@ -173,6 +186,9 @@ export const webhookPatch = z.object({
 /** A model override only makes sense for a prompt handler (scripts never call the model). */
 export function checkModelOverride(handler: Handler, modelOverride: string | null): void {
   if (handler.kind === 'script' && modelOverride) {
-    throw new Invalid('modelOverride: a script handler never calls a model; remove the override or use a prompt', 'modelOverride');
+    throw new Invalid(
+      'modelOverride: a script handler never calls a model; remove the override or use a prompt',
+      'modelOverride',
+    );
   }
 }

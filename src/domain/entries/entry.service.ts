@@ -31,7 +31,12 @@ export interface EntriesByKind {
 }
 export type EntryKind = keyof EntriesByKind;
 type Entry = EntriesByKind[EntryKind];
-const LABEL: Record<EntryKind, string> = { httpEndpoints: 'HTTP endpoint', mcpTools: 'MCP tool', webhooks: 'Webhook', channels: 'Channel' };
+const LABEL: Record<EntryKind, string> = {
+  httpEndpoints: 'HTTP endpoint',
+  mcpTools: 'MCP tool',
+  webhooks: 'Webhook',
+  channels: 'Channel',
+};
 
 /**
  * Entries of the HTTP API, MCP, webhook, email and SMS surfaces. Members, or the agent itself when its
@@ -168,8 +173,21 @@ export class EntryService {
     await this.scripts.check(v.handler, p.workspaceId);
     return this.add(p, agentId, 'channels', async (r, now) => {
       await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
-      const channel = { id: newId('ch'), agentId, kind: v.kind, address, handler: v.handler, modelOverride: v.modelOverride ?? null };
-      return r.channels.insert({ ...channel, allowedSenders, autoReply: v.autoReply ?? true, createdAt: now, updatedAt: now });
+      const channel = {
+        id: newId('ch'),
+        agentId,
+        kind: v.kind,
+        address,
+        handler: v.handler,
+        modelOverride: v.modelOverride ?? null,
+      };
+      return r.channels.insert({
+        ...channel,
+        allowedSenders,
+        autoReply: v.autoReply ?? true,
+        createdAt: now,
+        updatedAt: now,
+      });
     });
   }
 
@@ -193,26 +211,46 @@ export class EntryService {
   }
 
   /** The entries of one kind of those agents the principal may read (others are left out), in one read. */
-  async listForAgents<K extends EntryKind>(p: Principal, kind: K, agentIds: readonly string[]): Promise<EntriesByKind[K][]> {
+  async listForAgents<K extends EntryKind>(
+    p: Principal,
+    kind: K,
+    agentIds: readonly string[],
+  ): Promise<EntriesByKind[K][]> {
     const readable = await readableAgentIds(this.store.repos, p, agentIds);
     if (!readable.size) return [];
     const repo = this.store.repos[kind] as unknown as AgentChildRepo<EntriesByKind[K]>;
     return repo.listByAgents([...readable]);
   }
 
-  private add<T extends Entry>(p: Principal, agentId: string, _kind: EntryKind, insert: (r: Repositories, now: Date) => Promise<T>): Promise<T> {
+  private add<T extends Entry>(
+    p: Principal,
+    agentId: string,
+    _kind: EntryKind,
+    insert: (r: Repositories, now: Date) => Promise<T>,
+  ): Promise<T> {
     return this.store.transaction(async (r) => {
       await loadAgent(r, p, agentId, 'manageSurfaces');
       return insert(r, this.clock.now());
     });
   }
 
-  private update<T extends Entry>(p: Principal, id: string, kind: EntryKind, change: (r: Repositories, current: T) => Promise<T>): Promise<T> {
+  private update<T extends Entry>(
+    p: Principal,
+    id: string,
+    kind: EntryKind,
+    change: (r: Repositories, current: T) => Promise<T>,
+  ): Promise<T> {
     return this.store.transaction(async (r) => {
       const repo = r[kind] as unknown as AgentChildRepo<T>;
       const current = await this.load(r, repo, p, id, kind);
       const next = await change(r, current);
-      return repo.update({ ...next, id: current.id, agentId: current.agentId, createdAt: current.createdAt, updatedAt: this.clock.now() });
+      return repo.update({
+        ...next,
+        id: current.id,
+        agentId: current.agentId,
+        createdAt: current.createdAt,
+        updatedAt: this.clock.now(),
+      });
     });
   }
 
@@ -224,7 +262,13 @@ export class EntryService {
     });
   }
 
-  private async load<T extends Entry>(r: Repositories, repo: AgentChildRepo<T>, p: Principal, id: string, kind: EntryKind): Promise<T> {
+  private async load<T extends Entry>(
+    r: Repositories,
+    repo: AgentChildRepo<T>,
+    p: Principal,
+    id: string,
+    kind: EntryKind,
+  ): Promise<T> {
     const entry = await repo.get(id);
     if (!entry) throw new NotFound(LABEL[kind], id);
     try {
@@ -244,12 +288,23 @@ export class EntryService {
     if (clash) throw new Conflict(`This agent already has an HTTP endpoint at '${clash.path}'`, 'path');
   }
 
-  private async checkSigningSecret(r: Repositories, workspaceId: string, signature: Webhook['signature']): Promise<void> {
+  private async checkSigningSecret(
+    r: Repositories,
+    workspaceId: string,
+    signature: Webhook['signature'],
+  ): Promise<void> {
     if (!signature) return;
     const secret = await r.secrets.findByName(workspaceId, signature.secretName);
-    if (!secret) throw new Invalid(`signature.secretName: no secret named '${signature.secretName}'; create it with createSecret first`, 'signature.secretName');
+    if (!secret)
+      throw new Invalid(
+        `signature.secretName: no secret named '${signature.secretName}'; create it with createSecret first`,
+        'signature.secretName',
+      );
     if (secret.kind !== 'WEBHOOK_SIGNING_SECRET') {
-      throw new Invalid(`signature.secretName: secret '${signature.secretName}' is not of kind WEBHOOK_SIGNING_SECRET`, 'signature.secretName');
+      throw new Invalid(
+        `signature.secretName: secret '${signature.secretName}' is not of kind WEBHOOK_SIGNING_SECRET`,
+        'signature.secretName',
+      );
     }
   }
 }

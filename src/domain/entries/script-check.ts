@@ -35,12 +35,29 @@ export class ScriptCheck {
   async check(handler: Handler | undefined, owner: string): Promise<void> {
     if (handler?.kind !== 'script') return;
     try {
-      await this.sandbox.run({ source: handler.body, input: null, request: null, host: NO_HOST, limits: this.limits, owner: `save:${owner}`, compileOnly: true });
+      await this.sandbox.run({
+        source: handler.body,
+        input: null,
+        request: null,
+        host: NO_HOST,
+        limits: this.limits,
+        owner: `save:${owner}`,
+        compileOnly: true,
+      });
     } catch (err) {
       if (!(err instanceof ScriptFailure)) throw err;
-      if (err.kind === 'busy' || err.kind === 'aborted') throw new Unavailable(`The script could not be checked now: ${err.message}`, BUSY_RETRY_AFTER_SECONDS);
-      if (err.kind === 'error') throw new Invalid(`handler.script: ${err.message}`, 'handler.script', err.position ? { ...err.position } : undefined);
-      throw new Invalid(`handler.script: the script cannot be compiled within the sandbox's limits (${err.message}); make it smaller`, 'handler.script');
+      if (err.kind === 'busy' || err.kind === 'aborted')
+        throw new Unavailable(`The script could not be checked now: ${err.message}`, BUSY_RETRY_AFTER_SECONDS);
+      if (err.kind === 'error')
+        throw new Invalid(
+          `handler.script: ${err.message}`,
+          'handler.script',
+          err.position ? { ...err.position } : undefined,
+        );
+      throw new Invalid(
+        `handler.script: the script cannot be compiled within the sandbox's limits (${err.message}); make it smaller`,
+        'handler.script',
+      );
     }
   }
 }

@@ -12,11 +12,16 @@ export const MIN_KEY_LIFETIME_SECONDS = 60;
  */
 export function keyExpiry(expiresAt: unknown, now: Date): Date | null {
   if (expiresAt === null || expiresAt === undefined) return null;
-  const at = expiresAt instanceof Date ? expiresAt : typeof expiresAt === 'string' ? new Date(expiresAt) : new Date(NaN);
-  if (Number.isNaN(at.getTime())) throw new Invalid('expiresAt: must be a date and time (ISO 8601, e.g. 2027-03-01T12:00:00Z)', 'expiresAt');
+  const at =
+    expiresAt instanceof Date ? expiresAt : typeof expiresAt === 'string' ? new Date(expiresAt) : new Date(NaN);
+  if (Number.isNaN(at.getTime()))
+    throw new Invalid('expiresAt: must be a date and time (ISO 8601, e.g. 2027-03-01T12:00:00Z)', 'expiresAt');
   const ahead = at.getTime() - now.getTime();
   if (ahead < MIN_KEY_LIFETIME_SECONDS * 1000) {
-    throw new Invalid(`expiresAt: must be at least ${MIN_KEY_LIFETIME_SECONDS} seconds in the future (it is ${at.toISOString()}, now is ${now.toISOString()})`, 'expiresAt');
+    throw new Invalid(
+      `expiresAt: must be at least ${MIN_KEY_LIFETIME_SECONDS} seconds in the future (it is ${at.toISOString()}, now is ${now.toISOString()})`,
+      'expiresAt',
+    );
   }
   if (ahead > MAX_LIFETIME_MS) {
     throw new Invalid(

@@ -13,7 +13,9 @@ export function noKeySent(): Unauthenticated {
 
 /** No key on the Workspace API. */
 export function noWorkspaceKeySent(): Unauthenticated {
-  return new Unauthenticated('No API key sent: send a workspace key (wk_) with the WORKSPACE_READ scope as Authorization: Bearer <key>');
+  return new Unauthenticated(
+    'No API key sent: send a workspace key (wk_) with the WORKSPACE_READ scope as Authorization: Bearer <key>',
+  );
 }
 
 /** Which credential a place takes, for the refusals that point the caller to the right one. */
@@ -30,7 +32,9 @@ const CREATE_WORKSPACE_KEY = 'createWorkspaceApiKey(name: "…", scopes: [WORKSP
 /** An `Authorization` header that holds a bare value: the caller left out `Bearer `. */
 export function bearerSchemeMissing(place: CredentialPlace): Unauthenticated {
   const alternative = place === 'agentSurface' ? ' (or send the key alone in the X-Agent-Access-Key header)' : '';
-  return new Unauthenticated(`The Authorization header has no "Bearer " before its value: send Authorization: Bearer ${TAKES[place]}${alternative}`);
+  return new Unauthenticated(
+    `The Authorization header has no "Bearer " before its value: send Authorization: Bearer ${TAKES[place]}${alternative}`,
+  );
 }
 
 /** A member token (mt_, by its shape) presented where an API key is expected. */
@@ -46,10 +50,14 @@ export function memberTokenNotAKey(place: Exclude<CredentialPlace, 'graphql'>): 
 export function memberTokenRefused(presented: string | undefined): Unauthenticated {
   const send = 'send Authorization: Bearer <member token>';
   if (presented?.startsWith('ak_')) {
-    return new Unauthenticated(`This is an agent key (ak_): it is for its agent's surfaces (/agents/{agentId}/api/…, /documents/…, /mcp, /chat). /graphql takes a member token (mt_…): ${send}`);
+    return new Unauthenticated(
+      `This is an agent key (ak_): it is for its agent's surfaces (/agents/{agentId}/api/…, /documents/…, /mcp, /chat). /graphql takes a member token (mt_…): ${send}`,
+    );
   }
   if (presented?.startsWith('wk_')) {
-    return new Unauthenticated(`This is a workspace key (wk_): it is for the Workspace API (/workspaceapi/…) and the surfaces of agents that allow workspace keys. /graphql takes a member token (mt_…): ${send}`);
+    return new Unauthenticated(
+      `This is a workspace key (wk_): it is for the Workspace API (/workspaceapi/…) and the surfaces of agents that allow workspace keys. /graphql takes a member token (mt_…): ${send}`,
+    );
   }
   return new Unauthenticated(
     `Missing or invalid token: ${send}. Lost the admin token (it is printed once, on the first start)? ` +
@@ -59,17 +67,23 @@ export function memberTokenRefused(presented: string | undefined): Unauthenticat
 
 /** A valid workspace key without the scope the Workspace API needs (403). */
 export function workspaceReadMissing(): Forbidden {
-  return new Forbidden(`This workspace key lacks the WORKSPACE_READ scope: an admin creates a key that has it with the GraphQL mutation ${CREATE_WORKSPACE_KEY}`);
+  return new Forbidden(
+    `This workspace key lacks the WORKSPACE_READ scope: an admin creates a key that has it with the GraphQL mutation ${CREATE_WORKSPACE_KEY}`,
+  );
 }
 
 /** A value that is not a key of this service (wrong shape, unknown hash, or its agent deleted). */
 export function keyNotRecognised(): Unauthenticated {
-  return new Unauthenticated('API key not recognised: check that it was copied whole (agent keys start with ak_, workspace keys with wk_)');
+  return new Unauthenticated(
+    'API key not recognised: check that it was copied whole (agent keys start with ak_, workspace keys with wk_)',
+  );
 }
 
 /** A key that was revoked. */
 export function keyRevoked(): Unauthenticated {
-  return new Unauthenticated('This API key was revoked: create a new one (GraphQL createAgentApiKey or createWorkspaceApiKey)');
+  return new Unauthenticated(
+    'This API key was revoked: create a new one (GraphQL createAgentApiKey or createWorkspaceApiKey)',
+  );
 }
 
 /** A key past its expiry: refused by every instance from that instant on. */
@@ -98,10 +112,14 @@ export function workspaceKeysOff(agentId: string): Unauthenticated {
 
 /** An agent key presented on the Workspace API. */
 export function workspaceKeyRequired(): Unauthenticated {
-  return new Unauthenticated('The Workspace API takes a workspace key (wk_) with the WORKSPACE_READ scope; an agent key (ak_) works only on its agent\'s surfaces');
+  return new Unauthenticated(
+    "The Workspace API takes a workspace key (wk_) with the WORKSPACE_READ scope; an agent key (ak_) works only on its agent's surfaces",
+  );
 }
 
 /** An agent key presented on the workspace-wide OpenAI-compatible URL (`/v1`). */
 export function workspaceKeyForAllAgents(): Unauthenticated {
-  return new Unauthenticated("This URL serves every agent of a workspace and takes a workspace key (wk_); an agent key (ak_) works at its agent's own URL, /agents/{agentId}/v1");
+  return new Unauthenticated(
+    "This URL serves every agent of a workspace and takes a workspace key (wk_); an agent key (ak_) works at its agent's own URL, /agents/{agentId}/v1",
+  );
 }

@@ -58,7 +58,15 @@ export class KeyService {
     const keyName = parse(nonEmpty(100), name, 'name');
     const expiry = keyExpiry(expiresAt, this.clock.now());
     const agent = await loadAgent(this.store.repos, p, agentId, 'configure');
-    return this.issue({ workspaceId: agent.workspaceId, agentId: agent.id, kind: 'AGENT', name: keyName, scopes: [], createdBy: member.memberId, expiresAt: expiry });
+    return this.issue({
+      workspaceId: agent.workspaceId,
+      agentId: agent.id,
+      kind: 'AGENT',
+      name: keyName,
+      scopes: [],
+      createdBy: member.memberId,
+      expiresAt: expiry,
+    });
   }
 
   /**
@@ -227,7 +235,9 @@ export class KeyService {
     }
   }
 
-  private async issue(k: Pick<ApiKey, 'workspaceId' | 'agentId' | 'kind' | 'name' | 'scopes' | 'createdBy' | 'expiresAt'>): Promise<CreatedKey> {
+  private async issue(
+    k: Pick<ApiKey, 'workspaceId' | 'agentId' | 'kind' | 'name' | 'scopes' | 'createdBy' | 'expiresAt'>,
+  ): Promise<CreatedKey> {
     const material = generateKey(k.kind === 'AGENT' ? 'ak' : 'wk');
     const apiKey = await this.store.repos.apiKeys.insert({
       ...k,

@@ -23,5 +23,7 @@ export const canonicalJson = (v: unknown) => JSON.stringify(canonical(v));
 
 /** Manifest documents as one YAML stream, `---` between documents. */
 export function writeYaml(docs: Record<string, unknown>[]): string {
-  return docs.map((d) => stringify(canonical(d), { lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false })).join('---\n');
+  return docs
+    .map((d) => stringify(canonical(d), { lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false }))
+    .join('---\n');
 }

@@ -41,13 +41,16 @@ const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
  */
 export function diffAgent(current: AgentState | null, desired: AgentState, prune: boolean): ManifestChange[] {
   const agent = desired.settings.name;
-  if (!current) return [{ agent, action: 'CREATE', path: 'agent', before: null, after: manifestOut(desired), applied: true }];
+  if (!current)
+    return [{ agent, action: 'CREATE', path: 'agent', before: null, after: manifestOut(desired), applied: true }];
   const out: ManifestChange[] = [];
-  const change = (action: ChangeAction, path: string, before: unknown, after: unknown, applied = true) => out.push({ agent, action, path, before, after, applied });
+  const change = (action: ChangeAction, path: string, before: unknown, after: unknown, applied = true) =>
+    out.push({ agent, action, path, before, after, applied });
 
   const cur = settingsOut(current.settings);
   const want = settingsOut(desired.settings);
-  if (!same(cur.metadata.description, want.metadata.description)) change('UPDATE', 'metadata.description', cur.metadata.description, want.metadata.description);
+  if (!same(cur.metadata.description, want.metadata.description))
+    change('UPDATE', 'metadata.description', cur.metadata.description, want.metadata.description);
   for (const [k, v] of Object.entries(want.spec)) {
     const before = (cur.spec as Record<string, unknown>)[k];
     if (BY_FIELD.has(k)) {
@@ -58,11 +61,51 @@ export function diffAgent(current: AgentState | null, desired: AgentState, prune
     } else if (!same(before, v)) change('UPDATE', `spec.${k}`, before, v);
   }
 
-  diffList(change, prune, 'spec.httpApi.endpoints', 'path', current.endpoints, desired.endpoints, KEYS.endpoints, (e) => e.path, endpointOut);
+  diffList(
+    change,
+    prune,
+    'spec.httpApi.endpoints',
+    'path',
+    current.endpoints,
+    desired.endpoints,
+    KEYS.endpoints,
+    (e) => e.path,
+    endpointOut,
+  );
   diffList(change, prune, 'spec.mcp.tools', 'name', current.tools, desired.tools, KEYS.tools, (e) => e.name, toolOut);
-  diffList(change, prune, 'spec.webhooks.integrations', 'integration', current.webhooks, desired.webhooks, KEYS.webhooks, (e) => e.integration, webhookOut);
-  diffList(change, prune, 'spec.channels', 'address', current.channels, desired.channels, KEYS.channels, (e) => e.address, channelOut);
-  diffList(change, prune, 'spec.documents', 'name', current.documents, desired.documents, KEYS.documents, (e) => e.name, documentOut);
+  diffList(
+    change,
+    prune,
+    'spec.webhooks.integrations',
+    'integration',
+    current.webhooks,
+    desired.webhooks,
+    KEYS.webhooks,
+    (e) => e.integration,
+    webhookOut,
+  );
+  diffList(
+    change,
+    prune,
+    'spec.channels',
+    'address',
+    current.channels,
+    desired.channels,
+    KEYS.channels,
+    (e) => e.address,
+    channelOut,
+  );
+  diffList(
+    change,
+    prune,
+    'spec.documents',
+    'name',
+    current.documents,
+    desired.documents,
+    KEYS.documents,
+    (e) => e.name,
+    documentOut,
+  );
   // Records of documents both sides have, when the file states them.
   const currentDocs = new Map(current.documents.map((d) => [d.name, d]));
   for (const d of sortBy(desired.documents, (x) => x.name)) {
@@ -74,7 +117,8 @@ export function diffAgent(current: AgentState | null, desired: AgentState, prune
   return out;
 }
 
-const sortBy = <T>(list: T[], key: (e: T) => string) => [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+const sortBy = <T>(list: T[], key: (e: T) => string) =>
+  [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 
 /** Creates, updates and deletions between two lists of entries matched by `key`. */
 export function diffList<T>(

@@ -33,11 +33,15 @@ export function manifestInvalid(issues: ManifestIssue[]): Invalid {
   const sorted = [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.field.localeCompare(b.field));
   const first = sorted[0]!;
   const lines = sorted.map((i) => `line ${i.line}, column ${i.column}: ${i.field ? `${i.field}: ` : ''}${i.message}`);
-  return new Invalid(`The manifest has ${sorted.length === 1 ? 'an error' : `${sorted.length} errors`}: ${lines.join('; ')}`, first.field ? `yaml.${first.field}` : 'yaml', {
-    line: first.line,
-    column: first.column,
-    errors: sorted,
-  });
+  return new Invalid(
+    `The manifest has ${sorted.length === 1 ? 'an error' : `${sorted.length} errors`}: ${lines.join('; ')}`,
+    first.field ? `yaml.${first.field}` : 'yaml',
+    {
+      line: first.line,
+      column: first.column,
+      errors: sorted,
+    },
+  );
 }
 
 /**
@@ -48,14 +52,33 @@ export function manifestInvalid(issues: ManifestIssue[]): Invalid {
  */
 export function parseManifest(text: string): { agents: ParsedAgent[]; issues: ManifestIssue[] } {
   if (Buffer.byteLength(text, 'utf8') > MAX_MANIFEST_BYTES) {
-    throw new Invalid(`yaml: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; split it into several files and apply them one by one`, 'yaml');
+    throw new Invalid(
+      `yaml: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; split it into several files and apply them one by one`,
+      'yaml',
+    );
   }
   const { documents, problems } = parseYamlStream(text);
-  const issues: ManifestIssue[] = problems.map((p) => ({ field: '', message: p.message, line: p.position.line, column: p.position.column }));
-  if (documents.length === 0 && problems.length === 0) issues.push({ field: '', message: 'the manifest holds no document: give at least one `kind: Agent` document', line: 1, column: 1 });
+  const issues: ManifestIssue[] = problems.map((p) => ({
+    field: '',
+    message: p.message,
+    line: p.position.line,
+    column: p.position.column,
+  }));
+  if (documents.length === 0 && problems.length === 0)
+    issues.push({
+      field: '',
+      message: 'the manifest holds no document: give at least one `kind: Agent` document',
+      line: 1,
+      column: 1,
+    });
   if (documents.length > MAX_MANIFEST_AGENTS) {
     const at = documents[MAX_MANIFEST_AGENTS]!.start();
-    issues.push({ field: '', message: `a manifest may describe at most ${MAX_MANIFEST_AGENTS} agents`, line: at.line, column: at.column });
+    issues.push({
+      field: '',
+      message: `a manifest may describe at most ${MAX_MANIFEST_AGENTS} agents`,
+      line: at.line,
+      column: at.column,
+    });
     return { agents: [], issues };
   }
   const agents: ParsedAgent[] = [];
@@ -66,7 +89,13 @@ export function parseManifest(text: string): { agents: ParsedAgent[]; issues: Ma
     if (!found.manifest) continue;
     const name = found.manifest.metadata.name;
     if (names.has(name)) {
-      issues.push(issueAt(source, ['metadata', 'name'], `agent '${name}' is described twice in this manifest (also in the document at line ${names.get(name)!.start().line})`));
+      issues.push(
+        issueAt(
+          source,
+          ['metadata', 'name'],
+          `agent '${name}' is described twice in this manifest (also in the document at line ${names.get(name)!.start().line})`,
+        ),
+      );
       continue;
     }
     names.set(name, source);
@@ -78,10 +107,17 @@ export function parseManifest(text: string): { agents: ParsedAgent[]; issues: Ma
 function validateDocument(source: YamlDocument): { manifest?: AgentManifest; issues: ManifestIssue[] } {
   const value = source.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { issues: [issueAt(source, [], 'a manifest document must be a mapping with apiVersion, kind, metadata and spec')] };
+    return {
+      issues: [issueAt(source, [], 'a manifest document must be a mapping with apiVersion, kind, metadata and spec')],
+    };
   }
   const issues: ManifestIssue[] = unknownFields(agentManifest, value, []).map(({ path, key, known }) => ({
-    ...issueAt(source, [...path, key], `unknown field '${key}'${known.length ? `; the fields are ${known.join(', ')}` : ''}`, source.locateKey(path, key)),
+    ...issueAt(
+      source,
+      [...path, key],
+      `unknown field '${key}'${known.length ? `; the fields are ${known.join(', ')}` : ''}`,
+      source.locateKey(path, key),
+    ),
   }));
   const result = agentManifest.safeParse(value);
   if (!result.success) {
@@ -101,7 +137,13 @@ function zodMessage(i: z.core.$ZodIssue): string {
 function crossChecks(source: YamlDocument, m: AgentManifest): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
   const at = (path: ValuePath, message: string) => issues.push(issueAt(source, path, message));
-  const unique = <T>(list: T[] | undefined, base: ValuePath, keyField: string, key: (e: T) => string, what: (e: T) => string) => {
+  const unique = <T>(
+    list: T[] | undefined,
+    base: ValuePath,
+    keyField: string,
+    key: (e: T) => string,
+    what: (e: T) => string,
+  ) => {
     const seen = new Map<string, number>();
     list?.forEach((e, i) => {
       const k = key(e);
@@ -112,12 +154,45 @@ function crossChecks(source: YamlDocument, m: AgentManifest): ManifestIssue[] {
   };
   const s = m.spec;
   const endpoints = s.httpApi?.endpoints;
-  unique(endpoints, ['spec', 'httpApi', 'endpoints'], 'path', (e) => pathShape(e.path), (e) => `the path '${e.path}' (or one of the same shape)`);
-  unique(s.mcp?.tools, ['spec', 'mcp', 'tools'], 'name', (e) => e.name, (e) => `the tool '${e.name}'`);
-  unique(s.webhooks?.integrations, ['spec', 'webhooks', 'integrations'], 'integration', (e) => e.integration, (e) => `the integration '${e.integration}'`);
-  unique(s.channels, ['spec', 'channels'], 'address', (e) => `${e.kind}:${e.address}`, (e) => `the ${e.kind} address '${e.address}'`);
-  unique(s.documents, ['spec', 'documents'], 'name', (e) => e.name, (e) => `the document '${e.name}'`);
-  const overrides: [ValuePath, { handler: { kind: 'prompt' | 'script'; body: string }; modelOverride?: string | null }[] | undefined][] = [
+  unique(
+    endpoints,
+    ['spec', 'httpApi', 'endpoints'],
+    'path',
+    (e) => pathShape(e.path),
+    (e) => `the path '${e.path}' (or one of the same shape)`,
+  );
+  unique(
+    s.mcp?.tools,
+    ['spec', 'mcp', 'tools'],
+    'name',
+    (e) => e.name,
+    (e) => `the tool '${e.name}'`,
+  );
+  unique(
+    s.webhooks?.integrations,
+    ['spec', 'webhooks', 'integrations'],
+    'integration',
+    (e) => e.integration,
+    (e) => `the integration '${e.integration}'`,
+  );
+  unique(
+    s.channels,
+    ['spec', 'channels'],
+    'address',
+    (e) => `${e.kind}:${e.address}`,
+    (e) => `the ${e.kind} address '${e.address}'`,
+  );
+  unique(
+    s.documents,
+    ['spec', 'documents'],
+    'name',
+    (e) => e.name,
+    (e) => `the document '${e.name}'`,
+  );
+  const overrides: [
+    ValuePath,
+    { handler: { kind: 'prompt' | 'script'; body: string }; modelOverride?: string | null }[] | undefined,
+  ][] = [
     [['spec', 'httpApi', 'endpoints'], endpoints],
     [['spec', 'mcp', 'tools'], s.mcp?.tools],
     [['spec', 'webhooks', 'integrations'], s.webhooks?.integrations],
@@ -139,7 +214,8 @@ function crossChecks(source: YamlDocument, m: AgentManifest): ManifestIssue[] {
     if (d.kind === 'TEXT' && d.records) at([...base, 'records'], 'only DATABASE documents have records');
     if (d.kind !== 'DATABASE' || !d.records) return;
     d.records.forEach((r, j) => {
-      if (Object.hasOwn(r, 'id')) at([...base, 'records', j, 'id'], 'records carry no id in a manifest: the service assigns ids');
+      if (Object.hasOwn(r, 'id'))
+        at([...base, 'records', j, 'id'], 'records carry no id in a manifest: the service assigns ids');
       try {
         validateRecord(d.fields, r, `${j}`);
       } catch (err) {
@@ -169,11 +245,16 @@ function unwrap(s: unknown): unknown {
  * Keys of `value` that the object schemas along the way do not name (zod's objects drop them
  * silently; a manifest refuses them). Free-form values (records, JSON Schemas) are not looked into.
  */
-export function unknownFields(schema: unknown, value: unknown, path: (string | number)[]): { path: (string | number)[]; key: string; known: string[] }[] {
+export function unknownFields(
+  schema: unknown,
+  value: unknown,
+  path: (string | number)[],
+): { path: (string | number)[]; key: string; known: string[] }[] {
   const s = unwrap(schema);
   const d = defOf(s);
   if (!d || value === null || typeof value !== 'object') return [];
-  if (d.type === 'array' && Array.isArray(value)) return value.flatMap((v, i) => unknownFields(d.element, v, [...path, i]));
+  if (d.type === 'array' && Array.isArray(value))
+    return value.flatMap((v, i) => unknownFields(d.element, v, [...path, i]));
   if (d.type !== 'object' || !d.shape || Array.isArray(value)) return [];
   const known = Object.keys(d.shape);
   const out: { path: (string | number)[]; key: string; known: string[] }[] = [];

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { SURFACES } from '../surfaces/surface.entities.js';
-import { capabilitiesInput, corsInput, createAgentInput, guardrailsInput, limitsInput, surfaceInput, updateAgentInput } from '../agents/agent.schemas.js';
+import {
+  capabilitiesInput,
+  corsInput,
+  createAgentInput,
+  guardrailsInput,
+  limitsInput,
+  surfaceInput,
+  updateAgentInput,
+} from '../agents/agent.schemas.js';
 import { documentInput, exposureInput } from '../documents/document.schemas.js';
 import { recordItem } from '../documents/document-api.schemas.js';
 import { httpEndpointInput, mcpToolInput, webhookInput } from '../entries/entry.schemas.js';
@@ -24,8 +32,17 @@ export const MAX_MANIFEST_AGENTS = 100;
 const surfaceSetting = surfaceInput.omit({ surface: true });
 
 export const manifestDocument = documentInput.extend({
-  exposure: exposureInput.nullable().optional().describe('Exposure on the Document API (read, write) and the MCP server (mcp: listed and read as a resource); absent or null: not exposed'),
-  records: z.array(recordItem).max(10_000).optional().describe('Records of a DATABASE document; absent: its records are left as they are'),
+  exposure: exposureInput
+    .nullable()
+    .optional()
+    .describe(
+      'Exposure on the Document API (read, write) and the MCP server (mcp: listed and read as a resource); absent or null: not exposed',
+    ),
+  records: z
+    .array(recordItem)
+    .max(10_000)
+    .optional()
+    .describe('Records of a DATABASE document; absent: its records are left as they are'),
 });
 
 /**
@@ -34,11 +51,18 @@ export const manifestDocument = documentInput.extend({
  */
 export const manifestChannel = channelInput.transform((c, ctx) => {
   try {
-    return { ...c, address: channelAddress(c.kind, c.address), allowedSenders: allowedSendersOf(c.kind, c.allowedSenders ?? []) };
+    return {
+      ...c,
+      address: channelAddress(c.kind, c.address),
+      allowedSenders: allowedSendersOf(c.kind, c.allowedSenders ?? []),
+    };
   } catch (err) {
     if (!(err instanceof Invalid)) throw err;
     // `input.address`, `input.allowedSenders.2`: the path inside the channel.
-    const path = (err.field ?? '').split('.').slice(1).map((k) => (/^\d+$/.test(k) ? Number(k) : k));
+    const path = (err.field ?? '')
+      .split('.')
+      .slice(1)
+      .map((k) => (/^\d+$/.test(k) ? Number(k) : k));
     ctx.issues.push({ code: 'custom', message: err.message.replace(/^[^:]*: /, ''), path, input: c });
     return z.NEVER;
   }
@@ -53,12 +77,25 @@ export const manifestSpec = z.object({
   capabilities: capabilitiesInput.optional(),
   guardrails: guardrailsInput.optional(),
   limits: limitsInput.optional(),
-  surfaces: z.object(Object.fromEntries(SURFACES.map((s) => [s, surfaceSetting.optional()])) as Record<(typeof SURFACES)[number], z.ZodOptional<typeof surfaceSetting>>).optional(),
+  surfaces: z
+    .object(
+      Object.fromEntries(SURFACES.map((s) => [s, surfaceSetting.optional()])) as Record<
+        (typeof SURFACES)[number],
+        z.ZodOptional<typeof surfaceSetting>
+      >,
+    )
+    .optional(),
   cors: corsInput.optional(),
   httpApi: z.object({ endpoints: z.array(httpEndpointInput).max(500).optional() }).optional(),
   mcp: z.object({ tools: z.array(mcpToolInput).max(500).optional() }).optional(),
   webhooks: z.object({ integrations: z.array(webhookInput).max(500).optional() }).optional(),
-  channels: z.array(manifestChannel).max(500).optional().describe('Email addresses and SMS numbers, matched by kind and address; an address routes to one agent across the service'),
+  channels: z
+    .array(manifestChannel)
+    .max(500)
+    .optional()
+    .describe(
+      'Email addresses and SMS numbers, matched by kind and address; an address routes to one agent across the service',
+    ),
   documents: z.array(manifestDocument).max(500).optional(),
 });
 
@@ -84,12 +121,17 @@ export type ManifestDocument = z.output<typeof manifestDocument>;
  * the service only.
  */
 export function manifestJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(agentManifest, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(agentManifest, {
+    io: 'input',
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
   close(schema);
   return {
     $schema: schema.$schema,
     title: 'Agent manifest (agents/v1)',
-    description: 'One agent with all its surfaces, as `exportAgents` writes it and `planManifest` / `applyManifest` take it. See docs/agents-as-code.md.',
+    description:
+      'One agent with all its surfaces, as `exportAgents` writes it and `planManifest` / `applyManifest` take it. See docs/agents-as-code.md.',
     ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$schema')),
   };
 }

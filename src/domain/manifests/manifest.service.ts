@@ -10,8 +10,23 @@ import type { Principal } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';
 import type { ScriptCheck } from '../entries/script-check.js';
 import { diffAgent, type ManifestChange } from './manifest.diff.js';
-import { fieldOf, issueAt, manifestInvalid, parseManifest, type ManifestIssue, type ParsedAgent } from './manifest.parse.js';
-import { canonicalJson, desiredState, loadState, manifestOut, newAgentSettings, writeYaml, type AgentState } from './manifest.state.js';
+import {
+  fieldOf,
+  issueAt,
+  manifestInvalid,
+  parseManifest,
+  type ManifestIssue,
+  type ParsedAgent,
+} from './manifest.parse.js';
+import {
+  canonicalJson,
+  desiredState,
+  loadState,
+  manifestOut,
+  newAgentSettings,
+  writeYaml,
+  type AgentState,
+} from './manifest.state.js';
 import { writeAgent } from './manifest.write.js';
 import type { ValuePath } from './yaml-source.js';
 
@@ -71,7 +86,9 @@ export class ManifestService {
   async export(p: Principal, opts: { ids?: readonly string[] | null; withRecords?: boolean | null }): Promise<string> {
     requireMember(p);
     const r = this.store.repos;
-    const agents = opts.ids ? await Promise.all([...new Set(opts.ids)].map((id) => loadAgent(r, p, id, 'read'))) : (await r.agents.listByWorkspace(p.workspaceId)).filter((a) => canSee(p, a));
+    const agents = opts.ids
+      ? await Promise.all([...new Set(opts.ids)].map((id) => loadAgent(r, p, id, 'read')))
+      : (await r.agents.listByWorkspace(p.workspaceId)).filter((a) => canSee(p, a));
     agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
     const teams = await this.teamNames(r, p.workspaceId);
     const docs = [];
@@ -87,7 +104,8 @@ export class ManifestService {
     requireMember(p);
     const { agents, issues } = await this.validate(p, yaml);
     const analysis = await this.analyse(this.store.repos, p, agents, prune);
-    if (issues.length || analysis.issues.length) throw manifestInvalid([...issues, ...analysis.issues, ...analysis.missing]);
+    if (issues.length || analysis.issues.length)
+      throw manifestInvalid([...issues, ...analysis.issues, ...analysis.missing]);
     const changes = analysis.plans.flatMap((a) => a.changes);
     return { digest: analysis.digest, changes, missing: analysis.missing, hasChanges: changes.some((c) => c.applied) };
   }
@@ -108,7 +126,10 @@ export class ManifestService {
       const all = [...issues, ...analysis.issues, ...analysis.missing];
       if (all.length) throw manifestInvalid(all);
       if (analysis.digest !== planDigest) {
-        throw new Conflict('The workspace changed since this plan was made (or the manifest or prune differ): plan again, review the changes and apply the new digest', 'planDigest');
+        throw new Conflict(
+          'The workspace changed since this plan was made (or the manifest or prune differ): plan again, review the changes and apply the new digest',
+          'planDigest',
+        );
       }
       const now = this.clock.now();
       const teams = await r.teams.listByWorkspace(p.workspaceId);
@@ -130,7 +151,15 @@ export class ManifestService {
           prune,
           now,
         });
-        const entry: AgentChange = { id: newId('chg'), workspaceId: p.workspaceId, agentId, memberId: member.memberId, source: 'manifest', changes: applied.map((c) => ({ action: c.action, path: c.path })), createdAt: now };
+        const entry: AgentChange = {
+          id: newId('chg'),
+          workspaceId: p.workspaceId,
+          agentId,
+          memberId: member.memberId,
+          source: 'manifest',
+          changes: applied.map((c) => ({ action: c.action, path: c.path })),
+          createdAt: now,
+        };
         await r.agentChanges.insert(entry);
         out.agents.push({ name, id: agentId, action: plan.existing ? 'UPDATED' : 'CREATED' });
         out.changes.push(...applied);
@@ -192,7 +221,10 @@ export class ManifestService {
     const teams = await this.teamNames(r, p.workspaceId);
     const teamNames = new Set(teams.values());
     const ws = await r.workspaces.get(p.workspaceId);
-    const defaults = { dailyCreditLimit: ws?.settings.creditDefaults?.agentDailyCreditLimit ?? null, maxConcurrentRequests: ws?.settings.creditDefaults?.maxConcurrentRequests ?? null };
+    const defaults = {
+      dailyCreditLimit: ws?.settings.creditDefaults?.agentDailyCreditLimit ?? null,
+      maxConcurrentRequests: ws?.settings.creditDefaults?.maxConcurrentRequests ?? null,
+    };
     const issues: ManifestIssue[] = [];
     const missing: MissingReference[] = [];
     const plans: AgentPlan[] = [];
@@ -201,7 +233,13 @@ export class ManifestService {
       const name = m.metadata.name;
       const matches = byName.get(name) ?? [];
       if (matches.length > 1) {
-        issues.push(issueAt(source, ['metadata', 'name'], `${matches.length} agents you can see are named '${name}'; rename all but one so that the name says which agent this is`));
+        issues.push(
+          issueAt(
+            source,
+            ['metadata', 'name'],
+            `${matches.length} agents you can see are named '${name}'; rename all but one so that the name says which agent this is`,
+          ),
+        );
         continue;
       }
       const existing = matches[0] ?? null;
@@ -211,9 +249,18 @@ export class ManifestService {
       const desired = desiredState(m, current?.settings ?? newAgentSettings(name, defaults));
       const miss = (kind: MissingReference['kind'], refName: string, path: ValuePath, message: string) => {
         const at = source.locate(path);
-        missing.push({ kind, name: refName, agent: name, field: fieldOf(path), line: at.line, column: at.column, message });
+        missing.push({
+          kind,
+          name: refName,
+          agent: name,
+          field: fieldOf(path),
+          line: at.line,
+          column: at.column,
+          message,
+        });
       };
-      if (m.spec.team && !teamNames.has(m.spec.team)) miss('TEAM', m.spec.team, ['spec', 'team'], `no team named '${m.spec.team}'; create it first (createTeam)`);
+      if (m.spec.team && !teamNames.has(m.spec.team))
+        miss('TEAM', m.spec.team, ['spec', 'team'], `no team named '${m.spec.team}'; create it first (createTeam)`);
       await this.checkModel(r, p, m.spec.defaultModel, ['spec', 'defaultModel'], miss);
       const entryLists: [ValuePath, { modelOverride?: string | null }[] | undefined][] = [
         [['spec', 'httpApi', 'endpoints'], m.spec.httpApi?.endpoints],
@@ -221,24 +268,49 @@ export class ManifestService {
         [['spec', 'webhooks', 'integrations'], m.spec.webhooks?.integrations],
         [['spec', 'channels'], m.spec.channels],
       ];
-      for (const [base, list] of entryLists) for (const [i, e] of (list ?? []).entries()) await this.checkModel(r, p, e.modelOverride, [...base, i, 'modelOverride'], miss);
+      for (const [base, list] of entryLists)
+        for (const [i, e] of (list ?? []).entries())
+          await this.checkModel(r, p, e.modelOverride, [...base, i, 'modelOverride'], miss);
       for (const [i, w] of (m.spec.webhooks?.integrations ?? []).entries()) {
         if (!w.signature) continue;
         const secret = await r.secrets.findByName(p.workspaceId, w.signature.secretName);
         const path = ['spec', 'webhooks', 'integrations', i, 'signature', 'secretName'];
-        if (!secret) miss('SECRET', w.signature.secretName, path, `no secret named '${w.signature.secretName}'; create it first (createSecret, kind WEBHOOK_SIGNING_SECRET)`);
-        else if (secret.kind !== 'WEBHOOK_SIGNING_SECRET') issues.push(issueAt(source, path, `secret '${w.signature.secretName}' is not of kind WEBHOOK_SIGNING_SECRET`));
+        if (!secret)
+          miss(
+            'SECRET',
+            w.signature.secretName,
+            path,
+            `no secret named '${w.signature.secretName}'; create it first (createSecret, kind WEBHOOK_SIGNING_SECRET)`,
+          );
+        else if (secret.kind !== 'WEBHOOK_SIGNING_SECRET')
+          issues.push(
+            issueAt(source, path, `secret '${w.signature.secretName}' is not of kind WEBHOOK_SIGNING_SECRET`),
+          );
       }
       // An address routes to one agent across the service: one another agent holds is refused here,
       // with its line, rather than by the unique index in the middle of the apply.
       for (const [i, c] of (m.spec.channels ?? []).entries()) {
         const holder = await r.channels.findByAddress(c.kind, c.address);
-        if (holder && holder.agentId !== existing?.id) issues.push(issueAt(source, ['spec', 'channels', i, 'address'], `'${c.address}' already routes to another agent: an email address or number belongs to one channel (remove it there first)`));
+        if (holder && holder.agentId !== existing?.id)
+          issues.push(
+            issueAt(
+              source,
+              ['spec', 'channels', i, 'address'],
+              `'${c.address}' already routes to another agent: an email address or number belongs to one channel (remove it there first)`,
+            ),
+          );
       }
       const currentDocs = new Map((current?.documents ?? []).map((d) => [d.name, d]));
       for (const [i, d] of (m.spec.documents ?? []).entries()) {
         const c = currentDocs.get(d.name);
-        if (c && c.kind !== d.kind) issues.push(issueAt(source, ['spec', 'documents', i, 'kind'], `the document '${d.name}' is ${c.kind}; a document's kind cannot change (give it another name, or delete it first)`));
+        if (c && c.kind !== d.kind)
+          issues.push(
+            issueAt(
+              source,
+              ['spec', 'documents', i, 'kind'],
+              `the document '${d.name}' is ${c.kind}; a document's kind cannot change (give it another name, or delete it first)`,
+            ),
+          );
       }
       plans.push({ parsed, existing, current, desired, changes: diffAgent(current, desired, prune) });
     }
@@ -247,7 +319,11 @@ export class ManifestService {
         canonicalJson({
           v: 1,
           prune,
-          agents: plans.map((a) => ({ id: a.existing?.id ?? null, current: a.current ? manifestOut(a.current) : null, desired: manifestOut(a.desired) })),
+          agents: plans.map((a) => ({
+            id: a.existing?.id ?? null,
+            current: a.current ? manifestOut(a.current) : null,
+            desired: manifestOut(a.desired),
+          })),
           missing: missing.map((m) => `${m.kind}:${m.name}`),
         }),
       )
@@ -255,7 +331,13 @@ export class ManifestService {
     return { plans, issues, missing, digest };
   }
 
-  private async checkModel(r: Repositories, p: Principal, ref: string | null | undefined, path: ValuePath, miss: (kind: 'MODEL', name: string, path: ValuePath, message: string) => void) {
+  private async checkModel(
+    r: Repositories,
+    p: Principal,
+    ref: string | null | undefined,
+    path: ValuePath,
+    miss: (kind: 'MODEL', name: string, path: ValuePath, message: string) => void,
+  ) {
     if (!ref) return;
     try {
       await this.models.check(r, p.workspaceId, ref, fieldOf(path));

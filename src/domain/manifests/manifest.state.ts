@@ -54,7 +54,10 @@ export interface WebhookState {
   maxBodyBytes: number | null;
 }
 /** A channel as a manifest describes it: its address as stored (E.164, or a lower-case email address). */
-export type ChannelState = Pick<Channel, 'kind' | 'address' | 'handler' | 'modelOverride' | 'allowedSenders' | 'autoReply'>;
+export type ChannelState = Pick<
+  Channel,
+  'kind' | 'address' | 'handler' | 'modelOverride' | 'allowedSenders' | 'autoReply'
+>;
 export interface DocumentState {
   name: string;
   description: string;
@@ -87,7 +90,12 @@ export const KEYS = {
 const RECORD_PAGE = 1000;
 
 /** What the workspace holds of an agent, with its documents' records when `withRecords`. */
-export async function loadState(r: Repositories, agent: Agent, teams: Map<string, string>, withRecords: boolean | ((doc: string) => boolean)): Promise<AgentState> {
+export async function loadState(
+  r: Repositories,
+  agent: Agent,
+  teams: Map<string, string>,
+  withRecords: boolean | ((doc: string) => boolean),
+): Promise<AgentState> {
   // One query after another: `r` may be a transaction's, whose one connection runs one query at a time.
   const endpoints = await r.httpEndpoints.listByAgents([agent.id]);
   const tools = await r.mcpTools.listByAgents([agent.id]);
@@ -98,7 +106,14 @@ export async function loadState(r: Repositories, agent: Agent, teams: Map<string
   const exposureOf = new Map(exposures.map((e) => [e.documentId, { read: e.read, write: e.write, mcp: e.mcp }]));
   const docs: DocumentState[] = [];
   for (const d of documents) {
-    const doc: DocumentState = { name: d.name, description: d.description, kind: d.kind, content: d.content, fields: d.fields, exposure: exposureOf.get(d.id) ?? null };
+    const doc: DocumentState = {
+      name: d.name,
+      description: d.description,
+      kind: d.kind,
+      content: d.content,
+      fields: d.fields,
+      exposure: exposureOf.get(d.id) ?? null,
+    };
     const want = typeof withRecords === 'function' ? withRecords(d.name) : withRecords;
     if (want && d.kind === 'DATABASE') doc.records = await allRecords(r, d.id);
     docs.push(doc);
@@ -118,10 +133,38 @@ export async function loadState(r: Repositories, agent: Agent, teams: Map<string
       surfaces: agent.surfaces,
       cors: agent.cors,
     },
-    endpoints: endpoints.map((e) => ({ path: e.path, methods: e.methods, description: e.description, handler: e.handler, modelOverride: e.modelOverride, inputSchema: e.inputSchema, outputSchema: e.outputSchema })),
-    tools: tools.map((t) => ({ name: t.name, description: t.description, handler: t.handler, modelOverride: t.modelOverride, inputSchema: t.inputSchema, outputSchema: t.outputSchema })),
-    webhooks: webhooks.map((w) => ({ integration: w.integration, handler: w.handler, modelOverride: w.modelOverride, signature: w.signature, maxBodyBytes: w.maxBodyBytes })),
-    channels: channels.map((c) => ({ kind: c.kind, address: c.address, handler: c.handler, modelOverride: c.modelOverride, allowedSenders: c.allowedSenders, autoReply: c.autoReply })),
+    endpoints: endpoints.map((e) => ({
+      path: e.path,
+      methods: e.methods,
+      description: e.description,
+      handler: e.handler,
+      modelOverride: e.modelOverride,
+      inputSchema: e.inputSchema,
+      outputSchema: e.outputSchema,
+    })),
+    tools: tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      handler: t.handler,
+      modelOverride: t.modelOverride,
+      inputSchema: t.inputSchema,
+      outputSchema: t.outputSchema,
+    })),
+    webhooks: webhooks.map((w) => ({
+      integration: w.integration,
+      handler: w.handler,
+      modelOverride: w.modelOverride,
+      signature: w.signature,
+      maxBodyBytes: w.maxBodyBytes,
+    })),
+    channels: channels.map((c) => ({
+      kind: c.kind,
+      address: c.address,
+      handler: c.handler,
+      modelOverride: c.modelOverride,
+      allowedSenders: c.allowedSenders,
+      autoReply: c.autoReply,
+    })),
     documents: docs,
   };
 }
@@ -189,17 +232,48 @@ export function desiredState(m: AgentManifest, current: AgentSettings): AgentSta
       maxConcurrentRequests: given(s.limits?.maxConcurrentRequests, current.limits.maxConcurrentRequests),
     },
     surfaces: Object.fromEntries(
-      SURFACES.map((k) => [k, { enabled: given(s.surfaces?.[k]?.enabled, current.surfaces[k].enabled), activityLogging: given(s.surfaces?.[k]?.activityLogging, current.surfaces[k].activityLogging) }]),
+      SURFACES.map((k) => [
+        k,
+        {
+          enabled: given(s.surfaces?.[k]?.enabled, current.surfaces[k].enabled),
+          activityLogging: given(s.surfaces?.[k]?.activityLogging, current.surfaces[k].activityLogging),
+        },
+      ]),
     ) as Surfaces,
-    cors: s.cors ? { allowPlatformApps: s.cors.allowPlatformApps, customOrigins: [...new Set(s.cors.customOrigins)] } : current.cors,
+    cors: s.cors
+      ? { allowPlatformApps: s.cors.allowPlatformApps, customOrigins: [...new Set(s.cors.customOrigins)] }
+      : current.cors,
   };
   return {
     settings,
-    endpoints: (s.httpApi?.endpoints ?? []).map((e) => ({ ...e, modelOverride: e.modelOverride ?? null, inputSchema: e.inputSchema ?? null, outputSchema: e.outputSchema ?? null })),
-    tools: (s.mcp?.tools ?? []).map((t) => ({ ...t, modelOverride: t.modelOverride ?? null, inputSchema: t.inputSchema ?? null, outputSchema: t.outputSchema ?? null })),
-    webhooks: (s.webhooks?.integrations ?? []).map((w) => ({ integration: w.integration, handler: w.handler, modelOverride: w.modelOverride ?? null, signature: w.signature ?? null, maxBodyBytes: w.maxBodyBytes ?? null })),
+    endpoints: (s.httpApi?.endpoints ?? []).map((e) => ({
+      ...e,
+      modelOverride: e.modelOverride ?? null,
+      inputSchema: e.inputSchema ?? null,
+      outputSchema: e.outputSchema ?? null,
+    })),
+    tools: (s.mcp?.tools ?? []).map((t) => ({
+      ...t,
+      modelOverride: t.modelOverride ?? null,
+      inputSchema: t.inputSchema ?? null,
+      outputSchema: t.outputSchema ?? null,
+    })),
+    webhooks: (s.webhooks?.integrations ?? []).map((w) => ({
+      integration: w.integration,
+      handler: w.handler,
+      modelOverride: w.modelOverride ?? null,
+      signature: w.signature ?? null,
+      maxBodyBytes: w.maxBodyBytes ?? null,
+    })),
     // Addresses and senders come normalised from the manifest schema (manifestChannel).
-    channels: (s.channels ?? []).map((c) => ({ kind: c.kind, address: c.address, handler: c.handler, modelOverride: c.modelOverride ?? null, allowedSenders: c.allowedSenders, autoReply: c.autoReply ?? true })),
+    channels: (s.channels ?? []).map((c) => ({
+      kind: c.kind,
+      address: c.address,
+      handler: c.handler,
+      modelOverride: c.modelOverride ?? null,
+      allowedSenders: c.allowedSenders,
+      autoReply: c.autoReply ?? true,
+    })),
     documents: (s.documents ?? []).map((d) => ({
       name: d.name,
       description: d.description,
@@ -216,21 +290,50 @@ export function desiredState(m: AgentManifest, current: AgentSettings): AgentSta
 
 const handlerOut = (h: Handler) => (h.kind === 'prompt' ? { prompt: h.body } : { script: h.body });
 /** Only the fields that say something: nulls and empty descriptions are left out of entries. */
-const present = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined && v !== ''));
+const present = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined && v !== ''));
 const methodOrder = (m: HttpMethod[]) => HTTP_METHODS.filter((x) => m.includes(x));
 
 export function endpointOut(e: EndpointState): Record<string, unknown> {
-  return present({ path: e.path, methods: methodOrder(e.methods), description: e.description, handler: handlerOut(e.handler), modelOverride: e.modelOverride, inputSchema: e.inputSchema, outputSchema: e.outputSchema });
+  return present({
+    path: e.path,
+    methods: methodOrder(e.methods),
+    description: e.description,
+    handler: handlerOut(e.handler),
+    modelOverride: e.modelOverride,
+    inputSchema: e.inputSchema,
+    outputSchema: e.outputSchema,
+  });
 }
 export function toolOut(t: ToolState): Record<string, unknown> {
-  return present({ name: t.name, description: t.description, handler: handlerOut(t.handler), modelOverride: t.modelOverride, inputSchema: t.inputSchema, outputSchema: t.outputSchema });
+  return present({
+    name: t.name,
+    description: t.description,
+    handler: handlerOut(t.handler),
+    modelOverride: t.modelOverride,
+    inputSchema: t.inputSchema,
+    outputSchema: t.outputSchema,
+  });
 }
 export function webhookOut(w: WebhookState): Record<string, unknown> {
-  return present({ integration: w.integration, handler: handlerOut(w.handler), modelOverride: w.modelOverride, signature: w.signature, maxBodyBytes: w.maxBodyBytes });
+  return present({
+    integration: w.integration,
+    handler: handlerOut(w.handler),
+    modelOverride: w.modelOverride,
+    signature: w.signature,
+    maxBodyBytes: w.maxBodyBytes,
+  });
 }
 /** A channel; no allowed senders (anyone) is left out, `autoReply` is always written. */
 export function channelOut(c: ChannelState): Record<string, unknown> {
-  return present({ kind: c.kind, address: c.address, handler: handlerOut(c.handler), modelOverride: c.modelOverride, allowedSenders: c.allowedSenders.length ? c.allowedSenders : null, autoReply: c.autoReply });
+  return present({
+    kind: c.kind,
+    address: c.address,
+    handler: handlerOut(c.handler),
+    modelOverride: c.modelOverride,
+    allowedSenders: c.allowedSenders.length ? c.allowedSenders : null,
+    autoReply: c.autoReply,
+  });
 }
 /** A document without its records (they are compared on their own). */
 export function documentOut(d: DocumentState): Record<string, unknown> {
@@ -241,11 +344,16 @@ export function documentOut(d: DocumentState): Record<string, unknown> {
     content: d.content,
     fields: d.kind === 'DATABASE' ? d.fields.map((f) => ({ name: f.name, type: f.type, required: f.required })) : null,
     // `mcp` is written only when on, so that manifests written before it existed read the same.
-    exposure: d.exposure && { read: d.exposure.read, write: d.exposure.write, ...(d.exposure.mcp ? { mcp: true } : {}) },
+    exposure: d.exposure && {
+      read: d.exposure.read,
+      write: d.exposure.write,
+      ...(d.exposure.mcp ? { mcp: true } : {}),
+    },
   });
 }
 
-const byKey = <T>(list: T[], key: (e: T) => string) => [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+const byKey = <T>(list: T[], key: (e: T) => string) =>
+  [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 
 /** The agent's settings in their written form (the parts of `spec` that are not lists). */
 export function settingsOut(s: AgentSettings) {
@@ -257,7 +365,11 @@ export function settingsOut(s: AgentSettings) {
       visibility: s.visibility,
       team: s.team,
       allowWorkspaceKeys: s.allowWorkspaceKeys,
-      capabilities: { endpointManagement: s.capabilities.endpointManagement, documents: s.capabilities.documents, messaging: s.capabilities.messaging },
+      capabilities: {
+        endpointManagement: s.capabilities.endpointManagement,
+        documents: s.capabilities.documents,
+        messaging: s.capabilities.messaging,
+      },
       guardrails: {
         blockedInputPatterns: s.guardrails.blockedInputPatterns,
         redactOutputPatterns: s.guardrails.redactOutputPatterns,
@@ -268,7 +380,9 @@ export function settingsOut(s: AgentSettings) {
         maxCreditsPerRun: s.guardrails.maxCreditsPerRun,
       },
       limits: { dailyCreditLimit: s.limits.dailyCreditLimit, maxConcurrentRequests: s.limits.maxConcurrentRequests },
-      surfaces: Object.fromEntries(SURFACES.map((k) => [k, { enabled: s.surfaces[k].enabled, activityLogging: s.surfaces[k].activityLogging }])),
+      surfaces: Object.fromEntries(
+        SURFACES.map((k) => [k, { enabled: s.surfaces[k].enabled, activityLogging: s.surfaces[k].activityLogging }]),
+      ),
       cors: { allowPlatformApps: s.cors.allowPlatformApps, customOrigins: s.cors.customOrigins },
     },
   };
@@ -287,7 +401,10 @@ export function manifestOut(state: AgentState): Record<string, unknown> {
       mcp: { tools: byKey(state.tools, KEYS.tools).map(toolOut) },
       webhooks: { integrations: byKey(state.webhooks, KEYS.webhooks).map(webhookOut) },
       channels: byKey(state.channels, KEYS.channels).map(channelOut),
-      documents: byKey(state.documents, KEYS.documents).map((d) => ({ ...documentOut(d), ...(d.records ? { records: d.records } : {}) })),
+      documents: byKey(state.documents, KEYS.documents).map((d) => ({
+        ...documentOut(d),
+        ...(d.records ? { records: d.records } : {}),
+      })),
     },
   };
 }

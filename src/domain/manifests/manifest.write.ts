@@ -2,7 +2,17 @@ import { newId } from '../ids.js';
 import type { Agent } from '../agents/agent.entities.js';
 import type { Repositories } from '../ports.js';
 import type { AgentChildRepo } from '../repo.ports.js';
-import { canonicalJson, channelOut, documentOut, endpointOut, KEYS, settingsOut, toolOut, webhookOut, type AgentState } from './manifest.state.js';
+import {
+  canonicalJson,
+  channelOut,
+  documentOut,
+  endpointOut,
+  KEYS,
+  settingsOut,
+  toolOut,
+  webhookOut,
+  type AgentState,
+} from './manifest.state.js';
 
 // Writes a planned agent through the repositories of the apply's transaction: the agent's row, then
 // its entries matched by natural key (deletions first, so that nothing collides, and only with
@@ -42,7 +52,14 @@ export async function writeAgent(r: Repositories, w: WriteAgent): Promise<string
   let agentId: string;
   if (!w.existing) {
     agentId = newId('agt');
-    await r.agents.insert({ id: agentId, workspaceId: w.workspaceId, createdBy: w.memberId, ...settings, createdAt: w.now, updatedAt: w.now });
+    await r.agents.insert({
+      id: agentId,
+      workspaceId: w.workspaceId,
+      createdBy: w.memberId,
+      ...settings,
+      createdAt: w.now,
+      updatedAt: w.now,
+    });
   } else {
     agentId = w.existing.id;
     const before = { ...w.existing, teamId: w.existing.teamId };
@@ -58,7 +75,21 @@ export async function writeAgent(r: Repositories, w: WriteAgent): Promise<string
   return agentId;
 }
 
-const SETTING_KEYS = ['name', 'description', 'instructions', 'defaultModel', 'visibility', 'teamId', 'allowWorkspaceKeys', 'surfaces', 'cors', 'capabilities', 'guardrails', 'dailyCreditLimit', 'maxConcurrentRequests'] as const;
+const SETTING_KEYS = [
+  'name',
+  'description',
+  'instructions',
+  'defaultModel',
+  'visibility',
+  'teamId',
+  'allowWorkspaceKeys',
+  'surfaces',
+  'cors',
+  'capabilities',
+  'guardrails',
+  'dailyCreditLimit',
+  'maxConcurrentRequests',
+] as const;
 const pick = (a: Agent) => Object.fromEntries(SETTING_KEYS.map((k) => [k, a[k]]));
 
 /** Inserts, updates and (with prune) deletes the agent's entries of one kind to match `desired`. */
@@ -77,7 +108,14 @@ async function sync<T extends { id: string; agentId: string; createdAt: Date; up
   if (ctx.prune) for (const c of current) if (!wanted.has(key(c as unknown as S))) await repo.delete(c.id);
   for (const d of desired) {
     const c = byKey.get(key(d));
-    if (!c) await repo.insert({ ...fields(d), id: newId(idPrefix), agentId: ctx.agentId, createdAt: ctx.now, updatedAt: ctx.now } as unknown as T);
+    if (!c)
+      await repo.insert({
+        ...fields(d),
+        id: newId(idPrefix),
+        agentId: ctx.agentId,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      } as unknown as T);
     else if (!same(out(c as unknown as S), out(d))) await repo.update({ ...c, ...fields(d), updatedAt: ctx.now });
   }
 }
@@ -94,14 +132,27 @@ async function writeDocuments(r: Repositories, w: WriteAgent, agentId: string): 
     const fields = { name: d.name, description: d.description, kind: d.kind, content: d.content, fields: d.fields };
     let isNew = false;
     if (!doc) {
-      doc = await r.documents.insert({ id: newId('doc'), workspaceId: w.workspaceId, agentId, ...fields, createdAt: w.now, updatedAt: w.now });
+      doc = await r.documents.insert({
+        id: newId('doc'),
+        workspaceId: w.workspaceId,
+        agentId,
+        ...fields,
+        createdAt: w.now,
+        updatedAt: w.now,
+      });
       isNew = true;
     } else if (!same(documentOut({ ...d, exposure: null }), documentOut({ ...doc, exposure: null }))) {
       doc = await r.documents.update({ ...doc, ...fields, updatedAt: w.now });
     }
     const exposure = exposures.find((e) => e.documentId === doc.id);
-    if (d.exposure && !exposure) await r.exposures.insert({ id: newId('exp'), agentId, documentId: doc.id, ...d.exposure, createdAt: w.now });
-    else if (d.exposure && exposure && (exposure.read !== d.exposure.read || exposure.write !== d.exposure.write || exposure.mcp !== d.exposure.mcp)) await r.exposures.update({ ...exposure, ...d.exposure });
+    if (d.exposure && !exposure)
+      await r.exposures.insert({ id: newId('exp'), agentId, documentId: doc.id, ...d.exposure, createdAt: w.now });
+    else if (
+      d.exposure &&
+      exposure &&
+      (exposure.read !== d.exposure.read || exposure.write !== d.exposure.write || exposure.mcp !== d.exposure.mcp)
+    )
+      await r.exposures.update({ ...exposure, ...d.exposure });
     else if (!d.exposure && exposure) await r.exposures.delete(exposure.id);
     if (d.records === undefined) continue;
     if (!isNew) {
@@ -110,6 +161,11 @@ async function writeDocuments(r: Repositories, w: WriteAgent, agentId: string): 
       if (same(existing, d.records)) continue;
       await r.records.delete(doc.id, {});
     }
-    if (d.records.length) await r.records.insertMany(doc.id, d.records.map((data) => ({ id: newId('rec'), data })), w.now);
+    if (d.records.length)
+      await r.records.insertMany(
+        doc.id,
+        d.records.map((data) => ({ id: newId('rec'), data })),
+        w.now,
+      );
   }
 }

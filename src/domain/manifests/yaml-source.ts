@@ -1,4 +1,14 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node, type Pair } from 'yaml';
+import {
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  type Document,
+  type Node,
+  type Pair,
+} from 'yaml';
 
 // YAML text with its positions: each document's value, and the line and column of any path into
 // it, so that an error found in the value (by zod, or by a later check) points into the file.
@@ -129,10 +139,17 @@ export function parseYamlStream(text: string): { documents: YamlDocument[]; prob
   };
   let parsed: Document.Parsed[];
   try {
-    const all = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true, merge: false });
+    const all = parseAllDocuments(text, {
+      lineCounter: lines,
+      prettyErrors: false,
+      uniqueKeys: true,
+      strict: true,
+      merge: false,
+    });
     parsed = Array.isArray(all) ? all : [];
   } catch (err) {
-    if (err instanceof RangeError) return { documents, problems: [{ message: 'the YAML nests too deeply', position: { line: 1, column: 1 } }] };
+    if (err instanceof RangeError)
+      return { documents, problems: [{ message: 'the YAML nests too deeply', position: { line: 1, column: 1 } }] };
     throw err;
   }
   parsed.forEach((doc, index) => {
@@ -144,7 +161,10 @@ export function parseYamlStream(text: string): { documents: YamlDocument[]; prob
     try {
       value = doc.toJS({ maxAliasCount: MAX_ALIASES });
     } catch (err) {
-      const message = err instanceof RangeError ? 'the YAML nests too deeply' : `the document cannot be read: ${firstLine((err as Error).message)}`;
+      const message =
+        err instanceof RangeError
+          ? 'the YAML nests too deeply'
+          : `the document cannot be read: ${firstLine((err as Error).message)}`;
       problems.push({ message, position: at(doc.range[0]) });
       return;
     }

@@ -45,13 +45,18 @@ export class McpGrantService {
     requireMember(p);
     await loadAgent(this.store.repos, p, agentId, 'configure');
     const grant = await this.store.repos.mcpGrants.get(grantId);
-    if (!grant || grant.agentId !== agentId) throw new NotFound('MCP grant', grantId, ' for this agent (it may have been revoked already)');
+    if (!grant || grant.agentId !== agentId)
+      throw new NotFound('MCP grant', grantId, ' for this agent (it may have been revoked already)');
     return this.store.repos.mcpGrants.delete(grantId);
   }
 
   private async withGrantors(grants: McpGrant[]): Promise<McpGrantView[]> {
     const ids = [...new Set(grants.map((g) => g.memberId))];
-    const members = new Map((await Promise.all(ids.map((id) => this.store.repos.members.get(id)))).filter((m): m is Member => !!m).map((m) => [m.id, m]));
+    const members = new Map(
+      (await Promise.all(ids.map((id) => this.store.repos.members.get(id))))
+        .filter((m): m is Member => !!m)
+        .map((m) => [m.id, m]),
+    );
     return grants.map((g) => ({ ...g, grantedBy: members.get(g.memberId) ?? null }));
   }
 }

@@ -15,7 +15,8 @@ const TOUCH_INTERVAL_MS = 60_000;
 /** An agent's MCP URL path: the resource a token is bound to (RFC 8707). */
 const RESOURCE_PATH = /^\/agents\/([^/]+)\/mcp$/;
 
-const SIGN_IN_AGAIN = 'sign in again through the client to get a new one (the agent owner can see and revoke connected apps in the console, on the agent\'s MCP tab)';
+const SIGN_IN_AGAIN =
+  "sign in again through the client to get a new one (the agent owner can see and revoke connected apps in the console, on the agent's MCP tab)";
 
 /** What a member approves on the consent page. */
 export interface Approval {
@@ -59,7 +60,10 @@ export class McpOAuthService {
   async agentOfResource(resource: string, origin: string): Promise<Agent> {
     const id = McpOAuthService.agentIdOf(resource);
     if (!id || new URL(resource).origin !== origin) {
-      throw new Invalid(`The resource must be an agent's MCP URL on this service, ${origin}/agents/{agentId}/mcp`, 'resource');
+      throw new Invalid(
+        `The resource must be an agent's MCP URL on this service, ${origin}/agents/{agentId}/mcp`,
+        'resource',
+      );
     }
     const agent = await this.store.repos.agents.get(id);
     if (!agent) throw new Invalid(`No agent ${id}: the resource names an agent that does not exist`, 'resource');
@@ -108,20 +112,36 @@ export class McpOAuthService {
   async authenticate(agent: Agent, token: string): Promise<OAuthPrincipal> {
     const facts = token.length <= 512 ? await this.tokens?.findAccessToken(token) : null;
     // Said as the key check says it: the value may be a mistyped key as well as a spent token.
-    if (!facts) throw new Unauthenticated(`API key not recognised, nor an access token this service issued (an OAuth token may have been revoked): send the agent's key, or ${SIGN_IN_AGAIN}`);
+    if (!facts)
+      throw new Unauthenticated(
+        `API key not recognised, nor an access token this service issued (an OAuth token may have been revoked): send the agent's key, or ${SIGN_IN_AGAIN}`,
+      );
     const now = this.clock.now();
     if (facts.expiresAt && facts.expiresAt.getTime() <= now.getTime()) {
-      throw new Unauthenticated(`The access token expired at ${facts.expiresAt.toISOString()}: refresh it, or ${SIGN_IN_AGAIN}`);
+      throw new Unauthenticated(
+        `The access token expired at ${facts.expiresAt.toISOString()}: refresh it, or ${SIGN_IN_AGAIN}`,
+      );
     }
     if (!facts.audience.some((aud) => McpOAuthService.agentIdOf(aud) === agent.id)) {
-      throw new Unauthenticated(`The access token was issued for another resource (${facts.audience.join(', ') || 'none'}), not this agent's MCP server: a token is bound to one agent; ${SIGN_IN_AGAIN}`);
+      throw new Unauthenticated(
+        `The access token was issued for another resource (${facts.audience.join(', ') || 'none'}), not this agent's MCP server: a token is bound to one agent; ${SIGN_IN_AGAIN}`,
+      );
     }
     const grant = await this.store.repos.mcpGrants.get(facts.grantId);
-    if (!grant || grant.agentId !== agent.id) throw new Unauthenticated(`The access token's grant was revoked; ${SIGN_IN_AGAIN}`);
+    if (!grant || grant.agentId !== agent.id)
+      throw new Unauthenticated(`The access token's grant was revoked; ${SIGN_IN_AGAIN}`);
     const lapsed = await this.lapse(grant, agent);
     if (lapsed) throw new Unauthenticated(`The access token's grant ended: ${lapsed}; ${SIGN_IN_AGAIN}`);
-    if (!grant.lastUsedAt || now.getTime() - grant.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) await this.store.repos.mcpGrants.touch(grant.id, now);
-    return { kind: 'oauthGrant', grantId: grant.id, clientId: grant.clientId, memberId: grant.memberId, workspaceId: grant.workspaceId, agentId: agent.id };
+    if (!grant.lastUsedAt || now.getTime() - grant.lastUsedAt.getTime() > TOUCH_INTERVAL_MS)
+      await this.store.repos.mcpGrants.touch(grant.id, now);
+    return {
+      kind: 'oauthGrant',
+      grantId: grant.id,
+      clientId: grant.clientId,
+      memberId: grant.memberId,
+      workspaceId: grant.workspaceId,
+      agentId: agent.id,
+    };
   }
 
   /**
@@ -147,7 +167,12 @@ export class McpOAuthService {
       const token = await this.store.repos.memberTokens.get(grant.memberTokenId);
       if (!token || token.revokedAt) return 'the member token it was approved with was revoked';
     }
-    const approver = { kind: 'member', memberId: member.id, workspaceId: member.workspaceId, role: member.role } as const;
+    const approver = {
+      kind: 'member',
+      memberId: member.id,
+      workspaceId: member.workspaceId,
+      role: member.role,
+    } as const;
     if (!canSee(approver, agent)) return 'the member who approved it can no longer see the agent';
     return null;
   }

@@ -13,7 +13,17 @@ export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
  * be sent), `sent` (the provider took it), then what the provider reports (`delivered`,
  * `undelivered`, `failed`). A message recorded with `recordMessage` has none.
  */
-export const MESSAGE_STATUSES = ['received', 'ignored', 'deferred', 'answered', 'queued', 'sent', 'delivered', 'undelivered', 'failed'] as const;
+export const MESSAGE_STATUSES = [
+  'received',
+  'ignored',
+  'deferred',
+  'answered',
+  'queued',
+  'sent',
+  'delivered',
+  'undelivered',
+  'failed',
+] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 export interface Message {
@@ -55,7 +65,21 @@ export interface Message {
 }
 
 /** The channel fields of a message recorded by a connector: none of them apply. */
-export const UNCHANNELLED: Pick<Message, 'channelId' | 'threadId' | 'messageId' | 'inReplyTo' | 'status' | 'attempts' | 'failures' | 'nextAttemptAt' | 'lockedUntil' | 'lastError' | 'runId' | 'provider'> = {
+export const UNCHANNELLED: Pick<
+  Message,
+  | 'channelId'
+  | 'threadId'
+  | 'messageId'
+  | 'inReplyTo'
+  | 'status'
+  | 'attempts'
+  | 'failures'
+  | 'nextAttemptAt'
+  | 'lockedUntil'
+  | 'lastError'
+  | 'runId'
+  | 'provider'
+> = {
   channelId: null,
   threadId: null,
   messageId: null,

@@ -47,7 +47,12 @@ export interface MessageRepo extends CrudRepo<Message> {
    * that would pass `quota`; false (nothing counted) when it would. One statement, so that
    * instances sharing the database count together.
    */
-  countIntake(channelId: string, day: string, bytes: number, quota: { messagesPerDay: number; bytesPerDay: number }): Promise<boolean>;
+  countIntake(
+    channelId: string,
+    day: string,
+    bytes: number,
+    quota: { messagesPerDay: number; bytesPerDay: number },
+  ): Promise<boolean>;
   /**
    * Deletes the workspace's messages stored before `before` (their attachments go with them), in
    * batches, and intake counts of days before `before`; messages still due for work are kept.

@@ -24,11 +24,17 @@ export const MAX_MESSAGE_PAGE = 200;
 const pageSizeMessage = `must be between 1 and ${MAX_MESSAGE_PAGE}`;
 // Capped so that (page - 1) × pageSize stays an exact integer; a page past the end is empty anyway.
 const pageMessage = 'must be between 1 and 1000000000';
-const instant = z.date({ error: 'must be a date-time' }).refine((d) => !Number.isNaN(d.getTime()), 'must be a valid date-time');
+const instant = z
+  .date({ error: 'must be a date-time' })
+  .refine((d) => !Number.isNaN(d.getTime()), 'must be a valid date-time');
 const listInput = z
   .object({
     page: z.number({ error: pageMessage }).int(pageMessage).min(1, pageMessage).max(1_000_000_000, pageMessage),
-    pageSize: z.number({ error: pageSizeMessage }).int(pageSizeMessage).min(1, pageSizeMessage).max(MAX_MESSAGE_PAGE, pageSizeMessage),
+    pageSize: z
+      .number({ error: pageSizeMessage })
+      .int(pageSizeMessage)
+      .min(1, pageSizeMessage)
+      .max(MAX_MESSAGE_PAGE, pageSizeMessage),
     direction: z.enum(MESSAGE_DIRECTIONS).optional(),
     channel: z.enum(MESSAGE_CHANNELS).optional(),
     since: instant.optional(),
@@ -91,7 +97,10 @@ export class MessageService {
     const v = parse(listInput, input);
     await loadAgent(this.store.repos, p, agentId, 'read');
     const filter = { direction: v.direction, channel: v.channel, since: v.since, until: v.until };
-    const r = await this.store.repos.workspaceRead.listMessages(agentId, filter, { limit: v.pageSize, offset: (v.page - 1) * v.pageSize });
+    const r = await this.store.repos.workspaceRead.listMessages(agentId, filter, {
+      limit: v.pageSize,
+      offset: (v.page - 1) * v.pageSize,
+    });
     return { nodes: r.items, totalCount: r.totalCount, page: v.page, pageSize: v.pageSize };
   }
 
@@ -103,7 +112,8 @@ export class MessageService {
     let total = 0;
     for (const w of await this.store.repos.workspaces.listAll()) {
       const days = w.settings.messageRetentionDays ?? DEFAULT_MESSAGE_RETENTION_DAYS;
-      if (days > 0) total += await this.store.repos.messages.prune(w.id, new Date(this.clock.now().getTime() - days * 86_400_000));
+      if (days > 0)
+        total += await this.store.repos.messages.prune(w.id, new Date(this.clock.now().getTime() - days * 86_400_000));
     }
     return total;
   }

@@ -19,11 +19,18 @@ export class ModelReferences {
    * Invalid (naming `field`) when `reference` names no configured model and no environment provider
    * would take it. `r`: the repositories of the saving transaction.
    */
-  async check(r: Pick<Repositories, 'models'>, workspaceId: string, reference: string | null | undefined, field: string): Promise<void> {
+  async check(
+    r: Pick<Repositories, 'models'>,
+    workspaceId: string,
+    reference: string | null | undefined,
+    field: string,
+  ): Promise<void> {
     if (!reference || this.defaults.openai || this.defaults.anthropic) return;
     const names = (await r.models.listByWorkspace(workspaceId)).map((m) => m.name);
     if (names.includes(reference)) return;
-    const close = names.length ? `; configured models: ${closestNames(reference, names, CLOSE_NAMES).join(', ')}` : '; no model is configured yet';
+    const close = names.length
+      ? `; configured models: ${closestNames(reference, names, CLOSE_NAMES).join(', ')}`
+      : '; no model is configured yet';
     throw new Invalid(
       `${field}: no model named '${reference}'${close}. Configure it first (configureModel with name "${reference}", provider, model and baseUrl), ` +
         'or start the service with OPENAI_BASE_URL / OPENAI_API_KEY or ANTHROPIC_API_KEY so that any model name goes to that provider',

@@ -6,7 +6,14 @@ import { MODEL_PROVIDERS, type ModelConfig } from './model.entities.js';
 import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
-import { assertModelHostAllowed, ModelNotConfigured, modelConnection, resolveModel, type ModelDefaults, type SecretReader } from '../runtime/model-resolver.js';
+import {
+  assertModelHostAllowed,
+  ModelNotConfigured,
+  modelConnection,
+  resolveModel,
+  type ModelDefaults,
+  type SecretReader,
+} from '../runtime/model-resolver.js';
 import { ModelFailure, type LanguageModels, type ResolvedModel } from '../runtime/language-model.ports.js';
 import { modelRef, parse } from '../validation.js';
 import { closestNames } from './close-names.js';
@@ -79,7 +86,10 @@ export class ModelService {
     requireAdmin(p);
     const v = parse(configureModelInput, input, 'input');
     if (v.provider === 'openai-compatible' && !v.baseUrl) {
-      throw new Invalid('input.baseUrl: an openai-compatible provider needs the server URL (for example http://localhost:11434/v1)', 'input.baseUrl');
+      throw new Invalid(
+        'input.baseUrl: an openai-compatible provider needs the server URL (for example http://localhost:11434/v1)',
+        'input.baseUrl',
+      );
     }
     if (v.baseUrl) {
       try {
@@ -91,18 +101,32 @@ export class ModelService {
     }
     // Checked before the transaction: the provider's answer may take seconds, and a transaction
     // holds a database connection (the embedded database has only one).
-    const warning = await this.checkModelName(p.workspaceId, { ...v, baseUrl: v.baseUrl ?? null, apiKeySecret: v.apiKeySecret ?? null });
+    const warning = await this.checkModelName(p.workspaceId, {
+      ...v,
+      baseUrl: v.baseUrl ?? null,
+      apiKeySecret: v.apiKeySecret ?? null,
+    });
     const saved = await this.store.transaction(async (r) => {
       if (v.apiKeySecret) {
         const secret = await r.secrets.findByName(p.workspaceId, v.apiKeySecret);
-        if (!secret) throw new Invalid(`input.apiKeySecret: no secret named '${v.apiKeySecret}'; create it with createSecret first`, 'input.apiKeySecret');
+        if (!secret)
+          throw new Invalid(
+            `input.apiKeySecret: no secret named '${v.apiKeySecret}'; create it with createSecret first`,
+            'input.apiKeySecret',
+          );
       }
       if (v.isDefault) await r.models.clearDefault(p.workspaceId);
       const now = this.clock.now();
       const fields = { ...v, baseUrl: v.baseUrl ?? null, apiKeySecret: v.apiKeySecret ?? null };
       const existing = await r.models.findByName(p.workspaceId, v.name);
       if (existing) return r.models.update({ ...existing, ...fields, updatedAt: now });
-      return r.models.insert({ id: newId('mdl'), workspaceId: p.workspaceId, ...fields, createdAt: now, updatedAt: now });
+      return r.models.insert({
+        id: newId('mdl'),
+        workspaceId: p.workspaceId,
+        ...fields,
+        createdAt: now,
+        updatedAt: now,
+      });
     });
     return { ...saved, warning };
   }
@@ -127,12 +151,24 @@ export class ModelService {
       const webhooks = ids.length ? await r.webhooks.listByAgents(ids) : [];
       const users = [
         ...agents.filter((a) => a.defaultModel === name).map((a) => `agent '${a.name}' (${a.id}) as its defaultModel`),
-        ...endpoints.filter((e) => e.modelOverride === name).map((e) => `HTTP endpoint '${e.path}' (${e.id}) of agent '${agentName.get(e.agentId)}' as its modelOverride`),
-        ...tools.filter((t) => t.modelOverride === name).map((t) => `MCP tool '${t.name}' (${t.id}) of agent '${agentName.get(t.agentId)}' as its modelOverride`),
-        ...webhooks.filter((w) => w.modelOverride === name).map((w) => `webhook '${w.integration}' (${w.id}) of agent '${agentName.get(w.agentId)}' as its modelOverride`),
+        ...endpoints
+          .filter((e) => e.modelOverride === name)
+          .map(
+            (e) => `HTTP endpoint '${e.path}' (${e.id}) of agent '${agentName.get(e.agentId)}' as its modelOverride`,
+          ),
+        ...tools
+          .filter((t) => t.modelOverride === name)
+          .map((t) => `MCP tool '${t.name}' (${t.id}) of agent '${agentName.get(t.agentId)}' as its modelOverride`),
+        ...webhooks
+          .filter((w) => w.modelOverride === name)
+          .map(
+            (w) => `webhook '${w.integration}' (${w.id}) of agent '${agentName.get(w.agentId)}' as its modelOverride`,
+          ),
       ];
       if (users.length) {
-        throw new Conflict(`Model '${name}' is still in use by ${users.join('; ')}. Point them at another model (updateAgent, update…), then remove it`);
+        throw new Conflict(
+          `Model '${name}' is still in use by ${users.join('; ')}. Point them at another model (updateAgent, update…), then remove it`,
+        );
       }
       return r.models.delete(model.id);
     });
@@ -150,7 +186,13 @@ export class ModelService {
     const started = performance.now();
     const latencyMs = () => Math.round(performance.now() - started);
     try {
-      const model = await resolveModel(this.store.repos, this.deps.secrets, this.deps.modelDefaults, modelTestAgent(p.workspaceId), name);
+      const model = await resolveModel(
+        this.store.repos,
+        this.deps.secrets,
+        this.deps.modelDefaults,
+        modelTestAgent(p.workspaceId),
+        name,
+      );
       const result = await this.deps.models.generate({
         model,
         system: '',
@@ -164,7 +206,8 @@ export class ModelService {
     } catch (err) {
       // ModelFailure.detail: the provider's status and text with the key removed (the activity log's wording).
       if (err instanceof ModelFailure) return { ok: false, output: null, error: err.detail, latencyMs: latencyMs() };
-      if (err instanceof ModelNotConfigured) return { ok: false, output: null, error: err.message, latencyMs: latencyMs() };
+      if (err instanceof ModelNotConfigured)
+        return { ok: false, output: null, error: err.message, latencyMs: latencyMs() };
       throw err;
     }
   }
@@ -173,17 +216,28 @@ export class ModelService {
    * Null when the provider lists `model`, a warning when the name could not be checked; refuses a
    * name the provider's list does not hold, naming the closest ones it does.
    */
-  private async checkModelName(workspaceId: string, v: Pick<ModelConfig, 'provider' | 'model' | 'baseUrl' | 'apiKeySecret'>): Promise<string | null> {
+  private async checkModelName(
+    workspaceId: string,
+    v: Pick<ModelConfig, 'provider' | 'model' | 'baseUrl' | 'apiKeySecret'>,
+  ): Promise<string | null> {
     const connection = await this.connectionOf(workspaceId, v);
-    const unchecked = (reason: string) => `The model name '${v.model}' could not be checked against the provider's model list: ${reason}. It was saved as given; testModel tries it with one call.`;
+    const unchecked = (reason: string) =>
+      `The model name '${v.model}' could not be checked against the provider's model list: ${reason}. It was saved as given; testModel tries it with one call.`;
     if ('unreachable' in connection) {
-      return unchecked(`there is no API key to ask the provider with (set apiKeySecret, or the provider's environment variable)`);
+      return unchecked(
+        `there is no API key to ask the provider with (set apiKeySecret, or the provider's environment variable)`,
+      );
     }
-    const listing = this.deps.models.listModels ? await this.deps.models.listModels(connection) : { listed: false as const, reason: 'this model adapter cannot list models' };
+    const listing = this.deps.models.listModels
+      ? await this.deps.models.listModels(connection)
+      : { listed: false as const, reason: 'this model adapter cannot list models' };
     if (!listing.listed) return unchecked(listing.reason);
     if (listing.models.includes(v.model)) return null;
     const close = closestNames(v.model, listing.models, CLOSE_NAMES);
-    throw new Invalid(`input.model: the provider does not list a model '${v.model}'; close names it offers: ${close.join(', ')}`, 'input.model');
+    throw new Invalid(
+      `input.model: the provider does not list a model '${v.model}'; close names it offers: ${close.join(', ')}`,
+      'input.model',
+    );
   }
 
   /**
@@ -191,16 +245,36 @@ export class ModelService {
    * model-resolver.ts) applies to a saved one: its key secret, else the provider's environment key;
    * its base URL, else the environment's OpenAI base URL for OpenAI.
    */
-  private async connectionOf(workspaceId: string, v: Pick<ModelConfig, 'provider' | 'model' | 'baseUrl' | 'apiKeySecret'>): Promise<ResolvedModel | { unreachable: string }> {
+  private async connectionOf(
+    workspaceId: string,
+    v: Pick<ModelConfig, 'provider' | 'model' | 'baseUrl' | 'apiKeySecret'>,
+  ): Promise<ResolvedModel | { unreachable: string }> {
     let secretKey: string | null = null;
     if (v.apiKeySecret) {
       const secret = await this.deps.secrets.reveal(workspaceId, v.apiKeySecret);
-      if (!secret) throw new Invalid(`input.apiKeySecret: no secret named '${v.apiKeySecret}'; create it with createSecret first`, 'input.apiKeySecret');
+      if (!secret)
+        throw new Invalid(
+          `input.apiKeySecret: no secret named '${v.apiKeySecret}'; create it with createSecret first`,
+          'input.apiKeySecret',
+        );
       secretKey = secret.value;
     }
     try {
-      const { baseUrl, apiKey } = modelConnection(this.deps.modelDefaults, v.model, { provider: v.provider, baseUrl: v.baseUrl, secretKey });
-      return { reference: v.model, provider: v.provider, model: v.model, baseUrl, apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0, acceptsImages: false };
+      const { baseUrl, apiKey } = modelConnection(this.deps.modelDefaults, v.model, {
+        provider: v.provider,
+        baseUrl: v.baseUrl,
+        secretKey,
+      });
+      return {
+        reference: v.model,
+        provider: v.provider,
+        model: v.model,
+        baseUrl,
+        apiKey,
+        inputPricePerMillion: 0,
+        outputPricePerMillion: 0,
+        acceptsImages: false,
+      };
     } catch (err) {
       if (err instanceof ModelNotConfigured) return { unreachable: err.message };
       throw err;

@@ -30,7 +30,11 @@ function blocks(pattern: string, text: string): boolean {
   try {
     return userPattern(pattern).test(text);
   } catch (err) {
-    if (err instanceof PatternRefused) throw new GuardrailBlocked("Input was refused: one of this agent's blocked patterns cannot run; a member must update its guardrails", 'blockedInputPatterns');
+    if (err instanceof PatternRefused)
+      throw new GuardrailBlocked(
+        "Input was refused: one of this agent's blocked patterns cannot run; a member must update its guardrails",
+        'blockedInputPatterns',
+      );
     throw err;
   }
 }
@@ -55,10 +59,17 @@ export function checksInput(g: Guardrails): boolean {
 /** Refuses input longer than maxInputChars or matching a blocked pattern (case-insensitive). */
 export function checkInput(g: Guardrails, text: string): void {
   if (g.maxInputChars != null && text.length > g.maxInputChars) {
-    throw new GuardrailBlocked(`Input is ${text.length} characters; this agent accepts at most ${g.maxInputChars} (guardrail maxInputChars)`, 'maxInputChars');
+    throw new GuardrailBlocked(
+      `Input is ${text.length} characters; this agent accepts at most ${g.maxInputChars} (guardrail maxInputChars)`,
+      'maxInputChars',
+    );
   }
   for (const p of g.blockedInputPatterns) {
-    if (blocks(p, text)) throw new GuardrailBlocked('Input was refused by this agent\'s guardrails (blocked content)', 'blockedInputPatterns');
+    if (blocks(p, text))
+      throw new GuardrailBlocked(
+        "Input was refused by this agent's guardrails (blocked content)",
+        'blockedInputPatterns',
+      );
   }
 }
 
@@ -80,7 +91,8 @@ export function redactJson(g: Guardrails, value: Json): Json {
   if (!redacts(g)) return value;
   if (typeof value === 'string') return redactText(g, value);
   if (Array.isArray(value)) return value.map((v) => redactJson(g, v));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactJson(g, v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactJson(g, v)]));
   return value;
 }
 

@@ -34,20 +34,28 @@ const sameBase = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/
  * own base URL uses its own key secret or sends none, unless that URL is the environment's own.
  * Only the provider's public address needs a key: a local server without one is called without.
  */
-export function modelConnection(defaults: ModelDefaults, reference: string, m: ModelTarget): { baseUrl: string | null; apiKey: string | null } {
+export function modelConnection(
+  defaults: ModelDefaults,
+  reference: string,
+  m: ModelTarget,
+): { baseUrl: string | null; apiKey: string | null } {
   let baseUrl = m.baseUrl;
   let envKey: string | null = null;
   if (m.provider === 'openai') {
     const env = defaults.openai;
     if (baseUrl === null) baseUrl = env?.baseUrl ?? null;
-    if (env && (env.baseUrl === null ? m.baseUrl === null : baseUrl !== null && sameBase(baseUrl, env.baseUrl))) envKey = env.apiKey;
+    if (env && (env.baseUrl === null ? m.baseUrl === null : baseUrl !== null && sameBase(baseUrl, env.baseUrl)))
+      envKey = env.apiKey;
   } else if (m.provider === 'anthropic' && m.baseUrl === null) {
     envKey = defaults.anthropic?.apiKey ?? null;
   }
   const apiKey = m.secretKey ?? envKey;
   if (m.provider !== 'openai-compatible' && baseUrl === null && !apiKey) {
-    const variable = m.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)';
-    throw new ModelNotConfigured(`Model '${reference}' (${m.provider}) has no API key: set apiKeySecret in configureModel, or start the service with ${variable}`);
+    const variable =
+      m.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)';
+    throw new ModelNotConfigured(
+      `Model '${reference}' (${m.provider}) has no API key: set apiKeySecret in configureModel, or start the service with ${variable}`,
+    );
   }
   if (m.baseUrl !== null) assertModelHostAllowed(m.baseUrl, defaults.allowedHosts);
   return { baseUrl, apiKey };
@@ -76,7 +84,9 @@ export function modelHostAllowed(url: string, allowed: readonly string[] | null 
 /** Throws ModelNotConfigured when MODEL_HOSTS_ALLOWED does not list the host of `url`. */
 export function assertModelHostAllowed(url: string, allowed: readonly string[] | null | undefined): void {
   if (!modelHostAllowed(url, allowed)) {
-    throw new ModelNotConfigured(`The model's base URL names a host that MODEL_HOSTS_ALLOWED does not list (${(allowed ?? []).join(', ')}); the operator sets which hosts models may call`);
+    throw new ModelNotConfigured(
+      `The model's base URL names a host that MODEL_HOSTS_ALLOWED does not list (${(allowed ?? []).join(', ')}); the operator sets which hosts models may call`,
+    );
   }
 }
 
@@ -100,7 +110,8 @@ export async function resolveModel(
   agent: Agent,
   modelOverride: string | null,
 ): Promise<ResolvedModel> {
-  const reference = (await modelReference(repos, agent, modelOverride)) ?? defaults.openai?.model ?? defaults.anthropic?.model;
+  const reference =
+    (await modelReference(repos, agent, modelOverride)) ?? defaults.openai?.model ?? defaults.anthropic?.model;
   if (!reference) {
     throw new ModelNotConfigured(
       'No model configured: set a defaultModel on the agent (updateAgent), a modelOverride on the entry, or a workspace default model (configureModel with isDefault: true), or start the service with OPENAI_BASE_URL / OPENAI_API_KEY or ANTHROPIC_API_KEY',
@@ -111,10 +122,17 @@ export async function resolveModel(
     let secretKey: string | null = null;
     if (configured.apiKeySecret) {
       const secret = await secrets.reveal(agent.workspaceId, configured.apiKeySecret);
-      if (!secret) throw new ModelNotConfigured(`Model '${reference}' names the secret '${configured.apiKeySecret}', which does not exist: create it with createSecret`);
+      if (!secret)
+        throw new ModelNotConfigured(
+          `Model '${reference}' names the secret '${configured.apiKeySecret}', which does not exist: create it with createSecret`,
+        );
       secretKey = secret.value;
     }
-    const { baseUrl, apiKey } = modelConnection(defaults, reference, { provider: configured.provider, baseUrl: configured.baseUrl, secretKey });
+    const { baseUrl, apiKey } = modelConnection(defaults, reference, {
+      provider: configured.provider,
+      baseUrl: configured.baseUrl,
+      secretKey,
+    });
     return {
       reference,
       provider: configured.provider,
@@ -128,10 +146,28 @@ export async function resolveModel(
   }
   const wantsAnthropic = /^claude/i.test(reference) && defaults.anthropic;
   if (defaults.openai && !wantsAnthropic) {
-    return { reference, provider: 'openai', model: reference, baseUrl: defaults.openai.baseUrl, apiKey: defaults.openai.apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0, acceptsImages: !defaults.openai.baseUrl };
+    return {
+      reference,
+      provider: 'openai',
+      model: reference,
+      baseUrl: defaults.openai.baseUrl,
+      apiKey: defaults.openai.apiKey,
+      inputPricePerMillion: 0,
+      outputPricePerMillion: 0,
+      acceptsImages: !defaults.openai.baseUrl,
+    };
   }
   if (defaults.anthropic) {
-    return { reference, provider: 'anthropic', model: reference, baseUrl: null, apiKey: defaults.anthropic.apiKey, inputPricePerMillion: 0, outputPricePerMillion: 0, acceptsImages: true };
+    return {
+      reference,
+      provider: 'anthropic',
+      model: reference,
+      baseUrl: null,
+      apiKey: defaults.anthropic.apiKey,
+      inputPricePerMillion: 0,
+      outputPricePerMillion: 0,
+      acceptsImages: true,
+    };
   }
   throw new ModelNotConfigured(
     `No model configured for '${reference}': add it with configureModel (provider, model, baseUrl, apiKeySecret) or set OPENAI_BASE_URL / OPENAI_API_KEY or ANTHROPIC_API_KEY`,

@@ -45,7 +45,7 @@ function classEnd(src: string, i: number): number {
 export function toEngineSyntax(src: string): string {
   let out = '';
   let classClose = -1; // index just past the class being copied, -1 outside one
-  for (let i = 0; i < src.length; ) {
+  for (let i = 0; i < src.length;) {
     if (classClose >= 0 && i >= classClose) classClose = -1;
     const c = src[i]!;
     if (c === '[' && classClose < 0) {
@@ -173,7 +173,9 @@ function syntaxReason(err: RE2JSSyntaxException, source: string): string {
 function compile(source: string, ignoreCase: boolean): RE2JS {
   const syntax = toEngineSyntax(source);
   const tooLarge = (size: string) =>
-    new PatternRefused(`it is too large for the pattern engine (${size} steps, at most ${MAX_PATTERN_PROGRAM}): split it into shorter patterns`);
+    new PatternRefused(
+      `it is too large for the pattern engine (${size} steps, at most ${MAX_PATTERN_PROGRAM}): split it into shorter patterns`,
+    );
   const estimate = programSizeEstimate(syntax);
   if (estimate > MAX_SIZE_ESTIMATE) throw tooLarge(`about ${estimate}`);
   let re: RE2JS;

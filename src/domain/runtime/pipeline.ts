@@ -37,7 +37,13 @@ export class Pipeline {
   ) {}
 
   /** Runs an entry to its end (checks, admission, run); handler failures are `result.error`, refusals are thrown. */
-  async execute(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<RunResult> {
+  async execute(
+    principal: Principal,
+    agent: Agent,
+    entry: RunEntry,
+    input: RunInput,
+    opts: RunOptions = {},
+  ): Promise<RunResult> {
     for await (const ev of this.stream(principal, agent, entry, input, opts)) if (ev.type === 'done') return ev.result;
     throw new Error('pipeline ended without a result');
   }
@@ -57,7 +63,13 @@ export class Pipeline {
   }
 
   /** `execute` as events: text deltas (prompt handlers), then the result. */
-  async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {
+  async *stream(
+    principal: Principal,
+    agent: Agent,
+    entry: RunEntry,
+    input: RunInput,
+    opts: RunOptions = {},
+  ): AsyncGenerator<RunEvent> {
     const run = await this.begin(principal, agent, entry, input, opts);
     yield* run.events();
   }
@@ -69,13 +81,25 @@ export class Pipeline {
    * so a refusal is still an ordinary error answer; the admitted run must then be consumed with
    * `events()` or given back with `cancel()`.
    */
-  async begin(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: BeginOptions = {}): Promise<AdmittedRun> {
+  async begin(
+    principal: Principal,
+    agent: Agent,
+    entry: RunEntry,
+    input: RunInput,
+    opts: BeginOptions = {},
+  ): Promise<AdmittedRun> {
     const started = Date.now();
     try {
       this.runs.check(agent, input);
       const admitted = await this.admission.admit(agent, runCreditBound(agent, entry));
-      const named: RunOptions & { runId: string } = { ...opts, signal: typeof opts.signal === 'function' ? opts.signal() : opts.signal, runId: opts.runId ?? newId('run') };
-      return new AdmittedRun(named.runId, admitted, started, (a, t, ended) => this.runAdmitted(principal, agent, entry, input, named, a, t, ended));
+      const named: RunOptions & { runId: string } = {
+        ...opts,
+        signal: typeof opts.signal === 'function' ? opts.signal() : opts.signal,
+        runId: opts.runId ?? newId('run'),
+      };
+      return new AdmittedRun(named.runId, admitted, started, (a, t, ended) =>
+        this.runAdmitted(principal, agent, entry, input, named, a, t, ended),
+      );
     } catch (err) {
       this.log(agent, entry, input, opts, undefined, err, Date.now() - started);
       throw err;
@@ -98,7 +122,11 @@ export class Pipeline {
     const spent = { credits: 0 };
     try {
       try {
-        for await (const ev of this.runs.stream(principal, agent, entry, input, { ...opts, workspace: admitted.workspace, spent })) {
+        for await (const ev of this.runs.stream(principal, agent, entry, input, {
+          ...opts,
+          workspace: admitted.workspace,
+          spent,
+        })) {
           if (ev.type === 'done') result = ev.result;
           yield ev;
         }
@@ -109,7 +137,11 @@ export class Pipeline {
       failure = err;
       throw err;
     } finally {
-      this.metrics?.run(entry.handler.kind, result ? (result.error?.kind ?? 'ok') : 'failed', result?.credits ?? spent.credits);
+      this.metrics?.run(
+        entry.handler.kind,
+        result ? (result.error?.kind ?? 'ok') : 'failed',
+        result?.credits ?? spent.credits,
+      );
       ended(this.log(agent, entry, input, opts, result, failure, Date.now() - started, spent.credits));
     }
   }
@@ -135,7 +167,9 @@ export class Pipeline {
       credits: result?.credits ?? spent,
       logs: result?.logs ?? [],
       output: result && !result.error ? result.output : null,
-      error: result?.error?.message ?? (failure === undefined ? null : failure instanceof DomainError ? failure.message : 'The run failed'),
+      error:
+        result?.error?.message ??
+        (failure === undefined ? null : failure instanceof DomainError ? failure.message : 'The run failed'),
       errorDetail: result?.error?.detail ?? null,
       durationMs,
     };
@@ -173,7 +207,11 @@ export class AdmittedRun {
     readonly runId: string,
     private readonly admitted: Admission,
     private readonly started: number,
-    private readonly run: (admitted: Admission, started: number, ended: (facts: RunFacts) => void) => AsyncGenerator<RunEvent>,
+    private readonly run: (
+      admitted: Admission,
+      started: number,
+      ended: (facts: RunFacts) => void,
+    ) => AsyncGenerator<RunEvent>,
   ) {}
 
   events(): AsyncGenerator<RunEvent> {

@@ -17,7 +17,14 @@ const code = (c: string) => c.charCodeAt(0);
 const isLetter = (c: number) => (c >= code('a') && c <= code('z')) || (c >= code('A') && c <= code('Z'));
 const isDigit = (c: number) => c >= code('0') && c <= code('9');
 /** [A-Za-z0-9._%+-]: the characters before the @. */
-const isLocal = (c: number) => isLetter(c) || isDigit(c) || c === code('.') || c === code('_') || c === code('%') || c === code('+') || c === code('-');
+const isLocal = (c: number) =>
+  isLetter(c) ||
+  isDigit(c) ||
+  c === code('.') ||
+  c === code('_') ||
+  c === code('%') ||
+  c === code('+') ||
+  c === code('-');
 /** [A-Za-z0-9.-]: the characters after the @. */
 const isDomain = (c: number) => isLetter(c) || isDigit(c) || c === code('.') || c === code('-');
 
@@ -34,7 +41,12 @@ function addressAround(text: string, at: number, from: number): { start: number;
   while (runEnd < text.length && isDomain(text.charCodeAt(runEnd))) runEnd++;
   // The domain holds one character at least before its last dot.
   for (let dot = runEnd - 3; dot >= at + 2; dot--) {
-    if (text.charCodeAt(dot) !== code('.') || !isLetter(text.charCodeAt(dot + 1)) || !isLetter(text.charCodeAt(dot + 2))) continue;
+    if (
+      text.charCodeAt(dot) !== code('.') ||
+      !isLetter(text.charCodeAt(dot + 1)) ||
+      !isLetter(text.charCodeAt(dot + 2))
+    )
+      continue;
     let end = dot + 3;
     while (end < text.length && isLetter(text.charCodeAt(end))) end++;
     return { start, end };

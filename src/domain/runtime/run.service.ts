@@ -12,9 +12,21 @@ import { messagingTools } from '../channels/messaging.tools.js';
 import type { ChannelQueueSignal } from '../channels/channel.ports.js';
 import type { EndpointManagementService } from '../endpoint-management/endpoint-management.service.js';
 import { checkInput, checksInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
-import { modelIsPriced, ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from './model-resolver.js';
+import {
+  modelIsPriced,
+  ModelNotConfigured,
+  resolveModel,
+  type ModelDefaults,
+  type SecretReader,
+} from './model-resolver.js';
 import { promptChars, UsageMeter } from './usage-meter.js';
-import { ModelFailure, type LanguageModels, type ModelUsage, type ResolvedModel, type ToolDefinition } from './language-model.ports.js';
+import {
+  ModelFailure,
+  type LanguageModels,
+  type ModelUsage,
+  type ResolvedModel,
+  type ToolDefinition,
+} from './language-model.ports.js';
 import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from './sandbox.ports.js';
 import { type Json } from '../json.js';
 import type { RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
@@ -42,15 +54,32 @@ const NO_USAGE: ModelUsage = { inputTokens: 0, outputTokens: 0 };
 /** The text a prompt handler sees as the user turn, and guardrails check. */
 export function userTurn(input: RunInput): string {
   const body = input.body;
-  if (input.surface === 'WIDGET' && body && typeof body === 'object' && !Array.isArray(body) && typeof body.message === 'string') return body.message;
+  if (
+    input.surface === 'WIDGET' &&
+    body &&
+    typeof body === 'object' &&
+    !Array.isArray(body) &&
+    typeof body.message === 'string'
+  )
+    return body.message;
   // An MCP tool's arguments (also an A2A skill's data): the text itself under the default schema
   // ({input}), else the arguments as JSON. An A2A chat message is its text, a string body.
   if (input.surface === 'MCP' || (input.surface === 'A2A' && typeof body !== 'string')) {
-    const only = body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 1 ? body.input : undefined;
+    const only =
+      body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 1
+        ? body.input
+        : undefined;
     return typeof only === 'string' ? only : JSON.stringify(body, null, 2);
   }
   // A text message or an email: the prompt answers its text (a script sees the sender and ids too).
-  if ((input.surface === 'SMS' || input.surface === 'EMAIL') && body && typeof body === 'object' && !Array.isArray(body) && typeof body.text === 'string') return body.text;
+  if (
+    (input.surface === 'SMS' || input.surface === 'EMAIL') &&
+    body &&
+    typeof body === 'object' &&
+    !Array.isArray(body) &&
+    typeof body.text === 'string'
+  )
+    return body.text;
   // A webhook's event often shows only in a header (X-GitHub-Event, Stripe's in the body): the prompt sees them.
   const webhook = input.surface === 'WEBHOOKS';
   if (typeof body === 'string' && !webhook) return body;
@@ -63,7 +92,9 @@ export function userTurn(input: RunInput): string {
 }
 
 export function creditsFor(model: ResolvedModel, usage: ModelUsage): number {
-  return (usage.inputTokens * model.inputPricePerMillion + usage.outputTokens * model.outputPricePerMillion) / 1_000_000;
+  return (
+    (usage.inputTokens * model.inputPricePerMillion + usage.outputTokens * model.outputPricePerMillion) / 1_000_000
+  );
 }
 
 /** The flat credits a script run costs in the workspace. */
@@ -78,7 +109,8 @@ export function scriptRunCredits(workspace: Workspace | null): number {
  */
 export function runCreditBound(agent: Agent, entry: RunEntry): CreditBound {
   return async (repos, scopes) => {
-    if (entry.handler.kind === 'script') return scriptRunCredits(scopes ? scopes.workspace : await repos.workspaces.get(agent.workspaceId));
+    if (entry.handler.kind === 'script')
+      return scriptRunCredits(scopes ? scopes.workspace : await repos.workspaces.get(agent.workspaceId));
     if (!(await modelIsPriced(repos, agent, entry.modelOverride))) return 0;
     return agent.guardrails.maxCreditsPerRun;
   };
@@ -102,17 +134,32 @@ export class RunService {
   }
 
   /** Runs an entry to completion (after `check`); handler failures are `result.error`. */
-  async run(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): Promise<RunResult> {
+  async run(
+    principal: Principal,
+    agent: Agent,
+    entry: RunEntry,
+    input: RunInput,
+    opts: RunOptions = {},
+  ): Promise<RunResult> {
     for await (const ev of this.stream(principal, agent, entry, input, opts)) if (ev.type === 'done') return ev.result;
     throw new Error('run ended without a result');
   }
 
   /** Runs an entry, yielding text deltas (prompt handlers) and then the result. */
-  async *stream(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: RunOptions = {}): AsyncGenerator<RunEvent> {
+  async *stream(
+    principal: Principal,
+    agent: Agent,
+    entry: RunEntry,
+    input: RunInput,
+    opts: RunOptions = {},
+  ): AsyncGenerator<RunEvent> {
     const started = Date.now();
     const runId = opts.runId ?? newId('run');
     const base = { runId, usage: NO_USAGE, credits: 0, model: null, logs: [] as string[] };
-    const finish = (r: Omit<RunResult, 'durationMs'>): RunEvent => ({ type: 'done', result: { ...r, durationMs: Date.now() - started } });
+    const finish = (r: Omit<RunResult, 'durationMs'>): RunEvent => ({
+      type: 'done',
+      result: { ...r, durationMs: Date.now() - started },
+    });
 
     if (entry.handler.kind === 'script') {
       yield finish(await this.runScript(principal, agent, entry, input, base, opts));
@@ -121,9 +168,16 @@ export class RunService {
 
     let model: ResolvedModel;
     try {
-      model = await resolveModel(this.deps.store.repos, this.deps.secrets, this.deps.modelDefaults, agent, entry.modelOverride);
+      model = await resolveModel(
+        this.deps.store.repos,
+        this.deps.secrets,
+        this.deps.modelDefaults,
+        agent,
+        entry.modelOverride,
+      );
     } catch (err) {
-      if (err instanceof ModelNotConfigured) return void (yield finish({ ...base, output: null, error: { kind: 'configuration', message: err.message } }));
+      if (err instanceof ModelNotConfigured)
+        return void (yield finish({ ...base, output: null, error: { kind: 'configuration', message: err.message } }));
       throw err;
     }
     const g = agent.guardrails;
@@ -132,7 +186,9 @@ export class RunService {
     const dialogue = opts.dialogue;
     const prompt = {
       system: [agent.instructions, entry.handler.body, dialogue?.system ?? ''].filter((s) => s.trim()).join('\n\n'),
-      messages: dialogue ? dialogue.messages : [...(opts.history ?? []), { role: 'user' as const, content: userTurn(input) }],
+      messages: dialogue
+        ? dialogue.messages
+        : [...(opts.history ?? []), { role: 'user' as const, content: userTurn(input) }],
       tools: [...this.toolsFor(agent, { runId, input }), ...(dialogue?.clientTools ?? [])],
     };
     // What the model used so far: a run that ends early (the caller went away, the provider failed)
@@ -162,19 +218,47 @@ export class RunService {
         const tail = redactor.flush();
         if (tail) yield { type: 'delta', text: tail };
         const credits = creditsFor(model, ev.result.usage);
-        const done: Omit<RunResult, 'durationMs' | 'output'> = { ...base, usage: ev.result.usage, credits, model: model.reference, finishReason: ev.result.finishReason };
+        const done: Omit<RunResult, 'durationMs' | 'output'> = {
+          ...base,
+          usage: ev.result.usage,
+          credits,
+          model: model.reference,
+          finishReason: ev.result.finishReason,
+        };
         // The caller's tool calls go back to it: their arguments are output, redacted as output is.
-        if (ev.result.clientToolCalls.length) done.toolCalls = ev.result.clientToolCalls.map((c) => ({ ...c, arguments: redactArguments(g, c.arguments) }));
+        if (ev.result.clientToolCalls.length)
+          done.toolCalls = ev.result.clientToolCalls.map((c) => ({ ...c, arguments: redactArguments(g, c.arguments) }));
         if (maxCredits != null && credits > maxCredits) {
-          yield finish({ ...done, output: null, error: { kind: 'credits', message: `The run used ${round(credits)} credits, over this agent's per-run limit of ${maxCredits}; its output was withheld` } });
+          yield finish({
+            ...done,
+            output: null,
+            error: {
+              kind: 'credits',
+              message: `The run used ${round(credits)} credits, over this agent's per-run limit of ${maxCredits}; its output was withheld`,
+            },
+          });
         } else {
           yield finish({ ...done, output: redactText(g, ev.result.text) });
         }
         return;
       }
     } catch (err) {
-      if (opts.signal?.aborted) return void (yield finish({ ...base, ...spent(), model: model.reference, output: null, error: { kind: 'aborted', message: 'The caller went away; the run was cancelled' } }));
-      if (err instanceof ModelFailure) return void (yield finish({ ...base, ...spent(), model: model.reference, output: null, error: { kind: 'model', message: err.message, detail: err.detail } }));
+      if (opts.signal?.aborted)
+        return void (yield finish({
+          ...base,
+          ...spent(),
+          model: model.reference,
+          output: null,
+          error: { kind: 'aborted', message: 'The caller went away; the run was cancelled' },
+        }));
+      if (err instanceof ModelFailure)
+        return void (yield finish({
+          ...base,
+          ...spent(),
+          model: model.reference,
+          output: null,
+          error: { kind: 'model', message: err.message, detail: err.detail },
+        }));
       throw err;
     } finally {
       // For a run that ends without its result (its reader stopped, it threw): what was used is
@@ -194,7 +278,8 @@ export class RunService {
    */
   async acceptsImages(agent: Agent): Promise<boolean> {
     try {
-      return (await resolveModel(this.deps.store.repos, this.deps.secrets, this.deps.modelDefaults, agent, null)).acceptsImages;
+      return (await resolveModel(this.deps.store.repos, this.deps.secrets, this.deps.modelDefaults, agent, null))
+        .acceptsImages;
     } catch (err) {
       if (err instanceof ModelNotConfigured) return false;
       throw err;
@@ -207,7 +292,10 @@ export class RunService {
     const self = { kind: 'agentSelf', workspaceId: agent.workspaceId, agentId: agent.id } as const;
     if (agent.capabilities.endpointManagement) tools.push(...this.deps.endpointManagement.toolsFor(agent));
     if (agent.capabilities.documents) tools.push(...documentTools(this.deps.records, self));
-    if (agent.capabilities.messaging) tools.push(...messagingTools({ store: this.deps.store, clock: this.deps.clock, ...this.deps.messaging }, agent, run));
+    if (agent.capabilities.messaging)
+      tools.push(
+        ...messagingTools({ store: this.deps.store, clock: this.deps.clock, ...this.deps.messaging }, agent, run),
+      );
     return tools;
   }
 
@@ -220,8 +308,17 @@ export class RunService {
     { signal, workspace }: RunOptions,
   ): Promise<Omit<RunResult, 'durationMs'>> {
     // The workspace admission read, when the pipeline passes it on: one read per run, not two.
-    const credits = scriptRunCredits(workspace !== undefined ? workspace : await this.deps.store.repos.workspaces.get(agent.workspaceId));
-    const request: { [key: string]: Json } = { surface: input.surface, method: input.method, path: input.path, params: input.params, query: input.query, headers: input.headers };
+    const credits = scriptRunCredits(
+      workspace !== undefined ? workspace : await this.deps.store.repos.workspaces.get(agent.workspaceId),
+    );
+    const request: { [key: string]: Json } = {
+      surface: input.surface,
+      method: input.method,
+      path: input.path,
+      params: input.params,
+      query: input.query,
+      headers: input.headers,
+    };
     if (input.rawBody !== undefined) request.rawBody = input.rawBody;
     if (input.delivery) request.delivery = { ...input.delivery };
     /** Set when a documents call of the script met an unreachable database. */
@@ -244,15 +341,30 @@ export class RunService {
       // The script failed after the database could not be reached for one of its documents calls:
       // the caller gets 503 + Retry-After too (the outage, not the handler, is the cause). A script
       // that caught that error and finished is a run like any other.
-      if (err.kind === 'error' && outage.error) throw new Unavailable(outage.error.message, outage.error.retryAfterSeconds);
-      const kind = err.kind === 'timeout' ? 'timeout' : err.kind === 'memory' ? 'memory' : err.kind === 'aborted' ? 'aborted' : err.kind === 'error' ? 'script' : 'output';
+      if (err.kind === 'error' && outage.error)
+        throw new Unavailable(outage.error.message, outage.error.retryAfterSeconds);
+      const kind =
+        err.kind === 'timeout'
+          ? 'timeout'
+          : err.kind === 'memory'
+            ? 'memory'
+            : err.kind === 'aborted'
+              ? 'aborted'
+              : err.kind === 'error'
+                ? 'script'
+                : 'output';
       return { ...base, credits, logs: err.logs, output: null, error: { kind, message: err.message } };
     }
   }
 
   /** The script host API, confined to the agent's own documents; runs as a system principal. */
   private scriptHost(agent: Agent, outage: { error?: Unavailable }): ScriptHost {
-    const p: Principal = { kind: 'system', name: 'script-documents', workspaceId: agent.workspaceId, agentId: agent.id };
+    const p: Principal = {
+      kind: 'system',
+      name: 'script-documents',
+      workspaceId: agent.workspaceId,
+      agentId: agent.id,
+    };
     const r = this.deps.records;
     // The script sees a domain refusal's message; any other failure (a dropped database connection)
     // only as "failed unexpectedly", never the cause's text.
@@ -267,7 +379,16 @@ export class RunService {
     };
     return {
       documents: {
-        query: (id, filter, o) => call('query', () => r.query(p, agent.id, id, 'agent', { filter, limit: o?.limit, offset: o?.offset, sort: o?.sort, cursor: o?.cursor })),
+        query: (id, filter, o) =>
+          call('query', () =>
+            r.query(p, agent.id, id, 'agent', {
+              filter,
+              limit: o?.limit,
+              offset: o?.offset,
+              sort: o?.sort,
+              cursor: o?.cursor,
+            }),
+          ),
         insert: (id, items) => call('insert', () => r.insert(p, agent.id, id, 'agent', items)),
         update: (id, filter, set) => call('update', () => r.update(p, agent.id, id, 'agent', { filter, set })),
         delete: (id, filter, o) => call('delete', () => r.delete(p, agent.id, id, 'agent', { filter, all: o?.all })),

@@ -1,7 +1,14 @@
 import type { Handler } from '../entries/entry.entities.js';
 import type { Surface } from '../surfaces/surface.entities.js';
 import type { Json } from '../json.js';
-import type { FinishReason, ModelMessage, ModelUsage, SamplingSettings, ToolCall, ToolDefinition } from './language-model.ports.js';
+import type {
+  FinishReason,
+  ModelMessage,
+  ModelUsage,
+  SamplingSettings,
+  ToolCall,
+  ToolDefinition,
+} from './language-model.ports.js';
 import type { Workspace } from '../workspace/workspace.entities.js';
 
 /** The input of a run, the same shape on every surface (credential headers never included). */
@@ -29,7 +36,8 @@ export interface RunEntry {
   modelOverride: string | null;
 }
 
-export type RunErrorKind = 'script' | 'timeout' | 'memory' | 'output' | 'model' | 'configuration' | 'credits' | 'aborted';
+export type RunErrorKind =
+  'script' | 'timeout' | 'memory' | 'output' | 'model' | 'configuration' | 'credits' | 'aborted';
 
 export interface RunResult {
   runId: string;

@@ -61,7 +61,8 @@ export interface ScriptOutcome {
 }
 
 /** `busy`: the run never started — no room in the sandbox within its queue limit; retry later. */
-export type ScriptFailureKind = 'error' | 'timeout' | 'memory' | 'output_too_large' | 'aborted' | 'invalid_output' | 'busy';
+export type ScriptFailureKind =
+  'error' | 'timeout' | 'memory' | 'output_too_large' | 'aborted' | 'invalid_output' | 'busy';
 
 /** A place in a script's source, both 1-based, as the user wrote it (not in any generated wrapper). */
 export interface ScriptPosition {

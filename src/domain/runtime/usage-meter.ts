@@ -25,7 +25,8 @@ export function promptChars(call: Pick<ModelCall, 'system' | 'messages' | 'tools
 
 function messageChars(m: ModelMessage): number {
   if (m.role === 'tool') return m.toolName.length + m.content.length;
-  if (m.role === 'assistant') return m.content.length + (m.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0);
+  if (m.role === 'assistant')
+    return m.content.length + (m.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0);
   if (typeof m.content === 'string') return m.content.length;
   return m.content.reduce((n, p) => n + (p.type === 'text' ? p.text.length : IMAGE_CHARS), 0);
 }
@@ -85,11 +86,17 @@ export class UsageMeter implements UsageReport {
   used(): ModelUsage {
     if (!this.open) return { ...this.finished };
     const open = countOf(this.open);
-    return { inputTokens: this.finished.inputTokens + open.inputTokens, outputTokens: this.finished.outputTokens + open.outputTokens };
+    return {
+      inputTokens: this.finished.inputTokens + open.inputTokens,
+      outputTokens: this.finished.outputTokens + open.outputTokens,
+    };
   }
 }
 
 /** A step's usage: each figure as the provider reported it, else estimated from its characters. */
 function countOf(step: OpenStep): ModelUsage {
-  return { inputTokens: step.inputTokens ?? tokensOf(step.promptChars), outputTokens: step.outputTokens ?? tokensOf(step.outputChars) };
+  return {
+    inputTokens: step.inputTokens ?? tokensOf(step.promptChars),
+    outputTokens: step.outputTokens ?? tokensOf(step.outputChars),
+  };
 }

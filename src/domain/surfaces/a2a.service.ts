@@ -18,7 +18,13 @@ import type { SurfaceCaller, SurfaceRequest } from './surface-access.js';
 export const CHAT_SKILL = 'chat';
 
 /** The agent's chat as a run entry of the A2A server. */
-const CHAT_ENTRY: RunEntry = { kind: 'chat', id: null, name: CHAT_SKILL, handler: { kind: 'prompt', body: '' }, modelOverride: null };
+const CHAT_ENTRY: RunEntry = {
+  kind: 'chat',
+  id: null,
+  name: CHAT_SKILL,
+  handler: { kind: 'prompt', body: '' },
+  modelOverride: null,
+};
 
 /** A message as the A2A server reads it, whatever the binding. */
 export interface A2aMessage {
@@ -93,8 +99,14 @@ export class A2aService {
   /** The card's skills: one per MCP tool, and the chat when the agent has instructions. */
   async skills(agent: Agent): Promise<A2aSkill[]> {
     const tools = await this.mcp.tools(agent);
-    const skills = tools.map((t) => ({ id: t.name, name: t.name, description: t.description, structured: !!t.outputSchema }));
-    if (agent.instructions.trim()) skills.unshift({ id: CHAT_SKILL, name: agent.name, description: chatDescription(agent), structured: false });
+    const skills = tools.map((t) => ({
+      id: t.name,
+      name: t.name,
+      description: t.description,
+      structured: !!t.outputSchema,
+    }));
+    if (agent.instructions.trim())
+      skills.unshift({ id: CHAT_SKILL, name: agent.name, description: chatDescription(agent), structured: false });
     return skills;
   }
 
@@ -103,44 +115,105 @@ export class A2aService {
    * its arguments against the tool's schema (Invalid), then the pipeline's checks and admission
    * (guardrails, limits). A chat message carries the conversation so far.
    */
-  async begin(caller: SurfaceCaller, message: A2aMessage, request: Omit<SurfaceRequest, 'signal'> & { signal: () => AbortSignal }): Promise<A2aRun> {
+  async begin(
+    caller: SurfaceCaller,
+    message: A2aMessage,
+    request: Omit<SurfaceRequest, 'signal'> & { signal: () => AbortSignal },
+  ): Promise<A2aRun> {
     const { agent, principal, facts } = caller;
     if (message.skillId !== undefined && message.skillId !== CHAT_SKILL) {
       const tool = (await this.mcp.tools(agent)).find((t) => t.name === message.skillId);
-      if (!tool) throw new Invalid(`message.metadata.skillId: the agent has no skill '${message.skillId}'; its card lists the skills`, 'message.metadata.skillId');
+      if (!tool)
+        throw new Invalid(
+          `message.metadata.skillId: the agent has no skill '${message.skillId}'; its card lists the skills`,
+          'message.metadata.skillId',
+        );
       const args = (message.data ?? { input: message.text }) as Record<string, Json>;
-      if (!args || typeof args !== 'object' || Array.isArray(args)) throw new Invalid(`The data part of a call of skill '${tool.name}' must be a JSON object`, 'message.parts');
+      if (!args || typeof args !== 'object' || Array.isArray(args))
+        throw new Invalid(`The data part of a call of skill '${tool.name}' must be a JSON object`, 'message.parts');
       this.mcp.checkArguments(tool, args);
-      const input = { surface: 'A2A' as const, method: 'SendMessage', path: tool.name, params: {}, query: {}, headers: request.headers, body: args };
-      facts.run = await this.pipeline.begin(principal, agent, this.mcp.entry(tool), input, { signal: request.signal, inRequest: true });
+      const input = {
+        surface: 'A2A' as const,
+        method: 'SendMessage',
+        path: tool.name,
+        params: {},
+        query: {},
+        headers: request.headers,
+        body: args,
+      };
+      facts.run = await this.pipeline.begin(principal, agent, this.mcp.entry(tool), input, {
+        signal: request.signal,
+        inRequest: true,
+      });
       return { run: facts.run, tool, record: async () => {} };
     }
-    if (!message.text.trim()) throw new Invalid('The message has no text: send a text part, or name a skill in metadata.skillId with a data part', 'message.parts');
+    if (!message.text.trim())
+      throw new Invalid(
+        'The message has no text: send a text part, or name a skill in metadata.skillId with a data part',
+        'message.parts',
+      );
     const callerRef = callerRefOf(principal);
-    const history = message.contextId ? historyOf(await this.store.repos.conversations.recentTurns(conversationIdOf(agent.id, callerRef, message.contextId), HISTORY_TURNS)) : [];
-    const input = { surface: 'A2A' as const, method: 'SendMessage', path: CHAT_SKILL, params: {}, query: {}, headers: request.headers, body: message.text };
-    facts.run = await this.pipeline.begin(principal, agent, CHAT_ENTRY, input, { signal: request.signal, inRequest: true, history });
-    return { run: facts.run, record: (contextId, result) => this.record(agent, callerRef, contextId, message.text, result) };
+    const history = message.contextId
+      ? historyOf(
+          await this.store.repos.conversations.recentTurns(
+            conversationIdOf(agent.id, callerRef, message.contextId),
+            HISTORY_TURNS,
+          ),
+        )
+      : [];
+    const input = {
+      surface: 'A2A' as const,
+      method: 'SendMessage',
+      path: CHAT_SKILL,
+      params: {},
+      query: {},
+      headers: request.headers,
+      body: message.text,
+    };
+    facts.run = await this.pipeline.begin(principal, agent, CHAT_ENTRY, input, {
+      signal: request.signal,
+      inRequest: true,
+      history,
+    });
+    return {
+      run: facts.run,
+      record: (contextId, result) => this.record(agent, callerRef, contextId, message.text, result),
+    };
   }
 
   /** Appends the message and the answer of a successful chat run to its caller's conversation of the context. */
-  private async record(agent: Agent, callerRef: string, contextId: string, message: string, result: RunResult): Promise<void> {
+  private async record(
+    agent: Agent,
+    callerRef: string,
+    contextId: string,
+    message: string,
+    result: RunResult,
+  ): Promise<void> {
     if (result.error) return;
     const id = conversationIdOf(agent.id, callerRef, contextId);
     const now = this.clock.now();
     const answerAt = new Date(now.getTime() + 1);
     if (!(await this.store.repos.conversations.get(id))) {
       // Two first messages of one context at once: the second finds the conversation the first made.
-      await this.store.repos.conversations.insert({ id, agentId: agent.id, visitorId: null, createdAt: now, updatedAt: now }).catch((err: unknown) => {
-        if (!(err instanceof Conflict)) throw err;
-      });
+      await this.store.repos.conversations
+        .insert({ id, agentId: agent.id, visitorId: null, createdAt: now, updatedAt: now })
+        .catch((err: unknown) => {
+          if (!(err instanceof Conflict)) throw err;
+        });
     }
     const output = typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
     await this.store.repos.conversations.addTurns(
       id,
       [
         { id: newId('turn'), conversationId: id, role: 'user', content: message, runId: result.runId, createdAt: now },
-        { id: newId('turn'), conversationId: id, role: 'assistant', content: output, runId: result.runId, createdAt: answerAt },
+        {
+          id: newId('turn'),
+          conversationId: id,
+          role: 'assistant',
+          content: output,
+          runId: result.runId,
+          createdAt: answerAt,
+        },
       ],
       answerAt,
     );
@@ -159,7 +232,12 @@ export class A2aService {
 
   /** Stores a task of the caller (never over another agent's or caller's, never over a final state). */
   saveTask(scope: TaskScope, t: Pick<StoredTask, 'id' | 'contextId' | 'state' | 'task'>): Promise<void> {
-    return this.store.repos.a2aTasks.save({ ...t, agentId: scope.agentId, callerRef: scope.callerRef, updatedAt: this.clock.now() });
+    return this.store.repos.a2aTasks.save({
+      ...t,
+      agentId: scope.agentId,
+      callerRef: scope.callerRef,
+      updatedAt: this.clock.now(),
+    });
   }
 
   /** The caller's tasks of the agent, most recently updated first. */
@@ -172,11 +250,15 @@ export class A2aService {
    * conversation of each context left with no task; the number of tasks deleted.
    */
   async pruneTasks(retentionDays: number, limit = 1000): Promise<number> {
-    const pruned = await this.store.repos.a2aTasks.pruneFinalBefore(new Date(this.clock.now().getTime() - retentionDays * 86_400_000), limit);
+    const pruned = await this.store.repos.a2aTasks.pruneFinalBefore(
+      new Date(this.clock.now().getTime() - retentionDays * 86_400_000),
+      limit,
+    );
     const contexts = new Map<string, PrunedContext>();
     for (const c of pruned) contexts.set(conversationIdOf(c.agentId, c.callerRef, c.contextId), c);
     for (const [conversationId, context] of contexts) {
-      if (!(await this.store.repos.a2aTasks.contextHasTasks(context))) await this.store.repos.conversations.delete(conversationId);
+      if (!(await this.store.repos.a2aTasks.contextHasTasks(context)))
+        await this.store.repos.conversations.delete(conversationId);
     }
     return pruned.length;
   }

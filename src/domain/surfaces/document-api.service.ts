@@ -1,6 +1,13 @@
 import type { Document, FieldDef } from '../documents/document.entities.js';
 import type { RecordService } from '../documents/record.service.js';
-import { deleteBody, insertBody, queryBody, readQuery, updateBody, writeDocumentBody } from '../documents/document-api.schemas.js';
+import {
+  deleteBody,
+  insertBody,
+  queryBody,
+  readQuery,
+  updateBody,
+  writeDocumentBody,
+} from '../documents/document-api.schemas.js';
 import type { Pipeline } from '../runtime/pipeline.js';
 import { Invalid, MethodNotAllowed, NotFound } from '../errors.js';
 import { canNameEntity, printableParam } from '../ids.js';
@@ -101,7 +108,10 @@ export class DocumentApiService {
     const body = await this.open(c, documentId, input, true);
     objectBody(body, 'query');
     const v = parse(queryBody, body);
-    const op = await this.records.prepareQuery(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter });
+    const op = await this.records.prepareQuery(c.principal, c.agent.id, documentId, 'documentApi', {
+      ...v,
+      filter: asSent(body).filter,
+    });
     return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
@@ -119,7 +129,11 @@ export class DocumentApiService {
     const body = await this.open(c, documentId, input, true);
     objectBody(body, 'update');
     const v = parse(updateBody, body);
-    const op = await this.records.prepareUpdate(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter, set: asSent(body).set });
+    const op = await this.records.prepareUpdate(c.principal, c.agent.id, documentId, 'documentApi', {
+      ...v,
+      filter: asSent(body).filter,
+      set: asSent(body).set,
+    });
     return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
@@ -128,7 +142,10 @@ export class DocumentApiService {
     const body = await this.open(c, documentId, input, true);
     objectBody(body, 'delete');
     const v = parse(deleteBody, body);
-    const op = await this.records.prepareDelete(c.principal, c.agent.id, documentId, 'documentApi', { ...v, filter: asSent(body).filter });
+    const op = await this.records.prepareDelete(c.principal, c.agent.id, documentId, 'documentApi', {
+      ...v,
+      filter: asSent(body).filter,
+    });
     return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 }

@@ -75,8 +75,22 @@ export class HttpApiService {
     facts.requestBody = sent;
     const body = sent ?? null;
     this.checkBody(endpoint, request.method, body);
-    const input: RunInput = { surface: 'HTTP_API', method: request.method, path: request.segments.join('/'), params, query: request.query, headers: request.headers, body };
-    const entry: RunEntry = { kind: 'http', id: endpoint.id, name: endpoint.path, handler: endpoint.handler, modelOverride: endpoint.modelOverride };
+    const input: RunInput = {
+      surface: 'HTTP_API',
+      method: request.method,
+      path: request.segments.join('/'),
+      params,
+      query: request.query,
+      headers: request.headers,
+      body,
+    };
+    const entry: RunEntry = {
+      kind: 'http',
+      id: endpoint.id,
+      name: endpoint.path,
+      handler: endpoint.handler,
+      modelOverride: endpoint.modelOverride,
+    };
     facts.run = await this.pipeline.begin(principal, agent, entry, input, { signal: request.signal, inRequest: true });
     return facts.run;
   }
@@ -114,9 +128,16 @@ export class HttpApiService {
     try {
       violation = schemaViolation(endpoint.inputSchema, body);
     } catch (err) {
-      if (err instanceof SchemaRefused) throw new Invalid(`The input schema of endpoint '${endpoint.path}' cannot be used (${err.message}); fix it with updateHttpEndpoint`);
+      if (err instanceof SchemaRefused)
+        throw new Invalid(
+          `The input schema of endpoint '${endpoint.path}' cannot be used (${err.message}); fix it with updateHttpEndpoint`,
+        );
       throw err;
     }
-    if (violation) throw new Invalid(`Invalid request body for endpoint '${endpoint.path}': ${describeViolation(violation)}`, violation.field.replace(/^\//, '') || undefined);
+    if (violation)
+      throw new Invalid(
+        `Invalid request body for endpoint '${endpoint.path}': ${describeViolation(violation)}`,
+        violation.field.replace(/^\//, '') || undefined,
+      );
   }
 }

@@ -114,8 +114,12 @@ export class McpResourceService {
     if (!target || !canNameEntity(target.documentId)) throw new ResourceNotFound(uri);
     const doc = await this.records.readable(principal, agent.id, target.documentId, 'mcp');
     if (target.records !== (doc.kind === 'DATABASE')) throw new ResourceNotFound(uri);
-    if (doc.kind === 'TEXT') return this.pipeline.guard(agent, '', async () => ({ uri, mimeType: 'text/plain', text: doc.content }));
-    const op = await this.records.prepareQuery(principal, agent.id, doc.id, 'mcp', { limit: RESOURCE_PAGE, cursor: target.cursor });
+    if (doc.kind === 'TEXT')
+      return this.pipeline.guard(agent, '', async () => ({ uri, mimeType: 'text/plain', text: doc.content }));
+    const op = await this.records.prepareQuery(principal, agent.id, doc.id, 'mcp', {
+      limit: RESOURCE_PAGE,
+      cursor: target.cursor,
+    });
     return this.pipeline.guard(agent, '', async () => {
       const page = await op.run();
       const body = {

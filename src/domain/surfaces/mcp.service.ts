@@ -60,7 +60,9 @@ export class McpService {
    */
   message(caller: SurfaceCaller, text: string): Json | undefined {
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      throw new Invalid(`The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels`);
+      throw new Invalid(
+        `The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels`,
+      );
     }
     let body: Json | undefined;
     try {
@@ -76,14 +78,25 @@ export class McpService {
    * A tool call's checks and admission: the tool (NotFound), its arguments (Invalid), then the
    * pipeline's refusals — a guardrail refusal is kept for the tool's answer, a limit is thrown.
    */
-  async prepare(caller: SurfaceCaller, name: string, args: Record<string, Json>, request: SurfaceRequest): Promise<PreparedCall> {
+  async prepare(
+    caller: SurfaceCaller,
+    name: string,
+    args: Record<string, Json>,
+    request: SurfaceRequest,
+  ): Promise<PreparedCall> {
     const { agent, principal, facts } = caller;
     const tool = await this.tool(agent, name);
     this.checkArguments(tool, args);
     facts.entry = tool.name;
     facts.requestBody = args;
     try {
-      facts.run = await this.pipeline.begin(principal, agent, this.entry(tool), this.input(tool, args, request.headers), { signal: request.signal, inRequest: true });
+      facts.run = await this.pipeline.begin(
+        principal,
+        agent,
+        this.entry(tool),
+        this.input(tool, args, request.headers),
+        { signal: request.signal, inRequest: true },
+      );
       return { tool, args, run: facts.run };
     } catch (err) {
       if (err instanceof GuardrailBlocked) return { tool, args, refusal: err };
@@ -122,10 +135,17 @@ export class McpService {
     try {
       violation = schemaViolation(argumentSchema(tool), args);
     } catch (err) {
-      if (err instanceof SchemaRefused) throw new Invalid(`The input schema of tool '${tool.name}' cannot be used (${err.message}); fix it with updateMcpTool`);
+      if (err instanceof SchemaRefused)
+        throw new Invalid(
+          `The input schema of tool '${tool.name}' cannot be used (${err.message}); fix it with updateMcpTool`,
+        );
       throw err;
     }
-    if (violation) throw new Invalid(`Invalid arguments for tool '${tool.name}': ${describeViolation(violation)}`, violation.field.replace(/^\//, '') || undefined);
+    if (violation)
+      throw new Invalid(
+        `Invalid arguments for tool '${tool.name}': ${describeViolation(violation)}`,
+        violation.field.replace(/^\//, '') || undefined,
+      );
   }
 
   entry(tool: McpTool): RunEntry {
@@ -140,7 +160,10 @@ export class McpService {
   /** The answer to a finished run: its output, or its failure with what to do about it. */
   outcome(tool: McpTool, result: RunResult): ToolOutcome {
     if (result.error) {
-      const hint = result.error.kind === 'aborted' ? '' : ` (run ${result.runId}). Check the arguments and try again; if it keeps failing, the agent's owner can look the run up in its activity log.`;
+      const hint =
+        result.error.kind === 'aborted'
+          ? ''
+          : ` (run ${result.runId}). Check the arguments and try again; if it keeps failing, the agent's owner can look the run up in its activity log.`;
       return { text: `The tool '${tool.name}' failed: ${result.error.message}${hint}`, isError: true };
     }
     const output = result.output;
@@ -151,7 +174,10 @@ export class McpService {
 
   /** A refusal of the agent's input guardrails, as the tool's answer. */
   refused(tool: McpTool, message: string): ToolOutcome {
-    return { text: `The agent refused this input: ${message}. Rephrase the request without the blocked content.`, isError: true };
+    return {
+      text: `The agent refused this input: ${message}. Rephrase the request without the blocked content.`,
+      isError: true,
+    };
   }
 
   private structured(tool: McpTool, schema: Record<string, unknown>, output: Json, text: string): ToolOutcome {
@@ -177,6 +203,10 @@ export class McpService {
       throw err;
     }
     if (violation) return bad(describeViolation(violation));
-    return { text: typeof output === 'string' ? output : JSON.stringify(value), structured: value as Record<string, unknown>, isError: false };
+    return {
+      text: typeof output === 'string' ? output : JSON.stringify(value),
+      structured: value as Record<string, unknown>,
+      isError: false,
+    };
   }
 }

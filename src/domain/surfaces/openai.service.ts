@@ -9,7 +9,12 @@ import type { ModelMessage } from '../runtime/language-model.ports.js';
 import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
 import type { RunService } from '../runtime/run.service.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
-import { completionIds, readChatCompletion, type ChatCompletionCall, type CompletionIds } from './openai/chat-completions.js';
+import {
+  completionIds,
+  readChatCompletion,
+  type ChatCompletionCall,
+  type CompletionIds,
+} from './openai/chat-completions.js';
 import { imagesRefused, invalidParam, NotFoundParam, textOfDialogue } from './openai/openai-input.js';
 import { readResponseRequest } from './openai/responses.js';
 import { answerTurn, responseObject, type ResponseState } from './openai/response-object.js';
@@ -57,7 +62,14 @@ export interface ResponseRun {
 
 /** A model of `GET /v1/models`: one agent, by its id. */
 function modelObject(agent: Agent): Json {
-  return { id: agent.id, object: 'model', created: Math.floor(agent.createdAt.getTime() / 1000), owned_by: agent.workspaceId, name: agent.name, description: agent.description };
+  return {
+    id: agent.id,
+    object: 'model',
+    created: Math.floor(agent.createdAt.getTime() / 1000),
+    owned_by: agent.workspaceId,
+    name: agent.name,
+    description: agent.description,
+  };
 }
 
 /**
@@ -89,7 +101,8 @@ export class OpenAiService {
   /** The agent a request on the workspace URL names in `model` (null: none such). */
   async agentNamed(body: Json | undefined): Promise<{ agent: Agent | null; id: string }> {
     const model = body && typeof body === 'object' && !Array.isArray(body) ? body.model : undefined;
-    if (typeof model !== 'string' || !model) throw invalidParam('model', "name the agent to call: its id, as GET /v1/models lists it");
+    if (typeof model !== 'string' || !model)
+      throw invalidParam('model', 'name the agent to call: its id, as GET /v1/models lists it');
     return { agent: model.length <= 200 ? await this.surfaces.findAgent(model) : null, id: model };
   }
 
@@ -109,8 +122,16 @@ export class OpenAiService {
     facts.requestBody = request.body;
     const call = readChatCompletion(request.body, this.runs.toolNames(agent));
     await this.checkImages(agent, call.images);
-    const input = this.input('chat/completions', request.headers, textOfDialogue(call.dialogue.system, call.dialogue.messages));
-    const run = await this.pipeline.begin(principal, agent, entryOf('chat.completions'), input, { signal: request.signal, inRequest: true, dialogue: call.dialogue });
+    const input = this.input(
+      'chat/completions',
+      request.headers,
+      textOfDialogue(call.dialogue.system, call.dialogue.messages),
+    );
+    const run = await this.pipeline.begin(principal, agent, entryOf('chat.completions'), input, {
+      signal: request.signal,
+      inRequest: true,
+      dialogue: call.dialogue,
+    });
     facts.run = run;
     return { run, call, ids: completionIds(run.runId, agent.id, this.clock.now()) };
   }
@@ -126,18 +147,30 @@ export class OpenAiService {
     facts.entry = 'responses';
     facts.requestBody = request.body;
     const body = request.body;
-    const previousId = body && typeof body === 'object' && !Array.isArray(body) && typeof body.previous_response_id === 'string' ? body.previous_response_id : null;
+    const previousId =
+      body && typeof body === 'object' && !Array.isArray(body) && typeof body.previous_response_id === 'string'
+        ? body.previous_response_id
+        : null;
     const callerRef = callerRefOf(principal);
-    const context = previousId ? await this.contextOf(await this.owned(caller, previousId, 'previous_response_id'), callerRef) : [];
+    const context = previousId
+      ? await this.contextOf(await this.owned(caller, previousId, 'previous_response_id'), callerRef)
+      : [];
     const call = readResponseRequest(body, context, this.runs.toolNames(agent), agent.id);
     await this.checkImages(agent, call.images);
     const messages = [...context, ...call.turns];
     if (previousId && JSON.stringify(messages).length > MAX_CONTEXT_CHARS) {
-      throw invalidParam('previous_response_id', `the conversation has grown past ${MAX_CONTEXT_CHARS} characters; start a new one without previous_response_id`);
+      throw invalidParam(
+        'previous_response_id',
+        `the conversation has grown past ${MAX_CONTEXT_CHARS} characters; start a new one without previous_response_id`,
+      );
     }
     const dialogue = { ...call.dialogue, messages };
     const input = this.input('responses', request.headers, textOfDialogue(dialogue.system, call.turns));
-    const run = await this.pipeline.begin(principal, agent, entryOf('responses'), input, { signal: request.signal, inRequest: true, dialogue });
+    const run = await this.pipeline.begin(principal, agent, entryOf('responses'), input, {
+      signal: request.signal,
+      inRequest: true,
+      dialogue,
+    });
     facts.run = run;
     const createdAt = this.clock.now();
     const state: ResponseState = {
@@ -174,19 +207,28 @@ export class OpenAiService {
   /** `DELETE …/responses/{id}`. */
   async deleteResponse(caller: SurfaceCaller, id: string): Promise<Json> {
     caller.facts.entry = 'responses';
-    if (!(await this.store.repos.responses.delete(id, caller.agent.id, callerRefOf(caller.principal)))) throw new NotFound('Response', id);
+    if (!(await this.store.repos.responses.delete(id, caller.agent.id, callerRefOf(caller.principal))))
+      throw new NotFound('Response', id);
     return { id, object: 'response.deleted', deleted: true };
   }
 
   /** Deletes stored responses past their retention; the number deleted. */
   pruneResponses(limit = 1000): Promise<number> {
-    return this.store.repos.responses.pruneBefore(new Date(this.clock.now().getTime() - RESPONSE_RETENTION_DAYS * 86_400_000), limit);
+    return this.store.repos.responses.pruneBefore(
+      new Date(this.clock.now().getTime() - RESPONSE_RETENTION_DAYS * 86_400_000),
+      limit,
+    );
   }
 
   /** The caller's stored response `id` of the agent: another agent's, another caller's or none is a 404. */
-  private async owned(caller: Pick<SurfaceCaller, 'agent' | 'principal'>, id: string, param?: string): Promise<StoredResponse> {
+  private async owned(
+    caller: Pick<SurfaceCaller, 'agent' | 'principal'>,
+    id: string,
+    param?: string,
+  ): Promise<StoredResponse> {
     const stored = id.length <= 200 && !id.includes('\u0000') ? await this.store.repos.responses.get(id) : null;
-    if (!stored || stored.agentId !== caller.agent.id || stored.callerRef !== callerRefOf(caller.principal)) throw param ? new NotFoundParam('Response', id, param) : new NotFound('Response', id);
+    if (!stored || stored.agentId !== caller.agent.id || stored.callerRef !== callerRefOf(caller.principal))
+      throw param ? new NotFoundParam('Response', id, param) : new NotFound('Response', id);
     return stored;
   }
 
@@ -199,7 +241,10 @@ export class OpenAiService {
     if (!stored.chained) return stored.context;
     const links = await this.store.repos.responses.chain(stored.id, stored.agentId, callerRef, MAX_CHAIN_RESPONSES + 1);
     if (links.length > MAX_CHAIN_RESPONSES) {
-      throw invalidParam('previous_response_id', `the conversation has grown past ${MAX_CHAIN_RESPONSES} responses; start a new one without previous_response_id`);
+      throw invalidParam(
+        'previous_response_id',
+        `the conversation has grown past ${MAX_CHAIN_RESPONSES} responses; start a new one without previous_response_id`,
+      );
     }
     return links.reverse().flatMap((l) => l.context);
   }

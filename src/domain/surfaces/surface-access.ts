@@ -86,7 +86,12 @@ export class SurfaceAccess {
    * named in the request: an agent of another workspace, or one that takes no workspace keys, is one
    * this key may not use (NotFound, as an unknown agent) → the surface is on (Forbidden).
    */
-  enterAs(agent: Agent | null, agentId: string, surface: Surface, principal: Principal & { kind: 'workspaceKey' }): SurfaceCaller {
+  enterAs(
+    agent: Agent | null,
+    agentId: string,
+    surface: Surface,
+    principal: Principal & { kind: 'workspaceKey' },
+  ): SurfaceCaller {
     if (!agent || !usableBy(agent, principal)) throw new NotFound('Agent', agentId);
     if (!agent.surfaces[surface].enabled) throw surfaceOff(agent.id, surface);
     return { agent, principal, keyId: principal.keyId, facts: {} };

@@ -1,6 +1,16 @@
 // Entities of surfaces as the domain sees them. Repositories map rows to these explicitly.
 
-export const SURFACES = ['HTTP_API', 'DOCUMENT_API', 'MCP', 'WIDGET', 'WEBHOOKS', 'OPENAI', 'A2A', 'EMAIL', 'SMS'] as const;
+export const SURFACES = [
+  'HTTP_API',
+  'DOCUMENT_API',
+  'MCP',
+  'WIDGET',
+  'WEBHOOKS',
+  'OPENAI',
+  'A2A',
+  'EMAIL',
+  'SMS',
+] as const;
 export type Surface = (typeof SURFACES)[number];
 
 /**
@@ -17,7 +27,9 @@ export type Surfaces = Record<Surface, SurfaceSetting>;
 
 /** A new agent's surface settings: every surface on, but those off by default; activity logged everywhere. */
 export function defaultSurfaces(): Surfaces {
-  return Object.fromEntries(SURFACES.map((s) => [s, { enabled: !SURFACES_OFF_BY_DEFAULT.has(s), activityLogging: true }])) as Surfaces;
+  return Object.fromEntries(
+    SURFACES.map((s) => [s, { enabled: !SURFACES_OFF_BY_DEFAULT.has(s), activityLogging: true }]),
+  ) as Surfaces;
 }
 
 /**
@@ -25,5 +37,7 @@ export function defaultSurfaces(): Surfaces {
  * has no stored setting and reads as a new agent's (off, logged).
  */
 export function surfacesOf(stored: Partial<Surfaces>): Surfaces {
-  return Object.fromEntries(SURFACES.map((s) => [s, stored[s] ?? { enabled: false, activityLogging: true }])) as Surfaces;
+  return Object.fromEntries(
+    SURFACES.map((s) => [s, stored[s] ?? { enabled: false, activityLogging: true }]),
+  ) as Surfaces;
 }

@@ -28,8 +28,11 @@ export function bodyTooLarge(webhook: Pick<Webhook, 'signature' | 'maxBodyBytes'
   const head = `Request body is too large: this integration accepts at most ${bytes(limit)}`;
   if (limit >= MAX_WEBHOOK_BODY_BYTES) return new PayloadTooLarge(`${head}, the most any integration accepts`);
   const most = bytes(MAX_WEBHOOK_BODY_BYTES);
-  if (webhook.maxBodyBytes !== null) return new PayloadTooLarge(`${head}, its maxBodyBytes; its owner can raise maxBodyBytes up to ${most}`);
-  return new PayloadTooLarge(`${head}, the limit without a signature check; its owner can raise it with maxBodyBytes (up to ${most}) or by checking signatures`);
+  if (webhook.maxBodyBytes !== null)
+    return new PayloadTooLarge(`${head}, its maxBodyBytes; its owner can raise maxBodyBytes up to ${most}`);
+  return new PayloadTooLarge(
+    `${head}, the limit without a signature check; its owner can raise it with maxBodyBytes (up to ${most}) or by checking signatures`,
+  );
 }
 
 /**
@@ -40,6 +43,6 @@ export function webhookWarning(webhook: Pick<Webhook, 'signature'>): string | nu
   if (webhook.signature) return null;
   return (
     'This integration checks no signature: anyone who knows its URL can send deliveries that run its handler. ' +
-    'Store the sender\'s signing secret with createSecret (kind WEBHOOK_SIGNING_SECRET) and set signature {scheme, secretName} with updateWebhook'
+    "Store the sender's signing secret with createSecret (kind WEBHOOK_SIGNING_SECRET) and set signature {scheme, secretName} with updateWebhook"
   );
 }

@@ -14,7 +14,13 @@ export class DeliveryBodyService {
   async heads(p: Principal, ids: readonly string[]): Promise<Map<string, string>> {
     if (!ids.length) return new Map();
     const heads = await this.store.repos.deliveries.bodyHeads(ids, DELIVERY_BODY_SHOWN_BYTES);
-    const readable = await readableAgentIds(this.store.repos, p, [...heads.values()].map((h) => h.agentId));
-    return new Map([...heads].filter(([, h]) => readable.has(h.agentId)).map(([id, h]) => [id, h.head.toString('utf8')]));
+    const readable = await readableAgentIds(
+      this.store.repos,
+      p,
+      [...heads.values()].map((h) => h.agentId),
+    );
+    return new Map(
+      [...heads].filter(([, h]) => readable.has(h.agentId)).map(([id, h]) => [id, h.head.toString('utf8')]),
+    );
   }
 }

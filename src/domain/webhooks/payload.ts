@@ -77,7 +77,8 @@ function firstHeader(headers: Record<string, string>, names: readonly string[]):
 }
 
 /** C0 and C1 controls (U+0000 cannot be stored by PostgreSQL at all) and unpaired surrogates. */
-const NOT_AN_ID_CHARACTER = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const NOT_AN_ID_CHARACTER =
+  /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * An id as stored: as sent when it is at most MAX_SENDER_ID_LENGTH characters of text, else its
@@ -103,7 +104,12 @@ export function storableSenderId(id: string): string {
  *   Stripe event's `id` (object `event`) or a Slack `event_id` in the body.
  * Null when there is none; see `storableSenderId` for an id too long or malformed.
  */
-export function senderDeliveryId(scheme: SignatureScheme | null, headers: Record<string, string>, rawBody: Buffer, payload: Json = parsePayload(headers, rawBody)): string | null {
+export function senderDeliveryId(
+  scheme: SignatureScheme | null,
+  headers: Record<string, string>,
+  rawBody: Buffer,
+  payload: Json = parsePayload(headers, rawBody),
+): string | null {
   // The body is read as JSON whatever Content-Type says: that header is not signed either.
   const signedJson = () => (isJson(headers) ? payload : parsePayload(JSON_TYPE, rawBody));
   let id: string | undefined;
@@ -123,12 +129,15 @@ export function senderDeliveryId(scheme: SignatureScheme | null, headers: Record
       break;
     default:
       id = firstHeader(headers, SENDER_ID_HEADERS);
-      if (!id && isObject(payload)) id = (payload.object === 'event' ? stripeEventId(payload) : undefined) ?? slackEventId(payload);
+      if (!id && isObject(payload))
+        id = (payload.object === 'event' ? stripeEventId(payload) : undefined) ?? slackEventId(payload);
   }
   return id ? storableSenderId(id) : null;
 }
 
 /** Slack's URL verification handshake: the challenge to echo back, when the payload is one. */
 export function slackChallenge(payload: Json): string | null {
-  return isObject(payload) && payload.type === 'url_verification' && typeof payload.challenge === 'string' ? payload.challenge : null;
+  return isObject(payload) && payload.type === 'url_verification' && typeof payload.challenge === 'string'
+    ? payload.challenge
+    : null;
 }

@@ -26,7 +26,12 @@ export interface ReceivedBody {
  * it is buffered; with one, the whole body is hashed (up to MAX_VERIFIED_BYTES) so that a bad
  * signature is a 401 whatever the size, and past that bound it is a 413 at once, unread.
  */
-export async function readReceivedBody(body: AsyncIterable<Buffer>, declaredBytes: number, webhook: Webhook, check: SignatureCheck | null): Promise<ReceivedBody> {
+export async function readReceivedBody(
+  body: AsyncIterable<Buffer>,
+  declaredBytes: number,
+  webhook: Webhook,
+  check: SignatureCheck | null,
+): Promise<ReceivedBody> {
   const limit = bodyLimit(webhook);
   const hardLimit = check ? MAX_VERIFIED_BYTES : limit;
   const refused = (): ReceivedBody => {
@@ -42,5 +47,7 @@ export async function readReceivedBody(body: AsyncIterable<Buffer>, declaredByte
     check?.update(chunk);
     if (total <= limit) chunks.push(chunk);
   }
-  return total > limit ? { raw: Buffer.alloc(0), tooLarge: true, unread: false } : { raw: Buffer.concat(chunks), tooLarge: false, unread: false };
+  return total > limit
+    ? { raw: Buffer.alloc(0), tooLarge: true, unread: false }
+    : { raw: Buffer.concat(chunks), tooLarge: false, unread: false };
 }

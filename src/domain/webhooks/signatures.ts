@@ -15,7 +15,14 @@ export const SIGNATURE_HEADERS: Record<SignatureScheme, readonly string[]> = {
   GITHUB: ['x-hub-signature-256'],
   STRIPE: ['stripe-signature'],
   SLACK: ['x-slack-signature', 'x-slack-request-timestamp'],
-  STANDARD_WEBHOOKS: ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'svix-id', 'svix-timestamp', 'svix-signature'],
+  STANDARD_WEBHOOKS: [
+    'webhook-id',
+    'webhook-timestamp',
+    'webhook-signature',
+    'svix-id',
+    'svix-timestamp',
+    'svix-signature',
+  ],
 };
 
 /** A check in progress: the raw body is fed chunk by chunk (it can be large), then verified once. */
@@ -55,7 +62,10 @@ export function startSignatureCheck(
   return 'refused' in content ? content : streamingCheck(content);
 }
 
-const SCHEMES: Record<SignatureScheme, (secret: string, header: Header, nowSeconds: number) => SignedContent | SignatureRefusal> = {
+const SCHEMES: Record<
+  SignatureScheme,
+  (secret: string, header: Header, nowSeconds: number) => SignedContent | SignatureRefusal
+> = {
   HMAC_SHA256: (secret, header) => prefixedHexSignature(secret, header('x-signature-256'), 'X-Signature-256'),
   GITHUB: (secret, header) => prefixedHexSignature(secret, header('x-hub-signature-256'), 'X-Hub-Signature-256'),
   STRIPE: stripeContent,
@@ -106,7 +116,11 @@ function emptySecret(secret: string): SignatureRefusal | null {
 }
 
 /** `X-Signature-256` and `X-Hub-Signature-256`: `sha256=<hex>` over the raw body alone. */
-function prefixedHexSignature(secret: string, value: string | undefined, name: string): SignedContent | SignatureRefusal {
+function prefixedHexSignature(
+  secret: string,
+  value: string | undefined,
+  name: string,
+): SignedContent | SignatureRefusal {
   const unusable = emptySecret(secret);
   if (unusable) return unusable;
   if (value === undefined) return refusal(`missing ${name} header`);
@@ -180,7 +194,8 @@ function standardWebhooksContent(secret: string, header: Header, nowSeconds: num
 
 /** Which names the sender used: the standard `webhook-*` unless only Svix's `svix-*` are present. */
 function headerFamily(header: Header): 'webhook' | 'svix' {
-  const present = (family: string) => ['id', 'timestamp', 'signature'].some((n) => header(`${family}-${n}`) !== undefined);
+  const present = (family: string) =>
+    ['id', 'timestamp', 'signature'].some((n) => header(`${family}-${n}`) !== undefined);
   return !present('webhook') && present('svix') ? 'svix' : 'webhook';
 }
 
@@ -209,8 +224,10 @@ function freshTimestamp(value: string, label: string, nowSeconds: number): numbe
   if (!WHOLE_SECONDS.test(value)) return refusal(`${label} is not a whole number of seconds`);
   const seconds = Number(value);
   const minutes = SIGNATURE_TOLERANCE_SECONDS / 60;
-  if (nowSeconds - seconds > SIGNATURE_TOLERANCE_SECONDS) return refusal(`${label} is more than ${minutes} minutes old`);
-  if (seconds - nowSeconds > SIGNATURE_TOLERANCE_SECONDS) return refusal(`${label} is more than ${minutes} minutes in the future`);
+  if (nowSeconds - seconds > SIGNATURE_TOLERANCE_SECONDS)
+    return refusal(`${label} is more than ${minutes} minutes old`);
+  if (seconds - nowSeconds > SIGNATURE_TOLERANCE_SECONDS)
+    return refusal(`${label} is more than ${minutes} minutes in the future`);
   return seconds;
 }
 

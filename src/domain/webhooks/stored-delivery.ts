@@ -25,6 +25,33 @@ export function storedQuery(query: Record<string, string | string[]>): Record<st
 }
 
 /** The state of a delivery queued at `now`, before any attempt. */
-export function queuedAt(now: Date): Pick<WebhookDelivery, 'bodyDroppedAt' | 'status' | 'attempts' | 'failures' | 'lastError' | 'runId' | 'nextAttemptAt' | 'lockedUntil' | 'createdAt' | 'updatedAt' | 'completedAt'> {
-  return { bodyDroppedAt: null, status: 'PENDING', attempts: 0, failures: 0, lastError: null, runId: null, nextAttemptAt: now, lockedUntil: null, createdAt: now, updatedAt: now, completedAt: null };
+export function queuedAt(
+  now: Date,
+): Pick<
+  WebhookDelivery,
+  | 'bodyDroppedAt'
+  | 'status'
+  | 'attempts'
+  | 'failures'
+  | 'lastError'
+  | 'runId'
+  | 'nextAttemptAt'
+  | 'lockedUntil'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'completedAt'
+> {
+  return {
+    bodyDroppedAt: null,
+    status: 'PENDING',
+    attempts: 0,
+    failures: 0,
+    lastError: null,
+    runId: null,
+    nextAttemptAt: now,
+    lockedUntil: null,
+    createdAt: now,
+    updatedAt: now,
+    completedAt: null,
+  };
 }

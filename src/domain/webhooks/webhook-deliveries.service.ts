@@ -42,12 +42,18 @@ export class WebhookDeliveriesService {
   ) {}
 
   /** An agent's deliveries, newest first, optionally of one integration and one status. Whoever may read the agent. */
-  async list(p: Principal, agentId: string, input: { first: number; after?: string; integration?: string; status?: DeliveryStatus }): Promise<DeliveryPage> {
+  async list(
+    p: Principal,
+    agentId: string,
+    input: { first: number; after?: string; integration?: string; status?: DeliveryStatus },
+  ): Promise<DeliveryPage> {
     const v = parse(listInput, input);
     const agent = await loadAgent(this.store.repos, p, agentId, 'read');
     let webhookId: string | undefined;
     if (v.integration !== undefined) {
-      const webhook = (await this.store.repos.webhooks.listByAgents([agent.id])).find((w) => w.integration === v.integration);
+      const webhook = (await this.store.repos.webhooks.listByAgents([agent.id])).find(
+        (w) => w.integration === v.integration,
+      );
       if (!webhook) throw new NotFound('Webhook integration', v.integration);
       webhookId = webhook.id;
     }
@@ -58,7 +64,11 @@ export class WebhookDeliveriesService {
       status: v.status,
     });
     const nodes = rows.slice(0, v.first);
-    return { nodes, hasNextPage: rows.length > v.first, endCursor: nodes.length ? encodeCursor(nodes[nodes.length - 1]!) : null };
+    return {
+      nodes,
+      hasNextPage: rows.length > v.first,
+      endCursor: nodes.length ? encodeCursor(nodes[nodes.length - 1]!) : null,
+    };
   }
 
   /**

@@ -39,14 +39,33 @@ export class WebhookDeliveryTask {
    * a `retry`. A delivery whose attempts were used up by lost ones fails without running.
    */
   async run(d: QueuedDelivery): Promise<DeliveryOutcome> {
-    const [agent, webhook] = await Promise.all([this.store.repos.agents.get(d.agentId), this.store.repos.webhooks.get(d.webhookId)]);
+    const [agent, webhook] = await Promise.all([
+      this.store.repos.agents.get(d.agentId),
+      this.store.repos.webhooks.get(d.webhookId),
+    ]);
     if (!agent || !webhook) return failed('The agent or its webhook integration was removed');
     if (d.failures >= MAX_DELIVERY_ATTEMPTS) {
       // The claim already counted the lost attempt; this one runs nothing, so it adds no failure.
-      return { kind: 'failed', error: `Stopped after ${d.failures} attempts; the last did not finish (the instance running it stopped)`, runId: d.runId, countsFailure: false };
+      return {
+        kind: 'failed',
+        error: `Stopped after ${d.failures} attempts; the last did not finish (the instance running it stopped)`,
+        runId: d.runId,
+        countsFailure: false,
+      };
     }
-    const entry: RunEntry = { kind: 'webhook', id: webhook.id, name: webhook.integration, handler: webhook.handler, modelOverride: webhook.modelOverride };
-    const principal: SystemPrincipal = { kind: 'system', name: 'webhook-delivery', workspaceId: agent.workspaceId, agentId: agent.id };
+    const entry: RunEntry = {
+      kind: 'webhook',
+      id: webhook.id,
+      name: webhook.integration,
+      handler: webhook.handler,
+      modelOverride: webhook.modelOverride,
+    };
+    const principal: SystemPrincipal = {
+      kind: 'system',
+      name: 'webhook-delivery',
+      workspaceId: agent.workspaceId,
+      agentId: agent.id,
+    };
     // Read for this one delivery only: claims carry no body (a batch of them would hold megabytes).
     const rawBody = await this.store.repos.deliveries.body(d.id);
     if (rawBody === null) return failed('The delivery was removed');
@@ -72,4 +91,8 @@ export class WebhookDeliveryTask {
 }
 
 const failed = (error: string): DeliveryOutcome => ({ kind: 'failed', error, runId: null, countsFailure: true });
-const deferred = (err: LimitExceeded | Unavailable): DeliveryOutcome => ({ kind: 'deferred', error: err.message, retryAfterSeconds: err.retryAfterSeconds });
+const deferred = (err: LimitExceeded | Unavailable): DeliveryOutcome => ({
+  kind: 'deferred',
+  error: err.message,
+  retryAfterSeconds: err.retryAfterSeconds,
+});

@@ -89,26 +89,40 @@ export class WebhookReceiptService {
       const check = await this.signatureCheck(agent, webhook, req.header);
       const body = await readReceivedBody(req.body, req.contentLength, webhook, check);
       unread = body.unread;
-      if (check && !check.verify()) throw new Unauthenticated('Webhook signature check failed: the signature does not match the body');
+      if (check && !check.verify())
+        throw new Unauthenticated('Webhook signature check failed: the signature does not match the body');
       if (!agent.surfaces.WEBHOOKS.enabled) throw surfaceOff(agent.id, 'WEBHOOKS');
       if (body.tooLarge) throw bodyTooLarge(webhook);
       const headers = storedHeaders(req.headers);
       const payload = parsePayload(headers, body.raw);
       const challenge = slackChallenge(payload);
       // Slack's `url_verification` handshake (scheme SLACK, or an unsigned integration called with Slack's timestamp header).
-      if (challenge !== null && (webhook.signature?.scheme === 'SLACK' || headers['x-slack-request-timestamp'] !== undefined)) {
+      if (
+        challenge !== null &&
+        (webhook.signature?.scheme === 'SLACK' || headers['x-slack-request-timestamp'] !== undefined)
+      ) {
         return { agent, payload, answer: { challenge }, endConnection: false };
       }
-      return { agent, payload, answer: await this.accept(agent, webhook, req, headers, body.raw, payload), endConnection: false };
+      return {
+        agent,
+        payload,
+        answer: await this.accept(agent, webhook, req, headers, body.raw, payload),
+        endConnection: false,
+      };
     } catch (err) {
-      const refused = err instanceof DeliveryNotStored || (err instanceof DomainError && !(err instanceof Unavailable)) ? err : new DeliveryNotStored(err);
+      const refused =
+        err instanceof DeliveryNotStored || (err instanceof DomainError && !(err instanceof Unavailable))
+          ? err
+          : new DeliveryNotStored(err);
       return { agent, refused, endConnection: unread || refused instanceof PayloadTooLarge };
     }
   }
 
   /** The agent's integration of that name, or NotFound. */
   async resolve(agent: Agent, integration: string): Promise<Webhook> {
-    const webhook = (await this.store.repos.webhooks.listByAgents([agent.id])).find((w) => w.integration === integration);
+    const webhook = (await this.store.repos.webhooks.listByAgents([agent.id])).find(
+      (w) => w.integration === integration,
+    );
     if (!webhook) throw new NotFound('Webhook integration', integration);
     return webhook;
   }
@@ -118,11 +132,17 @@ export class WebhookReceiptService {
    * before the body is read (missing header, stale timestamp) and a signing secret that no longer
    * exists are Unauthenticated: nothing is stored that could not be verified.
    */
-  private async signatureCheck(agent: Agent, webhook: Webhook, header: (name: string) => string | undefined): Promise<SignatureCheck | null> {
+  private async signatureCheck(
+    agent: Agent,
+    webhook: Webhook,
+    header: (name: string) => string | undefined,
+  ): Promise<SignatureCheck | null> {
     if (!webhook.signature) return null;
     const secret = await this.secrets.reveal(agent.workspaceId, webhook.signature.secretName);
     if (!secret || secret.kind !== 'WEBHOOK_SIGNING_SECRET') {
-      throw new Unauthenticated(`Webhook signature check failed: the signing secret '${webhook.signature.secretName}' is not configured`);
+      throw new Unauthenticated(
+        `Webhook signature check failed: the signing secret '${webhook.signature.secretName}' is not configured`,
+      );
     }
     const check = startSignatureCheck(webhook.signature.scheme, secret.value, header, this.clock.now());
     if ('refused' in check) throw new Unauthenticated(`Webhook signature check failed: ${check.refused}`);
@@ -133,7 +153,14 @@ export class WebhookReceiptService {
    * Stores a delivery — the delivery and its job are one row, committed before this resolves — or
    * finds the one already stored with the same sender delivery id in the last 24 hours.
    */
-  private async accept(agent: Agent, webhook: Webhook, req: WebhookRequest, headers: Record<string, string>, rawBody: Buffer, payload: Json): Promise<{ delivery: WebhookDeliverySummary; duplicate: boolean }> {
+  private async accept(
+    agent: Agent,
+    webhook: Webhook,
+    req: WebhookRequest,
+    headers: Record<string, string>,
+    rawBody: Buffer,
+    payload: Json,
+  ): Promise<{ delivery: WebhookDeliverySummary; duplicate: boolean }> {
     const senderId = senderDeliveryId(webhook.signature?.scheme ?? null, headers, rawBody, payload);
     const now = this.clock.now();
     const delivery: WebhookDelivery = {
@@ -153,7 +180,9 @@ export class WebhookReceiptService {
     };
     let stored: { delivery: WebhookDeliverySummary; duplicate: boolean };
     try {
-      stored = await this.store.transaction((r) => r.deliveries.accept(delivery, new Date(now.getTime() - DEDUPE_WINDOW_MS)));
+      stored = await this.store.transaction((r) =>
+        r.deliveries.accept(delivery, new Date(now.getTime() - DEDUPE_WINDOW_MS)),
+      );
     } catch (err) {
       throw new DeliveryNotStored(err);
     }

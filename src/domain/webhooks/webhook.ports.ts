@@ -1,4 +1,11 @@
-import type { AttemptOutcome, DeliveryOutcome, DeliveryStatus, QueuedDelivery, WebhookDelivery, WebhookDeliverySummary } from './webhook.entities.js';
+import type {
+  AttemptOutcome,
+  DeliveryOutcome,
+  DeliveryStatus,
+  QueuedDelivery,
+  WebhookDelivery,
+  WebhookDeliverySummary,
+} from './webhook.entities.js';
 
 // Ports of webhook deliveries the domain talks to. src/infra implements them; nothing here knows
 // about SQL.
@@ -49,7 +56,10 @@ export interface DeliveryRepo {
    */
   handBack(id: string, attempt: number, now: Date): Promise<boolean>;
   /** An agent's deliveries, newest first, without bodies. */
-  list(agentId: string, opts: { first: number; after?: { createdAt: Date; id: string }; webhookId?: string; status?: DeliveryStatus }): Promise<WebhookDeliverySummary[]>;
+  list(
+    agentId: string,
+    opts: { first: number; after?: { createdAt: Date; id: string }; webhookId?: string; status?: DeliveryStatus },
+  ): Promise<WebhookDeliverySummary[]>;
   /** Deletes finished (DONE or FAILED) deliveries created before `before`; returns how many. */
   prune(before: Date): Promise<number>;
   /**

@@ -20,14 +20,22 @@ function intParam(min: number, max: number, def: number, description: string) {
   return z
     .preprocess(
       (v) => (typeof v === 'string' && DIGITS.test(v) ? Number(v) : v),
-      z.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message }).default(def),
+      z
+        .number({ error: message })
+        .int({ error: message })
+        .min(min, { error: message })
+        .max(max, { error: message })
+        .default(def),
     )
     .meta({ description: `${description} Integer from ${min} to ${max}; default ${def}.` });
 }
 
 function enumParam<const T extends readonly [string, ...string[]]>(values: T, description: string) {
   const shown = values.length === 2 ? `${values[0]} or ${values[1]}` : `one of ${values.join(', ')}`;
-  return z.enum(values, { error: `must be ${shown}` }).optional().meta({ description });
+  return z
+    .enum(values, { error: `must be ${shown}` })
+    .optional()
+    .meta({ description });
 }
 
 /** An instant as an ISO 8601 date (midnight UTC) or date-time with `Z` or an offset. */
@@ -48,10 +56,9 @@ const paging = {
 
 /** Query of GET /workspaceapi/agents. */
 export const agentsQuery = z.object({
-  includeOverview: z
-    .enum(['true', 'false'], { error: 'must be true or false' })
-    .optional()
-    .meta({ description: 'true adds each agent\'s `overview` (read in a fixed number of queries); the way to enumerate agents.' }),
+  includeOverview: z.enum(['true', 'false'], { error: 'must be true or false' }).optional().meta({
+    description: "true adds each agent's `overview` (read in a fixed number of queries); the way to enumerate agents.",
+  }),
 });
 
 /** Query of GET /workspaceapi/agents/{agentId}/messages. */
@@ -67,7 +74,10 @@ export const messagesQuery = z.object({
 export const activityQuery = z.object({
   ...paging,
   surface: enumParam(SURFACES, 'Only entries of this surface.'),
-  kind: enumParam(['request', 'run'] as const, 'Only entries of this kind (`request`: a call answered on a surface; `run`: a later processing attempt, e.g. of a webhook delivery).'),
+  kind: enumParam(
+    ['request', 'run'] as const,
+    'Only entries of this kind (`request`: a call answered on a surface; `run`: a later processing attempt, e.g. of a webhook delivery).',
+  ),
   since: instantParam('Only entries created strictly after this instant.'),
   until: instantParam('Only entries created strictly before this instant.'),
 });
@@ -100,7 +110,10 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: unknown): z.
   if (unknown.length > 0) {
     const takes = known.length ? `its parameters are ${known.join(', ')}` : 'it takes none';
     const names = unknown.map((n) => JSON.stringify(n)).join(', ');
-    problems.set(unknown.join(','), `${names} ${unknown.length === 1 ? 'is not a parameter' : 'are not parameters'} of this endpoint (${takes})`);
+    problems.set(
+      unknown.join(','),
+      `${names} ${unknown.length === 1 ? 'is not a parameter' : 'are not parameters'} of this endpoint (${takes})`,
+    );
   }
   throw new Invalid(`Invalid query parameters: ${[...problems.values()].join('; ')}`, [...problems.keys()].join(','));
 }
@@ -128,8 +141,14 @@ export const MessageItem = z
     subject: z.string().nullable(),
     body: z.string(),
     sentAt: instant,
-    threadId: z.string().nullable().meta({ description: "The conversation: an email's thread (its first References id), an SMS channel and number; null for recorded messages." }),
-    status: z.enum(MESSAGE_STATUSES).nullable().meta({ description: 'Where a channel message is (received, answered, queued, sent, delivered, failed, …); null for recorded messages.' }),
+    threadId: z.string().nullable().meta({
+      description:
+        "The conversation: an email's thread (its first References id), an SMS channel and number; null for recorded messages.",
+    }),
+    status: z.enum(MESSAGE_STATUSES).nullable().meta({
+      description:
+        'Where a channel message is (received, answered, queued, sent, delivered, failed, …); null for recorded messages.',
+    }),
   })
   .meta({ id: 'Message', description: 'An email or SMS message sent to or by the agent.' });
 
@@ -149,21 +168,37 @@ export const ActivityItem = z
     id: z.string(),
     kind: z.enum(['request', 'run']),
     surface: z.enum(SURFACES),
-    entry: z.string().nullable().meta({ description: 'The HTTP endpoint path, tool name, document id or integration that handled it.' }),
+    entry: z
+      .string()
+      .nullable()
+      .meta({ description: 'The HTTP endpoint path, tool name, document id or integration that handled it.' }),
     method: z.string().nullable(),
     path: z.string().nullable(),
     status: z.number().int().nullable(),
-    requestHeaders: z.record(z.string(), z.string()).nullable().meta({ description: 'Credential header values are `[redacted]`.' }),
-    requestBody: z.unknown().meta({ description: 'Any JSON value; larger than 64 KiB is truncated (see `truncated`).' }),
-    response: z.unknown().meta({ description: 'Any JSON value: what the surface answered, or the run\'s output.' }),
+    requestHeaders: z
+      .record(z.string(), z.string())
+      .nullable()
+      .meta({ description: 'Credential header values are `[redacted]`.' }),
+    requestBody: z
+      .unknown()
+      .meta({ description: 'Any JSON value; larger than 64 KiB is truncated (see `truncated`).' }),
+    response: z.unknown().meta({ description: "Any JSON value: what the surface answered, or the run's output." }),
     truncated: z.boolean(),
     credits: z.number(),
     durationMs: z.number().int().nullable(),
     keyId: z.string().nullable(),
-    oauthClientId: z.string().nullable().meta({ description: 'The OAuth client that made the call (OAuth calls only).' }),
-    grantedBy: z.string().nullable().meta({ description: 'The member who approved the OAuth client (OAuth calls only).' }),
+    oauthClientId: z
+      .string()
+      .nullable()
+      .meta({ description: 'The OAuth client that made the call (OAuth calls only).' }),
+    grantedBy: z
+      .string()
+      .nullable()
+      .meta({ description: 'The member who approved the OAuth client (OAuth calls only).' }),
     runId: z.string().nullable(),
-    requestId: z.string().nullable().meta({ description: "The request's X-Request-Id (sent by the caller or generated), also in the service's log line." }),
+    requestId: z.string().nullable().meta({
+      description: "The request's X-Request-Id (sent by the caller or generated), also in the service's log line.",
+    }),
     error: z.string().nullable(),
     createdAt: instant,
   })
@@ -185,9 +220,9 @@ export const UsageReport = z
     agentId: z.string(),
     from: day.meta({ description: 'First UTC day reported.' }),
     to: day.meta({ description: 'Last UTC day reported (today).' }),
-    days: z
-      .array(z.object({ day, credits: z.number(), runs: count }))
-      .meta({ description: 'One item per UTC day from `to` back to `from`, newest first; days without runs have zeros.' }),
+    days: z.array(z.object({ day, credits: z.number(), runs: count })).meta({
+      description: 'One item per UTC day from `to` back to `from`, newest first; days without runs have zeros.',
+    }),
     totalCredits: z.number(),
     totalRuns: count,
   })
@@ -219,12 +254,18 @@ const agentFields = {
 
 /** An entry of the agents list; `overview` only with includeOverview=true. */
 export const AgentListItem = z
-  .object({ ...agentFields, overview: AgentOverview.optional().meta({ description: 'Present only with includeOverview=true.' }) })
+  .object({
+    ...agentFields,
+    overview: AgentOverview.optional().meta({ description: 'Present only with includeOverview=true.' }),
+  })
   .meta({ id: 'AgentListItem' });
 
 /** 200 of GET /workspaceapi/agents. */
 export const AgentList = z
-  .object({ agents: z.array(AgentListItem).meta({ description: 'Oldest first; private agents included.' }), totalCount: count })
+  .object({
+    agents: z.array(AgentListItem).meta({ description: 'Oldest first; private agents included.' }),
+    totalCount: count,
+  })
   .meta({ id: 'AgentList' });
 
 /** 200 of GET /workspaceapi/agents/{agentId}: the list entry with its overview. */
@@ -249,7 +290,10 @@ export const WorkspaceOverview = z
         dailyCreditLimit: z.number().nullable(),
         activityRetentionDays: z.number().int(),
       })
-      .meta({ description: 'Enforced: the workspace credit limit per UTC day (null: none) and how long activity entries are kept.' }),
+      .meta({
+        description:
+          'Enforced: the workspace credit limit per UTC day (null: none) and how long activity entries are kept.',
+      }),
     featureFlags: z
       .record(z.string(), z.boolean())
       .meta({ description: `Flag name → on/off, for the workspace's own tooling. ${STORED_ONLY}` }),
@@ -260,7 +304,9 @@ export const WorkspaceOverview = z
         scriptRunCredits: z.number(),
       })
       .meta({ description: 'Enforced: the limits a new agent starts with, and the credits a script run costs.' }),
-    accountRules: jsonObject.meta({ description: `Free-form rules for accounts on a hosted platform. ${STORED_ONLY} A self-hosted service has no accounts but its members.` }),
+    accountRules: jsonObject.meta({
+      description: `Free-form rules for accounts on a hosted platform. ${STORED_ONLY} A self-hosted service has no accounts but its members.`,
+    }),
     dataProcessing: z
       .object({
         dpaAccepted: z.boolean(),
@@ -268,9 +314,15 @@ export const WorkspaceOverview = z
         subprocessors: z.array(z.string()),
         region: z.string().nullable(),
       })
-      .meta({ description: `A record of the data processing agreement, subprocessors and region. ${STORED_ONLY} On a self-hosted service the operator processes the data, so this is only what the operator chose to record.` }),
-    loginSettings: jsonObject.meta({ description: `Free-form login settings of a hosted platform. ${STORED_ONLY} A self-hosted service has no login: members use tokens.` }),
-    valueCapture: jsonObject.meta({ description: `Free-form billing/value-capture settings of a hosted platform. ${STORED_ONLY} A self-hosted service bills nothing; credits only limit use.` }),
+      .meta({
+        description: `A record of the data processing agreement, subprocessors and region. ${STORED_ONLY} On a self-hosted service the operator processes the data, so this is only what the operator chose to record.`,
+      }),
+    loginSettings: jsonObject.meta({
+      description: `Free-form login settings of a hosted platform. ${STORED_ONLY} A self-hosted service has no login: members use tokens.`,
+    }),
+    valueCapture: jsonObject.meta({
+      description: `Free-form billing/value-capture settings of a hosted platform. ${STORED_ONLY} A self-hosted service bills nothing; credits only limit use.`,
+    }),
     tags: z.array(z.string()).meta({ description: `Labels for the workspace's own tooling. ${STORED_ONLY}` }),
     models: z
       .array(

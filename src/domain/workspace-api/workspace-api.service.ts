@@ -49,7 +49,8 @@ function requireWorkspaceRead(p: Principal): WorkspaceKey {
 async function readableAgent(repos: Repositories, p: WorkspaceKey, agentId: string): Promise<Agent> {
   const agent = await repos.agents.get(agentId);
   if (!agent || agent.workspaceId !== p.workspaceId) throw new NotFound('Agent', agentId);
-  if (agent.visibility === 'PRIVATE') throw new Forbidden(`Agent '${agentId}' is private; the Workspace API lists it but does not show its data`);
+  if (agent.visibility === 'PRIVATE')
+    throw new Forbidden(`Agent '${agentId}' is private; the Workspace API lists it but does not show its data`);
   return agent;
 }
 
@@ -58,7 +59,18 @@ const dateOf = (s: string | undefined) => (s === undefined ? undefined : new Dat
 const windowOf = (v: { page: number; pageSize: number }) => ({ limit: v.pageSize, offset: (v.page - 1) * v.pageSize });
 
 function messageItem(m: Message): MessageItem {
-  return { id: m.id, direction: m.direction, channel: m.channel, from: m.from, to: m.to, subject: m.subject, body: m.body, sentAt: iso(m.sentAt), threadId: m.threadId, status: m.status };
+  return {
+    id: m.id,
+    direction: m.direction,
+    channel: m.channel,
+    from: m.from,
+    to: m.to,
+    subject: m.subject,
+    body: m.body,
+    sentAt: iso(m.sentAt),
+    threadId: m.threadId,
+    status: m.status,
+  };
 }
 
 function activityItem(e: ActivityEntry): ActivityItem {
@@ -87,7 +99,14 @@ function activityItem(e: ActivityEntry): ActivityItem {
 }
 
 function agentItem(a: Agent): Omit<AgentListItem, 'overview'> {
-  return { id: a.id, name: a.name, description: a.description, visibility: a.visibility, teamId: a.teamId, createdAt: iso(a.createdAt) };
+  return {
+    id: a.id,
+    name: a.name,
+    description: a.description,
+    visibility: a.visibility,
+    teamId: a.teamId,
+    createdAt: iso(a.createdAt),
+  };
 }
 
 /** Models by name and price only: base URLs may embed credentials and key secrets are never shown. */
@@ -116,7 +135,10 @@ export class WorkspaceApiService {
     const key = requireWorkspaceRead(p);
     parseQuery(noQuery, query);
     const { repos } = this.store;
-    const [ws, models] = await Promise.all([repos.workspaces.get(key.workspaceId), repos.models.listByWorkspace(key.workspaceId)]);
+    const [ws, models] = await Promise.all([
+      repos.workspaces.get(key.workspaceId),
+      repos.models.listByWorkspace(key.workspaceId),
+    ]);
     if (!ws) throw new NotFound('Workspace', key.workspaceId);
     return workspaceOverview(ws, models);
   }
@@ -131,7 +153,10 @@ export class WorkspaceApiService {
     const agents = await this.store.repos.agents.listByWorkspace(key.workspaceId);
     if (v.includeOverview !== 'true') return { agents: agents.map(agentItem), totalCount: agents.length };
     const overviews = await this.overviews(agents);
-    return { agents: agents.map((a) => ({ ...agentItem(a), overview: overviews.get(a.id)! })), totalCount: agents.length };
+    return {
+      agents: agents.map((a) => ({ ...agentItem(a), overview: overviews.get(a.id)! })),
+      totalCount: agents.length,
+    };
   }
 
   /** One agent with its overview. Throws Forbidden (no scope, private agent), NotFound, Invalid (any query parameter). */
@@ -203,7 +228,11 @@ export class WorkspaceApiService {
         return [
           a.id,
           {
-            surfaces: SURFACES.map((surface) => ({ surface, enabled: a.surfaces[surface].enabled, activityLogging: a.surfaces[surface].activityLogging })),
+            surfaces: SURFACES.map((surface) => ({
+              surface,
+              enabled: a.surfaces[surface].enabled,
+              activityLogging: a.surfaces[surface].activityLogging,
+            })),
             entries: {
               httpEndpoints: c?.httpEndpoints ?? 0,
               mcpTools: c?.mcpTools ?? 0,
@@ -225,7 +254,13 @@ function workspaceOverview(ws: Workspace, models: ModelConfig[]): WorkspaceOverv
   // Settings written before a group existed lack it; the defaults fill the gap.
   const s = { ...DEFAULT_SETTINGS, ...ws.settings };
   return {
-    workspace: { id: ws.id, name: ws.name, createdAt: iso(ws.createdAt), dailyCreditLimit: ws.dailyCreditLimit, activityRetentionDays: s.activityRetentionDays },
+    workspace: {
+      id: ws.id,
+      name: ws.name,
+      createdAt: iso(ws.createdAt),
+      dailyCreditLimit: ws.dailyCreditLimit,
+      activityRetentionDays: s.activityRetentionDays,
+    },
     featureFlags: s.featureFlags,
     creditDefaults: { ...DEFAULT_SETTINGS.creditDefaults, ...s.creditDefaults },
     accountRules: s.accountRules,

@@ -17,7 +17,9 @@ export const DEFAULT_SETTINGS: WorkspaceSettings = {
   messageRetentionDays: DEFAULT_MESSAGE_RETENTION_DAYS,
 };
 
-const jsonObject = z.record(z.string().max(100), z.unknown()).refine((v) => JSON.stringify(v).length <= 16_384, 'is too large');
+const jsonObject = z
+  .record(z.string().max(100), z.unknown())
+  .refine((v) => JSON.stringify(v).length <= 16_384, 'is too large');
 
 /** Partial update of the workspace settings groups; absent groups are left as they are. */
 export const settingsPatch = z
@@ -58,7 +60,8 @@ export function applySettings(current: WorkspaceSettings, patch: SettingsPatch, 
   if (patch.accountRules) next.accountRules = patch.accountRules;
   if (patch.dataProcessing) {
     const dp = { ...base.dataProcessing, ...stripUndefined(patch.dataProcessing) };
-    if (patch.dataProcessing.dpaAccepted === true && !base.dataProcessing.dpaAccepted) dp.dpaAcceptedAt = now.toISOString();
+    if (patch.dataProcessing.dpaAccepted === true && !base.dataProcessing.dpaAccepted)
+      dp.dpaAcceptedAt = now.toISOString();
     if (patch.dataProcessing.dpaAccepted === false) dp.dpaAcceptedAt = null;
     next.dataProcessing = dp;
   }

@@ -15,9 +15,18 @@ export interface Workspace {
 /** The groups the Workspace API overview returns. */
 export interface WorkspaceSettings {
   featureFlags: Record<string, boolean>;
-  creditDefaults: { agentDailyCreditLimit: number | null; maxConcurrentRequests: number | null; scriptRunCredits: number };
+  creditDefaults: {
+    agentDailyCreditLimit: number | null;
+    maxConcurrentRequests: number | null;
+    scriptRunCredits: number;
+  };
   accountRules: Record<string, unknown>;
-  dataProcessing: { dpaAccepted: boolean; dpaAcceptedAt: string | null; subprocessors: string[]; region: string | null };
+  dataProcessing: {
+    dpaAccepted: boolean;
+    dpaAcceptedAt: string | null;
+    subprocessors: string[];
+    region: string | null;
+  };
   loginSettings: Record<string, unknown>;
   valueCapture: Record<string, unknown>;
   tags: string[];

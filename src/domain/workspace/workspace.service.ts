@@ -103,7 +103,8 @@ export class WorkspaceService {
       let generatedTokenUnused = false;
       if (!opts.adminToken && !created) {
         const live = (await r.memberTokens.listByMember(admin.id)).filter((t) => !t.revokedAt);
-        generatedTokenUnused = live.length === 1 && live[0]!.name === GENERATED_TOKEN_NAME && live[0]!.lastUsedAt === null;
+        generatedTokenUnused =
+          live.length === 1 && live[0]!.name === GENERATED_TOKEN_NAME && live[0]!.lastUsedAt === null;
       }
       return { workspace, admin, generatedToken, generatedTokenUnused, created };
     });
@@ -202,7 +203,11 @@ export class WorkspaceService {
    * Issues a personal GraphQL token for a member; the plaintext is returned only here.
    * Admins may issue for anyone in the workspace; a member only for themself.
    */
-  async createMemberToken(p: Principal, memberId: string, name: unknown): Promise<{ token: string; id: string; memberId: string; prefix: string; last4: string }> {
+  async createMemberToken(
+    p: Principal,
+    memberId: string,
+    name: unknown,
+  ): Promise<{ token: string; id: string; memberId: string; prefix: string; last4: string }> {
     const actor = requireMember(p);
     if (memberId !== actor.memberId) requireAdmin(p);
     const tokenName = parse(nonEmpty(100), name ?? 'token', 'name');

@@ -12,7 +12,9 @@ const ACTIVITY_BODY_FIELDS = ['requestHeaders', 'requestBody', 'response'] as co
 /** An agent's activity log and usage (fields of Agent). */
 @Resolver(() => Agent)
 export class ActivityResolver {
-  @FieldResolver(() => ActivityConnection, { description: 'Activity log, newest first, with the entries matching every filter given' })
+  @FieldResolver(() => ActivityConnection, {
+    description: 'Activity log, newest first, with the entries matching every filter given',
+  })
   activity(
     @Root() agent: AgentEntity,
     @Arg('first', () => Int, { defaultValue: 50 }) first: number,
@@ -20,12 +22,19 @@ export class ActivityResolver {
     @Arg('surface', () => SurfaceEnum, { nullable: true }) surface: SurfaceEnum | undefined,
     @Arg('status', () => String, {
       nullable: true,
-      description: "A status code (429), a class of codes (2xx, 3xx, 4xx, 5xx), or 'error': entries with an error, whatever their status",
+      description:
+        "A status code (429), a class of codes (2xx, 3xx, 4xx, 5xx), or 'error': entries with an error, whatever their status",
     })
     status: string | undefined,
-    @Arg('entry', () => String, { nullable: true, description: "The entry's name (an endpoint, tool or integration), exactly" }) entry: string | undefined,
-    @Arg('since', () => Date, { nullable: true, description: 'Entries created at or after this instant' }) since: Date | undefined,
-    @Arg('until', () => Date, { nullable: true, description: 'Entries created before this instant' }) until: Date | undefined,
+    @Arg('entry', () => String, {
+      nullable: true,
+      description: "The entry's name (an endpoint, tool or integration), exactly",
+    })
+    entry: string | undefined,
+    @Arg('since', () => Date, { nullable: true, description: 'Entries created at or after this instant' })
+    since: Date | undefined,
+    @Arg('until', () => Date, { nullable: true, description: 'Entries created before this instant' })
+    until: Date | undefined,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ) {
@@ -42,7 +51,10 @@ export class ActivityResolver {
     });
   }
 
-  @FieldResolver(() => ActivityEntry, { nullable: true, description: 'One entry of the activity log with its headers and bodies; null when the agent has none with this id' })
+  @FieldResolver(() => ActivityEntry, {
+    nullable: true,
+    description: 'One entry of the activity log with its headers and bodies; null when the agent has none with this id',
+  })
   activityEntry(@Root() agent: AgentEntity, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
     return ctx.services.activity.entry(ctx.principal, agent.id, id);
   }
@@ -51,7 +63,11 @@ export class ActivityResolver {
     description:
       "Runs and credits per UTC day and surface, newest day first, counted from the activity log: a surface whose activity logging is off, and days past the workspace's activity retention, count nothing",
   })
-  usageBySurface(@Root() agent: AgentEntity, @Arg('days', () => Int, { defaultValue: 30 }) days: number, @Ctx() ctx: Context) {
+  usageBySurface(
+    @Root() agent: AgentEntity,
+    @Arg('days', () => Int, { defaultValue: 30 }) days: number,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.activity.usageBySurface(ctx.principal, agent.id, days);
   }
 

@@ -25,10 +25,16 @@ export class ActivityEntry {
   @Field(() => Float) credits!: number;
   @Field(() => Int, { nullable: true }) durationMs!: number | null;
   @Field(() => String, { nullable: true }) keyId!: string | null;
-  @Field(() => String, { nullable: true, description: 'The OAuth client that made the call (OAuth calls only)' }) oauthClientId!: string | null;
-  @Field(() => ID, { nullable: true, description: 'The member who approved the OAuth client (OAuth calls only)' }) grantedBy!: string | null;
+  @Field(() => String, { nullable: true, description: 'The OAuth client that made the call (OAuth calls only)' })
+  oauthClientId!: string | null;
+  @Field(() => ID, { nullable: true, description: 'The member who approved the OAuth client (OAuth calls only)' })
+  grantedBy!: string | null;
   @Field(() => String, { nullable: true }) runId!: string | null;
-  @Field(() => String, { nullable: true, description: "The request's X-Request-Id (sent by the caller or generated), also in the service's log line" }) requestId!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "The request's X-Request-Id (sent by the caller or generated), also in the service's log line",
+  })
+  requestId!: string | null;
   @Field(() => String, { nullable: true }) error!: string | null;
   @Field(() => Date) createdAt!: Date;
 }

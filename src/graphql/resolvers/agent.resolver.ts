@@ -1,7 +1,16 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Agent as AgentEntity } from '../../domain/agents/agent.entities.js';
 import type { Context } from '../context.js';
-import { Agent, AgentLimits, CapabilitiesInput, CreateAgentInput, GuardrailsInput, SurfaceEnum, SurfaceSetting, UpdateAgentInput } from './agent.types.js';
+import {
+  Agent,
+  AgentLimits,
+  CapabilitiesInput,
+  CreateAgentInput,
+  GuardrailsInput,
+  SurfaceEnum,
+  SurfaceSetting,
+  UpdateAgentInput,
+} from './agent.types.js';
 import { Document, DocumentExposure } from './document.types.js';
 import { HttpEndpoint, McpTool, Webhook } from './entry.types.js';
 import { Channel } from './channel.types.js';
@@ -27,7 +36,11 @@ export class AgentResolver {
   }
 
   @Mutation(() => Agent)
-  updateAgent(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateAgentInput) input: UpdateAgentInput, @Ctx() ctx: Context) {
+  updateAgent(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateAgentInput) input: UpdateAgentInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.agents.update(ctx.principal, id, input);
   }
 
@@ -44,7 +57,12 @@ export class AgentResolver {
     @Arg('activityLogging', () => Boolean, { nullable: true }) activityLogging: boolean | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.endpointManagement.call(ctx.principal, 'setSurface', { agentId, surface, enabled, activityLogging });
+    return ctx.services.endpointManagement.call(ctx.principal, 'setSurface', {
+      agentId,
+      surface,
+      enabled,
+      activityLogging,
+    });
   }
 
   @Mutation(() => Agent, { description: 'HTTP API CORS: platform apps and custom origins (scheme + host)' })
@@ -54,16 +72,28 @@ export class AgentResolver {
     @Arg('customOrigins', () => [String], { nullable: true }) customOrigins: string[] | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.endpointManagement.call(ctx.principal, 'setCors', { agentId, allowPlatformApps, customOrigins });
+    return ctx.services.endpointManagement.call(ctx.principal, 'setCors', {
+      agentId,
+      allowPlatformApps,
+      customOrigins,
+    });
   }
 
   @Mutation(() => Agent)
-  setCapabilities(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => CapabilitiesInput) input: CapabilitiesInput, @Ctx() ctx: Context) {
+  setCapabilities(
+    @Arg('agentId', () => ID) agentId: string,
+    @Arg('input', () => CapabilitiesInput) input: CapabilitiesInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.agents.setCapabilities(ctx.principal, agentId, input);
   }
 
   @Mutation(() => Agent)
-  setGuardrails(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => GuardrailsInput) input: GuardrailsInput, @Ctx() ctx: Context) {
+  setGuardrails(
+    @Arg('agentId', () => ID) agentId: string,
+    @Arg('input', () => GuardrailsInput) input: GuardrailsInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.agents.setGuardrails(ctx.principal, agentId, input);
   }
 

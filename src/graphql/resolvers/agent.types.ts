@@ -1,5 +1,10 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { REDACT_PRESETS, type RedactPreset, VISIBILITIES, type Visibility } from '../../domain/agents/agent.entities.js';
+import {
+  REDACT_PRESETS,
+  type RedactPreset,
+  VISIBILITIES,
+  type Visibility,
+} from '../../domain/agents/agent.entities.js';
 import { type Surface, SURFACES } from '../../domain/surfaces/surface.entities.js';
 import { register } from '../graphql-enum.js';
 
@@ -30,7 +35,10 @@ export class CorsSettings {
 export class Capabilities {
   @Field(() => Boolean) endpointManagement!: boolean;
   @Field(() => Boolean) documents!: boolean;
-  @Field(() => Boolean, { description: "The agent may send email and text messages from its channels (send_email, send_sms), to each channel's allowed senders or into the thread it answers" })
+  @Field(() => Boolean, {
+    description:
+      "The agent may send email and text messages from its channels (send_email, send_sms), to each channel's allowed senders or into the thread it answers",
+  })
   messaging!: boolean;
 }
 

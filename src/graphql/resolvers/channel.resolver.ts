@@ -9,12 +9,20 @@ import { handlerOut } from './shape.js';
 @Resolver(() => Channel)
 export class ChannelResolver {
   @Mutation(() => Channel, { description: 'Adds an email address or SMS number to the agent' })
-  addChannel(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => ChannelInput) input: ChannelInput, @Ctx() ctx: Context) {
+  addChannel(
+    @Arg('agentId', () => ID) agentId: string,
+    @Arg('input', () => ChannelInput) input: ChannelInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.endpointManagement.call(ctx.principal, 'addChannel', { agentId, input });
   }
 
   @Mutation(() => Channel)
-  updateChannel(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateChannelInput) input: UpdateChannelInput, @Ctx() ctx: Context) {
+  updateChannel(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateChannelInput) input: UpdateChannelInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.endpointManagement.call(ctx.principal, 'updateChannel', { id, input });
   }
 

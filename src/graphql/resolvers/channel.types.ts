@@ -9,16 +9,22 @@ import { HandlerInput } from './entry.types.js';
 export const ChannelKindEnum = register(CHANNEL_KINDS, 'ChannelKind');
 export type ChannelKindEnum = ChannelKind;
 
-@ObjectType({ description: 'An email address or SMS number that routes messages to the agent, and how it answers them' })
+@ObjectType({
+  description: 'An email address or SMS number that routes messages to the agent, and how it answers them',
+})
 export class Channel {
   @Field(() => ID) id!: string;
   @Field(() => ID) agentId!: string;
   @Field(() => ChannelKindEnum) kind!: ChannelKindEnum;
   @Field(() => String, { description: 'The email address (lower case) or the E.164 number' }) address!: string;
   @Field(() => String, { nullable: true }) modelOverride!: string | null;
-  @Field(() => [String], { description: "Senders whose messages are answered (numbers; addresses or @domain); empty: anyone. Others' messages are stored, not answered" })
+  @Field(() => [String], {
+    description:
+      "Senders whose messages are answered (numbers; addresses or @domain); empty: anyone. Others' messages are stored, not answered",
+  })
   allowedSenders!: string[];
-  @Field(() => Boolean, { description: 'Whether a received message is answered by running the handler' }) autoReply!: boolean;
+  @Field(() => Boolean, { description: 'Whether a received message is answered by running the handler' })
+  autoReply!: boolean;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
 }
@@ -26,7 +32,10 @@ export class Channel {
 @InputType()
 export class ChannelInput {
   @Field(() => ChannelKindEnum) kind!: ChannelKindEnum;
-  @Field(() => String, { description: 'An email address, or a phone number in E.164 form (+14155550100); unique per kind across the service' }) address!: string;
+  @Field(() => String, {
+    description: 'An email address, or a phone number in E.164 form (+14155550100); unique per kind across the service',
+  })
+  address!: string;
   @Field(() => HandlerInput) handler!: HandlerInput;
   @Field(() => String, { nullable: true }) modelOverride?: string | null;
   @Field(() => [String], { nullable: true, description: 'Default: anyone' }) allowedSenders?: string[] | null;

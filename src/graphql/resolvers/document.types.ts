@@ -1,6 +1,11 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { DOCUMENT_KINDS, type DocumentKind, FIELD_TYPES, type FieldType } from '../../domain/documents/document.entities.js';
+import {
+  DOCUMENT_KINDS,
+  type DocumentKind,
+  FIELD_TYPES,
+  type FieldType,
+} from '../../domain/documents/document.entities.js';
 import { register } from '../graphql-enum.js';
 
 // Documents, their records and their Document API exposure. GraphQL types of the area;
@@ -37,7 +42,10 @@ export class Document {
 @ObjectType({ description: 'A record of a database document' })
 export class DocumentRecord {
   @Field(() => ID) id!: string;
-  @Field(() => GraphQLJSONObject, { description: "The record's fields (as the Document API returns them, without the id)" }) data!: Record<string, unknown>;
+  @Field(() => GraphQLJSONObject, {
+    description: "The record's fields (as the Document API returns them, without the id)",
+  })
+  data!: Record<string, unknown>;
 }
 
 @ObjectType({ description: 'A page of records matching a filter, in the sort order' })
@@ -55,7 +63,10 @@ export class DocumentExposure {
   @Field(() => ID) documentId!: string;
   @Field(() => Boolean) read!: boolean;
   @Field(() => Boolean) write!: boolean;
-  @Field(() => Boolean, { description: "Read on the agent's MCP server: listed by resources/list and read by resources/read" }) mcp!: boolean;
+  @Field(() => Boolean, {
+    description: "Read on the agent's MCP server: listed by resources/list and read by resources/read",
+  })
+  mcp!: boolean;
   @Field(() => Date) createdAt!: Date;
 }
 

@@ -2,7 +2,11 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_TOOL_SCHEMA } from '../../domain/entries/entry.schemas.js';
 import { webhookWarning } from '../../domain/webhooks/body-limit.js';
-import type { HttpEndpoint as HttpEndpointEntity, McpTool as McpToolEntity, Webhook as WebhookEntity } from '../../domain/entries/entry.entities.js';
+import type {
+  HttpEndpoint as HttpEndpointEntity,
+  McpTool as McpToolEntity,
+  Webhook as WebhookEntity,
+} from '../../domain/entries/entry.entities.js';
 import type { WebhookDeliverySummary as DeliveryEntity } from '../../domain/webhooks/webhook.entities.js';
 import type { Context } from '../context.js';
 import {
@@ -17,18 +21,31 @@ import {
   Webhook,
   WebhookInput,
 } from './entry.types.js';
-import { DeliveryRun, DeliveryStatusEnum, WebhookDelivery, WebhookDeliveryConnection } from './webhook-delivery.types.js';
+import {
+  DeliveryRun,
+  DeliveryStatusEnum,
+  WebhookDelivery,
+  WebhookDeliveryConnection,
+} from './webhook-delivery.types.js';
 import { handlerOut } from './shape.js';
 
 @Resolver(() => HttpEndpoint)
 export class HttpEndpointResolver {
   @Mutation(() => HttpEndpoint)
-  addHttpEndpoint(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => HttpEndpointInput) input: HttpEndpointInput, @Ctx() ctx: Context) {
+  addHttpEndpoint(
+    @Arg('agentId', () => ID) agentId: string,
+    @Arg('input', () => HttpEndpointInput) input: HttpEndpointInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.endpointManagement.call(ctx.principal, 'addHttpEndpoint', { agentId, input });
   }
 
   @Mutation(() => HttpEndpoint)
-  updateHttpEndpoint(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateHttpEndpointInput) input: UpdateHttpEndpointInput, @Ctx() ctx: Context) {
+  updateHttpEndpoint(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateHttpEndpointInput) input: UpdateHttpEndpointInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.endpointManagement.call(ctx.principal, 'updateHttpEndpoint', { id, input });
   }
 
@@ -46,12 +63,20 @@ export class HttpEndpointResolver {
 @Resolver(() => McpTool)
 export class McpToolResolver {
   @Mutation(() => McpTool)
-  addMcpTool(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => McpToolInput) input: McpToolInput, @Ctx() ctx: Context) {
+  addMcpTool(
+    @Arg('agentId', () => ID) agentId: string,
+    @Arg('input', () => McpToolInput) input: McpToolInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.endpointManagement.call(ctx.principal, 'addMcpTool', { agentId, input });
   }
 
   @Mutation(() => McpTool)
-  updateMcpTool(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateMcpToolInput) input: UpdateMcpToolInput, @Ctx() ctx: Context) {
+  updateMcpTool(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateMcpToolInput) input: UpdateMcpToolInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.endpointManagement.call(ctx.principal, 'updateMcpTool', { id, input });
   }
 
@@ -65,7 +90,9 @@ export class McpToolResolver {
     return handlerOut(t.handler);
   }
 
-  @FieldResolver(() => GraphQLJSONObject, { description: 'JSON Schema shown to MCP clients (the default when none was set)' })
+  @FieldResolver(() => GraphQLJSONObject, {
+    description: 'JSON Schema shown to MCP clients (the default when none was set)',
+  })
   inputSchema(@Root() t: McpToolEntity) {
     return t.inputSchema ?? DEFAULT_TOOL_SCHEMA;
   }
@@ -74,12 +101,20 @@ export class McpToolResolver {
 @Resolver(() => Webhook)
 export class WebhookResolver {
   @Mutation(() => Webhook)
-  addWebhook(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => WebhookInput) input: WebhookInput, @Ctx() ctx: Context) {
+  addWebhook(
+    @Arg('agentId', () => ID) agentId: string,
+    @Arg('input', () => WebhookInput) input: WebhookInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.endpointManagement.call(ctx.principal, 'addWebhook', { agentId, input });
   }
 
   @Mutation(() => Webhook)
-  updateWebhook(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateWebhookInput) input: UpdateWebhookInput, @Ctx() ctx: Context) {
+  updateWebhook(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateWebhookInput) input: UpdateWebhookInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.endpointManagement.call(ctx.principal, 'updateWebhook', { id, input });
   }
 
@@ -93,7 +128,11 @@ export class WebhookResolver {
     return handlerOut(w.handler);
   }
 
-  @FieldResolver(() => String, { nullable: true, description: 'What to know about this integration (null: nothing): an integration without a signature check runs for anyone who knows its URL' })
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      'What to know about this integration (null: nothing): an integration without a signature check runs for anyone who knows its URL',
+  })
   warning(@Root() w: WebhookEntity) {
     return webhookWarning(w);
   }
@@ -110,10 +149,17 @@ export class WebhookDeliveryResolver {
     @Arg('after', () => String, { nullable: true }) after: string | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.deliveries.list(ctx.principal, agentId, { first, after: after ?? undefined, integration: integration ?? undefined, status: status ?? undefined });
+    return ctx.services.deliveries.list(ctx.principal, agentId, {
+      first,
+      after: after ?? undefined,
+      integration: integration ?? undefined,
+      status: status ?? undefined,
+    });
   }
 
-  @Mutation(() => WebhookDelivery, { description: 'Queues a stored delivery to run again (also a failed one); returns the new delivery' })
+  @Mutation(() => WebhookDelivery, {
+    description: 'Queues a stored delivery to run again (also a failed one); returns the new delivery',
+  })
   replayWebhookDelivery(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
     return ctx.services.deliveries.replay(ctx.principal, id);
   }
@@ -125,7 +171,8 @@ export class WebhookDeliveryResolver {
 
   @FieldResolver(() => DeliveryRun, {
     nullable: true,
-    description: "The outcome of the latest run (output, error, credits); null until the delivery has run, or when the agent's webhook activity logging is off",
+    description:
+      "The outcome of the latest run (output, error, credits); null until the delivery has run, or when the agent's webhook activity logging is off",
   })
   async run(@Root() d: DeliveryEntity, @Ctx() ctx: Context) {
     if (!d.runId) return null;
@@ -133,10 +180,19 @@ export class WebhookDeliveryResolver {
     if (!entry) return null;
     // A run entry's response is `{output}` or `{error}` (runtime/pipeline.ts).
     const response = entry.response as { output?: unknown } | null;
-    return { runId: d.runId, output: response?.output ?? null, error: entry.error, credits: entry.credits, durationMs: entry.durationMs };
+    return {
+      runId: d.runId,
+      output: response?.output ?? null,
+      error: entry.error,
+      credits: entry.credits,
+      durationMs: entry.durationMs,
+    };
   }
 
-  @FieldResolver(() => Date, { nullable: true, description: 'When a pending delivery runs next (a retrying one: after its backoff); null once done or failed' })
+  @FieldResolver(() => Date, {
+    nullable: true,
+    description: 'When a pending delivery runs next (a retrying one: after its backoff); null once done or failed',
+  })
   nextAttemptAt(@Root() d: DeliveryEntity) {
     return d.status === 'PENDING' ? d.nextAttemptAt : null;
   }

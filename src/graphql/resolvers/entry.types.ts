@@ -1,6 +1,13 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { HANDLER_KINDS, type HandlerKind, HTTP_METHODS, type HttpMethod, SIGNATURE_SCHEMES, type SignatureScheme } from '../../domain/entries/entry.entities.js';
+import {
+  HANDLER_KINDS,
+  type HandlerKind,
+  HTTP_METHODS,
+  type HttpMethod,
+  SIGNATURE_SCHEMES,
+  type SignatureScheme,
+} from '../../domain/entries/entry.entities.js';
 import { MAX_BODY_BYTES_DESCRIPTION } from '../../domain/entries/entry.schemas.js';
 import { register } from '../graphql-enum.js';
 
@@ -29,9 +36,15 @@ export class HttpEndpoint {
   @Field(() => [HttpMethodEnum]) methods!: HttpMethodEnum[];
   @Field(() => String, { nullable: true }) modelOverride!: string | null;
   @Field(() => String) description!: string;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'JSON Schema of the request body, when the endpoint declares one' })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'JSON Schema of the request body, when the endpoint declares one',
+  })
   inputSchema!: Record<string, unknown> | null;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: "JSON Schema of the answer's output, when the endpoint declares one" })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: "JSON Schema of the answer's output, when the endpoint declares one",
+  })
   outputSchema!: Record<string, unknown> | null;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
@@ -44,7 +57,10 @@ export class McpTool {
   @Field(() => String) name!: string;
   @Field(() => String) description!: string;
   @Field(() => String, { nullable: true }) modelOverride!: string | null;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'JSON Schema of the result, when the tool declares one' })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'JSON Schema of the result, when the tool declares one',
+  })
   outputSchema!: Record<string, unknown> | null;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
@@ -63,7 +79,11 @@ export class Webhook {
   @Field(() => String) integration!: string;
   @Field(() => String, { nullable: true }) modelOverride!: string | null;
   @Field(() => WebhookSignature, { nullable: true }) signature!: WebhookSignature | null;
-  @Field(() => Int, { nullable: true, description: 'The largest body accepted, in bytes; null: 65536 (64 KiB) without a signature check, 1048576 (1 MiB) with one' })
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'The largest body accepted, in bytes; null: 65536 (64 KiB) without a signature check, 1048576 (1 MiB) with one',
+  })
   maxBodyBytes!: number | null;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
@@ -82,9 +102,15 @@ export class HttpEndpointInput {
   @Field(() => HandlerInput) handler!: HandlerInput;
   @Field(() => String, { nullable: true }) modelOverride?: string | null;
   @Field(() => String, { nullable: true }) description?: string;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'JSON Schema of the request body; a body that does not match is refused (400)' })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'JSON Schema of the request body; a body that does not match is refused (400)',
+  })
   inputSchema?: Record<string, unknown> | null;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: "JSON Schema of the answer's output, shown in the agent's OpenAPI document" })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: "JSON Schema of the answer's output, shown in the agent's OpenAPI document",
+  })
   outputSchema?: Record<string, unknown> | null;
 }
 
@@ -105,9 +131,15 @@ export class McpToolInput {
   @Field(() => String) description!: string;
   @Field(() => HandlerInput) handler!: HandlerInput;
   @Field(() => String, { nullable: true }) modelOverride?: string | null;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'JSON Schema of the arguments; default {input: string}' })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'JSON Schema of the arguments; default {input: string}',
+  })
   inputSchema?: Record<string, unknown> | null;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'JSON Schema of the result; when set, results carry structuredContent checked against it' })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'JSON Schema of the result; when set, results carry structuredContent checked against it',
+  })
   outputSchema?: Record<string, unknown> | null;
 }
 
@@ -123,7 +155,8 @@ export class UpdateMcpToolInput {
 
 @InputType()
 export class SignatureInput {
-  @Field(() => SignatureSchemeEnum, { nullable: true, description: 'Default HMAC_SHA256' }) scheme?: SignatureSchemeEnum;
+  @Field(() => SignatureSchemeEnum, { nullable: true, description: 'Default HMAC_SHA256' })
+  scheme?: SignatureSchemeEnum;
   @Field(() => String) secretName!: string;
 }
 
@@ -142,5 +175,9 @@ export class UpdateWebhookInput {
   @Field(() => HandlerInput, { nullable: true }) handler?: HandlerInput;
   @Field(() => String, { nullable: true }) modelOverride?: string | null;
   @Field(() => SignatureInput, { nullable: true }) signature?: SignatureInput | null;
-  @Field(() => Int, { nullable: true, description: `${MAX_BODY_BYTES_DESCRIPTION} Pass null to go back to the default.` }) maxBodyBytes?: number | null;
+  @Field(() => Int, {
+    nullable: true,
+    description: `${MAX_BODY_BYTES_DESCRIPTION} Pass null to go back to the default.`,
+  })
+  maxBodyBytes?: number | null;
 }

@@ -2,7 +2,8 @@ import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { Context } from '../context.js';
 import { ApiKey, CreatedApiKey, KeyScopeEnum } from './key.types.js';
 
-const EXPIRES_AT = 'When the key stops working: at least a minute and at most 365 days ahead. Leave out for a key that works until revoked';
+const EXPIRES_AT =
+  'When the key stops working: at least a minute and at most 365 days ahead. Leave out for a key that works until revoked';
 
 @Resolver(() => ApiKey)
 export class KeyResolver {

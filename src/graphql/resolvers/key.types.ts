@@ -22,7 +22,10 @@ export class ApiKey {
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
   @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
-  @Field(() => Date, { nullable: true, description: 'When the key stops working (refused with 401 from then on); null: it works until revoked' })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When the key stops working (refused with 401 from then on); null: it works until revoked',
+  })
   expiresAt!: Date | null;
 }
 

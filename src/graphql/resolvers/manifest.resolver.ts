@@ -8,26 +8,34 @@ import { AgentChange, ManifestApplyResult, ManifestPlan } from './manifest.types
 @Resolver()
 export class ManifestResolver {
   @Query(() => String, {
-    description: 'The agents (all the viewer can see when ids is omitted) as manifest YAML, one document per agent, in name order; secrets by name only',
+    description:
+      'The agents (all the viewer can see when ids is omitted) as manifest YAML, one document per agent, in name order; secrets by name only',
   })
   exportAgents(
     @Arg('ids', () => [ID], { nullable: true }) ids: string[] | undefined,
-    @Arg('withRecords', () => Boolean, { nullable: true, description: "Include database documents' records" }) withRecords: boolean | undefined,
+    @Arg('withRecords', () => Boolean, { nullable: true, description: "Include database documents' records" })
+    withRecords: boolean | undefined,
     @Ctx() ctx: Context,
   ) {
     return ctx.services.manifests.export(ctx.principal, { ids, withRecords });
   }
 
-  @Query(() => ManifestPlan, { description: 'What applying the manifest would change; BAD_USER_INPUT with every error (line, column) when it is invalid' })
+  @Query(() => ManifestPlan, {
+    description:
+      'What applying the manifest would change; BAD_USER_INPUT with every error (line, column) when it is invalid',
+  })
   planManifest(
     @Arg('yaml', () => String) yaml: string,
-    @Arg('prune', () => Boolean, { nullable: true, description: 'Delete entries the manifest does not list' }) prune: boolean | undefined,
+    @Arg('prune', () => Boolean, { nullable: true, description: 'Delete entries the manifest does not list' })
+    prune: boolean | undefined,
     @Ctx() ctx: Context,
   ) {
     return ctx.services.manifests.plan(ctx.principal, yaml, prune ?? false);
   }
 
-  @Mutation(() => ManifestApplyResult, { description: "Applies a manifest in one transaction; CONFLICT when the workspace changed since the plan's digest" })
+  @Mutation(() => ManifestApplyResult, {
+    description: "Applies a manifest in one transaction; CONFLICT when the workspace changed since the plan's digest",
+  })
   applyManifest(
     @Arg('yaml', () => String) yaml: string,
     @Arg('planDigest', () => String) planDigest: string,
@@ -40,8 +48,14 @@ export class ManifestResolver {
 
 @Resolver(() => Agent)
 export class AgentChangeResolver {
-  @FieldResolver(() => [AgentChange], { description: "Changes to the agent's configuration made by applying manifests, newest first" })
-  changeLog(@Root() agent: AgentEntity, @Arg('first', () => Int, { defaultValue: 20 }) first: number, @Ctx() ctx: Context) {
+  @FieldResolver(() => [AgentChange], {
+    description: "Changes to the agent's configuration made by applying manifests, newest first",
+  })
+  changeLog(
+    @Root() agent: AgentEntity,
+    @Arg('first', () => Int, { defaultValue: 20 }) first: number,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.manifests.changeLog(ctx.principal, agent.id, first);
   }
 }

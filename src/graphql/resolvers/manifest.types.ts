@@ -5,7 +5,8 @@ import { MISSING_KINDS } from '../../domain/manifests/manifest.service.js';
 
 // Types of the agents-as-code operations (exportAgents, planManifest, applyManifest).
 
-const enumOf = <V extends string>(values: readonly V[]) => Object.fromEntries(values.map((v) => [v, v])) as Record<V, V>;
+const enumOf = <V extends string>(values: readonly V[]) =>
+  Object.fromEntries(values.map((v) => [v, v])) as Record<V, V>;
 
 export const ManifestChangeActionEnum = enumOf(CHANGE_ACTIONS);
 export type ManifestChangeActionEnum = ChangeAction;
@@ -13,7 +14,10 @@ registerEnumType(ManifestChangeActionEnum, { name: 'ManifestChangeAction' });
 
 export const MissingReferenceKindEnum = enumOf(MISSING_KINDS);
 export type MissingReferenceKindEnum = (typeof MISSING_KINDS)[number];
-registerEnumType(MissingReferenceKindEnum, { name: 'MissingReferenceKind', description: 'What a manifest names that the workspace lacks' });
+registerEnumType(MissingReferenceKindEnum, {
+  name: 'MissingReferenceKind',
+  description: 'What a manifest names that the workspace lacks',
+});
 
 const APPLIED_AGENT_ACTIONS = ['CREATED', 'UPDATED', 'UNCHANGED'] as const;
 export const AppliedAgentActionEnum = enumOf(APPLIED_AGENT_ACTIONS);
@@ -23,13 +27,26 @@ registerEnumType(AppliedAgentActionEnum, { name: 'AppliedAgentAction' });
 export class ManifestChange {
   @Field(() => String, { description: "The agent's metadata.name" }) agent!: string;
   @Field(() => ManifestChangeActionEnum) action!: ChangeAction;
-  @Field(() => String, { description: 'Where: spec.instructions, spec.httpApi.endpoints[path=orders/{id}], … ; `agent` for a whole new agent' }) path!: string;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'The value in the workspace, as the manifest writes it (null when created)' }) before!: unknown;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'The value the manifest asks for (null when deleted)' }) after!: unknown;
-  @Field(() => Boolean, { description: 'False for a deletion held back because prune was not asked for' }) applied!: boolean;
+  @Field(() => String, {
+    description:
+      'Where: spec.instructions, spec.httpApi.endpoints[path=orders/{id}], … ; `agent` for a whole new agent',
+  })
+  path!: string;
+  @Field(() => GraphQLJSON, {
+    nullable: true,
+    description: 'The value in the workspace, as the manifest writes it (null when created)',
+  })
+  before!: unknown;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The value the manifest asks for (null when deleted)' })
+  after!: unknown;
+  @Field(() => Boolean, { description: 'False for a deletion held back because prune was not asked for' })
+  applied!: boolean;
 }
 
-@ObjectType({ description: 'A secret, model or team the manifest names and the workspace lacks; applying is refused until it exists' })
+@ObjectType({
+  description:
+    'A secret, model or team the manifest names and the workspace lacks; applying is refused until it exists',
+})
 export class MissingReference {
   @Field(() => MissingReferenceKindEnum) kind!: MissingReferenceKindEnum;
   @Field(() => String) name!: string;
@@ -42,7 +59,8 @@ export class MissingReference {
 
 @ObjectType({ description: 'What applying a manifest would change' })
 export class ManifestPlan {
-  @Field(() => String, { description: 'Pass to applyManifest: it refuses (CONFLICT) when the workspace changed since' }) digest!: string;
+  @Field(() => String, { description: 'Pass to applyManifest: it refuses (CONFLICT) when the workspace changed since' })
+  digest!: string;
   @Field(() => [ManifestChange]) changes!: ManifestChange[];
   @Field(() => [MissingReference]) missing!: MissingReference[];
   @Field(() => Boolean, { description: 'Whether applying would change anything' }) hasChanges!: boolean;

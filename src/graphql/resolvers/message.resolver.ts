@@ -8,15 +8,21 @@ import { MessageChannelEnum, MessageDirectionEnum, MessagePage } from './message
 /** An agent's email and SMS messages (a field of Agent): the Workspace API's list, for members. */
 @Resolver(() => Agent)
 export class MessageResolver {
-  @FieldResolver(() => MessagePage, { description: 'Email and SMS messages sent to or by the agent, both directions, newest first' })
+  @FieldResolver(() => MessagePage, {
+    description: 'Email and SMS messages sent to or by the agent, both directions, newest first',
+  })
   messages(
     @Root() agent: AgentEntity,
-    @Arg('page', () => Int, { defaultValue: 1, description: 'The first page is 1; a page past the end is empty' }) page: number,
-    @Arg('pageSize', () => Int, { defaultValue: 50, description: `Messages per page, 1 to ${MAX_MESSAGE_PAGE}` }) pageSize: number,
+    @Arg('page', () => Int, { defaultValue: 1, description: 'The first page is 1; a page past the end is empty' })
+    page: number,
+    @Arg('pageSize', () => Int, { defaultValue: 50, description: `Messages per page, 1 to ${MAX_MESSAGE_PAGE}` })
+    pageSize: number,
     @Arg('direction', () => MessageDirectionEnum, { nullable: true }) direction: MessageDirectionEnum | undefined,
     @Arg('channel', () => MessageChannelEnum, { nullable: true }) channel: MessageChannelEnum | undefined,
-    @Arg('since', () => Date, { nullable: true, description: 'Messages sent strictly after this instant' }) since: Date | undefined,
-    @Arg('until', () => Date, { nullable: true, description: 'Messages sent strictly before this instant' }) until: Date | undefined,
+    @Arg('since', () => Date, { nullable: true, description: 'Messages sent strictly after this instant' })
+    since: Date | undefined,
+    @Arg('until', () => Date, { nullable: true, description: 'Messages sent strictly before this instant' })
+    until: Date | undefined,
     @Ctx() ctx: Context,
   ) {
     return ctx.services.messages.list(ctx.principal, agent.id, {

@@ -31,19 +31,36 @@ export class Message {
   @Field(() => String) from!: string;
   @Field(() => String) to!: string;
   @Field(() => String, { nullable: true }) subject!: string | null;
-  @Field(() => String, { description: 'The text of the message (an email\'s HTML part is not shown here)' }) body!: string;
+  @Field(() => String, { description: "The text of the message (an email's HTML part is not shown here)" })
+  body!: string;
   @Field(() => Date) sentAt!: Date;
-  @Field(() => ID, { nullable: true, description: 'The channel that received or sent it; null when recorded by a connector or the channel was removed' })
+  @Field(() => ID, {
+    nullable: true,
+    description: 'The channel that received or sent it; null when recorded by a connector or the channel was removed',
+  })
   channelId!: string | null;
-  @Field(() => String, { nullable: true, description: 'The conversation it belongs to (email: the thread; SMS: the channel and the other party)' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The conversation it belongs to (email: the thread; SMS: the channel and the other party)',
+  })
   threadId!: string | null;
-  @Field(() => String, { nullable: true, description: "The provider's id of the message (email: Message-ID; SMS: MessageSid)" }) messageId!: string | null;
-  @Field(() => String, { nullable: true, description: 'The provider id of the message this one answers' }) inReplyTo!: string | null;
-  @Field(() => MessageStatusEnum, { nullable: true, description: 'Null for a message recorded by a connector' }) status!: MessageStatusEnum | null;
-  @Field(() => Int, { description: 'Processing attempts so far (answering an inbound message, sending an outbound one)' }) attempts!: number;
+  @Field(() => String, {
+    nullable: true,
+    description: "The provider's id of the message (email: Message-ID; SMS: MessageSid)",
+  })
+  messageId!: string | null;
+  @Field(() => String, { nullable: true, description: 'The provider id of the message this one answers' }) inReplyTo!:
+    string | null;
+  @Field(() => MessageStatusEnum, { nullable: true, description: 'Null for a message recorded by a connector' })
+  status!: MessageStatusEnum | null;
+  @Field(() => Int, {
+    description: 'Processing attempts so far (answering an inbound message, sending an outbound one)',
+  })
+  attempts!: number;
   @Field(() => Int, { description: 'Attempts that failed (a deferral by a limit is not a failure)' }) failures!: number;
   @Field(() => String, { nullable: true, description: 'Why the latest attempt failed' }) lastError!: string | null;
-  @Field(() => String, { nullable: true, description: 'The run that answered it (inbound) or produced it (outbound)' }) runId!: string | null;
+  @Field(() => String, { nullable: true, description: 'The run that answered it (inbound) or produced it (outbound)' })
+  runId!: string | null;
 }
 
 @ObjectType({ description: 'A page of messages, newest first, with the number matching the filters' })

@@ -60,7 +60,9 @@ export class WorkspaceResolver {
     return ctx.services.workspace.members(ctx.principal);
   }
 
-  @FieldResolver(() => [DailyUsage], { description: "Credits per UTC day over all the workspace's agents, newest first" })
+  @FieldResolver(() => [DailyUsage], {
+    description: "Credits per UTC day over all the workspace's agents, newest first",
+  })
   usage(@Arg('days', () => Int, { defaultValue: 30 }) days: number, @Ctx() ctx: Context) {
     return ctx.services.activity.workspaceUsage(ctx.principal, days);
   }
@@ -70,13 +72,21 @@ export class WorkspaceResolver {
     return ctx.services.keys.listWorkspaceKeys(ctx.principal);
   }
 
-  @Mutation(() => Workspace, { description: 'Updates the settings groups the Workspace API overview returns. Admins only' })
-  updateWorkspaceSettings(@Arg('input', () => WorkspaceSettingsInput) input: WorkspaceSettingsInput, @Ctx() ctx: Context) {
+  @Mutation(() => Workspace, {
+    description: 'Updates the settings groups the Workspace API overview returns. Admins only',
+  })
+  updateWorkspaceSettings(
+    @Arg('input', () => WorkspaceSettingsInput) input: WorkspaceSettingsInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.workspace.updateSettings(ctx.principal, input);
   }
 
   @Mutation(() => Workspace, { description: 'Workspace daily credit limit; null removes it. Admins only' })
-  setWorkspaceLimits(@Arg('dailyCreditLimit', () => Float, { nullable: true }) dailyCreditLimit: number | null | undefined, @Ctx() ctx: Context) {
+  setWorkspaceLimits(
+    @Arg('dailyCreditLimit', () => Float, { nullable: true }) dailyCreditLimit: number | null | undefined,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.workspace.setWorkspaceLimits(ctx.principal, dailyCreditLimit ?? null);
   }
 
@@ -103,8 +113,14 @@ export class WorkspaceResolver {
     return ctx.services.workspace.inviteMember(ctx.principal, input);
   }
 
-  @Mutation(() => MemberTokenResult, { description: 'Issues a personal GraphQL token; admins for anyone, members for themselves' })
-  createMemberToken(@Arg('memberId', () => ID) memberId: string, @Arg('name', () => String, { nullable: true }) name: string | undefined, @Ctx() ctx: Context) {
+  @Mutation(() => MemberTokenResult, {
+    description: 'Issues a personal GraphQL token; admins for anyone, members for themselves',
+  })
+  createMemberToken(
+    @Arg('memberId', () => ID) memberId: string,
+    @Arg('name', () => String, { nullable: true }) name: string | undefined,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.workspace.createMemberToken(ctx.principal, memberId, name ?? undefined);
   }
 
@@ -113,7 +129,10 @@ export class WorkspaceResolver {
     return ctx.services.workspace.memberTokens(ctx.principal, memberId);
   }
 
-  @Mutation(() => Boolean, { description: 'Revokes a member token with immediate effect: the console sessions signed in with it end, and so do the MCP grants (apps connected over OAuth) approved in those sessions. Admins for anyone, members their own' })
+  @Mutation(() => Boolean, {
+    description:
+      'Revokes a member token with immediate effect: the console sessions signed in with it end, and so do the MCP grants (apps connected over OAuth) approved in those sessions. Admins for anyone, members their own',
+  })
   revokeMemberToken(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
     return ctx.services.workspace.revokeMemberToken(ctx.principal, id);
   }
@@ -135,28 +154,36 @@ export class WorkspaceResolver {
 
   @Mutation(() => Model, {
     description:
-      "Creates or replaces a model configuration. Admins only. Where the provider lists its models, a name it does not list is refused (naming close ones); where it cannot be checked, the model is saved and `warning` says why",
+      'Creates or replaces a model configuration. Admins only. Where the provider lists its models, a name it does not list is refused (naming close ones); where it cannot be checked, the model is saved and `warning` says why',
   })
   configureModel(@Arg('input', () => ConfigureModelInput) input: ConfigureModelInput, @Ctx() ctx: Context) {
     return ctx.services.models.configure(ctx.principal, input);
   }
 
   @Mutation(() => ModelTestResult, {
-    description: "Makes one small call to a configured model (\"Reply with OK\", a few output tokens) and returns its answer or the provider's error. Admins only",
+    description:
+      'Makes one small call to a configured model ("Reply with OK", a few output tokens) and returns its answer or the provider\'s error. Admins only',
   })
   testModel(@Arg('name', () => String) name: string, @Ctx() ctx: Context) {
     return ctx.services.models.test(ctx.principal, name);
   }
 
   @Mutation(() => Boolean, {
-    description: 'Removes a configured model. Admins only. Refused (CONFLICT) while an agent names it as defaultModel or an entry as modelOverride; the error lists them',
+    description:
+      'Removes a configured model. Admins only. Refused (CONFLICT) while an agent names it as defaultModel or an entry as modelOverride; the error lists them',
   })
   removeModel(@Arg('name', () => String) name: string, @Ctx() ctx: Context) {
     return ctx.services.models.remove(ctx.principal, name);
   }
 
-  @Mutation(() => Message, { description: 'Records an email or SMS message sent to or by an agent (channel connectors)' })
-  recordMessage(@Arg('agentId', () => ID) agentId: string, @Arg('input', () => RecordMessageInput) input: RecordMessageInput, @Ctx() ctx: Context) {
+  @Mutation(() => Message, {
+    description: 'Records an email or SMS message sent to or by an agent (channel connectors)',
+  })
+  recordMessage(
+    @Arg('agentId', () => ID) agentId: string,
+    @Arg('input', () => RecordMessageInput) input: RecordMessageInput,
+    @Ctx() ctx: Context,
+  ) {
     return ctx.services.messages.record(ctx.principal, agentId, input);
   }
 }

@@ -71,7 +71,10 @@ export class WorkspaceSettings {
   @Field(() => GraphQLJSONObject) valueCapture!: object;
   @Field(() => [String]) tags!: string[];
   @Field(() => Int) activityRetentionDays!: number;
-  @Field(() => Int, { description: 'Days stored messages (email, SMS) and their attachments are kept before housekeeping deletes them; 0 keeps them forever (default 90)' })
+  @Field(() => Int, {
+    description:
+      'Days stored messages (email, SMS) and their attachments are kept before housekeeping deletes them; 0 keeps them forever (default 90)',
+  })
   messageRetentionDays!: number;
 }
 
@@ -90,12 +93,20 @@ export class Model {
   @Field(() => String) name!: string;
   @Field(() => ModelProviderEnum) provider!: ModelProviderEnum;
   @Field(() => String) model!: string;
-  @Field(() => String, { nullable: true, description: 'Server URL; to anyone but an admin its user info, query and fragment read ***' }) baseUrl!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Server URL; to anyone but an admin its user info, query and fragment read ***',
+  })
+  baseUrl!: string | null;
   @Field(() => String, { nullable: true }) apiKeySecret!: string | null;
   @Field(() => Float) inputPricePerMillion!: number;
   @Field(() => Float) outputPricePerMillion!: number;
   @Field(() => Boolean) isDefault!: boolean;
-  @Field(() => Boolean, { description: 'Whether the model takes images in user messages; the OpenAI-compatible API refuses image parts for a model that does not' }) acceptsImages!: boolean;
+  @Field(() => Boolean, {
+    description:
+      'Whether the model takes images in user messages; the OpenAI-compatible API refuses image parts for a model that does not',
+  })
+  acceptsImages!: boolean;
   @Field(() => String, {
     nullable: true,
     description:
@@ -108,7 +119,11 @@ export class Model {
 export class ModelTestResult {
   @Field(() => Boolean) ok!: boolean;
   @Field(() => String, { nullable: true, description: "The model's answer" }) output!: string | null;
-  @Field(() => String, { nullable: true, description: "The provider's error as it gave it (HTTP status and message), credentials removed" }) error!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "The provider's error as it gave it (HTTP status and message), credentials removed",
+  })
+  error!: string | null;
   @Field(() => Int, { description: 'Time the call took, in milliseconds' }) latencyMs!: number;
 }
 
@@ -118,11 +133,16 @@ export class ConfigureModelInput {
   @Field(() => ModelProviderEnum) provider!: ModelProviderEnum;
   @Field(() => String, { description: "The provider's model name" }) model!: string;
   @Field(() => String, { nullable: true }) baseUrl?: string | null;
-  @Field(() => String, { nullable: true, description: 'Name of a secret holding the API key' }) apiKeySecret?: string | null;
+  @Field(() => String, { nullable: true, description: 'Name of a secret holding the API key' }) apiKeySecret?:
+    string | null;
   @Field(() => Float, { nullable: true }) inputPricePerMillion?: number;
   @Field(() => Float, { nullable: true }) outputPricePerMillion?: number;
   @Field(() => Boolean, { nullable: true }) isDefault?: boolean;
-  @Field(() => Boolean, { nullable: true, description: 'Whether the model takes images in user messages (default false)' }) acceptsImages?: boolean;
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Whether the model takes images in user messages (default false)',
+  })
+  acceptsImages?: boolean;
 }
 
 @InputType()
@@ -148,7 +168,10 @@ export class DataProcessingInput {
 
 @InputType()
 export class WorkspaceSettingsInput {
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'flag name → boolean' }) featureFlags?: Record<string, boolean>;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'flag name → boolean' }) featureFlags?: Record<
+    string,
+    boolean
+  >;
   @Field(() => CreditDefaultsInput, { nullable: true }) creditDefaults?: CreditDefaultsInput;
   @Field(() => GraphQLJSONObject, { nullable: true }) accountRules?: Record<string, unknown>;
   @Field(() => DataProcessingInput, { nullable: true }) dataProcessing?: DataProcessingInput;
@@ -156,7 +179,8 @@ export class WorkspaceSettingsInput {
   @Field(() => GraphQLJSONObject, { nullable: true }) valueCapture?: Record<string, unknown>;
   @Field(() => [String], { nullable: true }) tags?: string[];
   @Field(() => Int, { nullable: true }) activityRetentionDays?: number;
-  @Field(() => Int, { nullable: true, description: 'Days messages are kept, 0 to 36500; 0 keeps them forever' }) messageRetentionDays?: number;
+  @Field(() => Int, { nullable: true, description: 'Days messages are kept, 0 to 36500; 0 keeps them forever' })
+  messageRetentionDays?: number;
 }
 
 @InputType()

@@ -92,7 +92,11 @@ export function bufferedActivitySink(
   let inflight: Promise<void> = Promise.resolve();
 
   // Log what failed without the statement's parameters: they hold request and response bodies.
-  const describe = (err: unknown) => ({ code: (err as { code?: string }).code, error: err instanceof Error ? err.message.slice(0, 200) : String(err), entries: 1 });
+  const describe = (err: unknown) => ({
+    code: (err as { code?: string }).code,
+    error: err instanceof Error ? err.message.slice(0, 200) : String(err),
+    entries: 1,
+  });
 
   /** Stores one entry; refused, stores it without its bodies; refused again, reports it. */
   const storeOne = async (entry: ActivityEntry) => {
@@ -126,7 +130,10 @@ export function bufferedActivitySink(
     if (pending.length > maxPending) {
       const dropped = pending.length - maxPending;
       pending = pending.slice(dropped);
-      logger.error({ entries: dropped, maxPending }, 'activity log: the database has been unreachable too long; the oldest pending entries were dropped');
+      logger.error(
+        { entries: dropped, maxPending },
+        'activity log: the database has been unreachable too long; the oldest pending entries were dropped',
+      );
     }
   };
 
@@ -143,7 +150,11 @@ export function bufferedActivitySink(
         await storeBatch(batch.slice(i, i + maxBatch));
       } catch (err) {
         putBack(batch.slice(i), since);
-        if (!outage) logger.warn({ error: err instanceof Error ? err.message.slice(0, 200) : String(err) }, 'activity log: the database cannot be reached; entries are kept and retried');
+        if (!outage)
+          logger.warn(
+            { error: err instanceof Error ? err.message.slice(0, 200) : String(err) },
+            'activity log: the database cannot be reached; entries are kept and retried',
+          );
         outage = true;
         schedule(retryMs);
         return;

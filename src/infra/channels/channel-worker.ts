@@ -6,17 +6,33 @@ import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } 
 import { DEFAULT_MESSAGE_QUEUE, messageQueue, type MessageQueueConfig } from './message-queue.js';
 
 /** The channel queue's worker options: the webhook worker's, how long a deferred answer waits at most, and (tests) the retry schedule. */
-export type ChannelWorkerOptions = DeliveryWorkerOptions & Pick<MessageQueueConfig, 'deferMaxMs'> & Partial<Pick<MessageQueueConfig, 'retryDelay'>>;
+export type ChannelWorkerOptions = DeliveryWorkerOptions &
+  Pick<MessageQueueConfig, 'deferMaxMs'> &
+  Partial<Pick<MessageQueueConfig, 'retryDelay'>>;
 
 /**
  * This instance's consumer of the channels' queue (answers to receive, replies to send), the same
  * worker webhook deliveries use, and the signal that wakes it when a message became due here.
  */
-export function startChannelWorker(services: Services, store: Store, clock: Clock, logger: Logger, opts: ChannelWorkerOptions): DeliveryWorker {
+export function startChannelWorker(
+  services: Services,
+  store: Store,
+  clock: Clock,
+  logger: Logger,
+  opts: ChannelWorkerOptions,
+): DeliveryWorker {
   let worker: DeliveryWorker | undefined;
   const nudge = () => worker?.nudge();
-  const queue = messageQueue(store, clock, nudge, { ...DEFAULT_MESSAGE_QUEUE, leaseMs: opts.leaseMs, deferMaxMs: opts.deferMaxMs, ...(opts.retryDelay ? { retryDelay: opts.retryDelay } : {}) });
-  worker = startDeliveryWorker(queue, services.channelMessages, logger, opts, { item: 'channel message', queue: 'channel queue' });
+  const queue = messageQueue(store, clock, nudge, {
+    ...DEFAULT_MESSAGE_QUEUE,
+    leaseMs: opts.leaseMs,
+    deferMaxMs: opts.deferMaxMs,
+    ...(opts.retryDelay ? { retryDelay: opts.retryDelay } : {}),
+  });
+  worker = startDeliveryWorker(queue, services.channelMessages, logger, opts, {
+    item: 'channel message',
+    queue: 'channel queue',
+  });
   services.channelQueued.onQueued = nudge;
   return worker;
 }

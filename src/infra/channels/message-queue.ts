@@ -14,7 +14,11 @@ export interface MessageQueueConfig {
   retryDelay: (failures: number) => number | null;
 }
 
-export const DEFAULT_MESSAGE_QUEUE: MessageQueueConfig = { leaseMs: 30_000, deferMaxMs: 60_000, retryDelay: (failures) => retryDelayMs(failures) };
+export const DEFAULT_MESSAGE_QUEUE: MessageQueueConfig = {
+  leaseMs: 30_000,
+  deferMaxMs: 60_000,
+  retryDelay: (failures) => retryDelayMs(failures),
+};
 
 /**
  * The channels' queue over `messages` (MessageRepo), consumed by the same worker as webhook
@@ -22,7 +26,12 @@ export const DEFAULT_MESSAGE_QUEUE: MessageQueueConfig = { leaseMs: 30_000, defe
  * settled from its task's outcome — with an answer's reply stored in the same transaction as the
  * settling of the message it answers (`onReply` then wakes the worker to send it).
  */
-export function messageQueue(store: Store, clock: Clock, onReply: () => void, config: MessageQueueConfig = DEFAULT_MESSAGE_QUEUE): WorkQueue<Message, ChannelOutcome> {
+export function messageQueue(
+  store: Store,
+  clock: Clock,
+  onReply: () => void,
+  config: MessageQueueConfig = DEFAULT_MESSAGE_QUEUE,
+): WorkQueue<Message, ChannelOutcome> {
   const messages = () => store.repos.messages;
   return {
     claim(limit) {
@@ -32,7 +41,13 @@ export function messageQueue(store: Store, clock: Clock, onReply: () => void, co
     renew: (m) => messages().renew(m.id, m.attempts, new Date(clock.now().getTime() + config.leaseMs)),
     handBack: (m) => messages().handBack(m.id, m.attempts, clock.now()),
     async settle(m, outcome) {
-      const { outcome: settled, settlement } = messageSettlementOf(m, outcome, clock.now(), config.retryDelay, config.deferMaxMs);
+      const { outcome: settled, settlement } = messageSettlementOf(
+        m,
+        outcome,
+        clock.now(),
+        config.retryDelay,
+        config.deferMaxMs,
+      );
       const reply = outcome.kind === 'done' ? outcome.reply : undefined;
       const held = await store.transaction(async (r) => {
         if (!(await r.messages.settle(m.id, m.attempts, settlement))) return false;

@@ -28,26 +28,52 @@ export function twilioSmsProvider(config: TwilioConfig): SmsProvider {
     },
     async send(sms: OutgoingSms): Promise<SmsSendResult> {
       const url = `${config.apiBase}/2010-04-01/Accounts/${encodeURIComponent(accountSid ?? '')}/Messages.json`;
-      const form = new URLSearchParams({ To: sms.to, From: sms.from, Body: sms.body, StatusCallback: sms.statusCallback });
+      const form = new URLSearchParams({
+        To: sms.to,
+        From: sms.from,
+        Body: sms.body,
+        StatusCallback: sms.statusCallback,
+      });
       let res: Response;
       try {
         res = await fetch(url, {
           method: 'POST',
-          headers: { authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+          headers: {
+            authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
           body: form,
           signal: AbortSignal.timeout(config.timeoutMs ?? 15_000),
         });
       } catch (err) {
-        return { ok: false, retry: true, error: `The SMS provider could not be reached: ${err instanceof Error ? err.message : String(err)}`, answer: null };
+        return {
+          ok: false,
+          retry: true,
+          error: `The SMS provider could not be reached: ${err instanceof Error ? err.message : String(err)}`,
+          answer: null,
+        };
       }
       const text = (await res.text().catch(() => '')).slice(0, 4000);
       // Stored as jsonb: no U+0000 or unpaired surrogate a provider might send may make it unstorable.
       const answer = storable(parsed(text));
       const obj = answer && typeof answer === 'object' && !Array.isArray(answer) ? answer : {};
-      if (res.ok && typeof obj.sid === 'string') return { ok: true, messageId: obj.sid, status: typeof obj.status === 'string' ? obj.status : 'queued', answer: { httpStatus: res.status, body: answer } };
+      if (res.ok && typeof obj.sid === 'string')
+        return {
+          ok: true,
+          messageId: obj.sid,
+          status: typeof obj.status === 'string' ? obj.status : 'queued',
+          answer: { httpStatus: res.status, body: answer },
+        };
       const said = typeof obj.message === 'string' ? `: ${obj.message}` : '';
-      const error = res.ok ? 'The SMS provider answered without a message sid' : `The SMS provider refused the message (HTTP ${res.status}${said})`;
-      return { ok: false, retry: res.ok || res.status >= 500 || res.status === 429, error, answer: { httpStatus: res.status, body: answer } };
+      const error = res.ok
+        ? 'The SMS provider answered without a message sid'
+        : `The SMS provider refused the message (HTTP ${res.status}${said})`;
+      return {
+        ok: false,
+        retry: res.ok || res.status >= 500 || res.status === 429,
+        error,
+        answer: { httpStatus: res.status, body: answer },
+      };
     },
   };
 }

@@ -34,7 +34,12 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 function asset(name: string, code: Buffer): ConsoleAsset {
-  return { name, contentType: CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream', code, gzip: gzipSync(code, { level: 9 }) };
+  return {
+    name,
+    contentType: CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream',
+    code,
+    gzip: gzipSync(code, { level: 9 }),
+  };
 }
 
 /** The entry's files are named `console-<hash>`; tabs loaded on demand are chunks with other names. */
@@ -89,7 +94,9 @@ export async function writePrebuiltConsole(): Promise<string[]> {
 function readPrebuilt(): ConsoleBundle | null {
   const dir = path.join(projectRoot, PREBUILT_DIR);
   if (!fs.existsSync(dir)) return null;
-  const files = fs.readdirSync(dir).filter((n) => n in CONTENT_TYPES || Object.keys(CONTENT_TYPES).includes(path.extname(n)));
+  const files = fs
+    .readdirSync(dir)
+    .filter((n) => n in CONTENT_TYPES || Object.keys(CONTENT_TYPES).includes(path.extname(n)));
   if (!files.length) return null;
   return bundleOf(files.map((name) => ({ name, code: fs.readFileSync(path.join(dir, name)) })));
 }
@@ -102,10 +109,12 @@ let built: Promise<ConsoleBundle> | null = null;
  * it from `src/console` on first use (a failed build is retried).
  */
 export function consoleBundle(): Promise<ConsoleBundle> {
-  built ??= (async () => (!fromSource && readPrebuilt()) || bundleOf(await buildConsoleFiles()))().catch((err: unknown) => {
-    built = null;
-    throw err;
-  });
+  built ??= (async () => (!fromSource && readPrebuilt()) || bundleOf(await buildConsoleFiles()))().catch(
+    (err: unknown) => {
+      built = null;
+      throw err;
+    },
+  );
   return built;
 }
 
@@ -126,5 +135,9 @@ export function initialScripts(bundle: ConsoleBundle): { names: string[]; bytes:
   };
   visit(bundle.script);
   const files = [...seen].map((n) => bundle.assets.get(n)!);
-  return { names: [...seen], bytes: files.reduce((n, f) => n + f.code.length, 0), gzipBytes: files.reduce((n, f) => n + f.gzip.length, 0) };
+  return {
+    names: [...seen],
+    bytes: files.reduce((n, f) => n + f.code.length, 0),
+    gzipBytes: files.reduce((n, f) => n + f.gzip.length, 0),
+  };
 }

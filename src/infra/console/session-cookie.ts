@@ -43,11 +43,14 @@ function ownOrigins(ctx: Koa.Context, baseUrl: string): string[] {
  */
 export function sessionCsrfProblem(ctx: Koa.Context, baseUrl: string, opts: { json: boolean }): string | undefined {
   const how = 'the console session cookie is accepted only from the console itself';
-  if (opts.json && ctx.method !== 'POST') return `${how}: send POST with Content-Type: application/json (or use Authorization: Bearer <member token>)`;
+  if (opts.json && ctx.method !== 'POST')
+    return `${how}: send POST with Content-Type: application/json (or use Authorization: Bearer <member token>)`;
   const type = ctx.get('content-type').split(';')[0]!.trim().toLowerCase();
-  if (opts.json && type !== 'application/json') return `${how}: send Content-Type: application/json (this request's is ${type || 'missing'}), or use Authorization: Bearer <member token>`;
+  if (opts.json && type !== 'application/json')
+    return `${how}: send Content-Type: application/json (this request's is ${type || 'missing'}), or use Authorization: Bearer <member token>`;
   const origin = ctx.get('origin').toLowerCase();
-  if (!origin) return `${how}: the request has no Origin header (use Authorization: Bearer <member token> outside a browser)`;
+  if (!origin)
+    return `${how}: the request has no Origin header (use Authorization: Bearer <member token> outside a browser)`;
   if (!ownOrigins(ctx, baseUrl).includes(origin)) return `${how}: Origin ${origin} is not this service's origin`;
   return undefined;
 }

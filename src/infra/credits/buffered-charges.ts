@@ -13,7 +13,11 @@ type Pending = CreditCharge & { runs: number; maxRunCredits: number };
  * rejects if it cannot. What a `kill -9` loses: the charges of the last `delayMs`
  * (docs/decisions.md, "Hot path").
  */
-export function bufferedChargeSink(store: Store, logger: Logger, opts: { delayMs?: number; retryMs?: number } = {}): ChargeSink {
+export function bufferedChargeSink(
+  store: Store,
+  logger: Logger,
+  opts: { delayMs?: number; retryMs?: number } = {},
+): ChargeSink {
   const delayMs = opts.delayMs ?? 20;
   const retryMs = opts.retryMs ?? 1_000;
   let pending = new Map<string, Pending>();
@@ -55,7 +59,10 @@ export function bufferedChargeSink(store: Store, logger: Logger, opts: { delayMs
         } catch (err) {
           // Nothing charged is dropped: the batch goes back and is tried again.
           for (const c of batch) add(pending, c);
-          logger.warn({ error: err instanceof Error ? err.message.slice(0, 200) : String(err), agents: batch.length }, 'credit charges not stored yet; retrying');
+          logger.warn(
+            { error: err instanceof Error ? err.message.slice(0, 200) : String(err), agents: batch.length },
+            'credit charges not stored yet; retrying',
+          );
           schedule(retryMs);
           throw err;
         }

@@ -28,8 +28,15 @@ export interface MailIntakeOptions {
  * server keeps it and tries again; 452 when a channel is past its daily quota; 554 for bytes that are
  * not an email.
  */
-export async function startMailIntake(receipt: EmailReceiptService, opts: MailIntakeOptions, logger: Logger): Promise<SmtpListener> {
-  const tls = opts.tlsCertFile && opts.tlsKeyFile ? { cert: await readFile(opts.tlsCertFile), key: await readFile(opts.tlsKeyFile) } : undefined;
+export async function startMailIntake(
+  receipt: EmailReceiptService,
+  opts: MailIntakeOptions,
+  logger: Logger,
+): Promise<SmtpListener> {
+  const tls =
+    opts.tlsCertFile && opts.tlsKeyFile
+      ? { cert: await readFile(opts.tlsCertFile), key: await readFile(opts.tlsKeyFile) }
+      : undefined;
   const listener = await startSmtpListener({
     port: opts.port,
     host: opts.host,
@@ -48,8 +55,17 @@ export async function startMailIntake(receipt: EmailReceiptService, opts: MailIn
       }
       try {
         // Who the message is from is decided by SPF/DKIM/DMARC (or a trusted relay), not by its From: alone.
-        const sender = await verifySmtpSender(raw, { remoteAddress: envelope.remoteAddress, helo: envelope.helo, mailFrom: envelope.mailFrom }, opts.senderAuth);
-        await receipt.receive(mail, { recipients: envelope.rcptTo, via: 'smtp', envelope: { mailFrom: envelope.mailFrom, remoteAddress: envelope.remoteAddress, secure: envelope.secure }, sender });
+        const sender = await verifySmtpSender(
+          raw,
+          { remoteAddress: envelope.remoteAddress, helo: envelope.helo, mailFrom: envelope.mailFrom },
+          opts.senderAuth,
+        );
+        await receipt.receive(mail, {
+          recipients: envelope.rcptTo,
+          via: 'smtp',
+          envelope: { mailFrom: envelope.mailFrom, remoteAddress: envelope.remoteAddress, secure: envelope.secure },
+          sender,
+        });
       } catch (err) {
         // Every recipient went away between RCPT TO and the end of DATA (channel removed, surface off).
         if (err instanceof NotFound) throw new SmtpRefusal(550, '5.1.1 No such mailbox here');

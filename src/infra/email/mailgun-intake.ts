@@ -48,20 +48,35 @@ export function refusedForGood(err: unknown): err is NotFound | Invalid {
  * the signature does not cover the body, so a captured signature must not carry a second message —
  * and given back when storing failed, so that the same post may come again.
  */
-export function mailgunIntake(receipt: EmailReceiptService, tokens: MailgunTokens, clock: Clock, opts: MailgunIntakeOptions, logger: Logger): MailgunIntake {
+export function mailgunIntake(
+  receipt: EmailReceiptService,
+  tokens: MailgunTokens,
+  clock: Clock,
+  opts: MailgunIntakeOptions,
+  logger: Logger,
+): MailgunIntake {
   return {
     maxBytes: opts.maxBytes,
     async receive(post) {
       const now = clock.now();
       const { token, rememberUntil } = checkMailgunSignature(opts.signingKey, post.fields, now);
-      if (!(await tokens.claim(token, rememberUntil, now))) throw new Unauthenticated('This signature was used before (its token has been seen): a replayed post');
+      if (!(await tokens.claim(token, rememberUntil, now)))
+        throw new Unauthenticated('This signature was used before (its token has been seen): a replayed post');
       try {
         return await store(receipt, post, opts);
       } catch (err) {
         if (!refusedForGood(err)) {
           // Past a channel's daily quota: 429 (Mailgun retries it later, as a server retries a 452).
-          if (!(err instanceof LimitExceeded)) logger.warn({ err }, 'A Mailgun post could not be stored; it was answered 503 so that Mailgun sends it again');
-          await tokens.release(token).catch((e: unknown) => logger.warn({ err: e }, 'The token of a Mailgun post that was not stored could not be forgotten'));
+          if (!(err instanceof LimitExceeded))
+            logger.warn(
+              { err },
+              'A Mailgun post could not be stored; it was answered 503 so that Mailgun sends it again',
+            );
+          await tokens
+            .release(token)
+            .catch((e: unknown) =>
+              logger.warn({ err: e }, 'The token of a Mailgun post that was not stored could not be forgotten'),
+            );
         }
         throw err;
       }
@@ -69,10 +84,22 @@ export function mailgunIntake(receipt: EmailReceiptService, tokens: MailgunToken
   };
 }
 
-async function store(receipt: EmailReceiptService, post: MailgunPost, opts: MailgunIntakeOptions): Promise<EmailReceipt[]> {
-  const recipients = (post.fields.recipient ?? '').split(',').map((r) => r.trim()).filter(Boolean).slice(0, 50);
+async function store(
+  receipt: EmailReceiptService,
+  post: MailgunPost,
+  opts: MailgunIntakeOptions,
+): Promise<EmailReceipt[]> {
+  const recipients = (post.fields.recipient ?? '')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean)
+    .slice(0, 50);
   if (recipients.length === 0) throw new Invalid('The post names no recipient (the recipient field)', 'recipient');
-  if (!post.mime?.length) throw new Invalid("The post has no body-mime field: the Mailgun route's forward() URL must end in mime", 'body-mime');
+  if (!post.mime?.length)
+    throw new Invalid(
+      "The post has no body-mime field: the Mailgun route's forward() URL must end in mime",
+      'body-mime',
+    );
   // `sender` is the envelope's MAIL FROM ('' for a bounce): the return path the loop rules read.
   const sender = post.fields.sender;
   const mail = await parseInbound(post.mime, {}, sender === undefined ? undefined : { mailFrom: sender });

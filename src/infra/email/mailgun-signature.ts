@@ -26,17 +26,38 @@ const SIGNATURE = /^[0-9a-fA-F]{64}$/;
  * knows — when no key is configured, a field is missing or malformed, the digest differs, or the
  * timestamp is stale.
  */
-export function checkMailgunSignature(key: string | undefined, fields: MailgunSignatureFields, now: Date): { token: string; rememberUntil: Date } {
-  if (!key) throw new Unauthenticated('Mailgun inbound mail is not accepted here: MAILGUN_WEBHOOK_SIGNING_KEY is not set');
+export function checkMailgunSignature(
+  key: string | undefined,
+  fields: MailgunSignatureFields,
+  now: Date,
+): { token: string; rememberUntil: Date } {
+  if (!key)
+    throw new Unauthenticated('Mailgun inbound mail is not accepted here: MAILGUN_WEBHOOK_SIGNING_KEY is not set');
   const { timestamp, token, signature } = fields;
-  if (!timestamp || !token || !signature || !TIMESTAMP.test(timestamp) || !TOKEN.test(token) || !SIGNATURE.test(signature)) {
-    throw new Unauthenticated('The post is not signed: it needs the timestamp, token and signature fields Mailgun sends');
+  if (
+    !timestamp ||
+    !token ||
+    !signature ||
+    !TIMESTAMP.test(timestamp) ||
+    !TOKEN.test(token) ||
+    !SIGNATURE.test(signature)
+  ) {
+    throw new Unauthenticated(
+      'The post is not signed: it needs the timestamp, token and signature fields Mailgun sends',
+    );
   }
-  const expected = createHmac('sha256', key).update(timestamp + token).digest();
-  if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) throw new Unauthenticated('The signature does not match: check MAILGUN_WEBHOOK_SIGNING_KEY against the domain\'s HTTP webhook signing key');
+  const expected = createHmac('sha256', key)
+    .update(timestamp + token)
+    .digest();
+  if (!timingSafeEqual(expected, Buffer.from(signature, 'hex')))
+    throw new Unauthenticated(
+      "The signature does not match: check MAILGUN_WEBHOOK_SIGNING_KEY against the domain's HTTP webhook signing key",
+    );
   const signedMs = Number(timestamp) * 1000;
   if (Math.abs(now.getTime() - signedMs) > MAILGUN_SIGNATURE_WINDOW_SECONDS * 1000) {
-    throw new Unauthenticated(`The signature's timestamp is more than ${MAILGUN_SIGNATURE_WINDOW_SECONDS / 60} minutes from this server's clock: a replayed post, or a clock out of step`);
+    throw new Unauthenticated(
+      `The signature's timestamp is more than ${MAILGUN_SIGNATURE_WINDOW_SECONDS / 60} minutes from this server's clock: a replayed post, or a clock out of step`,
+    );
   }
   return { token, rememberUntil: new Date(signedMs + MAILGUN_SIGNATURE_WINDOW_SECONDS * 1000) };
 }

@@ -21,14 +21,23 @@ export function mailgunTokens(db: Knex): MailgunTokens {
       return await work();
     } catch (err) {
       const e = translatePgError(err);
-      throw e instanceof Unavailable ? e : Object.assign(new Unavailable('The post could not be checked against those already taken; send it again later', 60), { cause: err });
+      throw e instanceof Unavailable
+        ? e
+        : Object.assign(
+            new Unavailable('The post could not be checked against those already taken; send it again later', 60),
+            { cause: err },
+          );
     }
   };
   return {
     claim: (token, until, now) =>
       guarded(async () => {
         await db('mailgun_tokens').where('expires_at', '<', now).delete();
-        const taken = await db('mailgun_tokens').insert({ id: token, expires_at: until }).onConflict('id').ignore().returning('id');
+        const taken = await db('mailgun_tokens')
+          .insert({ id: token, expires_at: until })
+          .onConflict('id')
+          .ignore()
+          .returning('id');
         return taken.length === 1;
       }),
     release: (token) =>

@@ -32,7 +32,11 @@ const MAX_HTML_TO_TEXT_CHARS = 1024 * 1024;
  * MAIL FROM, '' for `<>`) is the return path when given. Every string is made storable.
  * Throws UnparseableMail when the bytes hold no header section; any other junk parses to what it holds.
  */
-export async function parseInbound(raw: Buffer, limits: Partial<MailLimits> = {}, envelope?: { mailFrom: string }): Promise<InboundMail> {
+export async function parseInbound(
+  raw: Buffer,
+  limits: Partial<MailLimits> = {},
+  envelope?: { mailFrom: string },
+): Promise<InboundMail> {
   const lim = { ...DEFAULT_MAIL_LIMITS, ...limits };
   let parsed: ParsedMail;
   try {
@@ -93,14 +97,21 @@ function rawHeader(parsed: ParsedMail, key: string): string | null {
   const line = parsed.headerLines.find((h) => h.key === key)?.line;
   if (line === undefined) return null;
   const colon = line.indexOf(':');
-  return storableText(line.slice(colon + 1).replace(/\r?\n[ \t]+/g, ' ').trim());
+  return storableText(
+    line
+      .slice(colon + 1)
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .trim(),
+  );
 }
 
 function loopHeaders(parsed: ParsedMail, envelope: { mailFrom: string } | undefined): LoopHeaders {
   const returnPathHeader = rawHeader(parsed, 'return-path');
   const returnPath = envelope
     ? storableText(envelope.mailFrom.trim())
-    : returnPathHeader === null ? null : (/<([^<>]*)>/.exec(returnPathHeader)?.[1] ?? returnPathHeader).trim();
+    : returnPathHeader === null
+      ? null
+      : (/<([^<>]*)>/.exec(returnPathHeader)?.[1] ?? returnPathHeader).trim();
   return {
     autoSubmitted: rawHeader(parsed, 'auto-submitted'),
     precedence: rawHeader(parsed, 'precedence'),

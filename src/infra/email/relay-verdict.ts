@@ -27,25 +27,38 @@ export function aligned(fromDomain: string, domains: string[]): boolean {
  * From: domain when it says `dmarc=pass` (for that domain), or an aligned `dkim=pass`
  * (header.d / header.i) or `spf=pass` (smtp.mailfrom). Null when `remoteAddress` is not a relay.
  */
-export async function trustedRelayVerdict(raw: Buffer, remoteAddress: string, trust: RelayTrust): Promise<SenderVerdict | null> {
+export async function trustedRelayVerdict(
+  raw: Buffer,
+  remoteAddress: string,
+  trust: RelayTrust,
+): Promise<SenderVerdict | null> {
   if (!isTrustedRelay(trust.relays, remoteAddress)) return null;
   // Only the headers are wanted: a resolver that answers nothing keeps DKIM from asking DNS.
-  const parsed = await dkimVerify(raw, { resolver: () => Promise.reject(Object.assign(new Error('not asked'), { code: 'ENOTFOUND' })) });
+  const parsed = await dkimVerify(raw, {
+    resolver: () => Promise.reject(Object.assign(new Error('not asked'), { code: 'ENOTFOUND' })),
+  });
   const id = trust.authservId.toLowerCase();
   const field = (parsed.headers?.parsed ?? [])
     .filter((h) => h.key === 'authentication-results')
     .map((h) => String(h.line).slice(String(h.line).indexOf(':') + 1))
     .map(resultsOf)
     .find((r) => r.authservId === id);
-  if (!field) return { authenticated: false, method: 'relay', summary: `the trusted relay added no Authentication-Results for ${trust.authservId}` };
+  if (!field)
+    return {
+      authenticated: false,
+      method: 'relay',
+      summary: `the trusted relay added no Authentication-Results for ${trust.authservId}`,
+    };
   const summary = `relay ${trust.authservId}: ${field.results.map((r) => `${r.method}=${r.result}`).join(' ') || 'none'}`;
-  if (parsed.headerFrom.length !== 1) return { authenticated: false, method: 'relay', summary: `${summary}; From: must name exactly one address` };
+  if (parsed.headerFrom.length !== 1)
+    return { authenticated: false, method: 'relay', summary: `${summary}; From: must name exactly one address` };
   const fromDomain = parsed.headerFrom[0]!.split('@').pop()!.toLowerCase();
   const passes = (method: string) => field.results.filter((r) => r.method === method && r.result === 'pass');
   const dmarcPass = passes('dmarc').some((r) => (r.props['header.from'] ?? fromDomain).toLowerCase() === fromDomain);
   const dkimDomains = passes('dkim').map((r) => domainOf(r.props['header.d'] ?? r.props['header.i'] ?? ''));
   const spfDomains = passes('spf').map((r) => domainOf(r.props['smtp.mailfrom'] ?? ''));
-  const ok = dmarcPass || aligned(fromDomain, dkimDomains.filter(Boolean)) || aligned(fromDomain, spfDomains.filter(Boolean));
+  const ok =
+    dmarcPass || aligned(fromDomain, dkimDomains.filter(Boolean)) || aligned(fromDomain, spfDomains.filter(Boolean));
   return { authenticated: ok, method: 'relay', summary: `${summary} (from ${fromDomain})` };
 }
 
@@ -63,7 +76,11 @@ export function resultsOf(value: string): Results {
   const authservId = (head ?? '').trim().split(/\s+/)[0]!.toLowerCase();
   const results = parts.slice(0, 50).flatMap((part) => {
     // RFC 8601 allows whitespace around `=`.
-    const tokens = part.replace(/\s*=\s*/g, '=').trim().split(/\s+/).filter(Boolean);
+    const tokens = part
+      .replace(/\s*=\s*/g, '=')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
     const first = /^([a-z0-9_.-]+)=([a-z]+)$/i.exec(tokens[0] ?? '');
     if (!first) return [];
     const props: Record<string, string> = {};

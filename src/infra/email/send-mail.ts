@@ -24,7 +24,9 @@ export class SmtpSendFailure extends Error {
     readonly text: string,
     readonly transient: boolean,
   ) {
-    super(code === null ? `The mail server could not be reached: ${text}` : `The mail server refused the message: ${text}`);
+    super(
+      code === null ? `The mail server could not be reached: ${text}` : `The mail server refused the message: ${text}`,
+    );
     this.name = 'SmtpSendFailure';
   }
 }
@@ -79,7 +81,8 @@ export async function sendMail(smtpUrl: string, message: OutboundEmail): Promise
 function failure(e: unknown): SmtpSendFailure {
   const err = (e instanceof Error ? e : new Error(String(e))) as NodemailerFailure;
   if (typeof err.responseCode === 'number') {
-    const transient = err.code === 'EAUTH' || err.permanent === false || err.responseCode < 500 || err.responseCode === 503;
+    const transient =
+      err.code === 'EAUTH' || err.permanent === false || err.responseCode < 500 || err.responseCode === 503;
     return new SmtpSendFailure(err.responseCode, bounded(err.response ?? err.message), transient);
   }
   return new SmtpSendFailure(null, bounded(err.message), true);

@@ -32,13 +32,23 @@ export interface SmtpSession {
  * DMARC — checked by the service, through `resolver`, within the timeouts (a verdict that cannot
  * be reached in time is `temperror`: not authenticated, never a hung SMTP session).
  */
-export async function verifySmtpSender(raw: Buffer, session: SmtpSession, opts: SenderAuthOptions): Promise<SenderVerdict> {
+export async function verifySmtpSender(
+  raw: Buffer,
+  session: SmtpSession,
+  opts: SenderAuthOptions,
+): Promise<SenderVerdict> {
   const relayed = opts.relays ? await trustedRelayVerdict(raw, session.remoteAddress, opts.relays) : null;
   if (relayed) return relayed;
   return deadline(opts, async (resolver) => {
     const [dkim, spfResult] = await Promise.all([
       dkimVerify(raw, { resolver }),
-      spf({ sender: session.mailFrom, ip: unmapped(session.remoteAddress), helo: session.helo || unmapped(session.remoteAddress), mta: opts.mta, resolver }),
+      spf({
+        sender: session.mailFrom,
+        ip: unmapped(session.remoteAddress),
+        helo: session.helo || unmapped(session.remoteAddress),
+        mta: opts.mta,
+        resolver,
+      }),
     ]);
     const spfPass = spfResult.status.result === 'pass' ? spfResult.domain : null;
     return verdictOf(dkim, { result: spfResult.status.result, passedFor: spfPass }, resolver);
@@ -52,13 +62,36 @@ export async function verifySmtpSender(raw: Buffer, session: SmtpSession, opts: 
  * `X-Mailgun-Spf` on every message) and the message carries exactly one `X-Mailgun-Spf` — a
  * second one was written by the sender — and then for the envelope sender's domain (`sender`).
  */
-export async function verifyMailgunSender(raw: Buffer, sender: string | undefined, trustSpfHeader: boolean, opts: SenderAuthOptions): Promise<SenderVerdict> {
+export async function verifyMailgunSender(
+  raw: Buffer,
+  sender: string | undefined,
+  trustSpfHeader: boolean,
+  opts: SenderAuthOptions,
+): Promise<SenderVerdict> {
   return deadline(opts, async (resolver) => {
     const dkim = await dkimVerify(raw, { resolver });
-    const spfHeaders = (dkim.headers?.parsed ?? []).filter((h) => h.key === 'x-mailgun-spf').map((h) => String(h.line).slice(String(h.line).indexOf(':') + 1).trim().split(/[\s;(]/, 1)[0]!.toLowerCase());
-    const result = !trustSpfHeader ? 'not-trusted' : spfHeaders.length === 1 ? spfHeaders[0]! : spfHeaders.length === 0 ? 'none' : 'several';
+    const spfHeaders = (dkim.headers?.parsed ?? [])
+      .filter((h) => h.key === 'x-mailgun-spf')
+      .map((h) =>
+        String(h.line)
+          .slice(String(h.line).indexOf(':') + 1)
+          .trim()
+          .split(/[\s;(]/, 1)[0]!
+          .toLowerCase(),
+      );
+    const result = !trustSpfHeader
+      ? 'not-trusted'
+      : spfHeaders.length === 1
+        ? spfHeaders[0]!
+        : spfHeaders.length === 0
+          ? 'none'
+          : 'several';
     const domain = (sender ?? '').split('@').pop()!.trim().toLowerCase();
-    return verdictOf(dkim, { result: `mailgun:${result}`, passedFor: result === 'pass' && domain ? domain : null }, resolver);
+    return verdictOf(
+      dkim,
+      { result: `mailgun:${result}`, passedFor: result === 'pass' && domain ? domain : null },
+      resolver,
+    );
   });
 }
 
@@ -69,20 +102,33 @@ export function systemResolver(lookupTimeoutMs: number): DnsResolver {
 }
 
 /** DMARC when the From: domain publishes a record; otherwise an SPF or DKIM pass aligned with the From: domain. */
-async function verdictOf(dkim: DKIMVerifyResult, spfOutcome: { result: string; passedFor: string | null }, resolver: DnsResolver): Promise<SenderVerdict> {
+async function verdictOf(
+  dkim: DKIMVerifyResult,
+  spfOutcome: { result: string; passedFor: string | null },
+  resolver: DnsResolver,
+): Promise<SenderVerdict> {
   const passed = dkim.results.filter((r) => r.status.result === 'pass');
-  const dkimText = dkim.results.length ? dkim.results.map((r) => `${r.status.result}${r.signingDomain ? ` (d=${r.signingDomain})` : ''}`).join(',') : 'none';
+  const dkimText = dkim.results.length
+    ? dkim.results.map((r) => `${r.status.result}${r.signingDomain ? ` (d=${r.signingDomain})` : ''}`).join(',')
+    : 'none';
   const base = `spf=${spfOutcome.result}${spfOutcome.passedFor ? ` (${spfOutcome.passedFor})` : ''} dkim=${dkimText}`;
-  if (dkim.headerFrom.length !== 1) return { authenticated: false, method: 'none', summary: `${base}; From: must name exactly one address` };
+  if (dkim.headerFrom.length !== 1)
+    return { authenticated: false, method: 'none', summary: `${base}; From: must name exactly one address` };
   const fromDomain = dkim.headerFrom[0]!.split('@').pop()!.toLowerCase();
   const spfDomains = spfOutcome.passedFor ? [spfOutcome.passedFor] : [];
-  const result = await dmarc({ headerFrom: dkim.headerFrom, spfDomains, dkimDomains: passed.map((r) => ({ domain: r.signingDomain, aligned: Boolean(r.status.aligned) })), resolver });
+  const result = await dmarc({
+    headerFrom: dkim.headerFrom,
+    spfDomains,
+    dkimDomains: passed.map((r) => ({ domain: r.signingDomain, aligned: Boolean(r.status.aligned) })),
+    resolver,
+  });
   const status = result ? result.status.result : 'none';
   const summary = `${base} dmarc=${status} (from ${fromDomain})`;
   if (status === 'pass') return { authenticated: true, method: 'dmarc', summary };
   if (status !== 'none') return { authenticated: false, method: `dmarc-${status}`, summary };
   if (passed.some((r) => r.status.aligned)) return { authenticated: true, method: 'dkim', summary };
-  if (aligned(fromDomain, spfDomains)) return { authenticated: true, method: spfOutcome.result.startsWith('mailgun') ? 'mailgun-spf' : 'spf', summary };
+  if (aligned(fromDomain, spfDomains))
+    return { authenticated: true, method: spfOutcome.result.startsWith('mailgun') ? 'mailgun-spf' : 'spf', summary };
   return { authenticated: false, method: 'none', summary };
 }
 
@@ -92,19 +138,30 @@ async function verdictOf(dkim: DKIMVerifyResult, spfOutcome: { result: string; p
  * busy elsewhere for a moment must not turn a message whose records are at hand into `temperror`.
  * A wall-clock bound well past both still ends the checks, whatever happens inside them.
  */
-async function deadline(opts: SenderAuthOptions, check: (resolver: DnsResolver) => Promise<SenderVerdict>): Promise<SenderVerdict> {
+async function deadline(
+  opts: SenderAuthOptions,
+  check: (resolver: DnsResolver) => Promise<SenderVerdict>,
+): Promise<SenderVerdict> {
   const lookupMs = opts.lookupTimeoutMs ?? 5_000;
   const totalMs = opts.totalTimeoutMs ?? 15_000;
   const budget = dnsBudget(totalMs);
   const resolver = bounded(opts.resolver ?? systemResolver(lookupMs), lookupMs, budget);
-  const tooLong: SenderVerdict = { authenticated: false, method: 'temperror', summary: `the checks took longer than ${totalMs} ms (DNS)` };
+  const tooLong: SenderVerdict = {
+    authenticated: false,
+    method: 'temperror',
+    summary: `the checks took longer than ${totalMs} ms (DNS)`,
+  };
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<SenderVerdict>((resolve) => {
     timer = setTimeout(() => resolve(tooLong), totalMs + lookupMs + 30_000);
   });
   try {
     const verdict = await Promise.race([
-      check(resolver).catch((err: unknown) => ({ authenticated: false, method: 'temperror', summary: `the checks failed: ${err instanceof Error ? err.message.slice(0, 200) : 'error'}` })),
+      check(resolver).catch((err: unknown) => ({
+        authenticated: false,
+        method: 'temperror',
+        summary: `the checks failed: ${err instanceof Error ? err.message.slice(0, 200) : 'error'}`,
+      })),
       late,
     ]);
     return budget.spentUp() ? tooLong : verdict;
@@ -160,14 +217,19 @@ function bounded(resolver: DnsResolver, ms: number, budget: DnsBudget): DnsResol
       }
       budget.begin();
       const cut = left < ms;
-      const timer = setTimeout(() => {
-        if (cut) budget.markSpent();
-        reject(timedOut(name));
-      }, Math.min(ms, left));
-      resolver(name, rrtype).then(
-        (r) => (clearTimeout(timer), resolve(r)),
-        (e: unknown) => (clearTimeout(timer), reject(e)),
-      ).finally(() => budget.end());
+      const timer = setTimeout(
+        () => {
+          if (cut) budget.markSpent();
+          reject(timedOut(name));
+        },
+        Math.min(ms, left),
+      );
+      resolver(name, rrtype)
+        .then(
+          (r) => (clearTimeout(timer), resolve(r)),
+          (e: unknown) => (clearTimeout(timer), reject(e)),
+        )
+        .finally(() => budget.end());
     });
 }
 

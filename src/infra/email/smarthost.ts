@@ -11,7 +11,8 @@ export function smarthostSender(smtpUrl: string | undefined): EmailSender {
   return {
     configured: Boolean(smtpUrl),
     async send(mail): Promise<EmailSendResult> {
-      if (!smtpUrl) return { ok: false, retry: true, error: 'Email sending is not configured: set SMTP_URL', answer: null };
+      if (!smtpUrl)
+        return { ok: false, retry: true, error: 'Email sending is not configured: set SMTP_URL', answer: null };
       try {
         const sent = await sendMail(smtpUrl, mail);
         return { ok: true, answer: { accepted: sent.accepted, response: sent.response } };

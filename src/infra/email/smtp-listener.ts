@@ -65,7 +65,12 @@ export interface SmtpConnectionLimits {
   sessionMs: number;
 }
 
-export const DEFAULT_SMTP_LIMITS: SmtpConnectionLimits = { maxConnections: 200, perAddress: 10, idleMs: 60_000, sessionMs: 600_000 };
+export const DEFAULT_SMTP_LIMITS: SmtpConnectionLimits = {
+  maxConnections: 200,
+  perAddress: 10,
+  idleMs: 60_000,
+  sessionMs: 600_000,
+};
 
 /** A running listener. */
 export interface SmtpListener {
@@ -117,13 +122,21 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     onData(stream, session, done) {
       // A session bound reached while the message is stored waits for its answer (never hides a 250).
       const callback = sessions.busy(session, done);
-      collect(stream, maxBytes).then((raw) => {
-        if (raw === null) return callback(reply(552, `5.3.4 Message exceeds the maximum size of ${maxBytes} bytes`));
-        options.onMessage(raw, envelopeOf(session)).then(
-          () => callback(null, '2.0.0 Message accepted'),
-          (err: unknown) => callback(err instanceof SmtpRefusal ? reply(err.responseCode, err.message) : reply(451, '4.3.0 Message not stored, try again later')),
-        );
-      }, () => callback(reply(451, '4.3.0 Message not received, try again later')));
+      collect(stream, maxBytes).then(
+        (raw) => {
+          if (raw === null) return callback(reply(552, `5.3.4 Message exceeds the maximum size of ${maxBytes} bytes`));
+          options.onMessage(raw, envelopeOf(session)).then(
+            () => callback(null, '2.0.0 Message accepted'),
+            (err: unknown) =>
+              callback(
+                err instanceof SmtpRefusal
+                  ? reply(err.responseCode, err.message)
+                  : reply(451, '4.3.0 Message not stored, try again later'),
+              ),
+          );
+        },
+        () => callback(reply(451, '4.3.0 Message not received, try again later')),
+      );
     },
   });
   server.on('error', (err) => options.onError?.(err));

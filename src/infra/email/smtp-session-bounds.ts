@@ -23,17 +23,22 @@ interface Tracked {
  * deadline the client gets 421 and the connection is closed (after the answer to a message being
  * stored, never instead of it).
  */
-export function sessionBounds(limits: { perAddress: number; sessionMs: number }, server: () => SMTPServer): SessionBounds {
+export function sessionBounds(
+  limits: { perAddress: number; sessionMs: number },
+  server: () => SMTPServer,
+): SessionBounds {
   const perAddress = new Map<string, number>();
   const tracked = new Map<SMTPServerSession, Tracked>();
   const cut = (session: SMTPServerSession) => {
-    for (const c of server().connections) if (c.session === session) c.send(421, '4.4.2 Session time limit reached, closing connection', false);
+    for (const c of server().connections)
+      if (c.session === session) c.send(421, '4.4.2 Session time limit reached, closing connection', false);
   };
   return {
     open(session) {
       const address = session.remoteAddress;
       const open = perAddress.get(address) ?? 0;
-      if (open >= limits.perAddress) return refusal(421, '4.7.0 Too many connections from your address, try again later');
+      if (open >= limits.perAddress)
+        return refusal(421, '4.7.0 Too many connections from your address, try again later');
       perAddress.set(address, open + 1);
       const t: Tracked = {
         address,

@@ -6,12 +6,19 @@ import { BlockList, isIP } from 'node:net';
  */
 export function parseRelays(list: string): BlockList {
   const relays = new BlockList();
-  for (const entry of list.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of list
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const [ip, bits, extra] = entry.split('/');
     const family = isIP(ip ?? '');
     const prefix = bits === undefined ? undefined : Number(bits);
     const max = family === 6 ? 128 : 32;
-    if (!family || extra !== undefined || (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= max && /^\d+$/.test(bits!)))) {
+    if (
+      !family ||
+      extra !== undefined ||
+      (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= max && /^\d+$/.test(bits!)))
+    ) {
       throw new Error(`"${entry}" is not an IP address or CIDR block`);
     }
     const type = family === 6 ? 'ipv6' : 'ipv4';

@@ -20,7 +20,9 @@ export const GRAPHIQL_ASSETS_PATH = '/graphql/assets/';
 
 /** `src/graphiql/graphiql.tsx`, from this file in `src/infra/graphiql` or in a compiled `dist/src/infra/graphiql`. */
 function entryPoint(): string {
-  const candidates = ['../../graphiql/graphiql.tsx', '../../../../src/graphiql/graphiql.tsx'].map((rel) => fileURLToPath(new URL(rel, import.meta.url)));
+  const candidates = ['../../graphiql/graphiql.tsx', '../../../../src/graphiql/graphiql.tsx'].map((rel) =>
+    fileURLToPath(new URL(rel, import.meta.url)),
+  );
   const found = candidates.find((p) => fs.existsSync(p));
   if (!found) throw new Error(`The GraphiQL page source is missing (looked for ${candidates.join(', ')})`);
   return found;
@@ -69,7 +71,10 @@ async function buildGraphiql(): Promise<Map<string, GraphiqlAsset>> {
       // @graphiql/react imports Prettier's parsers by their old CommonJS names and destructures
       // `parsers` from them; bundled as CommonJS that is undefined ("Couldn't resolve parser"), so
       // "prettify" did nothing. The ES modules of the same plugins export it by name.
-      alias: { 'prettier/parser-graphql': 'prettier/plugins/graphql', 'prettier/parser-babel': 'prettier/plugins/babel' },
+      alias: {
+        'prettier/parser-graphql': 'prettier/plugins/graphql',
+        'prettier/parser-babel': 'prettier/plugins/babel',
+      },
       assetNames: '[name]-[hash]',
       publicPath: GRAPHIQL_ASSETS_PATH,
     }),
@@ -91,7 +96,12 @@ async function buildGraphiql(): Promise<Map<string, GraphiqlAsset>> {
     const type = TYPES[path.extname(name)];
     if (!type) continue;
     const code = Buffer.from(file.contents);
-    assets.set(name, { type, code, gzip: gzipSync(code, { level: 9 }), etag: `"${createHash('sha256').update(code).digest('base64url').slice(0, 27)}"` });
+    assets.set(name, {
+      type,
+      code,
+      gzip: gzipSync(code, { level: 9 }),
+      etag: `"${createHash('sha256').update(code).digest('base64url').slice(0, 27)}"`,
+    });
   }
   return assets;
 }

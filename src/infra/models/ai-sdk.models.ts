@@ -1,7 +1,17 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { jsonSchema, Output, stepCountIs, streamText, tool, type LanguageModel, type ModelMessage as SdkMessage, type ToolChoice as SdkToolChoice, type ToolSet } from 'ai';
+import {
+  jsonSchema,
+  Output,
+  stepCountIs,
+  streamText,
+  tool,
+  type LanguageModel,
+  type ModelMessage as SdkMessage,
+  type ToolChoice as SdkToolChoice,
+  type ToolSet,
+} from 'ai';
 import { DomainError } from '../../domain/errors.js';
 import {
   ModelFailure,
@@ -32,7 +42,12 @@ function providerModel(m: ResolvedModel): LanguageModel {
       // .chat(): compatible servers (Ollama, vLLM, LM Studio) speak chat completions, not /responses.
       return createOpenAI({ apiKey: m.apiKey ?? 'not-needed', baseURL: m.baseUrl ?? undefined }).chat(m.model);
     case 'openai-compatible':
-      return createOpenAICompatible({ name: 'openai-compatible', baseURL: m.baseUrl!, apiKey: m.apiKey ?? undefined, includeUsage: true }).chatModel(m.model);
+      return createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL: m.baseUrl!,
+        apiKey: m.apiKey ?? undefined,
+        includeUsage: true,
+      }).chatModel(m.model);
   }
 }
 
@@ -69,7 +84,8 @@ export function aiSdkModels(logger: Logger): LanguageModels {
   // The SDK prints a provider's warnings (a setting the model ignores, such as a JSON schema on a
   // server without structured outputs) to the console; they go to the service log instead, at
   // debug: a caller's setting repeats with every call.
-  globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) => logger.debug({ provider, model, warnings }, 'model provider warning');
+  globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) =>
+    logger.debug({ provider, model, warnings }, 'model provider warning');
   async function* stream(call: ModelCall): AsyncGenerator<ModelEvent> {
     const stopWhen = [stepCountIs(call.maxSteps)];
     if (call.stopWhenUsage) {
@@ -139,10 +155,21 @@ export function aiSdkModels(logger: Logger): LanguageModels {
           case 'tool-call':
             meter.output(part.toolName.length + JSON.stringify(part.input ?? {}).length);
             toolCalls.push({ name: part.toolName, args: part.input });
-            if (clientTools.has(part.toolName)) clientToolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: JSON.stringify(part.input ?? {}) });
+            if (clientTools.has(part.toolName))
+              clientToolCalls.push({
+                id: part.toolCallId,
+                name: part.toolName,
+                arguments: JSON.stringify(part.input ?? {}),
+              });
             break;
           case 'finish':
-            finishReason = clientToolCalls.length ? 'tool_calls' : part.finishReason === 'length' ? 'length' : part.finishReason === 'content-filter' ? 'content_filter' : 'stop';
+            finishReason = clientToolCalls.length
+              ? 'tool_calls'
+              : part.finishReason === 'length'
+                ? 'length'
+                : part.finishReason === 'content-filter'
+                  ? 'content_filter'
+                  : 'stop';
             break;
           case 'error':
             throw part.error;
@@ -155,7 +182,11 @@ export function aiSdkModels(logger: Logger): LanguageModels {
       const failure = providerFailure(err, call.model);
       // Operators see the failure too, as members do: the provider's text without credentials. A
       // caller going away is no provider failure.
-      if (!call.signal?.aborted) logger.warn({ provider: call.model.provider, model: call.model.model, detail: failure.detail }, 'model call failed');
+      if (!call.signal?.aborted)
+        logger.warn(
+          { provider: call.model.provider, model: call.model.model, detail: failure.detail },
+          'model call failed',
+        );
       throw failure;
     }
     yield { type: 'done', result: { text, usage: meter.used(), toolCalls, clientToolCalls, finishReason } };
@@ -172,10 +203,16 @@ export function aiSdkModels(logger: Logger): LanguageModels {
 }
 
 function sumUsage(list: { inputTokens?: number; outputTokens?: number }[]): ModelUsage {
-  return list.reduce<ModelUsage>((acc, u) => ({ inputTokens: acc.inputTokens + (u.inputTokens ?? 0), outputTokens: acc.outputTokens + (u.outputTokens ?? 0) }), {
-    inputTokens: 0,
-    outputTokens: 0,
-  });
+  return list.reduce<ModelUsage>(
+    (acc, u) => ({
+      inputTokens: acc.inputTokens + (u.inputTokens ?? 0),
+      outputTokens: acc.outputTokens + (u.outputTokens ?? 0),
+    }),
+    {
+      inputTokens: 0,
+      outputTokens: 0,
+    },
+  );
 }
 
 /** The figures of a step's usage the provider reported (the SDK leaves the others undefined). */
@@ -192,7 +229,14 @@ function sdkMessage(m: ModelMessage): SdkMessage {
     case 'user':
       return {
         role: 'user',
-        content: typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? { type: 'text' as const, text: p.text } : { type: 'image' as const, image: new URL(p.url) })),
+        content:
+          typeof m.content === 'string'
+            ? m.content
+            : m.content.map((p) =>
+                p.type === 'text'
+                  ? { type: 'text' as const, text: p.text }
+                  : { type: 'image' as const, image: new URL(p.url) },
+              ),
       };
     case 'assistant':
       if (!m.toolCalls?.length) return { role: 'assistant', content: m.content };
@@ -200,11 +244,26 @@ function sdkMessage(m: ModelMessage): SdkMessage {
         role: 'assistant',
         content: [
           ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
-          ...m.toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: parseArguments(c.arguments) })),
+          ...m.toolCalls.map((c) => ({
+            type: 'tool-call' as const,
+            toolCallId: c.id,
+            toolName: c.name,
+            input: parseArguments(c.arguments),
+          })),
         ],
       };
     case 'tool':
-      return { role: 'tool', content: [{ type: 'tool-result', toolCallId: m.toolCallId, toolName: m.toolName, output: { type: 'text', value: m.content } }] };
+      return {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: m.toolCallId,
+            toolName: m.toolName,
+            output: { type: 'text', value: m.content },
+          },
+        ],
+      };
   }
 }
 

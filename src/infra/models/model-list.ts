@@ -27,7 +27,11 @@ export async function listProviderModels(m: ResolvedModel, timeoutMs = LIST_TIME
   const scrub = (text: string) => withoutCredentials(text, [m.apiKey, ...urlPasswords(m.baseUrl)]);
   try {
     const request = listRequest(m);
-    const res = await fetch(request.url, { headers: request.headers, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(request.url, {
+      headers: request.headers,
+      redirect: 'error',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const body = await boundedText(res);
     if (!res.ok) return { listed: false, reason: scrub(statusReason(res.status, body)) };
     return { listed: true, models: modelIds(body) };
@@ -37,15 +41,28 @@ export async function listProviderModels(m: ResolvedModel, timeoutMs = LIST_TIME
 }
 
 function listRequest(m: ResolvedModel): { url: string; headers: Record<string, string> } {
-  const base = (m.baseUrl ?? (m.provider === 'anthropic' ? DEFAULT_BASE_URL.anthropic : DEFAULT_BASE_URL.openai)).replace(/\/+$/, '');
+  const base = (
+    m.baseUrl ?? (m.provider === 'anthropic' ? DEFAULT_BASE_URL.anthropic : DEFAULT_BASE_URL.openai)
+  ).replace(/\/+$/, '');
   const url = new URL(`${base}/models`);
   // fetch refuses such a URL with a message quoting it, credentials included: say it in our words.
-  if (url.username || url.password) throw new ListUnavailable("the base URL holds credentials, which requests cannot carry (store the key as the model's API key secret)");
+  if (url.username || url.password)
+    throw new ListUnavailable(
+      "the base URL holds credentials, which requests cannot carry (store the key as the model's API key secret)",
+    );
   if (m.provider === 'anthropic') {
     url.searchParams.set('limit', String(ANTHROPIC_PAGE));
-    return { url: url.href, headers: { 'x-api-key': m.apiKey ?? '', 'anthropic-version': ANTHROPIC_VERSION, accept: 'application/json' } };
+    return {
+      url: url.href,
+      headers: { 'x-api-key': m.apiKey ?? '', 'anthropic-version': ANTHROPIC_VERSION, accept: 'application/json' },
+    };
   }
-  return { url: url.href, headers: m.apiKey ? { authorization: `Bearer ${m.apiKey}`, accept: 'application/json' } : { accept: 'application/json' } };
+  return {
+    url: url.href,
+    headers: m.apiKey
+      ? { authorization: `Bearer ${m.apiKey}`, accept: 'application/json' }
+      : { accept: 'application/json' },
+  };
 }
 
 /** The body as text, refusing one larger than MAX_LIST_BYTES without reading it all. */
@@ -96,14 +113,17 @@ function modelIds(body: string): string[] {
   }
   const data = (parsed as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) throw new ListUnavailable('the model list has no `data` array');
-  const ids = data.map((d: unknown) => (d && typeof d === 'object' && 'id' in d && typeof d.id === 'string' ? d.id : null)).filter((id): id is string => id !== null);
+  const ids = data
+    .map((d: unknown) => (d && typeof d === 'object' && 'id' in d && typeof d.id === 'string' ? d.id : null))
+    .filter((id): id is string => id !== null);
   if (!ids.length) throw new ListUnavailable('the model list is empty');
   return ids;
 }
 
 function failureReason(err: unknown, timeoutMs: number): string {
   if (err instanceof ListUnavailable) return err.message;
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `the provider's model list did not answer within ${timeoutMs / 1000} s`;
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))
+    return `the provider's model list did not answer within ${timeoutMs / 1000} s`;
   const code = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
   if (typeof code === 'string') return `the provider could not be reached (${code})`;
   return `the provider's model list could not be read (${err instanceof Error ? err.message : String(err)})`;

@@ -20,7 +20,10 @@ export function providerFailure(thrown: unknown, m: ResolvedModel): ModelFailure
     const status = err.statusCode;
     return new ModelFailure(
       `The model provider failed (HTTP ${status}); ${SEE_ACTIVITY_LOG}`,
-      detailOf(`The model provider (${m.provider}, model '${m.model}') answered with status ${status}: ${err.message}`, m),
+      detailOf(
+        `The model provider (${m.provider}, model '${m.model}') answered with status ${status}: ${err.message}`,
+        m,
+      ),
     );
   }
   const cause = (err as { cause?: { code?: string } })?.cause?.code ?? (err as { code?: string })?.code;
@@ -31,7 +34,10 @@ export function providerFailure(thrown: unknown, m: ResolvedModel): ModelFailure
     );
   }
   const message = err instanceof Error ? err.message : String(err);
-  return new ModelFailure(`The model call failed; ${SEE_ACTIVITY_LOG}`, detailOf(`The model call failed (${m.provider}, model '${m.model}'): ${message}${urlHint(m)}`, m));
+  return new ModelFailure(
+    `The model call failed; ${SEE_ACTIVITY_LOG}`,
+    detailOf(`The model call failed (${m.provider}, model '${m.model}'): ${message}${urlHint(m)}`, m),
+  );
 }
 
 /** The provider's text for members: credentials removed (URL userinfo, tokens, the model's key), bounded. */
@@ -44,7 +50,9 @@ function detailOf(text: string, m: ResolvedModel): string {
 function urlHint(m: ResolvedModel): string {
   try {
     const u = new URL(m.baseUrl ?? '');
-    return u.username || u.password ? " (the model's base URL holds credentials, which requests cannot carry: store the key as the model's API key secret)" : '';
+    return u.username || u.password
+      ? " (the model's base URL holds credentials, which requests cannot carry: store the key as the model's API key secret)"
+      : '';
   } catch {
     return '';
   }

@@ -75,7 +75,10 @@ function signingKeys(): { keys: Record<string, unknown>[] } {
  */
 export function createAuthorizationServer(issuer: string, deps: AuthorizationServerDeps): Provider {
   const origin = new URL(issuer).origin;
-  const documents = new ClientMetadataDocuments({ allowedHosts: deps.clientHostsAllowed, ...(deps.clientMetadataCa ? { ca: deps.clientMetadataCa } : {}) });
+  const documents = new ClientMetadataDocuments({
+    allowedHosts: deps.clientHostsAllowed,
+    ...(deps.clientMetadataCa ? { ca: deps.clientMetadataCa } : {}),
+  });
   const endGrant = async (grantId: string) => void (await deps.grants.delete(grantId));
 
   const adapter = (name: string) => {
@@ -97,19 +100,27 @@ export function createAuthorizationServer(issuer: string, deps: AuthorizationSer
       try {
         return { ...(await documents.resolve(id)) } as unknown as Record<string, unknown>;
       } catch (err) {
-        if (err instanceof ClientMetadataRefused) throw new errors.InvalidClient(`client metadata document refused: ${err.message}`);
+        if (err instanceof ClientMetadataRefused)
+          throw new errors.InvalidClient(`client metadata document refused: ${err.message}`);
         throw err;
       }
     };
     return records;
   };
 
-  const cookieKey = Buffer.from(hkdfSync('sha256', deps.secretsKey, Buffer.alloc(0), 'oauth cookies', 32)).toString('base64url');
+  const cookieKey = Buffer.from(hkdfSync('sha256', deps.secretsKey, Buffer.alloc(0), 'oauth cookies', 32)).toString(
+    'base64url',
+  );
 
   const configuration: Configuration = {
     adapter: adapter as unknown as Configuration['adapter'],
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
-    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
     responseTypes: ['code'],
     scopes: [MCP_SCOPE, 'offline_access'],
     pkce: { required: () => true },
@@ -159,7 +170,12 @@ export function createAuthorizationServer(issuer: string, deps: AuthorizationSer
             if (err instanceof DomainError) throw new errors.InvalidTarget(err.message);
             throw err;
           }
-          return { scope: MCP_SCOPE, audience: resource, accessTokenTTL: OAUTH_TTL.AccessToken, accessTokenFormat: 'opaque' };
+          return {
+            scope: MCP_SCOPE,
+            audience: resource,
+            accessTokenTTL: OAUTH_TTL.AccessToken,
+            accessTokenFormat: 'opaque',
+          };
         },
       },
     },

@@ -115,13 +115,19 @@ export class ClientMetadataDocuments {
       });
       const metadata = validateClientMetadata(clientId, body);
       const now = this.clock.now().getTime();
-      remember(this.documents, clientId, { value: metadata, expiresAt: now + this.ttlMs(cacheControl) }, this.maxEntries);
+      remember(
+        this.documents,
+        clientId,
+        { value: metadata, expiresAt: now + this.ttlMs(cacheControl) },
+        this.maxEntries,
+      );
       this.refusals.delete(clientId);
       return metadata;
     } catch (error) {
-      const refusal = error instanceof ClientMetadataRefused
-        ? error
-        : new ClientMetadataRefused('fetch_failed', 'The client metadata document could not be fetched.');
+      const refusal =
+        error instanceof ClientMetadataRefused
+          ? error
+          : new ClientMetadataRefused('fetch_failed', 'The client metadata document could not be fetched.');
       const expiresAt = this.clock.now().getTime() + this.refusalTtlMs;
       remember(this.refusals, clientId, { value: refusal, expiresAt }, this.maxEntries);
       throw refusal;
@@ -136,7 +142,16 @@ export class ClientMetadataDocuments {
     else {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ClientMetadataRefused('timeout', `The client_id host name did not resolve within ${this.timeoutMs} ms.`)), this.timeoutMs);
+        timer = setTimeout(
+          () =>
+            reject(
+              new ClientMetadataRefused(
+                'timeout',
+                `The client_id host name did not resolve within ${this.timeoutMs} ms.`,
+              ),
+            ),
+          this.timeoutMs,
+        );
       });
       try {
         addresses = await Promise.race([this.lookup(target.host), timeout]);

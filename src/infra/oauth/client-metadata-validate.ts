@@ -20,7 +20,17 @@ export interface ClientMetadata {
 const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
 // oidc-provider's hostnames for loopback redirects (RFC 8252 §7.3); URL spells IPv6 with brackets.
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'vbscript:', 'data:', 'blob:', 'file:', 'about:', 'ftp:', 'ws:', 'wss:']);
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript:',
+  'vbscript:',
+  'data:',
+  'blob:',
+  'file:',
+  'about:',
+  'ftp:',
+  'ws:',
+  'wss:',
+]);
 
 /**
  * Parses and validates a fetched Client ID Metadata Document for `clientId` and returns it
@@ -47,7 +57,9 @@ export function validateClientMetadata(clientId: string, body: string): ClientMe
     throw bad('A client metadata document must not contain client_secret or client_secret_expires_at.');
   }
   if (d.token_endpoint_auth_method !== undefined && d.token_endpoint_auth_method !== 'none') {
-    throw bad('Only public clients may use a client metadata document here: token_endpoint_auth_method must be none or absent, and the client uses PKCE.');
+    throw bad(
+      'Only public clients may use a client metadata document here: token_endpoint_auth_method must be none or absent, and the client uses PKCE.',
+    );
   }
   const redirectUris = redirectUrisOf(d.redirect_uris);
   const out: ClientMetadata = {
@@ -70,7 +82,8 @@ export function validateClientMetadata(clientId: string, body: string): ClientMe
   // Validated for the client's sake though not returned: a consent page should show a logo it
   // fetched and checked itself (CIMD draft, Displaying Logos), not hotlink the client's.
   if (d.logo_uri !== undefined) httpsUrl(d.logo_uri, 'logo_uri');
-  if (d.scope !== undefined && typeof d.scope !== 'string') throw bad('scope must be a string of space-separated scopes.');
+  if (d.scope !== undefined && typeof d.scope !== 'string')
+    throw bad('scope must be a string of space-separated scopes.');
   return out;
 }
 
@@ -82,9 +95,12 @@ function redirectUrisOf(value: unknown): string[] {
     if (typeof uri !== 'string' || !URL.canParse(uri)) throw bad('Each of redirect_uris must be an absolute URL.');
     if (uri.includes('#')) throw bad('redirect_uris must not contain fragments.');
     const { protocol, hostname } = new URL(uri);
-    if (FORBIDDEN_SCHEMES.has(protocol)) throw bad('redirect_uris must not use the javascript, data, file or similar schemes.');
+    if (FORBIDDEN_SCHEMES.has(protocol))
+      throw bad('redirect_uris must not use the javascript, data, file or similar schemes.');
     if (protocol === 'http:' && !LOOPBACK_HOSTS.has(hostname)) {
-      throw bad('redirect_uris may use http only on a loopback host (localhost, 127.0.0.1 or [::1]); use https otherwise.');
+      throw bad(
+        'redirect_uris may use http only on a loopback host (localhost, 127.0.0.1 or [::1]); use https otherwise.',
+      );
     }
   }
   return [...new Set(value as string[])];
@@ -114,7 +130,8 @@ function grantTypesOf(value: unknown): ClientMetadata['grant_types'] {
 }
 
 function responseTypesOf(value: unknown): ['code'] {
-  if (value === undefined || (Array.isArray(value) && value.length > 0 && value.every((t) => t === 'code'))) return ['code'];
+  if (value === undefined || (Array.isArray(value) && value.length > 0 && value.every((t) => t === 'code')))
+    return ['code'];
   throw bad('response_types may only be [code].');
 }
 

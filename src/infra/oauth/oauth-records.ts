@@ -51,19 +51,32 @@ export class OAuthRecords {
       uid: typeof payload.uid === 'string' ? digest(payload.uid) : null,
       expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
     };
-    await q(() => this.db('oauth_records').insert(row).onConflict(['model', 'id']).merge(['payload', 'grant_id', 'uid', 'expires_at']));
+    await q(() =>
+      this.db('oauth_records')
+        .insert(row)
+        .onConflict(['model', 'id'])
+        .merge(['payload', 'grant_id', 'uid', 'expires_at']),
+    );
   }
 
   async find(id: string): Promise<Payload | undefined> {
     // A stored id is one PostgreSQL's text could hold: an id the client chose with U+0000 in it
     // names no record, and sent to the database it would fail the query instead (a 500).
     if (this.plain && storableText(id) !== id) return undefined;
-    const r = await q(() => this.db('oauth_records').where({ model: this.model, id: this.key(id) }).first());
+    const r = await q(() =>
+      this.db('oauth_records')
+        .where({ model: this.model, id: this.key(id) })
+        .first(),
+    );
     return this.payloadOf(r, id);
   }
 
   async findByUid(uid: string): Promise<Payload | undefined> {
-    const r = await q(() => this.db('oauth_records').where({ model: this.model, uid: digest(uid) }).first());
+    const r = await q(() =>
+      this.db('oauth_records')
+        .where({ model: this.model, uid: digest(uid) })
+        .first(),
+    );
     return this.payloadOf(r);
   }
 
@@ -73,11 +86,19 @@ export class OAuthRecords {
   }
 
   async consume(id: string): Promise<void> {
-    await q(() => this.db('oauth_records').where({ model: this.model, id: this.key(id) }).update({ consumed_at: new Date() }));
+    await q(() =>
+      this.db('oauth_records')
+        .where({ model: this.model, id: this.key(id) })
+        .update({ consumed_at: new Date() }),
+    );
   }
 
   async destroy(id: string): Promise<void> {
-    await q(() => this.db('oauth_records').where({ model: this.model, id: this.key(id) }).delete());
+    await q(() =>
+      this.db('oauth_records')
+        .where({ model: this.model, id: this.key(id) })
+        .delete(),
+    );
     // The library ended a grant (its client revoked a token, or reused a spent refresh token): the
     // member's approval ends with it.
     if (this.model === 'Grant') await this.onGrantRevoked(id);
@@ -101,7 +122,11 @@ export class OAuthRecords {
 export function oauthTokenReader(db: Knex): OAuthTokenReader {
   return {
     async findAccessToken(value: string): Promise<AccessTokenFacts | null> {
-      const r = await q(() => db('oauth_records').where({ model: 'AccessToken', id: digest(value) }).first());
+      const r = await q(() =>
+        db('oauth_records')
+          .where({ model: 'AccessToken', id: digest(value) })
+          .first(),
+      );
       if (!r) return null;
       const p = parseJson(r.payload) as Payload;
       const aud = Array.isArray(p.aud) ? p.aud : typeof p.aud === 'string' ? [p.aud] : [];
@@ -122,6 +147,7 @@ export function oauthTokenReader(db: Knex): OAuthTokenReader {
  */
 export async function pruneOAuthRecords(db: Knex, now: Date): Promise<number> {
   // Counted from `returning`: the embedded database's driver answers a bare delete without a count.
-  const expired = (await q(() => db('oauth_records').where('expires_at', '<=', now).delete().returning('model'))).length;
+  const expired = (await q(() => db('oauth_records').where('expires_at', '<=', now).delete().returning('model')))
+    .length;
   return expired + (await pruneUnapprovedClients(db, now)) + (await pruneRegistrationCounts(db, now));
 }

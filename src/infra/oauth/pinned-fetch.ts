@@ -58,27 +58,59 @@ export function pinnedFetch(url: URL, options: PinnedFetchOptions): Promise<Pinn
       headers: { accept: 'application/json', 'accept-encoding': 'identity', 'user-agent': 'client-metadata-fetcher' },
     });
     const timer = setTimeout(
-      () => finish(new ClientMetadataRefused('timeout', `The client metadata document did not arrive within ${options.timeoutMs} ms.`)),
+      () =>
+        finish(
+          new ClientMetadataRefused(
+            'timeout',
+            `The client metadata document did not arrive within ${options.timeoutMs} ms.`,
+          ),
+        ),
       options.timeoutMs,
     );
-    request.on('error', () => finish(new ClientMetadataRefused('fetch_failed', 'The client metadata document could not be fetched: the connection failed.')));
+    request.on('error', () =>
+      finish(
+        new ClientMetadataRefused(
+          'fetch_failed',
+          'The client metadata document could not be fetched: the connection failed.',
+        ),
+      ),
+    );
     request.on('response', (response) => {
       const status = response.statusCode ?? 0;
       if (status >= 300 && status < 400) {
-        return finish(new ClientMetadataRefused('redirect', `The client_id URL answered with a redirect (HTTP ${status}); the document must be served at the client_id URL itself.`));
+        return finish(
+          new ClientMetadataRefused(
+            'redirect',
+            `The client_id URL answered with a redirect (HTTP ${status}); the document must be served at the client_id URL itself.`,
+          ),
+        );
       }
       if (status !== 200) {
-        return finish(new ClientMetadataRefused('fetch_failed', `The client_id URL answered HTTP ${status}; the document must be served with 200 OK.`));
+        return finish(
+          new ClientMetadataRefused(
+            'fetch_failed',
+            `The client_id URL answered HTTP ${status}; the document must be served with 200 OK.`,
+          ),
+        );
       }
       if (!JSON_TYPE.test(response.headers['content-type'] ?? '')) {
-        return finish(new ClientMetadataRefused('bad_document', 'The client metadata document must be served as application/json.'));
+        return finish(
+          new ClientMetadataRefused('bad_document', 'The client metadata document must be served as application/json.'),
+        );
       }
       const encoding = response.headers['content-encoding'];
       if (encoding && encoding.toLowerCase() !== 'identity') {
-        return finish(new ClientMetadataRefused('bad_document', 'The client metadata document must not be compressed.'));
+        return finish(
+          new ClientMetadataRefused('bad_document', 'The client metadata document must not be compressed.'),
+        );
       }
       const tooLarge = (): void =>
-        finish(new ClientMetadataRefused('too_large', `The client metadata document is larger than ${options.maxBytes} bytes.`));
+        finish(
+          new ClientMetadataRefused(
+            'too_large',
+            `The client metadata document is larger than ${options.maxBytes} bytes.`,
+          ),
+        );
       if (Number(response.headers['content-length'] ?? 0) > options.maxBytes) return tooLarge();
       const chunks: Buffer[] = [];
       let size = 0;
@@ -87,7 +119,14 @@ export function pinnedFetch(url: URL, options: PinnedFetchOptions): Promise<Pinn
         if (size > options.maxBytes) return tooLarge();
         chunks.push(chunk);
       });
-      response.on('error', () => finish(new ClientMetadataRefused('fetch_failed', 'The client metadata document could not be read: the connection failed.')));
+      response.on('error', () =>
+        finish(
+          new ClientMetadataRefused(
+            'fetch_failed',
+            'The client metadata document could not be read: the connection failed.',
+          ),
+        ),
+      );
       response.on('end', () => {
         let body: string;
         try {

@@ -30,10 +30,12 @@ export function registrationProblem(metadata: unknown): string | null {
     return 'token_endpoint_auth_method must be none: only public clients (PKCE, no client secret or key) are registered here';
   }
   if (Array.isArray(m.redirect_uris)) {
-    if (m.redirect_uris.length > REGISTRATION_BOUNDS.redirectUris) return `redirect_uris may list at most ${REGISTRATION_BOUNDS.redirectUris} URIs`;
+    if (m.redirect_uris.length > REGISTRATION_BOUNDS.redirectUris)
+      return `redirect_uris may list at most ${REGISTRATION_BOUNDS.redirectUris} URIs`;
     for (const uri of m.redirect_uris) {
       if (typeof uri !== 'string') continue;
-      if (uri.length > REGISTRATION_BOUNDS.redirectUri) return `each of redirect_uris must be at most ${REGISTRATION_BOUNDS.redirectUri} characters`;
+      if (uri.length > REGISTRATION_BOUNDS.redirectUri)
+        return `each of redirect_uris must be at most ${REGISTRATION_BOUNDS.redirectUri} characters`;
       const url = URL.parse(uri);
       if (url?.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
         return 'redirect_uris may use http only on a loopback host (localhost, 127.0.0.1 or [::1]); use https otherwise';

@@ -13,7 +13,8 @@ export interface RegistrationLimits {
 }
 
 /** Whether a registration may go on; if not, when to try again and why. */
-export type RegistrationAdmission = { ok: true } | { ok: false; retryAfter: number; reason: 'address_rate' | 'unapproved_clients'; description: string };
+export type RegistrationAdmission =
+  { ok: true } | { ok: false; retryAfter: number; reason: 'address_rate' | 'unapproved_clients'; description: string };
 
 /**
  * The key a remote address is counted under: an IPv4 address (also when mapped into IPv6) as it
@@ -28,7 +29,8 @@ export function addressKey(address: string): string {
   return `${parts.join(':')}::/64`;
 }
 
-const unapproved = (db: Knex) => db('oauth_records').where({ model: 'Client' }).whereNotIn('id', db('mcp_grants').select('client_id'));
+const unapproved = (db: Knex) =>
+  db('oauth_records').where({ model: 'Client' }).whereNotIn('id', db('mcp_grants').select('client_id'));
 
 /**
  * Admits one anonymous registration from `address`: counted per address and hour in the database
@@ -37,7 +39,12 @@ const unapproved = (db: Knex) => db('oauth_records').where({ model: 'Client' }).
  * registration is refused until the oldest unapproved one ages out — refused, not evicting
  * another, so a flood cannot push out a client whose member is on the consent page.
  */
-export async function admitRegistration(db: Knex, now: Date, address: string, limits: RegistrationLimits): Promise<RegistrationAdmission> {
+export async function admitRegistration(
+  db: Knex,
+  now: Date,
+  address: string,
+  limits: RegistrationLimits,
+): Promise<RegistrationAdmission> {
   if (limits.perAddressPerHour > 0) {
     const windowStart = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
     const [row] = await q(() =>
@@ -60,7 +67,9 @@ export async function admitRegistration(db: Knex, now: Date, address: string, li
   if ((await count()) < limits.unapprovedClientsMax) return { ok: true };
   await pruneUnapprovedClients(db, now);
   if ((await count()) < limits.unapprovedClientsMax) return { ok: true };
-  const [oldest] = (await q(() => unapproved(db).select(db.raw(`min(coalesce((payload->>'client_id_issued_at')::bigint, 0)) as issued`)))) as { issued: unknown }[];
+  const [oldest] = (await q(() =>
+    unapproved(db).select(db.raw(`min(coalesce((payload->>'client_id_issued_at')::bigint, 0)) as issued`)),
+  )) as { issued: unknown }[];
   const ageOut = Number(oldest?.issued ?? 0) + UNAPPROVED_CLIENT_SECONDS - Math.floor(now.getTime() / 1000);
   return {
     ok: false,
@@ -86,5 +95,7 @@ export async function pruneUnapprovedClients(db: Knex, now: Date): Promise<numbe
 /** Removes the registration counts of hours gone by. */
 export async function pruneRegistrationCounts(db: Knex, now: Date): Promise<number> {
   const windowStart = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
-  return (await q(() => db('oauth_registration_counts').where('window_start', '<', windowStart).delete().returning('address'))).length;
+  return (
+    await q(() => db('oauth_registration_counts').where('window_start', '<', windowStart).delete().returning('address'))
+  ).length;
 }

@@ -17,16 +17,21 @@ export function readString(ctx: QuickJSContext, handle: QuickJSHandle, maxChars:
   return ctx.getString(handle);
 }
 
-
 type Options = Record<string, Json>;
 
 /** Optional trailing options argument: absent/null → undefined; otherwise a plain object. */
-function options(op: DocumentOp, value: Json | undefined, types: Record<string, 'number' | 'boolean' | 'string' | 'any'>): Options | undefined {
+function options(
+  op: DocumentOp,
+  value: Json | undefined,
+  types: Record<string, 'number' | 'boolean' | 'string' | 'any'>,
+): Options | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new TypeError(`documents.${op}: options must be an object`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new TypeError(`documents.${op}: options must be an object`);
   for (const [key, type] of Object.entries(types)) {
     const v = value[key];
-    if (v !== undefined && v !== null && type !== 'any' && typeof v !== type) throw new TypeError(`documents.${op}: options.${key} must be a ${type}`);
+    if (v !== undefined && v !== null && type !== 'any' && typeof v !== type)
+      throw new TypeError(`documents.${op}: options.${key} must be a ${type}`);
   }
   return value;
 }
@@ -39,15 +44,25 @@ function options(op: DocumentOp, value: Json | undefined, types: Record<string, 
 export async function invokeHost(host: ScriptHost, op: DocumentOp, args: Json[]): Promise<Json> {
   if (!Array.isArray(args)) throw new TypeError(`documents.${op}: malformed arguments`);
   const [documentId, a, b] = args;
-  if (typeof documentId !== 'string') throw new TypeError(`documents.${op}: the first argument must be a document id (string)`);
+  if (typeof documentId !== 'string')
+    throw new TypeError(`documents.${op}: the first argument must be a document id (string)`);
   switch (op) {
     case 'query':
-      return host.documents.query(documentId, a ?? undefined, options(op, b, { limit: 'number', offset: 'number', sort: 'any', cursor: 'string' }) as QueryOptions | undefined);
+      return host.documents.query(
+        documentId,
+        a ?? undefined,
+        options(op, b, { limit: 'number', offset: 'number', sort: 'any', cursor: 'string' }) as
+          QueryOptions | undefined,
+      );
     case 'insert':
       return host.documents.insert(documentId, a ?? null);
     case 'update':
       return host.documents.update(documentId, a ?? null, b ?? null);
     case 'delete':
-      return host.documents.delete(documentId, a ?? null, options(op, b, { all: 'boolean' }) as { all?: boolean } | undefined);
+      return host.documents.delete(
+        documentId,
+        a ?? null,
+        options(op, b, { all: 'boolean' }) as { all?: boolean } | undefined,
+      );
   }
 }

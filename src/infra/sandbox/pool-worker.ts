@@ -76,5 +76,8 @@ function startThread(config: WorkerConfig, stackSizeMb: number): Worker {
   const entry = typescript ? './quickjs.worker.tsx-bootstrap.mjs' : './quickjs.worker.js';
   // A small young generation: a worker allocates little on its own heap (scripts live in WASM memory),
   // and a large one only grows each thread by tens of MB under load.
-  return new Worker(new URL(entry, import.meta.url), { workerData: config, resourceLimits: { stackSizeMb, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+  return new Worker(new URL(entry, import.meta.url), {
+    workerData: config,
+    resourceLimits: { stackSizeMb, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+  });
 }

@@ -47,7 +47,10 @@ export class RunFailures {
     const { position, message } = withinSource(source, located, text);
     const where = ` (line ${position.line}, column ${position.column})`;
     // The position is kept whole within the message's cap: it is the useful part of a long message.
-    const head = message.length + where.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS - where.length - 1)}…` : message;
+    const head =
+      message.length + where.length > MAX_ERROR_CHARS
+        ? `${message.slice(0, MAX_ERROR_CHARS - where.length - 1)}…`
+        : message;
     return new ScriptFailure('error', `${head}${where}`, logs, position);
   }
 
@@ -91,7 +94,10 @@ export class RunFailures {
       const api = ctx.callFunction(factory, ctx.undefined, this.originals);
       if (api.error) return void api.error.dispose();
       const helpers = own(api.value);
-      this.diagnostics = { describe: own(ctx.getProp(helpers, 'describe')), locate: own(ctx.getProp(helpers, 'locate')) };
+      this.diagnostics = {
+        describe: own(ctx.getProp(helpers, 'describe')),
+        locate: own(ctx.getProp(helpers, 'locate')),
+      };
     }
     return this.diagnostics?.[name];
   }
@@ -101,10 +107,17 @@ export class RunFailures {
  * A position past the script's last line is the generated closing `}` (the source ended too
  * early): it is reported at the end of the script, without the wrapper's token.
  */
-function withinSource(source: string, at: ScriptPosition, message: string): { position: ScriptPosition; message: string } {
+function withinSource(
+  source: string,
+  at: ScriptPosition,
+  message: string,
+): { position: ScriptPosition; message: string } {
   const lines = source.split('\n');
   if (at.line <= lines.length) return { position: at, message };
   const last = lines[lines.length - 1]!;
   const name = /^[A-Za-z]*Error/.exec(message)?.[0] ?? 'SyntaxError';
-  return { position: { line: lines.length, column: last.length + 1 }, message: `${name}: unexpected end of the script` };
+  return {
+    position: { line: lines.length, column: last.length + 1 },
+    message: `${name}: unexpected end of the script`,
+  };
 }

@@ -72,7 +72,10 @@ export class HostCalls {
       Promise.resolve()
         .then(() => invokeHost(this.req.host, op as DocumentOp, JSON.parse(argsJson) as Json[]))
         .then((result) => JSON.stringify(result ?? null))
-        .then((json) => settle(true, json), (err: unknown) => settle(false, hostErrorMessage(err)));
+        .then(
+          (json) => settle(true, json),
+          (err: unknown) => settle(false, hostErrorMessage(err)),
+        );
     }
     return deferred.handle;
   }

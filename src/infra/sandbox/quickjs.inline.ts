@@ -1,7 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type CustomizeVariantOptions, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
-import { ScriptFailure, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/sandbox.ports.js';
+import {
+  newQuickJSWASMModule,
+  newVariant,
+  RELEASE_SYNC,
+  type CustomizeVariantOptions,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten';
+import {
+  ScriptFailure,
+  type ScriptOutcome,
+  type ScriptRequest,
+  type ScriptSandbox,
+} from '../../domain/runtime/sandbox.ports.js';
 import { PRELUDE, SCOPE } from './quickjs.prelude.js';
 import { memoryFailure, newRunRuntime, prepareContext, type PreparedContext } from './quickjs.context.js';
 import { QuickJsRun } from './quickjs.run.js';
@@ -34,9 +46,14 @@ interface WasmMemory {
   grow(pages: number): number;
 }
 type WasmModule = object;
-const wasm = (globalThis as unknown as {
-  WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule>; Memory: new (d: { initial: number; maximum: number }) => WasmMemory };
-}).WebAssembly;
+const wasm = (
+  globalThis as unknown as {
+    WebAssembly: {
+      compile(bytes: Uint8Array): Promise<WasmModule>;
+      Memory: new (d: { initial: number; maximum: number }) => WasmMemory;
+    };
+  }
+).WebAssembly;
 
 const PAGE = 65_536;
 /** The linear memory the QuickJS build starts with (its INITIAL_MEMORY): code data, C stack, heap. */
@@ -124,7 +141,12 @@ export function createInlineQuickJsSandbox(opts: InlineSandboxOptions): InlineSa
         instance.runtime ??= newRunRuntime(instance.module, opts.maxStackBytes);
         const prepared = instance.prepared;
         instance.prepared = undefined;
-        run = new QuickJsRun(instance.runtime, req, { ...opts, onSlice: hooks.onSlice, stopRequested: hooks.stopRequested }, prepared);
+        run = new QuickJsRun(
+          instance.runtime,
+          req,
+          { ...opts, onSlice: hooks.onSlice, stopRequested: hooks.stopRequested },
+          prepared,
+        );
         hooks.onStart?.();
         return await run.execute();
       } catch (err) {
@@ -170,7 +192,11 @@ async function compileQuickJs(): Promise<WasmModule> {
     const context = runtime.newContext();
     const script = 'log(input); return JSON.stringify(await documents.query("d"))';
     const scope = `(${SCOPE})(api.originals, async () => '[]', () => {})`;
-    context.evalCode(`((api) => { const scope = ${scope}; return api.start(scope[0], scope[1], '{"a":[1]}', 'null', ${JSON.stringify(script)}, false); })(${PRELUDE})`).dispose();
+    context
+      .evalCode(
+        `((api) => { const scope = ${scope}; return api.start(scope[0], scope[1], '{"a":[1]}', 'null', ${JSON.stringify(script)}, false); })(${PRELUDE})`,
+      )
+      .dispose();
     runtime.executePendingJobs().dispose();
     context.dispose();
     runtime.dispose();
@@ -191,7 +217,15 @@ async function instantiate(wasmModule: WasmModule, maxPages: number): Promise<In
       emscriptenModule: { printErr: () => {} } as unknown as CustomizeVariantOptions['emscriptenModule'],
     }),
   );
-  const instance: Instance = { module, memory, maxPages, growFailed: false, broken: false, runtime: undefined, prepared: undefined };
+  const instance: Instance = {
+    module,
+    memory,
+    maxPages,
+    growFailed: false,
+    broken: false,
+    runtime: undefined,
+    prepared: undefined,
+  };
   // Emscripten grows the heap with `wasmMemory.grow`; note a refusal (it then returns NULL to
   // QuickJS, which throws "out of memory" or, on some paths, aborts).
   const grow = memory.grow.bind(memory);

@@ -69,7 +69,14 @@ export class QuickJsRun {
     this.ctx = prepared?.ctx ?? this.runtime.newContext();
     this.preparedApi = prepared?.api;
     const own = (handle: QuickJSHandle) => this.own(handle);
-    this.failures = new RunFailures({ ctx: this.ctx, clock: this.clock, logs: this.logs, source: req.source, memoryBytes: req.limits.memoryBytes, own });
+    this.failures = new RunFailures({
+      ctx: this.ctx,
+      clock: this.clock,
+      logs: this.logs,
+      source: req.source,
+      memoryBytes: req.limits.memoryBytes,
+      own,
+    });
     this.hostCalls = new HostCalls(
       this.ctx,
       req,
@@ -136,7 +143,10 @@ export class QuickJsRun {
     const startFn = this.own(this.ctx.getProp(api, 'start'));
     this.stringifyFn = this.own(this.ctx.getProp(api, 'stringify'));
     const originals = (this.failures.originals = this.own(this.ctx.getProp(api, 'originals')));
-    const [documents, log] = this.req.compileOnly || !reachesScope(this.req.source) ? [this.ctx.undefined, this.ctx.undefined] : this.scope(originals);
+    const [documents, log] =
+      this.req.compileOnly || !reachesScope(this.req.source)
+        ? [this.ctx.undefined, this.ctx.undefined]
+        : this.scope(originals);
     const args = [
       documents,
       log,
@@ -183,12 +193,19 @@ export class QuickJsRun {
     if (result.error) throw useThenDispose(result.error, (e) => this.failures.from(e, 'invalid_output'));
     return useThenDispose(result.value, (json) => {
       const text = readString(this.ctx, json, max);
-      if (text === undefined) throw this.failures.failure('invalid_output', 'Script returned a value that is not JSON (a function or a symbol)');
+      if (text === undefined)
+        throw this.failures.failure(
+          'invalid_output',
+          'Script returned a value that is not JSON (a function or a symbol)',
+        );
       if (text === null || Buffer.byteLength(text) > max) {
         throw this.failures.failure('output_too_large', `Script output exceeds the limit of ${max} bytes`);
       }
       if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-        throw this.failures.failure('invalid_output', `Script returned a value nested deeper than ${MAX_JSON_DEPTH} levels`);
+        throw this.failures.failure(
+          'invalid_output',
+          `Script returned a value nested deeper than ${MAX_JSON_DEPTH} levels`,
+        );
       }
       return text;
     });

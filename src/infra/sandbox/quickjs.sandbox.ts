@@ -70,7 +70,10 @@ export function createQuickJsSandbox(opts: QuickJsSandboxOptions = {}): QuickJsS
   const workers = opts.workers ?? defaultWorkerCount();
   const maxHostCalls = opts.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS;
   if (workers === 0) {
-    const inline = createInlineQuickJsSandbox({ maxStackBytes: opts.maxStackBytes ?? INLINE_MAX_STACK_BYTES, maxHostCalls });
+    const inline = createInlineQuickJsSandbox({
+      maxStackBytes: opts.maxStackBytes ?? INLINE_MAX_STACK_BYTES,
+      maxHostCalls,
+    });
     return { run: (req) => inline.run(req), close: async () => {} };
   }
   return new QuickJsWorkerPool({

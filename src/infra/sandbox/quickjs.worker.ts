@@ -7,7 +7,16 @@ import { ScriptFailure, type ScriptHost } from '../../domain/runtime/sandbox.por
 import { type Json } from '../../domain/json.js';
 import { createInlineQuickJsSandbox } from './quickjs.inline.js';
 import type { DocumentOp } from './quickjs.prelude.js';
-import { WATCHDOG_DEADLINE, WATCHDOG_RUN, WATCHDOG_STARTED_AT, WATCHDOG_STARTED_RUN, WATCHDOG_STOP, type FromWorker, type ToWorker, type WorkerConfig } from './worker-protocol.js';
+import {
+  WATCHDOG_DEADLINE,
+  WATCHDOG_RUN,
+  WATCHDOG_STARTED_AT,
+  WATCHDOG_STARTED_RUN,
+  WATCHDOG_STOP,
+  type FromWorker,
+  type ToWorker,
+  type WorkerConfig,
+} from './worker-protocol.js';
 
 interface HostCall {
   resolve(value: Json): void;
@@ -53,7 +62,12 @@ async function start(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
         post({ type: 'host', id: msg.id, call, op, args });
       });
   const host: ScriptHost = {
-    documents: { query: forward('query'), insert: forward('insert'), update: forward('update'), delete: forward('delete') },
+    documents: {
+      query: forward('query'),
+      insert: forward('insert'),
+      update: forward('update'),
+      delete: forward('delete'),
+    },
     log: (line) => post({ type: 'log', id: msg.id, line: String(line) }),
   };
   // Run id first, then the deadline: the pool reads the deadline first, so a non-zero deadline
@@ -73,11 +87,21 @@ async function start(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
       Atomics.store(watchdog, WATCHDOG_STARTED_AT, BigInt(Date.now()));
       Atomics.store(watchdog, WATCHDOG_STARTED_RUN, runId);
     };
-    const outcome = await sandbox.run({ source, input, request, limits, compileOnly, host, owner: '', signal: run.abort.signal }, { onSlice, stopRequested, onStart });
+    const outcome = await sandbox.run(
+      { source, input, request, limits, compileOnly, host, owner: '', signal: run.abort.signal },
+      { onSlice, stopRequested, onStart },
+    );
     post({ type: 'done', id: msg.id, outcome });
   } catch (err) {
     const failure = err instanceof ScriptFailure ? err : new ScriptFailure('error', 'Script crashed the sandbox');
-    post({ type: 'failed', id: msg.id, kind: failure.kind, message: failure.message, logs: failure.logs, position: failure.position });
+    post({
+      type: 'failed',
+      id: msg.id,
+      kind: failure.kind,
+      message: failure.message,
+      logs: failure.logs,
+      position: failure.position,
+    });
   } finally {
     runs.delete(msg.id);
   }

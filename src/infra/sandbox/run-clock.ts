@@ -62,7 +62,8 @@ export class RunClock {
   check(): ScriptFailure | undefined {
     if (this.failure) return this.failure;
     if (this.signal?.aborted || this.stopRequested?.()) this.fail('aborted', 'Script run was aborted');
-    else if (this.cpuMs > this.limits.cpuMs) this.fail('timeout', `Script exceeded its CPU time limit of ${this.limits.cpuMs} ms`);
+    else if (this.cpuMs > this.limits.cpuMs)
+      this.fail('timeout', `Script exceeded its CPU time limit of ${this.limits.cpuMs} ms`);
     else if (performance.now() > this.wallDeadline) this.wallExpired();
     return this.failure;
   }

@@ -1,4 +1,9 @@
-import { ScriptFailure, type ScriptOutcome, type ScriptRequest, type ScriptSandbox } from '../../domain/runtime/sandbox.ports.js';
+import {
+  ScriptFailure,
+  type ScriptOutcome,
+  type ScriptRequest,
+  type ScriptSandbox,
+} from '../../domain/runtime/sandbox.ports.js';
 import { type Json } from '../../domain/json.js';
 import { limitFailure, newPoolWorker, overrunRun, type PoolWorker, requestStop, startedAt } from './pool-worker.js';
 import { MAX_LOG_LINES } from './quickjs.prelude.js';
@@ -63,7 +68,11 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     if (this.closed) return Promise.reject(new ScriptFailure('error', 'Script sandbox is shut down'));
     if (this.queues.waiting(req.owner) >= this.opts.maxQueuedPerOwner) {
       const max = this.opts.maxQueuedPerOwner;
-      return Promise.reject(busyFailure(`Script sandbox is busy: this agent already has as many scripts waiting as allowed (${max}); retry shortly`));
+      return Promise.reject(
+        busyFailure(
+          `Script sandbox is busy: this agent already has as many scripts waiting as allowed (${max}); retry shortly`,
+        ),
+      );
     }
     return new Promise<ScriptOutcome>((resolve, reject) => {
       const queued: QueuedRun = { id: this.nextId++, req, resolve, reject, onAbort: () => this.abort(queued) };
@@ -71,7 +80,11 @@ export class QuickJsWorkerPool implements ScriptSandbox {
       this.queues.add(queued);
       this.dispatch();
       // Only a run that found no free worker waits, so only it needs a deadline in the queue.
-      if (!queued.started) queued.timer = setTimeout(() => this.dequeue(queued, busyFailure('Script sandbox is busy; retry shortly')), this.opts.queueWaitMs);
+      if (!queued.started)
+        queued.timer = setTimeout(
+          () => this.dequeue(queued, busyFailure('Script sandbox is busy; retry shortly')),
+          this.opts.queueWaitMs,
+        );
     });
   }
 
@@ -125,13 +138,28 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     const { id, req } = queued;
     queued.started = true;
     clearTimeout(queued.timer);
-    const run: ActiveRun = { req, worker, logs: [], resolve: queued.resolve, reject: queued.reject, onAbort: queued.onAbort };
+    const run: ActiveRun = {
+      req,
+      worker,
+      logs: [],
+      resolve: queued.resolve,
+      reject: queued.reject,
+      onAbort: queued.onAbort,
+    };
     this.runs.set(id, run);
     worker.busy = { id, owner: req.owner };
     this.armBackstop(worker, id, req.limits.wallMs + BACKSTOP_MS);
     const { source, input, request, limits } = req;
     try {
-      worker.thread.postMessage({ type: 'run', id, source, input, request, limits: { ...limits }, compileOnly: req.compileOnly === true } satisfies ToWorker);
+      worker.thread.postMessage({
+        type: 'run',
+        id,
+        source,
+        input,
+        request,
+        limits: { ...limits },
+        compileOnly: req.compileOnly === true,
+      } satisfies ToWorker);
     } catch {
       // This thread could not copy the input for the worker (nested deeper than its stack allows).
       worker.busy = undefined;
@@ -165,7 +193,11 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     for (const worker of this.workers) {
       const culprit = overrunRun(worker, now, this.opts.graceMs);
       if (culprit === undefined) continue;
-      void this.kill(worker, 'Script sandbox was restarted because a script in it overran its limits; run it again', culprit);
+      void this.kill(
+        worker,
+        'Script sandbox was restarted because a script in it overran its limits; run it again',
+        culprit,
+      );
     }
   }
 
@@ -179,7 +211,13 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     if (busy) {
       clearTimeout(busy.backstop);
       const run = this.runs.get(busy.id);
-      if (run) this.settle(busy.id, busy.id === culprit ? limitFailure(run.req, run.logs, startedAt(worker, busy.id)) : new ScriptFailure('error', message, run.logs));
+      if (run)
+        this.settle(
+          busy.id,
+          busy.id === culprit
+            ? limitFailure(run.req, run.logs, startedAt(worker, busy.id))
+            : new ScriptFailure('error', message, run.logs),
+        );
     }
     this.dispatch(); // a fresh worker takes the next waiting run
     await worker.thread.terminate();
@@ -237,7 +275,11 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     }
   }
 
-  private async callHost(worker: PoolWorker, run: ActiveRun, msg: Extract<FromWorker, { type: 'host' }>): Promise<void> {
+  private async callHost(
+    worker: PoolWorker,
+    run: ActiveRun,
+    msg: Extract<FromWorker, { type: 'host' }>,
+  ): Promise<void> {
     const { id, call } = msg;
     let reply: ToWorker;
     try {
@@ -253,7 +295,13 @@ export class QuickJsWorkerPool implements ScriptSandbox {
       this.post(worker, reply);
     } catch {
       // The result could not be cloned (not JSON): report that instead.
-      this.post(worker, { type: 'hostResult', id, call, ok: false, message: `documents.${msg.op} returned a value that is not JSON` });
+      this.post(worker, {
+        type: 'hostResult',
+        id,
+        call,
+        ok: false,
+        message: `documents.${msg.op} returned a value that is not JSON`,
+      });
     }
   }
 

@@ -1,7 +1,12 @@
 // Messages between the sandbox pool (server thread) and a QuickJS worker thread. Values are Json
 // or plain data, so structured cloning copies them; no function or host object crosses.
 import type { Json } from '../../domain/json.js';
-import type { ScriptFailureKind, ScriptLimits, ScriptOutcome, ScriptPosition } from '../../domain/runtime/sandbox.ports.js';
+import type {
+  ScriptFailureKind,
+  ScriptLimits,
+  ScriptOutcome,
+  ScriptPosition,
+} from '../../domain/runtime/sandbox.ports.js';
 import type { DocumentOp } from './quickjs.prelude.js';
 
 /** Passed as `workerData`. */

@@ -27,7 +27,15 @@ export function a2aTaskRepo(db: Conn): A2aTaskRepo {
       }),
     save: (t) =>
       q(async () => {
-        const row = { id: t.id, agent_id: t.agentId, caller_ref: t.callerRef, context_id: t.contextId, state: t.state, task: json(storable(t.task)), updated_at: t.updatedAt };
+        const row = {
+          id: t.id,
+          agent_id: t.agentId,
+          caller_ref: t.callerRef,
+          context_id: t.contextId,
+          state: t.state,
+          task: json(storable(t.task)),
+          updated_at: t.updatedAt,
+        };
         // One statement: the guard against another agent's or caller's task and against a final state is part of the write.
         await db.raw(
           `insert into a2a_tasks (id, agent_id, caller_ref, context_id, state, task, created_at, updated_at)
@@ -44,19 +52,41 @@ export function a2aTaskRepo(db: Conn): A2aTaskRepo {
           if (l.contextId !== undefined) b.andWhere({ context_id: l.contextId });
           if (l.state !== undefined) b.andWhere({ state: l.state });
         };
-        const rows = await db('a2a_tasks').where(where).orderBy([{ column: 'updated_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(l.limit).offset(l.offset);
+        const rows = await db('a2a_tasks')
+          .where(where)
+          .orderBy([
+            { column: 'updated_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(l.limit)
+          .offset(l.offset);
         const [{ n }] = await db('a2a_tasks').where(where).count({ n: '*' });
         return { tasks: rows.map(stored), total: Number(n) };
       }),
     pruneFinalBefore: (before, limit) =>
       q(async () => {
-        const due = db('a2a_tasks').select('id').whereIn('state', FINAL_TASK_STATES).andWhere('updated_at', '<', before).limit(limit);
-        const rows = await db('a2a_tasks').whereIn('id', due).delete().returning(['agent_id', 'caller_ref', 'context_id']);
-        return rows.map((r: Record<string, any>) => ({ agentId: r.agent_id, callerRef: r.caller_ref ?? null, contextId: r.context_id }));
+        const due = db('a2a_tasks')
+          .select('id')
+          .whereIn('state', FINAL_TASK_STATES)
+          .andWhere('updated_at', '<', before)
+          .limit(limit);
+        const rows = await db('a2a_tasks')
+          .whereIn('id', due)
+          .delete()
+          .returning(['agent_id', 'caller_ref', 'context_id']);
+        return rows.map((r: Record<string, any>) => ({
+          agentId: r.agent_id,
+          callerRef: r.caller_ref ?? null,
+          contextId: r.context_id,
+        }));
       }),
     contextHasTasks: (c) =>
       q(async () => {
-        const r = await db('a2a_tasks').select('id').where({ agent_id: c.agentId, context_id: c.contextId }).andWhere((b) => (c.callerRef === null ? b.whereNull('caller_ref') : b.where({ caller_ref: c.callerRef }))).first();
+        const r = await db('a2a_tasks')
+          .select('id')
+          .where({ agent_id: c.agentId, context_id: c.contextId })
+          .andWhere((b) => (c.callerRef === null ? b.whereNull('caller_ref') : b.where({ caller_ref: c.callerRef })))
+          .first();
         return r !== undefined;
       }),
   };

@@ -42,7 +42,10 @@ const INSERT =
   'on conflict (id) do nothing';
 
 /** Stores entries in one statement with one parameter; entries already stored are left as they are. */
-export async function insertActivityBatch(db: Knex | Knex.Transaction, entries: readonly ActivityEntry[]): Promise<void> {
+export async function insertActivityBatch(
+  db: Knex | Knex.Transaction,
+  entries: readonly ActivityEntry[],
+): Promise<void> {
   if (entries.length === 0) return;
   await db.raw(INSERT, [JSON.stringify(entries.map(activity.toRow))]);
 }

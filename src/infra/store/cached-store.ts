@@ -7,7 +7,8 @@ import type { AgentChildRepo } from '../../domain/repo.ports.js';
  * instance's changes reach this one too.
  */
 export interface Change {
-  table: 'agents' | 'api_keys' | 'http_endpoints' | 'mcp_tools' | 'webhooks' | 'teams' | 'workspaces' | 'document_exposures';
+  table:
+    'agents' | 'api_keys' | 'http_endpoints' | 'mcp_tools' | 'webhooks' | 'teams' | 'workspaces' | 'document_exposures';
   id: string;
   /** The agent the row belongs to (child rows), when known. */
   agentId?: string | null;
@@ -19,15 +20,22 @@ function staleKeys(c: Change): { keys: string[]; match?: (key: string, value: un
     case 'agents':
       // An agent's row holds its surfaces, guardrails and limits; a deleted agent takes its keys,
       // entries and exposures with it.
-      return { keys: [`agent:${c.id}`, `http_endpoints:${c.id}`, `mcp_tools:${c.id}`, `webhooks:${c.id}`], match: (k, v) => belongsTo(k, v, c.id) };
+      return {
+        keys: [`agent:${c.id}`, `http_endpoints:${c.id}`, `mcp_tools:${c.id}`, `webhooks:${c.id}`],
+        match: (k, v) => belongsTo(k, v, c.id),
+      };
     case 'api_keys':
       return { keys: [], match: (k, v) => k.startsWith('key:') && (v as { id?: string } | null)?.id === c.id };
     case 'http_endpoints':
     case 'mcp_tools':
     case 'webhooks':
-      return c.agentId ? { keys: [`${c.table}:${c.agentId}`] } : { keys: [], match: (k) => k.startsWith(`${c.table}:`) };
+      return c.agentId
+        ? { keys: [`${c.table}:${c.agentId}`] }
+        : { keys: [], match: (k) => k.startsWith(`${c.table}:`) };
     case 'document_exposures':
-      return c.agentId ? { keys: [], match: (k) => k.startsWith(`exposure:${c.agentId}:`) } : { keys: [], match: (k) => k.startsWith('exposure:') };
+      return c.agentId
+        ? { keys: [], match: (k) => k.startsWith(`exposure:${c.agentId}:`) }
+        : { keys: [], match: (k) => k.startsWith('exposure:') };
     case 'teams':
       return { keys: [`team:${c.id}`] };
     case 'workspaces':
@@ -155,7 +163,10 @@ export function cachedStore(store: Store, cache: ReadCache): Store {
 
 /** Repositories whose writes to cached tables report what they changed. */
 function withInvalidation(r: Repositories, changed: (c: Change) => void): Repositories {
-  const child = <T extends { id: string; agentId: string }>(table: Change['table'], repo: AgentChildRepo<T>): AgentChildRepo<T> => ({
+  const child = <T extends { id: string; agentId: string }>(
+    table: Change['table'],
+    repo: AgentChildRepo<T>,
+  ): AgentChildRepo<T> => ({
     ...repo,
     insert: async (e) => after(await repo.insert(e), () => changed({ table, id: e.id, agentId: e.agentId })),
     update: async (e) => after(await repo.update(e), () => changed({ table, id: e.id, agentId: e.agentId })),
@@ -177,8 +188,13 @@ function withInvalidation(r: Repositories, changed: (c: Change) => void): Reposi
       delete: async (id) => after(await apiKeys.delete(id), () => changed({ table: 'api_keys', id })),
       revoke: async (id, at) => after(await apiKeys.revoke(id, at), () => changed({ table: 'api_keys', id })),
       revokeByConsoleSession: async (sessionId, at, agentId) =>
-        after(await apiKeys.revokeByConsoleSession(sessionId, at, agentId), (ids) => ids.forEach((id) => changed({ table: 'api_keys', id }))),
-      revokeByTokenSessions: async (tokenId, at) => after(await apiKeys.revokeByTokenSessions(tokenId, at), (ids) => ids.forEach((id) => changed({ table: 'api_keys', id }))),
+        after(await apiKeys.revokeByConsoleSession(sessionId, at, agentId), (ids) =>
+          ids.forEach((id) => changed({ table: 'api_keys', id })),
+        ),
+      revokeByTokenSessions: async (tokenId, at) =>
+        after(await apiKeys.revokeByTokenSessions(tokenId, at), (ids) =>
+          ids.forEach((id) => changed({ table: 'api_keys', id })),
+        ),
     },
     httpEndpoints: child('http_endpoints', r.httpEndpoints),
     mcpTools: child('mcp_tools', r.mcpTools),
@@ -206,10 +222,14 @@ function after<T>(value: T, then: (value: T) => void): T {
 
 /** Repositories whose hot reads come from the cache. */
 function withCache(r: Repositories, cache: ReadCache): Repositories {
-  const child = <T extends { id: string; agentId: string }>(table: string, repo: AgentChildRepo<T>): AgentChildRepo<T> => ({
+  const child = <T extends { id: string; agentId: string }>(
+    table: string,
+    repo: AgentChildRepo<T>,
+  ): AgentChildRepo<T> => ({
     ...repo,
     // One agent's entries are what a surface request reads; lists of several agents are GraphQL's.
-    listByAgents: (ids) => (ids.length === 1 ? cache.get(`${table}:${ids[0]}`, () => repo.listByAgents(ids)) : repo.listByAgents(ids)),
+    listByAgents: (ids) =>
+      ids.length === 1 ? cache.get(`${table}:${ids[0]}`, () => repo.listByAgents(ids)) : repo.listByAgents(ids),
   });
   const { agents, apiKeys, teams, workspaces, exposures } = r;
   return {
@@ -224,7 +244,11 @@ function withCache(r: Repositories, cache: ReadCache): Repositories {
     httpEndpoints: child('http_endpoints', r.httpEndpoints),
     mcpTools: child('mcp_tools', r.mcpTools),
     webhooks: child('webhooks', r.webhooks),
-    exposures: { ...exposures, find: (agentId, documentId) => cache.get(`exposure:${agentId}:${documentId}`, () => exposures.find(agentId, documentId)) },
+    exposures: {
+      ...exposures,
+      find: (agentId, documentId) =>
+        cache.get(`exposure:${agentId}:${documentId}`, () => exposures.find(agentId, documentId)),
+    },
     teams: { ...teams, get: (id) => cache.get(`team:${id}`, () => teams.get(id)) },
     workspaces: { ...workspaces, get: (id) => cache.get(`workspace:${id}`, () => workspaces.get(id)) },
   };

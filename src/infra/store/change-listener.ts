@@ -18,7 +18,10 @@ export async function listenForChanges(db: Db, cache: ReadCache, logger: Logger)
       else cache.clear();
     },
     connected: (up) => {
-      if (!up) logger.warn('change notifications lost: cached agents, keys and entries are read from the database until they are back');
+      if (!up)
+        logger.warn(
+          'change notifications lost: cached agents, keys and entries are read from the database until they are back',
+        );
       cache.setEnabled(up);
     },
   });

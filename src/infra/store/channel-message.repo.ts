@@ -58,23 +58,45 @@ const DEDUPE = ['agent_id', 'channel_id', 'direction', 'message_id'];
  * (fair-claim.ts): one agent's backlog of answers does not hold back another agent's email or SMS.
  */
 export function channelMessageRepo(db: Conn): Omit<MessageRepo, 'get' | 'insert' | 'update' | 'delete'> {
-  const held = (id: string, attempt: number) => db('messages').where({ id, attempts: attempt }).whereNotNull('locked_until');
+  const held = (id: string, attempt: number) =>
+    db('messages').where({ id, attempts: attempt }).whereNotNull('locked_until');
   return {
     accept: (msg, attachments = []) =>
       q(async () => {
         const [row] = await db('messages').insert(m.toRow(msg)).onConflict(DEDUPE).ignore().returning('*');
         if (row) {
           // The caller's transaction holds the message and its attachments together.
-          if (attachments.length > 0) await db('message_attachments').insert(attachments.map((a, position) => ({ message_id: msg.id, position, filename: a.filename, content_type: a.contentType, size: a.size, content: a.content === null ? null : Buffer.from(a.content) })));
+          if (attachments.length > 0)
+            await db('message_attachments').insert(
+              attachments.map((a, position) => ({
+                message_id: msg.id,
+                position,
+                filename: a.filename,
+                content_type: a.contentType,
+                size: a.size,
+                content: a.content === null ? null : Buffer.from(a.content),
+              })),
+            );
           return { message: m.fromRow(row), duplicate: false };
         }
-        const existing = await db('messages').where({ agent_id: msg.agentId, channel_id: msg.channelId, direction: msg.direction, message_id: msg.messageId }).first();
+        const existing = await db('messages')
+          .where({
+            agent_id: msg.agentId,
+            channel_id: msg.channelId,
+            direction: msg.direction,
+            message_id: msg.messageId,
+          })
+          .first();
         return { message: m.fromRow(existing), duplicate: true };
       }),
     countAnswerable: (channelId, to, since) =>
       q(async () => {
         // Served by messages_channel_answer_to: only messages taken to be answered have answer_to.
-        const rows = db('messages').where({ channel_id: channelId, direction: 'inbound' }).whereNotNull('answer_to').andWhere('created_at', '>', since).andWhereNot('status', 'ignored');
+        const rows = db('messages')
+          .where({ channel_id: channelId, direction: 'inbound' })
+          .whereNotNull('answer_to')
+          .andWhere('created_at', '>', since)
+          .andWhereNot('status', 'ignored');
         const r = await (to === null ? rows : rows.andWhere('answer_to', to)).count({ n: '*' }).first();
         return Number(r?.n ?? 0);
       }),
@@ -94,7 +116,12 @@ export function channelMessageRepo(db: Conn): Omit<MessageRepo, 'get' | 'insert'
       q(async () => {
         let total = 0;
         for (;;) {
-          const due = db('messages').select('id').where({ workspace_id: workspaceId }).andWhere('created_at', '<', before).whereNull('next_attempt_at').limit(batch);
+          const due = db('messages')
+            .select('id')
+            .where({ workspace_id: workspaceId })
+            .andWhere('created_at', '<', before)
+            .whereNull('next_attempt_at')
+            .limit(batch);
           const deleted = (await db('messages').whereIn('id', due).delete('id')).length;
           total += deleted;
           if (deleted < batch) break;
@@ -102,14 +129,18 @@ export function channelMessageRepo(db: Conn): Omit<MessageRepo, 'get' | 'insert'
         await db('channel_intake_days').where('day', '<', before.toISOString().slice(0, 10)).delete();
         return total;
       }),
-    sentIntoThread: (runId, threadId) => q(async () => Boolean(await db('messages').where({ run_id: runId, thread_id: threadId, direction: 'outbound' }).first('id'))),
+    sentIntoThread: (runId, threadId) =>
+      q(async () =>
+        Boolean(await db('messages').where({ run_id: runId, thread_id: threadId, direction: 'outbound' }).first('id')),
+      ),
     claim: (now, leaseUntil, limit) =>
       q(async () => {
         const offered = limit * OFFERED_PER_CLAIMED;
         const res = await db.raw(CLAIM, [now, now, offered, offered, now, now, limit, leaseUntil]);
         return (res.rows as Record<string, unknown>[]).map(m.fromRow);
       }),
-    renew: (id, attempt, leaseUntil) => q(async () => (await held(id, attempt).update({ locked_until: leaseUntil }).returning('id')).length > 0),
+    renew: (id, attempt, leaseUntil) =>
+      q(async () => (await held(id, attempt).update({ locked_until: leaseUntil }).returning('id')).length > 0),
     settle: (id, attempt, s) =>
       q(async () => {
         const set: Record<string, unknown> = {
@@ -124,12 +155,22 @@ export function channelMessageRepo(db: Conn): Omit<MessageRepo, 'get' | 'insert'
         if (s.messageId !== undefined) set.message_id = s.messageId;
         return (await held(id, attempt).update(set).returning('id')).length > 0;
       }),
-    handBack: (id, attempt, now) => q(async () => (await held(id, attempt).update({ locked_until: null, next_attempt_at: now }).returning('id')).length > 0),
+    handBack: (id, attempt, now) =>
+      q(
+        async () =>
+          (await held(id, attempt).update({ locked_until: null, next_attempt_at: now }).returning('id')).length > 0,
+      ),
     findByMessageId: (agentId, direction, messageId) =>
       q(async () => {
         const r = await db('messages').where({ agent_id: agentId, direction, message_id: messageId }).first();
         return r ? m.fromRow(r) : null;
       }),
-    setStatus: (id, status, provider) => q(async () => void (await db('messages').where({ id }).update({ status, provider: json(provider) }))),
+    setStatus: (id, status, provider) =>
+      q(
+        async () =>
+          void (await db('messages')
+            .where({ id })
+            .update({ status, provider: json(provider) })),
+      ),
   };
 }

@@ -34,7 +34,13 @@ export function conversationRepo(db: Conn): ConversationRepo {
     insert: (c) =>
       q(async () => {
         const [r] = await db('conversations')
-          .insert({ id: c.id, agent_id: c.agentId, visitor_id: c.visitorId, created_at: c.createdAt, updated_at: c.updatedAt })
+          .insert({
+            id: c.id,
+            agent_id: c.agentId,
+            visitor_id: c.visitorId,
+            created_at: c.createdAt,
+            updated_at: c.updatedAt,
+          })
           .returning('*');
         return conversation(r);
       }),
@@ -42,7 +48,10 @@ export function conversationRepo(db: Conn): ConversationRepo {
       q(async () => {
         const rs = await db('chat_turns')
           .where({ conversation_id: conversationId })
-          .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
           .limit(limit);
         return rs.map(turn).reverse();
       }),
@@ -50,7 +59,14 @@ export function conversationRepo(db: Conn): ConversationRepo {
       q(async () => {
         if (turns.length) {
           await db('chat_turns').insert(
-            turns.map((t) => ({ id: t.id, conversation_id: conversationId, role: t.role, content: t.content, run_id: t.runId, created_at: t.createdAt })),
+            turns.map((t) => ({
+              id: t.id,
+              conversation_id: conversationId,
+              role: t.role,
+              content: t.content,
+              run_id: t.runId,
+              created_at: t.createdAt,
+            })),
           );
         }
         await db('conversations').where({ id: conversationId }).update({ updated_at: at });

@@ -87,20 +87,30 @@ export function deliveryRepo(db: Conn): DeliveryRepo {
   };
   const summaries = () => db(m.table).select([...SUMMARY_COLUMNS, db.raw('octet_length(raw_body) as body_bytes')]);
   /** The summary of a row just written from `d`: its body's size is the one sent. */
-  const written = (r: Record<string, unknown>, d: WebhookDelivery) => summaryFromRow({ ...r, body_bytes: d.rawBody.length });
+  const written = (r: Record<string, unknown>, d: WebhookDelivery) =>
+    summaryFromRow({ ...r, body_bytes: d.rawBody.length });
   return {
     get: (id) => q(() => one({ id })),
     insert: (d) =>
       q(async () => {
-        const [r] = await db(m.table).insert(m.toRow(d)).returning([...SUMMARY_COLUMNS]);
+        const [r] = await db(m.table)
+          .insert(m.toRow(d))
+          .returning([...SUMMARY_COLUMNS]);
         return written(r, d);
       }),
     accept: (d, dedupeSince) =>
       q(async () => {
         if (d.dedupeKey !== null) {
-          await db(m.table).where({ webhook_id: d.webhookId, dedupe_key: d.dedupeKey }).andWhere('created_at', '<', dedupeSince).update({ dedupe_key: null });
+          await db(m.table)
+            .where({ webhook_id: d.webhookId, dedupe_key: d.dedupeKey })
+            .andWhere('created_at', '<', dedupeSince)
+            .update({ dedupe_key: null });
         }
-        const [r] = await db(m.table).insert(m.toRow(d)).onConflict(['webhook_id', 'dedupe_key']).ignore().returning([...SUMMARY_COLUMNS]);
+        const [r] = await db(m.table)
+          .insert(m.toRow(d))
+          .onConflict(['webhook_id', 'dedupe_key'])
+          .ignore()
+          .returning([...SUMMARY_COLUMNS]);
         if (r) return { delivery: written(r, d), duplicate: false };
         const first = await summaries().where({ webhook_id: d.webhookId, dedupe_key: d.dedupeKey }).first();
         if (!first) throw new Error('a conflicting delivery vanished while it was being read');
@@ -119,11 +129,23 @@ export function deliveryRepo(db: Conn): DeliveryRepo {
       }),
     bodyHeads: (ids, length) =>
       q(async () => {
-        const rs = ids.length ? await db(m.table).select('id', 'agent_id', db.raw('substring(raw_body from 1 for ?) as head', [length])).whereIn('id', [...ids]) : [];
+        const rs = ids.length
+          ? await db(m.table)
+              .select('id', 'agent_id', db.raw('substring(raw_body from 1 for ?) as head', [length]))
+              .whereIn('id', [...ids])
+          : [];
         return new Map(rs.map((r) => [r.id as string, { agentId: r.agent_id as string, head: bytes(r.head) }]));
       }),
     renew: (id, attempt, leaseUntil) =>
-      q(async () => (await db(m.table).where({ id, attempts: attempt, status: 'RUNNING' }).update({ locked_until: leaseUntil }).returning('id')).length > 0),
+      q(
+        async () =>
+          (
+            await db(m.table)
+              .where({ id, attempts: attempt, status: 'RUNNING' })
+              .update({ locked_until: leaseUntil })
+              .returning('id')
+          ).length > 0,
+      ),
     settle: (id, attempt, s) =>
       q(
         async () =>
@@ -160,13 +182,31 @@ export function deliveryRepo(db: Conn): DeliveryRepo {
         if (opts.status) query.andWhere({ status: opts.status });
         if (opts.after) {
           const { createdAt, id } = opts.after;
-          query.andWhere((w) => w.where('created_at', '<', createdAt).orWhere((w2) => w2.where('created_at', '=', createdAt).andWhere('id', '<', id)));
+          query.andWhere((w) =>
+            w
+              .where('created_at', '<', createdAt)
+              .orWhere((w2) => w2.where('created_at', '=', createdAt).andWhere('id', '<', id)),
+          );
         }
-        const rs = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(opts.first);
+        const rs = await query
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(opts.first);
         return rs.map(summaryFromRow);
       }),
     prune: (before) =>
-      q(async () => (await db(m.table).whereIn('status', ['DONE', 'FAILED']).andWhere('created_at', '<', before).delete().returning('id')).length),
+      q(
+        async () =>
+          (
+            await db(m.table)
+              .whereIn('status', ['DONE', 'FAILED'])
+              .andWhere('created_at', '<', before)
+              .delete()
+              .returning('id')
+          ).length,
+      ),
     // Batches of their own statements (the partial index webhook_deliveries_body_kept finds them):
     // a backlog of a month of 1 MiB bodies is neither one long statement nor one huge transaction.
     dropBodies: (before, at, batch = BODY_DROP_BATCH) =>
@@ -179,7 +219,12 @@ export function deliveryRepo(db: Conn): DeliveryRepo {
             .whereRaw("body_dropped_at is null and status in ('DONE', 'FAILED')")
             .andWhere('completed_at', '<', before)
             .limit(batch);
-          const dropped = (await db(m.table).whereIn('id', due).update({ raw_body: Buffer.alloc(0), body_dropped_at: at }).returning('id')).length;
+          const dropped = (
+            await db(m.table)
+              .whereIn('id', due)
+              .update({ raw_body: Buffer.alloc(0), body_dropped_at: at })
+              .returning('id')
+          ).length;
           total += dropped;
           if (dropped < batch) return total;
         }

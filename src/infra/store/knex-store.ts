@@ -19,19 +19,22 @@ type Conn = Knex | Knex.Transaction;
 
 function crud<T extends { id: string }>(db: Conn, m: rows.Mapping<T>): CrudRepo<T> {
   return {
-    get: (id) => q(async () => {
-      const r = await db(m.table).where({ id }).first();
-      return r ? m.fromRow(r) : null;
-    }),
-    insert: (e) => q(async () => {
-      const [r] = await db(m.table).insert(m.toRow(e)).returning('*');
-      return m.fromRow(r);
-    }),
-    update: (e) => q(async () => {
-      const { id, ...rest } = m.toRow(e);
-      const [r] = await db(m.table).where({ id }).update(rest).returning('*');
-      return m.fromRow(r ?? m.toRow(e));
-    }),
+    get: (id) =>
+      q(async () => {
+        const r = await db(m.table).where({ id }).first();
+        return r ? m.fromRow(r) : null;
+      }),
+    insert: (e) =>
+      q(async () => {
+        const [r] = await db(m.table).insert(m.toRow(e)).returning('*');
+        return m.fromRow(r);
+      }),
+    update: (e) =>
+      q(async () => {
+        const { id, ...rest } = m.toRow(e);
+        const [r] = await db(m.table).where({ id }).update(rest).returning('*');
+        return m.fromRow(r ?? m.toRow(e));
+      }),
     // returning() gives the same answer on pg and PGlite (whose affected-row count differs).
     delete: (id) => q(async () => (await db(m.table).where({ id }).delete().returning('id')).length > 0),
   };
@@ -43,7 +46,9 @@ function agentChild<T extends { id: string; agentId: string }>(db: Conn, m: rows
     listByAgents: (agentIds) =>
       q(async () => {
         if (agentIds.length === 0) return [];
-        const rs = await db(m.table).whereIn('agent_id', agentIds as string[]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+        const rs = await db(m.table)
+          .whereIn('agent_id', agentIds as string[])
+          .orderBy([{ column: 'created_at' }, { column: 'id' }]);
         return rs.map(m.fromRow);
       }),
   };
@@ -57,7 +62,13 @@ function findOne<T>(db: Conn, m: rows.Mapping<T>, where: Record<string, unknown>
 }
 
 function list<T>(db: Conn, m: rows.Mapping<T>, where: Record<string, unknown>, order = 'created_at') {
-  return q(async () => (await db(m.table).where(where).orderBy([{ column: order }, { column: 'id' }])).map(m.fromRow));
+  return q(async () =>
+    (
+      await db(m.table)
+        .where(where)
+        .orderBy([{ column: order }, { column: 'id' }])
+    ).map(m.fromRow),
+  );
 }
 
 /** Rows a write changed: a number from pg, a result object from knex-pglite; 0 when neither says. */
@@ -71,7 +82,27 @@ function affectedRows(result: unknown): number {
 /** Activity entries deleted per statement by the retention prune. */
 const PRUNE_BATCH = 5000;
 /** An activity page without its headers, bodies and logs (the large columns). */
-const ACTIVITY_LIGHT_COLUMNS = ['id', 'workspace_id', 'agent_id', 'kind', 'surface', 'entry', 'method', 'path', 'status', 'truncated', 'credits', 'duration_ms', 'key_id', 'oauth_client_id', 'granted_by', 'run_id', 'request_id', 'error', 'created_at'];
+const ACTIVITY_LIGHT_COLUMNS = [
+  'id',
+  'workspace_id',
+  'agent_id',
+  'kind',
+  'surface',
+  'entry',
+  'method',
+  'path',
+  'status',
+  'truncated',
+  'credits',
+  'duration_ms',
+  'key_id',
+  'oauth_client_id',
+  'granted_by',
+  'run_id',
+  'request_id',
+  'error',
+  'created_at',
+];
 
 /** Repositories bound to one connection or transaction. */
 export function repositories(db: Conn): Repositories {
@@ -79,12 +110,16 @@ export function repositories(db: Conn): Repositories {
     workspaces: {
       ...crud(db, rows.workspaces),
       listAll: () => list(db, rows.workspaces, {}),
-      first: () => q(async () => {
-        const r = await db('workspaces').orderBy('created_at').first();
-        return r ? rows.workspaces.fromRow(r) : null;
-      }),
+      first: () =>
+        q(async () => {
+          const r = await db('workspaces').orderBy('created_at').first();
+          return r ? rows.workspaces.fromRow(r) : null;
+        }),
     },
-    teams: { ...crud(db, rows.teams), listByWorkspace: (workspaceId) => list(db, rows.teams, { workspace_id: workspaceId }) },
+    teams: {
+      ...crud(db, rows.teams),
+      listByWorkspace: (workspaceId) => list(db, rows.teams, { workspace_id: workspaceId }),
+    },
     members: {
       ...crud(db, rows.members),
       listByWorkspace: (workspaceId) => list(db, rows.members, { workspace_id: workspaceId }),
@@ -95,18 +130,48 @@ export function repositories(db: Conn): Repositories {
       findByHash: (hash) => findOne(db, rows.memberTokens, { token_hash: hash }),
       findByName: (memberId, name) => findOne(db, rows.memberTokens, { member_id: memberId, name }),
       listByMember: (memberId) => list(db, rows.memberTokens, { member_id: memberId }),
-      revoke: (id, at) => q(async () => void (await db('member_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: at }))),
+      revoke: (id, at) =>
+        q(
+          async () => void (await db('member_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: at })),
+        ),
       touch: (id, at) => q(async () => void (await db('member_tokens').where({ id }).update({ last_used_at: at }))),
     },
     consoleSessions: {
-      insert: (e) => q(async () => rows.consoleSessions.fromRow((await db('console_sessions').insert(rows.consoleSessions.toRow(e)).returning('*'))[0])),
+      insert: (e) =>
+        q(async () =>
+          rows.consoleSessions.fromRow(
+            (await db('console_sessions').insert(rows.consoleSessions.toRow(e)).returning('*'))[0],
+          ),
+        ),
       findByHash: (hash) => findOne(db, rows.consoleSessions, { session_hash: hash }),
       touch: (id, at) => q(async () => void (await db('console_sessions').where({ id }).update({ last_seen_at: at }))),
-      revoke: (id, at) => q(async () => void (await db('console_sessions').where({ id }).whereNull('revoked_at').update({ revoked_at: at }))),
+      revoke: (id, at) =>
+        q(
+          async () =>
+            void (await db('console_sessions').where({ id }).whereNull('revoked_at').update({ revoked_at: at })),
+        ),
       revokeByToken: (tokenId, at) =>
-        q(async () => (await db('console_sessions').where({ token_id: tokenId }).whereNull('revoked_at').update({ revoked_at: at }).returning('id')).length),
+        q(
+          async () =>
+            (
+              await db('console_sessions')
+                .where({ token_id: tokenId })
+                .whereNull('revoked_at')
+                .update({ revoked_at: at })
+                .returning('id')
+            ).length,
+        ),
       deleteEndedBefore: (before) =>
-        q(async () => (await db('console_sessions').where('last_seen_at', '<', before).orWhere('revoked_at', '<', before).delete().returning('id')).length),
+        q(
+          async () =>
+            (
+              await db('console_sessions')
+                .where('last_seen_at', '<', before)
+                .orWhere('revoked_at', '<', before)
+                .delete()
+                .returning('id')
+            ).length,
+        ),
     },
     agents: {
       ...crud(db, rows.agents),
@@ -119,14 +184,17 @@ export function repositories(db: Conn): Repositories {
       listByAgents: (agentIds) =>
         q(async () =>
           agentIds.length
-            ? (await db('api_keys').whereIn('agent_id', agentIds as string[]).orderBy([{ column: 'created_at' }, { column: 'id' }])).map(
-                rows.apiKeys.fromRow,
-              )
+            ? (
+                await db('api_keys')
+                  .whereIn('agent_id', agentIds as string[])
+                  .orderBy([{ column: 'created_at' }, { column: 'id' }])
+              ).map(rows.apiKeys.fromRow)
             : [],
         ),
       findByHash: (hash) => findOne(db, rows.apiKeys, { key_hash: hash }),
       listWorkspaceKeys: (workspaceId) => list(db, rows.apiKeys, { workspace_id: workspaceId, kind: 'WORKSPACE' }),
-      revoke: (id, at) => q(async () => void (await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: at }))),
+      revoke: (id, at) =>
+        q(async () => void (await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: at }))),
       touch: (id, at) => q(async () => void (await db('api_keys').where({ id }).update({ last_used_at: at }))),
       revokeByConsoleSession: (sessionId, at, agentId) =>
         q(async () =>
@@ -177,11 +245,17 @@ export function repositories(db: Conn): Repositories {
       findByName: (workspaceId, name) => findOne(db, rows.models, { workspace_id: workspaceId, name }),
       listByWorkspace: (workspaceId) => list(db, rows.models, { workspace_id: workspaceId }, 'name'),
       clearDefault: (workspaceId) =>
-        q(async () => void (await db('models').where({ workspace_id: workspaceId, is_default: true }).update({ is_default: false }))),
+        q(
+          async () =>
+            void (await db('models')
+              .where({ workspace_id: workspaceId, is_default: true })
+              .update({ is_default: false })),
+        ),
     },
     messages: { ...crud(db, rows.messages), ...channelMessageRepo(db) },
     activity: {
-      insert: (entry: ActivityEntry) => q(async () => void (await db('activity_log').insert(rows.activity.toRow(entry)))),
+      insert: (entry: ActivityEntry) =>
+        q(async () => void (await db('activity_log').insert(rows.activity.toRow(entry)))),
       insertMany: (entries) => q(() => insertActivityBatch(db, entries)),
       // In batches, each its own statement: a month of a busy workspace (millions of rows) is
       // neither one long transaction nor a list of every deleted id in memory (docs/operations.md,
@@ -190,14 +264,22 @@ export function repositories(db: Conn): Repositories {
         q(async () => {
           let total = 0;
           for (;;) {
-            const due = db('activity_log').select('id').where({ workspace_id: workspaceId }).andWhere('created_at', '<', before).limit(batch);
+            const due = db('activity_log')
+              .select('id')
+              .where({ workspace_id: workspaceId })
+              .andWhere('created_at', '<', before)
+              .limit(batch);
             const deleted = affectedRows(await db('activity_log').whereIn('id', due).delete());
             total += deleted;
             if (deleted < batch) return total;
           }
         }),
       findRuns: (runIds) =>
-        q(async () => (runIds.length ? (await db('activity_log').whereIn('run_id', runIds).andWhere({ kind: 'run' })).map(rows.activity.fromRow) : [])),
+        q(async () =>
+          runIds.length
+            ? (await db('activity_log').whereIn('run_id', runIds).andWhere({ kind: 'run' })).map(rows.activity.fromRow)
+            : [],
+        ),
       list: (agentId, opts) =>
         q(async () => {
           const query = db('activity_log').where({ agent_id: agentId });
@@ -205,14 +287,24 @@ export function repositories(db: Conn): Repositories {
           if (opts.surface) query.andWhere({ surface: opts.surface });
           if (opts.entry !== undefined) query.andWhere({ entry: opts.entry });
           if (opts.status === 'error') query.whereNotNull('error');
-          else if (opts.status) query.andWhere('status', '>=', opts.status.min).andWhere('status', '<=', opts.status.max);
+          else if (opts.status)
+            query.andWhere('status', '>=', opts.status.min).andWhere('status', '<=', opts.status.max);
           if (opts.since) query.andWhere('created_at', '>=', opts.since);
           if (opts.until) query.andWhere('created_at', '<', opts.until);
           if (opts.after) {
             const { createdAt, id } = opts.after;
-            query.andWhere((w) => w.where('created_at', '<', createdAt).orWhere((w2) => w2.where('created_at', '=', createdAt).andWhere('id', '<', id)));
+            query.andWhere((w) =>
+              w
+                .where('created_at', '<', createdAt)
+                .orWhere((w2) => w2.where('created_at', '=', createdAt).andWhere('id', '<', id)),
+            );
           }
-          const rs = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(opts.first);
+          const rs = await query
+            .orderBy([
+              { column: 'created_at', order: 'desc' },
+              { column: 'id', order: 'desc' },
+            ])
+            .limit(opts.first);
           return rs.map(rows.activity.fromRow);
         }),
       find: (agentId, id) =>
@@ -224,23 +316,42 @@ export function repositories(db: Conn): Repositories {
         q(async () => {
           // Ranges over (agent_id, created_at, id); a run's request entry and run entry are never both written, distinct guards anyway.
           const rs = await db('activity_log')
-            .select(db.raw(`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, surface, count(distinct run_id) as runs, sum(credits) as credits`))
+            .select(
+              db.raw(
+                `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, surface, count(distinct run_id) as runs, sum(credits) as credits`,
+              ),
+            )
             .where({ agent_id: agentId })
             .andWhere('created_at', '>=', since)
             .whereNotNull('run_id')
             .groupByRaw('1, 2')
             .orderByRaw('1 desc, 2');
-          return rs.map((r: any) => ({ day: r.day, surface: r.surface, runs: Number(r.runs), credits: Number(r.credits) }));
+          return rs.map((r: any) => ({
+            day: r.day,
+            surface: r.surface,
+            runs: Number(r.runs),
+            credits: Number(r.credits),
+          }));
         }),
     },
     agentChanges: {
-      lockWorkspace: (workspaceId) => q(async () => void (await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`manifest-apply:${workspaceId}`]))),
+      lockWorkspace: (workspaceId) =>
+        q(
+          async () =>
+            void (await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`manifest-apply:${workspaceId}`])),
+        ),
       insert: (c) => q(async () => void (await db('agent_changes').insert(rows.agentChanges.toRow(c)))),
       listByAgent: (agentId, first) =>
         q(async () =>
-          (await db('agent_changes').where({ agent_id: agentId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(first)).map(
-            rows.agentChanges.fromRow,
-          ),
+          (
+            await db('agent_changes')
+              .where({ agent_id: agentId })
+              .orderBy([
+                { column: 'created_at', order: 'desc' },
+                { column: 'id', order: 'desc' },
+              ])
+              .limit(first)
+          ).map(rows.agentChanges.fromRow),
         ),
     },
     usage: usageRepo(db),

@@ -46,8 +46,12 @@ export function mcpGrantRepo(db: Conn): McpGrantRepo {
         const r = await db('mcp_grants').where({ id }).first();
         return r ? grant(r) : null;
       }),
-    listByAgent: (agentId) => q(async () => (await db('mcp_grants').where({ agent_id: agentId }).orderBy(NEWEST_FIRST)).map(grant)),
-    listByAgents: (agentIds) => q(async () => (agentIds.length ? (await db('mcp_grants').whereIn('agent_id', agentIds).orderBy(NEWEST_FIRST)).map(grant) : [])),
+    listByAgent: (agentId) =>
+      q(async () => (await db('mcp_grants').where({ agent_id: agentId }).orderBy(NEWEST_FIRST)).map(grant)),
+    listByAgents: (agentIds) =>
+      q(async () =>
+        agentIds.length ? (await db('mcp_grants').whereIn('agent_id', agentIds).orderBy(NEWEST_FIRST)).map(grant) : [],
+      ),
     // The grant's row, and with it everything the authorization server keeps under that grant (its
     // own grant record, codes, access and refresh tokens): one transaction, so a revoked grant
     // leaves no token behind.
@@ -63,7 +67,9 @@ export function mcpGrantRepo(db: Conn): McpGrantRepo {
     // the clients its member allowed through them.
     deleteByMemberToken: (tokenId) =>
       q(async () => {
-        const ids: string[] = (await db('mcp_grants').where({ member_token_id: tokenId }).select('id')).map((r: { id: string }) => r.id);
+        const ids: string[] = (await db('mcp_grants').where({ member_token_id: tokenId }).select('id')).map(
+          (r: { id: string }) => r.id,
+        );
         if (!ids.length) return 0;
         await db('oauth_records').whereIn('grant_id', ids).delete();
         await db('oauth_records').where({ model: 'Grant' }).whereIn('id', ids).delete();

@@ -1,10 +1,19 @@
 import { Conflict, DomainError, Invalid, Unavailable } from '../../domain/errors.js';
 
 const CONSTRAINT_MESSAGES: Record<string, { message: string; field?: string }> = {
-  http_endpoints_agent_id_path_shape_unique: { message: 'This agent already has an HTTP endpoint with that path (parameter names do not make paths different)', field: 'path' },
+  http_endpoints_agent_id_path_shape_unique: {
+    message: 'This agent already has an HTTP endpoint with that path (parameter names do not make paths different)',
+    field: 'path',
+  },
   mcp_tools_agent_id_name_unique: { message: 'This agent already has an MCP tool with that name', field: 'name' },
-  webhooks_agent_id_integration_unique: { message: 'This agent already has a webhook with that integration name', field: 'integration' },
-  channels_kind_address_unique: { message: 'That address already routes to an agent: an email address or number belongs to one channel', field: 'address' },
+  webhooks_agent_id_integration_unique: {
+    message: 'This agent already has a webhook with that integration name',
+    field: 'integration',
+  },
+  channels_kind_address_unique: {
+    message: 'That address already routes to an agent: an email address or number belongs to one channel',
+    field: 'address',
+  },
   secrets_workspace_id_name_unique: { message: 'A secret with that name already exists', field: 'name' },
   models_workspace_id_name_unique: { message: 'A model with that name already exists', field: 'name' },
   teams_workspace_id_name_unique: { message: 'A team with that name already exists', field: 'name' },
@@ -13,7 +22,16 @@ const CONSTRAINT_MESSAGES: Record<string, { message: string; field?: string }> =
 };
 
 /** Socket errors of a connection that could not be made or was lost. */
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /** Seconds a caller is asked to wait while the database cannot be reached. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -27,7 +45,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; name?: unknown; message?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
   const code = typeof e.code === 'string' ? e.code : '';
-  if (CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
+  if (CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03')
+    return true;
   if (e.name === 'KnexTimeoutError') return true;
   const message = typeof e.message === 'string' ? e.message : '';
   return /Connection terminated|not queryable|connect ECONNREFUSED/.test(message);
@@ -39,7 +58,11 @@ export function isDatabaseUnavailable(err: unknown): boolean {
  */
 export function translatePgError(err: unknown): unknown {
   if (err instanceof DomainError) return err;
-  if (isDatabaseUnavailable(err)) return Object.assign(new Unavailable('The database cannot be reached right now; retry shortly', DATABASE_RETRY_AFTER_SECONDS), { cause: err });
+  if (isDatabaseUnavailable(err))
+    return Object.assign(
+      new Unavailable('The database cannot be reached right now; retry shortly', DATABASE_RETRY_AFTER_SECONDS),
+      { cause: err },
+    );
   const e = err as { code?: string; constraint?: string };
   switch (e?.code) {
     case '23505': {
@@ -81,7 +104,8 @@ export function translated<R extends object>(repos: R): R {
   const out: Record<string, unknown> = {};
   for (const [name, repo] of Object.entries(repos)) {
     const calls: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(repo as object)) calls[k] = typeof v === 'function' ? (...args: unknown[]) => q(() => v.apply(repo, args)) : v;
+    for (const [k, v] of Object.entries(repo as object))
+      calls[k] = typeof v === 'function' ? (...args: unknown[]) => q(() => v.apply(repo, args)) : v;
     out[name] = calls;
   }
   return out as R;

@@ -12,7 +12,10 @@ interface Sql {
   b: unknown[];
 }
 const sql = (s: string, ...b: unknown[]): Sql => ({ sql: s, b });
-const join = (parts: Sql[], sep: string): Sql => ({ sql: parts.map((p) => p.sql).join(sep), b: parts.flatMap((p) => p.b) });
+const join = (parts: Sql[], sep: string): Sql => ({
+  sql: parts.map((p) => p.sql).join(sep),
+  b: parts.flatMap((p) => p.b),
+});
 
 /**
  * A field's value as a typed SQL expression, NULL where the stored value is missing, null or not of
@@ -65,7 +68,13 @@ function operand(type: SortKey['type'], v: unknown): Sql {
     case 'BOOLEAN':
       return sql('?::boolean', v);
     case 'DATETIME':
-      return sql(`(case when ?::text ~ ? then ?::timestamptz else ?::timestamp at time zone 'UTC' end)`, v, ZONED_PATTERN, v, v);
+      return sql(
+        `(case when ?::text ~ ? then ?::timestamptz else ?::timestamp at time zone 'UTC' end)`,
+        v,
+        ZONED_PATTERN,
+        v,
+        v,
+      );
   }
 }
 
@@ -85,9 +94,11 @@ function condition(field: string, c: Condition): Sql {
     throw new Error(`operator ${c.op} on id`); // refused by validateFilter
   }
   switch (c.op) {
-    case 'in':
-    {
-      const any = join(c.values.map((v) => contains(field, v)), ' or ');
+    case 'in': {
+      const any = join(
+        c.values.map((v) => contains(field, v)),
+        ' or ',
+      );
       return c.values.length === 1 ? any : { sql: `(${any.sql})`, b: any.b };
     }
     case 'ne':
@@ -101,7 +112,12 @@ function condition(field: string, c: Condition): Sql {
       return { sql: `${l.sql} ${COMPARE[c.op]} ${r.sql}`, b: [...l.b, ...r.b] };
     }
     case 'contains':
-      return sql(`(case when jsonb_typeof(data -> ?) = 'string' then position(lower(?) in lower(data ->> ?)) > 0 else false end)`, field, c.value, field);
+      return sql(
+        `(case when jsonb_typeof(data -> ?) = 'string' then position(lower(?) in lower(data ->> ?)) > 0 else false end)`,
+        field,
+        c.value,
+        field,
+      );
     case 'exists':
       return sql(`coalesce(jsonb_typeof(data -> ?), 'null') ${c.value ? '<>' : '='} 'null'`, field);
   }
@@ -138,7 +154,10 @@ function after(sort: SortKey[], pos: RecordPosition, i = 0): Sql {
 
 /** A sort key's value as the query returned it (text), back in its type. */
 function castKey(type: SortKey['type'], v: string): Sql {
-  return sql(`?::${type === 'NUMBER' ? 'numeric' : type === 'BOOLEAN' ? 'boolean' : type === 'DATETIME' ? 'timestamptz' : 'text'}`, v);
+  return sql(
+    `?::${type === 'NUMBER' ? 'numeric' : type === 'BOOLEAN' ? 'boolean' : type === 'DATETIME' ? 'timestamptz' : 'text'}`,
+    v,
+  );
 }
 
 const toRecord = (r: { id: string; data: unknown }): StoredRecord => {
@@ -156,7 +175,10 @@ export function recordRepo(db: Conn): RecordRepo {
         sort.forEach((k, i) => {
           const e = sortKey(k.field, k.type);
           // Date-times leave as UTC ISO 8601 whatever the session's time zone, as record-filter.ts checks them.
-          const text = k.type === 'DATETIME' ? `to_char(${e.sql} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `(${e.sql})::text`;
+          const text =
+            k.type === 'DATETIME'
+              ? `to_char(${e.sql} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+              : `(${e.sql})::text`;
           rowsQ.select(db.raw(`${text} as ??`, [...e.b, `k${i}`] as Knex.RawBinding[]));
         });
         if (page.after) {
@@ -167,19 +189,40 @@ export function recordRepo(db: Conn): RecordRepo {
           const e = sortKey(k.field, k.type);
           rowsQ.orderByRaw(`${e.sql} ${k.direction} nulls last`, e.b as Knex.RawBinding[]);
         }
-        rowsQ.orderBy('seq').limit(page.limit + 1).offset(page.offset);
-        const [rows, count] = await Promise.all([rowsQ as Promise<Record<string, unknown>[]>, base().count<{ n: number }[]>('* as n')]);
+        rowsQ
+          .orderBy('seq')
+          .limit(page.limit + 1)
+          .offset(page.offset);
+        const [rows, count] = await Promise.all([
+          rowsQ as Promise<Record<string, unknown>[]>,
+          base().count<{ n: number }[]>('* as n'),
+        ]);
         const more = rows.length > page.limit;
         const shown = more ? rows.slice(0, page.limit) : rows;
         const lastRow = shown[shown.length - 1];
-        const last = more && lastRow ? { keys: sort.map((_, i) => (lastRow[`k${i}`] as string | null) ?? null), seq: String(lastRow.position) } : undefined;
-        return { records: shown.map((r) => toRecord(r as { id: string; data: unknown })), totalCount: Number(count[0]?.n ?? 0), ...(last ? { last } : {}) };
+        const last =
+          more && lastRow
+            ? { keys: sort.map((_, i) => (lastRow[`k${i}`] as string | null) ?? null), seq: String(lastRow.position) }
+            : undefined;
+        return {
+          records: shown.map((r) => toRecord(r as { id: string; data: unknown })),
+          totalCount: Number(count[0]?.n ?? 0),
+          ...(last ? { last } : {}),
+        };
       }),
     insertMany: (documentId, rows, now) =>
       q(async () => {
         if (rows.length === 0) return [];
         const inserted = await db('document_records')
-          .insert(rows.map((r) => ({ id: r.id, document_id: documentId, data: JSON.stringify(r.data), created_at: now, updated_at: now })))
+          .insert(
+            rows.map((r) => ({
+              id: r.id,
+              document_id: documentId,
+              data: JSON.stringify(r.data),
+              created_at: now,
+              updated_at: now,
+            })),
+          )
           .returning(['id', 'data']);
         const byId = new Map(inserted.map((r: { id: string; data: unknown }) => [r.id, toRecord(r)]));
         return rows.map((r) => byId.get(r.id)!);
@@ -192,6 +235,13 @@ export function recordRepo(db: Conn): RecordRepo {
         return rows.length;
       }),
     delete: (documentId, filter) =>
-      q(async () => (await applyFilter(db('document_records').where({ document_id: documentId }), filter).delete().returning('id')).length),
+      q(
+        async () =>
+          (
+            await applyFilter(db('document_records').where({ document_id: documentId }), filter)
+              .delete()
+              .returning('id')
+          ).length,
+      ),
   };
 }

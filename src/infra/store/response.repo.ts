@@ -41,7 +41,16 @@ export function responseRepo(db: Conn): ResponseRepo {
         });
       }),
     // Counted by the ids returned: the embedded driver reports no row count for a DELETE.
-    delete: (id, agentId, callerRef) => q(async () => (await db('openai_responses').where({ id, agent_id: agentId, caller_ref: callerRef }).delete().returning('id')).length > 0),
+    delete: (id, agentId, callerRef) =>
+      q(
+        async () =>
+          (
+            await db('openai_responses')
+              .where({ id, agent_id: agentId, caller_ref: callerRef })
+              .delete()
+              .returning('id')
+          ).length > 0,
+      ),
     // One statement: a recursive walk back along previous_response_id, bounded by `max`.
     chain: (id, agentId, callerRef, max) =>
       q(async () => {
@@ -57,9 +66,22 @@ export function responseRepo(db: Conn): ResponseRepo {
            select id, previous_response_id, context, chained from chain order by depth`,
           { id, agentId, callerRef, max },
         );
-        return (rows as Record<string, any>[]).map((r) => ({ id: r.id, previousResponseId: r.previous_response_id ?? null, context: parseJson(r.context) as ModelMessage[], chained: r.chained === true }));
+        return (rows as Record<string, any>[]).map((r) => ({
+          id: r.id,
+          previousResponseId: r.previous_response_id ?? null,
+          context: parseJson(r.context) as ModelMessage[],
+          chained: r.chained === true,
+        }));
       }),
     pruneBefore: (before, limit) =>
-      q(async () => (await db('openai_responses').whereIn('id', db('openai_responses').select('id').where('created_at', '<', before).limit(limit)).delete().returning('id')).length),
+      q(
+        async () =>
+          (
+            await db('openai_responses')
+              .whereIn('id', db('openai_responses').select('id').where('created_at', '<', before).limit(limit))
+              .delete()
+              .returning('id')
+          ).length,
+      ),
   };
 }

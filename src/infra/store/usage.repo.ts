@@ -19,7 +19,12 @@ export function usageRepo(db: Conn): UsageRepo {
           .where({ agent_id: agentId })
           .andWhere('day', '>=', fromDay)
           .orderBy('day', 'desc');
-        return rs.map((r: any): DailyUsage => ({ agentId: r.agent_id, day: r.day, credits: Number(r.credits), runs: Number(r.runs) }));
+        return rs.map((r: any): DailyUsage => ({
+          agentId: r.agent_id,
+          day: r.day,
+          credits: Number(r.credits),
+          runs: Number(r.runs),
+        }));
       }),
     listByWorkspace: (workspaceId, fromDay) =>
       q(async () => {
@@ -51,7 +56,10 @@ export function usageRepo(db: Conn): UsageRepo {
       }),
     largestRun: (agentId, fromDay) =>
       q(async () => {
-        const [r] = await db('credit_usage').where({ agent_id: agentId }).andWhere('day', '>=', fromDay).max<{ m: number | null }[]>('max_run_credits as m');
+        const [r] = await db('credit_usage')
+          .where({ agent_id: agentId })
+          .andWhere('day', '>=', fromDay)
+          .max<{ m: number | null }[]>('max_run_credits as m');
         return Number(r?.m ?? 0);
       }),
   };
@@ -82,20 +90,28 @@ const LOCK_CLASS = { team: 1, workspace: 2 } as const;
 export function slotRepo(db: Conn): SlotRepo {
   return {
     // A transaction-scoped advisory lock: admissions of one agent take turns, on every instance.
-    lockAgent: (agentId) => q(async () => void (await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`admission:${agentId}`]))),
+    lockAgent: (agentId) =>
+      q(async () => void (await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`admission:${agentId}`]))),
     lockLimit: (scope) =>
       q(async () => {
-        const [cls, id] = 'teamId' in scope ? [LOCK_CLASS.team, scope.teamId] : [LOCK_CLASS.workspace, scope.workspaceId];
+        const [cls, id] =
+          'teamId' in scope ? [LOCK_CLASS.team, scope.teamId] : [LOCK_CLASS.workspace, scope.workspaceId];
         await db.raw('select pg_advisory_xact_lock(?::int, hashtext(?))', [cls, id]);
       }),
     countActive: (agentId, now) =>
       q(async () => {
-        const [r] = await db('run_slots').where({ agent_id: agentId, budget: false }).andWhere('expires_at', '>', now).count<{ n: number }[]>('* as n');
+        const [r] = await db('run_slots')
+          .where({ agent_id: agentId, budget: false })
+          .andWhere('expires_at', '>', now)
+          .count<{ n: number }[]>('* as n');
         return Number(r?.n ?? 0);
       }),
     reserved: (scope, now) =>
       q(async () => {
-        const [r] = await db('run_slots').where(scopeWhere(scope)).andWhere('expires_at', '>', now).sum<{ s: number | null }[]>('reserved_credits as s');
+        const [r] = await db('run_slots')
+          .where(scopeWhere(scope))
+          .andWhere('expires_at', '>', now)
+          .sum<{ s: number | null }[]>('reserved_credits as s');
         return Number(r?.s ?? 0);
       }),
     insert: (s) =>
@@ -134,7 +150,22 @@ export function slotRepo(db: Conn): SlotRepo {
                returning slot_no
              )
              select (select count(*) from free)::int as free, (select slot_no from taken limit 1) as taken`,
-            [max, s.agentId, now, max, s.agentId, now, s.id, s.agentId, s.workspaceId, s.teamId, s.instanceId, s.reservedCredits, s.expiresAt, now],
+            [
+              max,
+              s.agentId,
+              now,
+              max,
+              s.agentId,
+              now,
+              s.id,
+              s.agentId,
+              s.workspaceId,
+              s.teamId,
+              s.instanceId,
+              s.reservedCredits,
+              s.expiresAt,
+              now,
+            ],
           );
           const row = (r.rows ?? r)[0] as { free: number; taken: number | null };
           if (row.taken != null) return Number(row.taken);
@@ -142,17 +173,28 @@ export function slotRepo(db: Conn): SlotRepo {
         }
         return null;
       }),
-    renew: (id, expiresAt) => q(async () => void (await db('run_slots').where({ id }).update({ expires_at: expiresAt }))),
-    renewMany: (ids, expiresAt) => q(async () => void (ids.length && (await db('run_slots').whereIn('id', ids).update({ expires_at: expiresAt })))),
+    renew: (id, expiresAt) =>
+      q(async () => void (await db('run_slots').where({ id }).update({ expires_at: expiresAt }))),
+    renewMany: (ids, expiresAt) =>
+      q(async () => void (ids.length && (await db('run_slots').whereIn('id', ids).update({ expires_at: expiresAt })))),
     release: (id) => q(async () => void (await db('run_slots').where({ id }).delete())),
     releaseMany: (ids) => q(async () => void (ids.length && (await db('run_slots').whereIn('id', ids).delete()))),
-    resize: (id, reservedCredits, expiresAt) => q(async () => (await db('run_slots').where({ id }).update({ reserved_credits: reservedCredits, expires_at: expiresAt })) > 0),
+    resize: (id, reservedCredits, expiresAt) =>
+      q(
+        async () =>
+          (await db('run_slots').where({ id }).update({ reserved_credits: reservedCredits, expires_at: expiresAt })) >
+          0,
+      ),
     spend: (id, charge) =>
       q(async () => {
         // One statement: the slice's decrease and the charge commit together.
         const { sql, bindings } = summedCharges([charge]);
-        await db.raw(`with slice as (update run_slots set reserved_credits = greatest(0, reserved_credits - ?::numeric) where id = ?) ${sql}`, [charge.credits, id, ...bindings]);
+        await db.raw(
+          `with slice as (update run_slots set reserved_credits = greatest(0, reserved_credits - ?::numeric) where id = ?) ${sql}`,
+          [charge.credits, id, ...bindings],
+        );
       }),
-    purgeExpired: (now) => q(async () => (await db('run_slots').where('expires_at', '<=', now).delete().returning('id')).length),
+    purgeExpired: (now) =>
+      q(async () => (await db('run_slots').where('expires_at', '<=', now).delete().returning('id')).length),
   };
 }

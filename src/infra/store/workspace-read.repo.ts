@@ -1,6 +1,11 @@
 import type { Knex } from 'knex';
 import type { DailyUsage } from '../../domain/admission/admission.entities.js';
-import type { ActivityFilter, AgentEntryCounts, MessageFilter, WorkspaceReadRepo } from '../../domain/workspace-api/workspace-api.ports.js';
+import type {
+  ActivityFilter,
+  AgentEntryCounts,
+  MessageFilter,
+  WorkspaceReadRepo,
+} from '../../domain/workspace-api/workspace-api.ports.js';
 import { q } from './pg-errors.js';
 import * as rows from './rows/index.js';
 
@@ -58,9 +63,12 @@ async function countMessages(db: Conn, agentId: string, f: MessageFilter): Promi
   // Whole days only: after the day of `since`, before the day of `until`.
   if (lo) days.andWhere('day', '>', lo.toISOString().slice(0, 10));
   if (hi) days.andWhere('day', '<', hi.toISOString().slice(0, 10));
-  const parts: Promise<number>[] = [days.sum<{ n: number | string | null }[]>('n as n').then(([r]) => Number(r?.n ?? 0))];
+  const parts: Promise<number>[] = [
+    days.sum<{ n: number | string | null }[]>('n as n').then(([r]) => Number(r?.n ?? 0)),
+  ];
   if (f.since && lo) parts.push(count(messagesWhere(db, agentId, { ...f, until: new Date(lo.getTime() + DAY_MS) })));
-  if (f.until && hi) parts.push(count(messagesWhere(db, agentId, { ...f, since: undefined }).andWhere('sent_at', '>=', hi)));
+  if (f.until && hi)
+    parts.push(count(messagesWhere(db, agentId, { ...f, since: undefined }).andWhere('sent_at', '>=', hi)));
   return (await Promise.all(parts)).reduce((a, b) => a + b, 0);
 }
 
@@ -76,7 +84,11 @@ export function workspaceReadRepo(db: Conn): WorkspaceReadRepo {
       q(async () => {
         // Page and count are independent reads; on PostgreSQL they run on two connections at once.
         const [rs, totalCount] = await Promise.all([
-          messagesWhere(db, agentId, filter).select('*').orderBy(NEWEST_FIRST('sent_at')).limit(page.limit).offset(page.offset),
+          messagesWhere(db, agentId, filter)
+            .select('*')
+            .orderBy(NEWEST_FIRST('sent_at'))
+            .limit(page.limit)
+            .offset(page.offset),
           countMessages(db, agentId, filter),
         ]);
         return { items: rs.map(rows.messages.fromRow), totalCount };
@@ -85,7 +97,11 @@ export function workspaceReadRepo(db: Conn): WorkspaceReadRepo {
     listActivity: (agentId, filter, page) =>
       q(async () => {
         const [rs, totalCount] = await Promise.all([
-          activityWhere(db, agentId, filter).select('*').orderBy(NEWEST_FIRST('created_at')).limit(page.limit).offset(page.offset),
+          activityWhere(db, agentId, filter)
+            .select('*')
+            .orderBy(NEWEST_FIRST('created_at'))
+            .limit(page.limit)
+            .offset(page.offset),
           count(activityWhere(db, agentId, filter)),
         ]);
         return { items: rs.map(rows.activity.fromRow), totalCount };
@@ -97,7 +113,8 @@ export function workspaceReadRepo(db: Conn): WorkspaceReadRepo {
         const ids = agentIds as string[];
         // One statement for four tables, each part a grouped scan of the table's (agent_id, …)
         // unique index. The ids travel as one array parameter, so any number of agents fits.
-        const part = (table: string, kind: string) => `select agent_id, '${kind}'::text as kind, count(*) as n from ${table} where agent_id = any(?::text[]) group by agent_id`;
+        const part = (table: string, kind: string) =>
+          `select agent_id, '${kind}'::text as kind, count(*) as n from ${table} where agent_id = any(?::text[]) group by agent_id`;
         const sql = [
           part('http_endpoints', 'httpEndpoints'),
           part('mcp_tools', 'mcpTools'),
@@ -122,7 +139,12 @@ export function workspaceReadRepo(db: Conn): WorkspaceReadRepo {
           .select(db.raw(`agent_id, to_char(day, 'YYYY-MM-DD') as day, credits, runs`))
           .whereRaw('agent_id = any(?::text[])', [agentIds as string[]])
           .andWhere('day', day);
-        return rs.map((r: any): DailyUsage => ({ agentId: r.agent_id, day: r.day, credits: Number(r.credits), runs: Number(r.runs) }));
+        return rs.map((r: any): DailyUsage => ({
+          agentId: r.agent_id,
+          day: r.day,
+          credits: Number(r.credits),
+          runs: Number(r.runs),
+        }));
       }),
 
     lastActivity: (agentIds) =>

@@ -16,7 +16,11 @@ export const DEFAULT_DELIVERY_QUEUE: DeliveryQueueConfig = { leaseMs: 30_000, ra
  * a lease any instance honours, the attempt number fences every later write of the claim, and an
  * attempt is settled from its task's outcome on the retry schedule (`settlementOf`).
  */
-export function deliveryQueue(deliveries: DeliveryRepo, clock: Clock, config: DeliveryQueueConfig = DEFAULT_DELIVERY_QUEUE): DeliveryQueue {
+export function deliveryQueue(
+  deliveries: DeliveryRepo,
+  clock: Clock,
+  config: DeliveryQueueConfig = DEFAULT_DELIVERY_QUEUE,
+): DeliveryQueue {
   return {
     claim(limit) {
       const now = clock.now();

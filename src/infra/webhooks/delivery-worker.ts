@@ -79,14 +79,23 @@ export function startDeliveryWorker<T extends { id: string; attempts: number }, 
     });
 
   const runOne = async (d: T) => {
-    const renewal = setInterval(() => {
-      queue.renew(d).catch((err: unknown) => logger.warn({ err, deliveryId: d.id }, `${label.item} lease renewal failed`));
-    }, Math.max(100, Math.floor(opts.leaseMs / 3)));
+    const renewal = setInterval(
+      () => {
+        queue
+          .renew(d)
+          .catch((err: unknown) => logger.warn({ err, deliveryId: d.id }, `${label.item} lease renewal failed`));
+      },
+      Math.max(100, Math.floor(opts.leaseMs / 3)),
+    );
     renewal.unref();
     running.set(d.id, { delivery: d, renewal });
     try {
       const outcome = await queue.settle(d, await task.run(d));
-      if (outcome === 'lost') logger.warn({ deliveryId: d.id, attempt: d.attempts }, `${label.item} was claimed again before this attempt settled`);
+      if (outcome === 'lost')
+        logger.warn(
+          { deliveryId: d.id, attempt: d.attempts },
+          `${label.item} was claimed again before this attempt settled`,
+        );
       else logger.debug({ deliveryId: d.id, attempt: d.attempts, outcome }, `${label.item} attempt`);
     } catch (err) {
       // The run or its settling failed (the database went away): the lease runs out and the delivery is claimed again.
@@ -146,10 +155,17 @@ export function startDeliveryWorker<T extends { id: string; attempts: number }, 
         clearInterval(renewal);
         running.delete(delivery.id);
         try {
-          if (await queue.handBack(delivery)) logger.warn({ deliveryId: delivery.id, attempt: delivery.attempts }, `shutdown: ${label.item} still running at the deadline was given back to the queue`);
+          if (await queue.handBack(delivery))
+            logger.warn(
+              { deliveryId: delivery.id, attempt: delivery.attempts },
+              `shutdown: ${label.item} still running at the deadline was given back to the queue`,
+            );
         } catch (err) {
           // Its lease runs out instead, and the delivery is claimed again then.
-          logger.error({ err, deliveryId: delivery.id }, `shutdown: ${label.item} could not be given back; it waits for its lease to end`);
+          logger.error(
+            { err, deliveryId: delivery.id },
+            `shutdown: ${label.item} could not be given back; it waits for its lease to end`,
+          );
         }
       }
     },

@@ -14,7 +14,9 @@ export interface WidgetBundle {
 
 /** `src/widget/widget.ts`, from this file in `src/infra/widget` or in a compiled `dist/src/infra/widget`. */
 function entryPoint(): string {
-  const candidates = ['../../widget/widget.ts', '../../../../src/widget/widget.ts'].map((rel) => fileURLToPath(new URL(rel, import.meta.url)));
+  const candidates = ['../../widget/widget.ts', '../../../../src/widget/widget.ts'].map((rel) =>
+    fileURLToPath(new URL(rel, import.meta.url)),
+  );
   const found = candidates.find((p) => fs.existsSync(p));
   if (!found) throw new Error(`The widget source is missing (looked for ${candidates.join(', ')})`);
   return found;

@@ -20,7 +20,11 @@ function page(title: string, body: string, head = ''): string {
  * it; a navigation that starts on this page does.
  */
 export function reloadPage(url: string): string {
-  return page('Connecting an app', `<p>Checking your sign-in… <a href="${e(url)}">Continue</a></p>`, `<meta http-equiv="refresh" content="0;url=${e(url)}">`);
+  return page(
+    'Connecting an app',
+    `<p>Checking your sign-in… <a href="${e(url)}">Continue</a></p>`,
+    `<meta http-equiv="refresh" content="0;url=${e(url)}">`,
+  );
 }
 
 /** The member's sign-in, as the console's: a member token. */
@@ -58,7 +62,8 @@ export interface ConsentView {
 
 /** What the page says of the client's name: a name anyone could have chosen is marked so. */
 function nameNote(v: ConsentView): string {
-  if (v.nameSource === 'registered') return ` <span class="unverified" id="name-unverified">(name chosen by the app itself, not verified)</span> <span class="note">(${e(v.clientId)})</span>`;
+  if (v.nameSource === 'registered')
+    return ` <span class="unverified" id="name-unverified">(name chosen by the app itself, not verified)</span> <span class="note">(${e(v.clientId)})</span>`;
   if (v.nameSource === 'document') return ` <span class="note">(named by the document at ${e(v.clientId)})</span>`;
   return '';
 }

@@ -55,7 +55,12 @@ function consentHtml(ctx: Koa.Context, status: number, html: string): void {
  * (RFC 9728), the provider's endpoints, and the consent step — the member signs in with the
  * console's session and approves or denies the client for the agent.
  */
-export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUrl: string, admitRegistration?: AdmitRegistration): Koa.Middleware {
+export function oauthRoutes(
+  services: Services,
+  providerFor: ProviderFor,
+  baseUrl: string,
+  admitRegistration?: AdmitRegistration,
+): Koa.Middleware {
   const router = new Router();
   const secure = secureCookies(baseUrl);
   const form = bodyParser({ enableTypes: ['form'], formLimit: '8kb', encoding: 'utf-8' });
@@ -101,7 +106,11 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
       if (details.uid !== ctx.params.uid) throw new Error('another interaction');
       return { provider, details };
     } catch {
-      consentHtml(ctx, 400, problemPage('This sign-in has expired', 'Go back to the app and start connecting it again.'));
+      consentHtml(
+        ctx,
+        400,
+        problemPage('This sign-in has expired', 'Go back to the app and start connecting it again.'),
+      );
       return null;
     }
   };
@@ -127,7 +136,14 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
       return { agent, clientId, clientName, redirectUri, resource: String(resource), issuer };
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      consentHtml(ctx, err.code === 'NOT_FOUND' ? 404 : 403, problemPage('This app cannot be connected', `${err.message}. Sign in as a member who can see the agent, or ask one to connect the app.`));
+      consentHtml(
+        ctx,
+        err.code === 'NOT_FOUND' ? 404 : 403,
+        problemPage(
+          'This app cannot be connected',
+          `${err.message}. Sign in as a member who can see the agent, or ask one to connect the app.`,
+        ),
+      );
       return null;
     }
   };
@@ -145,7 +161,11 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
     const s = await subject(ctx, provider, details.params, m);
     if (!s) return;
     const viewer = await services.workspace.viewer(m);
-    const refresh = String(details.params.scope ?? '').split(' ').includes('offline_access') || (await provider.Client.find(s.clientId))?.grantTypeAllowed('refresh_token') === true;
+    const refresh =
+      String(details.params.scope ?? '')
+        .split(' ')
+        .includes('offline_access') ||
+      (await provider.Client.find(s.clientId))?.grantTypeAllowed('refresh_token') === true;
     consentHtml(
       ctx,
       200,
@@ -170,7 +190,9 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
     if (!found) return;
     const token = (ctx.request.body as Record<string, unknown> | undefined)?.token;
     try {
-      const { sessionValue: value } = await services.consoleSessions.signIn({ token: typeof token === 'string' ? token : '' });
+      const { sessionValue: value } = await services.consoleSessions.signIn({
+        token: typeof token === 'string' ? token : '',
+      });
       ctx.set('Set-Cookie', sessionCookie(value, secure));
       ctx.status = 303;
       ctx.redirect(`/oauth/interaction/${ctx.params.uid}`);
@@ -186,18 +208,36 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
     if (!found) return;
     const { provider, details } = found;
     const m = await member(ctx);
-    if (!m) return consentHtml(ctx, 401, problemPage('Signed out', 'Your session ended: go back to the app and start again.'));
+    if (!m)
+      return consentHtml(
+        ctx,
+        401,
+        problemPage('Signed out', 'Your session ended: go back to the app and start again.'),
+      );
     const s = await subject(ctx, provider, details.params, m);
     if (!s) return;
     const grant = new provider.Grant({ accountId: m.memberId, clientId: s.clientId });
     // What the client asked for among what the service offers: `mcp` (on the server and on the
     // agent's MCP URL) and `offline_access`.
-    const requested = String(details.params.scope ?? '').split(' ').filter((scope) => scope === MCP_SCOPE || scope === 'offline_access');
+    const requested = String(details.params.scope ?? '')
+      .split(' ')
+      .filter((scope) => scope === MCP_SCOPE || scope === 'offline_access');
     if (requested.length) grant.addOIDCScope(requested);
     grant.addResourceScope(s.resource, MCP_SCOPE);
     const grantId = await grant.save();
-    await services.mcpOAuth.approve(m, s.agent.id, { grantId, clientId: s.clientId, clientName: s.clientName === s.clientId ? null : s.clientName, redirectUri: s.redirectUri, memberTokenId: m.tokenId });
-    const url = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId: m.memberId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    await services.mcpOAuth.approve(m, s.agent.id, {
+      grantId,
+      clientId: s.clientId,
+      clientName: s.clientName === s.clientId ? null : s.clientName,
+      redirectUri: s.redirectUri,
+      memberTokenId: m.tokenId,
+    });
+    const url = await provider.interactionResult(
+      ctx.req,
+      ctx.res,
+      { login: { accountId: m.memberId }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
     ctx.status = 303;
     ctx.redirect(url);
   });
@@ -206,7 +246,12 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
     if (!fromHere(ctx)) return;
     const found = await interaction(ctx);
     if (!found) return;
-    const url = await found.provider.interactionResult(ctx.req, ctx.res, { error: 'access_denied', error_description: 'The member declined to connect the app' }, { mergeWithLastSubmission: false });
+    const url = await found.provider.interactionResult(
+      ctx.req,
+      ctx.res,
+      { error: 'access_denied', error_description: 'The member declined to connect the app' },
+      { mergeWithLastSubmission: false },
+    );
     ctx.status = 303;
     ctx.redirect(url);
   });
@@ -227,7 +272,8 @@ export function oauthRoutes(services: Services, providerFor: ProviderFor, baseUr
       await provider.callback()(req, ctx.res);
       return;
     }
-    if (ctx.path.startsWith('/oauth/') || ctx.path.startsWith('/.well-known/oauth-protected-resource/')) return routes(ctx, next);
+    if (ctx.path.startsWith('/oauth/') || ctx.path.startsWith('/.well-known/oauth-protected-resource/'))
+      return routes(ctx, next);
     return next();
   };
 }

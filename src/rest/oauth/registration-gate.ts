@@ -13,7 +13,10 @@ export type AdmitRegistration = (address: string) => Promise<RegistrationAdmissi
  * says, or 429 with Retry-After) and returns null; otherwise returns the request for the provider,
  * its body read once here and given back to it.
  */
-export async function passRegistration(ctx: Koa.Context, admit: AdmitRegistration | undefined): Promise<http.IncomingMessage | null> {
+export async function passRegistration(
+  ctx: Koa.Context,
+  admit: AdmitRegistration | undefined,
+): Promise<http.IncomingMessage | null> {
   const refuse = (status: number, error: string, description: string, extra: Record<string, unknown> = {}) => {
     ctx.status = status;
     ctx.set('Cache-Control', 'no-store');

@@ -16,7 +16,9 @@ const error = { $ref: '#/components/schemas/Error' };
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: error } } });
 
 const ERRORS = {
-  400: errorResponse('Malformed JSON, a body that does not match the endpoint’s input schema, or input refused by the agent guardrails'),
+  400: errorResponse(
+    'Malformed JSON, a body that does not match the endpoint’s input schema, or input refused by the agent guardrails',
+  ),
   401: errorResponse('Missing or invalid API key (a key of another agent is invalid here)'),
   403: errorResponse('The HTTP API is turned off for this agent'),
   404: errorResponse('Unknown agent or path'),
@@ -61,13 +63,16 @@ export function baseOperationId(method: HttpMethod, path: string): string {
  * never renames an existing operation.
  */
 export function operationIds(endpoints: HttpEndpoint[]): Map<string, string> {
-  const byAge = [...endpoints].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+  const byAge = [...endpoints].sort(
+    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id),
+  );
   const taken = new Set<string>();
   const ids = new Map<string, string>();
   for (const endpoint of byAge) {
     for (const method of endpoint.methods) {
       let id = baseOperationId(method, endpoint.path);
-      if (taken.has(id)) id += `_${createHash('sha256').update(`${method} ${endpoint.path}`).digest('hex').slice(0, 8)}`;
+      if (taken.has(id))
+        id += `_${createHash('sha256').update(`${method} ${endpoint.path}`).digest('hex').slice(0, 8)}`;
       taken.add(id);
       ids.set(`${method} ${endpoint.path}`, id);
     }
@@ -78,12 +83,26 @@ export function operationIds(endpoints: HttpEndpoint[]): Map<string, string> {
 function pathParameters(path: string): Json[] {
   return path.split('/').flatMap((s) => {
     const p = PARAM.exec(s);
-    return p ? [{ name: p[1]!, in: 'path', required: true, description: 'One path segment (never `.` or `..`)', schema: { type: 'string' } }] : [];
+    return p
+      ? [
+          {
+            name: p[1]!,
+            in: 'path',
+            required: true,
+            description: 'One path segment (never `.` or `..`)',
+            schema: { type: 'string' },
+          },
+        ]
+      : [];
   });
 }
 
 function operation(endpoint: HttpEndpoint, method: HttpMethod, operationId: string): Json {
-  const output = endpoint.outputSchema ?? (endpoint.handler.kind === 'prompt' ? { type: 'string', description: 'The agent’s answer' } : { description: 'Any JSON value the script returns' });
+  const output =
+    endpoint.outputSchema ??
+    (endpoint.handler.kind === 'prompt'
+      ? { type: 'string', description: 'The agent’s answer' }
+      : { description: 'Any JSON value the script returns' });
   const result = {
     type: 'object',
     required: ['output', 'runId', 'credits'],
@@ -91,7 +110,13 @@ function operation(endpoint: HttpEndpoint, method: HttpMethod, operationId: stri
   };
   const content: Json = { 'application/json': { schema: result } };
   // Only a prompt handler streams (DESIGN §6): `delta` {text}… then `done` or `error`.
-  if (endpoint.handler.kind === 'prompt') content['text/event-stream'] = { schema: { type: 'string', description: 'Server-sent events: delta {text}…, then done {output, runId, credits} or error {error}' } };
+  if (endpoint.handler.kind === 'prompt')
+    content['text/event-stream'] = {
+      schema: {
+        type: 'string',
+        description: 'Server-sent events: delta {text}…, then done {output, runId, credits} or error {error}',
+      },
+    };
   const hasBody = method !== 'GET';
   return {
     operationId,
@@ -101,13 +126,19 @@ function operation(endpoint: HttpEndpoint, method: HttpMethod, operationId: stri
       ? {
           requestBody: {
             required: endpoint.inputSchema !== null,
-            description: endpoint.inputSchema ? 'Checked against the endpoint’s input schema (400 when it does not match)' : 'Any JSON value; the handler sees it as its input',
+            description: endpoint.inputSchema
+              ? 'Checked against the endpoint’s input schema (400 when it does not match)'
+              : 'Any JSON value; the handler sees it as its input',
             content: { 'application/json': { schema: endpoint.inputSchema ?? {} } },
           },
         }
       : {}),
     responses: {
-      200: { description: 'The run result (an event stream when one is asked for and the handler is a prompt)', content, headers: { 'X-Run-Id': { schema: { type: 'string' }, description: 'The run id' } } },
+      200: {
+        description: 'The run result (an event stream when one is asked for and the handler is a prompt)',
+        content,
+        headers: { 'X-Run-Id': { schema: { type: 'string' }, description: 'The run id' } },
+      },
       ...ERRORS,
       ...(hasBody ? BODY_ERRORS : {}),
     },
@@ -121,7 +152,8 @@ export function agentOpenApi(agent: Agent, endpoints: HttpEndpoint[], baseUrl: s
   for (const endpoint of [...endpoints].sort((a, b) => a.path.localeCompare(b.path))) {
     const params = pathParameters(endpoint.path);
     const item: Json = params.length ? { parameters: params } : {};
-    for (const method of endpoint.methods) item[method.toLowerCase()] = operation(endpoint, method, ids.get(`${method} ${endpoint.path}`)!);
+    for (const method of endpoint.methods)
+      item[method.toLowerCase()] = operation(endpoint, method, ids.get(`${method} ${endpoint.path}`)!);
     paths[`/${endpoint.path}`] = item;
   }
   return {
@@ -133,12 +165,22 @@ export function agentOpenApi(agent: Agent, endpoints: HttpEndpoint[], baseUrl: s
         `The HTTP API endpoints of agent ${agent.id}. Paths are relative to the server URL (the agent’s API prefix). ` +
         'Authenticate with the agent key in `X-Agent-Access-Key` (or `Authorization: Bearer`). Errors are `{"error": "..."}`; a 429 adds `reason` and `Retry-After`.',
     },
-    servers: [{ url: `${baseUrl.replace(/\/+$/, '')}/agents/${encodeURIComponent(agent.id)}/api`, description: `Agent ${agent.name}` }],
+    servers: [
+      {
+        url: `${baseUrl.replace(/\/+$/, '')}/agents/${encodeURIComponent(agent.id)}/api`,
+        description: `Agent ${agent.name}`,
+      },
+    ],
     security: [{ agentKey: [] }, { bearer: [] }],
     paths,
     components: {
       securitySchemes: {
-        agentKey: { type: 'apiKey', in: 'header', name: 'X-Agent-Access-Key', description: 'An agent key (ak_) of this agent, or a workspace key when the agent allows them' },
+        agentKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Agent-Access-Key',
+          description: 'An agent key (ak_) of this agent, or a workspace key when the agent allows them',
+        },
         bearer: { type: 'http', scheme: 'bearer', description: 'The same key as `Authorization: Bearer <key>`' },
       },
       schemas: {
@@ -146,7 +188,13 @@ export function agentOpenApi(agent: Agent, endpoints: HttpEndpoint[], baseUrl: s
         LimitExceeded: {
           type: 'object',
           required: ['error', 'reason'],
-          properties: { error: { type: 'string' }, reason: { type: 'string', enum: ['daily_credit_limit', 'team_credit_limit', 'workspace_credit_limit', 'concurrency_limit'] } },
+          properties: {
+            error: { type: 'string' },
+            reason: {
+              type: 'string',
+              enum: ['daily_credit_limit', 'team_credit_limit', 'workspace_credit_limit', 'concurrency_limit'],
+            },
+          },
         },
       },
     },

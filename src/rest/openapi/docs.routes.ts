@@ -52,7 +52,7 @@ export function docsRoutes(openapi: () => Record<string, unknown>): Koa.Middlewa
   let cached: string | undefined;
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';
-    ctx.body = (cached ??= JSON.stringify(openapi()));
+    ctx.body = cached ??= JSON.stringify(openapi());
   });
   router.get('/docs', (ctx) => sendHtml(ctx, page, DOCS_CSP));
   router.get('/docs/init.js', (ctx) => {

@@ -20,18 +20,28 @@ import { OPERATOR_DOCS } from '../../domain/documents/record-filter.js';
 
 const errorBody = z.object({ error: z.string() }).meta({ id: 'Error' });
 const limitBody = z
-  .object({ error: z.string(), reason: z.enum(['daily_credit_limit', 'team_credit_limit', 'workspace_credit_limit', 'concurrency_limit']) })
+  .object({
+    error: z.string(),
+    reason: z.enum(['daily_credit_limit', 'team_credit_limit', 'workspace_credit_limit', 'concurrency_limit']),
+  })
   .meta({ id: 'LimitExceeded' });
 const runResponse = z
-  .object({ output: z.unknown().describe('The handler output: text (prompt) or any JSON (script)'), runId: z.string(), credits: z.number() })
+  .object({
+    output: z.unknown().describe('The handler output: text (prompt) or any JSON (script)'),
+    runId: z.string(),
+    credits: z.number(),
+  })
   .meta({ id: 'RunResult' });
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 const errors = {
-  400: json(errorBody, 'Malformed JSON, JSON nested more than 64 levels deep, invalid input, or input refused by the agent guardrails'),
+  400: json(
+    errorBody,
+    'Malformed JSON, JSON nested more than 64 levels deep, invalid input, or input refused by the agent guardrails',
+  ),
   401: json(
     errorBody,
-    'The key was refused; `error` says which case: no key sent, key not recognised, key revoked, key of another agent, or a workspace key while the agent\'s allowWorkspaceKeys is off (updateAgent input.allowWorkspaceKeys turns it on)',
+    "The key was refused; `error` says which case: no key sent, key not recognised, key revoked, key of another agent, or a workspace key while the agent's allowWorkspaceKeys is off (updateAgent input.allowWorkspaceKeys turns it on)",
   ),
   403: json(errorBody, 'The surface is turned off for this agent, or the document lacks the permission'),
   404: json(errorBody, 'Unknown agent, path, or document not exposed'),
@@ -67,7 +77,14 @@ function httpApi(registry: OpenAPIRegistry) {
       security,
       request: {
         params: z.object({ agentId, path: z.string().describe('The endpoint path, e.g. orders/42/summary') }),
-        ...(method === 'get' ? {} : { body: { required: false, content: { 'application/json': { schema: z.unknown().describe('Any JSON value') } } } }),
+        ...(method === 'get'
+          ? {}
+          : {
+              body: {
+                required: false,
+                content: { 'application/json': { schema: z.unknown().describe('Any JSON value') } },
+              },
+            }),
       },
       responses: {
         200: {
@@ -103,9 +120,28 @@ function httpApi(registry: OpenAPIRegistry) {
 
 /** One example per filter operator, and one of sort with a cursor. */
 const queryExamples = {
-  ...Object.fromEntries(Object.entries(OPERATOR_DOCS).map(([op, d]) => [op, { summary: `${op}: ${d.description}`, value: { filter: d.example } }])),
-  combined: { summary: 'several operators on one field, and several fields', value: { filter: { score: { gte: 3, lt: 8 }, status: ['open', 'waiting'], title: { contains: 'invoice' } } } },
-  sorted: { summary: 'sorted, second page by cursor', value: { filter: { status: 'open' }, sort: [{ field: 'due', direction: 'asc' }, { field: 'score', direction: 'desc' }], limit: 50, cursor: '<nextCursor of the first page>' } },
+  ...Object.fromEntries(
+    Object.entries(OPERATOR_DOCS).map(([op, d]) => [
+      op,
+      { summary: `${op}: ${d.description}`, value: { filter: d.example } },
+    ]),
+  ),
+  combined: {
+    summary: 'several operators on one field, and several fields',
+    value: { filter: { score: { gte: 3, lt: 8 }, status: ['open', 'waiting'], title: { contains: 'invoice' } } },
+  },
+  sorted: {
+    summary: 'sorted, second page by cursor',
+    value: {
+      filter: { status: 'open' },
+      sort: [
+        { field: 'due', direction: 'asc' },
+        { field: 'score', direction: 'desc' },
+      ],
+      limit: 50,
+      cursor: '<nextCursor of the first page>',
+    },
+  },
 };
 
 function documentApi(registry: OpenAPIRegistry) {
@@ -144,7 +180,12 @@ function documentApi(registry: OpenAPIRegistry) {
       tags,
       summary,
       security,
-      request: { params: documentParams, body: { content: { 'application/json': { schema: body, ...(op === 'query' ? { examples: queryExamples } : {}) } } } },
+      request: {
+        params: documentParams,
+        body: {
+          content: { 'application/json': { schema: body, ...(op === 'query' ? { examples: queryExamples } : {}) } },
+        },
+      },
       responses: { 200: json(response, 'Result'), ...errors },
     });
   }
@@ -155,13 +196,15 @@ function documentApi(registry: OpenAPIRegistry) {
  * by the protocol itself: this entry gives the URL, the credentials and the plain HTTP answers.
  */
 function mcpServer(registry: OpenAPIRegistry) {
-  const message = z.record(z.string(), z.unknown()).describe('A JSON-RPC request or notification of the Model Context Protocol');
+  const message = z
+    .record(z.string(), z.unknown())
+    .describe('A JSON-RPC request or notification of the Model Context Protocol');
   registry.registerPath({
     method: 'post',
     path: '/agents/{agentId}/mcp',
     operationId: 'callMcpServer',
     tags: ['MCP server'],
-    summary: "The agent as an MCP server (its MCP tool entries are the tools)",
+    summary: 'The agent as an MCP server (its MCP tool entries are the tools)',
     description:
       'Model Context Protocol over Streamable HTTP, stateless (any instance answers, no session id). Protocol 2025-11-25 ' +
       '(`initialize`, then `tools/list`, `tools/call`) and 2026-07-28 (`server/discover`, a `_meta` envelope on every request) ' +
@@ -172,7 +215,10 @@ function mcpServer(registry: OpenAPIRegistry) {
     security,
     request: { params: z.object({ agentId }), body: { content: { 'application/json': { schema: message } } } },
     responses: {
-      200: { description: 'A JSON-RPC response (application/json) or an event stream of JSON-RPC messages (text/event-stream)' },
+      200: {
+        description:
+          'A JSON-RPC response (application/json) or an event stream of JSON-RPC messages (text/event-stream)',
+      },
       202: { description: 'A notification was accepted' },
       400: errors[400],
       401: errors[401],
@@ -188,7 +234,14 @@ function mcpServer(registry: OpenAPIRegistry) {
 /** The webhook receiver: keyless, any content type, answered once the delivery is stored. */
 function webhookReceiver(registry: OpenAPIRegistry) {
   const received = z
-    .object({ received: z.literal(true), deliveryId: z.string(), duplicate: z.literal(true).optional().describe('Set when the sender id was seen in the last 24 hours: nothing new was stored') })
+    .object({
+      received: z.literal(true),
+      deliveryId: z.string(),
+      duplicate: z
+        .literal(true)
+        .optional()
+        .describe('Set when the sender id was seen in the last 24 hours: nothing new was stored'),
+    })
     .meta({ id: 'WebhookReceived' });
   const params = z.object({ agentId, integration: z.string().describe('The integration name of a webhook entry') });
   const description =
@@ -197,12 +250,18 @@ function webhookReceiver(registry: OpenAPIRegistry) {
     'Any content type; the body is kept byte-exact. When the integration checks signatures (HMAC_SHA256 `X-Signature-256`, ' +
     'GitHub, Stripe, Slack, Standard Webhooks) a missing, wrong or stale signature is 401. A sender never gets 429 or 500.';
   const responses = {
-    200: json(received, 'Stored (or already stored under the same sender id); Slack url_verification answers {"challenge"}'),
+    200: json(
+      received,
+      'Stored (or already stored under the same sender id); Slack url_verification answers {"challenge"}',
+    ),
     401: json(errorBody, 'The integration checks signatures and this one is missing, does not match or is stale'),
     403: json(errorBody, 'The webhook receiver is turned off for this agent'),
     404: json(errorBody, 'Unknown agent or integration'),
     405: json(errorBody, 'Only POST, PUT, PATCH and GET are served'),
-    413: json(errorBody, "Body larger than the integration accepts: its maxBodyBytes, else 64 KiB without a signature check and 1 MiB with one"),
+    413: json(
+      errorBody,
+      'Body larger than the integration accepts: its maxBodyBytes, else 64 KiB without a signature check and 1 MiB with one',
+    ),
     503: {
       ...json(errorBody, 'The delivery could not be stored; send it again after Retry-After seconds'),
       headers: { 'Retry-After': { schema: { type: 'integer' as const }, description: 'Seconds to wait' } },
@@ -216,7 +275,10 @@ function webhookReceiver(registry: OpenAPIRegistry) {
       tags: ['Webhooks'],
       summary: 'Receive a webhook delivery',
       description,
-      request: method === 'get' ? { params } : { params, body: { content: { '*/*': { schema: z.string().describe('Any payload') } } } },
+      request:
+        method === 'get'
+          ? { params }
+          : { params, body: { content: { '*/*': { schema: z.string().describe('Any payload') } } } },
       responses,
     });
   }
@@ -225,10 +287,21 @@ function webhookReceiver(registry: OpenAPIRegistry) {
 /** The chat endpoints the widget's proxy forwards to. */
 function chat(registry: OpenAPIRegistry) {
   const request = z
-    .object({ message: z.string().min(1).max(16_000), conversationId: z.string().optional().describe('Continue this conversation; omit to start one') })
+    .object({
+      message: z.string().min(1).max(16_000),
+      conversationId: z.string().optional().describe('Continue this conversation; omit to start one'),
+    })
     .meta({ id: 'ChatRequest' });
-  const answer = z.object({ conversationId: z.string(), runId: z.string(), output: z.string(), credits: z.number() }).meta({ id: 'ChatAnswer' });
-  const visitor = z.object({ 'x-visitor-id': z.string().max(200).optional().describe("The visitor, as the customer's proxy knows them; a conversation started with one is theirs alone") });
+  const answer = z
+    .object({ conversationId: z.string(), runId: z.string(), output: z.string(), credits: z.number() })
+    .meta({ id: 'ChatAnswer' });
+  const visitor = z.object({
+    'x-visitor-id': z
+      .string()
+      .max(200)
+      .optional()
+      .describe("The visitor, as the customer's proxy knows them; a conversation started with one is theirs alone"),
+  });
   registry.registerPath({
     method: 'post',
     path: '/agents/{agentId}/chat',
@@ -240,9 +313,16 @@ function chat(registry: OpenAPIRegistry) {
       '`error` {error}; with `Accept: application/json`, one ChatAnswer. Refusals (400, 401, 403, 404, 429) are JSON answers ' +
       'sent before any stream opens. Switched by the WIDGET surface.',
     security,
-    request: { params: z.object({ agentId }), headers: visitor, body: { content: { 'application/json': { schema: request } } } },
+    request: {
+      params: z.object({ agentId }),
+      headers: visitor,
+      body: { content: { 'application/json': { schema: request } } },
+    },
     responses: {
-      200: { description: 'The answer as an event stream, or one ChatAnswer', content: { 'text/event-stream': { schema: z.string() }, 'application/json': { schema: answer } } },
+      200: {
+        description: 'The answer as an event stream, or one ChatAnswer',
+        content: { 'text/event-stream': { schema: z.string() }, 'application/json': { schema: answer } },
+      },
       400: errors[400],
       401: errors[401],
       403: json(errorBody, 'The chat widget surface is turned off for this agent'),
@@ -261,7 +341,14 @@ function chat(registry: OpenAPIRegistry) {
     security,
     request: { params: z.object({ agentId, conversationId: z.string() }), headers: visitor },
     responses: {
-      200: json(z.object({ messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string(), createdAt: z.string() })) }), 'The conversation'),
+      200: json(
+        z.object({
+          messages: z.array(
+            z.object({ role: z.enum(['user', 'assistant']), content: z.string(), createdAt: z.string() }),
+          ),
+        }),
+        'The conversation',
+      ),
       401: errors[401],
       403: json(errorBody, 'The chat widget surface is turned off for this agent'),
       404: json(errorBody, "Unknown agent, or a conversation that is unknown, another agent's or another visitor's"),
@@ -272,7 +359,11 @@ function chat(registry: OpenAPIRegistry) {
 /** The OpenAPI 3.1 document of the agent surfaces, for `/openapi.json`. */
 export function surfacesOpenApi(baseUrl: string): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'agentKey', { type: 'apiKey', in: 'header', name: 'X-Agent-Access-Key' });
+  registry.registerComponent('securitySchemes', 'agentKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Agent-Access-Key',
+  });
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   httpApi(registry);
   documentApi(registry);
@@ -284,7 +375,8 @@ export function surfacesOpenApi(baseUrl: string): Record<string, unknown> {
     info: {
       title: 'Agent Exposure Service — agent surfaces',
       version: '1.0.0',
-      description: 'HTTP API, Document API, MCP server, chat endpoints and webhook receiver of the agents hosted by this service. Errors are `{"error": "..."}`; a 429 adds `reason` and `Retry-After`.',
+      description:
+        'HTTP API, Document API, MCP server, chat endpoints and webhook receiver of the agents hosted by this service. Errors are `{"error": "..."}`; a 429 adds `reason` and `Retry-After`.',
     },
     servers: [{ url: baseUrl }],
   }) as unknown as Record<string, unknown>;

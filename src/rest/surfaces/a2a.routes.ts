@@ -32,7 +32,12 @@ function messageOf(request: SendMessageRequest): A2aMessage {
   const text = parts.flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : [])).join('\n');
   const data = parts.find((p) => p.content?.$case === 'data')?.content?.value as Json | undefined;
   const skill = m.metadata?.skillId ?? request.metadata?.skillId;
-  return { text, ...(data !== undefined ? { data } : {}), ...(typeof skill === 'string' ? { skillId: skill } : {}), contextId: m.contextId ?? '' };
+  return {
+    text,
+    ...(data !== undefined ? { data } : {}),
+    ...(typeof skill === 'string' ? { skillId: skill } : {}),
+    contextId: m.contextId ?? '',
+  };
 }
 
 /** A 0.3 message (`kind` parts) read the same way. */
@@ -40,10 +45,18 @@ function legacyMessageOf(params: Record<string, any> | undefined): A2aMessage {
   const m = params?.message;
   if (!m || typeof m !== 'object') throw new Invalid('params.message is required', 'message');
   const parts: any[] = Array.isArray(m.parts) ? m.parts : [];
-  const text = parts.filter((p) => p?.kind === 'text' && typeof p.text === 'string').map((p) => p.text as string).join('\n');
+  const text = parts
+    .filter((p) => p?.kind === 'text' && typeof p.text === 'string')
+    .map((p) => p.text as string)
+    .join('\n');
   const data = parts.find((p) => p?.kind === 'data')?.data as Json | undefined;
   const skill = m.metadata?.skillId ?? params?.metadata?.skillId;
-  return { text, ...(data !== undefined ? { data } : {}), ...(typeof skill === 'string' ? { skillId: skill } : {}), contextId: typeof m.contextId === 'string' ? m.contextId : '' };
+  return {
+    text,
+    ...(data !== undefined ? { data } : {}),
+    ...(typeof skill === 'string' ? { skillId: skill } : {}),
+    contextId: typeof m.contextId === 'string' ? m.contextId : '',
+  };
 }
 
 /** The google.rpc.ErrorInfo of a refusal, as A2A 1.0 carries error details. */
@@ -51,13 +64,21 @@ function errorInfo(err: DomainError): Record<string, unknown>[] {
   const d = err.details as { reason?: string; retryAfterSeconds?: number } | undefined;
   const metadata: Record<string, string> = {};
   if (d?.retryAfterSeconds !== undefined) metadata.retryAfterSeconds = String(d.retryAfterSeconds);
-  return [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: d?.reason ?? err.code, domain: ERROR_DOMAIN, metadata }];
+  return [
+    {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: d?.reason ?? err.code,
+      domain: ERROR_DOMAIN,
+      metadata,
+    },
+  ];
 }
 
 /** A domain refusal as a JSON-RPC error (JSON-RPC answers with status 200 and the error in the body). */
 function jsonRpcError(err: DomainError): { code: number; message: string; data?: unknown } {
   if (err.code === 'LIMIT_EXCEEDED') return { code: LIMIT_CODE, message: err.message, data: errorInfo(err) };
-  if (err.code === 'INVALID' || err.code === 'PAYLOAD_TOO_LARGE' || err.code === 'UNSUPPORTED_MEDIA_TYPE') return { code: -32602, message: err.message };
+  if (err.code === 'INVALID' || err.code === 'PAYLOAD_TOO_LARGE' || err.code === 'UNSUPPORTED_MEDIA_TYPE')
+    return { code: -32602, message: err.message };
   return { code: -32603, message: err.message };
 }
 
@@ -72,7 +93,12 @@ function jsonRpcError(err: DomainError): { code: number; message: string; data?:
  * admitted (guardrails, limits) before the SDK sees it, so a refusal is an error answer and never a
  * task.
  */
-export function a2aRoutes(services: Services, platformOrigins: string[], baseUrl: string, logger: Logger): Koa.Middleware {
+export function a2aRoutes(
+  services: Services,
+  platformOrigins: string[],
+  baseUrl: string,
+  logger: Logger,
+): Koa.Middleware {
   const router = new Router();
   const surface = agentSurface(services, 'A2A', platformOrigins, logger);
   const tasks = new DatabaseTaskStore(services.a2a);
@@ -82,17 +108,29 @@ export function a2aRoutes(services: Services, platformOrigins: string[], baseUrl
   // A base URL on port 0 is one whose port the service chose when it started: the card then names
   // the origin the request came to.
   const origin = (ctx: Koa.Context) => (/:0$/.test(new URL(baseUrl).host) ? `${ctx.protocol}://${ctx.host}` : baseUrl);
-  const cardOf = async (ctx: Koa.Context, caller: Pick<SurfaceCaller, 'agent'>) => agentCard(caller.agent, await services.a2a.skills(caller.agent), origin(ctx));
+  const cardOf = async (ctx: Koa.Context, caller: Pick<SurfaceCaller, 'agent'>) =>
+    agentCard(caller.agent, await services.a2a.skills(caller.agent), origin(ctx));
   const handlerFor = async (ctx: Koa.Context, caller: SurfaceCaller) =>
-    new DefaultRequestHandler(await cardOf(ctx, caller), tasks, new PipelineExecutor(services.a2a, tasks, running, services.a2a.scopeOf(caller)), buses);
+    new DefaultRequestHandler(
+      await cardOf(ctx, caller),
+      tasks,
+      new PipelineExecutor(services.a2a, tasks, running, services.a2a.scopeOf(caller)),
+      buses,
+    );
   const contextFor = (ctx: Koa.Context, caller: SurfaceCaller, version: string) =>
-    new ServerCallContext({ requestedVersion: version, state: new Map<string, unknown>([[SCOPE_KEY, services.a2a.scopeOf(caller)]]) });
+    new ServerCallContext({
+      requestedVersion: version,
+      state: new Map<string, unknown>([[SCOPE_KEY, services.a2a.scopeOf(caller)]]),
+    });
 
   /** Admits a message's run and leaves it in the call context for the executor. */
   const admit = async (ctx: Koa.Context, caller: SurfaceCaller, context: ServerCallContext, message: A2aMessage) => {
     const cancel = new AbortController();
     const lazy = lazyAbortOnClose(ctx);
-    const pending = await services.a2a.begin(caller, message, { headers: runHeaders(ctx), signal: () => AbortSignal.any([lazy(), cancel.signal]) });
+    const pending = await services.a2a.begin(caller, message, {
+      headers: runHeaders(ctx),
+      signal: () => AbortSignal.any([lazy(), cancel.signal]),
+    });
     context.state.set(RUN_KEY, pending);
     context.state.set(CANCEL_KEY, cancel);
     return pending;
@@ -101,7 +139,12 @@ export function a2aRoutes(services: Services, platformOrigins: string[], baseUrl
   const sse = async (ctx: Koa.Context, events: AsyncIterable<unknown>, onError: (err: unknown) => unknown) => {
     ctx.status = 200;
     ctx.respond = false;
-    ctx.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    ctx.res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
     try {
       for await (const ev of events) ctx.res.write(`data: ${JSON.stringify(ev)}\n\n`);
     } catch (err) {
@@ -136,12 +179,20 @@ export function a2aRoutes(services: Services, platformOrigins: string[], baseUrl
     let admitted: Awaited<ReturnType<typeof admit>> | undefined;
     try {
       if (!legacy) validateVersion(version, await requestHandler.getAgentCard(), 'JSONRPC');
-      if (!legacy && (rpc.method === 'SendMessage' || rpc.method === 'SendStreamingMessage')) admitted = await admit(ctx, caller, context, messageOf(SendMessageRequest.fromJSON(rpc.params ?? {})));
-      if (legacy && (rpc.method === 'message/send' || rpc.method === 'message/stream')) admitted = await admit(ctx, caller, context, legacyMessageOf(rpc.params));
-      const transport = legacy ? new LegacyJsonRpcTransportHandler(requestHandler) : new JsonRpcTransportHandler(requestHandler);
+      if (!legacy && (rpc.method === 'SendMessage' || rpc.method === 'SendStreamingMessage'))
+        admitted = await admit(ctx, caller, context, messageOf(SendMessageRequest.fromJSON(rpc.params ?? {})));
+      if (legacy && (rpc.method === 'message/send' || rpc.method === 'message/stream'))
+        admitted = await admit(ctx, caller, context, legacyMessageOf(rpc.params));
+      const transport = legacy
+        ? new LegacyJsonRpcTransportHandler(requestHandler)
+        : new JsonRpcTransportHandler(requestHandler);
       const out = await transport.handle(rpc, context);
       if (out && typeof (out as AsyncGenerator)[Symbol.asyncIterator] === 'function') {
-        await sse(ctx, out as AsyncGenerator<unknown>, (err) => ({ jsonrpc: '2.0', id: rpc.id ?? null, error: JsonRpcTransportHandler.mapToJSONRPCError(err) }));
+        await sse(ctx, out as AsyncGenerator<unknown>, (err) => ({
+          jsonrpc: '2.0',
+          id: rpc.id ?? null,
+          error: JsonRpcTransportHandler.mapToJSONRPCError(err),
+        }));
       } else ctx.body = out;
     } catch (err) {
       const id = rpc.id ?? null;
@@ -179,15 +230,28 @@ export function a2aRoutes(services: Services, platformOrigins: string[], baseUrl
         admitted = await admit(ctx, caller, context, messageOf(request));
         if (path === '/message:send') {
           const result = await requestHandler.sendMessage(request, context);
-          ctx.body = 'messageId' in result ? { message: Message.toJSON(result as Message) } : { task: Task.toJSON(result as Task) };
+          ctx.body =
+            'messageId' in result
+              ? { message: Message.toJSON(result as Message) }
+              : { task: Task.toJSON(result as Task) };
         } else await sse(ctx, mapStream(requestHandler.sendMessageStream(request, context)), (err) => restError(err));
       } else if (ctx.method === 'GET' && path === '/tasks') {
         caller.facts.entry = 'ListTasks';
         const r = await requestHandler.listTasks(ListTasksRequest.fromJSON(ctx.query), context);
-        ctx.body = { tasks: r.tasks.map((t) => Task.toJSON(t)), nextPageToken: r.nextPageToken, pageSize: r.pageSize, totalSize: r.totalSize };
+        ctx.body = {
+          tasks: r.tasks.map((t) => Task.toJSON(t)),
+          nextPageToken: r.nextPageToken,
+          pageSize: r.pageSize,
+          totalSize: r.totalSize,
+        };
       } else if (task && ctx.method === 'GET' && !task[2]) {
         caller.facts.entry = 'GetTask';
-        ctx.body = Task.toJSON(await requestHandler.getTask({ tenant: '', id: task[1]!, historyLength: numberOr(ctx.query.historyLength) }, context));
+        ctx.body = Task.toJSON(
+          await requestHandler.getTask(
+            { tenant: '', id: task[1]!, historyLength: numberOr(ctx.query.historyLength) },
+            context,
+          ),
+        );
       } else if (task && ctx.method === 'POST' && task[2] === 'cancel') {
         caller.facts.entry = 'CancelTask';
         ctx.body = Task.toJSON(await requestHandler.cancelTask({ tenant: '', id: task[1]!, metadata: {} }, context));
@@ -216,7 +280,9 @@ function numberOr(v: unknown): number | undefined {
 }
 
 function restError(err: unknown): unknown {
-  return err instanceof A2AError ? toRestErrorBody(err, restStatusFor(err)) : { error: { code: 500, status: 'INTERNAL', message: 'The run failed' } };
+  return err instanceof A2AError
+    ? toRestErrorBody(err, restStatusFor(err))
+    : { error: { code: 500, status: 'INTERNAL', message: 'The run failed' } };
 }
 
 async function* mapStream(events: AsyncGenerator<StreamResponse>): AsyncGenerator<unknown> {

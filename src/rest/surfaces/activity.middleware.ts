@@ -56,7 +56,12 @@ export type ErrorShape = (ctx: Koa.Context) => void;
  * The frame of every agent route: its activity entry (outermost), then the one error mapper (and
  * the surface's error shape, if it has one), then the route's own middleware.
  */
-export function agentRouteFrame(services: Services, surface: Surface, logger: Logger, shape?: ErrorShape): Koa.Middleware {
+export function agentRouteFrame(
+  services: Services,
+  surface: Surface,
+  logger: Logger,
+  shape?: ErrorShape,
+): Koa.Middleware {
   const activity = activityEntry(services);
   const errors = errorMapper(logger);
   const mapped: Koa.Middleware = shape
@@ -80,14 +85,28 @@ function entryOf(ctx: Koa.Context, state: SurfaceState, durationMs: number): Act
   // that failed mid-stream, a handler that threw after the first event — never a success.
   const streamed = ctx.respond === false && ctx.res.headersSent;
   const unexpected = failure !== undefined && !(failure instanceof DomainError);
-  const failed = failure === undefined ? null : !unexpected ? (failure as DomainError).message : streamed ? 'The run failed' : 'Internal server error';
+  const failed =
+    failure === undefined
+      ? null
+      : !unexpected
+        ? (failure as DomainError).message
+        : streamed
+          ? 'The run failed'
+          : 'Internal server error';
   // A failed run keeps its detail (a provider's own text, credentials removed).
-  const error = streamed || failure === undefined || failure instanceof RunFailed ? (run?.errorDetail ?? run?.error ?? failed) : failed;
+  const error =
+    streamed || failure === undefined || failure instanceof RunFailed
+      ? (run?.errorDetail ?? run?.error ?? failed)
+      : failed;
   let response: unknown;
   if (failed !== null && !streamed) response = { error: failed };
   else if (state.answer !== undefined) response = state.answer;
   else if (!streamed) response = ctx.body;
-  else response = error !== null ? { error: unexpected ? 'The run failed' : (run?.error ?? error) } : { output: run?.output ?? null };
+  else
+    response =
+      error !== null
+        ? { error: unexpected ? 'The run failed' : (run?.error ?? error) }
+        : { output: run?.output ?? null };
   const principal = state.caller?.principal;
   const oauth = principal?.kind === 'oauthGrant' ? principal : null;
   return {

@@ -26,7 +26,12 @@ function wantsJson(ctx: Koa.Context): boolean {
  *   `{conversationId, runId, output, credits}`.
  * - `GET /agents/{a}/chat/{conversationId}`: `{messages: [{role, content, createdAt}]}`.
  */
-export function chatRoutes(services: Services, platformOrigins: string[], logger: Logger, keepAliveMs = KEEP_ALIVE_MS): Koa.Middleware {
+export function chatRoutes(
+  services: Services,
+  platformOrigins: string[],
+  logger: Logger,
+  keepAliveMs = KEEP_ALIVE_MS,
+): Koa.Middleware {
   const router = new Router();
   const surface = agentSurface(services, 'WIDGET', platformOrigins, logger);
 
@@ -53,7 +58,9 @@ export function chatRoutes(services: Services, platformOrigins: string[], logger
   });
 
   router.get('/agents/:agentId/chat/:conversationId', surface, async (ctx) => {
-    ctx.body = { messages: await services.chat.messages(callerOf(ctx), ctx.params.conversationId!, ctx.get('x-visitor-id')) };
+    ctx.body = {
+      messages: await services.chat.messages(callerOf(ctx), ctx.params.conversationId!, ctx.get('x-visitor-id')),
+    };
   });
 
   return router.routes() as Koa.Middleware;

@@ -23,19 +23,51 @@ export function documentApiRoutes(services: Services, platformOrigins: string[],
   const route =
     (op: Op, withBody: boolean): Koa.Middleware =>
     async (ctx) => {
-      ctx.body = await op(callerOf(ctx), ctx.params.documentId!, withBody ? async () => (await readJson(ctx)) ?? {} : async () => ctx.query);
+      ctx.body = await op(
+        callerOf(ctx),
+        ctx.params.documentId!,
+        withBody ? async () => (await readJson(ctx)) ?? {} : async () => ctx.query,
+      );
     };
 
   const base = '/agents/:agentId/documents/:documentId';
-  router.get(base, surface, route((c, d, q) => api.read(c, d, q), false));
-  router.put(base, surface, route((c, d, b) => api.write(c, d, b), true));
-  router.post(`${base}/data/query`, surface, route((c, d, b) => api.query(c, d, b), true));
-  router.post(`${base}/data/insert`, surface, route((c, d, b) => api.insert(c, d, b), true));
-  router.post(`${base}/data/update`, surface, route((c, d, b) => api.update(c, d, b), true));
-  router.post(`${base}/data/delete`, surface, route((c, d, b) => api.delete(c, d, b), true));
+  router.get(
+    base,
+    surface,
+    route((c, d, q) => api.read(c, d, q), false),
+  );
+  router.put(
+    base,
+    surface,
+    route((c, d, b) => api.write(c, d, b), true),
+  );
+  router.post(
+    `${base}/data/query`,
+    surface,
+    route((c, d, b) => api.query(c, d, b), true),
+  );
+  router.post(
+    `${base}/data/insert`,
+    surface,
+    route((c, d, b) => api.insert(c, d, b), true),
+  );
+  router.post(
+    `${base}/data/update`,
+    surface,
+    route((c, d, b) => api.update(c, d, b), true),
+  );
+  router.post(
+    `${base}/data/delete`,
+    surface,
+    route((c, d, b) => api.delete(c, d, b), true),
+  );
   // Other methods on these paths: 405 with Allow, after the same agent, key and surface checks.
-  const notAllowed = (allowed: string[]): Op => (c, d, q) => api.notAllowed(c, d, q, allowed);
+  const notAllowed =
+    (allowed: string[]): Op =>
+    (c, d, q) =>
+      api.notAllowed(c, d, q, allowed);
   router.all(base, surface, route(notAllowed(['GET', 'PUT']), false));
-  for (const op of ['query', 'insert', 'update', 'delete']) router.all(`${base}/data/${op}`, surface, route(notAllowed(['POST']), false));
+  for (const op of ['query', 'insert', 'update', 'delete'])
+    router.all(`${base}/data/${op}`, surface, route(notAllowed(['POST']), false));
   return router.routes() as Koa.Middleware;
 }

@@ -16,7 +16,12 @@ import { agentSurface, callerOf } from './surface.middleware.js';
  * A handler that fails ends in RunFailed: 500 with its message and the run id in `X-Run-Id`.
  * With `Accept: text/event-stream` the answer is an event stream whatever the handler (see streamRun).
  */
-export function httpApiRoutes(services: Services, platformOrigins: string[], baseUrl: string, logger: Logger): Koa.Middleware {
+export function httpApiRoutes(
+  services: Services,
+  platformOrigins: string[],
+  baseUrl: string,
+  logger: Logger,
+): Koa.Middleware {
   const router = new Router();
   const surface = agentSurface(services, 'HTTP_API', platformOrigins, logger);
   const handle: Koa.Middleware = async (ctx) => {

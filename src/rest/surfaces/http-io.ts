@@ -36,7 +36,8 @@ export async function readRaw(ctx: Koa.Context, limit = MAX_BODY_BYTES): Promise
   } catch (err) {
     // The caller closed the connection before its body was sent: its choice, not a fault of the
     // service (the request log says it went away), so not a logged 500.
-    if (!(err instanceof PayloadTooLarge) && ctx.req.destroyed) throw new Invalid('The request was cut off: the caller closed the connection before its body arrived');
+    if (!(err instanceof PayloadTooLarge) && ctx.req.destroyed)
+      throw new Invalid('The request was cut off: the caller closed the connection before its body arrived');
     throw err;
   }
 }
@@ -94,12 +95,15 @@ export async function readJson(ctx: Koa.Context): Promise<Json | undefined> {
     throw new UnsupportedMediaType(`Unsupported content type '${type || 'none'}': send the body as application/json`);
   }
   const encoding = ctx.get('content-encoding').trim().toLowerCase();
-  if (encoding && encoding !== 'identity') throw new UnsupportedMediaType(`Unsupported content encoding '${encoding}': send the body uncompressed`);
+  if (encoding && encoding !== 'identity')
+    throw new UnsupportedMediaType(`Unsupported content encoding '${encoding}': send the body uncompressed`);
   const raw = await readRaw(ctx);
   if (raw.length === 0) return undefined;
   const text = raw.toString('utf8');
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new Invalid(`The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels`);
+    throw new Invalid(
+      `The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels`,
+    );
   }
   try {
     return JSON.parse(text) as Json;

@@ -25,7 +25,10 @@ export function mailgunRoutes(intake: MailgunIntake): Koa.Middleware {
     const post = await readPost(ctx, intake.maxBytes);
     try {
       const receipts = await intake.receive(post);
-      ctx.body = { stored: receipts.filter((r) => !r.duplicate).length, duplicates: receipts.filter((r) => r.duplicate).length };
+      ctx.body = {
+        stored: receipts.filter((r) => !r.duplicate).length,
+        duplicates: receipts.filter((r) => r.duplicate).length,
+      };
     } catch (err) {
       if (!refusedForGood(err)) throw err;
       // Mailgun's contract, not an HTTP meaning: 406 is the one answer it does not retry.
@@ -51,12 +54,16 @@ async function readPost(ctx: Koa.Context, maxBytes: number): Promise<MailgunPost
       limits: { fieldNameSize: 200, fieldSize: maxBytes, fields: 200, files: 4, fileSize: maxBytes, parts: 204 },
     });
   } catch {
-    throw new UnsupportedMediaType('Send the form as multipart/form-data (as Mailgun does) or application/x-www-form-urlencoded');
+    throw new UnsupportedMediaType(
+      'Send the form as multipart/form-data (as Mailgun does) or application/x-www-form-urlencoded',
+    );
   }
   const raw = await readRaw(ctx, maxBytes + FORM_MARGIN_BYTES);
   const tooLarge = () => {
     ctx.set('Connection', 'close');
-    return new PayloadTooLarge(`The message is larger than this service takes (${maxBytes} bytes, SMTP_MAX_MESSAGE_BYTES)`);
+    return new PayloadTooLarge(
+      `The message is larger than this service takes (${maxBytes} bytes, SMTP_MAX_MESSAGE_BYTES)`,
+    );
   };
   return new Promise<MailgunPost>((resolve, reject) => {
     const post: MailgunPost = { fields: {}, mime: undefined };
@@ -76,7 +83,8 @@ async function readPost(ctx: Koa.Context, maxBytes: number): Promise<MailgunPost
         if (name === 'body-mime' && !post.mime) post.mime = Buffer.concat(chunks);
       });
     });
-    for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) parser.on(limit, () => fail(new Invalid('The form has more parts than a Mailgun post')));
+    for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const)
+      parser.on(limit, () => fail(new Invalid('The form has more parts than a Mailgun post')));
     parser.on('error', (err: Error) => reject(new Invalid(`The form could not be read: ${err.message.slice(0, 100)}`)));
     parser.on('close', () => (failed ? reject(failed) : resolve(post)));
     parser.end(raw);

@@ -1,4 +1,10 @@
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type ReadResourceResult, type Server } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  type ReadResourceResult,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { DomainError, Invalid, LimitExceeded, Unavailable } from '../../domain/errors.js';
 import type { Services } from '../../domain/services.js';
 import { RECORDS_TEMPLATE, ResourceNotFound } from '../../domain/surfaces/mcp-resources.js';
@@ -22,9 +28,12 @@ const LIMIT_CODE = -32000;
  */
 function readFailure(err: unknown, exchange: ResourceExchange): never {
   if (err instanceof ResourceNotFound) throw new ResourceNotFoundError(err.uri);
-  if (err instanceof Invalid) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message, err.field ? { field: err.field } : undefined);
+  if (err instanceof Invalid)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message, err.field ? { field: err.field } : undefined);
   if (err instanceof LimitExceeded || err instanceof Unavailable) {
-    throw new ProtocolError(LIMIT_CODE, `${err.message} Try again in ${err.retryAfterSeconds} s.`, { retryAfterSeconds: err.retryAfterSeconds });
+    throw new ProtocolError(LIMIT_CODE, `${err.message} Try again in ${err.retryAfterSeconds} s.`, {
+      retryAfterSeconds: err.retryAfterSeconds,
+    });
   }
   if (err instanceof DomainError) throw new ProtocolError(LIMIT_CODE, err.message);
   exchange.failure = err;
@@ -43,7 +52,8 @@ export function serveResources(server: Server, services: Services, exchange: Res
       {
         uriTemplate: RECORDS_TEMPLATE,
         name: 'Database records',
-        description: "A page of a database document's records as JSON; `next` in a page is the URI of the following one",
+        description:
+          "A page of a database document's records as JSON; `next` in a page is the URI of the following one",
         mimeType: 'application/json',
       },
     ],

@@ -21,7 +21,15 @@ import { mcpServerFor, type McpExchange } from './mcp.server.js';
 import { agentSurface, callerOf } from './surface.middleware.js';
 
 /** Request headers the protocol layer reads (the rest stay with Koa). */
-const PROTOCOL_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id'];
+const PROTOCOL_HEADERS = [
+  'accept',
+  'content-type',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'mcp-session-id',
+  'last-event-id',
+];
 
 function exchangeOf(ctx: McpRequestContext): McpExchange {
   const exchange = ctx.authInfo?.extra?.exchange as McpExchange | undefined;
@@ -60,7 +68,11 @@ function oauthChallenge(baseUrl: string | undefined): Koa.Middleware {
 const BATCH_REFUSED = {
   jsonrpc: '2.0',
   id: null,
-  error: { code: -32600, message: 'JSON-RPC batches are not supported: send one request per HTTP POST (MCP has no batching since protocol 2025-06-18)' },
+  error: {
+    code: -32600,
+    message:
+      'JSON-RPC batches are not supported: send one request per HTTP POST (MCP has no batching since protocol 2025-06-18)',
+  },
 } as const;
 
 function isObject(v: unknown): v is Record<string, Json> {
@@ -73,8 +85,14 @@ function isObject(v: unknown): v is Record<string, Json> {
  * longer say. Only a request the protocol layer will serve is prepared; an unknown tool or bad
  * arguments are left to it (a JSON-RPC error), and a prepared run it never runs is given back.
  */
-async function prepareBeforeDispatch(ctx: Koa.Context, services: Services, exchange: McpExchange, body: Json | undefined): Promise<PreparedCall | undefined> {
-  if (!isObject(body) || body.method !== 'tools/call' || !isObject(body.params) || typeof body.params.name !== 'string') return undefined;
+async function prepareBeforeDispatch(
+  ctx: Koa.Context,
+  services: Services,
+  exchange: McpExchange,
+  body: Json | undefined,
+): Promise<PreparedCall | undefined> {
+  if (!isObject(body) || body.method !== 'tools/call' || !isObject(body.params) || typeof body.params.name !== 'string')
+    return undefined;
   const route = classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: ctx.get('mcp-protocol-version') || undefined,
@@ -110,7 +128,10 @@ async function respond(ctx: Koa.Context, response: Response): Promise<unknown> {
   if (response.body && type.startsWith('text/event-stream')) {
     ctx.status = response.status;
     ctx.respond = false;
-    const headers: Record<string, string> = { ...(ctx.response.headers as Record<string, string>), 'X-Accel-Buffering': 'no' };
+    const headers: Record<string, string> = {
+      ...(ctx.response.headers as Record<string, string>),
+      'X-Accel-Buffering': 'no',
+    };
     response.headers.forEach((v, k) => void (headers[k] = v));
     ctx.res.writeHead(response.status, headers);
     try {
@@ -142,7 +163,13 @@ async function respond(ctx: Koa.Context, response: Response): Promise<unknown> {
  * a foreign browser origin 403 → POST only (405) → body (413/400) → a `tools/call`'s admission
  * (429) → the JSON-RPC exchange, answered by a server instance built for this request alone.
  */
-export function mcpRoutes(services: Services, platformOrigins: string[], logger: Logger, cancels: CancelChannel, baseUrl?: string): Koa.Middleware {
+export function mcpRoutes(
+  services: Services,
+  platformOrigins: string[],
+  logger: Logger,
+  cancels: CancelChannel,
+  baseUrl?: string,
+): Koa.Middleware {
   const handler = createMcpHandler((c) => mcpServerFor(services, exchangeOf(c)), {
     legacy: 'stateless',
     maxRequestBodySize: MAX_BODY_BYTES,
@@ -167,15 +194,22 @@ export function mcpRoutes(services: Services, platformOrigins: string[], logger:
     const cancelled = new AbortController();
     const disconnected = abortOnClose(ctx);
     const signal = AbortSignal.any([disconnected, cancelled.signal]);
-    const call = (requestId: string | number) => ({ agentId: caller.agent.id, caller: callerIdentity(caller), requestId });
+    const call = (requestId: string | number) => ({
+      agentId: caller.agent.id,
+      caller: callerIdentity(caller),
+      requestId,
+    });
     // A cancel for a call on another instance is answered once announced.
     let announced: Promise<void> | undefined;
     const cancel = (id: string | number) => {
-      announced = running.cancel(call(id)).catch((err: unknown) => logger.warn({ err }, 'MCP cancel not announced to the other instances'));
+      announced = running
+        .cancel(call(id))
+        .catch((err: unknown) => logger.warn({ err }, 'MCP cancel not announced to the other instances'));
     };
     const exchange: McpExchange = { caller, headers: runHeaders(ctx), signal, cancel };
     const callId = isObject(body) && body.method === 'tools/call' ? body.id : undefined;
-    const forget = typeof callId === 'string' || typeof callId === 'number' ? running.add(call(callId), cancelled) : undefined;
+    const forget =
+      typeof callId === 'string' || typeof callId === 'number' ? running.add(call(callId), cancelled) : undefined;
     try {
       exchange.prepared = await prepareBeforeDispatch(ctx, services, exchange, body);
       const response = await handler.fetch(webRequest(ctx, raw, disconnected), {
@@ -192,10 +226,16 @@ export function mcpRoutes(services: Services, platformOrigins: string[], logger:
       forget?.();
       await exchange.prepared?.run?.cancel();
     }
-    if (exchange.failure) logger.error({ err: exchange.failure, requestId: ctx.state.requestId, path: ctx.path }, 'MCP tool call failed');
+    if (exchange.failure)
+      logger.error({ err: exchange.failure, requestId: ctx.state.requestId, path: ctx.path }, 'MCP tool call failed');
   };
 
   const router = new Router();
-  router.all('/agents/:agentId/mcp', oauthChallenge(baseUrl), agentSurface(services, 'MCP', platformOrigins, logger), handle);
+  router.all(
+    '/agents/:agentId/mcp',
+    oauthChallenge(baseUrl),
+    agentSurface(services, 'MCP', platformOrigins, logger),
+    handle,
+  );
   return router.routes() as Koa.Middleware;
 }

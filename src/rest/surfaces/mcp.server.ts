@@ -1,4 +1,11 @@
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ListToolsResult, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type ListToolsResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { DomainError, Invalid, LimitExceeded, NotFound, Unavailable } from '../../domain/errors.js';
 import type { AdmittedRun } from '../../domain/runtime/pipeline.js';
 import type { Json } from '../../domain/json.js';
@@ -35,8 +42,10 @@ export interface McpExchange extends SurfaceRequest {
  * is an internal error without its message.
  */
 function failureOf(err: unknown): CallToolResult {
-  if (err instanceof NotFound) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${err.id ?? ''}`);
-  if (err instanceof Invalid) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message, err.field ? { field: err.field } : undefined);
+  if (err instanceof NotFound)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${err.id ?? ''}`);
+  if (err instanceof Invalid)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message, err.field ? { field: err.field } : undefined);
   if (err instanceof LimitExceeded || err instanceof Unavailable) {
     return toResult({ text: `${err.message} Try again in ${err.retryAfterSeconds} s.`, isError: true });
   }
@@ -59,7 +68,10 @@ async function runTool(run: AdmittedRun, ctx: ServerContext): Promise<RunResult>
     const now = Date.now();
     if (token !== undefined && now - lastSent >= PROGRESS_INTERVAL_MS) {
       lastSent = now;
-      await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: received, message: `${received} characters written` } });
+      await ctx.mcpReq.notify({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: received, message: `${received} characters written` },
+      });
     }
   }
   throw new Error('the run ended without a result');
@@ -99,7 +111,9 @@ export function mcpServerFor(services: Services, exchange: McpExchange): Server 
         call = await services.mcp.prepare(exchange.caller, name, asArguments(rawArgs), exchange);
         exchange.prepared = call;
       }
-      const outcome = call.refusal ? services.mcp.refused(call.tool, call.refusal.message) : services.mcp.outcome(call.tool, await runTool(call.run!, ctx));
+      const outcome = call.refusal
+        ? services.mcp.refused(call.tool, call.refusal.message)
+        : services.mcp.outcome(call.tool, await runTool(call.run!, ctx));
       result = server.projectCallToolResult(toResult(outcome), call.tool.outputSchema ?? undefined);
     } catch (err) {
       if (!(err instanceof DomainError)) exchange.failure = err;

@@ -64,8 +64,14 @@ export function openAiErrorShape(ctx: Koa.Context): void {
   const sent = ctx.body as { error?: unknown; reason?: string } | undefined;
   if (!sent || typeof sent.error !== 'string') return;
   const status = ctx.status;
-  const error: Record<string, unknown> = { message: sent.error, type: ERROR_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), code: ERROR_CODES[status] ?? null, param: null };
-  if (failure instanceof DomainError) error.param = paramOf((failure as { field?: unknown }).field ?? failure.details?.field);
+  const error: Record<string, unknown> = {
+    message: sent.error,
+    type: ERROR_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'),
+    code: ERROR_CODES[status] ?? null,
+    param: null,
+  };
+  if (failure instanceof DomainError)
+    error.param = paramOf((failure as { field?: unknown }).field ?? failure.details?.field);
   if (status === 429) {
     error.code = sent.reason ?? 'rate_limit_exceeded';
     if (Number(ctx.response.get('Retry-After')) > CLIENT_RETRY_CEILING_SECONDS) ctx.set('x-should-retry', 'false');
@@ -136,7 +142,8 @@ async function answerChatCompletion(ctx: Koa.Context, c: ChatCompletionRun): Pro
     for (; !next.done; next = await events.next()) {
       const ev = next.value;
       if (ev.type === 'delta') stream.data(chunk(ids, { content: ev.text }));
-      else if (ev.result.error) stream.data(streamError(ev.result.error.message, ev.result.error.kind, ev.result.runId));
+      else if (ev.result.error)
+        stream.data(streamError(ev.result.error.message, ev.result.error.kind, ev.result.runId));
       else for (const c of closingChunks(ids, ev.result, call.includeUsage)) stream.data(c);
     }
     stream.data('[DONE]');
@@ -204,13 +211,18 @@ export function openAiRoutes(services: Services, platformOrigins: string[], logg
 
   const chatCompletions = async (ctx: Koa.Context, caller: SurfaceCaller, body: OpenAiRequest['body']) =>
     answerChatCompletion(ctx, await services.openai.chatCompletion(caller, request(ctx, body)));
-  const responses = async (ctx: Koa.Context, caller: SurfaceCaller, body: OpenAiRequest['body']) => answerResponse(ctx, await services.openai.createResponse(caller, request(ctx, body)));
+  const responses = async (ctx: Koa.Context, caller: SurfaceCaller, body: OpenAiRequest['body']) =>
+    answerResponse(ctx, await services.openai.createResponse(caller, request(ctx, body)));
 
   router.get('/agents/:agentId/v1/models', surface, (ctx) => {
     ctx.body = services.openai.agentModels(callerOf(ctx));
   });
-  router.post('/agents/:agentId/v1/chat/completions', surface, async (ctx) => chatCompletions(ctx, callerOf(ctx), await readJson(ctx)));
-  router.post('/agents/:agentId/v1/responses', surface, async (ctx) => responses(ctx, callerOf(ctx), await readJson(ctx)));
+  router.post('/agents/:agentId/v1/chat/completions', surface, async (ctx) =>
+    chatCompletions(ctx, callerOf(ctx), await readJson(ctx)),
+  );
+  router.post('/agents/:agentId/v1/responses', surface, async (ctx) =>
+    responses(ctx, callerOf(ctx), await readJson(ctx)),
+  );
   router.get('/agents/:agentId/v1/responses/:responseId', surface, async (ctx) => {
     ctx.body = await services.openai.getResponse(callerOf(ctx), ctx.params.responseId!);
   });
@@ -227,9 +239,16 @@ export function openAiRoutes(services: Services, platformOrigins: string[], logg
   const workspace =
     (handle: (ctx: Koa.Context, principal: WorkspaceKey) => Promise<void>): Koa.Middleware =>
     (ctx) =>
-      frame(ctx, async () => handle(ctx, await services.keys.authenticateWorkspaceKey(presentedAgentKey((h) => ctx.get(h)))));
+      frame(ctx, async () =>
+        handle(ctx, await services.keys.authenticateWorkspaceKey(presentedAgentKey((h) => ctx.get(h)))),
+      );
   /** The caller for the agent `agentId`, once found in the key's workspace (its activity entry is then written). */
-  const enter = (ctx: Koa.Context, principal: WorkspaceKey, agent: Awaited<ReturnType<Services['surfaces']['findAgent']>>, agentId: string): SurfaceCaller => {
+  const enter = (
+    ctx: Koa.Context,
+    principal: WorkspaceKey,
+    agent: Awaited<ReturnType<Services['surfaces']['findAgent']>>,
+    agentId: string,
+  ): SurfaceCaller => {
     const state = ctx.state as SurfaceState;
     if (agent && agent.workspaceId === principal.workspaceId) state.agent = agent;
     state.caller = services.surfaces.enterAs(agent, printableParam(agentId), 'OPENAI', principal);
@@ -265,8 +284,14 @@ export function openAiRoutes(services: Services, platformOrigins: string[], logg
   );
   router.post('/v1/chat/completions', byModel(chatCompletions));
   router.post('/v1/responses', byModel(responses));
-  router.get('/v1/responses/:responseId', byResponse((caller, id) => services.openai.getResponse(caller, id)));
-  router.delete('/v1/responses/:responseId', byResponse((caller, id) => services.openai.deleteResponse(caller, id)));
+  router.get(
+    '/v1/responses/:responseId',
+    byResponse((caller, id) => services.openai.getResponse(caller, id)),
+  );
+  router.delete(
+    '/v1/responses/:responseId',
+    byResponse((caller, id) => services.openai.deleteResponse(caller, id)),
+  );
   router.all(
     '/v1{/*rest}',
     workspace(async (ctx) => {

@@ -22,14 +22,21 @@ export function smsRoutes(services: Services, baseUrl: string, logger: Logger): 
   const callback = async (ctx: Koa.Context): Promise<SmsCallback> => {
     // URLSearchParams decodes bytes as UTF-8 (bad sequences become U+FFFD): no unpaired surrogate reaches storage.
     const form = new URLSearchParams((await readRaw(ctx, MAX_FORM_BYTES)).toString('utf8'));
-    return { url: `${baseUrl}${ctx.originalUrl}`, params: Object.fromEntries(form), signature: ctx.get('x-twilio-signature') || undefined };
+    return {
+      url: `${baseUrl}${ctx.originalUrl}`,
+      params: Object.fromEntries(form),
+      signature: ctx.get('x-twilio-signature') || undefined,
+    };
   };
   const settle = (ctx: Koa.Context, receipt: SmsReceipt) => {
     const state = ctx.state as SurfaceState;
     if (receipt.agent) state.agent = receipt.agent;
     const m = receipt.message;
     // The entry is the channel's own number: the recipient of a received message, the sender of a sent one.
-    state.facts = { entry: m ? (m.direction === 'inbound' ? m.to : m.from) : undefined, requestBody: m ? { from: m.from, to: m.to, body: m.body, status: m.status } : undefined };
+    state.facts = {
+      entry: m ? (m.direction === 'inbound' ? m.to : m.from) : undefined,
+      requestBody: m ? { from: m.from, to: m.to, body: m.body, status: m.status } : undefined,
+    };
     if (receipt.refused) throw receipt.refused;
   };
   router.post('/agents/:agentId/sms', frame, async (ctx) => {

@@ -58,10 +58,17 @@ export function httpApiFraming(runId: string): RunFraming {
  * stream has started, an unexpected failure ends it with the framing's `failed` event and is
  * rethrown for the error log.
  */
-export async function streamRun(ctx: Koa.Context, runId: string, events: AsyncGenerator<RunEvent>, framing: RunFraming = httpApiFraming(runId)): Promise<void> {
+export async function streamRun(
+  ctx: Koa.Context,
+  runId: string,
+  events: AsyncGenerator<RunEvent>,
+  framing: RunFraming = httpApiFraming(runId),
+): Promise<void> {
   let next = framing.start === undefined ? await events.next() : undefined;
   const stream = openEventStream(ctx, runId);
-  const keepAlive = framing.keepAliveMs ? setInterval(() => ctx.res.write(': keep-alive\n\n'), framing.keepAliveMs) : undefined;
+  const keepAlive = framing.keepAliveMs
+    ? setInterval(() => ctx.res.write(': keep-alive\n\n'), framing.keepAliveMs)
+    : undefined;
   keepAlive?.unref();
   try {
     if (framing.start !== undefined) stream.send('start', framing.start);

@@ -21,9 +21,17 @@ export function callerOf(ctx: Koa.Context): SurfaceCaller {
  * browsers send none) → agent exists (404) → key valid for it (401) → surface on (403) →
  * `ctx.state.caller`.
  */
-export function agentSurface(services: Services, surface: Surface, platformOrigins: string[], logger: Logger, shape?: ErrorShape): Koa.Middleware {
+export function agentSurface(
+  services: Services,
+  surface: Surface,
+  platformOrigins: string[],
+  logger: Logger,
+  shape?: ErrorShape,
+): Koa.Middleware {
   const lookup = (ctx: Koa.Context): Promise<Agent | null> =>
-    (ctx.state.agentLookup ??= canNameEntity(ctx.params.agentId!) ? services.surfaces.findAgent(ctx.params.agentId!) : Promise.resolve(null));
+    (ctx.state.agentLookup ??= canNameEntity(ctx.params.agentId!)
+      ? services.surfaces.findAgent(ctx.params.agentId!)
+      : Promise.resolve(null));
   const cors = agentCors(lookup, platformOrigins);
   const frame = agentRouteFrame(services, surface, logger, shape);
 
@@ -32,7 +40,12 @@ export function agentSurface(services: Services, surface: Surface, platformOrigi
       const state = ctx.state as SurfaceState;
       const agent = await lookup(ctx);
       if (agent) state.agent = agent;
-      state.caller = await services.surfaces.enter(agent, printableParam(ctx.params.agentId!), surface, presentedAgentKey((h) => ctx.get(h)));
+      state.caller = await services.surfaces.enter(
+        agent,
+        printableParam(ctx.params.agentId!),
+        surface,
+        presentedAgentKey((h) => ctx.get(h)),
+      );
       await next();
     });
 

@@ -27,20 +27,32 @@ export function webhookRoutes(services: Services, logger: Logger): Koa.Middlewar
     });
     const state = ctx.state as SurfaceState;
     if (receipt.agent) state.agent = receipt.agent;
-    state.facts = { entry: printableParam(ctx.params.integration!), requestBody: 'payload' in receipt ? receipt.payload : undefined };
+    state.facts = {
+      entry: printableParam(ctx.params.integration!),
+      requestBody: 'payload' in receipt ? receipt.payload : undefined,
+    };
     if (receipt.endConnection) ctx.set('Connection', 'close');
     if ('refused' in receipt) {
       if (receipt.refused instanceof DeliveryNotStored) logNotStored(logger, ctx, receipt.refused.reason);
       throw receipt.refused;
     }
     const a = receipt.answer;
-    ctx.body = 'challenge' in a ? { challenge: a.challenge } : a.duplicate ? { received: true, deliveryId: a.delivery.id, duplicate: true } : { received: true, deliveryId: a.delivery.id };
+    ctx.body =
+      'challenge' in a
+        ? { challenge: a.challenge }
+        : a.duplicate
+          ? { received: true, deliveryId: a.delivery.id, duplicate: true }
+          : { received: true, deliveryId: a.delivery.id };
   });
   return router.routes() as Koa.Middleware;
 }
 
 /** An outage is reported once per request at warn (the outage itself is the error); anything else is a bug. */
 function logNotStored(logger: Logger, ctx: Koa.Context, reason: unknown): void {
-  if (reason instanceof Unavailable) logger.warn({ requestId: ctx.state.requestId, path: ctx.path, error: reason.message }, 'webhook delivery not stored');
+  if (reason instanceof Unavailable)
+    logger.warn(
+      { requestId: ctx.state.requestId, path: ctx.path, error: reason.message },
+      'webhook delivery not stored',
+    );
   else logger.error({ err: reason, requestId: ctx.state.requestId, path: ctx.path }, 'webhook delivery not stored');
 }

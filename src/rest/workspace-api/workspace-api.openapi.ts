@@ -1,4 +1,9 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import {
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import {
   activityQuery,
@@ -28,7 +33,10 @@ const ERROR_DESCRIPTIONS = {
 
 function errors(...codes: (keyof typeof ERROR_DESCRIPTIONS)[]): Record<number, ResponseConfig> {
   return Object.fromEntries(
-    codes.map((code) => [code, { description: ERROR_DESCRIPTIONS[code], content: { 'application/json': { schema: ErrorBody } } }]),
+    codes.map((code) => [
+      code,
+      { description: ERROR_DESCRIPTIONS[code], content: { 'application/json': { schema: ErrorBody } } },
+    ]),
   );
 }
 
@@ -54,7 +62,8 @@ export function workspaceApiDocument(baseUrl: string): ReturnType<OpenApiGenerat
   route({
     path: '/workspaceapi/overview',
     operationId: 'getWorkspaceOverview',
-    summary: 'Workspace configuration: feature flags, credit defaults, account rules, data processing, login settings, value capture, tags and models.',
+    summary:
+      'Workspace configuration: feature flags, credit defaults, account rules, data processing, login settings, value capture, tags and models.',
     description:
       'Enforced by this service: `workspace` (credit limit, activity retention), `creditDefaults` and `models`. ' +
       '`featureFlags`, `accountRules`, `dataProcessing`, `loginSettings`, `valueCapture` and `tags` are stored and returned as set ' +
@@ -65,14 +74,15 @@ export function workspaceApiDocument(baseUrl: string): ReturnType<OpenApiGenerat
   route({
     path: '/workspaceapi/agents',
     operationId: 'listAgents',
-    summary: 'Lists every agent of the workspace, private ones included. Use includeOverview=true to enumerate agents with their data.',
+    summary:
+      'Lists every agent of the workspace, private ones included. Use includeOverview=true to enumerate agents with their data.',
     request: { query: agentsQuery },
     responses: { ...ok(AgentList, 'The agents, oldest first.'), ...errors(400, 401, 403, 404, 500) },
   });
   route({
     path: '/workspaceapi/agents/{agentId}',
     operationId: 'getAgent',
-    summary: "One agent and its overview: surfaces, entry counts, credits used today, limits, last activity.",
+    summary: 'One agent and its overview: surfaces, entry counts, credits used today, limits, last activity.',
     request: perAgent(),
     responses: { ...ok(AgentDetail, 'The agent.'), ...errors(400, 401, 403, 404, 500) },
   });
@@ -81,14 +91,20 @@ export function workspaceApiDocument(baseUrl: string): ReturnType<OpenApiGenerat
     operationId: 'listAgentMessages',
     summary: 'Email and SMS messages sent to or by the agent, newest first.',
     request: perAgent(messagesQuery),
-    responses: { ...ok(MessagesPage, 'A page of messages; an empty page is also 200.'), ...errors(400, 401, 403, 404, 500) },
+    responses: {
+      ...ok(MessagesPage, 'A page of messages; an empty page is also 200.'),
+      ...errors(400, 401, 403, 404, 500),
+    },
   });
   route({
     path: '/workspaceapi/agents/{agentId}/activity',
     operationId: 'listAgentActivity',
     summary: "The agent's activity log, newest first.",
     request: perAgent(activityQuery),
-    responses: { ...ok(ActivityPage, 'A page of activity entries; an empty page is also 200.'), ...errors(400, 401, 403, 404, 500) },
+    responses: {
+      ...ok(ActivityPage, 'A page of activity entries; an empty page is also 200.'),
+      ...errors(400, 401, 403, 404, 500),
+    },
   });
   route({
     path: '/workspaceapi/agents/{agentId}/usage',

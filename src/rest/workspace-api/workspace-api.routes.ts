@@ -57,7 +57,10 @@ export function workspaceApiRoutes(services: Services, options: WorkspaceApiOpti
 
   const routes = router.routes();
   const unknown = (ctx: Koa.Context) => async () => {
-    throw new DomainError('NOT_FOUND', `No Workspace API endpoint answers ${ctx.method} ${ctx.path}; every endpoint is a GET, listed in ${PREFIX}/openapi.json`);
+    throw new DomainError(
+      'NOT_FOUND',
+      `No Workspace API endpoint answers ${ctx.method} ${ctx.path}; every endpoint is a GET, listed in ${PREFIX}/openapi.json`,
+    );
   };
   return async (ctx, next) => {
     if (ctx.path !== PREFIX && !ctx.path.startsWith(`${PREFIX}/`)) return next();

@@ -22,7 +22,15 @@ export type Surface = 'http' | 'doc' | 'mcp' | 'chat' | 'webhook' | 'workspace' 
 
 /** JSON with object keys sorted (jsonb keeps its own key order). */
 export function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x) => (isObj(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
+  return JSON.stringify(v, (_k, x) =>
+    isObj(x)
+      ? Object.fromEntries(
+          Object.keys(x)
+            .sort()
+            .map((k) => [k, x[k]]),
+        )
+      : x,
+  );
 }
 export function isObj(v: unknown): v is Record<string, any> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -58,12 +66,19 @@ export function restErrorProblem(r: Reply, exact: boolean): string | null {
   const allowed = exact ? ['error'] : r.status === 429 ? ['error', 'reason'] : ['error'];
   const extra = Object.keys(body).filter((k) => !allowed.includes(k));
   if (extra.length) return `extra properties ${extra.join(',')}`;
-  if (r.status === 429 && !(typeof body.reason === 'string' && /^\d+$/.test(String(r.headers['retry-after'])))) return '429 without reason and Retry-After';
+  if (r.status === 429 && !(typeof body.reason === 'string' && /^\d+$/.test(String(r.headers['retry-after']))))
+    return '429 without reason and Retry-After';
   if (r.status === 405 && !r.headers.allow) return '405 without Allow';
   return null;
 }
 export function isRpcError(m: unknown): boolean {
-  return isObj(m) && m.jsonrpc === '2.0' && isObj(m.error) && Number.isInteger(m.error.code) && typeof m.error.message === 'string';
+  return (
+    isObj(m) &&
+    m.jsonrpc === '2.0' &&
+    isObj(m.error) &&
+    Number.isInteger(m.error.code) &&
+    typeof m.error.message === 'string'
+  );
 }
 /** The JSON-RPC messages of an MCP answer (JSON or an event stream). */
 export function rpcMessages(r: Reply): unknown[] {
@@ -81,8 +96,19 @@ export function errorBodyProblem(s: Surface, r: Reply): string | null {
     // unreadable (400 malformed JSON, 413, 415: the app's one HTTP error mapper) — the answer is the
     // REST error body (test/integration/graphql-transport.test.ts pins it); anything GraphQL
     // itself refuses has its errors array.
-    if (isObj(body) && typeof body.error === 'string' && (r.status === 404 || /^(Malformed JSON body|Request body is too large|Unsupported content type)/.test(body.error))) return restErrorProblem(r, false);
-    if (!isObj(body) || !Array.isArray(body.errors) || !body.errors.length || !body.errors.every((e: any) => isObj(e) && typeof e.message === 'string')) return 'no GraphQL errors array';
+    if (
+      isObj(body) &&
+      typeof body.error === 'string' &&
+      (r.status === 404 || /^(Malformed JSON body|Request body is too large|Unsupported content type)/.test(body.error))
+    )
+      return restErrorProblem(r, false);
+    if (
+      !isObj(body) ||
+      !Array.isArray(body.errors) ||
+      !body.errors.length ||
+      !body.errors.every((e: any) => isObj(e) && typeof e.message === 'string')
+    )
+      return 'no GraphQL errors array';
     return null;
   }
   if (s === 'mcp') {
@@ -97,16 +123,24 @@ export function errorBodyProblem(s: Surface, r: Reply): string | null {
 export function inBandFailure(s: Surface, req: Req, r: Reply): string | null {
   if (r.status >= 300 || req.method === 'HEAD') return null;
   if (s === 'mcp') {
-    for (const m of rpcMessages(r)) if (isObj(m) && isObj(m.error) && m.error.code === -32603) return `JSON-RPC internal error: ${JSON.stringify(m.error).slice(0, 200)}`;
+    for (const m of rpcMessages(r))
+      if (isObj(m) && isObj(m.error) && m.error.code === -32603)
+        return `JSON-RPC internal error: ${JSON.stringify(m.error).slice(0, 200)}`;
   }
   if (s === 'graphql') {
     const body = parseJson(r.text);
-    if (isObj(body) && Array.isArray(body.errors) && body.errors.some((e: any) => e?.extensions?.code === 'INTERNAL_SERVER_ERROR')) return `GraphQL internal error: ${r.text.slice(0, 300)}`;
+    if (
+      isObj(body) &&
+      Array.isArray(body.errors) &&
+      body.errors.some((e: any) => e?.extensions?.code === 'INTERNAL_SERVER_ERROR')
+    )
+      return `GraphQL internal error: ${r.text.slice(0, 300)}`;
   }
   if ((s === 'http' || s === 'chat') && isEventStream(r)) {
     const events = sseEvents(r.text);
     const last = events.at(-1);
-    if (!last || !['done', 'error'].includes(last.event)) return `the stream ended without done or error: ${r.text.slice(-200)}`;
+    if (!last || !['done', 'error'].includes(last.event))
+      return `the stream ended without done or error: ${r.text.slice(-200)}`;
     if (last.event === 'error') return `the stream ended in an error: ${JSON.stringify(last.data)}`;
   }
   return null;

@@ -4,7 +4,17 @@ import http from 'node:http';
 import type { Knex } from 'knex';
 import { startE2eService, type E2eService } from '../../helpers/surface-service.js';
 import { errorBodyProblem, inBandFailure, rpcMessages, type Reply, type Req, type Surface } from './fuzz-answers.js';
-import { book, compareWithLedger, emptyLedger, explain, TableWatch, unlistedTables, type Ledger, type Snapshot, type Written } from './fuzz-tables.js';
+import {
+  book,
+  compareWithLedger,
+  emptyLedger,
+  explain,
+  TableWatch,
+  unlistedTables,
+  type Ledger,
+  type Snapshot,
+  type Written,
+} from './fuzz-tables.js';
 
 // Fault suite, fuzzing part (issue 17): generated requests at one surface of an agent P — each
 // `*.fuzz.test.ts` next to this file is one surface: HTTP API, Document API, MCP, chat, webhooks,
@@ -73,22 +83,37 @@ export interface SurfacePlan {
 const SEED_OFFSET: Record<Surface, number> = { http: 0, doc: 1, mcp: 2, chat: 3, webhook: 4, workspace: 5, graphql: 6 };
 
 /** The agents, keys, documents and entries the fuzz aims at, created through GraphQL. */
-async function createTarget(gql: (query: string, variables?: Record<string, unknown>) => Promise<any>): Promise<Omit<FuzzTarget, 'ledger' | 'agentOf'>> {
+async function createTarget(
+  gql: (query: string, variables?: Record<string, unknown>) => Promise<any>,
+): Promise<Omit<FuzzTarget, 'ledger' | 'agentOf'>> {
   const keys = { P: '', Q: '', R: '', ws: '', revoked: '', wsNoScope: '' };
   const doc = { db: '', txt: '', ro: '', notes: '', hooklog: '' };
-  const mk = async (input: Record<string, unknown>) => (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: input })).createAgent.id as string;
-  const P = await mk({ name: 'Fuzz target', instructions: 'Answer briefly.', defaultModel: 'fake-model', allowWorkspaceKeys: true });
+  const mk = async (input: Record<string, unknown>) =>
+    (await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', { i: input })).createAgent
+      .id as string;
+  const P = await mk({
+    name: 'Fuzz target',
+    instructions: 'Answer briefly.',
+    defaultModel: 'fake-model',
+    allowWorkspaceKeys: true,
+  });
   const Q = await mk({ name: 'Private other', defaultModel: 'fake-model', visibility: 'PRIVATE' });
   const R = await mk({ name: 'Out of credits', defaultModel: 'fake-model' });
-  const agentKey = async (a: string) => (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key apiKey { id } } }', { a })).createAgentApiKey;
+  const agentKey = async (a: string) =>
+    (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key apiKey { id } } }', { a }))
+      .createAgentApiKey;
   keys.P = (await agentKey(P)).key;
   keys.Q = (await agentKey(Q)).key;
   keys.R = (await agentKey(R)).key;
   const revoked = await agentKey(P);
   keys.revoked = revoked.key;
   await gql('mutation($id: ID!) { revokeApiKey(id: $id) }', { id: revoked.apiKey.id });
-  keys.ws = (await gql('mutation { createWorkspaceApiKey(name: "ws", scopes: [WORKSPACE_READ]) { key } }')).createWorkspaceApiKey.key;
-  keys.wsNoScope = (await gql('mutation { createWorkspaceApiKey(name: "ws-none", scopes: []) { key } }')).createWorkspaceApiKey.key;
+  keys.ws = (
+    await gql('mutation { createWorkspaceApiKey(name: "ws", scopes: [WORKSPACE_READ]) { key } }')
+  ).createWorkspaceApiKey.key;
+  keys.wsNoScope = (
+    await gql('mutation { createWorkspaceApiKey(name: "ws-none", scopes: []) { key } }')
+  ).createWorkspaceApiKey.key;
 
   const fields = [
     { name: 'title', type: 'STRING', required: true },
@@ -98,19 +123,41 @@ async function createTarget(gql: (query: string, variables?: Record<string, unkn
     { name: 'meta', type: 'JSON' },
   ];
   const create = async (input: Record<string, unknown>) =>
-    (await gql('mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', { a: P, i: input })).createDocument.id as string;
+    (
+      await gql('mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', {
+        a: P,
+        i: input,
+      })
+    ).createDocument.id as string;
   doc.db = await create({ name: 'Records', kind: 'DATABASE', fields });
   doc.txt = await create({ name: 'Text', kind: 'TEXT', content: 'text' });
   doc.ro = await create({ name: 'Read only', kind: 'DATABASE', fields });
-  doc.notes = await create({ name: 'Notes', kind: 'DATABASE', fields: [{ name: 'title', type: 'STRING', required: true }] });
-  doc.hooklog = await create({ name: 'Webhook runs', kind: 'DATABASE', fields: [{ name: 'deliveryId', type: 'STRING', required: true }, { name: 'attempt', type: 'NUMBER', required: true }] });
+  doc.notes = await create({
+    name: 'Notes',
+    kind: 'DATABASE',
+    fields: [{ name: 'title', type: 'STRING', required: true }],
+  });
+  doc.hooklog = await create({
+    name: 'Webhook runs',
+    kind: 'DATABASE',
+    fields: [
+      { name: 'deliveryId', type: 'STRING', required: true },
+      { name: 'attempt', type: 'NUMBER', required: true },
+    ],
+  });
   const expose = (d: string, read: boolean, write: boolean) =>
-    gql('mutation($a: ID!, $d: ID!, $r: Boolean, $w: Boolean) { exposeDocument(agentId: $a, documentId: $d, read: $r, write: $w) { id } }', { a: P, d, r: read, w: write });
+    gql(
+      'mutation($a: ID!, $d: ID!, $r: Boolean, $w: Boolean) { exposeDocument(agentId: $a, documentId: $d, read: $r, write: $w) { id } }',
+      { a: P, d, r: read, w: write },
+    );
   await expose(doc.db, true, true);
   await expose(doc.txt, true, true);
   await expose(doc.ro, true, false);
   await expose(doc.notes, true, false);
-  await gql('mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["zq-blocked-qz"], maxInputChars: 4000 }) { id } }', { a: P });
+  await gql(
+    'mutation($a: ID!) { setGuardrails(agentId: $a, input: { blockedInputPatterns: ["zq-blocked-qz"], maxInputChars: 4000 }) { id } }',
+    { a: P },
+  );
 
   // HTTP API: script endpoints that cannot throw, one that writes a note, one prompt endpoint (the fake model echoes).
   const echo = 'return { params: request.params, query: request.query, method: request.method, body: input };';
@@ -120,7 +167,11 @@ async function createTarget(gql: (query: string, variables?: Record<string, unkn
     ` if (title === null) return { inserted: [] };` +
     ` try { const r = await documents.insert(${JSON.stringify(doc.notes)}, [{ title }]); return { inserted: r.records.map((x) => x.id) }; }` +
     ` catch (e) { return { inserted: [], refused: String(e && e.message) }; }`;
-  const add = (input: Record<string, unknown>) => gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: P, i: input });
+  const add = (input: Record<string, unknown>) =>
+    gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+      a: P,
+      i: input,
+    });
   await add({ path: 'echo', handler: { script: echo } });
   await add({ path: 'items/{id}', methods: ['GET', 'POST', 'PUT'], handler: { script: echo } });
   await add({ path: 'items/{id}/parts/{part}', methods: ['PATCH', 'DELETE'], handler: { script: echo } });
@@ -128,26 +179,60 @@ async function createTarget(gql: (query: string, variables?: Record<string, unkn
   await add({ path: 'notes', methods: ['POST'], handler: { script: note } });
 
   // MCP: the same three handlers as tools.
-  const tool = (input: Record<string, unknown>) => gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', { a: P, i: input });
+  const tool = (input: Record<string, unknown>) =>
+    gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', { a: P, i: input });
   await tool({ name: 'echo', description: 'Echoes its input', handler: { script: 'return { echoed: input };' } });
-  await tool({ name: 'note', description: 'Writes a note', handler: { script: note }, inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } });
+  await tool({
+    name: 'note',
+    description: 'Writes a note',
+    handler: { script: note },
+    inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+  });
   await tool({ name: 'ask', description: 'Asks the agent', handler: { prompt: 'Answer briefly.' } });
 
   // R: the same entries, no credits.
-  await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: R, i: { path: 'echo', handler: { script: echo } } });
-  await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', { a: R, i: { path: 'ask', methods: ['GET', 'POST'], handler: { prompt: 'Answer briefly.' } } });
-  await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', { a: R, i: { name: 'echo', description: 'Echoes', handler: { script: 'return input;' } } });
-  await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', { a: R, i: { name: 'ask', description: 'Asks', handler: { prompt: 'Answer briefly.' } } });
-  const dbR = (await gql('mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', { a: R, i: { name: 'Records', kind: 'DATABASE', fields } })).createDocument.id;
-  await gql('mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } }', { a: R, d: dbR });
+  await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+    a: R,
+    i: { path: 'echo', handler: { script: echo } },
+  });
+  await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+    a: R,
+    i: { path: 'ask', methods: ['GET', 'POST'], handler: { prompt: 'Answer briefly.' } },
+  });
+  await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+    a: R,
+    i: { name: 'echo', description: 'Echoes', handler: { script: 'return input;' } },
+  });
+  await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+    a: R,
+    i: { name: 'ask', description: 'Asks', handler: { prompt: 'Answer briefly.' } },
+  });
+  const dbR = (
+    await gql('mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', {
+      a: R,
+      i: { name: 'Records', kind: 'DATABASE', fields },
+    })
+  ).createDocument.id;
+  await gql(
+    'mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } }',
+    { a: R, d: dbR },
+  );
   await gql('mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', { a: R });
 
   // Webhooks: one unsigned integration, one signed with HMAC-SHA256; each run records itself in hooklog.
-  await gql('mutation($v: String!) { createSecret(name: "fuzz-signing", kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }', { v: SIGNING });
+  await gql(
+    'mutation($v: String!) { createSecret(name: "fuzz-signing", kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }',
+    { v: SIGNING },
+  );
   const hookScript = `await documents.insert(${JSON.stringify(doc.hooklog)}, [{ deliveryId: request.delivery.id, attempt: request.delivery.attempt }]); return { ok: true };`;
-  const hook = (input: Record<string, unknown>) => gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', { a: P, i: input });
+  const hook = (input: Record<string, unknown>) =>
+    gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', { a: P, i: input });
   await hook({ integration: 'open', handler: { script: hookScript } });
-  await hook({ integration: 'signed', handler: { script: hookScript }, signature: { scheme: 'HMAC_SHA256', secretName: 'fuzz-signing' } });
+  await hook({
+    integration: 'signed',
+    handler: { script: hookScript },
+    signature: { scheme: 'HMAC_SHA256', secretName: 'fuzz-signing' },
+  });
   return { ids: { P, Q, R, dbR }, keys, doc };
 }
 
@@ -184,13 +269,26 @@ export function describeFuzz(title: string, plan: (target: FuzzTarget) => Surfac
         const headers: Record<string, string | string[]> = { ...r.headers };
         if (r.body !== undefined) headers['content-length'] = String(r.body.length);
         let answered: Reply | undefined;
-        const req = http.request({ host: base.hostname, port: base.port, method: r.method, path: r.path, headers, agent }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve((answered = { status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') })));
-          res.on('error', reject);
-        });
-        req.setTimeout(30_000, () => req.destroy(new Error(`no answer within 30 s (a hang): ${r.method} ${r.path.slice(0, 200)}`)));
+        const req = http.request(
+          { host: base.hostname, port: base.port, method: r.method, path: r.path, headers, agent },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () =>
+              resolve(
+                (answered = {
+                  status: res.statusCode!,
+                  headers: res.headers,
+                  text: Buffer.concat(chunks).toString('utf8'),
+                }),
+              ),
+            );
+            res.on('error', reject);
+          },
+        );
+        req.setTimeout(30_000, () =>
+          req.destroy(new Error(`no answer within 30 s (a hang): ${r.method} ${r.path.slice(0, 200)}`)),
+        );
         req.on('error', (err: NodeJS.ErrnoException) => {
           // The server answered (a 413 it closes the connection after) before the body was all written.
           if (answered) return;
@@ -200,7 +298,11 @@ export function describeFuzz(title: string, plan: (target: FuzzTarget) => Surfac
           const limit = r.path.includes('/webhook/') ? 64 * 1024 : MIB;
           if ((r.body?.length ?? 0) > limit && ['ECONNRESET', 'EPIPE'].includes(err.code ?? '')) {
             closedOnOversized++;
-            return resolve({ status: 413, headers: { 'content-type': 'application/json' }, text: JSON.stringify({ error: `Request body is too large (the connection was reset: ${err.code})` }) });
+            return resolve({
+              status: 413,
+              headers: { 'content-type': 'application/json' },
+              text: JSON.stringify({ error: `Request body is too large (the connection was reset: ${err.code})` }),
+            });
           }
           reject(err);
         });
@@ -209,7 +311,12 @@ export function describeFuzz(title: string, plan: (target: FuzzTarget) => Surfac
     }
 
     async function gql(query: string, variables: Record<string, unknown> = {}): Promise<any> {
-      const r = await send({ method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body: Buffer.from(JSON.stringify({ query, variables })) });
+      const r = await send({
+        method: 'POST',
+        path: '/graphql',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: Buffer.from(JSON.stringify({ query, variables })),
+      });
       const body = JSON.parse(r.text) as { data?: any; errors?: unknown[] };
       if (body.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
       return body.data;
@@ -262,8 +369,14 @@ export function describeFuzz(title: string, plan: (target: FuzzTarget) => Surfac
     }
 
     before(async function () {
-      console.log(`      fuzz seed ${SEED + SEED_OFFSET[p.surface]}, ${RUNS} requests (FUZZ_SEED, FUZZ_RUNS to change)`);
-      svc = await startE2eService(`fault_fuzz_${p.surface}`, { adminToken: ADMIN_TOKEN, platformOrigin: PLATFORM, build: { housekeepingMs: 0, chatKeepAliveMs: 60_000 } });
+      console.log(
+        `      fuzz seed ${SEED + SEED_OFFSET[p.surface]}, ${RUNS} requests (FUZZ_SEED, FUZZ_RUNS to change)`,
+      );
+      svc = await startE2eService(`fault_fuzz_${p.surface}`, {
+        adminToken: ADMIN_TOKEN,
+        platformOrigin: PLATFORM,
+        build: { housekeepingMs: 0, chatKeepAliveMs: 60_000 },
+      });
       base = new URL(svc.url);
       db = svc.service.db;
       const created = await createTarget(gql);
@@ -282,8 +395,16 @@ export function describeFuzz(title: string, plan: (target: FuzzTarget) => Surfac
       console.log(
         `      fuzz: sent ${tally.sent}, accepted ${tally.accepted} (2xx), refused ${tally.refused} (4xx), unavailable ${tally.unavailable} (503), server errors ${tally.serverErrors}, partial writes ${tally.partial}, lost ${tally.lost}`,
       );
-      const per = [...bySurface].map(([s, m]) => `${s} ${[...m].sort((a, b) => a[0] - b[0]).map(([st, n]) => `${st}×${n}`).join(' ')}`);
-      console.log(`      fuzz detail (seed ${SEED + SEED_OFFSET[p.surface]}, ${secs} s): ${per.join('; ')}; webhook deliveries ${ledger.deliveries.size} (${ledger.duplicatesAnswered} redeliveries answered with the first id), conversations ${ledger.conversations.size}, records ${ledger.records.size}, connections reset on a body over its limit ${closedOnOversized}`);
+      const per = [...bySurface].map(
+        ([s, m]) =>
+          `${s} ${[...m]
+            .sort((a, b) => a[0] - b[0])
+            .map(([st, n]) => `${st}×${n}`)
+            .join(' ')}`,
+      );
+      console.log(
+        `      fuzz detail (seed ${SEED + SEED_OFFSET[p.surface]}, ${secs} s): ${per.join('; ')}; webhook deliveries ${ledger.deliveries.size} (${ledger.duplicatesAnswered} redeliveries answered with the first id), conversations ${ledger.conversations.size}, records ${ledger.records.size}, connections reset on a body over its limit ${closedOnOversized}`,
+      );
       for (const pr of problems.slice(0, SURVEY ? 200 : 10)) console.log(`      fuzz problem: ${pr.slice(0, 1000)}`);
       agent.destroy();
       await svc?.stop();
@@ -301,8 +422,14 @@ export function describeFuzz(title: string, plan: (target: FuzzTarget) => Surfac
       // The generators reach past the first checks: some requests succeed and some are refused.
       const statuses = bySurface.get(p.surface)!;
       expect(tally.sent).to.be.at.least(RUNS);
-      expect([...statuses.keys()].some((s) => s < 300), `successes on ${p.surface}: ${JSON.stringify([...statuses])}`).to.equal(true);
-      expect([...statuses.keys()].some((s) => s >= 400), `refusals on ${p.surface}: ${JSON.stringify([...statuses])}`).to.equal(true);
+      expect(
+        [...statuses.keys()].some((s) => s < 300),
+        `successes on ${p.surface}: ${JSON.stringify([...statuses])}`,
+      ).to.equal(true);
+      expect(
+        [...statuses.keys()].some((s) => s >= 400),
+        `refusals on ${p.surface}: ${JSON.stringify([...statuses])}`,
+      ).to.equal(true);
     });
 
     it('the server is healthy afterwards: /healthz, /readyz and one valid call', async () => {
@@ -327,7 +454,9 @@ export function describeFuzz(title: string, plan: (target: FuzzTarget) => Surfac
     });
 
     it('the database holds exactly what the accepted requests reported: nothing more, nothing less', async () => {
-      const { surplus, missing } = await compareWithLedger(db, watch, ledger, initial, target.doc.hooklog, (line) => console.log(line));
+      const { surplus, missing } = await compareWithLedger(db, watch, ledger, initial, target.doc.hooklog, (line) =>
+        console.log(line),
+      );
       tally.partial += surplus.length;
       tally.lost += missing.length;
       expect(surplus, 'in the database but in no answer').to.deep.equal([]);

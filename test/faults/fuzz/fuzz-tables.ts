@@ -64,7 +64,17 @@ export const TABLES: TableSpec[] = [
   {
     name: 'webhook_deliveries',
     key: 'id',
-    exclude: ['status', 'attempts', 'failures', 'last_error', 'run_id', 'next_attempt_at', 'locked_until', 'updated_at', 'completed_at'],
+    exclude: [
+      'status',
+      'attempts',
+      'failures',
+      'last_error',
+      'run_id',
+      'next_attempt_at',
+      'locked_until',
+      'updated_at',
+      'completed_at',
+    ],
     hashed: ['raw_body', 'headers', 'query'],
   },
 ];
@@ -74,9 +84,11 @@ export const TABLES: TableSpec[] = [
  */
 export const NOT_COMPARED: Record<string, string> = {
   activity_log: 'every request gets an entry, refused ones included (DESIGN §5 step 9), written after the answer',
-  credit_usage: 'credit counters and reservations: admission reserves and gives back, webhook runs charge in the background',
+  credit_usage:
+    'credit counters and reservations: admission reserves and gives back, webhook runs charge in the background',
   run_slots: 'concurrency and credit leases, taken and freed around every run (also by the webhook worker)',
-  oauth_registration_counts: 'registrations per remote address and hour: counted before the registration is checked (a refused one counts too)',
+  oauth_registration_counts:
+    'registrations per remote address and hour: counted before the registration is checked (a refused one counts too)',
   agent_queue_serves: 'which agent the queues served last, written by every claim of the background workers',
   knex_migrations: 'schema bookkeeping',
   knex_migrations_lock: 'schema bookkeeping',
@@ -128,14 +140,27 @@ export interface Ledger {
 }
 
 export function emptyLedger(): Ledger {
-  return { records: new Map(), pristine: new Map(), conversations: new Map(), deliveries: new Map(), duplicatesAnswered: 0, messages: new Set(), secrets: new Set(), documents: new Map() };
+  return {
+    records: new Map(),
+    pristine: new Map(),
+    conversations: new Map(),
+    deliveries: new Map(),
+    duplicatesAnswered: 0,
+    messages: new Set(),
+    secrets: new Set(),
+    documents: new Map(),
+  };
 }
 
 export const rowsOf = (res: any): any[] => (Array.isArray(res) ? res : res.rows);
 
 /** Every table of the schema that is neither compared nor excluded for a stated reason. */
 export async function unlistedTables(db: Knex): Promise<string[]> {
-  const tables = rowsOf(await db.raw("select table_name as t from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'")).map((r: any) => r.t as string);
+  const tables = rowsOf(
+    await db.raw(
+      "select table_name as t from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'",
+    ),
+  ).map((r: any) => r.t as string);
   return tables.filter((t: string) => !TABLES.some((s) => s.name === t) && !(t in NOT_COMPARED));
 }
 
@@ -169,7 +194,10 @@ export class TableWatch {
 
   /** A digest per table (row count and two order-free sums of row hashes), in one statement. */
   private async digests(): Promise<Map<string, string>> {
-    const sql = TABLES.map((t) => `select '${t.name}' as t, count(*) || ':' || coalesce(sum(hashtext(s.k || '=' || s.x)::bigint), 0) || ':' || coalesce(sum(hashtext(s.x || s.k)::bigint), 0) as d from (${this.selectOf(t)}) s`).join(' union all ');
+    const sql = TABLES.map(
+      (t) =>
+        `select '${t.name}' as t, count(*) || ':' || coalesce(sum(hashtext(s.k || '=' || s.x)::bigint), 0) || ':' || coalesce(sum(hashtext(s.x || s.k)::bigint), 0) as d from (${this.selectOf(t)}) s`,
+    ).join(' union all ');
     const out = new Map<string, string>();
     for (const row of rowsOf(await this.db.raw(this.bind(sql)))) out.set(row.t, row.d);
     return out;
@@ -223,16 +251,25 @@ export function explain(diff: Map<string, TableDiff>, w: Written): { unexplained
   for (const shown of w.addRecords?.records ?? []) {
     const { id, ...fields } = shown;
     const row = recs.added.get(String(id));
-    if (row && canonical(row.data) !== canonical(fields)) unexplained.push(`document_records ${String(id)} holds ${canonical(row.data).slice(0, 200)}, the answer showed ${canonical(fields).slice(0, 200)}`);
+    if (row && canonical(row.data) !== canonical(fields))
+      unexplained.push(
+        `document_records ${String(id)} holds ${canonical(row.data).slice(0, 200)}, the answer showed ${canonical(fields).slice(0, 200)}`,
+      );
   }
-  if (recs.changed.size !== (w.changeRecords?.count ?? 0)) unexplained.push(`document_records: ${recs.changed.size} changed, the answer says ${w.changeRecords?.count ?? 0}`);
+  if (recs.changed.size !== (w.changeRecords?.count ?? 0))
+    unexplained.push(`document_records: ${recs.changed.size} changed, the answer says ${w.changeRecords?.count ?? 0}`);
   for (const [k, { before, after }] of recs.changed) {
     const fields = new Set(w.changeRecords?.fields ?? []);
-    const changedFields = Object.keys({ ...before.data, ...after.data }).filter((f) => JSON.stringify(before.data[f]) !== JSON.stringify(after.data[f]));
-    if (after.document_id !== w.changeRecords?.doc || changedFields.some((f) => !fields.has(f))) unexplained.push(`document_records ~${k} (${changedFields.join(',')})`);
+    const changedFields = Object.keys({ ...before.data, ...after.data }).filter(
+      (f) => JSON.stringify(before.data[f]) !== JSON.stringify(after.data[f]),
+    );
+    if (after.document_id !== w.changeRecords?.doc || changedFields.some((f) => !fields.has(f)))
+      unexplained.push(`document_records ~${k} (${changedFields.join(',')})`);
   }
-  if (recs.removed.size !== (w.removeRecords?.count ?? 0)) unexplained.push(`document_records: ${recs.removed.size} removed, the answer says ${w.removeRecords?.count ?? 0}`);
-  for (const [k, row] of recs.removed) if (row.document_id !== w.removeRecords?.doc) unexplained.push(`document_records -${k}`);
+  if (recs.removed.size !== (w.removeRecords?.count ?? 0))
+    unexplained.push(`document_records: ${recs.removed.size} removed, the answer says ${w.removeRecords?.count ?? 0}`);
+  for (const [k, row] of recs.removed)
+    if (row.document_id !== w.removeRecords?.doc) unexplained.push(`document_records -${k}`);
 
   const docs = take('documents');
   for (const k of docs.added.keys()) unexplained.push(`documents +${k}`);
@@ -247,7 +284,8 @@ export function explain(diff: Map<string, TableDiff>, w: Written): { unexplained
   for (const k of conv.removed.keys()) unexplained.push(`conversations -${k}`);
   const turns = take('chat_turns');
   const turnsHere = [...turns.added.values()].filter((t) => t.conversation_id === c?.id).length;
-  if (turns.added.size !== turnsHere) unexplained.push(`chat_turns: ${turns.added.size - turnsHere} added to other conversations`);
+  if (turns.added.size !== turnsHere)
+    unexplained.push(`chat_turns: ${turns.added.size - turnsHere} added to other conversations`);
   if (turnsHere > (c?.turns ?? 0)) unexplained.push(`chat_turns: ${turnsHere} added, the answer says ${c?.turns ?? 0}`);
   if (turnsHere < (c?.turns ?? 0)) missing.push(`chat_turns of ${c!.id}: ${turnsHere} of ${c!.turns}`);
   if (turns.changed.size || turns.removed.size) unexplained.push('chat_turns changed or removed');
@@ -255,7 +293,8 @@ export function explain(diff: Map<string, TableDiff>, w: Written): { unexplained
   const del = take('webhook_deliveries');
   for (const k of del.added.keys()) if (k !== w.delivery) unexplained.push(`webhook_deliveries +${k}`);
   if (w.delivery && !del.added.has(w.delivery)) missing.push(`webhook_deliveries ${w.delivery}`);
-  if (del.changed.size || del.removed.size) unexplained.push('webhook_deliveries: a stored request changed or was removed');
+  if (del.changed.size || del.removed.size)
+    unexplained.push('webhook_deliveries: a stored request changed or was removed');
 
   const msg = take('messages');
   for (const k of msg.added.keys()) if (k !== w.message) unexplained.push(`messages +${k}`);
@@ -264,14 +303,30 @@ export function explain(diff: Map<string, TableDiff>, w: Written): { unexplained
   if (!w.message && diff.has('message_day_counts')) unexplained.push('message_day_counts changed');
 
   const sec = take('secrets');
-  for (const [k, row] of [...sec.added, ...[...sec.changed].map(([k2, v]) => [k2, v.after] as const)]) if (row.name !== w.secret) unexplained.push(`secrets ${k} (${row.name})`);
-  if (w.secret && ![...sec.added.values(), ...[...sec.changed.values()].map((v) => v.after)].some((r) => r.name === w.secret)) missing.push(`secrets ${w.secret}`);
+  for (const [k, row] of [...sec.added, ...[...sec.changed].map(([k2, v]) => [k2, v.after] as const)])
+    if (row.name !== w.secret) unexplained.push(`secrets ${k} (${row.name})`);
+  if (
+    w.secret &&
+    ![...sec.added.values(), ...[...sec.changed.values()].map((v) => v.after)].some((r) => r.name === w.secret)
+  )
+    missing.push(`secrets ${w.secret}`);
   for (const k of sec.removed.keys()) unexplained.push(`secrets -${k}`);
 
-  const handled = new Set(['document_records', 'documents', 'conversations', 'chat_turns', 'webhook_deliveries', 'messages', 'message_day_counts', 'secrets']);
+  const handled = new Set([
+    'document_records',
+    'documents',
+    'conversations',
+    'chat_turns',
+    'webhook_deliveries',
+    'messages',
+    'message_day_counts',
+    'secrets',
+  ]);
   for (const [table, d] of diff) {
     if (handled.has(table)) continue;
-    unexplained.push(`${table}: +${d.added.size} -${d.removed.size} ~${d.changed.size} (${[...d.added.keys(), ...d.removed.keys(), ...d.changed.keys()].slice(0, 3).join(', ')})`);
+    unexplained.push(
+      `${table}: +${d.added.size} -${d.removed.size} ~${d.changed.size} (${[...d.added.keys(), ...d.removed.keys(), ...d.changed.keys()].slice(0, 3).join(', ')})`,
+    );
   }
   return { unexplained, missing };
 }
@@ -303,11 +358,20 @@ export function book(ledger: Ledger, w: Written, diff: Map<string, TableDiff>): 
  * Once the webhook queue is drained: what the database holds that no answer reported (`surplus`),
  * and what answers reported that it does not hold (`missing`). `initial` is the state before the fuzz.
  */
-export async function compareWithLedger(db: Knex, watch: TableWatch, ledger: Ledger, initial: Snapshot, hooklog: string, log: (line: string) => void): Promise<{ surplus: string[]; missing: string[] }> {
+export async function compareWithLedger(
+  db: Knex,
+  watch: TableWatch,
+  ledger: Ledger,
+  initial: Snapshot,
+  hooklog: string,
+  log: (line: string) => void,
+): Promise<{ surplus: string[]; missing: string[] }> {
   // The webhook queue runs every stored delivery once; wait for it (no fault here delays it).
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const [{ n }] = rowsOf(await db.raw("select count(*)::int as n from webhook_deliveries where status in ('PENDING', 'RUNNING')"));
+    const [{ n }] = rowsOf(
+      await db.raw("select count(*)::int as n from webhook_deliveries where status in ('PENDING', 'RUNNING')"),
+    );
     if (n === 0) break;
     if (Date.now() > deadline) throw new Error(`${n} webhook deliveries still pending after 120 s`);
     await new Promise((r) => setTimeout(r, 50));
@@ -321,7 +385,8 @@ export async function compareWithLedger(db: Knex, watch: TableWatch, ledger: Led
   const records = new Map(table('document_records'));
   for (const [id, d] of ledger.records) if (records.get(id)?.document_id !== d) missing.push(`record ${id}`);
   for (const id of records.keys()) if (!ledger.records.has(id)) surplus.push(`record ${id}`);
-  for (const [id, data] of ledger.pristine) if (records.has(id)) expect(records.get(id).data, `record ${id}`).to.deep.equal(data);
+  for (const [id, data] of ledger.pristine)
+    if (records.has(id)) expect(records.get(id).data, `record ${id}`).to.deep.equal(data);
   // Conversations and their turns.
   const conversations = new Map(table('conversations'));
   const turns = new Map<string, number>();
@@ -333,9 +398,17 @@ export async function compareWithLedger(db: Knex, watch: TableWatch, ledger: Led
   }
   for (const id of conversations.keys()) if (!ledger.conversations.has(id)) surplus.push(`conversation ${id}`);
   // Webhook deliveries: each stored once, each run to completion once (its run recorded itself in hooklog).
-  const deliveries = new Map(rowsOf(await db.raw('select id, status, attempts, last_error from webhook_deliveries')).map((r: any) => [r.id as string, r]));
+  const deliveries = new Map(
+    rowsOf(await db.raw('select id, status, attempts, last_error from webhook_deliveries')).map((r: any) => [
+      r.id as string,
+      r,
+    ]),
+  );
   const runs = new Map<string, number>();
-  for (const r of rowsOf(await db.raw("select data->>'deliveryId' as d from document_records where document_id = ?", [hooklog]))) runs.set(r.d, (runs.get(r.d) ?? 0) + 1);
+  for (const r of rowsOf(
+    await db.raw("select data->>'deliveryId' as d from document_records where document_id = ?", [hooklog]),
+  ))
+    runs.set(r.d, (runs.get(r.d) ?? 0) + 1);
   let ran = 0;
   let refusedInRun = 0;
   let duplicated = 0;
@@ -364,11 +437,21 @@ export async function compareWithLedger(db: Knex, watch: TableWatch, ledger: Led
     const row = JSON.parse(x);
     const put = ledger.documents.get(id);
     if (put) {
-      if (row.name !== put.name || row.description !== put.description || row.content !== put.content) surplus.push(`document ${id} differs from its last PUT`);
+      if (row.name !== put.name || row.description !== put.description || row.content !== put.content)
+        surplus.push(`document ${id} differs from its last PUT`);
     } else if (initial.get('documents')!.get(id) !== x) surplus.push(`document ${id} changed without a PUT`);
   }
   // Everything else is as it was before the fuzz.
-  const ledgered = new Set(['document_records', 'conversations', 'chat_turns', 'webhook_deliveries', 'messages', 'message_day_counts', 'secrets', 'documents']);
+  const ledgered = new Set([
+    'document_records',
+    'conversations',
+    'chat_turns',
+    'webhook_deliveries',
+    'messages',
+    'message_day_counts',
+    'secrets',
+    'documents',
+  ]);
   for (const t of TABLES) {
     if (ledgered.has(t.name)) continue;
     const a = initial.get(t.name)!;
@@ -376,6 +459,8 @@ export async function compareWithLedger(db: Knex, watch: TableWatch, ledger: Led
     for (const [k, x] of b) if (a.get(k) !== x) surplus.push(`${t.name} ${k}`);
     for (const k of a.keys()) if (!b.has(k)) missing.push(`${t.name} ${k}`);
   }
-  log(`      fuzz webhooks: accepted ${ledger.deliveries.size}, run ${ran}, refused by the guardrails in the run ${refusedInRun}, duplicated ${duplicated}, lost ${ledger.deliveries.size - ran - refusedInRun}`);
+  log(
+    `      fuzz webhooks: accepted ${ledger.deliveries.size}, run ${ran}, refused by the guardrails in the run ${refusedInRun}, duplicated ${duplicated}, lost ${ledger.deliveries.size - ran - refusedInRun}`,
+  );
   return { surplus, missing };
 }

@@ -1,5 +1,16 @@
 import fc from 'fast-check';
-import { headerChar, anyMethod, contentType, extraHeaders, applyExtra, noNul, jsonLeaf, isoDate, junkBody, mixed } from './arbitraries.js';
+import {
+  headerChar,
+  anyMethod,
+  contentType,
+  extraHeaders,
+  applyExtra,
+  noNul,
+  jsonLeaf,
+  isoDate,
+  junkBody,
+  mixed,
+} from './arbitraries.js';
 import { isObj, parseJson, type Reply, type Req } from './fuzz-answers.js';
 import { ADMIN_TOKEN, describeFuzz, json } from './fuzz-service.js';
 import type { Written } from './fuzz-tables.js';
@@ -8,31 +19,92 @@ import type { Written } from './fuzz-tables.js';
 
 describeFuzz('faults: fuzzing the GraphQL management API', (target) => {
   const { keys } = target;
-  const gqlId = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('P', 'Q', 'R') }, { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('agt_doesnotexist', '', 'x'.repeat(300), 'a\u0000b')) });
+  const gqlId = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('P', 'Q', 'R') },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        fc.string({ maxLength: 12 }),
+        fc.constantFrom('agt_doesnotexist', '', 'x'.repeat(300), 'a\u0000b'),
+      ),
+    },
+  );
   const messageInput = fc.oneof(
     {
       weight: 3,
-      arbitrary: fc.record({
-        direction: fc.constantFrom('INBOUND', 'OUTBOUND'),
-        channel: fc.constantFrom('EMAIL', 'SMS'),
-        from: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map((s) => noNul(s) || 'a@example.test'),
-        to: fc.constantFrom('b@example.test', '+15550100'),
-        subject: fc.option(fc.string({ maxLength: 20 }).map(noNul), { nil: undefined }),
-        body: fc.string({ unit: 'grapheme', maxLength: 60 }).map(noNul),
-        sentAt: fc.option(isoDate, { nil: undefined }),
-      }, { requiredKeys: ['direction', 'channel', 'from', 'to', 'body'] }),
+      arbitrary: fc.record(
+        {
+          direction: fc.constantFrom('INBOUND', 'OUTBOUND'),
+          channel: fc.constantFrom('EMAIL', 'SMS'),
+          from: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map((s) => noNul(s) || 'a@example.test'),
+          to: fc.constantFrom('b@example.test', '+15550100'),
+          subject: fc.option(fc.string({ maxLength: 20 }).map(noNul), { nil: undefined }),
+          body: fc.string({ unit: 'grapheme', maxLength: 60 }).map(noNul),
+          sentAt: fc.option(isoDate, { nil: undefined }),
+        },
+        { requiredKeys: ['direction', 'channel', 'from', 'to', 'body'] },
+      ),
     },
-    { weight: 1, arbitrary: fc.record({ direction: jsonLeaf, channel: jsonLeaf, from: jsonLeaf, to: jsonLeaf, body: jsonLeaf, sentAt: fc.oneof(jsonLeaf, fc.constantFrom('2024-13-45', 'yesterday')) }, { requiredKeys: [] }) },
+    {
+      weight: 1,
+      arbitrary: fc.record(
+        {
+          direction: jsonLeaf,
+          channel: jsonLeaf,
+          from: jsonLeaf,
+          to: jsonLeaf,
+          body: jsonLeaf,
+          sentAt: fc.oneof(jsonLeaf, fc.constantFrom('2024-13-45', 'yesterday')),
+        },
+        { requiredKeys: [] },
+      ),
+    },
   );
   const ops: fc.Arbitrary<{ query: string; variables?: unknown; operationName?: unknown }> = fc.oneof(
-    { weight: 2, arbitrary: fc.constantFrom('{ viewer { id } }', '{ agents { id name } }', '{ workspace { id name } }', '{ secrets { name kind } }', '{ models { name } }', '{ __typename }', 'query Q { viewer { id } }').map((query) => ({ query })) },
-    { weight: 2, arbitrary: gqlId.map((a) => ({ query: 'query($a: ID!) { agent(id: $a) { id name httpEndpoints { id path } documents { id name } } }', variables: { a } })) },
-    { weight: 3, arbitrary: fc.tuple(gqlId, messageInput).map(([a, i]) => ({ query: 'mutation($a: ID!, $i: RecordMessageInput!) { recordMessage(agentId: $a, input: $i) { id } }', variables: { a, i } })) },
     {
       weight: 2,
       arbitrary: fc
-        .tuple(fc.oneof(fc.string({ minLength: 1, maxLength: 20 }).map(noNul), fc.constantFrom('fuzz-signing', '', 'x'.repeat(300))), fc.oneof(fc.constantFrom('GENERIC', 'WEBHOOK_SIGNING_SECRET', 'MODEL_API_KEY'), jsonLeaf), fc.oneof(fc.string({ maxLength: 30 }).map(noNul), jsonLeaf))
-        .map(([n, k, v]) => ({ query: 'mutation($n: String!, $k: SecretKind!, $v: String!) { createSecret(name: $n, kind: $k, value: $v) { name } }', variables: { n, k, v } })),
+        .constantFrom(
+          '{ viewer { id } }',
+          '{ agents { id name } }',
+          '{ workspace { id name } }',
+          '{ secrets { name kind } }',
+          '{ models { name } }',
+          '{ __typename }',
+          'query Q { viewer { id } }',
+        )
+        .map((query) => ({ query })),
+    },
+    {
+      weight: 2,
+      arbitrary: gqlId.map((a) => ({
+        query: 'query($a: ID!) { agent(id: $a) { id name httpEndpoints { id path } documents { id name } } }',
+        variables: { a },
+      })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.tuple(gqlId, messageInput).map(([a, i]) => ({
+        query: 'mutation($a: ID!, $i: RecordMessageInput!) { recordMessage(agentId: $a, input: $i) { id } }',
+        variables: { a, i },
+      })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(
+          fc.oneof(
+            fc.string({ minLength: 1, maxLength: 20 }).map(noNul),
+            fc.constantFrom('fuzz-signing', '', 'x'.repeat(300)),
+          ),
+          fc.oneof(fc.constantFrom('GENERIC', 'WEBHOOK_SIGNING_SECRET', 'MODEL_API_KEY'), jsonLeaf),
+          fc.oneof(fc.string({ maxLength: 30 }).map(noNul), jsonLeaf),
+        )
+        .map(([n, k, v]) => ({
+          query:
+            'mutation($n: String!, $k: SecretKind!, $v: String!) { createSecret(name: $n, kind: $k, value: $v) { name } }',
+          variables: { n, k, v },
+        })),
     },
     {
       weight: 2,
@@ -53,33 +125,51 @@ describeFuzz('faults: fuzzing the GraphQL management API', (target) => {
     },
     {
       weight: 3,
-      arbitrary: fc.oneof(
-        fc.string({ maxLength: 60 }),
-        fc.constantFrom(
-          '{',
-          'query {',
-          '{ viewer { id }',
-          'mutation { deleteAgent }',
-          '{ nope }',
-          '{ viewer { id ...F } } fragment F on Member { ...F }',
-          '{ agents { id agents { id } } }',
-          'subscription { x }',
-          'query($a: ID!) { agent(id: $a) { id } }',
-          '{ __schema { types { name fields { name type { name ofType { name ofType { name ofType { name } } } } } } } }',
-          `{ ${Array.from({ length: 300 }, (_, i) => `a${i}: agents { id documents { id } }`).join(' ')} }`,
-          `{ ${'agent(id: "x") { team { '.repeat(12)}id${' } }'.repeat(12)} }`,
-          '{ viewer { id } } '.repeat(4000),
-          'query A { viewer { id } } query B { viewer { id } }',
-        ),
-      ).map((query) => ({ query })),
+      arbitrary: fc
+        .oneof(
+          fc.string({ maxLength: 60 }),
+          fc.constantFrom(
+            '{',
+            'query {',
+            '{ viewer { id }',
+            'mutation { deleteAgent }',
+            '{ nope }',
+            '{ viewer { id ...F } } fragment F on Member { ...F }',
+            '{ agents { id agents { id } } }',
+            'subscription { x }',
+            'query($a: ID!) { agent(id: $a) { id } }',
+            '{ __schema { types { name fields { name type { name ofType { name ofType { name ofType { name } } } } } } } }',
+            `{ ${Array.from({ length: 300 }, (_, i) => `a${i}: agents { id documents { id } }`).join(' ')} }`,
+            `{ ${'agent(id: "x") { team { '.repeat(12)}id${' } }'.repeat(12)} }`,
+            '{ viewer { id } } '.repeat(4000),
+            'query A { viewer { id } } query B { viewer { id } }',
+          ),
+        )
+        .map((query) => ({ query })),
     },
     {
       // Paging arguments and cursors out of range, directives with odd variables.
       weight: 2,
       arbitrary: fc
         .tuple(
-          fc.oneof(fc.integer(), fc.constantFrom(0, -1, 2 ** 31 - 1, 1e9, 201, 1001), fc.double(), fc.constant(null), fc.string({ maxLength: 5 })),
-          fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('', 'eyJ9', 'MA==', Buffer.from('{"at":"x","id":1}').toString('base64url'), Buffer.from('[9e999,"a"]').toString('base64url')), fc.constant(null)),
+          fc.oneof(
+            fc.integer(),
+            fc.constantFrom(0, -1, 2 ** 31 - 1, 1e9, 201, 1001),
+            fc.double(),
+            fc.constant(null),
+            fc.string({ maxLength: 5 }),
+          ),
+          fc.oneof(
+            fc.string({ maxLength: 30 }),
+            fc.constantFrom(
+              '',
+              'eyJ9',
+              'MA==',
+              Buffer.from('{"at":"x","id":1}').toString('base64url'),
+              Buffer.from('[9e999,"a"]').toString('base64url'),
+            ),
+            fc.constant(null),
+          ),
           fc.oneof(jsonLeaf, fc.constantFrom('HTTP_API', 'MCP', 'DONE', 'FAILED')),
           fc.constantFrom(
             'query($n: Int!, $c: String, $s: Surface) { agent(id: "P") { activity(first: $n, after: $c, surface: $s) { nodes { id status } endCursor } } }',
@@ -114,7 +204,16 @@ describeFuzz('faults: fuzzing the GraphQL management API', (target) => {
             ),
           ),
           fc.oneof(fc.string({ maxLength: 70 }), fc.constantFrom('', 'sha256:0', 'x'.repeat(64))),
-          fc.oneof(jsonLeaf, fc.constantFrom({ title: 'a' }, { title: { gt: 1 } }, { id: { in: [] } }, { nope: 1 }, { title: { regex: '.*' } })),
+          fc.oneof(
+            jsonLeaf,
+            fc.constantFrom(
+              { title: 'a' },
+              { title: { gt: 1 } },
+              { id: { in: [] } },
+              { nope: 1 },
+              { title: { regex: '.*' } },
+            ),
+          ),
           fc.oneof(fc.integer(), fc.constantFrom(0, -1, 201, 50), fc.constant(null)),
           fc.constantFrom(
             'query($y: String!) { planManifest(yaml: $y) { digest hasChanges changes { action path } missing { kind name } } }',
@@ -127,14 +226,35 @@ describeFuzz('faults: fuzzing the GraphQL management API', (target) => {
             'mutation { createTryItKey(agentId: "P") { key } }',
           ),
         )
-        .map(([y, d, f, n, q]) => ({ query: q.replace(/"P"/g, '"$P"').replace(/"DB"/g, '"$DB"'), variables: { y, d, f, n } })),
+        .map(([y, d, f, n, q]) => ({
+          query: q.replace(/"P"/g, '"$P"').replace(/"DB"/g, '"$DB"'),
+          variables: { y, d, f, n },
+        })),
     },
-    { weight: 1, arbitrary: fc.record({ query: fc.oneof(jsonLeaf, fc.constant('{ viewer { id } }')), variables: jsonLeaf, operationName: jsonLeaf }, { requiredKeys: [] }).map((v) => v as any) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record(
+          { query: fc.oneof(jsonLeaf, fc.constant('{ viewer { id } }')), variables: jsonLeaf, operationName: jsonLeaf },
+          { requiredKeys: [] },
+        )
+        .map((v) => v as any),
+    },
   );
   const gqlRequest = fc.record({
-    method: fc.oneof({ weight: 8, arbitrary: fc.constant('POST') }, { weight: 2, arbitrary: fc.constant('GET') }, { weight: 1, arbitrary: anyMethod }),
-    path: fc.oneof({ weight: 10, arbitrary: fc.constant('/graphql') }, { weight: 1, arbitrary: fc.constantFrom('/graphql/', '/GRAPHQL', '/graphql%00', '/graphql/..', '/graphql;x') }),
-    token: fc.oneof({ weight: 8, arbitrary: fc.constant('admin') }, { weight: 2, arbitrary: fc.constantFrom('none', 'random', 'agent', 'lowercase', 'ws') }),
+    method: fc.oneof(
+      { weight: 8, arbitrary: fc.constant('POST') },
+      { weight: 2, arbitrary: fc.constant('GET') },
+      { weight: 1, arbitrary: anyMethod },
+    ),
+    path: fc.oneof(
+      { weight: 10, arbitrary: fc.constant('/graphql') },
+      { weight: 1, arbitrary: fc.constantFrom('/graphql/', '/GRAPHQL', '/graphql%00', '/graphql/..', '/graphql;x') },
+    ),
+    token: fc.oneof(
+      { weight: 8, arbitrary: fc.constant('admin') },
+      { weight: 2, arbitrary: fc.constantFrom('none', 'random', 'agent', 'lowercase', 'ws') },
+    ),
     random: fc.string({ unit: headerChar, maxLength: 60 }),
     type: fc.oneof({ weight: 8, arbitrary: fc.constant('application/json') }, { weight: 2, arbitrary: contentType }),
     preflight: fc.boolean(),
@@ -153,8 +273,23 @@ describeFuzz('faults: fuzzing the GraphQL management API', (target) => {
     if (x.preflight) h['apollo-require-preflight'] = 'true';
     const { accept: _a, ...extra } = x.extra;
     applyExtra(h, extra);
-    const resolveIds = (v: unknown): unknown => (v === 'P' ? target.ids.P : v === 'Q' ? target.ids.Q : v === 'R' ? target.ids.R : isObj(v) ? Object.fromEntries(Object.entries(v).map(([k, w]) => [k, resolveIds(w)])) : v);
-    const op = { ...x.op, ...(typeof x.op.query === 'string' ? { query: x.op.query.replace(/\$P\b/g, target.ids.P).replace(/\$DB\b/g, target.doc.db) } : {}), ...(x.op.variables !== undefined ? { variables: resolveIds(x.op.variables) } : {}) };
+    const resolveIds = (v: unknown): unknown =>
+      v === 'P'
+        ? target.ids.P
+        : v === 'Q'
+          ? target.ids.Q
+          : v === 'R'
+            ? target.ids.R
+            : isObj(v)
+              ? Object.fromEntries(Object.entries(v).map(([k, w]) => [k, resolveIds(w)]))
+              : v;
+    const op = {
+      ...x.op,
+      ...(typeof x.op.query === 'string'
+        ? { query: x.op.query.replace(/\$P\b/g, target.ids.P).replace(/\$DB\b/g, target.doc.db) }
+        : {}),
+      ...(x.op.variables !== undefined ? { variables: resolveIds(x.op.variables) } : {}),
+    };
     if (x.method === 'GET' || x.method === 'HEAD') {
       const qs = new URLSearchParams();
       if (typeof op.query === 'string') qs.set('query', op.query.slice(0, 4000));
@@ -174,15 +309,43 @@ describeFuzz('faults: fuzzing the GraphQL management API', (target) => {
     return w;
   }
   const cleanGql = fc
-    .tuple(gqlRequest, fc.oneof({ weight: 1, arbitrary: fc.constantFrom('{ viewer { id } }', '{ agents { id name } }').map((query) => ({ query })) }, { weight: 2, arbitrary: ops }))
-    .map(([x, op]) => ({ ...x, method: 'POST', path: '/graphql', token: 'admin', type: 'application/json', op, batch: false, junk: undefined, extra: {} }));
+    .tuple(
+      gqlRequest,
+      fc.oneof(
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom('{ viewer { id } }', '{ agents { id name } }').map((query) => ({ query })),
+        },
+        { weight: 2, arbitrary: ops },
+      ),
+    )
+    .map(([x, op]) => ({
+      ...x,
+      method: 'POST',
+      path: '/graphql',
+      token: 'admin',
+      type: 'application/json',
+      op,
+      batch: false,
+      junk: undefined,
+      extra: {},
+    }));
 
   return {
     surface: 'graphql',
     arb: mixed(gqlRequest, cleanGql),
     build: gqlReq,
     written: () => gqlWritten,
-    valid: () => ({ method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body: json({ query: 'mutation($a: ID!) { recordMessage(agentId: $a, input: { direction: INBOUND, channel: EMAIL, from: "a@example.test", to: "b@example.test", body: "after the fuzz" }) { id } }', variables: { a: target.ids.P } }) }),
+    valid: () => ({
+      method: 'POST',
+      path: '/graphql',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+      body: json({
+        query:
+          'mutation($a: ID!) { recordMessage(agentId: $a, input: { direction: INBOUND, channel: EMAIL, from: "a@example.test", to: "b@example.test", body: "after the fuzz" }) { id } }',
+        variables: { a: target.ids.P },
+      }),
+    }),
     reaches: ['messages'],
   };
 });

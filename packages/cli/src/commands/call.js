@@ -41,44 +41,60 @@ export function registerCall(program) {
     .option('--stream', 'ask for server-sent events and print the answer as it arrives')
     .option('--key <key>', 'the agent key (default: AES_AGENT_KEY, else a temporary key revoked after the call)')
     .option('-o, --output <format>', 'text or json ({status, body}; with --stream one JSON event per line)', 'text')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Without --key or AES_AGENT_KEY the call needs a login: aes makes an agent key named
 "aes cli — <host>" that expires within an hour, and revokes it when the call ends.
 
 Examples:
   $ aes call orders-bot orders/42
   $ aes call orders-bot orders/42/summary --data '{"customer": "Initech"}' --stream
-  $ AES_AGENT_KEY=ak_… aes call agt_123 summarise -d @order.json -o json`)
-    .action(act(async (ref, path, opts) => {
-      const out = format(opts.output, ['text', 'json'], 'text');
-      const body = readData(opts.data);
-      const method = (opts.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase();
-      if (!METHODS.includes(method)) throw new CliError(`unknown method '${opts.method}': use ${METHODS.join(', ')}`);
-      if (opts.key !== undefined) checkKeyShape(opts.key);
-      const target = await agentWithKey(ref, opts.key);
-      return withKey(target, async () => {
-        const url = `${target.url}/agents/${encodeURIComponent(target.agentId)}/api/${String(path).replace(/^\/+/, '')}`;
-        const headers = { 'x-agent-access-key': target.key, accept: opts.stream ? 'text/event-stream' : 'application/json' };
-        if (body !== undefined) headers['content-type'] = 'application/json';
-        const res = await withSpinner(`${method} ${url}`, () => request(url, { method, headers, body }));
-        const type = res.headers.get('content-type') ?? '';
-        if (opts.stream && res.ok && type.startsWith('text/event-stream') && res.body) return printStream(res.body, out);
-        const text = await res.text();
-        let parsed;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = text;
-        }
-        if (out === 'json') printJson({ status: res.status, body: parsed });
-        else if (res.ok) process.stdout.write(typeof parsed === 'string' ? (parsed.endsWith('\n') || !parsed ? parsed : parsed + '\n') : JSON.stringify(parsed, null, 2) + '\n');
-        if (res.ok) return EXIT.OK;
-        const message = typeof parsed === 'object' && parsed && 'error' in parsed ? parsed.error : text.slice(0, 500);
-        if (out === 'json') return EXIT.ERROR;
-        const hint = res.status === 401 ? ' — check the agent key (--key, AES_AGENT_KEY)' : '';
-        throw new CliError(`${method} ${url}: HTTP ${res.status}: ${message}${hint}`);
-      });
-    }));
+  $ AES_AGENT_KEY=ak_… aes call agt_123 summarise -d @order.json -o json`,
+    )
+    .action(
+      act(async (ref, path, opts) => {
+        const out = format(opts.output, ['text', 'json'], 'text');
+        const body = readData(opts.data);
+        const method = (opts.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase();
+        if (!METHODS.includes(method)) throw new CliError(`unknown method '${opts.method}': use ${METHODS.join(', ')}`);
+        if (opts.key !== undefined) checkKeyShape(opts.key);
+        const target = await agentWithKey(ref, opts.key);
+        return withKey(target, async () => {
+          const url = `${target.url}/agents/${encodeURIComponent(target.agentId)}/api/${String(path).replace(/^\/+/, '')}`;
+          const headers = {
+            'x-agent-access-key': target.key,
+            accept: opts.stream ? 'text/event-stream' : 'application/json',
+          };
+          if (body !== undefined) headers['content-type'] = 'application/json';
+          const res = await withSpinner(`${method} ${url}`, () => request(url, { method, headers, body }));
+          const type = res.headers.get('content-type') ?? '';
+          if (opts.stream && res.ok && type.startsWith('text/event-stream') && res.body)
+            return printStream(res.body, out);
+          const text = await res.text();
+          let parsed;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = text;
+          }
+          if (out === 'json') printJson({ status: res.status, body: parsed });
+          else if (res.ok)
+            process.stdout.write(
+              typeof parsed === 'string'
+                ? parsed.endsWith('\n') || !parsed
+                  ? parsed
+                  : parsed + '\n'
+                : JSON.stringify(parsed, null, 2) + '\n',
+            );
+          if (res.ok) return EXIT.OK;
+          const message = typeof parsed === 'object' && parsed && 'error' in parsed ? parsed.error : text.slice(0, 500);
+          if (out === 'json') return EXIT.ERROR;
+          const hint = res.status === 401 ? ' — check the agent key (--key, AES_AGENT_KEY)' : '';
+          throw new CliError(`${method} ${url}: HTTP ${res.status}: ${message}${hint}`);
+        });
+      }),
+    );
 }
 
 /** Prints delta texts as they arrive; `done` ends the line; an `error` event fails the command. */

@@ -26,36 +26,51 @@ export function registerManifests(program) {
     .command('export')
     .description('Write agents as manifest YAML: to stdout, or one file per agent in a directory')
     .argument('[agents...]', 'agent ids or names (default: every agent you can see)')
-    .option('-o, --output <dir|json>', 'a directory for one <name>.yaml per agent; `json` prints {yaml, agents} (default: the YAML on stdout)')
+    .option(
+      '-o, --output <dir|json>',
+      'a directory for one <name>.yaml per agent; `json` prints {yaml, agents} (default: the YAML on stdout)',
+    )
     .option('--with-records', 'include the records of database documents')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Nothing secret is exported: secrets are named, never shown; keys are not part of a manifest.
 
 Examples:
   $ aes export orders-bot > orders-bot.yaml
   $ aes export -o agents/              # every agent, agents/<name>.yaml
-  $ aes export orders-bot --with-records -o json`)
-    .action(act(async (refs, opts) => {
-      const gql = graphqlClient(credentials());
-      const ids = refs.length ? await Promise.all(refs.map(async (/** @type {string} */ r) => (await resolveAgent(gql, r)).id)) : undefined;
-      const { exportAgents: text } = await gql(EXPORT, { ids, r: Boolean(opts.withRecords) }, { label: 'Exporting' });
-      const docs = splitDocuments(text).map((yaml) => ({ name: String(parse(yaml)?.metadata?.name ?? 'agent'), yaml }));
-      if (opts.output === 'json') return printJson({ yaml: text, agents: docs });
-      if (opts.output === undefined) return void process.stdout.write(text);
-      const dir = opts.output;
-      fs.mkdirSync(dir, { recursive: true });
-      const used = new Set();
-      const written = [];
-      for (const d of docs) {
-        let file = fileNameFor(d.name);
-        for (let n = 2; used.has(file); n++) file = fileNameFor(`${d.name}-${n}`);
-        used.add(file);
-        const target = path.join(dir, file);
-        fs.writeFileSync(target, d.yaml);
-        written.push(target);
-      }
-      process.stdout.write(`Wrote ${written.length} ${written.length === 1 ? 'file' : 'files'}:\n${written.map((f) => `  ${f}\n`).join('')}`);
-    }));
+  $ aes export orders-bot --with-records -o json`,
+    )
+    .action(
+      act(async (refs, opts) => {
+        const gql = graphqlClient(credentials());
+        const ids = refs.length
+          ? await Promise.all(refs.map(async (/** @type {string} */ r) => (await resolveAgent(gql, r)).id))
+          : undefined;
+        const { exportAgents: text } = await gql(EXPORT, { ids, r: Boolean(opts.withRecords) }, { label: 'Exporting' });
+        const docs = splitDocuments(text).map((yaml) => ({
+          name: String(parse(yaml)?.metadata?.name ?? 'agent'),
+          yaml,
+        }));
+        if (opts.output === 'json') return printJson({ yaml: text, agents: docs });
+        if (opts.output === undefined) return void process.stdout.write(text);
+        const dir = opts.output;
+        fs.mkdirSync(dir, { recursive: true });
+        const used = new Set();
+        const written = [];
+        for (const d of docs) {
+          let file = fileNameFor(d.name);
+          for (let n = 2; used.has(file); n++) file = fileNameFor(`${d.name}-${n}`);
+          used.add(file);
+          const target = path.join(dir, file);
+          fs.writeFileSync(target, d.yaml);
+          written.push(target);
+        }
+        process.stdout.write(
+          `Wrote ${written.length} ${written.length === 1 ? 'file' : 'files'}:\n${written.map((f) => `  ${f}\n`).join('')}`,
+        );
+      }),
+    );
 
   program
     .command('diff')
@@ -65,23 +80,28 @@ Examples:
     .option('-o, --output <format>', 'text or json', 'text')
     .option('--color', 'colour the plan even when stdout is not a terminal')
     .option('--no-color', 'never colour')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Exit codes: 0 no changes, 2 changes, 1 an error (an invalid manifest, or a secret, model or team
 the files name and the workspace lacks), 4 not logged in.
 
 Examples:
   $ aes diff -f orders-bot.yaml
-  $ aes diff -f agents/ --prune -o json | jq .digest`)
-    .action(act(async (opts) => {
-      const out = format(opts.output, ['text', 'json'], 'text');
-      const gql = graphqlClient(credentials());
-      const source = await readManifest(opts.file);
-      const plan = await planFor(gql, source, Boolean(opts.prune));
-      if (out === 'json') printJson({ ...plan, missing: plan.missing.map((m) => ({ ...m, ...located(source, m) })) });
-      else printPlan(plan, source, palette(useColour(process.stdout, opts.color)), Boolean(opts.prune));
-      if (plan.missing.length) return EXIT.ERROR;
-      return plan.hasChanges ? EXIT.CHANGES : EXIT.OK;
-    }));
+  $ aes diff -f agents/ --prune -o json | jq .digest`,
+    )
+    .action(
+      act(async (opts) => {
+        const out = format(opts.output, ['text', 'json'], 'text');
+        const gql = graphqlClient(credentials());
+        const source = await readManifest(opts.file);
+        const plan = await planFor(gql, source, Boolean(opts.prune));
+        if (out === 'json') printJson({ ...plan, missing: plan.missing.map((m) => ({ ...m, ...located(source, m) })) });
+        else printPlan(plan, source, palette(useColour(process.stdout, opts.color)), Boolean(opts.prune));
+        if (plan.missing.length) return EXIT.ERROR;
+        return plan.hasChanges ? EXIT.CHANGES : EXIT.OK;
+      }),
+    );
 
   program
     .command('apply')
@@ -93,60 +113,81 @@ Examples:
     .option('-o, --output <format>', 'text or json', 'text')
     .option('--color', 'colour the plan even when stdout is not a terminal')
     .option('--no-color', 'never colour')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 The apply is refused with CONFLICT (exit 3) when the workspace changed after the plan was made:
 run \`aes diff\` again and review the new plan.
 
 Examples:
   $ aes apply -f orders-bot.yaml
   $ aes apply -f agents/ --prune --yes
-  $ aes apply -f agents/ --yes --digest "$(aes diff -f agents/ -o json | jq -r .digest)"`)
-    .action(act(async (opts) => {
-      const out = format(opts.output, ['text', 'json'], 'text');
-      const c = palette(useColour(process.stdout, opts.color));
-      const prune = Boolean(opts.prune);
-      const creds = credentials();
-      const gql = graphqlClient(creds);
-      const source = await readManifest(opts.file);
-      const plan = await planFor(gql, source, prune);
-      if (out === 'text') printPlan(plan, source, c, prune);
-      if (plan.missing.length) {
-        throw new CliError('not applied: the workspace lacks names the manifest uses (listed above); create them, then apply again', {
-          details: out === 'json' ? plan.missing.map((m) => missingLine(source, m)) : [],
-        });
-      }
-      if (!plan.hasChanges && !opts.digest) {
-        if (out === 'json') printJson({ changed: false, changes: [], agents: [], digest: plan.digest });
-        return EXIT.OK;
-      }
-      if (!opts.yes) {
-        if (!process.stdin.isTTY) throw new CliError('not applied: stdin is not a terminal, so nobody can confirm — pass --yes to apply without asking');
-        if (!(await confirm(`Apply these changes to ${creds.url}?`))) {
-          process.stderr.write('Not applied.\n');
-          return EXIT.ERROR;
+  $ aes apply -f agents/ --yes --digest "$(aes diff -f agents/ -o json | jq -r .digest)"`,
+    )
+    .action(
+      act(async (opts) => {
+        const out = format(opts.output, ['text', 'json'], 'text');
+        const c = palette(useColour(process.stdout, opts.color));
+        const prune = Boolean(opts.prune);
+        const creds = credentials();
+        const gql = graphqlClient(creds);
+        const source = await readManifest(opts.file);
+        const plan = await planFor(gql, source, prune);
+        if (out === 'text') printPlan(plan, source, c, prune);
+        if (plan.missing.length) {
+          throw new CliError(
+            'not applied: the workspace lacks names the manifest uses (listed above); create them, then apply again',
+            {
+              details: out === 'json' ? plan.missing.map((m) => missingLine(source, m)) : [],
+            },
+          );
         }
-      }
-      let result;
-      try {
-        result = (await gql(APPLY, { y: source.yaml, d: opts.digest ?? plan.digest, p: prune }, { label: 'Applying' })).applyManifest;
-      } catch (err) {
-        if (err instanceof GraphQLFailure && err.code === 'CONFLICT') {
-          throw new CliError(`CONFLICT: not applied — ${err.message}`, {
-            exitCode: EXIT.CONFLICT,
-            details: ['The workspace changed after the plan was made. Run `aes diff` again, review the new plan, then apply.'],
-          });
+        if (!plan.hasChanges && !opts.digest) {
+          if (out === 'json') printJson({ changed: false, changes: [], agents: [], digest: plan.digest });
+          return EXIT.OK;
         }
-        throw manifestError(err, source);
-      }
-      if (out === 'json') return printJson({ ...result, digest: opts.digest ?? plan.digest });
-      if (!result.changed) return void process.stdout.write('Nothing changed: the workspace already matches the files.\n');
-      for (const a of result.agents) {
-        const mark = a.action === 'CREATED' ? c.green('created') : a.action === 'UPDATED' ? c.yellow('updated') : c.dim('unchanged');
-        process.stdout.write(`${mark}  ${a.name} (${a.id})\n`);
-      }
-      const n = result.changes.filter((/** @type {Change} */ ch) => ch.applied).length;
-      process.stdout.write(`Applied ${n} ${n === 1 ? 'change' : 'changes'}.\n`);
-    }));
+        if (!opts.yes) {
+          if (!process.stdin.isTTY)
+            throw new CliError(
+              'not applied: stdin is not a terminal, so nobody can confirm — pass --yes to apply without asking',
+            );
+          if (!(await confirm(`Apply these changes to ${creds.url}?`))) {
+            process.stderr.write('Not applied.\n');
+            return EXIT.ERROR;
+          }
+        }
+        let result;
+        try {
+          result = (
+            await gql(APPLY, { y: source.yaml, d: opts.digest ?? plan.digest, p: prune }, { label: 'Applying' })
+          ).applyManifest;
+        } catch (err) {
+          if (err instanceof GraphQLFailure && err.code === 'CONFLICT') {
+            throw new CliError(`CONFLICT: not applied — ${err.message}`, {
+              exitCode: EXIT.CONFLICT,
+              details: [
+                'The workspace changed after the plan was made. Run `aes diff` again, review the new plan, then apply.',
+              ],
+            });
+          }
+          throw manifestError(err, source);
+        }
+        if (out === 'json') return printJson({ ...result, digest: opts.digest ?? plan.digest });
+        if (!result.changed)
+          return void process.stdout.write('Nothing changed: the workspace already matches the files.\n');
+        for (const a of result.agents) {
+          const mark =
+            a.action === 'CREATED'
+              ? c.green('created')
+              : a.action === 'UPDATED'
+                ? c.yellow('updated')
+                : c.dim('unchanged');
+          process.stdout.write(`${mark}  ${a.name} (${a.id})\n`);
+        }
+        const n = result.changes.filter((/** @type {Change} */ ch) => ch.applied).length;
+        process.stdout.write(`Applied ${n} ${n === 1 ? 'change' : 'changes'}.\n`);
+      }),
+    );
 }
 
 /**
@@ -173,7 +214,10 @@ function manifestError(err, source) {
     const where = at.line ? `${at.file}:${at.line}:${at.column}` : at.file;
     return `${where}: ${i.field ? `${i.field}: ` : ''}${i.message}`;
   });
-  return new CliError(`the manifest has ${issues.length === 1 ? 'an error' : `${issues.length} errors`}; nothing was changed`, { details });
+  return new CliError(
+    `the manifest has ${issues.length === 1 ? 'an error' : `${issues.length} errors`}; nothing was changed`,
+    { details },
+  );
 }
 
 /** @param {import('../manifest-files.js').ManifestSource} source @param {{ line: number, column: number }} at */
@@ -232,6 +276,8 @@ function printPlan(plan, source, c, prune) {
   if (plan.changes.length) {
     w('');
     const counts = ['CREATE', 'UPDATE', 'DELETE'].map((a) => [a, applied.filter((ch) => ch.action === a).length]);
-    w(`Plan: ${counts.map(([a, n]) => `${n} to ${String(a).toLowerCase()}`).join(', ')}${held.length ? `; ${held.length} kept (--prune deletes them)` : ''}.`);
+    w(
+      `Plan: ${counts.map(([a, n]) => `${n} to ${String(a).toLowerCase()}`).join(', ')}${held.length ? `; ${held.length} kept (--prune deletes them)` : ''}.`,
+    );
   }
 }

@@ -12,7 +12,26 @@ const EntryQuery = graphql(`
     agent(id: $agentId) {
       id
       activityEntry(id: $id) {
-        id kind surface entry method path status requestHeaders requestBody response truncated credits durationMs keyId oauthClientId grantedBy runId requestId error createdAt
+        id
+        kind
+        surface
+        entry
+        method
+        path
+        status
+        requestHeaders
+        requestBody
+        response
+        truncated
+        credits
+        durationMs
+        keyId
+        oauthClientId
+        grantedBy
+        runId
+        requestId
+        error
+        createdAt
       }
     }
   }
@@ -20,7 +39,14 @@ const EntryQuery = graphql(`
 
 const MembersQuery = graphql(`
   query ActivityEntryMembers {
-    workspace { id members { id name email } }
+    workspace {
+      id
+      members {
+        id
+        name
+        email
+      }
+    }
   }
 `);
 
@@ -108,7 +134,12 @@ export function EntryDetail({ agentId, id }: { agentId: string; id: string }) {
   if (fetching && !data) return <LoadingState label="Loading the entry…" />;
   if (error && !data) return <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />;
   const e = data?.agent.activityEntry;
-  if (!e) return <EmptyState title="Entry not found">It may have been pruned (the workspace keeps activity for a number of days).</EmptyState>;
+  if (!e)
+    return (
+      <EmptyState title="Entry not found">
+        It may have been pruned (the workspace keeps activity for a number of days).
+      </EmptyState>
+    );
   const headers = Object.entries((e.requestHeaders ?? {}) as Record<string, unknown>);
   return (
     <Stack gap="md">
@@ -152,25 +183,30 @@ export function EntryDetail({ agentId, id }: { agentId: string; id: string }) {
       ) : null}
       {e.truncated ? (
         <Alert color="gray" variant="outline">
-          Part of this entry was not logged: bodies over 64 KiB are cut, and values nested too deep are replaced by a marker.
+          Part of this entry was not logged: bodies over 64 KiB are cut, and values nested too deep are replaced by a
+          marker.
         </Alert>
       ) : null}
       <Stack gap={4}>
         <Title order={4}>Request headers</Title>
         {headers.length ? (
           <Table aria-label="Request headers" withTableBorder layout="fixed">
-              <Table.Tbody>
-                {headers.map(([name, value]) => (
-                  <Table.Tr key={name}>
-                    <Table.Th scope="row" w="40%" style={{ fontFamily: 'monospace', fontWeight: 600, wordBreak: 'break-all' }}>
-                      {name}
-                    </Table.Th>
-                    <Table.Td style={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>
-                      <RedactedText text={String(value)} />
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
+            <Table.Tbody>
+              {headers.map(([name, value]) => (
+                <Table.Tr key={name}>
+                  <Table.Th
+                    scope="row"
+                    w="40%"
+                    style={{ fontFamily: 'monospace', fontWeight: 600, wordBreak: 'break-all' }}
+                  >
+                    {name}
+                  </Table.Th>
+                  <Table.Td style={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>
+                    <RedactedText text={String(value)} />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
           </Table>
         ) : (
           <Text size="sm" c="dimmed">

@@ -1,4 +1,18 @@
-import { Anchor, Autocomplete, Button, Drawer, Group, Select, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import {
+  Anchor,
+  Autocomplete,
+  Button,
+  Drawer,
+  Group,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useDebouncedValue, useDocumentVisibility, useMediaQuery } from '@mantine/hooks';
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from 'urql';
@@ -23,11 +37,39 @@ const PAGE = 50;
 export const LIVE_INTERVAL_MS = 2000;
 
 const ActivityQuery = graphql(`
-  query AgentActivity($id: ID!, $after: String, $surface: Surface, $status: String, $entry: String, $since: DateTimeISO, $until: DateTimeISO) {
+  query AgentActivity(
+    $id: ID!
+    $after: String
+    $surface: Surface
+    $status: String
+    $entry: String
+    $since: DateTimeISO
+    $until: DateTimeISO
+  ) {
     agent(id: $id) {
       id
-      activity(first: 50, after: $after, surface: $surface, status: $status, entry: $entry, since: $since, until: $until) {
-        nodes { id kind surface entry method path status credits durationMs error createdAt }
+      activity(
+        first: 50
+        after: $after
+        surface: $surface
+        status: $status
+        entry: $entry
+        since: $since
+        until: $until
+      ) {
+        nodes {
+          id
+          kind
+          surface
+          entry
+          method
+          path
+          status
+          credits
+          durationMs
+          error
+          createdAt
+        }
         endCursor
         hasNextPage
       }
@@ -71,8 +113,15 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
   // Another filter: back to the first page.
   useEffect(() => setCursors([]), [filters]);
   const after = cursors[cursors.length - 1];
-  const variables: VariablesOf<typeof ActivityQuery> = useMemo(() => ({ id: agentId, after, ...filters }), [agentId, after, filters]);
-  const [{ data, error, fetching }, refetch] = useQuery({ query: ActivityQuery, variables, requestPolicy: 'cache-and-network' });
+  const variables: VariablesOf<typeof ActivityQuery> = useMemo(
+    () => ({ id: agentId, after, ...filters }),
+    [agentId, after, filters],
+  );
+  const [{ data, error, fetching }, refetch] = useQuery({
+    query: ActivityQuery,
+    variables,
+    requestPolicy: 'cache-and-network',
+  });
 
   const { fields, other } = fieldErrors(error);
   const filterError = Object.keys(fields).length > 0;
@@ -116,9 +165,27 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
           onChange={setStatus}
           error={fields.status}
         />
-        <TextInput label="Entry" placeholder="Endpoint, tool or integration" value={entry} onChange={(e) => setEntry(e.currentTarget.value)} error={fields.entry} />
-        <TextInput label="From (UTC day)" type="date" value={from} onChange={(e) => setFrom(e.currentTarget.value)} error={fields.since} />
-        <TextInput label="To (UTC day)" type="date" value={to} onChange={(e) => setTo(e.currentTarget.value)} error={fields.until} />
+        <TextInput
+          label="Entry"
+          placeholder="Endpoint, tool or integration"
+          value={entry}
+          onChange={(e) => setEntry(e.currentTarget.value)}
+          error={fields.entry}
+        />
+        <TextInput
+          label="From (UTC day)"
+          type="date"
+          value={from}
+          onChange={(e) => setFrom(e.currentTarget.value)}
+          error={fields.since}
+        />
+        <TextInput
+          label="To (UTC day)"
+          type="date"
+          value={to}
+          onChange={(e) => setTo(e.currentTarget.value)}
+          error={fields.until}
+        />
       </SimpleGrid>
 
       {fetching && !data && !error ? (
@@ -130,7 +197,9 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
           Correct the filter to see the log.
         </Text>
       ) : page && page.nodes.length === 0 ? (
-        <EmptyState title={cursors.length || Object.values(filters).some(Boolean) ? 'No entries match' : 'No activity yet'}>
+        <EmptyState
+          title={cursors.length || Object.values(filters).some(Boolean) ? 'No entries match' : 'No activity yet'}
+        >
           {Object.values(filters).some(Boolean)
             ? 'No entry of the log matches these filters.'
             : 'Calls to the agent’s surfaces appear here as they come (surfaces whose activity logging is off write nothing).'}
@@ -140,12 +209,28 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
           <ErrorNotice light>{other}</ErrorNotice>
           <Table.ScrollContainer minWidth={760}>
             <Table striped highlightOnHover aria-label="Activity log">
-              <TableHead columns={['Time (UTC)', 'Surface', 'Entry', 'Request', 'Status', { label: 'Credits', align: 'right' }, { label: 'Duration', align: 'right' }]} />
+              <TableHead
+                columns={[
+                  'Time (UTC)',
+                  'Surface',
+                  'Entry',
+                  'Request',
+                  'Status',
+                  { label: 'Credits', align: 'right' },
+                  { label: 'Duration', align: 'right' },
+                ]}
+              />
               <Table.Tbody>
                 {page.nodes.map((n) => (
                   <Table.Tr key={n.id} data-entry-id={n.id}>
                     <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                      <Anchor component="button" type="button" onClick={() => setSelected(n.id)} size="sm" aria-label={`${utcTime(n.createdAt)}: details`}>
+                      <Anchor
+                        component="button"
+                        type="button"
+                        onClick={() => setSelected(n.id)}
+                        size="sm"
+                        aria-label={`${utcTime(n.createdAt)}: details`}
+                      >
                         {utcTime(n.createdAt)}
                       </Anchor>
                     </Table.Td>
@@ -160,7 +245,9 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
                       <StatusBadge status={n.status} error={n.error} />
                     </Table.Td>
                     <Table.Td style={{ textAlign: 'right' }}>{formatCredits(n.credits)}</Table.Td>
-                    <Table.Td style={{ textAlign: 'right' }}>{n.durationMs === null ? '—' : `${n.durationMs} ms`}</Table.Td>
+                    <Table.Td style={{ textAlign: 'right' }}>
+                      {n.durationMs === null ? '—' : `${n.durationMs} ms`}
+                    </Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
@@ -168,10 +255,16 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
           </Table.ScrollContainer>
           <Group justify="space-between">
             <Text size="sm" c="dimmed">
-              {cursors.length ? `Page ${cursors.length + 1}` : tailing ? 'Newest first, live' : 'Newest first'} · up to {PAGE} a page
+              {cursors.length ? `Page ${cursors.length + 1}` : tailing ? 'Newest first, live' : 'Newest first'} · up to{' '}
+              {PAGE} a page
             </Text>
             <Group gap="xs">
-              <Button variant="default" size="xs" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+              <Button
+                variant="default"
+                size="xs"
+                disabled={cursors.length === 0}
+                onClick={() => setCursors(cursors.slice(0, -1))}
+              >
                 Newer
               </Button>
               <Button

@@ -3,7 +3,21 @@ import { graphql } from '../../graphql.js';
 /** What the agent page itself shows (its name) and the Overview tab edits. */
 export const AgentQuery = graphql(`
   query Agent($id: ID!) {
-    agent(id: $id) { id name description instructions defaultModel visibility updatedAt }
-    models { id name model provider isDefault }
+    agent(id: $id) {
+      id
+      name
+      description
+      instructions
+      defaultModel
+      visibility
+      updatedAt
+    }
+    models {
+      id
+      name
+      model
+      provider
+      isDefault
+    }
   }
 `);

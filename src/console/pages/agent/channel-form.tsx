@@ -12,13 +12,37 @@ import { FormActions } from '../../ui.js';
 
 const AddChannelMutation = graphql(`
   mutation AddChannel($agentId: ID!, $input: ChannelInput!) {
-    addChannel(agentId: $agentId, input: $input) { id kind address handler { kind prompt script } modelOverride allowedSenders autoReply }
+    addChannel(agentId: $agentId, input: $input) {
+      id
+      kind
+      address
+      handler {
+        kind
+        prompt
+        script
+      }
+      modelOverride
+      allowedSenders
+      autoReply
+    }
   }
 `);
 
 const UpdateChannelMutation = graphql(`
   mutation UpdateChannel($id: ID!, $input: UpdateChannelInput!) {
-    updateChannel(id: $id, input: $input) { id kind address handler { kind prompt script } modelOverride allowedSenders autoReply }
+    updateChannel(id: $id, input: $input) {
+      id
+      kind
+      address
+      handler {
+        kind
+        prompt
+        script
+      }
+      modelOverride
+      allowedSenders
+      autoReply
+    }
   }
 `);
 
@@ -26,7 +50,8 @@ export type ChannelOut = ResultOf<typeof AddChannelMutation>['addChannel'];
 type Kind = ChannelOut['kind'];
 
 /** A script's answer to a received message: its text goes back to the sender (an email's subject too). */
-const DEFAULT_SCRIPT = '// `input` is {from, to, text, messageId, threadId}; the reply goes back to the sender.\nreturn { reply: `Thanks, we got: ${input.text}` };\n';
+const DEFAULT_SCRIPT =
+  '// `input` is {from, to, text, messageId, threadId}; the reply goes back to the sender.\nreturn { reply: `Thanks, we got: ${input.text}` };\n';
 
 /** One sender per line (or separated by commas), blanks dropped. */
 function sendersOf(text: string): string[] {
@@ -59,9 +84,19 @@ export function ChannelForm({ agentId, channel, models, onDone, onCancel }: Form
   const error = channel ? updated.error : added.error;
   const { fields, other } = fieldErrors(error);
   const handlerError =
-    errorAt(error, `input.handler.${handlerKind === 'SCRIPT' ? 'script' : 'prompt'}`) ?? errorAt(error, 'input.handler') ?? (fields.handler ? { message: fields.handler } : null);
+    errorAt(error, `input.handler.${handlerKind === 'SCRIPT' ? 'script' : 'prompt'}`) ??
+    errorAt(error, 'input.handler') ??
+    (fields.handler ? { message: fields.handler } : null);
   const shown = ['address', 'handler', 'modelOverride', 'allowedSenders'];
-  const rest = [...Object.entries(fields).filter(([k]) => !shown.includes(k)).map(([k, v]) => `${k}: ${v}`), other].filter(Boolean).join(' ') || null;
+  const rest =
+    [
+      ...Object.entries(fields)
+        .filter(([k]) => !shown.includes(k))
+        .map(([k, v]) => `${k}: ${v}`),
+      other,
+    ]
+      .filter(Boolean)
+      .join(' ') || null;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -73,7 +108,9 @@ export function ChannelForm({ agentId, channel, models, onDone, onCancel }: Form
       allowedSenders: sendersOf(senders),
       autoReply,
     };
-    const result = channel ? await update({ id: channel.id, input: common }) : await add({ agentId, input: { kind, ...common } });
+    const result = channel
+      ? await update({ id: channel.id, input: common })
+      : await add({ agentId, input: { kind, ...common } });
     if (!result.error) onDone();
   };
 
@@ -81,7 +118,12 @@ export function ChannelForm({ agentId, channel, models, onDone, onCancel }: Form
   return (
     <form onSubmit={submit} noValidate aria-label="Channel">
       <Stack>
-        <Radio.Group label="Kind" value={kind} onChange={(v) => setKind(v as Kind)} description={channel ? 'The kind of a channel stays as it was added' : undefined}>
+        <Radio.Group
+          label="Kind"
+          value={kind}
+          onChange={(v) => setKind(v as Kind)}
+          description={channel ? 'The kind of a channel stays as it was added' : undefined}
+        >
           <Stack gap={6} mt="xs">
             <Radio value="EMAIL" label="Email address" disabled={!!channel} />
             <Radio value="SMS" label="SMS number" disabled={!!channel} />
@@ -89,7 +131,9 @@ export function ChannelForm({ agentId, channel, models, onDone, onCancel }: Form
         </Radio.Group>
         <TextInput
           label={email ? 'Email address' : 'Phone number'}
-          description={email ? 'Mail to it reaches the agent, e.g. support@mail.example.com' : 'In E.164 form, e.g. +14155550100'}
+          description={
+            email ? 'Mail to it reaches the agent, e.g. support@mail.example.com' : 'In E.164 form, e.g. +14155550100'
+          }
           required
           data-autofocus
           value={address}
@@ -104,23 +148,65 @@ export function ChannelForm({ agentId, channel, models, onDone, onCancel }: Form
         </Radio.Group>
         {handlerKind === 'PROMPT' ? (
           <>
-            <CodeEditor key="prompt" label="Handler prompt" description="How the agent answers a message (added to its instructions)" language="text" value={prompt} onChange={setPrompt} error={handlerError} minHeight={120} />
-            <Select label="Model override" description="Empty: the agent's default model" placeholder="Agent default" clearable data={models.map((m) => m.name)} value={model} onChange={setModel} error={fields.modelOverride} />
+            <CodeEditor
+              key="prompt"
+              label="Handler prompt"
+              description="How the agent answers a message (added to its instructions)"
+              language="text"
+              value={prompt}
+              onChange={setPrompt}
+              error={handlerError}
+              minHeight={120}
+            />
+            <Select
+              label="Model override"
+              description="Empty: the agent's default model"
+              placeholder="Agent default"
+              clearable
+              data={models.map((m) => m.name)}
+              value={model}
+              onChange={setModel}
+              error={fields.modelOverride}
+            />
           </>
         ) : (
-          <CodeEditor key="script" label="Handler script" description="Runs in the sandbox for each received message" language="javascript" value={script} onChange={setScript} error={handlerError} minHeight={180} />
+          <CodeEditor
+            key="script"
+            label="Handler script"
+            description="Runs in the sandbox for each received message"
+            language="javascript"
+            value={script}
+            onChange={setScript}
+            error={handlerError}
+            minHeight={180}
+          />
         )}
         <Textarea
           label="Allowed senders"
-          description={email ? 'One per line: addresses, or @example.com for a whole domain. Empty: anyone. Others are stored, not answered' : 'One number per line. Empty: anyone. Others are stored, not answered'}
+          description={
+            email
+              ? 'One per line: addresses, or @example.com for a whole domain. Empty: anyone. Others are stored, not answered'
+              : 'One number per line. Empty: anyone. Others are stored, not answered'
+          }
           autosize
           minRows={2}
           value={senders}
           onChange={(e) => setSenders(e.currentTarget.value)}
           error={fields.allowedSenders}
         />
-        <Switch label="Answer automatically" description="Off: received messages are stored and not answered" checked={autoReply} onChange={(e) => setAutoReply(e.currentTarget.checked)} />
-        <FormActions error={rest} submit={channel ? 'Save channel' : 'Add channel'} loading={added.fetching || updated.fetching} onCancel={onCancel} light />
+        <Switch
+          label="Answer automatically"
+          description="Off: received messages are stored and not answered"
+          checked={autoReply}
+          onChange={(e) => setAutoReply(e.currentTarget.checked)}
+        />
+        <FormActions
+          error={rest}
+          submit={channel ? 'Save channel' : 'Add channel'}
+          loading={added.fetching || updated.fetching}
+          onCancel={onCancel}
+          light
+        />
       </Stack>
     </form>
   );

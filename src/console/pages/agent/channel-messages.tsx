@@ -19,7 +19,20 @@ const MessagesQuery = graphql(`
     agent(id: $id) {
       id
       messages(page: $page, pageSize: 20, direction: $direction, channel: $channel) {
-        nodes { id direction channel from to subject body sentAt threadId status attempts lastError }
+        nodes {
+          id
+          direction
+          channel
+          from
+          to
+          subject
+          body
+          sentAt
+          threadId
+          status
+          attempts
+          lastError
+        }
         totalCount
         page
         pageSize
@@ -33,7 +46,15 @@ type Direction = Message['direction'];
 type Channel = Message['channel'];
 const ANY = '';
 
-const STATUS_COLOR: Record<string, string> = { FAILED: 'red.9', UNDELIVERED: 'red.9', DEFERRED: '#9c3d00', IGNORED: 'gray.8', ANSWERED: 'teal.9', SENT: 'teal.9', DELIVERED: 'teal.9' };
+const STATUS_COLOR: Record<string, string> = {
+  FAILED: 'red.9',
+  UNDELIVERED: 'red.9',
+  DEFERRED: '#9c3d00',
+  IGNORED: 'gray.8',
+  ANSWERED: 'teal.9',
+  SENT: 'teal.9',
+  DELIVERED: 'teal.9',
+};
 
 /** The agent's email and SMS messages with their filters and pages. */
 export function ChannelMessages({ agentId }: { agentId: string }) {
@@ -87,7 +108,9 @@ export function ChannelMessages({ agentId }: { agentId: string }) {
         <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : result.nodes.length === 0 ? (
         <EmptyState title={direction || channel || page > 1 ? 'None matches these filters.' : 'No messages yet'}>
-          {direction || channel ? null : 'Messages the agent receives and sends on its channels appear here, both directions.'}
+          {direction || channel
+            ? null
+            : 'Messages the agent receives and sends on its channels appear here, both directions.'}
         </EmptyState>
       ) : (
         <>
@@ -96,15 +119,33 @@ export function ChannelMessages({ agentId }: { agentId: string }) {
           </Text>
           <ScrollTable minWidth={900} label="Messages">
             <Table>
-              <TableHead columns={['Sent', 'Channel', 'From → To', 'Subject', 'Status', 'Thread', 'Last error']} actions />
+              <TableHead
+                columns={['Sent', 'Channel', 'From → To', 'Subject', 'Status', 'Thread', 'Last error']}
+                actions
+              />
               <Table.Tbody>
                 {result.nodes.map((m) => (
                   <Fragment key={m.id}>
-                    <MessageRow message={m} open={open === m.id} onToggle={() => setOpen(open === m.id ? null : m.id)} />
+                    <MessageRow
+                      message={m}
+                      open={open === m.id}
+                      onToggle={() => setOpen(open === m.id ? null : m.id)}
+                    />
                     {open === m.id ? (
                       <Table.Tr>
                         <Table.Td colSpan={8}>
-                          <Code block aria-label={`Body of ${m.id}`} data-testid="message-body" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word', maxHeight: 320, overflow: 'auto' }} tabIndex={0}>
+                          <Code
+                            block
+                            aria-label={`Body of ${m.id}`}
+                            data-testid="message-body"
+                            style={{
+                              whiteSpace: 'pre-wrap',
+                              wordBreak: 'break-word',
+                              maxHeight: 320,
+                              overflow: 'auto',
+                            }}
+                            tabIndex={0}
+                          >
                             {m.body}
                           </Code>
                         </Table.Td>
@@ -130,8 +171,27 @@ export function ChannelMessages({ agentId }: { agentId: string }) {
 }
 
 /** One filter of the list: a labelled choice whose first option means "any". */
-function FilterSelect({ label, options, value, onChange }: { label: string; options: [string, string][]; value: string; onChange: (v: string) => void }) {
-  return <Select label={label} data={options.map(([v, l]) => ({ value: v, label: l }))} value={value} onChange={(v) => onChange(v ?? ANY)} allowDeselect={false} w={200} />;
+function FilterSelect({
+  label,
+  options,
+  value,
+  onChange,
+}: {
+  label: string;
+  options: [string, string][];
+  value: string;
+  onChange: (v: string) => void;
+}) {
+  return (
+    <Select
+      label={label}
+      data={options.map(([v, l]) => ({ value: v, label: l }))}
+      value={value}
+      onChange={(v) => onChange(v ?? ANY)}
+      allowDeselect={false}
+      w={200}
+    />
+  );
 }
 
 function MessageRow({ message: m, open, onToggle }: { message: Message; open: boolean; onToggle: () => void }) {

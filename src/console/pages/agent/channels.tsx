@@ -15,9 +15,24 @@ const ChannelsQuery = graphql(`
   query AgentChannels($id: ID!) {
     agent(id: $id) {
       id
-      channels { id kind address handler { kind prompt script } modelOverride allowedSenders autoReply }
+      channels {
+        id
+        kind
+        address
+        handler {
+          kind
+          prompt
+          script
+        }
+        modelOverride
+        allowedSenders
+        autoReply
+      }
     }
-    models { id name }
+    models {
+      id
+      name
+    }
   }
 `);
 
@@ -59,7 +74,9 @@ export default function ChannelsTab({ agentId }: AgentTabProps) {
         <Button onClick={() => setEditing('new')}>Add channel</Button>
       </Group>
       {channels.length === 0 ? (
-        <EmptyState title="No channels yet">Add an email address or an SMS number: messages to it reach the agent, which can answer them.</EmptyState>
+        <EmptyState title="No channels yet">
+          Add an email address or an SMS number: messages to it reach the agent, which can answer them.
+        </EmptyState>
       ) : (
         <ScrollTable minWidth={760} label="Channels">
           <Table>
@@ -93,7 +110,12 @@ export default function ChannelsTab({ agentId }: AgentTabProps) {
       <Section id="channel-messages" title="Messages">
         <ChannelMessages agentId={agentId} />
       </Section>
-      <FormModal opened={editing !== null} onClose={() => setEditing(null)} title={editing === 'new' ? 'Add channel' : `Edit channel ${editing?.address ?? ''}`} size="xl">
+      <FormModal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        title={editing === 'new' ? 'Add channel' : `Edit channel ${editing?.address ?? ''}`}
+        size="xl"
+      >
         {editing ? (
           <ChannelForm
             key={editing === 'new' ? 'new' : editing.id}
@@ -105,8 +127,16 @@ export default function ChannelsTab({ agentId }: AgentTabProps) {
           />
         ) : null}
       </FormModal>
-      <ConfirmDialog opened={removing !== null} title="Remove channel" confirmLabel="Remove channel" onConfirm={remove} onClose={() => setRemoving(null)}>
-        {removing ? `Remove “${removing.address}”? Messages to it are no longer received; the messages already stored stay.` : ''}
+      <ConfirmDialog
+        opened={removing !== null}
+        title="Remove channel"
+        confirmLabel="Remove channel"
+        onConfirm={remove}
+        onClose={() => setRemoving(null)}
+      >
+        {removing
+          ? `Remove “${removing.address}”? Messages to it are no longer received; the messages already stored stay.`
+          : ''}
       </ConfirmDialog>
     </Stack>
   );

@@ -10,7 +10,20 @@ import { FieldsEditor, rowsOf, type FieldRow } from './document-fields.js';
 
 const UpdateDocumentMutation = graphql(`
   mutation UpdateDocument($id: ID!, $input: UpdateDocumentInput!) {
-    updateDocument(id: $id, input: $input) { id name description kind content fields { name type required } createdAt updatedAt }
+    updateDocument(id: $id, input: $input) {
+      id
+      name
+      description
+      kind
+      content
+      fields {
+        name
+        type
+        required
+      }
+      createdAt
+      updatedAt
+    }
   }
 `);
 
@@ -22,7 +35,13 @@ const DeleteDocumentMutation = graphql(`
 
 const ExposeMutation = graphql(`
   mutation ExposeDocument($agentId: ID!, $documentId: ID!, $read: Boolean, $write: Boolean, $mcp: Boolean) {
-    exposeDocument(agentId: $agentId, documentId: $documentId, read: $read, write: $write, mcp: $mcp) { id documentId read write mcp }
+    exposeDocument(agentId: $agentId, documentId: $documentId, read: $read, write: $write, mcp: $mcp) {
+      id
+      documentId
+      read
+      write
+      mcp
+    }
   }
 `);
 
@@ -41,7 +60,19 @@ function documentUrl(agentId: string, documentId: string): string {
 }
 
 /** One document: its settings, content or fields, its exposure, and (databases) its records. */
-export function DocumentPanel({ agentId, doc, exposure, onChanged, onDeleted }: { agentId: string; doc: Doc; exposure: Exposure | null; onChanged: () => void; onDeleted: () => void }) {
+export function DocumentPanel({
+  agentId,
+  doc,
+  exposure,
+  onChanged,
+  onDeleted,
+}: {
+  agentId: string;
+  doc: Doc;
+  exposure: Exposure | null;
+  onChanged: () => void;
+  onDeleted: () => void;
+}) {
   const [name, setName] = useState(doc.name);
   const [description, setDescription] = useState(doc.description);
   const [content, setContent] = useState(doc.content);
@@ -59,7 +90,9 @@ export function DocumentPanel({ agentId, doc, exposure, onChanged, onDeleted }: 
     event.preventDefault();
     setSaved(false);
     const input =
-      doc.kind === 'TEXT' ? { name, description, content } : { name, description, fields: rows.map((r) => ({ name: r.name, type: r.type, required: r.required })) };
+      doc.kind === 'TEXT'
+        ? { name, description, content }
+        : { name, description, fields: rows.map((r) => ({ name: r.name, type: r.type, required: r.required })) };
     const result = await updateDocument({ id: doc.id, input });
     if (!result.error) {
       setSaved(true);
@@ -70,7 +103,10 @@ export function DocumentPanel({ agentId, doc, exposure, onChanged, onDeleted }: 
   const current = { read: exposure?.read ?? false, write: exposure?.write ?? false, mcp: exposure?.mcp ?? false };
   const setExposure = async (change: Partial<typeof current>) => {
     const next = { ...current, ...change };
-    const result = !next.read && !next.write && !next.mcp ? await unexposeDocument({ agentId, documentId: doc.id }) : await exposeDocument({ agentId, documentId: doc.id, ...next });
+    const result =
+      !next.read && !next.write && !next.mcp
+        ? await unexposeDocument({ agentId, documentId: doc.id })
+        : await exposeDocument({ agentId, documentId: doc.id, ...next });
     if (!result.error) onChanged();
   };
   const busy = expose.fetching || unexpose.fetching;
@@ -100,9 +136,27 @@ export function DocumentPanel({ agentId, doc, exposure, onChanged, onDeleted }: 
             </CopyButton>
           </Group>
           <Group gap="xl">
-            <Switch label="Read" description="GET the document, query records" checked={current.read} disabled={busy} onChange={(e) => void setExposure({ read: e.currentTarget.checked })} />
-            <Switch label="Write" description="PUT content, insert, update and delete records" checked={current.write} disabled={busy} onChange={(e) => void setExposure({ write: e.currentTarget.checked })} />
-            <Switch label="MCP resource" description="Listed and read by MCP clients of this agent" checked={current.mcp} disabled={busy} onChange={(e) => void setExposure({ mcp: e.currentTarget.checked })} />
+            <Switch
+              label="Read"
+              description="GET the document, query records"
+              checked={current.read}
+              disabled={busy}
+              onChange={(e) => void setExposure({ read: e.currentTarget.checked })}
+            />
+            <Switch
+              label="Write"
+              description="PUT content, insert, update and delete records"
+              checked={current.write}
+              disabled={busy}
+              onChange={(e) => void setExposure({ write: e.currentTarget.checked })}
+            />
+            <Switch
+              label="MCP resource"
+              description="Listed and read by MCP clients of this agent"
+              checked={current.mcp}
+              disabled={busy}
+              onChange={(e) => void setExposure({ mcp: e.currentTarget.checked })}
+            />
           </Group>
           {exposureError ? (
             <Text size="sm" c="red.8" role="alert">
@@ -112,10 +166,28 @@ export function DocumentPanel({ agentId, doc, exposure, onChanged, onDeleted }: 
         </Stack>
         <form onSubmit={save} noValidate aria-label="Document settings">
           <Stack>
-            <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
-            <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
+            <TextInput
+              label="Name"
+              required
+              value={name}
+              onChange={(e) => setName(e.currentTarget.value)}
+              error={fields.name}
+            />
+            <TextInput
+              label="Description"
+              value={description}
+              onChange={(e) => setDescription(e.currentTarget.value)}
+              error={fields.description}
+            />
             {doc.kind === 'TEXT' ? (
-              <CodeEditor label="Content" language="text" value={content} onChange={setContent} error={fields.content ? { message: fields.content } : null} minHeight={200} />
+              <CodeEditor
+                label="Content"
+                language="text"
+                value={content}
+                onChange={setContent}
+                error={fields.content ? { message: fields.content } : null}
+                minHeight={200}
+              />
             ) : (
               <FieldsEditor rows={rows} onChange={setRows} error={fields.fields} />
             )}

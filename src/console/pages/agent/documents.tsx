@@ -1,4 +1,17 @@
-import { Alert, Badge, Button, Group, Input, SegmentedControl, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  Group,
+  Input,
+  SegmentedControl,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
@@ -15,16 +28,51 @@ const DocumentsQuery = graphql(`
   query AgentDocuments($id: ID!) {
     agent(id: $id) {
       id
-      surfaces { surface enabled }
-      documents { id name description kind content fields { name type required } createdAt updatedAt }
-      documentExposures { id documentId read write mcp }
+      surfaces {
+        surface
+        enabled
+      }
+      documents {
+        id
+        name
+        description
+        kind
+        content
+        fields {
+          name
+          type
+          required
+        }
+        createdAt
+        updatedAt
+      }
+      documentExposures {
+        id
+        documentId
+        read
+        write
+        mcp
+      }
     }
   }
 `);
 
 const CreateDocumentMutation = graphql(`
   mutation CreateDocument($agentId: ID!, $input: DocumentInput!) {
-    createDocument(agentId: $agentId, input: $input) { id name description kind content fields { name type required } createdAt updatedAt }
+    createDocument(agentId: $agentId, input: $input) {
+      id
+      name
+      description
+      kind
+      content
+      fields {
+        name
+        type
+        required
+      }
+      createdAt
+      updatedAt
+    }
   }
 `);
 
@@ -58,7 +106,10 @@ export default function DocumentsTab({ agentId }: AgentTabProps) {
         </Alert>
       ) : null}
       {docs.length === 0 ? (
-        <EmptyState title="No documents yet">A text document holds content; a database document holds records of named, typed fields. Expose one to reach it over the Document API.</EmptyState>
+        <EmptyState title="No documents yet">
+          A text document holds content; a database document holds records of named, typed fields. Expose one to reach
+          it over the Document API.
+        </EmptyState>
       ) : (
         <ScrollTable minWidth={640} label="Documents table">
           <Table aria-label="Documents">
@@ -82,7 +133,13 @@ export default function DocumentsTab({ agentId }: AgentTabProps) {
                     </Table.Td>
                     <Table.Td>{when(d.updatedAt, '—')}</Table.Td>
                     <Table.Td>
-                      <Button size="xs" variant={d.id === selected ? 'filled' : 'default'} onClick={() => setSelected(d.id === selected ? null : d.id)} aria-label={`${d.id === selected ? 'Close' : 'Open'} ${d.name}`} aria-pressed={d.id === selected}>
+                      <Button
+                        size="xs"
+                        variant={d.id === selected ? 'filled' : 'default'}
+                        onClick={() => setSelected(d.id === selected ? null : d.id)}
+                        aria-label={`${d.id === selected ? 'Close' : 'Open'} ${d.name}`}
+                        aria-pressed={d.id === selected}
+                      >
                         {d.id === selected ? 'Close' : 'Open'}
                       </Button>
                     </Table.Td>
@@ -122,17 +179,42 @@ export default function DocumentsTab({ agentId }: AgentTabProps) {
 }
 
 function ExposureBadges({ exposure }: { exposure: Exposure | null }) {
-  if (!exposure) return <Badge variant="outline" color="gray.7">Not exposed</Badge>;
+  if (!exposure)
+    return (
+      <Badge variant="outline" color="gray.7">
+        Not exposed
+      </Badge>
+    );
   return (
     <Group gap={4}>
-      {exposure.read ? <Badge color="teal.9" variant="outline">Read</Badge> : null}
-      {exposure.write ? <Badge color="indigo.8" variant="outline">Write</Badge> : null}
-      {exposure.mcp ? <Badge color="grape.9" variant="outline">MCP</Badge> : null}
+      {exposure.read ? (
+        <Badge color="teal.9" variant="outline">
+          Read
+        </Badge>
+      ) : null}
+      {exposure.write ? (
+        <Badge color="indigo.8" variant="outline">
+          Write
+        </Badge>
+      ) : null}
+      {exposure.mcp ? (
+        <Badge color="grape.9" variant="outline">
+          MCP
+        </Badge>
+      ) : null}
     </Group>
   );
 }
 
-function CreateDocumentForm({ agentId, onCancel, onCreated }: { agentId: string; onCancel: () => void; onCreated: (id: string) => void }) {
+function CreateDocumentForm({
+  agentId,
+  onCancel,
+  onCreated,
+}: {
+  agentId: string;
+  onCancel: () => void;
+  onCreated: (id: string) => void;
+}) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [kind, setKind] = useState<'TEXT' | 'DATABASE'>('TEXT');
@@ -152,8 +234,20 @@ function CreateDocumentForm({ agentId, onCancel, onCreated }: { agentId: string;
   return (
     <form onSubmit={submit} noValidate aria-label="Create document">
       <Stack>
-        <TextInput label="Name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
-        <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
+        <TextInput
+          label="Name"
+          required
+          data-autofocus
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          error={fields.name}
+        />
+        <TextInput
+          label="Description"
+          value={description}
+          onChange={(e) => setDescription(e.currentTarget.value)}
+          error={fields.description}
+        />
         <Input.Wrapper label="Kind">
           <div>
             <SegmentedControl
@@ -168,13 +262,26 @@ function CreateDocumentForm({ agentId, onCancel, onCreated }: { agentId: string;
           </div>
         </Input.Wrapper>
         {kind === 'TEXT' ? (
-          <Textarea label="Content" autosize minRows={4} maxRows={14} value={content} onChange={(e) => setContent(e.currentTarget.value)} error={fields.content} />
+          <Textarea
+            label="Content"
+            autosize
+            minRows={4}
+            maxRows={14}
+            value={content}
+            onChange={(e) => setContent(e.currentTarget.value)}
+            error={fields.content}
+          />
         ) : (
           <FieldsEditor rows={rows} onChange={setRows} error={fields.fields} />
         )}
-        <FormActions error={other ?? fields.kind} submit="Create document" loading={fetching} onCancel={onCancel} light />
+        <FormActions
+          error={other ?? fields.kind}
+          submit="Create document"
+          loading={fetching}
+          onCancel={onCancel}
+          light
+        />
       </Stack>
     </form>
   );
 }
-

@@ -1,4 +1,17 @@
-import { Anchor, Checkbox, Code, Group, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import {
+  Anchor,
+  Checkbox,
+  Code,
+  Group,
+  Paper,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { EntriesSection, EntryForm, HandlerBadge, useEntryForm } from '../../entry-list.js';
@@ -15,32 +28,91 @@ const HttpApiQuery = graphql(`
   query HttpApiTab($id: ID!) {
     agent(id: $id) {
       id
-      cors { allowPlatformApps customOrigins }
-      httpEndpoints { id path description methods modelOverride inputSchema outputSchema handler { kind prompt script } updatedAt }
+      cors {
+        allowPlatformApps
+        customOrigins
+      }
+      httpEndpoints {
+        id
+        path
+        description
+        methods
+        modelOverride
+        inputSchema
+        outputSchema
+        handler {
+          kind
+          prompt
+          script
+        }
+        updatedAt
+      }
     }
-    models { id name provider model isDefault }
+    models {
+      id
+      name
+      provider
+      model
+      isDefault
+    }
   }
 `);
 
 const AddEndpoint = graphql(`
   mutation AddHttpEndpoint($agentId: ID!, $input: HttpEndpointInput!) {
-    addHttpEndpoint(agentId: $agentId, input: $input) { id path description methods modelOverride inputSchema outputSchema handler { kind prompt script } updatedAt }
+    addHttpEndpoint(agentId: $agentId, input: $input) {
+      id
+      path
+      description
+      methods
+      modelOverride
+      inputSchema
+      outputSchema
+      handler {
+        kind
+        prompt
+        script
+      }
+      updatedAt
+    }
   }
 `);
 
 const UpdateEndpoint = graphql(`
   mutation UpdateHttpEndpoint($id: ID!, $input: UpdateHttpEndpointInput!) {
-    updateHttpEndpoint(id: $id, input: $input) { id path description methods modelOverride inputSchema outputSchema handler { kind prompt script } updatedAt }
+    updateHttpEndpoint(id: $id, input: $input) {
+      id
+      path
+      description
+      methods
+      modelOverride
+      inputSchema
+      outputSchema
+      handler {
+        kind
+        prompt
+        script
+      }
+      updatedAt
+    }
   }
 `);
 
 const RemoveEndpoint = graphql(`
-  mutation RemoveHttpEndpoint($id: ID!) { removeHttpEndpoint(id: $id) }
+  mutation RemoveHttpEndpoint($id: ID!) {
+    removeHttpEndpoint(id: $id)
+  }
 `);
 
 const SetCors = graphql(`
   mutation SetCors($agentId: ID!, $allowPlatformApps: Boolean!, $customOrigins: [String!]) {
-    setCors(agentId: $agentId, allowPlatformApps: $allowPlatformApps, customOrigins: $customOrigins) { id cors { allowPlatformApps customOrigins } }
+    setCors(agentId: $agentId, allowPlatformApps: $allowPlatformApps, customOrigins: $customOrigins) {
+      id
+      cors {
+        allowPlatformApps
+        customOrigins
+      }
+    }
   }
 `);
 
@@ -56,7 +128,14 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
   const [editing, setEditing] = useState<'new' | string | null>(null);
   const [removing, setRemoving] = useState<Endpoint | null>(null);
   const [, remove] = useMutation(RemoveEndpoint);
-  if (!data) return <NoData result={{ fetching, error }} loading="Loading the HTTP API…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
+  if (!data)
+    return (
+      <NoData
+        result={{ fetching, error }}
+        loading="Loading the HTTP API…"
+        retry={() => refetch({ requestPolicy: 'network-only' })}
+      />
+    );
   const endpoints = data.agent.httpEndpoints;
   const base = `${location.origin}/agents/${agentId}/api/`;
   return (
@@ -69,10 +148,14 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
         adding={editing === 'new'}
         onAdd={() => setEditing('new')}
         count={endpoints.length}
-        empty={{ title: 'No endpoints yet', text: 'Add an endpoint: a path, its methods, and a prompt or a script that answers it.' }}
+        empty={{
+          title: 'No endpoints yet',
+          text: 'Add an endpoint: a path, its methods, and a prompt or a script that answers it.',
+        }}
         intro={
           <Text size="sm">
-            Each endpoint answers at <Code style={{ wordBreak: 'break-all' }}>{base}&lt;path&gt;</Code> with an agent key in <Code>X-Agent-Access-Key</Code>.{' '}
+            Each endpoint answers at <Code style={{ wordBreak: 'break-all' }}>{base}&lt;path&gt;</Code> with an agent
+            key in <Code>X-Agent-Access-Key</Code>.{' '}
             <Anchor href={`/agents/${agentId}/openapi.json`} target="_blank" rel="noreferrer" size="sm">
               OpenAPI description
             </Anchor>{' '}
@@ -94,9 +177,15 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
                       <HandlerBadge kind={e.handler.kind} />
                     </Table.Td>
                     <Table.Td>{e.handler.kind === 'SCRIPT' ? '—' : (e.modelOverride ?? 'Agent default')}</Table.Td>
-                    <Table.Td>{[e.inputSchema ? 'input' : '', e.outputSchema ? 'output' : ''].filter(Boolean).join(', ') || '—'}</Table.Td>
                     <Table.Td>
-                      <EditRemoveButtons name={e.path} onEdit={() => setEditing(e.id)} onRemove={() => setRemoving(e)} />
+                      {[e.inputSchema ? 'input' : '', e.outputSchema ? 'output' : ''].filter(Boolean).join(', ') || '—'}
+                    </Table.Td>
+                    <Table.Td>
+                      <EditRemoveButtons
+                        name={e.path}
+                        onEdit={() => setEditing(e.id)}
+                        onRemove={() => setRemoving(e)}
+                      />
                     </Table.Td>
                   </Table.Tr>
                 ))}
@@ -106,7 +195,13 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
         }
         form={
           editing ? (
-            <EndpointForm key={editing} agentId={agentId} endpoint={endpoints.find((e) => e.id === editing) ?? null} models={data.models} onDone={() => setEditing(null)} />
+            <EndpointForm
+              key={editing}
+              agentId={agentId}
+              endpoint={endpoints.find((e) => e.id === editing) ?? null}
+              models={data.models}
+              onDone={() => setEditing(null)}
+            />
           ) : null
         }
       />
@@ -126,7 +221,17 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
   );
 }
 
-function EndpointForm({ agentId, endpoint, models, onDone }: { agentId: string; endpoint: Endpoint | null; models: Data['models']; onDone: () => void }) {
+function EndpointForm({
+  agentId,
+  endpoint,
+  models,
+  onDone,
+}: {
+  agentId: string;
+  endpoint: Endpoint | null;
+  models: Data['models'];
+  onDone: () => void;
+}) {
   const [path, setPath] = useState(endpoint?.path ?? '');
   const [description, setDescription] = useState(endpoint?.description ?? '');
   const [methods, setMethods] = useState<string[]>(endpoint ? [...endpoint.methods] : ['POST']);
@@ -164,7 +269,12 @@ function EndpointForm({ agentId, endpoint, models, onDone }: { agentId: string; 
         onChange={(e) => setPath(e.currentTarget.value)}
         error={fields.path}
       />
-      <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fields.description} />
+      <TextInput
+        label="Description"
+        value={description}
+        onChange={(e) => setDescription(e.currentTarget.value)}
+        error={fields.description}
+      />
       <Checkbox.Group label="Methods" value={methods} onChange={setMethods} error={fields.methods}>
         <Group mt="xs">
           {METHODS.map((m) => (
@@ -199,8 +309,14 @@ function CorsForm({ agentId, cors }: { agentId: string; cors: Data['agent']['cor
           <Title order={3} size="h4" id="cors-title">
             CORS
           </Title>
-          <Text size="sm">Which browser pages may call this agent. Servers and the chat widget's proxy need no entry.</Text>
-          <Switch label="Allow requests from platform apps (this service's own pages)" checked={platform} onChange={(e) => setPlatform(e.currentTarget.checked)} />
+          <Text size="sm">
+            Which browser pages may call this agent. Servers and the chat widget's proxy need no entry.
+          </Text>
+          <Switch
+            label="Allow requests from platform apps (this service's own pages)"
+            checked={platform}
+            onChange={(e) => setPlatform(e.currentTarget.checked)}
+          />
           <Textarea
             label="Custom origins"
             description="One per line: scheme and host (and port), e.g. https://shop.example.com"

@@ -14,14 +14,35 @@ const KeysQuery = graphql(`
     agent(id: $id) {
       id
       allowWorkspaceKeys
-      apiKeys { id name prefix last4 createdAt lastUsedAt expiresAt revokedAt }
+      apiKeys {
+        id
+        name
+        prefix
+        last4
+        createdAt
+        lastUsedAt
+        expiresAt
+        revokedAt
+      }
     }
   }
 `);
 
 const CreateKeyMutation = graphql(`
   mutation CreateAgentKey($agentId: ID!, $name: String!, $expiresAt: DateTimeISO) {
-    createAgentApiKey(agentId: $agentId, name: $name, expiresAt: $expiresAt) { key apiKey { id name prefix last4 createdAt lastUsedAt expiresAt revokedAt } }
+    createAgentApiKey(agentId: $agentId, name: $name, expiresAt: $expiresAt) {
+      key
+      apiKey {
+        id
+        name
+        prefix
+        last4
+        createdAt
+        lastUsedAt
+        expiresAt
+        revokedAt
+      }
+    }
   }
 `);
 
@@ -33,7 +54,10 @@ const RevokeKeyMutation = graphql(`
 
 const AllowWorkspaceKeysMutation = graphql(`
   mutation AllowWorkspaceKeys($id: ID!, $allow: Boolean!) {
-    updateAgent(id: $id, input: { allowWorkspaceKeys: $allow }) { id allowWorkspaceKeys }
+    updateAgent(id: $id, input: { allowWorkspaceKeys: $allow }) {
+      id
+      allowWorkspaceKeys
+    }
   }
 `);
 
@@ -59,7 +83,6 @@ export default function KeysTab({ agentId }: AgentTabProps) {
   if (!data) return <ErrorState error={error} retry={reload} />;
   const keys = [...data.agent.apiKeys].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 
-
   return (
     <Stack>
       <Group justify="space-between">
@@ -67,7 +90,8 @@ export default function KeysTab({ agentId }: AgentTabProps) {
         <Button onClick={() => setCreating(true)}>Create key</Button>
       </Group>
       <Text size="sm" c="dimmed">
-        An agent key (<Code>ak_…</Code>) calls this agent&apos;s HTTP API, Document API and MCP server, sent as <Code>Authorization: Bearer &lt;key&gt;</Code>.
+        An agent key (<Code>ak_…</Code>) calls this agent&apos;s HTTP API, Document API and MCP server, sent as{' '}
+        <Code>Authorization: Bearer &lt;key&gt;</Code>.
       </Text>
       <Switch
         label="Allow workspace keys"
@@ -78,7 +102,9 @@ export default function KeysTab({ agentId }: AgentTabProps) {
         error={allow.error ? messageOf(allow.error) : undefined}
       />
       {keys.length === 0 ? (
-        <EmptyState title="No API keys yet">Create a key to call this agent&apos;s surfaces from your application.</EmptyState>
+        <EmptyState title="No API keys yet">
+          Create a key to call this agent&apos;s surfaces from your application.
+        </EmptyState>
       ) : (
         <ScrollTable minWidth={760} label="API keys table">
           <Table aria-label="API keys">
@@ -104,9 +130,7 @@ export default function KeysTab({ agentId }: AgentTabProps) {
                       </Badge>
                     </Table.Td>
                     <Table.Td>
-                      {k.revokedAt ? null : (
-                        <RevokeButton label={`Revoke ${k.name}`} onRevoke={() => setRevoking(k)} />
-                      )}
+                      {k.revokedAt ? null : <RevokeButton label={`Revoke ${k.name}`} onRevoke={() => setRevoking(k)} />}
                     </Table.Td>
                   </Table.Tr>
                 );
@@ -130,7 +154,8 @@ export default function KeysTab({ agentId }: AgentTabProps) {
         {created ? (
           <Stack>
             <Callout color="red" title="Copy it now" role="status">
-              This is the only time the key is shown. You won&apos;t see it again: the service keeps only its hash, and lists it by prefix and last four characters.
+              This is the only time the key is shown. You won&apos;t see it again: the service keeps only its hash, and
+              lists it by prefix and last four characters.
             </Callout>
             <Text size="sm" fw={600}>
               {created.name}
@@ -164,13 +189,23 @@ export default function KeysTab({ agentId }: AgentTabProps) {
         }}
         onClose={() => setRevoking(null)}
       >
-        {revoking ? `Revoke “${revoking.name}” (${revoking.prefix}…${revoking.last4})? Calls with it are refused with 401 at once. This cannot be undone.` : ''}
+        {revoking
+          ? `Revoke “${revoking.name}” (${revoking.prefix}…${revoking.last4})? Calls with it are refused with 401 at once. This cannot be undone.`
+          : ''}
       </ConfirmDialog>
     </Stack>
   );
 }
 
-function CreateKeyForm({ agentId, onCancel, onCreated }: { agentId: string; onCancel: () => void; onCreated: (key: string, name: string) => void }) {
+function CreateKeyForm({
+  agentId,
+  onCancel,
+  onCreated,
+}: {
+  agentId: string;
+  onCancel: () => void;
+  onCreated: (key: string, name: string) => void;
+}) {
   const [name, setName] = useState('');
   const [expires, setExpires] = useState('');
   const [{ fetching, error }, create] = useMutation(CreateKeyMutation);
@@ -183,7 +218,15 @@ function CreateKeyForm({ agentId, onCancel, onCreated }: { agentId: string; onCa
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <TextInput label="Name" description="What the key is for, e.g. the application that uses it" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
+        <TextInput
+          label="Name"
+          description="What the key is for, e.g. the application that uses it"
+          required
+          data-autofocus
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          error={fields.name}
+        />
         <TextInput
           type="datetime-local"
           label="Expires"

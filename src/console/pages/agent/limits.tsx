@@ -19,24 +19,45 @@ const LimitsQuery = graphql(`
     agent(id: $id) {
       id
       teamId
-      limits { dailyCreditLimit maxConcurrentRequests }
-      usage(days: 1) { day credits runs }
+      limits {
+        dailyCreditLimit
+        maxConcurrentRequests
+      }
+      usage(days: 1) {
+        day
+        credits
+        runs
+      }
     }
     workspace {
       id
       name
       dailyCreditLimit
-      usage(days: 1) { day credits }
-      teams { id name dailyCreditLimit }
+      usage(days: 1) {
+        day
+        credits
+      }
+      teams {
+        id
+        name
+        dailyCreditLimit
+      }
     }
   }
 `);
 
 const SetLimitsMutation = graphql(`
   mutation SetAgentLimits($agentId: ID!, $dailyCreditLimit: Float, $maxConcurrentRequests: Int) {
-    setAgentLimits(agentId: $agentId, dailyCreditLimit: $dailyCreditLimit, maxConcurrentRequests: $maxConcurrentRequests) {
+    setAgentLimits(
+      agentId: $agentId
+      dailyCreditLimit: $dailyCreditLimit
+      maxConcurrentRequests: $maxConcurrentRequests
+    ) {
       id
-      limits { dailyCreditLimit maxConcurrentRequests }
+      limits {
+        dailyCreditLimit
+        maxConcurrentRequests
+      }
     }
   }
 `);
@@ -49,7 +70,17 @@ function today(usage: readonly { day: string; credits: number }[]): number {
 }
 
 /** Today's use against a daily limit: a bar with the figures, or the figure alone without a limit. */
-export function UseBar({ used, limit, label, who }: { used: number; limit: number | null; label: string; who?: string }) {
+export function UseBar({
+  used,
+  limit,
+  label,
+  who,
+}: {
+  used: number;
+  limit: number | null;
+  label: string;
+  who?: string;
+}) {
   if (limit === null)
     return (
       <Text size="sm">
@@ -84,8 +115,19 @@ export function UseBar({ used, limit, label, who }: { used: number; limit: numbe
 }
 
 export default function LimitsTab({ agentId }: AgentTabProps) {
-  const [{ data, error, fetching }, refetch] = useQuery({ query: LimitsQuery, variables: { id: agentId }, requestPolicy: 'cache-and-network' });
-  if (!data) return <NoData result={{ fetching, error }} loading="Loading limits…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
+  const [{ data, error, fetching }, refetch] = useQuery({
+    query: LimitsQuery,
+    variables: { id: agentId },
+    requestPolicy: 'cache-and-network',
+  });
+  if (!data)
+    return (
+      <NoData
+        result={{ fetching, error }}
+        loading="Loading limits…"
+        retry={() => refetch({ requestPolicy: 'network-only' })}
+      />
+    );
   return (
     <Stack gap="lg" maw={760}>
       <LimitsForm data={data} />
@@ -123,7 +165,11 @@ function LimitsForm({ data }: { data: Data }) {
       <form onSubmit={submit} noValidate aria-label="Agent limits">
         <Stack>
           <Title order={3}>This agent</Title>
-          <UseBar used={today(agent.usage)} limit={agent.limits.dailyCreditLimit ?? null} label="Credits used today against the agent's daily limit" />
+          <UseBar
+            used={today(agent.usage)}
+            limit={agent.limits.dailyCreditLimit ?? null}
+            label="Credits used today against the agent's daily limit"
+          />
           <Group align="flex-start" grow preventGrowOverflow={false} wrap="wrap">
             <NumberInput
               label="Daily credit limit"
@@ -177,7 +223,8 @@ function OtherLimits({ data }: { data: Data }) {
       <Stack>
         <Title order={3}>Limits that also apply</Title>
         <Text size="sm" c="dimmed">
-          A call is refused when any of these daily limits is used up. Admins set them in the workspace’s Teams and limits section.
+          A call is refused when any of these daily limits is used up. Admins set them in the workspace’s Teams and
+          limits section.
         </Text>
         <Table aria-label="Team and workspace limits" withTableBorder>
           <TableHead columns={['Scope', 'Daily credit limit']} />
@@ -187,18 +234,29 @@ function OtherLimits({ data }: { data: Data }) {
                 Team
               </Table.Th>
               <Table.Td>
-                {team ? `${team.name}: ${team.dailyCreditLimit === null ? 'no limit' : `${formatCredits(team.dailyCreditLimit)} credits a day`}` : 'The agent is in no team'}
+                {team
+                  ? `${team.name}: ${team.dailyCreditLimit === null ? 'no limit' : `${formatCredits(team.dailyCreditLimit)} credits a day`}`
+                  : 'The agent is in no team'}
               </Table.Td>
             </Table.Tr>
             <Table.Tr>
               <Table.Th scope="row" fw={400}>
                 Workspace
               </Table.Th>
-              <Table.Td>{data.workspace.dailyCreditLimit === null ? 'no limit' : `${formatCredits(data.workspace.dailyCreditLimit)} credits a day`}</Table.Td>
+              <Table.Td>
+                {data.workspace.dailyCreditLimit === null
+                  ? 'no limit'
+                  : `${formatCredits(data.workspace.dailyCreditLimit)} credits a day`}
+              </Table.Td>
             </Table.Tr>
           </Table.Tbody>
         </Table>
-        <UseBar used={today(data.workspace.usage)} limit={data.workspace.dailyCreditLimit ?? null} label="Credits the workspace used today against its daily limit" who="The workspace" />
+        <UseBar
+          used={today(data.workspace.usage)}
+          limit={data.workspace.dailyCreditLimit ?? null}
+          label="Credits the workspace used today against its daily limit"
+          who="The workspace"
+        />
       </Stack>
     </Paper>
   );

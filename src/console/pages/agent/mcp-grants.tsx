@@ -16,7 +16,19 @@ const GrantsQuery = graphql(`
   query McpGrants($id: ID!) {
     agent(id: $id) {
       id
-      mcpGrants { id clientId clientName redirectHost grantedBy { id name email } createdAt lastUsedAt }
+      mcpGrants {
+        id
+        clientId
+        clientName
+        redirectHost
+        grantedBy {
+          id
+          name
+          email
+        }
+        createdAt
+        lastUsedAt
+      }
     }
   }
 `);
@@ -52,8 +64,8 @@ export function McpGrants({ agentId, url }: { agentId: string; url: string }) {
         <NoData result={{ fetching, error }} loading="Loading the connected apps…" retry={reload} />
       ) : grants.length === 0 ? (
         <EmptyState title="No connected apps yet">
-          Add the connector URL in a hosted AI app. A workspace member signs in, sees the app&apos;s name and where it sends them back, and approves it; the app is then listed here until someone
-          revokes it.
+          Add the connector URL in a hosted AI app. A workspace member signs in, sees the app&apos;s name and where it
+          sends them back, and approves it; the app is then listed here until someone revokes it.
         </EmptyState>
       ) : (
         <ScrollTable minWidth={760} label="Connected apps table">
@@ -83,11 +95,14 @@ export function McpGrants({ agentId, url }: { agentId: string; url: string }) {
         onConfirm={async () => (await revoke({ agentId, grantId: revoking!.id }, context)).error}
         onClose={() => setRevoking(null)}
       >
-        {revoking ? `Revoke “${clientLabel(revoking)}”? Its tokens stop working at once: its next call is refused, and to connect again someone must approve it anew.` : ''}
+        {revoking
+          ? `Revoke “${clientLabel(revoking)}”? Its tokens stop working at once: its next call is refused, and to connect again someone must approve it anew.`
+          : ''}
       </ConfirmDialog>
       <Text size="xs" c="dimmed">
-        Desktop and IDE clients keep using agent keys (above); revoking an app here does not touch them. An app also stops working when the member token its approver signed in with is revoked,
-        or when the approver can no longer see this agent.
+        Desktop and IDE clients keep using agent keys (above); revoking an app here does not touch them. An app also
+        stops working when the member token its approver signed in with is revoked, or when the approver can no longer
+        see this agent.
       </Text>
     </Section>
   );

@@ -19,26 +19,73 @@ const McpQuery = graphql(`
     agent(id: $id) {
       id
       name
-      mcpTools { id name description modelOverride inputSchema outputSchema handler { kind prompt script } updatedAt }
+      mcpTools {
+        id
+        name
+        description
+        modelOverride
+        inputSchema
+        outputSchema
+        handler {
+          kind
+          prompt
+          script
+        }
+        updatedAt
+      }
     }
-    models { id name provider model isDefault }
+    models {
+      id
+      name
+      provider
+      model
+      isDefault
+    }
   }
 `);
 
 const AddTool = graphql(`
   mutation AddMcpTool($agentId: ID!, $input: McpToolInput!) {
-    addMcpTool(agentId: $agentId, input: $input) { id name description modelOverride inputSchema outputSchema handler { kind prompt script } updatedAt }
+    addMcpTool(agentId: $agentId, input: $input) {
+      id
+      name
+      description
+      modelOverride
+      inputSchema
+      outputSchema
+      handler {
+        kind
+        prompt
+        script
+      }
+      updatedAt
+    }
   }
 `);
 
 const UpdateTool = graphql(`
   mutation UpdateMcpTool($id: ID!, $input: UpdateMcpToolInput!) {
-    updateMcpTool(id: $id, input: $input) { id name description modelOverride inputSchema outputSchema handler { kind prompt script } updatedAt }
+    updateMcpTool(id: $id, input: $input) {
+      id
+      name
+      description
+      modelOverride
+      inputSchema
+      outputSchema
+      handler {
+        kind
+        prompt
+        script
+      }
+      updatedAt
+    }
   }
 `);
 
 const RemoveTool = graphql(`
-  mutation RemoveMcpTool($id: ID!) { removeMcpTool(id: $id) }
+  mutation RemoveMcpTool($id: ID!) {
+    removeMcpTool(id: $id)
+  }
 `);
 
 type Data = ResultOf<typeof McpQuery>;
@@ -51,7 +98,14 @@ export default function McpTab({ agentId }: AgentTabProps) {
   const [editing, setEditing] = useState<'new' | string | null>(null);
   const [removing, setRemoving] = useState<Tool | null>(null);
   const [, remove] = useMutation(RemoveTool);
-  if (!data) return <NoData result={{ fetching, error }} loading="Loading the MCP server…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
+  if (!data)
+    return (
+      <NoData
+        result={{ fetching, error }}
+        loading="Loading the MCP server…"
+        retry={() => refetch({ requestPolicy: 'network-only' })}
+      />
+    );
   const tools = data.agent.mcpTools;
   const url = mcpUrl(location.origin, agentId);
   const configs = clientConfigs(url, serverName(data.agent.name));
@@ -59,11 +113,20 @@ export default function McpTab({ agentId }: AgentTabProps) {
     <Stack>
       <SurfaceSwitches agentId={agentId} surface="MCP" label="MCP server" />
       <Section id="mcp-connect-title" title="Connect a client">
-        <CopyBlock label="MCP server URL" value={url} description="Streamable HTTP; the client sends an agent key in the X-Agent-Access-Key header (or as a bearer token)." />
+        <CopyBlock
+          label="MCP server URL"
+          value={url}
+          description="Streamable HTTP; the client sends an agent key in the X-Agent-Access-Key header (or as a bearer token)."
+        />
         <Text size="sm">
-          Replace the placeholder with an agent key from the API Keys tab. Keys belong in the client's configuration, never in a shared file.
+          Replace the placeholder with an agent key from the API Keys tab. Keys belong in the client's configuration,
+          never in a shared file.
         </Text>
-        <CopyTabs label="MCP clients" kind="configuration" tabs={configs.map((c) => ({ id: c.id, title: c.client, description: c.file, value: c.json }))} />
+        <CopyTabs
+          label="MCP clients"
+          kind="configuration"
+          tabs={configs.map((c) => ({ id: c.id, title: c.client, description: c.file, value: c.json }))}
+        />
       </Section>
       <McpGrants agentId={agentId} url={url} />
       <EntriesSection
@@ -73,7 +136,10 @@ export default function McpTab({ agentId }: AgentTabProps) {
         adding={editing === 'new'}
         onAdd={() => setEditing('new')}
         count={tools.length}
-        empty={{ title: 'No tools yet', text: 'Add a tool: MCP clients see its name and description and call it with arguments.' }}
+        empty={{
+          title: 'No tools yet',
+          text: 'Add a tool: MCP clients see its name and description and call it with arguments.',
+        }}
         table={
           <Table.ScrollContainer minWidth={520}>
             <Table aria-label="Tools" highlightOnHover>
@@ -89,7 +155,11 @@ export default function McpTab({ agentId }: AgentTabProps) {
                       <HandlerBadge kind={t.handler.kind} />
                     </Table.Td>
                     <Table.Td>
-                      <EditRemoveButtons name={t.name} onEdit={() => setEditing(t.id)} onRemove={() => setRemoving(t)} />
+                      <EditRemoveButtons
+                        name={t.name}
+                        onEdit={() => setEditing(t.id)}
+                        onRemove={() => setRemoving(t)}
+                      />
                     </Table.Td>
                   </Table.Tr>
                 ))}
@@ -97,7 +167,17 @@ export default function McpTab({ agentId }: AgentTabProps) {
             </Table>
           </Table.ScrollContainer>
         }
-        form={editing ? <ToolForm key={editing} agentId={agentId} tool={tools.find((t) => t.id === editing) ?? null} models={data.models} onDone={() => setEditing(null)} /> : null}
+        form={
+          editing ? (
+            <ToolForm
+              key={editing}
+              agentId={agentId}
+              tool={tools.find((t) => t.id === editing) ?? null}
+              models={data.models}
+              onDone={() => setEditing(null)}
+            />
+          ) : null
+        }
       />
       <McpTryIt key={tools.map((t) => t.id).join()} agentId={agentId} tools={tools} />
       <ConfirmDialog
@@ -114,7 +194,17 @@ export default function McpTab({ agentId }: AgentTabProps) {
   );
 }
 
-function ToolForm({ agentId, tool, models, onDone }: { agentId: string; tool: Tool | null; models: Data['models']; onDone: () => void }) {
+function ToolForm({
+  agentId,
+  tool,
+  models,
+  onDone,
+}: {
+  agentId: string;
+  tool: Tool | null;
+  models: Data['models'];
+  onDone: () => void;
+}) {
   const [name, setName] = useState(tool?.name ?? '');
   const [description, setDescription] = useState(tool?.description ?? '');
   const [added, add] = useMutation(AddTool);
@@ -143,7 +233,14 @@ function ToolForm({ agentId, tool, models, onDone }: { agentId: string; tool: To
       editing={tool !== null}
       onDone={onDone}
     >
-      <TextInput label="Name" description="Shown to MCP clients, e.g. lookup_order" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
+      <TextInput
+        label="Name"
+        description="Shown to MCP clients, e.g. lookup_order"
+        required
+        value={name}
+        onChange={(e) => setName(e.currentTarget.value)}
+        error={fields.name}
+      />
       <Textarea
         label="Description"
         description="Tells the client's model when to call the tool"
@@ -157,4 +254,3 @@ function ToolForm({ agentId, tool, models, onDone }: { agentId: string; tool: To
     </EntryForm>
   );
 }
-

@@ -10,7 +10,10 @@ import type { AgentTabProps } from './tab-props.js';
 
 const OpenAiQuery = graphql(`
   query OpenAiTab($id: ID!) {
-    agent(id: $id) { id allowWorkspaceKeys }
+    agent(id: $id) {
+      id
+      allowWorkspaceKeys
+    }
   }
 `);
 
@@ -36,21 +39,32 @@ export default function OpenAiTab({ agentId }: AgentTabProps) {
           <Text size="sm" data-testid="openai-workspace-keys">
             {data.agent.allowWorkspaceKeys ? (
               <>
-                Workspace keys: <b>allowed</b>. With the surface on, this agent is listed on the workspace URL as <Code>{agentId}</Code>.
+                Workspace keys: <b>allowed</b>. With the surface on, this agent is listed on the workspace URL as{' '}
+                <Code>{agentId}</Code>.
               </>
             ) : (
               <>
-                Workspace keys: <b>not allowed</b>. Allow them in the API Keys tab to reach this agent through the workspace URL.
+                Workspace keys: <b>not allowed</b>. Allow them in the API Keys tab to reach this agent through the
+                workspace URL.
               </>
             )}
           </Text>
         ) : (
-          <NoData result={{ fetching, error }} loading="Loading the agent's key settings…" retry={() => refetch({ requestPolicy: 'network-only' })} />
+          <NoData
+            result={{ fetching, error }}
+            loading="Loading the agent's key settings…"
+            retry={() => refetch({ requestPolicy: 'network-only' })}
+          />
         )}
         <Text size="sm">
-          Replace the placeholder with a key from the API Keys tab. Keys belong in the client&apos;s configuration, never in a shared file.
+          Replace the placeholder with a key from the API Keys tab. Keys belong in the client&apos;s configuration,
+          never in a shared file.
         </Text>
-        <CopyTabs label="OpenAI clients" kind="snippet" tabs={snippets.map((s) => ({ id: s.id, title: s.client, description: s.note, value: s.text }))} />
+        <CopyTabs
+          label="OpenAI clients"
+          kind="snippet"
+          tabs={snippets.map((s) => ({ id: s.id, title: s.client, description: s.note, value: s.text }))}
+        />
       </Section>
     </Stack>
   );

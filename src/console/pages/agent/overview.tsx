@@ -1,4 +1,18 @@
-import { Alert, Button, Checkbox, Fieldset, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, TagsInput, Text } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Fieldset,
+  Group,
+  NumberInput,
+  Radio,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  TagsInput,
+  Text,
+} from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
@@ -11,7 +25,16 @@ import { AgentTextFields } from '../../agent-fields.js';
 
 const UpdateAgentMutation = graphql(`
   mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {
-    updateAgent(id: $id, input: $input) { id name description instructions defaultModel visibility teamId updatedAt }
+    updateAgent(id: $id, input: $input) {
+      id
+      name
+      description
+      instructions
+      defaultModel
+      visibility
+      teamId
+      updatedAt
+    }
   }
 `);
 
@@ -22,16 +45,41 @@ const OverviewExtrasQuery = graphql(`
     agent(id: $id) {
       id
       teamId
-      capabilities { endpointManagement documents messaging }
-      guardrails { blockedInputPatterns redactOutputPatterns redactPresets maxInputChars maxOutputTokens maxToolSteps maxCreditsPerRun }
+      capabilities {
+        endpointManagement
+        documents
+        messaging
+      }
+      guardrails {
+        blockedInputPatterns
+        redactOutputPatterns
+        redactPresets
+        maxInputChars
+        maxOutputTokens
+        maxToolSteps
+        maxCreditsPerRun
+      }
     }
-    workspace { id teams { id name } }
+    workspace {
+      id
+      teams {
+        id
+        name
+      }
+    }
   }
 `);
 
 const SetCapabilitiesMutation = graphql(`
   mutation SetAgentCapabilities($agentId: ID!, $input: CapabilitiesInput!) {
-    setCapabilities(agentId: $agentId, input: $input) { id capabilities { endpointManagement documents messaging } }
+    setCapabilities(agentId: $agentId, input: $input) {
+      id
+      capabilities {
+        endpointManagement
+        documents
+        messaging
+      }
+    }
   }
 `);
 
@@ -39,12 +87,17 @@ type Capabilities = ResultOf<typeof SetCapabilitiesMutation>['setCapabilities'][
 
 /** The capability switches, in the order shown. */
 const CAPABILITIES: { key: keyof Capabilities; label: string; description: string }[] = [
-  { key: 'endpointManagement', label: 'Endpoint management', description: "The agent may list, add, change and remove its own surfaces' entries and settings" },
+  {
+    key: 'endpointManagement',
+    label: 'Endpoint management',
+    description: "The agent may list, add, change and remove its own surfaces' entries and settings",
+  },
   { key: 'documents', label: 'Documents', description: 'The agent may read and write the records of its documents' },
   {
     key: 'messaging',
     label: 'Messaging',
-    description: "The agent may send email and text messages from its channels: only to a channel's allowed senders, or into the thread it is answering",
+    description:
+      "The agent may send email and text messages from its channels: only to a channel's allowed senders, or into the thread it is answering",
   },
 ];
 
@@ -52,7 +105,15 @@ const SetGuardrailsMutation = graphql(`
   mutation SetAgentGuardrails($agentId: ID!, $input: GuardrailsInput!) {
     setGuardrails(agentId: $agentId, input: $input) {
       id
-      guardrails { blockedInputPatterns redactOutputPatterns redactPresets maxInputChars maxOutputTokens maxToolSteps maxCreditsPerRun }
+      guardrails {
+        blockedInputPatterns
+        redactOutputPatterns
+        redactPresets
+        maxInputChars
+        maxOutputTokens
+        maxToolSteps
+        maxCreditsPerRun
+      }
     }
   }
 `);
@@ -77,7 +138,14 @@ const WORKSPACE_DEFAULT = '';
 /** The Overview tab: the agent's own fields, its team, capabilities and guardrails. */
 export function OverviewForm({ agent, models }: { agent: Data['agent']; models: Data['models'] }) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: OverviewExtrasQuery, variables: { id: agent.id } });
-  if (!data) return <NoData result={{ fetching, error }} loading="Loading the overview…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
+  if (!data)
+    return (
+      <NoData
+        result={{ fetching, error }}
+        loading="Loading the overview…"
+        retry={() => refetch({ requestPolicy: 'network-only' })}
+      />
+    );
   return <OverviewFields agent={agent} models={models} extras={data} />;
 }
 
@@ -116,10 +184,15 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
   }, [errors]);
   const workspaceDefault = models.find((m) => m.isDefault);
   const options = [
-    { value: WORKSPACE_DEFAULT, label: workspaceDefault ? `Workspace default (${workspaceDefault.name})` : 'Workspace default' },
+    {
+      value: WORKSPACE_DEFAULT,
+      label: workspaceDefault ? `Workspace default (${workspaceDefault.name})` : 'Workspace default',
+    },
     ...models.map((m) => ({ value: m.name, label: `${m.name} — ${m.provider.toLowerCase()} ${m.model}` })),
     // A name the agent uses that is not a configured model (an environment provider takes it).
-    ...(agent.defaultModel && !models.some((m) => m.name === agent.defaultModel) ? [{ value: agent.defaultModel, label: agent.defaultModel }] : []),
+    ...(agent.defaultModel && !models.some((m) => m.name === agent.defaultModel)
+      ? [{ value: agent.defaultModel, label: agent.defaultModel }]
+      : []),
   ];
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -152,7 +225,9 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
       ...(numberOrNull(maxToolSteps) === null ? {} : { maxToolSteps: numberOrNull(maxToolSteps)! }),
       maxCreditsPerRun: numberOrNull(maxCreditsPerRun),
     };
-    const changed = (Object.keys(guardrails) as (keyof typeof guardrails)[]).some((k) => JSON.stringify(guardrails[k]) !== JSON.stringify(g[k]));
+    const changed = (Object.keys(guardrails) as (keyof typeof guardrails)[]).some(
+      (k) => JSON.stringify(guardrails[k]) !== JSON.stringify(g[k]),
+    );
     if (changed) {
       const r = await setGuardrails({ agentId: agent.id, input: guardrails });
       if (r.error) failed.push(r.error);
@@ -178,7 +253,12 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
           allowDeselect={false}
           error={fields.defaultModel}
         />
-        <Radio.Group label="Visibility" value={visibility} onChange={(v) => setVisibility(v as Data['agent']['visibility'])} error={fields.visibility}>
+        <Radio.Group
+          label="Visibility"
+          value={visibility}
+          onChange={(v) => setVisibility(v as Data['agent']['visibility'])}
+          error={fields.visibility}
+        >
           <Group mt="xs">
             <Radio value="WORKSPACE" label="Workspace — every member sees it" />
             <Radio value="PRIVATE" label="Private — its creator and admins" />
@@ -187,7 +267,10 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
         <Select
           label="Team"
           description="The team's daily credit limit applies to its agents together"
-          data={[{ value: NO_TEAM, label: 'No team' }, ...extras.workspace.teams.map((t) => ({ value: t.id, label: t.name }))]}
+          data={[
+            { value: NO_TEAM, label: 'No team' },
+            ...extras.workspace.teams.map((t) => ({ value: t.id, label: t.name })),
+          ]}
           value={teamId}
           onChange={(v) => setTeamId(v ?? NO_TEAM)}
           allowDeselect={false}
@@ -223,7 +306,12 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
               onChange={setRedact}
               error={fields.redactOutputPatterns}
             />
-            <Checkbox.Group label="Redact in answers" value={presets} onChange={setPresets} error={fields.redactPresets}>
+            <Checkbox.Group
+              label="Redact in answers"
+              value={presets}
+              onChange={setPresets}
+              error={fields.redactPresets}
+            >
               <Group mt="xs">
                 {PRESETS.map((p) => (
                   <Checkbox key={p.value} value={p.value} label={p.label} />
@@ -231,10 +319,42 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
               </Group>
             </Checkbox.Group>
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <NumberInput label="Max input characters" description="Empty: no limit" min={1} allowDecimal={false} value={maxInputChars} onChange={setMaxInputChars} error={fields.maxInputChars} />
-              <NumberInput label="Max output tokens" description="Empty: no limit" min={1} allowDecimal={false} value={maxOutputTokens} onChange={setMaxOutputTokens} error={fields.maxOutputTokens} />
-              <NumberInput label="Max tool steps" description="1 to 100" min={1} max={100} allowDecimal={false} value={maxToolSteps} onChange={setMaxToolSteps} error={fields.maxToolSteps} />
-              <NumberInput label="Max credits per run" description="Empty: no limit" min={0} value={maxCreditsPerRun} onChange={setMaxCreditsPerRun} error={fields.maxCreditsPerRun} />
+              <NumberInput
+                label="Max input characters"
+                description="Empty: no limit"
+                min={1}
+                allowDecimal={false}
+                value={maxInputChars}
+                onChange={setMaxInputChars}
+                error={fields.maxInputChars}
+              />
+              <NumberInput
+                label="Max output tokens"
+                description="Empty: no limit"
+                min={1}
+                allowDecimal={false}
+                value={maxOutputTokens}
+                onChange={setMaxOutputTokens}
+                error={fields.maxOutputTokens}
+              />
+              <NumberInput
+                label="Max tool steps"
+                description="1 to 100"
+                min={1}
+                max={100}
+                allowDecimal={false}
+                value={maxToolSteps}
+                onChange={setMaxToolSteps}
+                error={fields.maxToolSteps}
+              />
+              <NumberInput
+                label="Max credits per run"
+                description="Empty: no limit"
+                min={0}
+                value={maxCreditsPerRun}
+                onChange={setMaxCreditsPerRun}
+                error={fields.maxCreditsPerRun}
+              />
             </SimpleGrid>
           </Stack>
         </Fieldset>

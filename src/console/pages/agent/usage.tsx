@@ -20,8 +20,17 @@ const UsageQuery = graphql(`
   query AgentUsage($id: ID!) {
     agent(id: $id) {
       id
-      usage(days: 30) { day credits runs }
-      usageBySurface(days: 30) { day surface runs credits }
+      usage(days: 30) {
+        day
+        credits
+        runs
+      }
+      usageBySurface(days: 30) {
+        day
+        surface
+        runs
+        credits
+      }
     }
   }
 `);
@@ -44,7 +53,10 @@ const SURFACES: { key: Surface; label: string; color: string }[] = [
 function lastDays(n: number): string[] {
   const now = new Date();
   const days: string[] = [];
-  for (let i = n - 1; i >= 0; i--) days.push(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - i)).toISOString().slice(0, 10));
+  for (let i = n - 1; i >= 0; i--)
+    days.push(
+      new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - i)).toISOString().slice(0, 10),
+    );
   return days;
 }
 
@@ -82,13 +94,25 @@ function UsagePanel(props: {
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={props.data} accessibilityLayer={false} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} />
-              <XAxis dataKey="day" tickFormatter={shortDay} tick={{ fontSize: 12, fill: '#495057' }} interval="preserveStartEnd" minTickGap={16} />
+              <XAxis
+                dataKey="day"
+                tickFormatter={shortDay}
+                tick={{ fontSize: 12, fill: '#495057' }}
+                interval="preserveStartEnd"
+                minTickGap={16}
+              />
               {props.chart}
             </BarChart>
           </ResponsiveContainer>
         </Box>
         <Group>
-          <Button variant="default" size="xs" onClick={() => setShown(!shown)} aria-expanded={shown} aria-controls={props.tableId}>
+          <Button
+            variant="default"
+            size="xs"
+            onClick={() => setShown(!shown)}
+            aria-expanded={shown}
+            aria-controls={props.tableId}
+          >
             {shown ? `Hide the table of ${props.what}` : `Show ${props.what} as a table`}
           </Button>
         </Group>
@@ -99,20 +123,30 @@ function UsagePanel(props: {
 }
 
 export default function UsageTab({ agentId }: AgentTabProps) {
-  const [{ data, error, fetching }, refetch] = useQuery({ query: UsageQuery, variables: { id: agentId }, requestPolicy: 'cache-and-network' });
+  const [{ data, error, fetching }, refetch] = useQuery({
+    query: UsageQuery,
+    variables: { id: agentId },
+    requestPolicy: 'cache-and-network',
+  });
 
   const figures = useMemo(() => {
     if (!data) return null;
     const days = lastDays(DAYS);
     const byDay = new Map(data.agent.usage.map((u) => [u.day, u]));
-    const credits = days.map((day) => ({ day, credits: byDay.get(day)?.credits ?? 0, runs: byDay.get(day)?.runs ?? 0 }));
+    const credits = days.map((day) => ({
+      day,
+      credits: byDay.get(day)?.credits ?? 0,
+      runs: byDay.get(day)?.runs ?? 0,
+    }));
     const runs = days.map((day) => {
       const row: Record<string, number | string> & { day: string } = { day };
       for (const s of SURFACES) row[s.key] = 0;
       return row;
     });
     const runsIndex = new Map(runs.map((r) => [r.day, r]));
-    const totals = new Map<Surface, { runs: number; credits: number }>(SURFACES.map((s) => [s.key, { runs: 0, credits: 0 }]));
+    const totals = new Map<Surface, { runs: number; credits: number }>(
+      SURFACES.map((s) => [s.key, { runs: 0, credits: 0 }]),
+    );
     for (const u of data.agent.usageBySurface) {
       const row = runsIndex.get(u.day);
       if (row) row[u.surface] = (row[u.surface] as number) + u.runs;
@@ -126,13 +160,22 @@ export default function UsageTab({ agentId }: AgentTabProps) {
     return { credits, runs, totals, totalCredits, totalRuns, surfaceRuns };
   }, [data]);
 
-  if (!figures) return <NoData result={{ fetching, error }} loading="Loading usage…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
+  if (!figures)
+    return (
+      <NoData
+        result={{ fetching, error }}
+        loading="Loading usage…"
+        retry={() => refetch({ requestPolicy: 'network-only' })}
+      />
+    );
   const surfaceSummary = SURFACES.map((s) => `${s.label} ${figures.totals.get(s.key)!.runs}`).join(', ');
 
   return (
     <Stack gap="lg">
       {figures.totalCredits === 0 && figures.totalRuns === 0 && figures.surfaceRuns === 0 ? (
-        <EmptyState title="No usage in the last 30 days">Runs of the agent’s surfaces and their credits are counted here per UTC day.</EmptyState>
+        <EmptyState title="No usage in the last 30 days">
+          Runs of the agent’s surfaces and their credits are counted here per UTC day.
+        </EmptyState>
       ) : null}
       <UsagePanel
         title="Credits per day"
@@ -149,7 +192,9 @@ export default function UsageTab({ agentId }: AgentTabProps) {
         what="credits per day"
         table={
           <Table striped aria-label="Credits per day" withTableBorder>
-            <TableHead columns={['Day (UTC)', { label: 'Credits', align: 'right' }, { label: 'Runs', align: 'right' }]} />
+            <TableHead
+              columns={['Day (UTC)', { label: 'Credits', align: 'right' }, { label: 'Runs', align: 'right' }]}
+            />
             <Table.Tbody>
               {[...figures.credits].reverse().map((c) => (
                 <Table.Tr key={c.day}>
@@ -180,7 +225,9 @@ export default function UsageTab({ agentId }: AgentTabProps) {
           <YAxis key="y" tick={{ fontSize: 12, fill: '#495057' }} width={40} allowDecimals={false} />,
           <Tooltip key="tooltip" />,
           <Legend key="legend" wrapperStyle={{ fontSize: 12 }} />,
-          ...SURFACES.map((s) => <Bar key={s.key} dataKey={s.key} name={s.label} stackId="runs" fill={s.color} isAnimationActive={false} />),
+          ...SURFACES.map((s) => (
+            <Bar key={s.key} dataKey={s.key} name={s.label} stackId="runs" fill={s.color} isAnimationActive={false} />
+          )),
         ]}
         tableId="usage-surface-table"
         what="runs per surface"

@@ -8,13 +8,47 @@ import { FormActions } from '../../ui.js';
 
 const AddWebhookMutation = graphql(`
   mutation AddWebhook($agentId: ID!, $input: WebhookInput!) {
-    addWebhook(agentId: $agentId, input: $input) { id integration signature { scheme secretName } handler { kind prompt script } modelOverride maxBodyBytes warning createdAt updatedAt }
+    addWebhook(agentId: $agentId, input: $input) {
+      id
+      integration
+      signature {
+        scheme
+        secretName
+      }
+      handler {
+        kind
+        prompt
+        script
+      }
+      modelOverride
+      maxBodyBytes
+      warning
+      createdAt
+      updatedAt
+    }
   }
 `);
 
 const UpdateWebhookMutation = graphql(`
   mutation UpdateWebhook($id: ID!, $input: UpdateWebhookInput!) {
-    updateWebhook(id: $id, input: $input) { id integration signature { scheme secretName } handler { kind prompt script } modelOverride maxBodyBytes warning createdAt updatedAt }
+    updateWebhook(id: $id, input: $input) {
+      id
+      integration
+      signature {
+        scheme
+        secretName
+      }
+      handler {
+        kind
+        prompt
+        script
+      }
+      modelOverride
+      maxBodyBytes
+      warning
+      createdAt
+      updatedAt
+    }
   }
 `);
 
@@ -43,14 +77,17 @@ interface FormProps {
   onCancel: () => void;
 }
 
-const DEFAULT_SCRIPT = '// `input` is the parsed body; `request` has method, headers, query, rawBody and delivery.\nreturn { received: input };\n';
+const DEFAULT_SCRIPT =
+  '// `input` is the parsed body; `request` has method, headers, query, rawBody and delivery.\nreturn { received: input };\n';
 
 /** Adds an integration, or edits one: its name, signature check, handler and body limit. */
 export function WebhookForm({ agentId, webhook, secrets, models, onDone, onCancel }: FormProps) {
   const [integration, setIntegration] = useState(webhook?.integration ?? '');
   const [scheme, setScheme] = useState<string>(webhook?.signature?.scheme ?? 'HMAC_SHA256');
   const signingSecrets = secrets.filter((s) => s.kind === 'WEBHOOK_SIGNING_SECRET');
-  const [secretName, setSecretName] = useState<string | null>(webhook ? (webhook.signature?.secretName ?? null) : (signingSecrets[0]?.name ?? null));
+  const [secretName, setSecretName] = useState<string | null>(
+    webhook ? (webhook.signature?.secretName ?? null) : (signingSecrets[0]?.name ?? null),
+  );
   const [signed, setSigned] = useState(webhook ? webhook.signature !== null : signingSecrets.length > 0);
   const [kind, setKind] = useState<'SCRIPT' | 'PROMPT'>(webhook?.handler.kind ?? 'SCRIPT');
   const [script, setScript] = useState(webhook?.handler.script ?? DEFAULT_SCRIPT);
@@ -62,7 +99,11 @@ export function WebhookForm({ agentId, webhook, secrets, models, onDone, onCance
   const error = webhook ? update.error : add.error;
   const { fields, other } = fieldErrors(error);
   // The handler's error (a script's syntax error comes with its line and column).
-  const handlerError = errorAt(error, 'handler.script') ?? errorAt(error, 'input.handler.script') ?? errorAt(error, 'input.handler.prompt') ?? (fields.handler ? { message: fields.handler } : null);
+  const handlerError =
+    errorAt(error, 'handler.script') ??
+    errorAt(error, 'input.handler.script') ??
+    errorAt(error, 'input.handler.prompt') ??
+    (fields.handler ? { message: fields.handler } : null);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -89,13 +130,28 @@ export function WebhookForm({ agentId, webhook, secrets, models, onDone, onCance
           onChange={(e) => setIntegration(e.currentTarget.value)}
           error={fields.integration}
         />
-        <Switch label="Check the sender's signature" checked={signed} onChange={(e) => setSigned(e.currentTarget.checked)} />
+        <Switch
+          label="Check the sender's signature"
+          checked={signed}
+          onChange={(e) => setSigned(e.currentTarget.checked)}
+        />
         {signed ? (
           <Group grow align="flex-start" wrap="wrap">
-            <Select label="Signature scheme" data={SCHEMES} value={scheme} onChange={(v) => setScheme(v ?? 'HMAC_SHA256')} allowDeselect={false} miw={220} />
+            <Select
+              label="Signature scheme"
+              data={SCHEMES}
+              value={scheme}
+              onChange={(v) => setScheme(v ?? 'HMAC_SHA256')}
+              allowDeselect={false}
+              miw={220}
+            />
             <Select
               label="Signing secret"
-              description={signingSecrets.length ? 'A workspace secret of kind WEBHOOK_SIGNING_SECRET' : 'No signing secret yet: an admin adds one under Workspace → Secrets'}
+              description={
+                signingSecrets.length
+                  ? 'A workspace secret of kind WEBHOOK_SIGNING_SECRET'
+                  : 'No signing secret yet: an admin adds one under Workspace → Secrets'
+              }
               placeholder="Pick a secret"
               data={signingSecrets.map((s) => s.name)}
               value={secretName}
@@ -119,10 +175,28 @@ export function WebhookForm({ agentId, webhook, secrets, models, onDone, onCance
           ]}
         />
         {kind === 'SCRIPT' ? (
-          <CodeEditor key="script" label="Handler script" description="JavaScript run in the sandbox for each delivery; what it returns is the run's output" language="javascript" value={script} onChange={setScript} error={handlerError} minHeight={200} />
+          <CodeEditor
+            key="script"
+            label="Handler script"
+            description="JavaScript run in the sandbox for each delivery; what it returns is the run's output"
+            language="javascript"
+            value={script}
+            onChange={setScript}
+            error={handlerError}
+            minHeight={200}
+          />
         ) : (
           <>
-            <CodeEditor key="prompt" label="Handler prompt" description="The model gets it with the delivery's body" language="text" value={prompt} onChange={setPrompt} error={handlerError} minHeight={140} />
+            <CodeEditor
+              key="prompt"
+              label="Handler prompt"
+              description="The model gets it with the delivery's body"
+              language="text"
+              value={prompt}
+              onChange={setPrompt}
+              error={handlerError}
+              minHeight={140}
+            />
             <Select
               label="Model override"
               description="Empty: the agent's default model"
@@ -145,7 +219,13 @@ export function WebhookForm({ agentId, webhook, secrets, models, onDone, onCance
           onChange={setMaxBodyBytes}
           error={fields.maxBodyBytes}
         />
-        <FormActions error={other} submit={webhook ? 'Save integration' : 'Add integration'} loading={add.fetching || update.fetching} onCancel={onCancel} light />
+        <FormActions
+          error={other}
+          submit={webhook ? 'Save integration' : 'Add integration'}
+          loading={add.fetching || update.fetching}
+          onCancel={onCancel}
+          light
+        />
       </Stack>
     </form>
   );

@@ -13,11 +13,40 @@ const WebhooksQuery = graphql(`
   query AgentWebhooks($id: ID!) {
     agent(id: $id) {
       id
-      surfaces { surface enabled activityLogging }
-      webhooks { id integration signature { scheme secretName } handler { kind prompt script } modelOverride maxBodyBytes warning createdAt updatedAt }
+      surfaces {
+        surface
+        enabled
+        activityLogging
+      }
+      webhooks {
+        id
+        integration
+        signature {
+          scheme
+          secretName
+        }
+        handler {
+          kind
+          prompt
+          script
+        }
+        modelOverride
+        maxBodyBytes
+        warning
+        createdAt
+        updatedAt
+      }
     }
-    secrets { id name kind }
-    models { id name isDefault }
+    secrets {
+      id
+      name
+      kind
+    }
+    models {
+      id
+      name
+      isDefault
+    }
   }
 `);
 
@@ -29,7 +58,14 @@ const RemoveWebhookMutation = graphql(`
 
 const SetWebhooksSurfaceMutation = graphql(`
   mutation SetWebhooksSurface($agentId: ID!, $enabled: Boolean, $activityLogging: Boolean) {
-    setSurface(agentId: $agentId, surface: WEBHOOKS, enabled: $enabled, activityLogging: $activityLogging) { id surfaces { surface enabled activityLogging } }
+    setSurface(agentId: $agentId, surface: WEBHOOKS, enabled: $enabled, activityLogging: $activityLogging) {
+      id
+      surfaces {
+        surface
+        enabled
+        activityLogging
+      }
+    }
   }
 `);
 
@@ -73,11 +109,20 @@ export default function WebhooksTab({ agentId }: AgentTabProps) {
       </Group>
       <ErrorNotice light>{surface.error ? messageOf(surface.error) : null}</ErrorNotice>
       {webhooks.length === 0 ? (
-        <EmptyState title="No integrations yet">Add one to get a URL that a sender (GitHub, Stripe, Slack…) posts its events to; each delivery runs the handler.</EmptyState>
+        <EmptyState title="No integrations yet">
+          Add one to get a URL that a sender (GitHub, Stripe, Slack…) posts its events to; each delivery runs the
+          handler.
+        </EmptyState>
       ) : (
         <Stack gap="sm">
           {webhooks.map((w) => (
-            <IntegrationCard key={w.id} agentId={agentId} webhook={w} onEdit={() => setEditing(w)} onRemove={() => setRemoving(w)} />
+            <IntegrationCard
+              key={w.id}
+              agentId={agentId}
+              webhook={w}
+              onEdit={() => setEditing(w)}
+              onRemove={() => setRemoving(w)}
+            />
           ))}
         </Stack>
       )}
@@ -123,7 +168,17 @@ export default function WebhooksTab({ agentId }: AgentTabProps) {
   );
 }
 
-function IntegrationCard({ agentId, webhook: w, onEdit, onRemove }: { agentId: string; webhook: Webhook; onEdit: () => void; onRemove: () => void }) {
+function IntegrationCard({
+  agentId,
+  webhook: w,
+  onEdit,
+  onRemove,
+}: {
+  agentId: string;
+  webhook: Webhook;
+  onEdit: () => void;
+  onRemove: () => void;
+}) {
   const url = webhookUrl(agentId, w.integration);
   return (
     <Card withBorder padding="md" aria-label={`Integration ${w.integration}`} component="section">

@@ -1,4 +1,18 @@
-import { Alert, Button, Code, ColorInput, Group, Paper, Select, SimpleGrid, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Code,
+  ColorInput,
+  Group,
+  Paper,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useEffect, useState } from 'react';
 import { CopyBlock } from '../../copy-field.js';
@@ -45,7 +59,14 @@ function previewSrc(agentId: string, o: WidgetOptions): string {
 
 /** The chat widget: its switches, the script tag to embed (with its data- attributes), a live preview, and Try it on the chat. */
 export default function WidgetTab({ agentId }: AgentTabProps) {
-  const [o, setO] = useState<WidgetOptions>({ endpoint: '/chat', title: '', greeting: '', accent: '', position: 'right', open: false });
+  const [o, setO] = useState<WidgetOptions>({
+    endpoint: '/chat',
+    title: '',
+    greeting: '',
+    accent: '',
+    position: 'right',
+    open: false,
+  });
   const set = (patch: Partial<WidgetOptions>) => setO((prev) => ({ ...prev, ...patch }));
   const [shown] = useDebouncedValue(o, 400);
   const { current, problem, get } = useTryItKey(agentId);
@@ -68,14 +89,34 @@ export default function WidgetTab({ agentId }: AgentTabProps) {
       <SurfaceSwitches agentId={agentId} surface="WIDGET" label="Chat widget" />
       <Section id="embed-title" title="Embed">
         <Text size="sm">
-          The widget holds no key: it talks to <Code>data-endpoint</Code>, a path of your own site whose proxy adds an agent key and forwards to the
-          agent's chat (see docs: the Node proxy helper). Visitors need no login.
+          The widget holds no key: it talks to <Code>data-endpoint</Code>, a path of your own site whose proxy adds an
+          agent key and forwards to the agent's chat (see docs: the Node proxy helper). Visitors need no login.
         </Text>
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <TextInput label="Proxy path (data-endpoint)" description="Your site's proxy for the chat" value={o.endpoint} onChange={(e) => set({ endpoint: e.currentTarget.value })} />
-          <TextInput label="Title (data-title)" placeholder="Chat" value={o.title} onChange={(e) => set({ title: e.currentTarget.value })} />
-          <TextInput label="Greeting (data-greeting)" value={o.greeting} onChange={(e) => set({ greeting: e.currentTarget.value })} />
-          <ColorInput label="Accent colour (data-accent-color)" value={o.accent} onChange={(accent) => set({ accent })} format="hex" withEyeDropper={false} />
+          <TextInput
+            label="Proxy path (data-endpoint)"
+            description="Your site's proxy for the chat"
+            value={o.endpoint}
+            onChange={(e) => set({ endpoint: e.currentTarget.value })}
+          />
+          <TextInput
+            label="Title (data-title)"
+            placeholder="Chat"
+            value={o.title}
+            onChange={(e) => set({ title: e.currentTarget.value })}
+          />
+          <TextInput
+            label="Greeting (data-greeting)"
+            value={o.greeting}
+            onChange={(e) => set({ greeting: e.currentTarget.value })}
+          />
+          <ColorInput
+            label="Accent colour (data-accent-color)"
+            value={o.accent}
+            onChange={(accent) => set({ accent })}
+            format="hex"
+            withEyeDropper={false}
+          />
           <Select
             label="Position (data-position)"
             data={[
@@ -86,10 +127,19 @@ export default function WidgetTab({ agentId }: AgentTabProps) {
             onChange={(v) => set({ position: v === 'left' ? 'left' : 'right' })}
             allowDeselect={false}
           />
-          <Switch label="Open when the page loads (data-open)" checked={o.open} onChange={(e) => set({ open: e.currentTarget.checked })} mt="lg" />
+          <Switch
+            label="Open when the page loads (data-open)"
+            checked={o.open}
+            onChange={(e) => set({ open: e.currentTarget.checked })}
+            mt="lg"
+          />
         </SimpleGrid>
         <CopyBlock label="Script tag" value={scriptTag(location.origin, o)} />
-        <CopyBlock label="Proxy target" value={chatUrl} description="Where your proxy forwards POST {message, conversationId} and GET /{conversationId}, adding X-Agent-Access-Key." />
+        <CopyBlock
+          label="Proxy target"
+          value={chatUrl}
+          description="Where your proxy forwards POST {message, conversationId} and GET /{conversationId}, adding X-Agent-Access-Key."
+        />
       </Section>
       <Paper withBorder p="md" component="section" aria-labelledby="preview-title">
         <Stack gap="sm">
@@ -102,7 +152,8 @@ export default function WidgetTab({ agentId }: AgentTabProps) {
             </Button>
           </Group>
           <Text size="xs" c="dimmed">
-            The widget as a site shows it, talking to this agent through the console's own proxy with your session's Try-it key (revoked when you sign out).
+            The widget as a site shows it, talking to this agent through the console's own proxy with your session's
+            Try-it key (revoked when you sign out).
           </Text>
           {problem ? (
             <Alert variant="outline" color="red.9" role="alert" title="No preview">

@@ -10,7 +10,20 @@ import { KeyMask, RevokeCell, TableHead } from '../../table-parts.js';
 
 const WorkspaceKeysQuery = graphql(`
   query WorkspaceKeys {
-    workspace { id apiKeys { id name prefix last4 scopes createdAt expiresAt lastUsedAt revokedAt } }
+    workspace {
+      id
+      apiKeys {
+        id
+        name
+        prefix
+        last4
+        scopes
+        createdAt
+        expiresAt
+        lastUsedAt
+        revokedAt
+      }
+    }
   }
 `);
 
@@ -18,7 +31,17 @@ const CreateWorkspaceKeyMutation = graphql(`
   mutation CreateWorkspaceKey($name: String!, $scopes: [KeyScope!], $expiresAt: DateTimeISO) {
     createWorkspaceApiKey(name: $name, scopes: $scopes, expiresAt: $expiresAt) {
       key
-      apiKey { id name prefix last4 scopes createdAt expiresAt lastUsedAt revokedAt }
+      apiKey {
+        id
+        name
+        prefix
+        last4
+        scopes
+        createdAt
+        expiresAt
+        lastUsedAt
+        revokedAt
+      }
     }
   }
 `);
@@ -34,7 +57,11 @@ type Scope = KeyRow['scopes'][number];
 
 /** Every scope a workspace key may carry, with what it allows. */
 const SCOPES: { value: Scope; label: string; description: string }[] = [
-  { value: 'WORKSPACE_READ', label: 'Workspace read', description: 'Read the Workspace API overview (settings groups and configured models)' },
+  {
+    value: 'WORKSPACE_READ',
+    label: 'Workspace read',
+    description: 'Read the Workspace API overview (settings groups and configured models)',
+  },
 ];
 
 const EXPIRY: { value: string; label: string; days: number | null }[] = [
@@ -51,7 +78,8 @@ const KEYS = { additionalTypenames: ['ApiKey'] };
 /** The workspace API Keys tab: workspace keys (wk_) with their scopes; admins only. */
 export default function WorkspaceKeysSection() {
   const isAdmin = useIsAdmin();
-  if (!isAdmin) return <AdminOnlyNotice>Workspace keys are listed, created and revoked by workspace admins.</AdminOnlyNotice>;
+  if (!isAdmin)
+    return <AdminOnlyNotice>Workspace keys are listed, created and revoked by workspace admins.</AdminOnlyNotice>;
   return <WorkspaceKeys />;
 }
 
@@ -77,7 +105,10 @@ function WorkspaceKeys() {
         loading="Loading workspace keys…"
         forbidden="Workspace keys are listed by workspace admins only."
         isEmpty={(d) => d.workspace.apiKeys.length === 0}
-        empty={{ title: 'No workspace keys', text: 'Create one for a program that reads the workspace or calls its agents.' }}
+        empty={{
+          title: 'No workspace keys',
+          text: 'Create one for a program that reads the workspace or calls its agents.',
+        }}
       >
         {(data) => (
           <Table.ScrollContainer minWidth={720}>
@@ -108,7 +139,11 @@ function WorkspaceKeys() {
                     <Table.Td>{when(k.createdAt)}</Table.Td>
                     <Table.Td>{k.expiresAt ? when(k.expiresAt) : 'Never'}</Table.Td>
                     <Table.Td>{when(k.lastUsedAt)}</Table.Td>
-                    <RevokeCell revokedAt={k.revokedAt} label={`Revoke key ${k.name}`} onRevoke={() => setRevoking(k)} />
+                    <RevokeCell
+                      revokedAt={k.revokedAt}
+                      label={`Revoke key ${k.name}`}
+                      onRevoke={() => setRevoking(k)}
+                    />
                   </Table.Tr>
                 ))}
               </Table.Tbody>
@@ -154,7 +189,14 @@ function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreate
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <TextInput label="Name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
+        <TextInput
+          label="Name"
+          required
+          data-autofocus
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          error={fields.name}
+        />
         <Checkbox.Group label="Scopes" value={scopes} onChange={setScopes} error={fields.scopes}>
           <Stack gap="xs" mt="xs">
             {SCOPES.map((s) => (
@@ -162,7 +204,14 @@ function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreate
             ))}
           </Stack>
         </Checkbox.Group>
-        <Select label="Expires" data={EXPIRY} value={expiry} onChange={(v) => setExpiry(v ?? 'never')} allowDeselect={false} error={fields.expiresAt} />
+        <Select
+          label="Expires"
+          data={EXPIRY}
+          value={expiry}
+          onChange={(v) => setExpiry(v ?? 'never')}
+          allowDeselect={false}
+          error={fields.expiresAt}
+        />
         <FormActions error={other} submit="Create key" loading={fetching} onCancel={onCancel} light />
       </Stack>
     </form>

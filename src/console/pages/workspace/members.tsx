@@ -10,25 +10,54 @@ import { KeyMask, RevokeCell, TableHead } from '../../table-parts.js';
 
 const MembersQuery = graphql(`
   query WorkspaceMembers {
-    workspace { id members { id name email role createdAt } }
+    workspace {
+      id
+      members {
+        id
+        name
+        email
+        role
+        createdAt
+      }
+    }
   }
 `);
 
 const InviteMemberMutation = graphql(`
   mutation InviteMember($input: InviteMemberInput!) {
-    inviteMember(input: $input) { id name email role createdAt }
+    inviteMember(input: $input) {
+      id
+      name
+      email
+      role
+      createdAt
+    }
   }
 `);
 
 const MemberTokensQuery = graphql(`
   query MemberTokens($memberId: ID!) {
-    memberTokens(memberId: $memberId) { id name prefix last4 createdAt lastUsedAt revokedAt }
+    memberTokens(memberId: $memberId) {
+      id
+      name
+      prefix
+      last4
+      createdAt
+      lastUsedAt
+      revokedAt
+    }
   }
 `);
 
 const CreateMemberTokenMutation = graphql(`
   mutation CreateMemberToken($memberId: ID!, $name: String) {
-    createMemberToken(memberId: $memberId, name: $name) { id memberId prefix last4 token }
+    createMemberToken(memberId: $memberId, name: $name) {
+      id
+      memberId
+      prefix
+      last4
+      token
+    }
   }
 `);
 
@@ -77,14 +106,27 @@ export default function MembersSection() {
               <TableHead columns={['Name', 'Email', 'Role', 'Tokens']} />
               <Table.Tbody>
                 {members.map((m) => (
-                  <MemberRowView key={m.id} member={m} mayManage={isAdmin || m.id === viewer.id} isYou={m.id === viewer.id} onTokens={() => setSelected(m.id)} />
+                  <MemberRowView
+                    key={m.id}
+                    member={m}
+                    mayManage={isAdmin || m.id === viewer.id}
+                    isYou={m.id === viewer.id}
+                    onTokens={() => setSelected(m.id)}
+                  />
                 ))}
               </Table.Tbody>
             </Table>
           </Table.ScrollContainer>
         )}
       </ListStates>
-      {selectedMember ? <TokensPanel key={selectedMember.id} member={selectedMember} isYou={selectedMember.id === viewer.id} onClose={() => setSelected(null)} /> : null}
+      {selectedMember ? (
+        <TokensPanel
+          key={selectedMember.id}
+          member={selectedMember}
+          isYou={selectedMember.id === viewer.id}
+          onClose={() => setSelected(null)}
+        />
+      ) : null}
       <FormModal opened={inviting} onClose={() => setInviting(false)} title="Invite member">
         <InviteForm onDone={() => setInviting(false)} />
       </FormModal>
@@ -92,7 +134,17 @@ export default function MembersSection() {
   );
 }
 
-function MemberRowView({ member, mayManage, isYou, onTokens }: { member: MemberRow; mayManage: boolean; isYou: boolean; onTokens: () => void }) {
+function MemberRowView({
+  member,
+  mayManage,
+  isYou,
+  onTokens,
+}: {
+  member: MemberRow;
+  mayManage: boolean;
+  isYou: boolean;
+  onTokens: () => void;
+}) {
   return (
     <Table.Tr>
       <Table.Td>
@@ -139,8 +191,22 @@ function InviteForm({ onDone }: { onDone: () => void }) {
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <TextInput label="Email" type="email" required data-autofocus value={email} onChange={(e) => setEmail(e.currentTarget.value)} error={fields.email} />
-        <TextInput label="Name" description="Defaults to the email" value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
+        <TextInput
+          label="Email"
+          type="email"
+          required
+          data-autofocus
+          value={email}
+          onChange={(e) => setEmail(e.currentTarget.value)}
+          error={fields.email}
+        />
+        <TextInput
+          label="Name"
+          description="Defaults to the email"
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          error={fields.name}
+        />
         <Select
           label="Role"
           data={[
@@ -160,7 +226,11 @@ function InviteForm({ onDone }: { onDone: () => void }) {
 
 /** One member's tokens: listed by prefix and last four, created (shown once), revoked after a confirmation. */
 function TokensPanel({ member, isYou, onClose }: { member: MemberRow; isYou: boolean; onClose: () => void }) {
-  const [{ data, error, fetching }, refetch] = useQuery({ query: MemberTokensQuery, variables: { memberId: member.id }, context: useMemo(() => TOKENS, []) });
+  const [{ data, error, fetching }, refetch] = useQuery({
+    query: MemberTokensQuery,
+    variables: { memberId: member.id },
+    context: useMemo(() => TOKENS, []),
+  });
   const [name, setName] = useState('');
   const [created, setCreated] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<TokenRow | null>(null);
@@ -190,7 +260,14 @@ function TokensPanel({ member, isYou, onClose }: { member: MemberRow; isYou: boo
         {created ? <ShownOnce label="New member token" value={created} onDone={() => setCreated(null)} /> : null}
         <form onSubmit={submit} noValidate aria-label="Create token">
           <Group align="flex-end">
-            <TextInput label="Token name" placeholder="laptop" value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} style={{ flex: 1, minWidth: 180 }} />
+            <TextInput
+              label="Token name"
+              placeholder="laptop"
+              value={name}
+              onChange={(e) => setName(e.currentTarget.value)}
+              error={fields.name}
+              style={{ flex: 1, minWidth: 180 }}
+            />
             <Button type="submit" loading={create.fetching}>
               Create token
             </Button>
@@ -218,7 +295,11 @@ function TokensPanel({ member, isYou, onClose }: { member: MemberRow; isYou: boo
                       </Table.Td>
                       <Table.Td>{when(t.createdAt)}</Table.Td>
                       <Table.Td>{when(t.lastUsedAt)}</Table.Td>
-                      <RevokeCell revokedAt={t.revokedAt} label={`Revoke token ${t.name}`} onRevoke={() => setRevoking(t)} />
+                      <RevokeCell
+                        revokedAt={t.revokedAt}
+                        label={`Revoke token ${t.name}`}
+                        onRevoke={() => setRevoking(t)}
+                      />
                     </Table.Tr>
                   ))}
                 </Table.Tbody>

@@ -9,13 +9,29 @@ import { MODELS, type ModelRow, type Provider } from './models-query.js';
 
 const SecretNamesQuery = graphql(`
   query ModelSecretNames {
-    secrets { id name kind }
+    secrets {
+      id
+      name
+      kind
+    }
   }
 `);
 
 const ConfigureModelMutation = graphql(`
   mutation ConfigureModel($input: ConfigureModelInput!) {
-    configureModel(input: $input) { id name provider model baseUrl apiKeySecret isDefault acceptsImages inputPricePerMillion outputPricePerMillion warning }
+    configureModel(input: $input) {
+      id
+      name
+      provider
+      model
+      baseUrl
+      apiKeySecret
+      isDefault
+      acceptsImages
+      inputPricePerMillion
+      outputPricePerMillion
+      warning
+    }
   }
 `);
 
@@ -26,7 +42,15 @@ const PROVIDERS: { value: Provider; label: string }[] = [
 ];
 
 /** An admin's form for a model, new (`model` null) or configured; `onSaved` gets the service's warning, if any. */
-export function ModelForm({ model, onCancel, onSaved }: { model: ModelRow | null; onCancel: () => void; onSaved: (warning: string | null) => void }) {
+export function ModelForm({
+  model,
+  onCancel,
+  onSaved,
+}: {
+  model: ModelRow | null;
+  onCancel: () => void;
+  onSaved: (warning: string | null) => void;
+}) {
   const [name, setName] = useState(model?.name ?? '');
   const [provider, setProvider] = useState<Provider>(model?.provider ?? 'OPENAI');
   const [modelName, setModelName] = useState(model?.model ?? '');
@@ -36,12 +60,20 @@ export function ModelForm({ model, onCancel, onSaved }: { model: ModelRow | null
   const [outputPrice, setOutputPrice] = useState<string | number>(model?.outputPricePerMillion ?? '');
   const [isDefault, setIsDefault] = useState(model?.isDefault ?? false);
   const [acceptsImages, setAcceptsImages] = useState(model?.acceptsImages ?? false);
-  const [secrets] = useQuery({ query: SecretNamesQuery, context: useMemo(() => ({ additionalTypenames: ['Secret'] }), []) });
+  const [secrets] = useQuery({
+    query: SecretNamesQuery,
+    context: useMemo(() => ({ additionalTypenames: ['Secret'] }), []),
+  });
   const [{ fetching, error }, configure] = useMutation(ConfigureModelMutation);
   const { fields, other } = fieldErrors(error);
   const secretOptions = [
-    ...(secrets.data?.secrets ?? []).map((s) => ({ value: s.name, label: s.kind === 'MODEL_API_KEY' ? s.name : `${s.name} (${s.kind.toLowerCase().replace(/_/g, ' ')})` })),
-    ...(apiKeySecret && !secrets.data?.secrets.some((s) => s.name === apiKeySecret) ? [{ value: apiKeySecret, label: apiKeySecret }] : []),
+    ...(secrets.data?.secrets ?? []).map((s) => ({
+      value: s.name,
+      label: s.kind === 'MODEL_API_KEY' ? s.name : `${s.name} (${s.kind.toLowerCase().replace(/_/g, ' ')})`,
+    })),
+    ...(apiKeySecret && !secrets.data?.secrets.some((s) => s.name === apiKeySecret)
+      ? [{ value: apiKeySecret, label: apiKeySecret }]
+      : []),
   ];
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -77,11 +109,29 @@ export function ModelForm({ model, onCancel, onSaved }: { model: ModelRow | null
           onChange={(e) => setName(e.currentTarget.value)}
           error={fields.name}
         />
-        <Select label="Provider" data={PROVIDERS} value={provider} onChange={(v) => setProvider((v as Provider | null) ?? 'OPENAI')} allowDeselect={false} error={fields.provider} />
-        <TextInput label="Model" description="The provider's model name" required value={modelName} onChange={(e) => setModelName(e.currentTarget.value)} error={fields.model} />
+        <Select
+          label="Provider"
+          data={PROVIDERS}
+          value={provider}
+          onChange={(v) => setProvider((v as Provider | null) ?? 'OPENAI')}
+          allowDeselect={false}
+          error={fields.provider}
+        />
+        <TextInput
+          label="Model"
+          description="The provider's model name"
+          required
+          value={modelName}
+          onChange={(e) => setModelName(e.currentTarget.value)}
+          error={fields.model}
+        />
         <TextInput
           label="Base URL"
-          description={provider === 'OPENAI_COMPATIBLE' ? 'The server URL, such as http://localhost:11434/v1' : "Optional: leave empty for the provider's own"}
+          description={
+            provider === 'OPENAI_COMPATIBLE'
+              ? 'The server URL, such as http://localhost:11434/v1'
+              : "Optional: leave empty for the provider's own"
+          }
           required={provider === 'OPENAI_COMPATIBLE'}
           value={baseUrl}
           onChange={(e) => setBaseUrl(e.currentTarget.value)}
@@ -98,8 +148,22 @@ export function ModelForm({ model, onCancel, onSaved }: { model: ModelRow | null
           error={fields.apiKeySecret}
         />
         <Group grow>
-          <NumberInput label="Input price" description="Credits per million tokens" min={0} value={inputPrice} onChange={setInputPrice} error={fields.inputPricePerMillion} />
-          <NumberInput label="Output price" description="Credits per million tokens" min={0} value={outputPrice} onChange={setOutputPrice} error={fields.outputPricePerMillion} />
+          <NumberInput
+            label="Input price"
+            description="Credits per million tokens"
+            min={0}
+            value={inputPrice}
+            onChange={setInputPrice}
+            error={fields.inputPricePerMillion}
+          />
+          <NumberInput
+            label="Output price"
+            description="Credits per million tokens"
+            min={0}
+            value={outputPrice}
+            onChange={setOutputPrice}
+            error={fields.outputPricePerMillion}
+          />
         </Group>
         <Switch
           label="Accepts images"
@@ -108,7 +172,12 @@ export function ModelForm({ model, onCancel, onSaved }: { model: ModelRow | null
           onChange={(e) => setAcceptsImages(e.currentTarget.checked)}
           error={fields.acceptsImages}
         />
-        <Checkbox label="The workspace default" checked={isDefault} onChange={(e) => setIsDefault(e.currentTarget.checked)} error={fields.isDefault} />
+        <Checkbox
+          label="The workspace default"
+          checked={isDefault}
+          onChange={(e) => setIsDefault(e.currentTarget.checked)}
+          error={fields.isDefault}
+        />
         <FormActions error={other} submit="Save model" loading={fetching} onCancel={onCancel} light />
       </Stack>
     </form>

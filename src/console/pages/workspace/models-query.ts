@@ -3,7 +3,18 @@ import { graphql, type ResultOf } from '../../graphql.js';
 /** The workspace's models as the Models section lists them and its form edits them. */
 export const ModelsQuery = graphql(`
   query WorkspaceModels {
-    models { id name provider model baseUrl apiKeySecret isDefault acceptsImages inputPricePerMillion outputPricePerMillion }
+    models {
+      id
+      name
+      provider
+      model
+      baseUrl
+      apiKeySecret
+      isDefault
+      acceptsImages
+      inputPricePerMillion
+      outputPricePerMillion
+    }
   }
 `);
 

@@ -11,7 +11,12 @@ import { MODELS, ModelsQuery, type ModelRow, type Provider } from './models-quer
 
 const TestModelMutation = graphql(`
   mutation TestModel($name: String!) {
-    testModel(name: $name) { ok output error latencyMs }
+    testModel(name: $name) {
+      ok
+      output
+      error
+      latencyMs
+    }
   }
 `);
 
@@ -23,7 +28,8 @@ const RemoveModelMutation = graphql(`
 
 type TestResult = ResultOf<typeof TestModelMutation>['testModel'];
 
-const providerName = (p: Provider) => ({ OPENAI: 'OpenAI', ANTHROPIC: 'Anthropic', OPENAI_COMPATIBLE: 'OpenAI-compatible' })[p];
+const providerName = (p: Provider) =>
+  ({ OPENAI: 'OpenAI', ANTHROPIC: 'Anthropic', OPENAI_COMPATIBLE: 'OpenAI-compatible' })[p];
 
 /** The workspace's models: the default marked; admins configure, test (answer and latency) and remove them. */
 export default function ModelsSection() {
@@ -40,7 +46,10 @@ export default function ModelsSection() {
   const test = async (name: string) => {
     setTests((t) => ({ ...t, [name]: 'running' }));
     const result = await testModel({ name });
-    setTests((t) => ({ ...t, [name]: result.data ? result.data.testModel : { failed: result.error ? messageOf(result.error) : 'No answer' } }));
+    setTests((t) => ({
+      ...t,
+      [name]: result.data ? result.data.testModel : { failed: result.error ? messageOf(result.error) : 'No answer' },
+    }));
   };
   return (
     <Stack>
@@ -66,7 +75,9 @@ export default function ModelsSection() {
         <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !data || data.models.length === 0 ? (
         <EmptyState title="No models configured">
-          {isAdmin ? 'Configure one: a provider, its model name and where its API key is kept.' : 'An admin configures them.'}
+          {isAdmin
+            ? 'Configure one: a provider, its model name and where its API key is kept.'
+            : 'An admin configures them.'}
         </EmptyState>
       ) : (
         <Table.ScrollContainer minWidth={840}>
@@ -98,7 +109,10 @@ export default function ModelsSection() {
                     </Group>
                   </Table.Td>
                   <Table.Td>
-                    {providerName(m.provider)} · <Text span ff="monospace" size="sm">{m.model}</Text>
+                    {providerName(m.provider)} ·{' '}
+                    <Text span ff="monospace" size="sm">
+                      {m.model}
+                    </Text>
                   </Table.Td>
                   <Table.Td style={{ wordBreak: 'break-all' }}>{m.baseUrl ?? '—'}</Table.Td>
                   <Table.Td>{m.apiKeySecret ?? '—'}</Table.Td>
@@ -118,13 +132,30 @@ export default function ModelsSection() {
                     <Table.Td>
                       <Stack gap={6}>
                         <Group gap={6} wrap="nowrap">
-                          <Button size="xs" variant="light" onClick={() => test(m.name)} loading={tests[m.name] === 'running'} aria-label={`Test ${m.name}`}>
+                          <Button
+                            size="xs"
+                            variant="light"
+                            onClick={() => test(m.name)}
+                            loading={tests[m.name] === 'running'}
+                            aria-label={`Test ${m.name}`}
+                          >
                             Test
                           </Button>
-                          <Button size="xs" variant="default" onClick={() => setEditing(m)} aria-label={`Edit ${m.name}`}>
+                          <Button
+                            size="xs"
+                            variant="default"
+                            onClick={() => setEditing(m)}
+                            aria-label={`Edit ${m.name}`}
+                          >
                             Edit
                           </Button>
-                          <Button size="xs" color="red" variant="light" onClick={() => setRemoving(m)} aria-label={`Remove ${m.name}`}>
+                          <Button
+                            size="xs"
+                            color="red"
+                            variant="light"
+                            onClick={() => setRemoving(m)}
+                            aria-label={`Remove ${m.name}`}
+                          >
                             Remove
                           </Button>
                         </Group>
@@ -180,7 +211,8 @@ function TestOutcome({ result }: { result: TestResult | { failed: string } | 'ru
   }
   return (
     <Text size="xs" c={result.ok ? 'teal.9' : 'red.9'} role="status" data-testid="model-test">
-      {result.ok ? `Answer: “${result.output ?? ''}”` : `Failed: ${result.error ?? 'no answer'}`} · {result.latencyMs} ms
+      {result.ok ? `Answer: “${result.output ?? ''}”` : `Failed: ${result.error ?? 'no answer'}`} · {result.latencyMs}{' '}
+      ms
     </Text>
   );
 }

@@ -9,13 +9,25 @@ import { ListStates, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
 
 const SecretsQuery = graphql(`
   query Secrets {
-    secrets { id name kind createdAt updatedAt }
+    secrets {
+      id
+      name
+      kind
+      createdAt
+      updatedAt
+    }
   }
 `);
 
 const CreateSecretMutation = graphql(`
   mutation CreateSecret($kind: SecretKind!, $name: String!, $value: String!) {
-    createSecret(kind: $kind, name: $name, value: $value) { id name kind createdAt updatedAt }
+    createSecret(kind: $kind, name: $name, value: $value) {
+      id
+      name
+      kind
+      createdAt
+      updatedAt
+    }
   }
 `);
 
@@ -48,7 +60,8 @@ export default function SecretsSection() {
     <Stack>
       <Group justify="space-between">
         <Text c="dimmed" size="sm">
-          Stored encrypted. Models name their API key and webhooks their signing secret by the secret&apos;s name; no one can read a value back.
+          Stored encrypted. Models name their API key and webhooks their signing secret by the secret&apos;s name; no
+          one can read a value back.
         </Text>
         {isAdmin ? <Button onClick={() => setCreating(true)}>Add secret</Button> : null}
       </Group>
@@ -58,7 +71,10 @@ export default function SecretsSection() {
         loading="Loading secrets…"
         forbidden="Only workspace admins may list the secrets."
         isEmpty={(d) => d.secrets.length === 0}
-        empty={{ title: 'No secrets yet', text: isAdmin ? 'Add a model API key or a webhook signing secret.' : 'An admin adds them.' }}
+        empty={{
+          title: 'No secrets yet',
+          text: isAdmin ? 'Add a model API key or a webhook signing secret.' : 'An admin adds them.',
+        }}
       >
         {(data) => (
           <Table.ScrollContainer minWidth={520}>
@@ -68,9 +84,7 @@ export default function SecretsSection() {
                   <Table.Th scope="col">Name</Table.Th>
                   <Table.Th scope="col">Kind</Table.Th>
                   <Table.Th scope="col">Updated</Table.Th>
-                  {isAdmin ? (
-  <Table.Th scope="col">Actions</Table.Th>
-                  ) : null}
+                  {isAdmin ? <Table.Th scope="col">Actions</Table.Th> : null}
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -89,7 +103,13 @@ export default function SecretsSection() {
                     <Table.Td>{when(s.updatedAt)}</Table.Td>
                     {isAdmin ? (
                       <Table.Td>
-                        <Button size="xs" color="red" variant="light" onClick={() => setDeleting(s)} aria-label={`Delete secret ${s.name}`}>
+                        <Button
+                          size="xs"
+                          color="red"
+                          variant="light"
+                          onClick={() => setDeleting(s)}
+                          aria-label={`Delete secret ${s.name}`}
+                        >
                           Delete
                         </Button>
                       </Table.Td>
@@ -143,7 +163,14 @@ function CreateSecretForm({ onDone }: { onDone: () => void }) {
           onChange={(e) => setName(e.currentTarget.value)}
           error={fields.name}
         />
-        <Select label="Kind" data={KINDS} value={kind} onChange={(v) => setKind((v as Kind | null) ?? 'GENERIC')} allowDeselect={false} error={fields.kind} />
+        <Select
+          label="Kind"
+          data={KINDS}
+          value={kind}
+          onChange={(v) => setKind((v as Kind | null) ?? 'GENERIC')}
+          allowDeselect={false}
+          error={fields.kind}
+        />
         <PasswordInput
           label="Value"
           description="Stored encrypted; it cannot be shown again"

@@ -15,7 +15,16 @@ const SettingsQuery = graphql(`
     workspace {
       id
       name
-      settings { activityRetentionDays tags creditDefaults dataProcessing featureFlags accountRules loginSettings valueCapture }
+      settings {
+        activityRetentionDays
+        tags
+        creditDefaults
+        dataProcessing
+        featureFlags
+        accountRules
+        loginSettings
+        valueCapture
+      }
     }
   }
 `);
@@ -24,7 +33,16 @@ const UpdateSettingsMutation = graphql(`
   mutation UpdateWorkspaceSettings($input: WorkspaceSettingsInput!) {
     updateWorkspaceSettings(input: $input) {
       id
-      settings { activityRetentionDays tags creditDefaults dataProcessing featureFlags accountRules loginSettings valueCapture }
+      settings {
+        activityRetentionDays
+        tags
+        creditDefaults
+        dataProcessing
+        featureFlags
+        accountRules
+        loginSettings
+        valueCapture
+      }
     }
   }
 `);
@@ -43,11 +61,19 @@ type JsonGroup = (typeof JSON_GROUPS)[number]['key'];
 /** The workspace settings (the groups the Workspace API overview returns); admins change them. */
 export default function SettingsSection() {
   const [{ data, error, fetching }, refetch] = useQuery({ query: SettingsQuery });
-  if (!data) return <NoData result={{ fetching, error }} loading="Loading settings…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
+  if (!data)
+    return (
+      <NoData
+        result={{ fetching, error }}
+        loading="Loading settings…"
+        retry={() => refetch({ requestPolicy: 'network-only' })}
+      />
+    );
   return <SettingsForm settings={data.workspace.settings} />;
 }
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 function SettingsForm({ settings }: { settings: Settings }) {
   const isAdmin = useIsAdmin();
@@ -55,12 +81,20 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const dp = obj(settings.dataProcessing);
   const [retention, setRetention] = useState<string | number>(settings.activityRetentionDays);
   const [tags, setTags] = useState<string[]>(settings.tags);
-  const [agentLimit, setAgentLimit] = useState<string | number>(typeof credit.agentDailyCreditLimit === 'number' ? credit.agentDailyCreditLimit : '');
-  const [concurrency, setConcurrency] = useState<string | number>(typeof credit.maxConcurrentRequests === 'number' ? credit.maxConcurrentRequests : '');
-  const [scriptCredits, setScriptCredits] = useState<string | number>(typeof credit.scriptRunCredits === 'number' ? credit.scriptRunCredits : '');
+  const [agentLimit, setAgentLimit] = useState<string | number>(
+    typeof credit.agentDailyCreditLimit === 'number' ? credit.agentDailyCreditLimit : '',
+  );
+  const [concurrency, setConcurrency] = useState<string | number>(
+    typeof credit.maxConcurrentRequests === 'number' ? credit.maxConcurrentRequests : '',
+  );
+  const [scriptCredits, setScriptCredits] = useState<string | number>(
+    typeof credit.scriptRunCredits === 'number' ? credit.scriptRunCredits : '',
+  );
   const [dpaAccepted, setDpaAccepted] = useState(dp.dpaAccepted === true);
   const [region, setRegion] = useState(typeof dp.region === 'string' ? dp.region : '');
-  const [subprocessors, setSubprocessors] = useState<string[]>(Array.isArray(dp.subprocessors) ? dp.subprocessors.map(String) : []);
+  const [subprocessors, setSubprocessors] = useState<string[]>(
+    Array.isArray(dp.subprocessors) ? dp.subprocessors.map(String) : [],
+  );
   const [texts, setTexts] = useState<Record<JsonGroup, string>>(() => ({
     featureFlags: editorText(settings.featureFlags),
     accountRules: editorText(settings.accountRules),
@@ -102,7 +136,8 @@ function SettingsForm({ settings }: { settings: Settings }) {
     if (!result.error) setSaved(true);
   };
 
-  const editorError = (key: JsonGroup): EditorError | null => parseErrors[key] ?? (fields[key] ? { message: fields[key]! } : null);
+  const editorError = (key: JsonGroup): EditorError | null =>
+    parseErrors[key] ?? (fields[key] ? { message: fields[key]! } : null);
   return (
     <form onSubmit={submit} noValidate aria-label="Workspace settings">
       <Stack maw={860}>
@@ -123,7 +158,14 @@ function SettingsForm({ settings }: { settings: Settings }) {
             onChange={setRetention}
             error={fields.activityRetentionDays}
           />
-          <TagsInput label="Tags" description="Press Enter after each tag" readOnly={!isAdmin} value={tags} onChange={setTags} error={fields.tags} />
+          <TagsInput
+            label="Tags"
+            description="Press Enter after each tag"
+            readOnly={!isAdmin}
+            value={tags}
+            onChange={setTags}
+            error={fields.tags}
+          />
         </SimpleGrid>
         <Fieldset legend="Credit defaults">
           <SimpleGrid cols={{ base: 1, sm: 3 }}>
@@ -136,8 +178,22 @@ function SettingsForm({ settings }: { settings: Settings }) {
               onChange={setAgentLimit}
               error={fields.creditDefaults}
             />
-            <NumberInput label="Max concurrent requests" description="Empty: none" min={1} allowDecimal={false} readOnly={!isAdmin} value={concurrency} onChange={setConcurrency} />
-            <NumberInput label="Credits per script run" min={0} readOnly={!isAdmin} value={scriptCredits} onChange={setScriptCredits} />
+            <NumberInput
+              label="Max concurrent requests"
+              description="Empty: none"
+              min={1}
+              allowDecimal={false}
+              readOnly={!isAdmin}
+              value={concurrency}
+              onChange={setConcurrency}
+            />
+            <NumberInput
+              label="Credits per script run"
+              min={0}
+              readOnly={!isAdmin}
+              value={scriptCredits}
+              onChange={setScriptCredits}
+            />
           </SimpleGrid>
         </Fieldset>
         <Fieldset legend="Data processing">
@@ -151,7 +207,13 @@ function SettingsForm({ settings }: { settings: Settings }) {
               error={fields.dataProcessing}
             />
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput label="Region" description="Empty: none" readOnly={!isAdmin} value={region} onChange={(e) => setRegion(e.currentTarget.value)} />
+              <TextInput
+                label="Region"
+                description="Empty: none"
+                readOnly={!isAdmin}
+                value={region}
+                onChange={(e) => setRegion(e.currentTarget.value)}
+              />
               <TagsInput label="Subprocessors" readOnly={!isAdmin} value={subprocessors} onChange={setSubprocessors} />
             </SimpleGrid>
           </Stack>
@@ -169,7 +231,11 @@ function SettingsForm({ settings }: { settings: Settings }) {
             error={editorError(g.key)}
           />
         ))}
-        {isAdmin ? <FormActions error={other} submit="Save settings" loading={fetching} saved={saved} light /> : <ErrorNotice light>{other}</ErrorNotice>}
+        {isAdmin ? (
+          <FormActions error={other} submit="Save settings" loading={fetching} saved={saved} light />
+        ) : (
+          <ErrorNotice light>{other}</ErrorNotice>
+        )}
       </Stack>
     </form>
   );

@@ -13,27 +13,49 @@ const TeamsQuery = graphql(`
     workspace {
       id
       dailyCreditLimit
-      teams { id name dailyCreditLimit createdAt }
-      usage(days: 1) { day credits runs }
+      teams {
+        id
+        name
+        dailyCreditLimit
+        createdAt
+      }
+      usage(days: 1) {
+        day
+        credits
+        runs
+      }
     }
   }
 `);
 
 const CreateTeamMutation = graphql(`
   mutation CreateTeam($name: String!, $dailyCreditLimit: Float) {
-    createTeam(name: $name, dailyCreditLimit: $dailyCreditLimit) { id name dailyCreditLimit createdAt }
+    createTeam(name: $name, dailyCreditLimit: $dailyCreditLimit) {
+      id
+      name
+      dailyCreditLimit
+      createdAt
+    }
   }
 `);
 
 const SetTeamLimitsMutation = graphql(`
   mutation SetTeamLimits($teamId: ID!, $dailyCreditLimit: Float) {
-    setTeamLimits(teamId: $teamId, dailyCreditLimit: $dailyCreditLimit) { id name dailyCreditLimit createdAt }
+    setTeamLimits(teamId: $teamId, dailyCreditLimit: $dailyCreditLimit) {
+      id
+      name
+      dailyCreditLimit
+      createdAt
+    }
   }
 `);
 
 const SetWorkspaceLimitsMutation = graphql(`
   mutation SetWorkspaceLimits($dailyCreditLimit: Float) {
-    setWorkspaceLimits(dailyCreditLimit: $dailyCreditLimit) { id dailyCreditLimit }
+    setWorkspaceLimits(dailyCreditLimit: $dailyCreditLimit) {
+      id
+      dailyCreditLimit
+    }
   }
 `);
 
@@ -42,7 +64,8 @@ type TeamRow = Data['teams'][number];
 
 const TEAMS = { additionalTypenames: ['Team'] };
 
-const limitText = (limit: number | null | undefined) => (limit === null || limit === undefined ? 'No limit' : `${credits(limit)} credits a day`);
+const limitText = (limit: number | null | undefined) =>
+  limit === null || limit === undefined ? 'No limit' : `${credits(limit)} credits a day`;
 
 /** Teams with their daily credit limits, and the workspace's own limit against today's use. */
 export default function TeamsSection() {
@@ -51,7 +74,14 @@ export default function TeamsSection() {
   const [{ data, error, fetching }, refetch] = useQuery({ query: TeamsQuery, context });
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<TeamRow | null>(null);
-  if (!data) return <NoData result={{ fetching, error }} loading="Loading teams and limits…" retry={() => refetch({ requestPolicy: 'network-only' })} />;
+  if (!data)
+    return (
+      <NoData
+        result={{ fetching, error }}
+        loading="Loading teams and limits…"
+        retry={() => refetch({ requestPolicy: 'network-only' })}
+      />
+    );
   const ws = data.workspace;
   return (
     <Stack>
@@ -63,7 +93,9 @@ export default function TeamsSection() {
         {isAdmin ? <Button onClick={() => setCreating(true)}>Create team</Button> : null}
       </Group>
       {ws.teams.length === 0 ? (
-        <EmptyState title="No teams yet">A team groups agents under one daily credit limit (an agent joins a team on its Overview tab).</EmptyState>
+        <EmptyState title="No teams yet">
+          A team groups agents under one daily credit limit (an agent joins a team on its Overview tab).
+        </EmptyState>
       ) : (
         <Table.ScrollContainer minWidth={480}>
           <Table striped aria-label="Teams">
@@ -81,7 +113,12 @@ export default function TeamsSection() {
                   <Table.Td>{limitText(t.dailyCreditLimit)}</Table.Td>
                   {isAdmin ? (
                     <Table.Td>
-                      <Button size="xs" variant="default" onClick={() => setEditing(t)} aria-label={`Set limit of ${t.name}`}>
+                      <Button
+                        size="xs"
+                        variant="default"
+                        onClick={() => setEditing(t)}
+                        aria-label={`Set limit of ${t.name}`}
+                      >
                         Set limit
                       </Button>
                     </Table.Td>
@@ -95,7 +132,11 @@ export default function TeamsSection() {
       <FormModal opened={creating} onClose={() => setCreating(false)} title="Create team">
         <CreateTeamForm onDone={() => setCreating(false)} />
       </FormModal>
-      <FormModal opened={editing !== null} onClose={() => setEditing(null)} title={`Daily limit of ${editing?.name ?? ''}`}>
+      <FormModal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        title={`Daily limit of ${editing?.name ?? ''}`}
+      >
         {editing ? <TeamLimitForm team={editing} onDone={() => setEditing(null)} /> : null}
       </FormModal>
     </Stack>
@@ -127,7 +168,10 @@ function WorkspaceLimit({ workspace, isAdmin }: { workspace: Data; isAdmin: bool
           Today (UTC): {credits(usedCredits)} credits in {used?.runs ?? 0} runs · limit: {limitText(limit)}
         </Text>
         {limit !== null && limit !== undefined && limit > 0 ? (
-          <Progress value={Math.min(100, (usedCredits / limit) * 100)} aria-label="Credits used today against the workspace limit" />
+          <Progress
+            value={Math.min(100, (usedCredits / limit) * 100)}
+            aria-label="Credits used today against the workspace limit"
+          />
         ) : null}
         {isAdmin ? (
           <form onSubmit={submit} noValidate>
@@ -167,8 +211,22 @@ function CreateTeamForm({ onDone }: { onDone: () => void }) {
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <TextInput label="Name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fields.name} />
-        <NumberInput label="Daily credit limit" description="Empty: no limit" min={0} value={limit} onChange={setLimit} error={fields.dailyCreditLimit} />
+        <TextInput
+          label="Name"
+          required
+          data-autofocus
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          error={fields.name}
+        />
+        <NumberInput
+          label="Daily credit limit"
+          description="Empty: no limit"
+          min={0}
+          value={limit}
+          onChange={setLimit}
+          error={fields.dailyCreditLimit}
+        />
         <FormActions error={other} submit="Create team" loading={fetching} onCancel={onDone} light />
       </Stack>
     </form>
@@ -187,7 +245,15 @@ function TeamLimitForm({ team, onDone }: { team: TeamRow; onDone: () => void }) 
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <NumberInput label="Daily credit limit" description="Empty: no limit" min={0} data-autofocus value={limit} onChange={setLimit} error={fields.dailyCreditLimit} />
+        <NumberInput
+          label="Daily credit limit"
+          description="Empty: no limit"
+          min={0}
+          data-autofocus
+          value={limit}
+          onChange={setLimit}
+          error={fields.dailyCreditLimit}
+        />
         <FormActions error={other} submit="Save limit" loading={fetching} onCancel={onDone} light />
       </Stack>
     </form>

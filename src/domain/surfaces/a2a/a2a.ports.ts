@@ -55,4 +55,9 @@ export interface A2aTaskRepo {
 }
 
 /** The states after which a task changes no more. */
-export const FINAL_TASK_STATES: readonly string[] = ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'];
+export const FINAL_TASK_STATES: readonly string[] = [
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+];

@@ -1,18 +1,40 @@
 import { z } from 'zod';
 import type { Json } from '../../json.js';
-import type { ContentPart, ModelMessage, ResponseFormat, SamplingSettings, ToolCall } from '../../runtime/language-model.ports.js';
+import type {
+  ContentPart,
+  ModelMessage,
+  ResponseFormat,
+  SamplingSettings,
+  ToolCall,
+} from '../../runtime/language-model.ports.js';
 import type { Dialogue, RunResult } from '../../runtime/run.types.js';
-import { CallBook, clientTools, functionParameters, imagePart, invalidParam, jsonSchemaFormat, parseRequest, refuseUnsupported, toolChoiceOf } from './openai-input.js';
+import {
+  CallBook,
+  clientTools,
+  functionParameters,
+  imagePart,
+  invalidParam,
+  jsonSchemaFormat,
+  parseRequest,
+  refuseUnsupported,
+  toolChoiceOf,
+} from './openai-input.js';
 
 // Chat Completions (`POST …/chat/completions`) as OpenAI defines it, read into a dialogue for the
 // run pipeline, and its answers: the completion object and the stream's chunks.
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
-const imageUrlPart = z.object({ type: z.literal('image_url'), image_url: z.object({ url: z.string(), detail: z.string().optional() }) });
+const imageUrlPart = z.object({
+  type: z.literal('image_url'),
+  image_url: z.object({ url: z.string(), detail: z.string().optional() }),
+});
 const otherPart = z.object({ type: z.string() });
 const userPart = z.union([textPart, imageUrlPart, otherPart]);
 /** A content that is text: a string or text parts (a refusal part of an assistant turn reads as its text). */
-const textContent = z.union([z.string(), z.array(z.union([textPart, z.object({ type: z.literal('refusal'), refusal: z.string() }), otherPart]))]);
+const textContent = z.union([
+  z.string(),
+  z.array(z.union([textPart, z.object({ type: z.literal('refusal'), refusal: z.string() }), otherPart])),
+]);
 
 const toolCall = z.object({
   id: z.string().min(1).max(200),
@@ -31,7 +53,12 @@ const message = z.discriminatedUnion('role', [
 
 const tool = z.object({
   type: z.literal('function'),
-  function: z.object({ name: z.string(), description: z.string().max(10_000).optional(), parameters: functionParameters, strict: z.boolean().nullish() }),
+  function: z.object({
+    name: z.string(),
+    description: z.string().max(10_000).optional(),
+    parameters: functionParameters,
+    strict: z.boolean().nullish(),
+  }),
 });
 
 const toolChoice = z.union([
@@ -44,7 +71,12 @@ const responseFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('json_object') }),
   z.object({
     type: z.literal('json_schema'),
-    json_schema: z.object({ name: z.string().max(64).optional(), description: z.string().optional(), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullish() }),
+    json_schema: z.object({
+      name: z.string().max(64).optional(),
+      description: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      strict: z.boolean().nullish(),
+    }),
   }),
 ]);
 
@@ -108,19 +140,38 @@ export function readChatCompletion(body: unknown, ownToolNames: readonly string[
         system.push(contentText(m.content, `${at}.content`));
         return;
       case 'user':
-        messages.push({ role: 'user', content: typeof m.content === 'string' ? m.content : userParts(m.content, images, `${at}.content`) });
+        messages.push({
+          role: 'user',
+          content: typeof m.content === 'string' ? m.content : userParts(m.content, images, `${at}.content`),
+        });
         return;
       case 'assistant': {
-        const toolCalls: ToolCall[] = (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+        const toolCalls: ToolCall[] = (m.tool_calls ?? []).map((c) => ({
+          id: c.id,
+          name: c.function.name,
+          arguments: c.function.arguments,
+        }));
         calls.add(toolCalls);
-        messages.push({ role: 'assistant', content: m.content == null ? '' : contentText(m.content, `${at}.content`), ...(toolCalls.length ? { toolCalls } : {}) });
+        messages.push({
+          role: 'assistant',
+          content: m.content == null ? '' : contentText(m.content, `${at}.content`),
+          ...(toolCalls.length ? { toolCalls } : {}),
+        });
         return;
       }
       case 'tool':
-        messages.push({ role: 'tool', toolCallId: m.tool_call_id, toolName: calls.nameOf(m.tool_call_id, `${at}.tool_call_id`), content: contentText(m.content, `${at}.content`) });
+        messages.push({
+          role: 'tool',
+          toolCallId: m.tool_call_id,
+          toolName: calls.nameOf(m.tool_call_id, `${at}.tool_call_id`),
+          content: contentText(m.content, `${at}.content`),
+        });
         return;
       case 'function':
-        throw invalidParam(`${at}.role`, "the legacy 'function' role is not supported; answer tool calls with role 'tool'");
+        throw invalidParam(
+          `${at}.role`,
+          "the legacy 'function' role is not supported; answer tool calls with role 'tool'",
+        );
     }
   });
 
@@ -135,13 +186,24 @@ export function readChatCompletion(body: unknown, ownToolNames: readonly string[
   if (req.stop != null) settings.stopSequences = typeof req.stop === 'string' ? [req.stop] : req.stop;
   const format = formatOf(req.response_format ?? undefined);
   if (format) settings.responseFormat = format;
-  const choice = req.tool_choice == null ? undefined : typeof req.tool_choice === 'string' ? req.tool_choice : { name: req.tool_choice.function.name };
+  const choice =
+    req.tool_choice == null
+      ? undefined
+      : typeof req.tool_choice === 'string'
+        ? req.tool_choice
+        : { name: req.tool_choice.function.name };
   const checkedChoice = toolChoiceOf(choice, tools, ownToolNames, 'tool_choice');
   if (checkedChoice !== undefined) settings.toolChoice = checkedChoice;
 
   const maxOutputTokens = req.max_completion_tokens ?? req.max_tokens ?? undefined;
   return {
-    dialogue: { system: system.filter(Boolean).join('\n\n'), messages, clientTools: tools, settings, ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) },
+    dialogue: {
+      system: system.filter(Boolean).join('\n\n'),
+      messages,
+      clientTools: tools,
+      settings,
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    },
     stream: req.stream === true,
     includeUsage: req.stream_options?.include_usage === true,
     model: req.model,
@@ -172,17 +234,22 @@ function userParts(parts: z.output<typeof userPart>[], images: string[], param: 
     if (p.type === 'text') return { type: 'text', text: partText(p, 'text', `${param}[${j}]`) };
     if (p.type === 'image_url') {
       const url = (p as { image_url?: { url?: unknown } }).image_url?.url;
-      if (typeof url !== 'string') throw invalidParam(`${param}[${j}].image_url.url`, 'an image_url part needs image_url.url');
+      if (typeof url !== 'string')
+        throw invalidParam(`${param}[${j}].image_url.url`, 'an image_url part needs image_url.url');
       return imagePart(url, images, `${param}[${j}].image_url`);
     }
-    throw invalidParam(`${param}[${j}].type`, `a part of type '${p.type}' is not supported; send text or image_url parts`);
+    throw invalidParam(
+      `${param}[${j}].type`,
+      `a part of type '${p.type}' is not supported; send text or image_url parts`,
+    );
   });
 }
 
 /** The text of a part of type `field` (`text`, `refusal`), which must be a string. */
 function partText(p: object, field: string, param: string): string {
   const value = (p as Record<string, unknown>)[field];
-  if (typeof value !== 'string') throw invalidParam(`${param}.${field}`, `a ${field} part needs its ${field} as a string`);
+  if (typeof value !== 'string')
+    throw invalidParam(`${param}.${field}`, `a ${field} part needs its ${field} as a string`);
   return value;
 }
 
@@ -199,11 +266,19 @@ export function completionIds(runId: string, model: string, now: Date): Completi
 
 /** Token usage as OpenAI reports it. */
 export function usageOf(r: RunResult): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
-  return { prompt_tokens: r.usage.inputTokens, completion_tokens: r.usage.outputTokens, total_tokens: r.usage.inputTokens + r.usage.outputTokens };
+  return {
+    prompt_tokens: r.usage.inputTokens,
+    completion_tokens: r.usage.outputTokens,
+    total_tokens: r.usage.inputTokens + r.usage.outputTokens,
+  };
 }
 
 function toolCallsOf(r: RunResult): Json[] {
-  return (r.toolCalls ?? []).map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  return (r.toolCalls ?? []).map((c) => ({
+    id: c.id,
+    type: 'function',
+    function: { name: c.name, arguments: c.arguments },
+  }));
 }
 
 function outputText(r: RunResult): string {
@@ -225,7 +300,12 @@ export function completionObject(ids: CompletionIds, r: RunResult): Json {
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: calls.length && !text ? null : text, refusal: null, ...(calls.length ? { tool_calls: calls } : {}) },
+        message: {
+          role: 'assistant',
+          content: calls.length && !text ? null : text,
+          refusal: null,
+          ...(calls.length ? { tool_calls: calls } : {}),
+        },
         logprobs: null,
         finish_reason: r.finishReason ?? 'stop',
       },
@@ -238,7 +318,13 @@ export function completionObject(ids: CompletionIds, r: RunResult): Json {
 
 /** A chunk of the stream (`object: chat.completion.chunk`). */
 export function chunk(ids: CompletionIds, delta: Json, finishReason: string | null = null): Json {
-  return { id: ids.id, object: 'chat.completion.chunk', created: ids.created, model: ids.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+  return {
+    id: ids.id,
+    object: 'chat.completion.chunk',
+    created: ids.created,
+    model: ids.model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  };
 }
 
 /** The stream's last chunks for a finished run: its tool calls, the finish reason, and the usage when asked for. */
@@ -246,9 +332,28 @@ export function closingChunks(ids: CompletionIds, r: RunResult, includeUsage: bo
   const out: Json[] = [];
   const calls = r.toolCalls ?? [];
   if (calls.length) {
-    out.push(chunk(ids, { tool_calls: calls.map((c, index) => ({ index, id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }));
+    out.push(
+      chunk(ids, {
+        tool_calls: calls.map((c, index) => ({
+          index,
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments },
+        })),
+      }),
+    );
   }
   out.push(chunk(ids, {}, r.finishReason ?? 'stop'));
-  if (includeUsage) out.push({ id: ids.id, object: 'chat.completion.chunk', created: ids.created, model: ids.model, choices: [], usage: usageOf(r), credits: r.credits, run_id: r.runId });
+  if (includeUsage)
+    out.push({
+      id: ids.id,
+      object: 'chat.completion.chunk',
+      created: ids.created,
+      model: ids.model,
+      choices: [],
+      usage: usageOf(r),
+      credits: r.credits,
+      run_id: r.runId,
+    });
   return out;
 }

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { Invalid, NotFound } from '../../errors.js';
-import type { ContentPart, ModelMessage, ResponseFormat, ToolCall, ToolChoice, ToolDefinition } from '../../runtime/language-model.ports.js';
+import type {
+  ContentPart,
+  ModelMessage,
+  ResponseFormat,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+} from '../../runtime/language-model.ports.js';
 
 // What both dialects of the OpenAI-compatible API share once a request is read: the caller's
 // tools, tool choice and answer format as the model port takes them, and how a refusal names the
@@ -34,7 +41,8 @@ export function paramName(path: readonly PropertyKey[]): string {
 
 /** Parses a request body with `schema`; the first problem becomes an Invalid naming its parameter. */
 export function parseRequest<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) throw new Invalid('The request body must be a JSON object');
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new Invalid('The request body must be a JSON object');
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = telling(result.error.issues[0]!);
@@ -49,7 +57,8 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: unknown): z.o
  */
 export function telling(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   if (issue.code !== 'invalid_union' || !issue.errors.length) return issue;
-  const wrongType = (b: z.core.$ZodIssue[]) => b.length === 1 && b[0]!.code === 'invalid_type' && b[0]!.path.length === 0;
+  const wrongType = (b: z.core.$ZodIssue[]) =>
+    b.length === 1 && b[0]!.code === 'invalid_type' && b[0]!.path.length === 0;
   const candidates = issue.errors.filter((b) => b.length > 0 && !wrongType(b));
   if (!candidates.length) {
     // Of no shape the union takes: say which it takes.
@@ -66,7 +75,10 @@ export function telling(issue: z.core.$ZodIssue): z.core.$ZodIssue {
 export const text = z.string();
 
 /** Request parameters OpenAI has that this API refuses by name, with why (a client must not think them honoured). */
-export function refuseUnsupported(body: Record<string, unknown>, checks: [param: string, refused: (v: unknown) => boolean, why: string][]): void {
+export function refuseUnsupported(
+  body: Record<string, unknown>,
+  checks: [param: string, refused: (v: unknown) => boolean, why: string][],
+): void {
   for (const [param, refused, why] of checks) {
     if (body[param] !== undefined && body[param] !== null && refused(body[param])) throw invalidParam(param, why);
   }
@@ -88,34 +100,60 @@ export const functionParameters = z
  * The caller's tools as the model port takes them (no `execute`: a call of one ends the run and goes
  * back to the caller). A name must be unique and must not be one of the agent's own tools.
  */
-export function clientTools(tools: FunctionTool[], param: (i: number) => string, ownNames: readonly string[]): ToolDefinition[] {
+export function clientTools(
+  tools: FunctionTool[],
+  param: (i: number) => string,
+  ownNames: readonly string[],
+): ToolDefinition[] {
   if (tools.length > MAX_CLIENT_TOOLS) throw invalidParam('tools', `at most ${MAX_CLIENT_TOOLS} tools`);
   const seen = new Set<string>();
   return tools.map((t, i) => {
-    if (!TOOL_NAME.test(t.name)) throw invalidParam(param(i), 'a function name is 1 to 64 letters, digits, underscores or dashes');
+    if (!TOOL_NAME.test(t.name))
+      throw invalidParam(param(i), 'a function name is 1 to 64 letters, digits, underscores or dashes');
     if (seen.has(t.name)) throw invalidParam(param(i), `the function '${t.name}' is declared twice`);
-    if (ownNames.includes(t.name)) throw invalidParam(param(i), `'${t.name}' is the name of one of this agent's own tools; name the function differently`);
+    if (ownNames.includes(t.name))
+      throw invalidParam(
+        param(i),
+        `'${t.name}' is the name of one of this agent's own tools; name the function differently`,
+      );
     seen.add(t.name);
-    return { name: t.name, description: t.description ?? '', inputSchema: { type: 'object', properties: {}, ...t.parameters } };
+    return {
+      name: t.name,
+      description: t.description ?? '',
+      inputSchema: { type: 'object', properties: {}, ...t.parameters },
+    };
   });
 }
 
 /** A tool choice naming a function must name one of the request's tools (or the agent's own). */
-export function toolChoiceOf(choice: ToolChoice | undefined, tools: readonly ToolDefinition[], ownNames: readonly string[], param: string): ToolChoice | undefined {
+export function toolChoiceOf(
+  choice: ToolChoice | undefined,
+  tools: readonly ToolDefinition[],
+  ownNames: readonly string[],
+  param: string,
+): ToolChoice | undefined {
   if (choice === undefined || typeof choice === 'string') return choice;
-  if (!tools.some((t) => t.name === choice.name) && !ownNames.includes(choice.name)) throw invalidParam(param, `no tool named '${choice.name}' is declared in tools`);
+  if (!tools.some((t) => t.name === choice.name) && !ownNames.includes(choice.name))
+    throw invalidParam(param, `no tool named '${choice.name}' is declared in tools`);
   return choice;
 }
 
 /** The answer format of a JSON-schema request, checked to be an object schema. */
-export function jsonSchemaFormat(name: string | undefined, schema: Record<string, unknown> | undefined, param: string): ResponseFormat {
+export function jsonSchemaFormat(
+  name: string | undefined,
+  schema: Record<string, unknown> | undefined,
+  param: string,
+): ResponseFormat {
   if (!schema) throw invalidParam(param, 'a json_schema format needs its schema');
   return { type: 'json_schema', name, schema };
 }
 
 /** The refusal of image parts sent to a model that does not take images. */
 export function imagesRefused(param: string): Invalid {
-  return invalidParam(param, "this agent's model does not take images; send text, or have an admin mark the model with configureModel(acceptsImages: true) if it takes them");
+  return invalidParam(
+    param,
+    "this agent's model does not take images; send text, or have an admin mark the model with configureModel(acceptsImages: true) if it takes them",
+  );
 }
 
 /**
@@ -124,7 +162,8 @@ export function imagesRefused(param: string): Invalid {
  */
 export function imagePart(url: string, images: string[], param: string): ContentPart {
   images.push(param);
-  if (!/^https?:\/\//i.test(url) && !/^data:image\/[a-z0-9.+-]+;base64,/i.test(url)) throw invalidParam(param, 'an image is an http(s) URL or a data:image/…;base64 URL');
+  if (!/^https?:\/\//i.test(url) && !/^data:image\/[a-z0-9.+-]+;base64,/i.test(url))
+    throw invalidParam(param, 'an image is an http(s) URL or a data:image/…;base64 URL');
   return { type: 'image', url };
 }
 
@@ -158,7 +197,12 @@ export class CallBook {
 export function textOfDialogue(system: string, messages: readonly ModelMessage[]): string {
   const parts: string[] = system ? [system] : [];
   for (const m of messages) {
-    if (m.role === 'user') parts.push(typeof m.content === 'string' ? m.content : m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n'));
+    if (m.role === 'user')
+      parts.push(
+        typeof m.content === 'string'
+          ? m.content
+          : m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n'),
+      );
     else if (m.role === 'assistant') parts.push(m.content, ...(m.toolCalls ?? []).map((c) => c.arguments));
     else parts.push(m.content);
   }

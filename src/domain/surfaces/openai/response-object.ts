@@ -17,7 +17,13 @@ export function outputItems(r: RunResult): Json[] {
 }
 
 function messageOutput(id: string, text: string, status = 'completed'): Json {
-  return { type: 'message', id, status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] };
+  return {
+    type: 'message',
+    id,
+    status,
+    role: 'assistant',
+    content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+  };
 }
 
 function functionCallOutput(id: string, c: { id: string; name: string; arguments: string }, status: string): Json {
@@ -125,15 +131,31 @@ export class ResponseEvents {
     if (this.message) return [];
     this.message = { id: newId('msg'), text: '' };
     return [
-      this.event('response.output_item.added', { output_index: 0, item: { type: 'message', id: this.message.id, status: 'in_progress', role: 'assistant', content: [] } }),
-      this.event('response.content_part.added', { item_id: this.message.id, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
+      this.event('response.output_item.added', {
+        output_index: 0,
+        item: { type: 'message', id: this.message.id, status: 'in_progress', role: 'assistant', content: [] },
+      }),
+      this.event('response.content_part.added', {
+        item_id: this.message.id,
+        output_index: 0,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      }),
     ];
   }
 
   delta(text: string): ResponseEvent[] {
     const out = this.openMessage();
     this.message!.text += text;
-    out.push(this.event('response.output_text.delta', { item_id: this.message!.id, output_index: 0, content_index: 0, delta: text, logprobs: [] }));
+    out.push(
+      this.event('response.output_text.delta', {
+        item_id: this.message!.id,
+        output_index: 0,
+        content_index: 0,
+        delta: text,
+        logprobs: [],
+      }),
+    );
     return out;
   }
 
@@ -158,10 +180,25 @@ export class ResponseEvents {
         const index = output.length;
         const id = newId('fc');
         out.push(
-          this.event('response.output_item.added', { output_index: index, item: functionCallOutput(id, { ...c, arguments: '' }, 'in_progress') }),
-          this.event('response.function_call_arguments.delta', { item_id: id, output_index: index, delta: c.arguments }),
-          this.event('response.function_call_arguments.done', { item_id: id, output_index: index, name: c.name, arguments: c.arguments }),
-          this.event('response.output_item.done', { output_index: index, item: functionCallOutput(id, c, 'completed') }),
+          this.event('response.output_item.added', {
+            output_index: index,
+            item: functionCallOutput(id, { ...c, arguments: '' }, 'in_progress'),
+          }),
+          this.event('response.function_call_arguments.delta', {
+            item_id: id,
+            output_index: index,
+            delta: c.arguments,
+          }),
+          this.event('response.function_call_arguments.done', {
+            item_id: id,
+            output_index: index,
+            name: c.name,
+            arguments: c.arguments,
+          }),
+          this.event('response.output_item.done', {
+            output_index: index,
+            item: functionCallOutput(id, c, 'completed'),
+          }),
         );
         output.push(functionCallOutput(id, c, 'completed'));
       }
@@ -169,8 +206,14 @@ export class ResponseEvents {
     this.state.output = output;
     this.state.result = r;
     this.state.status = statusOf(r);
-    if (r.error) this.state.error = { code: r.error.kind === 'model' ? 'server_error' : r.error.kind, message: r.error.message };
-    const type = this.state.status === 'failed' ? 'response.failed' : this.state.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
+    if (r.error)
+      this.state.error = { code: r.error.kind === 'model' ? 'server_error' : r.error.kind, message: r.error.message };
+    const type =
+      this.state.status === 'failed'
+        ? 'response.failed'
+        : this.state.status === 'incomplete'
+          ? 'response.incomplete'
+          : 'response.completed';
     out.push(this.event(type, { response: responseObject(this.state) }));
     return out;
   }

@@ -1,8 +1,25 @@
 import { z } from 'zod';
 import type { Json } from '../../json.js';
-import type { ContentPart, ModelMessage, ResponseFormat, SamplingSettings } from '../../runtime/language-model.ports.js';
+import type {
+  ContentPart,
+  ModelMessage,
+  ResponseFormat,
+  SamplingSettings,
+} from '../../runtime/language-model.ports.js';
 import type { Dialogue } from '../../runtime/run.types.js';
-import { CallBook, clientTools, functionParameters, imagePart, invalidParam, jsonSchemaFormat, paramName, parseRequest, refuseUnsupported, telling, toolChoiceOf } from './openai-input.js';
+import {
+  CallBook,
+  clientTools,
+  functionParameters,
+  imagePart,
+  invalidParam,
+  jsonSchemaFormat,
+  paramName,
+  parseRequest,
+  refuseUnsupported,
+  telling,
+  toolChoiceOf,
+} from './openai-input.js';
 
 // Responses (`POST …/responses`) as OpenAI and the Open Responses specification agree on it: the
 // request read into a dialogue (continuing a stored response's context), the response object, and
@@ -10,17 +27,37 @@ import { CallBook, clientTools, functionParameters, imagePart, invalidParam, jso
 
 const inputText = z.object({ type: z.literal('input_text'), text: z.string() });
 const outputText = z.object({ type: z.literal('output_text'), text: z.string() });
-const inputImage = z.object({ type: z.literal('input_image'), image_url: z.string().nullish(), file_id: z.string().nullish(), detail: z.string().optional() });
+const inputImage = z.object({
+  type: z.literal('input_image'),
+  image_url: z.string().nullish(),
+  file_id: z.string().nullish(),
+  detail: z.string().optional(),
+});
 const otherPart = z.object({ type: z.string() });
-const part = z.union([inputText, outputText, inputImage, z.object({ type: z.literal('refusal'), refusal: z.string() }), otherPart]);
+const part = z.union([
+  inputText,
+  outputText,
+  inputImage,
+  z.object({ type: z.literal('refusal'), refusal: z.string() }),
+  otherPart,
+]);
 
 const messageItem = z.object({
   type: z.literal('message').optional(),
   role: z.enum(['user', 'assistant', 'system', 'developer']),
   content: z.union([z.string(), z.array(part)]),
 });
-const functionCallItem = z.object({ type: z.literal('function_call'), call_id: z.string().min(1).max(200), name: z.string().min(1).max(64), arguments: z.string() });
-const functionCallOutputItem = z.object({ type: z.literal('function_call_output'), call_id: z.string().min(1).max(200), output: z.union([z.string(), z.array(part)]) });
+const functionCallItem = z.object({
+  type: z.literal('function_call'),
+  call_id: z.string().min(1).max(200),
+  name: z.string().min(1).max(64),
+  arguments: z.string(),
+});
+const functionCallOutputItem = z.object({
+  type: z.literal('function_call_output'),
+  call_id: z.string().min(1).max(200),
+  output: z.union([z.string(), z.array(part)]),
+});
 // Loose: an item of a known type that fails its own schema keeps its fields, for `checked` to name the bad one.
 const otherItem = z.looseObject({ type: z.string() });
 const item = z.union([functionCallItem, functionCallOutputItem, messageItem, otherItem]);
@@ -33,12 +70,21 @@ const tool = z.object({
   strict: z.boolean().nullish(),
 });
 
-const toolChoice = z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: z.string() })]);
+const toolChoice = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z.object({ type: z.literal('function'), name: z.string() }),
+]);
 
 const format = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text') }),
   z.object({ type: z.literal('json_object') }),
-  z.object({ type: z.literal('json_schema'), name: z.string().max(64).optional(), description: z.string().optional(), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullish() }),
+  z.object({
+    type: z.literal('json_schema'),
+    name: z.string().max(64).optional(),
+    description: z.string().optional(),
+    schema: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullish(),
+  }),
 ]);
 
 const request = z.object({
@@ -89,7 +135,12 @@ export interface ResponseEcho {
  * background mode and conversations are refused by name: this agent runs only its own tools and
  * the caller's functions.
  */
-export function readResponseRequest(body: unknown, context: readonly ModelMessage[], ownToolNames: readonly string[], agentId: string): ResponseCall {
+export function readResponseRequest(
+  body: unknown,
+  context: readonly ModelMessage[],
+  ownToolNames: readonly string[],
+  agentId: string,
+): ResponseCall {
   const raw = body as Record<string, unknown>;
   const req = parseRequest(request, body);
   refuseUnsupported(raw, [
@@ -112,8 +163,13 @@ export function readResponseRequest(body: unknown, context: readonly ModelMessag
     if ('role' in it && (it.type === undefined || it.type === 'message')) {
       const m = checked(messageItem, it, at);
       if (m.role === 'system' || m.role === 'developer') system.push(partsText(m.content, `${at}.content`));
-      else if (m.role === 'assistant') turns.push({ role: 'assistant', content: partsText(m.content, `${at}.content`) });
-      else turns.push({ role: 'user', content: typeof m.content === 'string' ? m.content : userParts(m.content, images, `${at}.content`) });
+      else if (m.role === 'assistant')
+        turns.push({ role: 'assistant', content: partsText(m.content, `${at}.content`) });
+      else
+        turns.push({
+          role: 'user',
+          content: typeof m.content === 'string' ? m.content : userParts(m.content, images, `${at}.content`),
+        });
       return;
     }
     switch (it.type) {
@@ -129,7 +185,12 @@ export function readResponseRequest(body: unknown, context: readonly ModelMessag
       }
       case 'function_call_output': {
         const o = checked(functionCallOutputItem, it, at);
-        turns.push({ role: 'tool', toolCallId: o.call_id, toolName: calls.nameOf(o.call_id, `${at}.call_id`), content: partsText(o.output, `${at}.output`) });
+        turns.push({
+          role: 'tool',
+          toolCallId: o.call_id,
+          toolName: calls.nameOf(o.call_id, `${at}.call_id`),
+          content: partsText(o.output, `${at}.output`),
+        });
         return;
       }
       case 'reasoning':
@@ -138,12 +199,19 @@ export function readResponseRequest(body: unknown, context: readonly ModelMessag
       case 'message':
         throw invalidParam(`${at}.role`, "a message's role is user, assistant, system or developer");
       default:
-        throw invalidParam(`${at}.type`, `an input item of type '${it.type}' is not supported; send messages, function_call and function_call_output items`);
+        throw invalidParam(
+          `${at}.type`,
+          `an input item of type '${it.type}' is not supported; send messages, function_call and function_call_output items`,
+        );
     }
   });
 
   const declared = (req.tools ?? []).map((t, i) => {
-    if (t.type !== 'function') throw invalidParam(`tools[${i}].type`, `only function tools are supported (not '${t.type}'): this agent runs its own tools`);
+    if (t.type !== 'function')
+      throw invalidParam(
+        `tools[${i}].type`,
+        `only function tools are supported (not '${t.type}'): this agent runs its own tools`,
+      );
     if (!t.name) throw invalidParam(`tools[${i}].name`, 'a function tool needs its name');
     return { name: t.name, description: t.description ?? undefined, parameters: t.parameters ?? undefined };
   });
@@ -152,9 +220,19 @@ export function readResponseRequest(body: unknown, context: readonly ModelMessag
   if (req.temperature != null) settings.temperature = req.temperature;
   if (req.top_p != null) settings.topP = req.top_p;
   const f = req.text?.format;
-  const responseFormat: ResponseFormat | undefined = !f || f.type === 'text' ? undefined : f.type === 'json_object' ? { type: 'json' } : jsonSchemaFormat(f.name, f.schema, 'text.format.schema');
+  const responseFormat: ResponseFormat | undefined =
+    !f || f.type === 'text'
+      ? undefined
+      : f.type === 'json_object'
+        ? { type: 'json' }
+        : jsonSchemaFormat(f.name, f.schema, 'text.format.schema');
   if (responseFormat) settings.responseFormat = responseFormat;
-  const choice = req.tool_choice == null ? undefined : typeof req.tool_choice === 'string' ? req.tool_choice : { name: req.tool_choice.name };
+  const choice =
+    req.tool_choice == null
+      ? undefined
+      : typeof req.tool_choice === 'string'
+        ? req.tool_choice
+        : { name: req.tool_choice.name };
   const checkedChoice = toolChoiceOf(choice, tools, ownToolNames, 'tool_choice');
   if (checkedChoice !== undefined) settings.toolChoice = checkedChoice;
 
@@ -162,7 +240,12 @@ export function readResponseRequest(body: unknown, context: readonly ModelMessag
   const maxOutputTokens = req.max_output_tokens ?? undefined;
   return {
     turns,
-    dialogue: { system: instructions, clientTools: tools, settings, ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) },
+    dialogue: {
+      system: instructions,
+      clientTools: tools,
+      settings,
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    },
     previousResponseId: req.previous_response_id ?? null,
     store: req.store !== false,
     stream: req.stream === true,
@@ -170,7 +253,13 @@ export function readResponseRequest(body: unknown, context: readonly ModelMessag
     echo: {
       model: agentId,
       instructions: req.instructions ?? null,
-      tools: declared.map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: (t.parameters ?? null) as Json, strict: null })),
+      tools: declared.map((t) => ({
+        type: 'function',
+        name: t.name,
+        description: t.description ?? null,
+        parameters: (t.parameters ?? null) as Json,
+        strict: null,
+      })),
       toolChoice: (req.tool_choice ?? 'auto') as Json,
       text: { format: (f ?? { type: 'text' }) as Json },
       temperature: req.temperature ?? null,
@@ -206,13 +295,18 @@ function partsText(content: string | z.output<typeof part>[], param: string): st
 
 function userParts(parts: z.output<typeof part>[], images: string[], param: string): ContentPart[] {
   return parts.map((p, j) => {
-    if (p.type === 'input_text' || p.type === 'output_text') return { type: 'text', text: stringField(p, 'text', `${param}[${j}]`) };
+    if (p.type === 'input_text' || p.type === 'output_text')
+      return { type: 'text', text: stringField(p, 'text', `${param}[${j}]`) };
     if (p.type === 'input_image') {
       const url = (p as z.output<typeof inputImage>).image_url;
-      if (!url) throw invalidParam(`${param}[${j}].image_url`, 'an image is given by image_url (file ids are not supported)');
+      if (!url)
+        throw invalidParam(`${param}[${j}].image_url`, 'an image is given by image_url (file ids are not supported)');
       return imagePart(url, images, `${param}[${j}].image_url`);
     }
-    throw invalidParam(`${param}[${j}].type`, `a part of type '${p.type}' is not supported; send input_text or input_image parts`);
+    throw invalidParam(
+      `${param}[${j}].type`,
+      `a part of type '${p.type}' is not supported; send input_text or input_image parts`,
+    );
   });
 }
 

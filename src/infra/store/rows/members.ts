@@ -3,6 +3,20 @@ import { type Mapping, date } from './mapping.js';
 
 export const members: Mapping<Member> = {
   table: 'members',
-  toRow: (e) => ({ id: e.id, workspace_id: e.workspaceId, email: e.email, name: e.name, role: e.role, created_at: e.createdAt }),
-  fromRow: (r) => ({ id: r.id, workspaceId: r.workspace_id, email: r.email, name: r.name, role: r.role, createdAt: date(r.created_at) }),
+  toRow: (e) => ({
+    id: e.id,
+    workspace_id: e.workspaceId,
+    email: e.email,
+    name: e.name,
+    role: e.role,
+    created_at: e.createdAt,
+  }),
+  fromRow: (r) => ({
+    id: r.id,
+    workspaceId: r.workspace_id,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    createdAt: date(r.created_at),
+  }),
 };

@@ -63,7 +63,9 @@ export const webhookDeliveries: Mapping<WebhookDelivery> = {
  * `body_bytes` (`octet_length(raw_body)`, which reads the size from the stored value's header, not
  * the value).
  */
-export const SUMMARY_COLUMNS: readonly string[] = Object.keys(webhookDeliveries.toRow({ rawBody: Buffer.alloc(0) } as WebhookDelivery)).filter((c) => c !== 'raw_body');
+export const SUMMARY_COLUMNS: readonly string[] = Object.keys(
+  webhookDeliveries.toRow({ rawBody: Buffer.alloc(0) } as WebhookDelivery),
+).filter((c) => c !== 'raw_body');
 
 /** A row of SUMMARY_COLUMNS and `body_bytes`. */
 export function summaryFromRow(r: Row): WebhookDeliverySummary {

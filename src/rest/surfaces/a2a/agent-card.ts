@@ -36,8 +36,22 @@ export function agentCard(agent: Agent, skills: A2aSkill[], baseUrl: string): Ag
     version: agent.updatedAt.toISOString(),
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: {
-      bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: "The agent's key (ak_), or a workspace key when the agent allows them", scheme: 'Bearer', bearerFormat: '' } } },
-      agentKey: { scheme: { $case: 'apiKeySecurityScheme', value: { description: "The agent's key in a header", location: 'header', name: 'X-Agent-Access-Key' } } },
+      bearer: {
+        scheme: {
+          $case: 'httpAuthSecurityScheme',
+          value: {
+            description: "The agent's key (ak_), or a workspace key when the agent allows them",
+            scheme: 'Bearer',
+            bearerFormat: '',
+          },
+        },
+      },
+      agentKey: {
+        scheme: {
+          $case: 'apiKeySecurityScheme',
+          value: { description: "The agent's key in a header", location: 'header', name: 'X-Agent-Access-Key' },
+        },
+      },
     },
     securityRequirements: [{ schemes: { bearer: { list: [] } } }, { schemes: { agentKey: { list: [] } } }],
     defaultInputModes: MODES,

@@ -14,11 +14,30 @@ export const CANCEL_KEY = 'cancel';
 /** The one artifact a task's answer is. */
 const ANSWER = 'answer';
 
-const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: {}, filename: '', mediaType: 'text/plain' });
-const data = (value: unknown): Part => ({ content: { $case: 'data', value }, metadata: {}, filename: '', mediaType: 'application/json' });
+const text = (value: string): Part => ({
+  content: { $case: 'text', value },
+  metadata: {},
+  filename: '',
+  mediaType: 'text/plain',
+});
+const data = (value: unknown): Part => ({
+  content: { $case: 'data', value },
+  metadata: {},
+  filename: '',
+  mediaType: 'application/json',
+});
 
 function agentMessage(taskId: string, contextId: string, parts: Part[]): Message {
-  return { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: {}, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts,
+    metadata: {},
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 function answer(parts: Part[]): Artifact {
@@ -47,7 +66,14 @@ export class PipelineExecutor implements AgentExecutor {
     if (!pending || !cancel) throw new Error('the A2A message reached the executor without its admitted run');
     const { taskId, contextId } = ctx;
     const status = (state: TaskState, message?: Message) =>
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, message, timestamp: new Date().toISOString() }, metadata: {} }));
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: { state, message, timestamp: new Date().toISOString() },
+          metadata: {},
+        }),
+      );
 
     bus.publish(
       AgentEvent.task({
@@ -67,7 +93,16 @@ export class PipelineExecutor implements AgentExecutor {
     try {
       for await (const ev of pending.run.events()) {
         if (ev.type === 'delta') {
-          bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: answer([text(ev.text)]), append: chunks++ > 0, lastChunk: false, metadata: {} }));
+          bus.publish(
+            AgentEvent.artifactUpdate({
+              taskId,
+              contextId,
+              artifact: answer([text(ev.text)]),
+              append: chunks++ > 0,
+              lastChunk: false,
+              metadata: {},
+            }),
+          );
         } else result = ev.result;
       }
     } finally {
@@ -75,14 +110,28 @@ export class PipelineExecutor implements AgentExecutor {
       watch.stopped = true;
       this.running.delete(taskId);
     }
-    if (cancel.signal.aborted) return status(TaskState.TASK_STATE_CANCELED, agentMessage(taskId, contextId, [text('The task was canceled')]));
-    if (!result || result.error) return status(TaskState.TASK_STATE_FAILED, agentMessage(taskId, contextId, [text(result?.error?.message ?? 'The run failed')]));
+    if (cancel.signal.aborted)
+      return status(TaskState.TASK_STATE_CANCELED, agentMessage(taskId, contextId, [text('The task was canceled')]));
+    if (!result || result.error)
+      return status(
+        TaskState.TASK_STATE_FAILED,
+        agentMessage(taskId, contextId, [text(result?.error?.message ?? 'The run failed')]),
+      );
     await pending.record(contextId, result);
     const structured = this.a2a.structuredOutput(pending.tool, result);
     const output = typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
     // The last chunk holds the whole answer: a client that kept no chunk still has it.
     const parts = structured ? [text(output), data(structured)] : [text(output)];
-    bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: answer(parts), append: false, lastChunk: true, metadata: { runId: result.runId, credits: result.credits } }));
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: answer(parts),
+        append: false,
+        lastChunk: true,
+        metadata: { runId: result.runId, credits: result.credits },
+      }),
+    );
     status(TaskState.TASK_STATE_COMPLETED);
   }
 
@@ -96,13 +145,18 @@ export class PipelineExecutor implements AgentExecutor {
   }
 
   /** Reads the stored task while the run lasts: a cancel stored by another instance aborts it. */
-  private watchStoredCancel(taskId: string, ctx: RequestContext, cancel: AbortController): { timer?: NodeJS.Timeout; stopped: boolean } {
+  private watchStoredCancel(
+    taskId: string,
+    ctx: RequestContext,
+    cancel: AbortController,
+  ): { timer?: NodeJS.Timeout; stopped: boolean } {
     const watch: { timer?: NodeJS.Timeout; stopped: boolean } = { stopped: false };
     const poll = async () => {
       if (watch.stopped) return;
       const task = await this.tasks.load(taskId, ctx.context).catch(() => undefined);
       if (watch.stopped) return;
-      if (task && isFinal(task.status?.state) && task.status?.state === TaskState.TASK_STATE_CANCELED) return void cancel.abort();
+      if (task && isFinal(task.status?.state) && task.status?.state === TaskState.TASK_STATE_CANCELED)
+        return void cancel.abort();
       watch.timer = setTimeout(poll, REMOTE_TASK_POLL_MS);
     };
     watch.timer = setTimeout(poll, REMOTE_TASK_POLL_MS);

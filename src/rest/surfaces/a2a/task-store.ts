@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Role, Task, taskStateToJSON, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
-import { DefaultExecutionEventBus, DefaultExecutionEventBusManager, type ExecutionEventBus, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import {
+  DefaultExecutionEventBus,
+  DefaultExecutionEventBusManager,
+  type ExecutionEventBus,
+  type ServerCallContext,
+  type TaskStore,
+} from '@a2a-js/sdk/server';
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { Json } from '../../../domain/json.js';
 import type { A2aService } from '../../../domain/surfaces/a2a.service.js';
@@ -17,7 +23,8 @@ export const SCOPE_KEY = 'scope';
 
 export function scopeOf(context: ServerCallContext): TaskScope {
   const scope = context.state.get(SCOPE_KEY) as TaskScope | undefined;
-  if (!scope || typeof scope.agentId !== 'string' || typeof scope.callerRef !== 'string') throw new Error('the A2A call context names no agent and caller');
+  if (!scope || typeof scope.agentId !== 'string' || typeof scope.callerRef !== 'string')
+    throw new Error('the A2A call context names no agent and caller');
   return scope;
 }
 
@@ -38,7 +45,12 @@ export class DatabaseTaskStore implements TaskStore {
   }
 
   private saveAs(scope: TaskScope, task: Task): Promise<void> {
-    return this.a2a.saveTask(scope, { id: task.id, contextId: task.contextId, state: taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED), task: Task.toJSON(task) as Json });
+    return this.a2a.saveTask(scope, {
+      id: task.id,
+      contextId: task.contextId,
+      state: taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED),
+      task: Task.toJSON(task) as Json,
+    });
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
@@ -55,7 +67,23 @@ export class DatabaseTaskStore implements TaskStore {
     if (!stored) return;
     const task = Task.fromJSON(stored.task);
     if (isFinal(task.status?.state)) return;
-    const message = { messageId: randomUUID(), contextId: task.contextId, taskId, role: Role.ROLE_AGENT, parts: [{ content: { $case: 'text' as const, value: 'Task cancellation requested by user.' }, metadata: {}, filename: '', mediaType: 'text/plain' }], metadata: {}, extensions: [], referenceTaskIds: [] };
+    const message = {
+      messageId: randomUUID(),
+      contextId: task.contextId,
+      taskId,
+      role: Role.ROLE_AGENT,
+      parts: [
+        {
+          content: { $case: 'text' as const, value: 'Task cancellation requested by user.' },
+          metadata: {},
+          filename: '',
+          mediaType: 'text/plain',
+        },
+      ],
+      metadata: {},
+      extensions: [],
+      referenceTaskIds: [],
+    };
     task.status = { state: TaskState.TASK_STATE_CANCELED, message, timestamp: new Date().toISOString() };
     await this.saveAs(scope, task);
   }
@@ -71,7 +99,12 @@ export class DatabaseTaskStore implements TaskStore {
       offset,
     });
     const next = offset + tasks.length;
-    return { tasks: tasks.map((t) => Task.fromJSON(t.task)), nextPageToken: next < total ? String(next) : '', pageSize, totalSize: total };
+    return {
+      tasks: tasks.map((t) => Task.fromJSON(t.task)),
+      nextPageToken: next < total ? String(next) : '',
+      pageSize,
+      totalSize: total,
+    };
   }
 }
 
@@ -102,7 +135,17 @@ function remoteBus(tasks: DatabaseTaskStore, taskId: string, context: ServerCall
     if (!task) return stop();
     const state = task.status?.state;
     const mark = JSON.stringify(task.status ?? null);
-    for (const artifact of task.artifacts.slice(lastArtifacts)) bus.publish(AgentEvent.artifactUpdate({ taskId, contextId: task.contextId, artifact, append: false, lastChunk: true, metadata: {} }));
+    for (const artifact of task.artifacts.slice(lastArtifacts))
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId: task.contextId,
+          artifact,
+          append: false,
+          lastChunk: true,
+          metadata: {},
+        }),
+      );
     lastArtifacts = task.artifacts.length;
     if (mark !== last) {
       last = mark;
@@ -124,4 +167,3 @@ function remoteBus(tasks: DatabaseTaskStore, taskId: string, context: ServerCall
   });
   return bus;
 }
-
