@@ -1,5 +1,6 @@
 // "Try it": one real request to an agent surface from the browser, with what came back as it
 // came — status, headers, the body or, for an event stream, each event as it arrives.
+import { EventStreamParser } from '../../packages/cli/src/shared/sse.js';
 
 /** One server-sent event as it arrived. */
 export interface StreamEvent {
@@ -31,35 +32,6 @@ export interface TryItRequest {
   signal?: AbortSignal | undefined;
   /** Called with the result so far whenever more of it arrives (streams). */
   onProgress?: ((partial: TryItResult) => void) | undefined;
-}
-
-/** Splits an event stream into its events; keeps the unfinished rest for the next chunk. */
-export class EventStreamParser {
-  private buffer = '';
-
-  push(chunk: string): StreamEvent[] {
-    this.buffer += chunk.replace(/\r\n?/g, '\n');
-    const out: StreamEvent[] = [];
-    let end: number;
-    while ((end = this.buffer.indexOf('\n\n')) >= 0) {
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      let event = 'message';
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue; // a comment (keep-alive)
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'event') event = value;
-        else if (field === 'data') data.push(value);
-      }
-      if (!data.length) continue;
-      const text = data.join('\n');
-      out.push({ event, data: text, ...parsed(text) });
-    }
-    return out;
-  }
 }
 
 function parsed(text: string): { json?: unknown } {
@@ -99,7 +71,7 @@ export async function sendTryIt(req: TryItRequest): Promise<TryItResult> {
       if (done) break;
       const chunk = decoder.decode(value, { stream: true });
       result.text += chunk;
-      const events = parser.push(chunk);
+      const events = parser.push(chunk).map((e) => ({ ...e, ...parsed(e.data) }));
       if (events.length) {
         result.events = [...result.events, ...events];
         result.durationMs = Math.round(performance.now() - started);

@@ -1,4 +1,4 @@
-import { EventParser } from './events.js';
+import { EventStreamParser } from '../../packages/cli/src/shared/sse.js';
 import { Problem } from './problems.js';
 
 /** What the answer's events tell the widget, in the order they arrive. */
@@ -17,7 +17,7 @@ export interface AnswerHandlers {
  */
 export async function readAnswer(body: ReadableStream<Uint8Array>, on: AnswerHandlers): Promise<void> {
   const reader = body.getReader();
-  const parser = new EventParser();
+  const parser = new EventStreamParser();
   let finished = false;
   while (!finished) {
     const { value, done } = await reader.read();

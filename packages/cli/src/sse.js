@@ -1,42 +1,24 @@
+import { EventStreamParser } from './shared/sse.js';
+
 /**
- * Reads a text/event-stream body event by event, as the events arrive (comments are skipped).
+ * Reads a text/event-stream body event by event, as the events arrive (comments are skipped; a last
+ * event without its closing blank line still counts). `data` is parsed as JSON when it is JSON.
  * @param {ReadableStream<Uint8Array>} body
  * @returns {AsyncGenerator<{ event: string, data: any }>}
  */
 export async function* readEvents(body) {
-  const decoder = new TextDecoder();
-  let buffer = '';
+  const parser = new EventStreamParser();
   for await (const chunk of /** @type {AsyncIterable<Uint8Array>} */ (body)) {
-    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
-    let end;
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const parsed = parseBlock(block);
-      if (parsed) yield parsed;
-    }
+    for (const event of parser.push(chunk)) yield withJson(event);
   }
-  const last = parseBlock(buffer);
-  if (last) yield last;
+  for (const event of parser.end()) yield withJson(event);
 }
 
-/** @param {string} block */
-function parseBlock(block) {
-  let event = 'message';
-  const data = [];
-  for (const line of block.split('\n')) {
-    if (!line || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    if (field === 'event') event = value;
-    else if (field === 'data') data.push(value);
-  }
-  if (!data.length) return null;
-  const text = data.join('\n');
+/** @param {import('./shared/sse.js').ServerEvent} event */
+function withJson({ event, data }) {
   try {
-    return { event, data: JSON.parse(text) };
+    return { event, data: JSON.parse(data) };
   } catch {
-    return { event, data: text };
+    return { event, data };
   }
 }

@@ -2,7 +2,7 @@ import { act } from '../action.js';
 import { graphqlClient, resolveAgent } from '../client.js';
 import { credentials } from '../config.js';
 import { CliError } from '../errors.js';
-import { CLIENTS, clientConfig, mcpUrl, serverName } from '../mcp-configs.js';
+import { CLIENTS, clientConfig, mcpUrl, serverName } from '../shared/mcp-configs.js';
 import { format, printJson } from '../output.js';
 
 /** @param {import('commander').Command} program */

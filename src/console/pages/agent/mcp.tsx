@@ -4,7 +4,7 @@ import { useMutation, useQuery } from 'urql';
 import { CopyBlock, CopyTabs } from '../../copy-field.js';
 import { EntriesSection, EntryForm, HandlerBadge, useEntryForm } from '../../entry-list.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { clientConfigs, mcpUrl, serverName } from '../../mcp-configs.js';
+import { clientConfigs, mcpUrl, serverName } from '../../../../packages/cli/src/shared/mcp-configs.js';
 import { NoData } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { McpTryIt } from '../../try-it-mcp.js';
@@ -125,7 +125,12 @@ export default function McpTab({ agentId }: AgentTabProps) {
         <CopyTabs
           label="MCP clients"
           kind="configuration"
-          tabs={configs.map((c) => ({ id: c.id, title: c.client, description: c.file, value: c.json }))}
+          tabs={configs.map((c) => ({
+            id: c.id,
+            title: c.client,
+            description: c.file,
+            value: JSON.stringify(c.config, null, 2),
+          }))}
         />
       </Section>
       <McpGrants agentId={agentId} url={url} />

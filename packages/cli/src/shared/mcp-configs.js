@@ -1,16 +1,34 @@
-// Ready-to-paste MCP client configurations for an agent's MCP URL — the shapes the console shows
-// (src/console/mcp-configs.ts; kept in step by test/e2e/cli.test.ts). Without a key each names a
-// placeholder, or in VS Code asks for the key.
+// @ts-check
+// Ready-to-paste MCP client configurations for an agent's MCP URL: what the console's MCP tab shows
+// and `aes mcp config` prints, from this one module (plain ESM without dependencies, shipped in the
+// CLI package and bundled into the console). Without a key each names a placeholder, or in VS Code
+// asks for the key.
 
 export const KEY_PLACEHOLDER = '<your agent key (ak_…)>';
+
+/** @typedef {'claude' | 'cursor' | 'vscode'} ClientId */
+
+/**
+ * One client's configuration: `config` is the JSON to paste into `file`.
+ * @typedef {{ id: ClientId, client: string, file: string, config: Record<string, unknown> }} ClientConfig
+ */
+
+/** @type {readonly ClientId[]} */
 export const CLIENTS = ['claude', 'cursor', 'vscode'];
 
-/** The agent's MCP server URL. */
+/**
+ * The agent's MCP server URL.
+ * @param {string} origin the service's origin, e.g. `https://aes.example.com`
+ * @param {string} agentId
+ */
 export function mcpUrl(origin, agentId) {
   return `${origin}/agents/${encodeURIComponent(agentId)}/mcp`;
 }
 
-/** A server name clients show: the agent's name in lower case, words joined by dashes. */
+/**
+ * A server name clients show: the agent's name in lower case, words joined by dashes.
+ * @param {string} agentName
+ */
 export function serverName(agentName) {
   return (
     agentName
@@ -23,11 +41,12 @@ export function serverName(agentName) {
 }
 
 /**
- * @param {'claude' | 'cursor' | 'vscode'} id
- * @param {string} url
- * @param {string} name
+ * One client's configuration.
+ * @param {ClientId} id
+ * @param {string} url the agent's MCP server URL
+ * @param {string} name the server name the client shows
  * @param {string} [key] the agent key to put in; a placeholder (or VS Code's prompt) without one
- * @returns {{ id: string, client: string, file: string, config: object }}
+ * @returns {ClientConfig}
  */
 export function clientConfig(id, url, name, key) {
   if (id === 'claude') {
@@ -68,4 +87,15 @@ export function clientConfig(id, url, name, key) {
           servers: { [name]: { type: 'http', url, headers: { 'X-Agent-Access-Key': '${input:agent-key}' } } },
         },
   };
+}
+
+/**
+ * Every client's configuration, in the order the console shows them.
+ * @param {string} url the agent's MCP server URL
+ * @param {string} name the server name the client shows
+ * @param {string} [key] as in {@link clientConfig}
+ * @returns {ClientConfig[]}
+ */
+export function clientConfigs(url, name, key) {
+  return CLIENTS.map((id) => clientConfig(id, url, name, key));
 }
