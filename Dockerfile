@@ -19,6 +19,8 @@ COPY --from=build /app/dist ./dist
 # The chat widget is bundled from its source by esbuild when the service starts; the console was
 # bundled into dist/console by npm run build (its packages are devDependencies).
 COPY --from=build /app/src/widget ./src/widget
+# The widget's event stream parser is the CLI's (one module for the CLI, the console and the widget).
+COPY --from=build /app/packages/cli/src/shared ./packages/cli/src/shared
 # So is GraphiQL, the page of /graphql in a browser.
 COPY --from=build /app/src/graphiql ./src/graphiql
 RUN mkdir -p /data && chown node:node /data

@@ -8,7 +8,15 @@ import { ROOT } from './process.js';
 // the root's `@agent-exposure/cli: file:packages/cli` devDependency) in a child process, with a
 // configuration directory of its own and only the environment the test gives it.
 
-export const AES_BIN = path.join(ROOT, 'node_modules', '.bin', 'aes');
+const INSTALLED = path.join(ROOT, 'node_modules', '.bin', 'aes');
+const inThisCheckout = (file: string) =>
+  fs.existsSync(file) && fs.realpathSync(file).startsWith(fs.realpathSync(ROOT) + path.sep);
+
+/**
+ * The installed bin; but a git worktree that shares another checkout's node_modules would run that
+ * checkout's CLI through it, so there it is this checkout's `packages/cli/bin/aes.js`.
+ */
+export const AES_BIN = inThisCheckout(INSTALLED) ? INSTALLED : path.join(ROOT, 'packages', 'cli', 'bin', 'aes.js');
 
 export interface AesResult {
   code: number | null;
