@@ -10,7 +10,7 @@ import { createLoaders, type Context } from './context.js';
 import { formatError, type ErrorLogger } from './errors.js';
 import { MAX_TOKENS, operationLimits } from './limits.js';
 import { knownOperationTypes } from './operation-types.js';
-import { sessionCsrfProblem, sessionValue } from '../infra/console/session-cookie.js';
+import { sessionCsrfProblem, sessionValue } from '../rest/session-cookie.js';
 import type { Principal } from '../domain/principal.js';
 
 /**

@@ -20,7 +20,7 @@ import {
   WebhookReceiptService,
   type WebhookRequest,
 } from '../../src/domain/webhooks/webhook-receipt.service.js';
-import { deliveryQueue } from '../../src/infra/webhooks/delivery-queue.js';
+import { deliveryQueue } from '../../src/infra/queue/webhook-deliveries.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { loadAgent, refusal } from '../helpers/runtime.js';
 
