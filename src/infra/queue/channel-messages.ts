@@ -3,7 +3,7 @@ import { messageSettlementOf, type ChannelOutcome } from '../../domain/channels/
 import type { Message } from '../../domain/messages/message.entities.js';
 import type { Store } from '../../domain/ports.js';
 import type { WorkQueue } from '../../domain/webhooks/webhook.ports.js';
-import { retryDelayMs } from '../../domain/webhooks/retry-schedule.js';
+import { retryDelayMs } from '../../domain/core/retry-schedule.js';
 
 export interface MessageQueueConfig {
   /** How long a claimed message stays with its instance without a renewal. */

@@ -1,6 +1,6 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
-import type { Agent } from '../../domain/agents/agent.entities.js';
+import type { Agent } from '../../domain/core/agent.entities.js';
 import type { A2aSkill } from '../../domain/surfaces/a2a.service.js';
 
 /** The protocol version this server speaks. */

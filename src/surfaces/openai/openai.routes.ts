@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
-import { presentedAgentKey } from '../../domain/keys/credentials.js';
+import { presentedAgentKey } from '../../domain/core/credentials.js';
 import { DomainError, NotFound, RunFailed } from '../../domain/errors.js';
 import { GuardrailBlocked } from '../../domain/runtime/guardrails.js';
 import type { Principal } from '../../domain/principal.js';

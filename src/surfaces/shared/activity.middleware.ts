@@ -1,9 +1,9 @@
 import type Koa from 'koa';
 import type { ActivityRecord } from '../../domain/activity/activity-log.js';
-import type { Agent } from '../../domain/agents/agent.entities.js';
+import type { Agent } from '../../domain/core/agent.entities.js';
 import { DomainError, RunFailed } from '../../domain/errors.js';
 import type { Services } from '../../domain/services.js';
-import type { Surface } from '../../domain/surfaces/surface.entities.js';
+import type { Surface } from '../../domain/core/surface.entities.js';
 import type { CallFacts, SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
 import { errorMapper } from '../../rest/errors.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
 import { Invalid, PayloadTooLarge, UnsupportedMediaType } from '../../domain/errors.js';
-import { isCredentialHeader } from '../../domain/keys/credentials.js';
+import { isCredentialHeader } from '../../domain/core/credentials.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import type { Json } from '../../domain/json.js';
 import { malformedJsonMessage } from '../../rest/json-syntax.js';

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
-import { presentedAgentKey } from '../../domain/keys/credentials.js';
-import type { Agent } from '../../domain/agents/agent.entities.js';
-import type { Surface } from '../../domain/surfaces/surface.entities.js';
+import { presentedAgentKey } from '../../domain/core/credentials.js';
+import type { Agent } from '../../domain/core/agent.entities.js';
+import type { Surface } from '../../domain/core/surface.entities.js';
 import type { Services } from '../../domain/services.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';

@@ -1,4 +1,4 @@
-import type { Handler } from '../entries/entry.entities.js';
+import type { Handler } from './entry.entities.js';
 
 // Entities of channels (an agent's email address or SMS number) as the domain sees them.
 // Repositories map rows to these explicitly.

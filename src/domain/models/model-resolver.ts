@@ -1,5 +1,5 @@
-import type { Agent } from '../agents/agent.entities.js';
-import type { ModelConfig } from '../models/model.entities.js';
+import type { Agent } from '../core/agent.entities.js';
+import type { ModelConfig } from './model.entities.js';
 import type { Repositories } from '../ports.js';
 import type { ResolvedModel } from './language-model.ports.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Invalid } from '../errors.js';
-import { handlerInput } from '../entries/entry.schemas.js';
+import { handlerInput } from './entry.schemas.js';
 import { modelRef } from '../validation.js';
 import { CHANNEL_KINDS, type ChannelKind } from './channel.entities.js';
 

@@ -1,4 +1,4 @@
-import type { Webhook } from '../entries/entry.entities.js';
+import type { Webhook } from './entry.entities.js';
 import { PayloadTooLarge } from '../errors.js';
 
 /**

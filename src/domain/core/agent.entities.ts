@@ -1,4 +1,4 @@
-import type { Surfaces } from '../surfaces/surface.entities.js';
+import type { Surfaces } from './surface.entities.js';
 
 // Entities of agents as the domain sees them. Repositories map rows to these explicitly.
 

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { Invalid, NotFound } from '../errors.js';
-import type { Agent } from '../agents/agent.entities.js';
-import type { ChatTurn, Conversation } from './chat.entities.js';
+import type { Agent } from '../core/agent.entities.js';
+import type { ChatTurn, Conversation } from '../chat/chat.entities.js';
 import { newId } from '../ids.js';
 import type { Store } from '../ports.js';
 import type { Json } from '../json.js';
 import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
 import type { RunEntry, RunEvent, RunInput, RunResult } from '../runtime/run.types.js';
-import type { SurfaceCaller, SurfaceRequest } from '../surfaces/surface-access.js';
+import type { SurfaceCaller, SurfaceRequest } from './surface-access.js';
 import { parse } from '../validation.js';
 
 /** The longest message a visitor may send (the agent's maxInputChars guardrail may be lower). */
