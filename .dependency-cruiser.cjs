@@ -5,6 +5,16 @@
 const PROTOCOL_LIBRARIES =
   '^(koa|@koa/|knex|knex-pglite|pg|@electric-sql/pglite|@modelcontextprotocol/|@a2a-js/|openai|ai|@ai-sdk/|graphql|type-graphql|@apollo/|smtp-server|nodemailer|mailparser|mailauth|twilio|oidc-provider|pino|prom-client|quickjs-emscripten)($|/)';
 
+/**
+ * The surfaces' inbound adapters that are transports of their own, like the workers src/server.ts
+ * starts: they use infra by value (the SMTP and Mailgun intakes verify senders with
+ * infra/email/sender-authentication; parse-inbound stores text as the activity sink does; the
+ * OAuth server runs over infra/oauth's records and metadata fetching). Every other surface file,
+ * the Koa routes first, takes infra through ports.
+ */
+const INBOUND_ADAPTERS =
+  '^src/surfaces/(email/(mail-intake|mailgun-intake|parse-inbound)|oauth/authorization-server)[.]ts$';
+
 module.exports = {
   forbidden: [
     {
@@ -43,8 +53,8 @@ module.exports = {
       name: 'adapters-take-infra-by-type-only',
       severity: 'error',
       comment:
-        'rest and graphql get storage and infrastructure through the domain ports the composition root wires; they may name infra types.',
-      from: { path: '^src/(rest|graphql)/' },
+        'rest, graphql and the surfaces get storage and infrastructure through the domain ports the composition root wires; they may name infra types.',
+      from: { path: '^src/(rest|graphql|surfaces)/', pathNot: INBOUND_ADAPTERS },
       to: { path: '^src/infra/', dependencyTypesNot: ['type-only'] },
     },
   ],

@@ -7,9 +7,9 @@
 // The last two rows have no target: they are the bound a member's own pattern can reach, the
 // largest pattern allowed, written to defeat the engine's fast path, on a text built against it.
 import { DEFAULT_GUARDRAILS } from '../src/domain/agents/agent.schemas.js';
-import type { Guardrails, RedactPreset } from '../src/domain/agents/agent.entities.js';
+import type { Guardrails, RedactPreset } from '../src/domain/core/agent.entities.js';
 import { checkInput, GuardrailBlocked, redactText } from '../src/domain/runtime/guardrails.js';
-import { patternRefusal, userPattern } from '../src/domain/runtime/patterns.js';
+import { patternRefusal, userPattern } from '../src/domain/core/patterns.js';
 
 const SIZE = 80_000;
 const TIMES = Number(process.env.BENCH_RUNS ?? 7);

@@ -5,7 +5,7 @@
 // --import tsx bench/sandbox.bench.ts`; without forced GC the memory figures are noisier).
 // BENCH_RUNS / BENCH_CONCURRENT change the sizes. The limit timings have targets (the bounds the
 // unit tests used to assert): a missed target is printed and makes the benchmark exit non-zero.
-import { ScriptFailure, type ScriptHost, type ScriptLimits } from '../src/domain/runtime/sandbox.ports.js';
+import { ScriptFailure, type ScriptHost, type ScriptLimits } from '../src/domain/core/sandbox.ports.js';
 import type { Json } from '../src/domain/json.js';
 import { createQuickJsSandbox, defaultWorkerCount, type QuickJsSandbox } from '../src/infra/sandbox/quickjs.sandbox.js';
 

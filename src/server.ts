@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { systemClock, type Clock } from './domain/clock.js';
 import { createServices, DEFAULT_SCRIPT_LIMITS, type Services } from './domain/services.js';
-import type { LanguageModels } from './domain/runtime/language-model.ports.js';
-import type { ScriptLimits, ScriptSandbox } from './domain/runtime/sandbox.ports.js';
+import type { LanguageModels } from './domain/models/language-model.ports.js';
+import type { ScriptLimits, ScriptSandbox } from './domain/core/sandbox.ports.js';
 import { buildGraphqlSchema, schemaSdl } from './graphql/schema.js';
 import { aiSdkModels } from './infra/models/ai-sdk.models.js';
 import { createQuickJsSandbox } from './infra/sandbox/quickjs.sandbox.js';
@@ -29,22 +29,22 @@ import { createApp } from './rest/app.js';
 import { ServiceMetrics } from './infra/metrics.js';
 import { serveMetrics } from './infra/metrics-server.js';
 import { startHousekeeping } from './infra/housekeeping.js';
-import { startMailIntake } from './infra/email/mail-intake.js';
-import { mailgunIntake } from './infra/email/mailgun-intake.js';
+import { startMailIntake } from './surfaces/email/mail-intake.js';
+import { mailgunIntake } from './surfaces/email/mailgun-intake.js';
 import { mailgunTokens } from './infra/email/mailgun-tokens.js';
 import { smarthostSender } from './infra/email/smarthost.js';
-import type { SmtpListener } from './infra/email/smtp-listener.js';
+import type { SmtpListener } from './surfaces/email/smtp-listener.js';
 import type { DnsResolver, SenderAuthOptions } from './infra/email/sender-authentication.js';
 import { parseRelays } from './infra/email/trusted-relays.js';
 import { graphiqlBundle } from './infra/graphiql/bundle.js';
 import { widgetBundle } from './infra/widget/bundle.js';
 import { consoleBundle } from './infra/console/bundle.js';
-import { startDeliveryWorker, type DeliveryWorkerOptions } from './infra/webhooks/delivery-worker.js';
-import { startChannelWorker, type ChannelWorkerOptions } from './infra/channels/channel-worker.js';
+import { startJobWorker, type JobWorkerOptions } from './infra/queue/job-queue.js';
+import { startChannelWorker, type ChannelWorkerOptions } from './infra/queue/channel-worker.js';
 import { twilioSmsProvider } from './infra/channels/twilio-sms.js';
-import { DEFAULT_DELIVERY_QUEUE, deliveryQueue } from './infra/webhooks/delivery-queue.js';
+import { DEFAULT_DELIVERY_QUEUE, deliveryQueue } from './infra/queue/webhook-deliveries.js';
 import type Provider from 'oidc-provider';
-import { createAuthorizationServer } from './infra/oauth/authorization-server.js';
+import { createAuthorizationServer } from './surfaces/oauth/authorization-server.js';
 import { oauthTokenReader, pruneOAuthRecords } from './infra/oauth/oauth-records.js';
 import { admitRegistration } from './infra/oauth/registration-limits.js';
 
@@ -85,7 +85,7 @@ export interface BuildOptions {
   /** What runs housekeeping every `housekeepingMs` (default: a real interval timer); tests pass one they drive with `clock`. */
   scheduler?: Scheduler;
   /** The webhook queue's worker in this instance (default from the config). */
-  webhookWorker?: Partial<DeliveryWorkerOptions>;
+  webhookWorker?: Partial<JobWorkerOptions>;
   /** The channel queue's worker in this instance (default: the webhook worker's, deferrals at most a minute). */
   channelWorker?: Partial<ChannelWorkerOptions>;
   /** The keep-alive comment interval of the chat streams (default 15 s; tests shorten it). */
@@ -254,7 +254,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     });
     const servers: http.Server[] = [];
     let smtp: SmtpListener | undefined;
-    const workerOptions: DeliveryWorkerOptions = {
+    const workerOptions: JobWorkerOptions = {
       concurrency: config.webhookWorkers,
       pollMs: 1_000,
       leaseMs: config.webhookLeaseSeconds * 1000,
@@ -264,7 +264,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       ...DEFAULT_DELIVERY_QUEUE,
       leaseMs: workerOptions.leaseMs,
     });
-    const worker = startDeliveryWorker(queue, services.webhookDelivery, logger, workerOptions);
+    const worker = startJobWorker(queue, services.webhookDelivery, logger, workerOptions);
     services.deliveryQueued.onQueued = () => worker.nudge();
     const channelWorker = startChannelWorker(services, store, clock, logger, {
       ...workerOptions,

@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { CompileCache } from './compile-cache.js';
-import { PatternRefused, userPattern } from './runtime/patterns.js';
+import { PatternRefused, userPattern } from './core/patterns.js';
 
 // JSON Schemas written by members (MCP tool input and output schemas) and the values clients send
 // against them. The dialect is JSON Schema 2020-12, the default of MCP. Schemas are untrusted: a

@@ -1,5 +1,5 @@
 import { Forbidden, NotFound } from './errors.js';
-import type { Agent } from './agents/agent.entities.js';
+import type { Agent } from './core/agent.entities.js';
 import type { MemberPrincipal, Principal } from './principal.js';
 import type { Repositories } from './ports.js';
 

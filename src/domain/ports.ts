@@ -5,7 +5,7 @@ import type { ConversationRepo } from './chat/chat.ports.js';
 import type { ConsoleSessionRepo } from './console/session.ports.js';
 import type { DocumentRepo, ExposureRepo, RecordRepo } from './documents/document.ports.js';
 import type { HttpEndpoint, McpTool, Webhook } from './entries/entry.entities.js';
-import type { Channel } from './channels/channel.entities.js';
+import type { Channel } from './entries/channel.entities.js';
 import type { ApiKeyRepo } from './keys/key.ports.js';
 import type { AgentChangeRepo } from './manifests/manifest.ports.js';
 import type { MessageRepo } from './messages/message.ports.js';

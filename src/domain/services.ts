@@ -1,3 +1,4 @@
+import { messagingTools } from './channels/messaging.tools.js';
 import { ActivityService } from './activity/activity.service.js';
 import { ActivityLog, type ActivitySink } from './activity/activity-log.js';
 import { AdmissionService, DEFAULT_ADMISSION, type AdmissionConfig } from './admission/admission.service.js';
@@ -16,13 +17,13 @@ import { ModelService } from './models/model.service.js';
 import type { ChargeSink } from './admission/admission.ports.js';
 import type { Store } from './ports.js';
 import type { Cipher } from './secrets/secret.ports.js';
-import type { ModelDefaults } from './runtime/model-resolver.js';
+import type { ModelDefaults } from './models/model-resolver.js';
 import { ModelReferences } from './models/model-references.js';
-import type { LanguageModels } from './runtime/language-model.ports.js';
+import type { LanguageModels } from './models/language-model.ports.js';
 import { McpOAuthService } from './mcp-oauth/mcp-oauth.service.js';
 import type { OAuthTokenReader } from './mcp-oauth/mcp-oauth.ports.js';
 import type { RunMetrics } from './runtime/run-metrics.ports.js';
-import type { ScriptLimits, ScriptSandbox } from './runtime/sandbox.ports.js';
+import type { ScriptLimits, ScriptSandbox } from './core/sandbox.ports.js';
 import { Pipeline } from './runtime/pipeline.js';
 import { RunService } from './runtime/run.service.js';
 import { EndpointManagementService } from './endpoint-management/endpoint-management.service.js';
@@ -37,7 +38,7 @@ import { A2aService } from './surfaces/a2a.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
 import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
-import { ChatService } from './chat/chat.service.js';
+import { ChatService } from './surfaces/chat.service.js';
 import { DeliveryBodyService } from './webhooks/delivery-body.service.js';
 import { WebhookDeliveriesService } from './webhooks/webhook-deliveries.service.js';
 import { WebhookDeliveryTask } from './webhooks/webhook-delivery.task.js';
@@ -179,7 +180,10 @@ export function createServices(deps: ServiceDeps): Services {
     modelDefaults: deps.modelDefaults,
     endpointManagement,
     scriptLimits: deps.scriptLimits,
-    messaging: { queued: channelQueued, mailDomain: deps.mailDomain ?? '' },
+    messaging: {
+      toolsFor: (agent, run) =>
+        messagingTools({ store, clock, queued: channelQueued, mailDomain: deps.mailDomain ?? '' }, agent, run),
+    },
   });
   const admission = new AdmissionService(store, clock, { ...DEFAULT_ADMISSION, ...deps.admission }, deps.chargeSink);
   // Readers of usage store every pending charge first: the batched ones and those of credit slices.

@@ -1,10 +1,10 @@
 import DataLoader from 'dataloader';
 import type { ActivityEntry } from '../domain/activity/activity.entities.js';
-import type { Agent } from '../domain/agents/agent.entities.js';
+import type { Agent } from '../domain/core/agent.entities.js';
 import type { Document, DocumentExposure } from '../domain/documents/document.entities.js';
 import type { HttpEndpoint, McpTool, Webhook } from '../domain/entries/entry.entities.js';
 import type { ApiKey } from '../domain/keys/key.entities.js';
-import type { Channel } from '../domain/channels/channel.entities.js';
+import type { Channel } from '../domain/entries/channel.entities.js';
 import type { McpGrantView } from '../domain/mcp-oauth/mcp-grant.service.js';
 import type { Principal } from '../domain/principal.js';
 import type { Services } from '../domain/services.js';

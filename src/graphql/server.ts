@@ -4,13 +4,13 @@ import { koaMiddleware } from '@as-integrations/koa';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
 import { DomainError } from '../domain/errors.js';
-import { presentedBearer } from '../domain/keys/credentials.js';
+import { presentedBearer } from '../domain/core/credentials.js';
 import type { Services } from '../domain/services.js';
 import { createLoaders, type Context } from './context.js';
 import { formatError, type ErrorLogger } from './errors.js';
 import { MAX_TOKENS, operationLimits } from './limits.js';
 import { knownOperationTypes } from './operation-types.js';
-import { sessionCsrfProblem, sessionValue } from '../infra/console/session-cookie.js';
+import { sessionCsrfProblem, sessionValue } from '../rest/session-cookie.js';
 import type { Principal } from '../domain/principal.js';
 
 /**

@@ -201,6 +201,11 @@ export class ServiceMetrics implements RunMetrics {
 
   /** The refusal series of each reason, looked up once (as `series` above). */
   private readonly refusalSeries = new Map<string, { inc(): void }>();
+
+  /** This instance's metrics and the process's, in the Prometheus text format (`GET /metrics`). */
+  text(): Promise<{ contentType: string; text: string }> {
+    return metricsText(this);
+  }
 }
 
 /** Node's process metrics (CPU, memory, event-loop lag, GC), collected once per process however many services it builds. */

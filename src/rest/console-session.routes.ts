@@ -9,7 +9,7 @@ import {
   sessionCookie,
   sessionCsrfProblem,
   sessionValue,
-} from '../infra/console/session-cookie.js';
+} from './session-cookie.js';
 
 const SIGN_IN =
   'Sign in with POST /console/session, Content-Type: application/json and a body {"token": "<member token>"}';

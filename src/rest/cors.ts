@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import type { Agent } from '../domain/agents/agent.entities.js';
+import type { Agent } from '../domain/core/agent.entities.js';
 
 const ALLOWED_HEADERS =
   'Content-Type, Authorization, X-Agent-Access-Key, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, X-Visitor-Id';

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { metricsText, type ServiceMetrics } from '../infra/metrics.js';
+import type { ServiceMetrics } from '../infra/metrics.js';
 
 // The HTTP side of the instance's metrics: counting every request and serving `GET /metrics`. The
 // registry and its series live in src/infra/metrics.ts.
@@ -34,7 +34,7 @@ export function metricsMiddleware(metrics: ServiceMetrics): Koa.Middleware {
 /** `GET /metrics`: the Prometheus text format. */
 export function metricsRoute(metrics: ServiceMetrics): Koa.Middleware {
   return async (ctx) => {
-    const { contentType, text } = await metricsText(metrics);
+    const { contentType, text } = await metrics.text();
     ctx.set('Content-Type', contentType);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = text;

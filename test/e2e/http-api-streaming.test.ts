@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createLogger } from '../../src/infra/logger.js';
-import type { LanguageModels, ModelEvent } from '../../src/domain/runtime/language-model.ports.js';
+import type { LanguageModels, ModelEvent } from '../../src/domain/models/language-model.ports.js';
 import { buildService, type Service } from '../../src/server.js';
 import { createAgent, h, type TestWorkspace } from '../helpers/harness.js';
 import type { FakeOpenAi } from '../helpers/openai-server.js';

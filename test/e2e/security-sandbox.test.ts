@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ScriptLimits, ScriptSandbox } from '../../src/domain/runtime/sandbox.ports.js';
+import type { ScriptLimits, ScriptSandbox } from '../../src/domain/core/sandbox.ports.js';
 import { DEFAULT_SCRIPT_LIMITS } from '../../src/domain/services.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { createQuickJsSandbox, type QuickJsSandboxOptions } from '../../src/infra/sandbox/quickjs.sandbox.js';

@@ -1,4 +1,4 @@
-import type { Channel } from '../../src/domain/channels/channel.entities.js';
+import type { Channel } from '../../src/domain/entries/channel.entities.js';
 import type { Message } from '../../src/domain/messages/message.entities.js';
 
 // A channel and a stored message for tests of the channels' rules and services without a database.

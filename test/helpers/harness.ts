@@ -7,7 +7,7 @@ import { migrateLatest } from '../../src/infra/migrate.js';
 import { buildService, type Service } from '../../src/server.js';
 import { TestDns, type DkimSigner } from './mail-auth.js';
 import { newId } from '../../src/domain/ids.js';
-import { generateKey } from '../../src/domain/keys/key-material.js';
+import { generateKey } from '../../src/domain/core/key-material.js';
 import { DEFAULT_SETTINGS } from '../../src/domain/workspace/settings.js';
 import type { Role } from '../../src/domain/principal.js';
 

@@ -1,5 +1,5 @@
 import { DomainError } from '../../src/domain/errors.js';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { Principal } from '../../src/domain/principal.js';
 import type { RunEntry, RunInput } from '../../src/domain/runtime/run.types.js';
 import { gqlOk, h, newWorkspace, type TestWorkspace } from './harness.js';

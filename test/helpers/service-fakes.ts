@@ -1,4 +1,4 @@
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { Json } from '../../src/domain/json.js';
 import type { Repositories, Store } from '../../src/domain/ports.js';
 import type { Principal } from '../../src/domain/principal.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
-import { HISTORY_TURNS } from '../../src/domain/chat/chat.service.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
+import { HISTORY_TURNS } from '../../src/domain/surfaces/chat.service.js';
 import type { McpTool } from '../../src/domain/entries/entry.entities.js';
 import { Conflict } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';

@@ -3,7 +3,7 @@ import type http from 'node:http';
 import Koa from 'koa';
 import type { Principal } from '../../src/domain/principal.js';
 import { createLogger } from '../../src/infra/logger.js';
-import { agentRouteFrame, type SurfaceState } from '../../src/rest/surfaces/activity.middleware.js';
+import { agentRouteFrame, type SurfaceState } from '../../src/surfaces/shared/activity.middleware.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { loadAgent } from '../helpers/runtime.js';
 

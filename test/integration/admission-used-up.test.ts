@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AdmissionService } from '../../src/domain/admission/admission.service.js';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import { LimitExceeded } from '../../src/domain/errors.js';
 import type { Store } from '../../src/domain/ports.js';
 import { createAgent, gqlOk, h, newWorkspace } from '../helpers/harness.js';

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { AdmissionService, type Admission } from '../../src/domain/admission/admission.service.js';
 import { utcDay } from '../../src/domain/clock.js';
 import type { Clock } from '../../src/domain/clock.js';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { CreditScope } from '../../src/domain/admission/admission.ports.js';
 import { runCreditBound } from '../../src/domain/runtime/run.service.js';
 import type { RunEntry } from '../../src/domain/runtime/run.types.js';

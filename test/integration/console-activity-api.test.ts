@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ActivityLog, type ActivitySink } from '../../src/domain/activity/activity-log.js';
 import type { ActivityEntry } from '../../src/domain/activity/activity.entities.js';
-import type { Surface } from '../../src/domain/surfaces/surface.entities.js';
+import type { Surface } from '../../src/domain/core/surface.entities.js';
 import { createAgent, gql, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { loadAgent } from '../helpers/runtime.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { DomainError } from '../../src/domain/errors.js';
 import type { Json } from '../../src/domain/json.js';
-import type { ToolDefinition } from '../../src/domain/runtime/language-model.ports.js';
+import type { ToolDefinition } from '../../src/domain/models/language-model.ports.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { loadAgent, refusal } from '../helpers/runtime.js';
 

@@ -5,12 +5,12 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import type { EmailReceiptService } from '../../src/domain/channels/email-receipt.service.js';
 import { NotFound, Unauthenticated, Unavailable } from '../../src/domain/errors.js';
-import { mailgunIntake } from '../../src/infra/email/mailgun-intake.js';
-import { checkMailgunSignature } from '../../src/infra/email/mailgun-signature.js';
+import { mailgunIntake } from '../../src/surfaces/email/mailgun-intake.js';
+import { checkMailgunSignature } from '../../src/surfaces/email/mailgun-signature.js';
 import { mailgunTokens } from '../../src/infra/email/mailgun-tokens.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { errorMapper } from '../../src/rest/errors.js';
-import { mailgunRoutes } from '../../src/rest/surfaces/mailgun.routes.js';
+import { mailgunRoutes } from '../../src/surfaces/email/mailgun.routes.js';
 import { h } from '../helpers/harness.js';
 import { NO_DNS } from '../helpers/mail-auth.js';
 

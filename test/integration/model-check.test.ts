@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { listProviderModels } from '../../src/infra/models/model-list.js';
-import type { ResolvedModel } from '../../src/domain/runtime/language-model.ports.js';
+import type { ResolvedModel } from '../../src/domain/models/language-model.ports.js';
 import { errorCode, gql, gqlOk, newWorkspace, type GqlResult, type TestWorkspace } from '../helpers/harness.js';
 import { startAnthropicServer, type FakeAnthropic } from '../helpers/anthropic-server.js';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';

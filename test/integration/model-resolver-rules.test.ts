@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { ModelConfig } from '../../src/domain/models/model.entities.js';
 import type { Repositories } from '../../src/domain/ports.js';
 import {
@@ -9,7 +9,7 @@ import {
   resolveModel,
   type ModelDefaults,
   type SecretReader,
-} from '../../src/domain/runtime/model-resolver.js';
+} from '../../src/domain/models/model-resolver.js';
 
 // Which model, provider, base URL and API key a prompt run resolves to, for every combination the
 // HTTP-level tests (model-resolution.test.ts) cannot reach: the harness service has no

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import { newId } from '../../src/domain/ids.js';
 import type { Json } from '../../src/domain/json.js';
 import type { Principal } from '../../src/domain/principal.js';
-import type { ModelMessage } from '../../src/domain/runtime/language-model.ports.js';
+import type { ModelMessage } from '../../src/domain/models/language-model.ports.js';
 import type { RunService } from '../../src/domain/runtime/run.service.js';
 import { MAX_CHAIN_RESPONSES, OpenAiService } from '../../src/domain/surfaces/openai.service.js';
 import { SurfaceAccess, type SurfaceCaller } from '../../src/domain/surfaces/surface-access.js';

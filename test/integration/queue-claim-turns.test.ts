@@ -5,15 +5,15 @@ import type { Message } from '../../src/domain/messages/message.entities.js';
 import type { WebhookDelivery } from '../../src/domain/webhooks/webhook.entities.js';
 import type { WorkQueue } from '../../src/domain/webhooks/webhook.ports.js';
 import { newId } from '../../src/domain/ids.js';
-import { messageQueue } from '../../src/infra/channels/message-queue.js';
+import { messageQueue } from '../../src/infra/queue/channel-messages.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { channelMessageRepo } from '../../src/infra/store/channel-message.repo.js';
 import { deliveryRepo } from '../../src/infra/store/delivery.repo.js';
 import { knexStore } from '../../src/infra/store/knex-store.js';
 import { messages } from '../../src/infra/store/rows/messages.js';
 import { webhookDeliveries } from '../../src/infra/store/rows/webhook-deliveries.js';
-import { deliveryQueue } from '../../src/infra/webhooks/delivery-queue.js';
-import { startDeliveryWorker } from '../../src/infra/webhooks/delivery-worker.js';
+import { deliveryQueue } from '../../src/infra/queue/webhook-deliveries.js';
+import { startJobWorker } from '../../src/infra/queue/job-queue.js';
 import { MovableClock } from '../helpers/movable-clock.js';
 import { createAgent, gqlOk, h, newWorkspace } from '../helpers/harness.js';
 
@@ -176,7 +176,7 @@ async function runGated<T extends { id: string; attempts: number }, O>(
   const starts = () => startedA.size + (bStarted ? 1 : 0);
   const until = (n: number) =>
     new Promise<void>((resolve) => (onStart = () => starts() >= n && resolve())).then(() => (onStart = () => {}));
-  const worker = startDeliveryWorker(queue, task, createLogger('silent'), {
+  const worker = startJobWorker(queue, task, createLogger('silent'), {
     concurrency: SLOTS,
     pollMs: 10,
     leaseMs: 600_000,

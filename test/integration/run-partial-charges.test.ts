@@ -4,7 +4,7 @@ import {
   type LanguageModels,
   type ModelCall,
   type ModelEvent,
-} from '../../src/domain/runtime/language-model.ports.js';
+} from '../../src/domain/models/language-model.ports.js';
 import { Pipeline } from '../../src/domain/runtime/pipeline.js';
 import { RunService, type RunServiceDeps } from '../../src/domain/runtime/run.service.js';
 import type { FakeOpenAi } from '../helpers/openai-server.js';

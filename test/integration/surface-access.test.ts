@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SURFACES } from '../../src/domain/surfaces/surface.entities.js';
+import { SURFACES } from '../../src/domain/core/surface.entities.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { loadAgent, refusal } from '../helpers/runtime.js';
 

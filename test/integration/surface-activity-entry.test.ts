@@ -5,7 +5,7 @@ import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js'
 import { configureFakeModel } from '../helpers/runtime.js';
 import { addHttpEndpoint, call, createAgentKey, httpApiPath } from '../helpers/surface-calls.js';
 
-// The activity entry of a surface request has one writer (rest/surfaces/activity.middleware.ts),
+// The activity entry of a surface request has one writer (surfaces/shared/activity.middleware.ts),
 // outside the route's error mapper: whatever the request's end — refused before its entry was
 // resolved, refused after it, a stream that failed after its 200 — it gets exactly one entry, with
 // what the domain reported by then (entry, request body, run).

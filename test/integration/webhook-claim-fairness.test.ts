@@ -5,8 +5,8 @@ import { newId } from '../../src/domain/ids.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { deliveryRepo } from '../../src/infra/store/delivery.repo.js';
 import { webhookDeliveries } from '../../src/infra/store/rows/webhook-deliveries.js';
-import { deliveryQueue } from '../../src/infra/webhooks/delivery-queue.js';
-import { startDeliveryWorker } from '../../src/infra/webhooks/delivery-worker.js';
+import { deliveryQueue } from '../../src/infra/queue/webhook-deliveries.js';
+import { startJobWorker } from '../../src/infra/queue/job-queue.js';
 import { MovableClock } from '../helpers/movable-clock.js';
 import { createAgent, gqlOk, h, newWorkspace } from '../helpers/harness.js';
 
@@ -123,7 +123,7 @@ describe('webhook queue: a fair claim between agents', function () {
           return { kind: 'done', runId: 'run_fair' } as const;
         },
       };
-      const worker = startDeliveryWorker(deliveries, task, createLogger('silent'), {
+      const worker = startJobWorker(deliveries, task, createLogger('silent'), {
         concurrency: 4,
         pollMs: 10,
         leaseMs: 600_000,

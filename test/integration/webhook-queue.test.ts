@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { MovableClock } from '../helpers/movable-clock.js';
 import type { Clock } from '../../src/domain/clock.js';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { Webhook } from '../../src/domain/entries/entry.entities.js';
 import type {
   QueuedDelivery,
@@ -12,7 +12,7 @@ import { Invalid, LimitExceeded, NotFound } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { Principal } from '../../src/domain/principal.js';
 import type { Pipeline } from '../../src/domain/runtime/pipeline.js';
-import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../src/domain/webhooks/retry-schedule.js';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../src/domain/core/retry-schedule.js';
 import { WebhookDeliveriesService } from '../../src/domain/webhooks/webhook-deliveries.service.js';
 import { WebhookDeliveryTask } from '../../src/domain/webhooks/webhook-delivery.task.js';
 import {
@@ -20,7 +20,7 @@ import {
   WebhookReceiptService,
   type WebhookRequest,
 } from '../../src/domain/webhooks/webhook-receipt.service.js';
-import { deliveryQueue } from '../../src/infra/webhooks/delivery-queue.js';
+import { deliveryQueue } from '../../src/infra/queue/webhook-deliveries.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { loadAgent, refusal } from '../helpers/runtime.js';
 

@@ -6,7 +6,7 @@ import {
   usageQuery,
   agentsQuery,
 } from '../../src/domain/workspace-api/workspace-api.schemas.js';
-import { SURFACES } from '../../src/domain/surfaces/surface.entities.js';
+import { SURFACES } from '../../src/domain/core/surface.entities.js';
 import { createAgent, gqlOk, h, newWorkspace } from '../helpers/harness.js';
 import { operationIds } from '../helpers/openapi.js';
 import { openApiDocument, validated, workspaceKey, wsApi } from '../helpers/workspace-api.js';

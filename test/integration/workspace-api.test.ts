@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { newId } from '../../src/domain/ids.js';
 import type { ActivityEntry } from '../../src/domain/activity/activity.entities.js';
-import type { Surface } from '../../src/domain/surfaces/surface.entities.js';
+import type { Surface } from '../../src/domain/core/surface.entities.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { expectError, recordMessage, workspaceKey, wsApi } from '../helpers/workspace-api.js';
 

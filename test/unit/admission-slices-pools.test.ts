@@ -3,7 +3,7 @@ import { AdmissionService } from '../../src/domain/admission/admission.service.j
 import { CreditSlices } from '../../src/domain/admission/credit-slices.js';
 import { SlotPools } from '../../src/domain/admission/slot-pools.js';
 import type { RunSlot, SummedCharge } from '../../src/domain/admission/admission.ports.js';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { Repositories, Store } from '../../src/domain/ports.js';
 import { MovableClock } from '../helpers/movable-clock.js';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { HttpEndpoint, HttpMethod } from '../../src/domain/entries/entry.entities.js';
 import { valueSchema } from '../../src/domain/entries/entry.schemas.js';
 import { baseOperationId, operationIds } from '../../src/rest/openapi/agent.openapi.js';
-import { endpointSegments } from '../../src/rest/surfaces/http-io.js';
+import { endpointSegments } from '../../src/surfaces/shared/http-io.js';
 
 function endpoint(path: string, methods: HttpMethod[], createdSecond: number, id = `ep_${path}`): HttpEndpoint {
   const at = new Date(Date.UTC(2026, 0, 1, 0, 0, createdSecond));

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { ActivityLog } from '../../src/domain/activity/activity-log.js';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
-import type { Channel } from '../../src/domain/channels/channel.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
+import type { Channel } from '../../src/domain/entries/channel.entities.js';
 import {
   keepsAttachmentBytes,
   quotaExceeded,

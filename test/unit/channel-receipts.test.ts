@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { ActivityLog, ActivityRecord } from '../../src/domain/activity/activity-log.js';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
-import type { Channel, ChannelKind } from '../../src/domain/channels/channel.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
+import type { Channel, ChannelKind } from '../../src/domain/entries/channel.entities.js';
 import { EmailReceiptService, type EmailDelivery } from '../../src/domain/channels/email-receipt.service.js';
 import { SmsReceiptService, type SmsCallback } from '../../src/domain/channels/sms-receipt.service.js';
 import type { SenderVerdict } from '../../src/domain/email/sender-rules.js';

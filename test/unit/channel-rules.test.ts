@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { messageSettlementOf, type ChannelOutcome } from '../../src/domain/channels/channel-outcome.js';
-import { allowedSendersOf, channelAddress, senderAllowed } from '../../src/domain/channels/channel.schemas.js';
+import { allowedSendersOf, channelAddress, senderAllowed } from '../../src/domain/entries/channel.schemas.js';
 import {
   KEPT_PROVIDER_EVENTS,
   messageRunInput,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import { ChannelMessageTask, type ChannelTaskDeps } from '../../src/domain/channels/channel-message.task.js';
-import type { Channel } from '../../src/domain/channels/channel.entities.js';
+import type { Channel } from '../../src/domain/entries/channel.entities.js';
 import type { EmailSendResult, OutgoingSms, SmsSendResult } from '../../src/domain/channels/channel.ports.js';
 import type { OutboundEmail } from '../../src/domain/email/reply.js';
 import { Forbidden, LimitExceeded, Unavailable } from '../../src/domain/errors.js';
@@ -10,7 +10,7 @@ import type { Principal } from '../../src/domain/principal.js';
 import type { Store } from '../../src/domain/ports.js';
 import type { AdmittedRun, Pipeline } from '../../src/domain/runtime/pipeline.js';
 import type { RunEntry, RunInput, RunResult } from '../../src/domain/runtime/run.types.js';
-import { MAX_DELIVERY_ATTEMPTS } from '../../src/domain/webhooks/retry-schedule.js';
+import { MAX_DELIVERY_ATTEMPTS } from '../../src/domain/core/retry-schedule.js';
 import { channelOf, messageOf } from '../helpers/channel-fixtures.js';
 
 // The channel queue's task with fakes of its ports (docs/decisions.md §30, §32): how each way a run

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { HISTORY_CHARS, historyOf } from '../../src/domain/chat/chat.service.js';
+import { HISTORY_CHARS, historyOf } from '../../src/domain/surfaces/chat.service.js';
 import type { ChatTurn } from '../../src/domain/chat/chat.entities.js';
 
 // What the model sees of a long conversation: the newest turns that fit in HISTORY_CHARS

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { parseInbound, UnparseableMail } from '../../src/infra/email/parse-inbound.js';
+import { parseInbound, UnparseableMail } from '../../src/surfaces/email/parse-inbound.js';
 import { Invalid } from '../../src/domain/errors.js';
 
 /** A message as a real client builds it (nodemailer's composer), never hand-assembled MIME. */

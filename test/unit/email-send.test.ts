@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerError } from 'smtp-server';
 import { composeReply } from '../../src/domain/email/reply.js';
-import { parseInbound } from '../../src/infra/email/parse-inbound.js';
+import { parseInbound } from '../../src/surfaces/email/parse-inbound.js';
 import { sendMail, SmtpSendFailure } from '../../src/infra/email/send-mail.js';
 import { inboundMail } from '../helpers/inbound-mail.js';
 

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import nodemailer from 'nodemailer';
 import net from 'node:net';
-import { parseInbound } from '../../src/infra/email/parse-inbound.js';
+import { parseInbound } from '../../src/surfaces/email/parse-inbound.js';
 import {
   startSmtpListener,
   type SmtpEnvelope,
   type SmtpListener,
   type SmtpListenerOptions,
-} from '../../src/infra/email/smtp-listener.js';
+} from '../../src/surfaces/email/smtp-listener.js';
 import { selfSignedCert } from '../helpers/cimd-server.js';
 
 const DOMAIN = 'mail.test';

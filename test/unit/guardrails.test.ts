@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Guardrails, RedactPreset } from '../../src/domain/agents/agent.entities.js';
+import type { Guardrails, RedactPreset } from '../../src/domain/core/agent.entities.js';
 import {
   checkInput,
   GuardrailBlocked,
@@ -14,7 +14,7 @@ import {
   programSizeEstimate,
   toEngineSyntax,
   userPattern,
-} from '../../src/domain/runtime/patterns.js';
+} from '../../src/domain/core/patterns.js';
 import { DEFAULT_GUARDRAILS, guardrailsInput } from '../../src/domain/agents/agent.schemas.js';
 import { parse } from '../../src/domain/validation.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
 import type Koa from 'koa';
-import { lazyAbortOnClose } from '../../src/rest/surfaces/http-io.js';
+import { lazyAbortOnClose } from '../../src/surfaces/shared/http-io.js';
 
 // The HTTP API makes a request's abort signal only for an admitted run (a refused request never
 // needs one). Made before or after the client went away, it must say the same.

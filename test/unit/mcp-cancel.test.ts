@@ -3,7 +3,7 @@ import type { CallCancel, CancelChannel } from '../../src/domain/surfaces/call-c
 import { callerIdentity } from '../../src/domain/surfaces/caller-identity.js';
 import type { SurfaceCaller } from '../../src/domain/surfaces/surface-access.js';
 import { formatCancel, MAX_REQUEST_ID_JSON, parseCancel } from '../../src/infra/surfaces/cancel-channel.js';
-import { RunningCalls } from '../../src/rest/surfaces/mcp-running-calls.js';
+import { RunningCalls } from '../../src/surfaces/mcp/mcp-running-calls.js';
 
 // What a `notifications/cancelled` reaches: a single running call of the same agent, caller and
 // JSON-RPC id, here or (through the channel) on another instance; and what the channel carries.

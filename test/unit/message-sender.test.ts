@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { Agent, Guardrails } from '../../src/domain/agents/agent.entities.js';
-import type { Channel } from '../../src/domain/channels/channel.entities.js';
+import type { Agent, Guardrails } from '../../src/domain/core/agent.entities.js';
+import type { Channel } from '../../src/domain/entries/channel.entities.js';
 import { MAX_MESSAGES_PER_RUN, MessageSender, type MessagingDeps } from '../../src/domain/channels/message-sender.js';
 import { messagingTools } from '../../src/domain/channels/messaging.tools.js';
 import type { Clock } from '../../src/domain/clock.js';

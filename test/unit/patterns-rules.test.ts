@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { Guardrails } from '../../src/domain/agents/agent.entities.js';
+import type { Guardrails } from '../../src/domain/core/agent.entities.js';
 import { checkInput, GuardrailBlocked } from '../../src/domain/runtime/guardrails.js';
-import { patternRefusal, userPattern } from '../../src/domain/runtime/patterns.js';
+import { patternRefusal, userPattern } from '../../src/domain/core/patterns.js';
 import { DEFAULT_GUARDRAILS } from '../../src/domain/agents/agent.schemas.js';
 
 // What a user's pattern (a guardrail's blocked pattern, a JSON Schema `pattern`) matches and which

@@ -1,7 +1,7 @@
 import { APICallError, RetryError } from 'ai';
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import type { ResolvedModel } from '../../src/domain/runtime/language-model.ports.js';
+import type { ResolvedModel } from '../../src/domain/models/language-model.ports.js';
 import { urlPasswords, withoutCredentials } from '../../src/infra/credentials.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { MAX_DETAIL_CHARS, providerFailure } from '../../src/infra/models/provider-errors.js';

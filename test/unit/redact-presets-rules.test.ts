@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import type { Guardrails } from '../../src/domain/agents/agent.entities.js';
+import type { Guardrails } from '../../src/domain/core/agent.entities.js';
 import { DEFAULT_GUARDRAILS } from '../../src/domain/agents/agent.schemas.js';
 import { checkInput, GuardrailBlocked, redactText, StreamRedactor } from '../../src/domain/runtime/guardrails.js';
-import { patternRefusal } from '../../src/domain/runtime/patterns.js';
+import { patternRefusal } from '../../src/domain/core/patterns.js';
 import { PRESETS } from '../../src/domain/runtime/redact-presets.js';
 
 const g = (over: Partial<Guardrails>): Guardrails => ({ ...DEFAULT_GUARDRAILS, ...over });

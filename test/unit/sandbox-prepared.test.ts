@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { getQuickJS } from 'quickjs-emscripten';
-import type { ScriptHost, ScriptLimits, ScriptRequest } from '../../src/domain/runtime/sandbox.ports.js';
+import type { ScriptHost, ScriptLimits, ScriptRequest } from '../../src/domain/core/sandbox.ports.js';
 import { newRunRuntime, prepareContext } from '../../src/infra/sandbox/quickjs.context.js';
 import { QuickJsRun } from '../../src/infra/sandbox/quickjs.run.js';
 

@@ -5,7 +5,7 @@ import {
   type ScriptLimits,
   type ScriptOutcome,
   type ScriptRequest,
-} from '../../src/domain/runtime/sandbox.ports.js';
+} from '../../src/domain/core/sandbox.ports.js';
 import { type Json } from '../../src/domain/json.js';
 import { createQuickJsSandbox, type QuickJsSandbox } from '../../src/infra/sandbox/quickjs.sandbox.js';
 

@@ -5,7 +5,7 @@ import {
   bodyTooLarge,
   MAX_WEBHOOK_BODY_BYTES,
   UNSIGNED_BODY_BYTES,
-} from '../../src/domain/webhooks/body-limit.js';
+} from '../../src/domain/entries/body-limit.js';
 import { ConfigError, loadConfig } from '../../src/infra/config.js';
 
 // How large a body each webhook integration accepts, what a sender is told past it, and the

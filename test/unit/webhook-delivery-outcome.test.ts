@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import { Forbidden } from '../../src/domain/errors.js';
 import { assertAgentAction, canSee } from '../../src/domain/policy.js';
 import type { SystemPrincipal } from '../../src/domain/principal.js';
 import { settlementOf } from '../../src/domain/webhooks/delivery-outcome.js';
-import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../src/domain/webhooks/retry-schedule.js';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../src/domain/core/retry-schedule.js';
 import type { QueuedDelivery } from '../../src/domain/webhooks/webhook.entities.js';
 
 // How the queue settles an attempt from the outcome its task returned, and what the system

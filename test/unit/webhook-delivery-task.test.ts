@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { Webhook } from '../../src/domain/entries/entry.entities.js';
 import { Invalid, LimitExceeded, Unavailable } from '../../src/domain/errors.js';
 import type { Store } from '../../src/domain/ports.js';
 import type { Principal } from '../../src/domain/principal.js';
 import type { AdmittedRun, Pipeline } from '../../src/domain/runtime/pipeline.js';
 import type { RunEntry, RunEvent, RunInput, RunResult } from '../../src/domain/runtime/run.types.js';
-import { MAX_DELIVERY_ATTEMPTS } from '../../src/domain/webhooks/retry-schedule.js';
+import { MAX_DELIVERY_ATTEMPTS } from '../../src/domain/core/retry-schedule.js';
 import { WebhookDeliveryTask } from '../../src/domain/webhooks/webhook-delivery.task.js';
 import type { QueuedDelivery } from '../../src/domain/webhooks/webhook.entities.js';
 

@@ -11,7 +11,7 @@ import {
 } from '../../src/domain/webhooks/payload.js';
 import type { SignatureScheme } from '../../src/domain/entries/entry.entities.js';
 import type { Json } from '../../src/domain/json.js';
-import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS, retryDelayMs } from '../../src/domain/webhooks/retry-schedule.js';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS, retryDelayMs } from '../../src/domain/core/retry-schedule.js';
 
 // What a webhook handler is given as its payload, which sender id de-duplicates a redelivery, and
 // when a failed delivery is tried again. Pure functions: every sender input is hostile and none of

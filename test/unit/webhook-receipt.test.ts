@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
-import type { Agent } from '../../src/domain/agents/agent.entities.js';
+import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { Webhook } from '../../src/domain/entries/entry.entities.js';
 import { Unavailable } from '../../src/domain/errors.js';
 import type { Store } from '../../src/domain/ports.js';

@@ -3,7 +3,7 @@ import { sign as githubSign } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { SIGNATURE_SCHEMES, type SignatureScheme } from '../../src/domain/entries/entry.entities.js';
-import { isCredentialHeader } from '../../src/domain/keys/credentials.js';
+import { isCredentialHeader } from '../../src/domain/core/credentials.js';
 import { SIGNATURE_HEADERS, startSignatureCheck } from '../../src/domain/webhooks/signatures.js';
 
 // Signatures come from each sender's own library or published vector, never from the code under test.

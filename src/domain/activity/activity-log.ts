@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
-import { isCredentialHeader } from '../keys/credentials.js';
+import { isCredentialHeader } from '../core/credentials.js';
 import { MAX_JSON_DEPTH } from '../json-depth.js';
-import type { Agent } from '../agents/agent.entities.js';
-import type { Surface } from '../surfaces/surface.entities.js';
+import type { Agent } from '../core/agent.entities.js';
+import type { Surface } from '../core/surface.entities.js';
 import type { ActivityEntry, ActivityKind } from './activity.entities.js';
 import type { Store } from '../ports.js';
 

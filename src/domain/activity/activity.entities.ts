@@ -1,4 +1,4 @@
-import type { Surface } from '../surfaces/surface.entities.js';
+import type { Surface } from '../core/surface.entities.js';
 
 // Entities of activity as the domain sees them. Repositories map rows to these explicitly.
 

@@ -1,4 +1,4 @@
-import type { Surface } from '../surfaces/surface.entities.js';
+import type { Surface } from '../core/surface.entities.js';
 import type { ActivityEntry } from './activity.entities.js';
 
 // Ports of activity the domain talks to. src/infra implements them; nothing here knows about SQL.

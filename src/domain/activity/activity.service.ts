@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { utcDay } from '../clock.js';
 import type { DailyUsage } from '../admission/admission.entities.js';
-import { SURFACES } from '../surfaces/surface.entities.js';
+import { SURFACES } from '../core/surface.entities.js';
 import type { ActivityEntry } from './activity.entities.js';
 import { loadAgent, readableAgentIds, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';

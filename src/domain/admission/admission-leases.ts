@@ -1,6 +1,6 @@
 import { utcDay, type Clock } from '../clock.js';
 import { newId } from '../ids.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Workspace } from '../workspace/workspace.entities.js';
 import type { Store } from '../ports.js';
 import type { CreditCharge, RunSlot } from './admission.ports.js';

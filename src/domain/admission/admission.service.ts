@@ -1,6 +1,6 @@
 import { secondsToUtcMidnight, utcDay, type Clock } from '../clock.js';
 import { LimitExceeded, type LimitReason } from '../errors.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Repositories, Store } from '../ports.js';
 import { AdmissionLeases, admitted, type Admission } from './admission-leases.js';
 import type { ChargeSink } from './admission.ports.js';

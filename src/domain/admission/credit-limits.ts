@@ -1,6 +1,6 @@
 import { secondsToUtcMidnight, utcDay } from '../clock.js';
 import { LimitExceeded, type LimitReason } from '../errors.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Team, Workspace } from '../workspace/workspace.entities.js';
 import type { Repositories } from '../ports.js';
 import type { CreditScope } from './admission.ports.js';

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Store } from '../ports.js';
 
 /** A numbered concurrency lease this instance holds. */

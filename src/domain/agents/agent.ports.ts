@@ -1,5 +1,5 @@
 import type { CrudRepo } from '../repo.ports.js';
-import type { Agent } from './agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 
 // Ports of agents the domain talks to. src/infra implements them; nothing here knows about SQL.
 

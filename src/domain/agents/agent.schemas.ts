@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { SURFACES } from '../surfaces/surface.entities.js';
+import { SURFACES } from '../core/surface.entities.js';
 import {
   REDACT_PRESETS,
   VISIBILITIES,
   type Capabilities,
   type CorsSettings,
   type Guardrails,
-} from './agent.entities.js';
-import { patternRefusal } from '../runtime/patterns.js';
+} from '../core/agent.entities.js';
+import { patternRefusal } from '../core/patterns.js';
 import { modelRef, nonEmpty, optionalText } from '../validation.js';
 
 export const createAgentInput = z.object({
@@ -92,7 +92,7 @@ export const limitsInput = z.object({
   maxConcurrentRequests: z.number().int().min(1, 'must be at least 1').max(10_000).nullable().optional(),
 });
 
-export { defaultSurfaces } from '../surfaces/surface.entities.js';
+export { defaultSurfaces } from '../core/surface.entities.js';
 export const DEFAULT_CORS: CorsSettings = { allowPlatformApps: true, customOrigins: [] };
 export const DEFAULT_CAPABILITIES: Capabilities = { endpointManagement: false, documents: false, messaging: false };
 export const DEFAULT_GUARDRAILS: Guardrails = {

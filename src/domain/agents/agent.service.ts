@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
 import { Invalid } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Surface } from '../surfaces/surface.entities.js';
-import type { Agent } from './agent.entities.js';
+import type { Surface } from '../core/surface.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import { canSee, loadAgent, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { ModelReferences } from '../models/model-references.js';

@@ -1,4 +1,4 @@
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import { DomainError, LimitExceeded, Unavailable } from '../errors.js';
 import type { Json } from '../json.js';
@@ -7,8 +7,8 @@ import type { SystemPrincipal } from '../principal.js';
 import type { Store } from '../ports.js';
 import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
-import { MAX_DELIVERY_ATTEMPTS } from '../webhooks/retry-schedule.js';
-import type { Channel } from './channel.entities.js';
+import { MAX_DELIVERY_ATTEMPTS } from '../core/retry-schedule.js';
+import type { Channel } from '../entries/channel.entities.js';
 import type { ChannelOutcome } from './channel-outcome.js';
 import type { EmailSender, EmailSendResult, SmsProvider, SmsSendResult } from './channel.ports.js';
 import { answerTo, emailDetailsOf } from './outbound-message.js';

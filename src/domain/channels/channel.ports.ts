@@ -1,7 +1,7 @@
 import type { OutboundEmail } from '../email/reply.js';
 import type { Json } from '../json.js';
 import type { AgentChildRepo } from '../repo.ports.js';
-import type { Channel, ChannelKind } from './channel.entities.js';
+import type { Channel, ChannelKind } from '../entries/channel.entities.js';
 
 // Ports of channels the domain talks to: their storage and the SMS provider. src/infra implements
 // them; nothing here knows about SQL or HTTP.

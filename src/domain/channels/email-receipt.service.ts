@@ -1,5 +1,5 @@
 import type { ActivityLog } from '../activity/activity-log.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import type { InboundMail } from '../email/inbound-mail.js';
 import { normalAddress, shouldAnswer, type AnswerReason } from '../email/loop-rules.js';
@@ -9,9 +9,9 @@ import { newId } from '../ids.js';
 import type { Json } from '../json.js';
 import type { Message } from '../messages/message.entities.js';
 import type { Store } from '../ports.js';
-import type { Channel } from './channel.entities.js';
+import type { Channel } from '../entries/channel.entities.js';
 import type { ChannelQueueSignal } from './channel.ports.js';
-import { senderAllowed } from './channel.schemas.js';
+import { senderAllowed } from '../entries/channel.schemas.js';
 import { keepsAttachmentBytes, storeCopy, type IntakeQuota } from './email-intake-quota.js';
 import type { EmailDetails } from './outbound-message.js';
 

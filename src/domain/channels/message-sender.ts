@@ -1,4 +1,4 @@
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import { Forbidden, Invalid } from '../errors.js';
 import type { Json } from '../json.js';
@@ -6,9 +6,9 @@ import type { Message } from '../messages/message.entities.js';
 import type { Store } from '../ports.js';
 import { redactText } from '../runtime/guardrails.js';
 import type { RunInput } from '../runtime/run.types.js';
-import type { Channel, ChannelKind } from './channel.entities.js';
+import type { Channel, ChannelKind } from '../entries/channel.entities.js';
 import type { ChannelQueueSignal } from './channel.ports.js';
-import { channelAddress, senderAllowed } from './channel.schemas.js';
+import { channelAddress, senderAllowed } from '../entries/channel.schemas.js';
 import { emailDetailsOf, outboundMessage } from './outbound-message.js';
 
 /**

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import { MAX_SUBJECT_CHARS } from '../email/reply.js';
 import type { Json } from '../json.js';
-import type { ToolDefinition } from '../runtime/language-model.ports.js';
+import type { ToolDefinition } from '../models/language-model.ports.js';
 import type { RunInput } from '../runtime/run.types.js';
 import { parse } from '../validation.js';
-import type { ChannelKind } from './channel.entities.js';
+import type { ChannelKind } from '../entries/channel.entities.js';
 import { MAX_EMAIL_CHARS, MAX_SMS_CHARS } from './outbound-message.js';
 import { MAX_MESSAGES_PER_RUN, MessageSender, type MessagingDeps, type SendRequest } from './message-sender.js';
 

@@ -4,7 +4,7 @@ import { boundedReferences } from '../email/thread.js';
 import { newId } from '../ids.js';
 import type { Json } from '../json.js';
 import type { Message } from '../messages/message.entities.js';
-import type { Channel } from './channel.entities.js';
+import type { Channel } from '../entries/channel.entities.js';
 
 /** The longest text message sent: what a Twilio-compatible API takes in one message (segments are its business). */
 export const MAX_SMS_CHARS = 1600;

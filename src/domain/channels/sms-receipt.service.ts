@@ -1,4 +1,4 @@
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import { DomainError, Invalid, NotFound, Unauthenticated, Unavailable } from '../errors.js';
 import { newId } from '../ids.js';
@@ -8,7 +8,7 @@ import { surfaceOff } from '../surfaces/surface-access.js';
 import { storable } from '../webhooks/stored-delivery.js';
 import { withProviderEvent } from './channel-message.task.js';
 import type { ChannelQueueSignal, SmsProvider } from './channel.ports.js';
-import { senderAllowed } from './channel.schemas.js';
+import { senderAllowed } from '../entries/channel.schemas.js';
 
 /** A provider's callback as it arrives: the URL it called (as it sees it), the form, its signature. */
 export interface SmsCallback {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { Unauthenticated } from '../errors.js';
 import { newId } from '../ids.js';
-import { hashKey, sameHash } from '../keys/key-material.js';
+import { hashKey, sameHash } from '../core/key-material.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { parse } from '../validation.js';

@@ -1,10 +1,10 @@
-import type { Agent } from '../agents/agent.entities.js';
-import type { Channel } from '../channels/channel.entities.js';
+import type { Agent } from '../core/agent.entities.js';
+import type { Channel } from '../entries/channel.entities.js';
 import type { Document, DocumentExposure } from '../documents/document.entities.js';
 import type { Handler, HttpEndpoint, McpTool, Webhook } from '../entries/entry.entities.js';
 import { DEFAULT_TOOL_SCHEMA } from '../entries/entry.schemas.js';
 import type { Json } from '../json.js';
-import { SURFACES } from '../surfaces/surface.entities.js';
+import { SURFACES } from '../core/surface.entities.js';
 
 // What the agent's Endpoint Management tools answer: the fields a member reads over GraphQL, with
 // its names (handler kinds upper-case, instants as ISO strings), so the model and the console see

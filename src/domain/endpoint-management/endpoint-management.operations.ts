@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AgentService } from '../agents/agent.service.js';
 import { corsInput, surfaceInput } from '../agents/agent.schemas.js';
-import { channelInput, channelPatch } from '../channels/channel.schemas.js';
+import { channelInput, channelPatch } from '../entries/channel.schemas.js';
 import type { DocumentService } from '../documents/document.service.js';
 import type { EntryService } from '../entries/entry.service.js';
 import {

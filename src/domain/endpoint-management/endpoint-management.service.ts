@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Principal } from '../principal.js';
-import type { ToolDefinition } from '../runtime/language-model.ports.js';
+import type { ToolDefinition } from '../models/language-model.ports.js';
 import {
   ENDPOINT_OPERATIONS,
   TOOL_DESCRIPTIONS,

@@ -52,7 +52,7 @@ export interface Webhook {
   handler: Handler;
   modelOverride: string | null;
   signature: { scheme: SignatureScheme; secretName: string } | null;
-  /** The largest body accepted; null: 64 KiB without a signature, 1 MiB with one (see webhooks/body-limit.ts). */
+  /** The largest body accepted; null: 64 KiB without a signature, 1 MiB with one (see entries/body-limit.ts). */
   maxBodyBytes: number | null;
   createdAt: Date;
   updatedAt: Date;

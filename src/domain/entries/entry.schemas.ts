@@ -3,7 +3,7 @@ import { Invalid } from '../errors.js';
 import { HTTP_METHODS, SIGNATURE_SCHEMES, type Handler } from './entry.entities.js';
 import { schemaRefusal } from '../json-schema.js';
 import { modelRef, optionalText } from '../validation.js';
-import { MAX_WEBHOOK_BODY_BYTES } from '../webhooks/body-limit.js';
+import { MAX_WEBHOOK_BODY_BYTES } from './body-limit.js';
 
 /** The longest prompt or script of a handler, in characters. */
 export const MAX_HANDLER = 200_000;

@@ -1,6 +1,6 @@
 import { Invalid, Unavailable } from '../errors.js';
 import type { Handler } from './entry.entities.js';
-import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from '../runtime/sandbox.ports.js';
+import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from '../core/sandbox.ports.js';
 
 /** Retry-After of a save refused because the sandbox had no room to compile the script in time. */
 const BUSY_RETRY_AFTER_SECONDS = 2;

@@ -2,15 +2,15 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { Forbidden, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { ApiKey } from './key.entities.js';
 import { loadAgent, readableAgentIds, requireAdmin, requireMember } from '../policy.js';
 import { KEY_SCOPES, type Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
-import { generateKey, hashKey, keyKind, sameHash } from './key-material.js';
+import { generateKey, hashKey, keyKind, sameHash } from '../core/key-material.js';
 import { hasExpired, keyExpiry } from './key-expiry.js';
-import type { Presented } from './credentials.js';
+import type { Presented } from '../core/credentials.js';
 import {
   bearerSchemeMissing,
   keyNotForThisAgent,

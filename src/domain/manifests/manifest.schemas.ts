@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SURFACES } from '../surfaces/surface.entities.js';
+import { SURFACES } from '../core/surface.entities.js';
 import {
   capabilitiesInput,
   corsInput,
@@ -12,7 +12,7 @@ import {
 import { documentInput, exposureInput } from '../documents/document.schemas.js';
 import { recordItem } from '../documents/document-api.schemas.js';
 import { httpEndpointInput, mcpToolInput, webhookInput } from '../entries/entry.schemas.js';
-import { allowedSendersOf, channelAddress, channelInput } from '../channels/channel.schemas.js';
+import { allowedSendersOf, channelAddress, channelInput } from '../entries/channel.schemas.js';
 import { Invalid } from '../errors.js';
 
 // The agent manifest (`apiVersion: agents/v1`, `kind: Agent`), composed from the very schemas the

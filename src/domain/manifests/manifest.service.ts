@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { Conflict, Invalid } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { AgentChange } from './manifest.entities.js';
 import type { ModelReferences } from '../models/model-references.js';
 import { assertAgentAction, canSee, loadAgent, requireMember } from '../policy.js';

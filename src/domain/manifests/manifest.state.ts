@@ -1,11 +1,11 @@
-import type { Agent, Capabilities, CorsSettings, Guardrails, Visibility } from '../agents/agent.entities.js';
+import type { Agent, Capabilities, CorsSettings, Guardrails, Visibility } from '../core/agent.entities.js';
 import type { DocumentKind, FieldDef } from '../documents/document.entities.js';
 import { HTTP_METHODS, type Handler, type HttpMethod, type SignatureScheme } from '../entries/entry.entities.js';
-import { SURFACES, type Surfaces } from '../surfaces/surface.entities.js';
+import { SURFACES, type Surfaces } from '../core/surface.entities.js';
 import type { Repositories } from '../ports.js';
 import { DEFAULT_CAPABILITIES, DEFAULT_CORS, DEFAULT_GUARDRAILS, defaultSurfaces } from '../agents/agent.schemas.js';
 import { pathShape } from '../entries/entry.schemas.js';
-import type { Channel } from '../channels/channel.entities.js';
+import type { Channel } from '../entries/channel.entities.js';
 import { API_VERSION, KIND, type AgentManifest } from './manifest.schemas.js';
 
 export { canonical, canonicalJson, writeYaml } from './manifest.canonical.js';

@@ -1,5 +1,5 @@
 import { newId } from '../ids.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Repositories } from '../ports.js';
 import type { AgentChildRepo } from '../repo.ports.js';
 import {

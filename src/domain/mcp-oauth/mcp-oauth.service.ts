@@ -1,4 +1,4 @@
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import { Invalid, Unauthenticated } from '../errors.js';
 import { canSee, loadAgent, requireMember } from '../policy.js';

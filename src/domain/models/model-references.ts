@@ -1,6 +1,6 @@
 import { Invalid } from '../errors.js';
 import type { Repositories } from '../ports.js';
-import type { ModelDefaults } from '../runtime/model-resolver.js';
+import type { ModelDefaults } from './model-resolver.js';
 import { closestNames } from './close-names.js';
 
 /** How many configured names a refusal suggests. */
@@ -8,7 +8,7 @@ const CLOSE_NAMES = 5;
 
 /**
  * Checks a model reference when it is saved (an agent's `defaultModel`, an entry's
- * `modelOverride`), by the rule a run resolves it with (runtime/model-resolver.ts): a configured
+ * `modelOverride`), by the rule a run resolves it with (models/model-resolver.ts): a configured
  * model's name, or any name when the environment has a provider to send it to. A reference that
  * could only fail at run time is refused now, with the configured names closest to it.
  */

@@ -13,8 +13,8 @@ import {
   resolveModel,
   type ModelDefaults,
   type SecretReader,
-} from '../runtime/model-resolver.js';
-import { ModelFailure, type LanguageModels, type ResolvedModel } from '../runtime/language-model.ports.js';
+} from './model-resolver.js';
+import { ModelFailure, type LanguageModels, type ResolvedModel } from './language-model.ports.js';
 import { modelRef, parse } from '../validation.js';
 import { closestNames } from './close-names.js';
 import { maskUrlCredentials } from './url-credentials.js';

@@ -1,7 +1,7 @@
 import type { RecordService } from '../documents/record.service.js';
 import type { Principal } from '../principal.js';
 import type { Json } from '../json.js';
-import type { ToolDefinition } from './language-model.ports.js';
+import type { ToolDefinition } from '../models/language-model.ports.js';
 
 const docId = { type: 'string', description: 'The document id (see list_documents)' };
 const filter = {

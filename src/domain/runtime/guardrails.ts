@@ -1,7 +1,7 @@
 import type { RE2JS } from 're2js';
 import { Invalid } from '../errors.js';
-import type { Guardrails } from '../agents/agent.entities.js';
-import { PatternRefused, userPattern } from './patterns.js';
+import type { Guardrails } from '../core/agent.entities.js';
+import { PatternRefused, userPattern } from '../core/patterns.js';
 import { PRESETS, REPLACEMENT } from './redact-presets.js';
 import type { Json } from '../json.js';
 

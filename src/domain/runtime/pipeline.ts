@@ -2,7 +2,7 @@ import type { ActivityLog } from '../activity/activity-log.js';
 import type { Admission, AdmissionService } from '../admission/admission.service.js';
 import { DomainError, RunFailed } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Principal } from '../principal.js';
 import type { RunEntry, RunEvent, RunInput, RunFacts, RunOptions, RunResult } from './run.types.js';
 import { runCreditBound, type RunService } from './run.service.js';

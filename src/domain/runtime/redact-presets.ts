@@ -1,4 +1,4 @@
-import type { RedactPreset } from '../agents/agent.entities.js';
+import type { RedactPreset } from '../core/agent.entities.js';
 
 // The redaction presets of DESIGN §5, each bounded by the length of the text.
 //

@@ -3,14 +3,12 @@ import { DomainError, Unavailable } from '../errors.js';
 import type { RecordService } from '../documents/record.service.js';
 import { newId } from '../ids.js';
 import type { CreditBound } from '../admission/admission.service.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Workspace } from '../workspace/workspace.entities.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { documentTools } from './document.tools.js';
-import { messagingTools } from '../channels/messaging.tools.js';
-import type { ChannelQueueSignal } from '../channels/channel.ports.js';
-import type { EndpointManagementService } from '../endpoint-management/endpoint-management.service.js';
+import type { CapabilityTools } from './capability-tools.ports.js';
 import { checkInput, checksInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
 import {
   modelIsPriced,
@@ -18,7 +16,7 @@ import {
   resolveModel,
   type ModelDefaults,
   type SecretReader,
-} from './model-resolver.js';
+} from '../models/model-resolver.js';
 import { promptChars, UsageMeter } from './usage-meter.js';
 import {
   ModelFailure,
@@ -26,8 +24,8 @@ import {
   type ModelUsage,
   type ResolvedModel,
   type ToolDefinition,
-} from './language-model.ports.js';
-import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from './sandbox.ports.js';
+} from '../models/language-model.ports.js';
+import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from '../core/sandbox.ports.js';
 import { type Json } from '../json.js';
 import type { RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
 
@@ -40,10 +38,10 @@ export interface RunServiceDeps {
   records: RecordService;
   modelDefaults: ModelDefaults;
   /** The Endpoint Management capability's tools. */
-  endpointManagement: Pick<EndpointManagementService, 'toolsFor'>;
+  endpointManagement: CapabilityTools;
   scriptLimits: ScriptLimits;
-  /** The Messaging capability: the signal that wakes the channel queue, and MAIL_DOMAIN. */
-  messaging: { queued: ChannelQueueSignal; mailDomain: string };
+  /** The Messaging capability's tools (over the channel queue's signal and MAIL_DOMAIN). */
+  messaging: CapabilityTools;
 }
 
 /** Retry-After of a script call refused because the sandbox had no room for it in time. */
@@ -290,12 +288,9 @@ export class RunService {
   private toolsFor(agent: Agent, run: { runId: string; input: RunInput } | null): ToolDefinition[] {
     const tools: ToolDefinition[] = [];
     const self = { kind: 'agentSelf', workspaceId: agent.workspaceId, agentId: agent.id } as const;
-    if (agent.capabilities.endpointManagement) tools.push(...this.deps.endpointManagement.toolsFor(agent));
+    if (agent.capabilities.endpointManagement) tools.push(...this.deps.endpointManagement.toolsFor(agent, run));
     if (agent.capabilities.documents) tools.push(...documentTools(this.deps.records, self));
-    if (agent.capabilities.messaging)
-      tools.push(
-        ...messagingTools({ store: this.deps.store, clock: this.deps.clock, ...this.deps.messaging }, agent, run),
-      );
+    if (agent.capabilities.messaging) tools.push(...this.deps.messaging.toolsFor(agent, run));
     return tools;
   }
 

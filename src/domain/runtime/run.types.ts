@@ -1,5 +1,5 @@
 import type { Handler } from '../entries/entry.entities.js';
-import type { Surface } from '../surfaces/surface.entities.js';
+import type { Surface } from '../core/surface.entities.js';
 import type { Json } from '../json.js';
 import type {
   FinishReason,
@@ -8,7 +8,7 @@ import type {
   SamplingSettings,
   ToolCall,
   ToolDefinition,
-} from './language-model.ports.js';
+} from '../models/language-model.ports.js';
 import type { Workspace } from '../workspace/workspace.entities.js';
 
 /** The input of a run, the same shape on every surface (credential headers never included). */

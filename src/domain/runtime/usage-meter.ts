@@ -1,4 +1,4 @@
-import type { ModelCall, ModelMessage, ModelUsage, UsageReport } from './language-model.ports.js';
+import type { ModelCall, ModelMessage, ModelUsage, UsageReport } from '../models/language-model.ports.js';
 
 // What a model call used, as far as it is known when it ends — normally, by the caller going away, or
 // by a provider failure (docs/runtime.md "What an aborted or failed run is charged"). A step the

@@ -1,6 +1,6 @@
 import { Invalid, MethodNotAllowed, NotFound } from '../errors.js';
 import { describeViolation, schemaViolation, SchemaRefused } from '../json-schema.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { HttpEndpoint } from '../entries/entry.entities.js';
 import type { Store } from '../ports.js';
 import type { Json } from '../json.js';

@@ -1,4 +1,4 @@
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Document } from '../documents/document.entities.js';
 import type { RecordService } from '../documents/record.service.js';
 import { NotFound } from '../errors.js';

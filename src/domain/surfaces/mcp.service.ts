@@ -1,5 +1,5 @@
 import { DEFAULT_TOOL_SCHEMA } from '../entries/entry.schemas.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { McpTool } from '../entries/entry.entities.js';
 import { Invalid, NotFound } from '../errors.js';
 import { describeViolation, schemaViolation, SchemaRefused } from '../json-schema.js';

@@ -1,11 +1,11 @@
 import type { Clock } from '../clock.js';
 import { NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Json } from '../json.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
-import type { ModelMessage } from '../runtime/language-model.ports.js';
+import type { ModelMessage } from '../models/language-model.ports.js';
 import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
 import type { RunService } from '../runtime/run.service.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';

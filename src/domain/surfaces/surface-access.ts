@@ -1,9 +1,9 @@
 import { Forbidden, NotFound } from '../errors.js';
-import type { Presented } from '../keys/credentials.js';
+import type { Presented } from '../core/credentials.js';
 import type { KeyService } from '../keys/key.service.js';
-import { keyKind } from '../keys/key-material.js';
-import type { Agent } from '../agents/agent.entities.js';
-import type { Surface } from './surface.entities.js';
+import { keyKind } from '../core/key-material.js';
+import type { Agent } from '../core/agent.entities.js';
+import type { Surface } from '../core/surface.entities.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import type { AdmittedRun } from '../runtime/pipeline.js';

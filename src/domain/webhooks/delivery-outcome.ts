@@ -1,6 +1,6 @@
 import type { AttemptOutcome, DeliveryOutcome, QueuedDelivery } from './webhook.entities.js';
 import type { DeliverySettlement } from './webhook.ports.js';
-import { retryDelayMs } from './retry-schedule.js';
+import { retryDelayMs } from '../core/retry-schedule.js';
 
 /**
  * What an attempt's outcome leaves on its delivery at `now` (DESIGN §6): a retry waits out the

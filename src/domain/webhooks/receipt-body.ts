@@ -1,5 +1,5 @@
 import type { Webhook } from '../entries/entry.entities.js';
-import { bodyLimit, bodyTooLarge } from './body-limit.js';
+import { bodyLimit, bodyTooLarge } from '../entries/body-limit.js';
 import type { SignatureCheck } from './signatures.js';
 
 /**

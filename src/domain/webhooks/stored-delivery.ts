@@ -1,4 +1,4 @@
-import { isCredentialHeader } from '../keys/credentials.js';
+import { isCredentialHeader } from '../core/credentials.js';
 import type { WebhookDelivery } from './webhook.entities.js';
 
 // How a received request becomes a stored delivery: what of it is kept and the state a queued

@@ -4,7 +4,7 @@ import type { Store } from '../ports.js';
 import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
 import { parsePayload } from './payload.js';
-import { MAX_DELIVERY_ATTEMPTS } from './retry-schedule.js';
+import { MAX_DELIVERY_ATTEMPTS } from '../core/retry-schedule.js';
 import type { DeliveryOutcome, QueuedDelivery, WebhookDelivery } from './webhook.entities.js';
 
 /** The run input of a delivery (DESIGN §5): the parsed payload as `body`, the raw body as text. */

@@ -1,4 +1,4 @@
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import type { Webhook } from '../entries/entry.entities.js';
 import { DomainError, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthenticated, Unavailable } from '../errors.js';
@@ -7,7 +7,7 @@ import type { Json } from '../json.js';
 import type { Store } from '../ports.js';
 import type { SecretService } from '../secrets/secret.service.js';
 import { surfaceOff } from '../surfaces/surface-access.js';
-import { bodyTooLarge } from './body-limit.js';
+import { bodyTooLarge } from '../entries/body-limit.js';
 import { parsePayload, senderDeliveryId, slackChallenge } from './payload.js';
 import { readReceivedBody } from './receipt-body.js';
 import { startSignatureCheck, type SignatureCheck } from './signatures.js';

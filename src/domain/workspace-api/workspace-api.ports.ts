@@ -1,7 +1,7 @@
 import type { ActivityEntry, ActivityKind } from '../activity/activity.entities.js';
 import type { DailyUsage } from '../admission/admission.entities.js';
 import type { Message, MessageChannel, MessageDirection } from '../messages/message.entities.js';
-import type { Surface } from '../surfaces/surface.entities.js';
+import type { Surface } from '../core/surface.entities.js';
 
 // Ports of the Workspace API the domain talks to. src/infra implements them; nothing here knows
 // about SQL.

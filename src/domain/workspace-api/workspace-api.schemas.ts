@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { Invalid } from '../errors.js';
-import { VISIBILITIES } from '../agents/agent.entities.js';
+import { VISIBILITIES } from '../core/agent.entities.js';
 import { MESSAGE_STATUSES } from '../messages/message.entities.js';
 import { MODEL_PROVIDERS } from '../models/model.entities.js';
-import { SURFACES } from '../surfaces/surface.entities.js';
+import { SURFACES } from '../core/surface.entities.js';
 
 // The Workspace API v1.0.0 contract, once: query schemas validate the raw query strings, response
 // schemas describe the answers, and the OpenAPI description (src/rest/workspace-api/) is generated

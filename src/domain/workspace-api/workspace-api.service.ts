@@ -1,10 +1,10 @@
 import { utcDay, type Clock } from '../clock.js';
 import { Forbidden, NotFound } from '../errors.js';
 import type { ActivityEntry } from '../activity/activity.entities.js';
-import type { Agent } from '../agents/agent.entities.js';
+import type { Agent } from '../core/agent.entities.js';
 import type { Message } from '../messages/message.entities.js';
 import type { ModelConfig } from '../models/model.entities.js';
-import { SURFACES } from '../surfaces/surface.entities.js';
+import { SURFACES } from '../core/surface.entities.js';
 import type { Workspace } from '../workspace/workspace.entities.js';
 import { workspaceReadMissing } from '../keys/key-refusals.js';
 import type { Principal } from '../principal.js';

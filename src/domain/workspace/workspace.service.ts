@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { describeChosenToken, generateKey, type NewKey } from '../keys/key-material.js';
+import { describeChosenToken, generateKey, type NewKey } from '../core/key-material.js';
 import type { Member, MemberToken, Team, Workspace } from './workspace.entities.js';
 import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';

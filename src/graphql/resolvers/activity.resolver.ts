@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, FieldResolver, ID, Info, Int, Resolver, Root } from 'type-graphql';
-import type { Agent as AgentEntity } from '../../domain/agents/agent.entities.js';
+import type { Agent as AgentEntity } from '../../domain/core/agent.entities.js';
 import type { Context } from '../context.js';
 import { selects } from '../selection.js';
 import { ActivityConnection, ActivityEntry, DailyUsage, SurfaceUsage } from './activity.types.js';

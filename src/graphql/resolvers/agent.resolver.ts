@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { Agent as AgentEntity } from '../../domain/agents/agent.entities.js';
+import type { Agent as AgentEntity } from '../../domain/core/agent.entities.js';
 import type { Context } from '../context.js';
 import {
   Agent,

@@ -1,11 +1,6 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
-import {
-  REDACT_PRESETS,
-  type RedactPreset,
-  VISIBILITIES,
-  type Visibility,
-} from '../../domain/agents/agent.entities.js';
-import { type Surface, SURFACES } from '../../domain/surfaces/surface.entities.js';
+import { REDACT_PRESETS, type RedactPreset, VISIBILITIES, type Visibility } from '../../domain/core/agent.entities.js';
+import { type Surface, SURFACES } from '../../domain/core/surface.entities.js';
 import { register } from '../graphql-enum.js';
 
 // Agents and their settings (surfaces, CORS, capabilities, guardrails, limits). GraphQL types of the area;

@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
-import type { Channel as ChannelEntity } from '../../domain/channels/channel.entities.js';
+import type { Channel as ChannelEntity } from '../../domain/entries/channel.entities.js';
 import type { Context } from '../context.js';
 import { Channel, ChannelInput, UpdateChannelInput } from './channel.types.js';
 import { HandlerOut } from './entry.types.js';

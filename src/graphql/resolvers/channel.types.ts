@@ -1,5 +1,5 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
-import { CHANNEL_KINDS, type ChannelKind } from '../../domain/channels/channel.entities.js';
+import { CHANNEL_KINDS, type ChannelKind } from '../../domain/entries/channel.entities.js';
 import { register } from '../graphql-enum.js';
 import { HandlerInput } from './entry.types.js';
 

@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_TOOL_SCHEMA } from '../../domain/entries/entry.schemas.js';
-import { webhookWarning } from '../../domain/webhooks/body-limit.js';
+import { webhookWarning } from '../../domain/entries/body-limit.js';
 import type {
   HttpEndpoint as HttpEndpointEntity,
   McpTool as McpToolEntity,

@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
-import type { Agent as AgentEntity } from '../../domain/agents/agent.entities.js';
+import type { Agent as AgentEntity } from '../../domain/core/agent.entities.js';
 import { MAX_MESSAGE_PAGE } from '../../domain/messages/message.service.js';
 import type { Context } from '../context.js';
 import { Agent } from './agent.types.js';

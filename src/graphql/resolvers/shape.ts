@@ -1,6 +1,6 @@
-import type { Agent } from '../../domain/agents/agent.entities.js';
+import type { Agent } from '../../domain/core/agent.entities.js';
 import type { Handler } from '../../domain/entries/entry.entities.js';
-import { SURFACES } from '../../domain/surfaces/surface.entities.js';
+import { SURFACES } from '../../domain/core/surface.entities.js';
 import type { SurfaceEnum, SurfaceSetting } from './agent.types.js';
 import type { HandlerKindEnum, HandlerOut } from './entry.types.js';
 

@@ -25,7 +25,7 @@ import {
   type ResolvedModel,
   type SamplingSettings,
   type ToolDefinition,
-} from '../../domain/runtime/language-model.ports.js';
+} from '../../domain/models/language-model.ports.js';
 import type { Logger } from '../logger.js';
 import { promptChars, UsageMeter } from '../../domain/runtime/usage-meter.js';
 import { listProviderModels } from './model-list.js';

@@ -1,4 +1,4 @@
-import type { ModelListing, ResolvedModel } from '../../domain/runtime/language-model.ports.js';
+import type { ModelListing, ResolvedModel } from '../../domain/models/language-model.ports.js';
 import { urlPasswords, withoutCredentials } from '../credentials.js';
 
 // A provider's model list, read with a plain GET: OpenAI and compatible servers (Ollama, vLLM,

@@ -1,5 +1,5 @@
 import { APICallError, RetryError } from 'ai';
-import { ModelFailure, type ResolvedModel } from '../../domain/runtime/language-model.ports.js';
+import { ModelFailure, type ResolvedModel } from '../../domain/models/language-model.ports.js';
 import { urlPasswords, withoutCredentials } from '../credentials.js';
 
 /** Where a caller is sent for the provider's own words, which only members may read. */

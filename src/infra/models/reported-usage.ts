@@ -1,4 +1,4 @@
-import type { ModelUsage } from '../../domain/runtime/language-model.ports.js';
+import type { ModelUsage } from '../../domain/models/language-model.ports.js';
 
 /**
  * The usage a provider's raw stream chunk reports, if any, so that a stream that breaks off after

@@ -1,6 +1,6 @@
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { Json } from '../../domain/json.js';
-import type { QueryOptions, ScriptHost } from '../../domain/runtime/sandbox.ports.js';
+import type { QueryOptions, ScriptHost } from '../../domain/core/sandbox.ports.js';
 import type { DocumentOp } from './quickjs.prelude.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { ScriptFailure, type ScriptRequest } from '../../domain/runtime/sandbox.ports.js';
+import { ScriptFailure, type ScriptRequest } from '../../domain/core/sandbox.ports.js';
 import {
   WATCHDOG_DEADLINE,
   WATCHDOG_RUN,

@@ -1,5 +1,5 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
-import { ScriptFailure } from '../../domain/runtime/sandbox.ports.js';
+import { ScriptFailure } from '../../domain/core/sandbox.ports.js';
 import { PRELUDE } from './quickjs.prelude.js';
 
 /** The failure of a run that ran out of memory. */

@@ -1,5 +1,5 @@
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
-import { ScriptFailure, type ScriptPosition } from '../../domain/runtime/sandbox.ports.js';
+import { ScriptFailure, type ScriptPosition } from '../../domain/core/sandbox.ports.js';
 import { readString } from './host-bridge.js';
 import { memoryFailure, useThenDispose } from './quickjs.context.js';
 import { DIAGNOSTICS, MAX_ERROR_CHARS } from './quickjs.prelude.js';

@@ -1,7 +1,7 @@
 import { errors, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle } from 'quickjs-emscripten';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import type { Json } from '../../domain/json.js';
-import type { ScriptRequest } from '../../domain/runtime/sandbox.ports.js';
+import type { ScriptRequest } from '../../domain/core/sandbox.ports.js';
 import { invokeHost, readString } from './host-bridge.js';
 import { DOCUMENT_OPS, type DocumentOp, MAX_ERROR_CHARS } from './quickjs.prelude.js';
 

@@ -13,7 +13,7 @@ import {
   type ScriptOutcome,
   type ScriptRequest,
   type ScriptSandbox,
-} from '../../domain/runtime/sandbox.ports.js';
+} from '../../domain/core/sandbox.ports.js';
 import { PRELUDE, SCOPE } from './quickjs.prelude.js';
 import { memoryFailure, newRunRuntime, prepareContext, type PreparedContext } from './quickjs.context.js';
 import { QuickJsRun } from './quickjs.run.js';

@@ -1,6 +1,6 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from 'quickjs-emscripten';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
-import type { ScriptOutcome, ScriptRequest } from '../../domain/runtime/sandbox.ports.js';
+import type { ScriptOutcome, ScriptRequest } from '../../domain/core/sandbox.ports.js';
 import { type Json } from '../../domain/json.js';
 import { readString } from './host-bridge.js';
 import { memoryFailure, type PreparedContext, useThenDispose } from './quickjs.context.js';

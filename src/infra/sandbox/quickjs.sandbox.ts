@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { ScriptSandbox } from '../../domain/runtime/sandbox.ports.js';
+import type { ScriptSandbox } from '../../domain/core/sandbox.ports.js';
 import { createInlineQuickJsSandbox } from './quickjs.inline.js';
 import { QuickJsWorkerPool } from './worker-pool.js';
 

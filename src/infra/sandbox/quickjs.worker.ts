@@ -3,7 +3,7 @@
 // publishes each VM slice's deadline in shared memory so the pool can terminate this thread if
 // QuickJS fails to interrupt a slice.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ScriptFailure, type ScriptHost } from '../../domain/runtime/sandbox.ports.js';
+import { ScriptFailure, type ScriptHost } from '../../domain/core/sandbox.ports.js';
 import { type Json } from '../../domain/json.js';
 import { createInlineQuickJsSandbox } from './quickjs.inline.js';
 import type { DocumentOp } from './quickjs.prelude.js';

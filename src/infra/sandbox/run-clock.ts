@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { ScriptFailure, type ScriptLimits } from '../../domain/runtime/sandbox.ports.js';
+import { ScriptFailure, type ScriptLimits } from '../../domain/core/sandbox.ports.js';
 
 /**
  * Time accounting of one script run. CPU time is the time spent inside VM slices (`inVm`) only,

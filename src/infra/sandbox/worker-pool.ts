@@ -3,7 +3,7 @@ import {
   type ScriptOutcome,
   type ScriptRequest,
   type ScriptSandbox,
-} from '../../domain/runtime/sandbox.ports.js';
+} from '../../domain/core/sandbox.ports.js';
 import { type Json } from '../../domain/json.js';
 import { limitFailure, newPoolWorker, overrunRun, type PoolWorker, requestStop, startedAt } from './pool-worker.js';
 import { MAX_LOG_LINES } from './quickjs.prelude.js';

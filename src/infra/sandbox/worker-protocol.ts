@@ -6,7 +6,7 @@ import type {
   ScriptLimits,
   ScriptOutcome,
   ScriptPosition,
-} from '../../domain/runtime/sandbox.ports.js';
+} from '../../domain/core/sandbox.ports.js';
 import type { DocumentOp } from './quickjs.prelude.js';
 
 /** Passed as `workerData`. */

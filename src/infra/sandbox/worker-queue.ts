@@ -1,4 +1,4 @@
-import { ScriptFailure, type ScriptOutcome, type ScriptRequest } from '../../domain/runtime/sandbox.ports.js';
+import { ScriptFailure, type ScriptOutcome, type ScriptRequest } from '../../domain/core/sandbox.ports.js';
 
 /** A run waiting for a worker. */
 export interface QueuedRun {

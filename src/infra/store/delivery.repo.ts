@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { WebhookDelivery } from '../../domain/webhooks/webhook.entities.js';
 import type { DeliveryRepo } from '../../domain/webhooks/webhook.ports.js';
-import { RETRY_DELAYS_SECONDS } from '../../domain/webhooks/retry-schedule.js';
+import { RETRY_DELAYS_SECONDS } from '../../domain/core/retry-schedule.js';
 import { agentsWalk, rankedTurns, recordServed } from './fair-claim.js';
 import { q } from './pg-errors.js';
 import { SUMMARY_COLUMNS, bytes, summaryFromRow, webhookDeliveries as m } from './rows/webhook-deliveries.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Agent } from '../../domain/agents/agent.entities.js';
+import type { Agent } from '../../domain/core/agent.entities.js';
 import type { HttpEndpoint, HttpMethod } from '../../domain/entries/entry.entities.js';
 
 // The OpenAPI 3.1 document of one agent's own HTTP API (`GET /agents/{agentId}/openapi.json`): one

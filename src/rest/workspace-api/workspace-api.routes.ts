@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { DomainError } from '../../domain/errors.js';
-import { presentedBearer, type Presented } from '../../domain/keys/credentials.js';
+import { presentedBearer, type Presented } from '../../domain/core/credentials.js';
 import type { Principal } from '../../domain/principal.js';
 import type { Services } from '../../domain/services.js';
 import { workspaceApiDocument } from './workspace-api.openapi.js';

@@ -6,7 +6,7 @@ import type {
   ResponseFormat,
   SamplingSettings,
   ToolCall,
-} from '../../runtime/language-model.ports.js';
+} from '../../models/language-model.ports.js';
 import type { Dialogue, RunResult } from '../../runtime/run.types.js';
 import {
   CallBook,

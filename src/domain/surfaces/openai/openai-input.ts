@@ -7,7 +7,7 @@ import type {
   ToolCall,
   ToolChoice,
   ToolDefinition,
-} from '../../runtime/language-model.ports.js';
+} from '../../models/language-model.ports.js';
 
 // What both dialects of the OpenAI-compatible API share once a request is read: the caller's
 // tools, tool choice and answer format as the model port takes them, and how a refusal names the

@@ -1,5 +1,5 @@
 import type { Json } from '../../json.js';
-import type { ModelMessage } from '../../runtime/language-model.ports.js';
+import type { ModelMessage } from '../../models/language-model.ports.js';
 
 // Ports of the OpenAI-compatible API the domain talks to. src/infra implements them.
 

@@ -1,6 +1,6 @@
 import { newId } from '../../ids.js';
 import type { Json } from '../../json.js';
-import type { ModelMessage } from '../../runtime/language-model.ports.js';
+import type { ModelMessage } from '../../models/language-model.ports.js';
 import type { RunResult } from '../../runtime/run.types.js';
 import type { ResponseEcho } from './responses.js';
 

@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import type { Json } from '../../json.js';
-import type {
-  ContentPart,
-  ModelMessage,
-  ResponseFormat,
-  SamplingSettings,
-} from '../../runtime/language-model.ports.js';
+import type { ContentPart, ModelMessage, ResponseFormat, SamplingSettings } from '../../models/language-model.ports.js';
 import type { Dialogue } from '../../runtime/run.types.js';
 import {
   CallBook,

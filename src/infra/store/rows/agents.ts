@@ -1,5 +1,5 @@
-import { capabilitiesOf, type Agent } from '../../../domain/agents/agent.entities.js';
-import { surfacesOf } from '../../../domain/surfaces/surface.entities.js';
+import { capabilitiesOf, type Agent } from '../../../domain/core/agent.entities.js';
+import { surfacesOf } from '../../../domain/core/surface.entities.js';
 import { type Mapping, json, parseJson, numOrNull, date } from './mapping.js';
 
 export const agents: Mapping<Agent> = {

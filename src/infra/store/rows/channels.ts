@@ -1,4 +1,4 @@
-import type { Channel } from '../../../domain/channels/channel.entities.js';
+import type { Channel } from '../../../domain/entries/channel.entities.js';
 import { type Mapping, date, json, parseJson } from './mapping.js';
 
 export const channels: Mapping<Channel> = {

@@ -1,0 +1,54 @@
+import Router from '@koa/router';
+import type Koa from 'koa';
+import { completed } from '../../domain/runtime/pipeline.js';
+import type { Services } from '../../domain/services.js';
+import type { Logger } from '../../infra/logger.js';
+import { agentOpenApi } from '../../rest/openapi/agent.openapi.js';
+import { logAnswerAs } from '../shared/activity.middleware.js';
+import { endpointSegments, lazyAbortOnClose, readJson, runHeaders, wantsEventStream } from '../shared/http-io.js';
+import { streamRun } from '../shared/sse.js';
+import { agentSurface, callerOf } from '../shared/surface.middleware.js';
+
+/**
+ * `/agents/{agentId}/api/{path}`: after the surface preamble (agent 404 → key 401 → surface on 403),
+ * `HttpApiService.call`: endpoint (404/405) → body (415/413/400, then 400 against the input schema
+ * it declares) → the pipeline (guardrails 400 → admission 429) → the run.
+ * A handler that fails ends in RunFailed: 500 with its message and the run id in `X-Run-Id`.
+ * With `Accept: text/event-stream` the answer is an event stream whatever the handler (see streamRun).
+ */
+export function httpApiRoutes(
+  services: Services,
+  platformOrigins: string[],
+  baseUrl: string,
+  logger: Logger,
+): Koa.Middleware {
+  const router = new Router();
+  const surface = agentSurface(services, 'HTTP_API', platformOrigins, logger);
+  const handle: Koa.Middleware = async (ctx) => {
+    const run = await services.httpApi.call(callerOf(ctx), {
+      method: ctx.method,
+      // The raw path starts `/agents/<agent id as sent, maybe percent-encoded>/api`.
+      segments: endpointSegments(ctx.path, ctx.path.split('/', 4).join('/')),
+      query: ctx.query as Record<string, string | string[]>,
+      headers: runHeaders(ctx),
+      signal: lazyAbortOnClose(ctx),
+      body: () => readJson(ctx),
+    });
+    if (wantsEventStream(ctx)) return streamRun(ctx, run.runId, run.events());
+    const r = await completed(run.events());
+    ctx.set('X-Run-Id', r.runId);
+    ctx.body = { output: r.output, runId: r.runId, credits: r.credits };
+  };
+  router.all('/agents/:agentId/api{/*rest}', surface, handle);
+  // The agent's own description: behind the same preamble as its endpoints (404 → 401 → 403), since
+  // its paths and descriptions are the agent's business. Answered from the store on every call, so
+  // it never lags behind an endpoint change.
+  router.get('/agents/:agentId/openapi.json', surface, async (ctx) => {
+    const { agent } = callerOf(ctx);
+    const doc = agentOpenApi(agent, await services.httpApi.endpoints(agent), baseUrl);
+    // The log keeps what was answered, not the whole document (up to 64 KiB of schema per endpoint).
+    logAnswerAs(ctx, { openapi: doc.openapi, paths: Object.keys(doc.paths as object).length });
+    ctx.body = doc;
+  });
+  return router.routes() as Koa.Middleware;
+}
