@@ -15,6 +15,7 @@ import type { Services } from '../../domain/services.js';
 import type { PreparedCall, ToolOutcome } from '../../domain/surfaces/mcp.service.js';
 import type { SurfaceCaller, SurfaceRequest } from '../../domain/surfaces/surface-access.js';
 import { encodeMcpToolError } from '../../surfaces/mcp/mcp.errors.js';
+import { mcpProgress } from '../../surfaces/mcp/mcp.events.js';
 import { serveResources } from './mcp-resources.server.js';
 
 /** The version the MCP server reports in its server info. */
@@ -55,20 +56,10 @@ function asArguments(value: unknown): Record<string, Json> {
 
 /** Runs an admitted tool call, reporting progress while a prompt handler streams text. */
 async function runTool(run: AdmittedRun, ctx: ServerContext): Promise<RunResult> {
-  const token = ctx.mcpReq._meta?.progressToken;
-  let received = 0;
-  let lastSent = 0;
+  const progress = mcpProgress(ctx.mcpReq._meta?.progressToken, PROGRESS_INTERVAL_MS);
   for await (const ev of run.events()) {
     if (ev.type === 'done') return ev.result;
-    received += ev.text.length;
-    const now = Date.now();
-    if (token !== undefined && now - lastSent >= PROGRESS_INTERVAL_MS) {
-      lastSent = now;
-      await ctx.mcpReq.notify({
-        method: 'notifications/progress',
-        params: { progressToken: token, progress: received, message: `${received} characters written` },
-      });
-    }
+    for (const notification of progress.delta(ev.text)) await ctx.mcpReq.notify(notification);
   }
   throw new Error('the run ended without a result');
 }

@@ -8,14 +8,16 @@ import { completed } from '../../domain/runtime/pipeline.js';
 import type { RunEvent } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
 import type { ChatCompletionRun, OpenAiRequest, ResponseRun } from '../../domain/surfaces/openai.service.js';
-import { chunk, closingChunks, completionObject } from '../../domain/surfaces/openai/chat-completions.js';
-import { outputItems, responseObject, ResponseEvents, statusOf } from '../../domain/surfaces/openai/response-object.js';
+import { completionObject } from '../../domain/surfaces/openai/chat-completions.js';
+import { outputItems, responseObject, statusOf } from '../../domain/surfaces/openai/response-object.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
 import { encodeOpenAiError, openAiErrorOfStatus } from '../../surfaces/openai/openai.errors.js';
+import { chatCompletionChunks, responseEvents } from '../../surfaces/openai/openai.events.js';
+import { encodeRunEvent } from '../../surfaces/shared/run-events.js';
 import { agentRouteFrame, type SurfaceState } from './activity.middleware.js';
 import { lazyAbortOnClose, printableParam, readJson, runHeaders } from './http-io.js';
-import { openEventStream, type EventStream } from './sse.js';
+import { openEventStream, writeFrames, type EventStream } from './sse.js';
 import { agentSurface, callerOf } from './surface.middleware.js';
 
 /** A comment line on an idle stream, so that proxies do not close it. */
@@ -33,11 +35,6 @@ export function openAiErrorShape(ctx: Koa.Context): void {
     ctx.set(headers);
     ctx.body = { error };
   } else ctx.body = { error: openAiErrorOfStatus(ctx.status, sent.error) };
-}
-
-/** The error record a stream ends with when its run fails after the stream opened. */
-function streamError(message: string, code: string, runId: string): unknown {
-  return { error: { message, type: 'server_error', code, param: null, run_id: runId } };
 }
 
 function request(ctx: Koa.Context, body: OpenAiRequest['body']): OpenAiRequest {
@@ -83,19 +80,13 @@ async function answerChatCompletion(ctx: Koa.Context, c: ChatCompletionRun): Pro
   }
   const events = run.events();
   let next = await firstEvent(events);
+  const encoder = chatCompletionChunks(ids, call.includeUsage, run.runId);
   const { stream, end } = openStream(ctx, run.runId);
   try {
-    stream.data(chunk(ids, { role: 'assistant', content: '' }));
-    for (; !next.done; next = await events.next()) {
-      const ev = next.value;
-      if (ev.type === 'delta') stream.data(chunk(ids, { content: ev.text }));
-      else if (ev.result.error)
-        stream.data(streamError(ev.result.error.message, ev.result.error.kind, ev.result.runId));
-      else for (const c of closingChunks(ids, ev.result, call.includeUsage)) stream.data(c);
-    }
-    stream.data('[DONE]');
+    writeFrames(stream, encoder.start!());
+    for (; !next.done; next = await events.next()) writeFrames(stream, encodeRunEvent(encoder, next.value));
   } catch (err) {
-    stream.data(streamError('The run failed', 'run_failed', run.runId));
+    writeFrames(stream, encoder.error());
     throw err;
   } finally {
     end();
@@ -117,26 +108,19 @@ async function answerResponse(ctx: Koa.Context, c: ResponseRun): Promise<void> {
   }
   const events = run.events();
   let next = await firstEvent(events);
-  const shaped = new ResponseEvents(state);
+  const encoder = responseEvents(state);
   const { stream, end } = openStream(ctx, run.runId);
-  const send = (list: { type: string }[]) => {
-    for (const e of list) stream.send(e.type, e);
-  };
   try {
-    send(shaped.start());
+    writeFrames(stream, encoder.start!());
     for (; !next.done; next = await events.next()) {
       const ev = next.value;
-      if (ev.type === 'delta') {
-        send(shaped.delta(ev.text));
-        continue;
-      }
-      const closing = shaped.finish(ev.result);
+      const frames = encodeRunEvent(encoder, ev);
       // Stored before `response.completed` goes out: a client that continues at once finds it.
-      await c.save(ev.result);
-      send(closing);
+      if (ev.type === 'done') await c.save(ev.result);
+      writeFrames(stream, frames);
     }
   } catch (err) {
-    send(shaped.failed('The run failed'));
+    writeFrames(stream, encoder.error());
     throw err;
   } finally {
     end();
