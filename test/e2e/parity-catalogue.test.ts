@@ -1,9 +1,21 @@
 import { expect } from 'chai';
 import nodemailer from 'nodemailer';
-import twilio from 'twilio';
 import type { CatalogueKey } from '../../src/domain/error-catalogue.js';
-import { createAgent, gqlOk, h, HARNESS_TWILIO } from '../helpers/harness.js';
-import type { FakeOpenAi } from '../helpers/openai-server.js';
+import {
+  a2a,
+  BIG,
+  chat,
+  httpAnswer,
+  jsonRpcAnswer,
+  mcpBody,
+  mcpPost,
+  openAi,
+  openAiAnswer,
+  sms,
+  toolCall,
+  type Subject,
+} from '../helpers/catalogue-calls.js';
+import { createAgent, gqlOk, h } from '../helpers/harness.js';
 import { useFakeModelWorkspace } from '../helpers/runtime.js';
 import { addHttpEndpoint, call, createAgentKey, httpApiPath, type Reply } from '../helpers/surface-calls.js';
 
@@ -13,91 +25,7 @@ import { addHttpEndpoint, call, createAgentKey, httpApiPath, type Reply } from '
 // no agent surface raises it), are pinned per encoder in test/unit/error-encoders.test.ts, as are
 // the Mailgun answers (the harness runs no Mailgun intake; test/e2e/mailgun.test.ts drives them).
 
-interface Subject {
-  agent: string;
-  key: string;
-  /** An agent whose surfaces are all off. */
-  off: string;
-  offKey: string;
-  fake: FakeOpenAi;
-}
-
-const BIG = JSON.stringify({ text: 'x'.repeat(1024 * 1024 + 10) });
-const ON = ['HTTP_API', 'MCP', 'OPENAI', 'A2A', 'SMS', 'EMAIL'];
-
-const mcpPost = (s: Subject, body: unknown, key = s.key) =>
-  call('POST', `/agents/${s.agent}/mcp`, {
-    key,
-    json: body,
-    headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-  });
-const toolCall = (name: string, args: unknown) => ({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
-const openAi = (s: Subject, content: string, key = s.key, agent = s.agent) =>
-  call('POST', `/agents/${agent}/v1/chat/completions`, {
-    bearer: key,
-    json: { model: agent, messages: [{ role: 'user', content }] },
-  });
-const a2a = (s: Subject, data: unknown, key = s.key, agent = s.agent) =>
-  call('POST', `/agents/${agent}/a2a`, {
-    bearer: key,
-    headers: { 'a2a-version': '1.0' },
-    json: {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'SendMessage',
-      params: {
-        message: {
-          messageId: `m-${Math.random()}`,
-          role: 'ROLE_USER',
-          parts: [{ data }],
-          metadata: { skillId: 'double' },
-        },
-      },
-    },
-  });
-const sms = (s: Subject, agent: string, signature: string) => {
-  const params = {
-    MessageSid: `SMcat${Math.random()}`,
-    AccountSid: HARNESS_TWILIO.accountSid,
-    From: '+14155550199',
-    To: '+15550000001',
-    Body: 'hi',
-  };
-  const path = `/agents/${agent}/sms`;
-  const sig =
-    signature || twilio.getExpectedTwilioSignature(HARNESS_TWILIO.authToken, `${h().config.baseUrl}${path}`, params);
-  return call('POST', path, {
-    raw: new URLSearchParams(params).toString(),
-    type: 'application/x-www-form-urlencoded',
-    headers: { 'x-twilio-signature': sig },
-  });
-};
-
-/** The §6 HTTP answer of an entry. */
-const httpAnswer =
-  (status: number, extra: (r: Reply) => void = () => {}) =>
-  (r: Reply) => {
-    expect(r.status, r.text).to.equal(status);
-    expect(r.json.error, r.text).to.be.a('string').and.not.equal('');
-    extra(r);
-  };
-/** OpenAI's error object of an entry. */
-const openAiAnswer = (status: number, type: string, code: string | null) => (r: Reply) => {
-  expect(r.status, r.text).to.equal(status);
-  expect(r.json.error).to.include({ type, code });
-  expect(r.json.error.message).to.be.a('string').and.not.equal('');
-};
-const jsonRpcAnswer = (code: number) => (r: Reply) => {
-  expect(r.status, r.text).to.equal(200);
-  expect(r.json.error.code, r.text).to.equal(code);
-};
-/** The JSON-RPC answer inside an MCP reply (JSON, or one SSE `data:` record). */
-const mcpBody = (r: Reply) => r.json ?? JSON.parse(/^data: (.*)$/m.exec(r.text)![1]!);
+const ON = ['HTTP_API', 'MCP', 'OPENAI', 'A2A', 'SMS', 'EMAIL', 'WIDGET', 'WEBHOOKS', 'DOCUMENT_API'];
 
 type Row = [surface: string, key: CatalogueKey, provoke: (s: Subject) => Promise<Reply>, expect: (r: Reply) => void];
 
@@ -241,6 +169,25 @@ const ROWS: Row[] = [
   ['SMS', 'UNAUTHENTICATED', (s) => sms(s, s.agent, 'bad-signature'), httpAnswer(401)],
   ['SMS', 'NOT_FOUND', (s) => sms(s, 'no-such-agent', ''), httpAnswer(404)],
   ['SMS', 'FORBIDDEN', (s) => sms(s, s.off, ''), httpAnswer(403)],
+  // Widget chat (refusals before the stream opens are the §6 HTTP answer)
+  ['Chat', 'INVALID', (s) => chat(s, 'the forbidden word'), httpAnswer(400)],
+  ['Chat', 'UNAUTHENTICATED', (s) => chat(s, 'hi', 'nope'), httpAnswer(401)],
+  ['Chat', 'FORBIDDEN', (s) => chat(s, 'hi', s.offKey, s.off), httpAnswer(403)],
+  [
+    'Chat',
+    'UNSUPPORTED_MEDIA_TYPE',
+    (s) => call('POST', `/agents/${s.agent}/chat`, { key: s.key, raw: 'hi', type: 'text/plain' }),
+    httpAnswer(415),
+  ],
+  // Webhooks (keyless: the integration and its signature)
+  ['Webhooks', 'NOT_FOUND', (s) => call('POST', `/agents/${s.agent}/webhook/nothing`, { json: {} }), httpAnswer(404)],
+  // Document API
+  [
+    'Document API',
+    'NOT_FOUND',
+    (s) => call('GET', `/agents/${s.agent}/documents/nothing`, { key: s.key }),
+    httpAnswer(404),
+  ],
   // Limits last: they refuse everything after them.
   [
     'HTTP API',
