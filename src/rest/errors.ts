@@ -1,25 +1,13 @@
 import type Koa from 'koa';
-import { DomainError, MethodNotAllowed, RunFailed, Unavailable } from '../domain/errors.js';
+import { refusalOf } from '../domain/error-catalogue.js';
+import { DomainError, Unavailable } from '../domain/errors.js';
 import type { Logger } from '../infra/logger.js';
+import { encodeHttpError } from '../surfaces/shared/http.errors.js';
 import { malformedJsonMessage } from './json-syntax.js';
 
-export const STATUS: Record<DomainError['code'], number> = {
-  INVALID: 400,
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  METHOD_NOT_ALLOWED: 405,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  LIMIT_EXCEEDED: 429,
-  UNAVAILABLE: 503,
-  RUN_FAILED: 500,
-};
-
 /**
- * The one HTTP error mapper: domain errors become their status with `{"error": message}` (+ `reason`
- * and Retry-After on 429, Retry-After on 503, X-Run-Id on a failed run's 500); client errors raised by Koa middleware (body parser:
+ * The one HTTP error mapper: domain errors become their catalogue entry's HTTP answer
+ * (`encodeHttpError`: status, `{"error": message}`, `reason` and Retry-After on 429, …); client errors raised by Koa middleware (body parser:
  * 400/413/415) keep their status; everything else is a logged 500 with a generic message. The
  * answered error is left in `ctx.state.failure`. Every agent router mounts its own instance inside
  * its activity entry (see `agentSurface`); the app mounts one for everything else.
@@ -44,21 +32,12 @@ export function errorMapper(logger: Logger): Koa.Middleware {
       ctx.state.failure = err;
       const e = err as { status?: number; expose?: boolean; message?: string };
       if (err instanceof DomainError) {
-        ctx.status = STATUS[err.code];
-        const body: Record<string, unknown> = { error: err.message };
-        if (err.code === 'LIMIT_EXCEEDED') {
-          const d = err.details as { reason: string; retryAfterSeconds: number };
-          body.reason = d.reason;
-          ctx.state.refusal = d.reason;
-          ctx.set('Retry-After', String(d.retryAfterSeconds));
-          // IETF RateLimit header (draft-ietf-httpapi-ratelimit-headers): nothing remains until reset.
-          ctx.set('RateLimit', `"${d.reason}";r=0;t=${d.retryAfterSeconds}`);
-        }
-        if (err instanceof MethodNotAllowed) ctx.set('Allow', err.allowed.join(', '));
-        if (err instanceof RunFailed) ctx.set('X-Run-Id', err.runId);
-        if (err.code === 'UNAVAILABLE')
-          ctx.set('Retry-After', String((err as { retryAfterSeconds?: number }).retryAfterSeconds ?? 5));
-        ctx.body = body;
+        const refusal = refusalOf(err);
+        const answer = encodeHttpError(refusal);
+        if (refusal.reason) ctx.state.refusal = refusal.reason;
+        ctx.status = answer.status;
+        ctx.set(answer.headers);
+        ctx.body = answer.body;
       } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
         ctx.status = e.status;
         ctx.body = {

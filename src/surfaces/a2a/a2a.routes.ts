@@ -4,12 +4,14 @@ import { AgentCard, ListTasksRequest, SendMessageRequest, StreamResponse, Task, 
 import { A2AError, restStatusFor, toRestErrorBody, VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { refusalOf } from '../../domain/error-catalogue.js';
 import { DomainError, Invalid, NotFound } from '../../domain/errors.js';
 import type { Json } from '../../domain/json.js';
 import type { Services } from '../../domain/services.js';
 import type { A2aMessage } from '../../domain/surfaces/a2a.service.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
+import { encodeA2aJsonRpcError } from '../../surfaces/a2a/a2a.errors.js';
 import { agentRouteFrame, type SurfaceState } from '../shared/activity.middleware.js';
 import { A2A_VERSION, agentCard } from './agent-card.js';
 import { CANCEL_KEY, PipelineExecutor, RUN_KEY } from './executor.js';
@@ -19,10 +21,6 @@ import { agentSurface, callerOf } from '../shared/surface.middleware.js';
 
 /** The version a request without `A2A-Version` speaks (the specification's rule). */
 const VERSION_WITHOUT_HEADER = '0.3';
-/** JSON-RPC's code for a server-defined error: a refusal by one of the agent's limits. */
-const LIMIT_CODE = -32000;
-/** Where this service's reasons are defined, for the error details (google.rpc.ErrorInfo). */
-const ERROR_DOMAIN = 'agent-exposure-service';
 
 /** The text and the first data part of a message, and the skill and context it names. */
 function messageOf(request: SendMessageRequest): A2aMessage {
@@ -57,29 +55,6 @@ function legacyMessageOf(params: Record<string, any> | undefined): A2aMessage {
     ...(typeof skill === 'string' ? { skillId: skill } : {}),
     contextId: typeof m.contextId === 'string' ? m.contextId : '',
   };
-}
-
-/** The google.rpc.ErrorInfo of a refusal, as A2A 1.0 carries error details. */
-function errorInfo(err: DomainError): Record<string, unknown>[] {
-  const d = err.details as { reason?: string; retryAfterSeconds?: number } | undefined;
-  const metadata: Record<string, string> = {};
-  if (d?.retryAfterSeconds !== undefined) metadata.retryAfterSeconds = String(d.retryAfterSeconds);
-  return [
-    {
-      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-      reason: d?.reason ?? err.code,
-      domain: ERROR_DOMAIN,
-      metadata,
-    },
-  ];
-}
-
-/** A domain refusal as a JSON-RPC error (JSON-RPC answers with status 200 and the error in the body). */
-function jsonRpcError(err: DomainError): { code: number; message: string; data?: unknown } {
-  if (err.code === 'LIMIT_EXCEEDED') return { code: LIMIT_CODE, message: err.message, data: errorInfo(err) };
-  if (err.code === 'INVALID' || err.code === 'PAYLOAD_TOO_LARGE' || err.code === 'UNSUPPORTED_MEDIA_TYPE')
-    return { code: -32602, message: err.message };
-  return { code: -32603, message: err.message };
 }
 
 /**
@@ -202,12 +177,11 @@ export function a2aRoutes(
       }
       if (!(err instanceof DomainError)) throw err;
       (ctx.state as SurfaceState).failure = err;
-      if (err.code === 'LIMIT_EXCEEDED') {
-        const d = err.details as { reason: string; retryAfterSeconds: number };
-        ctx.set('Retry-After', String(d.retryAfterSeconds));
-        ctx.state.refusal = d.reason;
-      }
-      ctx.body = { jsonrpc: '2.0', id, error: jsonRpcError(err) };
+      const refusal = refusalOf(err);
+      const { error, headers } = encodeA2aJsonRpcError(refusal);
+      if (refusal.reason) ctx.state.refusal = refusal.reason;
+      ctx.set(headers);
+      ctx.body = { jsonrpc: '2.0', id, error };
     } finally {
       // A run admitted for a call the SDK then refused gives its slot and reservation back.
       await admitted?.run.cancel();

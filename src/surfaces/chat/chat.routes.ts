@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import { completed } from '../../domain/runtime/pipeline.js';
 import type { Services } from '../../domain/services.js';
 import type { Logger } from '../../infra/logger.js';
+import { chatEvents } from '../../surfaces/chat/chat.events.js';
 import { abortOnClose, readJson, runHeaders } from '../shared/http-io.js';
 import { streamRun } from '../shared/sse.js';
 import { agentSurface, callerOf } from '../shared/surface.middleware.js';
@@ -48,13 +49,7 @@ export function chatRoutes(
       ctx.body = { conversationId: chat.conversationId, runId: r.runId, output: r.output, credits: r.credits };
       return;
     }
-    await streamRun(ctx, chat.runId, chat.events(), {
-      start: { conversationId: chat.conversationId, runId: chat.runId },
-      done: (r) => ({ output: r.output, credits: r.credits }),
-      error: (r) => ({ error: r.error!.message }),
-      failed: { error: 'The run failed' },
-      keepAliveMs,
-    });
+    await streamRun(ctx, chat.runId, chat.events(), chatEvents(chat.conversationId, chat.runId), keepAliveMs);
   });
 
   router.get('/agents/:agentId/chat/:conversationId', surface, async (ctx) => {

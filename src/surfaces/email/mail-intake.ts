@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { EmailReceiptService } from '../../domain/channels/email-receipt.service.js';
-import { LimitExceeded, NotFound } from '../../domain/errors.js';
+import { refusalOf } from '../../domain/error-catalogue.js';
+import { DomainError } from '../../domain/errors.js';
+import { encodeSmtpReply, notStoredReply, type SmtpReply } from '../../surfaces/email/smtp.errors.js';
 import type { Logger } from '../../infra/logger.js';
 import { parseInbound, UnparseableMail } from './parse-inbound.js';
 import { verifySmtpSender, type SenderAuthOptions } from '../../infra/email/sender-authentication.js';
@@ -19,6 +21,11 @@ export interface MailIntakeOptions {
   limits?: Partial<SmtpConnectionLimits>;
   /** How senders are authenticated: DNS (injectable in tests), its timeouts, the trusted relays. */
   senderAuth: SenderAuthOptions;
+}
+
+/** A domain refusal as the SMTP listener's reply to the message. */
+function replyTo(err: DomainError): SmtpReply {
+  return encodeSmtpReply(refusalOf(err));
 }
 
 /**
@@ -50,7 +57,10 @@ export async function startMailIntake(
       try {
         mail = await parseInbound(raw, {}, { mailFrom: envelope.mailFrom });
       } catch (err) {
-        if (err instanceof UnparseableMail) throw new SmtpRefusal(554, `5.6.0 ${err.message}`);
+        if (err instanceof UnparseableMail) {
+          const reply = replyTo(err);
+          throw new SmtpRefusal(reply.code, reply.text);
+        }
         throw err;
       }
       try {
@@ -67,10 +77,11 @@ export async function startMailIntake(
           sender,
         });
       } catch (err) {
-        // Every recipient went away between RCPT TO and the end of DATA (channel removed, surface off).
-        if (err instanceof NotFound) throw new SmtpRefusal(550, '5.1.1 No such mailbox here');
-        // A channel past its daily quota: a temporary refusal, the sending server keeps the message.
-        if (err instanceof LimitExceeded) throw new SmtpRefusal(452, `4.2.2 ${err.message}`);
+        // Every recipient went away between RCPT TO and the end of DATA (channel removed, surface
+        // off): 550; a channel past its daily quota: 452 (see encodeSmtpReply).
+        const reply = err instanceof DomainError ? replyTo(err) : undefined;
+        if (reply && !notStoredReply(reply)) throw new SmtpRefusal(reply.code, reply.text);
+        // The listener answers anything else 451, as the catalogue's other kinds are answered.
         logger.warn({ err }, 'An email could not be stored; the sender was told to try again (451)');
         throw err;
       }

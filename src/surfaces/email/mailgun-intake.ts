@@ -1,6 +1,8 @@
 import type { EmailReceipt, EmailReceiptService } from '../../domain/channels/email-receipt.service.js';
 import type { Clock } from '../../domain/clock.js';
-import { Invalid, LimitExceeded, NotFound, Unauthenticated } from '../../domain/errors.js';
+import { refusalOf } from '../../domain/error-catalogue.js';
+import { DomainError, Invalid, LimitExceeded, Unauthenticated } from '../../domain/errors.js';
+import { mailgunDrops } from '../../surfaces/email/mailgun.errors.js';
 import type { Logger } from '../../infra/logger.js';
 import { checkMailgunSignature } from './mailgun-signature.js';
 import type { MailgunTokens } from '../../infra/email/mailgun-tokens.js';
@@ -39,8 +41,8 @@ export interface MailgunIntake {
 }
 
 /** Whether Mailgun should stop retrying (its 406): nothing about the post will change on a retry. */
-export function refusedForGood(err: unknown): err is NotFound | Invalid {
-  return err instanceof NotFound || err instanceof Invalid;
+export function refusedForGood(err: unknown): err is DomainError {
+  return err instanceof DomainError && mailgunDrops(refusalOf(err));
 }
 
 /**

@@ -1,8 +1,10 @@
 import Router from '@koa/router';
 import busboy from 'busboy';
 import type Koa from 'koa';
-import { Invalid, PayloadTooLarge, UnsupportedMediaType } from '../../domain/errors.js';
-import { refusedForGood, type MailgunIntake, type MailgunPost } from './mailgun-intake.js';
+import { refusalOf } from '../../domain/error-catalogue.js';
+import { DomainError, Invalid, PayloadTooLarge, UnsupportedMediaType } from '../../domain/errors.js';
+import type { MailgunIntake, MailgunPost } from './mailgun-intake.js';
+import { encodeMailgunAnswer, mailgunDrops } from '../../surfaces/email/mailgun.errors.js';
 import { readRaw } from '../shared/http-io.js';
 
 /** Room for the form's other fields and its framing around `body-mime`. */
@@ -30,10 +32,13 @@ export function mailgunRoutes(intake: MailgunIntake): Koa.Middleware {
         duplicates: receipts.filter((r) => r.duplicate).length,
       };
     } catch (err) {
-      if (!refusedForGood(err)) throw err;
-      // Mailgun's contract, not an HTTP meaning: 406 is the one answer it does not retry.
-      ctx.status = 406;
-      ctx.body = { error: err.message };
+      // A refusal Mailgun retries is the app's HTTP answer (the same as encodeMailgunAnswer's).
+      const refusal = err instanceof DomainError ? refusalOf(err) : undefined;
+      if (!refusal || !mailgunDrops(refusal)) throw err;
+      const answer = encodeMailgunAnswer(refusal);
+      ctx.status = answer.status;
+      ctx.set(answer.headers);
+      ctx.body = answer.body;
     }
   });
   return router.routes() as Koa.Middleware;

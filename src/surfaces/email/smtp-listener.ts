@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerError, type SMTPServerSession } from 'smtp-server';
 import { sessionBounds } from './smtp-session-bounds.js';
+import { NOT_STORED } from '../../surfaces/email/smtp.errors.js';
 
 /** Who sent a message and to whom, as the SMTP conversation said (not the headers). */
 export interface SmtpEnvelope {
@@ -131,7 +132,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
               callback(
                 err instanceof SmtpRefusal
                   ? reply(err.responseCode, err.message)
-                  : reply(451, '4.3.0 Message not stored, try again later'),
+                  : reply(NOT_STORED.code, NOT_STORED.text),
               ),
           );
         },

@@ -6,6 +6,7 @@ import type { Logger } from '../../infra/logger.js';
 import { agentOpenApi } from '../../rest/openapi/agent.openapi.js';
 import { logAnswerAs } from '../shared/activity.middleware.js';
 import { endpointSegments, lazyAbortOnClose, readJson, runHeaders, wantsEventStream } from '../shared/http-io.js';
+import { httpApiEvents } from '../../surfaces/http-api/http-api.events.js';
 import { streamRun } from '../shared/sse.js';
 import { agentSurface, callerOf } from '../shared/surface.middleware.js';
 
@@ -34,7 +35,7 @@ export function httpApiRoutes(
       signal: lazyAbortOnClose(ctx),
       body: () => readJson(ctx),
     });
-    if (wantsEventStream(ctx)) return streamRun(ctx, run.runId, run.events());
+    if (wantsEventStream(ctx)) return streamRun(ctx, run.runId, run.events(), httpApiEvents(run.runId));
     const r = await completed(run.events());
     ctx.set('X-Run-Id', r.runId);
     ctx.body = { output: r.output, runId: r.runId, credits: r.credits };

@@ -5,10 +5,12 @@ import {
   type ReadResourceResult,
   type Server,
 } from '@modelcontextprotocol/server';
-import { DomainError, Invalid, LimitExceeded, Unavailable } from '../../domain/errors.js';
+import { refusalOf } from '../../domain/error-catalogue.js';
+import { DomainError } from '../../domain/errors.js';
 import type { Services } from '../../domain/services.js';
 import { RECORDS_TEMPLATE, ResourceNotFound } from '../../domain/surfaces/mcp-resources.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
+import { encodeMcpResourceError } from '../../surfaces/mcp/mcp.errors.js';
 
 /** What the resource handlers need of the HTTP exchange (`ResourceExchange`). */
 interface ResourceExchange {
@@ -17,25 +19,18 @@ interface ResourceExchange {
   failure?: unknown;
 }
 
-/** The JSON-RPC code of a limit met while reading (implementation-defined server error, as the A2A server answers it). */
-const LIMIT_CODE = -32000;
-
 /**
  * A failure of `resources/read` as the protocol answers it: an unknown, unexposed or malformed URI
  * is the SDK's resource-not-found error (`-32602` with `data.uri`, both eras; docs/decisions.md
- * §28); a bad cursor is invalid params; a limit says when to try again; anything unexpected is an
- * internal error without its message.
+ * §28); another refusal as `encodeMcpResourceError` says; anything unexpected is an internal error
+ * without its message.
  */
 function readFailure(err: unknown, exchange: ResourceExchange): never {
   if (err instanceof ResourceNotFound) throw new ResourceNotFoundError(err.uri);
-  if (err instanceof Invalid)
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message, err.field ? { field: err.field } : undefined);
-  if (err instanceof LimitExceeded || err instanceof Unavailable) {
-    throw new ProtocolError(LIMIT_CODE, `${err.message} Try again in ${err.retryAfterSeconds} s.`, {
-      retryAfterSeconds: err.retryAfterSeconds,
-    });
+  if (err instanceof DomainError) {
+    const failure = encodeMcpResourceError(refusalOf(err));
+    throw new ProtocolError(failure.code, failure.message, failure.data);
   }
-  if (err instanceof DomainError) throw new ProtocolError(LIMIT_CODE, err.message);
   exchange.failure = err;
   throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal server error');
 }

@@ -6,13 +6,16 @@ import {
   type ListToolsResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { DomainError, Invalid, LimitExceeded, NotFound, Unavailable } from '../../domain/errors.js';
+import { refusalOf } from '../../domain/error-catalogue.js';
+import { DomainError } from '../../domain/errors.js';
 import type { AdmittedRun } from '../../domain/runtime/pipeline.js';
 import type { Json } from '../../domain/json.js';
 import type { RunResult } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
 import type { PreparedCall, ToolOutcome } from '../../domain/surfaces/mcp.service.js';
 import type { SurfaceCaller, SurfaceRequest } from '../../domain/surfaces/surface-access.js';
+import { encodeMcpToolError } from '../../surfaces/mcp/mcp.errors.js';
+import { mcpProgress } from '../../surfaces/mcp/mcp.events.js';
 import { serveResources } from './mcp-resources.server.js';
 
 /** The version the MCP server reports in its server info. */
@@ -36,21 +39,15 @@ export interface McpExchange extends SurfaceRequest {
 }
 
 /**
- * A failure inside `tools/call` as the protocol answers it: an unknown tool or bad arguments are
- * JSON-RPC invalid-params errors; a refusal the service explains (a limit met while the call was
- * not prepared before dispatch, a busy sandbox) is a tool error the model can read; anything else
- * is an internal error without its message.
+ * A failure inside `tools/call` as the protocol answers it: a refusal as `encodeMcpToolError` says
+ * (a JSON-RPC error or a tool error the model can read); anything else is an internal error
+ * without its message.
  */
 function failureOf(err: unknown): CallToolResult {
-  if (err instanceof NotFound)
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${err.id ?? ''}`);
-  if (err instanceof Invalid)
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message, err.field ? { field: err.field } : undefined);
-  if (err instanceof LimitExceeded || err instanceof Unavailable) {
-    return toResult({ text: `${err.message} Try again in ${err.retryAfterSeconds} s.`, isError: true });
-  }
-  if (err instanceof DomainError) return toResult({ text: err.message, isError: true });
-  throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal server error');
+  if (!(err instanceof DomainError)) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal server error');
+  const failure = encodeMcpToolError(refusalOf(err));
+  if (failure.kind === 'rpc') throw new ProtocolError(failure.code, failure.message, failure.data);
+  return toResult({ text: failure.text, isError: true });
 }
 
 function asArguments(value: unknown): Record<string, Json> {
@@ -59,20 +56,10 @@ function asArguments(value: unknown): Record<string, Json> {
 
 /** Runs an admitted tool call, reporting progress while a prompt handler streams text. */
 async function runTool(run: AdmittedRun, ctx: ServerContext): Promise<RunResult> {
-  const token = ctx.mcpReq._meta?.progressToken;
-  let received = 0;
-  let lastSent = 0;
+  const progress = mcpProgress(ctx.mcpReq._meta?.progressToken, PROGRESS_INTERVAL_MS);
   for await (const ev of run.events()) {
     if (ev.type === 'done') return ev.result;
-    received += ev.text.length;
-    const now = Date.now();
-    if (token !== undefined && now - lastSent >= PROGRESS_INTERVAL_MS) {
-      lastSent = now;
-      await ctx.mcpReq.notify({
-        method: 'notifications/progress',
-        params: { progressToken: token, progress: received, message: `${received} characters written` },
-      });
-    }
+    for (const notification of progress.delta(ev.text)) await ctx.mcpReq.notify(notification);
   }
   throw new Error('the run ended without a result');
 }

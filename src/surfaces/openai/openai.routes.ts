@@ -1,96 +1,40 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { presentedAgentKey } from '../../domain/core/credentials.js';
+import { refusalOf } from '../../domain/error-catalogue.js';
 import { DomainError, NotFound, RunFailed } from '../../domain/errors.js';
-import { GuardrailBlocked } from '../../domain/runtime/guardrails.js';
 import type { Principal } from '../../domain/principal.js';
 import { completed } from '../../domain/runtime/pipeline.js';
 import type { RunEvent } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
 import type { ChatCompletionRun, OpenAiRequest, ResponseRun } from '../../domain/surfaces/openai.service.js';
-import { chunk, closingChunks, completionObject } from '../../domain/surfaces/openai/chat-completions.js';
-import { outputItems, responseObject, ResponseEvents, statusOf } from '../../domain/surfaces/openai/response-object.js';
+import { completionObject } from '../../domain/surfaces/openai/chat-completions.js';
+import { outputItems, responseObject, statusOf } from '../../domain/surfaces/openai/response-object.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
+import { encodeOpenAiError, openAiErrorOfStatus } from '../../surfaces/openai/openai.errors.js';
+import { chatCompletionChunks, responseEvents } from '../../surfaces/openai/openai.events.js';
+import { encodeRunEvent } from '../../surfaces/shared/run-events.js';
 import { agentRouteFrame, type SurfaceState } from '../shared/activity.middleware.js';
 import { lazyAbortOnClose, printableParam, readJson, runHeaders } from '../shared/http-io.js';
-import { openEventStream, type EventStream } from '../shared/sse.js';
+import { openEventStream, writeFrames, type EventStream } from '../shared/sse.js';
 import { agentSurface, callerOf } from '../shared/surface.middleware.js';
 
 /** A comment line on an idle stream, so that proxies do not close it. */
 const KEEP_ALIVE_MS = 15_000;
 /**
- * A 429 whose Retry-After is longer than this tells OpenAI's clients not to retry (`x-should-retry:
- * false`): they would otherwise wait a minute at most and try again, into the same refusal.
- */
-const CLIENT_RETRY_CEILING_SECONDS = 60;
-
-const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'invalid_request_error',
-  405: 'invalid_request_error',
-  413: 'invalid_request_error',
-  415: 'invalid_request_error',
-  429: 'rate_limit_error',
-  500: 'server_error',
-  503: 'service_unavailable_error',
-};
-
-const ERROR_CODES: Record<number, string> = {
-  401: 'invalid_api_key',
-  403: 'surface_disabled',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  413: 'request_too_large',
-  415: 'unsupported_media_type',
-  503: 'unavailable',
-};
-
-/** A field path as OpenAI's `param` writes it: `messages[0].content`. */
-function paramOf(field: unknown): string | null {
-  return typeof field === 'string' && field ? field.replace(/\.(\d+)(?=\.|$)/g, '[$1]') : null;
-}
-
-/**
  * Rewrites an error answer into OpenAI's shape, `{"error": {"message", "type", "code", "param"}}`,
- * keeping its status and headers (Retry-After on 429 and 503, X-Run-Id on a failed run's 500). A
- * 429 carries the limit in `code` (`daily_credit_limit`, `concurrency_limit`, …); a guardrail's
- * 400 names the guardrail; a failed run's 500 names the run.
+ * keeping its status and headers (see `encodeOpenAiError`).
  */
 export function openAiErrorShape(ctx: Koa.Context): void {
   const failure = (ctx.state as SurfaceState).failure;
-  const sent = ctx.body as { error?: unknown; reason?: string } | undefined;
+  const sent = ctx.body as { error?: unknown } | undefined;
   if (!sent || typeof sent.error !== 'string') return;
-  const status = ctx.status;
-  const error: Record<string, unknown> = {
-    message: sent.error,
-    type: ERROR_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'),
-    code: ERROR_CODES[status] ?? null,
-    param: null,
-  };
-  if (failure instanceof DomainError)
-    error.param = paramOf((failure as { field?: unknown }).field ?? failure.details?.field);
-  if (status === 429) {
-    error.code = sent.reason ?? 'rate_limit_exceeded';
-    if (Number(ctx.response.get('Retry-After')) > CLIENT_RETRY_CEILING_SECONDS) ctx.set('x-should-retry', 'false');
-  }
-  if (failure instanceof GuardrailBlocked) {
-    error.code = 'guardrail_blocked';
-    error.guardrail = failure.guardrail;
-    error.param = null;
-  }
-  if (failure instanceof RunFailed) {
-    error.code = 'run_failed';
-    error.run_id = failure.runId;
-  }
-  ctx.body = { error };
-}
-
-/** The error record a stream ends with when its run fails after the stream opened. */
-function streamError(message: string, code: string, runId: string): unknown {
-  return { error: { message, type: 'server_error', code, param: null, run_id: runId } };
+  if (failure instanceof DomainError) {
+    const { error, headers } = encodeOpenAiError(refusalOf(failure));
+    ctx.set(headers);
+    ctx.body = { error };
+  } else ctx.body = { error: openAiErrorOfStatus(ctx.status, sent.error) };
 }
 
 function request(ctx: Koa.Context, body: OpenAiRequest['body']): OpenAiRequest {
@@ -136,19 +80,13 @@ async function answerChatCompletion(ctx: Koa.Context, c: ChatCompletionRun): Pro
   }
   const events = run.events();
   let next = await firstEvent(events);
+  const encoder = chatCompletionChunks(ids, call.includeUsage, run.runId);
   const { stream, end } = openStream(ctx, run.runId);
   try {
-    stream.data(chunk(ids, { role: 'assistant', content: '' }));
-    for (; !next.done; next = await events.next()) {
-      const ev = next.value;
-      if (ev.type === 'delta') stream.data(chunk(ids, { content: ev.text }));
-      else if (ev.result.error)
-        stream.data(streamError(ev.result.error.message, ev.result.error.kind, ev.result.runId));
-      else for (const c of closingChunks(ids, ev.result, call.includeUsage)) stream.data(c);
-    }
-    stream.data('[DONE]');
+    writeFrames(stream, encoder.start!());
+    for (; !next.done; next = await events.next()) writeFrames(stream, encodeRunEvent(encoder, next.value));
   } catch (err) {
-    stream.data(streamError('The run failed', 'run_failed', run.runId));
+    writeFrames(stream, encoder.error());
     throw err;
   } finally {
     end();
@@ -170,26 +108,19 @@ async function answerResponse(ctx: Koa.Context, c: ResponseRun): Promise<void> {
   }
   const events = run.events();
   let next = await firstEvent(events);
-  const shaped = new ResponseEvents(state);
+  const encoder = responseEvents(state);
   const { stream, end } = openStream(ctx, run.runId);
-  const send = (list: { type: string }[]) => {
-    for (const e of list) stream.send(e.type, e);
-  };
   try {
-    send(shaped.start());
+    writeFrames(stream, encoder.start!());
     for (; !next.done; next = await events.next()) {
       const ev = next.value;
-      if (ev.type === 'delta') {
-        send(shaped.delta(ev.text));
-        continue;
-      }
-      const closing = shaped.finish(ev.result);
+      const frames = encodeRunEvent(encoder, ev);
       // Stored before `response.completed` goes out: a client that continues at once finds it.
-      await c.save(ev.result);
-      send(closing);
+      if (ev.type === 'done') await c.save(ev.result);
+      writeFrames(stream, frames);
     }
   } catch (err) {
-    send(shaped.failed('The run failed'));
+    writeFrames(stream, encoder.error());
     throw err;
   } finally {
     end();

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
-import type { RunEvent, RunResult } from '../../domain/runtime/run.types.js';
+import type { RunEvent } from '../../domain/runtime/run.types.js';
+import { encodeRunEvent, type RunEventEncoder, type SseFrame } from '../../surfaces/shared/run-events.js';
 
 /** A server-sent event stream on a response: `event: <name>` + `data: <json>` records. */
 export interface EventStream {
@@ -30,56 +31,38 @@ export function openEventStream(ctx: Koa.Context, runId: string): EventStream {
   };
 }
 
-/** How a surface frames a run on its stream. */
-export interface RunFraming {
-  /** A `start` event sent as soon as the stream opens, before the run's first event (chat). */
-  start?: unknown;
-  done(r: RunResult): unknown;
-  error(r: RunResult): unknown;
-  /** The `error` event of a run that failed unexpectedly after the stream opened. */
-  failed: unknown;
-  /** A comment line on an idle stream this often, so that proxies do not close it. */
-  keepAliveMs?: number;
-}
-
-/** The HTTP API's framing: `done` {output, runId, credits}, `error` {error, runId}. */
-export function httpApiFraming(runId: string): RunFraming {
-  return {
-    done: (r) => ({ output: r.output, runId: r.runId, credits: r.credits }),
-    error: (r) => ({ error: r.error!.message, runId: r.runId }),
-    failed: { error: 'The run failed', runId },
-  };
+/** Writes encoded frames on the stream. */
+export function writeFrames(stream: EventStream, frames: readonly SseFrame[]): void {
+  for (const f of frames) {
+    if (f.event === undefined) stream.data(f.data);
+    else stream.send(f.event, f.data);
+  }
 }
 
 /**
- * Streams a run whose id is `runId`: `delta` {text}… then `done` or `error` — a script's run is its
- * one `done` (or `error`). Without a `start` event the run's first step comes before the status
- * line, so a failure before its first event is still an ordinary JSON error answer; after the
- * stream has started, an unexpected failure ends it with the framing's `failed` event and is
- * rethrown for the error log.
+ * Streams a run whose id is `runId` as `encoder` frames it (chat, HTTP API). Without a `start`
+ * frame the run's first step comes before the status line, so a failure before its first event is
+ * still an ordinary JSON error answer; after the stream has started, an unexpected failure ends it
+ * with the encoder's `error` frames and is rethrown for the error log. `keepAliveMs`: a comment
+ * line on an idle stream this often, so that proxies do not close it.
  */
 export async function streamRun(
   ctx: Koa.Context,
   runId: string,
   events: AsyncGenerator<RunEvent>,
-  framing: RunFraming = httpApiFraming(runId),
+  encoder: RunEventEncoder,
+  keepAliveMs?: number,
 ): Promise<void> {
-  let next = framing.start === undefined ? await events.next() : undefined;
+  let next = encoder.start === undefined ? await events.next() : undefined;
   const stream = openEventStream(ctx, runId);
-  const keepAlive = framing.keepAliveMs
-    ? setInterval(() => ctx.res.write(': keep-alive\n\n'), framing.keepAliveMs)
-    : undefined;
+  const keepAlive = keepAliveMs ? setInterval(() => ctx.res.write(': keep-alive\n\n'), keepAliveMs) : undefined;
   keepAlive?.unref();
   try {
-    if (framing.start !== undefined) stream.send('start', framing.start);
-    for (next ??= await events.next(); !next.done; next = await events.next()) {
-      const ev = next.value;
-      if (ev.type === 'delta') stream.send('delta', { text: ev.text });
-      else if (ev.result.error) stream.send('error', framing.error(ev.result));
-      else stream.send('done', framing.done(ev.result));
-    }
+    if (encoder.start) writeFrames(stream, encoder.start());
+    for (next ??= await events.next(); !next.done; next = await events.next())
+      writeFrames(stream, encodeRunEvent(encoder, next.value));
   } catch (err) {
-    stream.send('error', framing.failed);
+    writeFrames(stream, encoder.error());
     throw err;
   } finally {
     clearInterval(keepAlive);

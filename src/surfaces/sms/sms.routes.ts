@@ -1,13 +1,26 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { SmsCallback, SmsReceipt } from '../../domain/channels/sms-receipt.service.js';
+import { refusalOf } from '../../domain/error-catalogue.js';
+import { DomainError } from '../../domain/errors.js';
 import type { Services } from '../../domain/services.js';
 import type { Logger } from '../../infra/logger.js';
 import { agentRouteFrame, type SurfaceState } from '../shared/activity.middleware.js';
+import { encodeTwilioAnswer } from '../../surfaces/sms/twilio.errors.js';
 import { printableParam, readRaw } from '../shared/http-io.js';
 
 /** The largest callback form accepted (a text message is at most 1600 characters; the provider adds a few dozen fields). */
 const MAX_FORM_BYTES = 64 * 1024;
+
+/** A refusal as the provider's answer (`encodeTwilioAnswer`), over the frame's HTTP answer. */
+function twilioErrorShape(ctx: Koa.Context): void {
+  const failure = (ctx.state as SurfaceState).failure;
+  if (!(failure instanceof DomainError)) return;
+  const answer = encodeTwilioAnswer(refusalOf(failure));
+  ctx.status = answer.status;
+  ctx.set(answer.headers);
+  ctx.body = answer.body;
+}
 
 /**
  * `/agents/{agentId}/sms` and `/agents/{agentId}/sms/status` — a Twilio-compatible provider's
@@ -18,7 +31,7 @@ const MAX_FORM_BYTES = 64 * 1024;
  */
 export function smsRoutes(services: Services, baseUrl: string, logger: Logger): Koa.Middleware {
   const router = new Router();
-  const frame = agentRouteFrame(services, 'SMS', logger);
+  const frame = agentRouteFrame(services, 'SMS', logger, twilioErrorShape);
   const callback = async (ctx: Koa.Context): Promise<SmsCallback> => {
     // URLSearchParams decodes bytes as UTF-8 (bad sequences become U+FFFD): no unpaired surrogate reaches storage.
     const form = new URLSearchParams((await readRaw(ctx, MAX_FORM_BYTES)).toString('utf8'));
