@@ -143,7 +143,7 @@ export class A2aService {
       };
       facts.run = await this.pipeline.begin(principal, agent, this.mcp.entry(tool), input, {
         signal: request.signal,
-        });
+      });
       return { run: facts.run, tool, record: async () => {} };
     }
     if (!message.text.trim())
