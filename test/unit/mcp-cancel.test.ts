@@ -3,7 +3,7 @@ import type { CallCancel, CancelChannel } from '../../src/domain/calls/call-canc
 import { callerIdentity } from '../../src/domain/surfaces/caller-identity.js';
 import type { SurfaceCaller } from '../../src/domain/surfaces/surface-access.js';
 import { formatCancel, MAX_REQUEST_ID_JSON, parseCancel } from '../../src/infra/surfaces/cancel-channel.js';
-import { CallCancels as RunningCalls } from '../../src/domain/calls/call-cancels.js';
+import { CallCancels as RunningCalls, localCancelChannel } from '../../src/domain/calls/call-cancels.js';
 
 // What a `notifications/cancelled` reaches: a single running call of the same agent, caller and
 // JSON-RPC id, here or (through the channel) on another instance; and what the channel carries.
@@ -67,6 +67,18 @@ describe('Call cancellation: running calls and the cancel channel (MCP, A2A)', (
     forget();
     channel.deliver(call(1));
     expect(c1.signal.aborted).to.equal(true);
+  });
+
+  it("the embedded database's channel delivers in memory: two registries of one process reach each other", async () => {
+    const channel = localCancelChannel();
+    const [here, there] = [new RunningCalls(channel), new RunningCalls(channel)];
+    const c = new AbortController();
+    there.register(call('task-1', 'key:k1', 'agent-1', 'A2A'), c);
+    expect(await here.cancel(call('task-1', 'key:k1', 'agent-1', 'MCP'))).to.equal('announced');
+    expect(c.signal.aborted, 'another surface').to.equal(false);
+    expect(await here.cancel(call('task-1', 'key:k1', 'agent-1', 'A2A'))).to.equal('announced');
+    expect(c.signal.aborted).to.equal(true);
+    expect(await there.cancel(call('task-1', 'key:k1', 'agent-1', 'A2A'))).to.equal('here');
   });
 
   it('the channel carries bounded cancels and believes nothing else', () => {
