@@ -13,7 +13,7 @@ import { callEntry, type CallEnding } from './call-entry.js';
  * `ending` then says how the call ended on the wire (null when no agent was named: nothing to log).
  */
 export interface SurfaceCallParts {
-  handle(call: { cancels: CallCancels }): Promise<void>;
+  handle(): Promise<void>;
   ending(): CallEnding | null;
 }
 
@@ -39,7 +39,7 @@ export class CallLifecycle {
    */
   async run(parts: SurfaceCallParts): Promise<void> {
     const started = Date.now();
-    await parts.handle({ cancels: this.cancels });
+    await parts.handle();
     const end = parts.ending();
     if (end) this.activity.writeEntry(end.agent, callEntry(end, Date.now() - started));
   }
