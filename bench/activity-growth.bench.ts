@@ -103,7 +103,7 @@ function record(log: ActivityLog, n: number): void {
   const orderId = `ord_${n}`;
   const status = statusOf(n);
   const surface: Surface = SURFACES[Math.floor(n / 4) % 5]!;
-  log.record(agents[agentOf(n)]!, {
+  log.writeEntry(agents[agentOf(n)]!, {
     kind: n % 4 === 0 ? 'run' : 'request',
     surface,
     entry: 'orders',

@@ -132,9 +132,9 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const cache = new ReadCache();
     const stopChanges = await listenForChanges(db, cache, logger);
     stopListening = stopChanges;
-    const mcpCancels = await openCancelChannel(db, logger);
+    const cancels = await openCancelChannel(db, logger);
     stopListening = async () => {
-      await mcpCancels.close();
+      await cancels.close();
       await stopChanges();
     };
     const store = cachedStore(knexStore(db), cache);
@@ -148,6 +148,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
     const clock = opts.clock ?? systemClock;
     const services: Services = createServices({
       metrics,
+      cancels,
       store,
       activitySink,
       chargeSink,
@@ -234,7 +235,6 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       console: consoleBundle,
       chatKeepAliveMs: opts.chatKeepAliveMs,
       metrics,
-      mcpCancels,
       metricsElsewhere: config.metricsPort !== undefined,
       draining: () => draining,
       oauth: providerFor,

@@ -1,4 +1,7 @@
 import { messagingTools } from './channels/messaging.tools.js';
+import { CallCancels, localCancelChannel } from './calls/call-cancels.js';
+import type { CancelChannel } from './calls/call-cancel.ports.js';
+import { CallLifecycle } from './calls/call-lifecycle.js';
 import { ActivityService } from './activity/activity.service.js';
 import { ActivityLog, type ActivitySink } from './activity/activity-log.js';
 import { AdmissionService, DEFAULT_ADMISSION, type AdmissionConfig } from './admission/admission.service.js';
@@ -71,6 +74,8 @@ export interface Services {
   admission: AdmissionService;
   activityLog: ActivityLog;
   pipeline: Pipeline;
+  /** Every surface call's lifecycle: the one writer of activity entries, and cancels from any instance. */
+  calls: CallLifecycle;
   surfaces: SurfaceAccess;
   httpApi: HttpApiService;
   mcp: McpService;
@@ -124,6 +129,8 @@ export interface ServiceDeps {
   admission: Pick<AdmissionConfig, 'instanceId'> & Partial<AdmissionConfig>;
   /** Where runs are counted for /metrics. */
   metrics?: RunMetrics;
+  /** Carries call cancels between the instances of one database (default: this process only). */
+  cancels?: CancelChannel;
   /** Access tokens of the MCP servers' authorization server; absent: no OAuth token is accepted. */
   oauthTokens?: OAuthTokenReader;
   /** The SMS provider (absent: none configured, every SMS callback is refused). */
@@ -194,7 +201,8 @@ export function createServices(deps: ServiceDeps): Services {
     },
   };
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
-  const pipeline = new Pipeline(admission, runs, activityLog, deps.metrics);
+  const pipeline = new Pipeline(admission, runs, deps.metrics);
+  const calls = new CallLifecycle(activityLog, pipeline, new CallCancels(deps.cancels ?? localCancelChannel()));
   const keys = new KeyService(store, clock);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
   const sms = deps.sms ?? NO_SMS;
@@ -220,6 +228,7 @@ export function createServices(deps: ServiceDeps): Services {
     admission,
     activityLog,
     pipeline,
+    calls,
     surfaces,
     httpApi: new HttpApiService(store, pipeline),
     mcp,
@@ -231,17 +240,17 @@ export function createServices(deps: ServiceDeps): Services {
     a2a: new A2aService(store, clock, pipeline, mcp),
     deliveryBodies: new DeliveryBodyService(store),
     webhookReceipt: new WebhookReceiptService(store, clock, secrets, deliveryQueued),
-    webhookDelivery: new WebhookDeliveryTask(store, pipeline),
+    webhookDelivery: new WebhookDeliveryTask(store, calls),
     deliveries: new WebhookDeliveriesService(store, clock, deliveryQueued),
     deliveryQueued,
     smsReceipt: new SmsReceiptService(store, clock, sms, channelQueued),
-    emailReceipt: new EmailReceiptService(store, clock, activityLog, channelQueued, {
+    emailReceipt: new EmailReceiptService(store, clock, calls, channelQueued, {
       ...DEFAULT_EMAIL_RECEIPT,
       ...deps.emailReceipt,
     }),
     channelMessages: new ChannelMessageTask({
       store,
-      pipeline,
+      calls,
       sms,
       email,
       clock,

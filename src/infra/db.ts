@@ -84,6 +84,11 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
 }
 
 /** A copy of an embedded database, for opening another one from it (tests start from a migrated copy). */
+/** Whether `db` is the embedded database (one process: its notifications never leave it). */
+export function isEmbedded(db: Db): boolean {
+  return embedded.has(db);
+}
+
 export async function dumpDatabase(db: Db): Promise<Blob> {
   const own = embedded.get(db);
   if (!own) throw new Error('dumpDatabase: not an embedded database');

@@ -3,7 +3,6 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Services } from '../domain/services.js';
-import type { CancelChannel } from '../domain/surfaces/call-cancel.ports.js';
 import type { Logger } from '../infra/logger.js';
 import { errorMapper } from './errors.js';
 import type { ServiceMetrics } from '../infra/metrics.js';
@@ -56,8 +55,6 @@ export interface AppDeps {
   chatKeepAliveMs?: number;
   /** The instance's metrics: every request is counted; `GET /metrics` here unless `metricsElsewhere`. */
   metrics?: ServiceMetrics;
-  /** Carries MCP `notifications/cancelled` to the instance that runs the call they name. */
-  mcpCancels: CancelChannel;
   /** `GET /metrics` has a port of its own (METRICS_PORT). */
   metricsElsewhere?: boolean;
   /** The authorization server of agents' MCP servers, per issuer (absent: no OAuth endpoints). */
@@ -132,9 +129,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(page(docsRoutes(() => surfacesOpenApi(deps.baseUrl))));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl, deps.logger));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins, deps.logger));
-  app.use(
-    mcpRoutes(deps.services, deps.platformOrigins, deps.logger, deps.mcpCancels, deps.oauth ? deps.baseUrl : undefined),
-  );
+  app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger, deps.oauth ? deps.baseUrl : undefined));
   app.use(webhookRoutes(deps.services, deps.logger));
   app.use(smsRoutes(deps.services, deps.baseUrl, deps.logger));
   if (deps.mailgun) app.use(page(mailgunRoutes(deps.mailgun)));

@@ -149,7 +149,7 @@ describe('A2A server: the service alone', () => {
             headers: HEADERS,
             body: { city: 'Paris' },
           },
-          opts: { signal, inRequest: true },
+          opts: { signal },
         },
       ]);
       expect(begunRun).to.deep.equal({ run, tool: lookup });
@@ -208,7 +208,7 @@ describe('A2A server: the service alone', () => {
           headers: HEADERS,
           body: 'Hello',
         },
-        opts: { signal, inRequest: true, history: [] },
+        opts: { signal, history: [] },
       };
       expect(begun).to.deep.equal([expected, expected]);
       expect(first.run).to.equal(run);

@@ -47,14 +47,14 @@ describe('activity sink: a batch with one bad entry', function () {
     const kept = await loadAgent(await createAgent(ws.adminToken));
     const gone = await loadAgent(await createAgent(ws.adminToken));
     await gqlOk(ws.adminToken, 'mutation($id: ID!) { deleteAgent(id: $id) }', { id: gone.id });
-    log.record(kept, { surface: 'HTTP_API', status: 201 });
-    log.record(gone, {
+    log.writeEntry(kept, { surface: 'HTTP_API', status: 201 });
+    log.writeEntry(gone, {
       surface: 'HTTP_API',
       status: 500,
       requestBody: { note: 'body-of-the-refused-entry' },
       response: { output: 'response-of-the-refused-entry' },
     });
-    log.record(kept, { surface: 'HTTP_API', status: 202 });
+    log.writeEntry(kept, { surface: 'HTTP_API', status: 202 });
     return kept;
   }
 
@@ -107,8 +107,8 @@ describe('activity sink: a batch with one bad entry', function () {
     const log = new ActivityLog(store, sink, systemClock);
     const agent = await loadAgent(await createAgent(ws.adminToken));
 
-    log.record(agent, { surface: 'HTTP_API', status: 201 });
-    log.record(agent, {
+    log.writeEntry(agent, { surface: 'HTTP_API', status: 201 });
+    log.writeEntry(agent, {
       surface: 'HTTP_API',
       status: 500,
       error: 'the handler failed',
@@ -204,13 +204,13 @@ describe('activity sink: while the database cannot be reached', function () {
     const log = new ActivityLog(store, sink, systemClock);
     const agent = await loadAgent(await createAgent(ws.adminToken));
 
-    for (const status of [201, 202, 203, 204, 205]) log.record(agent, { surface: 'HTTP_API', status });
+    for (const status of [201, 202, 203, 204, 205]) log.writeEntry(agent, { surface: 'HTTP_API', status });
     await sink.flush();
     // A few retries while it is still down.
     for (let i = 0; i < 250 && refused < 3; i++) await new Promise((r) => setTimeout(r, 20));
     expect(refused).to.be.at.least(3);
     expect(sink.backlog().entries).to.equal(5);
-    log.record(agent, { surface: 'HTTP_API', status: 206 }); // written during the outage too
+    log.writeEntry(agent, { surface: 'HTTP_API', status: 206 }); // written during the outage too
 
     down = false;
     for (let i = 0; i < 50 && sink.backlog().entries > 0; i++) await new Promise((r) => setTimeout(r, 20));
@@ -250,11 +250,11 @@ describe('activity sink: a batch stored whose acknowledgement was lost', functio
     const log = new ActivityLog(store, sink, systemClock);
     const agent = await loadAgent(await createAgent(ws.adminToken));
 
-    log.record(agent, { surface: 'HTTP_API', status: 201 });
-    log.record(agent, { surface: 'HTTP_API', status: 202 });
+    log.writeEntry(agent, { surface: 'HTTP_API', status: 201 });
+    log.writeEntry(agent, { surface: 'HTTP_API', status: 202 });
     await sink.flush();
     expect(calls).to.equal(1);
-    log.record(agent, { surface: 'HTTP_API', status: 203 }); // joins the batch sent again
+    log.writeEntry(agent, { surface: 'HTTP_API', status: 203 }); // joins the batch sent again
     for (let i = 0; i < 250 && sink.backlog().entries > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(sink.backlog().entries).to.equal(0);
 

@@ -52,7 +52,7 @@ describe('activity log', function () {
     const id = await createAgent(ws.adminToken);
     const agent = await loadAgent(id);
     const log = h().service.services.activityLog;
-    log.record(agent, {
+    log.writeEntry(agent, {
       surface: 'HTTP_API',
       entry: 'orders',
       method: 'POST',
@@ -109,8 +109,8 @@ describe('activity log', function () {
     );
     const agent = await loadAgent(id);
     const log = h().service.services.activityLog;
-    log.record(agent, { surface: 'MCP', status: 200 });
-    log.record(agent, { surface: 'HTTP_API', status: 201 });
+    log.writeEntry(agent, { surface: 'MCP', status: 200 });
+    log.writeEntry(agent, { surface: 'HTTP_API', status: 201 });
     await log.flush();
     const d = await gqlOk(
       ws.adminToken,
@@ -126,7 +126,7 @@ describe('activity log', function () {
     // The service's sink, with a clock that gives every entry a later time than the one before.
     const { store } = h().service;
     const log = new ActivityLog(store, bufferedActivitySink(store, createLogger('silent')), steppingClock(new Date()));
-    for (let i = 0; i < 5; i++) log.record(agent, { surface: i % 2 ? 'MCP' : 'HTTP_API', status: 200 + i });
+    for (let i = 0; i < 5; i++) log.writeEntry(agent, { surface: i % 2 ? 'MCP' : 'HTTP_API', status: 200 + i });
     await log.flush();
     const q = `query($id: ID!, $after: String, $s: Surface) { agent(id: $id) { activity(first: 2, after: $after, surface: $s) { nodes { status } endCursor hasNextPage } } }`;
     const p1 = (await gqlOk(ws.adminToken, q, { id })).agent.activity;
@@ -149,8 +149,8 @@ describe('activity log', function () {
       directSink((e) => ({ ...e, createdAt: new Date(Date.now() - 8 * 86_400_000) })),
       h().service.clock,
     );
-    past.record(agent, { surface: 'HTTP_API', status: 1 });
-    h().service.services.activityLog.record(agent, { surface: 'HTTP_API', status: 2 });
+    past.writeEntry(agent, { surface: 'HTTP_API', status: 1 });
+    h().service.services.activityLog.writeEntry(agent, { surface: 'HTTP_API', status: 2 });
     await past.flush();
     await h().service.services.activityLog.flush();
     expect(await h().service.services.activityLog.prune()).to.be.at.least(1);
@@ -182,7 +182,7 @@ describe('activity log', function () {
       scriptEntry('return { seen: Object.keys(request.headers) }'),
       httpInput({ q: 1 }, { headers: { 'user-agent': 'test' } }),
     );
-    s.activityLog.record(agent, {
+    s.activityLog.writeEntry(agent, {
       surface: 'HTTP_API',
       status: 200,
       requestHeaders: headers,
@@ -219,7 +219,7 @@ describe('activity log', function () {
     it('lone surrogates in the body, response, error and script logs are stored as U+FFFD', async () => {
       const agent = await loadAgent(await createAgent(ws.adminToken));
       const log = h().service.services.activityLog;
-      log.record(agent, {
+      log.writeEntry(agent, {
         surface: 'HTTP_API',
         status: 200,
         requestBody: { t: '\ud800', ['k\udc00']: 1 },
@@ -244,7 +244,7 @@ describe('activity log', function () {
       const agent = await loadAgent(await createAgent(ws.adminToken));
       const log = h().service.services.activityLog;
       const deep = JSON.parse('['.repeat(3000) + ']'.repeat(3000)) as unknown;
-      log.record(agent, { surface: 'HTTP_API', status: 400, requestBody: deep, response: { error: 'too deep' } });
+      log.writeEntry(agent, { surface: 'HTTP_API', status: 400, requestBody: deep, response: { error: 'too deep' } });
       await log.flush();
       const [entry] = await stored(agent.id);
       expect(entry).to.deep.include({ status: 400, truncated: true, response: { error: 'too deep' } });
@@ -262,7 +262,7 @@ describe('activity log', function () {
       const agent = await loadAgent(await createAgent(ws.adminToken));
       const log = h().service.services.activityLog;
       expect(() =>
-        log.record(agent, {
+        log.writeEntry(agent, {
           surface: 'HTTP_API',
           status: 200,
           requestBody: { n: 10n },

@@ -42,7 +42,7 @@ describe('console: activity filters, one entry, runs per surface (GraphQL)', fun
       h().service.clock,
     );
     const rec = (surface: Surface, entry: string | null, status: number | null, extra: Record<string, unknown> = {}) =>
-      log.record(agent, { surface, entry, status, ...extra });
+      log.writeEntry(agent, { surface, entry, status, ...extra });
     rec('HTTP_API', 'orders', 200, { runId: 'run_a', credits: 0.5 }); // t0
     rec('HTTP_API', 'orders', 429, { error: 'This agent used its daily credit limit of 0; it resets at 00:00 UTC' }); // t1
     rec('MCP', 'lookup', 200, { runId: 'run_b', credits: 0.25 }); // t2

@@ -59,7 +59,7 @@ describe('housekeeping timer', function () {
 
   /** Records an entry dated by the manual clock, through the service's own activity log. */
   async function record(agentId: string, status: number): Promise<void> {
-    service.services.activityLog.record(await loadAgent(agentId), { surface: 'HTTP_API', status });
+    service.services.activityLog.writeEntry(await loadAgent(agentId), { surface: 'HTTP_API', status });
     await service.services.activityLog.flush();
   }
 

@@ -236,7 +236,7 @@ describe('OpenAI-compatible API: the service alone', () => {
             headers: HEADERS,
             body: 'Answer in French\n\nHello',
           },
-          opts: { signal: req.signal, inRequest: true, dialogue },
+          opts: { signal: req.signal, dialogue },
         },
       ]);
       expect(begun[0]!.opts.signal).to.equal(req.signal);
@@ -339,7 +339,7 @@ describe('OpenAI-compatible API: the service alone', () => {
             headers: HEADERS,
             body: 'Be kind\n\nHello',
           },
-          opts: { signal: req.signal, inRequest: true, dialogue },
+          opts: { signal: req.signal, dialogue },
         },
       ]);
       expect(created.state.id).to.match(/^resp_[A-Za-z0-9_-]+$/);

@@ -3,9 +3,10 @@ import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../help
 import { completed } from '../../src/domain/runtime/pipeline.js';
 import { httpInput, keyPrincipal, loadAgent, refusal, scriptEntry } from '../helpers/runtime.js';
 
-// DESIGN §5 step 9: the run's part of the activity log is written by the pipeline, the same way for
-// every surface. A run a request waits for returns its facts on the admitted run (the request's entry
-// holds them); a run that no request waits for (a webhook delivery) becomes an entry of kind `run`.
+// DESIGN §5 step 9: the run's part of the activity log, the same way for every surface. The pipeline
+// writes no entry: a run returns its facts on the admitted run, which a request's entry holds; a run
+// that no request waits for (a webhook delivery) is begun through the call lifecycle
+// (`services.calls`), which writes it as an entry of kind `run`.
 
 describe("run pipeline: the run's activity fields", function () {
   this.timeout(60_000);
@@ -29,7 +30,7 @@ describe("run pipeline: the run's activity fields", function () {
 
   it('without a request entry, a finished run is logged as kind run: entry, input, output, credits, run id, logs', async () => {
     const agent = await loadAgent(await createAgent(ws.adminToken));
-    const r = await services().pipeline.execute(
+    const r = await services().calls.execute(
       keyPrincipal(agent),
       agent,
       scriptEntry('log("seen", input.n); return { doubled: input.n * 2 };'),
@@ -63,11 +64,11 @@ describe("run pipeline: the run's activity fields", function () {
     expect(
       (
         await refusal(() =>
-          services().pipeline.execute(keyPrincipal(guarded), guarded, scriptEntry('return 1;'), httpInput('forbidden')),
+          services().calls.execute(keyPrincipal(guarded), guarded, scriptEntry('return 1;'), httpInput('forbidden')),
         )
       ).code,
     ).to.equal('INVALID');
-    const failed = await services().pipeline.execute(
+    const failed = await services().calls.execute(
       keyPrincipal(guarded),
       guarded,
       scriptEntry('throw new Error("no stock");'),
@@ -85,14 +86,13 @@ describe("run pipeline: the run's activity fields", function () {
     expect(handlerFailure!.runId).to.equal(failed.runId);
   });
 
-  it('in a request, the run returns its facts on the admitted run and writes no entry of its own', async () => {
+  it("the pipeline returns a run's facts on the admitted run and writes no entry of its own", async () => {
     const agent = await loadAgent(await createAgent(ws.adminToken));
     const run = await services().pipeline.begin(
       keyPrincipal(agent),
       agent,
       scriptEntry('return "ok";'),
       httpInput(null),
-      { inRequest: true },
     );
     expect(run.facts).to.equal(undefined);
     const r = await completed(run.events());
@@ -108,14 +108,13 @@ describe("run pipeline: the run's activity fields", function () {
     expect(await runEntries(agent.id)).to.have.length(0);
   });
 
-  it('in a request, a failed handler is RunFailed and its facts keep the failure', async () => {
+  it('a failed handler is RunFailed, its facts keep the failure, and the pipeline writes no entry', async () => {
     const agent = await loadAgent(await createAgent(ws.adminToken));
     const run = await services().pipeline.begin(
       keyPrincipal(agent),
       agent,
       scriptEntry('log("before"); throw new Error("no stock");'),
       httpInput(null),
-      { inRequest: true },
     );
     const failed = await refusal(() => completed(run.events()));
     expect(failed.code).to.equal('RUN_FAILED');
@@ -159,12 +158,7 @@ describe("run pipeline: the run's activity fields", function () {
 
     it('cancel gives the slot back without a run, a charge or an entry; cancelling again or after a run does nothing', async () => {
       const agent = await oneSlotAgent();
-      const run = await services().pipeline.begin(
-        keyPrincipal(agent),
-        agent,
-        scriptEntry('return 1;'),
-        httpInput(null),
-      );
+      const run = await services().calls.begin(keyPrincipal(agent), agent, scriptEntry('return 1;'), httpInput(null));
       await run.cancel();
       await run.cancel();
       expect(await slots(agent.id)).to.equal(0);
@@ -190,7 +184,7 @@ describe("run pipeline: the run's activity fields", function () {
       expect(
         (
           await refusal(() =>
-            services().pipeline.begin(
+            services().calls.begin(
               keyPrincipal(guarded),
               guarded,
               scriptEntry('return 1;'),

@@ -1,3 +1,4 @@
+import { CallLifecycle } from '../../src/domain/calls/call-lifecycle.js';
 import { expect } from 'chai';
 import {
   ModelFailure,
@@ -49,12 +50,18 @@ describe('run service: what an unfinished run is charged', function () {
   useFakeModelWorkspace((s) => ({ fake, ws } = s));
 
   /** The run service and a pipeline around it, the model scripted to end as `ending` says. */
-  function scripted(ending: Ending): { runs: RunService; pipeline: Pipeline; calls: ModelCall[] } {
+  function scripted(ending: Ending): {
+    runs: RunService;
+    pipeline: Pipeline;
+    lifecycle: CallLifecycle;
+    calls: ModelCall[];
+  } {
     const calls: ModelCall[] = [];
     const s = h().service.services;
     const deps = (s.runs as unknown as { deps: RunServiceDeps }).deps;
     const runs = new RunService({ ...deps, models: scriptedModels(ending, calls) });
-    return { runs, pipeline: new Pipeline(s.admission, runs, s.activityLog), calls };
+    const pipeline = new Pipeline(s.admission, runs);
+    return { runs, pipeline, lifecycle: new CallLifecycle(s.activityLog, pipeline, s.calls.cancels), calls };
   }
 
   /** An agent on test-model under a daily limit (so its charges are counted at once), with its key. */
@@ -101,9 +108,9 @@ describe('run service: what an unfinished run is charged', function () {
 
   it('the caller went away mid-answer: aborted, charged what was used; the kind run entry shows it', async () => {
     const a = await agent();
-    const { pipeline } = scripted('abort');
+    const { lifecycle } = scripted('abort');
     const ac = new AbortController();
-    const run = await pipeline.begin(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'), {
+    const run = await lifecycle.begin(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'), {
       signal: ac.signal,
     });
     const events = run.events();
@@ -121,7 +128,7 @@ describe('run service: what an unfinished run is charged', function () {
   it('the reader stops after the first delta: the pipeline charges what was used and logs it', async () => {
     const a = await agent();
     const { pipeline } = scripted('hang');
-    const run = await pipeline.begin(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'), { inRequest: true });
+    const run = await pipeline.begin(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'));
     const events = run.events();
     expect((await events.next()).value).to.deep.equal({ type: 'delta', text: 'Hello there ' });
     await events.return(undefined);
@@ -133,14 +140,14 @@ describe('run service: what an unfinished run is charged', function () {
 
   it('an unexpected error after the model began answering: thrown on, and charged', async () => {
     const a = await agent();
-    const { runs, pipeline } = scripted('crash');
+    const { runs, lifecycle } = scripted('crash');
     const spent = { credits: 0 };
     const thrown = await runs
       .run(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'), { spent })
       .catch((e: unknown) => e);
     expect(thrown).to.be.instanceOf(TypeError);
     expect(spent.credits).to.equal(CREDITS);
-    const again = await pipeline
+    const again = await lifecycle
       .execute(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'))
       .catch((e: unknown) => e);
     expect(again).to.be.instanceOf(TypeError);
@@ -152,12 +159,12 @@ describe('run service: what an unfinished run is charged', function () {
 
   it('a call the provider refused before answering costs nothing', async () => {
     const a = await agent();
-    const { runs, pipeline } = scripted('refused');
+    const { runs, lifecycle } = scripted('refused');
     const r = await runs.run(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'));
     expect(r.error!.kind).to.equal('model');
     expect(r.credits).to.equal(0);
     expect(r.usage).to.deep.equal({ inputTokens: 0, outputTokens: 0 });
-    await pipeline.execute(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'));
+    await lifecycle.execute(keyPrincipal(a), a, promptEntry('Answer.'), httpInput('hi'));
     expect((await runEntry(a.id)).credits).to.equal(0);
     expect(await charged(a.id)).to.equal(0);
   });

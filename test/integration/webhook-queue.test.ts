@@ -11,7 +11,7 @@ import type {
 import { Invalid, LimitExceeded, NotFound } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { Principal } from '../../src/domain/principal.js';
-import type { Pipeline } from '../../src/domain/runtime/pipeline.js';
+import type { UnattendedRuns } from '../../src/domain/runtime/pipeline.js';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../src/domain/core/retry-schedule.js';
 import { WebhookDeliveriesService } from '../../src/domain/webhooks/webhook-deliveries.service.js';
 import { WebhookDeliveryTask } from '../../src/domain/webhooks/webhook-delivery.task.js';
@@ -55,9 +55,9 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
   const repos = () => h().service.store.repos;
   const gql = (query: string, variables: Record<string, unknown>) => gqlOk(ws.adminToken, query, variables);
 
-  /** The harness pipeline, counting the runs begun and keeping the refusals. */
-  function countingPipeline(pipeline: Pipeline): Pipeline {
-    const counting = Object.create(pipeline) as Pipeline;
+  /** The harness's call lifecycle, counting the runs begun and keeping the refusals. */
+  function countingPipeline(pipeline: UnattendedRuns): UnattendedRuns {
+    const counting = Object.create(pipeline) as UnattendedRuns;
     counting.begin = async (...args) => {
       seen.begins++;
       try {
@@ -147,7 +147,7 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
   before(async () => {
     ws = await newWorkspace();
     admin = { kind: 'member', memberId: ws.adminId, workspaceId: ws.workspaceId, role: 'ADMIN' };
-    const { secrets, pipeline } = h().service.services;
+    const { secrets, calls: pipeline } = h().service.services;
     const { store } = h().service;
     const queued = { onQueued: () => {} };
     const task = new WebhookDeliveryTask(store, countingPipeline(pipeline));

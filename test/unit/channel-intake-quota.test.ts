@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ActivityLog } from '../../src/domain/activity/activity-log.js';
+import type { ReceiptLog } from '../../src/domain/activity/activity-log.js';
 import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { Channel } from '../../src/domain/entries/channel.entities.js';
 import {
@@ -181,7 +181,7 @@ describe('email receipt with a quota', () => {
     const svc = new EmailReceiptService(
       store,
       { now: () => NOW } as Clock,
-      { record: (_a: unknown, r: unknown) => void recorded.push(r) } as unknown as ActivityLog,
+      { received: (_a: unknown, r: unknown) => void recorded.push(r) } as unknown as ReceiptLog,
       { onQueued: () => void woken++ },
       { repliesPerSenderPerHour: 10, repliesPerChannelPerHour: 100, quota },
     );

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ActivityLog, ActivityRecord } from '../../src/domain/activity/activity-log.js';
+import type { ReceiptLog, ActivityRecord } from '../../src/domain/activity/activity-log.js';
 import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { Channel, ChannelKind } from '../../src/domain/entries/channel.entities.js';
 import { EmailReceiptService, type EmailDelivery } from '../../src/domain/channels/email-receipt.service.js';
@@ -110,7 +110,7 @@ describe('email receipt', () => {
   ) {
     const mem = memoryStore(opts.agents ?? [agentOf('agt_1')], opts.channels ?? [helpdesk, sales], opts);
     const recorded: ActivityRecord[] = [];
-    const activity = { record: (_a: Agent, r: ActivityRecord) => void recorded.push(r) } as unknown as ActivityLog;
+    const activity: ReceiptLog = { received: (_a: Agent, r: ActivityRecord) => void recorded.push(r) };
     const s = signals();
     const limits =
       opts.limit === undefined && opts.channelLimit === undefined

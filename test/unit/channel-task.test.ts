@@ -74,7 +74,7 @@ function task(
   const configured = opts.configured ?? true;
   const deps: ChannelTaskDeps = {
     store,
-    pipeline,
+    calls: pipeline,
     clock: { now: () => NOW } as ChannelTaskDeps['clock'],
     baseUrl: 'https://svc.test',
     mailDomain: 'out.example',

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ActivityLog } from '../../src/domain/activity/activity-log.js';
+import type { ReceiptLog } from '../../src/domain/activity/activity-log.js';
 import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { Channel } from '../../src/domain/entries/channel.entities.js';
 import { EmailReceiptService, type EmailDelivery } from '../../src/domain/channels/email-receipt.service.js';
@@ -110,7 +110,7 @@ describe('email receipt: sender authentication and answer budgets', () => {
     const svc = new EmailReceiptService(
       store,
       { now: () => NOW } as Clock,
-      { record: () => undefined } as unknown as ActivityLog,
+      { received: () => undefined } as ReceiptLog,
       { onQueued: () => undefined },
       { repliesPerSenderPerHour: 3, repliesPerChannelPerHour: 5 },
     );

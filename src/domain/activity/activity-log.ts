@@ -87,6 +87,11 @@ export function withoutBodies(entry: ActivityEntry): ActivityEntry {
   return { ...entry, requestHeaders: null, requestBody: null, response: null, logs: null, truncated: true };
 }
 
+/** Where a surface that takes a message in without a run (an email receipt) has it logged: the call lifecycle. */
+export interface ReceiptLog {
+  received(agent: Agent, record: ActivityRecord): void;
+}
+
 export interface ActivityRecord {
   kind?: ActivityKind;
   surface: Surface;
@@ -110,7 +115,10 @@ export interface ActivityRecord {
   logs?: string[] | null;
 }
 
-/** The one way entries reach the activity log, for every surface. */
+/**
+ * The one way entries reach the activity log, for every surface. Its writer is the call lifecycle
+ * (src/domain/calls): no other module of src calls `writeEntry` (a test checks).
+ */
 export class ActivityLog {
   constructor(
     private readonly store: Store,
@@ -122,7 +130,7 @@ export class ActivityLog {
    * Records an entry unless the agent turned logging off for that surface. Never throws: a body
    * that cannot be logged (not JSON, such as a BigInt) costs only the bodies, not the entry.
    */
-  record(agent: Agent, r: ActivityRecord): void {
+  writeEntry(agent: Agent, r: ActivityRecord): void {
     if (!agent.surfaces[r.surface]?.activityLogging) return;
     let entry: ActivityEntry;
     try {

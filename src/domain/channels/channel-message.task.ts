@@ -5,7 +5,7 @@ import type { Json } from '../json.js';
 import type { Message } from '../messages/message.entities.js';
 import type { SystemPrincipal } from '../principal.js';
 import type { Store } from '../ports.js';
-import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
+import type { AdmittedRun, UnattendedRuns } from '../runtime/pipeline.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
 import { MAX_DELIVERY_ATTEMPTS } from '../core/retry-schedule.js';
 import type { Channel } from '../entries/channel.entities.js';
@@ -55,7 +55,8 @@ export function withProviderEvent(provider: Json | null, key: 'sends' | 'callbac
 /** What the channel queue's task works with: storage, the pipeline, the providers, where callbacks and Message-IDs point. */
 export interface ChannelTaskDeps {
   store: Store;
-  pipeline: Pipeline;
+  /** The call lifecycle: runs the answer through the pipeline and logs it. */
+  calls: UnattendedRuns;
   sms: SmsProvider;
   email: EmailSender;
   clock: Clock;
@@ -122,7 +123,7 @@ export class ChannelMessageTask {
     };
     let run: AdmittedRun;
     try {
-      run = await this.deps.pipeline.begin(principal, agent, entry, messageRunInput(m, channel));
+      run = await this.deps.calls.begin(principal, agent, entry, messageRunInput(m, channel));
     } catch (err) {
       if (err instanceof LimitExceeded)
         return {

@@ -1,4 +1,4 @@
-import type { ActivityLog } from '../activity/activity-log.js';
+import type { ReceiptLog } from '../activity/activity-log.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import type { InboundMail } from '../email/inbound-mail.js';
@@ -73,7 +73,7 @@ export class EmailReceiptService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly activityLog: ActivityLog,
+    private readonly calls: ReceiptLog,
     private readonly queue: ChannelQueueSignal,
     private readonly options: EmailReceiptOptions = DEFAULT_EMAIL_RECEIPT,
   ) {}
@@ -247,7 +247,7 @@ export class EmailReceiptService {
   /** The surface's activity entry of a stored message (a redelivery is on record too, as such). */
   private record(r: EmailReceipt, delivery: EmailDelivery): void {
     const m = r.message;
-    this.activityLog.record(r.agent, {
+    this.calls.received(r.agent, {
       surface: 'EMAIL',
       entry: r.channel.address,
       method: delivery.via === 'smtp' ? 'SMTP' : 'POST',

@@ -1,4 +1,3 @@
-import type { ActivityLog } from '../activity/activity-log.js';
 import type { Admission, AdmissionService } from '../admission/admission.service.js';
 import { DomainError, RunFailed } from '../errors.js';
 import { newId } from '../ids.js';
@@ -23,16 +22,16 @@ export interface BeginOptions extends Omit<RunOptions, 'signal'> {
  * checks that refuse without running (input guardrails) → admission (credit limits with a
  * reservation of what the run can cost, concurrency slot) → run (handler, output guardrails) →
  * settle (the reservation is replaced by the real charge) → the run's facts for the activity log
- * (on the admitted run; see `log`). A refused request never takes a slot, a lock or a credit. The
- * slot and the reservation are released on completion, error, timeout and caller disconnect (the
- * generator's `finally`). Refusals are thrown before anything is yielded. The pipeline knows no
- * transport: the request a run serves writes its own activity entry from what is returned here.
+ * (on the admitted run; see `runFacts`). A refused request never takes a slot, a lock or a credit.
+ * The slot and the reservation are released on completion, error, timeout and caller disconnect
+ * (the generator's `finally`). Refusals are thrown before anything is yielded. The pipeline knows
+ * no transport and writes no activity entry: the call lifecycle (src/domain/calls) writes every
+ * entry, from the facts the admitted run reports.
  */
 export class Pipeline {
   constructor(
     private readonly admission: AdmissionService,
     private readonly runs: RunService,
-    readonly activity: ActivityLog,
     private readonly metrics?: RunMetrics,
   ) {}
 
@@ -76,8 +75,7 @@ export class Pipeline {
 
   /**
    * The refusing half of `stream`: input guardrails, then admission. Resolves with the admitted run
-   * (its id already named) once it holds its slot and credit reservation; refusals are thrown (and
-   * logged, for a run no request waits for). A surface begins the run before it answers anything,
+   * (its id already named) once it holds its slot and credit reservation; refusals are thrown. A surface begins the run before it answers anything,
    * so a refusal is still an ordinary error answer; the admitted run must then be consumed with
    * `events()` or given back with `cancel()`.
    */
@@ -89,21 +87,16 @@ export class Pipeline {
     opts: BeginOptions = {},
   ): Promise<AdmittedRun> {
     const started = Date.now();
-    try {
-      this.runs.check(agent, input);
-      const admitted = await this.admission.admit(agent, runCreditBound(agent, entry));
-      const named: RunOptions & { runId: string } = {
-        ...opts,
-        signal: typeof opts.signal === 'function' ? opts.signal() : opts.signal,
-        runId: opts.runId ?? newId('run'),
-      };
-      return new AdmittedRun(named.runId, admitted, started, (a, t, ended) =>
-        this.runAdmitted(principal, agent, entry, input, named, a, t, ended),
-      );
-    } catch (err) {
-      this.log(agent, entry, input, opts, undefined, err, Date.now() - started);
-      throw err;
-    }
+    this.runs.check(agent, input);
+    const admitted = await this.admission.admit(agent, runCreditBound(agent, entry));
+    const named: RunOptions & { runId: string } = {
+      ...opts,
+      signal: typeof opts.signal === 'function' ? opts.signal() : opts.signal,
+      runId: opts.runId ?? newId('run'),
+    };
+    return new AdmittedRun(named.runId, admitted, started, (a, t, ended) =>
+      this.runAdmitted(principal, agent, entry, input, named, a, t, ended),
+    );
   }
 
   private async *runAdmitted(
@@ -142,55 +135,42 @@ export class Pipeline {
         result ? (result.error?.kind ?? 'ok') : 'failed',
         result?.credits ?? spent.credits,
       );
-      ended(this.log(agent, entry, input, opts, result, failure, Date.now() - started, spent.credits));
+      ended(runFacts(entry, result, failure, Date.now() - started, spent.credits));
     }
   }
+}
 
-  /**
-   * The run's facts for the activity log, the same for every surface. A run that a request waits
-   * for (`opts.inRequest`) only returns them: the request's entry holds them. Any other run (a
-   * webhook delivery) is logged here as an entry of kind `run` of its own.
-   */
-  private log(
-    agent: Agent,
-    entry: RunEntry,
-    input: RunInput,
-    opts: Pick<RunOptions, 'inRequest'>,
-    result: RunResult | undefined,
-    failure: unknown,
-    durationMs: number,
-    spent = 0,
-  ): RunFacts {
-    const run: RunFacts = {
-      entry: entry.name,
-      runId: result?.runId ?? null,
-      credits: result?.credits ?? spent,
-      logs: result?.logs ?? [],
-      output: result && !result.error ? result.output : null,
-      error:
-        result?.error?.message ??
-        (failure === undefined ? null : failure instanceof DomainError ? failure.message : 'The run failed'),
-      errorDetail: result?.error?.detail ?? null,
-      durationMs,
-    };
-    if (opts.inRequest) return run;
-    this.activity.record(agent, {
-      kind: 'run',
-      surface: input.surface,
-      entry: run.entry,
-      method: input.method,
-      path: input.path,
-      requestHeaders: input.headers,
-      requestBody: input.body,
-      response: run.error ? { error: run.error } : { output: run.output },
-      credits: run.credits,
-      durationMs,
-      runId: run.runId,
-      error: run.errorDetail ?? run.error,
-      logs: run.logs,
-    });
-    return run;
-  }
+/**
+ * A run's facts for the activity log, the same for every surface: how it ended (`result`), or why
+ * it did not (`failure`: a refusal, a handler that threw), and what it used (`spent`).
+ */
+export function runFacts(
+  entry: RunEntry,
+  result: RunResult | undefined,
+  failure: unknown,
+  durationMs: number,
+  spent = 0,
+): RunFacts {
+  return {
+    entry: entry.name,
+    runId: result?.runId ?? null,
+    credits: result?.credits ?? spent,
+    logs: result?.logs ?? [],
+    output: result && !result.error ? result.output : null,
+    error:
+      result?.error?.message ??
+      (failure === undefined ? null : failure instanceof DomainError ? failure.message : 'The run failed'),
+    errorDetail: result?.error?.detail ?? null,
+    durationMs,
+  };
+}
+
+/**
+ * Where a run no request waits for (a webhook delivery, a channel message's answer) begins: the
+ * pipeline's `begin` inside the call lifecycle, which writes the run's entry (src/domain/calls).
+ */
+export interface UnattendedRuns {
+  begin(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput): Promise<AdmittedRun>;
 }
 
 /**
@@ -199,6 +179,7 @@ export class Pipeline {
  */
 export class AdmittedRun {
   private ended = false;
+  private readonly watchers: ((facts: RunFacts) => void)[] = [];
   /** What the run reports for the activity log, once it has ended (unset for a cancelled run). */
   facts?: RunFacts;
 
@@ -219,7 +200,14 @@ export class AdmittedRun {
     this.ended = true;
     return this.run(this.admitted, this.started, (facts) => {
       this.facts = facts;
+      for (const w of this.watchers) w(facts);
     });
+  }
+
+  /** Calls `watcher` with the run's facts when it ends (never for a run given back with `cancel()`). */
+  onEnded(watcher: (facts: RunFacts) => void): this {
+    this.watchers.push(watcher);
+    return this;
   }
 
   /** Releases the slot and the reservation of a run that will not happen (no credits charged). */

@@ -78,11 +78,6 @@ export interface RunFacts {
 
 export interface RunOptions {
   signal?: AbortSignal;
-  /**
-   * A request waits for this run: its own activity entry holds the run's facts (read from the
-   * admitted run), so the pipeline writes none. Without it the run is an entry of kind `run`.
-   */
-  inRequest?: boolean;
   /** The run's id, when the surface must name it before the run starts (chat's `start` event). */
   runId?: string;
   /** Prior conversation turns for chat (oldest first). */

@@ -143,7 +143,6 @@ export class A2aService {
       };
       facts.run = await this.pipeline.begin(principal, agent, this.mcp.entry(tool), input, {
         signal: request.signal,
-        inRequest: true,
       });
       return { run: facts.run, tool, record: async () => {} };
     }
@@ -172,7 +171,6 @@ export class A2aService {
     };
     facts.run = await this.pipeline.begin(principal, agent, CHAT_ENTRY, input, {
       signal: request.signal,
-      inRequest: true,
       history,
     });
     return {

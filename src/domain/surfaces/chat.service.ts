@@ -118,7 +118,6 @@ export class ChatService {
     const thread = await this.thread(agent, conversationId, visitorOf(request.visitorId));
     const run = await this.pipeline.begin(principal, agent, CHAT_ENTRY, this.input(message, request.headers), {
       signal: request.signal,
-      inRequest: true,
       history: thread.history,
     });
     facts.run = run;

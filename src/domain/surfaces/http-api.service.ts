@@ -91,7 +91,7 @@ export class HttpApiService {
       handler: endpoint.handler,
       modelOverride: endpoint.modelOverride,
     };
-    facts.run = await this.pipeline.begin(principal, agent, entry, input, { signal: request.signal, inRequest: true });
+    facts.run = await this.pipeline.begin(principal, agent, entry, input, { signal: request.signal });
     return facts.run;
   }
 

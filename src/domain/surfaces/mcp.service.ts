@@ -95,7 +95,7 @@ export class McpService {
         agent,
         this.entry(tool),
         this.input(tool, args, request.headers),
-        { signal: request.signal, inRequest: true },
+        { signal: request.signal },
       );
       return { tool, args, run: facts.run };
     } catch (err) {

@@ -129,7 +129,6 @@ export class OpenAiService {
     );
     const run = await this.pipeline.begin(principal, agent, entryOf('chat.completions'), input, {
       signal: request.signal,
-      inRequest: true,
       dialogue: call.dialogue,
     });
     facts.run = run;
@@ -168,7 +167,6 @@ export class OpenAiService {
     const input = this.input('responses', request.headers, textOfDialogue(dialogue.system, call.turns));
     const run = await this.pipeline.begin(principal, agent, entryOf('responses'), input, {
       signal: request.signal,
-      inRequest: true,
       dialogue,
     });
     facts.run = run;

@@ -1,7 +1,7 @@
 import { DomainError, LimitExceeded, Unavailable } from '../errors.js';
 import type { SystemPrincipal } from '../principal.js';
 import type { Store } from '../ports.js';
-import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
+import type { AdmittedRun, UnattendedRuns } from '../runtime/pipeline.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
 import { parsePayload } from './payload.js';
 import { MAX_DELIVERY_ATTEMPTS } from '../core/retry-schedule.js';
@@ -30,7 +30,7 @@ export function deliveryRunInput(d: WebhookDelivery): RunInput {
 export class WebhookDeliveryTask {
   constructor(
     private readonly store: Store,
-    private readonly pipeline: Pipeline,
+    private readonly calls: UnattendedRuns,
   ) {}
 
   /**
@@ -71,7 +71,7 @@ export class WebhookDeliveryTask {
     if (rawBody === null) return failed('The delivery was removed');
     let run: AdmittedRun;
     try {
-      run = await this.pipeline.begin(principal, agent, entry, deliveryRunInput({ ...d, rawBody }));
+      run = await this.calls.begin(principal, agent, entry, deliveryRunInput({ ...d, rawBody }));
     } catch (err) {
       if (err instanceof LimitExceeded || err instanceof Unavailable) return deferred(err);
       if (err instanceof DomainError) return failed(err.message);

@@ -23,7 +23,7 @@ export function storableText(text: string): string {
  * A copy of an entry PostgreSQL can store. Text and jsonb cannot hold U+0000, and jsonb refuses
  * an unpaired surrogate (JSON.stringify writes it as a `\ud800` escape, which jsonb rejects as
  * invalid): the log keeps U+FFFD instead, in values and in keys. Bodies arrive already cut to a
- * bounded depth (ActivityLog.record), so the walk is bounded too.
+ * bounded depth (ActivityLog.writeEntry), so the walk is bounded too.
  */
 export function storable<T>(value: T): T {
   // Most entries hold nothing to replace: they are stored as they are, without a copy.

@@ -78,7 +78,6 @@ export function a2aRoutes(
   const surface = agentSurface(services, 'A2A', platformOrigins, logger);
   const tasks = new DatabaseTaskStore(services.a2a);
   const buses = new SharedEventBusManager(tasks);
-  const running = new Map<string, AbortController>();
 
   // A base URL on port 0 is one whose port the service chose when it started: the card then names
   // the origin the request came to.
@@ -89,7 +88,7 @@ export function a2aRoutes(
     new DefaultRequestHandler(
       await cardOf(ctx, caller),
       tasks,
-      new PipelineExecutor(services.a2a, tasks, running, services.a2a.scopeOf(caller)),
+      new PipelineExecutor(services.a2a, tasks, services.calls.cancels, services.a2a.scopeOf(caller)),
       buses,
     );
   const contextFor = (ctx: Koa.Context, caller: SurfaceCaller, version: string) =>

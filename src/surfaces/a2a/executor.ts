@@ -3,8 +3,10 @@ import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestCont
 import type { A2aRun, A2aService } from '../../domain/surfaces/a2a.service.js';
 import type { RunResult } from '../../domain/runtime/run.types.js';
 import type { TaskScope } from '../../domain/surfaces/a2a/a2a.ports.js';
+import type { CallCancel } from '../../domain/calls/call-cancel.ports.js';
+import type { CallCancels } from '../../domain/calls/call-cancels.js';
 import { a2aTaskEvents } from './a2a.events.js';
-import { isFinal, REMOTE_TASK_POLL_MS, type DatabaseTaskStore } from './task-store.js';
+import type { DatabaseTaskStore } from './task-store.js';
 
 /** Where the route leaves the admitted run of a message for the executor. */
 export const RUN_KEY = 'run';
@@ -14,15 +16,16 @@ export const CANCEL_KEY = 'cancel';
 /**
  * Runs a message's admitted run as an A2A task: `submitted` → `working` → the answer as an
  * artifact, streamed in text chunks → `completed` (or `failed` with the run's error, `canceled`
- * when CancelTask reaches it). A CancelTask on this instance aborts the run at once; one on another
- * instance is seen in the stored task, read every REMOTE_TASK_POLL_MS while the run lasts.
+ * when CancelTask reaches it). The run is registered with the call lifecycle's cancels: a CancelTask
+ * on this instance aborts it at once, one on another instance reaches it through the cancel channel
+ * (PostgreSQL notifications), the one mechanism MCP's `notifications/cancelled` uses too.
  */
 export class PipelineExecutor implements AgentExecutor {
   constructor(
     private readonly a2a: A2aService,
     private readonly tasks: DatabaseTaskStore,
-    /** Runs of this instance by task id, to cancel (shared by every call's executor). */
-    private readonly running: Map<string, AbortController>,
+    /** The calls running on this instance that a cancel from any instance stops (shared by every executor). */
+    private readonly cancels: CallCancels,
     /** The agent and caller of the call this executor serves. */
     private readonly scope: TaskScope,
   ) {}
@@ -36,8 +39,7 @@ export class PipelineExecutor implements AgentExecutor {
     const publish = (events: AgentExecutionEvent[]) => events.forEach((e) => bus.publish(e));
 
     publish(encoder.opened(ctx.userMessage));
-    this.running.set(taskId, cancel);
-    const watch = this.watchStoredCancel(taskId, ctx, cancel);
+    const forget = this.cancels.register(this.callOf(taskId), cancel);
     let result: RunResult | undefined;
     try {
       for await (const ev of pending.run.events()) {
@@ -45,9 +47,7 @@ export class PipelineExecutor implements AgentExecutor {
         else result = ev.result;
       }
     } finally {
-      clearTimeout(watch.timer);
-      watch.stopped = true;
-      this.running.delete(taskId);
+      forget();
     }
     if (cancel.signal.aborted) return publish(encoder.canceled());
     if (!result) return publish(encoder.error());
@@ -55,31 +55,19 @@ export class PipelineExecutor implements AgentExecutor {
     publish(encoder.end(result));
   }
 
-  /** Cancels a run of this instance; a task running elsewhere is canceled in the store, which its instance watches. */
+  /**
+   * Cancels the task's run: at once when it runs here, otherwise announced to the instance running
+   * it; the task is stored as canceled too, so the caller sees it canceled whichever instance it asks.
+   */
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    const local = this.running.get(taskId);
-    if (local) return void local.abort();
+    if ((await this.cancels.cancel(this.callOf(taskId))) === 'here') return;
     // The SDK hands a bus fed from the store (SharedEventBusManager): the canceled state reaches it there.
     void bus;
     await this.tasks.cancelStored(this.scope, taskId);
   }
 
-  /** Reads the stored task while the run lasts: a cancel stored by another instance aborts it. */
-  private watchStoredCancel(
-    taskId: string,
-    ctx: RequestContext,
-    cancel: AbortController,
-  ): { timer?: NodeJS.Timeout; stopped: boolean } {
-    const watch: { timer?: NodeJS.Timeout; stopped: boolean } = { stopped: false };
-    const poll = async () => {
-      if (watch.stopped) return;
-      const task = await this.tasks.load(taskId, ctx.context).catch(() => undefined);
-      if (watch.stopped) return;
-      if (task && isFinal(task.status?.state) && task.status?.state === TaskState.TASK_STATE_CANCELED)
-        return void cancel.abort();
-      watch.timer = setTimeout(poll, REMOTE_TASK_POLL_MS);
-    };
-    watch.timer = setTimeout(poll, REMOTE_TASK_POLL_MS);
-    return watch;
+  /** The task's run as a cancellable call: only its caller's cancel names it. */
+  private callOf(taskId: string): CallCancel {
+    return { surface: 'A2A', agentId: this.scope.agentId, caller: this.scope.callerRef, requestId: taskId };
   }
 }

@@ -59,8 +59,9 @@ export class DatabaseTaskStore implements TaskStore {
   }
 
   /**
-   * Stores a task as canceled (a task of this caller, as the SDK checked before asking). The instance
-   * that runs it sees the state and stops the run; a task already in a final state stays as it is.
+   * Stores a task as canceled (a task of this caller, as the SDK checked before asking), for whoever
+   * reads it; the run itself is stopped through the cancel channel (PipelineExecutor.cancelTask). A
+   * task already in a final state stays as it is.
    */
   async cancelStored(scope: TaskScope, taskId: string): Promise<void> {
     const stored = await this.a2a.task(scope, taskId);

@@ -1,3 +1,4 @@
+import type { CallCancel } from '../../domain/calls/call-cancel.ports.js';
 import { Readable } from 'node:stream';
 import { pipeline as pipe } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -7,7 +8,6 @@ import type Koa from 'koa';
 import { Forbidden, Invalid, MethodNotAllowed, NotFound } from '../../domain/errors.js';
 import type { Json } from '../../domain/json.js';
 import type { Services } from '../../domain/services.js';
-import type { CancelChannel } from '../../domain/surfaces/call-cancel.ports.js';
 import { callerIdentity } from '../../domain/surfaces/caller-identity.js';
 import type { PreparedCall } from '../../domain/surfaces/mcp.service.js';
 import type { Logger } from '../../infra/logger.js';
@@ -16,7 +16,6 @@ import { MCP_SCOPE } from '../../domain/mcp-oauth/mcp-oauth.service.js';
 import { issuerOf, resourceMetadataUrl } from '../oauth/oauth.routes.js';
 import { logAnswerAs } from '../shared/activity.middleware.js';
 import { abortOnClose, MAX_BODY_BYTES, readRaw, runHeaders } from '../shared/http-io.js';
-import { RunningCalls } from './mcp-running-calls.js';
 import { mcpServerFor, type McpExchange } from './mcp.server.js';
 import { agentSurface, callerOf } from '../shared/surface.middleware.js';
 
@@ -167,7 +166,6 @@ export function mcpRoutes(
   services: Services,
   platformOrigins: string[],
   logger: Logger,
-  cancels: CancelChannel,
   baseUrl?: string,
 ): Koa.Middleware {
   const handler = createMcpHandler((c) => mcpServerFor(services, exchangeOf(c)), {
@@ -176,7 +174,7 @@ export function mcpRoutes(
     onerror: (err) => logger.debug({ err }, 'MCP request refused'),
   });
 
-  const running = new RunningCalls(cancels);
+  const running = services.calls.cancels;
 
   const handle: Koa.Middleware = async (ctx) => {
     refuseForeignOrigin(ctx, platformOrigins);
@@ -194,7 +192,8 @@ export function mcpRoutes(
     const cancelled = new AbortController();
     const disconnected = abortOnClose(ctx);
     const signal = AbortSignal.any([disconnected, cancelled.signal]);
-    const call = (requestId: string | number) => ({
+    const call = (requestId: string | number): CallCancel => ({
+      surface: 'MCP',
       agentId: caller.agent.id,
       caller: callerIdentity(caller),
       requestId,
@@ -202,14 +201,15 @@ export function mcpRoutes(
     // A cancel for a call on another instance is answered once announced.
     let announced: Promise<void> | undefined;
     const cancel = (id: string | number) => {
-      announced = running
-        .cancel(call(id))
-        .catch((err: unknown) => logger.warn({ err }, 'MCP cancel not announced to the other instances'));
+      announced = running.cancel(call(id)).then(
+        () => undefined,
+        (err: unknown) => logger.warn({ err }, 'MCP cancel not announced to the other instances'),
+      );
     };
     const exchange: McpExchange = { caller, headers: runHeaders(ctx), signal, cancel };
     const callId = isObject(body) && body.method === 'tools/call' ? body.id : undefined;
     const forget =
-      typeof callId === 'string' || typeof callId === 'number' ? running.add(call(callId), cancelled) : undefined;
+      typeof callId === 'string' || typeof callId === 'number' ? running.register(call(callId), cancelled) : undefined;
     try {
       exchange.prepared = await prepareBeforeDispatch(ctx, services, exchange, body);
       const response = await handler.fetch(webRequest(ctx, raw, disconnected), {

@@ -1,7 +1,6 @@
 import type Koa from 'koa';
-import type { ActivityRecord } from '../../domain/activity/activity-log.js';
 import type { Agent } from '../../domain/core/agent.entities.js';
-import { DomainError, RunFailed } from '../../domain/errors.js';
+import type { CallEnding } from '../../domain/calls/call-entry.js';
 import type { Services } from '../../domain/services.js';
 import type { Surface } from '../../domain/core/surface.entities.js';
 import type { CallFacts, SurfaceCaller } from '../../domain/surfaces/surface-access.js';
@@ -32,18 +31,17 @@ export function logAnswerAs(ctx: Koa.Context, answer: unknown): void {
 }
 
 /**
- * The one writer of a surface request's activity entry, mounted first on every agent route and
- * outside that route's error mapper, so it reads the status and body that were answered. Once the
- * URL's agent is known, every request gets exactly one entry: how it ended, plus what the domain
- * reported on the caller's facts (entry, request body, run).
+ * A surface request's call lifecycle (src/domain/calls), mounted first on every agent route and
+ * outside that route's error mapper, so the entry the lifecycle writes reads the status and body
+ * that were answered. Once the URL's agent is known, every request gets exactly one entry: how it
+ * ended, plus what the domain reported on the caller's facts (entry, request body, run).
  */
 export function activityEntry(services: Services): Koa.Middleware {
-  return async (ctx, next) => {
-    const started = Date.now();
-    await next();
-    const state = ctx.state as SurfaceState;
-    if (state.agent) services.activityLog.record(state.agent, entryOf(ctx, state, Date.now() - started));
-  };
+  return (ctx, next) =>
+    services.calls.run({
+      handle: () => next(),
+      ending: () => endingOf(ctx, ctx.state as SurfaceState),
+    });
 }
 
 /**
@@ -76,57 +74,24 @@ export function agentRouteFrame(
   };
 }
 
-function entryOf(ctx: Koa.Context, state: SurfaceState, durationMs: number): ActivityRecord {
-  const facts = state.caller?.facts ?? state.facts ?? {};
-  const run = facts.run?.facts;
-  const failure = state.failure;
-  // A streamed answer sent its status line before its run ended: the status stays what the client
-  // got (Koa keeps it once the headers are out), and the run's own end says how it went — a model
-  // that failed mid-stream, a handler that threw after the first event — never a success.
+/** How the call ended on the wire, for the lifecycle's entry (none before the URL's agent is known). */
+function endingOf(ctx: Koa.Context, state: SurfaceState): CallEnding | null {
+  if (!state.agent) return null;
+  // A streamed answer sent its status line before its run ended (Koa keeps the status once the headers are out).
   const streamed = ctx.respond === false && ctx.res.headersSent;
-  const unexpected = failure !== undefined && !(failure instanceof DomainError);
-  const failed =
-    failure === undefined
-      ? null
-      : !unexpected
-        ? (failure as DomainError).message
-        : streamed
-          ? 'The run failed'
-          : 'Internal server error';
-  // A failed run keeps its detail (a provider's own text, credentials removed).
-  const error =
-    streamed || failure === undefined || failure instanceof RunFailed
-      ? (run?.errorDetail ?? run?.error ?? failed)
-      : failed;
-  let response: unknown;
-  if (failed !== null && !streamed) response = { error: failed };
-  else if (state.answer !== undefined) response = state.answer;
-  else if (!streamed) response = ctx.body;
-  else
-    response =
-      error !== null
-        ? { error: unexpected ? 'The run failed' : (run?.error ?? error) }
-        : { output: run?.output ?? null };
-  const principal = state.caller?.principal;
-  const oauth = principal?.kind === 'oauthGrant' ? principal : null;
   return {
     surface: state.surface,
-    entry: facts.entry ?? run?.entry ?? null,
+    agent: state.agent,
+    caller: state.caller,
+    facts: state.facts,
+    failure: state.failure,
+    answer: state.answer,
     method: ctx.method,
     path: ctx.path,
     status: ctx.status,
     requestHeaders: ctx.headers,
-    requestBody: facts.requestBody,
-    response,
-    error,
-    credits: run?.credits ?? 0,
-    durationMs,
-    keyId: state.caller?.keyId ?? null,
-    // An OAuth call names its client and the member whose approval it used (no key).
-    oauthClientId: oauth?.clientId ?? null,
-    grantedBy: oauth?.memberId ?? null,
-    runId: run?.runId ?? null,
+    body: streamed ? undefined : ctx.body,
+    streamed,
     requestId: (ctx.state.requestId as string | undefined) ?? null,
-    logs: run?.logs ?? null,
   };
 }
