@@ -9,7 +9,7 @@
 // - browser: the files that drive Chromium, also on a database. Runs on both databases, one Chromium
 //   per run (`npm run test:browser`, test/helpers/chromium.ts).
 // - smoke: a few db files that exercise the runtime end to end on the packages most tied to the Node
-//   version (child processes started as `npm start` does, the OpenAI and MCP SDK clients, SSE
+//   version (the service started in a child process as `npm start` does, the OpenAI and MCP SDK clients, SSE
 //   streaming, the QuickJS sandbox, the SMTP listener, webhook signatures, oidc-provider's sign-in);
 //   the Node 24 pass of CI runs them (`npm run test:smoke`). They are in `db` as well.
 
@@ -36,7 +36,6 @@ const BROWSER = [
 
 const SMOKE = [
   'test/e2e/readme-walkthrough.test.ts',
-  'test/e2e/start.test.ts',
   'test/e2e/openai-callers.test.ts',
   'test/e2e/mcp.test.ts',
   'test/e2e/chat.test.ts',
