@@ -1,5 +1,6 @@
-import { clearCompileCaches } from '../src/domain/compile-cache.js';
+import { closeSharedBrowser } from './helpers/chromium.js';
 import { startHarness, stopHarness } from './helpers/harness.js';
+import './setup-unit.js';
 
 // The first spec file of every run (npm test and the mutation tests list it first): one database and
 // one started service for the whole run, as root-suite hooks. It is a spec file rather than a
@@ -11,11 +12,10 @@ before(async function () {
   creditSuiteSetupToFirstTest(this.test!.parent!);
 });
 
-// Each test compiles its patterns and schemas itself (see clearCompileCaches).
-beforeEach(() => clearCompileCaches());
-
 after(async function () {
   this.timeout(30_000);
+  // One Chromium per run, launched by the first browser test that needs it (test/helpers/chromium.ts).
+  await closeSharedBrowser();
   await stopHarness();
 });
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page, type Route } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import { chromiumAvailable, sharedBrowser } from '../helpers/chromium.js';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // The docs page (Swagger UI served from the package) in a real headless Chromium: it loads an
@@ -14,12 +14,12 @@ declare const window: any;
 declare const document: any;
 
 const ADMIN_TOKEN = 'docs-browser-admin-token-0123456789';
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('e2e: the docs page in Chromium', function () {
   this.timeout(180_000);
   let svc: E2eService;
   let browser: Browser;
+  let context: BrowserContext;
   let page: Page;
   let agentId: string;
   let apiKey: string;
@@ -31,12 +31,7 @@ describe('e2e: the docs page in Chromium', function () {
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      console.log(
-        `    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`,
-      );
-      this.skip();
-    }
+    if (!chromiumAvailable()) this.skip();
     svc = await startE2eService('docs_browser', { adminToken: ADMIN_TOKEN });
     agentId = (
       await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
@@ -53,17 +48,8 @@ describe('e2e: the docs page in Chromium', function () {
         handler: { script: 'return { id: request.params.id, path: request.path };' },
       },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    browser = await sharedBrowser();
+    context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     // The documents name BASE_URL as their server; the test service listens on a port of its own,
     // so the server URL is pointed at it (the only change made to what the service answered).
     const sameServer = async (route: Route) => {
@@ -88,7 +74,7 @@ describe('e2e: the docs page in Chromium', function () {
   });
 
   after(async () => {
-    await browser?.close();
+    await context?.close();
     await svc?.stop();
   });
 

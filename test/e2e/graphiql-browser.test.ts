@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromiumAvailable, sharedBrowser } from '../helpers/chromium.js';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // `/graphql` in a real headless Chromium: GraphiQL (bundled by the service, nothing from another
@@ -15,12 +15,12 @@ declare const window: any;
 declare const document: any;
 
 const ADMIN_TOKEN = 'graphiql-browser-admin-token-0123456789';
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('e2e: GraphiQL at /graphql in Chromium', function () {
   this.timeout(180_000);
   let svc: E2eService;
   let browser: Browser;
+  let context: BrowserContext;
   let page: Page;
   /** Console errors and warnings, uncaught page errors, failed loads and CSP violations seen by the page. */
   const problems: string[] = [];
@@ -31,27 +31,13 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      console.log(
-        `    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`,
-      );
-      this.skip();
-    }
+    if (!chromiumAvailable()) this.skip();
     svc = await startE2eService('graphiql_browser', { adminToken: ADMIN_TOKEN });
     await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
       i: { name: 'Graphiql Shop', defaultModel: 'fake-model' },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    browser = await sharedBrowser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.on('request', (req) => {
       requested.push(req.url());
       if (req.method() === 'POST' && new URL(req.url()).pathname === '/graphql') posted.push(req.postData() ?? '');
@@ -69,7 +55,7 @@ describe('e2e: GraphiQL at /graphql in Chromium', function () {
   });
 
   after(async () => {
-    await browser?.close();
+    await context?.close();
     await svc?.stop();
   });
 

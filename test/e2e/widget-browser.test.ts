@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromiumAvailable, sharedBrowser } from '../helpers/chromium.js';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // The chat widget in a real headless Chromium: a page served by the runnable example
@@ -18,7 +19,6 @@ type ShadowRoot = any;
 type HTMLButtonElement = any;
 
 const ADMIN_TOKEN = 'widget-browser-admin-token-0123456789';
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.resolve('docs/images/widget.png');
 
 /** The example site: the proxy and the demo page, as a child process like a customer runs it. */
@@ -67,12 +67,7 @@ describe('e2e: the chat widget in Chromium', function () {
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      console.log(
-        `    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`,
-      );
-      this.skip();
-    }
+    if (!chromiumAvailable()) this.skip();
     svc = await startE2eService('widget_browser', { adminToken: ADMIN_TOKEN });
     agentId = (
       await gql('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
@@ -88,16 +83,7 @@ describe('e2e: the chat widget in Chromium', function () {
       AGENT_API_KEY: apiKey,
       WIDGET_COOKIE_SECRET: 'a-cookie-secret-of-at-least-32-characters',
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await sharedBrowser();
     context = await browser.newContext({ viewport: { width: 1000, height: 720 } });
     context.on('response', (res) => {
       received.push(JSON.stringify(res.headers()));
@@ -110,7 +96,7 @@ describe('e2e: the chat widget in Chromium', function () {
   });
 
   after(async () => {
-    await browser?.close();
+    await context?.close();
     await example?.stop();
     await svc?.stop();
   });

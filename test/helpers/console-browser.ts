@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromiumAvailable, sharedBrowser } from './chromium.js';
 import type { FakeOpenAi } from './openai-server.js';
 import { startE2eService, type E2eService, type InProcessService } from './surface-service.js';
 
@@ -11,15 +12,7 @@ import { startE2eService, type E2eService, type InProcessService } from './surfa
 declare const window: any;
 declare const document: any;
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 interface AxeViolation {
   id: string;
@@ -86,12 +79,7 @@ export interface HarnessOptions {
 }
 
 export async function startConsoleHarness(name: string, options: HarnessOptions = {}): Promise<ConsoleHarness | null> {
-  if (!fs.existsSync(CHROMIUM)) {
-    console.log(
-      `    (skipped: no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH)`,
-    );
-    return null;
-  }
+  if (!chromiumAvailable()) return null;
   const adminToken = options.adminToken ?? `${name}-admin-token-0123456789abcdef`;
   const svc = await startE2eService(name, {
     adminToken,
@@ -103,8 +91,9 @@ export async function startConsoleHarness(name: string, options: HarnessOptions 
   await gql('mutation($i: ConfigureModelInput!) { configureModel(input: $i) { id } }', {
     i: { name: 'house-model', provider: 'OPENAI_COMPATIBLE', model: 'fake-model', baseUrl: fake.url },
   });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await sharedBrowser();
   const context = await newContext(browser);
+  const contexts = [context];
   const page = await context.newPage();
   const errors: string[] = [];
   const violations: string[] = [];
@@ -151,6 +140,7 @@ export async function startConsoleHarness(name: string, options: HarnessOptions 
     },
     async newSession() {
       const c = await newContext(browser);
+      contexts.push(c);
       const p = await c.newPage();
       watch(p, errors, violations);
       pages.push(p);
@@ -168,7 +158,8 @@ export async function startConsoleHarness(name: string, options: HarnessOptions 
       }
     },
     async stop() {
-      await browser.close();
+      // The browser is the run's (test/helpers/chromium.ts): only this suite's contexts go.
+      await Promise.all(contexts.map((c) => c.close()));
       await svc.stop();
     },
   };
