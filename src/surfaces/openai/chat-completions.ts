@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import type { Json } from '../../json.js';
+import type { Json } from '../../domain/json.js';
 import type {
   ContentPart,
   ModelMessage,
   ResponseFormat,
   SamplingSettings,
   ToolCall,
-} from '../../models/language-model.ports.js';
-import type { Dialogue, RunResult } from '../../runtime/run.types.js';
+} from '../../domain/models/language-model.ports.js';
+import type { Dialogue, RunResult } from '../../domain/runtime/run.types.js';
 import {
   CallBook,
   clientTools,

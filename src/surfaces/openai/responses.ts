@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import type { Json } from '../../json.js';
-import type { ContentPart, ModelMessage, ResponseFormat, SamplingSettings } from '../../models/language-model.ports.js';
-import type { Dialogue } from '../../runtime/run.types.js';
+import type { Json } from '../../domain/json.js';
+import type {
+  ContentPart,
+  ModelMessage,
+  ResponseFormat,
+  SamplingSettings,
+} from '../../domain/models/language-model.ports.js';
+import type { Dialogue } from '../../domain/runtime/run.types.js';
 import {
   CallBook,
   clientTools,
