@@ -1,11 +1,7 @@
 import { expect } from 'chai';
 import { Invalid } from '../../src/domain/errors.js';
-import {
-  completionIds,
-  completionObject,
-  closingChunks,
-  readChatCompletion,
-} from '../../src/surfaces/openai/chat-completions.js';
+import { completionIds, completionObject, closingChunks } from '../../src/surfaces/openai/chat-completion-object.js';
+import { readChatCompletion } from '../../src/surfaces/openai/chat-completions.js';
 import { answerTurn, textOfDialogue } from '../../src/domain/surfaces/dialogue-turns.js';
 import { paramName } from '../../src/surfaces/openai/openai-input.js';
 import { readResponseRequest } from '../../src/surfaces/openai/responses.js';

@@ -6,7 +6,8 @@ import type { RunResult } from '../../domain/runtime/run.types.js';
 import type { AdmittedRun } from '../../domain/runtime/pipeline.js';
 import type { OpenAiRequest, OpenAiService } from '../../domain/surfaces/openai.service.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
-import { completionIds, readChatCompletion, type ChatCompletionCall, type CompletionIds } from './chat-completions.js';
+import { completionIds, type CompletionIds } from './chat-completion-object.js';
+import { readChatCompletion, type ChatCompletionCall } from './chat-completions.js';
 import { readResponseRequest } from './responses.js';
 import { responseObject, type ResponseState } from './response-object.js';
 

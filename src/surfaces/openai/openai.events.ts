@@ -1,5 +1,5 @@
 import type { RunResult } from '../../domain/runtime/run.types.js';
-import { chunk, closingChunks, type CompletionIds } from './chat-completions.js';
+import { chunk, closingChunks, type CompletionIds } from './chat-completion-object.js';
 import { ResponseEvents, type ResponseEvent, type ResponseState } from './response-object.js';
 import type { RunEventEncoder, SseFrame } from '../shared/run-events.js';
 

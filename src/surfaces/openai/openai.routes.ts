@@ -15,7 +15,7 @@ import { agentRouteFrame, type SurfaceState } from '../shared/activity.middlewar
 import { lazyAbortOnClose, printableParam, readJson, runHeaders } from '../shared/http-io.js';
 import { openEventStream, writeFrames, type EventStream } from '../shared/sse.js';
 import { agentSurface, callerOf } from '../shared/surface.middleware.js';
-import { completionObject } from './chat-completions.js';
+import { completionObject } from './chat-completion-object.js';
 import { OpenAiApi, type ChatCompletionAnswer, type ResponseAnswer } from './openai-api.js';
 import { encodeOpenAiError, openAiErrorOfStatus } from './openai.errors.js';
 import { chatCompletionChunks, responseEvents } from './openai.events.js';
