@@ -13,7 +13,7 @@ import type { ChannelRepo } from './channels/channel.ports.js';
 import type { ModelRepo } from './models/model.ports.js';
 import type { AgentChildRepo } from './repo.ports.js';
 import type { SecretRepo } from './secrets/secret.ports.js';
-import type { ResponseRepo } from './surfaces/openai/openai.ports.js';
+import type { ResponseRepo } from './surfaces/openai.ports.js';
 import type { A2aTaskRepo } from './surfaces/a2a/a2a.ports.js';
 import type { McpGrantRepo } from './mcp-oauth/mcp-grant.entities.js';
 import type { DeliveryRepo } from './webhooks/webhook.ports.js';

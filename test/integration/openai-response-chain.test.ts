@@ -6,6 +6,7 @@ import type { Principal } from '../../src/domain/principal.js';
 import type { ModelMessage } from '../../src/domain/models/language-model.ports.js';
 import type { RunService } from '../../src/domain/runtime/run.service.js';
 import { MAX_CHAIN_RESPONSES, OpenAiService } from '../../src/domain/surfaces/openai.service.js';
+import { OpenAiApi } from '../../src/surfaces/openai/openai-api.js';
 import { SurfaceAccess, type SurfaceCaller } from '../../src/domain/surfaces/surface-access.js';
 import { h, newWorkspace } from '../helpers/harness.js';
 import { MovableClock } from '../helpers/movable-clock.js';
@@ -46,12 +47,15 @@ describe('OpenAI-compatible API: stored responses belong to their caller and cha
     const rec = recordingStore();
     const { pipeline, begun } = recordingPipeline();
     const runs = { toolNames: () => [], acceptsImages: async () => false } as unknown as RunService;
-    const service = new OpenAiService(
-      rec.store,
-      new MovableClock(NOW),
-      pipeline,
-      runs,
-      new SurfaceAccess(rec.store, h().service.services.keys),
+    // The surface's reading and shaping over the domain service: requests in OpenAI's wire format.
+    const service = new OpenAiApi(
+      new OpenAiService(
+        rec.store,
+        new MovableClock(NOW),
+        pipeline,
+        runs,
+        new SurfaceAccess(rec.store, h().service.services.keys),
+      ),
     );
     return { service, rec, begun };
   }

@@ -6,7 +6,8 @@ import type { Principal } from '../../src/domain/principal.js';
 import type { ModelMessage } from '../../src/domain/models/language-model.ports.js';
 import type { RunService } from '../../src/domain/runtime/run.service.js';
 import { MAX_CONTEXT_CHARS, OpenAiService } from '../../src/domain/surfaces/openai.service.js';
-import { responseObject } from '../../src/domain/surfaces/openai/response-object.js';
+import { OpenAiApi } from '../../src/surfaces/openai/openai-api.js';
+import { responseObject } from '../../src/surfaces/openai/response-object.js';
 import { SurfaceAccess, type SurfaceCaller } from '../../src/domain/surfaces/surface-access.js';
 import { h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { MovableClock } from '../helpers/movable-clock.js';
@@ -68,8 +69,10 @@ describe('OpenAI-compatible API: the service alone', () => {
         return acceptsImages;
       },
     } as unknown as RunService;
-    const service = new OpenAiService(rec.store, clock, pipeline, runs, new SurfaceAccess(rec.store, real.keys));
-    return { service, rec, begun, run, imageChecks };
+    // The surface's reading and shaping over the domain service: requests and answers in OpenAI's wire format.
+    const domain = new OpenAiService(rec.store, clock, pipeline, runs, new SurfaceAccess(rec.store, real.keys));
+    const service = new OpenAiApi(domain);
+    return { service, domain, rec, begun, run, imageChecks };
   }
 
   const callerOf = (a: Agent): SurfaceCaller => ({
@@ -606,7 +609,7 @@ describe('OpenAI-compatible API: the service alone', () => {
         await storeResponse(agent.id, { createdAt: new Date(cutoff.getTime() - 1) }),
         await storeResponse(agent.id, { createdAt: new Date(cutoff.getTime() - 2) }),
       ];
-      const { service, rec } = build(false, new MovableClock(now));
+      const { domain: service, rec } = build(false, new MovableClock(now));
       expect(await service.pruneResponses(1)).to.equal(1);
       expect(await service.pruneResponses()).to.equal(1);
       expect(await service.pruneResponses()).to.equal(0);

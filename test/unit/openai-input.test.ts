@@ -1,21 +1,17 @@
 import { expect } from 'chai';
 import { Invalid } from '../../src/domain/errors.js';
+import { completionIds, completionObject, closingChunks } from '../../src/surfaces/openai/chat-completion-object.js';
+import { readChatCompletion } from '../../src/surfaces/openai/chat-completions.js';
+import { answerTurn, textOfDialogue } from '../../src/domain/surfaces/dialogue-turns.js';
+import { paramName } from '../../src/surfaces/openai/openai-input.js';
+import { readResponseRequest } from '../../src/surfaces/openai/responses.js';
 import {
-  completionIds,
-  completionObject,
-  closingChunks,
-  readChatCompletion,
-} from '../../src/domain/surfaces/openai/chat-completions.js';
-import { paramName, textOfDialogue } from '../../src/domain/surfaces/openai/openai-input.js';
-import { readResponseRequest } from '../../src/domain/surfaces/openai/responses.js';
-import {
-  answerTurn,
   outputItems,
   ResponseEvents,
   responseObject,
   statusOf,
   type ResponseState,
-} from '../../src/domain/surfaces/openai/response-object.js';
+} from '../../src/surfaces/openai/response-object.js';
 import type { RunResult } from '../../src/domain/runtime/run.types.js';
 
 // The readers of the OpenAI-compatible API's two dialects: what a request becomes for the run, and

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TaskState } from '@a2a-js/sdk';
 import type { RunEvent, RunResult } from '../../src/domain/runtime/run.types.js';
-import type { ResponseState } from '../../src/domain/surfaces/openai/response-object.js';
+import type { ResponseState } from '../../src/surfaces/openai/response-object.js';
 import { a2aTaskEvents } from '../../src/surfaces/a2a/a2a.events.js';
 import { chatEvents } from '../../src/surfaces/chat/chat.events.js';
 import { httpApiEvents } from '../../src/surfaces/http-api/http-api.events.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { NotFound } from '../errors.js';
+import { Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Json } from '../json.js';
@@ -8,17 +8,9 @@ import type { Store } from '../ports.js';
 import type { ModelMessage } from '../models/language-model.ports.js';
 import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
 import type { RunService } from '../runtime/run.service.js';
-import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
-import {
-  completionIds,
-  readChatCompletion,
-  type ChatCompletionCall,
-  type CompletionIds,
-} from './openai/chat-completions.js';
-import { imagesRefused, invalidParam, NotFoundParam, textOfDialogue } from './openai/openai-input.js';
-import { readResponseRequest } from './openai/responses.js';
-import { answerTurn, responseObject, type ResponseState } from './openai/response-object.js';
-import type { StoredResponse } from './openai/openai.ports.js';
+import type { Dialogue, RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
+import type { StoredResponse } from './openai.ports.js';
+import { answerTurn, textOfDialogue } from './dialogue-turns.js';
 import { callerRefOf } from './caller-ref.js';
 import type { SurfaceAccess, SurfaceCaller, SurfaceRequest } from './surface-access.js';
 
@@ -37,45 +29,77 @@ export const MAX_CHAIN_RESPONSES = 1000;
 /** How long stored responses are kept (OpenAI keeps them 30 days too). */
 export const RESPONSE_RETENTION_DAYS = 30;
 
-/** A request of the OpenAI-compatible API, its body already read (the workspace URL needs its `model` first). */
+/** A request of the OpenAI-compatible API: its body (kept in the activity log) and how it is run. */
 export interface OpenAiRequest extends Omit<SurfaceRequest, 'signal'> {
   /** Makes the signal that fires when the client goes away; called only for an admitted run. */
   signal: () => AbortSignal;
   body: Json | undefined;
 }
 
-/** An admitted chat completion: its run, and how its answer is framed. */
-export interface ChatCompletionRun {
-  run: AdmittedRun;
-  call: ChatCompletionCall;
-  ids: CompletionIds;
+/** What a request asks of the run once the surface has read it from its wire format. */
+export interface DialogueCall {
+  dialogue: Dialogue;
+  /** Where the request has image parts, as the surface names its fields (the first is named when refused). */
+  images: string[];
 }
 
-/** An admitted response: its run, the response being built, and how it is kept once it ends. */
-export interface ResponseRun {
-  run: AdmittedRun;
-  stream: boolean;
-  state: ResponseState;
-  /** Stores the finished response (nothing for `store: false` or a failed run); call before answering. */
-  save(result: RunResult): Promise<void>;
+/** A request that may continue a stored conversation: the turns it adds, and whether its answer is kept. */
+export interface ContinuingCall {
+  /** The turns this request adds (after the stored conversation's, if it continues one). */
+  turns: ModelMessage[];
+  dialogue: Omit<Dialogue, 'messages'>;
+  images: string[];
+  previousResponseId: string | null;
+  store: boolean;
 }
 
-/** A model of `GET /v1/models`: one agent, by its id. */
-function modelObject(agent: Agent): Json {
-  return {
-    id: agent.id,
-    object: 'model',
-    created: Math.floor(agent.createdAt.getTime() / 1000),
-    owned_by: agent.workspaceId,
-    name: agent.name,
-    description: agent.description,
-  };
+/** The stored response a request continues, as the surface found it in the request (`field` names it in a refusal). */
+export interface Continued {
+  id: string;
+  field: string;
+}
+
+/** An admitted chat completion: its run, the request as read, and when it started. */
+export interface ChatCompletionRun<C extends DialogueCall = DialogueCall> {
+  run: AdmittedRun;
+  call: C;
+  createdAt: Date;
+}
+
+/** An admitted response: its run, the request as read, its id, and how it is kept once it ends. */
+export interface ResponseRun<C extends ContinuingCall = ContinuingCall> {
+  run: AdmittedRun;
+  call: C;
+  id: string;
+  createdAt: Date;
+  /**
+   * Stores the finished response (nothing for `store: false` or a failed run) with `answer`, the
+   * answer as the surface sent it (read back by `getResponse` as is); call before answering.
+   */
+  save(result: RunResult, answer: Json): Promise<void>;
+}
+
+/** A refusal naming the request field at fault. */
+function invalidField(field: string, message: string): Invalid {
+  return new Invalid(`${field}: ${message}`, field);
+}
+
+/** A 404 for what a request field names (a stored response), naming the field as a 400 does. */
+export class NotFoundParam extends NotFound {
+  constructor(
+    entity: string,
+    id: string,
+    readonly field: string,
+  ) {
+    super(entity, id);
+  }
 }
 
 /**
  * The OpenAI-compatible API (DESIGN §8, docs/decisions.md §26): Chat Completions and Responses run
  * the agent itself through the one pipeline (guardrails → admission → run), with the caller's
- * conversation, tools and sampling settings as the run's dialogue.
+ * conversation, tools and sampling settings as the run's dialogue. Protocol-free: the surface
+ * (src/surfaces/openai/) reads OpenAI's requests into dialogues and shapes the answers.
  */
 export class OpenAiService {
   constructor(
@@ -87,23 +111,19 @@ export class OpenAiService {
   ) {}
 
   /** `GET {agent}/v1/models`: the agent, the one model of its own URL. */
-  agentModels(caller: SurfaceCaller): Json {
+  agentModels(caller: SurfaceCaller): Agent[] {
     caller.facts.entry = 'models';
-    return { object: 'list', data: [modelObject(caller.agent)] };
+    return [caller.agent];
   }
 
   /** `GET /v1/models`: every agent the workspace key may use here. */
-  async workspaceModels(principal: Principal & { kind: 'workspaceKey' }): Promise<Json> {
-    const agents = await this.surfaces.usableAgents(principal, 'OPENAI');
-    return { object: 'list', data: agents.map(modelObject) };
+  workspaceModels(principal: Principal & { kind: 'workspaceKey' }): Promise<Agent[]> {
+    return this.surfaces.usableAgents(principal, 'OPENAI');
   }
 
-  /** The agent a request on the workspace URL names in `model` (null: none such). */
-  async agentNamed(body: Json | undefined): Promise<{ agent: Agent | null; id: string }> {
-    const model = body && typeof body === 'object' && !Array.isArray(body) ? body.model : undefined;
-    if (typeof model !== 'string' || !model)
-      throw invalidParam('model', 'name the agent to call: its id, as GET /v1/models lists it');
-    return { agent: model.length <= 200 ? await this.surfaces.findAgent(model) : null, id: model };
+  /** The agent a request on the workspace URL names (null: none such). */
+  async agentNamed(id: string): Promise<Agent | null> {
+    return id.length <= 200 ? await this.surfaces.findAgent(id) : null;
   }
 
   /** The agent whose stored response `id` is (null: no such response). */
@@ -113,14 +133,19 @@ export class OpenAiService {
   }
 
   /**
-   * `POST …/chat/completions`, in the documented order: body (400 naming the parameter; images to a
-   * model without them) → the pipeline's checks and admission (guardrails 400, limits 429).
+   * `POST …/chat/completions`, in the documented order: body (`read`, given the agent's own tool
+   * names: 400 naming the field; images to a model without them) → the pipeline's checks and
+   * admission (guardrails 400, limits 429).
    */
-  async chatCompletion(caller: SurfaceCaller, request: OpenAiRequest): Promise<ChatCompletionRun> {
+  async chatCompletion<C extends DialogueCall>(
+    caller: SurfaceCaller,
+    request: OpenAiRequest,
+    read: (ownToolNames: readonly string[]) => C,
+  ): Promise<ChatCompletionRun<C>> {
     const { agent, principal, facts } = caller;
     facts.entry = 'chat.completions';
     facts.requestBody = request.body;
-    const call = readChatCompletion(request.body, this.runs.toolNames(agent));
+    const call = read(this.runs.toolNames(agent));
     await this.checkImages(agent, call.images);
     const input = this.input(
       'chat/completions',
@@ -132,35 +157,36 @@ export class OpenAiService {
       dialogue: call.dialogue,
     });
     facts.run = run;
-    return { run, call, ids: completionIds(run.runId, agent.id, this.clock.now()) };
+    return { run, call, createdAt: this.clock.now() };
   }
 
   /**
    * `POST …/responses`: the stored response it continues (404 for one that is not this caller's) →
-   * body (400) → the pipeline's checks and admission. The conversation is the stored chain's turns,
-   * then this request's; the caller's instructions apply to this response only. The response is
-   * stored with the turns it adds and a link to the one it continues, never the whole conversation again.
+   * body (`read`, given the agent's own tool names and the stored conversation: 400) → the
+   * pipeline's checks and admission. The conversation is the stored chain's turns, then this
+   * request's; the caller's instructions apply to this response only. The response is stored with
+   * the turns it adds and a link to the one it continues, never the whole conversation again.
    */
-  async createResponse(caller: SurfaceCaller, request: OpenAiRequest): Promise<ResponseRun> {
+  async createResponse<C extends ContinuingCall>(
+    caller: SurfaceCaller,
+    request: OpenAiRequest,
+    previous: Continued | null,
+    read: (ownToolNames: readonly string[], context: readonly ModelMessage[]) => C,
+  ): Promise<ResponseRun<C>> {
     const { agent, principal, facts } = caller;
     facts.entry = 'responses';
     facts.requestBody = request.body;
-    const body = request.body;
-    const previousId =
-      body && typeof body === 'object' && !Array.isArray(body) && typeof body.previous_response_id === 'string'
-        ? body.previous_response_id
-        : null;
     const callerRef = callerRefOf(principal);
-    const context = previousId
-      ? await this.contextOf(await this.owned(caller, previousId, 'previous_response_id'), callerRef)
+    const context = previous?.id
+      ? await this.contextOf(await this.owned(caller, previous.id, previous.field), callerRef, previous.field)
       : [];
-    const call = readResponseRequest(body, context, this.runs.toolNames(agent), agent.id);
+    const call = read(this.runs.toolNames(agent), context);
     await this.checkImages(agent, call.images);
     const messages = [...context, ...call.turns];
-    if (previousId && JSON.stringify(messages).length > MAX_CONTEXT_CHARS) {
-      throw invalidParam(
-        'previous_response_id',
-        `the conversation has grown past ${MAX_CONTEXT_CHARS} characters; start a new one without previous_response_id`,
+    if (previous?.id && JSON.stringify(messages).length > MAX_CONTEXT_CHARS) {
+      throw invalidField(
+        previous.field,
+        `the conversation has grown past ${MAX_CONTEXT_CHARS} characters; start a new one without ${previous.field}`,
       );
     }
     const dialogue = { ...call.dialogue, messages };
@@ -171,43 +197,37 @@ export class OpenAiService {
     });
     facts.run = run;
     const createdAt = this.clock.now();
-    const state: ResponseState = {
-      id: newId('resp'),
-      createdAt: Math.floor(createdAt.getTime() / 1000),
-      status: 'in_progress',
-      echo: call.echo,
-      previousResponseId: call.previousResponseId,
-      store: call.store,
-      output: [],
-    };
-    const save = async (result: RunResult): Promise<void> => {
+    const id = newId('resp');
+    const save = async (result: RunResult, answer: Json): Promise<void> => {
       if (!call.store || result.error) return;
       await this.store.repos.responses.insert({
-        id: state.id,
+        id,
         agentId: agent.id,
         callerRef,
         previousResponseId: call.previousResponseId,
         context: [...call.turns, answerTurn(result)],
         chained: true,
-        body: responseObject(state),
+        body: answer,
         createdAt,
       });
     };
-    return { run, stream: call.stream, state, save };
+    return { run, call, id, createdAt, save };
   }
 
-  /** `GET …/responses/{id}`: a stored response of this caller (404 for any other, another key's of the agent too). */
+  /**
+   * `GET …/responses/{id}`: a stored response of this caller (404 for any other, another key's of
+   * the agent too), its answer as it was sent.
+   */
   async getResponse(caller: SurfaceCaller, id: string): Promise<Json> {
     caller.facts.entry = 'responses';
     return (await this.owned(caller, id)).body;
   }
 
   /** `DELETE …/responses/{id}`. */
-  async deleteResponse(caller: SurfaceCaller, id: string): Promise<Json> {
+  async deleteResponse(caller: SurfaceCaller, id: string): Promise<void> {
     caller.facts.entry = 'responses';
     if (!(await this.store.repos.responses.delete(id, caller.agent.id, callerRefOf(caller.principal))))
       throw new NotFound('Response', id);
-    return { id, object: 'response.deleted', deleted: true };
   }
 
   /** Deletes stored responses past their retention; the number deleted. */
@@ -235,13 +255,13 @@ export class OpenAiService {
    * back to a response stored whole (before chains) or one deleted or pruned. A chain longer than
    * MAX_CHAIN_RESPONSES is refused: start a new conversation.
    */
-  private async contextOf(stored: StoredResponse, callerRef: string): Promise<ModelMessage[]> {
+  private async contextOf(stored: StoredResponse, callerRef: string, field: string): Promise<ModelMessage[]> {
     if (!stored.chained) return stored.context;
     const links = await this.store.repos.responses.chain(stored.id, stored.agentId, callerRef, MAX_CHAIN_RESPONSES + 1);
     if (links.length > MAX_CHAIN_RESPONSES) {
-      throw invalidParam(
-        'previous_response_id',
-        `the conversation has grown past ${MAX_CHAIN_RESPONSES} responses; start a new one without previous_response_id`,
+      throw invalidField(
+        field,
+        `the conversation has grown past ${MAX_CHAIN_RESPONSES} responses; start a new one without ${field}`,
       );
     }
     return links.reverse().flatMap((l) => l.context);
@@ -249,7 +269,11 @@ export class OpenAiService {
 
   /** Refuses image parts (naming the first) when the agent's model takes no images. */
   private async checkImages(agent: Agent, images: string[]): Promise<void> {
-    if (images.length && !(await this.runs.acceptsImages(agent))) throw imagesRefused(images[0]!);
+    if (images.length && !(await this.runs.acceptsImages(agent)))
+      throw invalidField(
+        images[0]!,
+        "this agent's model does not take images; send text, or have an admin mark the model with configureModel(acceptsImages: true) if it takes them",
+      );
   }
 
   /** The run input: the body is the conversation's text, what input guardrails check. */

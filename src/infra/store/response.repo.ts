@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ModelMessage } from '../../domain/models/language-model.ports.js';
-import type { ResponseRepo, StoredResponse } from '../../domain/surfaces/openai/openai.ports.js';
+import type { ResponseRepo, StoredResponse } from '../../domain/surfaces/openai.ports.js';
 import { storable } from '../activity/buffered-sink.js';
 import { q } from './pg-errors.js';
 import { date, json, parseJson } from './rows/mapping.js';

@@ -1,10 +1,6 @@
 import type { RunResult } from '../../domain/runtime/run.types.js';
-import { chunk, closingChunks, type CompletionIds } from '../../domain/surfaces/openai/chat-completions.js';
-import {
-  ResponseEvents,
-  type ResponseEvent,
-  type ResponseState,
-} from '../../domain/surfaces/openai/response-object.js';
+import { chunk, closingChunks, type CompletionIds } from './chat-completion-object.js';
+import { ResponseEvents, type ResponseEvent, type ResponseState } from './response-object.js';
 import type { RunEventEncoder, SseFrame } from '../shared/run-events.js';
 
 /** The error record a stream ends with when its run fails after the stream opened. */

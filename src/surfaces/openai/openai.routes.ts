@@ -7,18 +7,19 @@ import type { Principal } from '../../domain/principal.js';
 import { completed } from '../../domain/runtime/pipeline.js';
 import type { RunEvent } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
-import type { ChatCompletionRun, OpenAiRequest, ResponseRun } from '../../domain/surfaces/openai.service.js';
-import { completionObject } from '../../domain/surfaces/openai/chat-completions.js';
-import { outputItems, responseObject, statusOf } from '../../domain/surfaces/openai/response-object.js';
+import type { OpenAiRequest } from '../../domain/surfaces/openai.service.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
-import { encodeOpenAiError, openAiErrorOfStatus } from '../../surfaces/openai/openai.errors.js';
-import { chatCompletionChunks, responseEvents } from '../../surfaces/openai/openai.events.js';
-import { encodeRunEvent } from '../../surfaces/shared/run-events.js';
+import { encodeRunEvent } from '../shared/run-events.js';
 import { agentRouteFrame, type SurfaceState } from '../shared/activity.middleware.js';
 import { lazyAbortOnClose, printableParam, readJson, runHeaders } from '../shared/http-io.js';
 import { openEventStream, writeFrames, type EventStream } from '../shared/sse.js';
 import { agentSurface, callerOf } from '../shared/surface.middleware.js';
+import { completionObject } from './chat-completion-object.js';
+import { OpenAiApi, type ChatCompletionAnswer, type ResponseAnswer } from './openai-api.js';
+import { encodeOpenAiError, openAiErrorOfStatus } from './openai.errors.js';
+import { chatCompletionChunks, responseEvents } from './openai.events.js';
+import { outputItems, responseObject, statusOf } from './response-object.js';
 
 /** A comment line on an idle stream, so that proxies do not close it. */
 const KEEP_ALIVE_MS = 15_000;
@@ -70,7 +71,7 @@ function openStream(ctx: Koa.Context, runId: string): { stream: EventStream; end
 }
 
 /** Answers a chat completion: one `chat.completion`, or its chunks as `data:` records ending in `[DONE]`. */
-async function answerChatCompletion(ctx: Koa.Context, c: ChatCompletionRun): Promise<void> {
+async function answerChatCompletion(ctx: Koa.Context, c: ChatCompletionAnswer): Promise<void> {
   const { run, ids, call } = c;
   if (!call.stream) {
     const r = await completed(run.events());
@@ -94,7 +95,7 @@ async function answerChatCompletion(ctx: Koa.Context, c: ChatCompletionRun): Pro
 }
 
 /** Answers a response: the response object, or its semantic events (`event:` + `data:` records). */
-async function answerResponse(ctx: Koa.Context, c: ResponseRun): Promise<void> {
+async function answerResponse(ctx: Koa.Context, c: ResponseAnswer): Promise<void> {
   const { run, state } = c;
   if (!c.stream) {
     const r = await completed(run.events());
@@ -138,15 +139,16 @@ async function answerResponse(ctx: Koa.Context, c: ResponseRun): Promise<void> {
  */
 export function openAiRoutes(services: Services, platformOrigins: string[], logger: Logger): Koa.Middleware {
   const router = new Router();
+  const openai = new OpenAiApi(services.openai);
   const surface = agentSurface(services, 'OPENAI', platformOrigins, logger, openAiErrorShape);
 
   const chatCompletions = async (ctx: Koa.Context, caller: SurfaceCaller, body: OpenAiRequest['body']) =>
-    answerChatCompletion(ctx, await services.openai.chatCompletion(caller, request(ctx, body)));
+    answerChatCompletion(ctx, await openai.chatCompletion(caller, request(ctx, body)));
   const responses = async (ctx: Koa.Context, caller: SurfaceCaller, body: OpenAiRequest['body']) =>
-    answerResponse(ctx, await services.openai.createResponse(caller, request(ctx, body)));
+    answerResponse(ctx, await openai.createResponse(caller, request(ctx, body)));
 
   router.get('/agents/:agentId/v1/models', surface, (ctx) => {
-    ctx.body = services.openai.agentModels(callerOf(ctx));
+    ctx.body = openai.agentModels(callerOf(ctx));
   });
   router.post('/agents/:agentId/v1/chat/completions', surface, async (ctx) =>
     chatCompletions(ctx, callerOf(ctx), await readJson(ctx)),
@@ -155,10 +157,10 @@ export function openAiRoutes(services: Services, platformOrigins: string[], logg
     responses(ctx, callerOf(ctx), await readJson(ctx)),
   );
   router.get('/agents/:agentId/v1/responses/:responseId', surface, async (ctx) => {
-    ctx.body = await services.openai.getResponse(callerOf(ctx), ctx.params.responseId!);
+    ctx.body = await openai.getResponse(callerOf(ctx), ctx.params.responseId!);
   });
   router.delete('/agents/:agentId/v1/responses/:responseId', surface, async (ctx) => {
-    ctx.body = await services.openai.deleteResponse(callerOf(ctx), ctx.params.responseId!);
+    ctx.body = await openai.deleteResponse(callerOf(ctx), ctx.params.responseId!);
   });
   router.all('/agents/:agentId/v1{/*rest}', surface, (ctx) => {
     throw noRoute(ctx, `/agents/${ctx.params.agentId}/v1`);
@@ -188,13 +190,13 @@ export function openAiRoutes(services: Services, platformOrigins: string[], logg
   const byModel = (answer: typeof chatCompletions) =>
     workspace(async (ctx, principal) => {
       const body = await readJson(ctx);
-      const { agent, id } = await services.openai.agentNamed(body);
+      const { agent, id } = await openai.agentNamed(body);
       await answer(ctx, enter(ctx, principal, agent, id), body);
     });
   const byResponse = (answer: (caller: SurfaceCaller, id: string) => Promise<unknown>) =>
     workspace(async (ctx, principal) => {
       const id = ctx.params.responseId!;
-      const agent = await services.openai.agentOfResponse(id);
+      const agent = await openai.agentOfResponse(id);
       // A response of an agent this key may not use is one it cannot see: the same 404 as none.
       if (!agent) throw new NotFound('Response', id);
       let caller: SurfaceCaller;
@@ -210,18 +212,18 @@ export function openAiRoutes(services: Services, platformOrigins: string[], logg
   router.get(
     '/v1/models',
     workspace(async (ctx, principal) => {
-      ctx.body = await services.openai.workspaceModels(principal);
+      ctx.body = await openai.workspaceModels(principal);
     }),
   );
   router.post('/v1/chat/completions', byModel(chatCompletions));
   router.post('/v1/responses', byModel(responses));
   router.get(
     '/v1/responses/:responseId',
-    byResponse((caller, id) => services.openai.getResponse(caller, id)),
+    byResponse((caller, id) => openai.getResponse(caller, id)),
   );
   router.delete(
     '/v1/responses/:responseId',
-    byResponse((caller, id) => services.openai.deleteResponse(caller, id)),
+    byResponse((caller, id) => openai.deleteResponse(caller, id)),
   );
   router.all(
     '/v1{/*rest}',

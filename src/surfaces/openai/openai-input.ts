@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Invalid, NotFound } from '../../errors.js';
+import { Invalid } from '../../domain/errors.js';
 import type {
   ContentPart,
   ModelMessage,
@@ -7,7 +7,7 @@ import type {
   ToolCall,
   ToolChoice,
   ToolDefinition,
-} from '../../models/language-model.ports.js';
+} from '../../domain/models/language-model.ports.js';
 
 // What both dialects of the OpenAI-compatible API share once a request is read: the caller's
 // tools, tool choice and answer format as the model port takes them, and how a refusal names the
@@ -21,17 +21,6 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** A refusal naming the request parameter, as OpenAI's `param` writes it. */
 export function invalidParam(param: string, message: string): Invalid {
   return new Invalid(`${param}: ${message}`, param);
-}
-
-/** A 404 for what a request parameter names (a stored response), naming the parameter as a 400 does. */
-export class NotFoundParam extends NotFound {
-  constructor(
-    entity: string,
-    id: string,
-    readonly field: string,
-  ) {
-    super(entity, id);
-  }
 }
 
 /** A zod path as OpenAI names a parameter: `messages[2].content[0].image_url`. */
@@ -148,17 +137,9 @@ export function jsonSchemaFormat(
   return { type: 'json_schema', name, schema };
 }
 
-/** The refusal of image parts sent to a model that does not take images. */
-export function imagesRefused(param: string): Invalid {
-  return invalidParam(
-    param,
-    "this agent's model does not take images; send text, or have an admin mark the model with configureModel(acceptsImages: true) if it takes them",
-  );
-}
-
 /**
  * An image part, by an http(s) or `data:image/…` URL; its parameter is noted in `images`, so that
- * the request is refused naming it when the agent's model takes no images (see `imagesRefused`).
+ * the request is refused naming it when the agent's model takes no images (the domain refuses it).
  */
 export function imagePart(url: string, images: string[], param: string): ContentPart {
   images.push(param);
@@ -188,23 +169,4 @@ export class CallBook {
     if (name === undefined) throw invalidParam(param, `no earlier assistant turn made a tool call with the id '${id}'`);
     return name;
   }
-}
-
-/**
- * Everything the caller wrote in a conversation, one text: what the input guardrails check (blocked
- * patterns, maxInputChars). Every turn counts, the assistant's too: the caller sends them all.
- */
-export function textOfDialogue(system: string, messages: readonly ModelMessage[]): string {
-  const parts: string[] = system ? [system] : [];
-  for (const m of messages) {
-    if (m.role === 'user')
-      parts.push(
-        typeof m.content === 'string'
-          ? m.content
-          : m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n'),
-      );
-    else if (m.role === 'assistant') parts.push(m.content, ...(m.toolCalls ?? []).map((c) => c.arguments));
-    else parts.push(m.content);
-  }
-  return parts.filter(Boolean).join('\n\n');
 }

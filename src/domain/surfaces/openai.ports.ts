@@ -1,5 +1,5 @@
-import type { Json } from '../../json.js';
-import type { ModelMessage } from '../../models/language-model.ports.js';
+import type { Json } from '../json.js';
+import type { ModelMessage } from '../models/language-model.ports.js';
 
 // Ports of the OpenAI-compatible API the domain talks to. src/infra implements them.
 
@@ -17,7 +17,10 @@ export interface StoredResponse {
    */
   context: ModelMessage[];
   chained: boolean;
-  /** The response object as answered. */
+  /**
+   * The answer as the surface sent it (OpenAI's response object), read back as is; the domain never
+   * looks inside it (its ids and times are the ones the caller saw).
+   */
   body: Json;
   createdAt: Date;
 }

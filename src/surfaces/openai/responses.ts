@@ -1,11 +1,15 @@
 import { z } from 'zod';
-import type { Json } from '../../json.js';
-import type { ContentPart, ModelMessage, ResponseFormat, SamplingSettings } from '../../models/language-model.ports.js';
-import type { Dialogue } from '../../runtime/run.types.js';
+import type { Json } from '../../domain/json.js';
+import type {
+  ContentPart,
+  ModelMessage,
+  ResponseFormat,
+  SamplingSettings,
+} from '../../domain/models/language-model.ports.js';
+import type { Dialogue } from '../../domain/runtime/run.types.js';
 import {
   CallBook,
   clientTools,
-  functionParameters,
   imagePart,
   invalidParam,
   jsonSchemaFormat,
@@ -15,88 +19,18 @@ import {
   telling,
   toolChoiceOf,
 } from './openai-input.js';
+import {
+  functionCallItem,
+  functionCallOutputItem,
+  inputImage,
+  messageItem,
+  part,
+  request,
+} from './responses.schemas.js';
 
 // Responses (`POST …/responses`) as OpenAI and the Open Responses specification agree on it: the
-// request read into a dialogue (continuing a stored response's context), the response object, and
-// the semantic events of a streamed response.
-
-const inputText = z.object({ type: z.literal('input_text'), text: z.string() });
-const outputText = z.object({ type: z.literal('output_text'), text: z.string() });
-const inputImage = z.object({
-  type: z.literal('input_image'),
-  image_url: z.string().nullish(),
-  file_id: z.string().nullish(),
-  detail: z.string().optional(),
-});
-const otherPart = z.object({ type: z.string() });
-const part = z.union([
-  inputText,
-  outputText,
-  inputImage,
-  z.object({ type: z.literal('refusal'), refusal: z.string() }),
-  otherPart,
-]);
-
-const messageItem = z.object({
-  type: z.literal('message').optional(),
-  role: z.enum(['user', 'assistant', 'system', 'developer']),
-  content: z.union([z.string(), z.array(part)]),
-});
-const functionCallItem = z.object({
-  type: z.literal('function_call'),
-  call_id: z.string().min(1).max(200),
-  name: z.string().min(1).max(64),
-  arguments: z.string(),
-});
-const functionCallOutputItem = z.object({
-  type: z.literal('function_call_output'),
-  call_id: z.string().min(1).max(200),
-  output: z.union([z.string(), z.array(part)]),
-});
-// Loose: an item of a known type that fails its own schema keeps its fields, for `checked` to name the bad one.
-const otherItem = z.looseObject({ type: z.string() });
-const item = z.union([functionCallItem, functionCallOutputItem, messageItem, otherItem]);
-
-const tool = z.object({
-  type: z.string(),
-  name: z.string().optional(),
-  description: z.string().max(10_000).nullish(),
-  parameters: functionParameters.nullable(),
-  strict: z.boolean().nullish(),
-});
-
-const toolChoice = z.union([
-  z.enum(['none', 'auto', 'required']),
-  z.object({ type: z.literal('function'), name: z.string() }),
-]);
-
-const format = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text') }),
-  z.object({ type: z.literal('json_object') }),
-  z.object({
-    type: z.literal('json_schema'),
-    name: z.string().max(64).optional(),
-    description: z.string().optional(),
-    schema: z.record(z.string(), z.unknown()).optional(),
-    strict: z.boolean().nullish(),
-  }),
-]);
-
-const request = z.object({
-  model: z.string().max(200).optional(),
-  input: z.union([z.string(), z.array(item)]),
-  instructions: z.string().nullish(),
-  previous_response_id: z.string().min(1).max(200).nullish(),
-  store: z.boolean().nullish(),
-  stream: z.boolean().nullish(),
-  temperature: z.number().min(0).max(2).nullish(),
-  top_p: z.number().min(0).max(1).nullish(),
-  max_output_tokens: z.number().int().min(1).nullish(),
-  tools: z.array(tool).nullish(),
-  tool_choice: toolChoice.nullish(),
-  text: z.object({ format: format.optional() }).nullish(),
-  metadata: z.record(z.string(), z.string().max(512)).nullish(),
-});
+// request read into a dialogue (continuing a stored response's context) and what its answer echoes.
+// The response object and stream events are in response-object.ts.
 
 /** A response request, read: what the run is given and what the response object echoes. */
 export interface ResponseCall {

@@ -1,7 +1,6 @@
-import { newId } from '../../ids.js';
-import type { Json } from '../../json.js';
-import type { ModelMessage } from '../../models/language-model.ports.js';
-import type { RunResult } from '../../runtime/run.types.js';
+import { newId } from '../../domain/ids.js';
+import type { Json } from '../../domain/json.js';
+import type { RunResult } from '../../domain/runtime/run.types.js';
 import type { ResponseEcho } from './responses.js';
 
 // What a Responses request answers: the response object, its output items, the turn it adds to a
@@ -28,12 +27,6 @@ function messageOutput(id: string, text: string, status = 'completed'): Json {
 
 function functionCallOutput(id: string, c: { id: string; name: string; arguments: string }, status: string): Json {
   return { type: 'function_call', id, call_id: c.id, name: c.name, arguments: c.arguments, status };
-}
-
-/** The turns a finished run adds to its conversation: the answer, with its tool calls. */
-export function answerTurn(r: RunResult): ModelMessage {
-  const text = typeof r.output === 'string' ? r.output : r.output === null ? '' : JSON.stringify(r.output);
-  return { role: 'assistant', content: text, ...(r.toolCalls?.length ? { toolCalls: r.toolCalls } : {}) };
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
