@@ -11,7 +11,7 @@ import type { Services } from '../../domain/services.js';
 import type { A2aMessage } from '../../domain/surfaces/a2a.service.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
-import { encodeA2aJsonRpcError } from '../../surfaces/a2a/a2a.errors.js';
+import { encodeA2aJsonRpcError } from './a2a.errors.js';
 import { agentRouteFrame, type SurfaceState } from '../shared/activity.middleware.js';
 import { A2A_VERSION, agentCard } from './agent-card.js';
 import { CANCEL_KEY, PipelineExecutor, RUN_KEY } from './executor.js';

@@ -3,7 +3,7 @@ import type Koa from 'koa';
 import { completed } from '../../domain/runtime/pipeline.js';
 import type { Services } from '../../domain/services.js';
 import type { Logger } from '../../infra/logger.js';
-import { chatEvents } from '../../surfaces/chat/chat.events.js';
+import { chatEvents } from './chat.events.js';
 import { abortOnClose, readJson, runHeaders } from '../shared/http-io.js';
 import { streamRun } from '../shared/sse.js';
 import { agentSurface, callerOf } from '../shared/surface.middleware.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { EmailReceiptService } from '../../domain/channels/email-receipt.service.js';
 import { refusalOf } from '../../domain/error-catalogue.js';
 import { DomainError } from '../../domain/errors.js';
-import { encodeSmtpReply, notStoredReply, type SmtpReply } from '../../surfaces/email/smtp.errors.js';
+import { encodeSmtpReply, notStoredReply, type SmtpReply } from './smtp.errors.js';
 import type { Logger } from '../../infra/logger.js';
 import { parseInbound, UnparseableMail } from './parse-inbound.js';
 import { verifySmtpSender, type SenderAuthOptions } from '../../infra/email/sender-authentication.js';

@@ -2,7 +2,7 @@ import type { EmailReceipt, EmailReceiptService } from '../../domain/channels/em
 import type { Clock } from '../../domain/clock.js';
 import { refusalOf } from '../../domain/error-catalogue.js';
 import { DomainError, Invalid, LimitExceeded, Unauthenticated } from '../../domain/errors.js';
-import { mailgunDrops } from '../../surfaces/email/mailgun.errors.js';
+import { mailgunDrops } from './mailgun.errors.js';
 import type { Logger } from '../../infra/logger.js';
 import { checkMailgunSignature } from './mailgun-signature.js';
 import type { MailgunTokens } from '../../infra/email/mailgun-tokens.js';

@@ -4,7 +4,7 @@ import type Koa from 'koa';
 import { refusalOf } from '../../domain/error-catalogue.js';
 import { DomainError, Invalid, PayloadTooLarge, UnsupportedMediaType } from '../../domain/errors.js';
 import type { MailgunIntake, MailgunPost } from './mailgun-intake.js';
-import { encodeMailgunAnswer, mailgunDrops } from '../../surfaces/email/mailgun.errors.js';
+import { encodeMailgunAnswer, mailgunDrops } from './mailgun.errors.js';
 import { readRaw } from '../shared/http-io.js';
 
 /** Room for the form's other fields and its framing around `body-mime`. */

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerError, type SMTPServerSession } from 'smtp-server';
 import { sessionBounds } from './smtp-session-bounds.js';
-import { NOT_STORED } from '../../surfaces/email/smtp.errors.js';
+import { NOT_STORED } from './smtp.errors.js';
 
 /** Who sent a message and to whom, as the SMTP conversation said (not the headers). */
 export interface SmtpEnvelope {

@@ -6,7 +6,7 @@ import type { Logger } from '../../infra/logger.js';
 import { agentOpenApi } from '../../rest/openapi/agent.openapi.js';
 import { logAnswerAs } from '../shared/activity.middleware.js';
 import { endpointSegments, lazyAbortOnClose, readJson, runHeaders, wantsEventStream } from '../shared/http-io.js';
-import { httpApiEvents } from '../../surfaces/http-api/http-api.events.js';
+import { httpApiEvents } from './http-api.events.js';
 import { streamRun } from '../shared/sse.js';
 import { agentSurface, callerOf } from '../shared/surface.middleware.js';
 

@@ -10,7 +10,7 @@ import { DomainError } from '../../domain/errors.js';
 import type { Services } from '../../domain/services.js';
 import { RECORDS_TEMPLATE, ResourceNotFound } from '../../domain/surfaces/mcp-resources.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
-import { encodeMcpResourceError } from '../../surfaces/mcp/mcp.errors.js';
+import { encodeMcpResourceError } from './mcp.errors.js';
 
 /** What the resource handlers need of the HTTP exchange (`ResourceExchange`). */
 interface ResourceExchange {

@@ -14,8 +14,8 @@ import type { RunResult } from '../../domain/runtime/run.types.js';
 import type { Services } from '../../domain/services.js';
 import type { PreparedCall, ToolOutcome } from '../../domain/surfaces/mcp.service.js';
 import type { SurfaceCaller, SurfaceRequest } from '../../domain/surfaces/surface-access.js';
-import { encodeMcpToolError } from '../../surfaces/mcp/mcp.errors.js';
-import { mcpProgress } from '../../surfaces/mcp/mcp.events.js';
+import { encodeMcpToolError } from './mcp.errors.js';
+import { mcpProgress } from './mcp.events.js';
 import { serveResources } from './mcp-resources.server.js';
 
 /** The version the MCP server reports in its server info. */

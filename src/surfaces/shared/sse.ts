@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import type { RunEvent } from '../../domain/runtime/run.types.js';
-import { encodeRunEvent, type RunEventEncoder, type SseFrame } from '../../surfaces/shared/run-events.js';
+import { encodeRunEvent, type RunEventEncoder, type SseFrame } from './run-events.js';
 
 /** A server-sent event stream on a response: `event: <name>` + `data: <json>` records. */
 export interface EventStream {

@@ -6,7 +6,7 @@ import { DomainError } from '../../domain/errors.js';
 import type { Services } from '../../domain/services.js';
 import type { Logger } from '../../infra/logger.js';
 import { agentRouteFrame, type SurfaceState } from '../shared/activity.middleware.js';
-import { encodeTwilioAnswer } from '../../surfaces/sms/twilio.errors.js';
+import { encodeTwilioAnswer } from './twilio.errors.js';
 import { printableParam, readRaw } from '../shared/http-io.js';
 
 /** The largest callback form accepted (a text message is at most 1600 characters; the provider adds a few dozen fields). */
