@@ -201,15 +201,20 @@ export function createServices(deps: ServiceDeps): Services {
     },
   };
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
-  const pipeline = new Pipeline(admission, runs, deps.metrics);
-  const calls = new CallLifecycle(activityLog, pipeline, new CallCancels(deps.cancels ?? localCancelChannel()));
+  const pipeline = new Pipeline(admission, runs);
+  const calls = new CallLifecycle(
+    activityLog,
+    pipeline,
+    new CallCancels(deps.cancels ?? localCancelChannel()),
+    deps.metrics,
+  );
   const keys = new KeyService(store, clock);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
   const sms = deps.sms ?? NO_SMS;
   const email = deps.email ?? NO_EMAIL;
   const mcpOAuth = new McpOAuthService(store, deps.oauthTokens ?? null, clock);
   const surfaces = new SurfaceAccess(store, keys, mcpOAuth);
-  const mcp = new McpService(store, pipeline);
+  const mcp = new McpService(store, calls);
   return {
     mcpOAuth,
     workspace: new WorkspaceService(store, clock),
@@ -230,14 +235,14 @@ export function createServices(deps: ServiceDeps): Services {
     pipeline,
     calls,
     surfaces,
-    httpApi: new HttpApiService(store, pipeline),
+    httpApi: new HttpApiService(store, calls),
     mcp,
     mcpGrants: new McpGrantService(store),
-    mcpResources: new McpResourceService(store, records, pipeline),
-    documentApi: new DocumentApiService(records, pipeline),
-    chat: new ChatService(store, clock, pipeline),
-    openai: new OpenAiService(store, clock, pipeline, runs, surfaces),
-    a2a: new A2aService(store, clock, pipeline, mcp),
+    mcpResources: new McpResourceService(store, records, calls),
+    documentApi: new DocumentApiService(records, calls),
+    chat: new ChatService(store, clock, calls),
+    openai: new OpenAiService(store, clock, calls, runs, surfaces),
+    a2a: new A2aService(store, clock, calls, mcp),
     deliveryBodies: new DeliveryBodyService(store),
     webhookReceipt: new WebhookReceiptService(store, clock, secrets, deliveryQueued),
     webhookDelivery: new WebhookDeliveryTask(store, calls),

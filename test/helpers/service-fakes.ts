@@ -2,15 +2,16 @@ import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { Json } from '../../src/domain/json.js';
 import type { Repositories, Store } from '../../src/domain/ports.js';
 import type { Principal } from '../../src/domain/principal.js';
-import type { AdmittedRun, BeginOptions, Pipeline } from '../../src/domain/runtime/pipeline.js';
+import type { AdmittedRun, BeginOptions } from '../../src/domain/runtime/pipeline.js';
 import type { RunEntry, RunInput, RunResult } from '../../src/domain/runtime/run.types.js';
+import type { SurfaceRuns } from '../../src/domain/surfaces/surface-runs.ports.js';
 import { h, type TestWorkspace } from './harness.js';
 
-// Fakes for testing a surface's service alone, below its transport: a pipeline that admits every
+// Fakes for testing a surface's service alone, below its transport: a call lifecycle that admits every
 // run and records what it was handed, and the harness store with every repository call recorded
 // (so a test can say that a guard kept a read from happening at all).
 
-/** What a service handed the pipeline's `begin`. */
+/** What a service handed the call lifecycle's `admit`. */
 export interface BeginCall {
   principal: Principal;
   agent: Agent;
@@ -19,20 +20,24 @@ export interface BeginCall {
   opts: BeginOptions;
 }
 
-/** A pipeline whose `begin` admits every run, records its arguments and answers a run named `runId`. */
+/**
+ * The surfaces' port to the call lifecycle, whose `admit` admits every run, records its arguments and
+ * answers a run named `runId` (`guard` runs the work unguarded).
+ */
 export function recordingPipeline(runId = 'run_recorded'): {
-  pipeline: Pipeline;
+  pipeline: SurfaceRuns;
   begun: BeginCall[];
   run: AdmittedRun;
 } {
   const begun: BeginCall[] = [];
   const run = { runId } as AdmittedRun;
-  const pipeline = {
-    begin: async (principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: BeginOptions) => {
+  const pipeline: SurfaceRuns = {
+    admit: async (principal: Principal, agent: Agent, entry: RunEntry, input: RunInput, opts: BeginOptions = {}) => {
       begun.push({ principal, agent, entry, input, opts });
       return run;
     },
-  } as unknown as Pipeline;
+    guard: (_agent, _inputText, work) => work(),
+  };
   return { pipeline, begun, run };
 }
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { McpTool } from '../../src/domain/entries/entry.entities.js';
 import { DomainError, Invalid } from '../../src/domain/errors.js';
 import type { Store } from '../../src/domain/ports.js';
-import type { Pipeline } from '../../src/domain/runtime/pipeline.js';
+import type { SurfaceRuns } from '../../src/domain/surfaces/surface-runs.ports.js';
 import type { RunResult } from '../../src/domain/runtime/run.types.js';
 import { userTurn } from '../../src/domain/runtime/run.service.js';
 import { McpService } from '../../src/domain/surfaces/mcp.service.js';
@@ -52,13 +52,13 @@ function failure(fn: () => void): DomainError {
 }
 
 describe('MCP surface rules', () => {
-  const mcp = new McpService({} as Store, {} as Pipeline);
+  const mcp = new McpService({} as Store, {} as SurfaceRuns);
   const CITY = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 
   it('lists the tools by name, whatever order they were stored in; a name no tool has is NOT_FOUND naming it', async () => {
     const stored = ['weather', 'Zebra', 'alarm', 'météo', 'b'].map((name, i) => tool({ id: `tool_${i}`, name }));
     const store = { repos: { mcpTools: { listByAgents: async () => [...stored] } } } as unknown as Store;
-    const service = new McpService(store, {} as Pipeline);
+    const service = new McpService(store, {} as SurfaceRuns);
     const agent = { id: 'agt_1' } as Parameters<McpService['tools']>[0];
     // Code-point order: upper case before lower case, accented letters after z.
     expect((await service.tools(agent)).map((t) => t.name)).to.deep.equal(['Zebra', 'alarm', 'b', 'météo', 'weather']);

@@ -2,14 +2,17 @@ import type { ActivityLog, ActivityRecord } from '../activity/activity-log.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Principal } from '../principal.js';
 import { runFacts, type AdmittedRun, type BeginOptions, type Pipeline } from '../runtime/pipeline.js';
+import type { RunMetrics } from '../runtime/run-metrics.ports.js';
 import type { RunEntry, RunFacts, RunInput, RunResult } from '../runtime/run.types.js';
+import type { SurfaceRuns } from '../surfaces/surface-runs.ports.js';
 import type { CallCancels } from './call-cancels.js';
 import { callEntry, type CallEnding } from './call-entry.js';
 
 /**
  * What a surface supplies to the lifecycle of one of its calls: only what differs between surfaces.
- * `handle` reads the request into a domain input, asks the domain (whose services admit, guard and
- * run it through the pipeline) and encodes the answer, events and errors in the surface's protocol;
+ * `handle` reads the request into a domain input, asks the surface's domain service (which hands
+ * this lifecycle what to run: `admit`, `guard`) and encodes the answer, events and errors in the
+ * surface's protocol;
  * `ending` then says how the call ended on the wire (null when no agent was named: nothing to log).
  */
 export interface SurfaceCallParts {
@@ -19,18 +22,42 @@ export interface SurfaceCallParts {
 
 /**
  * A call, from "caller identified" to "entry written", the same for every surface (issue 50):
- * admission and guardrails (the pipeline's `begin`, which refuses before anything runs), the run,
- * refusals, cancellation from any instance (`cancels`) and the activity entry — written once per
- * call, here and nowhere else (`ActivityLog.writeEntry` has no other caller in src). Run metrics are
- * counted by the pipeline the lifecycle drives.
+ * guardrails and admission (`admit`, `guard`, `begin`: they refuse before anything runs), the run
+ * and its settlement, refusals, cancellation from any instance (`cancels`), the run's metrics and
+ * the activity entry — written once per call, here and nowhere else (`ActivityLog.writeEntry` has
+ * no other caller in src). The `Pipeline` is its engine, called from src/domain/calls only; the
+ * surfaces' domain services reach it through the port `SurfaceRuns`, the unattended tasks through
+ * `UnattendedRuns`.
  */
-export class CallLifecycle {
+export class CallLifecycle implements SurfaceRuns {
   constructor(
     private readonly activity: ActivityLog,
     private readonly pipeline: Pipeline,
     /** The calls running here that a cancel from any instance stops (MCP, A2A). */
     readonly cancels: CallCancels,
+    /** Where runs are counted for /metrics (every admitted run, once it has ended). */
+    private readonly metrics?: RunMetrics,
   ) {}
+
+  /**
+   * A surface request's run: guardrails and admission (thrown as refusals before anything runs),
+   * then the admitted run for the surface to stream or complete. Its facts land in the caller's
+   * `CallFacts` and so in the call's one entry, written by `run`; its metrics are counted when it ends.
+   */
+  async admit(
+    principal: Principal,
+    agent: Agent,
+    entry: RunEntry,
+    input: RunInput,
+    opts: BeginOptions = {},
+  ): Promise<AdmittedRun> {
+    return this.counted(entry, await this.pipeline.begin(principal, agent, entry, input, opts));
+  }
+
+  /** Work that is not a handler run (Document API, MCP resources): guardrails on `inputText`, admission while `work` runs. */
+  guard<T>(agent: Agent, inputText: string, work: () => Promise<T>): Promise<T> {
+    return this.pipeline.guard(agent, inputText, work);
+  }
 
   /**
    * A surface request: `parts.handle` runs it to its answer, then its one entry is written from
@@ -64,7 +91,13 @@ export class CallLifecycle {
       this.activity.writeEntry(agent, runEntry(input, runFacts(entry, undefined, err, Date.now() - started)));
       throw err;
     }
-    return run.onEnded((facts) => this.activity.writeEntry(agent, runEntry(input, facts)));
+    return this.counted(entry, run).onEnded((facts) => this.activity.writeEntry(agent, runEntry(input, facts)));
+  }
+
+  /** Counts the run for /metrics when it ends: its handler kind, how it ended, its credits. */
+  private counted(entry: RunEntry, run: AdmittedRun): AdmittedRun {
+    const metrics = this.metrics;
+    return metrics ? run.onEnded((facts) => metrics.run(entry.handler.kind, facts.outcome, facts.credits)) : run;
   }
 
   /** `begin`, run to its end: handler failures are `result.error`, refusals are thrown. */

@@ -6,7 +6,6 @@ import type { Principal } from '../principal.js';
 import type { RunEntry, RunEvent, RunInput, RunFacts, RunOptions, RunResult } from './run.types.js';
 import { runCreditBound, type RunService } from './run.service.js';
 import { checkInput } from './guardrails.js';
-import type { RunMetrics } from './run-metrics.ports.js';
 
 /**
  * A run's options as `begin` takes them: the signal may be given as the function that makes it,
@@ -25,14 +24,14 @@ export interface BeginOptions extends Omit<RunOptions, 'signal'> {
  * (on the admitted run; see `runFacts`). A refused request never takes a slot, a lock or a credit.
  * The slot and the reservation are released on completion, error, timeout and caller disconnect
  * (the generator's `finally`). Refusals are thrown before anything is yielded. The pipeline knows
- * no transport and writes no activity entry: the call lifecycle (src/domain/calls) writes every
- * entry, from the facts the admitted run reports.
+ * no transport, writes no activity entry and counts no metrics: it is the engine of the call
+ * lifecycle (src/domain/calls), the only module of src that calls it, which writes every entry and
+ * counts every run from the facts the admitted run reports.
  */
 export class Pipeline {
   constructor(
     private readonly admission: AdmissionService,
     private readonly runs: RunService,
-    private readonly metrics?: RunMetrics,
   ) {}
 
   /** Runs an entry to its end (checks, admission, run); handler failures are `result.error`, refusals are thrown. */
@@ -130,11 +129,6 @@ export class Pipeline {
       failure = err;
       throw err;
     } finally {
-      this.metrics?.run(
-        entry.handler.kind,
-        result ? (result.error?.kind ?? 'ok') : 'failed',
-        result?.credits ?? spent.credits,
-      );
       ended(runFacts(entry, result, failure, Date.now() - started, spent.credits));
     }
   }
@@ -162,6 +156,7 @@ export function runFacts(
       (failure === undefined ? null : failure instanceof DomainError ? failure.message : 'The run failed'),
     errorDetail: result?.error?.detail ?? null,
     durationMs,
+    outcome: result ? (result.error?.kind ?? 'ok') : 'failed',
   };
 }
 

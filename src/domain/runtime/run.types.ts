@@ -74,6 +74,8 @@ export interface RunFacts {
   /** For the activity log: the failure's detail where it has more than the caller saw (a provider's own text). */
   errorDetail: string | null;
   durationMs: number;
+  /** For the run metrics: `ok`, the kind of the handler's failure, or `failed` (no result: it threw, its reader left). */
+  outcome: string;
 }
 
 export interface RunOptions {

@@ -7,7 +7,8 @@ import type { McpTool } from '../entries/entry.entities.js';
 import { historyOf, HISTORY_TURNS } from './chat.service.js';
 import type { Json } from '../json.js';
 import type { Store } from '../ports.js';
-import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
+import type { AdmittedRun } from '../runtime/pipeline.js';
+import type { SurfaceRuns } from './surface-runs.ports.js';
 import type { RunEntry, RunResult } from '../runtime/run.types.js';
 import type { McpService } from './mcp.service.js';
 import type { PrunedContext, StoredTask, TaskListing, TaskScope } from './a2a/a2a.ports.js';
@@ -87,7 +88,7 @@ export class A2aService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly pipeline: Pipeline,
+    private readonly calls: SurfaceRuns,
     private readonly mcp: McpService,
   ) {}
 
@@ -141,7 +142,7 @@ export class A2aService {
         headers: request.headers,
         body: args,
       };
-      facts.run = await this.pipeline.begin(principal, agent, this.mcp.entry(tool), input, {
+      facts.run = await this.calls.admit(principal, agent, this.mcp.entry(tool), input, {
         signal: request.signal,
       });
       return { run: facts.run, tool, record: async () => {} };
@@ -169,7 +170,7 @@ export class A2aService {
       headers: request.headers,
       body: message.text,
     };
-    facts.run = await this.pipeline.begin(principal, agent, CHAT_ENTRY, input, {
+    facts.run = await this.calls.admit(principal, agent, CHAT_ENTRY, input, {
       signal: request.signal,
       history,
     });

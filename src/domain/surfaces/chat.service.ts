@@ -7,7 +7,8 @@ import type { ChatTurn, Conversation } from '../chat/chat.entities.js';
 import { newId } from '../ids.js';
 import type { Store } from '../ports.js';
 import type { Json } from '../json.js';
-import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
+import type { AdmittedRun } from '../runtime/pipeline.js';
+import type { SurfaceRuns } from './surface-runs.ports.js';
 import type { RunEntry, RunEvent, RunInput, RunResult } from '../runtime/run.types.js';
 import type { SurfaceCaller, SurfaceRequest } from './surface-access.js';
 import { parse } from '../validation.js';
@@ -100,7 +101,7 @@ export class ChatService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly pipeline: Pipeline,
+    private readonly calls: SurfaceRuns,
   ) {}
 
   /**
@@ -116,7 +117,7 @@ export class ChatService {
     facts.requestBody = body;
     const { message, conversationId } = this.parseRequest(body);
     const thread = await this.thread(agent, conversationId, visitorOf(request.visitorId));
-    const run = await this.pipeline.begin(principal, agent, CHAT_ENTRY, this.input(message, request.headers), {
+    const run = await this.calls.admit(principal, agent, CHAT_ENTRY, this.input(message, request.headers), {
       signal: request.signal,
       history: thread.history,
     });

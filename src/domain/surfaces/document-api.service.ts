@@ -8,7 +8,7 @@ import {
   updateBody,
   writeDocumentBody,
 } from '../documents/document-api.schemas.js';
-import type { Pipeline } from '../runtime/pipeline.js';
+import type { SurfaceRuns } from './surface-runs.ports.js';
 import { Invalid, MethodNotAllowed, NotFound } from '../errors.js';
 import { canNameEntity, printableParam } from '../ids.js';
 import { parse } from '../validation.js';
@@ -63,7 +63,7 @@ function objectBody(body: unknown, op: keyof typeof EXAMPLES): void {
 export class DocumentApiService {
   constructor(
     private readonly records: RecordService,
-    private readonly pipeline: Pipeline,
+    private readonly calls: SurfaceRuns,
   ) {}
 
   /**
@@ -88,7 +88,7 @@ export class DocumentApiService {
   async read(c: SurfaceCaller, documentId: string, query: ReadInput) {
     const q = parse(readQuery, await this.open(c, documentId, query, false));
     const op = await this.records.prepareRead(c.principal, c.agent.id, documentId, 'documentApi', q);
-    return this.pipeline.guard(c.agent, '', async () => {
+    return this.calls.guard(c.agent, '', async () => {
       const doc = await op.run();
       return 'data' in doc && doc.data ? { ...doc, data: { ...doc.data, fields: restFields(doc.data.fields) } } : doc;
     });
@@ -100,7 +100,7 @@ export class DocumentApiService {
     objectBody(body, 'write');
     const v = parse(writeDocumentBody, body);
     const op = await this.records.prepareWrite(c.principal, c.agent.id, documentId, 'documentApi', v);
-    return this.pipeline.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run()));
+    return this.calls.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run()));
   }
 
   /** `POST …/data/query`: the records matching a filter. */
@@ -112,7 +112,7 @@ export class DocumentApiService {
       ...v,
       filter: asSent(body).filter,
     });
-    return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
+    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
   /** `POST …/data/insert`: adds records. */
@@ -121,7 +121,7 @@ export class DocumentApiService {
     objectBody(body, 'insert');
     const v = parse(insertBody, body);
     const op = await this.records.prepareInsert(c.principal, c.agent.id, documentId, 'documentApi', asSent(body).items);
-    return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
+    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
   /** `POST …/data/update`: changes the records matching a filter. */
@@ -134,7 +134,7 @@ export class DocumentApiService {
       filter: asSent(body).filter,
       set: asSent(body).set,
     });
-    return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
+    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 
   /** `POST …/data/delete`: removes the records matching a filter. */
@@ -146,6 +146,6 @@ export class DocumentApiService {
       ...v,
       filter: asSent(body).filter,
     });
-    return this.pipeline.guard(c.agent, JSON.stringify(v), () => op.run());
+    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
   }
 }

@@ -4,7 +4,8 @@ import type { Agent } from '../core/agent.entities.js';
 import type { HttpEndpoint } from '../entries/entry.entities.js';
 import type { Store } from '../ports.js';
 import type { Json } from '../json.js';
-import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
+import type { AdmittedRun } from '../runtime/pipeline.js';
+import type { SurfaceRuns } from './surface-runs.ports.js';
 import type { RunEntry, RunInput } from '../runtime/run.types.js';
 import type { SurfaceCaller, SurfaceRequest } from './surface-access.js';
 
@@ -59,7 +60,7 @@ function specificity(pattern: string): string {
 export class HttpApiService {
   constructor(
     private readonly store: Store,
-    private readonly pipeline: Pipeline,
+    private readonly calls: SurfaceRuns,
   ) {}
 
   /**
@@ -91,7 +92,7 @@ export class HttpApiService {
       handler: endpoint.handler,
       modelOverride: endpoint.modelOverride,
     };
-    facts.run = await this.pipeline.begin(principal, agent, entry, input, { signal: request.signal });
+    facts.run = await this.calls.admit(principal, agent, entry, input, { signal: request.signal });
     return facts.run;
   }
 

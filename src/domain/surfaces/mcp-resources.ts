@@ -4,7 +4,7 @@ import type { RecordService } from '../documents/record.service.js';
 import { NotFound } from '../errors.js';
 import { canNameEntity } from '../ids.js';
 import type { Store } from '../ports.js';
-import type { Pipeline } from '../runtime/pipeline.js';
+import type { SurfaceRuns } from './surface-runs.ports.js';
 import type { SurfaceCaller } from './surface-access.js';
 
 /** Records in one page of a database document read as a resource. */
@@ -77,7 +77,7 @@ export class McpResourceService {
   constructor(
     private readonly store: Store,
     private readonly records: RecordService,
-    private readonly pipeline: Pipeline,
+    private readonly calls: SurfaceRuns,
   ) {}
 
   /** The agent's documents exposed on its MCP server, by name. */
@@ -115,12 +115,12 @@ export class McpResourceService {
     const doc = await this.records.readable(principal, agent.id, target.documentId, 'mcp');
     if (target.records !== (doc.kind === 'DATABASE')) throw new ResourceNotFound(uri);
     if (doc.kind === 'TEXT')
-      return this.pipeline.guard(agent, '', async () => ({ uri, mimeType: 'text/plain', text: doc.content }));
+      return this.calls.guard(agent, '', async () => ({ uri, mimeType: 'text/plain', text: doc.content }));
     const op = await this.records.prepareQuery(principal, agent.id, doc.id, 'mcp', {
       limit: RESOURCE_PAGE,
       cursor: target.cursor,
     });
-    return this.pipeline.guard(agent, '', async () => {
+    return this.calls.guard(agent, '', async () => {
       const page = await op.run();
       const body = {
         documentId: doc.id,

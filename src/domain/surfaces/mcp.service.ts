@@ -7,7 +7,8 @@ import type { Store } from '../ports.js';
 import type { Json } from '../json.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { GuardrailBlocked } from '../runtime/guardrails.js';
-import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
+import type { AdmittedRun } from '../runtime/pipeline.js';
+import type { SurfaceRuns } from './surface-runs.ports.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
 import type { SurfaceCaller, SurfaceRequest } from './surface-access.js';
 
@@ -51,7 +52,7 @@ export function argumentSchema(tool: McpTool): Record<string, unknown> {
 export class McpService {
   constructor(
     private readonly store: Store,
-    private readonly pipeline: Pipeline,
+    private readonly calls: SurfaceRuns,
   ) {}
 
   /**
@@ -90,13 +91,9 @@ export class McpService {
     facts.entry = tool.name;
     facts.requestBody = args;
     try {
-      facts.run = await this.pipeline.begin(
-        principal,
-        agent,
-        this.entry(tool),
-        this.input(tool, args, request.headers),
-        { signal: request.signal },
-      );
+      facts.run = await this.calls.admit(principal, agent, this.entry(tool), this.input(tool, args, request.headers), {
+        signal: request.signal,
+      });
       return { tool, args, run: facts.run };
     } catch (err) {
       if (err instanceof GuardrailBlocked) return { tool, args, refusal: err };

@@ -6,7 +6,8 @@ import type { Json } from '../json.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import type { ModelMessage } from '../models/language-model.ports.js';
-import type { AdmittedRun, Pipeline } from '../runtime/pipeline.js';
+import type { AdmittedRun } from '../runtime/pipeline.js';
+import type { SurfaceRuns } from './surface-runs.ports.js';
 import type { RunService } from '../runtime/run.service.js';
 import type { Dialogue, RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
 import type { StoredResponse } from './openai.ports.js';
@@ -105,7 +106,7 @@ export class OpenAiService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly pipeline: Pipeline,
+    private readonly calls: SurfaceRuns,
     private readonly runs: RunService,
     private readonly surfaces: SurfaceAccess,
   ) {}
@@ -152,7 +153,7 @@ export class OpenAiService {
       request.headers,
       textOfDialogue(call.dialogue.system, call.dialogue.messages),
     );
-    const run = await this.pipeline.begin(principal, agent, entryOf('chat.completions'), input, {
+    const run = await this.calls.admit(principal, agent, entryOf('chat.completions'), input, {
       signal: request.signal,
       dialogue: call.dialogue,
     });
@@ -191,7 +192,7 @@ export class OpenAiService {
     }
     const dialogue = { ...call.dialogue, messages };
     const input = this.input('responses', request.headers, textOfDialogue(dialogue.system, call.turns));
-    const run = await this.pipeline.begin(principal, agent, entryOf('responses'), input, {
+    const run = await this.calls.admit(principal, agent, entryOf('responses'), input, {
       signal: request.signal,
       dialogue,
     });
