@@ -55,6 +55,8 @@ export const TABLES: TableSpec[] = [
   { name: 'message_attachments', key: "message_id || ' ' || position::text", hashed: ['content'] },
   { name: 'mailgun_tokens', key: 'id' },
   { name: 'message_day_counts', key: "agent_id || ' ' || day::text || ' ' || direction || ' ' || channel" },
+  // An email channel's intake of the day (messages and bytes stored): no fuzzed surface takes mail in.
+  { name: 'channel_intake_days', key: "channel_id || ' ' || day::text" },
   { name: 'conversations', key: 'id' },
   { name: 'chat_turns', key: 'id' },
   { name: 'openai_responses', key: 'id' },
