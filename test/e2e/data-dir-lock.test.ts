@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runToExit, startService, type Started } from '../helpers/process.js';
+import { dataDirWithDatabase } from '../helpers/embedded-template.js';
 
 // The embedded database is opened by one process only: `npm start` twice on one DATA_DIR must not
 // let both write it. Child processes started as a user starts them are the point here.
@@ -39,8 +40,8 @@ describe('e2e: one process per embedded data directory', function () {
     LOG_LEVEL: 'warn',
   });
   const dirs: string[] = [];
-  const tempDir = () => {
-    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-lock-'));
+  const tempDir = async () => {
+    const d = await dataDirWithDatabase('aes-lock-');
     dirs.push(d);
     return d;
   };
@@ -52,7 +53,7 @@ describe('e2e: one process per embedded data directory', function () {
   });
 
   it('a second start on the same data directory exits non-zero naming the directory and the running pid; the first keeps serving', async () => {
-    const dataDir = tempDir();
+    const dataDir = await tempDir();
     first = await startService(env(dataDir));
     const created = await fetch(`${first.url}/graphql`, {
       method: 'POST',
@@ -78,7 +79,7 @@ describe('e2e: one process per embedded data directory', function () {
   });
 
   it('a lock file left by a process that no longer runs does not block the next start', async () => {
-    const dataDir = tempDir();
+    const dataDir = await tempDir();
     const pid = await deadPid();
     fs.writeFileSync(
       path.join(dataDir, LOCK),

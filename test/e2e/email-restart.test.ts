@@ -7,6 +7,7 @@ import { freePort } from '../faults/support.js';
 import { databaseEnv, graphqlClient, startService, type Started } from '../helpers/process.js';
 import { startSmtpSink } from '../helpers/smtp-sink.js';
 import { until } from '../helpers/until.js';
+import { dataDirWithDatabase } from '../helpers/embedded-template.js';
 
 // An email acknowledged with 250 is never lost (docs/decisions.md §32): the service is started as
 // `npm start` starts it, takes a message while it answers nothing (WEBHOOK_WORKERS=0: this instance
@@ -23,7 +24,7 @@ describe('e2e: an accepted email survives SIGKILL between the 250 and the run', 
   it('answers after the restart, once', async () => {
     const sink = await startSmtpSink();
     const database = await databaseEnv('email_restart');
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-email-restart-'));
+    const dataDir = await dataDirWithDatabase('aes-email-restart-');
     const smtpPort = await freePort();
     const env = (workers: number) => ({
       ...database.env,

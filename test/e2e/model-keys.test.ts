@@ -5,6 +5,7 @@ import path from 'node:path';
 import { startAnthropicServer, type FakeAnthropic } from '../helpers/anthropic-server.js';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
 import { databaseEnv, graphqlClient, startService, type Started } from '../helpers/process.js';
+import { seedDataDir } from '../helpers/embedded-template.js';
 
 // The operator's provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY) go only where the operator's
 // environment points. An admin who configures a model with a base URL of their own, and no key
@@ -29,6 +30,7 @@ describe("e2e: the environment's model keys go only to the environment's base UR
     operatorServer = await startOpenAiServer();
     exfil = await startOpenAiServer();
     exfilAnthropic = await startAnthropicServer();
+    await seedDataDir(dataDir);
     const database = await databaseEnv('model_keys');
     drop = database.drop;
     svc = await startService({
@@ -96,6 +98,7 @@ describe('e2e: MODEL_HOSTS_ALLOWED limits the hosts models may call', function (
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-model-hosts-'));
 
   before(async () => {
+    await seedDataDir(dataDir);
     const database = await databaseEnv('model_hosts');
     drop = database.drop;
     svc = await startService({

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { databaseEnv, graphqlClient } from '../helpers/process.js';
 import { call as send, type Reply } from '../helpers/surface-calls.js';
 import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
+import { seedDataDir } from '../helpers/embedded-template.js';
 
 // The two reproductions of the "Surface core" security findings 1 and 2, sent to the service as a
 // user runs it: a redaction preset over a large script output, and a blocked pattern built to
@@ -67,6 +68,7 @@ describe('e2e: guardrail patterns cannot freeze the service', () => {
   // Starting the service takes a while; each test keeps the suite's default timeout.
   before(async function () {
     this.timeout(120_000);
+    await seedDataDir(dataDir);
     database = await databaseEnv('patterns_e2e');
     // No model is ever called: both agents answer with scripts.
     svc = await startSurfaceService({

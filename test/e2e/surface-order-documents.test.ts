@@ -6,6 +6,7 @@ import type { Admission } from '../../src/domain/admission/admission.service.js'
 import { databaseEnv, graphqlClient } from '../helpers/process.js';
 import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
 import { call as send, type Reply } from '../helpers/surface-calls.js';
+import { seedDataDir } from '../helpers/embedded-template.js';
 
 // DESIGN §6, the order of checks on the Document API: document (404) → permission (403) → input
 // (400) → guardrails (400) → admission (429). Every refusal that needs no work comes before
@@ -185,6 +186,7 @@ describe('e2e: Document API refusals come before admission', function () {
   }
 
   before(async () => {
+    await seedDataDir(dataDir);
     database = await databaseEnv('order_docs_e2e');
     svc = await startSurfaceService({
       dataDir,

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { databaseEnv, graphqlClient, startService, type Started } from '../helpers/process.js';
+import { dataDirWithDatabase } from '../helpers/embedded-template.js';
 
 // Listing webhook deliveries reads no body (docs/security.md, "Webhook deliveries: listing reads no
 // body"). The service is started as a user starts it, with the production heap bound, on the
@@ -44,7 +45,7 @@ describe('e2e: listing webhook deliveries reads no body', function () {
 
   it('100 stored deliveries of 1 MiB: four aliases of webhookDeliveries(first: 200) { nodes { id } }, three at once, keep RSS within +50 MB; /readyz answers meanwhile', async () => {
     const database = await databaseEnv('wh_list_memory');
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-wh-list-'));
+    const dataDir = await dataDirWithDatabase('aes-wh-list-');
     let server: Started | undefined;
     try {
       server = await startService({

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { databaseEnv, graphqlClient, startService, type Started } from '../helpers/process.js';
 import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
 import { until } from '../helpers/until.js';
+import { dataDirWithDatabase } from '../helpers/embedded-template.js';
 
 // What the webhook queue promises when things break, on PostgreSQL (an embedded database belongs
 // to one process, and these are about processes and connections): a server killed with SIGKILL
@@ -68,7 +69,7 @@ describe('e2e: webhook queue durability (PostgreSQL)', function () {
 
   it('kill -9 while the queue is busy: every accepted delivery runs to completion after a restart, none finished before the kill runs again, a redelivery runs once', async () => {
     const database = await databaseEnv('webhook_crash');
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-wh-crash-'));
+    const dataDir = await dataDirWithDatabase('aes-wh-crash-');
     const env = {
       ...database.env,
       PORT: '0',

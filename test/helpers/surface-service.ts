@@ -8,6 +8,7 @@ import { buildService, type BuildOptions, type Service } from '../../src/server.
 import { NO_DNS } from './mail-auth.js';
 import { startOpenAiServer, type FakeOpenAi } from './openai-server.js';
 import { databaseEnv, graphqlClient } from './process.js';
+import { dataDirWithDatabase } from './embedded-template.js';
 
 export interface InProcessService {
   service: Service;
@@ -98,7 +99,7 @@ export async function startE2eService(
   } = {},
 ): Promise<E2eService> {
   const adminToken = opts.adminToken ?? `${name}-admin-token-0123456789abcdef`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `aes-${name.replace(/\W/g, '-')}-`));
+  const dataDir = await dataDirWithDatabase(`aes-${name.replace(/\W/g, '-')}-`);
   const fake = await startOpenAiServer();
   const proxy = opts.modelProxy ? await opts.modelProxy(fake) : undefined;
   const database = await databaseEnv(name.replace(/\W/g, '_'));
