@@ -66,7 +66,7 @@ export const SetCapabilitiesMutation = graphql(`
 export type Capabilities = ResultOf<typeof SetCapabilitiesMutation>['setCapabilities']['capabilities'];
 
 /** The capability switches, in the order shown. */
-const CAPABILITIES: { key: keyof Capabilities; label: string; description: string }[] = [
+export const CAPABILITIES: { key: keyof Capabilities; label: string; description: string }[] = [
   {
     key: 'endpointManagement',
     label: 'Endpoint management',
@@ -101,7 +101,8 @@ export const SetGuardrailsMutation = graphql(`
 export type Extras = ResultOf<typeof OverviewExtrasQuery>;
 export type Preset = Extras['agent']['guardrails']['redactPresets'][number];
 
-const PRESETS: { value: Preset; label: string }[] = [
+/** The redaction presets, in the order shown. */
+export const PRESETS: { value: Preset; label: string }[] = [
   { value: 'email', label: 'Email addresses' },
   { value: 'phone', label: 'Phone numbers' },
   { value: 'creditCard', label: 'Credit card numbers' },
