@@ -1,8 +1,9 @@
-import { Alert, Badge, Button, Code, Group, Select, SimpleGrid, Stack, Switch, Table, Text } from '@mantine/core';
+import { Badge, Button, Group, Select, Stack, Switch, Table, Text } from '@mantine/core';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { messageOf } from './errors.js';
-import { graphql, type ResultOf } from './graphql.js';
+import { DeliveriesQuery, ReplayMutation, type Delivery, type Status } from './webhook-deliveries-query.js';
+import { DeliveryDetail } from './webhook-delivery-detail.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
 import { when, jsonText } from './format.js';
 import { ScrollTable } from './ui.js';
@@ -13,56 +14,6 @@ import { PageButtons } from './page-buttons.js';
 // time; each with its status, attempts, next attempt and the output of its latest run; replay; a
 // refresh while some are still pending or running.
 
-const DeliveriesQuery = graphql(`
-  query WebhookDeliveries($agentId: ID!, $after: String, $integration: String, $status: WebhookDeliveryStatus) {
-    webhookDeliveries(agentId: $agentId, first: 20, after: $after, integration: $integration, status: $status) {
-      nodes {
-        id
-        integration
-        status
-        attempts
-        failures
-        nextAttemptAt
-        lastError
-        createdAt
-        completedAt
-        replayOf
-        runId
-        senderDeliveryId
-        method
-        bodyBytes
-        bodyDroppedAt
-        body
-        headers
-        run {
-          runId
-          output
-          error
-          credits
-          durationMs
-        }
-      }
-      endCursor
-      hasNextPage
-    }
-  }
-`);
-
-const ReplayMutation = graphql(`
-  mutation ReplayWebhookDelivery($id: ID!) {
-    replayWebhookDelivery(id: $id) {
-      id
-      status
-      replayOf
-    }
-  }
-`);
-
-type Delivery = ResultOf<typeof DeliveriesQuery>['webhookDeliveries']['nodes'][number];
-type Status = Delivery['status'];
-
-// The page size is written in the query (20): the operation limits weigh bodies, headers and run
-// outputs by it, and a page size given by a variable would count as the largest page (refused).
 const POLL_MS = 2000;
 const IDLE_POLL_MS = 5000;
 const RUN_ENTRY_GRACE_MS = 30_000;
@@ -256,51 +207,6 @@ export function Deliveries({ agentId, integrations }: { agentId: string; integra
         previous="Previous"
         next="Next"
       />
-    </Stack>
-  );
-}
-
-function DeliveryDetail({ d }: { d: Delivery }) {
-  return (
-    <Stack gap="xs" p="sm" aria-label={`Delivery ${d.id}`} role="region">
-      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="xs">
-        <Text size="sm">Id: {d.id}</Text>
-        <Text size="sm">Sender&apos;s id: {d.senderDeliveryId ?? '—'}</Text>
-        <Text size="sm">
-          {d.method}, {d.bodyBytes} bytes
-        </Text>
-        <Text size="sm">Completed: {when(d.completedAt, '—')}</Text>
-        {d.run ? (
-          <Text size="sm">
-            Run {d.run.runId}: {d.run.credits} credits{d.run.durationMs !== null ? `, ${d.run.durationMs} ms` : ''}
-          </Text>
-        ) : null}
-      </SimpleGrid>
-      {d.lastError ? (
-        <Alert color="red" variant="light" title="Last error">
-          {d.lastError}
-        </Alert>
-      ) : null}
-      <Text size="sm" fw={600}>
-        Run output
-      </Text>
-      <Code block data-testid="run-output">
-        {d.run
-          ? d.run.error
-            ? `Error: ${d.run.error}`
-            : jsonText(d.run.output, 2)
-          : 'No run yet (or activity logging is off).'}
-      </Code>
-      <Text size="sm" fw={600}>
-        Headers
-      </Text>
-      <Code block>{jsonText(d.headers, 2)}</Code>
-      <Text size="sm" fw={600}>
-        Body
-      </Text>
-      <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-        {d.bodyDroppedAt ? `Dropped on ${when(d.bodyDroppedAt, '—')}` : d.body || '(empty)'}
-      </Code>
     </Stack>
   );
 }

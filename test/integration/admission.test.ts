@@ -7,7 +7,7 @@ import { utcDay } from '../../src/domain/clock.js';
 import type { Clock } from '../../src/domain/clock.js';
 import type { Agent } from '../../src/domain/core/agent.entities.js';
 import type { CreditScope } from '../../src/domain/admission/admission.ports.js';
-import { runCreditBound } from '../../src/domain/runtime/run.service.js';
+import { runCreditBound } from '../../src/domain/runtime/run-credits.js';
 import type { RunEntry } from '../../src/domain/runtime/run.types.js';
 import { LimitExceeded } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';

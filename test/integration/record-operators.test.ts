@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { encodeCursor, validateFilter, validateSort } from '../../src/domain/documents/record-filter.js';
+import { validateFilter, validateSort } from '../../src/domain/documents/record-filter.js';
+import { encodeCursor } from '../../src/domain/documents/record-cursor.js';
 import type { FieldDef } from '../../src/domain/documents/document.entities.js';
 import type { Principal } from '../../src/domain/principal.js';
 import { createAgent, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';

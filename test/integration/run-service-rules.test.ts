@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { userTurn } from '../../src/domain/runtime/run.service.js';
+import { userTurn } from '../../src/domain/runtime/run-input.js';
 import type { RunInput } from '../../src/domain/runtime/run.types.js';
 import type { Json } from '../../src/domain/json.js';
 

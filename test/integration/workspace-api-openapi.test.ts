@@ -5,7 +5,7 @@ import {
   messagesQuery,
   usageQuery,
   agentsQuery,
-} from '../../src/domain/workspace-api/workspace-api.schemas.js';
+} from '../../src/domain/workspace-api/workspace-api.query.js';
 import { SURFACES } from '../../src/domain/core/surface.entities.js';
 import { createAgent, gqlOk, h, newWorkspace } from '../helpers/harness.js';
 import { operationIds } from '../helpers/openapi.js';

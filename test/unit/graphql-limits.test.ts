@@ -10,12 +10,8 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { buildGraphqlSchema } from '../../src/graphql/schema.js';
-import {
-  MAX_ANSWER_BYTES,
-  MAX_INTROSPECTION_DEPTH,
-  operationLimits,
-  type OperationLimits,
-} from '../../src/graphql/limits.js';
+import { MAX_ANSWER_BYTES, MAX_INTROSPECTION_DEPTH, operationLimits } from '../../src/graphql/limits.js';
+import { type OperationLimits } from '../../src/graphql/operation-measure.js';
 
 // A schema with a cycle, so that depth can grow without bound.
 const schema = buildSchema(`type Node { id: ID, child: Node } type Query { root: Node }`);

@@ -5,11 +5,11 @@ import { agentManifest, manifestJsonSchema } from '../../src/domain/manifests/ma
 import {
   canonical,
   desiredState,
-  manifestOut,
   newAgentSettings,
   writeYaml,
   type AgentState,
 } from '../../src/domain/manifests/manifest.state.js';
+import { manifestOut } from '../../src/domain/manifests/manifest.output.js';
 import { parseYamlStream } from '../../src/domain/manifests/yaml-source.js';
 
 // The manifest's rules without a database: positions of YAML values, validation, matching and diff.

@@ -4,7 +4,7 @@ import { DomainError, Invalid } from '../../src/domain/errors.js';
 import type { Store } from '../../src/domain/ports.js';
 import type { SurfaceRuns } from '../../src/domain/surfaces/surface-runs.ports.js';
 import type { RunResult } from '../../src/domain/runtime/run.types.js';
-import { userTurn } from '../../src/domain/runtime/run.service.js';
+import { userTurn } from '../../src/domain/runtime/run-input.js';
 import { McpService } from '../../src/domain/surfaces/mcp.service.js';
 
 // The MCP server surface's rules that need no database: what a call's arguments must be, what a

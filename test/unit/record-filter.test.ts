@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { decodeCursor, encodeCursor, validateFilter, validateSort } from '../../src/domain/documents/record-filter.js';
+import { validateFilter, validateSort } from '../../src/domain/documents/record-filter.js';
+import { decodeCursor, encodeCursor } from '../../src/domain/documents/record-cursor.js';
 import type { FieldDef } from '../../src/domain/documents/document.entities.js';
 
 // The shape rules of record filters, sorts and cursors, without a database: what each operator

@@ -1,5 +1,5 @@
-import { secondsToUtcMidnight, utcDay, type Clock } from '../clock.js';
-import { LimitExceeded, type LimitReason } from '../errors.js';
+import { utcDay, type Clock } from '../clock.js';
+import { LimitExceeded } from '../errors.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Repositories, Store } from '../ports.js';
 import { AdmissionLeases, admitted, type Admission } from './admission-leases.js';
@@ -14,6 +14,7 @@ import {
   type CreditScopes,
 } from './credit-limits.js';
 import { CreditSlices } from './credit-slices.js';
+import { concurrencyFull, probeRefusal, UsedUpLimits } from './admission-refusals.js';
 import { SlotPools, type PooledLease } from './slot-pools.js';
 
 export type { Admission } from './admission-leases.js';
@@ -65,8 +66,8 @@ export type CreditBound = (repos: Repositories, scopes?: CreditScopes) => Promis
  * cost per run is not known yet) still takes the locked transaction per run.
  */
 export class AdmissionService {
-  /** Daily limits found used up, by scope, until the next midnight UTC (see refuseIfUsedUp). */
-  private readonly usedUp = new Map<string, { limit: number; until: number; reason: LimitReason; message: string }>();
+  /** Daily limits found used up, until the next midnight UTC. */
+  private readonly usedUp = new UsedUpLimits();
   /** Agents' largest runs of the last ESTIMATE_DAYS days, while known and fresh. */
   private readonly estimates = new Map<string, { credits: number; until: number }>();
   private readonly leases: AdmissionLeases;
@@ -107,7 +108,7 @@ export class AdmissionService {
       });
     }
     const now = this.clock.now();
-    this.refuseIfUsedUp(agent, scopes, now);
+    this.usedUp.refuse(agent, scopes, now);
     const credits = await this.reservationOf(agent, scopes, bound, now);
     if (credits === null) return this.admitProbe(agent, scopes, now);
     await this.credit(agent, scopes, credits, now);
@@ -167,9 +168,9 @@ export class AdmissionService {
   /** A concurrency lease for a run: one this instance holds, or a new one in one statement. */
   private async lease(agent: Agent, max: number): Promise<PooledLease> {
     const held = this.pools.take(agent.id, max);
-    if (held === 'full') throw this.concurrencyFull(max);
+    if (held === 'full') throw concurrencyFull(max, this.config.concurrencyRetryAfterSeconds);
     const lease = held ?? (await this.pools.acquire(agent, max));
-    if (!lease) throw this.concurrencyFull(max);
+    if (!lease) throw concurrencyFull(max, this.config.concurrencyRetryAfterSeconds);
     return lease;
   }
 
@@ -208,7 +209,7 @@ export class AdmissionService {
       });
       if (granted === 'admitted') return;
       if (granted.usedUp) {
-        this.noteUsedUp(granted.usedUp, now);
+        this.usedUp.note(granted.usedUp, now);
         throw granted.refusal!;
       }
       const short = granted.credits < want;
@@ -265,13 +266,14 @@ export class AdmissionService {
       await r.slots.lockAgent(agent.id);
       await lockLimits(r, limits);
       const room = await roomUnder(r, limits, now, this.config.concurrencyRetryAfterSeconds);
-      if (room.usedUp) this.noteUsedUp(room.usedUp, now);
+      if (room.usedUp) this.usedUp.note(room.usedUp, now);
       if (room.refusal) throw room.refusal;
-      if ((await r.slots.countActive(agent.id, now)) > 0) throw this.probeRefusal();
+      if ((await r.slots.countActive(agent.id, now)) > 0) throw probeRefusal(this.config.concurrencyRetryAfterSeconds);
       const slot = this.leases.slot(agent, 0, now);
       // A numbered lease, as every other run takes them, so a concurrency limit counts it.
       if (max == null) await r.slots.insert(slot);
-      else if ((await r.slots.acquire(slot, max, now)) === null) throw this.concurrencyFull(max);
+      else if ((await r.slots.acquire(slot, max, now)) === null)
+        throw concurrencyFull(max, this.config.concurrencyRetryAfterSeconds);
       return slot.id;
     });
     return this.leases.hold(agent, slotId, scopes.workspace);
@@ -282,51 +284,5 @@ export class AdmissionService {
     const team = agent.teamId ? await this.store.repos.teams.get(agent.teamId) : null;
     const workspace = await this.store.repos.workspaces.get(agent.workspaceId);
     return { team, workspace };
-  }
-
-  private concurrencyFull(max: number): LimitExceeded {
-    return new LimitExceeded(
-      'concurrency_limit',
-      this.config.concurrencyRetryAfterSeconds,
-      `This agent is already handling ${max} requests, its limit; retry shortly`,
-    );
-  }
-
-  private probeRefusal(): LimitExceeded {
-    return new LimitExceeded(
-      'concurrency_limit',
-      this.config.concurrencyRetryAfterSeconds,
-      "This agent's cost per run is not known yet (no maxCreditsPerRun guardrail, no run charged this week), so under its credit limits it runs one request at a time until a run is charged; retry shortly",
-    );
-  }
-
-  /**
-   * A limit found used up stays used up until midnight UTC: charges only add up, and a changed
-   * limit is another limit. Later requests are refused from memory, without a statement, as long as
-   * the limit is the same.
-   */
-  private refuseIfUsedUp(agent: Agent, { team, workspace: ws }: CreditScopes, now: Date): void {
-    const t = now.getTime();
-    const check = (key: string, limit: number | null | undefined) => {
-      const u = this.usedUp.get(key);
-      return u && u.limit === limit && t < u.until ? u : undefined;
-    };
-    const agentUsedUp = check(`agent:${agent.id}`, agent.dailyCreditLimit);
-    const teamUsedUp = team ? check(`team:${team.id}`, team.dailyCreditLimit) : undefined;
-    const wsUsedUp = ws ? check(`workspace:${ws.id}`, ws.dailyCreditLimit) : undefined;
-    const hit = agentUsedUp ?? teamUsedUp ?? wsUsedUp;
-    if (hit) throw new LimitExceeded(hit.reason, secondsToUtcMidnight(now), hit.message);
-  }
-
-  private noteUsedUp(l: CreditLimit, now: Date): void {
-    const key =
-      'agentId' in l.scope
-        ? `agent:${l.scope.agentId}`
-        : 'teamId' in l.scope
-          ? `team:${l.scope.teamId}`
-          : `workspace:${l.scope.workspaceId}`;
-    if (this.usedUp.size >= 10_000) this.usedUp.clear();
-    const until = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-    this.usedUp.set(key, { limit: l.limit, until, reason: l.reason, message: l.usedUp });
   }
 }

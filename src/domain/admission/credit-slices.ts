@@ -2,7 +2,7 @@ import { utcDay, type Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Repositories, Store } from '../ports.js';
-import type { SummedCharge } from './admission.ports.js';
+import { addPending, floor6, keepUnstored, newSlice, round6, type Slice } from './credit-slice.js';
 
 export interface CreditSliceConfig {
   instanceId: string;
@@ -15,28 +15,6 @@ export interface CreditSliceConfig {
 
 /** The most runs one slice is sized for. */
 const MAX_RUNS_PER_SLICE = 10_000;
-
-interface Slice {
-  agent: Agent;
-  /** The budget lease in the database, once a grant wrote one. */
-  leaseId: string | null;
-  /** Credits the lease holds in the database. */
-  granted: number;
-  /** Reservations of the runs admitted against the slice that have not ended. */
-  inFlight: number;
-  /** Charges of ended runs not stored yet, by day: still inside `granted` until they are. */
-  pending: Map<string, SummedCharge>;
-  pendingCredits: number;
-  /** The limits the slice was granted under; other limits need a grant of their own. */
-  limits: string;
-  /** Runs admitted in this life and the one before (the slice's next size). */
-  admitted: number;
-  admittedBefore: number;
-  /** Statements on the lease, one at a time. */
-  chain: Promise<unknown>;
-  life: NodeJS.Timeout | null;
-  flushTimer: NodeJS.Timeout | null;
-}
 
 /**
  * Slices of daily credit budgets (docs/decisions.md §23.7): per agent under a credit limit, the
@@ -131,23 +109,7 @@ export class CreditSlices {
     s.inFlight = Math.max(0, round6(s.inFlight - reserved));
     const charged = credits ?? 0;
     if (!(charged > 0)) return true;
-    const day = utcDay(this.clock.now());
-    const had = s.pending.get(day);
-    if (had) {
-      had.credits = round6(had.credits + charged);
-      had.runs++;
-      had.maxRunCredits = Math.max(had.maxRunCredits, charged);
-    } else
-      s.pending.set(day, {
-        agentId: agent.id,
-        workspaceId: agent.workspaceId,
-        teamId: agent.teamId,
-        day,
-        credits: charged,
-        runs: 1,
-        maxRunCredits: charged,
-      });
-    s.pendingCredits = round6(s.pendingCredits + charged);
+    addPending(s, agent, utcDay(this.clock.now()), charged);
     s.flushTimer ??= setTimeout(() => void this.flushOne(s).catch(() => {}), this.config.chargeDelayMs);
     s.flushTimer.unref();
     return true;
@@ -172,20 +134,7 @@ export class CreditSlices {
   private sliceOf(agent: Agent, limits: string): Slice {
     let s = this.slices.get(agent.id);
     if (!s) {
-      s = {
-        agent,
-        leaseId: null,
-        granted: 0,
-        inFlight: 0,
-        pending: new Map(),
-        pendingCredits: 0,
-        limits,
-        admitted: 0,
-        admittedBefore: 0,
-        chain: Promise.resolve(),
-        life: null,
-        flushTimer: null,
-      };
+      s = newSlice(agent, limits);
       this.slices.set(agent.id, s);
     }
     if (!s.life && !this.closing) {
@@ -261,16 +210,7 @@ export class CreditSlices {
       }
     } catch (err) {
       // Nothing charged is dropped: what was not stored waits for the next flush, still held.
-      for (const c of batch) {
-        const had = s.pending.get(c.day);
-        if (had)
-          Object.assign(had, {
-            credits: round6(had.credits + c.credits),
-            runs: had.runs + c.runs,
-            maxRunCredits: Math.max(had.maxRunCredits, c.maxRunCredits),
-          });
-        else s.pending.set(c.day, c);
-      }
+      keepUnstored(s, batch);
       s.flushTimer ??= setTimeout(() => void this.flushOne(s).catch(() => {}), 1_000);
       s.flushTimer.unref();
       throw err;
@@ -311,13 +251,4 @@ export class CreditSlices {
   private expiry(): Date {
     return new Date(this.clock.now().getTime() + this.config.leaseMs);
   }
-}
-
-/** Credits as the database stores them (6 decimals). */
-function round6(n: number): number {
-  return Math.round(n * 1e6) / 1e6;
-}
-
-function floor6(n: number): number {
-  return Math.floor(n * 1e6 + 1e-6) / 1e6;
 }

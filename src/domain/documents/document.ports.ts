@@ -1,6 +1,7 @@
 import type { AgentChildRepo } from '../repo.ports.js';
 import type { Document, DocumentExposure } from './document.entities.js';
-import type { RecordFilter, RecordPosition, SortKey } from './record-filter.js';
+import type { RecordFilter, SortKey } from './record-filter.js';
+import type { RecordPosition } from './record-cursor.js';
 
 // Ports of documents the domain talks to. src/infra implements them; nothing here knows about SQL.
 

@@ -1,24 +1,17 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { Forbidden, Invalid, NotFound } from '../errors.js';
+import { Invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Document, FieldDef } from './document.entities.js';
 import { loadAgent } from '../policy.js';
 import type { Principal } from '../principal.js';
+import { databaseDocument, resolveDocument, type Target, type Via } from './document-access.js';
 import type { Repositories, Store } from '../ports.js';
 import type { StoredRecord } from './document.ports.js';
 import { parse } from '../validation.js';
-import { decodeCursor, encodeCursor, validateFilter, validateSort } from './record-filter.js';
+import { validateFilter, validateSort } from './record-filter.js';
+import { decodeCursor, encodeCursor } from './record-cursor.js';
 import { validatePatch, validateRecord } from './records.js';
-
-export type DocumentAccess = 'read' | 'write';
-
-/**
- * How the caller reaches documents: through the Document API (exposure permissions apply), as a
- * resource of the agent's MCP server (read only, with the exposure's MCP permission), or as the
- * agent itself (script host API and Documents capability: its own documents, no exposure needed).
- */
-export type Via = 'documentApi' | 'mcp' | 'agent';
 
 /**
  * A record operation whose every refusal that needs no work has been checked (the document exists
@@ -36,15 +29,6 @@ export interface QueryInput {
   limit?: unknown;
   offset?: unknown;
   cursor?: unknown;
-}
-
-/** Who reaches which document, for what. */
-interface Target {
-  p: Principal;
-  agentId: string;
-  documentId: string;
-  access: DocumentAccess;
-  via: Via;
 }
 
 const paging = z.object({
@@ -81,7 +65,7 @@ export class RecordService {
 
   /** A document the caller may read `via` that way (its content, without records). Throws NotFound, Forbidden. */
   readable(p: Principal, agentId: string, documentId: string, via: Via): Promise<Document> {
-    return this.resolve(this.store.repos, { p, agentId, documentId, access: 'read', via });
+    return resolveDocument(this.store.repos, { p, agentId, documentId, access: 'read', via });
   }
 
   /** A document with, for databases, a page of its records. Throws NotFound, Forbidden, Invalid. */
@@ -97,7 +81,7 @@ export class RecordService {
     page: { limit?: unknown; offset?: unknown } = {},
   ) {
     const pg = parse(paging, stripNullish(page));
-    const doc = await this.resolve(this.store.repos, { p, agentId, documentId, access: 'read', via });
+    const doc = await resolveDocument(this.store.repos, { p, agentId, documentId, access: 'read', via });
     const base = { id: doc.id, name: doc.name, description: doc.description, kind: doc.kind, content: doc.content };
     return {
       run: async () => {
@@ -126,11 +110,11 @@ export class RecordService {
   ): Promise<Prepared<Document>> {
     const v = stripNullish(parse(contentPatch, input));
     const target: Target = { p, agentId, documentId, access: 'write', via };
-    await this.resolve(this.store.repos, target);
+    await resolveDocument(this.store.repos, target);
     return {
       run: () =>
         this.store.transaction(async (r) => {
-          const doc = await this.resolve(r, target);
+          const doc = await resolveDocument(r, target);
           return r.documents.update({ ...doc, ...v, updatedAt: this.clock.now() });
         }),
     };
@@ -147,7 +131,7 @@ export class RecordService {
 
   async prepareQuery(p: Principal, agentId: string, documentId: string, via: Via, input: QueryInput) {
     const pg = parse(paging, stripNullish({ limit: input.limit, offset: input.offset }));
-    const doc = await this.database(this.store.repos, { p, agentId, documentId, access: 'read', via });
+    const doc = await databaseDocument(this.store.repos, { p, agentId, documentId, access: 'read', via });
     const filter = validateFilter(doc.fields, input.filter);
     const sort = validateSort(doc.fields, input.sort);
     if (input.cursor !== undefined && input.cursor !== null && input.offset !== undefined && input.offset !== null) {
@@ -271,7 +255,7 @@ export class RecordService {
 
   /** The database document of a write, and the input validated against its field schema. */
   private async checked<V>(target: Target, validate: (fields: FieldDef[]) => V): Promise<{ doc: Document; input: V }> {
-    const doc = await this.database(this.store.repos, target);
+    const doc = await databaseDocument(this.store.repos, target);
     return { doc, input: validate(doc.fields) };
   }
 
@@ -285,54 +269,9 @@ export class RecordService {
     checked: { doc: Document; input: V },
     validate: (fields: FieldDef[]) => V,
   ): Promise<{ doc: Document; input: V }> {
-    const doc = await this.database(r, target);
+    const doc = await databaseDocument(r, target);
     return { doc, input: sameFields(doc.fields, checked.doc.fields) ? checked.input : validate(doc.fields) };
   }
-
-  private async database(r: Repositories, t: Target): Promise<Document> {
-    const doc = await this.resolve(r, t);
-    if (doc.kind !== 'DATABASE')
-      throw new Invalid(
-        `Document '${t.documentId}' is a TEXT document; records exist only in DATABASE documents`,
-        'documentId',
-      );
-    return doc;
-  }
-
-  private async resolve(r: Repositories, { p, agentId, documentId, access, via }: Target): Promise<Document> {
-    if (via === 'agent') {
-      await loadAgent(r, p, agentId, p.kind === 'agentSelf' ? 'useDocuments' : 'read');
-      const doc = await r.documents.get(documentId);
-      if (!doc || doc.agentId !== agentId) throw new NotFound('Document', documentId);
-      return doc;
-    }
-    // Document API and MCP server: the principal was authenticated for this agent by the surface.
-    const exposure = await r.exposures.find(agentId, documentId);
-    const doc = exposure ? await r.documents.get(documentId) : null;
-    if (!exposure || !doc || doc.agentId !== agentId) throw notExposed(agentId, documentId);
-    // An MCP client only ever reads, and is not told of documents it may not read.
-    if (via === 'mcp') {
-      if (access !== 'read' || !exposure.mcp) throw notExposed(agentId, documentId);
-      return doc;
-    }
-    if (access === 'read' && !exposure.read)
-      throw new Forbidden(`Document '${documentId}' is not readable through the Document API`);
-    if (access === 'write' && !exposure.write)
-      throw new Forbidden(`Document '${documentId}' is not writable through the Document API`);
-    return doc;
-  }
-}
-
-/**
- * The Document API's 404: the same words whether the document does not exist, belongs to another
- * agent or is not exposed, so a key holder learns nothing about documents it cannot reach.
- */
-function notExposed(agentId: string, documentId: string): NotFound {
-  return new NotFound(
-    'Document',
-    documentId,
-    `, or not exposed to this agent: a member exposes an agent's document with the GraphQL mutation exposeDocument(agentId: "${agentId}", documentId: "${documentId}", read: true, write: true)`,
-  );
 }
 
 /** A validated filter of an update or delete; an empty one must be confirmed with `all: true`. */

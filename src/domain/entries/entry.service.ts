@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { Conflict, Invalid, NotFound } from '../errors.js';
+import { NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { HttpEndpoint, McpTool, Webhook } from './entry.entities.js';
 import type { Channel } from './channel.entities.js';
@@ -11,13 +11,13 @@ import type { AgentChildRepo } from '../repo.ports.js';
 import { parse, stripUndefined } from '../validation.js';
 import type { ModelReferences } from '../models/model-references.js';
 import type { ScriptCheck } from './script-check.js';
+import { checkPathFree, checkSigningSecret } from './entry.checks.js';
 import {
   checkModelOverride,
   httpEndpointInput,
   httpEndpointPatch,
   mcpToolInput,
   mcpToolPatch,
-  pathShape,
   webhookInput,
   webhookPatch,
 } from './entry.schemas.js';
@@ -57,7 +57,7 @@ export class EntryService {
     checkModelOverride(v.handler, v.modelOverride ?? null);
     await this.scripts.check(v.handler, p.workspaceId);
     return this.add(p, agentId, 'httpEndpoints', async (r, now) => {
-      await this.checkPath(r, agentId, v.path, null);
+      await checkPathFree(r, agentId, v.path, null);
       await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
       return r.httpEndpoints.insert({
         id: newId('ep'),
@@ -79,7 +79,7 @@ export class EntryService {
       const next = { ...current, ...v } as HttpEndpoint;
       checkModelOverride(next.handler, next.modelOverride);
       await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
-      if (v.path !== undefined) await this.checkPath(r, current.agentId, next.path, current.id);
+      if (v.path !== undefined) await checkPathFree(r, current.agentId, next.path, current.id);
       return next;
     });
   }
@@ -129,7 +129,7 @@ export class EntryService {
     checkModelOverride(v.handler, v.modelOverride ?? null);
     await this.scripts.check(v.handler, p.workspaceId);
     return this.add(p, agentId, 'webhooks', async (r, now) => {
-      await this.checkSigningSecret(r, p.workspaceId, v.signature ?? null);
+      await checkSigningSecret(r, p.workspaceId, v.signature ?? null);
       await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
       return r.webhooks.insert({
         id: newId('wh'),
@@ -152,7 +152,7 @@ export class EntryService {
       const next = { ...current, ...v } as Webhook;
       checkModelOverride(next.handler, next.modelOverride);
       await this.models.check(r, p.workspaceId, v.modelOverride, 'input.modelOverride');
-      if (v.signature !== undefined) await this.checkSigningSecret(r, p.workspaceId, next.signature);
+      if (v.signature !== undefined) await checkSigningSecret(r, p.workspaceId, next.signature);
       return next;
     });
   }
@@ -279,32 +279,5 @@ export class EntryService {
       throw err;
     }
     return entry;
-  }
-
-  private async checkPath(r: Repositories, agentId: string, path: string, exceptId: string | null): Promise<void> {
-    const shape = pathShape(path);
-    const existing = await r.httpEndpoints.listByAgents([agentId]);
-    const clash = existing.find((e) => e.id !== exceptId && pathShape(e.path) === shape);
-    if (clash) throw new Conflict(`This agent already has an HTTP endpoint at '${clash.path}'`, 'path');
-  }
-
-  private async checkSigningSecret(
-    r: Repositories,
-    workspaceId: string,
-    signature: Webhook['signature'],
-  ): Promise<void> {
-    if (!signature) return;
-    const secret = await r.secrets.findByName(workspaceId, signature.secretName);
-    if (!secret)
-      throw new Invalid(
-        `signature.secretName: no secret named '${signature.secretName}'; create it with createSecret first`,
-        'signature.secretName',
-      );
-    if (secret.kind !== 'WEBHOOK_SIGNING_SECRET') {
-      throw new Invalid(
-        `signature.secretName: secret '${signature.secretName}' is not of kind WEBHOOK_SIGNING_SECRET`,
-        'signature.secretName',
-      );
-    }
   }
 }

@@ -1,16 +1,13 @@
+import { canonicalJson, KEYS, type AgentState, type DocumentState } from './manifest.state.js';
 import {
-  canonicalJson,
   channelOut,
   documentOut,
   endpointOut,
-  KEYS,
   manifestOut,
   settingsOut,
   toolOut,
   webhookOut,
-  type AgentState,
-  type DocumentState,
-} from './manifest.state.js';
+} from './manifest.output.js';
 
 // What a manifest would change in the workspace, entry by entry: the plan's list of changes.
 

@@ -2,17 +2,8 @@ import { newId } from '../ids.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Repositories } from '../ports.js';
 import type { AgentChildRepo } from '../repo.ports.js';
-import {
-  canonicalJson,
-  channelOut,
-  documentOut,
-  endpointOut,
-  KEYS,
-  settingsOut,
-  toolOut,
-  webhookOut,
-  type AgentState,
-} from './manifest.state.js';
+import { canonicalJson, KEYS, type AgentState } from './manifest.state.js';
+import { channelOut, documentOut, endpointOut, settingsOut, toolOut, webhookOut } from './manifest.output.js';
 
 // Writes a planned agent through the repositories of the apply's transaction: the agent's row, then
 // its entries matched by natural key (deletions first, so that nothing collides, and only with

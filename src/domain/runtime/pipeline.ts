@@ -4,7 +4,8 @@ import { newId } from '../ids.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Principal } from '../principal.js';
 import type { RunEntry, RunEvent, RunInput, RunFacts, RunOptions, RunResult } from './run.types.js';
-import { runCreditBound, type RunService } from './run.service.js';
+import { runCreditBound } from './run-credits.js';
+import type { RunService } from './run.service.js';
 import { checkInput } from './guardrails.js';
 
 /**

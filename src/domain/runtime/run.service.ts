@@ -1,22 +1,13 @@
 import type { Clock } from '../clock.js';
-import { DomainError, Unavailable } from '../errors.js';
 import type { RecordService } from '../documents/record.service.js';
 import { newId } from '../ids.js';
-import type { CreditBound } from '../admission/admission.service.js';
 import type { Agent } from '../core/agent.entities.js';
-import type { Workspace } from '../workspace/workspace.entities.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { documentTools } from './document.tools.js';
 import type { CapabilityTools } from './capability-tools.ports.js';
 import { checkInput, checksInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
-import {
-  modelIsPriced,
-  ModelNotConfigured,
-  resolveModel,
-  type ModelDefaults,
-  type SecretReader,
-} from '../models/model-resolver.js';
+import { ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from '../models/model-resolver.js';
 import { promptChars, UsageMeter } from './usage-meter.js';
 import {
   ModelFailure,
@@ -25,8 +16,11 @@ import {
   type ResolvedModel,
   type ToolDefinition,
 } from '../models/language-model.ports.js';
-import { ScriptFailure, type ScriptHost, type ScriptLimits, type ScriptSandbox } from '../core/sandbox.ports.js';
+import type { ScriptLimits, ScriptSandbox } from '../core/sandbox.ports.js';
 import { type Json } from '../json.js';
+import { creditsFor } from './run-credits.js';
+import { userTurn } from './run-input.js';
+import { runScript } from './script-run.js';
 import type { RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
 
 export interface RunServiceDeps {
@@ -44,75 +38,7 @@ export interface RunServiceDeps {
   messaging: CapabilityTools;
 }
 
-/** Retry-After of a script call refused because the sandbox had no room for it in time. */
-const SANDBOX_BUSY_RETRY_AFTER_SECONDS = 2;
-
 const NO_USAGE: ModelUsage = { inputTokens: 0, outputTokens: 0 };
-
-/** The text a prompt handler sees as the user turn, and guardrails check. */
-export function userTurn(input: RunInput): string {
-  const body = input.body;
-  if (
-    input.surface === 'WIDGET' &&
-    body &&
-    typeof body === 'object' &&
-    !Array.isArray(body) &&
-    typeof body.message === 'string'
-  )
-    return body.message;
-  // An MCP tool's arguments (also an A2A skill's data): the text itself under the default schema
-  // ({input}), else the arguments as JSON. An A2A chat message is its text, a string body.
-  if (input.surface === 'MCP' || (input.surface === 'A2A' && typeof body !== 'string')) {
-    const only =
-      body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 1
-        ? body.input
-        : undefined;
-    return typeof only === 'string' ? only : JSON.stringify(body, null, 2);
-  }
-  // A text message or an email: the prompt answers its text (a script sees the sender and ids too).
-  if (
-    (input.surface === 'SMS' || input.surface === 'EMAIL') &&
-    body &&
-    typeof body === 'object' &&
-    !Array.isArray(body) &&
-    typeof body.text === 'string'
-  )
-    return body.text;
-  // A webhook's event often shows only in a header (X-GitHub-Event, Stripe's in the body): the prompt sees them.
-  const webhook = input.surface === 'WEBHOOKS';
-  if (typeof body === 'string' && !webhook) return body;
-  const request: Record<string, unknown> = { method: input.method, path: input.path };
-  if (Object.keys(input.params).length) request.params = input.params;
-  if (Object.keys(input.query).length) request.query = input.query;
-  if (webhook) request.headers = input.headers;
-  request.body = body;
-  return JSON.stringify(request, null, 2);
-}
-
-export function creditsFor(model: ResolvedModel, usage: ModelUsage): number {
-  return (
-    (usage.inputTokens * model.inputPricePerMillion + usage.outputTokens * model.outputPricePerMillion) / 1_000_000
-  );
-}
-
-/** The flat credits a script run costs in the workspace. */
-export function scriptRunCredits(workspace: Workspace | null): number {
-  return workspace?.settings.creditDefaults?.scriptRunCredits ?? 0;
-}
-
-/**
- * What a run of `entry` can cost, as admission reserves it: a script run its flat amount, a prompt
- * run on an unpriced model nothing, otherwise the agent's `maxCreditsPerRun` (the run stops at the
- * first model step that reaches it), or null when the agent sets none.
- */
-export function runCreditBound(agent: Agent, entry: RunEntry): CreditBound {
-  return async (repos, scopes) => {
-    if (entry.handler.kind === 'script')
-      return scriptRunCredits(scopes ? scopes.workspace : await repos.workspaces.get(agent.workspaceId));
-    if (!(await modelIsPriced(repos, agent, entry.modelOverride))) return 0;
-    return agent.guardrails.maxCreditsPerRun;
-  };
-}
 
 /**
  * The execution half of the run pipeline (DESIGN §5 steps 4, 6, 7): input guardrails (`check`,
@@ -160,7 +86,7 @@ export class RunService {
     });
 
     if (entry.handler.kind === 'script') {
-      yield finish(await this.runScript(principal, agent, entry, input, base, opts));
+      yield finish(await runScript(this.deps, agent, entry, input, base, opts));
       return;
     }
 
@@ -292,104 +218,6 @@ export class RunService {
     if (agent.capabilities.documents) tools.push(...documentTools(this.deps.records, self));
     if (agent.capabilities.messaging) tools.push(...this.deps.messaging.toolsFor(agent, run));
     return tools;
-  }
-
-  private async runScript(
-    _principal: Principal,
-    agent: Agent,
-    entry: RunEntry,
-    input: RunInput,
-    base: Omit<RunResult, 'durationMs' | 'output'>,
-    { signal, workspace }: RunOptions,
-  ): Promise<Omit<RunResult, 'durationMs'>> {
-    // The workspace admission read, when the pipeline passes it on: one read per run, not two.
-    const credits = scriptRunCredits(
-      workspace !== undefined ? workspace : await this.deps.store.repos.workspaces.get(agent.workspaceId),
-    );
-    const request: { [key: string]: Json } = {
-      surface: input.surface,
-      method: input.method,
-      path: input.path,
-      params: input.params,
-      query: input.query,
-      headers: input.headers,
-    };
-    if (input.rawBody !== undefined) request.rawBody = input.rawBody;
-    if (input.delivery) request.delivery = { ...input.delivery };
-    /** Set when a documents call of the script met an unreachable database. */
-    const outage: { error?: Unavailable } = {};
-    try {
-      const outcome = await this.deps.sandbox.run({
-        source: entry.handler.body,
-        input: input.body,
-        request,
-        host: this.scriptHost(agent, outage),
-        limits: this.deps.scriptLimits,
-        owner: agent.id,
-        signal,
-      });
-      return { ...base, credits, logs: outcome.logs, output: redactJson(agent.guardrails, outcome.value) };
-    } catch (err) {
-      if (!(err instanceof ScriptFailure)) throw err;
-      // The script never ran: the caller gets 503 + Retry-After, not a failed run.
-      if (err.kind === 'busy') throw new Unavailable(err.message, SANDBOX_BUSY_RETRY_AFTER_SECONDS);
-      // The script failed after the database could not be reached for one of its documents calls:
-      // the caller gets 503 + Retry-After too (the outage, not the handler, is the cause). A script
-      // that caught that error and finished is a run like any other.
-      if (err.kind === 'error' && outage.error)
-        throw new Unavailable(outage.error.message, outage.error.retryAfterSeconds);
-      const kind =
-        err.kind === 'timeout'
-          ? 'timeout'
-          : err.kind === 'memory'
-            ? 'memory'
-            : err.kind === 'aborted'
-              ? 'aborted'
-              : err.kind === 'error'
-                ? 'script'
-                : 'output';
-      return { ...base, credits, logs: err.logs, output: null, error: { kind, message: err.message } };
-    }
-  }
-
-  /** The script host API, confined to the agent's own documents; runs as a system principal. */
-  private scriptHost(agent: Agent, outage: { error?: Unavailable }): ScriptHost {
-    const p: Principal = {
-      kind: 'system',
-      name: 'script-documents',
-      workspaceId: agent.workspaceId,
-      agentId: agent.id,
-    };
-    const r = this.deps.records;
-    // The script sees a domain refusal's message; any other failure (a dropped database connection)
-    // only as "failed unexpectedly", never the cause's text.
-    const call = async (op: string, fn: () => Promise<unknown>): Promise<Json> => {
-      try {
-        return JSON.parse(JSON.stringify(await fn())) as Json;
-      } catch (err) {
-        if (err instanceof Unavailable) outage.error = err;
-        if (err instanceof DomainError) throw err;
-        throw new Error(`documents.${op} failed unexpectedly; try again`);
-      }
-    };
-    return {
-      documents: {
-        query: (id, filter, o) =>
-          call('query', () =>
-            r.query(p, agent.id, id, 'agent', {
-              filter,
-              limit: o?.limit,
-              offset: o?.offset,
-              sort: o?.sort,
-              cursor: o?.cursor,
-            }),
-          ),
-        insert: (id, items) => call('insert', () => r.insert(p, agent.id, id, 'agent', items)),
-        update: (id, filter, set) => call('update', () => r.update(p, agent.id, id, 'agent', { filter, set })),
-        delete: (id, filter, o) => call('delete', () => r.delete(p, agent.id, id, 'agent', { filter, all: o?.all })),
-      },
-      log: () => {},
-    };
   }
 }
 

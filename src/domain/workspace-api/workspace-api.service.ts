@@ -12,12 +12,6 @@ import type { ChargeSink } from '../admission/admission.ports.js';
 import type { Repositories, Store } from '../ports.js';
 import { DEFAULT_SETTINGS } from '../workspace/settings.js';
 import {
-  activityQuery,
-  agentsQuery,
-  messagesQuery,
-  noQuery,
-  parseQuery,
-  usageQuery,
   type ActivityItem,
   type ActivityPage,
   type AgentDetail,
@@ -29,6 +23,7 @@ import {
   type UsageReport,
   type WorkspaceOverview,
 } from './workspace-api.schemas.js';
+import { activityQuery, agentsQuery, messagesQuery, noQuery, parseQuery, usageQuery } from './workspace-api.query.js';
 
 type WorkspaceKey = Extract<Principal, { kind: 'workspaceKey' }>;
 

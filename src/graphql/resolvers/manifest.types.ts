@@ -1,7 +1,7 @@
 import { GraphQLJSON } from 'graphql-scalars';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { CHANGE_ACTIONS, type ChangeAction } from '../../domain/manifests/manifest.diff.js';
-import { MISSING_KINDS } from '../../domain/manifests/manifest.service.js';
+import { MISSING_KINDS } from '../../domain/manifests/manifest.plan.js';
 
 // Types of the agents-as-code operations (exportAgents, planManifest, applyManifest).
 

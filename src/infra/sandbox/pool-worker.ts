@@ -7,8 +7,23 @@ import {
   WATCHDOG_STARTED_RUN,
   WATCHDOG_SLOTS,
   WATCHDOG_STOP,
+  type ToWorker,
   type WorkerConfig,
 } from './worker-protocol.js';
+
+/** The pool's size, the workers' settings and the limits of its queue. */
+export interface WorkerPoolOptions {
+  size: number;
+  /** Stack of each worker thread; QuickJS's own stack limit must stay far below it. */
+  stackSizeMb: number;
+  /** Slack past a VM slice's deadline before the watchdog terminates the worker. */
+  graceMs: number;
+  /** Longest a run waits for a worker; past it the run fails as `busy` without starting. */
+  queueWaitMs: number;
+  /** Most runs one owner may have waiting; a run beyond them fails as `busy` at once. */
+  maxQueuedPerOwner: number;
+  worker: Omit<WorkerConfig, 'watchdog'>;
+}
 
 /** A worker thread of the pool and the watchdog memory it shares with it. */
 export interface PoolWorker {
@@ -80,4 +95,25 @@ function startThread(config: WorkerConfig, stackSizeMb: number): Worker {
     workerData: config,
     resourceLimits: { stackSizeMb, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   });
+}
+
+/** How many workers each owner holds now. */
+export function workersHeld(workers: PoolWorker[]): Map<string, number> {
+  const held = new Map<string, number>();
+  for (const w of workers) if (w.busy) held.set(w.busy.owner, (held.get(w.busy.owner) ?? 0) + 1);
+  return held;
+}
+
+/** Sends run `id` to the worker; throws when this thread cannot copy the input for the worker. */
+export function postRun(worker: PoolWorker, id: number, req: ScriptRequest): void {
+  const { source, input, request, limits } = req;
+  worker.thread.postMessage({
+    type: 'run',
+    id,
+    source,
+    input,
+    request,
+    limits: { ...limits },
+    compileOnly: req.compileOnly === true,
+  } satisfies ToWorker);
 }

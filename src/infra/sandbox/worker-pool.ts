@@ -4,24 +4,20 @@ import {
   type ScriptRequest,
   type ScriptSandbox,
 } from '../../domain/core/sandbox.ports.js';
-import { type Json } from '../../domain/json.js';
-import { limitFailure, newPoolWorker, overrunRun, type PoolWorker, requestStop, startedAt } from './pool-worker.js';
-import { MAX_LOG_LINES } from './quickjs.prelude.js';
+import {
+  limitFailure,
+  newPoolWorker,
+  overrunRun,
+  postRun,
+  type PoolWorker,
+  requestStop,
+  startedAt,
+  workersHeld,
+  type WorkerPoolOptions,
+} from './pool-worker.js';
+import { answerHostCall, keepLog, notJsonAnswer } from './worker-host.js';
 import { abortedFailure, busyFailure, OwnerQueues, type QueuedRun } from './worker-queue.js';
-import type { FromWorker, ToWorker, WorkerConfig } from './worker-protocol.js';
-
-export interface WorkerPoolOptions {
-  size: number;
-  /** Stack of each worker thread; QuickJS's own stack limit must stay far below it. */
-  stackSizeMb: number;
-  /** Slack past a VM slice's deadline before the watchdog terminates the worker. */
-  graceMs: number;
-  /** Longest a run waits for a worker; past it the run fails as `busy` without starting. */
-  queueWaitMs: number;
-  /** Most runs one owner may have waiting; a run beyond them fails as `busy` at once. */
-  maxQueuedPerOwner: number;
-  worker: Omit<WorkerConfig, 'watchdog'>;
-}
+import type { FromWorker, ToWorker } from './worker-protocol.js';
 
 /** A run on a worker, until it settles. */
 interface ActiveRun {
@@ -104,15 +100,8 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     while (!this.queues.empty) {
       const worker = this.freeWorker();
       if (!worker) return;
-      this.start(worker, this.queues.next(this.workersHeld())!);
+      this.start(worker, this.queues.next(workersHeld(this.workers))!);
     }
-  }
-
-  /** How many workers each owner holds now. */
-  private workersHeld(): Map<string, number> {
-    const held = new Map<string, number>();
-    for (const w of this.workers) if (w.busy) held.set(w.busy.owner, (held.get(w.busy.owner) ?? 0) + 1);
-    return held;
   }
 
   /** Takes a run out of the queue without starting it. */
@@ -149,17 +138,8 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     this.runs.set(id, run);
     worker.busy = { id, owner: req.owner };
     this.armBackstop(worker, id, req.limits.wallMs + BACKSTOP_MS);
-    const { source, input, request, limits } = req;
     try {
-      worker.thread.postMessage({
-        type: 'run',
-        id,
-        source,
-        input,
-        request,
-        limits: { ...limits },
-        compileOnly: req.compileOnly === true,
-      } satisfies ToWorker);
+      postRun(worker, id, req);
     } catch {
       // This thread could not copy the input for the worker (nested deeper than its stack allows).
       worker.busy = undefined;
@@ -256,13 +236,7 @@ export class QuickJsWorkerPool implements ScriptSandbox {
         if (run) void this.callHost(worker, run, msg);
         break;
       case 'log':
-        if (!run) break;
-        if (run.logs.length < MAX_LOG_LINES) run.logs.push(msg.line);
-        try {
-          run.req.host.log(msg.line);
-        } catch {
-          // A failing log sink must not fail the script.
-        }
+        if (run) keepLog(run.logs, run.req.host, msg.line);
         break;
       case 'done':
         this.settle(msg.id, msg.outcome);
@@ -280,28 +254,13 @@ export class QuickJsWorkerPool implements ScriptSandbox {
     run: ActiveRun,
     msg: Extract<FromWorker, { type: 'host' }>,
   ): Promise<void> {
-    const { id, call } = msg;
-    let reply: ToWorker;
-    try {
-      const documents = run.req.host.documents;
-      const fn = documents[msg.op] as (...args: unknown[]) => Promise<Json>;
-      const value = await fn.apply(documents, msg.args);
-      reply = { type: 'hostResult', id, call, ok: true, value: value ?? null };
-    } catch (err) {
-      reply = { type: 'hostResult', id, call, ok: false, message: err instanceof Error ? err.message : String(err) };
-    }
-    if (!this.runs.has(id)) return;
+    const reply = await answerHostCall(run.req.host, msg);
+    if (!this.runs.has(msg.id)) return;
     try {
       this.post(worker, reply);
     } catch {
       // The result could not be cloned (not JSON): report that instead.
-      this.post(worker, {
-        type: 'hostResult',
-        id,
-        call,
-        ok: false,
-        message: `documents.${msg.op} returned a value that is not JSON`,
-      });
+      this.post(worker, notJsonAnswer(msg));
     }
   }
 

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import type { ActivityEntry } from '../../domain/activity/activity.entities.js';
 import type { Repositories, Store } from '../../domain/ports.js';
 import type { AgentChildRepo, CrudRepo } from '../../domain/repo.ports.js';
 import { conversationRepo } from './conversation.repo.js';
@@ -8,7 +7,7 @@ import { mcpGrantRepo } from './mcp-grant.repo.js';
 import { a2aTaskRepo } from './a2a-task.repo.js';
 import { deliveryRepo } from './delivery.repo.js';
 import { channelMessageRepo } from './channel-message.repo.js';
-import { insertActivityBatch } from './activity-batch.js';
+import { activityRepo } from './activity.repo.js';
 import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';
 import { workspaceReadRepo } from './workspace-read.repo.js';
@@ -70,39 +69,6 @@ function list<T>(db: Conn, m: rows.Mapping<T>, where: Record<string, unknown>, o
     ).map(m.fromRow),
   );
 }
-
-/** Rows a write changed: a number from pg, a result object from knex-pglite; 0 when neither says. */
-function affectedRows(result: unknown): number {
-  if (typeof result === 'number') return result;
-  const r = result as { rowCount?: unknown; affectedRows?: unknown } | null;
-  const n = Number(r?.rowCount ?? r?.affectedRows);
-  return Number.isFinite(n) ? n : 0;
-}
-
-/** Activity entries deleted per statement by the retention prune. */
-const PRUNE_BATCH = 5000;
-/** An activity page without its headers, bodies and logs (the large columns). */
-const ACTIVITY_LIGHT_COLUMNS = [
-  'id',
-  'workspace_id',
-  'agent_id',
-  'kind',
-  'surface',
-  'entry',
-  'method',
-  'path',
-  'status',
-  'truncated',
-  'credits',
-  'duration_ms',
-  'key_id',
-  'oauth_client_id',
-  'granted_by',
-  'run_id',
-  'request_id',
-  'error',
-  'created_at',
-];
 
 /** Repositories bound to one connection or transaction. */
 export function repositories(db: Conn): Repositories {
@@ -253,87 +219,7 @@ export function repositories(db: Conn): Repositories {
         ),
     },
     messages: { ...crud(db, rows.messages), ...channelMessageRepo(db) },
-    activity: {
-      insert: (entry: ActivityEntry) =>
-        q(async () => void (await db('activity_log').insert(rows.activity.toRow(entry)))),
-      insertMany: (entries) => q(() => insertActivityBatch(db, entries)),
-      // In batches, each its own statement: a month of a busy workspace (millions of rows) is
-      // neither one long transaction nor a list of every deleted id in memory (docs/operations.md,
-      // "Activity-log growth").
-      prune: (workspaceId, before, batch = PRUNE_BATCH) =>
-        q(async () => {
-          let total = 0;
-          for (;;) {
-            const due = db('activity_log')
-              .select('id')
-              .where({ workspace_id: workspaceId })
-              .andWhere('created_at', '<', before)
-              .limit(batch);
-            const deleted = affectedRows(await db('activity_log').whereIn('id', due).delete());
-            total += deleted;
-            if (deleted < batch) return total;
-          }
-        }),
-      findRuns: (runIds) =>
-        q(async () =>
-          runIds.length
-            ? (await db('activity_log').whereIn('run_id', runIds).andWhere({ kind: 'run' })).map(rows.activity.fromRow)
-            : [],
-        ),
-      list: (agentId, opts) =>
-        q(async () => {
-          const query = db('activity_log').where({ agent_id: agentId });
-          if (opts.withBodies === false) query.select(ACTIVITY_LIGHT_COLUMNS);
-          if (opts.surface) query.andWhere({ surface: opts.surface });
-          if (opts.entry !== undefined) query.andWhere({ entry: opts.entry });
-          if (opts.status === 'error') query.whereNotNull('error');
-          else if (opts.status)
-            query.andWhere('status', '>=', opts.status.min).andWhere('status', '<=', opts.status.max);
-          if (opts.since) query.andWhere('created_at', '>=', opts.since);
-          if (opts.until) query.andWhere('created_at', '<', opts.until);
-          if (opts.after) {
-            const { createdAt, id } = opts.after;
-            query.andWhere((w) =>
-              w
-                .where('created_at', '<', createdAt)
-                .orWhere((w2) => w2.where('created_at', '=', createdAt).andWhere('id', '<', id)),
-            );
-          }
-          const rs = await query
-            .orderBy([
-              { column: 'created_at', order: 'desc' },
-              { column: 'id', order: 'desc' },
-            ])
-            .limit(opts.first);
-          return rs.map(rows.activity.fromRow);
-        }),
-      find: (agentId, id) =>
-        q(async () => {
-          const r = await db('activity_log').where({ agent_id: agentId, id }).first();
-          return r ? rows.activity.fromRow(r) : null;
-        }),
-      runsBySurface: (agentId, since) =>
-        q(async () => {
-          // Ranges over (agent_id, created_at, id); a run's request entry and run entry are never both written, distinct guards anyway.
-          const rs = await db('activity_log')
-            .select(
-              db.raw(
-                `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, surface, count(distinct run_id) as runs, sum(credits) as credits`,
-              ),
-            )
-            .where({ agent_id: agentId })
-            .andWhere('created_at', '>=', since)
-            .whereNotNull('run_id')
-            .groupByRaw('1, 2')
-            .orderByRaw('1 desc, 2');
-          return rs.map((r: any) => ({
-            day: r.day,
-            surface: r.surface,
-            runs: Number(r.runs),
-            credits: Number(r.credits),
-          }));
-        }),
-    },
+    activity: activityRepo(db),
     agentChanges: {
       lockWorkspace: (workspaceId) =>
         q(

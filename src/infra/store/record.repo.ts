@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Condition, RecordFilter, RecordPosition, SortKey } from '../../domain/documents/record-filter.js';
+import type { Condition, RecordFilter, SortKey } from '../../domain/documents/record-filter.js';
+import type { RecordPosition } from '../../domain/documents/record-cursor.js';
 import { DATE_TIME_PATTERN, ZONED_PATTERN } from '../../domain/documents/records.js';
 import type { RecordRepo, StoredRecord } from '../../domain/documents/document.ports.js';
 import { q } from './pg-errors.js';

@@ -6,19 +6,21 @@ import {
 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import {
-  activityQuery,
   ActivityPage,
-  agentPath,
   AgentDetail,
   AgentList,
-  agentsQuery,
   ErrorBody,
-  messagesQuery,
   MessagesPage,
-  usageQuery,
   UsageReport,
   WorkspaceOverview,
 } from '../../domain/workspace-api/workspace-api.schemas.js';
+import {
+  activityQuery,
+  agentPath,
+  agentsQuery,
+  messagesQuery,
+  usageQuery,
+} from '../../domain/workspace-api/workspace-api.query.js';
 
 /** Version of the Workspace API description (SPEC "Versioning"). */
 export const WORKSPACE_API_VERSION = '1.0.0';

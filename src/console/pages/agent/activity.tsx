@@ -1,5 +1,4 @@
 import {
-  Anchor,
   Autocomplete,
   Button,
   Drawer,
@@ -8,7 +7,6 @@ import {
   SimpleGrid,
   Stack,
   Switch,
-  Table,
   Text,
   TextInput,
   Title,
@@ -16,14 +14,14 @@ import {
 import { useDebouncedValue, useDocumentVisibility, useMediaQuery } from '@mantine/hooks';
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from 'urql';
-import { formatCredits, utcTime } from '../../activity-view.js';
 import { fieldErrors } from '../../errors.js';
-import { graphql, type VariablesOf } from '../../graphql.js';
+import type { VariablesOf } from '../../graphql.js';
+import { ActivityQuery } from './activity-query.js';
+import { ActivityTable } from './activity-table.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
-import { EntryDetail, StatusBadge, SURFACE_LABELS, type Surface } from './activity-entry.js';
+import { EntryDetail, SURFACE_LABELS, type Surface } from './activity-entry.js';
 import type { AgentTabProps } from './tab-props.js';
 import { ErrorNotice } from '../../ui.js';
-import { TableHead } from '../../table-parts.js';
 
 // The agent's activity log: filters (surface, status, entry, UTC days), a live tail (the first page
 // asked again every 2 seconds while "Live" is on and the page is visible; the service stores its
@@ -35,47 +33,6 @@ import { TableHead } from '../../table-parts.js';
 const PAGE = 50;
 /** How often the live tail asks for the first page again. */
 export const LIVE_INTERVAL_MS = 2000;
-
-const ActivityQuery = graphql(`
-  query AgentActivity(
-    $id: ID!
-    $after: String
-    $surface: Surface
-    $status: String
-    $entry: String
-    $since: DateTimeISO
-    $until: DateTimeISO
-  ) {
-    agent(id: $id) {
-      id
-      activity(
-        first: 50
-        after: $after
-        surface: $surface
-        status: $status
-        entry: $entry
-        since: $since
-        until: $until
-      ) {
-        nodes {
-          id
-          kind
-          surface
-          entry
-          method
-          path
-          status
-          credits
-          durationMs
-          error
-          createdAt
-        }
-        endCursor
-        hasNextPage
-      }
-    }
-  }
-`);
 
 const STATUS_SUGGESTIONS = ['2xx', '3xx', '4xx', '5xx', 'error'];
 
@@ -207,52 +164,7 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
       ) : page ? (
         <>
           <ErrorNotice light>{other}</ErrorNotice>
-          <Table.ScrollContainer minWidth={760}>
-            <Table striped highlightOnHover aria-label="Activity log">
-              <TableHead
-                columns={[
-                  'Time (UTC)',
-                  'Surface',
-                  'Entry',
-                  'Request',
-                  'Status',
-                  { label: 'Credits', align: 'right' },
-                  { label: 'Duration', align: 'right' },
-                ]}
-              />
-              <Table.Tbody>
-                {page.nodes.map((n) => (
-                  <Table.Tr key={n.id} data-entry-id={n.id}>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                      <Anchor
-                        component="button"
-                        type="button"
-                        onClick={() => setSelected(n.id)}
-                        size="sm"
-                        aria-label={`${utcTime(n.createdAt)}: details`}
-                      >
-                        {utcTime(n.createdAt)}
-                      </Anchor>
-                    </Table.Td>
-                    <Table.Td>{SURFACE_LABELS[n.surface]}</Table.Td>
-                    <Table.Td>{n.entry ?? '—'}</Table.Td>
-                    <Table.Td>
-                      <Text size="sm" ff="monospace" truncate="end" maw={340} title={n.path ?? undefined}>
-                        {n.method ? `${n.method} ${shortPath(n.path, agentId)}` : n.kind === 'RUN' ? 'run' : '—'}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td style={{ minWidth: 110 }}>
-                      <StatusBadge status={n.status} error={n.error} />
-                    </Table.Td>
-                    <Table.Td style={{ textAlign: 'right' }}>{formatCredits(n.credits)}</Table.Td>
-                    <Table.Td style={{ textAlign: 'right' }}>
-                      {n.durationMs === null ? '—' : `${n.durationMs} ms`}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <ActivityTable nodes={page.nodes} agentId={agentId} onSelect={setSelected} />
           <Group justify="space-between">
             <Text size="sm" c="dimmed">
               {cursors.length ? `Page ${cursors.length + 1}` : tailing ? 'Newest first, live' : 'Newest first'} · up to{' '}
@@ -292,11 +204,4 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
       </Drawer>
     </Stack>
   );
-}
-
-/** A request's path on this agent's page, without the `/agents/<id>` every one of them starts with. */
-function shortPath(path: string | null, agentId: string): string {
-  if (!path) return '';
-  const prefix = `/agents/${agentId}`;
-  return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path;
 }

@@ -1,27 +1,14 @@
-import {
-  Anchor,
-  Checkbox,
-  Code,
-  Group,
-  Paper,
-  Stack,
-  Switch,
-  Table,
-  Text,
-  TextInput,
-  Textarea,
-  Title,
-} from '@mantine/core';
-import { useMemo, useState, type FormEvent } from 'react';
+import { Anchor, Checkbox, Code, Group, Stack, Table, Text, TextInput } from '@mantine/core';
+import { useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { EntriesSection, EntryForm, HandlerBadge, useEntryForm } from '../../entry-list.js';
-import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { NoData } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { HttpTryIt } from '../../try-it-http.js';
 import type { AgentTabProps } from './tab-props.js';
-import { ConfirmDialog, FormActions } from '../../ui.js';
+import { ConfirmDialog } from '../../ui.js';
+import { CorsForm } from './cors-form.js';
 import { EditRemoveButtons, TableHead } from '../../table-parts.js';
 
 const HttpApiQuery = graphql(`
@@ -101,18 +88,6 @@ const UpdateEndpoint = graphql(`
 const RemoveEndpoint = graphql(`
   mutation RemoveHttpEndpoint($id: ID!) {
     removeHttpEndpoint(id: $id)
-  }
-`);
-
-const SetCors = graphql(`
-  mutation SetCors($agentId: ID!, $allowPlatformApps: Boolean!, $customOrigins: [String!]) {
-    setCors(agentId: $agentId, allowPlatformApps: $allowPlatformApps, customOrigins: $customOrigins) {
-      id
-      cors {
-        allowPlatformApps
-        customOrigins
-      }
-    }
   }
 `);
 
@@ -283,52 +258,5 @@ function EndpointForm({
         </Group>
       </Checkbox.Group>
     </EntryForm>
-  );
-}
-
-function CorsForm({ agentId, cors }: { agentId: string; cors: Data['agent']['cors'] }) {
-  const [platform, setPlatform] = useState(cors.allowPlatformApps);
-  const [origins, setOrigins] = useState(cors.customOrigins.join('\n'));
-  const [saved, setSaved] = useState(false);
-  const [{ fetching, error }, save] = useMutation(SetCors);
-  const { fields, other } = fieldErrors(error);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaved(false);
-    const list = origins
-      .split(/[\s,]+/)
-      .map((o) => o.trim())
-      .filter(Boolean);
-    const r = await save({ agentId, allowPlatformApps: platform, customOrigins: list });
-    if (!r.error) setSaved(true);
-  };
-  return (
-    <Paper withBorder p="md" component="section" aria-labelledby="cors-title">
-      <form onSubmit={submit} noValidate aria-label="CORS">
-        <Stack gap="sm">
-          <Title order={3} size="h4" id="cors-title">
-            CORS
-          </Title>
-          <Text size="sm">
-            Which browser pages may call this agent. Servers and the chat widget's proxy need no entry.
-          </Text>
-          <Switch
-            label="Allow requests from platform apps (this service's own pages)"
-            checked={platform}
-            onChange={(e) => setPlatform(e.currentTarget.checked)}
-          />
-          <Textarea
-            label="Custom origins"
-            description="One per line: scheme and host (and port), e.g. https://shop.example.com"
-            autosize
-            minRows={2}
-            value={origins}
-            onChange={(e) => setOrigins(e.currentTarget.value)}
-            error={fields.customOrigins}
-          />
-          <FormActions error={other} submit="Save CORS" loading={fetching} saved={saved} />
-        </Stack>
-      </form>
-    </Paper>
   );
 }

@@ -17,115 +17,22 @@ import type { CombinedError } from '@urql/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
-import { graphql, type ResultOf } from '../../graphql.js';
+import type { ResultOf } from '../../graphql.js';
+import {
+  CAPABILITIES,
+  OverviewExtrasQuery,
+  PRESETS,
+  SetCapabilitiesMutation,
+  SetGuardrailsMutation,
+  UpdateAgentMutation,
+  type Capabilities,
+  type Extras,
+  type Preset,
+} from './overview-operations.js';
 import { NoData } from '../../states.js';
 import type { AgentQuery } from './agent-query.js';
 import { numberOrNull } from '../../format.js';
 import { AgentTextFields } from '../../agent-fields.js';
-
-const UpdateAgentMutation = graphql(`
-  mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {
-    updateAgent(id: $id, input: $input) {
-      id
-      name
-      description
-      instructions
-      defaultModel
-      visibility
-      teamId
-      updatedAt
-    }
-  }
-`);
-
-// The agent page's query carries what every tab needs; the team, capabilities and guardrails are
-// asked here, with the workspace's teams to choose from.
-const OverviewExtrasQuery = graphql(`
-  query AgentOverviewExtras($id: ID!) {
-    agent(id: $id) {
-      id
-      teamId
-      capabilities {
-        endpointManagement
-        documents
-        messaging
-      }
-      guardrails {
-        blockedInputPatterns
-        redactOutputPatterns
-        redactPresets
-        maxInputChars
-        maxOutputTokens
-        maxToolSteps
-        maxCreditsPerRun
-      }
-    }
-    workspace {
-      id
-      teams {
-        id
-        name
-      }
-    }
-  }
-`);
-
-const SetCapabilitiesMutation = graphql(`
-  mutation SetAgentCapabilities($agentId: ID!, $input: CapabilitiesInput!) {
-    setCapabilities(agentId: $agentId, input: $input) {
-      id
-      capabilities {
-        endpointManagement
-        documents
-        messaging
-      }
-    }
-  }
-`);
-
-type Capabilities = ResultOf<typeof SetCapabilitiesMutation>['setCapabilities']['capabilities'];
-
-/** The capability switches, in the order shown. */
-const CAPABILITIES: { key: keyof Capabilities; label: string; description: string }[] = [
-  {
-    key: 'endpointManagement',
-    label: 'Endpoint management',
-    description: "The agent may list, add, change and remove its own surfaces' entries and settings",
-  },
-  { key: 'documents', label: 'Documents', description: 'The agent may read and write the records of its documents' },
-  {
-    key: 'messaging',
-    label: 'Messaging',
-    description:
-      "The agent may send email and text messages from its channels: only to a channel's allowed senders, or into the thread it is answering",
-  },
-];
-
-const SetGuardrailsMutation = graphql(`
-  mutation SetAgentGuardrails($agentId: ID!, $input: GuardrailsInput!) {
-    setGuardrails(agentId: $agentId, input: $input) {
-      id
-      guardrails {
-        blockedInputPatterns
-        redactOutputPatterns
-        redactPresets
-        maxInputChars
-        maxOutputTokens
-        maxToolSteps
-        maxCreditsPerRun
-      }
-    }
-  }
-`);
-
-type Extras = ResultOf<typeof OverviewExtrasQuery>;
-type Preset = Extras['agent']['guardrails']['redactPresets'][number];
-
-const PRESETS: { value: Preset; label: string }[] = [
-  { value: 'email', label: 'Email addresses' },
-  { value: 'phone', label: 'Phone numbers' },
-  { value: 'creditCard', label: 'Credit card numbers' },
-];
 
 /** The value of the team select that stands for "no team". */
 const NO_TEAM = '';

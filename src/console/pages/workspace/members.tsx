@@ -1,12 +1,12 @@
-import { Badge, Button, Group, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { useIsAdmin, useViewer } from '../../viewer.js';
-import { when } from '../../format.js';
-import { ListStates, ErrorNotice, ShownOnce, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
-import { KeyMask, RevokeCell, TableHead } from '../../table-parts.js';
+import { ListStates, FormModal, FormActions } from '../../ui.js';
+import { TableHead } from '../../table-parts.js';
+import { TokensPanel } from './member-tokens.js';
 
 const MembersQuery = graphql(`
   query WorkspaceMembers {
@@ -35,44 +35,7 @@ const InviteMemberMutation = graphql(`
   }
 `);
 
-const MemberTokensQuery = graphql(`
-  query MemberTokens($memberId: ID!) {
-    memberTokens(memberId: $memberId) {
-      id
-      name
-      prefix
-      last4
-      createdAt
-      lastUsedAt
-      revokedAt
-    }
-  }
-`);
-
-const CreateMemberTokenMutation = graphql(`
-  mutation CreateMemberToken($memberId: ID!, $name: String) {
-    createMemberToken(memberId: $memberId, name: $name) {
-      id
-      memberId
-      prefix
-      last4
-      token
-    }
-  }
-`);
-
-const RevokeMemberTokenMutation = graphql(`
-  mutation RevokeMemberToken($id: ID!) {
-    revokeMemberToken(id: $id)
-  }
-`);
-
 type MemberRow = ResultOf<typeof MembersQuery>['workspace']['members'][number];
-type TokenRow = ResultOf<typeof MemberTokensQuery>['memberTokens'][number];
-
-// A new or revoked token changes no type the token list shows in its answer (MemberTokenResult,
-// Boolean): the list and the mutations name MemberToken so that the document cache refetches it.
-const TOKENS = { additionalTypenames: ['MemberToken'] };
 
 /** The workspace's members; admins invite members and manage anyone's tokens, a member their own. */
 export default function MembersSection() {
@@ -221,102 +184,5 @@ function InviteForm({ onDone }: { onDone: () => void }) {
         <FormActions error={other} submit="Invite member" loading={fetching} onCancel={onDone} light />
       </Stack>
     </form>
-  );
-}
-
-/** One member's tokens: listed by prefix and last four, created (shown once), revoked after a confirmation. */
-function TokensPanel({ member, isYou, onClose }: { member: MemberRow; isYou: boolean; onClose: () => void }) {
-  const [{ data, error, fetching }, refetch] = useQuery({
-    query: MemberTokensQuery,
-    variables: { memberId: member.id },
-    context: useMemo(() => TOKENS, []),
-  });
-  const [name, setName] = useState('');
-  const [created, setCreated] = useState<string | null>(null);
-  const [revoking, setRevoking] = useState<TokenRow | null>(null);
-  const [create, createToken] = useMutation(CreateMemberTokenMutation);
-  const [, revokeToken] = useMutation(RevokeMemberTokenMutation);
-  const { fields, other } = fieldErrors(create.error);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const result = await createToken({ memberId: member.id, name: name || null }, TOKENS);
-    if (result.data) {
-      setCreated(result.data.createMemberToken.token);
-      setName('');
-    }
-  };
-  const title = isYou ? 'Your tokens' : `Tokens of ${member.name}`;
-  return (
-    <Paper withBorder p="md" component="section" aria-label={title}>
-      <Stack>
-        <Group justify="space-between">
-          <Title order={3} size="h4">
-            {title}
-          </Title>
-          <Button size="xs" variant="default" onClick={onClose}>
-            Close
-          </Button>
-        </Group>
-        {created ? <ShownOnce label="New member token" value={created} onDone={() => setCreated(null)} /> : null}
-        <form onSubmit={submit} noValidate aria-label="Create token">
-          <Group align="flex-end">
-            <TextInput
-              label="Token name"
-              placeholder="laptop"
-              value={name}
-              onChange={(e) => setName(e.currentTarget.value)}
-              error={fields.name}
-              style={{ flex: 1, minWidth: 180 }}
-            />
-            <Button type="submit" loading={create.fetching}>
-              Create token
-            </Button>
-          </Group>
-        </form>
-        <ErrorNotice light>{other}</ErrorNotice>
-        <ListStates
-          result={{ data, error, fetching }}
-          retry={() => refetch({ requestPolicy: 'network-only' })}
-          loading="Loading tokens…"
-          forbidden="Only workspace admins may see another member's tokens."
-          isEmpty={(d) => d.memberTokens.length === 0}
-          empty={{ title: 'No tokens', text: 'Create a token to sign in to the console or call GraphQL.' }}
-        >
-          {(data) => (
-            <Table.ScrollContainer minWidth={560}>
-              <Table aria-label={title}>
-                <TableHead columns={['Name', 'Token', 'Created', 'Last used', 'Status']} />
-                <Table.Tbody>
-                  {data.memberTokens.map((t) => (
-                    <Table.Tr key={t.id}>
-                      <Table.Td>{t.name}</Table.Td>
-                      <Table.Td>
-                        <KeyMask prefix={t.prefix} last4={t.last4} />
-                      </Table.Td>
-                      <Table.Td>{when(t.createdAt)}</Table.Td>
-                      <Table.Td>{when(t.lastUsedAt)}</Table.Td>
-                      <RevokeCell
-                        revokedAt={t.revokedAt}
-                        label={`Revoke token ${t.name}`}
-                        onRevoke={() => setRevoking(t)}
-                      />
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )}
-        </ListStates>
-      </Stack>
-      <ConfirmDialog
-        opened={revoking !== null}
-        title="Revoke token"
-        confirmLabel="Revoke token"
-        onClose={() => setRevoking(null)}
-        onConfirm={async () => (await revokeToken({ id: revoking!.id }, TOKENS)).error}
-      >
-        {`Revoke the token “${revoking?.name ?? ''}” (${revoking?.prefix ?? ''}…${revoking?.last4 ?? ''})? It stops working at once, the console sessions signed in with it end, and so do the apps (MCP OAuth clients) approved while signed in with it.`}
-      </ConfirmDialog>
-    </Paper>
   );
 }

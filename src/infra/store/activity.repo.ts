@@ -1,0 +1,124 @@
+import type { Knex } from 'knex';
+import type { ActivityEntry } from '../../domain/activity/activity.entities.js';
+import type { ActivityRepo } from '../../domain/activity/activity.ports.js';
+import { insertActivityBatch } from './activity-batch.js';
+import { q } from './pg-errors.js';
+import * as rows from './rows/index.js';
+
+type Conn = Knex | Knex.Transaction;
+
+/** Rows a write changed: a number from pg, a result object from knex-pglite; 0 when neither says. */
+function affectedRows(result: unknown): number {
+  if (typeof result === 'number') return result;
+  const r = result as { rowCount?: unknown; affectedRows?: unknown } | null;
+  const n = Number(r?.rowCount ?? r?.affectedRows);
+  return Number.isFinite(n) ? n : 0;
+}
+
+/** Activity entries deleted per statement by the retention prune. */
+const PRUNE_BATCH = 5000;
+/** An activity page without its headers, bodies and logs (the large columns). */
+const ACTIVITY_LIGHT_COLUMNS = [
+  'id',
+  'workspace_id',
+  'agent_id',
+  'kind',
+  'surface',
+  'entry',
+  'method',
+  'path',
+  'status',
+  'truncated',
+  'credits',
+  'duration_ms',
+  'key_id',
+  'oauth_client_id',
+  'granted_by',
+  'run_id',
+  'request_id',
+  'error',
+  'created_at',
+];
+
+/** The activity log's repository: the entries, their retention prune and the agent's run counts. */
+export function activityRepo(db: Conn): ActivityRepo {
+  return {
+    insert: (entry: ActivityEntry) => q(async () => void (await db('activity_log').insert(rows.activity.toRow(entry)))),
+    insertMany: (entries) => q(() => insertActivityBatch(db, entries)),
+    // In batches, each its own statement: a month of a busy workspace (millions of rows) is
+    // neither one long transaction nor a list of every deleted id in memory (docs/operations.md,
+    // "Activity-log growth").
+    prune: (workspaceId, before, batch = PRUNE_BATCH) =>
+      q(async () => {
+        let total = 0;
+        for (;;) {
+          const due = db('activity_log')
+            .select('id')
+            .where({ workspace_id: workspaceId })
+            .andWhere('created_at', '<', before)
+            .limit(batch);
+          const deleted = affectedRows(await db('activity_log').whereIn('id', due).delete());
+          total += deleted;
+          if (deleted < batch) return total;
+        }
+      }),
+    findRuns: (runIds) =>
+      q(async () =>
+        runIds.length
+          ? (await db('activity_log').whereIn('run_id', runIds).andWhere({ kind: 'run' })).map(rows.activity.fromRow)
+          : [],
+      ),
+    list: (agentId, opts) =>
+      q(async () => {
+        const query = db('activity_log').where({ agent_id: agentId });
+        if (opts.withBodies === false) query.select(ACTIVITY_LIGHT_COLUMNS);
+        if (opts.surface) query.andWhere({ surface: opts.surface });
+        if (opts.entry !== undefined) query.andWhere({ entry: opts.entry });
+        if (opts.status === 'error') query.whereNotNull('error');
+        else if (opts.status) query.andWhere('status', '>=', opts.status.min).andWhere('status', '<=', opts.status.max);
+        if (opts.since) query.andWhere('created_at', '>=', opts.since);
+        if (opts.until) query.andWhere('created_at', '<', opts.until);
+        if (opts.after) {
+          const { createdAt, id } = opts.after;
+          query.andWhere((w) =>
+            w
+              .where('created_at', '<', createdAt)
+              .orWhere((w2) => w2.where('created_at', '=', createdAt).andWhere('id', '<', id)),
+          );
+        }
+        const rs = await query
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(opts.first);
+        return rs.map(rows.activity.fromRow);
+      }),
+    find: (agentId, id) =>
+      q(async () => {
+        const r = await db('activity_log').where({ agent_id: agentId, id }).first();
+        return r ? rows.activity.fromRow(r) : null;
+      }),
+    runsBySurface: (agentId, since) =>
+      q(async () => {
+        // Ranges over (agent_id, created_at, id); a run's request entry and run entry are never both written, distinct guards anyway.
+        const rs = await db('activity_log')
+          .select(
+            db.raw(
+              `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, surface, count(distinct run_id) as runs, sum(credits) as credits`,
+            ),
+          )
+          .where({ agent_id: agentId })
+          .andWhere('created_at', '>=', since)
+          .whereNotNull('run_id')
+          .groupByRaw('1, 2')
+          .orderByRaw('1 desc, 2');
+        return rs.map((r: any) => ({
+          day: r.day,
+          surface: r.surface,
+          runs: Number(r.runs),
+          credits: Number(r.credits),
+        }));
+      }),
+  };
+}
