@@ -1,9 +1,11 @@
 import { ConfigError, loadConfig } from './infra/config.js';
 import { listenProblem } from './infra/listen-check.js';
 import { modelProviderLine } from './infra/model-provider-line.js';
-import { buildService } from './server.js';
 
-// Entry point of `npm start`: configuration from the environment, then the composition root.
+// Entry point of `npm start`: configuration from the environment, then the composition root. The
+// composition root (and with it every library of the service) is loaded only once the
+// configuration is valid and the port free, so a start refused for either says so in a fraction of
+// a second instead of after loading the whole service.
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -11,6 +13,7 @@ async function main(): Promise<void> {
   // the admin token and exit before printing it.
   const problem = await listenProblem(config.port, config.host);
   if (problem) throw new StartError(problem);
+  const { buildService } = await import('./server.js');
   const service = await buildService(config);
   const { bootstrap, logger } = service;
   // The token is printed before anything else can fail.

@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { runToExit, startService, type Started } from '../helpers/process.js';
+import { dataDirWithDatabase } from '../helpers/embedded-template.js';
 
 // A first start that cannot listen must not create the workspace (and its admin token, which only
 // that start would print); a later start whose generated token was never used says how to get in;
@@ -71,8 +72,9 @@ describe('e2e: the first start keeps its admin token, and every start names its 
   });
 
   it('the hint stops once the token has been used', async () => {
-    // The token was printed by the first test's second start; read it from a fresh first start here.
-    const other = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-first-start-used-'));
+    // The token was printed by the first test's second start; read it from another first start here
+    // (the first test started on an empty directory; this one may begin from a migrated database).
+    const other = await dataDirWithDatabase('aes-first-start-used-');
     try {
       let s = await startService({ ...base, DATA_DIR: other, PORT: '0' });
       const token = TOKEN_PRINTED.exec(s.output())![1]!;
