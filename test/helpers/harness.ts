@@ -1,3 +1,4 @@
+import type http from 'node:http';
 import type { Knex } from 'knex';
 import type { Config } from '../../src/infra/config.js';
 import { loadConfig } from '../../src/infra/config.js';
@@ -76,9 +77,21 @@ export async function startHarness(): Promise<Harness> {
     logger: createLogger('silent'),
     dnsResolver: dns.resolver,
   });
-  const { url, smtpPort } = await service.listen(0, '127.0.0.1');
+  const { url, smtpPort, server } = await service.listen(0, '127.0.0.1');
+  keepIdleConnectionsLonger(server);
   harness = { service, db, url, onPostgres: Boolean(databaseUrl), config, smtpPort: smtpPort!, customerDkim };
   return harness;
+}
+
+/**
+ * Node's server closes an idle connection after 5 s and tells the client so (`Keep-Alive:
+ * timeout=5`); the tests' fetch (undici) then reuses it for up to 4 s. On a machine busy enough to
+ * run a timer a second late, a test that waited 4–5 s sends on a connection the server has just
+ * closed and fails with ECONNRESET before the server read it. With 60 s, only a test idle for about
+ * a minute meets that race, instead of any test that waits a few seconds.
+ */
+export function keepIdleConnectionsLonger(server: http.Server): void {
+  server.keepAliveTimeout = 60_000;
 }
 
 export function h(): Harness {

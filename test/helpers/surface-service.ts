@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/infra/config.js';
 import { createLogger, type Logger } from '../../src/infra/logger.js';
 import { buildService, type BuildOptions, type Service } from '../../src/server.js';
+import { keepIdleConnectionsLonger } from './harness.js';
 import { NO_DNS } from './mail-auth.js';
 import { startOpenAiServer, type FakeOpenAi } from './openai-server.js';
 import { databaseEnv, graphqlClient } from './process.js';
@@ -57,6 +58,7 @@ export async function startSurfaceService(opts: {
     logger: opts.logger ?? createLogger('silent'),
   });
   const { server, url, smtpPort } = await service.listen(0, '127.0.0.1');
+  keepIdleConnectionsLonger(server);
   return { service, server, url, ...(smtpPort !== undefined ? { smtpPort } : {}), stop: () => service.close() };
 }
 
