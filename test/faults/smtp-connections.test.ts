@@ -121,6 +121,16 @@ describe('faults: 1,100 idle SMTP connections under ulimit -n 1024', function ()
       `mutation($a: ID!) { addChannel(agentId: $a, input: {kind: EMAIL, address: "desk@${DOMAIN}", handler: {script: "return null;"}}) { id } }`,
       { a: agent },
     );
+    // Warm-up, unmeasured: the first flood a fresh process meets grows its heap to hold that many
+    // sockets at once (25–33 MB on this machine, depending on when the collector runs), and later
+    // floods reuse that room (3–5 MB). One flood of the same size first, so the growth measured below
+    // is what a flood leaves held, not the heap's first expansion.
+    const watch = prober(server.url);
+    const warm = await flood(smtpPort, FLOOD, () => '127.0.4.1');
+    await closeAll(warm.conns);
+    await deliver('127.0.4.2');
+    await watch.stop();
+    await new Promise((r) => setTimeout(r, 500));
   });
 
   after(async () => {
@@ -172,7 +182,7 @@ describe('faults: 1,100 idle SMTP connections under ulimit -n 1024', function ()
       expect(tally).to.deep.equal({ greeted: shape.held, refused421: FLOOD - shape.held, other: 0 });
       expect(seen.failed, '/readyz or GraphQL did not answer 200').to.equal(0);
       expect(seen.probes).to.be.above(0);
-      expect(rssDuring - rssBefore, 'RSS growth (MB)').to.be.below(30);
+      expect(rssDuring - rssBefore, 'RSS growth (MB)').to.be.below(15);
       // One address's flood leaves room for everyone else; a full listener asks the sender to retry (421).
       if (shape.held < 200) expect(other).to.match(/^250 /);
       else expect(other).to.match(/^421 /);
