@@ -37,7 +37,7 @@ module.exports = {
       severity: 'error',
       comment: 'The domain imports no adapter: not infra, rest, graphql, surfaces or the process entry.',
       from: { path: '^src/domain/' },
-      to: { path: '^src/(infra|rest|graphql|surfaces|console|widget|graphiql|server|main)' },
+      to: { path: '^src/(infra|rest|graphql|surfaces|console|widget|graphiql|composition|server|main)' },
     },
     {
       name: 'domain-no-protocol-libraries',
