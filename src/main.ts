@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from './infra/config.js';
 import { listenProblem } from './infra/listen-check.js';
+import { firstStartBanner } from './infra/first-start-banner.js';
 import { modelProviderLine } from './infra/model-provider-line.js';
 
 // Entry point of `npm start`: configuration from the environment, then the composition root. The
@@ -17,7 +18,8 @@ async function main(): Promise<void> {
   const service = await buildService(config);
   const { bootstrap, logger } = service;
   // The token is printed before anything else can fail.
-  if (bootstrap.generatedToken) printFirstStart(bootstrap.workspace.name, bootstrap.generatedToken, config.baseUrl);
+  if (bootstrap.generatedToken)
+    console.log(firstStartBanner(bootstrap.workspace.name, bootstrap.generatedToken, config.baseUrl));
   const { url } = await service.listen();
   logger.info({ url, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})` }, 'listening');
 
@@ -35,7 +37,7 @@ async function main(): Promise<void> {
     );
   }
   console.log(modelProviderLine(config));
-  console.log(`Agent Exposure Service listening on ${url} (GraphQL at ${url}/graphql)`);
+  console.log(`Agent Exposure Service listening on ${url} (console at ${url}/console, GraphQL at ${url}/graphql)`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -47,27 +49,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-}
-
-/** The admin token of a first start, with the next step. */
-function printFirstStart(workspace: string, token: string, baseUrl: string): void {
-  console.log(
-    [
-      '',
-      '================ first start ================',
-      `Workspace "${workspace}" and an admin member were created.`,
-      `Admin token (shown once, store it now): ${token}`,
-      '',
-      'Next steps:',
-      `  export BASE=${baseUrl}`,
-      `  export ADMIN_TOKEN=${token}`,
-      `  curl -s $BASE/graphql -H 'content-type: application/json' -H "authorization: Bearer $ADMIN_TOKEN" \\`,
-      `    -d '{"query":"mutation { createAgent(input: {name: \\"My agent\\"}) { id } }"}'`,
-      '  Then create a key (createAgentApiKey) and an endpoint (addHttpEndpoint): see README.md.',
-      '=============================================',
-      '',
-    ].join('\n'),
-  );
 }
 
 /** A start refused for a reason the message says in full (no stack needed). */

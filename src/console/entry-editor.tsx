@@ -1,6 +1,7 @@
-import { Group, Radio, Select, Stack } from '@mantine/core';
+import { Stack } from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { CodeEditor, type EditorError } from './code-editor.js';
+import { HandlerPicker, ModelOverrideSelect } from './handler-picker.js';
 import { positionedError } from './errors.js';
 import { jsonErrorAt } from './try-it-fetch.js';
 
@@ -107,24 +108,9 @@ export function HandlerFields({ draft, onChange, error, localErrors, models, inp
   const handlerError = errorFor(error, 'handler');
   const scriptError = errorFor(error, 'handler.script') ?? (draft.kind === 'SCRIPT' ? handlerError : null);
   const promptError = errorFor(error, 'handler.prompt') ?? (draft.kind === 'PROMPT' ? handlerError : null);
-  const options = [
-    { value: '', label: "The agent's default model" },
-    ...models.map((m) => ({
-      value: m.name,
-      label: `${m.name} — ${m.provider.toLowerCase()} ${m.model}${m.isDefault ? ' (workspace default)' : ''}`,
-    })),
-    ...(draft.modelOverride && !models.some((m) => m.name === draft.modelOverride)
-      ? [{ value: draft.modelOverride, label: draft.modelOverride }]
-      : []),
-  ];
   return (
     <Stack gap="sm">
-      <Radio.Group label="Handler" value={draft.kind} onChange={(v) => set({ kind: v as HandlerDraft['kind'] })}>
-        <Group mt="xs">
-          <Radio value="SCRIPT" label="Script — JavaScript, runs without the model" />
-          <Radio value="PROMPT" label="Prompt — the agent answers with its model" />
-        </Group>
-      </Radio.Group>
+      <HandlerPicker value={draft.kind} onChange={(kind) => set({ kind })} />
       {draft.kind === 'SCRIPT' ? (
         <CodeEditor
           key="script"
@@ -147,13 +133,10 @@ export function HandlerFields({ draft, onChange, error, localErrors, models, inp
             error={promptError}
             minHeight={100}
           />
-          <Select
-            label="Model override"
-            description="Runs this entry on another model than the agent's default"
-            data={options}
+          <ModelOverrideSelect
+            models={models}
             value={draft.modelOverride}
-            onChange={(v) => set({ modelOverride: v ?? '' })}
-            allowDeselect={false}
+            onChange={(modelOverride) => set({ modelOverride })}
             error={errorFor(error, 'modelOverride')?.message}
           />
         </>

@@ -13,13 +13,16 @@ import {
 } from './entry-editor.js';
 import { fieldErrors } from './errors.js';
 import { EmptyState } from './states.js';
-import { FormActions } from './ui.js';
+import { FormActions, FormModal } from './ui.js';
 
 // What the HTTP API's endpoints and the MCP server's tools share around the handler editor: the
 // section with its Add button and empty state, the handler's badge, the form's frame, and the
 // form's submit (schemas parsed locally first, field errors beside their fields, the rest below).
 
-/** An entries section: its title and Add button, what it says when empty, its table and its form. */
+/**
+ * An entries section: its title, what it says when empty (with the Add button inside: the one thing
+ * to do), its table (the Add button then beside the title) and its form.
+ */
 export function EntriesSection(props: {
   id: string;
   title: string;
@@ -30,7 +33,10 @@ export function EntriesSection(props: {
   empty: { title: string; text: ReactNode };
   intro?: ReactNode;
   table: ReactNode;
+  /** The add or edit form, in a dialog titled `formTitle` while it is not null. */
   form: ReactNode;
+  formTitle: string;
+  onClose: () => void;
 }) {
   return (
     <Paper withBorder p="md" component="section" aria-labelledby={props.id}>
@@ -39,18 +45,24 @@ export function EntriesSection(props: {
           <Title order={3} size="h4" id={props.id}>
             {props.title}
           </Title>
-          <Button onClick={props.onAdd} disabled={props.adding}>
-            {props.add}
-          </Button>
+          {props.count ? (
+            <Button onClick={props.onAdd} disabled={props.adding}>
+              {props.add}
+            </Button>
+          ) : null}
         </Group>
         {props.intro}
         {props.count === 0 && !props.adding ? (
-          <EmptyState title={props.empty.title}>{props.empty.text}</EmptyState>
+          <EmptyState title={props.empty.title} action={<Button onClick={props.onAdd}>{props.add}</Button>}>
+            {props.empty.text}
+          </EmptyState>
         ) : props.count ? (
           props.table
         ) : null}
-        {props.form}
       </Stack>
+      <FormModal opened={props.form !== null} onClose={props.onClose} title={props.formTitle} size="xl">
+        {props.form}
+      </FormModal>
     </Paper>
   );
 }
@@ -65,12 +77,11 @@ export function HandlerBadge({ kind }: { kind: 'PROMPT' | 'SCRIPT' }) {
 }
 
 /**
- * An entry's form: a light panel, the form named `label` with its heading, the entry's own fields
- * (`children`), then the handler's fields and the form's buttons.
+ * An entry's form (in the section's dialog, as every surface adds things): the form named `label`,
+ * the entry's own fields (`children`), then the handler's fields and the form's buttons.
  */
 export function EntryForm(props: {
   label: string;
-  heading: string;
   form: ReturnType<typeof useEntryForm>;
   state: { error?: CombinedError | undefined; fetching: boolean };
   models: HandlerFieldsProps['models'];
@@ -82,13 +93,9 @@ export function EntryForm(props: {
 }) {
   const { form, state } = props;
   return (
-    <Paper withBorder p="md" bg="gray.0">
-      <form onSubmit={form.submit} noValidate aria-label={props.label}>
-        <Stack gap="sm">
-          <Title order={4} size="h5">
-            {props.heading}
-          </Title>
-          {props.children}
+    <form onSubmit={form.submit} noValidate aria-label={props.label}>
+      <Stack gap="sm">
+        {props.children}
           <HandlerFields
             draft={form.draft}
             onChange={form.setDraft}
@@ -107,7 +114,6 @@ export function EntryForm(props: {
           />
         </Stack>
       </form>
-    </Paper>
   );
 }
 

@@ -1,10 +1,21 @@
 // Values as the console writes them, and form inputs as GraphQL takes them.
 
-/** A date-time as a short text in the browser's own language and time zone; an empty value as `empty`. */
+// Every time the console shows is UTC and says so: the activity log, its date filters and the
+// usage days are UTC days, and a zone named once per value cannot be misread.
+
+/** A date-time as a short text in the browser's language, in UTC and saying so; an empty value as `empty`. */
 export function when(iso: string | null | undefined, empty = '—'): string {
   if (!iso) return empty;
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })} UTC`;
+}
+
+/** The time of day of a date-time (hours, minutes, seconds), in UTC and saying so. */
+export function clockTime(at: string | number | Date): string {
+  const d = new Date(at);
+  if (Number.isNaN(d.getTime())) return String(at);
+  return `${d.toLocaleTimeString(undefined, { timeZone: 'UTC' })} UTC`;
 }
 
 /** Credits as people read them (up to three decimals). */
@@ -19,10 +30,13 @@ export function numberOrNull(v: string | number): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** The value of an `<input type="datetime-local">` as an ISO date-time (null when empty or not a date). */
-export function isoOfLocal(value: string): string | null {
+/**
+ * The value of an `<input type="datetime-local">` read as UTC (the console's one zone), as an ISO
+ * date-time; null when empty or not a date.
+ */
+export function isoOfUtcInput(value: string): string | null {
   if (!value) return null;
-  const d = new Date(value);
+  const d = new Date(/(?:Z|[+-]\d\d:\d\d)$/.test(value) ? value : `${value}Z`);
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 

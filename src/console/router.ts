@@ -10,6 +10,7 @@ export const AGENT_TABS = [
   'documents',
   'mcp',
   'openai',
+  'a2a',
   'widget',
   'webhooks',
   'channels',

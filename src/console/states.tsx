@@ -29,8 +29,8 @@ export function ErrorState({ error, retry }: { error: CombinedError | undefined;
   );
 }
 
-/** Nothing to show yet, and what to do about it. */
-export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
+/** Nothing to show yet, what to do about it, and the button that does it (`action`). */
+export function EmptyState({ title, children, action }: { title: string; children?: ReactNode; action?: ReactNode }) {
   return (
     <Stack align="center" py="xl" gap="xs">
       <Text fw={600}>{title}</Text>
@@ -39,6 +39,7 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
           {children}
         </Text>
       ) : null}
+      {action ? <Group mt="xs">{action}</Group> : null}
     </Stack>
   );
 }

@@ -1,4 +1,4 @@
-import { Alert, Group, Paper, Stack, Switch, Text } from '@mantine/core';
+import { Alert, Badge, Group, Paper, Stack, Switch, Text, Title } from '@mantine/core';
 import { useMutation, useQuery } from 'urql';
 import { messageOf } from './errors.js';
 import { graphql } from './graphql.js';
@@ -33,44 +33,84 @@ const SetSurface = graphql(`
   }
 `);
 
-/** A surface's two switches: on or off (off answers 403), and whether its requests go to the activity log. */
+/**
+ * What arrives on a surface (one, many), what the switch does with it, and what becomes of it while
+ * the surface is off: every card says the same things in the same places.
+ */
+const WORDS: Record<SurfaceName, { one: string; many: string; verb: string; off: string }> = {
+  HTTP_API: { one: 'call', many: 'calls', verb: 'Answer', off: 'get 403' },
+  DOCUMENT_API: { one: 'call', many: 'calls', verb: 'Answer', off: 'get 403' },
+  MCP: { one: 'call', many: 'calls', verb: 'Answer', off: 'get 403' },
+  OPENAI: { one: 'call', many: 'calls', verb: 'Answer', off: 'get 403' },
+  A2A: { one: 'call', many: 'calls', verb: 'Answer', off: 'get 403' },
+  WIDGET: { one: 'chat message', many: 'chat messages', verb: 'Answer', off: 'get 403' },
+  WEBHOOKS: { one: 'delivery', many: 'deliveries', verb: 'Accept', off: 'get 403' },
+  EMAIL: { one: 'email', many: 'emails', verb: 'Receive', off: 'are refused' },
+  SMS: { one: 'text message', many: 'text messages', verb: 'Receive', off: 'are refused' },
+};
+
+/**
+ * A surface's switch card, the same on every surface tab: its name with On or Off, the switch that
+ * turns it on, and whether what arrives on it is logged in the Activity tab. The switch is named by
+ * what it does ("Answer calls"), never by a state it may not be in.
+ */
 export function SurfaceSwitches({ agentId, surface, label }: { agentId: string; surface: SurfaceName; label: string }) {
   const [{ data, error, fetching }] = useQuery({ query: SurfacesQuery, variables: { id: agentId } });
   const [{ fetching: saving, error: saveError }, save] = useMutation(SetSurface);
   const setting = data?.agent.surfaces.find((s) => s.surface === surface);
+  const words = WORDS[surface];
+  const titleId = `surface-${surface.toLowerCase()}-title`;
   return (
-    <Paper withBorder p="md" component="section" aria-label={`${label} switches`}>
-      {fetching && !data ? (
-        <LoadingState label="Loading the switches…" />
-      ) : error && !data ? (
-        <Alert variant="outline" color="red.9" role="alert">
-          {messageOf(error)}
-        </Alert>
-      ) : setting ? (
-        <Stack gap="xs">
-          <Group gap="xl" wrap="wrap">
+    <Paper withBorder p="md" component="section" aria-labelledby={titleId}>
+      <Stack gap="sm">
+        <Group gap="xs">
+          <Title order={3} size="h4" id={titleId}>
+            {label}
+          </Title>
+          {setting ? (
+            <Badge variant={setting.enabled ? 'filled' : 'outline'} color={setting.enabled ? 'teal.9' : 'gray.7'}>
+              {setting.enabled ? 'On' : 'Off'}
+            </Badge>
+          ) : null}
+        </Group>
+        {fetching && !data ? (
+          <LoadingState label="Loading the switches…" />
+        ) : error && !data ? (
+          <Alert variant="outline" color="red.9" role="alert">
+            {messageOf(error)}
+          </Alert>
+        ) : setting ? (
+          <Group gap="xl" wrap="wrap" align="flex-start">
             <Switch
-              label={`${label} enabled`}
-              description={setting.enabled ? 'Calls are answered' : 'Calls get 403'}
+              label={`${words.verb} ${words.many}`}
+              description={
+                setting.enabled
+                  ? `On: ${words.many} are answered`
+                  : `Off: ${words.many} ${words.off} until you turn it on`
+              }
               checked={setting.enabled}
               disabled={saving}
               onChange={(e) => void save({ agentId, surface, enabled: e.currentTarget.checked })}
             />
             <Switch
               label="Activity logging"
-              description={setting.activityLogging ? 'Each call is in the Activity tab' : 'Calls are not logged'}
+              description={
+                setting.activityLogging
+                  ? `On: each ${words.one} is a row in the Activity tab`
+                  : `Off: ${words.many} are not logged`
+              }
               checked={setting.activityLogging}
               disabled={saving}
               onChange={(e) => void save({ agentId, surface, activityLogging: e.currentTarget.checked })}
             />
           </Group>
-          {saveError ? (
-            <Text size="sm" c="red.8" role="alert">
-              {messageOf(saveError)}
-            </Text>
-          ) : null}
-        </Stack>
-      ) : null}
+        ) : null}
+        {saveError ? (
+          <Text size="sm" c="red.8" role="alert">
+            {messageOf(saveError)}
+          </Text>
+        ) : null}
+      </Stack>
     </Paper>
   );
 }

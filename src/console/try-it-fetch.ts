@@ -1,6 +1,7 @@
 // "Try it": one real request to an agent surface from the browser, with what came back as it
 // came — status, headers, the body or, for an event stream, each event as it arrives.
 import { EventStreamParser } from '../../packages/cli/src/shared/sse.js';
+import { clockTime } from './format.js';
 
 /** One server-sent event as it arrived. */
 export interface StreamEvent {
@@ -107,7 +108,7 @@ export function retryText(retryAfter: string | undefined): string | null {
         ? `${Math.ceil(s / 60)} minutes`
         : `${Math.round((s / 3600) * 10) / 10} hours`;
   const at = new Date(Date.now() + s * 1000);
-  return `Try again in ${when} (Retry-After: ${retryAfter}; at ${at.toLocaleTimeString()})`;
+  return `Try again in ${when} (Retry-After: ${retryAfter}; at ${clockTime(at)})`;
 }
 
 /** Where a JSON.parse error points, as 1-based line and column of `text`. */

@@ -1,6 +1,7 @@
 import { Accordion, Alert, Badge, Code, Group, Paper, Stack, Table, Text, Textarea, Title } from '@mantine/core';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { LoadingState } from './states.js';
+import { clockTime } from './format.js';
 import { headerOf, jsonErrorAt, retryText, type TryItResult } from './try-it-fetch.js';
 import type { TryItKey } from './try-it-key.js';
 
@@ -156,7 +157,7 @@ export function KeyNote({ current, problem }: { current: TryItKey | null; proble
   return (
     <Text size="xs" c="dimmed">
       {current
-        ? `Calls use the key “${current.name}” (${current.prefix}…${current.last4}), valid until ${new Date(current.expiresAt).toLocaleTimeString()} and revoked when you sign out.`
+        ? `Calls use the key “${current.name}” (${current.prefix}…${current.last4}), valid until ${clockTime(current.expiresAt)} and revoked when you sign out.`
         : 'The first call creates a key for this console session: it expires after an hour and is revoked when you sign out.'}
     </Text>
   );

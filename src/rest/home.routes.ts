@@ -6,7 +6,7 @@ import { sendHtml } from './page-headers.js';
 // internet. (The page a browser gets at `/graphql`, GraphiQL, is in graphiql.routes.ts.)
 
 const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}
-code,pre{font:13px ui-monospace,monospace}pre{background:#f4f4f4;padding:.6rem;overflow-x:auto;white-space:pre-wrap}li{margin:.2rem 0}`;
+code,pre{font:13px ui-monospace,monospace}pre{background:#f4f4f4;padding:.6rem;overflow-x:auto;white-space:pre-wrap}li{margin:.2rem 0}.start{font-size:17px;padding:.6rem .8rem;border-left:4px solid #3b5bdb;background:#f4f6ff}`;
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -20,9 +20,11 @@ function homePage(baseUrl: string): string {
 <html lang="en"><head><meta charset="utf-8"><title>Agent Exposure Service</title><style>${STYLE}</style></head>
 <body>
 <h1>Agent Exposure Service</h1>
-<p>This service hosts AI agents and exposes each one over an HTTP API, a Document API, an MCP server, a chat widget and webhooks. Agents, keys and endpoints are managed with GraphQL.</p>
+<p>This service hosts AI agents and exposes each one over an HTTP API, a Document API, an MCP server, an OpenAI-compatible API, A2A, a chat widget, webhooks, email and SMS.</p>
+<p class="start"><a href="/console"><strong>Open the console</strong></a> and sign in with the admin token: create an agent, give it an endpoint and a key, and call it. Everything the console does is GraphQL too.</p>
 <h2>Links</h2>
 <ul>
+<li><a href="/console">Console</a> (<code>/console</code>: agents, their surfaces, keys, activity and the workspace)</li>
 <li><a href="/docs">API docs</a> (Swagger UI for the agent surfaces and the Workspace API)</li>
 <li><a href="/openapi.json">OpenAPI description of the agent surfaces</a> (<code>/openapi.json</code>)</li>
 <li><a href="/workspaceapi/openapi.json">OpenAPI description of the Workspace API</a> (<code>/workspaceapi/openapi.json</code>)</li>

@@ -66,7 +66,7 @@ describe('e2e: console Channels tab (channels and messages)', function () {
     const { page } = h;
     await page.goto(`${h.svc.url}/console/agents/${agentId}/channels`);
     await page.getByText('No channels yet').waitFor();
-    await page.getByRole('switch', { name: 'Email enabled' }).waitFor();
+    await page.getByRole('switch', { name: 'Receive emails' }).waitFor();
     expect(await h.axeProblems()).to.deep.equal([]);
 
     await page.getByRole('button', { name: 'Add channel' }).click();

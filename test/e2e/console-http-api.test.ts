@@ -69,7 +69,7 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     await page.getByRole('link', { name: 'Greeter' }).click();
     await page.getByRole('tab', { name: 'HTTP API' }).click();
     await page.getByText('No endpoints yet').waitFor();
-    expect(await page.getByRole('switch', { name: 'HTTP API enabled' }).isChecked()).to.equal(true);
+    expect(await page.getByRole('switch', { name: 'Answer calls' }).isChecked()).to.equal(true);
     expect(await page.getByRole('switch', { name: 'Activity logging' }).isChecked()).to.equal(true);
     expect(await axeProblems()).to.deep.equal([]);
   });
@@ -257,10 +257,10 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     expect(await axeProblems()).to.deep.equal([]);
   });
 
-  it('works at 390×844 (the tabs fit, Try it is usable)', async () => {
+  it('works at 390×844 (the sections are a select, Try it is usable)', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
-      await page.getByRole('tab', { name: 'HTTP API' }).click();
+      await page.getByRole('combobox', { name: 'Section' }).selectOption({ label: 'HTTP API' });
       const send = page.getByRole('region', { name: 'Try it' }).getByRole('button', { name: 'Send request' });
       await send.scrollIntoViewIfNeeded();
       expect(await send.isVisible()).to.equal(true);

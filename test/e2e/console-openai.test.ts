@@ -49,7 +49,7 @@ describe('e2e: the console: the OpenAI API tab', function () {
     const labels = await page.getByRole('tablist', { name: 'Agent sections' }).getByRole('tab').allTextContents();
     expect(labels.indexOf('OpenAI API')).to.equal(labels.indexOf('MCP server') + 1);
     await page.getByRole('tab', { name: 'OpenAI API' }).click();
-    await page.getByRole('switch', { name: 'OpenAI-compatible API enabled' }).waitFor();
+    await page.getByRole('switch', { name: 'Answer calls' }).waitFor();
     expect(new URL(page.url()).pathname).to.equal(`/console/agents/${agentId}/openai`);
     expect(await h.axeProblems()).to.deep.equal([]);
   });
@@ -57,7 +57,7 @@ describe('e2e: the console: the OpenAI API tab', function () {
   it('the switch turns the surface on: GraphQL says OPENAI is enabled, and the client pointed at the shown base URL gets an answer', async () => {
     const base = await shown('Base URL');
     expect(base).to.equal(`${h.svc.url}/agents/${agentId}/v1`);
-    const toggle = page.getByRole('switch', { name: 'OpenAI-compatible API enabled' });
+    const toggle = page.getByRole('switch', { name: 'Answer calls' });
     expect(await toggle.isChecked()).to.equal(false);
     expect((await surface()).enabled).to.equal(false);
     const refused = await ask(base).catch((e: unknown) => e);
@@ -65,8 +65,8 @@ describe('e2e: the console: the OpenAI API tab', function () {
 
     // The switch shows the saved state: it turns on when the mutation has answered.
     await toggle.click();
-    await page.getByRole('switch', { name: 'OpenAI-compatible API enabled', checked: true }).waitFor();
-    await page.getByText('Calls are answered').waitFor();
+    await page.getByRole('switch', { name: 'Answer calls', checked: true }).waitFor();
+    await page.getByText('On: calls are answered').waitFor();
     expect(await surface()).to.deep.equal({ surface: 'OPENAI', enabled: true });
     h.fake.enqueue({ text: 'Hello from the support bot.' });
     expect((await ask(base)).choices[0]!.message.content).to.equal('Hello from the support bot.');
@@ -120,7 +120,7 @@ describe('e2e: the console: the OpenAI API tab', function () {
   it('at 390×844 the tab fits and passes axe', async () => {
     await atPhoneSize(page, async () => {
       await page.reload();
-      await page.getByRole('switch', { name: 'OpenAI-compatible API enabled' }).waitFor();
+      await page.getByRole('switch', { name: 'Answer calls' }).waitFor();
       const overflow = await page.evaluate(() => {
         const root = (globalThis as any).document.documentElement;
         return root.scrollWidth - root.clientWidth;

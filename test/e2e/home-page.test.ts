@@ -37,13 +37,16 @@ describe('e2e: the home page and the GraphQL page', function () {
     await svc?.stop();
   });
 
-  it('GET / is an HTML page linking the docs, both OpenAPI files, GraphQL and the health endpoints, and says how to get the admin token', async () => {
+  it('GET / is an HTML page linking the console first, then the docs, both OpenAPI files, GraphQL and the health endpoints, and says how to get the admin token', async () => {
     const res = await fetch(`${svc.url}/`, { headers: { accept: BROWSER_ACCEPT } });
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^text\/html/);
     const html = await res.text();
     const refs = localRefs(html);
+    // A newcomer's way in comes first: the console.
+    expect(refs[0]).to.equal('/console');
     for (const target of [
+      '/console',
       '/docs',
       '/openapi.json',
       '/workspaceapi/openapi.json',

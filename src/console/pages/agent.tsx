@@ -1,26 +1,12 @@
-import { Anchor, Stack, Tabs, Title } from '@mantine/core';
+import { Anchor, Group, NativeSelect, Stack, Tabs, Text, Title } from '@mantine/core';
 import { lazy, Suspense, type ComponentType } from 'react';
 import { useQuery } from 'urql';
 import { AgentQuery } from './agent/agent-query.js';
 import type { AgentTabProps } from './agent/tab-props.js';
-import { AGENT_TABS, hrefOf, navigate, linkClick, type AgentTab } from '../router.js';
+import { groupedTabs, TAB_LABELS } from '../agent-tabs.js';
+import { hrefOf, navigate, linkClick, type AgentTab } from '../router.js';
 import { ErrorState, LoadingState } from '../states.js';
 import { OverviewForm } from './agent/overview.js';
-
-const TAB_LABELS: Record<AgentTab, string> = {
-  overview: 'Overview',
-  http: 'HTTP API',
-  documents: 'Document API',
-  mcp: 'MCP server',
-  openai: 'OpenAI API',
-  widget: 'Chat widget',
-  webhooks: 'Webhooks',
-  channels: 'Channels',
-  keys: 'API Keys',
-  limits: 'Limits',
-  activity: 'Activity',
-  usage: 'Usage',
-};
 
 // Each tab is its own chunk, loaded when first opened (the code editor and the charts are large).
 const TABS: Record<Exclude<AgentTab, 'overview'>, ComponentType<AgentTabProps>> = {
@@ -28,6 +14,7 @@ const TABS: Record<Exclude<AgentTab, 'overview'>, ComponentType<AgentTabProps>> 
   documents: lazy(() => import('./agent/documents.js')),
   mcp: lazy(() => import('./agent/mcp.js')),
   openai: lazy(() => import('./agent/openai.js')),
+  a2a: lazy(() => import('./agent/a2a.js')),
   widget: lazy(() => import('./agent/widget.js')),
   webhooks: lazy(() => import('./agent/webhooks.js')),
   channels: lazy(() => import('./agent/channels.js')),
@@ -42,6 +29,7 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: AgentQuery, variables: { id } });
   const back = { page: 'agents' } as const;
   const Tab = tab === 'overview' ? null : TABS[tab];
+  const go = (t: string | null) => t && navigate({ page: 'agent', id, tab: t as AgentTab });
   return (
     <Stack>
       <Anchor href={hrefOf(back)} onClick={linkClick(back)} size="sm">
@@ -54,18 +42,18 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
       ) : data ? (
         <>
           <Title order={2}>{data.agent.name}</Title>
-          <Tabs
-            value={tab}
-            onChange={(v) => v && navigate({ page: 'agent', id, tab: v as AgentTab })}
-            keepMounted={false}
-          >
-            <Tabs.List aria-label="Agent sections" style={{ overflowX: 'auto', flexWrap: 'nowrap' }}>
-              {AGENT_TABS.map((t) => (
-                <Tabs.Tab key={t} value={t}>
-                  {TAB_LABELS[t]}
-                </Tabs.Tab>
-              ))}
-            </Tabs.List>
+          <Tabs value={tab} onChange={go} keepMounted={false} variant="pills">
+            <AgentTabList />
+            <NativeSelect
+              hiddenFrom="sm"
+              label="Section"
+              data={groupedTabs().map((g) => ({
+                group: g.label,
+                items: g.tabs.map((t) => ({ value: t, label: TAB_LABELS[t] })),
+              }))}
+              value={tab}
+              onChange={(e) => go(e.currentTarget.value)}
+            />
             <Tabs.Panel value={tab} pt="md">
               {Tab ? (
                 <Suspense fallback={<LoadingState label={`Loading ${TAB_LABELS[tab]}…`} />}>
@@ -79,5 +67,29 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
         </>
       ) : null}
     </Stack>
+  );
+}
+
+/**
+ * Every tab at once, in its group: the groups wrap onto more rows rather than hide off-screen, so
+ * any tab is one click away. One tab list (the arrow keys go through all of it); a phone gets the
+ * select instead.
+ */
+function AgentTabList() {
+  return (
+    <Tabs.List aria-label="Agent sections" visibleFrom="sm" style={{ columnGap: 'var(--mantine-spacing-lg)', rowGap: 6 }}>
+      {groupedTabs().map((g) => (
+        <Group key={g.label} gap={4} wrap="wrap" data-tab-group={g.label}>
+          <Text span size="xs" fw={700} c="dimmed" tt="uppercase" mr={4}>
+            {g.label}
+          </Text>
+          {g.tabs.map((t) => (
+            <Tabs.Tab key={t} value={t}>
+              {TAB_LABELS[t]}
+            </Tabs.Tab>
+          ))}
+        </Group>
+      ))}
+    </Tabs.List>
   );
 }

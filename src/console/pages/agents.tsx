@@ -37,13 +37,14 @@ const CreateAgentMutation = graphql(`
 
 type AgentRow = ResultOf<typeof AgentsQuery>['agents'][number];
 
+/** A surface's name as the agents list writes it: short, so that a row stays one line. */
 const SURFACE_NAMES: Record<AgentRow['surfaces'][number]['surface'], string> = {
-  HTTP_API: 'HTTP API',
-  DOCUMENT_API: 'Document API',
+  HTTP_API: 'HTTP',
+  DOCUMENT_API: 'Docs',
   MCP: 'MCP',
   WIDGET: 'Widget',
   WEBHOOKS: 'Webhooks',
-  OPENAI: 'OpenAI API',
+  OPENAI: 'OpenAI',
   A2A: 'A2A',
   EMAIL: 'Email',
   SMS: 'SMS',
@@ -55,17 +56,17 @@ function creditsToday(agent: AgentRow): number {
   return agent.usage.find((u) => u.day === today)?.credits ?? 0;
 }
 
+/** How many surfaces are on ("5 of 9 on"), then the ones that are, by their short names. */
 function Surfaces({ agent }: { agent: AgentRow }) {
+  const on = agent.surfaces.filter((s) => s.enabled);
   return (
-    <Group gap={4}>
-      {agent.surfaces.map((s) => (
-        <Badge
-          key={s.surface}
-          variant={s.enabled ? 'filled' : 'outline'}
-          color={s.enabled ? 'teal.9' : 'gray.7'}
-          size="sm"
-        >
-          {SURFACE_NAMES[s.surface]} {s.enabled ? 'on' : 'off'}
+    <Group gap={4} wrap="wrap" data-testid="agent-surfaces">
+      <Text size="sm" style={{ whiteSpace: 'nowrap' }} mr={4}>
+        {on.length} of {agent.surfaces.length} on
+      </Text>
+      {on.map((s) => (
+        <Badge key={s.surface} variant="outline" color="teal.9" size="sm">
+          {SURFACE_NAMES[s.surface]}
         </Badge>
       ))}
     </Group>
@@ -101,7 +102,7 @@ export function AgentsPage() {
                 <Table.Th scope="col">Visibility</Table.Th>
                 <Table.Th scope="col">Surfaces</Table.Th>
                 <Table.Th scope="col" style={{ textAlign: 'right' }}>
-                  Credits today
+                  Credits today (UTC)
                 </Table.Th>
               </Table.Tr>
             </Table.Thead>
@@ -110,7 +111,7 @@ export function AgentsPage() {
                 const route = { page: 'agent', id: agent.id, tab: 'overview' } as const;
                 return (
                   <Table.Tr key={agent.id}>
-                    <Table.Td>
+                    <Table.Td miw={160}>
                       <Anchor href={hrefOf(route)} onClick={linkClick(route)} fw={600}>
                         {agent.name}
                       </Anchor>

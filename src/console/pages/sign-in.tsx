@@ -24,9 +24,14 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
       <Paper withBorder shadow="sm" p="xl" radius="md" w="100%" maw={420}>
         <form onSubmit={submit} noValidate>
           <Stack>
-            <Title order={1} size="h3">
-              Sign in to the console
-            </Title>
+            <Stack gap={2}>
+              <Text size="sm" fw={700} c="indigo.8">
+                Agent Exposure Service
+              </Text>
+              <Title order={1} size="h3">
+                Sign in to the console
+              </Title>
+            </Stack>
             <Text size="sm" c="dimmed">
               Use the admin token (ADMIN_TOKEN, or the one printed on the first start) or a member token. It is
               exchanged for a session and not kept in the browser.

@@ -18,6 +18,7 @@ import { ModelFailure, type LanguageModels, type ResolvedModel } from './languag
 import { modelRef, parse } from '../validation.js';
 import { closestNames } from './close-names.js';
 import { maskUrlCredentials } from './url-credentials.js';
+import { environmentModels, type EnvironmentModel } from './environment-models.js';
 
 const configureModelInput = z.object({
   name: modelRef,
@@ -79,6 +80,12 @@ export class ModelService {
     const models = await this.store.repos.models.listByWorkspace(p.workspaceId);
     if (member.role === 'ADMIN') return models;
     return models.map((m) => ({ ...m, baseUrl: m.baseUrl === null ? null : maskUrlCredentials(m.baseUrl) }));
+  }
+
+  /** The model providers the environment configures (read-only; never a key). Members only. */
+  environment(p: Principal): EnvironmentModel[] {
+    requireMember(p);
+    return environmentModels(this.deps.modelDefaults);
   }
 
   /** Creates or replaces the model named `name`. Admins only (it sets prices and uses secrets). */

@@ -6,6 +6,7 @@ import { DailyUsage } from './activity.types.js';
 import { ApiKey } from './key.types.js';
 import {
   ConfigureModelInput,
+  EnvironmentModel,
   InviteMemberInput,
   Member,
   MemberToken,
@@ -42,6 +43,14 @@ export class WorkspaceResolver {
   @Query(() => [Model])
   models(@Ctx() ctx: Context) {
     return ctx.services.models.list(ctx.principal);
+  }
+
+  @Query(() => [EnvironmentModel], {
+    description:
+      "The model providers the service's environment configures, in the order runs fall back to them; read-only (set when the service starts), never a key",
+  })
+  environmentModels(@Ctx() ctx: Context) {
+    return ctx.services.models.environment(ctx.principal);
   }
 
   @FieldResolver(() => WorkspaceSettings)

@@ -115,6 +115,30 @@ export class Model {
   warning?: string | null;
 }
 
+@ObjectType({
+  description:
+    "A model provider the service's environment configures (OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_API_KEY): read-only, never its key",
+})
+export class EnvironmentModel {
+  @Field(() => ModelProviderEnum, {
+    description: 'OPENAI_COMPATIBLE for OPENAI_BASE_URL (a server of its own), OPENAI for the public API',
+  })
+  provider!: ModelProviderEnum;
+  @Field(() => String, {
+    nullable: true,
+    description: "The server called, its user info, query and fragment read ***; null for the provider's public API",
+  })
+  baseUrl!: string | null;
+  @Field(() => String, { description: 'The model a run uses when nothing names one (OPENAI_MODEL, ANTHROPIC_MODEL)' })
+  model!: string;
+  @Field(() => String, { description: 'The environment variable that configures it' }) source!: string;
+  @Field(() => Boolean, { description: 'Whether a key is set (the key itself is never shown)' }) hasKey!: boolean;
+  @Field(() => Boolean, {
+    description: 'Whether runs that name no model use it when the workspace has no default model (the first one)',
+  })
+  isFallback!: boolean;
+}
+
 @ObjectType({ description: "testModel's answer: one small call to the model through the same resolution as a run" })
 export class ModelTestResult {
   @Field(() => Boolean) ok!: boolean;

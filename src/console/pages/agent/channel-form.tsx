@@ -1,9 +1,10 @@
-import { Radio, Select, Stack, Switch, Textarea, TextInput } from '@mantine/core';
+import { Radio, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from 'urql';
 import { CodeEditor } from '../../code-editor.js';
 import { errorAt, fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
+import { HandlerPicker, ModelOverrideSelect } from '../../handler-picker.js';
 import { FormActions } from '../../ui.js';
 
 // Adding or editing one of the agent's channels: an email address or SMS number, its handler (in the
@@ -140,17 +141,12 @@ export function ChannelForm({ agentId, channel, models, onDone, onCancel }: Form
           onChange={(e) => setAddress(e.currentTarget.value)}
           error={fields.address}
         />
-        <Radio.Group label="Answer with" value={handlerKind} onChange={(v) => setHandlerKind(v as 'PROMPT' | 'SCRIPT')}>
-          <Stack gap={6} mt="xs">
-            <Radio value="PROMPT" label="Prompt — the agent writes the reply with its model" />
-            <Radio value="SCRIPT" label="Script — JavaScript returns { reply } without a model" />
-          </Stack>
-        </Radio.Group>
+        <HandlerPicker value={handlerKind} onChange={setHandlerKind} />
         {handlerKind === 'PROMPT' ? (
           <>
             <CodeEditor
               key="prompt"
-              label="Handler prompt"
+              label="Prompt"
               description="How the agent answers a message (added to its instructions)"
               language="text"
               value={prompt}
@@ -158,21 +154,17 @@ export function ChannelForm({ agentId, channel, models, onDone, onCancel }: Form
               error={handlerError}
               minHeight={120}
             />
-            <Select
-              label="Model override"
-              description="Empty: the agent's default model"
-              placeholder="Agent default"
-              clearable
-              data={models.map((m) => m.name)}
-              value={model}
-              onChange={setModel}
+            <ModelOverrideSelect
+              models={models}
+              value={model ?? ''}
+              onChange={(name) => setModel(name || null)}
               error={fields.modelOverride}
             />
           </>
         ) : (
           <CodeEditor
             key="script"
-            label="Handler script"
+            label="Script"
             description="Runs in the sandbox for each received message"
             language="javascript"
             value={script}

@@ -71,10 +71,10 @@ export default function ChannelsTab({ agentId }: AgentTabProps) {
       <SurfaceSwitches agentId={agentId} surface="SMS" label="SMS" />
       <Group justify="space-between">
         <Title order={3}>Channels</Title>
-        <Button onClick={() => setEditing('new')}>Add channel</Button>
+        {channels.length ? <Button onClick={() => setEditing('new')}>Add channel</Button> : null}
       </Group>
       {channels.length === 0 ? (
-        <EmptyState title="No channels yet">
+        <EmptyState title="No channels yet" action={<Button onClick={() => setEditing('new')}>Add channel</Button>}>
           Add an email address or an SMS number: messages to it reach the agent, which can answer them.
         </EmptyState>
       ) : (

@@ -1,5 +1,4 @@
 import {
-  Alert,
   Badge,
   Button,
   Group,
@@ -23,15 +22,12 @@ import type { AgentTabProps } from './tab-props.js';
 import { when } from '../../format.js';
 import { FormModal, FormActions, ScrollTable } from '../../ui.js';
 import { TableHead } from '../../table-parts.js';
+import { SurfaceSwitches } from '../../surface-switches.js';
 
 const DocumentsQuery = graphql(`
   query AgentDocuments($id: ID!) {
     agent(id: $id) {
       id
-      surfaces {
-        surface
-        enabled
-      }
       documents {
         id
         name
@@ -92,21 +88,19 @@ export default function DocumentsTab({ agentId }: AgentTabProps) {
   const docs = data.agent.documents;
   const exposureOf = (id: string) => data.agent.documentExposures.find((e) => e.documentId === id) ?? null;
   const current = docs.find((d) => d.id === selected) ?? null;
-  const surfaceOn = data.agent.surfaces.find((s) => s.surface === 'DOCUMENT_API')?.enabled ?? false;
 
   return (
     <Stack>
+      <SurfaceSwitches agentId={agentId} surface="DOCUMENT_API" label="Document API" />
       <Group justify="space-between">
         <Title order={3}>Documents</Title>
-        <Button onClick={() => setCreating(true)}>Create document</Button>
+        {docs.length ? <Button onClick={() => setCreating(true)}>Create document</Button> : null}
       </Group>
-      {!surfaceOn ? (
-        <Alert color="orange" variant="light">
-          The Document API surface is off for this agent: exposed documents answer 403 until it is switched on.
-        </Alert>
-      ) : null}
       {docs.length === 0 ? (
-        <EmptyState title="No documents yet">
+        <EmptyState
+          title="No documents yet"
+          action={<Button onClick={() => setCreating(true)}>Create document</Button>}
+        >
           A text document holds content; a database document holds records of named, typed fields. Expose one to reach
           it over the Document API.
         </EmptyState>

@@ -168,6 +168,10 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
             </Table>
           </Table.ScrollContainer>
         }
+        formTitle={
+          editing === 'new' ? 'Add endpoint' : `Edit endpoint ${endpoints.find((x) => x.id === editing)?.path ?? 'endpoint'}`
+        }
+        onClose={() => setEditing(null)}
         form={
           editing ? (
             <EndpointForm
@@ -227,7 +231,6 @@ function EndpointForm({
   return (
     <EntryForm
       label={endpoint ? `Edit endpoint ${endpoint.path}` : 'New endpoint'}
-      heading={endpoint ? `Edit ${endpoint.path}` : 'New endpoint'}
       form={form}
       state={state}
       models={models}

@@ -5,7 +5,7 @@ import { fieldErrors, messageOf } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import type { AgentTabProps } from './tab-props.js';
-import { when, isoOfLocal } from '../../format.js';
+import { when, isoOfUtcInput } from '../../format.js';
 import { Callout, FormModal, ConfirmDialog, FormActions, ScrollTable } from '../../ui.js';
 import { RevokeButton, TableHead } from '../../table-parts.js';
 
@@ -212,7 +212,7 @@ function CreateKeyForm({
   const { fields, other } = fieldErrors(error);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const result = await create({ agentId, name, expiresAt: isoOfLocal(expires) });
+    const result = await create({ agentId, name, expiresAt: isoOfUtcInput(expires) });
     if (result.data) onCreated(result.data.createAgentApiKey.key, result.data.createAgentApiKey.apiKey.name);
   };
   return (
@@ -229,7 +229,7 @@ function CreateKeyForm({
         />
         <TextInput
           type="datetime-local"
-          label="Expires"
+          label="Expires (UTC)"
           description="Optional: from a minute to 365 days ahead. Empty: the key works until revoked"
           value={expires}
           onChange={(e) => setExpires(e.currentTarget.value)}

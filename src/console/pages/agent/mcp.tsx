@@ -172,6 +172,10 @@ export default function McpTab({ agentId }: AgentTabProps) {
             </Table>
           </Table.ScrollContainer>
         }
+        formTitle={
+          editing === 'new' ? 'Add tool' : `Edit tool ${tools.find((x) => x.id === editing)?.name ?? 'tool'}`
+        }
+        onClose={() => setEditing(null)}
         form={
           editing ? (
             <ToolForm
@@ -229,7 +233,6 @@ function ToolForm({
   return (
     <EntryForm
       label={tool ? `Edit tool ${tool.name}` : 'New tool'}
-      heading={tool ? `Edit ${tool.name}` : 'New tool'}
       form={form}
       state={state}
       models={models}

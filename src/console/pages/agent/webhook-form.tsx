@@ -1,9 +1,10 @@
-import { Group, NumberInput, SegmentedControl, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Group, NumberInput, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from 'urql';
 import { CodeEditor } from '../../code-editor.js';
 import { errorAt, fieldErrors } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
+import { HandlerPicker, ModelOverrideSelect } from '../../handler-picker.js';
 import { FormActions } from '../../ui.js';
 
 const AddWebhookMutation = graphql(`
@@ -165,19 +166,11 @@ export function WebhookForm({ agentId, webhook, secrets, models, onDone, onCance
             Without a signature check the integration runs for anyone who knows its URL.
           </Text>
         )}
-        <SegmentedControl
-          aria-label="Handler kind"
-          value={kind}
-          onChange={(v) => setKind(v as 'SCRIPT' | 'PROMPT')}
-          data={[
-            { value: 'SCRIPT', label: 'Script' },
-            { value: 'PROMPT', label: 'Prompt' },
-          ]}
-        />
+        <HandlerPicker value={kind} onChange={setKind} />
         {kind === 'SCRIPT' ? (
           <CodeEditor
             key="script"
-            label="Handler script"
+            label="Script"
             description="JavaScript run in the sandbox for each delivery; what it returns is the run's output"
             language="javascript"
             value={script}
@@ -189,7 +182,7 @@ export function WebhookForm({ agentId, webhook, secrets, models, onDone, onCance
           <>
             <CodeEditor
               key="prompt"
-              label="Handler prompt"
+              label="Prompt"
               description="The model gets it with the delivery's body"
               language="text"
               value={prompt}
@@ -197,14 +190,10 @@ export function WebhookForm({ agentId, webhook, secrets, models, onDone, onCance
               error={handlerError}
               minHeight={140}
             />
-            <Select
-              label="Model override"
-              description="Empty: the agent's default model"
-              placeholder="Agent default"
-              clearable
-              data={models.map((m) => m.name)}
-              value={modelOverride}
-              onChange={setModelOverride}
+            <ModelOverrideSelect
+              models={models}
+              value={modelOverride ?? ''}
+              onChange={(name) => setModelOverride(name || null)}
               error={fields.modelOverride}
             />
           </>

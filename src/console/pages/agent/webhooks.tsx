@@ -1,23 +1,18 @@
-import { Badge, Button, Card, Code, CopyButton, Group, Stack, Switch, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, Code, CopyButton, Group, Stack, Text, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { messageOf } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { Deliveries } from '../../webhook-deliveries.js';
 import type { AgentTabProps } from './tab-props.js';
 import { webhookUrl, WebhookForm } from './webhook-form.js';
-import { Callout, ErrorNotice, FormModal, ConfirmDialog } from '../../ui.js';
+import { Callout, FormModal, ConfirmDialog } from '../../ui.js';
+import { SurfaceSwitches } from '../../surface-switches.js';
 
 const WebhooksQuery = graphql(`
   query AgentWebhooks($id: ID!) {
     agent(id: $id) {
       id
-      surfaces {
-        surface
-        enabled
-        activityLogging
-      }
       webhooks {
         id
         integration
@@ -56,19 +51,6 @@ const RemoveWebhookMutation = graphql(`
   }
 `);
 
-const SetWebhooksSurfaceMutation = graphql(`
-  mutation SetWebhooksSurface($agentId: ID!, $enabled: Boolean, $activityLogging: Boolean) {
-    setSurface(agentId: $agentId, surface: WEBHOOKS, enabled: $enabled, activityLogging: $activityLogging) {
-      id
-      surfaces {
-        surface
-        enabled
-        activityLogging
-      }
-    }
-  }
-`);
-
 type Data = ResultOf<typeof WebhooksQuery>;
 type Webhook = Data['agent']['webhooks'][number];
 /** The agent's Webhooks tab: the integrations (URL, signature, handler) and their deliveries. */
@@ -79,37 +61,23 @@ export default function WebhooksTab({ agentId }: AgentTabProps) {
   const [editing, setEditing] = useState<Webhook | 'new' | null>(null);
   const [removing, setRemoving] = useState<Webhook | null>(null);
   const [, removeWebhook] = useMutation(RemoveWebhookMutation);
-  const [surface, setSurface] = useMutation(SetWebhooksSurfaceMutation);
 
   if (fetching && !data) return <LoadingState label="Loading the webhooks…" />;
   if (!data) return <ErrorState error={error} retry={reload} />;
-  const setting = data.agent.surfaces.find((s) => s.surface === 'WEBHOOKS');
   const webhooks = data.agent.webhooks;
 
   return (
     <Stack>
+      <SurfaceSwitches agentId={agentId} surface="WEBHOOKS" label="Webhooks" />
       <Group justify="space-between">
         <Title order={3}>Integrations</Title>
-        <Button onClick={() => setEditing('new')}>Add integration</Button>
+        {webhooks.length ? <Button onClick={() => setEditing('new')}>Add integration</Button> : null}
       </Group>
-      <Group gap="xl">
-        <Switch
-          label="Webhooks surface on"
-          checked={setting?.enabled ?? false}
-          disabled={surface.fetching}
-          onChange={(e) => void setSurface({ agentId, enabled: e.currentTarget.checked })}
-        />
-        <Switch
-          label="Activity logging"
-          description="Off: deliveries run without a run entry, and their output is not shown"
-          checked={setting?.activityLogging ?? false}
-          disabled={surface.fetching}
-          onChange={(e) => void setSurface({ agentId, activityLogging: e.currentTarget.checked })}
-        />
-      </Group>
-      <ErrorNotice light>{surface.error ? messageOf(surface.error) : null}</ErrorNotice>
       {webhooks.length === 0 ? (
-        <EmptyState title="No integrations yet">
+        <EmptyState
+          title="No integrations yet"
+          action={<Button onClick={() => setEditing('new')}>Add integration</Button>}
+        >
           Add one to get a URL that a sender (GitHub, Stripe, Slack…) posts its events to; each delivery runs the
           handler.
         </EmptyState>

@@ -7,7 +7,8 @@ import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { useIsAdmin } from '../../viewer.js';
 import { Notice, FormModal, ConfirmDialog } from '../../ui.js';
 import { ModelForm } from './model-form.js';
-import { MODELS, ModelsQuery, type ModelRow, type Provider } from './models-query.js';
+import { EnvironmentModelsQuery, MODELS, ModelsQuery, providerName, type ModelRow } from './models-query.js';
+import { EnvironmentModels } from './environment-models.js';
 
 const TestModelMutation = graphql(`
   mutation TestModel($name: String!) {
@@ -28,14 +29,13 @@ const RemoveModelMutation = graphql(`
 
 type TestResult = ResultOf<typeof TestModelMutation>['testModel'];
 
-const providerName = (p: Provider) =>
-  ({ OPENAI: 'OpenAI', ANTHROPIC: 'Anthropic', OPENAI_COMPATIBLE: 'OpenAI-compatible' })[p];
-
 /** The workspace's models: the default marked; admins configure, test (answer and latency) and remove them. */
 export default function ModelsSection() {
   const isAdmin = useIsAdmin();
   const context = useMemo(() => MODELS, []);
   const [{ data, error, fetching }, refetch] = useQuery({ query: ModelsQuery, context });
+  const [environment] = useQuery({ query: EnvironmentModelsQuery });
+  const fromEnvironment = environment.data?.environmentModels ?? [];
   // null: closed; 'new': a new model; otherwise the model being edited.
   const [editing, setEditing] = useState<ModelRow | 'new' | null>(null);
   const [warning, setWarning] = useState<string | null>(null);
@@ -57,7 +57,7 @@ export default function ModelsSection() {
         <Text c="dimmed" size="sm">
           Agents and entries name a model; the default serves those that name none.
         </Text>
-        {isAdmin ? <Button onClick={() => setEditing('new')}>Configure model</Button> : null}
+        {isAdmin && data?.models.length ? <Button onClick={() => setEditing('new')}>Configure model</Button> : null}
       </Group>
       {warning ? (
         <Notice title="Saved with a warning" role="status">
@@ -69,14 +69,19 @@ export default function ModelsSection() {
           </Group>
         </Notice>
       ) : null}
+      <EnvironmentModels models={fromEnvironment} hasDefault={Boolean(data?.models.some((m) => m.isDefault))} />
       {fetching && !data ? (
         <LoadingState label="Loading models…" />
       ) : error && !data ? (
         <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !data || data.models.length === 0 ? (
-        <EmptyState title="No models configured">
+        <EmptyState
+          title={fromEnvironment.length ? 'No workspace models yet' : 'No models configured'}
+          action={isAdmin ? <Button onClick={() => setEditing('new')}>Configure model</Button> : null}
+        >
+          {fromEnvironment.length ? 'Runs use the environment’s model above. ' : ''}
           {isAdmin
-            ? 'Configure one: a provider, its model name and where its API key is kept.'
+            ? 'Configure one to name a model per agent or entry, with its provider, key secret and prices.'
             : 'An admin configures them.'}
         </EmptyState>
       ) : (
