@@ -1,8 +1,24 @@
-import { AGENT_TABS, type AgentTab } from './router.js';
+// The agent page's tabs: their ids (the last part of the address), a label each, and three groups
+// (what the agent answers on, who may call it and how much, what it did). A new tab is an id in
+// AGENT_TABS, a label and a place in one group here, and its component in pages/agent.tsx.
 
-// The agent page's tabs as people see them: a label each, and three groups (what the agent
-// answers on, who may call it and how much, what it did). A new tab is an id in AGENT_TABS
-// (router.ts), a label here, a place in one group, and its component in pages/agent.tsx.
+/** The agent page's tabs, in the order they are shown (router.ts re-exports them). */
+export const AGENT_TABS = [
+  'overview',
+  'http',
+  'documents',
+  'mcp',
+  'openai',
+  'a2a',
+  'widget',
+  'webhooks',
+  'channels',
+  'keys',
+  'limits',
+  'activity',
+  'usage',
+] as const;
+export type AgentTab = (typeof AGENT_TABS)[number];
 
 export const TAB_LABELS: Record<AgentTab, string> = {
   overview: 'Overview',

@@ -96,24 +96,24 @@ export function EntryForm(props: {
     <form onSubmit={form.submit} noValidate aria-label={props.label}>
       <Stack gap="sm">
         {props.children}
-          <HandlerFields
-            draft={form.draft}
-            onChange={form.setDraft}
-            error={state.error}
-            localErrors={form.localErrors}
-            models={props.models}
-            inputSchemaHelp={props.inputSchemaHelp}
-          />
-          <FormActions
-            error={form.rest}
-            submit={props.submit}
-            loading={state.fetching}
-            onCancel={props.onDone}
-            cancel={props.editing ? 'Close' : 'Cancel'}
-            saved={form.saved}
-          />
-        </Stack>
-      </form>
+        <HandlerFields
+          draft={form.draft}
+          onChange={form.setDraft}
+          error={state.error}
+          localErrors={form.localErrors}
+          models={props.models}
+          inputSchemaHelp={props.inputSchemaHelp}
+        />
+        <FormActions
+          error={form.rest}
+          submit={props.submit}
+          loading={state.fetching}
+          onCancel={props.onDone}
+          cancel={props.editing ? 'Close' : 'Cancel'}
+          saved={form.saved}
+        />
+      </Stack>
+    </form>
   );
 }
 

@@ -1,25 +1,11 @@
 import { useEffect, useState } from 'react';
+import { AGENT_TABS, type AgentTab } from './agent-tabs.js';
 
 // The console's own pages live under /console; the server answers every such path with the same
 // HTML shell, so a reload or a shared link opens the same page (and the same tab).
 
-/** The agent page's tabs, one per section of the specification, in the order they are shown. */
-export const AGENT_TABS = [
-  'overview',
-  'http',
-  'documents',
-  'mcp',
-  'openai',
-  'a2a',
-  'widget',
-  'webhooks',
-  'channels',
-  'keys',
-  'limits',
-  'activity',
-  'usage',
-] as const;
-export type AgentTab = (typeof AGENT_TABS)[number];
+// The agent page's tabs (ids, labels, groups) are in agent-tabs.ts, which needs no browser.
+export { AGENT_TABS, type AgentTab };
 
 /** The workspace's sections. */
 export const WORKSPACE_SECTIONS = ['members', 'keys', 'secrets', 'models', 'teams', 'settings'] as const;

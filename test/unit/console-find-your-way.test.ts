@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { groupedTabs, TAB_GROUPS, TAB_LABELS } from '../../src/console/agent-tabs.js';
+import { AGENT_TABS, groupedTabs, TAB_GROUPS, TAB_LABELS } from '../../src/console/agent-tabs.js';
 import { clockTime, isoOfUtcInput, when } from '../../src/console/format.js';
-import { AGENT_TABS } from '../../src/console/router.js';
-import { environmentLine } from '../../src/console/pages/workspace/models-query.js';
+import { environmentLine } from '../../src/console/pages/workspace/model-words.js';
 
 // Finding one's way in the console: every agent tab is in one group (none hidden, none twice), the
 // Monitor group holds Activity, and every time shown is UTC and says so.
@@ -35,7 +34,9 @@ describe('console: times are UTC and say so', () => {
   it('a date-time is written in UTC with its zone named', () => {
     const text = when('2026-11-29T23:30:00.000Z');
     expect(text).to.match(/ UTC$/);
-    expect(text).to.match(/29/).and.match(/11:30|23:30/);
+    expect(text)
+      .to.match(/29/)
+      .and.match(/11:30|23:30/);
     expect(when(null)).to.equal('—');
     expect(when(undefined, 'Never')).to.equal('Never');
     expect(when('not a date')).to.equal('not a date');
@@ -63,8 +64,8 @@ describe("console: the environment's model provider as one line", () => {
         source: 'OPENAI_BASE_URL',
       }),
     ).to.equal('OpenAI-compatible at http://localhost:11434/v1 · llama3.2, from OPENAI_BASE_URL');
-    expect(environmentLine({ provider: 'OPENAI', baseUrl: null, model: 'gpt-4o-mini', source: 'OPENAI_API_KEY' })).to.equal(
-      'OpenAI · gpt-4o-mini, from OPENAI_API_KEY',
-    );
+    expect(
+      environmentLine({ provider: 'OPENAI', baseUrl: null, model: 'gpt-4o-mini', source: 'OPENAI_API_KEY' }),
+    ).to.equal('OpenAI · gpt-4o-mini, from OPENAI_API_KEY');
   });
 });

@@ -1,4 +1,4 @@
-import { Anchor, Group, NativeSelect, Stack, Tabs, Text, Title } from '@mantine/core';
+import { Anchor, Box, Group, NativeSelect, Stack, Tabs, Text, Title } from '@mantine/core';
 import { lazy, Suspense, type ComponentType } from 'react';
 import { useQuery } from 'urql';
 import { AgentQuery } from './agent/agent-query.js';
@@ -42,18 +42,19 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
       ) : data ? (
         <>
           <Title order={2}>{data.agent.name}</Title>
-          <Tabs value={tab} onChange={go} keepMounted={false} variant="pills">
+          <Tabs value={tab} onChange={go} keepMounted={false} variant="pills" styles={{ tab: { padding: '6px 12px' } }}>
             <AgentTabList />
-            <NativeSelect
-              hiddenFrom="sm"
-              label="Section"
-              data={groupedTabs().map((g) => ({
-                group: g.label,
-                items: g.tabs.map((t) => ({ value: t, label: TAB_LABELS[t] })),
-              }))}
-              value={tab}
-              onChange={(e) => go(e.currentTarget.value)}
-            />
+            <Box hiddenFrom="sm">
+              <NativeSelect
+                label="Section"
+                data={groupedTabs().map((g) => ({
+                  group: g.label,
+                  items: g.tabs.map((t) => ({ value: t, label: TAB_LABELS[t] })),
+                }))}
+                value={tab}
+                onChange={(e) => go(e.currentTarget.value)}
+              />
+            </Box>
             <Tabs.Panel value={tab} pt="md">
               {Tab ? (
                 <Suspense fallback={<LoadingState label={`Loading ${TAB_LABELS[tab]}…`} />}>
@@ -72,12 +73,16 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
 
 /**
  * Every tab at once, in its group: the groups wrap onto more rows rather than hide off-screen, so
- * any tab is one click away. One tab list (the arrow keys go through all of it); a phone gets the
- * select instead.
+ * any tab is one click away (compact tabs: the Build group fits one row at 1280 px). One tab list
+ * (the arrow keys go through all of it); a phone gets the select instead.
  */
 function AgentTabList() {
   return (
-    <Tabs.List aria-label="Agent sections" visibleFrom="sm" style={{ columnGap: 'var(--mantine-spacing-lg)', rowGap: 6 }}>
+    <Tabs.List
+      aria-label="Agent sections"
+      visibleFrom="sm"
+      style={{ columnGap: 'var(--mantine-spacing-lg)', rowGap: 6 }}
+    >
       {groupedTabs().map((g) => (
         <Group key={g.label} gap={4} wrap="wrap" data-tab-group={g.label}>
           <Text span size="xs" fw={700} c="dimmed" tt="uppercase" mr={4}>

@@ -47,7 +47,11 @@ export default function A2aTab({ agentId }: AgentTabProps) {
             retry={() => refetch({ requestPolicy: 'network-only' })}
           />
         )}
-        <CopyBlock label="JSON-RPC URL" value={`${base}/a2a`} description="A2A 1.0, and 0.3 for clients that send no A2A-Version." />
+        <CopyBlock
+          label="JSON-RPC URL"
+          value={`${base}/a2a`}
+          description="A2A 1.0, and 0.3 for clients that send no A2A-Version."
+        />
         <CopyBlock label="HTTP+JSON URL" value={`${base}/a2a/rest`} />
       </Section>
     </Stack>

@@ -169,7 +169,9 @@ export default function HttpApiTab({ agentId }: AgentTabProps) {
           </Table.ScrollContainer>
         }
         formTitle={
-          editing === 'new' ? 'Add endpoint' : `Edit endpoint ${endpoints.find((x) => x.id === editing)?.path ?? 'endpoint'}`
+          editing === 'new'
+            ? 'Add endpoint'
+            : `Edit endpoint ${endpoints.find((x) => x.id === editing)?.path ?? 'endpoint'}`
         }
         onClose={() => setEditing(null)}
         form={

@@ -172,9 +172,7 @@ export default function McpTab({ agentId }: AgentTabProps) {
             </Table>
           </Table.ScrollContainer>
         }
-        formTitle={
-          editing === 'new' ? 'Add tool' : `Edit tool ${tools.find((x) => x.id === editing)?.name ?? 'tool'}`
-        }
+        formTitle={editing === 'new' ? 'Add tool' : `Edit tool ${tools.find((x) => x.id === editing)?.name ?? 'tool'}`}
         onClose={() => setEditing(null)}
         form={
           editing ? (

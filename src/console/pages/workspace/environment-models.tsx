@@ -1,6 +1,6 @@
 import { Badge, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import type { EnvironmentModelRow } from './models-query.js';
-import { environmentLine } from './models-query.js';
+import { environmentLine } from './model-words.js';
 
 /**
  * The model providers the service was started with, one read-only row each: where runs go when

@@ -39,12 +39,3 @@ export const EnvironmentModelsQuery = graphql(`
 `);
 
 export type EnvironmentModelRow = ResultOf<typeof EnvironmentModelsQuery>['environmentModels'][number];
-
-/** A provider as people name it. */
-export const providerName = (p: Provider) =>
-  ({ OPENAI: 'OpenAI', ANTHROPIC: 'Anthropic', OPENAI_COMPATIBLE: 'OpenAI-compatible' })[p];
-
-/** One line for an environment's provider: "OpenAI-compatible at http://localhost:11434/v1 · llama3.2, from OPENAI_BASE_URL". */
-export function environmentLine(m: Pick<EnvironmentModelRow, 'provider' | 'baseUrl' | 'model' | 'source'>): string {
-  return `${providerName(m.provider)}${m.baseUrl ? ` at ${m.baseUrl}` : ''} · ${m.model}, from ${m.source}`;
-}

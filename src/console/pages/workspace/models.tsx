@@ -7,7 +7,8 @@ import { EmptyState, ErrorState, LoadingState } from '../../states.js';
 import { useIsAdmin } from '../../viewer.js';
 import { Notice, FormModal, ConfirmDialog } from '../../ui.js';
 import { ModelForm } from './model-form.js';
-import { EnvironmentModelsQuery, MODELS, ModelsQuery, providerName, type ModelRow } from './models-query.js';
+import { EnvironmentModelsQuery, MODELS, ModelsQuery, type ModelRow } from './models-query.js';
+import { providerName } from './model-words.js';
 import { EnvironmentModels } from './environment-models.js';
 
 const TestModelMutation = graphql(`
