@@ -24,7 +24,9 @@ export function TableHead({ columns, actions = false }: { columns: readonly Colu
           ),
         )}
         {actions ? (
-          <Table.Th scope="col">
+          // Positioned, so that the hidden text (absolutely placed) stays inside the table's scroll
+          // container instead of widening the page on a phone.
+          <Table.Th scope="col" style={{ position: 'relative' }}>
             <VisuallyHidden>Actions</VisuallyHidden>
           </Table.Th>
         ) : null}
