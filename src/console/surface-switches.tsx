@@ -37,16 +37,16 @@ const SetSurface = graphql(`
  * What arrives on a surface (one, many), what the switch does with it, and what becomes of it while
  * the surface is off: every card says the same things in the same places.
  */
-const WORDS: Record<SurfaceName, { one: string; many: string; verb: string; off: string }> = {
+const WORDS: Record<SurfaceName, { one: string; many: string; verb: string; on?: string; off: string }> = {
   HTTP_API: { one: 'call', many: 'calls', verb: 'Answer', off: 'get 403' },
   DOCUMENT_API: { one: 'call', many: 'calls', verb: 'Answer', off: 'get 403' },
   MCP: { one: 'call', many: 'calls', verb: 'Answer', off: 'get 403' },
   OPENAI: { one: 'call', many: 'calls', verb: 'Answer', off: 'get 403' },
   A2A: { one: 'call', many: 'calls', verb: 'Answer', off: 'get 403' },
   WIDGET: { one: 'chat message', many: 'chat messages', verb: 'Answer', off: 'get 403' },
-  WEBHOOKS: { one: 'delivery', many: 'deliveries', verb: 'Accept', off: 'get 403' },
-  EMAIL: { one: 'email', many: 'emails', verb: 'Receive', off: 'are refused' },
-  SMS: { one: 'text message', many: 'text messages', verb: 'Receive', off: 'are refused' },
+  WEBHOOKS: { one: 'delivery', many: 'deliveries', verb: 'Accept', on: 'run their handler', off: 'get 403' },
+  EMAIL: { one: 'email', many: 'emails', verb: 'Receive', on: 'reach the agent', off: 'are refused' },
+  SMS: { one: 'text message', many: 'text messages', verb: 'Receive', on: 'reach the agent', off: 'are refused' },
 };
 
 /**
@@ -85,7 +85,7 @@ export function SurfaceSwitches({ agentId, surface, label }: { agentId: string; 
               label={`${words.verb} ${words.many}`}
               description={
                 setting.enabled
-                  ? `On: ${words.many} are answered`
+                  ? `On: ${words.many} ${words.on ?? 'are answered'}`
                   : `Off: ${words.many} ${words.off} until you turn it on`
               }
               checked={setting.enabled}

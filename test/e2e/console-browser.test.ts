@@ -50,6 +50,8 @@ describe('e2e: the console in Chromium', function () {
     await page.goto(`${svc.url}/console`);
     const token = page.getByLabel('Token');
     await token.waitFor();
+    // The sign-in card names the product.
+    expect(await page.getByRole('main').textContent()).to.include('Agent Exposure Service');
     expect(await axeProblems()).to.deep.equal([]);
 
     await token.fill('not-the-right-token-at-all');
@@ -90,7 +92,8 @@ describe('e2e: the console in Chromium', function () {
     await row.waitFor();
     expect(await row.textContent())
       .to.include('Workspace')
-      .and.include('HTTP API')
+      .and.include('5 of 9 on')
+      .and.include('HTTP')
       .and.include('0');
   });
 
