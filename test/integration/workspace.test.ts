@@ -482,6 +482,13 @@ describe('GraphQL: workspace', () => {
   });
 
   describe('models', () => {
+    it('environmentModels: none when the service was started without OPENAI_* or ANTHROPIC_*; members only', async () => {
+      expect(
+        (await gqlOk(member.token, '{ environmentModels { provider model source } }')).environmentModels,
+      ).to.deep.equal([]);
+      expect(errorCode(await gql(undefined, '{ environmentModels { provider } }'))).to.equal('UNAUTHENTICATED');
+    });
+
     it('configureModel creates a model and replaces it by name', async () => {
       const fresh = await newWorkspace();
       const a = (
