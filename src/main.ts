@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from './infra/config.js';
 import { listenProblem } from './infra/listen-check.js';
+import { listeningLine } from './infra/listening-line.js';
 import { modelProviderLine } from './infra/model-provider-line.js';
 
 // Entry point of `npm start`: configuration from the environment, then the composition root. The
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
     );
   }
   console.log(modelProviderLine(config));
-  console.log(`Agent Exposure Service listening on ${url} (GraphQL at ${url}/graphql)`);
+  console.log(listeningLine(config.baseUrl, url));
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -44,7 +44,8 @@ describe('OpenAPI of the agent surfaces', () => {
       '413',
       '503',
     ]);
-    expect(webhook.post.security, 'no key').to.equal(undefined);
+    for (const method of ['post', 'put', 'patch', 'get'])
+      expect(webhook[method].security, `${method}: no key, said explicitly`).to.deep.equal([]);
     const chat = doc.paths['/agents/{agentId}/chat'].post;
     expect(Object.keys(chat.responses['200'].content)).to.have.members(['text/event-stream', 'application/json']);
     expect(Object.keys(doc.paths['/agents/{agentId}/chat/{conversationId}'])).to.deep.equal(['get']);
