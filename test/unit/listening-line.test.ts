@@ -20,7 +20,9 @@ describe('the listening line of a start', () => {
 
   it('names a public BASE_URL as it is, and the bound address once', () => {
     const line = listeningLine('https://agents.example.com/', 'http://[::]:8080');
-    expect(line).to.match(/^Agent Exposure Service listening on https:\/\/agents\.example\.com \(GraphQL at https:\/\/agents\.example\.com\/graphql,/);
+    expect(line).to.match(
+      /^Agent Exposure Service listening on https:\/\/agents\.example\.com \(GraphQL at https:\/\/agents\.example\.com\/graphql,/,
+    );
     expect(line).to.include('; bound to [::]:8080)');
   });
 
