@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { Invalid } from '../errors.js';
+import { Conflict, Invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Surface } from '../core/surface.entities.js';
 import type { Agent } from '../core/agent.entities.js';
@@ -49,6 +49,23 @@ export class AgentService {
   async create(p: Principal, input: unknown): Promise<Agent> {
     const member = requireMember(p);
     const v = parse(createAgentInput, input, 'input');
+    // Two agents of one name made at once may pick the same free slug: the unique index refuses the
+    // second, which then picks again — a slug nobody gave is not worth a CONFLICT.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.insertAgent(p, member.memberId, v);
+      } catch (err) {
+        const slugTaken = err instanceof Conflict && err.details?.field === 'slug';
+        if (!slugTaken || v.slug || attempt === 3) throw err;
+      }
+    }
+  }
+
+  private async insertAgent(
+    p: Principal,
+    memberId: string,
+    v: ReturnType<typeof createAgentInput.parse>,
+  ): Promise<Agent> {
     return this.store.transaction(async (r) => {
       await this.checkTeam(r, p, v.teamId ?? null);
       await this.models.check(r, p.workspaceId, v.defaultModel, 'input.defaultModel');
@@ -59,7 +76,7 @@ export class AgentService {
         id: newId('agt'),
         workspaceId: p.workspaceId,
         teamId: v.teamId ?? null,
-        createdBy: member.memberId,
+        createdBy: memberId,
         name: v.name,
         slug,
         description: v.description,

@@ -60,7 +60,8 @@ export class ManifestService {
     const agents = opts.ids
       ? await Promise.all([...new Set(opts.ids)].map((id) => loadAgent(r, p, id, 'read')))
       : (await r.agents.listByWorkspace(p.workspaceId)).filter((a) => canSee(p, a));
-    agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
+    // Name, then slug (not id): the same agents export in the same order from any workspace.
+    agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.slug < b.slug ? -1 : 1));
     const teams = await teamNamesById(r, p.workspaceId);
     const docs = [];
     for (const a of agents) docs.push(manifestOut(await loadState(r, a, teams, Boolean(opts.withRecords))));
