@@ -23,7 +23,10 @@ describe('GraphQL: agent slugs', () => {
     expect([first.slug, second.slug, third.slug]).to.deep.equal(['support-bot', 'support-bot-2', 'support-bot-3']);
     expect((await create({ name: 'Café Crème — FAQ' })).slug).to.equal('cafe-creme-faq');
     expect((await create({ name: '日本語' })).slug).to.match(/^agent(-\d+)?$/);
-    const listed = (await gqlOk(ws.adminToken, 'query { agents { id slug } }')).agents as { id: string; slug: string }[];
+    const listed = (await gqlOk(ws.adminToken, 'query { agents { id slug } }')).agents as {
+      id: string;
+      slug: string;
+    }[];
     expect(listed.find((a) => a.id === second.id)!.slug).to.equal('support-bot-2');
   });
 
@@ -76,13 +79,14 @@ describe('GraphQL: agent slugs', () => {
     const second = (await gqlOk(w.adminToken, CREATE, { i: { name: 'Support bot', instructions: 'two' } })).createAgent;
     expect(second.slug).to.equal('support-bot-2');
     // Two of that name: the slug the name gives, i.e. the first one, still unchanged.
-    expect((await gqlOk(w.adminToken, PLAN, { y: doc('  name: Support bot\n', 'one') })).planManifest.hasChanges).to
-      .be.false;
+    expect((await gqlOk(w.adminToken, PLAN, { y: doc('  name: Support bot\n', 'one') })).planManifest.hasChanges).to.be
+      .false;
     // The second one by its slug; a file may rename its agent.
     const plan = (await gqlOk(w.adminToken, PLAN, { y: doc('  name: Support two\n  slug: support-bot-2\n', 'two') }))
       .planManifest;
-    expect(plan.changes.map((c: { path: string; before: unknown; after: unknown }) => [c.path, c.before, c.after])).to
-      .deep.equal([['metadata.name', 'Support bot', 'Support two']]);
+    expect(
+      plan.changes.map((c: { path: string; before: unknown; after: unknown }) => [c.path, c.before, c.after]),
+    ).to.deep.equal([['metadata.name', 'Support bot', 'Support two']]);
     // A slug nobody has is a new agent with that slug.
     const created = (await gqlOk(w.adminToken, PLAN, { y: doc('  name: Support bot\n  slug: support-bot-3\n', 'x') }))
       .planManifest.changes;

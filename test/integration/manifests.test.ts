@@ -442,7 +442,9 @@ spec:
     expect(at('spec.httpApi.endpoints.1.path')).to.include({ line: 15, column: 15 });
     expect(at('spec.httpApi.endpoints.1.path')!.message).to.match(/appears twice/);
     expect(errors.map((e) => e.field)).to.have.length(4);
-    expect(plan.errors![0]!.message).to.match(/^The manifest has 4 errors: line 6, column 15: spec\.visibility: .*line 7, column 3: spec\.colour: .*line 14, column \d+: spec\.httpApi\.endpoints\.0\.handler\.script: .*line 15, column 15: spec\.httpApi\.endpoints\.1\.path: /);
+    expect(plan.errors![0]!.message).to.match(
+      /^The manifest has 4 errors: line 6, column 15: spec\.visibility: .*line 7, column 3: spec\.colour: .*line 14, column \d+: spec\.httpApi\.endpoints\.0\.handler\.script: .*line 15, column 15: spec\.httpApi\.endpoints\.1\.path: /,
+    );
 
     // Without the type errors, the rest is reported at once: bad script, duplicate path, missing secret.
     const rest = bad.replace('  visibility: 42\n  colour: blue\n', '');

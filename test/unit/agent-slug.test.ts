@@ -26,7 +26,8 @@ describe('agent slugs', () => {
   });
 
   it('accepts what a name gives and refuses upper case, underscores (ids), double and outer dashes', () => {
-    for (const ok of ['support-bot', 'a', 'v2', 'support-bot-2']) expect(slugInput.safeParse(ok).success, ok).to.be.true;
+    for (const ok of ['support-bot', 'a', 'v2', 'support-bot-2'])
+      expect(slugInput.safeParse(ok).success, ok).to.be.true;
     for (const bad of ['Support', 'agt_1', 'a--b', '-a', 'a-', '', 'a b', 'x'.repeat(MAX_SLUG + 1)])
       expect(slugInput.safeParse(bad).success, bad).to.be.false;
   });

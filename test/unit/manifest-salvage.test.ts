@@ -72,7 +72,7 @@ describe('manifest: matching an agent', () => {
     expect(match({ name: 'New one' })).to.deep.equal({ agent: null, slug: 'new-one', hidden: false });
   });
 
-  it("never matches an agent the member cannot see, and says its slug is taken", () => {
+  it('never matches an agent the member cannot see, and says its slug is taken', () => {
     expect(match({ name: 'Secret' })).to.deep.equal({ agent: null, slug: 'secret', hidden: true });
     expect(match({ name: 'x', slug: 'secret' }).hidden).to.equal(true);
   });

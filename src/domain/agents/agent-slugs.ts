@@ -18,7 +18,9 @@ export async function slugFor(
   if (opts.given) {
     const holder = others.find((a) => a.slug === opts.given);
     if (holder) {
-      const who = canSee(p, holder) ? `the agent '${holder.name}' (${holder.id})` : 'another agent (one you cannot see)';
+      const who = canSee(p, holder)
+        ? `the agent '${holder.name}' (${holder.id})`
+        : 'another agent (one you cannot see)';
       throw new Conflict(
         `${opts.field ?? 'input.slug'}: ${who} already has the slug '${opts.given}'; choose another one`,
         opts.field ?? 'input.slug',

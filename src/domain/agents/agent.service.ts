@@ -104,7 +104,8 @@ export class AgentService {
     const v = parse(updateAgentInput, input, 'input');
     return this.mutate(p, id, 'configure', async (agent, r) => {
       if (v.teamId !== undefined) await this.checkTeam(r, p, v.teamId);
-      if (v.slug !== undefined && v.slug !== agent.slug) await slugFor(r, p, { given: v.slug, name: agent.name, self: agent.id });
+      if (v.slug !== undefined && v.slug !== agent.slug)
+        await slugFor(r, p, { given: v.slug, name: agent.name, self: agent.id });
       await this.models.check(r, p.workspaceId, v.defaultModel, 'input.defaultModel');
       const next = { ...agent };
       for (const [k, val] of Object.entries(v)) if (val !== undefined) (next as Record<string, unknown>)[k] = val;

@@ -99,10 +99,12 @@ Examples:
             ).agent,
           ];
         } else {
-          agents = (await gql(`query { agents { id name slug apiKeys { ${KEY_FIELDS} } } }`, {}, { label: 'Listing keys' }))
-            .agents;
+          agents = (
+            await gql(`query { agents { id name slug apiKeys { ${KEY_FIELDS} } } }`, {}, { label: 'Listing keys' })
+          ).agents;
         }
-        const rows = agents.flatMap((a) => a.apiKeys.map((k) => ({ ...k, agentId: a.id, agentSlug: a.slug, agentName: a.name })),
+        const rows = agents.flatMap((a) =>
+          a.apiKeys.map((k) => ({ ...k, agentId: a.id, agentSlug: a.slug, agentName: a.name })),
         );
         if (out === 'json') return printJson(rows);
         if (!rows.length) return void process.stdout.write('No keys.\n');
