@@ -46,7 +46,7 @@ spec:
   it('salvages nothing from a document without a spec mapping, and at most 500 entries a list', () => {
     expect(salvagedEntries('text').httpApi!.endpoints).to.deep.equal([]);
     expect(salvagedEntries({ spec: { httpApi: 'x', channels: {} } }).channels).to.deep.equal([]);
-    const many = Array.from({ length: 600 }, (_, i) => ({ name: `t${i}`, description: '', handler: { prompt: 'p' } }));
+    const many = Array.from({ length: 600 }, (_, i) => ({ name: `t${i}`, description: 'd', handler: { prompt: 'p' } }));
     expect(salvagedEntries({ spec: { mcp: { tools: many } } }).mcp!.tools).to.have.length(500);
   });
 });
