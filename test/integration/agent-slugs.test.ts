@@ -30,6 +30,19 @@ describe('GraphQL: agent slugs', () => {
     expect(listed.find((a) => a.id === second.id)!.slug).to.equal('support-bot-2');
   });
 
+  it('agents of one name made at the same time each get a slug of their own', async () => {
+    const w = await newWorkspace();
+    const made = await Promise.all(
+      Array.from({ length: 4 }, () => gqlOk(w.adminToken, CREATE, { i: { name: 'Race bot' } })),
+    );
+    expect(made.map((d) => d.createAgent.slug).sort()).to.deep.equal([
+      'race-bot',
+      'race-bot-2',
+      'race-bot-3',
+      'race-bot-4',
+    ]);
+  });
+
   it('takes a given slug, refuses a taken one naming the agent that has it, and a malformed one', async () => {
     const own = await create({ name: 'Orders', slug: 'shop-orders' });
     expect(own.slug).to.equal('shop-orders');

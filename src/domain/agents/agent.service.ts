@@ -56,7 +56,7 @@ export class AgentService {
         return await this.insertAgent(p, member.memberId, v);
       } catch (err) {
         const slugTaken = err instanceof Conflict && err.details?.field === 'slug';
-        if (!slugTaken || v.slug || attempt === 3) throw err;
+        if (!slugTaken || v.slug || attempt === 5) throw err;
       }
     }
   }
