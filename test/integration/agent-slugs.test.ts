@@ -118,4 +118,13 @@ describe('GraphQL: agent slugs', () => {
     expect(text).to.contain('slug: support-bot\n').and.to.contain('slug: support-bot-2\n');
     expect(first.id).to.not.equal(second.id);
   });
+
+  it('files that matched by name before slugs still do: "A b" and "a-b" are two agents, not one slug twice', async () => {
+    const w = await newWorkspace();
+    for (const name of ['A b', 'a-b']) await gqlOk(w.adminToken, CREATE, { i: { name, instructions: name } });
+    const doc = (name: string) =>
+      `apiVersion: agents/v1\nkind: Agent\nmetadata:\n  name: ${name}\nspec:\n  instructions: ${name}\n`;
+    const plan = (await gqlOk(w.adminToken, PLAN, { y: `${doc('A b')}---\n${doc('a-b')}` })).planManifest;
+    expect(plan.changes).to.deep.equal([]);
+  });
 });

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import { Invalid } from '../errors.js';
 import { validateRecord } from '../documents/records.js';
 import { checkModelOverride, pathShape } from '../entries/entry.schemas.js';
-import { slugOf } from '../core/agent-slug.js';
 import { agentManifest, MAX_MANIFEST_AGENTS, MAX_MANIFEST_BYTES, type AgentManifest } from './manifest.schemas.js';
 import { salvagedEntries, type EntryLists } from './manifest.salvage.js';
 import { parseYamlStream, type Position, type ValuePath, type YamlDocument } from './yaml-source.js';
@@ -97,26 +96,27 @@ export function parseManifest(text: string): {
   }
   const agents: ParsedAgent[] = [];
   const checkable: CheckableEntries[] = [];
-  const slugs = new Map<string, YamlDocument>();
+  const seen = new Map<string, YamlDocument>();
   for (const source of documents) {
     const found = validateDocument(source);
     issues.push(...found.issues);
     if (found.entries) checkable.push({ source, spec: found.entries });
     if (!found.manifest) continue;
-    const { name, slug: given } = found.manifest.metadata;
-    // Agents are matched by slug: two documents of one slug would be one agent.
-    const slug = given ?? slugOf(name);
-    if (slugs.has(slug)) {
+    // One slug, or one name without a slug, is one agent (two documents that reach one agent in
+    // other ways are found when they are matched: analyseManifest).
+    const { name, slug } = found.manifest.metadata;
+    const key = slug ? `slug:${slug}` : `name:${name}`;
+    if (seen.has(key)) {
       issues.push(
         issueAt(
           source,
-          ['metadata', given ? 'slug' : 'name'],
-          `the agent '${slug}' is described twice in this manifest (also in the document at line ${slugs.get(slug)!.start().line}); give each agent its own metadata.slug`,
+          ['metadata', slug ? 'slug' : 'name'],
+          `the agent '${slug ?? name}' is described twice in this manifest (also in the document at line ${seen.get(key)!.start().line})`,
         ),
       );
       continue;
     }
-    slugs.set(slug, source);
+    seen.set(key, source);
     agents.push({ manifest: found.manifest, source });
   }
   return { agents, checkable, issues };

@@ -53,7 +53,8 @@ export async function analyseManifest(
   const byName = new Map<string, Agent[]>();
   for (const a of visible) byName.set(a.name, [...(byName.get(a.name) ?? []), a]);
   const visibleIds = new Set(visible.map((a) => a.id));
-  const matched = new Map<string, number>();
+  // The slug each document's agent has or gets, with the line of that document: one agent, one document.
+  const claimed = new Map<string, number>();
   const teams = await teamNamesById(r, p.workspaceId);
   const teamNames = new Set(teams.values());
   const ws = await r.workspaces.get(p.workspaceId);
@@ -68,33 +69,31 @@ export async function analyseManifest(
     const { manifest: m, source } = parsed;
     const name = m.metadata.name;
     const found = matchAgent(m.metadata, bySlug, byName, visibleIds);
+    const metadataField: ValuePath = ['metadata', m.metadata.slug ? 'slug' : 'name'];
     if (found.hidden) {
-      const field = m.metadata.slug ? 'slug' : 'name';
       issues.push(
         issueAt(
           source,
-          ['metadata', field],
+          metadataField,
           `the slug '${found.slug}' belongs to an agent you cannot see; give this agent another metadata.slug`,
         ),
       );
       continue;
     }
-    const existing = found.agent;
-    if (existing) {
-      const first = matched.get(existing.id);
-      if (first !== undefined) {
-        issues.push(
-          issueAt(
-            source,
-            ['metadata', m.metadata.slug ? 'slug' : 'name'],
-            `this document and the one at line ${first} both describe the agent '${existing.slug}'`,
-          ),
-        );
-        continue;
-      }
-      matched.set(existing.id, source.start().line);
-      assertAgentAction(p, existing, 'configure');
+    const first = claimed.get(found.slug);
+    if (first !== undefined) {
+      issues.push(
+        issueAt(
+          source,
+          metadataField,
+          `this document and the one at line ${first} both describe the agent '${found.slug}'; give each agent its own metadata.slug`,
+        ),
+      );
+      continue;
     }
+    claimed.set(found.slug, source.start().line);
+    const existing = found.agent;
+    if (existing) assertAgentAction(p, existing, 'configure');
     const withRecords = new Set((m.spec.documents ?? []).filter((d) => d.records).map((d) => d.name));
     const current = existing ? await loadState(r, existing, teams, (doc) => withRecords.has(doc)) : null;
     const desired = desiredState(m, current?.settings ?? newAgentSettings(name, found.slug, defaults));
