@@ -91,12 +91,14 @@ describe('e2e: the console in Chromium', function () {
     expect(await row.textContent())
       .to.include('Workspace')
       .and.include('HTTP API')
-      .and.include('0');
+      .and.include('0')
+      .and.include('support-bot'); // the slug (issue 51)
   });
 
   it('opens the agent, edits its instructions and default model, and the change survives a reload', async () => {
     await page.getByRole('link', { name: 'Support bot' }).click();
     await page.getByRole('tab', { name: 'Overview' }).waitFor();
+    await page.getByRole('main').getByText('support-bot', { exact: true }).first().waitFor(); // the slug, by the title
     const instructions = page.getByLabel('Instructions');
     expect(await instructions.inputValue()).to.equal('Be brief.');
     expect(await axeProblems()).to.deep.equal([]);

@@ -1,4 +1,4 @@
-import { Anchor, Stack, Tabs, Title } from '@mantine/core';
+import { Anchor, Group, Stack, Tabs, Text, Title } from '@mantine/core';
 import { lazy, Suspense, type ComponentType } from 'react';
 import { useQuery } from 'urql';
 import { AgentQuery } from './agent/agent-query.js';
@@ -53,7 +53,12 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
         <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : data ? (
         <>
-          <Title order={2}>{data.agent.name}</Title>
+          <Group gap="sm" align="baseline">
+            <Title order={2}>{data.agent.name}</Title>
+            <Text c="dimmed" ff="monospace" title="Slug: how the CLI and manifests name this agent">
+              {data.agent.slug}
+            </Text>
+          </Group>
           <Tabs
             value={tab}
             onChange={(v) => v && navigate({ page: 'agent', id, tab: v as AgentTab })}

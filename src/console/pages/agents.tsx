@@ -12,6 +12,7 @@ export const AgentsQuery = graphql(`
     agents {
       id
       name
+      slug
       description
       visibility
       surfaces {
@@ -113,7 +114,10 @@ export function AgentsPage() {
                     <Table.Td>
                       <Anchor href={hrefOf(route)} onClick={linkClick(route)} fw={600}>
                         {agent.name}
-                      </Anchor>
+                      </Anchor>{' '}
+                      <Text span size="xs" c="dimmed" ff="monospace" title="Slug: how the CLI and manifests name it">
+                        {agent.slug}
+                      </Text>
                       {agent.description ? (
                         <Text size="xs" c="dimmed" lineClamp={1}>
                           {agent.description}
