@@ -155,7 +155,9 @@ describe('e2e: the console in Chromium', function () {
     await page.getByTestId('shown-once').waitFor();
     await step('key', true).waitFor();
     const curl = (await step('call', false).locator('pre').textContent())!;
-    expect(curl).to.include(`'${svc.url}/agents/${agentId}/api/hello'`).and.match(/Bearer ak_/);
+    expect(curl)
+      .to.include(`'${svc.url}/agents/${agentId}/api/hello'`)
+      .and.match(/Bearer ak_/);
     expect(await axeProblems()).to.deep.equal([]);
 
     const answer = JSON.parse(await runCurl(curl));
@@ -203,7 +205,9 @@ describe('e2e: the console in Chromium', function () {
     expect(await page.getByLabel('Instructions').inputValue()).to.equal('Be brief. Answer in English.');
     const model = page.getByTestId('model-in-use');
     await model.getByText("The agent's default model").waitFor();
-    expect(await model.textContent()).to.include('house-model').and.include('fake-model');
+    expect(await model.textContent())
+      .to.include('house-model')
+      .and.include('fake-model');
     const { agents } = await gql('{ agents { name instructions defaultModel visibility } }');
     expect(agents).to.deep.equal([
       {

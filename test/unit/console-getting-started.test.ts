@@ -92,8 +92,12 @@ describe('console: the ready call', () => {
   });
 
   it("quotes what a shell would read otherwise (a quote in the body), and fills the schema's properties", () => {
-    expect(exampleBody({ type: 'object', properties: { q: { type: 'string' }, n: { type: 'integer' }, f: { enum: ['a'] } } }))
-      .to.deep.equal({ q: 'Hello', n: 1, f: 'a' });
+    expect(
+      exampleBody({
+        type: 'object',
+        properties: { q: { type: 'string' }, n: { type: 'integer' }, f: { enum: ['a'] } },
+      }),
+    ).to.deep.equal({ q: 'Hello', n: 1, f: 'a' });
     const curl = curlOf({ method: 'POST', url: `${ORIGIN}/x`, headers: [], body: `{"q":"it's"}` });
     expect(curl).to.include(`-d '{"q":"it'\\''s"}'`);
     expect(examplePath('a/{b}/c/{d}')).to.equal('a/example-b/c/example-d');

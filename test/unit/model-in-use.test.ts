@@ -10,7 +10,10 @@ import { resolveModel, type ModelDefaults } from '../../src/domain/models/model-
 // environment's, each named; and what happens when nothing names one or no provider takes it.
 
 const WS = 'ws-1';
-const OPENAI_ENV: ModelDefaults = { openai: { apiKey: 'k', baseUrl: 'http://local/v1', model: 'env-model' }, anthropic: null };
+const OPENAI_ENV: ModelDefaults = {
+  openai: { apiKey: 'k', baseUrl: 'http://local/v1', model: 'env-model' },
+  anthropic: null,
+};
 const ANTHROPIC_ENV: ModelDefaults = { openai: null, anthropic: { apiKey: 'k', model: 'claude-env' } };
 const NONE: ModelDefaults = { openai: null, anthropic: null };
 
@@ -36,7 +39,8 @@ function model(name: string, fields: Partial<ModelConfig> = {}): ModelConfig {
 function repos(models: ModelConfig[]): Repositories {
   return {
     models: {
-      findByName: async (ws: string, name: string) => models.find((m) => m.workspaceId === ws && m.name === name) ?? null,
+      findByName: async (ws: string, name: string) =>
+        models.find((m) => m.workspaceId === ws && m.name === name) ?? null,
       listByWorkspace: async (ws: string) => models.filter((m) => m.workspaceId === ws),
     },
   } as unknown as Repositories;
@@ -74,7 +78,13 @@ describe('the model a run uses, as the Overview shows it', () => {
       defaults: OPENAI_ENV,
       agentModel: 'mine',
       override: null,
-      expected: { reference: 'mine', source: 'AGENT', provider: 'openai-compatible', model: 'mine-upstream', configured: true },
+      expected: {
+        reference: 'mine',
+        source: 'AGENT',
+        provider: 'openai-compatible',
+        model: 'mine-upstream',
+        configured: true,
+      },
     },
     {
       name: "then the workspace's default",
@@ -96,7 +106,13 @@ describe('the model a run uses, as the Overview shows it', () => {
       defaults: OPENAI_ENV,
       agentModel: null,
       override: null,
-      expected: { reference: 'env-model', source: 'ENVIRONMENT', provider: 'openai', model: 'env-model', configured: false },
+      expected: {
+        reference: 'env-model',
+        source: 'ENVIRONMENT',
+        provider: 'openai',
+        model: 'env-model',
+        configured: false,
+      },
     },
     {
       name: "the environment's Anthropic model when OpenAI is not configured",
@@ -136,7 +152,9 @@ describe('the model a run uses, as the Overview shows it', () => {
   it('nothing names a model: NONE, with what to configure', async () => {
     const shown = await modelInUse(repos([model('other')]), NONE, agent(null), null);
     expect(shown).to.include({ reference: null, source: 'NONE', provider: null, configured: false });
-    expect(shown.problem).to.match(/default model/).and.match(/OPENAI_BASE_URL/);
+    expect(shown.problem)
+      .to.match(/default model/)
+      .and.match(/OPENAI_BASE_URL/);
   });
 
   it('a name no configured model has and no environment provider takes: the problem says so', async () => {

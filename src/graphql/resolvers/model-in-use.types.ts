@@ -28,7 +28,8 @@ export class ModelInUse {
   model!: string | null;
 
   @Field(() => Boolean, {
-    description: "Whether the reference names a model configured in the workspace (else the environment's provider takes it)",
+    description:
+      "Whether the reference names a model configured in the workspace (else the environment's provider takes it)",
   })
   configured!: boolean;
 

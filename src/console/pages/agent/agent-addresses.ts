@@ -27,10 +27,15 @@ export function agentAddresses(origin: string, a: AddressFacts): Address[] {
     if (on.has(surface)) out.push({ surface, label, value });
   };
   if (a.httpEndpoints.length === 0) add('HTTP_API', 'HTTP API (endpoints go under it)', `${base}/api/`);
-  for (const e of a.httpEndpoints) add('HTTP_API', `HTTP API: ${e.methods.join(', ')} ${e.path}`, `${base}/api/${e.path}`);
+  for (const e of a.httpEndpoints)
+    add('HTTP_API', `HTTP API: ${e.methods.join(', ')} ${e.path}`, `${base}/api/${e.path}`);
   const names = new Map(a.documents.map((d) => [d.id, d.name]));
   for (const x of a.documentExposures)
-    add('DOCUMENT_API', `Document API: ${names.get(x.documentId) ?? x.documentId}`, `${base}/documents/${x.documentId}`);
+    add(
+      'DOCUMENT_API',
+      `Document API: ${names.get(x.documentId) ?? x.documentId}`,
+      `${base}/documents/${x.documentId}`,
+    );
   add('MCP', 'MCP server', `${base}/mcp`);
   add('OPENAI', 'OpenAI-compatible API (base URL)', `${base}/v1`);
   add('WIDGET', 'Chat (for your proxy and the widget)', `${base}/chat`);

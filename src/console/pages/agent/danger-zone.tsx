@@ -41,9 +41,7 @@ export function DangerZone({ agent }: { agent: Agent }) {
         <Title order={3} size="h4" id="danger-zone-title">
           Danger zone
         </Title>
-        <Text size="sm">
-          Deleting the agent removes it and everything that belongs to it. This cannot be undone.
-        </Text>
+        <Text size="sm">Deleting the agent removes it and everything that belongs to it. This cannot be undone.</Text>
         <Button color="red.9" variant="outline" onClick={() => setOpen(true)}>
           Delete agent
         </Button>

@@ -146,7 +146,10 @@ export function GettingStarted({ dash }: { dash: Dashboard }) {
               variant={done.key ? 'default' : 'filled'}
               loading={fetching}
               onClick={async () => {
-                const r = await createKey({ agentId: dash.id, name: 'Getting started' }, { additionalTypenames: ['ApiKey'] });
+                const r = await createKey(
+                  { agentId: dash.id, name: 'Getting started' },
+                  { additionalTypenames: ['ApiKey'] },
+                );
                 if (r.data) {
                   setCreated(r.data.createAgentApiKey.key);
                   setShown(true);
