@@ -113,7 +113,7 @@ export function ModelInUseCard({ dash, models }: { dash: Dashboard; models: Mode
       <Text size="xs" c="dimmed">
         A prompt run takes the entry&apos;s model, else the agent&apos;s default, else the workspace&apos;s default,
         else the environment&apos;s. Script handlers use none.{' '}
-        <Anchor href={hrefOf(modelsRoute)} onClick={linkClick(modelsRoute)} size="xs">
+        <Anchor href={hrefOf(modelsRoute)} onClick={linkClick(modelsRoute)} size="xs" underline="always">
           Workspace models
         </Anchor>
       </Text>

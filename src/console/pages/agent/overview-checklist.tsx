@@ -42,7 +42,7 @@ const STEPS_STYLE = {
 function TabLink({ agentId, tab, children }: { agentId: string; tab: AgentTab; children: ReactNode }) {
   const route = { page: 'agent', id: agentId, tab } as const;
   return (
-    <Anchor href={hrefOf(route)} onClick={linkClick(route)} size="sm">
+    <Anchor href={hrefOf(route)} onClick={linkClick(route)} size="sm" underline="always">
       {children}
     </Anchor>
   );
