@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
+import { atPhoneSize, consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
 
 // The console in a real headless Chromium, under its own Content-Security-Policy (nothing bypasses
 // it): sign in with the admin token → create an agent (a field error first): it opens on its
@@ -11,6 +11,8 @@ import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js
 // agent's → delete another agent from its danger zone (typed confirmation) → sign out → the old
 // cookie gets 401 on /graphql. No console error and no CSP violation on the way; axe-core finds no
 // serious or critical violation on any page of this slice.
+
+declare const document: any;
 
 /**
  * Runs a `curl` command as the console shows it and returns what it printed (the answer's body):
@@ -174,6 +176,11 @@ describe('e2e: the console in Chromium', function () {
     for (const id of ['entry', 'key', 'call', 'activity']) await step(id, true).waitFor();
     await page.getByRole('heading', { name: 'Getting started: all done' }).waitFor();
     expect(await page.getByTestId('figure-calls').textContent()).to.equal('1');
+    await atPhoneSize(page, async () => {
+      // The dashboard fits a phone: nothing scrolls sideways, and axe finds nothing serious.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(390);
+      expect(await axeProblems()).to.deep.equal([]);
+    });
   });
 
   it('lists the agent', async () => {
