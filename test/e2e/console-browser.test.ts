@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { atPhoneSize, consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
+import { runCurl } from '../helpers/run-curl.js';
 
 // The console in a real headless Chromium, under its own Content-Security-Policy (nothing bypasses
 // it): sign in with the admin token → create an agent (a field error first): it opens on its
@@ -13,36 +12,6 @@ import { atPhoneSize, consoleSuite, type ConsoleHarness } from '../helpers/conso
 // serious or critical violation on any page of this slice.
 
 declare const document: any;
-
-/**
- * Runs a `curl` command as the console shows it and returns what it printed (the answer's body):
- * with curl itself when this machine has it, else the same request with fetch.
- */
-async function runCurl(command: string): Promise<string> {
-  if (await hasCurl()) {
-    const { stdout } = await promisify(execFile)('sh', ['-c', `${command} -sS --fail-with-body`]);
-    return stdout;
-  }
-  const quoted = (re: RegExp) => [...command.matchAll(re)].map((m) => m[1]!.replace(/'\\''/g, "'"));
-  const [url] = quoted(/curl(?: -X \w+)? '((?:[^']|'\\'')*)'/g);
-  const headers = Object.fromEntries(
-    quoted(/-H '((?:[^']|'\\'')*)'/g).map((h) => [h.slice(0, h.indexOf(':')), h.slice(h.indexOf(':') + 1).trim()]),
-  );
-  const [body] = quoted(/-d '((?:[^']|'\\'')*)'/g);
-  const method = /-X (\w+)/.exec(command)?.[1] ?? 'GET';
-  const res = await fetch(url!, { method, headers, body });
-  expect(res.status, await res.clone().text()).to.equal(200);
-  return res.text();
-}
-
-async function hasCurl(): Promise<boolean> {
-  try {
-    await promisify(execFile)('curl', ['--version']);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('e2e: the console in Chromium', function () {
   this.timeout(180_000);
