@@ -66,7 +66,8 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     await h.gql('mutation($a: ID!) { updateAgent(id: $a, input: { defaultModel: "house-model" }) { id } }', {
       a: agentId,
     });
-    await page.getByRole('link', { name: 'Greeter' }).click();
+    // A created agent opens on its Overview.
+    await page.getByRole('heading', { name: 'Greeter', level: 2 }).waitFor();
     await page.getByRole('tab', { name: 'HTTP API' }).click();
     await page.getByText('No endpoints yet').waitFor();
     expect(await page.getByRole('switch', { name: 'HTTP API enabled' }).isChecked()).to.equal(true);

@@ -5,7 +5,8 @@ import { AgentQuery } from './agent/agent-query.js';
 import type { AgentTabProps } from './agent/tab-props.js';
 import { AGENT_TABS, hrefOf, navigate, linkClick, type AgentTab } from '../router.js';
 import { ErrorState, LoadingState } from '../states.js';
-import { OverviewForm } from './agent/overview.js';
+import { AgentOverview } from './agent/overview.js';
+import { useActivityVisits } from './agent/activity-visits.js';
 
 const TAB_LABELS: Record<AgentTab, string> = {
   overview: 'Overview',
@@ -42,6 +43,7 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: AgentQuery, variables: { id } });
   const back = { page: 'agents' } as const;
   const Tab = tab === 'overview' ? null : TABS[tab];
+  useActivityVisits(id, tab);
   return (
     <Stack>
       <Anchor href={hrefOf(back)} onClick={linkClick(back)} size="sm">
@@ -77,7 +79,7 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
                   <Tab agentId={id} />
                 </Suspense>
               ) : (
-                <OverviewForm key={data.agent.id} agent={data.agent} models={data.models} />
+                <AgentOverview key={data.agent.id} agent={data.agent} models={data.models} />
               )}
             </Tabs.Panel>
           </Tabs>

@@ -6,8 +6,9 @@ import type { Agent } from '../core/agent.entities.js';
 import { canSee, loadAgent, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { ModelReferences } from '../models/model-references.js';
+import type { ModelInUse } from '../models/model-choice.js';
 import type { Repositories, Store } from '../ports.js';
-import { parse, stripUndefined } from '../validation.js';
+import { modelRef, parse, stripUndefined } from '../validation.js';
 import { slugFor } from './agent-slugs.js';
 import {
   capabilitiesInput,
@@ -40,6 +41,16 @@ export class AgentService {
   /** One agent, or NotFound when it does not exist or is not visible. */
   async get(p: Principal, id: string): Promise<Agent> {
     return loadAgent(this.store.repos, p, id, 'read');
+  }
+
+  /**
+   * The model a prompt run of the agent uses — an entry's override when given, else the agent's
+   * default, the workspace's default, the environment's — and where it comes from. Whoever may read the agent.
+   */
+  async modelInUse(p: Principal, id: string, modelOverride: string | null = null): Promise<ModelInUse> {
+    const override = parse(modelRef.nullable(), modelOverride, 'modelOverride');
+    const agent = await loadAgent(this.store.repos, p, id, 'read');
+    return this.models.inUse(this.store.repos, agent, override);
   }
 
   /**
