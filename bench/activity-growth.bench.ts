@@ -72,6 +72,7 @@ for (const [i, id] of agentIds.entries()) {
     id,
     workspace_id: agentWorkspace[i],
     name: id,
+    slug: id.replace('_', '-'),
     surfaces: '{}',
     cors: '{}',
     capabilities: '{}',

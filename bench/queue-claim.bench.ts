@@ -54,6 +54,7 @@ for (let i = 0; i < 51; i++) {
       teamId: null,
       createdBy: null,
       name: `Agent ${i}`,
+      slug: `agent-${i}`,
       description: '',
       instructions: '',
       defaultModel: null,

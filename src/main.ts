@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './infra/config.js';
 import { listenProblem } from './infra/listen-check.js';
 import { firstStartBanner } from './infra/first-start-banner.js';
+import { listeningLine } from './infra/listening-line.js';
 import { modelProviderLine } from './infra/model-provider-line.js';
 
 // Entry point of `npm start`: configuration from the environment, then the composition root. The
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
     );
   }
   console.log(modelProviderLine(config));
-  console.log(`Agent Exposure Service listening on ${url} (console at ${url}/console, GraphQL at ${url}/graphql)`);
+  console.log(listeningLine(config.baseUrl, url));
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -103,22 +103,41 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line, column: offset - before.lastIndexOf('\n') };
 }
 
+/** The usual causes of a syntax error, each with what to do (see `quotingHint`). */
+export const QUOTING_HINTS = {
+  shellEscapes:
+    'A backslash before a quote outside a string usually means the shell passed its escapes through: in a shell, put the whole body in single quotes without escaping the double quotes inside, e.g. -d \'{"query": "{ viewer { id } }"}\'',
+  singleQuotes:
+    'JSON strings and property names take double quotes, not single quotes; in a shell, put the whole body in single quotes: -d \'{"query": "…"}\'',
+  innerQuotes:
+    'A double quote inside a JSON string ends that string: write the quotes inside it as \\"…\\", e.g. {"query": "mutation { createAgent(input: {name: \\"My agent\\"}) { id } }"}',
+  shellQuotes:
+    'Check the quotes: in a shell, put the whole body in single quotes so that the shell leaves its double quotes alone: -d \'{"query": "…"}\'',
+} as const;
+
 /**
- * The 400 message of a body that is not JSON: where it stops being JSON, what was expected there,
- * and the usual cause. A backslash before a quote outside a string, or single quotes, most often come
- * from shell quoting: the body was escaped for one shell and sent by another.
+ * Which cause a syntax error most likely has. A backslash before a quote outside a string, or single
+ * quotes, most often come from shell quoting: the body was escaped for one shell and sent by
+ * another. A string followed by more text where a `,` or the container's end belongs is a string
+ * that ended early: a GraphQL string inside the JSON string whose quotes were not escaped.
  */
+export function quotingHint(text: string, err: { offset: number; expected: string }): keyof typeof QUOTING_HINTS {
+  const near = text.slice(Math.max(0, err.offset - 2), err.offset + 2);
+  if (near.includes('\\')) return 'shellEscapes';
+  if (near.includes("'")) return 'singleQuotes';
+  const before = text.slice(0, err.offset).trimEnd();
+  const at = text[err.offset];
+  if (err.expected.startsWith("','") && before.endsWith('"') && at !== undefined && at !== '"') return 'innerQuotes';
+  return 'shellQuotes';
+}
+
+/** The 400 message of a body that is not JSON: where it stops being JSON, what was expected there, and the usual cause. */
 export function malformedJsonMessage(text: string): string {
   const err = jsonSyntaxError(text);
   if (!err) return 'Malformed JSON body';
   const { line, column } = lineColumn(text, err.offset);
   const found = foundAt(text, err.offset);
-  const near = text.slice(Math.max(0, err.offset - 2), err.offset + 2);
-  const hint = near.includes('\\')
-    ? 'A backslash before a quote outside a string usually means the shell passed its escapes through: in a shell, put the whole body in single quotes without escaping the double quotes inside, e.g. -d \'{"query": "{ viewer { id } }"}\''
-    : near.includes("'")
-      ? 'JSON strings and property names take double quotes, not single quotes; in a shell, put the whole body in single quotes: -d \'{"query": "…"}\''
-      : 'Check the quotes: in a shell, put the whole body in single quotes so that the shell leaves its double quotes alone: -d \'{"query": "…"}\'';
+  const hint = QUOTING_HINTS[quotingHint(text, err)];
   return `Malformed JSON body at line ${line}, column ${column} (character ${err.offset + 1}): expected ${err.expected}, ${found}. ${hint}`;
 }
 

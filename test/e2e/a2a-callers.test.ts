@@ -7,13 +7,20 @@ import {
   RestTransportFactory,
   type Client,
 } from '@a2a-js/sdk/client';
+import {
+  A2AClient as A2AClient03,
+  ClientFactory as ClientFactory03,
+  ClientFactoryOptions as ClientFactoryOptions03,
+  JsonRpcTransportFactory as JsonRpcTransportFactory03,
+} from 'a2a-sdk-03/client';
 import { expect } from 'chai';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 
 // A2A tasks and conversations belong to the caller that made them (issue 49, item 4): another key
 // of the same agent — a second partner's agent key, or a workspace key — finds none of them and
 // starts a conversation of its own with the same context id, on both bindings, with `@a2a-js/sdk`
-// as the client. The public card never shows the agent's instructions (item 11).
+// as the client. The public card never shows the agent's instructions (item 11). And the callers
+// still on A2A 0.3: `@a2a-js/sdk` 0.3.14's client reads the same card and talks 0.3 (issue 51).
 
 const ADMIN_TOKEN = 'a2a-callers-e2e-admin-token-0123456789';
 const SECRET = 'my account password is swordfish-4711';
@@ -198,4 +205,42 @@ describe('e2e: A2A tasks and contexts belong to the key that made them', functio
       expect(modelSaw(0)).to.not.include('I do not know any password');
     });
   }
+
+  it('a 0.3 client (@a2a-js/sdk 0.3.14) reads the card, sends a message and streams the answer', async () => {
+    // The client that refused the 1.0-only card ("Agent Card does not contain a valid 'url'").
+    const legacy = await A2AClient03.fromCardUrl(`${svc.url}/agents/${agent}/.well-known/agent-card.json`);
+    expect((await legacy.getAgentCard()).url).to.equal(`${svc.url}/agents/${agent}/a2a`);
+
+    const options = ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, {
+      transports: [new JsonRpcTransportFactory03({ fetchImpl: withKey(key1) })],
+    });
+    const client = await new ClientFactory03(options).createFromUrl(`${svc.url}/agents/${agent}/`);
+    const send = (words: string) => ({
+      message: {
+        kind: 'message' as const,
+        messageId: randomUUID(),
+        role: 'user' as const,
+        parts: [{ kind: 'text' as const, text: words }],
+      },
+    });
+    svc.fake.enqueue({ text: 'Hello, 0.3 caller.' });
+    const task = await client.sendMessage(send('Hi'));
+    expect(task.kind).to.equal('task');
+    expect(task.kind === 'task' && task.status.state).to.equal('completed');
+    expect(JSON.stringify(task)).to.include('Hello, 0.3 caller.');
+
+    svc.fake.enqueue({ text: 'one two three' });
+    const kinds: string[] = [];
+    let last = '';
+    for await (const ev of client.sendMessageStream(send('Count'))) {
+      kinds.push(ev.kind === 'status-update' ? `status:${ev.status.state}` : ev.kind);
+      if (ev.kind === 'artifact-update')
+        last = ev.artifact.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
+    }
+    expect(kinds[0]).to.equal('task');
+    expect(kinds).to.include('artifact-update');
+    expect(kinds.at(-1)).to.equal('status:completed');
+    // The last artifact update holds the whole answer (append: false; README, "A2A").
+    expect(last).to.equal('one two three');
+  });
 });

@@ -140,6 +140,11 @@ describe('e2e: the A2A server with @a2a-js/sdk as its client', function () {
     expect(card.supportedInterfaces[0].url).to.equal(`${svc.url}/agents/${agent}/a2a`);
     expect(card.capabilities).to.deep.include({ streaming: true, pushNotifications: false });
     expect(card.skills.map((s: any) => s.id)).to.deep.equal(['chat', 'add']);
+    // Every skill has tags (required); the 0.3 fields name the JSON-RPC URL, which answers 0.3 too.
+    expect(card.skills.map((s: any) => s.tags)).to.deep.equal([['chat'], ['tool', 'structured']]);
+    const jsonRpc = `${svc.url}/agents/${agent}/a2a`;
+    expect(card).to.deep.include({ url: jsonRpc, protocolVersion: '0.3', preferredTransport: 'JSONRPC' });
+    expect(card.additionalInterfaces).to.deep.equal([{ url: jsonRpc, transport: 'JSONRPC' }]);
     expect(Object.keys(card.securitySchemes)).to.have.members(['bearer', 'agentKey']);
 
     const off = await newAgent('Hidden', { a2a: false });

@@ -152,8 +152,10 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
     it('lists agents as a table, JSON and YAML', async () => {
       const t = await aes.run(['agents', 'list']);
       expect(t.code, t.stderr).to.equal(0);
-      expect(t.stdout.split('\n')[0]).to.match(/^ID\s+NAME\s+VISIBILITY\s+MODEL\s+ENDPOINTS/);
-      expect(t.stdout).to.match(new RegExp(`${agentId}\\s+orders-bot\\s+WORKSPACE\\s+fake-model\\s+2\\s+1\\s+1\\s+2`));
+      expect(t.stdout.split('\n')[0]).to.match(/^SLUG\s+NAME\s+ID\s+VISIBILITY\s+MODEL\s+ENDPOINTS/);
+      expect(t.stdout).to.match(
+        new RegExp(`orders-bot\\s+orders-bot\\s+${agentId}\\s+WORKSPACE\\s+fake-model\\s+2\\s+1\\s+1\\s+2`),
+      );
       const j = json((await aes.run(['agents', 'list', '-o', 'json'])).stdout);
       expect(j.map((a: { name: string }) => a.name).sort()).to.deep.equal(['orders-bot', 'second agent']);
       expect(j.find((a: { id: string }) => a.id === agentId)).to.include({
@@ -179,7 +181,7 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       const missing = await aes.run(['agents', 'get', 'no-such-agent']);
       expect(missing.code).to.equal(1);
       expect(missing.stderr).to.equal(
-        "aes: no agent 'no-such-agent' (by id or name) among the agents you can see: `aes agents list` shows them\n",
+        "aes: no agent 'no-such-agent' (by slug, id or name) among the agents you can see: `aes agents list` shows them\n",
       );
       const badFormat = await aes.run(['agents', 'get', 'orders-bot', '-o', 'xml']);
       expect(badFormat.code).to.equal(1);

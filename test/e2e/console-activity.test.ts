@@ -223,7 +223,7 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     }
   });
 
-  it('Limits: a daily limit of 0 makes the next call a 429; clearing it lets calls through', async () => {
+  it('Limits: a daily limit of 0 makes the next call a 429; clearing it (one click) lets calls through', async () => {
     await page.getByRole('tab', { name: 'Limits' }).click();
     const daily = page.getByLabel('Daily credit limit');
     await daily.waitFor();
@@ -259,9 +259,8 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     await page.getByText('Must be at least 1').waitFor();
     expect(await page.getByLabel('Max concurrent requests').getAttribute('aria-invalid')).to.equal('true');
 
-    // Cleared: no limit.
-    await page.getByRole('button', { name: 'Clear both' }).click();
-    await page.getByRole('button', { name: 'Save limits' }).click();
+    // Cleared: no limit, saved by the one click (no Save after it), and the 429 stops.
+    await page.getByRole('button', { name: 'Clear both limits' }).click();
     await page.getByRole('status').getByText('Saved').waitFor();
     await page
       .getByText(/credits today · no daily limit/)

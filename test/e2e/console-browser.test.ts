@@ -1,11 +1,17 @@
 import { expect } from 'chai';
-import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
+import { atPhoneSize, consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
+import { runCurl } from '../helpers/run-curl.js';
 
 // The console in a real headless Chromium, under its own Content-Security-Policy (nothing bypasses
-// it): sign in with the admin token → create an agent (a field error first) → it is listed → open
-// it, edit its instructions and model, reload: the change persisted → sign out → the old cookie
-// gets 401 on /graphql. No console error and no CSP violation on the way; axe-core finds no
+// it): sign in with the admin token → create an agent (a field error first): it opens on its
+// Overview → a newcomer's path on the fresh workspace (the getting-started checklist → an HTTP
+// endpoint → a key → the ready curl, run → the call in Activity → every step ticked) → it is listed
+// → open it, edit its instructions and model, reload: the change persisted, the model shown is the
+// agent's → delete another agent from its danger zone (typed confirmation) → sign out → the old
+// cookie gets 401 on /graphql. No console error and no CSP violation on the way; axe-core finds no
 // serious or critical violation on any page of this slice.
+
+declare const document: any;
 
 describe('e2e: the console in Chromium', function () {
   this.timeout(180_000);
@@ -17,6 +23,7 @@ describe('e2e: the console in Chromium', function () {
   let errors: string[] = [];
   let violations: string[] = [];
   const ADMIN_TOKEN = 'console-browser-admin-token-0123456789';
+  let agentId = '';
   const axeProblems = () => h.axeProblems();
 
   consoleSuite(
@@ -73,7 +80,7 @@ describe('e2e: the console in Chromium', function () {
     expect(await axeProblems()).to.deep.equal([]);
   });
 
-  it('creates an agent (the field named by the GraphQL error shows it first) and lists it', async () => {
+  it('creates an agent (the field named by the GraphQL error shows it first): it opens on its Overview', async () => {
     await page.getByRole('button', { name: 'Create agent' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create agent' });
     await dialog.waitFor();
@@ -88,18 +95,81 @@ describe('e2e: the console in Chromium', function () {
     await dialog.getByLabel('Instructions').fill('Be brief.');
     await dialog.getByRole('button', { name: 'Create agent' }).click();
     await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('heading', { name: 'Support bot', level: 2 }).waitFor();
+    expect(await page.getByRole('tab', { name: 'Overview' }).getAttribute('aria-selected')).to.equal('true');
+    const { agents } = await gql('{ agents { id name } }');
+    agentId = agents[0].id;
+    expect(new URL(page.url()).pathname).to.equal(`/console/agents/${agentId}`);
+  });
+
+  it("a newcomer's path: the checklist → an endpoint → a key → the ready curl, run → the call in Activity; all ticked", async () => {
+    const steps = page.getByRole('list', { name: 'Getting started steps' });
+    const step = (id: string, done: boolean) => steps.locator(`li[data-step="${id}"][data-done="${done}"]`);
+    for (const id of ['entry', 'key', 'call', 'activity']) await step(id, false).waitFor();
+    // The dashboard: the id and addresses with copy buttons, the model and where it comes from, today's figures.
+    await page.getByRole('button', { name: 'Copy Agent id' }).waitFor();
+    expect(await page.getByRole('region', { name: 'Addresses' }).textContent()).to.include(
+      `${svc.url}/agents/${agentId}/mcp`,
+    );
+    expect(await page.getByTestId('model-in-use').textContent()).to.include('OPENAI_MODEL');
+    expect(await page.getByTestId('figure-calls').textContent()).to.equal('0');
+    expect(await axeProblems()).to.deep.equal([]);
+
+    await steps.getByRole('link', { name: 'Add an HTTP endpoint' }).click();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const form = page.getByRole('form', { name: 'New endpoint' });
+    await form.getByLabel('Path').fill('hello');
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    await form.waitFor({ state: 'hidden' });
+    await page.getByRole('tab', { name: 'Overview' }).click();
+    await step('entry', true).waitFor();
+
+    await steps.getByRole('button', { name: 'Create a key' }).click();
+    await page.getByTestId('shown-once').waitFor();
+    await step('key', true).waitFor();
+    const curl = (await step('call', false).locator('pre').textContent())!;
+    expect(curl)
+      .to.include(`'${svc.url}/agents/${agentId}/api/hello'`)
+      .and.match(/Bearer ak_/);
+    expect(await axeProblems()).to.deep.equal([]);
+
+    const answer = JSON.parse(await runCurl(curl));
+    expect(answer.output).to.deep.equal({ echo: { message: 'Hello' } });
+    // The checklist ticks itself (the Overview asks again while it waits for the first call).
+    await step('call', true).waitFor({ timeout: 15_000 });
+    await step('activity', false).waitFor();
+
+    await steps.getByRole('link', { name: 'Open Activity' }).click();
+    const log = page.getByRole('table', { name: 'Activity log' });
+    await log.getByRole('row', { name: /hello.*200/ }).waitFor({ timeout: 15_000 });
+    expect(await log.getByRole('row').count()).to.equal(2); // the header and the one call
+    await page.getByRole('tab', { name: 'Overview' }).click();
+    for (const id of ['entry', 'key', 'call', 'activity']) await step(id, true).waitFor();
+    await page.getByRole('heading', { name: 'Getting started: all done' }).waitFor();
+    expect(await page.getByTestId('figure-calls').textContent()).to.equal('1');
+    await atPhoneSize(page, async () => {
+      // The dashboard fits a phone: nothing scrolls sideways, and axe finds nothing serious.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(390);
+      expect(await axeProblems()).to.deep.equal([]);
+    });
+  });
+
+  it('lists the agent', async () => {
+    await page.getByRole('link', { name: /All agents/ }).click();
     const row = page.getByRole('row', { name: /Support bot/ });
     await row.waitFor();
     expect(await row.textContent())
       .to.include('Workspace')
       .and.include('5 of 9 on')
       .and.include('HTTP')
-      .and.include('0');
+      .and.include('0')
+      .and.include('support-bot'); // the slug (issue 51)
   });
 
   it('opens the agent, edits its instructions and default model, and the change survives a reload', async () => {
     await page.getByRole('link', { name: 'Support bot' }).click();
     await page.getByRole('tab', { name: 'Overview' }).waitFor();
+    await page.getByRole('main').getByText('support-bot', { exact: true }).first().waitFor(); // the slug, by the title
     const instructions = page.getByLabel('Instructions');
     expect(await instructions.inputValue()).to.equal('Be brief.');
     expect(await axeProblems()).to.deep.equal([]);
@@ -114,6 +184,11 @@ describe('e2e: the console in Chromium', function () {
     await page.reload();
     await page.getByRole('tab', { name: 'Overview' }).waitFor();
     expect(await page.getByLabel('Instructions').inputValue()).to.equal('Be brief. Answer in English.');
+    const model = page.getByTestId('model-in-use');
+    await model.getByText("The agent's default model").waitFor();
+    expect(await model.textContent())
+      .to.include('house-model')
+      .and.include('fake-model');
     const { agents } = await gql('{ agents { name instructions defaultModel visibility } }');
     expect(agents).to.deep.equal([
       {
@@ -147,6 +222,43 @@ describe('e2e: the console in Chromium', function () {
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
     }
+  });
+
+  it('deletes an agent from its danger zone once its name is typed: it is gone, its key is refused', async () => {
+    const { createAgent } = await gql('mutation { createAgent(input: {name: "Scratch bot"}) { id } }');
+    const { createAgentApiKey } = await gql(
+      `mutation($a: ID!) {
+        addHttpEndpoint(agentId: $a, input: {path: "ping", handler: {script: "return 1;"}}) { id }
+        createAgentApiKey(agentId: $a, name: "app") { key }
+      }`,
+      { a: createAgent.id },
+    );
+    const call = () =>
+      fetch(`${svc.url}/agents/${createAgent.id}/api/ping`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${createAgentApiKey.key}` },
+      });
+    expect((await call()).status).to.equal(200);
+    await page.goto(`${svc.url}/console/agents/${createAgent.id}`);
+    await page.getByRole('region', { name: 'Danger zone' }).getByRole('button', { name: 'Delete agent' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete Scratch bot' });
+    await dialog.getByText(/API keys/).waitFor();
+    expect(await dialog.textContent())
+      .to.include('documents')
+      .and.include('activity log');
+    const confirm = dialog.getByRole('button', { name: 'Delete this agent' });
+    expect(await confirm.isDisabled()).to.equal(true);
+    await dialog.getByLabel(/Type the agent's name/).fill('Scratch');
+    expect(await confirm.isDisabled()).to.equal(true);
+    expect(await axeProblems()).to.deep.equal([]);
+    await dialog.getByLabel(/Type the agent's name/).fill('Scratch bot');
+    await confirm.click();
+    await page.getByRole('heading', { name: 'Agents', level: 2 }).waitFor();
+    await page.getByRole('row', { name: /Support bot/ }).waitFor();
+    expect(await page.getByRole('row', { name: /Scratch bot/ }).count()).to.equal(0);
+    const { agents } = await gql('{ agents { name } }');
+    expect(agents.map((a: { name: string }) => a.name)).to.deep.equal(['Support bot']);
+    expect((await call()).status).to.equal(404);
   });
 
   it('signs out: the sign-in page is back and the old cookie gets 401 on /graphql', async () => {

@@ -66,7 +66,8 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     await h.gql('mutation($a: ID!) { updateAgent(id: $a, input: { defaultModel: "house-model" }) { id } }', {
       a: agentId,
     });
-    await page.getByRole('link', { name: 'Greeter' }).click();
+    // A created agent opens on its Overview.
+    await page.getByRole('heading', { name: 'Greeter', level: 2 }).waitFor();
     await page.getByRole('tab', { name: 'HTTP API' }).click();
     await page.getByText('No endpoints yet').waitFor();
     expect(await page.getByRole('switch', { name: 'Answer calls' }).isChecked()).to.equal(true);
@@ -173,6 +174,8 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
   it("MCP Try it from the console is refused until the console's origin is allowed (CORS), then lists and calls a tool", async () => {
     await page.getByRole('button', { name: 'Add tool' }).click();
     const form = page.getByRole('form', { name: 'New tool' });
+    // A tool without an input schema takes {"input": "<text>"}: the form says so, and so does tools/list.
+    await form.getByText('clients are also told it takes {"input": "<text>"}').waitFor();
     await form.getByLabel('Name').fill('echo_tool');
     await form.getByLabel('Description').fill('Echoes its input');
     await form.getByRole('button', { name: 'Add tool' }).click();
@@ -199,7 +202,9 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     const again = page.getByRole('region', { name: 'Try it' });
     await again.getByRole('button', { name: 'List tools' }).click();
     await again.getByTestId('try-it-status').filter({ hasText: /^200/ }).waitFor();
-    expect(await again.getByTestId('try-it-answer').textContent()).to.include('echo_tool — Echoes its input');
+    expect(await again.getByTestId('try-it-answer').textContent())
+      .to.include('echo_tool — Echoes its input')
+      .and.include('Arguments: {"input": "<text>"}');
     await again.getByLabel('Arguments (JSON)').fill('{"input": "ping"}');
     await again.getByRole('button', { name: 'Call tool' }).click();
     await again.getByTestId('try-it-credits').filter({ hasText: 'from the activity log' }).waitFor();

@@ -61,7 +61,6 @@ describe('e2e: the first start keeps its admin token, and every start names its 
     // The next step is the console: the first address after the token is its sign-in page.
     const afterToken = svc.output().slice(svc.output().search(TOKEN_PRINTED));
     expect(/https?:\/\/\S+/.exec(afterToken.split('\n').slice(1).join('\n'))?.[0]).to.match(/\/console$/);
-    expect(svc.output()).to.match(/listening on http:\/\/\S+ \(console at http:\/\/\S+\/console,/);
     expect(svc.output()).to.contain('No model provider: prompt handlers answer 500 until');
     await svc.stop();
     svc = undefined;

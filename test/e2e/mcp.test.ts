@@ -259,6 +259,10 @@ describe('e2e: MCP server', function () {
           required: ['input'],
         });
         expect(byName.ask).to.not.have.property('outputSchema');
+        // A tool without a schema says in its description what it takes.
+        expect(byName.ask.description).to.equal(
+          'Answers a question\n\nArguments: {"input": "<text>"}, what to do or ask, as one string.',
+        );
       });
 
       it('calls a script tool: text plus structuredContent checked against its output schema', async () => {
@@ -285,14 +289,14 @@ describe('e2e: MCP server', function () {
         expect(JSON.stringify(last.content)).to.include('What is six times seven?');
       });
 
-      it('invalid arguments are a JSON-RPC invalid-params error naming the field; nothing runs', async () => {
+      it('invalid arguments are a tool error naming the field, for the model to correct (SEP-1303); nothing runs', async () => {
         const before = (await activity(A)).filter((e) => e.runId).length;
-        const err = await rejection(conn.callTool('add', { a: 'two', b: 40 }));
-        expect(err.code).to.equal(-32602);
-        expect(err.message).to.include('a: must be number');
-        const missing = await rejection(conn.callTool('add', { a: 1 }));
-        expect(missing.code).to.equal(-32602);
-        expect(missing.message).to.include('b: is required');
+        const wrong = await conn.callTool('add', { a: 'two', b: 40 });
+        expect(wrong.isError).to.equal(true);
+        expect(wrong.content[0].text).to.include("Invalid arguments for tool 'add'").and.include('a: must be number');
+        const missing = await conn.callTool('add', { a: 1 });
+        expect(missing.isError).to.equal(true);
+        expect(missing.content[0].text).to.include('b: is required');
         expect((await activity(A)).filter((e) => e.runId).length).to.equal(before);
       });
 
@@ -432,7 +436,7 @@ describe('e2e: MCP server', function () {
       // A refused call with bad arguments is the argument error, not the limit (checks before admission).
       const bad = await rawPost(C, toolCall('noop', { wrong: 1 }), { 'x-agent-access-key': keyC });
       expect(bad.status).to.equal(200);
-      expect((await rpcAnswer(bad)).error.code).to.equal(-32602);
+      expect((await rpcAnswer(bad)).result).to.deep.include({ isError: true });
     });
 
     it('GET and DELETE answer 405; a body over 1 MiB 413; a malformed body a JSON-RPC parse error; 3,000-deep JSON 400; a lone surrogate is served', async () => {

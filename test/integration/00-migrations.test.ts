@@ -13,6 +13,7 @@ import { DEFAULT_SETTINGS } from '../../src/domain/workspace/settings.js';
 import { closeDatabase, openDatabase } from '../../src/infra/db.js';
 import { migrateLatest, migrateRollbackAll } from '../../src/infra/migrate.js';
 import { knexStore } from '../../src/infra/store/knex-store.js';
+import { migrationSource } from '../../migrations/index.js';
 
 // Runs the migrations up → down → up on a database of its own (a separate PGlite instance, or a
 // separate schema of the test PostgreSQL), so the shared test database is not disturbed, and looks
@@ -37,7 +38,7 @@ const COLUMNS: Record<string, string> = {
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agent_queue_serves: 'queue agent_id claim_no claim_rank',
   agents:
-    'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at',
+    'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at slug',
   api_keys:
     'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at console_session_id',
   channels:
@@ -80,6 +81,7 @@ const COLUMNS: Record<string, string> = {
 
 /** Unique constraints by name: the error translation (pg-errors.ts) names several of them. */
 const UNIQUE = [
+  'agents_workspace_id_slug_unique UNIQUE (workspace_id, slug)',
   'api_keys_key_hash_unique UNIQUE (key_hash)',
   'channels_kind_address_unique UNIQUE (kind, address)',
   'console_sessions_session_hash_unique UNIQUE (session_hash)',
@@ -374,6 +376,7 @@ describe('migrations', function () {
       teamId: null,
       createdBy: null,
       name: 'Agent',
+      slug: 'agent',
       description: '',
       instructions: '',
       defaultModel: null,
@@ -453,6 +456,46 @@ describe('migrations', function () {
     expect(await repos.slots.reserved({ workspaceId: ws.id }, now)).to.equal(0.25);
     await repos.usage.charge({ agentId: agent.id, workspaceId: ws.id, teamId: null, day: '2026-01-02', credits: 1.5 });
     expect(await repos.usage.agentDay(agent.id, '2026-01-02')).to.equal(1.5);
+  });
+
+  it('agent handles: existing agents get the slug their name gives, oldest first, made unique per workspace', async () => {
+    const handles = { migrationSource, tableName: 'knex_migrations', name: '20270401000000_agent_handles' };
+    await db.migrate.down(handles);
+    const [row] = await db('agents').select('*');
+    // Rows as an earlier release wrote them: JSON columns as text, whatever the driver gave back.
+    const asRow = (o: Record<string, unknown>) =>
+      Object.fromEntries(
+        Object.entries(o).map(([k, v]) => [
+          k,
+          v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v,
+        ]),
+      );
+    const copy = (id: string, name: string, createdAt: string, workspaceId = row.workspace_id) =>
+      asRow({ ...row, id, name, workspace_id: workspaceId, created_at: new Date(createdAt) });
+    const [other] = await db('workspaces').select('*');
+    await db('workspaces').insert(asRow({ ...other, id: 'ws_other' }));
+    await db('agents').insert([
+      copy('agt_new', 'Support bot', '2026-03-01T00:00:00Z'),
+      copy('agt_old', 'Support bot', '2026-02-01T00:00:00Z'),
+      copy('agt_accent', 'Café Bot', '2026-02-02T00:00:00Z'),
+      copy('agt_none', '!!!', '2026-02-03T00:00:00Z'),
+      copy('agt_else', 'Support bot', '2026-04-01T00:00:00Z', 'ws_other'),
+    ]);
+    await migrateLatest(db);
+    const slugs = Object.fromEntries(
+      ((await db('agents').select('id', 'slug')) as { id: string; slug: string }[]).map((a) => [a.id, a.slug]),
+    );
+    expect(slugs).to.deep.equal({
+      [row.id]: 'agent',
+      agt_old: 'support-bot',
+      agt_new: 'support-bot-2',
+      agt_accent: 'cafe-bot',
+      agt_none: 'agent-2',
+      agt_else: 'support-bot',
+    });
+    expect(await schemaOf(db)).to.deep.equal(afterUp);
+    await db('agents').whereIn('id', ['agt_new', 'agt_old', 'agt_accent', 'agt_none', 'agt_else']).delete();
+    await db('workspaces').where({ id: 'ws_other' }).delete();
   });
 
   it('a second latest changes nothing: same schema, data kept; deleting the workspace cascades', async () => {

@@ -185,7 +185,7 @@ describe('errors that name the problem and the fix', () => {
     const far = await gql(ws.adminToken, 'mutation { createAgent(input: {name: "x", colour: "red"}) { id } }');
     expect(errorCode(far)).to.equal('GRAPHQL_VALIDATION_FAILED');
     expect(far.errors![0]!.message).to.equal(
-      'Field "colour" is not defined by type "CreateAgentInput". Fields of CreateAgentInput: name, description, instructions, defaultModel, visibility, teamId, allowWorkspaceKeys.',
+      'Field "colour" is not defined by type "CreateAgentInput". Fields of CreateAgentInput: name, slug, description, instructions, defaultModel, visibility, teamId, allowWorkspaceKeys.',
     );
   });
 

@@ -434,8 +434,17 @@ spec:
     expect(at('spec.visibility')).to.include({ line: 6, column: 15 });
     expect(at('spec.colour')).to.include({ line: 7, column: 3 });
     expect(at('spec.colour')!.message).to.match(/unknown field 'colour'/);
-    // Syntax checks need the valid parts only: the script error and duplicate path come with the schema errors.
     expect(plan.errors![0]!.extensions).to.include({ line: 6, column: 15 });
+    // The schema errors hide nothing (issue 51): the script's syntax error and the duplicate path
+    // come in the same answer, each at its line and column.
+    expect(at('spec.httpApi.endpoints.0.handler.script')).to.include({ line: 14 });
+    expect(at('spec.httpApi.endpoints.0.handler.script')!.column).to.be.within(13, 24);
+    expect(at('spec.httpApi.endpoints.1.path')).to.include({ line: 15, column: 15 });
+    expect(at('spec.httpApi.endpoints.1.path')!.message).to.match(/appears twice/);
+    expect(errors.map((e) => e.field)).to.have.length(4);
+    expect(plan.errors![0]!.message).to.match(
+      /^The manifest has 4 errors: line 6, column 15: spec\.visibility: .*line 7, column 3: spec\.colour: .*line 14, column \d+: spec\.httpApi\.endpoints\.0\.handler\.script: .*line 15, column 15: spec\.httpApi\.endpoints\.1\.path: /,
+    );
 
     // Without the type errors, the rest is reported at once: bad script, duplicate path, missing secret.
     const rest = bad.replace('  visibility: 42\n  colour: blue\n', '');

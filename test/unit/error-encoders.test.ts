@@ -68,7 +68,7 @@ const EXPECTED: Record<
     http: [400, {}],
     openAi: ['invalid_request_error', null, 'messages[0].content'],
     a2a: -32602,
-    mcpTool: -32602,
+    mcpTool: 'tool',
     mcpRead: -32602,
     smtp: [554, '5.6.0'],
     mailgun: 406,
@@ -276,13 +276,14 @@ describe('error catalogue and its protocol encoders', () => {
     });
   });
 
-  it('MCP: an unknown tool, bad arguments, and a limit saying when to try again', () => {
+  it('MCP: an unknown tool, bad arguments (a tool error the model reads, SEP-1303), and a limit saying when to try again', () => {
     expect(encodeMcpToolError(r('NOT_FOUND'))).to.deep.equal({
       kind: 'rpc',
       code: -32602,
       message: 'Unknown tool: nope',
     });
-    expect(encodeMcpToolError(r('INVALID'))).to.deep.equal({
+    expect(encodeMcpToolError(r('INVALID'))).to.deep.equal({ kind: 'tool', text: 'messages.0.content: required' });
+    expect(encodeMcpResourceError(r('INVALID'))).to.deep.equal({
       kind: 'rpc',
       code: -32602,
       message: 'messages.0.content: required',

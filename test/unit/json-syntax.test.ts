@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { jsonSyntaxError, malformedJsonMessage } from '../../src/rest/json-syntax.js';
+import { jsonSyntaxError, malformedJsonMessage, quotingHint } from '../../src/rest/json-syntax.js';
 
 // The position a malformed body is refused at comes from a small scanner of its own (V8's messages
 // differ between Node versions and often give none). It must agree with JSON.parse on what is JSON.
@@ -93,5 +93,22 @@ describe('JSON syntax errors of request bodies', () => {
     expect(malformedJsonMessage('{"query": ')).to.match(
       /^Malformed JSON body at line 1, column 11 \(character 11\): expected a JSON value, but the body ends there\./,
     );
+  });
+
+  it('says that quotes inside a JSON string are written \\"…\\" when a GraphQL string ended the JSON one early', () => {
+    const hintOf = (text: string) => quotingHint(text, jsonSyntaxError(text)!);
+    const unescaped = '{"query": "mutation { createAgent(input: {name: "My agent"}) { id } }"}';
+    expect(hintOf(unescaped)).to.equal('innerQuotes');
+    expect(hintOf('{"query": "{ a(name: " x") }"}')).to.equal('innerQuotes');
+    expect(hintOf('["a"b"]')).to.equal('innerQuotes');
+    const msg = malformedJsonMessage(unescaped);
+    expect(msg).to.match(/^Malformed JSON body at line 1, column 50 \(character 50\): expected ',' or '}', found M\. /);
+    expect(msg).to.include('write the quotes inside it as \\"…\\"').and.not.include('-d ');
+    // The other causes keep their hints: shell escapes, single quotes, a missing comma between members.
+    expect(hintOf('{\\"query\\": 1}')).to.equal('shellEscapes');
+    expect(hintOf("{'query': 1}")).to.equal('singleQuotes');
+    expect(hintOf('{"a": "x" "b": 1}')).to.equal('shellQuotes');
+    expect(hintOf('{"a": 1 x}')).to.equal('shellQuotes');
+    expect(hintOf('{"a" "b"}')).to.equal('shellQuotes');
   });
 });

@@ -188,7 +188,7 @@ ${HEAD}`;
 
 function state(over: Partial<AgentState> = {}): AgentState {
   return {
-    settings: newAgentSettings('bot', { dailyCreditLimit: null, maxConcurrentRequests: null }),
+    settings: newAgentSettings('bot', 'bot', { dailyCreditLimit: null, maxConcurrentRequests: null }),
     endpoints: [],
     tools: [],
     webhooks: [],
@@ -405,7 +405,7 @@ describe('manifest: matching and diff', () => {
   it('a field the file leaves out keeps its value; an entry is whole', () => {
     const { agents } = parseManifest(`${HEAD}spec:\n  guardrails: {maxToolSteps: 2}\n`);
     const current = {
-      ...newAgentSettings('bot', { dailyCreditLimit: 5, maxConcurrentRequests: null }),
+      ...newAgentSettings('bot', 'bot', { dailyCreditLimit: 5, maxConcurrentRequests: null }),
       instructions: 'keep me',
     };
     const d = desiredState(agents[0]!.manifest, current);

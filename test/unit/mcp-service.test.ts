@@ -77,9 +77,10 @@ describe('MCP surface rules', () => {
   });
 
   it('describes a tool with the default {input: string} schema when it has none, and its output schema only when set', () => {
+    // Without a schema, the description says what the tool takes (for clients that read no schemas).
     expect(mcp.describe(tool())).to.deep.equal({
       name: 'weather',
-      description: 'Weather of a city',
+      description: 'Weather of a city\n\nArguments: {"input": "<text>"}, what to do or ask, as one string.',
       inputSchema: {
         type: 'object',
         properties: { input: { type: 'string', description: 'What to do or ask' } },
@@ -87,6 +88,7 @@ describe('MCP surface rules', () => {
       },
     });
     expect(mcp.describe(tool({ inputSchema: CITY, outputSchema: CITY }))).to.deep.include({
+      description: 'Weather of a city',
       inputSchema: CITY,
       outputSchema: CITY,
     });

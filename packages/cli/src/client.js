@@ -79,22 +79,31 @@ export function graphqlClient(creds) {
 }
 
 /**
- * Finds an agent by id or by exact name among the agents the token can see.
+ * @typedef {{ id: string, name: string, slug: string }} AgentRef
+ */
+
+/**
+ * Finds an agent among those the token can see: by id, by slug (its handle, unique in the
+ * workspace), else by exact name when one agent has it (then by name in any case).
  * @param {ReturnType<typeof graphqlClient>} gql
  * @param {string} ref
- * @returns {Promise<{ id: string, name: string }>}
+ * @returns {Promise<AgentRef>}
  */
 export async function resolveAgent(gql, ref) {
-  const { agents } = await gql('query { agents { id name } }', {}, { label: 'Finding the agent' });
-  const byId = agents.find((/** @type {{id: string}} */ a) => a.id === ref);
-  if (byId) return byId;
-  const byName = agents.filter((/** @type {{name: string}} */ a) => a.name === ref);
+  /** @type {{ agents: AgentRef[] }} */
+  const { agents } = await gql('query { agents { id name slug } }', {}, { label: 'Finding the agent' });
+  const exact = agents.find((a) => a.id === ref || a.slug === ref);
+  if (exact) return exact;
+  const byName = agents.filter((a) => a.name === ref);
   if (byName.length === 1) return byName[0];
+  const slugs = (/** @type {AgentRef[]} */ list) => list.map((a) => a.slug).join(', ');
   if (byName.length > 1)
-    throw new CliError(
-      `${byName.length} agents are named '${ref}': give the id (${byName.map((/** @type {{id: string}} */ a) => a.id).join(', ')})`,
-    );
-  const folded = agents.filter((/** @type {{name: string}} */ a) => a.name.toLowerCase() === ref.toLowerCase());
+    throw new CliError(`${byName.length} agents are named '${ref}': give the slug (${slugs(byName)})`);
+  const folded = agents.filter((a) => a.name.toLowerCase() === ref.toLowerCase() || a.slug === ref.toLowerCase());
   if (folded.length === 1) return folded[0];
-  throw new CliError(`no agent '${ref}' (by id or name) among the agents you can see: \`aes agents list\` shows them`);
+  if (folded.length > 1)
+    throw new CliError(`${folded.length} agents are named '${ref}': give the slug (${slugs(folded)})`);
+  throw new CliError(
+    `no agent '${ref}' (by slug, id or name) among the agents you can see: \`aes agents list\` shows them`,
+  );
 }

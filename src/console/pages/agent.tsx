@@ -6,7 +6,8 @@ import type { AgentTabProps } from './agent/tab-props.js';
 import { groupedTabs, TAB_LABELS } from '../agent-tabs.js';
 import { hrefOf, navigate, linkClick, type AgentTab } from '../router.js';
 import { ErrorState, LoadingState } from '../states.js';
-import { OverviewForm } from './agent/overview.js';
+import { AgentOverview } from './agent/overview.js';
+import { useActivityVisits } from './agent/activity-visits.js';
 
 // Each tab is its own chunk, loaded when first opened (the code editor and the charts are large).
 const TABS: Record<Exclude<AgentTab, 'overview'>, ComponentType<AgentTabProps>> = {
@@ -30,6 +31,7 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
   const back = { page: 'agents' } as const;
   const Tab = tab === 'overview' ? null : TABS[tab];
   const go = (t: string | null) => t && navigate({ page: 'agent', id, tab: t as AgentTab });
+  useActivityVisits(id, tab);
   return (
     <Stack>
       <Anchor href={hrefOf(back)} onClick={linkClick(back)} size="sm">
@@ -41,7 +43,12 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
         <ErrorState error={error} retry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : data ? (
         <>
-          <Title order={2}>{data.agent.name}</Title>
+          <Group gap="sm" align="baseline">
+            <Title order={2}>{data.agent.name}</Title>
+            <Text c="dimmed" ff="monospace" title="Slug: how the CLI and manifests name this agent">
+              {data.agent.slug}
+            </Text>
+          </Group>
           <Tabs value={tab} onChange={go} keepMounted={false} variant="pills" styles={{ tab: { padding: '6px 12px' } }}>
             <AgentTabList />
             <Box hiddenFrom="sm">
@@ -61,7 +68,7 @@ export function AgentPage({ id, tab }: { id: string; tab: AgentTab }) {
                   <Tab agentId={id} />
                 </Suspense>
               ) : (
-                <OverviewForm key={data.agent.id} agent={data.agent} models={data.models} />
+                <AgentOverview key={data.agent.id} agent={data.agent} models={data.models} />
               )}
             </Tabs.Panel>
           </Tabs>

@@ -3,7 +3,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../errors.js';
 import { graphql, type ResultOf } from '../graphql.js';
-import { hrefOf, linkClick } from '../router.js';
+import { hrefOf, linkClick, navigate } from '../router.js';
 import { EmptyState, ErrorState, LoadingState } from '../states.js';
 import { AgentTextFields } from '../agent-fields.js';
 
@@ -12,6 +12,7 @@ export const AgentsQuery = graphql(`
     agents {
       id
       name
+      slug
       description
       visibility
       surfaces {
@@ -114,7 +115,10 @@ export function AgentsPage() {
                     <Table.Td miw={160}>
                       <Anchor href={hrefOf(route)} onClick={linkClick(route)} fw={600}>
                         {agent.name}
-                      </Anchor>
+                      </Anchor>{' '}
+                      <Text span size="xs" c="dimmed" ff="monospace" title="Slug: how the CLI and manifests name it">
+                        {agent.slug}
+                      </Text>
                       {agent.description ? (
                         <Text size="xs" c="dimmed" lineClamp={1}>
                           {agent.description}
@@ -142,13 +146,20 @@ export function AgentsPage() {
         size="lg"
         closeButtonProps={{ 'aria-label': 'Close' }}
       >
-        <CreateAgentForm onDone={() => setCreating(false)} />
+        <CreateAgentForm
+          onCancel={() => setCreating(false)}
+          onCreated={(id) => {
+            setCreating(false);
+            // A new agent opens on its Overview, where the getting-started checklist leads on.
+            navigate({ page: 'agent', id, tab: 'overview' });
+          }}
+        />
       </Modal>
     </Stack>
   );
 }
 
-function CreateAgentForm({ onDone }: { onDone: () => void }) {
+function CreateAgentForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: (id: string) => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [instructions, setInstructions] = useState('');
@@ -157,7 +168,7 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const result = await create({ input: { name, description, instructions } });
-    if (!result.error) onDone();
+    if (result.data) onCreated(result.data.createAgent.id);
   };
   return (
     <form onSubmit={submit} noValidate>
@@ -175,7 +186,7 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
           </Alert>
         ) : null}
         <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
+          <Button variant="default" onClick={onCancel}>
             Cancel
           </Button>
           <Button type="submit" loading={fetching}>

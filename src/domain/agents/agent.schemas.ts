@@ -8,10 +8,12 @@ import {
   type Guardrails,
 } from '../core/agent.entities.js';
 import { patternRefusal } from '../core/patterns.js';
+import { slugInput } from '../core/agent-slug.js';
 import { modelRef, nonEmpty, optionalText } from '../validation.js';
 
 export const createAgentInput = z.object({
   name: nonEmpty(200),
+  slug: slugInput.nullable().optional(),
   description: optionalText(2000).default(''),
   instructions: optionalText(100_000).default(''),
   defaultModel: modelRef.nullable().optional(),
@@ -22,6 +24,7 @@ export const createAgentInput = z.object({
 
 export const updateAgentInput = z.object({
   name: nonEmpty(200).optional(),
+  slug: slugInput.optional(),
   description: optionalText(2000).optional(),
   instructions: optionalText(100_000).optional(),
   defaultModel: modelRef.nullable().optional(),

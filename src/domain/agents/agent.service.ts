@@ -1,13 +1,15 @@
 import type { Clock } from '../clock.js';
-import { Invalid } from '../errors.js';
+import { Conflict, Invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Surface } from '../core/surface.entities.js';
 import type { Agent } from '../core/agent.entities.js';
 import { canSee, loadAgent, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { ModelReferences } from '../models/model-references.js';
+import type { ModelInUse } from '../models/model-choice.js';
 import type { Repositories, Store } from '../ports.js';
-import { parse, stripUndefined } from '../validation.js';
+import { modelRef, parse, stripUndefined } from '../validation.js';
+import { slugFor } from './agent-slugs.js';
 import {
   capabilitiesInput,
   corsInput,
@@ -41,21 +43,53 @@ export class AgentService {
     return loadAgent(this.store.repos, p, id, 'read');
   }
 
-  /** Creates an agent with every surface enabled and logging on. Members only. */
+  /**
+   * The model a prompt run of the agent uses — an entry's override when given, else the agent's
+   * default, the workspace's default, the environment's — and where it comes from. Whoever may read the agent.
+   */
+  async modelInUse(p: Principal, id: string, modelOverride: string | null = null): Promise<ModelInUse> {
+    const override = parse(modelRef.nullable(), modelOverride, 'modelOverride');
+    const agent = await loadAgent(this.store.repos, p, id, 'read');
+    return this.models.inUse(this.store.repos, agent, override);
+  }
+
+  /**
+   * Creates an agent with every surface enabled and logging on, and a slug unique in the workspace
+   * (the given one, else its name's). Members only; Conflict when the given slug is taken.
+   */
   async create(p: Principal, input: unknown): Promise<Agent> {
     const member = requireMember(p);
     const v = parse(createAgentInput, input, 'input');
+    // Two agents of one name made at once may pick the same free slug: the unique index refuses the
+    // second, which then picks again — a slug nobody gave is not worth a CONFLICT.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.insertAgent(p, member.memberId, v);
+      } catch (err) {
+        const slugTaken = err instanceof Conflict && err.details?.field === 'slug';
+        if (!slugTaken || v.slug || attempt === 5) throw err;
+      }
+    }
+  }
+
+  private async insertAgent(
+    p: Principal,
+    memberId: string,
+    v: ReturnType<typeof createAgentInput.parse>,
+  ): Promise<Agent> {
     return this.store.transaction(async (r) => {
       await this.checkTeam(r, p, v.teamId ?? null);
       await this.models.check(r, p.workspaceId, v.defaultModel, 'input.defaultModel');
       const ws = await r.workspaces.get(p.workspaceId);
       const now = this.clock.now();
+      const slug = await slugFor(r, p, { given: v.slug, name: v.name });
       return r.agents.insert({
         id: newId('agt'),
         workspaceId: p.workspaceId,
         teamId: v.teamId ?? null,
-        createdBy: member.memberId,
+        createdBy: memberId,
         name: v.name,
+        slug,
         description: v.description,
         instructions: v.instructions,
         defaultModel: v.defaultModel ?? null,
@@ -73,11 +107,16 @@ export class AgentService {
     });
   }
 
-  /** Updates name, description, instructions, model, visibility, team, allowWorkspaceKeys. Members only. */
+  /**
+   * Updates name, slug, description, instructions, model, visibility, team, allowWorkspaceKeys.
+   * Members only. A new name keeps the slug (handles stay stable); Conflict when a given slug is taken.
+   */
   async update(p: Principal, id: string, input: unknown): Promise<Agent> {
     const v = parse(updateAgentInput, input, 'input');
     return this.mutate(p, id, 'configure', async (agent, r) => {
       if (v.teamId !== undefined) await this.checkTeam(r, p, v.teamId);
+      if (v.slug !== undefined && v.slug !== agent.slug)
+        await slugFor(r, p, { given: v.slug, name: agent.name, self: agent.id });
       await this.models.check(r, p.workspaceId, v.defaultModel, 'input.defaultModel');
       const next = { ...agent };
       for (const [k, val] of Object.entries(v)) if (val !== undefined) (next as Record<string, unknown>)[k] = val;

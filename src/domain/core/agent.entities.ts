@@ -44,6 +44,8 @@ export interface Agent {
   teamId: string | null;
   createdBy: string | null;
   name: string;
+  /** The agent's handle, unique in its workspace (core/agent-slug.ts). */
+  slug: string;
   description: string;
   instructions: string;
   defaultModel: string | null;

@@ -46,6 +46,9 @@ export function diffAgent(current: AgentState | null, desired: AgentState, prune
 
   const cur = settingsOut(current.settings);
   const want = settingsOut(desired.settings);
+  // Matched by slug, an agent may be renamed by its file.
+  if (cur.metadata.name !== want.metadata.name)
+    change('UPDATE', 'metadata.name', cur.metadata.name, want.metadata.name);
   if (!same(cur.metadata.description, want.metadata.description))
     change('UPDATE', 'metadata.description', cur.metadata.description, want.metadata.description);
   for (const [k, v] of Object.entries(want.spec)) {

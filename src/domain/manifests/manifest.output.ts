@@ -84,7 +84,7 @@ const byKey = <T>(list: T[], key: (e: T) => string) =>
 /** The agent's settings in their written form (the parts of `spec` that are not lists). */
 export function settingsOut(s: AgentSettings) {
   return {
-    metadata: { name: s.name, description: s.description },
+    metadata: { name: s.name, slug: s.slug, description: s.description },
     spec: {
       instructions: s.instructions,
       defaultModel: s.defaultModel,

@@ -3,6 +3,7 @@ import { Invalid } from '../errors.js';
 import { validateRecord } from '../documents/records.js';
 import { checkModelOverride, pathShape } from '../entries/entry.schemas.js';
 import { agentManifest, MAX_MANIFEST_AGENTS, MAX_MANIFEST_BYTES, type AgentManifest } from './manifest.schemas.js';
+import { salvagedEntries, type EntryLists } from './manifest.salvage.js';
 import { parseYamlStream, type Position, type ValuePath, type YamlDocument } from './yaml-source.js';
 
 /** One thing wrong with a manifest: what, at which field, and where in the text. */
@@ -18,6 +19,12 @@ export interface ManifestIssue {
 export interface ParsedAgent {
   manifest: AgentManifest;
   source: YamlDocument;
+}
+
+/** The entries of a document that can be checked further (scripts compile): all of a valid one's, the valid ones of another. */
+export interface CheckableEntries {
+  source: YamlDocument;
+  spec: EntryLists;
 }
 
 export const fieldOf = (path: ValuePath) => path.map(String).join('.');
@@ -47,10 +54,16 @@ export function manifestInvalid(issues: ManifestIssue[]): Invalid {
 /**
  * Parses and validates manifest text: YAML syntax, then every document against the manifest schema
  * (the domain's input schemas), unknown fields, and the rules that span entries (unique names and
- * paths, records against their fields). Returns the documents that match the schema (to be checked
- * further: scripts, names in the workspace) and every issue found.
+ * paths, records against their fields) — in a document that does not match the schema, among its
+ * entries that do, so that one answer lists every error. Returns the documents that match the
+ * schema (to be checked against the workspace), the entries whose scripts are to be compiled, and
+ * every issue found.
  */
-export function parseManifest(text: string): { agents: ParsedAgent[]; issues: ManifestIssue[] } {
+export function parseManifest(text: string): {
+  agents: ParsedAgent[];
+  checkable: CheckableEntries[];
+  issues: ManifestIssue[];
+} {
   if (Buffer.byteLength(text, 'utf8') > MAX_MANIFEST_BYTES) {
     throw new Invalid(
       `yaml: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; split it into several files and apply them one by one`,
@@ -79,32 +92,41 @@ export function parseManifest(text: string): { agents: ParsedAgent[]; issues: Ma
       line: at.line,
       column: at.column,
     });
-    return { agents: [], issues };
+    return { agents: [], checkable: [], issues };
   }
   const agents: ParsedAgent[] = [];
-  const names = new Map<string, YamlDocument>();
+  const checkable: CheckableEntries[] = [];
+  const seen = new Map<string, YamlDocument>();
   for (const source of documents) {
     const found = validateDocument(source);
     issues.push(...found.issues);
+    if (found.entries) checkable.push({ source, spec: found.entries });
     if (!found.manifest) continue;
-    const name = found.manifest.metadata.name;
-    if (names.has(name)) {
+    // One slug, or one name without a slug, is one agent (two documents that reach one agent in
+    // other ways are found when they are matched: analyseManifest).
+    const { name, slug } = found.manifest.metadata;
+    const key = slug ? `slug:${slug}` : `name:${name}`;
+    if (seen.has(key)) {
       issues.push(
         issueAt(
           source,
-          ['metadata', 'name'],
-          `agent '${name}' is described twice in this manifest (also in the document at line ${names.get(name)!.start().line})`,
+          ['metadata', slug ? 'slug' : 'name'],
+          `the agent '${slug ?? name}' is described twice in this manifest (also in the document at line ${seen.get(key)!.start().line})`,
         ),
       );
       continue;
     }
-    names.set(name, source);
+    seen.set(key, source);
     agents.push({ manifest: found.manifest, source });
   }
-  return { agents, issues };
+  return { agents, checkable, issues };
 }
 
-function validateDocument(source: YamlDocument): { manifest?: AgentManifest; issues: ManifestIssue[] } {
+function validateDocument(source: YamlDocument): {
+  manifest?: AgentManifest;
+  entries?: EntryLists;
+  issues: ManifestIssue[];
+} {
   const value = source.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return {
@@ -122,10 +144,13 @@ function validateDocument(source: YamlDocument): { manifest?: AgentManifest; iss
   const result = agentManifest.safeParse(value);
   if (!result.success) {
     for (const i of result.error.issues) issues.push(issueAt(source, i.path as (string | number)[], zodMessage(i)));
-    return { issues };
+    // The rest of the document is checked too: a wrong type must not hide a duplicate path.
+    const entries = salvagedEntries(value);
+    issues.push(...crossChecks(source, entries));
+    return { entries, issues };
   }
-  issues.push(...crossChecks(source, result.data));
-  return { manifest: result.data, issues };
+  issues.push(...crossChecks(source, result.data.spec));
+  return { manifest: result.data, entries: result.data.spec, issues };
 }
 
 function zodMessage(i: z.core.$ZodIssue): string {
@@ -134,7 +159,7 @@ function zodMessage(i: z.core.$ZodIssue): string {
 }
 
 /** The rules that span a document's entries; each issue at the entry that breaks the rule. */
-function crossChecks(source: YamlDocument, m: AgentManifest): ManifestIssue[] {
+function crossChecks(source: YamlDocument, s: EntryLists): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
   const at = (path: ValuePath, message: string) => issues.push(issueAt(source, path, message));
   const unique = <T>(
@@ -152,7 +177,6 @@ function crossChecks(source: YamlDocument, m: AgentManifest): ManifestIssue[] {
       else seen.set(k, i);
     });
   };
-  const s = m.spec;
   const endpoints = s.httpApi?.endpoints;
   unique(
     endpoints,

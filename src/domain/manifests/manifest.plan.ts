@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Invalid } from '../errors.js';
+import { slugOf } from '../core/agent-slug.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { ModelReferences } from '../models/model-references.js';
 import { assertAgentAction, canSee } from '../policy.js';
@@ -11,8 +12,8 @@ import { canonicalJson, desiredState, loadState, newAgentSettings, type AgentSta
 import { manifestOut } from './manifest.output.js';
 import type { ValuePath } from './yaml-source.js';
 
-// A manifest against the workspace: each agent matched by name, its changes, the names it refers to
-// that the workspace lacks, and the digest that ties an apply to the plan it was shown.
+// A manifest against the workspace: each agent matched by its slug, its changes, the names it refers
+// to that the workspace lacks, and the digest that ties an apply to the plan it was shown.
 
 export const MISSING_KINDS = ['SECRET', 'MODEL', 'TEAM'] as const;
 /** A name the manifest refers to that the workspace lacks; never created by an apply. */
@@ -46,9 +47,14 @@ export async function analyseManifest(
   agents: ParsedAgent[],
   prune: boolean,
 ) {
-  const visible = (await r.agents.listByWorkspace(p.workspaceId)).filter((a) => canSee(p, a));
+  const all = await r.agents.listByWorkspace(p.workspaceId);
+  const bySlug = new Map(all.map((a) => [a.slug, a]));
+  const visible = all.filter((a) => canSee(p, a));
   const byName = new Map<string, Agent[]>();
   for (const a of visible) byName.set(a.name, [...(byName.get(a.name) ?? []), a]);
+  const visibleIds = new Set(visible.map((a) => a.id));
+  // The slug each document's agent has or gets, with the line of that document: one agent, one document.
+  const claimed = new Map<string, number>();
   const teams = await teamNamesById(r, p.workspaceId);
   const teamNames = new Set(teams.values());
   const ws = await r.workspaces.get(p.workspaceId);
@@ -62,22 +68,35 @@ export async function analyseManifest(
   for (const parsed of agents) {
     const { manifest: m, source } = parsed;
     const name = m.metadata.name;
-    const matches = byName.get(name) ?? [];
-    if (matches.length > 1) {
+    const found = matchAgent(m.metadata, bySlug, byName, visibleIds);
+    const metadataField: ValuePath = ['metadata', m.metadata.slug ? 'slug' : 'name'];
+    if (found.hidden) {
       issues.push(
         issueAt(
           source,
-          ['metadata', 'name'],
-          `${matches.length} agents you can see are named '${name}'; rename all but one so that the name says which agent this is`,
+          metadataField,
+          `the slug '${found.slug}' belongs to an agent you cannot see; give this agent another metadata.slug`,
         ),
       );
       continue;
     }
-    const existing = matches[0] ?? null;
+    const first = claimed.get(found.slug);
+    if (first !== undefined) {
+      issues.push(
+        issueAt(
+          source,
+          metadataField,
+          `this document and the one at line ${first} both describe the agent '${found.slug}'; give each agent its own metadata.slug`,
+        ),
+      );
+      continue;
+    }
+    claimed.set(found.slug, source.start().line);
+    const existing = found.agent;
     if (existing) assertAgentAction(p, existing, 'configure');
     const withRecords = new Set((m.spec.documents ?? []).filter((d) => d.records).map((d) => d.name));
     const current = existing ? await loadState(r, existing, teams, (doc) => withRecords.has(doc)) : null;
-    const desired = desiredState(m, current?.settings ?? newAgentSettings(name, defaults));
+    const desired = desiredState(m, current?.settings ?? newAgentSettings(name, found.slug, defaults));
     const miss = (kind: MissingReference['kind'], refName: string, path: ValuePath, message: string) => {
       const at = source.locate(path);
       missing.push({
@@ -158,6 +177,27 @@ export async function analyseManifest(
     )
     .digest('hex');
   return { plans, issues, missing, digest };
+}
+
+/**
+ * The agent a manifest document describes: by `metadata.slug` when it gives one; else the one
+ * visible agent of exactly that name (what manifests matched by before agents had slugs); else by
+ * the slug the name gives. `hidden` when that slug belongs to an agent the principal cannot see.
+ */
+export function matchAgent(
+  metadata: { name: string; slug?: string },
+  bySlug: ReadonlyMap<string, Agent>,
+  visibleByName: ReadonlyMap<string, Agent[]>,
+  visibleIds: ReadonlySet<string>,
+): { agent: Agent | null; slug: string; hidden: boolean } {
+  if (!metadata.slug) {
+    const named = visibleByName.get(metadata.name) ?? [];
+    if (named.length === 1) return { agent: named[0]!, slug: named[0]!.slug, hidden: false };
+  }
+  const slug = metadata.slug ?? slugOf(metadata.name);
+  const agent = bySlug.get(slug) ?? null;
+  if (!agent) return { agent: null, slug, hidden: false };
+  return visibleIds.has(agent.id) ? { agent, slug, hidden: false } : { agent: null, slug, hidden: true };
 }
 
 async function checkModel(

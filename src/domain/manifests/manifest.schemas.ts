@@ -14,6 +14,7 @@ import { recordItem } from '../documents/document-api.schemas.js';
 import { httpEndpointInput, mcpToolInput, webhookInput } from '../entries/entry.schemas.js';
 import { allowedSendersOf, channelAddress, channelInput } from '../entries/channel.schemas.js';
 import { Invalid } from '../errors.js';
+import { slugInput } from '../core/agent-slug.js';
 
 // The agent manifest (`apiVersion: agents/v1`, `kind: Agent`), composed from the very schemas the
 // GraphQL inputs are validated with: a manifest is accepted exactly when the mutations it stands
@@ -104,6 +105,11 @@ export const agentManifest = z.object({
   kind: z.literal(KIND),
   metadata: z.object({
     name: createAgentInput.shape.name,
+    slug: slugInput
+      .optional()
+      .describe(
+        "The agent's handle, unique in the workspace; the agent is matched by it. Absent: the agent of that exact name when there is one, else the slug the name gives",
+      ),
     description: updateAgentInput.shape.description,
   }),
   spec: manifestSpec.default({}),

@@ -8,7 +8,14 @@ import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import type { ScriptCheck } from '../entries/script-check.js';
 import type { ManifestChange } from './manifest.diff.js';
-import { issueAt, manifestInvalid, parseManifest, type ManifestIssue, type ParsedAgent } from './manifest.parse.js';
+import {
+  issueAt,
+  manifestInvalid,
+  parseManifest,
+  type CheckableEntries,
+  type ManifestIssue,
+  type ParsedAgent,
+} from './manifest.parse.js';
 import { loadState, writeYaml } from './manifest.state.js';
 import { manifestOut } from './manifest.output.js';
 import { analyseManifest, teamNamesById, type MissingReference } from './manifest.plan.js';
@@ -33,7 +40,7 @@ export interface ManifestApplyResult {
 
 /**
  * Agents as code: export agents as manifest YAML, plan a manifest against the workspace, apply a
- * plan. Members only; an agent is matched by its name among the agents the member can see.
+ * plan. Members only; an agent is matched by its slug (manifest.plan.ts, matchAgent).
  */
 export class ManifestService {
   constructor(
@@ -53,7 +60,8 @@ export class ManifestService {
     const agents = opts.ids
       ? await Promise.all([...new Set(opts.ids)].map((id) => loadAgent(r, p, id, 'read')))
       : (await r.agents.listByWorkspace(p.workspaceId)).filter((a) => canSee(p, a));
-    agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
+    // Name, then slug (not id): the same agents export in the same order from any workspace.
+    agents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.slug < b.slug ? -1 : 1));
     const teams = await teamNamesById(r, p.workspaceId);
     const docs = [];
     for (const a of agents) docs.push(manifestOut(await loadState(r, a, teams, Boolean(opts.withRecords))));
@@ -141,18 +149,19 @@ export class ManifestService {
   }
 
   /**
-   * Parses the manifest and compiles its scripts: the documents that match the schema, and every
-   * issue found so far. BAD_USER_INPUT at once when no document could be read at all.
+   * Parses the manifest and compiles its scripts (those of documents that do not match the schema
+   * too): the documents that match, and every issue found so far. BAD_USER_INPUT at once when no
+   * document could be read at all.
    */
   private async validate(p: Principal, yaml: string): Promise<{ agents: ParsedAgent[]; issues: ManifestIssue[] }> {
-    const { agents, issues } = parseManifest(yaml);
-    for (const a of agents) issues.push(...(await this.scriptIssues(p, a)));
+    const { agents, checkable, issues } = parseManifest(yaml);
+    for (const c of checkable) issues.push(...(await this.scriptIssues(p, c)));
     if (issues.length && agents.length === 0) throw manifestInvalid(issues);
     return { agents, issues };
   }
 
-  private async scriptIssues(p: Principal, a: ParsedAgent): Promise<ManifestIssue[]> {
-    const s = a.manifest.spec;
+  private async scriptIssues(p: Principal, a: CheckableEntries): Promise<ManifestIssue[]> {
+    const s = a.spec;
     const lists: [ValuePath, { handler: { kind: string; body: string } }[] | undefined][] = [
       [['spec', 'httpApi', 'endpoints'], s.httpApi?.endpoints],
       [['spec', 'mcp', 'tools'], s.mcp?.tools],
@@ -162,7 +171,8 @@ export class ManifestService {
     const issues: ManifestIssue[] = [];
     for (const [base, list] of lists) {
       for (const [i, e] of (list ?? []).entries()) {
-        if (e.handler.kind !== 'script') continue;
+        // A hole is an entry that did not match its schema (manifest.salvage.ts).
+        if (!e || e.handler.kind !== 'script') continue;
         try {
           await this.scripts.check({ kind: 'script', body: e.handler.body }, p.workspaceId);
         } catch (err) {

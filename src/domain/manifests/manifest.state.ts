@@ -16,6 +16,8 @@ export { canonical, canonicalJson, writeYaml } from './manifest.canonical.js';
 
 export interface AgentSettings {
   name: string;
+  /** The agent's handle: what it is matched by. */
+  slug: string;
   description: string;
   instructions: string;
   defaultModel: string | null;
@@ -121,6 +123,7 @@ export async function loadState(
   return {
     settings: {
       name: agent.name,
+      slug: agent.slug,
       description: agent.description,
       instructions: agent.instructions,
       defaultModel: agent.defaultModel,
@@ -179,9 +182,10 @@ async function allRecords(r: Repositories, documentId: string): Promise<Record<s
 }
 
 /** The settings of an agent the file creates, before the file's own values: what createAgent gives. */
-export function newAgentSettings(name: string, limits: AgentSettings['limits']): AgentSettings {
+export function newAgentSettings(name: string, slug: string, limits: AgentSettings['limits']): AgentSettings {
   return {
     name,
+    slug,
     description: '',
     instructions: '',
     defaultModel: null,
@@ -207,6 +211,8 @@ export function desiredState(m: AgentManifest, current: AgentSettings): AgentSta
   const g = s.guardrails ?? {};
   const settings: AgentSettings = {
     name: m.metadata.name,
+    // The plan matched the agent by its slug (or made one for it): the file never changes it.
+    slug: current.slug,
     description: given(m.metadata.description, current.description),
     instructions: given(s.instructions, current.instructions),
     defaultModel: given(s.defaultModel, current.defaultModel),

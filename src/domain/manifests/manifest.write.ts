@@ -27,6 +27,7 @@ export async function writeAgent(r: Repositories, w: WriteAgent): Promise<string
   const s = w.desired.settings;
   const settings = {
     name: s.name,
+    slug: s.slug,
     description: s.description,
     instructions: s.instructions,
     defaultModel: s.defaultModel,
@@ -68,6 +69,7 @@ export async function writeAgent(r: Repositories, w: WriteAgent): Promise<string
 
 const SETTING_KEYS = [
   'name',
+  'slug',
   'description',
   'instructions',
   'defaultModel',

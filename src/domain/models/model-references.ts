@@ -1,6 +1,7 @@
 import { Invalid } from '../errors.js';
 import type { Repositories } from '../ports.js';
-import type { ModelDefaults } from './model-resolver.js';
+import type { Agent } from '../core/agent.entities.js';
+import { modelInUse, type ModelDefaults, type ModelInUse } from './model-choice.js';
 import { closestNames } from './close-names.js';
 
 /** How many configured names a refusal suggests. */
@@ -36,5 +37,10 @@ export class ModelReferences {
         'or start the service with OPENAI_BASE_URL / OPENAI_API_KEY or ANTHROPIC_API_KEY so that any model name goes to that provider',
       field,
     );
+  }
+
+  /** The model a prompt run of `agent` uses (with an entry's `modelOverride`, when given) and where it comes from. */
+  inUse(r: Pick<Repositories, 'models'>, agent: Agent, modelOverride: string | null): Promise<ModelInUse> {
+    return modelInUse(r, this.defaults, agent, modelOverride);
   }
 }

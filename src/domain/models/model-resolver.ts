@@ -2,21 +2,11 @@ import type { Agent } from '../core/agent.entities.js';
 import type { ModelConfig } from './model.entities.js';
 import type { Repositories } from '../ports.js';
 import type { ResolvedModel } from './language-model.ports.js';
+import { chooseModel, environmentProvider, type ModelDefaults } from './model-choice.js';
 
-/**
- * Model providers configured by the environment (OPENAI_* / ANTHROPIC_*), each with the model name
- * a run uses when neither the entry, the agent nor the workspace names one (OPENAI_MODEL /
- * ANTHROPIC_MODEL).
- */
-export interface ModelDefaults {
-  openai: { apiKey: string | null; baseUrl: string | null; model: string } | null;
-  anthropic: { apiKey: string; model: string } | null;
-  /**
-   * Hosts a configured model's own base URL may name (MODEL_HOSTS_ALLOWED): `host`, `host:port`
-   * or `*.domain`. Undefined or null: any host (local models are the common case).
-   */
-  allowedHosts?: readonly string[] | null;
-}
+export type { ModelDefaults } from './model-choice.js';
+
+const NO_ENVIRONMENT: ModelDefaults = { openai: null, anthropic: null };
 
 /** A model's provider, its own base URL (null: none) and the value of its key secret (null: none). */
 export interface ModelTarget {
@@ -110,8 +100,7 @@ export async function resolveModel(
   agent: Agent,
   modelOverride: string | null,
 ): Promise<ResolvedModel> {
-  const reference =
-    (await modelReference(repos, agent, modelOverride)) ?? defaults.openai?.model ?? defaults.anthropic?.model;
+  const reference = (await chooseModel(repos, defaults, agent, modelOverride))?.reference;
   if (!reference) {
     throw new ModelNotConfigured(
       'No model configured: set a defaultModel on the agent (updateAgent), a modelOverride on the entry, or a workspace default model (configureModel with isDefault: true), or start the service with OPENAI_BASE_URL / OPENAI_API_KEY or ANTHROPIC_API_KEY',
@@ -144,8 +133,8 @@ export async function resolveModel(
       acceptsImages: configured.acceptsImages,
     };
   }
-  const wantsAnthropic = /^claude/i.test(reference) && defaults.anthropic;
-  if (defaults.openai && !wantsAnthropic) {
+  const provider = environmentProvider(defaults, reference);
+  if (provider === 'openai' && defaults.openai) {
     return {
       reference,
       provider: 'openai',
@@ -157,7 +146,7 @@ export async function resolveModel(
       acceptsImages: !defaults.openai.baseUrl,
     };
   }
-  if (defaults.anthropic) {
+  if (provider === 'anthropic' && defaults.anthropic) {
     return {
       reference,
       provider: 'anthropic',
@@ -174,19 +163,13 @@ export async function resolveModel(
   );
 }
 
-/** The model reference a prompt run uses: the entry's override, the agent's default, or the workspace default (null: none). */
-async function modelReference(repos: Repositories, agent: Agent, modelOverride: string | null): Promise<string | null> {
-  const reference = modelOverride ?? agent.defaultModel;
-  if (reference) return reference;
-  return (await repos.models.listByWorkspace(agent.workspaceId)).find((m) => m.isDefault)?.name ?? null;
-}
-
 /**
  * Whether a prompt run can cost credits: only a configured model has prices (the environment's
  * providers cost 0, and a run without a model fails without a charge).
  */
 export async function modelIsPriced(repos: Repositories, agent: Agent, modelOverride: string | null): Promise<boolean> {
-  const reference = await modelReference(repos, agent, modelOverride);
+  // Without the environment's model, as before: the environment's providers cost nothing.
+  const reference = (await chooseModel(repos, NO_ENVIRONMENT, agent, modelOverride))?.reference;
   const configured = reference ? await repos.models.findByName(agent.workspaceId, reference) : null;
   return !!configured && (configured.inputPricePerMillion > 0 || configured.outputPricePerMillion > 0);
 }

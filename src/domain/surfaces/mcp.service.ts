@@ -37,6 +37,12 @@ export interface PreparedCall {
   refusal?: GuardrailBlocked;
 }
 
+/**
+ * Said after the description of a tool without an input schema: its one argument, for clients and
+ * models that read descriptions rather than schemas.
+ */
+export const DEFAULT_ARGUMENTS_NOTE = 'Arguments: {"input": "<text>"}, what to do or ask, as one string.';
+
 /** The schema a tool's arguments are checked against. */
 export function argumentSchema(tool: McpTool): Record<string, unknown> {
   return tool.inputSchema ?? DEFAULT_TOOL_SCHEMA;
@@ -109,7 +115,7 @@ export class McpService {
   describe(tool: McpTool): ToolDescription {
     return {
       name: tool.name,
-      description: tool.description,
+      description: tool.inputSchema ? tool.description : `${tool.description}\n\n${DEFAULT_ARGUMENTS_NOTE}`,
       inputSchema: argumentSchema(tool),
       ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     };

@@ -16,6 +16,7 @@ import { HttpEndpoint, McpTool, Webhook } from './entry.types.js';
 import { Channel } from './channel.types.js';
 import { ApiKey } from './key.types.js';
 import { McpGrant } from './mcp-grant.types.js';
+import { ModelInUse } from './model-in-use.types.js';
 import { surfacesOut } from './shape.js';
 
 @Resolver(() => Agent)
@@ -110,6 +111,19 @@ export class AgentResolver {
   @FieldResolver(() => [SurfaceSetting])
   surfaces(@Root() agent: AgentEntity) {
     return surfacesOut(agent);
+  }
+
+  @FieldResolver(() => ModelInUse, {
+    description:
+      "The model a prompt run uses: an entry's override when given, else the agent's default model, the workspace's default, the environment's",
+  })
+  modelInUse(
+    @Root() agent: AgentEntity,
+    @Arg('modelOverride', () => String, { nullable: true, description: "An entry's model override" })
+    modelOverride: string | null | undefined,
+    @Ctx() ctx: Context,
+  ) {
+    return ctx.services.agents.modelInUse(ctx.principal, agent.id, modelOverride ?? null);
   }
 
   @FieldResolver(() => AgentLimits)

@@ -58,6 +58,11 @@ export class AgentLimits {
 export class Agent {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
+  @Field(() => String, {
+    description:
+      "The agent's handle, unique in its workspace: lower-case letters, digits and dashes, derived from the name when the agent is made and kept when it is renamed",
+  })
+  slug!: string;
   @Field(() => String) description!: string;
   @Field(() => String) instructions!: string;
   @Field(() => String, { nullable: true }) defaultModel!: string | null;
@@ -74,6 +79,11 @@ export class Agent {
 @InputType()
 export class CreateAgentInput {
   @Field(() => String) name!: string;
+  @Field(() => String, {
+    nullable: true,
+    description: "The agent's handle; absent: derived from the name (a taken one gets -2, -3 …)",
+  })
+  slug?: string | null;
   @Field(() => String, { nullable: true }) description?: string;
   @Field(() => String, { nullable: true }) instructions?: string;
   @Field(() => String, { nullable: true }) defaultModel?: string | null;
@@ -85,6 +95,8 @@ export class CreateAgentInput {
 @InputType()
 export class UpdateAgentInput {
   @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => String, { nullable: true, description: 'A new handle; renaming the agent keeps its handle' })
+  slug?: string;
   @Field(() => String, { nullable: true }) description?: string;
   @Field(() => String, { nullable: true }) instructions?: string;
   @Field(() => String, { nullable: true }) defaultModel?: string | null;

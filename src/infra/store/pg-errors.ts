@@ -14,6 +14,10 @@ const CONSTRAINT_MESSAGES: Record<string, { message: string; field?: string }> =
     message: 'That address already routes to an agent: an email address or number belongs to one channel',
     field: 'address',
   },
+  agents_workspace_id_slug_unique: {
+    message: 'Another agent of this workspace has that slug: choose another one',
+    field: 'slug',
+  },
   secrets_workspace_id_name_unique: { message: 'A secret with that name already exists', field: 'name' },
   models_workspace_id_name_unique: { message: 'A model with that name already exists', field: 'name' },
   teams_workspace_id_name_unique: { message: 'A team with that name already exists', field: 'name' },

@@ -89,6 +89,8 @@ export function webhookReceiver(registry: OpenAPIRegistry) {
       tags: ['Webhooks'],
       summary: 'Receive a webhook delivery',
       description,
+      // Keyless: the URL routes the call (and a signature, when the integration checks one).
+      security: [],
       request:
         method === 'get'
           ? { params }

@@ -179,6 +179,7 @@ export function surfacesOpenApi(baseUrl: string): Record<string, unknown> {
     info: {
       title: 'Agent Exposure Service — agent surfaces',
       version: '1.0.0',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       description:
         'HTTP API, Document API, MCP server, chat endpoints and webhook receiver of the agents hosted by this service. Errors are `{"error": "..."}`; a 429 adds `reason` and `Retry-After`.',
     },

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
-import { AgentCard, ListTasksRequest, SendMessageRequest, StreamResponse, Task, Message, type Part } from '@a2a-js/sdk';
+import { ListTasksRequest, SendMessageRequest, StreamResponse, Task, Message, type Part } from '@a2a-js/sdk';
 import { A2AError, restStatusFor, toRestErrorBody, VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
@@ -13,7 +13,7 @@ import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
 import { encodeA2aJsonRpcError } from './a2a.errors.js';
 import { agentRouteFrame, type SurfaceState } from '../shared/activity.middleware.js';
-import { A2A_VERSION, agentCard } from './agent-card.js';
+import { A2A_VERSION, agentCard, agentCardJson } from './agent-card.js';
 import { CANCEL_KEY, PipelineExecutor, RUN_KEY } from './executor.js';
 import { DatabaseTaskStore, SCOPE_KEY, SharedEventBusManager } from './task-store.js';
 import { lazyAbortOnClose, readJson, runHeaders } from '../shared/http-io.js';
@@ -136,7 +136,7 @@ export function a2aRoutes(
       const agent = await services.surfaces.findAgent(ctx.params.agentId!);
       if (!agent || !services.a2a.cardIsPublic(agent)) throw new NotFound('Agent card');
       ctx.set('Cache-Control', 'public, max-age=60');
-      ctx.body = AgentCard.toJSON(await cardOf(ctx, { agent }));
+      ctx.body = agentCardJson(await cardOf(ctx, { agent }));
     }),
   );
 

@@ -1,10 +1,12 @@
-import type { AgentCard } from '@a2a-js/sdk';
+import { AgentCard } from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import type { Agent } from '../../domain/core/agent.entities.js';
-import type { A2aSkill } from '../../domain/surfaces/a2a.service.js';
+import { CHAT_SKILL, type A2aSkill } from '../../domain/surfaces/a2a.service.js';
 
 /** The protocol version this server speaks. */
 export const A2A_VERSION = '1.0';
+/** The earlier version the JSON-RPC URL also answers (requests without `A2A-Version`). */
+export const A2A_LEGACY_VERSION = '0.3';
 
 /** An agent's A2A URLs: JSON-RPC, and the HTTP+JSON binding's base. */
 export function a2aUrls(baseUrl: string, agentId: string): { jsonRpc: string; rest: string } {
@@ -60,12 +62,37 @@ export function agentCard(agent: Agent, skills: A2aSkill[], baseUrl: string): Ag
       id: s.id,
       name: s.name,
       description: s.description || s.name,
-      tags: [],
+      // Required in 1.0 and 0.3, and an empty list would be left out of the JSON altogether.
+      tags: s.id === CHAT_SKILL ? ['chat'] : s.structured ? ['tool', 'structured'] : ['tool'],
       examples: [],
       inputModes: MODES,
       outputModes: s.structured ? MODES : ['text/plain'],
       securityRequirements: [],
     })),
     signatures: [],
+  };
+}
+
+/**
+ * The card as served: the 1.0 card, plus the top-level fields of a 0.3 card (`url`,
+ * `protocolVersion`, `preferredTransport`, `additionalInterfaces`) naming the interfaces that speak
+ * 0.3, so a 0.3 client reads it as well (a 1.0 client reads `supportedInterfaces` and ignores them).
+ * The lists a 0.3 client requires are there even when empty (the 1.0 JSON leaves empty lists out).
+ */
+export function agentCardJson(card: AgentCard): Record<string, unknown> {
+  const legacy = card.supportedInterfaces.filter((i) => i.protocolVersion === A2A_LEGACY_VERSION);
+  const primary = legacy[0];
+  const json = AgentCard.toJSON(card) as Record<string, unknown>;
+  return {
+    ...json,
+    skills: json.skills ?? [],
+    ...(primary
+      ? {
+          url: primary.url,
+          protocolVersion: A2A_LEGACY_VERSION,
+          preferredTransport: primary.protocolBinding,
+          additionalInterfaces: legacy.map((i) => ({ url: i.url, transport: i.protocolBinding })),
+        }
+      : {}),
   };
 }

@@ -27,12 +27,14 @@ const toolError = (r: Refusal): McpFailure => ({ kind: 'tool', text: r.message }
 const retryLater = (r: Refusal): McpFailure => ({ kind: 'tool', text: tryAgain(r) });
 
 /**
- * `tools/call`: an unknown tool or bad arguments are JSON-RPC invalid-params errors; a refusal the
- * service explains (a limit met while the call was not prepared before dispatch, a busy sandbox) is
- * a tool error the model can read, saying when to try again.
+ * `tools/call`: an unknown tool is a JSON-RPC invalid-params error; arguments that fail the tool's
+ * input schema are a tool error naming the field (MCP 2025-11-25, SEP-1303: the model reads it and
+ * corrects its call, which a protocol error would hide from it); a refusal the service explains (a
+ * limit met while the call was not prepared before dispatch, a busy sandbox) is a tool error the
+ * model can read, saying when to try again.
  */
 const TOOL_CALL: Record<CatalogueKey, (r: Refusal) => McpFailure> = {
-  INVALID: withField,
+  INVALID: toolError,
   UNAUTHENTICATED: toolError,
   FORBIDDEN: toolError,
   NOT_FOUND: (r) => rpc(INVALID_PARAMS, `Unknown tool: ${r.id ?? ''}`),

@@ -175,6 +175,7 @@ describeFuzz('faults: fuzzing the GraphQL management API', (target) => {
             'query($n: Int!, $c: String, $s: Surface) { agent(id: "P") { activity(first: $n, after: $c, surface: $s) { nodes { id status } endCursor } } }',
             'query($c: String, $s: DateTimeISO) { agent(id: "P") { activity(first: 5, status: $c, entry: $c, since: $s, until: $s) { nodes { id status } } } }',
             'query($n: Int!, $c: ID!) { agent(id: "P") { activityEntry(id: $c) { id requestBody } usageBySurface(days: $n) { day surface runs } } }',
+            'query($c: String) { agent(id: "P") { modelInUse(modelOverride: $c) { reference source provider problem } } }',
             'query($n: Int!) { agent(id: "P") { usage(days: $n) { day credits } } workspace { usage(days: $n) { day } } }',
             'query($n: Int!, $c: String, $s: WebhookDeliveryStatus) { webhookDeliveries(agentId: "P", first: $n, after: $c, status: $s) { nodes { id status } endCursor } }',
             'query($b: Boolean!) { viewer { id @skip(if: $b) role @include(if: $b) } }',

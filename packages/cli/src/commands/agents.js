@@ -3,7 +3,7 @@ import { graphqlClient, resolveAgent } from '../client.js';
 import { credentials } from '../config.js';
 import { format, printJson, printYaml, table } from '../output.js';
 
-const AGENT_FIELDS = `id name description instructions defaultModel visibility teamId allowWorkspaceKeys createdAt updatedAt
+const AGENT_FIELDS = `id name slug description instructions defaultModel visibility teamId allowWorkspaceKeys createdAt updatedAt
   surfaces { surface enabled activityLogging }
   httpEndpoints { path methods description }
   mcpTools { name description }
@@ -39,12 +39,13 @@ Examples:
         const out = format(opts.output, ['table', 'json', 'yaml'], 'table');
         const gql = graphqlClient(credentials());
         const { agents: list } = await gql(
-          'query { agents { id name description visibility defaultModel httpEndpoints { id } mcpTools { id } webhooks { id } documents { id } } }',
+          'query { agents { id name slug description visibility defaultModel httpEndpoints { id } mcpTools { id } webhooks { id } documents { id } } }',
           {},
           { label: 'Listing agents' },
         );
         const rows = list.map((/** @type {any} */ a) => ({
           id: a.id,
+          slug: a.slug,
           name: a.name,
           description: a.description,
           visibility: a.visibility,
@@ -59,10 +60,11 @@ Examples:
         if (!rows.length) return void process.stdout.write('No agents yet.\n');
         process.stdout.write(
           table(
-            ['ID', 'NAME', 'VISIBILITY', 'MODEL', 'ENDPOINTS', 'TOOLS', 'WEBHOOKS', 'DOCUMENTS'],
+            ['SLUG', 'NAME', 'ID', 'VISIBILITY', 'MODEL', 'ENDPOINTS', 'TOOLS', 'WEBHOOKS', 'DOCUMENTS'],
             rows.map((r) => [
-              r.id,
+              r.slug,
               r.name,
+              r.id,
               r.visibility,
               r.defaultModel ?? '-',
               r.endpoints,
@@ -77,8 +79,8 @@ Examples:
 
   agents
     .command('get')
-    .description('Show one agent (by id or name)')
-    .argument('<agent>', 'the agent id or name')
+    .description('Show one agent (by slug, id or name)')
+    .argument('<agent>', 'the agent slug, id or name')
     .option('-o, --output <format>', 'table, json or yaml', 'table')
     .addHelpText(
       'after',
@@ -101,6 +103,7 @@ Examples:
         if (out === 'yaml') return printYaml(agent);
         const lines = [
           ['ID', agent.id],
+          ['SLUG', agent.slug],
           ['NAME', agent.name],
           ['DESCRIPTION', agent.description || '-'],
           ['MODEL', agent.defaultModel ?? '-'],

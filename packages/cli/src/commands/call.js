@@ -34,7 +34,7 @@ export function registerCall(program) {
   program
     .command('call')
     .description("Call one of an agent's HTTP API endpoints ($URL/agents/<id>/api/<path>)")
-    .argument('<agent>', 'the agent id or name')
+    .argument('<agent>', 'the agent slug, id or name')
     .argument('<path>', 'the endpoint path, e.g. orders/42/summary (a ?query is kept)')
     .option('-X, --method <method>', 'GET, POST, PUT, PATCH or DELETE (default: POST with --data, else GET)')
     .option('-d, --data <json>', 'the JSON body: JSON text, @file, or @- for stdin')

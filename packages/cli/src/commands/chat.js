@@ -11,7 +11,7 @@ export function registerChat(program) {
   program
     .command('chat')
     .description('Chat with an agent in the terminal (its chat endpoint), answers streamed as they arrive')
-    .argument('<agent>', 'the agent id or name')
+    .argument('<agent>', 'the agent slug, id or name')
     .option('--key <key>', 'the agent key (default: AES_AGENT_KEY, else a temporary key revoked at the end)')
     .option('--conversation <id>', 'continue a conversation (conv_…)')
     .option('-o, --output <format>', 'text or json (one JSON object per turn)', 'text')

@@ -37,7 +37,7 @@ Examples:
   keys
     .command('create')
     .description('Create an agent key; the key is printed once, here')
-    .argument('<agent>', 'the agent id or name')
+    .argument('<agent>', 'the agent slug, id or name')
     .requiredOption('--name <name>', 'what the key is for, e.g. "website"')
     .option('--expires <when>', 'a duration (30m, 12h, 90d, 2w) or a date; default: until revoked')
     .option('-o, --output <format>', 'text or json', 'text')
@@ -61,7 +61,7 @@ Examples:
         );
         if (out === 'json') return printJson({ ...created.apiKey, agentId: agent.id, key: created.key });
         process.stdout.write(
-          `Created key '${created.apiKey.name}' (${created.apiKey.id}) for ${agent.name}${created.apiKey.expiresAt ? `, expiring ${created.apiKey.expiresAt}` : ''}.\n` +
+          `Created key '${created.apiKey.name}' (${created.apiKey.id}) for ${agent.slug}${created.apiKey.expiresAt ? `, expiring ${created.apiKey.expiresAt}` : ''}.\n` +
             `Store it now — it is not shown again:\n\n  ${created.key}\n\n`,
         );
       }),
@@ -72,7 +72,7 @@ Examples:
     .description(
       "List agent keys (prefix and last four characters only) — one agent's, or those of every agent you can see",
     )
-    .argument('[agent]', 'the agent id or name')
+    .argument('[agent]', 'the agent slug, id or name')
     .option('-o, --output <format>', 'table or json', 'table')
     .addHelpText(
       'after',
@@ -85,24 +85,27 @@ Examples:
       act(async (ref, opts) => {
         const out = format(opts.output, ['table', 'json'], 'table');
         const gql = graphqlClient(credentials());
-        /** @type {{ id: string, name: string, apiKeys: any[] }[]} */
+        /** @type {{ id: string, name: string, slug: string, apiKeys: any[] }[]} */
         let agents;
         if (ref) {
           const { id } = await resolveAgent(gql, ref);
           agents = [
             (
               await gql(
-                `query($id: ID!) { agent(id: $id) { id name apiKeys { ${KEY_FIELDS} } } }`,
+                `query($id: ID!) { agent(id: $id) { id name slug apiKeys { ${KEY_FIELDS} } } }`,
                 { id },
                 { label: 'Listing keys' },
               )
             ).agent,
           ];
         } else {
-          agents = (await gql(`query { agents { id name apiKeys { ${KEY_FIELDS} } } }`, {}, { label: 'Listing keys' }))
-            .agents;
+          agents = (
+            await gql(`query { agents { id name slug apiKeys { ${KEY_FIELDS} } } }`, {}, { label: 'Listing keys' })
+          ).agents;
         }
-        const rows = agents.flatMap((a) => a.apiKeys.map((k) => ({ ...k, agentId: a.id, agentName: a.name })));
+        const rows = agents.flatMap((a) =>
+          a.apiKeys.map((k) => ({ ...k, agentId: a.id, agentSlug: a.slug, agentName: a.name })),
+        );
         if (out === 'json') return printJson(rows);
         if (!rows.length) return void process.stdout.write('No keys.\n');
         const now = Date.now();
@@ -114,7 +117,7 @@ Examples:
             rows.map((k) => [
               k.id,
               k.name,
-              k.agentName,
+              k.agentSlug,
               `${k.prefix}…${k.last4}`,
               state(k),
               k.createdAt,

@@ -27,7 +27,7 @@ export function registerLogs(program) {
   program
     .command('logs')
     .description("An agent's activity log, newest last; --follow keeps printing new entries")
-    .argument('<agent>', 'the agent id or name')
+    .argument('<agent>', 'the agent slug, id or name')
     .option('-f, --follow', 'keep polling for new entries until Ctrl-C')
     .option('--surface <surface>', SURFACES.join(', '))
     .option('--status <status>', 'a status (429), a class (2xx, 4xx, 5xx) or "error"')

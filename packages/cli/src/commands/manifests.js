@@ -25,10 +25,10 @@ export function registerManifests(program) {
   program
     .command('export')
     .description('Write agents as manifest YAML: to stdout, or one file per agent in a directory')
-    .argument('[agents...]', 'agent ids or names (default: every agent you can see)')
+    .argument('[agents...]', 'agent slugs, ids or names (default: every agent you can see)')
     .option(
       '-o, --output <dir|json>',
-      'a directory for one <name>.yaml per agent; `json` prints {yaml, agents} (default: the YAML on stdout)',
+      'a directory for one <slug>.yaml per agent; `json` prints {yaml, agents} (default: the YAML on stdout)',
     )
     .option('--with-records', 'include the records of database documents')
     .addHelpText(
@@ -38,7 +38,7 @@ Nothing secret is exported: secrets are named, never shown; keys are not part of
 
 Examples:
   $ aes export orders-bot > orders-bot.yaml
-  $ aes export -o agents/              # every agent, agents/<name>.yaml
+  $ aes export -o agents/              # every agent, agents/<slug>.yaml
   $ aes export orders-bot --with-records -o json`,
     )
     .action(
@@ -48,10 +48,10 @@ Examples:
           ? await Promise.all(refs.map(async (/** @type {string} */ r) => (await resolveAgent(gql, r)).id))
           : undefined;
         const { exportAgents: text } = await gql(EXPORT, { ids, r: Boolean(opts.withRecords) }, { label: 'Exporting' });
-        const docs = splitDocuments(text).map((yaml) => ({
-          name: String(parse(yaml)?.metadata?.name ?? 'agent'),
-          yaml,
-        }));
+        const docs = splitDocuments(text).map((yaml) => {
+          const metadata = parse(yaml)?.metadata;
+          return { name: String(metadata?.name ?? 'agent'), slug: String(metadata?.slug ?? ''), yaml };
+        });
         if (opts.output === 'json') return printJson({ yaml: text, agents: docs });
         if (opts.output === undefined) return void process.stdout.write(text);
         const dir = opts.output;
@@ -59,8 +59,10 @@ Examples:
         const used = new Set();
         const written = [];
         for (const d of docs) {
-          let file = fileNameFor(d.name);
-          for (let n = 2; used.has(file); n++) file = fileNameFor(`${d.name}-${n}`);
+          // The slug is unique in the workspace; the name is the fallback of a service without slugs.
+          const base = d.slug || d.name;
+          let file = fileNameFor(base);
+          for (let n = 2; used.has(file); n++) file = fileNameFor(`${base}-${n}`);
           used.add(file);
           const target = path.join(dir, file);
           fs.writeFileSync(target, d.yaml);

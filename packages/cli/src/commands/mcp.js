@@ -19,7 +19,7 @@ Examples:
   mcp
     .command('config')
     .description("Print an MCP client's configuration for the agent, ready to paste")
-    .argument('<agent>', 'the agent id or name')
+    .argument('<agent>', 'the agent slug, id or name')
     .requiredOption('--client <client>', CLIENTS.join(', '))
     .option('--key <key>', 'put this agent key in (default: a placeholder, or VS Code asks for it)')
     .option(

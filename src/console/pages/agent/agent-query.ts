@@ -6,6 +6,7 @@ export const AgentQuery = graphql(`
     agent(id: $id) {
       id
       name
+      slug
       description
       instructions
       defaultModel

@@ -150,15 +150,24 @@ function LimitsForm({ data }: { data: Data }) {
   const [saved, setSaved] = useState(false);
   const [{ fetching, error }, save] = useMutation(SetLimitsMutation);
   const { fields, other } = fieldErrors(error);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const store = async (dailyCreditLimit: number | null, maxConcurrentRequests: number | null) => {
     setSaved(false);
     const result = await save(
-      { agentId: agent.id, dailyCreditLimit: limitOf(daily), maxConcurrentRequests: limitOf(concurrent) },
+      { agentId: agent.id, dailyCreditLimit, maxConcurrentRequests },
       // Today's use and the other limits are read again with the agent.
       { additionalTypenames: ['Agent', 'DailyUsage'] },
     );
     if (!result.error) setSaved(true);
+  };
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    await store(limitOf(daily), limitOf(concurrent));
+  };
+  // Clearing saves at once: an emptied form left unsaved kept the old limit (and its 429s).
+  const clear = async () => {
+    setDaily('');
+    setConcurrent('');
+    await store(null, null);
   };
   return (
     <Paper withBorder p="md">
@@ -199,15 +208,8 @@ function LimitsForm({ data }: { data: Data }) {
             />
           </Group>
           <FormActions error={other} submit="Save limits" loading={fetching} saved={saved} light>
-            <Button
-              variant="default"
-              onClick={() => {
-                setDaily('');
-                setConcurrent('');
-                setSaved(false);
-              }}
-            >
-              Clear both
+            <Button variant="default" onClick={() => void clear()} disabled={fetching}>
+              Clear both limits
             </Button>
           </FormActions>
         </Stack>

@@ -249,7 +249,7 @@ function ToolForm({
       />
       <Textarea
         label="Description"
-        description="Tells the client's model when to call the tool"
+        description={`Tells the client's model when to call the tool; without an input schema, clients are also told it takes {"input": "<text>"}`}
         required
         autosize
         minRows={2}
