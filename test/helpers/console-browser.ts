@@ -190,9 +190,18 @@ export function consoleSuite(
   });
 }
 
-/** Runs `check` with the page at a phone's 390×844, then puts it back to the harness's 1280×800. */
+/**
+ * Runs `check` with the page at a phone's 390×844 once its layout has settled (what a resize sets
+ * off — media queries, observers, re-renders — has run), then puts it back to 1280×800.
+ */
 export async function atPhoneSize(page: Page, check: () => Promise<void>): Promise<void> {
   await page.setViewportSize({ width: 390, height: 844 });
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) =>
+        window.requestAnimationFrame(() => window.requestAnimationFrame(() => window.setTimeout(resolve, 50))),
+      ),
+  );
   try {
     await check();
   } finally {
