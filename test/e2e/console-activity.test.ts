@@ -320,14 +320,20 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'console-test', version: '1' } };
+    const init = {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'console-test', version: '1' },
+    };
     expect((await mcp('POST', { jsonrpc: '2.0', id: 1, method: 'initialize', params: init })).status).to.equal(200);
     expect((await mcp('POST', { jsonrpc: '2.0', method: 'notifications/initialized' })).status).to.equal(202);
     expect((await mcp('GET')).status).to.equal(405);
     expect((await mcp('POST', { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).to.equal(200);
     // Off by default: the list is the one call.
     await expectRows(6);
-    expect((await rowTexts())[0]).to.include('tools/list').and.include('200');
+    expect((await rowTexts())[0])
+      .to.include('tools/list')
+      .and.include('200');
     expect(await page.locator('tr[data-protocol]').count()).to.equal(0);
 
     await page.getByRole('switch', { name: 'Protocol traffic' }).check();
@@ -336,7 +342,12 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     expect(await dimmed.count()).to.equal(3);
     const probe = ((await dimmed.filter({ hasText: 'GET /mcp' }).textContent()) ?? '').replace(/\s+/g, ' ');
     expect(probe).to.include('405').and.include('protocol').and.not.include('error');
-    expect(await dimmed.filter({ hasText: 'GET /mcp' }).locator('.mantine-Badge-root', { hasText: '405' }).getAttribute('style')).to.include('gray');
+    expect(
+      await dimmed
+        .filter({ hasText: 'GET /mcp' })
+        .locator('.mantine-Badge-root', { hasText: '405' })
+        .getAttribute('style'),
+    ).to.include('gray');
     expect(await dimmed.filter({ hasText: 'notifications/initialized' }).count()).to.equal(1);
     expect(await h.axeProblems()).to.deep.equal([]);
     await page.getByRole('switch', { name: 'Protocol traffic' }).uncheck();
@@ -355,7 +366,10 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     expect(delivered.status).to.equal(200);
     await rows().first().getByText('run ok').waitFor({ timeout: 30_000 });
     await expectRows(7);
-    expect((await rowTexts())[0]).to.include('orders-hook').and.include('200').and.include('run ok');
+    expect((await rowTexts())[0])
+      .to.include('orders-hook')
+      .and.include('200')
+      .and.include('run ok');
     expect(await h.axeProblems()).to.deep.equal([]);
   });
 

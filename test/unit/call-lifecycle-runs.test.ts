@@ -105,4 +105,3 @@ describe('call lifecycle: runs counted, run to their result, logged', () => {
     expect(written[0]).to.include({ kind: 'run', deliveryId: 'dlv_9' });
   });
 });
-

@@ -38,7 +38,7 @@ export class ActivityResolver {
     @Arg('includeProtocol', () => Boolean, {
       defaultValue: false,
       description:
-        "Whether protocol traffic (entries with `protocol`: an MCP initialize, notifications, the stream probe) is listed too",
+        'Whether protocol traffic (entries with `protocol`: an MCP initialize, notifications, the stream probe) is listed too',
     })
     includeProtocol: boolean,
     @Arg('foldDeliveryRuns', () => Boolean, {

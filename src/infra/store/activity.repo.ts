@@ -48,7 +48,8 @@ function filtered(query: Knex.QueryBuilder, opts: ActivityListOptions, t: string
   if (opts.surface) query.andWhere(`${t}.surface`, opts.surface);
   if (opts.entry !== undefined) query.andWhere(`${t}.entry`, opts.entry);
   if (opts.status === 'error') query.whereNotNull(`${t}.error`);
-  else if (opts.status) query.andWhere(`${t}.status`, '>=', opts.status.min).andWhere(`${t}.status`, '<=', opts.status.max);
+  else if (opts.status)
+    query.andWhere(`${t}.status`, '>=', opts.status.min).andWhere(`${t}.status`, '<=', opts.status.max);
   if (opts.since) query.andWhere(`${t}.created_at`, '>=', opts.since);
   if (opts.until) query.andWhere(`${t}.created_at`, '<', opts.until);
   return query;
