@@ -102,6 +102,7 @@ describe('call lifecycle: runs counted, run to their result, logged', () => {
     const err = await calls.begin(principal, agent, entry, { ...input, delivery }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(Error);
     expect(written).to.have.length(1);
-    expect(written[0]).to.include({ kind: 'run', deliveryId: 'dlv_9' });
+    expect(written[0]).to.include({ kind: 'run', deliveryId: 'dlv_9', error: 'The run failed', runId: null });
+    expect(written[0]!.response).to.deep.equal({ error: 'The run failed' });
   });
 });
