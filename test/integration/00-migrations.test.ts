@@ -34,7 +34,7 @@ const PRIMARY_KEYS: Record<string, string> = {
 const COLUMNS: Record<string, string> = {
   a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
   activity_log:
-    'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by',
+    'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by protocol delivery_id',
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agent_queue_serves: 'queue agent_id claim_no claim_rank',
   agents:
@@ -173,6 +173,7 @@ const INDEXES = [
   'CREATE INDEX activity_log_agent_id_surface_created_at_id_index ON activity_log USING btree (agent_id, surface, created_at, id)',
   'CREATE INDEX activity_log_agent_id_surface_kind_created_at_id_index ON activity_log USING btree (agent_id, surface, kind, created_at, id)',
   'CREATE INDEX activity_log_created_at_index ON activity_log USING btree (created_at)',
+  'CREATE INDEX activity_log_delivery_id_index ON activity_log USING btree (delivery_id) WHERE (delivery_id IS NOT NULL)',
   'CREATE INDEX activity_log_run_id_index ON activity_log USING btree (run_id) WHERE (run_id IS NOT NULL)',
   'CREATE INDEX agent_changes_agent_id_created_at_id_index ON agent_changes USING btree (agent_id, created_at, id)',
   'CREATE INDEX agents_team_id_index ON agents USING btree (team_id)',
