@@ -29,6 +29,7 @@ import * as channelIntakeQuota from './20270321000000_channel_intake_quota.js';
 import * as messageAnswerTo from './20270322000000_message_answer_to.js';
 import * as surfaceCallers from './20270323000000_surface_callers.js';
 import * as fairClaimServed from './20270325000000_fair_claim_served.js';
+import * as keyOrigin from './20270402000000_key_origin.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -63,6 +64,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270322000000_message_answer_to': messageAnswerTo,
   '20270323000000_surface_callers': surfaceCallers,
   '20270325000000_fair_claim_served': fairClaimServed,
+  '20270402000000_key_origin': keyOrigin,
 };
 
 /** knex migration source over the static list above. */
