@@ -21,8 +21,17 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
   const env = () => ({ AES_URL: svc.url, AES_TOKEN: ADMIN_TOKEN });
   const keys = async () =>
-    (await gql('query($id: ID!) { agent(id: $id) { apiKeys { id name expiresAt revokedAt origin } } }', { id: agentId }))
-      .agent.apiKeys as { id: string; name: string; expiresAt: string | null; revokedAt: string | null; origin: string }[];
+    (
+      await gql('query($id: ID!) { agent(id: $id) { apiKeys { id name expiresAt revokedAt origin } } }', {
+        id: agentId,
+      })
+    ).agent.apiKeys as {
+      id: string;
+      name: string;
+      expiresAt: string | null;
+      revokedAt: string | null;
+      origin: string;
+    }[];
 
   before(async () => {
     svc = await startE2eService('cli_calls_e2e', { adminToken: ADMIN_TOKEN });

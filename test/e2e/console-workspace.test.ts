@@ -331,8 +331,11 @@ describe('e2e: the console: workspace sections', function () {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText(/^Line 3, column \d+: Not valid JSON/).waitFor();
     const read = async () =>
-      (await gql('{ workspace { settings { activityRetentionDays messageRetentionDays tags featureFlags accountRules } } }'))
-        .workspace.settings;
+      (
+        await gql(
+          '{ workspace { settings { activityRetentionDays messageRetentionDays tags featureFlags accountRules } } }',
+        )
+      ).workspace.settings;
     expect(await read()).to.deep.equal({
       activityRetentionDays: 30,
       messageRetentionDays: 90,

@@ -20,8 +20,9 @@ describe('GraphQL: who made a key (origin)', () => {
     const person = (await gqlOk(ws.adminToken, AGENT_KEY, { a: agentId })).createAgentApiKey.apiKey;
     const cli = (await gqlOk(ws.adminToken, AGENT_KEY, { a: agentId, o: 'CLI' })).createAgentApiKey.apiKey;
     expect([person.origin, cli.origin]).to.deep.equal(['PERSON', 'CLI']);
-    const listed = (await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { apiKeys { id origin } } }', { a: agentId }))
-      .agent.apiKeys;
+    const listed = (
+      await gqlOk(ws.adminToken, 'query($a: ID!) { agent(id: $a) { apiKeys { id origin } } }', { a: agentId })
+    ).agent.apiKeys;
     expect(listed).to.deep.include.members([person, cli]);
   });
 

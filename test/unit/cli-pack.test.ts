@@ -13,13 +13,22 @@ const CLI = join(import.meta.dirname, '..', '..', 'packages', 'cli');
 describe('the aes CLI packs into a tarball that stands on its own', function () {
   this.timeout(60_000);
   const packed: { filename: string; files: { path: string }[] }[] = JSON.parse(
-    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: CLI, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: CLI,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
   );
   const files = new Set(packed[0]!.files.map((f) => f.path));
 
   it('is named as the README says and holds the command, its sources and the shared modules', () => {
     expect(packed[0]!.filename).to.equal('agent-exposure-cli-0.1.0.tgz');
-    expect([...files]).to.include.members(['bin/aes.js', 'src/main.js', 'src/shared/mcp-configs.js', 'src/shared/sse.js']);
+    expect([...files]).to.include.members([
+      'bin/aes.js',
+      'src/main.js',
+      'src/shared/mcp-configs.js',
+      'src/shared/sse.js',
+    ]);
   });
 
   it('every import of a packed file is packed or a declared dependency', () => {
@@ -28,7 +37,9 @@ describe('the aes CLI packs into a tarball that stands on its own', function () 
     const missing: string[] = [];
     for (const file of [...files].filter((f) => f.endsWith('.js'))) {
       const source = readFileSync(join(CLI, file), 'utf8');
-      for (const m of source.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+      for (const m of source.matchAll(
+        /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g,
+      )) {
         const spec = (m[1] ?? m[2])!;
         if (spec.startsWith('.')) {
           const target = normalize(join(dirname(file), spec));

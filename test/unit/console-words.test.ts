@@ -39,10 +39,11 @@ function sources(dir: string): string[] {
 /** Whether a literal sits where no person sees it. */
 function hidden(node: ts.Node): boolean {
   for (let n: ts.Node | undefined = node; n; n = n.parent) {
-    const p = n.parent;
+    const p: ts.Node | undefined = n.parent;
     if (!p) break;
     // GraphQL documents: graphql(`…`) and gql(`…`).
-    if (ts.isCallExpression(p) && ts.isIdentifier(p.expression) && /^(graphql|gql)$/.test(p.expression.text)) return true;
+    if (ts.isCallExpression(p) && ts.isIdentifier(p.expression) && /^(graphql|gql)$/.test(p.expression.text))
+      return true;
     if (ts.isTaggedTemplateExpression(p) && ts.isIdentifier(p.tag) && /^(graphql|gql)$/.test(p.tag.text)) return true;
     if (ts.isImportDeclaration(p) || ts.isExportDeclaration(p) || ts.isLiteralTypeNode(p)) return true;
     if (ts.isPropertyAssignment(p) && p.name === n) return true;
@@ -53,7 +54,11 @@ function hidden(node: ts.Node): boolean {
 
 /** Each text a person may see in one source file, with its line. */
 export function visibleTexts(fileName: string, text: string): Array<{ line: number; text: string }> {
-  const kind = fileName.endsWith('x') ? ts.ScriptKind.TSX : fileName.endsWith('.js') ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const kind = fileName.endsWith('x')
+    ? ts.ScriptKind.TSX
+    : fileName.endsWith('.js')
+      ? ts.ScriptKind.JS
+      : ts.ScriptKind.TS;
   const file = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
   const out: Array<{ line: number; text: string }> = [];
   const add = (node: ts.Node, value: string) => {
@@ -77,7 +82,9 @@ export function namingOperations(fileName: string, text: string, names: readonly
   const pattern = new RegExp(`\\b(${names.join('|')})\\b`);
   return visibleTexts(fileName, text).flatMap((t) => {
     const m = pattern.exec(t.text);
-    return m ? [`${relative(ROOT, fileName)}:${t.line}: ${m[1]} in ${JSON.stringify(t.text.trim().slice(0, 160))}`] : [];
+    return m
+      ? [`${relative(ROOT, fileName)}:${t.line}: ${m[1]} in ${JSON.stringify(t.text.trim().slice(0, 160))}`]
+      : [];
   });
 }
 
@@ -91,7 +98,7 @@ describe('console words: no GraphQL operation names in what a person sees', () =
 
   it('finds an operation named in JSX text, a string or a template, and not in a GraphQL document or a property name', () => {
     const sample = [
-      "const Q = graphql(`mutation { createSecret(name: \"x\") { id } }`);",
+      'const Q = graphql(`mutation { createSecret(name: "x") { id } }`);',
       "const r = data['createSecret'];",
       "const o = { createSecret: 1, 'updateWebhook': 2 };",
       'const a = <Text>Store it with createSecret first</Text>;',

@@ -14,7 +14,8 @@ export class KeyResolver {
     @Arg('agentId', () => ID) agentId: string,
     @Arg('name', () => String) name: string,
     @Arg('expiresAt', () => Date, { nullable: true, description: EXPIRES_AT }) expiresAt: Date | undefined,
-    @Arg('origin', () => ApiKeyOriginEnum, { nullable: true, description: ORIGIN }) origin: ApiKeyOriginEnum | undefined,
+    @Arg('origin', () => ApiKeyOriginEnum, { nullable: true, description: ORIGIN })
+    origin: ApiKeyOriginEnum | undefined,
     @Ctx() ctx: Context,
   ) {
     return ctx.services.keys.createAgentApiKey(ctx.principal, agentId, name, expiresAt, origin);
@@ -33,7 +34,8 @@ export class KeyResolver {
     @Arg('name', () => String) name: string,
     @Arg('scopes', () => [KeyScopeEnum], { nullable: true }) scopes: KeyScopeEnum[] | undefined,
     @Arg('expiresAt', () => Date, { nullable: true, description: EXPIRES_AT }) expiresAt: Date | undefined,
-    @Arg('origin', () => ApiKeyOriginEnum, { nullable: true, description: ORIGIN }) origin: ApiKeyOriginEnum | undefined,
+    @Arg('origin', () => ApiKeyOriginEnum, { nullable: true, description: ORIGIN })
+    origin: ApiKeyOriginEnum | undefined,
     @Ctx() ctx: Context,
   ) {
     return ctx.services.keys.createWorkspaceApiKey(ctx.principal, name, scopes ?? [], expiresAt, origin);

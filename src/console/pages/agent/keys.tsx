@@ -113,8 +113,9 @@ export default function KeysTab({ agentId }: AgentTabProps) {
       ) : null}
       {filter.tools ? (
         <Text size="xs" c="dimmed">
-          A Try-it key works for an hour after Try it made it, and ends sooner when you sign out; closing the tab
-          leaves it to expire at the time in its Expires column. A CLI key is revoked when its command ends, or expires within the hour.
+          A Try-it key works for an hour after Try it made it, and ends sooner when you sign out; closing the tab leaves
+          it to expire at the time in its Expires column. A CLI key is revoked when its command ends, or expires within
+          the hour.
         </Text>
       ) : null}
       {keys.length === 0 ? (

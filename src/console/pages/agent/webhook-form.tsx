@@ -22,7 +22,6 @@ const AddWebhookMutation = graphql(`
       }
       modelOverride
       maxBodyBytes
-      warning
       createdAt
       updatedAt
     }
@@ -45,7 +44,6 @@ const UpdateWebhookMutation = graphql(`
       }
       modelOverride
       maxBodyBytes
-      warning
       createdAt
       updatedAt
     }

@@ -100,9 +100,9 @@ function WorkspaceKeys() {
     <Stack>
       <Group justify="space-between">
         <Text c="dimmed" size="sm" maw={720}>
-          A workspace key (wk_…) calls the Workspace API (with the Workspace read scope), the workspace-wide
-          OpenAI-compatible URL (/v1, each agent a model), and, on every agent that allows workspace keys, what an
-          agent key calls: {inWords(AGENT_KEY_SURFACES)}.
+          A workspace key (wk_…) calls the Workspace API (with the Workspace read scope) and, on every agent that allows
+          workspace keys, what an agent key calls: {inWords(AGENT_KEY_SURFACES)}; and the workspace-wide
+          OpenAI-compatible URL (/v1), where each such agent is a model.
         </Text>
         <Button onClick={() => setCreating(true)}>Create workspace key</Button>
       </Group>
@@ -125,7 +125,10 @@ function WorkspaceKeys() {
         empty={
           data?.workspace.apiKeys.length
             ? { title: 'No keys to show', text: 'Every workspace key is hidden by the switches above.' }
-            : { title: 'No workspace keys', text: 'Create one for a program that reads the workspace or calls its agents.' }
+            : {
+                title: 'No workspace keys',
+                text: 'Create one for a program that reads the workspace or calls its agents.',
+              }
         }
       >
         {() => (
