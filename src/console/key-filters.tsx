@@ -41,7 +41,7 @@ export function KeyName({ name, origin }: { name: string; origin: KeyOrigin }) {
     <Group gap={6} wrap="nowrap">
       <Text size="sm">{name}</Text>
       {label ? (
-        <Badge size="sm" variant="light" color="gray.8" title={`Made by ${label}`}>
+        <Badge size="sm" variant="outline" color="gray.8" title={`Made by ${label}`}>
           {label}
         </Badge>
       ) : null}
