@@ -156,7 +156,7 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     await tryIt.getByLabel('Body (JSON)').fill('{"name": "Bo"}');
   });
 
-  it('the MCP tab: the URL and the Claude Desktop, Cursor and VS Code configurations name it, with a key placeholder', async () => {
+  it('the MCP tab: the URL and the Claude Desktop, Cursor and VS Code configurations name it, with a key placeholder or a new key filled in', async () => {
     await page.getByRole('tab', { name: 'MCP server' }).click();
     await page.getByText('No tools yet').waitFor();
     const url = `${h.svc.url}/agents/${agentId}/mcp`;
