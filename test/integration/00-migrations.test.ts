@@ -40,7 +40,7 @@ const COLUMNS: Record<string, string> = {
   agents:
     'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at slug',
   api_keys:
-    'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at console_session_id',
+    'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at console_session_id origin',
   channels:
     'id agent_id kind address handler_kind handler_body model_override allowed_senders auto_reply created_at updated_at',
   chat_turns: 'id conversation_id role content run_id created_at',
@@ -103,6 +103,7 @@ const CHECKS = [
   'agent_queue_serves_queue_check',
   'agents_visibility_check',
   'api_keys_kind_check',
+  'api_keys_origin_check',
   'channels_kind_check',
   'documents_kind_check',
   'members_role_check',
