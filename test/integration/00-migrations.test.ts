@@ -131,7 +131,6 @@ const FOREIGN_KEYS = [
   'console_sessions FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
   'console_sessions FOREIGN KEY (token_id) REFERENCES member_tokens(id) ON DELETE CASCADE',
   'conversations FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
-  'credit_usage FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'credit_usage FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'document_exposures FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'document_exposures FOREIGN KEY (document_id) REFERENCES documents(id) ON DELETE CASCADE',
