@@ -120,6 +120,8 @@ const entries: ActivityEntry[] = Array.from({ length: 200 }, (_, i) => ({
   error: null,
   logs: null,
   createdAt: new Date(now - i * 1000),
+  protocol: false,
+  deliveryId: null,
 }));
 await service.store.repos.activity.insertMany(entries);
 

@@ -30,6 +30,9 @@ import * as messageAnswerTo from './20270322000000_message_answer_to.js';
 import * as surfaceCallers from './20270323000000_surface_callers.js';
 import * as fairClaimServed from './20270325000000_fair_claim_served.js';
 import * as agentHandles from './20270401000000_agent_handles.js';
+import * as keyOrigin from './20270402000000_key_origin.js';
+import * as activityProtocol from './20270403000000_activity_protocol.js';
+import * as creditUsageOutlivesAgent from './20270404000000_credit_usage_outlives_agent.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -65,6 +68,9 @@ const migrations: Record<string, Knex.Migration> = {
   '20270323000000_surface_callers': surfaceCallers,
   '20270325000000_fair_claim_served': fairClaimServed,
   '20270401000000_agent_handles': agentHandles,
+  '20270402000000_key_origin': keyOrigin,
+  '20270403000000_activity_protocol': activityProtocol,
+  '20270404000000_credit_usage_outlives_agent': creditUsageOutlivesAgent,
 };
 
 /** knex migration source over the static list above. */

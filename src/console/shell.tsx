@@ -5,6 +5,7 @@ import { AgentPage } from './pages/agent.js';
 import { AgentsPage } from './pages/agents.js';
 import { WorkspacePage, SECTION_LABELS } from './pages/workspace.js';
 import { ViewerProvider, type Viewer } from './viewer.js';
+import { viewerLabel } from './viewer-label.js';
 
 export type { Viewer } from './viewer.js';
 
@@ -49,7 +50,7 @@ export function Shell({ viewer, onSignOut }: { viewer: Viewer; onSignOut: () => 
             </Group>
             <Group gap="sm" wrap="nowrap">
               <Text size="sm" c="dimmed" visibleFrom="sm">
-                {viewer.name || viewer.email} · {viewer.role === 'ADMIN' ? 'Admin' : 'Member'}
+                {viewerLabel(viewer)}
               </Text>
               <Button variant="default" size="xs" onClick={onSignOut}>
                 Sign out

@@ -157,8 +157,8 @@ export function KeyNote({ current, problem }: { current: TryItKey | null; proble
   return (
     <Text size="xs" c="dimmed">
       {current
-        ? `Calls use the key “${current.name}” (${current.prefix}…${current.last4}), valid until ${clockTime(current.expiresAt)} and revoked when you sign out.`
-        : 'The first call creates a key for this console session: it expires after an hour and is revoked when you sign out.'}
+        ? `Calls use the key “${current.name}” (${current.prefix}…${current.last4}). It stops working at ${clockTime(current.expiresAt)}, an hour after it was made, even if you close this tab; signing out ends it at once.`
+        : 'The first call creates a key for this console session: it stops working an hour later, even if you close this tab, and at once when you sign out. The API Keys tab lists it under "Show keys made by Try it and the CLI".'}
     </Text>
   );
 }

@@ -21,8 +21,17 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
   const gql = (query: string, variables?: Record<string, unknown>) => svc.gql(query, variables);
   const env = () => ({ AES_URL: svc.url, AES_TOKEN: ADMIN_TOKEN });
   const keys = async () =>
-    (await gql('query($id: ID!) { agent(id: $id) { apiKeys { id name expiresAt revokedAt } } }', { id: agentId })).agent
-      .apiKeys as { id: string; name: string; expiresAt: string | null; revokedAt: string | null }[];
+    (
+      await gql('query($id: ID!) { agent(id: $id) { apiKeys { id name expiresAt revokedAt origin } } }', {
+        id: agentId,
+      })
+    ).agent.apiKeys as {
+      id: string;
+      name: string;
+      expiresAt: string | null;
+      revokedAt: string | null;
+      origin: string;
+    }[];
 
   before(async () => {
     svc = await startE2eService('cli_calls_e2e', { adminToken: ADMIN_TOKEN });
@@ -62,7 +71,7 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
       expect((await keys()).map((k) => k.name)).to.deep.equal(['test']);
     });
 
-    it('without a key makes a temporary labelled key (expiring within the hour) and revokes it after the call', async () => {
+    it('without a key makes a temporary labelled key (marked CLI, expiring within the hour) and revokes it after the call', async () => {
       const payload = path.join(svc.dataDir, 'payload.json');
       fs.writeFileSync(payload, '{"from": "file"}');
       const r = await aes.run(['call', 'shop', 'echo/temp', '-X', 'POST', '--data', `@${payload}`], { env: env() });
@@ -71,6 +80,7 @@ describe('e2e: the aes CLI — call, chat, logs', function () {
       const temporary = (await keys()).filter((k) => k.name.startsWith('aes cli — '));
       expect(temporary).to.have.length(1);
       expect(temporary[0]!.name).to.equal(`aes cli — ${os.hostname()}`);
+      expect(temporary[0]!.origin).to.equal('CLI');
       expect(temporary[0]!.revokedAt).to.be.a('string');
       expect(Date.parse(temporary[0]!.expiresAt!) - Date.now()).to.be.within(0, 3_600_000);
     });

@@ -301,6 +301,77 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
     await expectRows(5);
   });
 
+  it('Activity: one row per call — MCP protocol traffic dimmed behind a switch, a webhook’s receipt and run as one row', async () => {
+    await gql('mutation($a: ID!) { setSurface(agentId: $a, surface: MCP, enabled: true) { id } }', { a: agentId });
+    await gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+      a: agentId,
+      i: { name: 'echo', description: 'Echoes', handler: { script: 'return input;' } },
+    });
+    // What an MCP client sends to list the tools: the handshake, its notification, the stream probe, the list.
+    const mcp = (method: string, body?: unknown) =>
+      fetch(`${base()}/agents/${agentId}/mcp`, {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          'x-agent-access-key': key,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const init = {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'console-test', version: '1' },
+    };
+    expect((await mcp('POST', { jsonrpc: '2.0', id: 1, method: 'initialize', params: init })).status).to.equal(200);
+    expect((await mcp('POST', { jsonrpc: '2.0', method: 'notifications/initialized' })).status).to.equal(202);
+    expect((await mcp('GET')).status).to.equal(405);
+    expect((await mcp('POST', { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).to.equal(200);
+    // Off by default: the list is the one call.
+    await expectRows(6);
+    expect((await rowTexts())[0])
+      .to.include('tools/list')
+      .and.include('200');
+    expect(await page.locator('tr[data-protocol]').count()).to.equal(0);
+
+    await page.getByRole('switch', { name: 'Protocol traffic' }).check();
+    await expectRows(9);
+    const dimmed = page.locator('tr[data-protocol]');
+    expect(await dimmed.count()).to.equal(3);
+    const probe = ((await dimmed.filter({ hasText: 'GET /mcp' }).textContent()) ?? '').replace(/\s+/g, ' ');
+    expect(probe).to.include('405').and.include('protocol').and.not.include('error');
+    expect(
+      await dimmed
+        .filter({ hasText: 'GET /mcp' })
+        .locator('.mantine-Badge-root', { hasText: '405' })
+        .getAttribute('style'),
+    ).to.include('gray');
+    expect(await dimmed.filter({ hasText: 'notifications/initialized' }).count()).to.equal(1);
+    expect(await h.axeProblems()).to.deep.equal([]);
+    await page.getByRole('switch', { name: 'Protocol traffic' }).uncheck();
+    await expectRows(6);
+
+    // A webhook delivery: its receipt and its run, one row with both statuses.
+    await gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
+      a: agentId,
+      i: { integration: 'orders-hook', handler: { script: 'return { ok: true };' } },
+    });
+    const delivered = await fetch(`${base()}/agents/${agentId}/webhook/orders-hook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ orderId: 1 }),
+    });
+    expect(delivered.status).to.equal(200);
+    await rows().first().getByText('run ok').waitFor({ timeout: 30_000 });
+    await expectRows(7);
+    expect((await rowTexts())[0])
+      .to.include('orders-hook')
+      .and.include('200')
+      .and.include('run ok');
+    expect(await h.axeProblems()).to.deep.equal([]);
+  });
+
   it('made no console error and no CSP violation', () => {
     expect(h.violations).to.deep.equal([]);
     expect(h.errors).to.deep.equal([]);

@@ -133,14 +133,17 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     expect(await tryIt.getByTestId('try-it-credits').textContent()).to.match(/Credits: \d/);
     await tryIt.getByText(/^Run run_/).waitFor();
     await tryIt.getByText(/Calls use the key “Console Try it — Admin” \(ak_/).waitFor();
+    // When the key ends, also for a tab closed without signing out.
+    await tryIt.getByText(/It stops working at .+, an hour after it was made, even if you close this tab/).waitFor();
     await tryIt.getByRole('button', { name: /Headers/ }).click();
     await tryIt.getByRole('rowheader', { name: 'x-run-id' }).waitFor();
     expect(await axeProblems()).to.deep.equal([]);
-    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { apiKeys { name expiresAt revokedAt } } }', {
+    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { apiKeys { name expiresAt revokedAt origin } } }', {
       a: agentId,
     });
     expect(agent.apiKeys).to.have.length(1);
     expect(agent.apiKeys[0].name).to.equal('Console Try it — Admin');
+    expect(agent.apiKeys[0].origin).to.equal('TRY_IT');
     expect(agent.apiKeys[0].revokedAt).to.equal(null);
     expect(new Date(agent.apiKeys[0].expiresAt).getTime() - Date.now()).to.be.within(50 * 60_000, 61 * 60_000);
   });
@@ -154,7 +157,7 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     await tryIt.getByLabel('Body (JSON)').fill('{"name": "Bo"}');
   });
 
-  it('the MCP tab: the URL and the Claude Desktop, Cursor and VS Code configurations name it, with a key placeholder', async () => {
+  it('the MCP tab: the URL and the Claude Desktop, Cursor and VS Code configurations name it, with a key placeholder or a new key filled in', async () => {
     await page.getByRole('tab', { name: 'MCP server' }).click();
     await page.getByText('No tools yet').waitFor();
     const url = `${h.svc.url}/agents/${agentId}/mcp`;
@@ -169,6 +172,34 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
       await connect.getByRole('button', { name: `Copy ${client} configuration` }).waitFor();
     }
     expect(await axeProblems()).to.deep.equal([]);
+
+    // "Create a key and fill it in": a new agent key in every configuration, and it works.
+    await connect.getByRole('button', { name: 'Create a key and fill it in' }).click();
+    await connect.getByText('The configurations below hold a new key: copy one now').waitFor();
+    await connect.getByRole('tab', { name: 'Cursor' }).click();
+    const cursor = JSON.parse((await connect.getByRole('tabpanel').locator('pre').textContent())!);
+    const key: string = (Object.values(cursor.mcpServers)[0] as { headers: Record<string, string> }).headers[
+      'X-Agent-Access-Key'
+    ]!;
+    expect(key).to.match(/^ak_/);
+    const listed = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'x-agent-access-key': key,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(listed.status).to.equal(200);
+    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { apiKeys { name origin revokedAt } } }', {
+      a: agentId,
+    });
+    expect(agent.apiKeys).to.deep.include({ name: 'MCP client', origin: 'PERSON', revokedAt: null });
+    expect(await axeProblems()).to.deep.equal([]);
+    await connect.getByRole('button', { name: 'Show the placeholder again' }).click();
+    expect(await connect.getByRole('tabpanel').locator('pre').textContent()).to.include('<your agent key (ak_…)>');
   });
 
   it("MCP Try it from the console is refused until the console's origin is allowed (CORS), then lists and calls a tool", async () => {

@@ -115,6 +115,8 @@ describe('e2e: console MCP tab, connected apps (OAuth)', function () {
       error: null,
       logs: null,
       createdAt: new Date(),
+      protocol: false,
+      deliveryId: null,
     });
     await page.goto(`${h.svc.url}/console/agents/${agentId}/activity`);
     const rows = page.getByRole('table', { name: 'Activity log' }).locator('tbody tr');

@@ -110,6 +110,9 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
     await page.getByRole('button', { name: 'Revoke Checkout app' }).click();
     await confirm.getByRole('button', { name: 'Revoke key' }).click();
     await confirm.waitFor({ state: 'hidden' });
+    // A revoked key leaves the list; "Show revoked" brings it back, marked.
+    await page.getByText('No keys to show').waitFor();
+    await page.getByRole('checkbox', { name: 'Show revoked (1)' }).check();
     await page
       .getByRole('row', { name: /Checkout app/ })
       .getByText(/Revoked/)
@@ -119,6 +122,26 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
     expect(after.agent.apiKeys[0].revokedAt).to.be.a('string');
     const res = await ping(createdKey);
     expect(res.status).to.equal(401);
+  });
+
+  it('hides the keys Try it and the CLI made until asked, and names who made them', async () => {
+    const { page } = h;
+    await h.gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "aes cli — laptop", origin: CLI) { key } }', {
+      a: agentId,
+    });
+    await page.reload();
+    await page.getByText('No keys to show').waitFor();
+    expect(await page.getByRole('row', { name: /aes cli/ }).count()).to.equal(0);
+    await page.getByRole('checkbox', { name: 'Show keys made by Try it and the CLI (1)' }).check();
+    const row = page.getByRole('row', { name: /aes cli — laptop/ });
+    await row.waitFor();
+    expect(await row.getByText('CLI', { exact: true }).count()).to.equal(1);
+    await page.getByText(/A Try-it key works for an hour after Try it made it/).waitFor();
+    // The revoked person's key stays hidden until its own switch is on.
+    expect(await page.getByRole('row', { name: /Checkout app/ }).count()).to.equal(0);
+    await page.getByRole('checkbox', { name: 'Show revoked (1)' }).check();
+    await page.getByRole('row', { name: /Checkout app/ }).waitFor();
+    expect(await h.axeProblems()).to.deep.equal([]);
   });
 
   it('the allow-workspace-keys switch writes the agent setting', async () => {
@@ -261,6 +284,21 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
     expect(await page.locator('tr[data-delivery]').count()).to.equal(2);
   });
 
+  it("an integration without a signature check says in the console's words how to add one", async () => {
+    const { page } = h;
+    await h.gql(
+      'mutation($a: ID!) { addWebhook(agentId: $a, input: { integration: "open-hook", handler: { script: "return 1;" } }) { id } }',
+      { a: agentId },
+    );
+    await page.reload();
+    const card = page.getByRole('region', { name: 'Integration open-hook' });
+    await card.waitFor();
+    const text = (await card.textContent())!;
+    expect(text).to.include("Add a signing secret in Workspace → Secrets, then Edit → Check the sender's signature.");
+    expect(text).to.not.match(/createSecret|updateWebhook/);
+    expect(await h.axeProblems()).to.deep.equal([]);
+  });
+
   it('at 390×844 the Webhooks and API Keys tabs pass axe', async () => {
     const { page } = h;
     await page.setViewportSize({ width: 390, height: 844 });
@@ -269,6 +307,7 @@ describe('e2e: console API Keys and Webhooks tabs', function () {
       await page.getByRole('region', { name: 'Integration orders' }).waitFor();
       expect(await h.axeProblems()).to.deep.equal([]);
       await page.goto(`${h.svc.url}/console/agents/${agentId}/keys`);
+      await page.getByRole('checkbox', { name: /^Show revoked/ }).check();
       await page.getByRole('row', { name: /Checkout app/ }).waitFor();
       expect(await h.axeProblems()).to.deep.equal([]);
     } finally {

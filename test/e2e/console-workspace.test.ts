@@ -6,7 +6,8 @@ import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js
 // Chromium under the console's CSP, signed in as the admin: members and their tokens (shown once,
 // revoked after a confirmation), workspace keys with scopes (shown once, then prefix and last
 // four), secrets (the value never comes back), models (configured against the fake model server,
-// tested: answer and latency; whether one accepts images), teams and limits, settings (a JSON
+// tested: answer and latency; whether one accepts images), teams and limits, settings (each group
+// explained, the hosted-platform ones marked, flags as switches, a JSON
 // mistake caught before sending).
 // axe-core on every section (1280×800, and some at 390×844); no console error, no CSP violation.
 
@@ -124,6 +125,9 @@ describe('e2e: the console: workspace sections', function () {
     await confirm.waitFor();
     await confirm.getByRole('button', { name: 'Revoke key' }).click();
     await confirm.waitFor({ state: 'hidden' });
+    // Revoked keys wait behind their switch.
+    await page.getByText('No keys to show').waitFor();
+    await page.getByRole('checkbox', { name: 'Show revoked (1)' }).check();
     await page.getByRole('row', { name: /reporting.*Revoked/ }).waitFor();
   });
 
@@ -303,45 +307,62 @@ describe('e2e: the console: workspace sections', function () {
     expect(workspace).to.deep.equal({ dailyCreditLimit: 100, teams: [{ name: 'Support', dailyCreditLimit: 40 }] });
   });
 
-  it('Settings: a JSON mistake is shown at its line before anything is sent; the fixed settings are saved', async () => {
+  it('Settings: each group says what it is for; flags are switches; a JSON mistake is shown at its line before anything is sent', async () => {
     await section('Settings');
     const retention = page.getByLabel('Activity retention (days)');
     await retention.waitFor();
     await axe();
+    // Every group explains itself; the hosted-platform ones are marked.
+    await page.getByText(/^Enforced: housekeeping deletes activity entries/).waitFor();
+    expect(await page.getByText('Means little self-hosted', { exact: true }).count()).to.equal(4);
     await retention.fill('14');
+    await page.getByLabel('Message retention (days)').fill('30');
     const tags = page.getByRole('combobox', { name: 'Tags' });
     await tags.fill('production');
     await tags.press('Enter');
-    const flags = page.getByRole('textbox', { name: 'Feature flags' });
-    await flags.click();
+    await page.getByRole('textbox', { name: 'New flag' }).fill('beta');
+    await page.getByRole('button', { name: 'Add flag' }).click();
+    expect(await page.getByRole('switch', { name: 'beta' }).isChecked()).to.equal(true);
+    const rules = page.getByRole('textbox', { name: 'Account rules' });
+    await rules.click();
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.press('Delete');
-    await page.keyboard.insertText('{\n  "beta": true,\n  oops\n}');
+    await page.keyboard.insertText('{\n  "maxSeats": 5,\n  oops\n}');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText(/^Line 3, column \d+: Not valid JSON/).waitFor();
-    let { workspace } = await gql('{ workspace { settings { activityRetentionDays tags featureFlags } } }');
-    expect(workspace.settings).to.deep.equal({ activityRetentionDays: 30, tags: [], featureFlags: {} });
-
-    await flags.click();
-    await page.keyboard.press('ControlOrMeta+a');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText('{ "beta": true }');
-    await page.getByRole('button', { name: 'Save settings' }).click();
-    await page.getByText('Saved').waitFor();
-    ({ workspace } = await gql('{ workspace { settings { activityRetentionDays tags featureFlags } } }'));
-    expect(workspace.settings).to.deep.equal({
-      activityRetentionDays: 14,
-      tags: ['production'],
-      featureFlags: { beta: true },
+    const read = async () =>
+      (
+        await gql(
+          '{ workspace { settings { activityRetentionDays messageRetentionDays tags featureFlags accountRules } } }',
+        )
+      ).workspace.settings;
+    expect(await read()).to.deep.equal({
+      activityRetentionDays: 30,
+      messageRetentionDays: 90,
+      tags: [],
+      featureFlags: {},
+      accountRules: {},
     });
 
-    await flags.click();
+    await rules.click();
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.press('Delete');
-    // A value the service refuses (flags are booleans) comes back under the editor it names.
-    await page.keyboard.insertText('{ "beta": "yes" }');
+    await page.keyboard.insertText('{ "maxSeats": 5 }');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await page.getByText(/expected boolean/i).waitFor();
+    await page.getByText('Saved').waitFor();
+    expect(await read()).to.deep.equal({
+      activityRetentionDays: 14,
+      messageRetentionDays: 30,
+      tags: ['production'],
+      featureFlags: { beta: true },
+      accountRules: { maxSeats: 5 },
+    });
+
+    // A flag switched off is saved off.
+    await page.getByRole('switch', { name: 'beta' }).click({ force: true });
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    for (let i = 0; i < 50 && (await read()).featureFlags.beta !== false; i++) await page.waitForTimeout(100);
+    expect((await read()).featureFlags).to.deep.equal({ beta: false });
     await axe();
   });
 

@@ -125,8 +125,9 @@ describe('e2e: the README walkthrough, run verbatim', function () {
 
   before(async () => {
     fake = await startOpenAiServer();
-    // The provider lists the model the README configures; its first answer is testModel's "OK".
-    fake.setModelList([...FAKE_MODELS, 'gpt-4o-mini', 'gpt-4o']);
+    // The provider lists both models step 5 configures (OpenAI's, then a local server's, which
+    // replaces it as the default); its first answer is testModel's "OK".
+    fake.setModelList([...FAKE_MODELS, 'gpt-4o-mini', 'gpt-4o', 'llama3.2']);
     fake.enqueue({ text: 'OK' });
     database = await databaseEnv('readme_walkthrough');
     svc = await startService(
@@ -202,10 +203,10 @@ describe('e2e: the README walkthrough, run verbatim', function () {
     }
 
     // The prompt endpoint reached the model from the environment with the request, and after
-    // configureModel (step 5) the run was priced.
+    // configureModel (step 5, its local variant last) the run was priced.
     const prompted = fake.requests.filter((q) => JSON.stringify(q.body.messages).includes('Summarise the order'));
     expect(prompted.length).to.be.greaterThan(0);
-    expect(prompted[0]!.body.model).to.equal('gpt-4o-mini');
+    expect(prompted[0]!.body.model).to.equal('llama3.2');
     // Keyless: the service holds no key to send (the OpenAI client's placeholder is no secret).
     expect(prompted[0]!.headers.authorization).to.equal('Bearer not-needed');
     const summary = answers
@@ -220,5 +221,24 @@ describe('e2e: the README walkthrough, run verbatim', function () {
     expect(summary!.output).to.contain('"orderId": "42"');
     expect(summary!.runId).to.match(/^run_/);
     expect(summary!.credits).to.be.greaterThan(0);
+  });
+
+  it("step 5 as the README says: against a local server that lists its models, OpenAI's model name is refused and the local variant is saved", async () => {
+    const configure = walkthroughBlocks(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')).filter((b) =>
+      b.code.includes('configureModel('),
+    );
+    const openai = configure.find((b) => b.code.includes('gpt-4o-mini'));
+    const local = configure.find((b) => b.code.includes('llama3.2'));
+    expect(openai, 'the OpenAI block').to.not.equal(undefined);
+    expect(local, 'the local variant').to.not.equal(undefined);
+    // A local server such as Ollama lists only what it serves.
+    fake.setModelList(['llama3.2', 'llama3.1']);
+    const env = { PATH: process.env.PATH, HOME: os.tmpdir(), BASE: svc.url, ADMIN_TOKEN: adminToken };
+    const refused = jsonAnswers((await bash(openai!.code.replaceAll('http://localhost:3000', svc.url), env)).stdout);
+    const errors = (refused[0] as { errors?: { message: string; extensions: { code: string } }[] }).errors;
+    expect(errors?.[0]?.extensions.code).to.equal('BAD_USER_INPUT');
+    expect(errors?.[0]?.message).to.contain("the provider does not list a model 'gpt-4o-mini'; close names it offers:");
+    const saved = jsonAnswers((await bash(local!.code.replaceAll('http://localhost:3000', svc.url), env)).stdout);
+    expect(sameShape(local!.expected, saved[0])).to.deep.equal([]);
   });
 });

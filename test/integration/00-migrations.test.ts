@@ -34,13 +34,13 @@ const PRIMARY_KEYS: Record<string, string> = {
 const COLUMNS: Record<string, string> = {
   a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
   activity_log:
-    'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by',
+    'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by protocol delivery_id',
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agent_queue_serves: 'queue agent_id claim_no claim_rank',
   agents:
     'id workspace_id team_id created_by name description instructions default_model visibility allow_workspace_keys surfaces cors capabilities guardrails daily_credit_limit max_concurrent_requests created_at updated_at slug',
   api_keys:
-    'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at console_session_id',
+    'id workspace_id agent_id kind name key_hash prefix last4 scopes created_by created_at last_used_at revoked_at expires_at console_session_id origin',
   channels:
     'id agent_id kind address handler_kind handler_body model_override allowed_senders auto_reply created_at updated_at',
   chat_turns: 'id conversation_id role content run_id created_at',
@@ -103,6 +103,7 @@ const CHECKS = [
   'agent_queue_serves_queue_check',
   'agents_visibility_check',
   'api_keys_kind_check',
+  'api_keys_origin_check',
   'channels_kind_check',
   'documents_kind_check',
   'members_role_check',
@@ -130,7 +131,6 @@ const FOREIGN_KEYS = [
   'console_sessions FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
   'console_sessions FOREIGN KEY (token_id) REFERENCES member_tokens(id) ON DELETE CASCADE',
   'conversations FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
-  'credit_usage FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'credit_usage FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'document_exposures FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'document_exposures FOREIGN KEY (document_id) REFERENCES documents(id) ON DELETE CASCADE',
@@ -173,6 +173,7 @@ const INDEXES = [
   'CREATE INDEX activity_log_agent_id_surface_created_at_id_index ON activity_log USING btree (agent_id, surface, created_at, id)',
   'CREATE INDEX activity_log_agent_id_surface_kind_created_at_id_index ON activity_log USING btree (agent_id, surface, kind, created_at, id)',
   'CREATE INDEX activity_log_created_at_index ON activity_log USING btree (created_at)',
+  'CREATE INDEX activity_log_delivery_id_index ON activity_log USING btree (delivery_id) WHERE (delivery_id IS NOT NULL)',
   'CREATE INDEX activity_log_run_id_index ON activity_log USING btree (run_id) WHERE (run_id IS NOT NULL)',
   'CREATE INDEX agent_changes_agent_id_created_at_id_index ON agent_changes USING btree (agent_id, created_at, id)',
   'CREATE INDEX agents_team_id_index ON agents USING btree (team_id)',

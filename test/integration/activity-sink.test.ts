@@ -162,6 +162,8 @@ describe('activity sink: a batch with one bad entry', function () {
       error: null,
       logs: null,
       createdAt: new Date(),
+      protocol: false,
+      deliveryId: null,
     };
 
     expect(() => sink.write(entry)).to.not.throw();
@@ -298,6 +300,8 @@ describe('activity sink: what a batch stores', function () {
       error: 'Daily credit limit reached',
       logs: ['one', 'two'],
       createdAt: at,
+      protocol: true,
+      deliveryId: 'dlv_1',
     };
     const nulls: ActivityEntry = {
       ...base,
@@ -316,13 +320,15 @@ describe('activity sink: what a batch stores', function () {
       requestId: null,
       error: null,
       logs: null,
+      protocol: false,
+      deliveryId: null,
     };
     const activity = h().service.store.repos.activity;
     await activity.insertMany([base, nulls]);
     await activity.insertMany([{ ...base, status: 200 }]);
 
     const rows = (await h().db.raw(
-      `select id, entry, method, path, status, request_headers, request_body, response, truncated, credits::text as credits, duration_ms, key_id, run_id, request_id, error, logs,
+      `select id, entry, method, path, status, request_headers, request_body, response, truncated, credits::text as credits, duration_ms, key_id, run_id, request_id, error, logs, protocol, delivery_id,
               request_headers is null as headers_sql_null, jsonb_typeof(request_headers) as headers_type, jsonb_typeof(request_body) as body_type, jsonb_typeof(logs) as logs_type,
               created_at = ?::timestamptz as same_instant
          from activity_log where agent_id = ? order by status nulls last`,
@@ -348,6 +354,8 @@ describe('activity sink: what a batch stores', function () {
       request_id: 'req-1',
       error: 'Daily credit limit reached',
       logs: ['one', 'two'],
+      protocol: true,
+      delivery_id: 'dlv_1',
       same_instant: true,
     });
     // null is stored as a JSON null, as the driver's parameters stored it (jsonb 'null', not SQL NULL).
@@ -358,6 +366,8 @@ describe('activity sink: what a batch stores', function () {
       truncated: true,
       credits: '0.000000',
       duration_ms: null,
+      protocol: false,
+      delivery_id: null,
       headers_sql_null: false,
       headers_type: 'null',
       body_type: 'null',

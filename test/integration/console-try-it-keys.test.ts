@@ -28,7 +28,7 @@ async function viaCookie(cookie: string, query: string, variables: Record<string
 }
 
 const TRY_IT =
-  'mutation($a: ID!) { createTryItKey(agentId: $a) { key apiKey { id name agentId expiresAt revokedAt kind } } }';
+  'mutation($a: ID!) { createTryItKey(agentId: $a) { key apiKey { id name agentId expiresAt revokedAt kind origin } } }';
 
 async function tryItKey(
   cookie: string,
@@ -71,7 +71,13 @@ describe('console Try-it keys', function () {
     const before = Date.now();
     const { key, apiKey } = await tryItKey(cookie, agentId);
     expect(key).to.match(/^ak_/);
-    expect(apiKey).to.include({ agentId, kind: 'AGENT', revokedAt: null, name: `Console Try it — ${ws.adminId}` });
+    expect(apiKey).to.include({
+      agentId,
+      kind: 'AGENT',
+      revokedAt: null,
+      name: `Console Try it — ${ws.adminId}`,
+      origin: 'TRY_IT',
+    });
     const lifetime = new Date(apiKey.expiresAt).getTime() - before;
     expect(lifetime).to.be.within(3_590_000, 3_610_000);
     const [row] = await h().db('api_keys').where({ id: apiKey.id });

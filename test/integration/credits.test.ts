@@ -144,6 +144,20 @@ describe('credits charged by runs, visible in usage and in the activity log', fu
     expect(fake.requests).to.have.length(0);
   });
 
+  it("a deleted agent's spent credits still count in the workspace's usage of the day (deleting is no way round a daily limit)", async () => {
+    const { ws, agent, key } = await setup();
+    await gqlOk(
+      ws.adminToken,
+      'mutation { updateWorkspaceSettings(input: {creditDefaults: {scriptRunCredits: 0.75}}) { id } }',
+    );
+    await addHttpEndpoint(ws.adminToken, agent, { path: 'sum', handler: { script: 'return input.a + input.b' } });
+    const r = await call('POST', httpApiPath(agent, 'sum'), { key, json: { a: 1, b: 2 } });
+    expect(r.status, r.text).to.equal(200);
+    await gqlOk(ws.adminToken, 'mutation($a: ID!) { deleteAgent(id: $a) }', { a: agent });
+    const d = await gqlOk(ws.adminToken, 'query { workspace { usage(days: 2) { day credits runs } } }');
+    expect(total(d.workspace.usage)).to.deep.equal({ credits: 0.75, runs: 1 });
+  });
+
   /** Usage and activity after one prompt run of PROMPT_RUN_CREDITS: one run, its entry charged it. */
   async function expectOneRunCharged(
     token: string,

@@ -95,6 +95,7 @@ describe('GraphQL: API keys', () => {
       'last4',
       'lastUsedAt',
       'name',
+      'origin',
       'prefix',
       'revokedAt',
       'scopes',

@@ -76,6 +76,8 @@ describe('Workspace API: agents and workspace overview', () => {
       error: null,
       logs: null,
       createdAt: new Date('2026-03-01T08:00:00.000Z'),
+      protocol: false,
+      deliveryId: null,
     });
   });
 

@@ -187,7 +187,7 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
         ],
         [
           `/workspaceapi/agents/${agentId}/activity?limit=5&offset=10`,
-          '"limit", "offset" are not parameters of this endpoint (its parameters are pageSize, page, surface, kind, since, until)',
+          '"limit", "offset" are not parameters of this endpoint (its parameters are pageSize, page, surface, kind, since, until, includeProtocol)',
         ],
         [
           `/workspaceapi/agents/${agentId}/usage?pageSize=5`,
@@ -246,6 +246,8 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
         error: null,
         logs: ['internal'],
         createdAt: new Date(BASE + i * HOUR),
+        protocol: false,
+        deliveryId: null,
       }));
       await h().service.store.repos.activity.insertMany(entries);
       const { repos } = h().service.store;
@@ -291,6 +293,8 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
         'runId',
         'requestId',
         'error',
+        'protocol',
+        'deliveryId',
         'createdAt',
       ]);
       expect(all.body.entries.find((e: any) => e.surface === 'MCP')).to.include({

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { callEntry, type CallEnding } from '../../src/domain/calls/call-entry.js';
 import type { Agent } from '../../src/domain/core/agent.entities.js';
-import { Forbidden, RunFailed } from '../../src/domain/errors.js';
+import { Forbidden, Invalid, MethodNotAllowed, RunFailed } from '../../src/domain/errors.js';
 import type { RunFacts } from '../../src/domain/runtime/run.types.js';
 import type { AdmittedRun } from '../../src/domain/runtime/pipeline.js';
 
@@ -96,5 +96,51 @@ describe('callEntry: the one activity entry of a surface call', () => {
     expect(failedRun.error).to.equal('full detail');
     const refusedMidStream = callEntry(ending({ streamed: true, failure: new Forbidden('gone') }), 1);
     expect(refusedMidStream.response).to.deep.equal({ error: 'gone' });
+  });
+
+  it('protocol traffic is marked as such; a call is not, whatever else its facts say', () => {
+    expect(callEntry(ending({ facts: { protocol: true, entry: 'initialize' } }), 1)).to.include({
+      protocol: true,
+      entry: 'initialize',
+      error: null,
+    });
+    expect(callEntry(ending({}, {}), 1).protocol).to.equal(false);
+    expect(callEntry(ending({ facts: { protocol: false } }), 1).protocol).to.equal(false);
+  });
+
+  it('the 405 a stream probe expects is on record with its answer, never as an error', () => {
+    const probe = callEntry(
+      ending({
+        method: 'GET',
+        status: 405,
+        failure: new MethodNotAllowed(['POST']),
+        facts: { protocol: true },
+        body: { error: 'Method GET not allowed' },
+      }),
+      1,
+    );
+    expect(probe.error).to.equal(null);
+    expect(probe.response).to.deep.equal({ error: 'Method GET not allowed' });
+    expect(probe.status).to.equal(405);
+    // The same 405 to a call (no protocol traffic) is an error, and so is any other refusal of protocol traffic.
+    const call = callEntry(ending({ status: 405, failure: new MethodNotAllowed(['POST']) }), 1);
+    expect(call.error).to.be.a('string').and.not.equal('');
+    const refused = callEntry(
+      ending({ status: 400, failure: new Invalid('bad handshake'), facts: { protocol: true } }),
+      1,
+    );
+    expect(refused.error).to.equal('bad handshake');
+    expect(refused.response).to.deep.equal({ error: 'bad handshake' });
+  });
+
+  it('a webhook receipt names its delivery; other calls name none', () => {
+    expect(callEntry(ending({ surface: 'WEBHOOKS', facts: { deliveryId: 'dlv_1' } }), 1).deliveryId).to.equal('dlv_1');
+    expect(callEntry(ending({}, {}), 1).deliveryId).to.equal(null);
+  });
+
+  it('the facts of a keyless call are read when there is no caller; a caller’s facts come first', () => {
+    const caller = { facts: { protocol: true }, principal: { kind: 'agentKey' }, keyId: 'key_1' };
+    const both = callEntry(ending({ caller: caller as never, facts: { deliveryId: 'dlv_2' } }), 1);
+    expect(both).to.include({ protocol: true, deliveryId: null, keyId: 'key_1' });
   });
 });

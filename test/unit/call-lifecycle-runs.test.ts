@@ -80,4 +80,29 @@ describe('call lifecycle: runs counted, run to their result, logged', () => {
     calls.received(agent, { surface: 'EMAIL' } as ActivityRecord);
     expect(written).to.deep.equal([{ surface: 'EMAIL' }]);
   });
+
+  it('a webhook delivery’s run names its delivery, as its receipt does; another run names none', async () => {
+    const { calls, written } = lifecycle([done]);
+    const delivery = { id: 'dlv_1', attempt: 2, senderDeliveryId: null };
+    await calls.execute(principal, agent, entry, { ...input, delivery });
+    await calls.execute(principal, agent, entry, input);
+    expect(written.map((w) => w.deliveryId)).to.deep.equal(['dlv_1', null]);
+  });
+
+  it('a refused run of a delivery names its delivery too', async () => {
+    const written: ActivityRecord[] = [];
+    const log = { writeEntry: (_a: Agent, r: ActivityRecord) => void written.push(r) } as unknown as ActivityLog;
+    const refusing = {
+      begin: async () => {
+        throw new Error('over the limit');
+      },
+    } as unknown as Pipeline;
+    const calls = new CallLifecycle(log, refusing, new CallCancels(localCancelChannel()));
+    const delivery = { id: 'dlv_9', attempt: 1, senderDeliveryId: null };
+    const err = await calls.begin(principal, agent, entry, { ...input, delivery }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(Error);
+    expect(written).to.have.length(1);
+    expect(written[0]).to.include({ kind: 'run', deliveryId: 'dlv_9', error: 'The run failed', runId: null });
+    expect(written[0]!.response).to.deep.equal({ error: 'The run failed' });
+  });
 });

@@ -42,14 +42,15 @@ describe('console: the getting-started checklist', () => {
     expect(stepsDone(facts({ surfaces: on('HTTP_API', 'WIDGET', 'EMAIL') })).entry).to.equal(false);
   });
 
-  it("a working key a person made does the second; Try it's, revoked and expired keys do not", () => {
+  it("a working key a person made does the second; Try it's, the CLI's, revoked and expired keys do not", () => {
     const keys = [
-      { name: 'Console Try it — Ada', revokedAt: null, expiresAt: null },
-      { name: 'old', revokedAt: '2026-11-01T00:00:00Z', expiresAt: null },
-      { name: 'short', revokedAt: null, expiresAt: '2026-11-29T11:00:00Z' },
+      { origin: 'TRY_IT', revokedAt: null, expiresAt: null },
+      { origin: 'CLI', revokedAt: null, expiresAt: null },
+      { origin: 'PERSON', revokedAt: '2026-11-01T00:00:00Z', expiresAt: null },
+      { origin: 'PERSON', revokedAt: null, expiresAt: '2026-11-29T11:00:00Z' },
     ];
     expect(stepsDone(facts({ keys })).key).to.equal(false);
-    expect(stepsDone(facts({ keys: [...keys, { name: 'backend', revokedAt: null, expiresAt: null }] })).key).to.equal(
+    expect(stepsDone(facts({ keys: [...keys, { origin: 'PERSON', revokedAt: null, expiresAt: null }] })).key).to.equal(
       true,
     );
   });

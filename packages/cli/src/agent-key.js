@@ -8,7 +8,8 @@ const TEMPORARY_KEY_MS = 60 * 60 * 1000;
 
 /**
  * The agent and the agent key a call uses: `--key`, else AES_AGENT_KEY, else a temporary key made
- * with the login's token (named "aes cli — <host>", expiring within an hour) that `release` revokes.
+ * with the login's token (named "aes cli — <host>", marked as the CLI's, expiring within an hour)
+ * that `release` revokes.
  * With a key and an agent id, no management token is needed.
  * @param {string} ref the agent's id or name
  * @param {string | undefined} given --key
@@ -27,7 +28,8 @@ export async function agentWithKey(ref, given) {
   const expiresAt = new Date(Date.now() + TEMPORARY_KEY_MS).toISOString();
   const created = (
     await gql(
-      'mutation($a: ID!, $n: String!, $e: DateTimeISO) { createAgentApiKey(agentId: $a, name: $n, expiresAt: $e) { key apiKey { id } } }',
+      // origin CLI: the console lists it apart from the keys people made, hidden by default.
+      'mutation($a: ID!, $n: String!, $e: DateTimeISO) { createAgentApiKey(agentId: $a, name: $n, expiresAt: $e, origin: CLI) { key apiKey { id } } }',
       {
         a: agent.id,
         n: `aes cli — ${os.hostname()}`.slice(0, 100),

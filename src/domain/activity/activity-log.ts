@@ -113,6 +113,10 @@ export interface ActivityRecord {
   requestId?: string | null;
   error?: string | null;
   logs?: string[] | null;
+  /** Protocol traffic (see `ActivityEntry.protocol`). */
+  protocol?: boolean;
+  /** The webhook delivery the entry received or processed. */
+  deliveryId?: string | null;
 }
 
 /**
@@ -172,6 +176,8 @@ export class ActivityLog {
       error: r.error ?? null,
       logs: r.logs?.length ? r.logs : null,
       createdAt: this.clock.now(),
+      protocol: r.protocol ?? false,
+      deliveryId: r.deliveryId ?? null,
     };
   }
 

@@ -31,4 +31,11 @@ export interface ActivityEntry {
   error: string | null;
   logs: unknown;
   createdAt: Date;
+  /**
+   * Protocol traffic: an exchange the client's protocol makes around the calls (an MCP `initialize`,
+   * a notification, the `GET /mcp` stream probe), not a call of its own. Lists leave it out unless asked.
+   */
+  protocol: boolean;
+  /** The webhook delivery the entry received (its receipt) or processed (its runs). */
+  deliveryId: string | null;
 }

@@ -19,6 +19,11 @@ export interface ActivityRepo {
   runsBySurface(agentId: string, since: Date): Promise<SurfaceUsage[]>;
   /** The `run` entries of these runs (a run has one). */
   findRuns(runIds: readonly string[]): Promise<ActivityEntry[]>;
+  /**
+   * The latest `run` entry of each of these webhook deliveries of the agent (one per delivery that
+   * has one), without headers, bodies and logs unless `withBodies`.
+   */
+  latestDeliveryRuns(agentId: string, deliveryIds: readonly string[], withBodies: boolean): Promise<ActivityEntry[]>;
 }
 /** Filters of an agent's activity page (the GraphQL `Agent.activity`). */
 export interface ActivityListOptions {
@@ -35,6 +40,13 @@ export interface ActivityListOptions {
   since?: Date;
   /** Created before. */
   until?: Date;
+  /** Whether protocol traffic is listed too (default: left out). */
+  includeProtocol?: boolean;
+  /**
+   * Whether a webhook delivery's `run` entries are left out when their receipt (the `request` entry
+   * of the same delivery) matches the same filters: the list shows the two as one row.
+   */
+  foldDeliveryRuns?: boolean;
 }
 /** Runs of one surface on one UTC day. */
 export interface SurfaceUsage {

@@ -41,6 +41,8 @@ const listInput = z
     entry: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
     since: instant.optional(),
     until: instant.optional(),
+    includeProtocol: z.boolean().optional(),
+    foldDeliveryRuns: z.boolean().optional(),
   })
   .refine((v) => !v.since || !v.until || v.since < v.until, { message: 'must be later than since', path: ['until'] });
 
@@ -57,13 +59,22 @@ export interface ActivityListInput {
   until?: Date;
   /** Whether the entries carry their headers, bodies and logs (default true); false reads none of them. */
   withBodies?: boolean;
+  /** Whether protocol traffic is listed too (default false). */
+  includeProtocol?: boolean;
+  /** Whether a webhook delivery's runs are left out of the list when their receipt is on it (default false). */
+  foldDeliveryRuns?: boolean;
+  /** Whether each webhook receipt comes with its delivery's latest run (`deliveryRun`), and that run with its bodies. */
+  deliveryRuns?: { withBodies: boolean };
 }
+
+/** An entry of a page: a webhook receipt with its delivery's latest run, when asked (null while none has ended). */
+export type ListedEntry = ActivityEntry & { deliveryRun?: ActivityEntry | null };
 
 const usageDays = z.number().int().min(1).max(MAX_USAGE_DAYS);
 const entryId = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
 export interface ActivityPage {
-  nodes: ActivityEntry[];
+  nodes: ListedEntry[];
   endCursor: string | null;
   hasNextPage: boolean;
 }
@@ -96,8 +107,11 @@ export class ActivityService {
       since: v.since,
       until: v.until,
       withBodies: input.withBodies ?? true,
+      includeProtocol: v.includeProtocol ?? false,
+      foldDeliveryRuns: v.foldDeliveryRuns ?? false,
     });
-    const nodes = rows.slice(0, v.first);
+    const nodes: ListedEntry[] = rows.slice(0, v.first);
+    if (input.deliveryRuns) await this.withDeliveryRuns(agentId, nodes, input.deliveryRuns.withBodies);
     return {
       nodes,
       hasNextPage: rows.length > v.first,
@@ -105,12 +119,30 @@ export class ActivityService {
     };
   }
 
-  /** One entry of the agent's log with its bodies; null when the agent has none with that id. */
-  async entry(p: Principal, agentId: string, id: string): Promise<ActivityEntry | null> {
+  /**
+   * One entry of the agent's log with its bodies; null when the agent has none with that id. A
+   * webhook receipt comes with its delivery's latest run (`deliveryRun`) when `deliveryRun` is asked.
+   */
+  async entry(p: Principal, agentId: string, id: string, deliveryRun = false): Promise<ListedEntry | null> {
     const v = parse(entryId, id, 'id');
     await loadAgent(this.store.repos, p, agentId, 'read');
     await this.entries?.flush();
-    return this.store.repos.activity.find(agentId, v);
+    const found: ListedEntry | null = await this.store.repos.activity.find(agentId, v);
+    if (found && deliveryRun) await this.withDeliveryRuns(agentId, [found], true);
+    return found;
+  }
+
+  /**
+   * Sets `deliveryRun` on each webhook receipt among `nodes`: its delivery's latest run entry, or
+   * null while none has ended (the delivery is queued or running). One read for the page.
+   */
+  private async withDeliveryRuns(agentId: string, nodes: ListedEntry[], withBodies: boolean): Promise<void> {
+    const receipts = nodes.filter((n) => n.kind === 'request' && n.deliveryId !== null);
+    if (!receipts.length) return;
+    const ids = [...new Set(receipts.map((n) => n.deliveryId!))];
+    const runs = await this.store.repos.activity.latestDeliveryRuns(agentId, ids, withBodies);
+    const byDelivery = new Map(runs.map((r) => [r.deliveryId, r]));
+    for (const n of receipts) n.deliveryRun = byDelivery.get(n.deliveryId) ?? null;
   }
 
   /** The run entries (kind `run`) with these run ids, of agents the principal may read (others are left out), in one read. */

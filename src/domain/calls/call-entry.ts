@@ -41,8 +41,12 @@ export function callEntry(end: CallEnding, durationMs: number): ActivityRecord {
   // got, and the run's own end says how it went — a model that failed mid-stream, a handler that
   // threw after the first event — never a success.
   const unexpected = failure !== undefined && !(failure instanceof DomainError);
+  const protocol = facts.protocol === true;
+  // The 405 a stateless server answers its client's stream probe with is the answer the protocol
+  // expects (the client goes on without the stream): on record, never an error.
+  const expected = protocol && end.status === 405;
   const failed =
-    failure === undefined
+    failure === undefined || expected
       ? null
       : !unexpected
         ? (failure as DomainError).message
@@ -84,5 +88,7 @@ export function callEntry(end: CallEnding, durationMs: number): ActivityRecord {
     runId: run?.runId ?? null,
     requestId: end.requestId,
     logs: run?.logs ?? null,
+    protocol,
+    deliveryId: facts.deliveryId ?? null,
   };
 }

@@ -121,7 +121,11 @@ export class CallLifecycle implements SurfaceRuns {
   }
 }
 
-/** The entry of kind `run` of a run no request waits for. */
+/**
+ * The entry of kind `run` of a run no request waits for. A webhook delivery's run names its delivery,
+ * as the receipt's entry does: a list shows the two as one row (docs/decisions.md, "One activity row
+ * per call (issue 51)"), while each stays an entry of its own, appended when it happened.
+ */
 function runEntry(input: RunInput, run: RunFacts): ActivityRecord {
   return {
     kind: 'run',
@@ -137,5 +141,6 @@ function runEntry(input: RunInput, run: RunFacts): ActivityRecord {
     runId: run.runId,
     error: run.errorDetail ?? run.error,
     logs: run.logs,
+    deliveryId: input.delivery?.id ?? null,
   };
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { Forbidden, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../core/agent.entities.js';
-import type { ApiKey } from './key.entities.js';
+import type { ApiKey, ApiKeyOrigin } from './key.entities.js';
 import { loadAgent, readableAgentIds, requireAdmin, requireMember } from '../policy.js';
 import { KEY_SCOPES, type Principal } from '../principal.js';
 import type { Store } from '../ports.js';
@@ -36,6 +36,12 @@ export interface CreatedKey {
 
 const scopesInput = z.array(z.enum(KEY_SCOPES)).max(10).default([]);
 
+// TRY_IT is left out on purpose: a Try-it key is the console session's (one hour, ends with the
+// session), which only createTryItKey makes; a tool that makes keys of its own says CLI.
+const originInput = z
+  .enum(['PERSON', 'CLI'], { error: "PERSON or CLI; a TRY_IT key is made only by the console's Try it" })
+  .default('PERSON');
+
 /** How long a console "Try it" key works (unless its session ends first). */
 export const TRY_IT_KEY_LIFETIME_MS = 60 * 60_000;
 
@@ -50,13 +56,20 @@ export class KeyService {
   ) {}
 
   /**
-   * Creates a key for one agent, expiring at `expiresAt` if given (a minute to a year ahead).
-   * Members who can configure the agent.
+   * Creates a key for one agent, expiring at `expiresAt` if given (a minute to a year ahead), marked
+   * with its `origin` (PERSON unless given; CLI for a tool's own keys). Members who can configure the agent.
    */
-  async createAgentApiKey(p: Principal, agentId: string, name: unknown, expiresAt?: unknown): Promise<CreatedKey> {
+  async createAgentApiKey(
+    p: Principal,
+    agentId: string,
+    name: unknown,
+    expiresAt?: unknown,
+    origin?: unknown,
+  ): Promise<CreatedKey> {
     const member = requireMember(p);
     const keyName = parse(nonEmpty(100), name, 'name');
     const expiry = keyExpiry(expiresAt, this.clock.now());
+    const keyOrigin: ApiKeyOrigin = parse(originInput, origin ?? undefined, 'origin');
     const agent = await loadAgent(this.store.repos, p, agentId, 'configure');
     return this.issue({
       workspaceId: agent.workspaceId,
@@ -66,6 +79,7 @@ export class KeyService {
       scopes: [],
       createdBy: member.memberId,
       expiresAt: expiry,
+      origin: keyOrigin,
     });
   }
 
@@ -101,6 +115,7 @@ export class KeyService {
         createdBy: member.memberId,
         expiresAt: new Date(now.getTime() + TRY_IT_KEY_LIFETIME_MS),
         consoleSessionId: sessionId,
+        origin: 'TRY_IT',
         keyHash: material.hash,
         prefix: material.prefix,
         last4: material.last4,
@@ -112,12 +127,22 @@ export class KeyService {
     return { key: material.plaintext, apiKey };
   }
 
-  /** Creates a workspace key (`wk_`), expiring at `expiresAt` if given (a minute to a year ahead). Admins only. */
-  async createWorkspaceApiKey(p: Principal, name: unknown, scopes: unknown, expiresAt?: unknown): Promise<CreatedKey> {
+  /**
+   * Creates a workspace key (`wk_`), expiring at `expiresAt` if given (a minute to a year ahead),
+   * marked with its `origin` as {@link createAgentApiKey}. Admins only.
+   */
+  async createWorkspaceApiKey(
+    p: Principal,
+    name: unknown,
+    scopes: unknown,
+    expiresAt?: unknown,
+    origin?: unknown,
+  ): Promise<CreatedKey> {
     const admin = requireAdmin(p);
     const keyName = parse(nonEmpty(100), name, 'name');
     const keyScopes = parse(scopesInput, scopes ?? [], 'scopes');
     const expiry = keyExpiry(expiresAt, this.clock.now());
+    const keyOrigin: ApiKeyOrigin = parse(originInput, origin ?? undefined, 'origin');
     return this.issue({
       workspaceId: admin.workspaceId,
       agentId: null,
@@ -126,6 +151,7 @@ export class KeyService {
       scopes: [...new Set(keyScopes)],
       createdBy: admin.memberId,
       expiresAt: expiry,
+      origin: keyOrigin,
     });
   }
 
@@ -236,7 +262,7 @@ export class KeyService {
   }
 
   private async issue(
-    k: Pick<ApiKey, 'workspaceId' | 'agentId' | 'kind' | 'name' | 'scopes' | 'createdBy' | 'expiresAt'>,
+    k: Pick<ApiKey, 'workspaceId' | 'agentId' | 'kind' | 'name' | 'scopes' | 'createdBy' | 'expiresAt' | 'origin'>,
   ): Promise<CreatedKey> {
     const material = generateKey(k.kind === 'AGENT' ? 'ak' : 'wk');
     const apiKey = await this.store.repos.apiKeys.insert({

@@ -7,7 +7,7 @@ import type { Json } from '../json.js';
 import type { AdmittedRun } from '../runtime/pipeline.js';
 import type { SurfaceRuns } from './surface-runs.ports.js';
 import type { RunEntry, RunInput } from '../runtime/run.types.js';
-import type { SurfaceCaller, SurfaceRequest } from './surface-access.js';
+import type { CallFacts, SurfaceCaller, SurfaceRequest } from './surface-access.js';
 
 /** An HTTP API request as the surface reads it. */
 export interface HttpApiRequest extends Omit<SurfaceRequest, 'signal'> {
@@ -70,7 +70,7 @@ export class HttpApiService {
    */
   async call(caller: SurfaceCaller, request: HttpApiRequest): Promise<AdmittedRun> {
     const { agent, principal, facts } = caller;
-    const { endpoint, params } = await this.resolve(agent, request.method, request.segments);
+    const { endpoint, params } = await this.resolve(agent, request.method, request.segments, facts);
     facts.entry = endpoint.path;
     const sent = await request.body();
     facts.requestBody = sent;
@@ -103,9 +103,10 @@ export class HttpApiService {
 
   /**
    * The endpoint for `method` and the path segments (already URL-decoded). NotFound when no endpoint
-   * has the path; MethodNotAllowed (with the allowed methods) when it exists for other methods.
+   * has the path; MethodNotAllowed (with the allowed methods) when it exists for other methods — the
+   * call's `facts` then name the endpoint all the same (its activity entry has one to name).
    */
-  async resolve(agent: Agent, method: string, segments: string[]): Promise<EndpointMatch> {
+  async resolve(agent: Agent, method: string, segments: string[], facts?: CallFacts): Promise<EndpointMatch> {
     const endpoints = await this.store.repos.httpEndpoints.listByAgents([agent.id]);
     const candidates = endpoints
       .map((endpoint) => ({ endpoint, params: match(endpoint.path, segments) }))
@@ -115,6 +116,7 @@ export class HttpApiService {
     const verb = method === 'HEAD' ? 'GET' : method;
     const hit = candidates.find((c) => (c.endpoint.methods as string[]).includes(verb));
     if (hit) return hit;
+    if (facts) facts.entry = candidates[0]!.endpoint.path;
     throw new MethodNotAllowed([...new Set(candidates.flatMap((c) => c.endpoint.methods))]);
   }
 

@@ -43,6 +43,17 @@ export interface PreparedCall {
  */
 export const DEFAULT_ARGUMENTS_NOTE = 'Arguments: {"input": "<text>"}, what to do or ask, as one string.';
 
+/** JSON-RPC methods that are the protocol's own exchanges around the calls (besides every `notifications/…`). */
+const PROTOCOL_METHODS = new Set(['initialize', 'ping', 'server/discover']);
+
+/** Whether an MCP JSON-RPC method is protocol traffic (a handshake, a ping, a notification), not a call of the agent. */
+export function isProtocolMethod(method: string): boolean {
+  return PROTOCOL_METHODS.has(method) || method.startsWith('notifications/');
+}
+
+/** The longest method or tool name an activity entry keeps of a message (a tool's name has at most 64 characters). */
+const MAX_LOGGED_NAME = 100;
+
 /** The schema a tool's arguments are checked against. */
 export function argumentSchema(tool: McpTool): Record<string, unknown> {
   return tool.inputSchema ?? DEFAULT_TOOL_SCHEMA;
@@ -78,7 +89,23 @@ export class McpService {
       body = undefined;
     }
     caller.facts.requestBody = body ?? (text || undefined);
+    if (body !== null && typeof body === 'object' && !Array.isArray(body) && typeof body.method === 'string')
+      this.name(caller, body.method, body.params);
     return body;
+  }
+
+  /**
+   * What the activity entry names a message by: the tool a `tools/call` asks for (also one that turns
+   * out unknown; `prepare` sets the tool it found), otherwise the JSON-RPC method; protocol traffic
+   * is marked as such.
+   */
+  private name(caller: SurfaceCaller, method: string, params: Json | undefined): void {
+    const tool =
+      method === 'tools/call' && params !== null && typeof params === 'object' && !Array.isArray(params)
+        ? params.name
+        : undefined;
+    caller.facts.entry = (typeof tool === 'string' && tool ? tool : method).slice(0, MAX_LOGGED_NAME);
+    if (isProtocolMethod(method)) caller.facts.protocol = true;
   }
 
   /**

@@ -42,6 +42,13 @@ export interface CallFacts {
   requestBody?: unknown;
   /** The run the call admitted: its facts once it ended. */
   run?: AdmittedRun;
+  /**
+   * The call is protocol traffic, not a call of the agent: an exchange its client's protocol makes
+   * around the calls (an MCP `initialize`, a notification, the stream probe of a stateless server).
+   */
+  protocol?: boolean;
+  /** The webhook delivery the call stored (or found already stored: a duplicate). */
+  deliveryId?: string;
 }
 
 /** Who calls a surface, and what the call reported so far. */

@@ -29,6 +29,8 @@ export interface ActivityFilter {
   kind?: ActivityKind;
   since?: Date;
   until?: Date;
+  /** Whether protocol traffic is listed too (otherwise left out). */
+  includeProtocol?: boolean;
 }
 /** Per-agent figures of the Workspace API overview, each read for many agents in one query. */
 export interface AgentEntryCounts {

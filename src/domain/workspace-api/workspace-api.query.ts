@@ -76,6 +76,10 @@ export const activityQuery = z.object({
   ),
   since: instantParam('Only entries created strictly after this instant.'),
   until: instantParam('Only entries created strictly before this instant.'),
+  includeProtocol: z.enum(['true', 'false'], { error: 'must be true or false' }).optional().meta({
+    description:
+      'true lists protocol traffic too (entries with `protocol`: an MCP initialize, notifications, the stream probe); left out by default.',
+  }),
 });
 
 /** Query of GET /workspaceapi/agents/{agentId}/usage. */

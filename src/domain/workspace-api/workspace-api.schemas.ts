@@ -90,6 +90,14 @@ export const ActivityItem = z
       description: "The request's X-Request-Id (sent by the caller or generated), also in the service's log line.",
     }),
     error: z.string().nullable(),
+    protocol: z.boolean().meta({
+      description:
+        "Protocol traffic: an exchange the client's protocol makes around the calls (an MCP initialize, a notification, the GET stream probe answered 405), not a call of the agent. Listed only with includeProtocol=true.",
+    }),
+    deliveryId: z.string().nullable().meta({
+      description:
+        'The webhook delivery this entry received (the receipt, kind request) or processed (a run, kind run): the two share it.',
+    }),
     createdAt: instant,
   })
   .meta({ id: 'ActivityEntry' });

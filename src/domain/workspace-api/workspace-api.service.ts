@@ -89,6 +89,8 @@ function activityItem(e: ActivityEntry): ActivityItem {
     runId: e.runId,
     requestId: e.requestId,
     error: e.error,
+    protocol: e.protocol,
+    deliveryId: e.deliveryId,
     createdAt: iso(e.createdAt),
   };
 }
@@ -175,7 +177,13 @@ export class WorkspaceApiService {
   async activity(p: Principal, agentId: string, query: unknown): Promise<ActivityPage> {
     const agent = await readableAgent(this.store.repos, requireWorkspaceRead(p), agentId);
     const v = parseQuery(activityQuery, query);
-    const filter = { surface: v.surface, kind: v.kind, since: dateOf(v.since), until: dateOf(v.until) };
+    const filter = {
+      surface: v.surface,
+      kind: v.kind,
+      since: dateOf(v.since),
+      until: dateOf(v.until),
+      includeProtocol: v.includeProtocol === 'true',
+    };
     const r = await this.store.repos.workspaceRead.listActivity(agent.id, filter, windowOf(v));
     return { entries: r.items.map(activityItem), totalCount: r.totalCount, page: v.page, pageSize: v.pageSize };
   }

@@ -35,12 +35,29 @@ export class ActivityResolver {
     since: Date | undefined,
     @Arg('until', () => Date, { nullable: true, description: 'Entries created before this instant' })
     until: Date | undefined,
+    @Arg('includeProtocol', () => Boolean, {
+      defaultValue: false,
+      description:
+        'Whether protocol traffic (entries with `protocol`: an MCP initialize, notifications, the stream probe) is listed too',
+    })
+    includeProtocol: boolean,
+    @Arg('foldDeliveryRuns', () => Boolean, {
+      defaultValue: false,
+      description:
+        "Whether a webhook delivery's runs are left out when its receipt is listed (same filters): one row per delivery, its run in the receipt's `deliveryRun`",
+    })
+    foldDeliveryRuns: boolean,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ) {
     return ctx.services.activity.list(ctx.principal, agent.id, {
       // A page that shows no headers or bodies (the console's list) does not read them.
       withBodies: selects(info, ['nodes'], ACTIVITY_BODY_FIELDS),
+      includeProtocol,
+      foldDeliveryRuns,
+      deliveryRuns: selects(info, ['nodes'], ['deliveryRun'])
+        ? { withBodies: selects(info, ['nodes', 'deliveryRun'], ACTIVITY_BODY_FIELDS) }
+        : undefined,
       first,
       after: after ?? undefined,
       surface: surface ?? undefined,
@@ -55,8 +72,13 @@ export class ActivityResolver {
     nullable: true,
     description: 'One entry of the activity log with its headers and bodies; null when the agent has none with this id',
   })
-  activityEntry(@Root() agent: AgentEntity, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
-    return ctx.services.activity.entry(ctx.principal, agent.id, id);
+  activityEntry(
+    @Root() agent: AgentEntity,
+    @Arg('id', () => ID) id: string,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    return ctx.services.activity.entry(ctx.principal, agent.id, id, selects(info, [], ['deliveryRun']));
   }
 
   @FieldResolver(() => [SurfaceUsage], {

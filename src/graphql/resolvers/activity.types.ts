@@ -37,6 +37,22 @@ export class ActivityEntry {
   requestId!: string | null;
   @Field(() => String, { nullable: true }) error!: string | null;
   @Field(() => Date) createdAt!: Date;
+  @Field(() => Boolean, {
+    description:
+      "Protocol traffic: an exchange the client's protocol makes around the calls (an MCP initialize, a notification, the GET stream probe answered 405), not a call of the agent. Left out of `activity` unless `includeProtocol`",
+  })
+  protocol!: boolean;
+  @Field(() => String, {
+    nullable: true,
+    description: 'The webhook delivery this entry received (the receipt, kind REQUEST) or processed (a run, kind RUN)',
+  })
+  deliveryId!: string | null;
+  @Field(() => ActivityEntry, {
+    nullable: true,
+    description:
+      "On a webhook receipt: its delivery's latest run (an entry of kind RUN), null while none has ended; null on other entries",
+  })
+  deliveryRun?: ActivityEntry | null;
 }
 
 @ObjectType()

@@ -1,9 +1,11 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { Context } from '../context.js';
-import { ApiKey, CreatedApiKey, KeyScopeEnum } from './key.types.js';
+import { ApiKey, ApiKeyOriginEnum, CreatedApiKey, KeyScopeEnum } from './key.types.js';
 
 const EXPIRES_AT =
   'When the key stops working: at least a minute and at most 365 days ahead. Leave out for a key that works until revoked';
+const ORIGIN =
+  "Who makes the key: PERSON (the default) or CLI for a tool's own short-lived keys, which the console hides by default. TRY_IT is refused: the console's Try it makes those";
 
 @Resolver(() => ApiKey)
 export class KeyResolver {
@@ -12,9 +14,11 @@ export class KeyResolver {
     @Arg('agentId', () => ID) agentId: string,
     @Arg('name', () => String) name: string,
     @Arg('expiresAt', () => Date, { nullable: true, description: EXPIRES_AT }) expiresAt: Date | undefined,
+    @Arg('origin', () => ApiKeyOriginEnum, { nullable: true, description: ORIGIN })
+    origin: ApiKeyOriginEnum | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.keys.createAgentApiKey(ctx.principal, agentId, name, expiresAt);
+    return ctx.services.keys.createAgentApiKey(ctx.principal, agentId, name, expiresAt, origin);
   }
 
   @Mutation(() => CreatedApiKey, {
@@ -30,9 +34,11 @@ export class KeyResolver {
     @Arg('name', () => String) name: string,
     @Arg('scopes', () => [KeyScopeEnum], { nullable: true }) scopes: KeyScopeEnum[] | undefined,
     @Arg('expiresAt', () => Date, { nullable: true, description: EXPIRES_AT }) expiresAt: Date | undefined,
+    @Arg('origin', () => ApiKeyOriginEnum, { nullable: true, description: ORIGIN })
+    origin: ApiKeyOriginEnum | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.keys.createWorkspaceApiKey(ctx.principal, name, scopes ?? [], expiresAt);
+    return ctx.services.keys.createWorkspaceApiKey(ctx.principal, name, scopes ?? [], expiresAt, origin);
   }
 
   @Mutation(() => Boolean, { description: 'Revokes a key with immediate effect' })

@@ -31,6 +31,8 @@ const COLUMNS: [name: string, type: string, cast?: string][] = [
   ['error', 'text'],
   ['logs', 'text', 'jsonb'],
   ['created_at', 'timestamptz'],
+  ['protocol', 'boolean'],
+  ['delivery_id', 'text'],
 ];
 
 const INSERT =

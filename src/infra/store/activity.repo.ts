@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ActivityEntry } from '../../domain/activity/activity.entities.js';
-import type { ActivityRepo } from '../../domain/activity/activity.ports.js';
+import type { ActivityListOptions, ActivityRepo } from '../../domain/activity/activity.ports.js';
 import { insertActivityBatch } from './activity-batch.js';
 import { q } from './pg-errors.js';
 import * as rows from './rows/index.js';
@@ -38,7 +38,22 @@ const ACTIVITY_LIGHT_COLUMNS = [
   'request_id',
   'error',
   'created_at',
+  'protocol',
+  'delivery_id',
 ];
+
+/** The filters of an activity page on the table's alias `t` (the page itself, or a receipt it folds a run into). */
+function filtered(query: Knex.QueryBuilder, opts: ActivityListOptions, t: string): Knex.QueryBuilder {
+  if (!opts.includeProtocol) query.andWhere(`${t}.protocol`, false);
+  if (opts.surface) query.andWhere(`${t}.surface`, opts.surface);
+  if (opts.entry !== undefined) query.andWhere(`${t}.entry`, opts.entry);
+  if (opts.status === 'error') query.whereNotNull(`${t}.error`);
+  else if (opts.status)
+    query.andWhere(`${t}.status`, '>=', opts.status.min).andWhere(`${t}.status`, '<=', opts.status.max);
+  if (opts.since) query.andWhere(`${t}.created_at`, '>=', opts.since);
+  if (opts.until) query.andWhere(`${t}.created_at`, '<', opts.until);
+  return query;
+}
 
 /** The activity log's repository: the entries, their retention prune and the agent's run counts. */
 export function activityRepo(db: Conn): ActivityRepo {
@@ -70,14 +85,27 @@ export function activityRepo(db: Conn): ActivityRepo {
       ),
     list: (agentId, opts) =>
       q(async () => {
-        const query = db('activity_log').where({ agent_id: agentId });
+        const query = filtered(db('activity_log').where({ agent_id: agentId }), opts, 'activity_log');
         if (opts.withBodies === false) query.select(ACTIVITY_LIGHT_COLUMNS);
-        if (opts.surface) query.andWhere({ surface: opts.surface });
-        if (opts.entry !== undefined) query.andWhere({ entry: opts.entry });
-        if (opts.status === 'error') query.whereNotNull('error');
-        else if (opts.status) query.andWhere('status', '>=', opts.status.min).andWhere('status', '<=', opts.status.max);
-        if (opts.since) query.andWhere('created_at', '>=', opts.since);
-        if (opts.until) query.andWhere('created_at', '<', opts.until);
+        // A delivery's runs fold into its receipt when the receipt is on the same list; a run whose
+        // receipt is not (another filter, or a receipt entry lost with its instance) stays listed.
+        if (opts.foldDeliveryRuns)
+          query.whereNot((w) =>
+            w
+              .where('activity_log.kind', 'run')
+              .whereNotNull('activity_log.delivery_id')
+              .whereExists(
+                filtered(
+                  db('activity_log as receipt')
+                    .select(db.raw('1'))
+                    .where('receipt.kind', 'request')
+                    .whereRaw('receipt.delivery_id = activity_log.delivery_id')
+                    .whereRaw('receipt.agent_id = activity_log.agent_id'),
+                  opts,
+                  'receipt',
+                ),
+              ),
+          );
         if (opts.after) {
           const { createdAt, id } = opts.after;
           query.andWhere((w) =>
@@ -93,6 +121,21 @@ export function activityRepo(db: Conn): ActivityRepo {
           ])
           .limit(opts.first);
         return rs.map(rows.activity.fromRow);
+      }),
+    latestDeliveryRuns: (agentId, deliveryIds, withBodies) =>
+      q(async () => {
+        if (!deliveryIds.length) return [];
+        const query = db('activity_log')
+          .distinctOn('delivery_id')
+          .where({ agent_id: agentId, kind: 'run' })
+          .whereIn('delivery_id', deliveryIds as string[])
+          .orderBy([
+            { column: 'delivery_id' },
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ]);
+        if (!withBodies) query.select(ACTIVITY_LIGHT_COLUMNS);
+        return (await query).map(rows.activity.fromRow);
       }),
     find: (agentId, id) =>
       q(async () => {

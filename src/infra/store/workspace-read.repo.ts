@@ -32,6 +32,9 @@ function messagesWhere(db: Conn, agentId: string, f: MessageFilter): Knex.QueryB
 
 function activityWhere(db: Conn, agentId: string, f: ActivityFilter): Knex.QueryBuilder {
   const qb = db('activity_log').where('agent_id', agentId);
+  // The protocol flag is in no index: a page skips protocol entries as it scans, and the count reads
+  // the flag from each row (docs/workspace-api.md §6, docs/decisions.md "One activity row per call").
+  if (!f.includeProtocol) qb.andWhere('protocol', false);
   if (f.surface) qb.andWhere('surface', f.surface);
   if (f.kind) qb.andWhere('kind', f.kind);
   if (f.since) qb.andWhere('created_at', '>', f.since);

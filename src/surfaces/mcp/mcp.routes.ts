@@ -178,8 +178,13 @@ export function mcpRoutes(
 
   const handle: Koa.Middleware = async (ctx) => {
     refuseForeignOrigin(ctx, platformOrigins);
-    if (ctx.method !== 'POST') throw new MethodNotAllowed(['POST']);
     const caller = callerOf(ctx);
+    if (ctx.method !== 'POST') {
+      // A client's probe for a server-sent stream (GET) or its session end (DELETE): this stateless
+      // server has neither, and the client goes on without them — protocol traffic, not a call.
+      if (ctx.method === 'GET' || ctx.method === 'DELETE') caller.facts.protocol = true;
+      throw new MethodNotAllowed(['POST']);
+    }
     const raw = await readRaw(ctx);
     const body = services.mcp.message(caller, raw.toString('utf8'));
     if (Array.isArray(body)) {

@@ -37,6 +37,8 @@ export function webhookRoutes(services: Services, logger: Logger): Koa.Middlewar
       throw receipt.refused;
     }
     const a = receipt.answer;
+    // The receipt's entry names its delivery, as each run's entry will: the list folds them into one row.
+    if ('delivery' in a) state.facts.deliveryId = a.delivery.id;
     ctx.body =
       'challenge' in a
         ? { challenge: a.challenge }

@@ -32,6 +32,14 @@ const EntryQuery = graphql(`
         requestId
         error
         createdAt
+        protocol
+        deliveryId
+        deliveryRun {
+          id
+          error
+          runId
+          credits
+        }
       }
     }
   }
@@ -65,16 +73,51 @@ export const SURFACE_LABELS: Record<Surface, string> = {
   SMS: 'SMS',
 };
 
-/** An entry's HTTP status (or `run`), with an `error` badge when it failed. */
-export function StatusBadge({ status, error }: { status: number | null; error: string | null }) {
+/** How a webhook receipt's delivery ran: its latest run (null while none has ended). */
+export interface DeliveryOutcome {
+  run: { error: string | null } | null;
+}
+
+/**
+ * An entry's HTTP status (or `run`), with an `error` badge when it failed. Protocol traffic is gray
+ * whatever its status (the 405 a stream probe expects is no failure) and says `protocol`; a webhook
+ * receipt adds how its delivery ran: `run ok`, `run failed`, or `run queued` while no run has ended.
+ */
+export function StatusBadge({
+  status,
+  error,
+  protocol = false,
+  delivery,
+}: {
+  status: number | null;
+  error: string | null;
+  protocol?: boolean;
+  delivery?: DeliveryOutcome;
+}) {
+  const run = delivery?.run;
   return (
     <Group gap={4} wrap="nowrap">
-      <Badge variant="outline" color={statusColor(status)} size="sm">
+      <Badge variant="outline" color={protocol ? 'gray.7' : statusColor(status)} size="sm">
         {status ?? 'run'}
       </Badge>
       {error ? (
         <Badge variant="outline" color="red.9" size="sm" title={error}>
           error
+        </Badge>
+      ) : null}
+      {delivery ? (
+        <Badge
+          variant="outline"
+          size="sm"
+          color={run ? (run.error ? 'red.9' : 'teal.9') : 'gray.7'}
+          title={run?.error ?? undefined}
+        >
+          {run ? (run.error ? 'run failed' : 'run ok') : 'run queued'}
+        </Badge>
+      ) : null}
+      {protocol ? (
+        <Badge variant="outline" color="gray.7" size="sm">
+          protocol
         </Badge>
       ) : null}
     </Group>
@@ -144,7 +187,12 @@ export function EntryDetail({ agentId, id }: { agentId: string; id: string }) {
   return (
     <Stack gap="md">
       <Group gap="xs">
-        <StatusBadge status={e.status} error={e.error} />
+        <StatusBadge
+          status={e.status}
+          error={e.error}
+          protocol={e.protocol}
+          delivery={e.deliveryId && e.kind === 'REQUEST' ? { run: e.deliveryRun ?? null } : undefined}
+        />
         <Text size="sm">
           {SURFACE_LABELS[e.surface]} · {e.entry ?? 'no entry'} · {utcTime(e.createdAt)} UTC
         </Text>
@@ -172,7 +220,25 @@ export function EntryDetail({ agentId, id }: { agentId: string; id: string }) {
         <Id label="Run id" value={e.runId} />
         <Id label="Request id" value={e.requestId} />
         <Id label="Key id" value={e.keyId} />
+        {e.deliveryId ? <Id label="Delivery id" value={e.deliveryId} /> : null}
       </Stack>
+      {e.protocol ? (
+        <Text size="sm" c="dimmed">
+          Protocol traffic: an exchange the client’s protocol makes around its calls (a handshake, a notification, a
+          probe for a stream this server does not offer). The Activity list shows it only with “Protocol traffic” on.
+        </Text>
+      ) : null}
+      {e.deliveryRun ? (
+        <Text size="sm" data-testid="delivery-run">
+          The delivery’s latest run {e.deliveryRun.error ? 'failed' : 'succeeded'} (run{' '}
+          <Code>{e.deliveryRun.runId ?? e.deliveryRun.id}</Code>, {formatCredits(e.deliveryRun.credits)} credits)
+          {e.deliveryRun.error ? (
+            <>
+              : <RedactedText text={e.deliveryRun.error} />
+            </>
+          ) : null}
+        </Text>
+      ) : null}
       {e.oauthClientId ? <OAuthCaller clientId={e.oauthClientId} grantedBy={e.grantedBy} /> : null}
       {e.error ? (
         <Alert color="red" title="Error" variant="outline">

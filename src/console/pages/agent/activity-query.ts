@@ -1,6 +1,9 @@
 import { graphql, type ResultOf } from '../../graphql.js';
 
-/** A page of the agent's activity log, light fields only (the drawer asks one entry's bodies). */
+/**
+ * A page of the agent's activity log, light fields only (the drawer asks one entry's bodies): one row
+ * per call — a webhook's runs folded into their receipt (`deliveryRun`), protocol traffic only when asked.
+ */
 export const ActivityQuery = graphql(`
   query AgentActivity(
     $id: ID!
@@ -10,6 +13,7 @@ export const ActivityQuery = graphql(`
     $entry: String
     $since: DateTimeISO
     $until: DateTimeISO
+    $includeProtocol: Boolean!
   ) {
     agent(id: $id) {
       id
@@ -21,6 +25,8 @@ export const ActivityQuery = graphql(`
         entry: $entry
         since: $since
         until: $until
+        includeProtocol: $includeProtocol
+        foldDeliveryRuns: true
       ) {
         nodes {
           id
@@ -34,6 +40,12 @@ export const ActivityQuery = graphql(`
           durationMs
           error
           createdAt
+          protocol
+          deliveryId
+          deliveryRun {
+            id
+            error
+          }
         }
         endCursor
         hasNextPage

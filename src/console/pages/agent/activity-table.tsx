@@ -30,7 +30,13 @@ export function ActivityTable({
         />
         <Table.Tbody>
           {nodes.map((n) => (
-            <Table.Tr key={n.id} data-entry-id={n.id}>
+            <Table.Tr
+              key={n.id}
+              data-entry-id={n.id}
+              data-protocol={n.protocol || undefined}
+              // Protocol traffic is dimmed: on record, but not a call of the agent.
+              style={n.protocol ? { color: 'var(--mantine-color-dimmed)' } : undefined}
+            >
               <Table.Td style={{ whiteSpace: 'nowrap' }}>
                 <Anchor
                   component="button"
@@ -50,7 +56,12 @@ export function ActivityTable({
                 </Text>
               </Table.Td>
               <Table.Td style={{ minWidth: 110 }}>
-                <StatusBadge status={n.status} error={n.error} />
+                <StatusBadge
+                  status={n.status}
+                  error={n.error}
+                  protocol={n.protocol}
+                  delivery={n.deliveryId && n.kind === 'REQUEST' ? { run: n.deliveryRun ?? null } : undefined}
+                />
               </Table.Td>
               <Table.Td style={{ textAlign: 'right' }}>{formatCredits(n.credits)}</Table.Td>
               <Table.Td style={{ textAlign: 'right' }}>{n.durationMs === null ? '—' : `${n.durationMs} ms`}</Table.Td>

@@ -50,6 +50,8 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [live, setLive] = useState(true);
+  // Protocol traffic (an MCP handshake, notifications, the stream probe) is left out unless asked.
+  const [protocol, setProtocol] = useState(false);
   // Cursors of the pages before the one shown (empty: the first page, newest entries).
   const [cursors, setCursors] = useState<string[]>([]);
   const [selected, setSelected] = useState<string | null>(null);
@@ -69,10 +71,11 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
   );
   // Another filter: back to the first page.
   useEffect(() => setCursors([]), [filters]);
+  useEffect(() => setCursors([]), [protocol]);
   const after = cursors[cursors.length - 1];
   const variables: VariablesOf<typeof ActivityQuery> = useMemo(
-    () => ({ id: agentId, after, ...filters }),
-    [agentId, after, filters],
+    () => ({ id: agentId, after, ...filters, includeProtocol: protocol }),
+    [agentId, after, filters, protocol],
   );
   const [{ data, error, fetching }, refetch] = useQuery({
     query: ActivityQuery,
@@ -97,12 +100,20 @@ export default function ActivityTab({ agentId }: AgentTabProps) {
     <Stack>
       <Group justify="space-between" align="flex-end">
         <Title order={3}>Activity</Title>
-        <Switch
-          label="Live"
-          description={cursors.length ? 'On the first page' : 'New entries appear as they come'}
-          checked={live}
-          onChange={(e) => setLive(e.currentTarget.checked)}
-        />
+        <Group gap="lg" align="flex-start">
+          <Switch
+            label="Protocol traffic"
+            description="Handshakes, notifications, stream probes"
+            checked={protocol}
+            onChange={(e) => setProtocol(e.currentTarget.checked)}
+          />
+          <Switch
+            label="Live"
+            description={cursors.length ? 'On the first page' : 'New entries appear as they come'}
+            checked={live}
+            onChange={(e) => setLive(e.currentTarget.checked)}
+          />
+        </Group>
       </Group>
       <SimpleGrid cols={{ base: 1, xs: 2, md: 5 }} role="group" aria-label="Filters">
         <Select

@@ -21,8 +21,11 @@ export const GOES_WITH_IT = [
   'its API keys (calls with them are refused at once) and its MCP sign-in grants',
   'its HTTP endpoints, MCP tools, webhooks with their deliveries, and its email and SMS channels',
   'its documents with their records',
-  'its activity log, conversations, messages and usage history',
+  'its activity log, conversations and messages',
 ];
+
+/** What stays after the agent is gone, said under the list. */
+export const STAYS = "The credits it spent today still count toward its team's and the workspace's daily limits.";
 
 type Agent = ResultOf<typeof AgentQuery>['agent'];
 
@@ -73,6 +76,7 @@ function DeleteForm({ agent, onCancel }: { agent: Agent; onCancel: () => void })
             <List.Item key={g}>{g}</List.Item>
           ))}
         </List>
+        <Text size="sm">{STAYS}</Text>
         <Text size="sm">Applications that call it get 404 from then on. This cannot be undone.</Text>
         <TextInput
           label={`Type the agent's name, ${agent.name}, to confirm`}

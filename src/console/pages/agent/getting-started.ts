@@ -9,7 +9,7 @@ export interface StartFacts {
   surfaces: readonly { surface: string; enabled: boolean }[];
   /** How many HTTP endpoints, MCP tools, webhooks, exposed documents and channels the agent has. */
   entries: number;
-  keys: readonly { name: string; revokedAt?: string | null; expiresAt?: string | null }[];
+  keys: readonly { origin: string; revokedAt?: string | null; expiresAt?: string | null }[];
   /** When the newest entry of the agent's activity log was written; null: none yet. */
   lastCallAt: string | null;
   /** When this browser last showed the agent's Activity tab; null: never. */
@@ -22,9 +22,9 @@ export interface StartFacts {
 /** Surfaces that answer without an entry of their own: switching one on is a way to start. */
 const ENTRYLESS = ['OPENAI', 'A2A'];
 
-/** The console makes these keys for its own Try it; they do not count as a key a person made. */
-export function isTryItKey(name: string): boolean {
-  return name.startsWith('Console Try it');
+/** Keys made for Try it or by the CLI's calls do not count as a key a person made. */
+export function madeByPerson(k: { origin: string }): boolean {
+  return k.origin === 'PERSON';
 }
 
 /** Whether a key works now (neither revoked nor expired). */
@@ -35,7 +35,7 @@ export function keyWorks(k: { revokedAt?: string | null; expiresAt?: string | nu
 /** Which steps are done. */
 export function stepsDone(f: StartFacts): Record<StepId, boolean> {
   const entry = f.entries > 0 || f.surfaces.some((s) => s.enabled && ENTRYLESS.includes(s.surface));
-  const key = f.keys.some((k) => !isTryItKey(k.name) && keyWorks(k, f.now));
+  const key = f.keys.some((k) => madeByPerson(k) && keyWorks(k, f.now));
   const call = f.lastCallAt !== null;
   const seen =
     f.activitySeenAt !== null &&

@@ -8,6 +8,8 @@ import type { AgentTabProps } from './tab-props.js';
 import { when, isoOfUtcInput } from '../../format.js';
 import { Callout, FormModal, ConfirmDialog, FormActions, ScrollTable } from '../../ui.js';
 import { RevokeButton, TableHead } from '../../table-parts.js';
+import { AGENT_KEY_SURFACES, filterKeys, inWords, PEOPLE_FIRST } from '../../key-filter.js';
+import { KeyFilters, KeyName } from '../../key-filters.js';
 
 const KeysQuery = graphql(`
   query AgentKeys($id: ID!) {
@@ -23,6 +25,7 @@ const KeysQuery = graphql(`
         lastUsedAt
         expiresAt
         revokedAt
+        origin
       }
     }
   }
@@ -41,6 +44,7 @@ const CreateKeyMutation = graphql(`
         lastUsedAt
         expiresAt
         revokedAt
+        origin
       }
     }
   }
@@ -78,10 +82,12 @@ export default function KeysTab({ agentId }: AgentTabProps) {
   const [revoking, setRevoking] = useState<Key | null>(null);
   const [, revokeKey] = useMutation(RevokeKeyMutation);
   const [allow, setAllow] = useMutation(AllowWorkspaceKeysMutation);
+  const [filter, setFilter] = useState(PEOPLE_FIRST);
 
   if (fetching && !data) return <LoadingState label="Loading the API keys…" />;
   if (!data) return <ErrorState error={error} retry={reload} />;
-  const keys = [...data.agent.apiKeys].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const all = [...data.agent.apiKeys].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const { shown: keys, hiddenTools, hiddenRevoked } = filterKeys(all, filter);
 
   return (
     <Stack>
@@ -90,8 +96,9 @@ export default function KeysTab({ agentId }: AgentTabProps) {
         <Button onClick={() => setCreating(true)}>Create key</Button>
       </Group>
       <Text size="sm" c="dimmed">
-        An agent key (<Code>ak_…</Code>) calls this agent&apos;s HTTP API, Document API and MCP server, sent as{' '}
-        <Code>Authorization: Bearer &lt;key&gt;</Code>.
+        An agent key (<Code>ak_…</Code>) calls this agent&apos;s {inWords(AGENT_KEY_SURFACES)}, sent as{' '}
+        <Code>Authorization: Bearer &lt;key&gt;</Code> or <Code>X-Agent-Access-Key</Code>. Webhooks, email and text
+        messages take no key: a webhook checks its sender&apos;s signature instead.
       </Text>
       <Switch
         label="Allow workspace keys"
@@ -101,9 +108,21 @@ export default function KeysTab({ agentId }: AgentTabProps) {
         onChange={(e) => void setAllow({ id: agentId, allow: e.currentTarget.checked })}
         error={allow.error ? messageOf(allow.error) : undefined}
       />
+      {all.length ? (
+        <KeyFilters filter={filter} onChange={setFilter} hiddenTools={hiddenTools} hiddenRevoked={hiddenRevoked} />
+      ) : null}
+      {filter.tools ? (
+        <Text size="xs" c="dimmed">
+          A Try-it key works for an hour after Try it made it, and ends sooner when you sign out; closing the tab leaves
+          it to expire at the time in its Expires column. A CLI key is revoked when its command ends, or expires within
+          the hour.
+        </Text>
+      ) : null}
       {keys.length === 0 ? (
-        <EmptyState title="No API keys yet">
-          Create a key to call this agent&apos;s surfaces from your application.
+        <EmptyState title={all.length ? 'No keys to show' : 'No API keys yet'}>
+          {all.length
+            ? 'Every key of this agent is hidden by the switches above. Create a key for your application, or show the others.'
+            : "Create a key to call this agent's surfaces from your application."}
         </EmptyState>
       ) : (
         <ScrollTable minWidth={760} label="API keys table">
@@ -114,7 +133,9 @@ export default function KeysTab({ agentId }: AgentTabProps) {
                 const state = keyState(k);
                 return (
                   <Table.Tr key={k.id}>
-                    <Table.Td>{k.name}</Table.Td>
+                    <Table.Td>
+                      <KeyName name={k.name} origin={k.origin} />
+                    </Table.Td>
                     <Table.Td>
                       <Code>
                         {k.prefix}…{k.last4}

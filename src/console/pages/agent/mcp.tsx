@@ -1,17 +1,16 @@
-import { Code, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Code, Stack, Table, TextInput, Textarea } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { CopyBlock, CopyTabs } from '../../copy-field.js';
 import { EntriesSection, EntryForm, HandlerBadge, useEntryForm } from '../../entry-list.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { clientConfigs, mcpUrl, serverName } from '../../../../packages/cli/src/shared/mcp-configs.js';
+import { mcpUrl } from '../../../../packages/cli/src/shared/mcp-configs.js';
 import { NoData } from '../../states.js';
 import { SurfaceSwitches } from '../../surface-switches.js';
 import { McpTryIt } from '../../try-it-mcp.js';
+import { McpConnect } from './mcp-connect.js';
 import { McpGrants } from './mcp-grants.js';
 import type { AgentTabProps } from './tab-props.js';
 import { ConfirmDialog } from '../../ui.js';
-import { Section } from '../../section.js';
 import { EditRemoveButtons, TableHead } from '../../table-parts.js';
 
 const McpQuery = graphql(`
@@ -108,31 +107,10 @@ export default function McpTab({ agentId }: AgentTabProps) {
     );
   const tools = data.agent.mcpTools;
   const url = mcpUrl(location.origin, agentId);
-  const configs = clientConfigs(url, serverName(data.agent.name));
   return (
     <Stack>
       <SurfaceSwitches agentId={agentId} surface="MCP" label="MCP server" />
-      <Section id="mcp-connect-title" title="Connect a client">
-        <CopyBlock
-          label="MCP server URL"
-          value={url}
-          description="Streamable HTTP; the client sends an agent key in the X-Agent-Access-Key header (or as a bearer token)."
-        />
-        <Text size="sm">
-          Replace the placeholder with an agent key from the API Keys tab. Keys belong in the client's configuration,
-          never in a shared file.
-        </Text>
-        <CopyTabs
-          label="MCP clients"
-          kind="configuration"
-          tabs={configs.map((c) => ({
-            id: c.id,
-            title: c.client,
-            description: c.file,
-            value: JSON.stringify(c.config, null, 2),
-          }))}
-        />
-      </Section>
+      <McpConnect agentId={agentId} agentName={data.agent.name} url={url} />
       <McpGrants agentId={agentId} url={url} />
       <EntriesSection
         id="tools-title"

@@ -46,6 +46,7 @@ export const AgentDashboardQuery = graphql(`
       apiKeys {
         id
         name
+        origin
         revokedAt
         expiresAt
       }

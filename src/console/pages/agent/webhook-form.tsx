@@ -23,7 +23,6 @@ const AddWebhookMutation = graphql(`
       }
       modelOverride
       maxBodyBytes
-      warning
       createdAt
       updatedAt
     }
@@ -46,7 +45,6 @@ const UpdateWebhookMutation = graphql(`
       }
       modelOverride
       maxBodyBytes
-      warning
       createdAt
       updatedAt
     }
@@ -150,7 +148,7 @@ export function WebhookForm({ agentId, webhook, secrets, models, onDone, onCance
               label="Signing secret"
               description={
                 signingSecrets.length
-                  ? 'A workspace secret of kind WEBHOOK_SIGNING_SECRET'
+                  ? 'A workspace secret of the kind "Webhook signing secret"'
                   : 'No signing secret yet: an admin adds one under Workspace → Secrets'
               }
               placeholder="Pick a secret"

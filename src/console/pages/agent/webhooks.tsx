@@ -27,7 +27,6 @@ const WebhooksQuery = graphql(`
         }
         modelOverride
         maxBodyBytes
-        warning
         createdAt
         updatedAt
       }
@@ -192,11 +191,13 @@ function IntegrationCard({
           </CopyButton>
         </Group>
         {w.modelOverride ? <Text size="sm">Model: {w.modelOverride}</Text> : null}
-        {w.warning ? (
-          <Callout color="red" title="Warning">
-            {w.warning}
+        {/* The service's own warning names API operations; a person gets the console's path instead. */}
+        {w.signature ? null : (
+          <Callout color="red" title="Anyone who knows this URL can run this integration">
+            It checks no signature, so any delivery to its URL runs the handler. Add a signing secret in Workspace →
+            Secrets, then Edit → Check the sender&apos;s signature.
           </Callout>
-        ) : null}
+        )}
       </Stack>
     </Card>
   );

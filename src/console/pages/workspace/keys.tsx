@@ -7,6 +7,8 @@ import { useIsAdmin } from '../../viewer.js';
 import { when } from '../../format.js';
 import { ListStates, AdminOnlyNotice, ShownOnce, FormModal, ConfirmDialog, FormActions } from '../../ui.js';
 import { KeyMask, RevokeCell, TableHead } from '../../table-parts.js';
+import { AGENT_KEY_SURFACES, filterKeys, inWords, PEOPLE_FIRST } from '../../key-filter.js';
+import { KeyFilters, KeyName } from '../../key-filters.js';
 
 const WorkspaceKeysQuery = graphql(`
   query WorkspaceKeys {
@@ -22,6 +24,7 @@ const WorkspaceKeysQuery = graphql(`
         expiresAt
         lastUsedAt
         revokedAt
+        origin
       }
     }
   }
@@ -41,6 +44,7 @@ const CreateWorkspaceKeyMutation = graphql(`
         expiresAt
         lastUsedAt
         revokedAt
+        origin
       }
     }
   }
@@ -90,34 +94,53 @@ function WorkspaceKeys() {
   const [created, setCreated] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<KeyRow | null>(null);
   const [, revoke] = useMutation(RevokeApiKeyMutation);
+  const [filter, setFilter] = useState(PEOPLE_FIRST);
+  const filtered = filterKeys(data?.workspace.apiKeys ?? [], filter);
   return (
     <Stack>
       <Group justify="space-between">
-        <Text c="dimmed" size="sm">
-          Workspace keys (wk_) call the Workspace API and the agents that allow workspace keys.
+        <Text c="dimmed" size="sm" maw={720}>
+          A workspace key (wk_…) calls the Workspace API (with the Workspace read scope) and, on every agent that allows
+          workspace keys, what an agent key calls: {inWords(AGENT_KEY_SURFACES)}; and the workspace-wide
+          OpenAI-compatible URL (/v1), where each such agent is a model.
         </Text>
         <Button onClick={() => setCreating(true)}>Create workspace key</Button>
       </Group>
+      {data?.workspace.apiKeys.length ? (
+        <KeyFilters
+          filter={filter}
+          onChange={setFilter}
+          hiddenTools={filtered.hiddenTools}
+          hiddenRevoked={filtered.hiddenRevoked}
+          tools="Show keys made by the CLI"
+        />
+      ) : null}
       {created ? <ShownOnce label="New workspace key" value={created} onDone={() => setCreated(null)} /> : null}
       <ListStates
         result={{ data, error, fetching }}
         retry={() => refetch({ requestPolicy: 'network-only' })}
         loading="Loading workspace keys…"
         forbidden="Workspace keys are listed by workspace admins only."
-        isEmpty={(d) => d.workspace.apiKeys.length === 0}
-        empty={{
-          title: 'No workspace keys',
-          text: 'Create one for a program that reads the workspace or calls its agents.',
-        }}
+        isEmpty={() => filtered.shown.length === 0}
+        empty={
+          data?.workspace.apiKeys.length
+            ? { title: 'No keys to show', text: 'Every workspace key is hidden by the switches above.' }
+            : {
+                title: 'No workspace keys',
+                text: 'Create one for a program that reads the workspace or calls its agents.',
+              }
+        }
       >
-        {(data) => (
+        {() => (
           <Table.ScrollContainer minWidth={720}>
             <Table striped aria-label="Workspace keys">
               <TableHead columns={['Name', 'Key', 'Scopes', 'Created', 'Expires', 'Last used', 'Status']} />
               <Table.Tbody>
-                {data.workspace.apiKeys.map((k) => (
+                {filtered.shown.map((k) => (
                   <Table.Tr key={k.id}>
-                    <Table.Td>{k.name}</Table.Td>
+                    <Table.Td>
+                      <KeyName name={k.name} origin={k.origin} />
+                    </Table.Td>
                     <Table.Td>
                       <KeyMask prefix={k.prefix} last4={k.last4} />
                     </Table.Td>

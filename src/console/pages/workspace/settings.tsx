@@ -1,4 +1,4 @@
-import { Alert, Checkbox, Fieldset, NumberInput, SimpleGrid, Stack, TagsInput, TextInput } from '@mantine/core';
+import { Alert, Checkbox, NumberInput, SimpleGrid, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { CodeEditor, type EditorError } from '../../code-editor.js';
@@ -9,6 +9,7 @@ import { NoData } from '../../states.js';
 import { useIsAdmin } from '../../viewer.js';
 import { when, numberOrNull } from '../../format.js';
 import { ErrorNotice, FormActions } from '../../ui.js';
+import { FeatureFlagsEditor, GROUPS, SelfHostedBadge, SettingsGroup } from './settings-groups.js';
 
 const SettingsQuery = graphql(`
   query WorkspaceSettings {
@@ -17,6 +18,7 @@ const SettingsQuery = graphql(`
       name
       settings {
         activityRetentionDays
+        messageRetentionDays
         tags
         creditDefaults
         dataProcessing
@@ -35,6 +37,7 @@ const UpdateSettingsMutation = graphql(`
       id
       settings {
         activityRetentionDays
+        messageRetentionDays
         tags
         creditDefaults
         dataProcessing
@@ -49,14 +52,9 @@ const UpdateSettingsMutation = graphql(`
 
 type Settings = ResultOf<typeof SettingsQuery>['workspace']['settings'];
 
-/** The settings groups edited as JSON objects (the others have fields of their own). */
-const JSON_GROUPS = [
-  { key: 'featureFlags', label: 'Feature flags', description: 'Flag name → true or false' },
-  { key: 'accountRules', label: 'Account rules', description: 'A JSON object' },
-  { key: 'loginSettings', label: 'Login settings', description: 'A JSON object' },
-  { key: 'valueCapture', label: 'Value capture', description: 'A JSON object' },
-] as const;
-type JsonGroup = (typeof JSON_GROUPS)[number]['key'];
+/** The free-form groups of a hosted platform, edited as JSON objects: they have no known fields. */
+const JSON_GROUPS = ['accountRules', 'loginSettings', 'valueCapture'] as const;
+type JsonGroup = (typeof JSON_GROUPS)[number];
 
 /** The workspace settings (the groups the Workspace API overview returns); admins change them. */
 export default function SettingsSection() {
@@ -80,6 +78,8 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const credit = obj(settings.creditDefaults);
   const dp = obj(settings.dataProcessing);
   const [retention, setRetention] = useState<string | number>(settings.activityRetentionDays);
+  const [messageRetention, setMessageRetention] = useState<string | number>(settings.messageRetentionDays);
+  const [flags, setFlags] = useState<Record<string, boolean>>(() => booleans(settings.featureFlags));
   const [tags, setTags] = useState<string[]>(settings.tags);
   const [agentLimit, setAgentLimit] = useState<string | number>(
     typeof credit.agentDailyCreditLimit === 'number' ? credit.agentDailyCreditLimit : '',
@@ -96,7 +96,6 @@ function SettingsForm({ settings }: { settings: Settings }) {
     Array.isArray(dp.subprocessors) ? dp.subprocessors.map(String) : [],
   );
   const [texts, setTexts] = useState<Record<JsonGroup, string>>(() => ({
-    featureFlags: editorText(settings.featureFlags),
     accountRules: editorText(settings.accountRules),
     loginSettings: editorText(settings.loginSettings),
     valueCapture: editorText(settings.valueCapture),
@@ -113,9 +112,9 @@ function SettingsForm({ settings }: { settings: Settings }) {
     const parsed: Partial<Record<JsonGroup, Record<string, unknown>>> = {};
     const problems: Partial<Record<JsonGroup, EditorError>> = {};
     for (const g of JSON_GROUPS) {
-      const p = parseJsonObject(texts[g.key]);
-      if (p.ok) parsed[g.key] = p.value;
-      else problems[g.key] = p;
+      const p = parseJsonObject(texts[g]);
+      if (p.ok) parsed[g] = p.value;
+      else problems[g] = p;
     }
     setParseErrors(problems);
     if (Object.keys(problems).length) return;
@@ -123,7 +122,9 @@ function SettingsForm({ settings }: { settings: Settings }) {
     const result = await update({
       input: {
         activityRetentionDays: numberOrNull(retention) ?? settings.activityRetentionDays,
+        messageRetentionDays: numberOrNull(messageRetention) ?? settings.messageRetentionDays,
         tags,
+        featureFlags: flags,
         creditDefaults: {
           agentDailyCreditLimit: numberOrNull(agentLimit),
           maxConcurrentRequests: numberOrNull(concurrency),
@@ -146,28 +147,33 @@ function SettingsForm({ settings }: { settings: Settings }) {
             Only workspace admins change the settings; you see them as they are.
           </Alert>
         ) : null}
-        <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <NumberInput
-            label="Activity retention (days)"
-            description="How long activity log entries are kept"
-            min={1}
-            max={3650}
-            allowDecimal={false}
-            readOnly={!isAdmin}
-            value={retention}
-            onChange={setRetention}
-            error={fields.activityRetentionDays}
-          />
-          <TagsInput
-            label="Tags"
-            description="Press Enter after each tag"
-            readOnly={!isAdmin}
-            value={tags}
-            onChange={setTags}
-            error={fields.tags}
-          />
-        </SimpleGrid>
-        <Fieldset legend="Credit defaults">
+        <SettingsGroup group="retention">
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <NumberInput
+              label="Activity retention (days)"
+              description="How long activity log entries are kept"
+              min={1}
+              max={3650}
+              allowDecimal={false}
+              readOnly={!isAdmin}
+              value={retention}
+              onChange={setRetention}
+              error={fields.activityRetentionDays}
+            />
+            <NumberInput
+              label="Message retention (days)"
+              description="How long email and text messages are kept; 0 keeps them forever"
+              min={0}
+              max={36500}
+              allowDecimal={false}
+              readOnly={!isAdmin}
+              value={messageRetention}
+              onChange={setMessageRetention}
+              error={fields.messageRetentionDays}
+            />
+          </SimpleGrid>
+        </SettingsGroup>
+        <SettingsGroup group="creditDefaults">
           <SimpleGrid cols={{ base: 1, sm: 3 }}>
             <NumberInput
               label="Agent daily credit limit"
@@ -195,41 +201,61 @@ function SettingsForm({ settings }: { settings: Settings }) {
               onChange={setScriptCredits}
             />
           </SimpleGrid>
-        </Fieldset>
-        <Fieldset legend="Data processing">
-          <Stack gap="sm">
-            <Checkbox
-              label="Data processing agreement accepted"
-              description={dp.dpaAcceptedAt ? `Accepted ${when(String(dp.dpaAcceptedAt))}` : undefined}
-              disabled={!isAdmin}
-              checked={dpaAccepted}
-              onChange={(e) => setDpaAccepted(e.currentTarget.checked)}
-              error={fields.dataProcessing}
-            />
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput
-                label="Region"
-                description="Empty: none"
-                readOnly={!isAdmin}
-                value={region}
-                onChange={(e) => setRegion(e.currentTarget.value)}
-              />
-              <TagsInput label="Subprocessors" readOnly={!isAdmin} value={subprocessors} onChange={setSubprocessors} />
-            </SimpleGrid>
-          </Stack>
-        </Fieldset>
-        {JSON_GROUPS.map((g) => (
-          <CodeEditor
-            key={g.key}
-            label={g.label}
-            description={g.description}
-            language="json"
-            minHeight={80}
+        </SettingsGroup>
+        <SettingsGroup group="tags">
+          <TagsInput
+            label="Tags"
+            description="Press Enter after each tag"
             readOnly={!isAdmin}
-            value={texts[g.key]}
-            onChange={(v) => setTexts((t) => ({ ...t, [g.key]: v }))}
-            error={editorError(g.key)}
+            value={tags}
+            onChange={setTags}
+            error={fields.tags}
           />
+        </SettingsGroup>
+        <SettingsGroup group="featureFlags">
+          <FeatureFlagsEditor flags={flags} onChange={setFlags} readOnly={!isAdmin} error={fields.featureFlags} />
+        </SettingsGroup>
+        <SettingsGroup group="dataProcessing">
+          <Checkbox
+            label="Data processing agreement accepted"
+            description={dp.dpaAcceptedAt ? `Accepted ${when(String(dp.dpaAcceptedAt))}` : undefined}
+            disabled={!isAdmin}
+            checked={dpaAccepted}
+            onChange={(e) => setDpaAccepted(e.currentTarget.checked)}
+            error={fields.dataProcessing}
+          />
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <TextInput
+              label="Region"
+              description="Empty: none"
+              readOnly={!isAdmin}
+              value={region}
+              onChange={(e) => setRegion(e.currentTarget.value)}
+            />
+            <TagsInput label="Subprocessors" readOnly={!isAdmin} value={subprocessors} onChange={setSubprocessors} />
+          </SimpleGrid>
+        </SettingsGroup>
+        <Title order={3} size="h4">
+          For a hosted platform
+        </Title>
+        <Text size="sm" c="dimmed">
+          Free-form groups with no fields of their own: each is a JSON object, stored and returned by the Workspace API
+          as you write it.
+        </Text>
+        {JSON_GROUPS.map((g) => (
+          <Stack key={g} gap={4}>
+            <SelfHostedBadge />
+            <CodeEditor
+              label={GROUPS[g].title}
+              description={GROUPS[g].text}
+              language="json"
+              minHeight={80}
+              readOnly={!isAdmin}
+              value={texts[g]}
+              onChange={(v) => setTexts((t) => ({ ...t, [g]: v }))}
+              error={editorError(g)}
+            />
+          </Stack>
         ))}
         {isAdmin ? (
           <FormActions error={other} submit="Save settings" loading={fetching} saved={saved} light />
@@ -239,4 +265,9 @@ function SettingsForm({ settings }: { settings: Settings }) {
       </Stack>
     </form>
   );
+}
+
+/** The flags of the stored group: a flag whose value is not a boolean (set by hand) counts as off. */
+function booleans(v: unknown): Record<string, boolean> {
+  return Object.fromEntries(Object.entries(obj(v)).map(([k, x]) => [k, x === true]));
 }

@@ -27,6 +27,8 @@ export const activity: Mapping<ActivityEntry> = {
     error: e.error,
     logs: json(e.logs),
     created_at: e.createdAt,
+    protocol: e.protocol,
+    delivery_id: e.deliveryId,
   }),
   fromRow: (r) => ({
     id: r.id,
@@ -52,5 +54,7 @@ export const activity: Mapping<ActivityEntry> = {
     error: r.error ?? null,
     logs: r.logs == null ? null : parseJson(r.logs),
     createdAt: date(r.created_at),
+    protocol: Boolean(r.protocol),
+    deliveryId: r.delivery_id ?? null,
   }),
 };

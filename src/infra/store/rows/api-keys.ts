@@ -19,6 +19,7 @@ export const apiKeys: Mapping<ApiKey> = {
     revoked_at: e.revokedAt,
     expires_at: e.expiresAt,
     console_session_id: e.consoleSessionId ?? null,
+    origin: e.origin,
   }),
   fromRow: (r) => ({
     id: r.id,
@@ -36,5 +37,6 @@ export const apiKeys: Mapping<ApiKey> = {
     revokedAt: dateOrNull(r.revoked_at),
     expiresAt: dateOrNull(r.expires_at),
     consoleSessionId: r.console_session_id ?? null,
+    origin: r.origin ?? 'PERSON',
   }),
 };
