@@ -33,6 +33,7 @@ import * as agentHandles from './20270401000000_agent_handles.js';
 import * as keyOrigin from './20270402000000_key_origin.js';
 import * as activityProtocol from './20270403000000_activity_protocol.js';
 import * as creditUsageOutlivesAgent from './20270404000000_credit_usage_outlives_agent.js';
+import * as accounts from './20270410000000_accounts.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -71,6 +72,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270402000000_key_origin': keyOrigin,
   '20270403000000_activity_protocol': activityProtocol,
   '20270404000000_credit_usage_outlives_agent': creditUsageOutlivesAgent,
+  '20270410000000_accounts': accounts,
 };
 
 /** knex migration source over the static list above. */

@@ -7,7 +7,7 @@ import { ActivityLog, type ActivitySink } from './activity/activity-log.js';
 import { AdmissionService, DEFAULT_ADMISSION, type AdmissionConfig } from './admission/admission.service.js';
 import { AgentService } from './agents/agent.service.js';
 import type { Clock } from './clock.js';
-import { ConsoleSessionService } from './console/session.service.js';
+import { type SignInRules, ConsoleSessionService } from './console/session.service.js';
 import { DocumentService } from './documents/document.service.js';
 import { RecordService } from './documents/record.service.js';
 import { EntryService } from './entries/entry.service.js';
@@ -41,6 +41,8 @@ import { A2aService } from './surfaces/a2a.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
 import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
+import { AccountService, type PlatformOptions } from './accounts/account.service.js';
+import type { PasswordHasher } from './accounts/account.ports.js';
 import { ChatService } from './surfaces/chat.service.js';
 import { DeliveryBodyService } from './webhooks/delivery-body.service.js';
 import { WebhookDeliveriesService } from './webhooks/webhook-deliveries.service.js';
@@ -59,6 +61,8 @@ import {
 /** Every use case of the domain, built once by the composition root. */
 export interface Services {
   workspace: WorkspaceService;
+  /** People: passwords, profiles, memberships; workspaces of the deployment and its operator. */
+  accounts: AccountService;
   agents: AgentService;
   keys: KeyService;
   consoleSessions: ConsoleSessionService;
@@ -143,6 +147,12 @@ export interface ServiceDeps {
   mailDomain?: string;
   /** The service's public base URL (the provider's status callbacks name it). */
   baseUrl?: string;
+  /** How passwords are hashed (argon2id in src/infra). */
+  passwords: PasswordHasher;
+  /** Operators and self-service workspace creation (default: the first person operates; no self-service). */
+  platform?: PlatformOptions;
+  /** Which sign-in methods each workspace allows (default: any). */
+  signInRules?: SignInRules;
 }
 
 /** No SMS provider: nothing is verified or sent. */
@@ -215,12 +225,14 @@ export function createServices(deps: ServiceDeps): Services {
   const mcpOAuth = new McpOAuthService(store, deps.oauthTokens ?? null, clock);
   const surfaces = new SurfaceAccess(store, keys, mcpOAuth);
   const mcp = new McpService(store, calls);
+  const accounts = new AccountService(store, clock, deps.passwords, deps.platform);
   return {
     mcpOAuth,
+    accounts,
     workspace: new WorkspaceService(store, clock),
     agents,
     keys,
-    consoleSessions: new ConsoleSessionService(store, clock),
+    consoleSessions: new ConsoleSessionService(store, clock, accounts, deps.signInRules),
     entries,
     documents,
     endpointManagement,

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { ActivityResolver } from './resolvers/activity.resolver.js';
+import { AccountResolver } from './resolvers/account.resolver.js';
 import { AgentResolver } from './resolvers/agent.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
 import {
@@ -19,6 +20,7 @@ import { WorkspaceResolver } from './resolvers/workspace.resolver.js';
 
 export const resolvers = [
   WorkspaceResolver,
+  AccountResolver,
   AgentResolver,
   ActivityResolver,
   MessageResolver,

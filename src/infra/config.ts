@@ -54,6 +54,8 @@ export interface Config {
   twilioApiBase: string;
   /** Email channels (docs/decisions.md §32). */
   email: EmailConfig;
+  /** The shared platform: who operates the deployment, whether people may create workspaces. */
+  platform: { operatorEmails: string[]; selfServiceWorkspaces: boolean };
 }
 
 /** The email channels' settings: the inbound listener, the smarthost, the provider webhook, the limits. */
@@ -192,6 +194,15 @@ const env = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  OPERATOR_EMAILS: z
+    .string()
+    .max(10_000)
+    .refine(
+      (v) => v.split(',').every((e) => z.email().safeParse(e.trim()).success),
+      'must be a comma list of email addresses',
+    )
+    .optional(),
+  SELF_SERVICE_WORKSPACES: z.enum(['true', 'false']).default('false'),
 });
 
 /** A PostgreSQL memory size (`512kB`, `32MB`, `1GB`) in MB; undefined when it is not one. */
@@ -249,6 +260,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       perAddressPerHour: e.OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR,
     },
     platformOrigins,
+    platform: {
+      operatorEmails: (e.OPERATOR_EMAILS ?? '')
+        .split(',')
+        .map((v) => v.trim().toLowerCase())
+        .filter(Boolean),
+      selfServiceWorkspaces: e.SELF_SERVICE_WORKSPACES === 'true',
+    },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     webhookWorkers: e.WEBHOOK_WORKERS,

@@ -12,10 +12,10 @@ import {
 } from './session-cookie.js';
 
 const SIGN_IN =
-  'Sign in with POST /console/session, Content-Type: application/json and a body {"token": "<member token>"}';
+  'Sign in with POST /console/session, Content-Type: application/json and a body {"email", "password"} or {"token": "<member token>"}';
 
 /**
- * `POST /console/session` `{"token"}` → 204 with the session cookie (sign-in); `GET
+ * `POST /console/session` `{"email", "password", "workspace"?}` or `{"token"}` → 204 with the session cookie (sign-in); `GET
  * /console/session` → `{"signedIn"}` (whether the cookie names a live session: the console asks
  * before its first query, so that a signed-out start is no failed request); `DELETE
  * /console/session` → 204, the session ended and the cookie cleared (sign-out). A browser on

@@ -10,6 +10,7 @@ import { TestDns, type DkimSigner } from './mail-auth.js';
 import { newId } from '../../src/domain/ids.js';
 import { generateKey } from '../../src/domain/core/key-material.js';
 import { DEFAULT_SETTINGS } from '../../src/domain/workspace/settings.js';
+import { ensureAccount } from '../../src/domain/workspace/workspace-rows.js';
 import type { Role } from '../../src/domain/principal.js';
 
 // One database and one started service per test run (PGlite in memory, or the PostgreSQL of
@@ -118,9 +119,11 @@ export interface TestWorkspace {
 export async function newWorkspace(): Promise<TestWorkspace> {
   const { repos } = h().service.store;
   const now = new Date();
+  const wsId = newId('ws');
   const ws = await repos.workspaces.insert({
-    id: newId('ws'),
+    id: wsId,
     name: 'Test workspace',
+    slug: wsId.slice(3),
     settings: DEFAULT_SETTINGS,
     dailyCreditLimit: null,
     createdAt: now,
@@ -128,9 +131,11 @@ export async function newWorkspace(): Promise<TestWorkspace> {
   });
   const addMember = async (role: Role = 'MEMBER') => {
     const memberId = newId('mem');
+    const account = await ensureAccount(repos, { email: `${memberId}@example.test`, name: memberId }, now);
     await repos.members.insert({
       id: memberId,
       workspaceId: ws.id,
+      accountId: account.id,
       email: `${memberId}@example.test`,
       name: memberId,
       role,

@@ -32,6 +32,7 @@ const PRIMARY_KEYS: Record<string, string> = {
 };
 
 const COLUMNS: Record<string, string> = {
+  accounts: 'id email name password_hash operator last_workspace_id failed_sign_ins locked_until created_at updated_at',
   a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
   activity_log:
     'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by protocol delivery_id',
@@ -44,7 +45,7 @@ const COLUMNS: Record<string, string> = {
   channels:
     'id agent_id kind address handler_kind handler_body model_override allowed_senders auto_reply created_at updated_at',
   chat_turns: 'id conversation_id role content run_id created_at',
-  console_sessions: 'id member_id token_id session_hash created_at last_seen_at revoked_at',
+  console_sessions: 'id member_id token_id session_hash created_at last_seen_at revoked_at account_id method',
   conversations: 'id agent_id created_at updated_at visitor_id',
   credit_usage: 'agent_id workspace_id team_id day credits runs max_run_credits',
   document_exposures: 'id agent_id document_id can_read can_write created_at mcp_read',
@@ -59,7 +60,7 @@ const COLUMNS: Record<string, string> = {
     'id workspace_id agent_id member_id client_id client_name redirect_host created_at last_used_at member_token_id',
   mailgun_tokens: 'id expires_at',
   channel_intake_days: 'channel_id day messages bytes',
-  members: 'id workspace_id email name role created_at',
+  members: 'id workspace_id email name role created_at account_id',
   message_attachments: 'message_id position filename content_type size content',
   message_day_counts: 'agent_id day direction channel n',
   messages:
@@ -76,7 +77,7 @@ const COLUMNS: Record<string, string> = {
     'id agent_id webhook_id integration sender_delivery_id dedupe_key replay_of method path query headers raw_body status attempts failures last_error run_id next_attempt_at locked_until created_at updated_at completed_at body_dropped_at',
   webhooks:
     'id agent_id integration handler_kind handler_body model_override signature_scheme signature_secret_name created_at updated_at max_body_bytes',
-  workspaces: 'id name settings daily_credit_limit created_at updated_at',
+  workspaces: 'id name settings daily_credit_limit created_at updated_at slug',
 };
 
 /** Unique constraints by name: the error translation (pg-errors.ts) names several of them. */
@@ -105,6 +106,7 @@ const CHECKS = [
   'api_keys_kind_check',
   'api_keys_origin_check',
   'channels_kind_check',
+  'console_sessions_method_check',
   'documents_kind_check',
   'members_role_check',
   'messages_channel_check',
@@ -114,6 +116,9 @@ const CHECKS = [
 ];
 
 const FOREIGN_KEYS = [
+  'accounts FOREIGN KEY (last_workspace_id) REFERENCES workspaces(id) ON DELETE SET NULL',
+  'console_sessions FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE',
+  'members FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE',
   'a2a_tasks FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'activity_log FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'activity_log FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
@@ -163,6 +168,10 @@ const FOREIGN_KEYS = [
 
 /** Indexes besides those of primary keys and unique constraints (the list queries and filters use them). */
 const INDEXES = [
+  'CREATE UNIQUE INDEX accounts_email_unique ON accounts USING btree (lower(email))',
+  'CREATE UNIQUE INDEX workspaces_slug_unique ON workspaces USING btree (slug)',
+  'CREATE UNIQUE INDEX members_workspace_account_unique ON members USING btree (workspace_id, account_id)',
+  'CREATE INDEX members_account_id_index ON members USING btree (account_id)',
   'CREATE INDEX a2a_tasks_agent_id_caller_ref_updated_at_index ON a2a_tasks USING btree (agent_id, caller_ref, updated_at)',
   'CREATE INDEX a2a_tasks_agent_id_context_id_index ON a2a_tasks USING btree (agent_id, context_id)',
   'CREATE INDEX a2a_tasks_agent_id_updated_at_id_index ON a2a_tasks USING btree (agent_id, updated_at, id)',
@@ -358,6 +367,7 @@ describe('migrations', function () {
     const ws = await repos.workspaces.insert({
       id: newId('ws'),
       name: 'Migrated',
+      slug: 'migrated',
       settings: DEFAULT_SETTINGS,
       dailyCreditLimit: 5,
       createdAt: now,
@@ -366,6 +376,7 @@ describe('migrations', function () {
     expect(await repos.workspaces.get(ws.id)).to.deep.equal({
       id: ws.id,
       name: 'Migrated',
+      slug: 'migrated',
       settings: DEFAULT_SETTINGS,
       dailyCreditLimit: 5,
       createdAt: now,
@@ -474,7 +485,7 @@ describe('migrations', function () {
     const copy = (id: string, name: string, createdAt: string, workspaceId = row.workspace_id) =>
       asRow({ ...row, id, name, workspace_id: workspaceId, created_at: new Date(createdAt) });
     const [other] = await db('workspaces').select('*');
-    await db('workspaces').insert(asRow({ ...other, id: 'ws_other' }));
+    await db('workspaces').insert(asRow({ ...other, id: 'ws_other', slug: 'other' }));
     await db('agents').insert([
       copy('agt_new', 'Support bot', '2026-03-01T00:00:00Z'),
       copy('agt_old', 'Support bot', '2026-02-01T00:00:00Z'),

@@ -4,7 +4,7 @@ import { Forbidden, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { ApiKey, ApiKeyOrigin } from './key.entities.js';
-import { loadAgent, readableAgentIds, requireAdmin, requireMember } from '../policy.js';
+import { loadAgent, readableAgentIds, requireAdmin, requireMember, requireWriter } from '../policy.js';
 import { KEY_SCOPES, type Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
@@ -66,7 +66,7 @@ export class KeyService {
     expiresAt?: unknown,
     origin?: unknown,
   ): Promise<CreatedKey> {
-    const member = requireMember(p);
+    const member = requireWriter(p);
     const keyName = parse(nonEmpty(100), name, 'name');
     const expiry = keyExpiry(expiresAt, this.clock.now());
     const keyOrigin: ApiKeyOrigin = parse(originInput, origin ?? undefined, 'origin');
@@ -92,7 +92,7 @@ export class KeyService {
    * token) it throws Forbidden.
    */
   async createTryItKey(p: Principal, agentId: string, sessionId: string | undefined): Promise<CreatedKey> {
-    const member = requireMember(p);
+    const member = requireWriter(p);
     if (!sessionId) {
       throw new Forbidden(
         'createTryItKey works only in a console session (the key ends with the session); with a member token, use createAgentApiKey(agentId, name, expiresAt) for a key of your own',
@@ -157,7 +157,7 @@ export class KeyService {
 
   /** Revokes a key with immediate effect. Agent keys: members who can configure the agent; workspace keys: admins. */
   async revokeApiKey(p: Principal, keyId: string): Promise<boolean> {
-    requireMember(p);
+    requireWriter(p);
     const key = await this.store.repos.apiKeys.get(keyId);
     if (!key || key.workspaceId !== p.workspaceId) throw new NotFound('API key', keyId);
     if (key.kind === 'WORKSPACE') requireAdmin(p);

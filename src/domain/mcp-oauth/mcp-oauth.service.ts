@@ -1,7 +1,7 @@
 import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import { Invalid, Unauthenticated } from '../errors.js';
-import { canSee, loadAgent, requireMember } from '../policy.js';
+import { canSee, loadAgent, requireMember, requireWriter } from '../policy.js';
 import type { OAuthPrincipal, Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { surfaceOff } from '../surfaces/surface-access.js';
@@ -81,7 +81,7 @@ export class McpOAuthService {
 
   /** Records a member's approval of a client for an agent, as the console lists it. */
   async approve(p: Principal, agentId: string, a: Approval): Promise<McpGrant> {
-    const member = requireMember(p);
+    const member = requireWriter(p);
     const agent = await this.consentAgent(member, agentId);
     let redirectHost: string | null = null;
     try {

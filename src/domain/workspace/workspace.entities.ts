@@ -6,6 +6,8 @@ import type { Role } from '../principal.js';
 export interface Workspace {
   id: string;
   name: string;
+  /** Unique across the deployment: the tenant part of TENANT_BASE_URL, what `aes login --workspace` names. */
+  slug: string;
   settings: WorkspaceSettings;
   dailyCreditLimit: number | null;
   createdAt: Date;
@@ -46,6 +48,8 @@ export interface Team {
 export interface Member {
   id: string;
   workspaceId: string;
+  /** The person (src/domain/accounts) this membership belongs to. */
+  accountId: string;
   email: string;
   name: string;
   role: Role;
@@ -62,4 +66,13 @@ export interface MemberToken {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+}
+
+/** A workspace as the deployment's operator sees it (read-only). */
+export interface WorkspaceSummary {
+  workspace: Workspace;
+  members: number;
+  agents: number;
+  /** Credits spent today (UTC) over its agents. */
+  creditsToday: number;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { NotFound } from '../errors.js';
+import { Conflict, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { describeChosenToken, generateKey, type NewKey } from '../core/key-material.js';
 import type { Member, MemberToken, Team, Workspace } from './workspace.entities.js';
@@ -9,7 +9,8 @@ import type { Principal } from '../principal.js';
 import { ROLES } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
-import { applySettings, DEFAULT_SETTINGS, settingsPatch } from './settings.js';
+import { applySettings, settingsPatch } from './settings.js';
+import { createWorkspaceRow, ensureAccount } from './workspace-rows.js';
 
 const creditLimit = z.number().nonnegative('must be zero or more').max(1e12).nullable();
 
@@ -54,19 +55,14 @@ export class WorkspaceService {
       let admin: Member | null = null;
       if (!workspace) {
         created = true;
-        workspace = await r.workspaces.insert({
-          id: newId('ws'),
-          name: 'Default workspace',
-          settings: DEFAULT_SETTINGS,
-          dailyCreditLimit: null,
-          createdAt: now,
-          updatedAt: now,
-        });
+        workspace = await createWorkspaceRow(r, { name: 'Default workspace', slug: 'default' }, now);
+        const account = await ensureAccount(r, { email: 'admin@localhost', name: 'Admin' }, now);
         admin = await r.members.insert({
           id: newId('mem'),
           workspaceId: workspace.id,
-          email: 'admin@localhost',
-          name: 'Admin',
+          accountId: account.id,
+          email: account.email,
+          name: account.name,
           role: 'ADMIN',
           createdAt: now,
         });
@@ -185,17 +181,27 @@ export class WorkspaceService {
     return this.store.repos.members.listByWorkspace(p.workspaceId);
   }
 
-  /** Adds a member to the workspace. Admins only. */
+  /**
+   * Adds a person to the workspace (their account is made when their email has none). Admins only;
+   * a person already in the workspace is a Conflict.
+   */
   async inviteMember(p: Principal, input: unknown): Promise<Member> {
     requireAdmin(p);
     const v = parse(inviteInput, input, 'input');
-    return this.store.repos.members.insert({
-      id: newId('mem'),
-      workspaceId: p.workspaceId,
-      email: v.email,
-      name: v.name ?? v.email,
-      role: v.role,
-      createdAt: this.clock.now(),
+    const now = this.clock.now();
+    return this.store.transaction(async (r) => {
+      const account = await ensureAccount(r, { email: v.email, name: v.name ?? v.email }, now);
+      if (await r.members.findByAccount(p.workspaceId, account.id))
+        throw new Conflict(`email: ${v.email} is already a member of this workspace`, 'email');
+      return r.members.insert({
+        id: newId('mem'),
+        workspaceId: p.workspaceId,
+        accountId: account.id,
+        email: account.email,
+        name: v.name ?? account.name,
+        role: v.role,
+        createdAt: now,
+      });
     });
   }
 

@@ -57,6 +57,8 @@ export class MemberToken {
 export class Workspace {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
+  @Field(() => String, { description: 'Unique across the deployment: its tenant host under TENANT_BASE_URL' })
+  slug!: string;
   @Field(() => Float, { nullable: true }) dailyCreditLimit!: number | null;
   @Field(() => Date) createdAt!: Date;
 }

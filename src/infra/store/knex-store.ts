@@ -76,6 +76,27 @@ export function repositories(db: Conn): Repositories {
     workspaces: {
       ...crud(db, rows.workspaces),
       listAll: () => list(db, rows.workspaces, {}),
+      findBySlug: (slug) => findOne(db, rows.workspaces, { slug }),
+      summaries: (day) =>
+        q(async () => {
+          const rs = await db('workspaces as w')
+            .select(
+              'w.*',
+              db.raw('(select count(*) from members m where m.workspace_id = w.id) as member_count'),
+              db.raw('(select count(*) from agents a where a.workspace_id = w.id) as agent_count'),
+              db.raw(
+                '(select coalesce(sum(u.credits), 0) from credit_usage u where u.workspace_id = w.id and u.day = ?) as credits_today',
+                [day],
+              ),
+            )
+            .orderBy([{ column: 'w.created_at' }, { column: 'w.id' }]);
+          return rs.map((r) => ({
+            workspace: rows.workspaces.fromRow(r),
+            members: Number(r.member_count),
+            agents: Number(r.agent_count),
+            creditsToday: Number(r.credits_today),
+          }));
+        }),
       first: () =>
         q(async () => {
           const r = await db('workspaces').orderBy('created_at').first();
@@ -90,6 +111,30 @@ export function repositories(db: Conn): Repositories {
       ...crud(db, rows.members),
       listByWorkspace: (workspaceId) => list(db, rows.members, { workspace_id: workspaceId }),
       findByEmail: (workspaceId, email) => findOne(db, rows.members, { workspace_id: workspaceId, email }),
+      listByAccount: (accountId) => list(db, rows.members, { account_id: accountId }),
+      findByAccount: (workspaceId, accountId) =>
+        findOne(db, rows.members, { workspace_id: workspaceId, account_id: accountId }),
+    },
+    accounts: {
+      ...crud(db, rows.accounts),
+      findByEmail: (email) =>
+        q(async () => {
+          const r = await db('accounts').whereRaw('lower(email) = lower(?)', [email]).first();
+          return r ? rows.accounts.fromRow(r) : null;
+        }),
+      count: () => q(async () => Number((await db('accounts').count({ n: '*' }).first())?.n ?? 0)),
+      recordFailedSignIn: (id, lockedUntil) =>
+        q(async () => {
+          const [r] = await db('accounts')
+            .where({ id })
+            .update({ failed_sign_ins: db.raw('failed_sign_ins + 1'), locked_until: lockedUntil })
+            .returning('failed_sign_ins');
+          return Number(r?.failed_sign_ins ?? 0);
+        }),
+      resetFailedSignIns: (id) =>
+        q(async () => void (await db('accounts').where({ id }).update({ failed_sign_ins: 0, locked_until: null }))),
+      setLastWorkspace: (id, workspaceId) =>
+        q(async () => void (await db('accounts').where({ id }).update({ last_workspace_id: workspaceId }))),
     },
     memberTokens: {
       ...crud(db, rows.memberTokens),
@@ -110,6 +155,9 @@ export function repositories(db: Conn): Repositories {
           ),
         ),
       findByHash: (hash) => findOne(db, rows.consoleSessions, { session_hash: hash }),
+      get: (id) => findOne(db, rows.consoleSessions, { id }),
+      setMember: (id, memberId) =>
+        q(async () => void (await db('console_sessions').where({ id }).update({ member_id: memberId }))),
       touch: (id, at) => q(async () => void (await db('console_sessions').where({ id }).update({ last_seen_at: at }))),
       revoke: (id, at) =>
         q(

@@ -86,7 +86,7 @@ export function oauthRoutes(
   });
 
   /** The signed-in member, with the member token of their session (a grant ends with it). */
-  const member = async (ctx: Koa.Context): Promise<(MemberPrincipal & { tokenId: string }) | null> => {
+  const member = async (ctx: Koa.Context): Promise<(MemberPrincipal & { tokenId: string | null }) | null> => {
     const value = sessionValue(ctx);
     if (!value) return null;
     try {
