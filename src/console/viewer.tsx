@@ -4,7 +4,7 @@ export interface Viewer {
   id: string;
   name: string;
   email: string;
-  role: 'ADMIN' | 'MEMBER';
+  role: 'ADMIN' | 'MEMBER' | 'VIEWER';
 }
 
 const ViewerContext = createContext<Viewer | null>(null);
