@@ -43,6 +43,7 @@ import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
 import { AccountService, type PlatformOptions } from './accounts/account.service.js';
 import type { PasswordHasher } from './accounts/account.ports.js';
+import { TenantService } from './workspace/tenant.service.js';
 import { ChatService } from './surfaces/chat.service.js';
 import { DeliveryBodyService } from './webhooks/delivery-body.service.js';
 import { WebhookDeliveriesService } from './webhooks/webhook-deliveries.service.js';
@@ -63,6 +64,8 @@ export interface Services {
   workspace: WorkspaceService;
   /** People: passwords, profiles, memberships; workspaces of the deployment and its operator. */
   accounts: AccountService;
+  /** The workspace a tenant host (TENANT_BASE_URL) names. */
+  tenants: TenantService;
   agents: AgentService;
   keys: KeyService;
   consoleSessions: ConsoleSessionService;
@@ -229,6 +232,7 @@ export function createServices(deps: ServiceDeps): Services {
   return {
     mcpOAuth,
     accounts,
+    tenants: new TenantService(store),
     workspace: new WorkspaceService(store, clock),
     agents,
     keys,

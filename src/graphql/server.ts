@@ -11,6 +11,7 @@ import { formatError, type ErrorLogger } from './errors.js';
 import { MAX_TOKENS, operationLimits } from './limits.js';
 import { knownOperationTypes } from './operation-types.js';
 import { sessionCsrfProblem, sessionValue } from '../rest/session-cookie.js';
+import { assertTenantCredential, publicBaseUrl } from '../rest/tenant.middleware.js';
 import type { Principal } from '../domain/principal.js';
 
 /**
@@ -25,11 +26,16 @@ async function principalOf(
 ): Promise<{ principal: Principal; sessionId?: string }> {
   const authorization = ctx.get('authorization');
   const session = authorization ? undefined : sessionValue(ctx);
+  // On a tenant host (TENANT_BASE_URL) only that host's workspace's tokens and sessions are taken.
   if (session === undefined)
-    return { principal: await services.keys.authenticateMember(presentedBearer(authorization)) };
-  const problem = sessionCsrfProblem(ctx, baseUrl, { json: true });
+    return {
+      principal: assertTenantCredential(ctx, await services.keys.authenticateMember(presentedBearer(authorization))),
+    };
+  const problem = sessionCsrfProblem(ctx, publicBaseUrl(ctx, baseUrl), { json: true });
   if (problem) throw new GraphQLError(problem, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
-  return services.consoleSessions.authenticateSession(session);
+  const found = await services.consoleSessions.authenticateSession(session);
+  assertTenantCredential(ctx, found.principal);
+  return found;
 }
 
 /**

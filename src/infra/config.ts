@@ -2,12 +2,15 @@ import { z } from 'zod';
 import { DEFAULT_EMBEDDED_SHARED_BUFFERS } from './embedded-db.js';
 import { DEFAULT_TASK_RETENTION_DAYS } from '../domain/surfaces/a2a.service.js';
 import { parseRelays } from './email/trusted-relays.js';
+import { parseTenantTemplate, type TenantTemplate } from '../domain/workspace/tenant-host.js';
 
 /** Runtime configuration, read once from the environment by the composition root. */
 export interface Config {
   port: number;
   host: string;
   baseUrl: string;
+  /** TENANT_BASE_URL read: each workspace's own host (`{tenant}` = its slug); undefined: the shared base URL only. */
+  tenantBaseUrl: TenantTemplate | undefined;
   databaseUrl: string | undefined;
   /** The most PostgreSQL connections this instance's pool opens (the change listener holds one more). */
   databasePoolMax: number;
@@ -96,6 +99,17 @@ const env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   BASE_URL: z.url().optional(),
+  TENANT_BASE_URL: z
+    .string()
+    .max(300)
+    .superRefine((v, ctx) => {
+      try {
+        parseTenantTemplate(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    })
+    .optional(),
   TWILIO_ACCOUNT_SID: z
     .string()
     .regex(/^[A-Za-z0-9]{1,64}$/, 'must be the account SID (letters and digits)')
@@ -237,6 +251,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     baseUrl,
+    tenantBaseUrl: e.TENANT_BASE_URL ? parseTenantTemplate(e.TENANT_BASE_URL) : undefined,
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
     dataDir: e.DATA_DIR,

@@ -10,6 +10,7 @@ import {
   sessionCsrfProblem,
   sessionValue,
 } from './session-cookie.js';
+import { publicBaseUrl, requestTenant, signInOnThisHost } from './tenant.middleware.js';
 
 const SIGN_IN =
   'Sign in with POST /console/session, Content-Type: application/json and a body {"email", "password"} or {"token": "<member token>"}';
@@ -23,9 +24,9 @@ const SIGN_IN =
  */
 export function consoleSessionRoutes(services: Services, baseUrl: string): Koa.Middleware {
   const router = new Router();
-  const secure = secureCookies(baseUrl);
+  const secure = (ctx: Koa.Context) => secureCookies(publicBaseUrl(ctx, baseUrl));
   const fromOwnOrigin = (ctx: Koa.Context, json: boolean) => {
-    const problem = ctx.get('origin') ? sessionCsrfProblem(ctx, baseUrl, { json }) : undefined;
+    const problem = ctx.get('origin') ? sessionCsrfProblem(ctx, publicBaseUrl(ctx, baseUrl), { json }) : undefined;
     if (problem) throw new Forbidden(problem);
   };
   router.post(
@@ -34,8 +35,9 @@ export function consoleSessionRoutes(services: Services, baseUrl: string): Koa.M
     async (ctx) => {
       if (!ctx.is('application/json')) throw new UnsupportedMediaType(SIGN_IN);
       fromOwnOrigin(ctx, true);
-      const { sessionValue: value } = await services.consoleSessions.signIn(ctx.request.body);
-      ctx.set('Set-Cookie', sessionCookie(value, secure));
+      // On a tenant host, into that host's workspace (TENANT_BASE_URL).
+      const { sessionValue: value } = await signInOnThisHost(ctx, services, ctx.request.body);
+      ctx.set('Set-Cookie', sessionCookie(value, secure(ctx)));
       ctx.set('Cache-Control', 'no-store');
       ctx.status = 204;
     },
@@ -44,7 +46,8 @@ export function consoleSessionRoutes(services: Services, baseUrl: string): Koa.M
     const value = sessionValue(ctx);
     const signedIn = value
       ? await services.consoleSessions.authenticate(value).then(
-          () => true,
+          // On a tenant host, a session of another workspace is none here.
+          (p) => !requestTenant(ctx) || p.workspaceId === requestTenant(ctx)!.workspaceId,
           (err: unknown) =>
             err instanceof DomainError && err.code === 'UNAUTHENTICATED' ? false : Promise.reject(err),
         )
@@ -56,7 +59,7 @@ export function consoleSessionRoutes(services: Services, baseUrl: string): Koa.M
     fromOwnOrigin(ctx, false);
     const value = sessionValue(ctx);
     if (value) await services.consoleSessions.signOut(value);
-    ctx.set('Set-Cookie', clearedSessionCookie(secure));
+    ctx.set('Set-Cookie', clearedSessionCookie(secure(ctx)));
     ctx.status = 204;
   });
   return router.routes() as Koa.Middleware;
