@@ -63,6 +63,10 @@ export async function startHarness(): Promise<Harness> {
     ADMIN_TOKEN: 'bootstrap-admin-token-for-tests',
     LOG_LEVEL: 'silent',
     PORT: '0',
+    // Each workspace also answers on <slug>.agents.test (test/integration/tenant-hosts.test.ts): no
+    // port in the template, since the harness's is chosen at listen; on a chosen port (PORT 0) a
+    // tenant host's base URL takes the port its request came to.
+    TENANT_BASE_URL: 'http://{tenant}.agents.test',
     // The channels' ways in are on; their ways out lead nowhere (replies stay queued, retried).
     SMTP_PORT: '0',
     MAIL_DOMAIN: 'harness.example.test',

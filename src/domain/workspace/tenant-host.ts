@@ -41,15 +41,15 @@ export function parseTenantTemplate(value: string): TenantTemplate {
     throw new Error(`must be a URL such as https://${TENANT_MARK}.agents.example.com`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('must be an https:// URL');
-  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== ''))
-    throw new Error(
-      `must be an origin only (no path, query or credentials), such as https://${TENANT_MARK}.example.com`,
-    );
   const labels = url.hostname.split('.');
   const at = labels.indexOf(SLOT);
   if (at < 0 || labels.lastIndexOf(SLOT) !== at)
     throw new Error(
       `must have ${TENANT_MARK} as a whole label of the host, such as https://${TENANT_MARK}.example.com`,
+    );
+  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== ''))
+    throw new Error(
+      `must be an origin only (no path, query or credentials), such as https://${TENANT_MARK}.example.com`,
     );
   const before = labels.slice(0, at);
   const after = labels.slice(at + 1);

@@ -1,0 +1,164 @@
+import { expect } from 'chai';
+import { obtainAccessToken } from '../helpers/oauth-flow.js';
+import { createAgent, gql, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
+import { call, createAgentKey } from '../helpers/surface-calls.js';
+import { resolveTenantHosts } from '../helpers/tenant-dns.js';
+
+// TENANT_BASE_URL (the harness: http://{tenant}.agents.test): each workspace answers on its own
+// host as well as on the shared base URL. Every URL an answer prints is the host's, an agent of
+// another workspace does not exist there, credentials of another workspace are refused, and an
+// OAuth token is good only on the host that issued it.
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const LIST = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
+
+describe('tenant hosts (TENANT_BASE_URL)', function () {
+  this.timeout(60_000);
+  let restore: () => void;
+  let a: TestWorkspace;
+  let b: TestWorkspace;
+  let slugA: string;
+  let slugB: string;
+  let agentA: string;
+  let keyA: string;
+  let hostA: string;
+  let hostB: string;
+
+  const slugOf = async (ws: TestWorkspace) => (await h().service.store.repos.workspaces.get(ws.workspaceId))!.slug;
+  const port = () => new URL(h().url).port;
+
+  before(async () => {
+    restore = resolveTenantHosts();
+    [a, b] = [await newWorkspace(), await newWorkspace()];
+    [slugA, slugB] = [await slugOf(a), await slugOf(b)];
+    hostA = `http://${slugA}.agents.test:${port()}`;
+    hostB = `http://${slugB}.agents.test:${port()}`;
+    agentA = await createAgent(a.adminToken, { name: 'Tenant agent' });
+    await gqlOk(a.adminToken, 'mutation($a: ID!) { setSurface(agentId: $a, surface: A2A, enabled: true) { id } }', {
+      a: agentA,
+    });
+    keyA = await createAgentKey(a.adminToken, agentA);
+  });
+
+  after(() => restore?.());
+
+  it('leaves the shared base URL as it was: its documents name BASE_URL, every workspace answers there', async () => {
+    const doc = await call('GET', '/openapi.json');
+    expect(doc.json.servers).to.deep.equal([{ url: h().config.baseUrl }]);
+    const card = await call('GET', `/agents/${agentA}/.well-known/agent-card.json`);
+    expect(card.status).to.equal(200);
+    expect(card.json.url).to.equal(`${h().url}/agents/${agentA}/a2a`);
+    expect((await call('GET', `/agents/${agentA}/openapi.json`, { key: keyA })).status).to.equal(200);
+  });
+
+  it('answers 404 with the error body for a host whose slug is no workspace, before any route', async () => {
+    for (const path of ['/healthz', '/openapi.json', `/agents/${agentA}/openapi.json`, '/console']) {
+      const r = await call('GET', path, { baseUrl: `http://no-such-workspace.agents.test:${port()}` });
+      expect(r.status, path).to.equal(404);
+      expect(Object.keys(r.json)).to.deep.equal(['error']);
+      expect(r.json.error).to.include("No workspace 'no-such-workspace'");
+    }
+  });
+
+  it("prints the tenant host's base URL in the OpenAPI documents, the agent card and the home page", async () => {
+    expect((await call('GET', '/openapi.json', { baseUrl: hostA })).json.servers).to.deep.equal([{ url: hostA }]);
+    const api = await call('GET', '/workspaceapi/openapi.json', { baseUrl: hostA });
+    expect(api.json.servers[0].variables.base_url.default).to.equal(hostA);
+    const own = await call('GET', `/agents/${agentA}/openapi.json`, { key: keyA, baseUrl: hostA });
+    expect(own.json.servers[0].url).to.equal(`${hostA}/agents/${agentA}/api`);
+    const card = await call('GET', `/agents/${agentA}/.well-known/agent-card.json`, { baseUrl: hostA });
+    expect(card.json.url).to.equal(`${hostA}/agents/${agentA}/a2a`);
+    expect(card.json.provider.url).to.equal(hostA);
+    expect((await call('GET', '/', { baseUrl: hostA })).text).to.include(`${hostA}/graphql`);
+    // The shared document is still the shared one afterwards (one cached document per base URL).
+    expect((await call('GET', '/openapi.json')).json.servers).to.deep.equal([{ url: h().config.baseUrl }]);
+  });
+
+  it('has an OAuth issuer per tenant host: MCP resource metadata and authorization server metadata', async () => {
+    const challenge = await call('POST', `/agents/${agentA}/mcp`, { raw: LIST, headers: MCP_HEADERS, baseUrl: hostA });
+    expect(challenge.status).to.equal(401);
+    const metadataUrl = `${hostA}/.well-known/oauth-protected-resource/agents/${agentA}/mcp`;
+    expect(challenge.headers.get('www-authenticate')).to.include(`resource_metadata="${metadataUrl}"`);
+    const prm = await call('GET', `/.well-known/oauth-protected-resource/agents/${agentA}/mcp`, { baseUrl: hostA });
+    expect(prm.json).to.deep.include({ resource: `${hostA}/agents/${agentA}/mcp`, authorization_servers: [hostA] });
+    const as = await call('GET', '/.well-known/oauth-authorization-server', { baseUrl: hostA });
+    expect(as.json.issuer).to.equal(hostA);
+    expect(as.json.token_endpoint).to.match(new RegExp(`^${hostA}/`));
+    const shared = await call('GET', '/.well-known/oauth-authorization-server');
+    expect(shared.json.issuer).to.equal(h().url);
+  });
+
+  it('answers an agent of another workspace on a tenant host as one that does not exist, on every surface', async () => {
+    const missing = `${agentA.slice(0, 4)}${'z'.repeat(agentA.length - 4)}`;
+    // Each request for A's agent on B's host is answered as the same request for an agent that does
+    // not exist (the ids swapped): same status, same body.
+    const same = async (method: string, path: string, opts: Parameters<typeof call>[2] = {}) => {
+      const foreign = await call(method, path.replace('{id}', agentA), { ...opts, baseUrl: hostB });
+      const none = await call(method, path.replace('{id}', missing), { ...opts, baseUrl: hostB });
+      expect(foreign.status, path).to.equal(404);
+      expect(foreign.text.replaceAll(agentA, missing), path).to.equal(none.text);
+    };
+    await same('GET', '/agents/{id}/openapi.json', { key: keyA });
+    await same('GET', '/agents/{id}/.well-known/agent-card.json');
+    await same('GET', '/.well-known/oauth-protected-resource/agents/{id}/mcp');
+    await same('POST', '/agents/{id}/api/hello', { key: keyA, json: {} });
+    await same('POST', '/agents/{id}/mcp', { key: keyA, raw: LIST, headers: MCP_HEADERS });
+    await same('POST', '/agents/{id}/a2a', { key: keyA, json: {} });
+    await same('POST', '/agents/{id}/chat', { key: keyA, json: { message: 'hi' } });
+    await same('POST', '/agents/{id}/v1/chat/completions', { key: keyA, json: {} });
+    await same('POST', '/agents/{id}/webhook/generic', { json: {} });
+    await same('POST', '/agents/{id}/sms', { raw: 'Body=hi', type: 'application/x-www-form-urlencoded' });
+    // The same agent on its own host and on the shared base URL: found.
+    expect((await call('GET', `/agents/${agentA}/openapi.json`, { key: keyA, baseUrl: hostA })).status).to.equal(200);
+  });
+
+  it("takes only the host's workspace's credentials on the Workspace API, OpenAI /v1, GraphQL and the console", async () => {
+    const wk = (
+      await gqlOk(a.adminToken, 'mutation { createWorkspaceApiKey(name: "wk", scopes: [WORKSPACE_READ]) { key } }')
+    ).createWorkspaceApiKey.key as string;
+    expect((await call('GET', '/workspaceapi/agents', { bearer: wk, baseUrl: hostA })).status).to.equal(200);
+    const wrongApi = await call('GET', '/workspaceapi/agents', { bearer: wk, baseUrl: hostB });
+    expect(wrongApi.status).to.equal(401);
+    expect(wrongApi.json.error).to.include(`${slugB}.agents.test`);
+    expect((await call('GET', '/v1/models', { bearer: wk, baseUrl: hostB })).status).to.equal(401);
+    expect((await call('GET', '/v1/models', { bearer: wk, baseUrl: hostA })).status).to.equal(200);
+
+    const viewer = { query: '{ viewer { role } }' };
+    expect(
+      (await call('POST', '/graphql', { bearer: a.adminToken, json: viewer, baseUrl: hostA })).json.data,
+    ).to.deep.equal({ viewer: { role: 'ADMIN' } });
+    const wrongGql = await call('POST', '/graphql', { bearer: a.adminToken, json: viewer, baseUrl: hostB });
+    expect(wrongGql.json.errors[0].extensions.code).to.equal('UNAUTHENTICATED');
+    expect(wrongGql.json.errors[0].message).to.include(`${slugB}.agents.test`);
+
+    const signIn = (base: string) => call('POST', '/console/session', { json: { token: a.adminToken }, baseUrl: base });
+    expect((await signIn(hostB)).status).to.equal(401);
+    const ok = await signIn(hostA);
+    expect(ok.status).to.equal(204);
+    const cookie = ok.headers.get('set-cookie')!.split(';')[0]!;
+    const asConsole = (base: string) =>
+      call('POST', '/graphql', { json: viewer, headers: { cookie, origin: base }, baseUrl: base });
+    expect((await asConsole(hostA)).json.data).to.deep.equal({ viewer: { role: 'ADMIN' } });
+    // The same session cookie sent to another tenant host (a client that shares cookies across hosts).
+    expect((await asConsole(hostB)).json.errors[0].extensions.code).to.equal('UNAUTHENTICATED');
+    expect(errorOf(await gql(b.adminToken, '{ viewer { role } }'))).to.equal(undefined);
+  });
+
+  it('accepts an OAuth token only on the host that issued it', async () => {
+    const tokens = await obtainAccessToken(hostA, agentA, a.adminToken);
+    const list = (base: string) =>
+      call('POST', `/agents/${agentA}/mcp`, {
+        bearer: tokens.accessToken,
+        raw: LIST,
+        headers: MCP_HEADERS,
+        baseUrl: base,
+      });
+    expect((await list(hostA)).status).to.equal(200);
+    const shared = await list(h().url);
+    expect(shared.status).to.equal(401);
+    expect(shared.text).to.include('issued by another address');
+    expect((await list(hostB)).status).to.equal(404);
+  });
+});
+
+const errorOf = (r: { errors?: { message: string }[] }) => r.errors?.[0]?.message;
