@@ -11,7 +11,7 @@ import { formatError, type ErrorLogger } from './errors.js';
 import { MAX_TOKENS, operationLimits } from './limits.js';
 import { knownOperationTypes } from './operation-types.js';
 import { sessionCsrfProblem, sessionValue } from '../rest/session-cookie.js';
-import { assertTenantCredential, publicBaseUrl } from '../rest/tenant.middleware.js';
+import { assertTenantCredential, publicBaseUrl, requestTenant } from '../rest/tenant.middleware.js';
 import type { Principal } from '../domain/principal.js';
 
 /**
@@ -67,11 +67,13 @@ export async function createGraphqlMiddleware(
     context: async ({ ctx }) => {
       try {
         const { principal, sessionId } = await principalOf(ctx as unknown as Koa.Context, services, baseUrl);
+        const tenant = requestTenant(ctx as unknown as Koa.Context);
         return {
           principal,
           services,
           loaders: createLoaders(services, principal),
           ...(sessionId ? { consoleSessionId: sessionId } : {}),
+          ...(tenant ? { tenant } : {}),
         };
       } catch (err) {
         if (err instanceof DomainError && err.code === 'UNAUTHENTICATED') {

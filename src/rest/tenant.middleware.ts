@@ -101,3 +101,12 @@ export async function signInOnThisHost(
   }
   return signedIn;
 }
+
+/**
+ * The origins of the service's own apps for this request: PLATFORM_ORIGINS and, on a tenant host,
+ * that host (the console it serves is a platform app there).
+ */
+export function platformOriginsHere(ctx: Koa.Context, platformOrigins: string[]): string[] {
+  const state = stateOf(ctx);
+  return state.tenant && state.origin ? [...platformOrigins, state.origin] : platformOrigins;
+}

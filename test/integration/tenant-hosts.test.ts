@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { newId } from '../../src/domain/ids.js';
+import { ensureAccount } from '../../src/domain/workspace/workspace-rows.js';
 import { obtainAccessToken } from '../helpers/oauth-flow.js';
 import { createAgent, gql, gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 import { call, createAgentKey } from '../helpers/surface-calls.js';
@@ -142,6 +144,55 @@ describe('tenant hosts (TENANT_BASE_URL)', function () {
     // The same session cookie sent to another tenant host (a client that shares cookies across hosts).
     expect((await asConsole(hostB)).json.errors[0].extensions.code).to.equal('UNAUTHENTICATED');
     expect(errorOf(await gql(b.adminToken, '{ viewer { role } }'))).to.equal(undefined);
+  });
+
+  it("signs a person in to the host's workspace, keeps the console there, and lets its console call the agents", async () => {
+    const email = (await gqlOk(a.adminToken, '{ viewer { account { email } } }')).viewer.account.email as string;
+    await gqlOk(a.adminToken, 'mutation($i: SetPasswordInput!) { setPassword(input: $i) }', {
+      i: { newPassword: 'tenant host password' },
+    });
+    // The same person is a VIEWER of B too (a membership made directly, as the harness makes them).
+    const { repos } = h().service.store;
+    const account = await ensureAccount(repos, { email, name: 'Both' }, new Date());
+    await repos.members.insert({
+      id: newId('mem'),
+      workspaceId: b.workspaceId,
+      accountId: account.id,
+      email,
+      name: 'Both',
+      role: 'VIEWER',
+      createdAt: new Date(),
+    });
+    const signIn = (base: string, workspace?: string) =>
+      call('POST', '/console/session', {
+        json: { email, password: 'tenant host password', ...(workspace ? { workspace } : {}) },
+        baseUrl: base,
+      });
+    // On B's host the sign-in opens B, whichever workspace the body or the last sign-in names.
+    const onB = await signIn(hostB, slugA);
+    expect(onB.status).to.equal(204);
+    const cookie = onB.headers.get('set-cookie')!.split(';')[0]!;
+    const gqlB = (query: string, variables?: Record<string, unknown>) =>
+      call('POST', '/graphql', { json: { query, variables }, headers: { cookie, origin: hostB }, baseUrl: hostB });
+    expect((await gqlB('{ workspace { id } viewer { role } }')).json.data).to.deep.equal({
+      workspace: { id: b.workspaceId },
+      viewer: { role: 'VIEWER' },
+    });
+    const away = await gqlB('mutation($w: String!) { switchWorkspace(workspace: $w) { id } }', { w: slugA });
+    expect(away.json.errors[0].extensions.code).to.equal('FORBIDDEN');
+    expect(away.json.errors[0].message).to.include(`'${slugB}'`);
+    expect((await gqlB('{ workspace { id } }')).json.data.workspace.id).to.equal(b.workspaceId);
+    // The console on A's host is one of the platform's apps for A's agents (CORS).
+    const preflight = await call('OPTIONS', `/agents/${agentA}/mcp`, {
+      headers: { origin: hostA, 'access-control-request-method': 'POST' },
+      baseUrl: hostA,
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).to.equal(hostA);
+    const fromB = await call('OPTIONS', `/agents/${agentA}/mcp`, {
+      headers: { origin: hostB, 'access-control-request-method': 'POST' },
+      baseUrl: hostA,
+    });
+    expect(fromB.headers.get('access-control-allow-origin')).to.equal(null);
   });
 
   it('accepts an OAuth token only on the host that issued it', async () => {

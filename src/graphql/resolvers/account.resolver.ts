@@ -80,6 +80,12 @@ export class AccountResolver {
       "Moves the console session to another of the viewer's workspaces (id or slug) and remembers it for the next sign-in",
   })
   switchWorkspace(@Arg('workspace', () => String) workspace: string, @Ctx() ctx: Context) {
+    // A tenant host (TENANT_BASE_URL) is its workspace's alone: another workspace opens at its own address.
+    const named = workspace.trim();
+    if (ctx.tenant && named !== ctx.tenant.slug && named !== ctx.tenant.workspaceId)
+      throw new Forbidden(
+        `This address belongs to the workspace '${ctx.tenant.slug}': open another workspace at its own address, or at the shared one`,
+      );
     return ctx.services.consoleSessions
       .switchWorkspace(ctx.consoleSessionId, workspace)
       .then((p) => ctx.services.workspace.viewer(p));
