@@ -96,7 +96,7 @@ describe('e2e: the console: a MEMBER session', function () {
     await axe();
     // Her own token for all her workspaces (issue 52): the command line names one per request.
     await panel.getByLabel('Token name').fill('laptop');
-    await panel.getByRole('textbox', { name: 'Acts in' }).click();
+    await panel.getByRole('combobox', { name: 'Acts in' }).click();
     await page.getByRole('option', { name: 'All your workspaces' }).click();
     await panel.getByRole('button', { name: 'Create token' }).click();
     await page.getByTestId('shown-once').getByRole('button', { name: 'Done' }).click();
