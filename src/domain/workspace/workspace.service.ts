@@ -215,17 +215,16 @@ export class WorkspaceService {
   }
 
   /**
-   * Issues a personal GraphQL token for a member; the plaintext is returned only here. `scope`
-   * (default WORKSPACE) is the workspace of that membership or, PERSON, any workspace of the
-   * person (only for yourself: an admin does not hand out access to someone's other workspaces).
-   * Admins may issue WORKSPACE tokens for anyone in the workspace; a member only for themself.
+   * Issues a personal GraphQL token for a member (the plaintext only here), scoped to this workspace
+   * (WORKSPACE, the default) or to the person (PERSON: only for yourself, an admin does not hand out
+   * someone's other workspaces). Admins may issue WORKSPACE tokens for anyone; a member for themself.
    */
   async createMemberToken(
     p: Principal,
     memberId: string,
     name: unknown,
     scope?: unknown,
-  ): Promise<{ token: string; id: string; memberId: string; prefix: string; last4: string; scope: TokenScope }> {
+  ): Promise<Pick<MemberToken, 'id' | 'memberId' | 'prefix' | 'last4' | 'scope'> & { token: string }> {
     const actor = requireMember(p);
     const tokenScope = parse(scopeInput, scope ?? undefined, 'scope');
     if (memberId !== actor.memberId) {
@@ -287,19 +286,12 @@ export class WorkspaceService {
 /** The name of the admin token generated and printed on a first start without ADMIN_TOKEN. */
 const GENERATED_TOKEN_NAME = 'bootstrap';
 
-function storeToken(
-  r: Repositories,
-  memberId: string,
-  name: string,
-  k: NewKey,
-  now: Date,
-  scope: TokenScope = 'WORKSPACE',
-) {
+function storeToken(r: Repositories, memberId: string, name: string, k: NewKey, now: Date, scope?: TokenScope) {
   return r.memberTokens.insert({
     id: newId('mtk'),
     memberId,
     name,
-    scope,
+    scope: scope ?? 'WORKSPACE',
     tokenHash: k.hash,
     prefix: k.prefix,
     last4: k.last4,
