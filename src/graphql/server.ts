@@ -5,6 +5,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type Koa from 'koa';
 import { DomainError } from '../domain/errors.js';
 import { presentedBearer } from '../domain/core/credentials.js';
+import { WORKSPACE_HEADER } from '../domain/keys/token-workspace.js';
 import type { Services } from '../domain/services.js';
 import { createLoaders, type Context } from './context.js';
 import { formatError, type ErrorLogger } from './errors.js';
@@ -14,8 +15,8 @@ import { sessionCsrfProblem, sessionValue } from '../rest/session-cookie.js';
 import type { Principal } from '../domain/principal.js';
 
 /**
- * Who a GraphQL request acts as: the member token of its Authorization header or, without that
- * header, the console session of its cookie under the cookie's CSRF rules (POST, JSON, this
+ * Who a GraphQL request acts as: the member token of its Authorization header (a PERSON token in
+ * the workspace of its AES-Workspace header) or, without that header, the console session of its cookie under the cookie's CSRF rules (POST, JSON, this
  * service's Origin — else FORBIDDEN).
  */
 async function principalOf(
@@ -25,8 +26,11 @@ async function principalOf(
 ): Promise<{ principal: Principal; sessionId?: string }> {
   const authorization = ctx.get('authorization');
   const session = authorization ? undefined : sessionValue(ctx);
-  if (session === undefined)
-    return { principal: await services.keys.authenticateMember(presentedBearer(authorization)) };
+  // A PERSON token acts in the workspace the request names; a console session has its own switcher.
+  if (session === undefined) {
+    const workspace = ctx.get(WORKSPACE_HEADER) || undefined;
+    return { principal: await services.keys.authenticateMember(presentedBearer(authorization), workspace) };
+  }
   const problem = sessionCsrfProblem(ctx, baseUrl, { json: true });
   if (problem) throw new GraphQLError(problem, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
   return services.consoleSessions.authenticateSession(session);
@@ -71,6 +75,12 @@ export async function createGraphqlMiddleware(
         if (err instanceof DomainError && err.code === 'UNAUTHENTICATED') {
           throw new GraphQLError(err.message, {
             extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+          });
+        }
+        // A token that may not act in the workspace its request names (AES-Workspace).
+        if (err instanceof DomainError && err.code === 'FORBIDDEN') {
+          throw new GraphQLError(err.message, {
+            extensions: { code: 'FORBIDDEN', ...err.details, http: { status: 403 } },
           });
         }
         throw err;
