@@ -76,11 +76,16 @@ export function agentHere<A extends { workspaceId: string }>(ctx: Koa.Context, a
  */
 export function assertTenantCredential<P extends { workspaceId: string }>(ctx: Koa.Context, principal: P): P {
   const tenant = stateOf(ctx).tenant;
-  if (tenant && principal.workspaceId !== tenant.workspaceId)
-    throw new Unauthenticated(
-      `This credential belongs to another workspace: ${new URL(stateOf(ctx).baseUrl!).host} takes only the credentials of the workspace '${tenant.slug}' (use one of its own, or the shared address)`,
-    );
+  if (tenant && principal.workspaceId !== tenant.workspaceId) throw tenantRefusal(ctx);
   return principal;
+}
+
+/** The 401 of a credential of another workspace on this tenant host, naming the host. */
+export function tenantRefusal(ctx: Koa.Context): Unauthenticated {
+  const state = stateOf(ctx);
+  return new Unauthenticated(
+    `This credential belongs to another workspace: ${new URL(state.baseUrl!).host} takes only the credentials of the workspace '${state.tenant?.slug}' (use one of its own, or the shared address)`,
+  );
 }
 
 /**

@@ -91,11 +91,18 @@ describe('e2e: the console: a MEMBER session', function () {
     expect(await adminRow.getByRole('button').count()).to.equal(0);
     expect(await page.getByRole('button', { name: /Tokens of/ }).count()).to.equal(1);
     await page.getByRole('button', { name: 'Tokens of Mia' }).click();
-    await page
-      .getByRole('region', { name: 'Your tokens' })
-      .getByRole('row', { name: /console/ })
-      .waitFor();
+    const panel = page.getByRole('region', { name: 'Your tokens' });
+    await panel.getByRole('row', { name: /console.*This workspace/ }).waitFor();
     await axe();
+    // Her own token for all her workspaces (issue 52): the command line names one per request.
+    await panel.getByLabel('Token name').fill('laptop');
+    await panel.getByRole('combobox', { name: 'Acts in' }).click();
+    await page.getByRole('option', { name: 'All your workspaces' }).click();
+    await panel.getByRole('button', { name: 'Create token' }).click();
+    await page.getByTestId('shown-once').getByRole('button', { name: 'Done' }).click();
+    await panel.getByRole('row', { name: /laptop.*All your workspaces/ }).waitFor();
+    const { memberTokens } = await gql(`{ memberTokens(memberId: "${memberId}") { name scope } }`);
+    expect(memberTokens).to.deep.include({ name: 'laptop', scope: 'PERSON' });
   });
 
   it('Secrets: names and kinds only, no secret creation or deletion', async () => {

@@ -150,6 +150,7 @@ export async function newWorkspace(): Promise<TestWorkspace> {
       id: newId('mtk'),
       memberId,
       name: 'test',
+      scope: 'WORKSPACE',
       tokenHash: k.hash,
       prefix: k.prefix,
       last4: k.last4,

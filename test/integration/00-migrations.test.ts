@@ -55,7 +55,7 @@ const COLUMNS: Record<string, string> = {
     'id agent_id path path_shape methods handler_kind handler_body model_override description created_at updated_at input_schema output_schema',
   mcp_tools:
     'id agent_id name description handler_kind handler_body model_override input_schema created_at updated_at output_schema',
-  member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at',
+  member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at scope',
   mcp_grants:
     'id workspace_id agent_id member_id client_id client_name redirect_host created_at last_used_at member_token_id',
   mailgun_tokens: 'id expires_at',
@@ -108,6 +108,7 @@ const CHECKS = [
   'channels_kind_check',
   'console_sessions_method_check',
   'documents_kind_check',
+  'member_tokens_scope_check',
   'members_role_check',
   'messages_channel_check',
   'messages_direction_check',

@@ -182,6 +182,19 @@ describe('tenant hosts (TENANT_BASE_URL)', function () {
     expect(away.json.errors[0].extensions.code).to.equal('FORBIDDEN');
     expect(away.json.errors[0].message).to.include(`'${slugB}'`);
     expect((await gqlB('{ workspace { id } }')).json.data.workspace.id).to.equal(b.workspaceId);
+    // A token for the person (PERSON) acts in the host's workspace when the request names none.
+    const person = (
+      await gqlOk(a.adminToken, 'mutation($m: ID!) { createMemberToken(memberId: $m, scope: PERSON) { token } }', {
+        m: a.adminId,
+      })
+    ).createMemberToken.token as string;
+    const viaToken = (token: string, base: string) =>
+      call('POST', '/graphql', { bearer: token, json: { query: '{ workspace { id } }' }, baseUrl: base });
+    expect((await viaToken(person, hostB)).json.data.workspace.id).to.equal(b.workspaceId);
+    expect((await viaToken(person, hostA)).json.data.workspace.id).to.equal(a.workspaceId);
+    const workspaceToken = await viaToken(a.adminToken, hostB);
+    expect(workspaceToken.json.errors[0].extensions.code).to.equal('UNAUTHENTICATED');
+    expect(workspaceToken.json.errors[0].message).to.include(`${slugB}.agents.test`);
     // The console on A's host is one of the platform's apps for A's agents (CORS).
     const preflight = await call('OPTIONS', `/agents/${agentA}/mcp`, {
       headers: { origin: hostA, 'access-control-request-method': 'POST' },

@@ -10,6 +10,7 @@ import type { Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
 import { generateKey, hashKey, keyKind, sameHash } from '../core/key-material.js';
 import { hasExpired, keyExpiry } from './key-expiry.js';
+import { memberForToken } from './token-workspace.js';
 import type { Presented } from '../core/credentials.js';
 import {
   bearerSchemeMissing,
@@ -181,16 +182,19 @@ export class KeyService {
   /**
    * Resolves a member token (GraphQL) to a member principal, or throws Unauthenticated saying what
    * was wrong: no token, a header without `Bearer `, an API key (ak_/wk_) sent here, or an unknown token.
+   * `workspace` is the request's `AES-Workspace` header: the workspace (id or slug) a PERSON token
+   * acts in; naming another than the token may act in is FORBIDDEN ({@link memberForToken}).
    */
-  async authenticateMember(presented: Presented): Promise<Principal> {
+  async authenticateMember(presented: Presented, workspace?: string): Promise<Principal> {
     if (typeof presented === 'object') throw bearerSchemeMissing('graphql');
     // Member tokens are `mt_…`; ADMIN_TOKEN may be any string of 16+ characters. Both are looked up by hash.
     if (!presented || presented.length < 16 || presented.length > 512) throw memberTokenRefused(presented);
     const hash = hashKey(presented);
     const token = await this.store.repos.memberTokens.findByHash(hash);
     if (!token || token.revokedAt || !sameHash(token.tokenHash, hash)) throw memberTokenRefused(presented);
-    const member = await this.store.repos.members.get(token.memberId);
-    if (!member) throw memberTokenRefused(presented);
+    const origin = await this.store.repos.members.get(token.memberId);
+    if (!origin) throw memberTokenRefused(presented);
+    const member = await memberForToken(this.store.repos, token, origin, workspace);
     const now = this.clock.now();
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await this.store.repos.memberTokens.touch(token.id, now);

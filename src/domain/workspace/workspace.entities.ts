@@ -56,10 +56,18 @@ export interface Member {
   createdAt: Date;
 }
 
+/**
+ * What a member token may act in: the workspace of the membership it was made in, or any workspace
+ * of that person (the one a request names, else the token's own).
+ */
+export const TOKEN_SCOPES = ['WORKSPACE', 'PERSON'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
 export interface MemberToken {
   id: string;
   memberId: string;
   name: string;
+  scope: TokenScope;
   tokenHash: string;
   prefix: string;
   last4: string;

@@ -17,6 +17,7 @@ import {
   Secret,
   SecretKindEnum,
   Team,
+  TokenScopeEnum,
   Workspace,
   WorkspaceSettings,
   WorkspaceSettingsInput,
@@ -123,14 +124,17 @@ export class WorkspaceResolver {
   }
 
   @Mutation(() => MemberTokenResult, {
-    description: 'Issues a personal GraphQL token; admins for anyone, members for themselves',
+    description:
+      'Issues a personal GraphQL token; admins for anyone, members for themselves. A PERSON token (only for yourself) acts in any of your workspaces: the one its request names in the AES-Workspace header',
   })
   createMemberToken(
     @Arg('memberId', () => ID) memberId: string,
     @Arg('name', () => String, { nullable: true }) name: string | undefined,
+    @Arg('scope', () => TokenScopeEnum, { nullable: true, description: 'Default: WORKSPACE' })
+    scope: TokenScopeEnum | null | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.workspace.createMemberToken(ctx.principal, memberId, name ?? undefined);
+    return ctx.services.workspace.createMemberToken(ctx.principal, memberId, name ?? undefined, scope ?? undefined);
   }
 
   @Query(() => [MemberToken], { description: "A member's GraphQL tokens; admins for anyone, members for themselves" })

@@ -35,10 +35,7 @@ const PROVIDER_PATHS = new Set<string>([
 ]);
 const RESUME = new RegExp(`^${OAUTH_ROUTES.authorization}/[A-Za-z0-9_-]{1,64}$`);
 
-/**
- * The issuer: the tenant host's origin (TENANT_BASE_URL), else BASE_URL, or on port 0 (a port the
- * service chose) the origin the request came to — as src/rest/tenant.middleware.ts decided it.
- */
+/** The issuer: the origin src/rest/tenant.middleware.ts chose (tenant host, BASE_URL, or port 0's request origin). */
 export function issuerOf(ctx: Koa.Context, baseUrl: string): string {
   const origin = requestOrigin(ctx);
   if (origin) return origin;
