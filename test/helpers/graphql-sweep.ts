@@ -58,15 +58,25 @@ const isIdLike = (name: string, t: GraphQLInputType) => {
   return (named === 'ID' || named === 'String') && idKind(name) !== undefined;
 };
 
-function idsOf(pools: Pools, name: string): string[] {
-  const kind = idKind(name)!;
-  if (kind === '*' || !pools.ids[kind]) return Object.values(pools.ids).flat();
-  return pools.ids[kind]!;
+/**
+ * The kind a bare `id` of operation `op` names: the thing in the operation's name (`deleteAgent`,
+ * `updateHttpEndpoint`, `revokeApiKey`, `exportAgents`…), or every kind when the name says none.
+ */
+export function kindOfOperation(op: string): string {
+  const thing = op.replace(/^(delete|remove|update|revoke|replay|export|get)(?=[A-Z])/, '');
+  if (!thing) return '*';
+  return (thing[0]!.toLowerCase() + thing.slice(1)).replace(/s$/, '');
+}
+
+function idsOf(pools: Pools, name: string, op: string): string[] {
+  let kind = idKind(name)!;
+  if (kind === '*') kind = kindOfOperation(op);
+  return pools.ids[kind] ?? Object.values(pools.ids).flat();
 }
 
 /** The candidate values of a top-level argument that can name a thing, or undefined for one that cannot. */
 function referenceValues(op: string, arg: GraphQLArgument, pools: Pools): string[] | undefined {
-  if (isIdLike(arg.name, arg.type)) return idsOf(pools, arg.name);
+  if (isIdLike(arg.name, arg.type)) return idsOf(pools, arg.name, op);
   if (arg.name === 'workspace') return pools.workspaceRefs;
   if (arg.name === 'name' && /^(delete|remove|test)/.test(op)) return pools.refNames;
   return undefined;
@@ -75,14 +85,14 @@ function referenceValues(op: string, arg: GraphQLArgument, pools: Pools): string
 const IN_AN_HOUR = () => new Date(Date.now() + 3_600_000).toISOString();
 
 /** A plausible value of an input type: required fields filled; id-like fields from the pools. */
-function plausible(name: string, t: GraphQLInputType, pools: Pools, refs: string[]): unknown {
+function plausible(name: string, t: GraphQLInputType, pools: Pools, refs: string[], op = ''): unknown {
   const inner = isNonNullType(t) ? t.ofType : t;
   if (isListType(inner)) {
     const one = plausible(name, inner.ofType, pools, refs);
     return one === undefined ? [] : [one];
   }
   if (isIdLike(name, inner)) {
-    const v = idsOf(pools, name)[0]!;
+    const v = idsOf(pools, name, op)[0]!;
     refs.push(v);
     return v;
   }
@@ -180,6 +190,15 @@ export function callsOf(
     const query = (s: string) => `${type}${head} { ${field.name}${args} ${s} }`;
     return { op: field.name, type, query: query(sel), shallow: query(shallow), variables, refs };
   });
+}
+
+/** Runs `fn` over `items`, `n` at a time. */
+export async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: n }, worker));
 }
 
 /** Every query and mutation of the schema as calls (see `callsOf`). */

@@ -197,7 +197,7 @@ export async function furnish(tag: string): Promise<Furnished> {
       webhook: [webhookId],
       channel: [emailChannel, smsChannel],
       grant: listed.agent.mcpGrants.map((g: any) => g.id),
-      delivery: listed.webhookDeliveries.nodes.map((d: any) => d.id),
+      webhookDelivery: listed.webhookDeliveries.nodes.map((d: any) => d.id),
       message: [message.recordMessage.id],
     },
     names: [teamName, secretName, signingName, modelName, agentName, documentName, email, phone, `${tag}-record-${r}`],

@@ -1,8 +1,12 @@
 import { expect } from 'chai';
-import type { GraphQLSchema } from 'graphql';
+import { execute, parse, type GraphQLSchema } from 'graphql';
+import { DomainError } from '../../src/domain/errors.js';
+import { createLoaders } from '../../src/graphql/context.js';
+import { buildGraphqlSchema } from '../../src/graphql/schema.js';
+import { VIEWER_MUTATIONS } from '../../src/graphql/viewer-guard.js';
 import { gql, h, newWorkspace, type GqlResult } from '../helpers/harness.js';
 import { furnish, type Furnished } from '../helpers/isolation-fixtures.js';
-import { introspect, sweep, type Pools, type SweepCall } from '../helpers/graphql-sweep.js';
+import { inParallel, introspect, sweep, type Pools, type SweepCall } from '../helpers/graphql-sweep.js';
 import { call, documentPath } from '../helpers/surface-calls.js';
 import { snapshotOf, type Snapshot } from '../helpers/isolation-snapshot.js';
 
@@ -68,7 +72,7 @@ describe('workspace isolation: A acting on B', function () {
     const calls = sweep(schema, poolsOf(B, yaml), poolsOf(A, yaml));
     expect(calls.length).to.be.greaterThan(100);
     const problems: string[] = [];
-    for (const c of calls) {
+    await inParallel(calls, 4, async (c) => {
       let r = await gql(A.ws.adminToken, c.query, c.variables);
       if (r.errors?.[0]?.extensions?.code === 'GRAPHQL_VALIDATION_FAILED') {
         c.query = c.shallow;
@@ -77,11 +81,11 @@ describe('workspace isolation: A acting on B', function () {
       const answer = JSON.stringify(r);
       const leaked = leaks(answer, B, c.refs);
       if (leaked.length) problems.push(`${c.op} ${JSON.stringify(c.variables)}: answer shows ${leaked.join(', ')}`);
-      if (!c.refs.some((x) => ownedBy(B, x))) continue;
+      if (!c.refs.some((x) => ownedBy(B, x))) return;
       const code = r.errors?.[0]?.extensions?.code;
       if (!r.errors?.length || !REFUSED.includes(String(code))) {
         problems.push(`${c.op} ${JSON.stringify(c.variables)}: not refused: ${answer.slice(0, 300)}`);
-        continue;
+        return;
       }
       const unknown = withUnknownIds(c, B);
       const u = await gql(A.ws.adminToken, c.query, unknown.variables);
@@ -91,7 +95,7 @@ describe('workspace isolation: A acting on B', function () {
         problems.push(
           `${c.op} ${JSON.stringify(c.variables)} -> ${JSON.stringify(unknown.variables)}: B's ids answer ${mine}, unknown ids ${nowhere}`,
         );
-    }
+    });
     expect(problems).to.deep.equal([]);
   });
 
@@ -222,5 +226,55 @@ describe('workspace isolation: A acting on B', function () {
 
   it('nothing of B changed: row counts and updatedAt of every table with a workspace or agent column', async () => {
     expect(await snapshotOf(B)).to.deep.equal(before_);
+  });
+
+  // A's viewer, last: a mutation the domain failed to refuse would change A's fixtures.
+  describe('a VIEWER changes nothing', () => {
+    let calls: SweepCall[];
+    before(() => {
+      calls = sweep(schema, poolsOf(A, 'agent: x\n'), undefined).filter(
+        (c) => c.type === 'mutation' && !VIEWER_MUTATIONS.has(c.op),
+      );
+    });
+
+    it('the GraphQL guard refuses every mutation outside the allowlist (FORBIDDEN) before it runs', async () => {
+      const problems: string[] = [];
+      for (const op of new Set(calls.map((c) => c.op))) {
+        const c = calls.find((x) => x.op === op)!;
+        // Ids that exist nowhere: the domain would answer NOT_FOUND, the guard answers first.
+        const r = await gql(A.viewer.token, c.shallow, withUnknownIds(c, A).variables);
+        if (r.status !== 200 || r.errors?.[0]?.extensions?.code !== 'FORBIDDEN')
+          problems.push(`${op}: ${r.status} ${JSON.stringify(r.errors ?? r.data).slice(0, 200)}`);
+      }
+      expect(problems).to.deep.equal([]);
+      // The allowlisted ones pass the guard (here: refused by the domain for their own reasons, or done).
+      const own = await gql(A.viewer.token, 'mutation { updateAccount(input: { name: "Vera Viewer" }) { name } }');
+      expect(own.data?.updateAccount?.name, JSON.stringify(own)).to.equal('Vera Viewer');
+    });
+
+    it('the domain refuses them too (the schema executed without the guard)', async () => {
+      const services = h().service.services;
+      const principal = await services.keys.authenticateMember(A.viewer.token);
+      const direct = await buildGraphqlSchema();
+      const outcome = new Map<string, string[]>();
+      for (const c of calls) {
+        const r = await execute({
+          schema: direct,
+          document: parse(c.shallow),
+          variableValues: c.variables,
+          contextValue: { principal, services, loaders: createLoaders(services, principal) },
+        });
+        const e = r.errors?.[0]?.originalError;
+        const code = e instanceof DomainError ? e.code : r.errors?.length ? `ERROR ${r.errors[0]!.message}` : 'DONE';
+        outcome.set(c.op, [...(outcome.get(c.op) ?? []), code]);
+      }
+      // Each operation is FORBIDDEN for the ids it acts on (NOT_FOUND for ids of another kind), never done.
+      const problems = [...outcome]
+        .filter(
+          ([, codes]) => !codes.includes('FORBIDDEN') || codes.some((x) => x !== 'FORBIDDEN' && x !== 'NOT_FOUND'),
+        )
+        .map(([op, codes]) => `${op}: ${[...new Set(codes)].join(', ')}`);
+      expect(problems).to.deep.equal([]);
+    });
   });
 });
