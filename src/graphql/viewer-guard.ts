@@ -47,7 +47,7 @@ export function viewerGuard(): ApolloServerPlugin<Context> {
     async requestDidStart() {
       return {
         async didResolveOperation({ operation, document, contextValue }) {
-          if (operation.operation !== 'mutation') return;
+          if (operation?.operation !== 'mutation') return;
           const p = contextValue.principal;
           if (p.kind !== 'member' || p.role !== 'VIEWER') return;
           const refused = rootFields(operation.selectionSet, document).filter(
