@@ -61,8 +61,7 @@ describe('workspace isolation: A acting on B', function () {
   before(async () => {
     // The deployment's first account is its operator; neither A's nor B's people may be it.
     await newWorkspace();
-    A = await furnish('alpha');
-    B = await furnish('bravo');
+    [A, B] = await Promise.all([furnish('alpha'), furnish('bravo')]);
     schema = await introspect(A.ws.adminToken);
     before_ = await snapshotOf(B);
   });
@@ -247,6 +246,12 @@ describe('workspace isolation: A acting on B', function () {
           problems.push(`${op}: ${r.status} ${JSON.stringify(r.errors ?? r.data).slice(0, 200)}`);
       }
       expect(problems).to.deep.equal([]);
+      // Behind a fragment, inline or named, a mutation is the same mutation.
+      for (const q of [
+        'mutation { ... on Mutation { deleteAgent(id: "agt_0000000000000000") } }',
+        'mutation { ...F } fragment F on Mutation { updateAccount(input: {}) { name } ...G } fragment G on Mutation { deleteAgent(id: "agt_0000000000000000") }',
+      ])
+        expect((await gql(A.viewer.token, q)).errors?.[0]?.extensions?.code, q).to.equal('FORBIDDEN');
       // The allowlisted ones pass the guard (here: refused by the domain for their own reasons, or done).
       const own = await gql(A.viewer.token, 'mutation { updateAccount(input: { name: "Vera Viewer" }) { name } }');
       expect(own.data?.updateAccount?.name, JSON.stringify(own)).to.equal('Vera Viewer');
