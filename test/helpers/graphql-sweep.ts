@@ -142,8 +142,9 @@ export function selection(t: GraphQLNamedType, depth: number): string {
 /**
  * The calls of one operation: each combination of its reference arguments' candidates (pool values,
  * and `own` values of the same kind so that one of the caller's own things can be paired with one of
- * the other's) except the combinations of own values only. An operation without a reference
- * argument yields one call (its input fields may still carry ids).
+ * the other's, or given an input that names the other's: `updateAgent(id: own, input: {teamId})`)
+ * except those that carry nothing of the pools. An operation without a reference argument yields
+ * one call (its input fields may still carry ids).
  */
 export function callsOf(
   schema: GraphQLSchema,
@@ -161,15 +162,13 @@ export function callsOf(
     const next: typeof combos = [];
     for (const c of combos) {
       for (const v of other!) next.push({ values: { ...c.values, [a.name]: v }, foreign: true });
-      if (refArgs.length > 1)
-        for (const v of mine ?? []) next.push({ values: { ...c.values, [a.name]: v }, foreign: c.foreign });
+      for (const v of mine ?? []) next.push({ values: { ...c.values, [a.name]: v }, foreign: c.foreign });
     }
     combos = next;
   }
-  if (refArgs.length) combos = combos.filter((c) => c.foreign);
   const sel = selection(getNamedType(field.type), depth);
   const shallow = selection(getNamedType(field.type), 0);
-  return combos.map((c) => {
+  const calls = combos.map((c) => {
     const refs = Object.values(c.values);
     const variables: Record<string, unknown> = {};
     const decls: string[] = [];
@@ -188,8 +187,12 @@ export function callsOf(
     const head = decls.length ? `(${decls.join(', ')})` : '';
     const args = uses.length ? `(${uses.join(', ')})` : '';
     const query = (s: string) => `${type}${head} { ${field.name}${args} ${s} }`;
-    return { op: field.name, type, query: query(sel), shallow: query(shallow), variables, refs };
+    // Whether the call carries anything of the pools: a pooled argument, or an id in its input.
+    const foreign = c.foreign || refs.length > Object.keys(c.values).length;
+    return { op: field.name, type, query: query(sel), shallow: query(shallow), variables, refs, foreign };
   });
+  // The caller's own values alone reach nothing of the other's: left out, unless an input carries its ids.
+  return calls.filter((c) => c.foreign || !refArgs.length).map(({ foreign: _foreign, ...call }) => call);
 }
 
 /** Runs `fn` over `items`, `n` at a time. */

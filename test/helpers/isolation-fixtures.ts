@@ -8,7 +8,11 @@ import { obtainAccessToken } from './oauth-flow.js';
 // on, keys of every kind, a document with records, entries of every kind, channels, a model, secrets,
 // a team, a webhook delivery, a recorded message and an OAuth grant with its access token.
 
-export const SURFACES = ['A2A', 'DOCUMENT_API', 'EMAIL', 'HTTP_API', 'MCP', 'OPENAI', 'SMS', 'WEBHOOKS', 'WIDGET'];
+/** Every surface the schema names (introspection: a new surface is turned on without editing this). */
+async function surfaces(token: string): Promise<string[]> {
+  const d = await gqlOk(token, '{ __type(name: "Surface") { enumValues { name } } }');
+  return d.__type.enumValues.map((v: { name: string }) => v.name);
+}
 
 export interface Furnished {
   tag: string;
@@ -80,7 +84,7 @@ export async function furnish(tag: string): Promise<Furnished> {
   });
   const privateAgentId = await createAgent(member.token, { name: `${tag} private ${r}`, visibility: 'PRIVATE' });
   for (const a of [agentId, privateAgentId])
-    for (const surface of SURFACES)
+    for (const surface of await surfaces(admin))
       await gqlOk(
         admin,
         'mutation($a: ID!, $s: Surface!) { setSurface(agentId: $a, surface: $s, enabled: true) { id } }',
