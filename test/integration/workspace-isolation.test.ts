@@ -4,9 +4,10 @@ import { DomainError } from '../../src/domain/errors.js';
 import { createLoaders } from '../../src/graphql/context.js';
 import { buildGraphqlSchema } from '../../src/graphql/schema.js';
 import { VIEWER_MUTATIONS } from '../../src/graphql/viewer-guard.js';
-import { gql, h, newWorkspace, type GqlResult } from '../helpers/harness.js';
+import { gql, h, newWorkspace } from '../helpers/harness.js';
 import { furnish, type Furnished } from '../helpers/isolation-fixtures.js';
-import { inParallel, introspect, sweep, type Pools, type SweepCall } from '../helpers/graphql-sweep.js';
+import { introspect, sweep, type SweepCall } from '../helpers/graphql-sweep.js';
+import { consoleSession, leaks, poolsOf, refusals, withUnknownIds } from '../helpers/isolation-checks.js';
 import { call, documentPath } from '../helpers/surface-calls.js';
 import { snapshotOf, type Snapshot } from '../helpers/isolation-snapshot.js';
 
@@ -16,40 +17,8 @@ import { snapshotOf, type Snapshot } from '../helpers/isolation-snapshot.js';
 // API with A's keys and OAuth token on B's agents, and a manifest of A names B's secrets and team.
 // Each is refused (NOT_FOUND, FORBIDDEN, or BAD_USER_INPUT where the argument cannot name B's
 // thing), answers nothing of B, and answers exactly as it does for an id that exists nowhere (so
-// the refusal does not tell that B's thing exists); nothing of B changes. The viewer's half:
-// workspace-isolation-viewer.test.ts.
-
-const REFUSED = ['NOT_FOUND', 'FORBIDDEN', 'BAD_USER_INPUT'];
-
-/** Each of B's ids and names that the request did not carry itself: none may be in the answer. */
-export function leaks(answer: string, other: Furnished, carried: string[]): string[] {
-  const secrets = [...Object.values(other.ids).flat(), ...other.names, other.slug];
-  return secrets.filter((s) => s && !carried.some((c) => c.includes(s)) && answer.includes(s));
-}
-
-function poolsOf(f: Furnished, yaml = ''): Pools {
-  return { ids: f.ids, refNames: f.refNames, workspaceRefs: [f.ws.workspaceId, f.slug], yaml };
-}
-
-/** The call with each of `f`'s ids it carries replaced by an id of the same kind that exists nowhere. */
-function withUnknownIds(c: SweepCall, f: Furnished): { variables: Record<string, unknown>; map: Map<string, string> } {
-  const map = new Map<string, string>();
-  for (const r of c.refs.filter((x) => ownedBy(f, x)))
-    map.set(r, /^[a-z]+_/.test(r) ? `${r.split('_')[0]}_0000000000000000000000` : `UNKNOWN_${r.length}`);
-  let text = JSON.stringify(c.variables);
-  for (const [from, to] of map) text = text.split(JSON.stringify(from)).join(JSON.stringify(to));
-  return { variables: JSON.parse(text), map };
-}
-
-/** Whether `value` is one of `f`'s ids, referable names or its slug. */
-const ownedBy = (f: Furnished, value: string) =>
-  Object.values(f.ids).flat().includes(value) || f.refNames.includes(value) || value === f.slug;
-
-const masked = (r: GqlResult, values: string[]) => {
-  let s = JSON.stringify((r.errors ?? []).map((e) => [e.message, e.extensions?.code]));
-  for (const v of values) s = s.split(v).join('<ref>');
-  return s;
-};
+// the refusal does not tell that B's thing exists); nothing of B changes. Last, A's viewer tries
+// every mutation.
 
 describe('workspace isolation: A acting on B', function () {
   this.timeout(180_000);
@@ -70,32 +39,17 @@ describe('workspace isolation: A acting on B', function () {
     const yaml = `agent: ${B.agentId}\nteam: ${B.teamName}\n`;
     const calls = sweep(schema, poolsOf(B, yaml), poolsOf(A, yaml));
     expect(calls.length).to.be.greaterThan(100);
-    const problems: string[] = [];
-    await inParallel(calls, 4, async (c) => {
-      let r = await gql(A.ws.adminToken, c.query, c.variables);
-      if (r.errors?.[0]?.extensions?.code === 'GRAPHQL_VALIDATION_FAILED') {
-        c.query = c.shallow;
-        r = await gql(A.ws.adminToken, c.query, c.variables);
-      }
-      const answer = JSON.stringify(r);
-      const leaked = leaks(answer, B, c.refs);
-      if (leaked.length) problems.push(`${c.op} ${JSON.stringify(c.variables)}: answer shows ${leaked.join(', ')}`);
-      if (!c.refs.some((x) => ownedBy(B, x))) return;
-      const code = r.errors?.[0]?.extensions?.code;
-      if (!r.errors?.length || !REFUSED.includes(String(code))) {
-        problems.push(`${c.op} ${JSON.stringify(c.variables)}: not refused: ${answer.slice(0, 300)}`);
-        return;
-      }
-      const unknown = withUnknownIds(c, B);
-      const u = await gql(A.ws.adminToken, c.query, unknown.variables);
-      const mine = masked(r, [...unknown.map.keys()]);
-      const nowhere = masked(u, [...unknown.map.values()]);
-      if (mine !== nowhere)
-        problems.push(
-          `${c.op} ${JSON.stringify(c.variables)} -> ${JSON.stringify(unknown.variables)}: B's ids answer ${mine}, unknown ids ${nowhere}`,
-        );
-    });
+    const problems = await refusals(calls, B, (q, v) => gql(A.ws.adminToken, q, v));
     expect(problems).to.deep.equal([]);
+  });
+
+  it('GraphQL in a console session: every query, Try it and switching workspace with B’s ids are refused alike', async () => {
+    const viaSession = await consoleSession(A.ws.adminToken);
+    const calls = sweep(schema, poolsOf(B), poolsOf(A)).filter(
+      (c) => c.type === 'query' || c.op === 'switchWorkspace' || c.op === 'createTryItKey',
+    );
+    expect(calls.map((c) => c.op)).to.include.members(['agent', 'switchWorkspace', 'createTryItKey']);
+    expect(await refusals(calls, B, viaSession)).to.deep.equal([]);
   });
 
   it('agent surfaces: A’s agent key, workspace key and OAuth token reach none of B’s agents', async () => {
