@@ -11,6 +11,7 @@ import { createLoaders, type Context } from './context.js';
 import { formatError, type ErrorLogger } from './errors.js';
 import { MAX_TOKENS, operationLimits } from './limits.js';
 import { knownOperationTypes } from './operation-types.js';
+import { viewerGuard } from './viewer-guard.js';
 import { sessionCsrfProblem, sessionValue } from '../rest/session-cookie.js';
 import { assertTenantCredential, publicBaseUrl, requestTenant, tenantRefusal } from '../rest/tenant.middleware.js';
 import type { Principal } from '../domain/principal.js';
@@ -68,7 +69,8 @@ export async function createGraphqlMiddleware(
     csrfPrevention: true,
     // Apollo's landing page loads its IDE from a CDN (blank without internet); a browser gets the
     // page of src/rest/home.routes.ts instead.
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    // The VIEWER role's second wall (the domain is the first): see viewer-guard.ts.
+    plugins: [ApolloServerPluginLandingPageDisabled(), viewerGuard()],
     // The composition root owns shutdown (src/main.ts); Apollo must not install signal handlers.
     stopOnTerminationSignals: false,
   });
