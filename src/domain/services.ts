@@ -8,6 +8,9 @@ import { AdmissionService, DEFAULT_ADMISSION, type AdmissionConfig } from './adm
 import { AgentService } from './agents/agent.service.js';
 import type { Clock } from './clock.js';
 import { type SignInRules, ConsoleSessionService } from './console/session.service.js';
+import { WorkspaceSignInRules } from './console/sign-in-rules.js';
+import { SsoService } from './accounts/sso.service.js';
+import type { SsoProvider } from './accounts/sso.ports.js';
 import { DocumentService } from './documents/document.service.js';
 import { RecordService } from './documents/record.service.js';
 import { EntryService } from './entries/entry.service.js';
@@ -66,6 +69,8 @@ export interface Services {
   agents: AgentService;
   keys: KeyService;
   consoleSessions: ConsoleSessionService;
+  /** Console sign-in by OpenID Connect (single sign-on). */
+  sso: SsoService;
   entries: EntryService;
   documents: DocumentService;
   endpointManagement: EndpointManagementService;
@@ -151,8 +156,10 @@ export interface ServiceDeps {
   passwords: PasswordHasher;
   /** Operators and self-service workspace creation (default: the first person operates; no self-service). */
   platform?: PlatformOptions;
-  /** Which sign-in methods each workspace allows (default: any). */
+  /** Which sign-in methods each workspace allows (default: the workspaces' login settings). */
   signInRules?: SignInRules;
+  /** The OpenID Connect provider of single sign-on (absent: not configured). */
+  sso?: SsoProvider;
 }
 
 /** No SMS provider: nothing is verified or sent. */
@@ -226,13 +233,20 @@ export function createServices(deps: ServiceDeps): Services {
   const surfaces = new SurfaceAccess(store, keys, mcpOAuth);
   const mcp = new McpService(store, calls);
   const accounts = new AccountService(store, clock, deps.passwords, deps.platform);
+  const consoleSessions = new ConsoleSessionService(
+    store,
+    clock,
+    accounts,
+    deps.signInRules ?? new WorkspaceSignInRules(store),
+  );
   return {
     mcpOAuth,
     accounts,
     workspace: new WorkspaceService(store, clock),
     agents,
     keys,
-    consoleSessions: new ConsoleSessionService(store, clock, accounts, deps.signInRules),
+    consoleSessions,
+    sso: new SsoService(store, clock, cipher, consoleSessions, deps.sso ?? null),
     entries,
     documents,
     endpointManagement,
