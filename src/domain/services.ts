@@ -9,7 +9,7 @@ import { AgentService } from './agents/agent.service.js';
 import type { Clock } from './clock.js';
 import { type SignInRules, ConsoleSessionService } from './console/session.service.js';
 import { WorkspaceSignInRules } from './console/sign-in-rules.js';
-import { SsoService } from './accounts/sso.service.js';
+import { SsoService } from './console/sso.service.js';
 import type { SsoProvider } from './accounts/sso.ports.js';
 import { DocumentService } from './documents/document.service.js';
 import { RecordService } from './documents/record.service.js';

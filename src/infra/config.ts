@@ -63,7 +63,6 @@ export interface Config {
   oidc: OidcConfig | undefined;
 }
 
-
 /** The email channels' settings: the inbound listener, the smarthost, the provider webhook, the limits. */
 export interface EmailConfig {
   /** SMTP_PORT: the inbound listener's port (undefined: no listener). */
@@ -211,7 +210,6 @@ const env = z.object({
   SELF_SERVICE_WORKSPACES: z.enum(['true', 'false']).default('false'),
   ...oidcEnv,
 });
-
 
 /** A PostgreSQL memory size (`512kB`, `32MB`, `1GB`) in MB; undefined when it is not one. */
 function memoryMb(value: string): number | undefined {

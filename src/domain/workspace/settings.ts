@@ -37,7 +37,9 @@ const loginSettingsPatch = z
     jitMembership: z
       .object({
         enabled: z.boolean().optional(),
-        role: z.enum(['MEMBER', 'VIEWER'], { error: "must be 'MEMBER' or 'VIEWER' (an admin is made by an admin)" }).optional(),
+        role: z
+          .enum(['MEMBER', 'VIEWER'], { error: "must be 'MEMBER' or 'VIEWER' (an admin is made by an admin)" })
+          .optional(),
       })
       .strict()
       .optional(),
@@ -130,7 +132,9 @@ export function loginSettingsOf(settings: Pick<WorkspaceSettings, 'loginSettings
 function applyLoginSettings(current: LoginSettings, patch: z.output<typeof loginSettingsPatch>): LoginSettings {
   const next: LoginSettings = {
     ssoRequired: patch.ssoRequired ?? current.ssoRequired,
-    allowedEmailDomains: patch.allowedEmailDomains ? [...new Set(patch.allowedEmailDomains)] : current.allowedEmailDomains,
+    allowedEmailDomains: patch.allowedEmailDomains
+      ? [...new Set(patch.allowedEmailDomains)]
+      : current.allowedEmailDomains,
     jitMembership: { ...current.jitMembership, ...stripUndefined(patch.jitMembership ?? {}) },
   };
   // Without a domain list, any account of the provider (a public one: anyone) would join.

@@ -4,13 +4,13 @@ import type { SsoChecks, SsoClaims, SsoProvider } from '../../domain/accounts/ss
 import type { Logger } from '../logger.js';
 import type { OidcConfig } from './oidc-config.js';
 
-
-
 // A provider slower than this is treated as down: a person is waiting on the redirect.
 const TIMEOUT_SECONDS = 10;
 
-const DOWN = 'The single sign-on provider cannot be reached right now: try again in a minute, or sign in with your password';
-const INVALID = 'The single sign-on answer did not pass its checks (it may have been used already): start the sign-in again';
+const DOWN =
+  'The single sign-on provider cannot be reached right now: try again in a minute, or sign in with your password';
+const INVALID =
+  'The single sign-on answer did not pass its checks (it may have been used already): start the sign-in again';
 
 /**
  * The relying party of single sign-on, on openid-client: discovery (once, again after a failure),
@@ -19,8 +19,7 @@ const INVALID = 'The single sign-on answer did not pass its checks (it may have 
  * audience, expiry, nonce). Plain http is allowed only for a loopback issuer (config enforces it).
  */
 export function openidRelyingParty(settings: OidcConfig, logger: Logger): SsoProvider {
-  const warn = (err: unknown, what: string) =>
-    logger.warn({ issuer: settings.issuer, error: describe(err) }, what);
+  const warn = (err: unknown, what: string) => logger.warn({ issuer: settings.issuer, error: describe(err) }, what);
   let discovered: Promise<client.Configuration> | undefined;
   const configuration = (): Promise<client.Configuration> => {
     discovered ??= client

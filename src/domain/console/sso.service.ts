@@ -4,13 +4,13 @@ import { Invalid, Unauthenticated } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Repositories, Store } from '../ports.js';
 import type { Cipher } from '../secrets/secret.ports.js';
-import type { ConsoleSessionService, SignedIn } from '../console/session.service.js';
+import type { ConsoleSessionService, SignedIn } from './session.service.js';
 import type { Account } from '../workspace/account.entities.js';
 import type { Workspace } from '../workspace/workspace.entities.js';
 import { emailDomainAllowed, loginSettingsOf } from '../workspace/settings.js';
 import { ensureAccount } from '../workspace/workspace-rows.js';
 import { parse } from '../validation.js';
-import type { SsoChecks, SsoClaims, SsoProvider } from './sso.ports.js';
+import type { SsoChecks, SsoClaims, SsoProvider } from '../accounts/sso.ports.js';
 
 /** How long a sign-in started at the provider may take before its answer is refused. */
 export const SSO_TRANSACTION_MS = 10 * 60_000;
@@ -40,7 +40,8 @@ const sealed = z.strictObject({
   expiresAt: z.number(),
 });
 
-const NOT_CONFIGURED = 'Single sign-on is not configured on this service (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET)';
+const NOT_CONFIGURED =
+  'Single sign-on is not configured on this service (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET)';
 const LOST =
   'This single sign-on has expired (10 minutes) or was started in another browser: start the sign-in again from the console';
 const UNVERIFIED =
