@@ -34,6 +34,7 @@ import * as keyOrigin from './20270402000000_key_origin.js';
 import * as activityProtocol from './20270403000000_activity_protocol.js';
 import * as creditUsageOutlivesAgent from './20270404000000_credit_usage_outlives_agent.js';
 import * as accounts from './20270410000000_accounts.js';
+import * as ssoIdentities from './20270411000000_sso_identities.js';
 import * as personTokens from './20270413000000_person_tokens.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
@@ -74,6 +75,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270403000000_activity_protocol': activityProtocol,
   '20270404000000_credit_usage_outlives_agent': creditUsageOutlivesAgent,
   '20270410000000_accounts': accounts,
+  '20270411000000_sso_identities': ssoIdentities,
   '20270413000000_person_tokens': personTokens,
 };
 

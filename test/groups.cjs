@@ -24,6 +24,7 @@ const BROWSER = [
   'test/e2e/console-member.test.ts',
   'test/e2e/console-openai.test.ts',
   'test/e2e/console-pages.test.ts',
+  'test/e2e/console-sso.test.ts',
   'test/e2e/console-webhooks-keys.test.ts',
   'test/e2e/console-workspace.test.ts',
   'test/e2e/docs-browser.test.ts',

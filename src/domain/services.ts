@@ -8,6 +8,9 @@ import { AdmissionService, DEFAULT_ADMISSION, type AdmissionConfig } from './adm
 import { AgentService } from './agents/agent.service.js';
 import type { Clock } from './clock.js';
 import { type SignInRules, ConsoleSessionService } from './console/session.service.js';
+import { WorkspaceSignInRules } from './console/sign-in-rules.js';
+import { SsoService } from './console/sso.service.js';
+import type { SsoProvider } from './accounts/sso.ports.js';
 import { DocumentService } from './documents/document.service.js';
 import { RecordService } from './documents/record.service.js';
 import { EntryService } from './entries/entry.service.js';
@@ -69,6 +72,8 @@ export interface Services {
   agents: AgentService;
   keys: KeyService;
   consoleSessions: ConsoleSessionService;
+  /** Console sign-in by OpenID Connect (single sign-on). */
+  sso: SsoService;
   entries: EntryService;
   documents: DocumentService;
   endpointManagement: EndpointManagementService;
@@ -154,8 +159,10 @@ export interface ServiceDeps {
   passwords: PasswordHasher;
   /** Operators and self-service workspace creation (default: the first person operates; no self-service). */
   platform?: PlatformOptions;
-  /** Which sign-in methods each workspace allows (default: any). */
+  /** Which sign-in methods each workspace allows (default: the workspaces' login settings). */
   signInRules?: SignInRules;
+  /** The OpenID Connect provider of single sign-on (absent: not configured). */
+  sso?: SsoProvider;
 }
 
 /** No SMS provider: nothing is verified or sent. */
@@ -229,6 +236,12 @@ export function createServices(deps: ServiceDeps): Services {
   const surfaces = new SurfaceAccess(store, keys, mcpOAuth);
   const mcp = new McpService(store, calls);
   const accounts = new AccountService(store, clock, deps.passwords, deps.platform);
+  const consoleSessions = new ConsoleSessionService(
+    store,
+    clock,
+    accounts,
+    deps.signInRules ?? new WorkspaceSignInRules(store),
+  );
   return {
     mcpOAuth,
     accounts,
@@ -236,7 +249,8 @@ export function createServices(deps: ServiceDeps): Services {
     workspace: new WorkspaceService(store, clock),
     agents,
     keys,
-    consoleSessions: new ConsoleSessionService(store, clock, accounts, deps.signInRules),
+    consoleSessions,
+    sso: new SsoService(store, clock, cipher, consoleSessions, deps.sso ?? null),
     entries,
     documents,
     endpointManagement,

@@ -3,6 +3,9 @@ import { DEFAULT_EMBEDDED_SHARED_BUFFERS } from './embedded-db.js';
 import { DEFAULT_TASK_RETENTION_DAYS } from '../domain/surfaces/a2a.service.js';
 import { parseRelays } from './email/trusted-relays.js';
 import { parseTenantTemplate, type TenantTemplate } from '../domain/workspace/tenant-host.js';
+import { type OidcConfig, oidcConfigOf, oidcEnv } from './sso/oidc-config.js';
+
+export type { OidcConfig };
 
 /** Runtime configuration, read once from the environment by the composition root. */
 export interface Config {
@@ -59,6 +62,8 @@ export interface Config {
   email: EmailConfig;
   /** The shared platform: who operates the deployment, whether people may create workspaces. */
   platform: { operatorEmails: string[]; selfServiceWorkspaces: boolean };
+  /** Single sign-on's OpenID Connect provider (OIDC_*); undefined: not configured. */
+  oidc: OidcConfig | undefined;
 }
 
 /** The email channels' settings: the inbound listener, the smarthost, the provider webhook, the limits. */
@@ -217,6 +222,7 @@ const env = z.object({
     )
     .optional(),
   SELF_SERVICE_WORKSPACES: z.enum(['true', 'false']).default('false'),
+  ...oidcEnv,
 });
 
 /** A PostgreSQL memory size (`512kB`, `32MB`, `1GB`) in MB; undefined when it is not one. */
@@ -241,6 +247,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       'Invalid configuration: SMTP_TLS_CERT and SMTP_TLS_KEY: set both (STARTTLS needs the certificate and its key) or neither',
     );
+  const oidc = oidcConfigOf(e);
+  if (typeof oidc === 'string') throw new ConfigError(`Invalid configuration: ${oidc}`);
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const platformOrigins = e.PLATFORM_ORIGINS
     ? e.PLATFORM_ORIGINS.split(',')
@@ -282,6 +290,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         .filter(Boolean),
       selfServiceWorkspaces: e.SELF_SERVICE_WORKSPACES === 'true',
     },
+    oidc,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     webhookWorkers: e.WEBHOOK_WORKERS,

@@ -17,8 +17,9 @@ const SIGN_IN =
 
 /**
  * `POST /console/session` `{"email", "password", "workspace"?}` or `{"token"}` → 204 with the session cookie (sign-in); `GET
- * /console/session` → `{"signedIn"}` (whether the cookie names a live session: the console asks
- * before its first query, so that a signed-out start is no failed request); `DELETE
+ * /console/session` → `{"signedIn", "sso", "ssoName"}` (whether the cookie names a live session: the console asks
+ * before its first query, so that a signed-out start is no failed request; whether single sign-on is
+ * configured, and its button's label or null); `DELETE
  * /console/session` → 204, the session ended and the cookie cleared (sign-out). A browser on
  * another origin is refused sign-in and sign-out; a client outside a browser (no Origin header) may use them.
  */
@@ -53,7 +54,7 @@ export function consoleSessionRoutes(services: Services, baseUrl: string): Koa.M
         )
       : false;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { signedIn };
+    ctx.body = { signedIn, sso: services.sso.name !== null, ssoName: services.sso.name };
   });
   router.delete('/console/session', async (ctx) => {
     fromOwnOrigin(ctx, false);

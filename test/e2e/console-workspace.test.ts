@@ -314,7 +314,7 @@ describe('e2e: the console: workspace sections', function () {
     await axe();
     // Every group explains itself; the hosted-platform ones are marked.
     await page.getByText(/^Enforced: housekeeping deletes activity entries/).waitFor();
-    expect(await page.getByText('Means little self-hosted', { exact: true }).count()).to.equal(4);
+    expect(await page.getByText('Means little self-hosted', { exact: true }).count()).to.equal(3);
     await retention.fill('14');
     await page.getByLabel('Message retention (days)').fill('30');
     const tags = page.getByRole('combobox', { name: 'Tags' });

@@ -12,6 +12,7 @@ import { generateKey } from '../../src/domain/core/key-material.js';
 import { DEFAULT_SETTINGS } from '../../src/domain/workspace/settings.js';
 import { ensureAccount } from '../../src/domain/workspace/workspace-rows.js';
 import type { Role } from '../../src/domain/principal.js';
+import { startTestOidc, type TestOidc } from './oidc-provider.js';
 
 // One database and one started service per test run (PGlite in memory, or the PostgreSQL of
 // TEST_DATABASE_URL with its public schema reset). Tests isolate themselves by creating their own
@@ -27,6 +28,8 @@ export interface Harness {
   smtpPort: number;
   /** Signs mail as customer.example: the harness's DNS serves its key, so such mail authenticates (and is answered). */
   customerDkim: DkimSigner;
+  /** The single sign-on provider the service is configured with (its provider made on first `use`). */
+  oidc: TestOidc;
 }
 
 /** The SMS provider account of the harness's service (TWILIO_*): callbacks are signed with this token. */
@@ -56,7 +59,9 @@ export async function startHarness(): Promise<Harness> {
   }
   if (!migratedCopy || databaseUrl) await migrateLatest(db);
   if (!databaseUrl && !migratedCopy && underMutationTesting()) migratedCopy = await dumpDatabase(db);
+  const oidc = await startTestOidc();
   const config = loadConfig({
+    ...oidc.env,
     DATABASE_URL: databaseUrl,
     DATA_DIR: 'memory',
     SECRETS_KEY: TEST_SECRETS_KEY,
@@ -84,7 +89,7 @@ export async function startHarness(): Promise<Harness> {
   });
   const { url, smtpPort, server } = await service.listen(0, '127.0.0.1');
   keepIdleConnectionsLonger(server);
-  harness = { service, db, url, onPostgres: Boolean(databaseUrl), config, smtpPort: smtpPort!, customerDkim };
+  harness = { service, db, url, onPostgres: Boolean(databaseUrl), config, smtpPort: smtpPort!, customerDkim, oidc };
   return harness;
 }
 
@@ -108,6 +113,7 @@ export async function stopHarness(): Promise<void> {
   if (!harness) return;
   await harness.service.close();
   await closeDatabase(harness.db);
+  await harness.oidc.stop();
   harness = undefined;
 }
 

@@ -32,6 +32,7 @@ const PRIMARY_KEYS: Record<string, string> = {
 };
 
 const COLUMNS: Record<string, string> = {
+  account_identities: 'id account_id issuer subject email created_at',
   accounts: 'id email name password_hash operator last_workspace_id failed_sign_ins locked_until created_at updated_at',
   a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
   activity_log:
@@ -82,6 +83,7 @@ const COLUMNS: Record<string, string> = {
 
 /** Unique constraints by name: the error translation (pg-errors.ts) names several of them. */
 const UNIQUE = [
+  'account_identities_issuer_subject_unique UNIQUE (issuer, subject)',
   'agents_workspace_id_slug_unique UNIQUE (workspace_id, slug)',
   'api_keys_key_hash_unique UNIQUE (key_hash)',
   'channels_kind_address_unique UNIQUE (kind, address)',
@@ -117,6 +119,7 @@ const CHECKS = [
 ];
 
 const FOREIGN_KEYS = [
+  'account_identities FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE',
   'accounts FOREIGN KEY (last_workspace_id) REFERENCES workspaces(id) ON DELETE SET NULL',
   'console_sessions FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE',
   'members FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE',
@@ -169,6 +172,7 @@ const FOREIGN_KEYS = [
 
 /** Indexes besides those of primary keys and unique constraints (the list queries and filters use them). */
 const INDEXES = [
+  'CREATE INDEX account_identities_account_id_index ON account_identities USING btree (account_id)',
   'CREATE UNIQUE INDEX accounts_email_unique ON accounts USING btree (lower(email))',
   'CREATE UNIQUE INDEX workspaces_slug_unique ON workspaces USING btree (slug)',
   'CREATE UNIQUE INDEX members_workspace_account_unique ON members USING btree (workspace_id, account_id)',

@@ -58,6 +58,8 @@ const NO_WORKSPACE =
 const SWITCH_IN_CONSOLE = 'Switching workspaces is for console sessions: a member token belongs to one workspace';
 const TOKEN_SESSION_FIXED =
   'This console session was opened with a member token, which belongs to one workspace: sign in with your email to switch';
+const SSO_ONLY =
+  'This workspace requires single sign-on to open the console: sign in with SSO (member tokens still work for the API and the CLI)';
 const ENDED =
   'Your console session has ended (signed out, expired after 12 hours without use, or its member token was revoked): sign in again';
 
@@ -88,6 +90,7 @@ export class ConsoleSessionService {
     if (!found || found.revokedAt || !sameHash(found.tokenHash, hash)) throw new Unauthenticated(REFUSED);
     const member = await r.members.get(found.memberId);
     if (!member) throw new Unauthenticated(REFUSED);
+    if (!(await this.rules.allows(member, 'token'))) throw new Forbidden(SSO_ONLY);
     const sessionValue = randomBytes(32).toString('base64url');
     const now = this.clock.now();
     await r.consoleSessions.insert({

@@ -29,13 +29,26 @@ export interface WorkspaceSettings {
     subprocessors: string[];
     region: string | null;
   };
-  loginSettings: Record<string, unknown>;
+  loginSettings: LoginSettings;
   valueCapture: Record<string, unknown>;
   tags: string[];
   activityRetentionDays: number;
   /** Days messages are kept (0: forever); settings stored before it existed read as the default. */
   messageRetentionDays: number;
 }
+
+/**
+ * How people may sign in to a workspace (issue 52). Settings stored before these existed (an open
+ * object) read with the defaults: nothing required, any domain, no just-in-time membership.
+ */
+export type LoginSettings = {
+  /** Password and member-token sign-in to the console are refused: single sign-on only. */
+  ssoRequired: boolean;
+  /** Email domains (lower-case) a single sign-on may come from; empty: any. */
+  allowedEmailDomains: string[];
+  /** A single sign-on with a verified email of an allowed domain joins the workspace with `role`. */
+  jitMembership: { enabled: boolean; role: 'MEMBER' | 'VIEWER' };
+};
 
 export interface Team {
   id: string;

@@ -1,6 +1,6 @@
 import { Arg, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Workspace as WorkspaceEntity } from '../../domain/workspace/workspace.entities.js';
-import { DEFAULT_SETTINGS } from '../../domain/workspace/settings.js';
+import { DEFAULT_SETTINGS, loginSettingsOf } from '../../domain/workspace/settings.js';
 import type { Context } from '../context.js';
 import { DailyUsage } from './activity.types.js';
 import { ApiKey } from './key.types.js';
@@ -57,7 +57,7 @@ export class WorkspaceResolver {
   @FieldResolver(() => WorkspaceSettings)
   settings(@Root() ws: WorkspaceEntity) {
     // Settings stored before a group existed read as its default.
-    return { ...DEFAULT_SETTINGS, ...ws.settings };
+    return { ...DEFAULT_SETTINGS, ...ws.settings, loginSettings: loginSettingsOf(ws.settings) };
   }
 
   @FieldResolver(() => [Team])

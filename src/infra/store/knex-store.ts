@@ -136,6 +136,15 @@ export function repositories(db: Conn): Repositories {
       setLastWorkspace: (id, workspaceId) =>
         q(async () => void (await db('accounts').where({ id }).update({ last_workspace_id: workspaceId }))),
     },
+    accountIdentities: {
+      insert: (e) =>
+        q(async () => {
+          const [r] = await db('account_identities').insert(rows.accountIdentities.toRow(e)).returning('*');
+          return rows.accountIdentities.fromRow(r);
+        }),
+      findBySubject: (issuer, subject) => findOne(db, rows.accountIdentities, { issuer, subject }),
+      listByAccount: (accountId) => list(db, rows.accountIdentities, { account_id: accountId }),
+    },
     memberTokens: {
       ...crud(db, rows.memberTokens),
       findByHash: (hash) => findOne(db, rows.memberTokens, { token_hash: hash }),

@@ -1,3 +1,4 @@
+import type { AccountIdentity } from '../../../domain/accounts/sso.ports.js';
 import type { Account } from '../../../domain/workspace/account.entities.js';
 import { type Mapping, date, dateOrNull } from './mapping.js';
 
@@ -26,5 +27,25 @@ export const accounts: Mapping<Account> = {
     lockedUntil: dateOrNull(r.locked_until),
     createdAt: date(r.created_at),
     updatedAt: date(r.updated_at),
+  }),
+};
+
+export const accountIdentities: Mapping<AccountIdentity> = {
+  table: 'account_identities',
+  toRow: (e) => ({
+    id: e.id,
+    account_id: e.accountId,
+    issuer: e.issuer,
+    subject: e.subject,
+    email: e.email,
+    created_at: e.createdAt,
+  }),
+  fromRow: (r) => ({
+    id: r.id,
+    accountId: r.account_id,
+    issuer: r.issuer,
+    subject: r.subject,
+    email: r.email ?? null,
+    createdAt: date(r.created_at),
   }),
 };

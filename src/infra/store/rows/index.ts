@@ -19,4 +19,4 @@ export { channels } from './channels.js';
 export { activity } from './activity.js';
 export { webhookDeliveries } from './webhook-deliveries.js';
 export { agentChanges } from './agent-changes.js';
-export { accounts } from './accounts.js';
+export { accounts, accountIdentities } from './accounts.js';
