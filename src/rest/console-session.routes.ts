@@ -16,7 +16,7 @@ const SIGN_IN =
 
 /**
  * `POST /console/session` `{"email", "password", "workspace"?}` or `{"token"}` → 204 with the session cookie (sign-in); `GET
- * /console/session` → `{"signedIn"}` (whether the cookie names a live session: the console asks
+ * /console/session` → `{"signedIn", "memberToken"}` (whether the cookie names a live session, and one opened with a member token: the console asks
  * before its first query, so that a signed-out start is no failed request); `DELETE
  * /console/session` → 204, the session ended and the cookie cleared (sign-out). A browser on
  * another origin is refused sign-in and sign-out; a client outside a browser (no Origin header) may use them.
@@ -42,15 +42,15 @@ export function consoleSessionRoutes(services: Services, baseUrl: string): Koa.M
   );
   router.get('/console/session', async (ctx) => {
     const value = sessionValue(ctx);
-    const signedIn = value
-      ? await services.consoleSessions.authenticate(value).then(
-          () => true,
-          (err: unknown) =>
-            err instanceof DomainError && err.code === 'UNAUTHENTICATED' ? false : Promise.reject(err),
+    const session = value
+      ? await services.consoleSessions.authenticateSession(value).then(
+          (s) => s,
+          (err: unknown) => (err instanceof DomainError && err.code === 'UNAUTHENTICATED' ? null : Promise.reject(err)),
         )
-      : false;
+      : null;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { signedIn };
+    // memberToken: the console shows no workspace switcher for such a session (it stays in the token's workspace).
+    ctx.body = { signedIn: session !== null, memberToken: session?.tokenId != null };
   });
   router.delete('/console/session', async (ctx) => {
     fromOwnOrigin(ctx, false);
