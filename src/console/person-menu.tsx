@@ -11,7 +11,7 @@ export function PersonMenu({ viewer }: { viewer: Viewer }) {
     </Menu.Item>
   );
   return (
-    <Menu position="bottom-end">
+    <Menu position="bottom-end" withInitialFocusPlaceholder={false}>
       <Menu.Target>
         <Button variant="subtle" color="dark" size="xs" aria-label={`${viewerLabel(viewer)}: your account menu`}>
           {viewerLabel(viewer)} ▾

@@ -60,14 +60,18 @@ export function WorkspaceSwitcher({ viewer }: { viewer: Viewer }) {
   };
   return (
     <Group gap={6} wrap="nowrap">
-      <Menu position="bottom-start" closeOnItemClick={false} onClose={() => setProblem(null)}>
+      <Menu
+        position="bottom-start"
+        closeOnItemClick={false}
+        withInitialFocusPlaceholder={false}
+        onClose={() => setProblem(null)}
+      >
         <Menu.Target>
           <Button variant="default" size="xs" loading={fetching} aria-label={`Workspace: ${name}. Switch workspace`}>
             {name} ▾
           </Button>
         </Menu.Target>
         <Menu.Dropdown aria-label="Your workspaces">
-          <Menu.Label>Your workspaces</Menu.Label>
           {viewer.workspaces.map((w) => (
             <Menu.Item
               key={w.workspace.id}

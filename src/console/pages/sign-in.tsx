@@ -39,7 +39,7 @@ function TokenForm({ onSignedIn }: { onSignedIn: () => void }) {
         Use a member token instead
       </Anchor>
       {opened && (
-        <form onSubmit={submit} noValidate aria-label="Sign in with a member token" id="token-sign-in">
+        <form onSubmit={submit} noValidate id="token-sign-in">
           <Stack>
             <Text size="sm" c="dimmed">
               The admin token (ADMIN_TOKEN, or the one printed on the first start) or a member token. It is exchanged
@@ -102,7 +102,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
               Sign in to the console
             </Title>
           </Stack>
-          <form onSubmit={submit} noValidate aria-label="Sign in with your email">
+          <form onSubmit={submit} noValidate>
             <Stack>
               <TextInput
                 label="Email"
