@@ -18,6 +18,7 @@ describe('e2e: the console: accounts, workspaces, roles', function () {
   let h: ConsoleHarness;
   let page: Page;
   let vera: { context: BrowserContext; page: Page };
+  let clubAgentId: string;
 
   consoleSuite('console_accounts', async (started) => {
     h = started;
@@ -43,6 +44,14 @@ describe('e2e: the console: accounts, workspaces, roles', function () {
     );
     const { createWorkspace } = await gql('mutation { createWorkspace(input: { name: "Viewers Club" }) { id } }');
     await addMembership(service, { workspaceId: createWorkspace.id, email: VERA.email, name: 'Vera', role: 'VIEWER' });
+    // An agent of the second workspace, made by its admin (the operator, who created it).
+    const [admin] = await service.store.repos.members.listByWorkspace(createWorkspace.id);
+    clubAgentId = (
+      await service.services.agents.create(
+        { kind: 'member', memberId: admin!.id, workspaceId: createWorkspace.id, role: 'ADMIN' },
+        { name: 'Club bot' },
+      )
+    ).id;
     vera = await h.newSession();
   });
 
@@ -111,7 +120,7 @@ describe('e2e: the console: accounts, workspaces, roles', function () {
     expect(await page.getByTestId('first-start-notice').count()).to.equal(0);
   });
 
-  it('signs in with email and password: a wrong password is refused in the server’s words', async () => {
+  it('signs in with email and password (a wrong one refused in the server’s words); the single sign-on link when configured', async () => {
     const p = vera.page;
     const before = h.errors.length;
     await signInWithPassword(p, { email: VERA.email, password: 'not-her-password' });
@@ -124,8 +133,17 @@ describe('e2e: the console: accounts, workspaces, roles', function () {
     ).to.equal(true);
     // No single sign-on configured: no button for it.
     expect(await p.getByRole('link', { name: /Sign in with/ }).count()).to.equal(0);
-    await p.getByLabel(/^Password/).fill(VERA.password);
-    await p.getByRole('button', { name: 'Sign in', exact: true }).click();
+    // With single sign-on configured, a link to its start that comes back to this console page.
+    await p.route('**/console/session', (route) =>
+      route.request().method() === 'GET'
+        ? route.fulfill({ json: { signedIn: false, sso: true, ssoName: 'Dex' } })
+        : route.fallback(),
+    );
+    await p.goto(`${h.svc.url}/console/workspace/members`);
+    const sso = p.getByRole('link', { name: 'Sign in with Dex' });
+    expect(await sso.getAttribute('href')).to.equal('/console/sso/start?return=%2Fconsole%2Fworkspace%2Fmembers');
+    await p.unroute('**/console/session');
+    await signInWithPassword(p, VERA);
     await p.getByRole('row', { name: /Default bot/ }).waitFor();
     await header(p).getByText('Vera · Member').waitFor();
     await p.getByRole('button', { name: 'Create agent' }).waitFor();
@@ -139,7 +157,7 @@ describe('e2e: the console: accounts, workspaces, roles', function () {
     await axe(p);
   });
 
-  it('switches workspace: a VIEWER there sees none of the other’s agents, no create button and a read-only badge', async () => {
+  it('switches workspace: a VIEWER there sees none of the other’s agents, no create buttons, read-only settings and a badge', async () => {
     const p = vera.page;
     await header(p)
       .getByRole('button', { name: /Switch workspace/ })
@@ -147,12 +165,23 @@ describe('e2e: the console: accounts, workspaces, roles', function () {
     await p.getByRole('menuitem', { name: /Viewers Club/ }).waitFor();
     await axe(p);
     await switchTo(p, 'Viewers Club', true);
-    await p.getByText('No agents yet').waitFor();
+    await p.getByRole('row', { name: /Club bot/ }).waitFor();
     expect(await p.getByText('Default bot').count()).to.equal(0);
     expect(await p.getByRole('button', { name: 'Create agent' }).count()).to.equal(0);
     await header(p).getByText('read-only').waitFor();
     await header(p).getByText('Vera · Viewer').waitFor();
     await axe(p);
+    // The agent's settings are there to read, not to change; no key creation.
+    await p.getByRole('link', { name: 'Club bot' }).click();
+    const settings = p.getByRole('form', { name: 'Settings' });
+    await settings.getByLabel('Name').first().waitFor();
+    expect(await settings.getByLabel('Name').first().isDisabled()).to.equal(true);
+    expect(await settings.getByRole('button', { name: 'Save' }).count()).to.equal(0);
+    await axe(p);
+    await p.goto(`${h.svc.url}/console/agents/${clubAgentId}/keys`);
+    await p.getByRole('heading', { name: 'API keys' }).waitFor();
+    expect(await p.getByRole('button', { name: 'Create key' }).count()).to.equal(0);
+    await p.goto(`${h.svc.url}/console`);
     // The last workspace is remembered: a new sign-in opens it.
     await p.getByRole('button', { name: 'Sign out' }).click();
     await signInWithPassword(p, VERA);
@@ -177,7 +206,7 @@ describe('e2e: the console: accounts, workspaces, roles', function () {
     await page.getByRole('heading', { name: 'Deployment', level: 2 }).waitFor();
     const table = page.getByRole('table', { name: 'Workspaces' });
     await table.getByRole('row', { name: /Default workspace\s*default\s*2\s*1\s*0/ }).waitFor();
-    await table.getByRole('row', { name: /Viewers Club\s*viewers-club\s*2\s*0/ }).waitFor();
+    await table.getByRole('row', { name: /Viewers Club\s*viewers-club\s*2\s*1/ }).waitFor();
     await axe();
 
     await page.getByRole('button', { name: 'New workspace' }).click();
