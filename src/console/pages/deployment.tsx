@@ -6,6 +6,7 @@ import { credits } from '../format.js';
 import { graphql, type ResultOf } from '../graphql.js';
 import { NoData } from '../states.js';
 import { ErrorNotice, FormActions, FormModal } from '../ui.js';
+import { useViewer } from '../viewer.js';
 import { reloadConsole } from '../workspace-switcher.js';
 
 const DeploymentQuery = graphql(`
@@ -85,6 +86,8 @@ function CreateWorkspaceForm({ onCreated, onCancel }: { onCreated: (w: Created) 
 
 /** After creating: the operator is its admin, and may go there now. */
 function CreatedNotice({ created }: { created: Created }) {
+  // A member token's session stays in the token's workspace: the server would refuse the switch.
+  const { memberToken } = useViewer();
   const [{ fetching, error }, switchTo] = useMutation(SwitchToNewMutation);
   const go = async () => {
     const result = await switchTo({ workspace: created.id });
@@ -96,11 +99,15 @@ function CreatedNotice({ created }: { created: Created }) {
         <Text size="sm">
           Created <b>{created.name}</b> ({created.slug}). You are its admin.
         </Text>
-        <Group>
-          <Button size="xs" onClick={() => void go()} loading={fetching}>
-            Switch to {created.name}
-          </Button>
-        </Group>
+        {memberToken ? (
+          <Text size="sm">Sign in with your email and password to switch to it.</Text>
+        ) : (
+          <Group>
+            <Button size="xs" onClick={() => void go()} loading={fetching}>
+              Switch to {created.name}
+            </Button>
+          </Group>
+        )}
         <ErrorNotice light>{error ? messageOf(error) : null}</ErrorNotice>
       </Stack>
     </Paper>
