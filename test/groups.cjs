@@ -15,6 +15,7 @@
 
 /** The files that launch Chromium (playwright-core), directly or through the console harness. */
 const BROWSER = [
+  'test/e2e/console-accounts.test.ts',
   'test/e2e/console-activity.test.ts',
   'test/e2e/console-browser.test.ts',
   'test/e2e/console-channels.test.ts',

@@ -17,9 +17,10 @@ const SIGN_IN =
 
 /**
  * `POST /console/session` `{"email", "password", "workspace"?}` or `{"token"}` → 204 with the session cookie (sign-in); `GET
- * /console/session` → `{"signedIn", "sso", "ssoName"}` (whether the cookie names a live session: the console asks
- * before its first query, so that a signed-out start is no failed request; whether single sign-on is
- * configured, and its button's label or null); `DELETE
+ * /console/session` → `{"signedIn", "memberToken", "sso", "ssoName"}` (whether the cookie names a live
+ * session, and one opened with a member token: the console asks before its first query, so that a
+ * signed-out start is no failed request; whether single sign-on is configured, and its button's
+ * label or null); `DELETE
  * /console/session` → 204, the session ended and the cookie cleared (sign-out). A browser on
  * another origin is refused sign-in and sign-out; a client outside a browser (no Origin header) may use them.
  */
@@ -45,16 +46,23 @@ export function consoleSessionRoutes(services: Services, baseUrl: string): Koa.M
   );
   router.get('/console/session', async (ctx) => {
     const value = sessionValue(ctx);
-    const signedIn = value
-      ? await services.consoleSessions.authenticate(value).then(
-          // On a tenant host, a session of another workspace is none here.
-          (p) => !requestTenant(ctx) || p.workspaceId === requestTenant(ctx)!.workspaceId,
-          (err: unknown) =>
-            err instanceof DomainError && err.code === 'UNAUTHENTICATED' ? false : Promise.reject(err),
+    const found = value
+      ? await services.consoleSessions.authenticateSession(value).then(
+          (s) => s,
+          (err: unknown) => (err instanceof DomainError && err.code === 'UNAUTHENTICATED' ? null : Promise.reject(err)),
         )
-      : false;
+      : null;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { signedIn, sso: services.sso.name !== null, ssoName: services.sso.name };
+    // On a tenant host, a session of another workspace is none here.
+    const tenant = requestTenant(ctx);
+    const session = found && (!tenant || found.principal.workspaceId === tenant.workspaceId) ? found : null;
+    // memberToken: the console shows no workspace switcher for such a session (it stays in the token's workspace).
+    ctx.body = {
+      signedIn: session !== null,
+      memberToken: session?.tokenId != null,
+      sso: services.sso.name !== null,
+      ssoName: services.sso.name,
+    };
   });
   router.delete('/console/session', async (ctx) => {
     fromOwnOrigin(ctx, false);

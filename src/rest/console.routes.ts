@@ -58,5 +58,7 @@ export function consoleRoutes(bundle: () => Promise<ConsoleBundle>): Koa.Middlew
   router.get('/console/agents/:id/:tab', page);
   router.get('/console/workspace', page);
   router.get('/console/workspace/:section', page);
+  router.get('/console/account', page);
+  router.get('/console/deployment', page);
   return router.routes() as Koa.Middleware;
 }

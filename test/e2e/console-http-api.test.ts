@@ -357,7 +357,7 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
       });
     expect((await call()).status).to.equal(200);
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('Token').waitFor();
+    await page.getByLabel('Email').waitFor();
     const after = await call();
     expect(after.status).to.equal(401);
     expect(((await after.json()) as { error: string }).error).to.match(/revoked/);

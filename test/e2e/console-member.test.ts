@@ -172,7 +172,7 @@ describe('e2e: the console: a MEMBER session', function () {
       .getByRole('navigation', { name: 'Console sections' })
       .getByRole('link', { name: 'Agents', exact: true })
       .click();
-    await page.getByLabel('Token').waitFor();
+    await page.getByLabel('Email').waitFor();
     await axe();
     // The refused request is the browser's only complaint, and it is the 401 provoked here.
     const provoked = h.errors.splice(before);
@@ -183,8 +183,9 @@ describe('e2e: the console: a MEMBER session', function () {
     ).to.equal(true);
 
     // Signing in again with the revoked token is refused.
+    await page.getByRole('button', { name: 'Use a member token instead' }).click();
     await page.getByLabel('Token').fill(memberToken.token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with the token' }).click();
     await page.getByText(/revoked|not recognised/i).waitFor();
     const more = h.errors.splice(before);
     expect(

@@ -88,6 +88,10 @@ describe('accounts and workspaces', function () {
       w: target,
     });
     expect(fixed.errors?.[0]?.extensions?.code).to.equal('FORBIDDEN');
+    // GET /console/session tells the console which session stays in its token's workspace (no switcher).
+    const info = async (c: string) => (await fetch(`${h().url}/console/session`, { headers: { cookie: c } })).json();
+    expect(await info(tokenSession)).to.include({ signedIn: true, memberToken: true });
+    expect(await info(again)).to.include({ signedIn: true, memberToken: false });
   });
 
   it('refuses bad sign-in input with 400 and wrong passwords with the same 401 as an unknown email', async () => {
