@@ -29,7 +29,9 @@ describe('e2e: the console: single sign-on', function () {
 
   it('signs in at the provider and lands in the console, signed in', async () => {
     const { page, svc } = h!;
-    await page.goto(`${svc.url}/console/sso/start?return=/console/agents`);
+    // Signed out, the console offers the provider's button beside the password form.
+    await page.goto(`${svc.url}/console/agents`);
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
     // The provider's own pages: its login form, then its consent.
     await page.locator('input[name="login"]').fill('admin-at-idp');
     await page.locator('input[name="password"]').fill('any password');
@@ -38,7 +40,7 @@ describe('e2e: the console: single sign-on', function () {
     await page.waitForURL(`${svc.url}/console/agents`);
     await page.getByRole('heading', { name: 'Agents' }).waitFor();
     const session = await page.evaluate(() => window.fetch('/console/session').then((r: any) => r.json()));
-    expect(session).to.deep.equal({ signedIn: true, sso: true, ssoName: 'Test IdP' });
+    expect(session).to.deep.equal({ signedIn: true, memberToken: false, sso: true, ssoName: 'Test IdP' });
     // The console's own page stays clean (the provider's pages are not this service's).
     expect(h!.errors.filter((e) => e.includes(`${svc.url}/console`))).to.deep.equal([]);
     expect(await h!.axeProblems()).to.deep.equal([]);

@@ -41,7 +41,7 @@ describe('single sign-on (OpenID Connect)', function () {
 
   it('says in GET /console/session that single sign-on is configured, with its label', async () => {
     const res = await fetch(`${h().url}/console/session`);
-    expect(await res.json()).to.deep.equal({ signedIn: false, sso: true, ssoName: 'Test IdP' });
+    expect(await res.json()).to.deep.equal({ signedIn: false, memberToken: false, sso: true, ssoName: 'Test IdP' });
   });
 
   it('links to the account of the same verified email, then finds it by its subject', async () => {
