@@ -34,6 +34,7 @@ import * as keyOrigin from './20270402000000_key_origin.js';
 import * as activityProtocol from './20270403000000_activity_protocol.js';
 import * as creditUsageOutlivesAgent from './20270404000000_credit_usage_outlives_agent.js';
 import * as accounts from './20270410000000_accounts.js';
+import * as invitations from './20270412000000_invitations.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -73,6 +74,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270403000000_activity_protocol': activityProtocol,
   '20270404000000_credit_usage_outlives_agent': creditUsageOutlivesAgent,
   '20270410000000_accounts': accounts,
+  '20270412000000_invitations': invitations,
 };
 
 /** knex migration source over the static list above. */

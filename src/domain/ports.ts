@@ -1,3 +1,4 @@
+import type { InvitationRepo } from './accounts/account.ports.js';
 import type { ActivityRepo } from './activity/activity.ports.js';
 import type { SlotRepo, UsageRepo } from './admission/admission.ports.js';
 import type { AgentRepo } from './agents/agent.ports.js';
@@ -29,6 +30,8 @@ export interface Repositories {
   members: MemberRepo;
   /** People: one per email across the deployment. */
   accounts: AccountRepo;
+  /** Invitations of emails to workspaces (only their tokens' hashes). */
+  invitations: InvitationRepo;
   memberTokens: MemberTokenRepo;
   consoleSessions: ConsoleSessionRepo;
   agents: AgentRepo;

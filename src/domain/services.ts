@@ -43,6 +43,8 @@ import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
 import { AccountService, type PlatformOptions } from './accounts/account.service.js';
 import type { PasswordHasher } from './accounts/account.ports.js';
+import { InvitationService } from './accounts/invitation.service.js';
+import { MembershipService } from './workspace/membership.service.js';
 import { ChatService } from './surfaces/chat.service.js';
 import { DeliveryBodyService } from './webhooks/delivery-body.service.js';
 import { WebhookDeliveriesService } from './webhooks/webhook-deliveries.service.js';
@@ -63,6 +65,10 @@ export interface Services {
   workspace: WorkspaceService;
   /** People: passwords, profiles, memberships; workspaces of the deployment and its operator. */
   accounts: AccountService;
+  /** Invitations of people to a workspace by email. */
+  invitations: InvitationService;
+  /** An admin's changes to members: roles, removal. */
+  memberships: MembershipService;
   agents: AgentService;
   keys: KeyService;
   consoleSessions: ConsoleSessionService;
@@ -230,6 +236,12 @@ export function createServices(deps: ServiceDeps): Services {
     mcpOAuth,
     accounts,
     workspace: new WorkspaceService(store, clock),
+    invitations: new InvitationService(store, clock, deps.passwords, {
+      baseUrl: deps.baseUrl ?? '',
+      email,
+      mailDomain: deps.mailDomain ?? '',
+    }),
+    memberships: new MembershipService(store, clock),
     agents,
     keys,
     consoleSessions: new ConsoleSessionService(store, clock, accounts, deps.signInRules),
