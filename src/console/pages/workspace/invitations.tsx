@@ -5,7 +5,7 @@ import { CopyBlock } from '../../copy-field.js';
 import { fieldErrors } from '../../errors.js';
 import { when } from '../../format.js';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { TableHead } from '../../table-parts.js';
+import { RevokeButton, TableHead } from '../../table-parts.js';
 import { ConfirmDialog, FormActions, ListStates } from '../../ui.js';
 
 // The members page's invitations (admins): the invite form, which shows the link to send when no
@@ -126,15 +126,10 @@ export function PendingInvitations() {
                         >
                           New link
                         </Button>
-                        <Button
-                          size="xs"
-                          variant="light"
-                          color="red.8"
-                          onClick={() => setRevoking(row)}
-                          aria-label={`Revoke the invitation of ${row.email}`}
-                        >
-                          Revoke
-                        </Button>
+                        <RevokeButton
+                          label={`Revoke the invitation of ${row.email}`}
+                          onRevoke={() => setRevoking(row)}
+                        />
                       </Group>
                     </Table.Td>
                   </Table.Tr>

@@ -176,7 +176,7 @@ function MemberRowView({
               —
             </Text>
           ) : (
-            <Button size="xs" variant="light" color="red.8" onClick={onRemove} aria-label={`Remove ${member.name}`}>
+            <Button size="xs" variant="outline" color="red.9" onClick={onRemove} aria-label={`Remove ${member.name}`}>
               Remove
             </Button>
           )}
