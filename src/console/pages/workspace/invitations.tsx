@@ -111,7 +111,7 @@ export function PendingInvitations() {
                   <Table.Tr key={row.id}>
                     <Table.Td>{row.email}</Table.Td>
                     <Table.Td>
-                      <Badge variant="light" color="gray.8">
+                      <Badge variant="filled" color="gray.7">
                         {roleLabel(row.role)}
                       </Badge>
                     </Table.Td>
