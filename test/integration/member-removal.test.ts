@@ -122,4 +122,18 @@ describe('removing members and their roles', function () {
     // The last admin cannot be removed by anyone.
     expect(errorCode(await gql(member.token, REMOVE, { m: member.memberId }))).to.equal('FORBIDDEN');
   });
+
+  it('two admins demoting each other at once leave one ADMIN', async () => {
+    const ws = await newWorkspace();
+    const second = await ws.addMember('ADMIN');
+    const results = await Promise.all([
+      gql(ws.adminToken, SET_ROLE, { m: second.memberId, r: 'MEMBER' }),
+      gql(second.token, SET_ROLE, { m: ws.adminId, r: 'MEMBER' }),
+    ]);
+    expect(results.map(errorCode).sort()).to.deep.equal(['CONFLICT', undefined]);
+    const roles = (await h().db('members').where({ workspace_id: ws.workspaceId })).map(
+      (m: { role: string }) => m.role,
+    );
+    expect(roles.sort()).to.deep.equal(['ADMIN', 'MEMBER']);
+  });
 });

@@ -63,7 +63,14 @@ export class MembershipService {
     return member;
   }
 
+  /**
+   * The workspace's admins, counted under a lock of its row (written back unchanged): two admins
+   * demoting or removing each other at once are serialised, so the second sees the first's change
+   * and the workspace never ends without an ADMIN.
+   */
   private async admins(r: Repositories, workspaceId: string): Promise<number> {
+    const ws = await r.workspaces.get(workspaceId);
+    if (ws) await r.workspaces.update(ws);
     return (await r.members.listByWorkspace(workspaceId)).filter((m) => m.role === 'ADMIN').length;
   }
 }
