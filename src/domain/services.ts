@@ -236,7 +236,7 @@ export function createServices(deps: ServiceDeps): Services {
     mcpOAuth,
     accounts,
     workspace: new WorkspaceService(store, clock),
-    invitations: new InvitationService(store, clock, deps.passwords, {
+    invitations: new InvitationService(store, clock, deps.passwords, accounts, {
       baseUrl: deps.baseUrl ?? '',
       email,
       mailDomain: deps.mailDomain ?? '',

@@ -6,13 +6,14 @@ import type { Services } from '../domain/services.js';
 import { secureCookies, sessionCookie, sessionCsrfProblem } from './session-cookie.js';
 
 const ACCEPT =
-  'Accept with POST /console/invitations/accept, Content-Type: application/json and a body {"token", "name", "password"}';
+  'Accept with POST /console/invitations/accept, Content-Type: application/json and a body {"token", "name", "password"} (a new account) or {"token", "password"} (the account the invitation is for)';
 
 /**
  * The invitation link's REST side, for a person not signed in: `GET /console/invitation?token=…` →
  * what it is for (workspace, email, role, expired, whether the email has an account); `POST
- * /console/invitations/accept` `{token, name, password}` → the invitee's account made, the
- * membership added and a session opened in that workspace (204 with the session cookie). The page
+ * /console/invitations/accept` `{token, name, password}` → the invitee's account made (or `{token,
+ * password}`: the existing account of the email, proved by its password), the membership added and
+ * a session opened in that workspace (204 with the session cookie). The page
  * itself is the console's (`GET /console/invitations/<token>`). A browser on another origin is
  * refused, as for `/console/session`.
  */
@@ -40,7 +41,12 @@ export function invitationRoutes(services: Services, baseUrl: string): Koa.Middl
       if (!ctx.is('application/json')) throw new UnsupportedMediaType(ACCEPT);
       const problem = ctx.get('origin') ? sessionCsrfProblem(ctx, baseUrl, { json: true }) : undefined;
       if (problem) throw new Forbidden(problem);
-      const member = await services.invitations.acceptWithNewAccount(ctx.request.body);
+      const body: unknown = ctx.request.body;
+      // With a name: a new account; without: the existing account of the email, by its password.
+      const member =
+        body && typeof body === 'object' && !('name' in body)
+          ? await services.invitations.acceptWithPassword(body)
+          : await services.invitations.acceptWithNewAccount(body);
       const { sessionValue } = await services.consoleSessions.openForAccount(
         member.accountId,
         'password',

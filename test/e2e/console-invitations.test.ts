@@ -6,7 +6,7 @@ import { tokenOf } from '../helpers/invitations.js';
 // Issue 52's invitations in Chromium under the console's CSP: an admin invites an email and copies
 // the link; the invitee opens it in a browser of their own, creates their account and lands in the
 // workspace, signs out and signs in again with email and password. Then the admin removes them, and
-// their open console signs out at its next request.
+// their open console signs out at its next request; invited again, they sign in to accept.
 
 describe('e2e: the console: invitations and removing a member', function () {
   this.timeout(180_000);
@@ -110,5 +110,13 @@ describe('e2e: the console: invitations and removing a member', function () {
     // Signing in again works (the account stays) but opens no workspace: they belong to none.
     const res = await p.request.post(`${h.svc.url}/console/session`, { data: { email, password } });
     expect(res.status()).to.equal(401);
+
+    // Invited again: the email has an account now, so the page asks for its password, then accepts.
+    const { inviteMember } = await h.gql('mutation { inviteMember(input: { email: "ivy@example.com" }) { link } }');
+    await p.goto(`${h.svc.url}/console/invitations/${tokenOf(inviteMember.link)}`);
+    await p.getByText('Sign in to accept').waitFor();
+    await p.locator('input[type=password]').fill(password);
+    await p.getByRole('button', { name: 'Sign in and accept' }).click();
+    await p.getByText('Ivy · Member').waitFor();
   });
 });

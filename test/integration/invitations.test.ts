@@ -161,6 +161,25 @@ describe('invitations', function () {
     expect(errorCode(await gql(elsewhere.adminToken, ACCEPT, { t: token }))).to.equal('NOT_FOUND');
   });
 
+  it("accepting with the invited account's password (no name) joins that account and opens the workspace", async () => {
+    const ws = await newWorkspace();
+    const mine = await newWorkspace();
+    await gqlOk(mine.adminToken, 'mutation($i: SetPasswordInput!) { setPassword(input: $i) }', {
+      i: { newPassword: INVITEE_PASSWORD },
+    });
+    const { viewer } = await gqlOk(mine.adminToken, '{ viewer { account { email } } }');
+    const made = await gqlOk(ws.adminToken, INVITE, { i: { email: viewer.account.email } });
+    const token = tokenOf(made.inviteMember.link);
+    const wrong = await acceptAsNewPerson(h().url, { token, name: undefined, password: 'not the password' });
+    expect(wrong.status).to.equal(401);
+    expect(wrong.headers.get('set-cookie')).to.equal(null);
+    const res = await acceptAsNewPerson(h().url, { token, name: undefined });
+    expect(res.status).to.equal(204);
+    const me = await viaCookie(sessionCookieOf(res), '{ workspace { id } viewer { role } }');
+    expect(me.data).to.deep.equal({ workspace: { id: ws.workspaceId }, viewer: { role: 'MEMBER' } });
+    expect((await acceptAsNewPerson(h().url, { token, name: undefined })).status).to.equal(404);
+  });
+
   it('expires after 7 days (movable clock), and is emailed when a smarthost is configured', async () => {
     const ws = await newWorkspace();
     const clock = new MovableClock(new Date('2027-04-12T10:00:00Z'));
@@ -170,7 +189,7 @@ describe('invitations', function () {
       hash: async (p: string) => `plain:${p}`,
       verify: async (hash: string, p: string) => hash === `plain:${p}`,
     };
-    const invitations = new InvitationService(h().service.store, clock, hasher, {
+    const invitations = new InvitationService(h().service.store, clock, hasher, h().service.services.accounts, {
       baseUrl: 'https://agents.example.com/',
       email,
       mailDomain: 'mail.example.com',
@@ -204,7 +223,7 @@ describe('invitations', function () {
     expect(await h().service.store.repos.accounts.findByEmail(to)).to.equal(null);
 
     // A smarthost that refuses leaves the link to copy.
-    const refusing = new InvitationService(h().service.store, clock, hasher, {
+    const refusing = new InvitationService(h().service.store, clock, hasher, h().service.services.accounts, {
       baseUrl: 'https://agents.example.com',
       email: { configured: true, send: async () => ({ ok: false, retry: true, error: 'down', answer: null }) },
       mailDomain: '',

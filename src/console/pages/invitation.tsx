@@ -1,5 +1,8 @@
 import { Alert, Button, Center, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { createClient } from '../client.js';
+import { messageOf } from '../errors.js';
+import { graphql } from '../graphql.js';
 import { hasSession, signOut } from '../session.js';
 
 // The page an invitation's link opens (/console/invitations/<token>), before or after sign-in. A new
@@ -35,22 +38,31 @@ async function post(path: string, body: unknown): Promise<Response> {
   });
 }
 
+const AcceptInvitationMutation = graphql(`
+  mutation AcceptInvitation($token: String!) {
+    acceptInvitation(token: $token) {
+      workspace {
+        id
+      }
+    }
+  }
+`);
+
+const OpenWorkspaceMutation = graphql(`
+  mutation OpenWorkspace($workspace: String!) {
+    switchWorkspace(workspace: $workspace) {
+      id
+    }
+  }
+`);
+
 /** Accepts as the signed-in person and opens that workspace; resolves to an error message, or null. */
 async function acceptSignedIn(token: string): Promise<string | null> {
-  const res = await post('/graphql', {
-    query: 'mutation Accept($t: String!) { acceptInvitation(token: $t) { workspace { id } } }',
-    variables: { t: token },
-  });
-  const body = (await res.json().catch(() => null)) as {
-    data?: { acceptInvitation?: { workspace: { id: string } } };
-    errors?: { message: string }[];
-  } | null;
-  const id = body?.data?.acceptInvitation?.workspace.id;
-  if (!id) return body?.errors?.[0]?.message ?? `The service answered ${res.status}`;
-  await post('/graphql', {
-    query: 'mutation Open($w: String!) { switchWorkspace(workspace: $w) { id } }',
-    variables: { w: id },
-  });
+  const client = createClient();
+  const accepted = await client.mutation(AcceptInvitationMutation, { token }).toPromise();
+  const id = accepted.data?.acceptInvitation.workspace.id;
+  if (!id) return accepted.error ? messageOf(accepted.error) : 'The invitation could not be accepted. Try again.';
+  await client.mutation(OpenWorkspaceMutation, { workspace: id }).toPromise();
   return null;
 }
 
@@ -159,8 +171,9 @@ export function InvitationPage({ token }: { token: string }) {
         const res = await post('/console/invitations/accept', { token, name, password });
         return res.ok ? null : errorOf(res);
       }
-      const res = await post('/console/session', { email: preview.email, password });
-      return res.ok ? acceptSignedIn(token) : errorOf(res);
+      // The account's password proves who they are (they may belong to no workspace to sign in to yet).
+      const res = await post('/console/invitations/accept', { token, password });
+      return res.ok ? null : errorOf(res);
     });
   };
   return (

@@ -12,7 +12,7 @@ import type { Repositories, Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
 import type { Member, Workspace } from '../workspace/workspace.entities.js';
 import type { PasswordHasher } from './account.ports.js';
-import { emailInput, passwordInput, type Membership } from './account.service.js';
+import { type AccountService, emailInput, MAX_PASSWORD, passwordInput, type Membership } from './account.service.js';
 import type { Invitation } from './invitation.entities.js';
 import { invitationEmail } from './invitation-email.js';
 
@@ -32,6 +32,11 @@ const newAccountInput = z.strictObject({
   token: tokenInput,
   name: nonEmpty(200),
   password: passwordInput,
+});
+
+const existingAccountInput = z.strictObject({
+  token: tokenInput,
+  password: z.string().min(1, 'enter your password').max(MAX_PASSWORD),
 });
 
 const UNUSABLE =
@@ -72,6 +77,7 @@ export class InvitationService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly passwords: PasswordHasher,
+    private readonly accounts: AccountService,
     private readonly options: InvitationOptions,
   ) {}
 
@@ -191,6 +197,24 @@ export class InvitationService {
         createdAt: now,
         updatedAt: now,
       });
+      return this.join(r, invitation, account.id, account.email, account.name, now);
+    });
+  }
+
+  /**
+   * Accepts an invitation for the account of its email, proved by that account's password (the
+   * same check and lockout as a sign-in): for a person who belongs to no workspace yet, and so has
+   * none to sign in to first. Anyone holding the link and the password.
+   */
+  async acceptWithPassword(input: unknown): Promise<Member> {
+    const v = parse(existingAccountInput, input);
+    const first = await this.open(this.store.repos, v.token, { allowExpired: false });
+    const account = await this.accounts.verifyPassword(first.invitation.email, v.password);
+    const now = this.clock.now();
+    return this.store.transaction(async (r) => {
+      const { invitation } = await this.open(r, v.token, { allowExpired: false });
+      if (await r.members.findByAccount(invitation.workspaceId, account.id))
+        throw new Conflict('You are a member of this workspace already');
       return this.join(r, invitation, account.id, account.email, account.name, now);
     });
   }
