@@ -21,6 +21,7 @@ const BROWSER = [
   'test/e2e/console-channels.test.ts',
   'test/e2e/console-documents.test.ts',
   'test/e2e/console-http-api.test.ts',
+  'test/e2e/console-invitations.test.ts',
   'test/e2e/console-mcp-grants.test.ts',
   'test/e2e/console-member.test.ts',
   'test/e2e/console-openai.test.ts',

@@ -1,4 +1,5 @@
 import type { AccountIdentityRepo } from './accounts/sso.ports.js';
+import type { InvitationRepo } from './accounts/account.ports.js';
 import type { ActivityRepo } from './activity/activity.ports.js';
 import type { SlotRepo, UsageRepo } from './admission/admission.ports.js';
 import type { AgentRepo } from './agents/agent.ports.js';
@@ -32,6 +33,8 @@ export interface Repositories {
   accounts: AccountRepo;
   /** OpenID Connect identities (issuer + subject) linked to accounts. */
   accountIdentities: AccountIdentityRepo;
+  /** Invitations of emails to workspaces (only their tokens' hashes). */
+  invitations: InvitationRepo;
   memberTokens: MemberTokenRepo;
   consoleSessions: ConsoleSessionRepo;
   agents: AgentRepo;

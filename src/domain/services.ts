@@ -47,6 +47,8 @@ import { WorkspaceService } from './workspace/workspace.service.js';
 import { AccountService, type PlatformOptions } from './accounts/account.service.js';
 import type { PasswordHasher } from './accounts/account.ports.js';
 import { TenantService } from './workspace/tenant.service.js';
+import { InvitationService } from './accounts/invitation.service.js';
+import { MembershipService } from './workspace/membership.service.js';
 import { ChatService } from './surfaces/chat.service.js';
 import { DeliveryBodyService } from './webhooks/delivery-body.service.js';
 import { WebhookDeliveriesService } from './webhooks/webhook-deliveries.service.js';
@@ -69,6 +71,10 @@ export interface Services {
   accounts: AccountService;
   /** The workspace a tenant host (TENANT_BASE_URL) names. */
   tenants: TenantService;
+  /** Invitations of people to a workspace by email. */
+  invitations: InvitationService;
+  /** An admin's changes to members: roles, removal. */
+  memberships: MembershipService;
   agents: AgentService;
   keys: KeyService;
   consoleSessions: ConsoleSessionService;
@@ -247,6 +253,12 @@ export function createServices(deps: ServiceDeps): Services {
     accounts,
     tenants: new TenantService(store),
     workspace: new WorkspaceService(store, clock),
+    invitations: new InvitationService(store, clock, deps.passwords, accounts, {
+      baseUrl: deps.baseUrl ?? '',
+      email,
+      mailDomain: deps.mailDomain ?? '',
+    }),
+    memberships: new MembershipService(store, clock),
     agents,
     keys,
     consoleSessions,

@@ -11,6 +11,7 @@ import {
   WebhookDeliveryResolver,
   WebhookResolver,
 } from './resolvers/entry.resolver.js';
+import { InvitationResolver } from './resolvers/invitation.resolver.js';
 import { KeyResolver } from './resolvers/key.resolver.js';
 import { ChannelResolver } from './resolvers/channel.resolver.js';
 import { AgentChangeResolver, ManifestResolver } from './resolvers/manifest.resolver.js';
@@ -21,6 +22,7 @@ import { WorkspaceResolver } from './resolvers/workspace.resolver.js';
 export const resolvers = [
   WorkspaceResolver,
   AccountResolver,
+  InvitationResolver,
   AgentResolver,
   ActivityResolver,
   MessageResolver,

@@ -28,6 +28,7 @@ import type { MailgunIntake } from '../surfaces/email/mailgun-intake.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
 import { consoleSessionRoutes } from './console-session.routes.js';
 import { ssoRoutes } from './sso.routes.js';
+import { invitationRoutes } from './invitation.routes.js';
 import { oauthRoutes, type ProviderFor } from '../surfaces/oauth/oauth.routes.js';
 import type { AdmitRegistration } from '../surfaces/oauth/registration-gate.js';
 import { consoleRoutes } from './console.routes.js';
@@ -129,6 +130,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(page(schemaRoutes()));
   app.use(page(consoleSessionRoutes(deps.services, deps.baseUrl)));
   app.use(page(ssoRoutes(deps.services, deps.baseUrl)));
+  app.use(page(invitationRoutes(deps.services, deps.baseUrl)));
   if (deps.oauth) app.use(page(oauthRoutes(deps.services, deps.oauth, deps.baseUrl, deps.oauthRegistration)));
   app.use(page(consoleRoutes(deps.console)));
   // Rewrites the preview's chat requests onto the chat surface (below), so it comes before it.

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { BrowserContext, Page } from 'playwright-core';
 import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
+import { inviteNewPerson } from '../helpers/invitations.js';
 
 // Issue 33's must-show: a MEMBER session sees no workspace-key, member or secret creation, and the
 // server refuses those mutations from it; a revoked member token ends its sessions. An admin
@@ -20,11 +21,11 @@ describe('e2e: the console: a MEMBER session', function () {
     h = started;
     ({ gql } = h);
     adminId = (await gql('{ viewer { id } }')).viewer.id;
-    const { inviteMember } = await gql(
-      'mutation { inviteMember(input: { email: "mia@example.com", name: "Mia" }) { id role } }',
-    );
-    expect(inviteMember.role).to.equal('MEMBER');
-    memberId = inviteMember.id;
+    memberId = (await inviteNewPerson(gql, h.svc.url, { email: 'mia@example.com', name: 'Mia' })).memberId;
+    expect((await gql('{ workspace { members { id role } } }')).workspace.members).to.deep.include({
+      id: memberId,
+      role: 'MEMBER',
+    });
     const { createMemberToken } = await gql(
       `mutation { createMemberToken(memberId: "${memberId}", name: "console") { id token } }`,
     );
@@ -133,7 +134,7 @@ describe('e2e: the console: a MEMBER session', function () {
   it("the server refuses the admin-only mutations from the member's session (FORBIDDEN)", async () => {
     const refused: [string, string, Record<string, unknown>?][] = [
       ['createWorkspaceApiKey', 'mutation { createWorkspaceApiKey(name: "mine", scopes: [WORKSPACE_READ]) { key } }'],
-      ['inviteMember', 'mutation { inviteMember(input: { email: "eve@example.com" }) { id } }'],
+      ['inviteMember', 'mutation { inviteMember(input: { email: "eve@example.com" }) { link } }'],
       [
         'createMemberToken',
         'mutation($m: ID!) { createMemberToken(memberId: $m, name: "stolen") { token } }',

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
+import { acceptAsNewPerson, tokenOf } from '../helpers/invitations.js';
 
 // The console's Workspace sections and the Overview tab's team, capabilities and guardrails, in
 // Chromium under the console's CSP, signed in as the admin: members and their tokens (shown once,
@@ -36,24 +37,40 @@ describe('e2e: the console: workspace sections', function () {
   const shownOnce = async () =>
     (await page.getByTestId('shown-once').locator('pre, code').first().textContent())!.trim();
 
-  it('Members: invites a member (the field error first), creates a token shown once, revokes it after a confirmation', async () => {
+  it('Members: invites someone (the field error first, then the link to send), creates a token shown once, revokes it after a confirmation', async () => {
     await section('Members');
     await page.getByRole('row', { name: /Admin/ }).first().waitFor();
     await axe();
 
-    await page.getByRole('button', { name: 'Invite member' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Invite member' });
+    await page.getByRole('button', { name: 'Invite someone' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Invite someone' });
     await dialog.waitFor();
     await axe();
     await dialog.getByLabel('Email').fill('not an email');
-    await dialog.getByRole('button', { name: 'Invite member' }).click();
+    await dialog.getByRole('button', { name: 'Invite', exact: true }).click();
     await dialog.getByText('Must be an email address').waitFor();
     expect(await dialog.getByLabel('Email').getAttribute('aria-invalid')).to.equal('true');
     await dialog.getByLabel('Email').fill('dana@example.com');
     await dialog.getByLabel(/^Name/).fill('Dana');
-    await dialog.getByRole('button', { name: 'Invite member' }).click();
+    await dialog.getByRole('button', { name: 'Invite', exact: true }).click();
+    // No smarthost here: the link to send is shown once, then the invitation waits in the list.
+    await dialog.getByText('Invitation link').waitFor();
+    const link = (await dialog.locator('pre, code').first().textContent())!.trim();
+    expect(link).to.match(/\/console\/invitations\/inv_/);
+    await axe();
+    await dialog.getByRole('button', { name: 'Done' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    await page.getByRole('row', { name: /Dana.*dana@example\.com.*Member/ }).waitFor();
+    await page
+      .getByRole('table', { name: 'Pending invitations' })
+      .getByRole('row', { name: /dana@example\.com/ })
+      .waitFor();
+    // Dana accepts (over HTTP; the invitation page has its own test) and is a member.
+    expect((await acceptAsNewPerson(h.svc.url, { token: tokenOf(link), name: 'Dana' })).status).to.equal(204);
+    await page.reload();
+    await page
+      .getByRole('table', { name: 'Members' })
+      .getByRole('row', { name: /Dana.*dana@example\.com/ })
+      .waitFor();
 
     await page.getByRole('button', { name: 'Tokens of Dana' }).click();
     const panel = page.getByRole('region', { name: 'Tokens of Dana' });

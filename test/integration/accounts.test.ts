@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { gql, gqlOk, h, newWorkspace } from '../helpers/harness.js';
+import { tokenOf } from '../helpers/invitations.js';
 
 // People with accounts (issue 52): a password sign-in opens a console session in one of the person's
 // workspaces, the switcher moves it, the operator creates workspaces and sees them all, a VIEWER
@@ -45,14 +46,22 @@ describe('accounts and workspaces', function () {
     });
     // A second workspace with the same person as its admin (made by the deployment's operator).
     const other = await newWorkspace();
-    const added = await gqlOk(
+    const invited = await gqlOk(
       other.adminToken,
-      'mutation($i: InviteMemberInput!) { inviteMember(input: $i) { id role } }',
+      'mutation($i: InviteMemberInput!) { inviteMember(input: $i) { link invitation { role } } }',
+      { i: { email: email.toUpperCase(), role: 'VIEWER' } },
+    );
+    expect(invited.inviteMember.invitation.role).to.equal('VIEWER');
+    // The person accepts it, signed in as themself.
+    const accepted = await gqlOk(
+      ws.adminToken,
+      'mutation($t: String!) { acceptInvitation(token: $t) { memberId role } }',
       {
-        i: { email: email.toUpperCase(), role: 'VIEWER' },
+        t: tokenOf(invited.inviteMember.link),
       },
     );
-    expect(added.inviteMember.role).to.equal('VIEWER');
+    expect(accepted.acceptInvitation.role).to.equal('VIEWER');
+    const added = { inviteMember: { id: accepted.acceptInvitation.memberId } };
 
     expect((await signIn({ email, password: 'wrong password!' })).status).to.equal(401);
     const res = await signIn({ email: ` ${email.toUpperCase()} `, password: 'correct horse battery' });

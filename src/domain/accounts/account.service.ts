@@ -33,7 +33,7 @@ const WRONG = 'Wrong email or password';
 
 export const emailInput = z.string().trim().toLowerCase().email('must be an email address').max(320);
 
-const passwordInput = z
+export const passwordInput = z
   .string()
   .min(MIN_PASSWORD, `must be at least ${MIN_PASSWORD} characters`)
   .max(MAX_PASSWORD, `must be at most ${MAX_PASSWORD} characters`);

@@ -21,12 +21,6 @@ import { createWorkspaceRow, ensureAccount } from './workspace-rows.js';
 
 const creditLimit = z.number().nonnegative('must be zero or more').max(1e12).nullable();
 
-const inviteInput = z.object({
-  email: z.string().trim().toLowerCase().email('must be an email address').max(320),
-  name: nonEmpty(200).optional(),
-  role: z.enum(ROLES).default('MEMBER'),
-});
-
 const scopeInput = z.enum(TOKEN_SCOPES, { error: 'WORKSPACE or PERSON' }).default('WORKSPACE');
 
 export interface BootstrapResult {
@@ -188,30 +182,6 @@ export class WorkspaceService {
   async members(p: Principal): Promise<Member[]> {
     requireMember(p);
     return this.store.repos.members.listByWorkspace(p.workspaceId);
-  }
-
-  /**
-   * Adds a person to the workspace (their account is made when their email has none). Admins only;
-   * a person already in the workspace is a Conflict.
-   */
-  async inviteMember(p: Principal, input: unknown): Promise<Member> {
-    requireAdmin(p);
-    const v = parse(inviteInput, input, 'input');
-    const now = this.clock.now();
-    return this.store.transaction(async (r) => {
-      const account = await ensureAccount(r, { email: v.email, name: v.name ?? v.email }, now);
-      if (await r.members.findByAccount(p.workspaceId, account.id))
-        throw new Conflict(`email: ${v.email} is already a member of this workspace`, 'email');
-      return r.members.insert({
-        id: newId('mem'),
-        workspaceId: p.workspaceId,
-        accountId: account.id,
-        email: account.email,
-        name: v.name ?? account.name,
-        role: v.role,
-        createdAt: now,
-      });
-    });
   }
 
   /**

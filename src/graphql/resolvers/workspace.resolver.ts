@@ -7,7 +7,6 @@ import { ApiKey } from './key.types.js';
 import {
   ConfigureModelInput,
   EnvironmentModel,
-  InviteMemberInput,
   Member,
   MemberToken,
   MemberTokenResult,
@@ -116,11 +115,6 @@ export class WorkspaceResolver {
     @Ctx() ctx: Context,
   ) {
     return ctx.services.workspace.setTeamLimits(ctx.principal, teamId, dailyCreditLimit ?? null);
-  }
-
-  @Mutation(() => Member, { description: 'Adds a member. Admins only' })
-  inviteMember(@Arg('input', () => InviteMemberInput) input: InviteMemberInput, @Ctx() ctx: Context) {
-    return ctx.services.workspace.inviteMember(ctx.principal, input);
   }
 
   @Mutation(() => MemberTokenResult, {

@@ -11,6 +11,7 @@ import { activityRepo } from './activity.repo.js';
 import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';
 import { workspaceReadRepo } from './workspace-read.repo.js';
+import { invitationRepo } from './invitation.repo.js';
 import { q, translated } from './pg-errors.js';
 import * as rows from './rows/index.js';
 
@@ -239,7 +240,19 @@ export function repositories(db: Conn): Repositories {
               .returning('id')
           ).map((r: { id: string }) => r.id),
         ),
+      revokeByAccountSessions: (accountId, workspaceId, at) =>
+        q(async () =>
+          (
+            await db('api_keys')
+              .where({ workspace_id: workspaceId })
+              .whereIn('console_session_id', db('console_sessions').select('id').where({ account_id: accountId }))
+              .whereNull('revoked_at')
+              .update({ revoked_at: at })
+              .returning('id')
+          ).map((r: { id: string }) => r.id),
+        ),
     },
+    invitations: invitationRepo(db),
     httpEndpoints: agentChild(db, rows.httpEndpoints),
     mcpTools: agentChild(db, rows.mcpTools),
     webhooks: agentChild(db, rows.webhooks),

@@ -20,3 +20,4 @@ export { activity } from './activity.js';
 export { webhookDeliveries } from './webhook-deliveries.js';
 export { agentChanges } from './agent-changes.js';
 export { accounts, accountIdentities } from './accounts.js';
+export { invitations } from './invitations.js';
