@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { aesRunner, type Aes } from '../helpers/cli.js';
+import { addMembership } from '../helpers/memberships.js';
 import { gqlOk, h, newWorkspace, type TestWorkspace } from '../helpers/harness.js';
 
 // The `aes` CLI with many workspaces (issue 52), against the in-process service: `aes login
@@ -27,8 +28,11 @@ describe('e2e: the aes CLI — workspaces, PERSON tokens', function () {
     const me = await gqlOk(a.adminToken, '{ viewer { account { email } } workspace { slug } }');
     slugA = me.workspace.slug;
     slugB = (await gqlOk(b.adminToken, '{ workspace { slug } }')).workspace.slug;
-    await gqlOk(b.adminToken, 'mutation($i: InviteMemberInput!) { inviteMember(input: $i) { id } }', {
-      i: { email: me.viewer.account.email, role: 'VIEWER' },
+    await addMembership(h().service, {
+      workspaceId: b.workspaceId,
+      email: me.viewer.account.email,
+      name: 'Person',
+      role: 'VIEWER',
     });
     await gqlOk(b.adminToken, 'mutation { createAgent(input: { name: "only-in-b" }) { id } }');
     person = (

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { addMembership } from '../helpers/memberships.js';
 import { gql, gqlOk, h, newWorkspace } from '../helpers/harness.js';
 
 // Member tokens scoped to the person (issue 52): a PERSON token acts in the workspace its request
@@ -28,9 +29,18 @@ describe('member tokens scoped to the person (AES-Workspace)', function () {
     const b = await newWorkspace();
     const me = await gqlOk(a.adminToken, '{ viewer { account { email } workspaces { workspace { slug } } } }');
     const slugA: string = me.viewer.workspaces[0].workspace.slug;
-    const inB = await gqlOk(b.adminToken, 'mutation($i: InviteMemberInput!) { inviteMember(input: $i) { id } }', {
-      i: { email: me.viewer.account.email, role: 'VIEWER' },
-    });
+    const inB = {
+      inviteMember: {
+        id: (
+          await addMembership(h().service, {
+            workspaceId: b.workspaceId,
+            email: me.viewer.account.email,
+            name: 'Person',
+            role: 'VIEWER',
+          })
+        ).memberId,
+      },
+    };
     const made = await gqlOk(
       a.adminToken,
       'mutation($m: ID!) { createMemberToken(memberId: $m, name: "laptop", scope: PERSON) { token scope } }',
@@ -66,9 +76,12 @@ describe('member tokens scoped to the person (AES-Workspace)', function () {
     const b = await newWorkspace();
     const stranger = await newWorkspace();
     const email = (await gqlOk(a.adminToken, '{ viewer { account { email } } }')).viewer.account.email as string;
-    const inB = await gqlOk(b.adminToken, 'mutation($i: InviteMemberInput!) { inviteMember(input: $i) { id } }', {
-      i: { email, role: 'MEMBER' },
-    });
+    const inB = {
+      inviteMember: {
+        id: (await addMembership(h().service, { workspaceId: b.workspaceId, email, name: 'Person', role: 'MEMBER' }))
+          .memberId,
+      },
+    };
     const person = (
       await gqlOk(a.adminToken, 'mutation($m: ID!) { createMemberToken(memberId: $m, scope: PERSON) { token } }', {
         m: a.adminId,
@@ -100,9 +113,7 @@ describe('member tokens scoped to the person (AES-Workspace)', function () {
     const a = await newWorkspace();
     const b = await newWorkspace();
     const email = (await gqlOk(a.adminToken, '{ viewer { account { email } } }')).viewer.account.email as string;
-    await gqlOk(b.adminToken, 'mutation($i: InviteMemberInput!) { inviteMember(input: $i) { id } }', {
-      i: { email, role: 'ADMIN' },
-    });
+    await addMembership(h().service, { workspaceId: b.workspaceId, email, name: 'Person', role: 'ADMIN' });
     const refused = await asWorkspace(a.adminToken, b.workspaceId);
     expect(refused.status).to.equal(403);
     expect(refused.errors?.[0]?.extensions?.reason).to.equal('WORKSPACE_TOKEN');
