@@ -57,6 +57,7 @@ import { WebhookReceiptService } from './webhooks/webhook-receipt.service.js';
 import type { QueueSignal } from './webhooks/webhook.ports.js';
 import { ChannelMessageTask } from './channels/channel-message.task.js';
 import type { ChannelQueueSignal, EmailSender, SmsProvider } from './channels/channel.ports.js';
+import { NO_EMAIL, NO_SMS } from './channels/unconfigured.js';
 import { SmsReceiptService } from './channels/sms-receipt.service.js';
 import {
   DEFAULT_EMAIL_RECEIPT,
@@ -170,19 +171,6 @@ export interface ServiceDeps {
   /** The OpenID Connect provider of single sign-on (absent: not configured). */
   sso?: SsoProvider;
 }
-
-/** No SMS provider: nothing is verified or sent. */
-const NO_SMS: SmsProvider = {
-  configured: false,
-  verify: () => false,
-  send: async () => ({ ok: false, retry: true, error: 'SMS is not configured', answer: null }),
-};
-
-/** No smarthost: nothing is sent, replies stay queued (retried) until SMTP_URL is set. */
-const NO_EMAIL: EmailSender = {
-  configured: false,
-  send: async () => ({ ok: false, retry: true, error: 'Email sending is not configured', answer: null }),
-};
 
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
   cpuMs: 5_000,

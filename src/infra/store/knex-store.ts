@@ -11,6 +11,7 @@ import { activityRepo } from './activity.repo.js';
 import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';
 import { workspaceReadRepo } from './workspace-read.repo.js';
+import { accountIdentityRepo, accountRepo, workspaceSummaries } from './account.repo.js';
 import { invitationRepo } from './invitation.repo.js';
 import { q, translated } from './pg-errors.js';
 import * as rows from './rows/index.js';
@@ -78,26 +79,7 @@ export function repositories(db: Conn): Repositories {
       ...crud(db, rows.workspaces),
       listAll: () => list(db, rows.workspaces, {}),
       findBySlug: (slug) => findOne(db, rows.workspaces, { slug }),
-      summaries: (day) =>
-        q(async () => {
-          const rs = await db('workspaces as w')
-            .select(
-              'w.*',
-              db.raw('(select count(*) from members m where m.workspace_id = w.id) as member_count'),
-              db.raw('(select count(*) from agents a where a.workspace_id = w.id) as agent_count'),
-              db.raw(
-                '(select coalesce(sum(u.credits), 0) from credit_usage u where u.workspace_id = w.id and u.day = ?) as credits_today',
-                [day],
-              ),
-            )
-            .orderBy([{ column: 'w.created_at' }, { column: 'w.id' }]);
-          return rs.map((r) => ({
-            workspace: rows.workspaces.fromRow(r),
-            members: Number(r.member_count),
-            agents: Number(r.agent_count),
-            creditsToday: Number(r.credits_today),
-          }));
-        }),
+      summaries: (day) => workspaceSummaries(db, day),
       first: () =>
         q(async () => {
           const r = await db('workspaces').orderBy('created_at').first();
@@ -116,36 +98,8 @@ export function repositories(db: Conn): Repositories {
       findByAccount: (workspaceId, accountId) =>
         findOne(db, rows.members, { workspace_id: workspaceId, account_id: accountId }),
     },
-    accounts: {
-      ...crud(db, rows.accounts),
-      findByEmail: (email) =>
-        q(async () => {
-          const r = await db('accounts').whereRaw('lower(email) = lower(?)', [email]).first();
-          return r ? rows.accounts.fromRow(r) : null;
-        }),
-      count: () => q(async () => Number((await db('accounts').count({ n: '*' }).first())?.n ?? 0)),
-      recordFailedSignIn: (id, lockedUntil) =>
-        q(async () => {
-          const [r] = await db('accounts')
-            .where({ id })
-            .update({ failed_sign_ins: db.raw('failed_sign_ins + 1'), locked_until: lockedUntil })
-            .returning('failed_sign_ins');
-          return Number(r?.failed_sign_ins ?? 0);
-        }),
-      resetFailedSignIns: (id) =>
-        q(async () => void (await db('accounts').where({ id }).update({ failed_sign_ins: 0, locked_until: null }))),
-      setLastWorkspace: (id, workspaceId) =>
-        q(async () => void (await db('accounts').where({ id }).update({ last_workspace_id: workspaceId }))),
-    },
-    accountIdentities: {
-      insert: (e) =>
-        q(async () => {
-          const [r] = await db('account_identities').insert(rows.accountIdentities.toRow(e)).returning('*');
-          return rows.accountIdentities.fromRow(r);
-        }),
-      findBySubject: (issuer, subject) => findOne(db, rows.accountIdentities, { issuer, subject }),
-      listByAccount: (accountId) => list(db, rows.accountIdentities, { account_id: accountId }),
-    },
+    accounts: accountRepo(db),
+    accountIdentities: accountIdentityRepo(db),
     memberTokens: {
       ...crud(db, rows.memberTokens),
       findByHash: (hash) => findOne(db, rows.memberTokens, { token_hash: hash }),
