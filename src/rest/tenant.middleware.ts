@@ -13,6 +13,8 @@ interface TenantState {
   baseUrl?: string;
   /** The origin that issues and accepts OAuth tokens here (the authorization server's issuer). */
   origin?: string;
+  /** The origin an access token must have been issued for to be accepted here (no port: any port of the host). */
+  tokenOrigin?: string;
   /** The workspace of the tenant host the request came to (absent on the shared base URL). */
   tenant?: TenantWorkspace;
 }
@@ -32,6 +34,8 @@ export function tenantHosts(services: Services, template: TenantTemplate | undef
     if (slug === null) {
       state.baseUrl = baseUrl;
       state.origin = chosenPort ? `${ctx.protocol}://${ctx.host}` : new URL(baseUrl).origin;
+      // Instances of the shared address on ports they chose accept each other's tokens: any port.
+      state.tokenOrigin = chosenPort ? `${ctx.protocol}://${ctx.hostname}` : state.origin;
       return next();
     }
     const tenant = await services.tenants.workspaceOf(slug);
@@ -45,6 +49,7 @@ export function tenantHosts(services: Services, template: TenantTemplate | undef
     state.tenant = tenant;
     state.baseUrl = tenantBaseUrl(template!, slug, chosenPort ? (/:(\d{1,5})$/.exec(ctx.host)?.[1] ?? '') : '');
     state.origin = state.baseUrl;
+    state.tokenOrigin = state.origin;
     await next();
   };
 }
@@ -52,6 +57,11 @@ export function tenantHosts(services: Services, template: TenantTemplate | undef
 /** The public base URL of this request's answers (`fallback`, BASE_URL, when the middleware did not run). */
 export function publicBaseUrl(ctx: Koa.Context, fallback: string): string {
   return stateOf(ctx).baseUrl ?? fallback;
+}
+
+/** The origin whose access tokens this request accepts, when the middleware set it. */
+export function tokenOriginOf(ctx: Koa.Context): string | undefined {
+  return stateOf(ctx).tokenOrigin;
 }
 
 /** The OAuth issuer's origin of this request, when the middleware set it. */

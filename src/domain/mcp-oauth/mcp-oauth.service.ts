@@ -187,7 +187,11 @@ export class McpOAuthService {
 /** Whether a URL is on an origin (false when it is no URL). */
 function sameOrigin(url: string, origin: string): boolean {
   try {
-    return new URL(url).origin === new URL(origin).origin;
+    const a = new URL(url);
+    const b = new URL(origin);
+    // An origin without a port stands for its host on any port: the shared address of instances
+    // that listen on ports they chose (BASE_URL on port 0), which accept each other's tokens.
+    return a.protocol === b.protocol && a.hostname === b.hostname && (b.port === '' || a.port === b.port);
   } catch {
     return false;
   }

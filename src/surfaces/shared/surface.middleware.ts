@@ -6,7 +6,7 @@ import type { Services } from '../../domain/services.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
 import { agentCors } from '../../rest/cors.js';
-import { agentHere, requestOrigin, requestTenant } from '../../rest/tenant.middleware.js';
+import { agentHere, tokenOriginOf, requestTenant } from '../../rest/tenant.middleware.js';
 import { NotFound } from '../../domain/errors.js';
 import { agentRouteFrame, type ErrorShape, type SurfaceState } from './activity.middleware.js';
 import { canNameEntity, printableParam } from './http-io.js';
@@ -47,7 +47,7 @@ export function agentSurface(
         printableParam(ctx.params.agentId!),
         surface,
         presentedAgentKey((h) => ctx.get(h)),
-        requestOrigin(ctx),
+        tokenOriginOf(ctx),
       );
       await next();
     });
