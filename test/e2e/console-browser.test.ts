@@ -180,7 +180,7 @@ describe('e2e: the console in Chromium', function () {
     await page.getByRole('option', { name: /house-model/ }).click();
     await page.getByLabel(/Private/).check();
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved').waitFor();
+    await page.getByText('Saved', { exact: true }).waitFor();
 
     await page.reload();
     await page.getByRole('tab', { name: 'Overview' }).waitFor();

@@ -314,7 +314,7 @@ describe('e2e: the console: workspace sections', function () {
 
     await page.getByLabel('Workspace daily credit limit').fill('100');
     await page.getByRole('button', { name: 'Save limit' }).click();
-    await page.getByText('Saved').waitFor();
+    await page.getByText('Saved', { exact: true }).waitFor();
     await page
       .getByTestId('workspace-usage')
       .getByText(/limit: 100 credits a day/)
@@ -366,7 +366,7 @@ describe('e2e: the console: workspace sections', function () {
     await page.keyboard.press('Delete');
     await page.keyboard.insertText('{ "maxSeats": 5 }');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await page.getByText('Saved').waitFor();
+    await page.getByText('Saved', { exact: true }).waitFor();
     expect(await read()).to.deep.equal({
       activityRetentionDays: 14,
       messageRetentionDays: 30,
@@ -404,7 +404,7 @@ describe('e2e: the console: workspace sections', function () {
     await blocked.fill('password');
     await blocked.press('Enter');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved').waitFor();
+    await page.getByText('Saved', { exact: true }).waitFor();
 
     const { agent } = await gql(
       `{ agent(id: "${createAgent.id}") { teamId capabilities { documents endpointManagement messaging } guardrails { blockedInputPatterns redactPresets maxToolSteps } } }`,
