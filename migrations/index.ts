@@ -37,6 +37,7 @@ import * as accounts from './20270410000000_accounts.js';
 import * as ssoIdentities from './20270411000000_sso_identities.js';
 import * as invitations from './20270412000000_invitations.js';
 import * as personTokens from './20270413000000_person_tokens.js';
+import * as runTraces from './20270420000000_run_traces.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -79,6 +80,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270411000000_sso_identities': ssoIdentities,
   '20270412000000_invitations': invitations,
   '20270413000000_person_tokens': personTokens,
+  '20270420000000_run_traces': runTraces,
 };
 
 /** knex migration source over the static list above. */
