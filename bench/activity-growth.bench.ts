@@ -66,7 +66,7 @@ const settings = (
 const workspaceIds = Array.from({ length: WORKSPACES }, (_, i) => `wsp_growth${i + 1}`);
 const agentIds = Array.from({ length: AGENTS }, (_, i) => `agt_growth${String(i + 1).padStart(2, '0')}`);
 const agentWorkspace = agentIds.map((_, i) => workspaceIds[i % WORKSPACES]!);
-for (const id of workspaceIds) await db('workspaces').insert({ id, name: id });
+for (const id of workspaceIds) await db('workspaces').insert({ id, name: id, slug: id.replace('_', '-') });
 for (const [i, id] of agentIds.entries()) {
   await db('agents').insert({
     id,

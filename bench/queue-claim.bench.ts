@@ -37,9 +37,11 @@ const T0 = new Date('2000-01-01T00:00:00Z').getTime();
 const NOW = new Date(T0 + 86_400_000);
 const LEASE = new Date(NOW.getTime() + 600_000);
 const { repos } = knexStore(db);
+const wsId = newId('ws');
 const ws = await repos.workspaces.insert({
-  id: newId('ws'),
+  id: wsId,
   name: 'Bench',
+  slug: wsId.slice(3),
   settings: DEFAULT_SETTINGS,
   dailyCreditLimit: null,
   createdAt: NOW,

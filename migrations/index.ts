@@ -33,6 +33,10 @@ import * as agentHandles from './20270401000000_agent_handles.js';
 import * as keyOrigin from './20270402000000_key_origin.js';
 import * as activityProtocol from './20270403000000_activity_protocol.js';
 import * as creditUsageOutlivesAgent from './20270404000000_credit_usage_outlives_agent.js';
+import * as accounts from './20270410000000_accounts.js';
+import * as ssoIdentities from './20270411000000_sso_identities.js';
+import * as invitations from './20270412000000_invitations.js';
+import * as personTokens from './20270413000000_person_tokens.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -71,6 +75,10 @@ const migrations: Record<string, Knex.Migration> = {
   '20270402000000_key_origin': keyOrigin,
   '20270403000000_activity_protocol': activityProtocol,
   '20270404000000_credit_usage_outlives_agent': creditUsageOutlivesAgent,
+  '20270410000000_accounts': accounts,
+  '20270411000000_sso_identities': ssoIdentities,
+  '20270412000000_invitations': invitations,
+  '20270413000000_person_tokens': personTokens,
 };
 
 /** knex migration source over the static list above. */

@@ -1,6 +1,8 @@
 import os from 'node:os';
 import { systemClock } from './domain/clock.js';
 import { createServices, DEFAULT_SCRIPT_LIMITS, type Services } from './domain/services.js';
+import { argon2Passwords } from './infra/accounts/argon2-passwords.js';
+import { openidRelyingParty } from './infra/sso/openid-relying-party.js';
 import { buildGraphqlSchema, schemaSdl } from './graphql/schema.js';
 import { aiSdkModels } from './infra/models/ai-sdk.models.js';
 import { createQuickJsSandbox } from './infra/sandbox/quickjs.sandbox.js';
@@ -114,6 +116,9 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         quota: { messagesPerDay: config.email.dailyMessagesPerChannel, bytesPerDay: config.email.dailyBytesPerChannel },
       },
       baseUrl: config.baseUrl,
+      passwords: argon2Passwords,
+      platform: config.platform,
+      sso: config.oidc ? openidRelyingParty(config.oidc, logger) : undefined,
     });
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
     const graphql = await createGraphqlMiddleware(schema, services, logger, config.baseUrl);

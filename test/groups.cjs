@@ -15,15 +15,18 @@
 
 /** The files that launch Chromium (playwright-core), directly or through the console harness. */
 const BROWSER = [
+  'test/e2e/console-accounts.test.ts',
   'test/e2e/console-activity.test.ts',
   'test/e2e/console-browser.test.ts',
   'test/e2e/console-channels.test.ts',
   'test/e2e/console-documents.test.ts',
   'test/e2e/console-http-api.test.ts',
+  'test/e2e/console-invitations.test.ts',
   'test/e2e/console-mcp-grants.test.ts',
   'test/e2e/console-member.test.ts',
   'test/e2e/console-openai.test.ts',
   'test/e2e/console-pages.test.ts',
+  'test/e2e/console-sso.test.ts',
   'test/e2e/console-webhooks-keys.test.ts',
   'test/e2e/console-workspace.test.ts',
   'test/e2e/docs-browser.test.ts',

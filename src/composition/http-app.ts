@@ -54,7 +54,8 @@ export function wireHttpApp(parts: HttpAppParts): Koa {
   const providerFor = (issuer: string): Provider => {
     let provider = providers.get(issuer);
     if (!provider) {
-      if (providers.size >= 4) providers.clear();
+      // A few per process, and one per tenant host in use (TENANT_BASE_URL): bounded all the same.
+      if (providers.size >= 64) providers.clear();
       provider = createAuthorizationServer(issuer, {
         db,
         oauth: services.mcpOAuth,
@@ -76,6 +77,7 @@ export function wireHttpApp(parts: HttpAppParts): Koa {
     graphqlSdl: parts.graphqlSdl,
     platformOrigins: config.platformOrigins,
     baseUrl: config.baseUrl,
+    ...(config.tenantBaseUrl ? { tenantBaseUrl: config.tenantBaseUrl } : {}),
     widget: widgetBundle,
     graphiql: graphiqlBundle,
     console: consoleBundle,

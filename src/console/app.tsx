@@ -6,7 +6,7 @@ import { isUnauthenticated } from './errors.js';
 import { graphql } from './graphql.js';
 import { Shell } from './shell.js';
 import { SignInPage } from './pages/sign-in.js';
-import { hasSession, signOut } from './session.js';
+import { sessionInfo, signOut } from './session.js';
 import { ErrorState } from './states.js';
 
 export const ViewerQuery = graphql(`
@@ -16,6 +16,22 @@ export const ViewerQuery = graphql(`
       name
       email
       role
+      account {
+        id
+        name
+        email
+        operator
+        hasPassword
+      }
+      workspaces {
+        workspace {
+          id
+          name
+          slug
+        }
+        role
+        current
+      }
     }
   }
 `);
@@ -29,12 +45,20 @@ function FullPageLoader() {
 }
 
 /** The signed-in console, once the viewer query has answered (a 401 from it shows the sign-in page). */
-function SignedIn({ onSignedOut, onSignedIn }: { onSignedOut: () => void; onSignedIn: () => void }) {
+function SignedIn({
+  onSignedOut,
+  onSignedIn,
+  memberToken,
+}: {
+  onSignedOut: () => void;
+  onSignedIn: () => void;
+  memberToken: boolean;
+}) {
   const [{ data, error, fetching }, retry] = useQuery({ query: ViewerQuery, requestPolicy: 'network-only' });
   if (fetching && !data) return <FullPageLoader />;
   if (isUnauthenticated(error)) return <SignInPage onSignedIn={onSignedIn} />;
   if (error || !data) return <ErrorState error={error} retry={() => retry({ requestPolicy: 'network-only' })} />;
-  return <Shell viewer={data.viewer} onSignOut={onSignedOut} />;
+  return <Shell viewer={{ ...data.viewer, memberToken }} onSignOut={onSignedOut} />;
 }
 
 type SessionState = 'checking' | 'signed-in' | 'signed-out' | 'unreachable';
@@ -43,12 +67,17 @@ export function App() {
   // A new client (and so an empty cache) for each session.
   const [generation, setGeneration] = useState(0);
   const [state, setState] = useState<SessionState>('checking');
+  const [memberToken, setMemberToken] = useState(false);
   // A session that ends while the console is open (any answer says so) shows the sign-in page.
   const client = useMemo(() => createClient(() => setState('signed-out')), [generation]);
   useEffect(() => {
     let live = true;
-    hasSession().then(
-      (yes) => live && setState(yes ? 'signed-in' : 'signed-out'),
+    sessionInfo().then(
+      (info) => {
+        if (!live) return;
+        setMemberToken(info.memberToken);
+        setState(info.signedIn ? 'signed-in' : 'signed-out');
+      },
       () => live && setState('unreachable'),
     );
     return () => {
@@ -67,7 +96,7 @@ export function App() {
   if (state === 'unreachable') return <ErrorState error={undefined} retry={onSignedIn} />;
   return (
     <Provider value={client}>
-      <SignedIn key={generation} onSignedIn={onSignedIn} onSignedOut={onSignedOut} />
+      <SignedIn key={generation} onSignedIn={onSignedIn} onSignedOut={onSignedOut} memberToken={memberToken} />
     </Provider>
   );
 }

@@ -12,7 +12,11 @@ export const WORKSPACE_SECTIONS = ['members', 'keys', 'secrets', 'models', 'team
 export type WorkspaceSection = (typeof WORKSPACE_SECTIONS)[number];
 
 export type Route =
-  { page: 'agents' } | { page: 'agent'; id: string; tab: AgentTab } | { page: 'workspace'; section: WorkspaceSection };
+  | { page: 'agents' }
+  | { page: 'agent'; id: string; tab: AgentTab }
+  | { page: 'workspace'; section: WorkspaceSection }
+  | { page: 'account' }
+  | { page: 'deployment' };
 
 function oneOf<T extends string>(list: readonly T[], value: string | undefined, fallback: T): T {
   return value !== undefined && (list as readonly string[]).includes(value) ? (value as T) : fallback;
@@ -23,6 +27,8 @@ export function parseRoute(pathname: string): Route {
   if (agent) return { page: 'agent', id: decodeURIComponent(agent[1]!), tab: oneOf(AGENT_TABS, agent[2], 'overview') };
   const workspace = /^\/console\/workspace(?:\/([^/]+))?\/?$/.exec(pathname);
   if (workspace) return { page: 'workspace', section: oneOf(WORKSPACE_SECTIONS, workspace[1], 'members') };
+  if (/^\/console\/account\/?$/.test(pathname)) return { page: 'account' };
+  if (/^\/console\/deployment\/?$/.test(pathname)) return { page: 'deployment' };
   return { page: 'agents' };
 }
 
@@ -32,6 +38,10 @@ export function hrefOf(route: Route): string {
       return `/console/agents/${encodeURIComponent(route.id)}${route.tab === 'overview' ? '' : `/${route.tab}`}`;
     case 'workspace':
       return `/console/workspace/${route.section}`;
+    case 'account':
+      return '/console/account';
+    case 'deployment':
+      return '/console/deployment';
     default:
       return '/console/agents';
   }

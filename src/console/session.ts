@@ -1,14 +1,21 @@
-// Sign-in and sign-out: the member token is exchanged for an HttpOnly session cookie; the console
-// never stores the token itself.
+// Sign-in and sign-out: an email and password (or a member token) exchanged for an HttpOnly
+// session cookie; the console never stores a password or a token itself.
 
-/** Exchanges a member token for a session cookie; resolves to an error message, or null on success. */
-export async function signIn(token: string): Promise<string | null> {
+import { readSessionAnswer, type SessionInfo } from './session-answer.js';
+
+export { ssoStartHref, type SessionInfo } from './session-answer.js';
+
+/** What the console signs in with: a person's email and password, or a member token. */
+export type Credentials = { email: string; password: string } | { token: string };
+
+/** Exchanges credentials for a session cookie; resolves to the server's error message, or null on success. */
+export async function signIn(credentials: Credentials): Promise<string | null> {
   let res: Response;
   try {
     res = await fetch('/console/session', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token }),
+      body: JSON.stringify(credentials),
       credentials: 'same-origin',
     });
   } catch {
@@ -24,9 +31,9 @@ export async function signOut(): Promise<void> {
   await fetch('/console/session', { method: 'DELETE', credentials: 'same-origin' }).catch(() => undefined);
 }
 
-/** Whether the browser holds a live session (asked before the first query: a signed-out start makes no failing request). */
-export async function hasSession(): Promise<boolean> {
+/** Asks the service about the browser's session (before the first query: a signed-out start makes no failing request). */
+export async function sessionInfo(): Promise<SessionInfo> {
   const res = await fetch('/console/session', { credentials: 'same-origin', cache: 'no-store' });
   if (!res.ok) throw new Error(`The service answered ${res.status}`);
-  return ((await res.json()) as { signedIn?: boolean }).signedIn === true;
+  return readSessionAnswer(await res.json());
 }

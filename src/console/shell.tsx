@@ -1,11 +1,14 @@
-import { AppShell, Burger, Button, Group, NavLink, Text, Title } from '@mantine/core';
+import { AppShell, Burger, Button, Group, NavLink, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { hrefOf, linkClick, useRoute, WORKSPACE_SECTIONS, type Route } from './router.js';
 import { AgentPage } from './pages/agent.js';
 import { AgentsPage } from './pages/agents.js';
 import { WorkspacePage, SECTION_LABELS } from './pages/workspace.js';
+import { AccountPage } from './pages/account.js';
+import { DeploymentPage } from './pages/deployment.js';
 import { ViewerProvider, type Viewer } from './viewer.js';
-import { viewerLabel } from './viewer-label.js';
+import { PersonMenu } from './person-menu.js';
+import { WorkspaceSwitcher } from './workspace-switcher.js';
 
 export type { Viewer } from './viewer.js';
 
@@ -44,14 +47,13 @@ export function Shell({ viewer, onSignOut }: { viewer: Viewer; onSignOut: () => 
                 size="sm"
                 aria-label={opened ? 'Close navigation' : 'Open navigation'}
               />
-              <Title order={1} size="h4">
+              <Title order={1} size="h4" visibleFrom="md">
                 Agent Exposure Service
               </Title>
+              <WorkspaceSwitcher viewer={viewer} />
             </Group>
             <Group gap="sm" wrap="nowrap">
-              <Text size="sm" c="dimmed" visibleFrom="sm">
-                {viewerLabel(viewer)}
-              </Text>
+              <PersonMenu viewer={viewer} />
               <Button variant="default" size="xs" onClick={onSignOut}>
                 Sign out
               </Button>
@@ -84,6 +86,10 @@ export function Shell({ viewer, onSignOut }: { viewer: Viewer; onSignOut: () => 
             <AgentPage id={route.id} tab={route.tab} />
           ) : route.page === 'workspace' ? (
             <WorkspacePage section={route.section} />
+          ) : route.page === 'account' ? (
+            <AccountPage />
+          ) : route.page === 'deployment' ? (
+            <DeploymentPage />
           ) : (
             <AgentsPage />
           )}

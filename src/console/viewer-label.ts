@@ -1,6 +1,12 @@
 // A .ts module of its own (not in viewer.tsx), so the unit tests can import it without JSX.
 
-const ROLE_LABELS: Record<string, string> = { ADMIN: 'Admin', MEMBER: 'Member' };
+/** A role as people read it. */
+export const ROLE_NAMES: Record<'ADMIN' | 'MEMBER' | 'VIEWER', string> = {
+  ADMIN: 'Admin',
+  MEMBER: 'Member',
+  VIEWER: 'Viewer',
+};
+const ROLE_LABELS: Record<string, string> = ROLE_NAMES;
 
 /**
  * How the header names the signed-in member: name and role ("Ada Lovelace · Admin"). A name that

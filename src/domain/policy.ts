@@ -20,6 +20,16 @@ export function requireMember(p: Principal): MemberPrincipal {
   return p;
 }
 
+/** The acting member when they may change things (ADMIN or MEMBER, not VIEWER), otherwise Forbidden. */
+export function requireWriter(p: Principal): MemberPrincipal {
+  const m = requireMember(p);
+  if (m.role === 'VIEWER') throw new Forbidden(VIEWER_READ_ONLY);
+  return m;
+}
+
+/** What a VIEWER is told when they try to change something. */
+export const VIEWER_READ_ONLY = 'Viewers have read-only access to this workspace: ask an admin for the MEMBER role';
+
 /** The acting member when an ADMIN, otherwise Forbidden. */
 export function requireAdmin(p: Principal): MemberPrincipal {
   const m = requireMember(p);
@@ -48,6 +58,7 @@ export function assertAgentAction(p: Principal, agent: Agent, action: AgentActio
   if (!canSee(p, agent)) throw new NotFound('Agent', agent.id);
   switch (p.kind) {
     case 'member':
+      if (p.role === 'VIEWER' && action !== 'read') throw new Forbidden(VIEWER_READ_ONLY);
       return;
     case 'system':
       // Background work runs the agent's handlers: it reads the agent and uses its documents.

@@ -1,3 +1,5 @@
+import type { AccountIdentityRepo } from './accounts/sso.ports.js';
+import type { InvitationRepo } from './accounts/account.ports.js';
 import type { ActivityRepo } from './activity/activity.ports.js';
 import type { SlotRepo, UsageRepo } from './admission/admission.ports.js';
 import type { AgentRepo } from './agents/agent.ports.js';
@@ -18,7 +20,7 @@ import type { A2aTaskRepo } from './surfaces/a2a/a2a.ports.js';
 import type { McpGrantRepo } from './mcp-oauth/mcp-grant.entities.js';
 import type { DeliveryRepo } from './webhooks/webhook.ports.js';
 import type { WorkspaceReadRepo } from './workspace-api/workspace-api.ports.js';
-import type { MemberRepo, MemberTokenRepo, TeamRepo, WorkspaceRepo } from './workspace/workspace.ports.js';
+import type { AccountRepo, MemberRepo, MemberTokenRepo, TeamRepo, WorkspaceRepo } from './workspace/workspace.ports.js';
 
 // The storage the domain talks to: every area's repositories, and transactions over them. src/infra
 // implements it; nothing here knows about SQL.
@@ -27,6 +29,12 @@ export interface Repositories {
   workspaces: WorkspaceRepo;
   teams: TeamRepo;
   members: MemberRepo;
+  /** People: one per email across the deployment. */
+  accounts: AccountRepo;
+  /** OpenID Connect identities (issuer + subject) linked to accounts. */
+  accountIdentities: AccountIdentityRepo;
+  /** Invitations of emails to workspaces (only their tokens' hashes). */
+  invitations: InvitationRepo;
   memberTokens: MemberTokenRepo;
   consoleSessions: ConsoleSessionRepo;
   agents: AgentRepo;

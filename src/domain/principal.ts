@@ -36,7 +36,8 @@ export interface SystemPrincipal {
 export const SYSTEM_TASKS = ['webhook-delivery', 'script-documents', 'channel-answer'] as const;
 export type SystemTask = (typeof SYSTEM_TASKS)[number];
 
-export const ROLES = ['ADMIN', 'MEMBER'] as const;
+/** A workspace role: VIEWER reads everything a MEMBER sees and changes nothing. */
+export const ROLES = ['ADMIN', 'MEMBER', 'VIEWER'] as const;
 export type Role = (typeof ROLES)[number];
 
 export const KEY_SCOPES = ['WORKSPACE_READ'] as const;

@@ -7,7 +7,10 @@ import { ActivityLog, type ActivitySink } from './activity/activity-log.js';
 import { AdmissionService, DEFAULT_ADMISSION, type AdmissionConfig } from './admission/admission.service.js';
 import { AgentService } from './agents/agent.service.js';
 import type { Clock } from './clock.js';
-import { ConsoleSessionService } from './console/session.service.js';
+import { type SignInRules, ConsoleSessionService } from './console/session.service.js';
+import { WorkspaceSignInRules } from './console/sign-in-rules.js';
+import { SsoService } from './console/sso.service.js';
+import type { SsoProvider } from './accounts/sso.ports.js';
 import { DocumentService } from './documents/document.service.js';
 import { RecordService } from './documents/record.service.js';
 import { EntryService } from './entries/entry.service.js';
@@ -41,6 +44,11 @@ import { A2aService } from './surfaces/a2a.service.js';
 import { SurfaceAccess } from './surfaces/surface-access.js';
 import { WorkspaceApiService } from './workspace-api/workspace-api.service.js';
 import { WorkspaceService } from './workspace/workspace.service.js';
+import { AccountService, type PlatformOptions } from './accounts/account.service.js';
+import type { PasswordHasher } from './accounts/account.ports.js';
+import { TenantService } from './workspace/tenant.service.js';
+import { InvitationService } from './accounts/invitation.service.js';
+import { MembershipService } from './workspace/membership.service.js';
 import { ChatService } from './surfaces/chat.service.js';
 import { DeliveryBodyService } from './webhooks/delivery-body.service.js';
 import { WebhookDeliveriesService } from './webhooks/webhook-deliveries.service.js';
@@ -49,6 +57,7 @@ import { WebhookReceiptService } from './webhooks/webhook-receipt.service.js';
 import type { QueueSignal } from './webhooks/webhook.ports.js';
 import { ChannelMessageTask } from './channels/channel-message.task.js';
 import type { ChannelQueueSignal, EmailSender, SmsProvider } from './channels/channel.ports.js';
+import { NO_EMAIL, NO_SMS } from './channels/unconfigured.js';
 import { SmsReceiptService } from './channels/sms-receipt.service.js';
 import {
   DEFAULT_EMAIL_RECEIPT,
@@ -59,9 +68,19 @@ import {
 /** Every use case of the domain, built once by the composition root. */
 export interface Services {
   workspace: WorkspaceService;
+  /** People: passwords, profiles, memberships; workspaces of the deployment and its operator. */
+  accounts: AccountService;
+  /** The workspace a tenant host (TENANT_BASE_URL) names. */
+  tenants: TenantService;
+  /** Invitations of people to a workspace by email. */
+  invitations: InvitationService;
+  /** An admin's changes to members: roles, removal. */
+  memberships: MembershipService;
   agents: AgentService;
   keys: KeyService;
   consoleSessions: ConsoleSessionService;
+  /** Console sign-in by OpenID Connect (single sign-on). */
+  sso: SsoService;
   entries: EntryService;
   documents: DocumentService;
   endpointManagement: EndpointManagementService;
@@ -143,20 +162,15 @@ export interface ServiceDeps {
   mailDomain?: string;
   /** The service's public base URL (the provider's status callbacks name it). */
   baseUrl?: string;
+  /** How passwords are hashed (argon2id in src/infra). */
+  passwords: PasswordHasher;
+  /** Operators and self-service workspace creation (default: the first person operates; no self-service). */
+  platform?: PlatformOptions;
+  /** Which sign-in methods each workspace allows (default: the workspaces' login settings). */
+  signInRules?: SignInRules;
+  /** The OpenID Connect provider of single sign-on (absent: not configured). */
+  sso?: SsoProvider;
 }
-
-/** No SMS provider: nothing is verified or sent. */
-const NO_SMS: SmsProvider = {
-  configured: false,
-  verify: () => false,
-  send: async () => ({ ok: false, retry: true, error: 'SMS is not configured', answer: null }),
-};
-
-/** No smarthost: nothing is sent, replies stay queued (retried) until SMTP_URL is set. */
-const NO_EMAIL: EmailSender = {
-  configured: false,
-  send: async () => ({ ok: false, retry: true, error: 'Email sending is not configured', answer: null }),
-};
 
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
   cpuMs: 5_000,
@@ -215,12 +229,28 @@ export function createServices(deps: ServiceDeps): Services {
   const mcpOAuth = new McpOAuthService(store, deps.oauthTokens ?? null, clock);
   const surfaces = new SurfaceAccess(store, keys, mcpOAuth);
   const mcp = new McpService(store, calls);
+  const accounts = new AccountService(store, clock, deps.passwords, deps.platform);
+  const consoleSessions = new ConsoleSessionService(
+    store,
+    clock,
+    accounts,
+    deps.signInRules ?? new WorkspaceSignInRules(store),
+  );
   return {
     mcpOAuth,
+    accounts,
+    tenants: new TenantService(store),
     workspace: new WorkspaceService(store, clock),
+    invitations: new InvitationService(store, clock, deps.passwords, accounts, {
+      baseUrl: deps.baseUrl ?? '',
+      email,
+      mailDomain: deps.mailDomain ?? '',
+    }),
+    memberships: new MembershipService(store, clock),
     agents,
     keys,
-    consoleSessions: new ConsoleSessionService(store, clock),
+    consoleSessions,
+    sso: new SsoService(store, clock, cipher, consoleSessions, deps.sso ?? null),
     entries,
     documents,
     endpointManagement,

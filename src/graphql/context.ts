@@ -16,6 +16,8 @@ export interface Context {
   loaders: Loaders;
   /** The console session the request came with (cookie), absent for a bearer token. */
   consoleSessionId?: string;
+  /** The workspace of the tenant host the request came to (TENANT_BASE_URL); absent on the shared base URL. */
+  tenant?: { workspaceId: string; slug: string };
 }
 
 export interface Loaders {

@@ -61,7 +61,9 @@ export function formatError(logger: ErrorLogger, schema: GraphQLSchema) {
         message: withValidChoices(formatted.message, schema),
         locations: formatted.locations,
         path: formatted.path,
-        extensions: { code },
+        // `reason`: why a token may not act in the workspace its request names (AES-Workspace).
+        extensions:
+          typeof formatted.extensions?.reason === 'string' ? { code, reason: formatted.extensions.reason } : { code },
       };
     }
     logger.error({ err: original }, 'graphql resolver failed');

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { ActivityResolver } from './resolvers/activity.resolver.js';
+import { AccountResolver } from './resolvers/account.resolver.js';
 import { AgentResolver } from './resolvers/agent.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
 import {
@@ -10,6 +11,7 @@ import {
   WebhookDeliveryResolver,
   WebhookResolver,
 } from './resolvers/entry.resolver.js';
+import { InvitationResolver } from './resolvers/invitation.resolver.js';
 import { KeyResolver } from './resolvers/key.resolver.js';
 import { ChannelResolver } from './resolvers/channel.resolver.js';
 import { AgentChangeResolver, ManifestResolver } from './resolvers/manifest.resolver.js';
@@ -19,6 +21,8 @@ import { WorkspaceResolver } from './resolvers/workspace.resolver.js';
 
 export const resolvers = [
   WorkspaceResolver,
+  AccountResolver,
+  InvitationResolver,
   AgentResolver,
   ActivityResolver,
   MessageResolver,

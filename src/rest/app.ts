@@ -27,9 +27,13 @@ import { mailgunRoutes } from '../surfaces/email/mailgun.routes.js';
 import type { MailgunIntake } from '../surfaces/email/mailgun-intake.js';
 import { widgetRoutes, type WidgetAsset } from './widget.routes.js';
 import { consoleSessionRoutes } from './console-session.routes.js';
+import { ssoRoutes } from './sso.routes.js';
+import { invitationRoutes } from './invitation.routes.js';
 import { oauthRoutes, type ProviderFor } from '../surfaces/oauth/oauth.routes.js';
 import type { AdmitRegistration } from '../surfaces/oauth/registration-gate.js';
 import { consoleRoutes } from './console.routes.js';
+import { tenantHosts } from './tenant.middleware.js';
+import type { TenantTemplate } from '../domain/workspace/tenant-host.js';
 import { widgetPreviewRoutes } from './widget-preview.routes.js';
 import type { ConsoleBundle } from '../infra/console/bundle.js';
 
@@ -45,6 +49,8 @@ export interface AppDeps {
   platformOrigins: string[];
   /** The public BASE_URL (config.baseUrl): the server of the OpenAPI descriptions. */
   baseUrl: string;
+  /** TENANT_BASE_URL: each workspace's own host (absent: the shared base URL only). */
+  tenantBaseUrl?: TenantTemplate;
   /** The built chat widget served at `GET /widget.js`. */
   widget: () => Promise<WidgetAsset>;
   /** GraphiQL's built files, served under `/graphql/assets/` for the page a browser gets at `/graphql`. */
@@ -86,6 +92,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestLog(deps.logger));
   if (deps.metrics) app.use(metricsMiddleware(deps.metrics));
   app.use(errorMapper(deps.logger));
+  // The host decides the workspace scope and the public base URL, before any route runs.
+  app.use(tenantHosts(deps.services, deps.tenantBaseUrl, deps.baseUrl));
 
   const router = new Router();
   router.get('/healthz', (ctx) => {
@@ -121,12 +129,14 @@ export function createApp(deps: AppDeps): Koa {
   app.use(page(homeRoutes(deps.baseUrl)));
   app.use(page(schemaRoutes()));
   app.use(page(consoleSessionRoutes(deps.services, deps.baseUrl)));
+  app.use(page(ssoRoutes(deps.services, deps.baseUrl)));
+  app.use(page(invitationRoutes(deps.services, deps.baseUrl)));
   if (deps.oauth) app.use(page(oauthRoutes(deps.services, deps.oauth, deps.baseUrl, deps.oauthRegistration)));
   app.use(page(consoleRoutes(deps.console)));
   // Rewrites the preview's chat requests onto the chat surface (below), so it comes before it.
   app.use(page(widgetPreviewRoutes()));
   app.use(page(graphqlPageRoutes(deps.baseUrl, deps.graphqlSdl, deps.graphiql)));
-  app.use(page(docsRoutes(() => surfacesOpenApi(deps.baseUrl))));
+  app.use(page(docsRoutes((base) => surfacesOpenApi(base), deps.baseUrl)));
   app.use(httpApiRoutes(deps.services, deps.platformOrigins, deps.baseUrl, deps.logger));
   app.use(documentApiRoutes(deps.services, deps.platformOrigins, deps.logger));
   app.use(mcpRoutes(deps.services, deps.platformOrigins, deps.logger, deps.oauth ? deps.baseUrl : undefined));

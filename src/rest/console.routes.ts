@@ -58,5 +58,9 @@ export function consoleRoutes(bundle: () => Promise<ConsoleBundle>): Koa.Middlew
   router.get('/console/agents/:id/:tab', page);
   router.get('/console/workspace', page);
   router.get('/console/workspace/:section', page);
+  router.get('/console/account', page);
+  router.get('/console/deployment', page);
+  // An invitation's link: the page reads it with GET /console/invitation (invitation.routes.ts).
+  router.get('/console/invitations/:token', page);
   return router.routes() as Koa.Middleware;
 }

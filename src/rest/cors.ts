@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import type { Agent } from '../domain/core/agent.entities.js';
+import { platformOriginsHere } from './tenant.middleware.js';
 
 const ALLOWED_HEADERS =
   'Content-Type, Authorization, X-Agent-Access-Key, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, X-Visitor-Id';
@@ -24,7 +25,7 @@ export function agentCors(
     const origin = ctx.get('origin');
     if (!origin) return next();
     const agent = await loadAgent(ctx);
-    const allowed = agent !== null && originAllowed(agent, origin, platformOrigins);
+    const allowed = agent !== null && originAllowed(agent, origin, platformOriginsHere(ctx, platformOrigins));
     ctx.vary('Origin');
     if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
       ctx.status = 204;

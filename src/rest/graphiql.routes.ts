@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { publicBaseUrl } from './tenant.middleware.js';
 import type Koa from 'koa';
 import { curlExample, escapeHtml } from './home.routes.js';
 import { GRAPHIQL_CSP, sendHtml } from './page-headers.js';
@@ -49,11 +50,10 @@ export function graphqlPageRoutes(
   sdl: string,
   graphiql: () => Promise<Map<string, GraphiqlFile>>,
 ): Koa.Middleware {
-  const page = graphiqlPage(baseUrl);
   const router = new Router();
   router.get('/graphql', (ctx, next) => {
     if (ctx.query.query !== undefined || ctx.accepts('application/json', 'text/html') !== 'text/html') return next();
-    sendHtml(ctx, page, GRAPHIQL_CSP);
+    sendHtml(ctx, graphiqlPage(publicBaseUrl(ctx, baseUrl)), GRAPHIQL_CSP);
   });
   router.get('/graphql/schema.graphql', (ctx) => {
     ctx.type = 'text/plain; charset=utf-8';

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { publicBaseUrl } from './tenant.middleware.js';
 import type Koa from 'koa';
 import { sendHtml } from './page-headers.js';
 
@@ -42,8 +43,7 @@ const sendPage = (ctx: Koa.Context, html: string) => sendHtml(ctx, html);
 
 /** `GET /`: what this service is and where to go next. */
 export function homeRoutes(baseUrl: string): Koa.Middleware {
-  const home = homePage(baseUrl);
   const router = new Router();
-  router.get('/', (ctx) => sendPage(ctx, home));
+  router.get('/', (ctx) => sendPage(ctx, homePage(publicBaseUrl(ctx, baseUrl))));
   return router.routes() as Koa.Middleware;
 }

@@ -236,7 +236,7 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
 
     await daily.fill('0');
     await page.getByRole('button', { name: 'Save limits' }).click();
-    await page.getByRole('status').getByText('Saved').waitFor();
+    await page.getByRole('status').getByText('Saved', { exact: true }).waitFor();
     await page.getByRole('progressbar', { name: /agent's daily limit/ }).waitFor();
     expect(
       await page.getByRole('progressbar', { name: /agent's daily limit/ }).getAttribute('aria-valuetext'),
@@ -261,7 +261,7 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
 
     // Cleared: no limit, saved by the one click (no Save after it), and the 429 stops.
     await page.getByRole('button', { name: 'Clear both limits' }).click();
-    await page.getByRole('status').getByText('Saved').waitFor();
+    await page.getByRole('status').getByText('Saved', { exact: true }).waitFor();
     await page
       .getByText(/credits today · no daily limit/)
       .first()

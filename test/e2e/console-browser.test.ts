@@ -55,6 +55,7 @@ describe('e2e: the console in Chromium', function () {
 
   it('signs in: a wrong token is refused with its message, the admin token opens the agents page', async () => {
     await page.goto(`${svc.url}/console`);
+    await page.getByRole('button', { name: 'Use a member token instead' }).click();
     const token = page.getByLabel('Token');
     await token.waitFor();
     // The sign-in card names the product.
@@ -62,7 +63,7 @@ describe('e2e: the console in Chromium', function () {
     expect(await axeProblems()).to.deep.equal([]);
 
     await token.fill('not-the-right-token-at-all');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with the token' }).click();
     await page.getByText(/This token was not recognised/).waitFor();
     // The refused sign-in is the only failed request, and the browser reports it as such.
     expect(errors.every((e) => /status of 401/.test(e) && e.includes('/console/session'))).to.equal(
@@ -179,7 +180,7 @@ describe('e2e: the console in Chromium', function () {
     await page.getByRole('option', { name: /house-model/ }).click();
     await page.getByLabel(/Private/).check();
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved').waitFor();
+    await page.getByText('Saved', { exact: true }).waitFor();
 
     await page.reload();
     await page.getByRole('tab', { name: 'Overview' }).waitFor();
@@ -264,7 +265,7 @@ describe('e2e: the console in Chromium', function () {
   it('signs out: the sign-in page is back and the old cookie gets 401 on /graphql', async () => {
     const cookie = (await context.cookies()).find((c) => c.name === 'aes_session')!;
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('Token').waitFor();
+    await page.getByLabel('Email').waitFor();
     expect((await context.cookies()).find((c) => c.name === 'aes_session')).to.equal(undefined);
     const res = await fetch(`${svc.url}/graphql`, {
       method: 'POST',

@@ -198,7 +198,7 @@ describe('e2e: console Document API tab', function () {
     await page.keyboard.press('ControlOrMeta+End');
     await page.keyboard.insertText(' Keep the receipt.');
     await panel.getByRole('button', { name: 'Save document' }).click();
-    await panel.getByText('Saved').waitFor();
+    await panel.getByText('Saved', { exact: true }).waitFor();
     const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { documents { name content } } }', { a: agentId });
     expect(agent.documents.find((d: { name: string }) => d.name === 'Policy').content).to.equal(
       'Refunds within 30 days. Keep the receipt.',

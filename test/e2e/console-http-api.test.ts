@@ -227,7 +227,7 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
     expect(await originError.getAttribute('aria-invalid')).to.equal('true');
     await cors.getByLabel('Custom origins').fill(h.svc.url);
     await cors.getByRole('button', { name: 'Save CORS' }).click();
-    await cors.getByText('Saved').waitFor();
+    await cors.getByText('Saved', { exact: true }).waitFor();
 
     await page.getByRole('tab', { name: 'MCP server' }).click();
     const again = page.getByRole('region', { name: 'Try it' });
@@ -357,7 +357,7 @@ describe('e2e: console HTTP API, MCP and Chat widget tabs with Try it', function
       });
     expect((await call()).status).to.equal(200);
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('Token').waitFor();
+    await page.getByLabel('Email').waitFor();
     const after = await call();
     expect(after.status).to.equal(401);
     expect(((await after.json()) as { error: string }).error).to.match(/revoked/);

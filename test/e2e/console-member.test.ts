@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { BrowserContext, Page } from 'playwright-core';
 import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
+import { inviteNewPerson } from '../helpers/invitations.js';
 
 // Issue 33's must-show: a MEMBER session sees no workspace-key, member or secret creation, and the
 // server refuses those mutations from it; a revoked member token ends its sessions. An admin
@@ -20,11 +21,11 @@ describe('e2e: the console: a MEMBER session', function () {
     h = started;
     ({ gql } = h);
     adminId = (await gql('{ viewer { id } }')).viewer.id;
-    const { inviteMember } = await gql(
-      'mutation { inviteMember(input: { email: "mia@example.com", name: "Mia" }) { id role } }',
-    );
-    expect(inviteMember.role).to.equal('MEMBER');
-    memberId = inviteMember.id;
+    memberId = (await inviteNewPerson(gql, h.svc.url, { email: 'mia@example.com', name: 'Mia' })).memberId;
+    expect((await gql('{ workspace { members { id role } } }')).workspace.members).to.deep.include({
+      id: memberId,
+      role: 'MEMBER',
+    });
     const { createMemberToken } = await gql(
       `mutation { createMemberToken(memberId: "${memberId}", name: "console") { id token } }`,
     );
@@ -91,11 +92,18 @@ describe('e2e: the console: a MEMBER session', function () {
     expect(await adminRow.getByRole('button').count()).to.equal(0);
     expect(await page.getByRole('button', { name: /Tokens of/ }).count()).to.equal(1);
     await page.getByRole('button', { name: 'Tokens of Mia' }).click();
-    await page
-      .getByRole('region', { name: 'Your tokens' })
-      .getByRole('row', { name: /console/ })
-      .waitFor();
+    const panel = page.getByRole('region', { name: 'Your tokens' });
+    await panel.getByRole('row', { name: /console.*This workspace/ }).waitFor();
     await axe();
+    // Her own token for all her workspaces (issue 52): the command line names one per request.
+    await panel.getByLabel('Token name').fill('laptop');
+    await panel.getByRole('combobox', { name: 'Acts in' }).click();
+    await page.getByRole('option', { name: 'All your workspaces' }).click();
+    await panel.getByRole('button', { name: 'Create token' }).click();
+    await page.getByTestId('shown-once').getByRole('button', { name: 'Done' }).click();
+    await panel.getByRole('row', { name: /laptop.*All your workspaces/ }).waitFor();
+    const { memberTokens } = await gql(`{ memberTokens(memberId: "${memberId}") { name scope } }`);
+    expect(memberTokens).to.deep.include({ name: 'laptop', scope: 'PERSON' });
   });
 
   it('Secrets: names and kinds only, no secret creation or deletion', async () => {
@@ -126,7 +134,7 @@ describe('e2e: the console: a MEMBER session', function () {
   it("the server refuses the admin-only mutations from the member's session (FORBIDDEN)", async () => {
     const refused: [string, string, Record<string, unknown>?][] = [
       ['createWorkspaceApiKey', 'mutation { createWorkspaceApiKey(name: "mine", scopes: [WORKSPACE_READ]) { key } }'],
-      ['inviteMember', 'mutation { inviteMember(input: { email: "eve@example.com" }) { id } }'],
+      ['inviteMember', 'mutation { inviteMember(input: { email: "eve@example.com" }) { link } }'],
       [
         'createMemberToken',
         'mutation($m: ID!) { createMemberToken(memberId: $m, name: "stolen") { token } }',
@@ -165,7 +173,7 @@ describe('e2e: the console: a MEMBER session', function () {
       .getByRole('navigation', { name: 'Console sections' })
       .getByRole('link', { name: 'Agents', exact: true })
       .click();
-    await page.getByLabel('Token').waitFor();
+    await page.getByLabel('Email').waitFor();
     await axe();
     // The refused request is the browser's only complaint, and it is the 401 provoked here.
     const provoked = h.errors.splice(before);
@@ -176,8 +184,9 @@ describe('e2e: the console: a MEMBER session', function () {
     ).to.equal(true);
 
     // Signing in again with the revoked token is refused.
+    await page.getByRole('button', { name: 'Use a member token instead' }).click();
     await page.getByLabel('Token').fill(memberToken.token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with the token' }).click();
     await page.getByText(/revoked|not recognised/i).waitFor();
     const more = h.errors.splice(before);
     expect(

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { json, type DocServer } from '../helpers/cimd-server.js';
 import type { ConsoleHarness } from '../helpers/console-browser.js';
 import { agentWithSquareTool, approveInBrowser, startOAuthHarness, TestOAuthClient } from '../helpers/oauth-client.js';
+import { inviteNewPerson } from '../helpers/invitations.js';
 
 // Every input of the MCP authorization server is hostile until checked (issue 39): malformed
 // registrations, authorization requests, token requests, consent-step posts and bearer tokens are
@@ -47,8 +48,7 @@ describe('e2e: MCP OAuth refuses hostile input', function () {
     privateAgent = await made('Admin only', 'PRIVATE');
     mcpOff = await made('No MCP');
     await h.gql('mutation($a: ID!) { setSurface(agentId: $a, surface: MCP, enabled: false) { id } }', { a: mcpOff });
-    const member = (await h.gql('mutation { inviteMember(input: { email: "mo@example.com", name: "Mo" }) { id } }'))
-      .inviteMember.id;
+    const member = (await inviteNewPerson(h.gql, url, { email: 'mo@example.com', name: 'Mo' })).memberId;
     memberToken = (
       await h.gql('mutation($m: ID!) { createMemberToken(memberId: $m, name: "consent") { token } }', { m: member })
     ).createMemberToken.token;

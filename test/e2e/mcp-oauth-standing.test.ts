@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { obtainAccessToken } from '../helpers/oauth-flow.js';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
+import { inviteNewPerson } from '../helpers/invitations.js';
 
 // A grant is worth what its approving member's standing is now (issue 49, item 8): when the member
 // token the member approved the client with is revoked, or the agent becomes one the member can no
@@ -31,9 +32,7 @@ describe('e2e: MCP OAuth grants follow the approving member', function () {
         inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
       },
     });
-    memberId = (
-      await svc.gql('mutation { inviteMember(input: { email: "standing@example.com", name: "Sam" }) { id } }')
-    ).inviteMember.id;
+    memberId = (await inviteNewPerson(svc.gql, svc.url, { email: 'standing@example.com', name: 'Sam' })).memberId;
   });
 
   after(async () => {

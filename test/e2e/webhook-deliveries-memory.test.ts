@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { databaseEnv, graphqlClient, startService, type Started } from '../helpers/process.js';
 import { dataDirWithDatabase } from '../helpers/embedded-template.js';
+import { inviteNewPerson } from '../helpers/invitations.js';
 
 // Listing webhook deliveries reads no body (docs/security.md, "Webhook deliveries: listing reads no
 // body"). The service is started as a user starts it, with the production heap bound, on the
@@ -73,10 +74,8 @@ describe('e2e: listing webhook deliveries reads no body', function () {
         },
       );
       const memberId = (
-        await admin(
-          'mutation { inviteMember(input: { email: "reader@example.test", name: "Reader", role: MEMBER }) { id } }',
-        )
-      ).inviteMember.id as string;
+        await inviteNewPerson(admin, url, { email: 'reader@example.test', name: 'Reader', role: 'MEMBER' })
+      ).memberId;
       const memberToken = (
         await admin('mutation($m: ID!) { createMemberToken(memberId: $m) { token } }', { m: memberId })
       ).createMemberToken.token as string;

@@ -132,6 +132,7 @@ export async function startConsoleHarness(name: string, options: HarnessOptions 
     },
     async signIn(token = adminToken, p = page) {
       await p.goto(`${svc.url}/console`);
+      await p.getByRole('button', { name: 'Use a member token instead' }).click();
       const field = p.getByLabel('Token');
       await field.waitFor();
       await field.fill(token);

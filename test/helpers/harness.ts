@@ -10,7 +10,9 @@ import { TestDns, type DkimSigner } from './mail-auth.js';
 import { newId } from '../../src/domain/ids.js';
 import { generateKey } from '../../src/domain/core/key-material.js';
 import { DEFAULT_SETTINGS } from '../../src/domain/workspace/settings.js';
+import { ensureAccount } from '../../src/domain/workspace/workspace-rows.js';
 import type { Role } from '../../src/domain/principal.js';
+import { startTestOidc, type TestOidc } from './oidc-provider.js';
 
 // One database and one started service per test run (PGlite in memory, or the PostgreSQL of
 // TEST_DATABASE_URL with its public schema reset). Tests isolate themselves by creating their own
@@ -26,6 +28,8 @@ export interface Harness {
   smtpPort: number;
   /** Signs mail as customer.example: the harness's DNS serves its key, so such mail authenticates (and is answered). */
   customerDkim: DkimSigner;
+  /** The single sign-on provider the service is configured with (its provider made on first `use`). */
+  oidc: TestOidc;
 }
 
 /** The SMS provider account of the harness's service (TWILIO_*): callbacks are signed with this token. */
@@ -55,13 +59,19 @@ export async function startHarness(): Promise<Harness> {
   }
   if (!migratedCopy || databaseUrl) await migrateLatest(db);
   if (!databaseUrl && !migratedCopy && underMutationTesting()) migratedCopy = await dumpDatabase(db);
+  const oidc = await startTestOidc();
   const config = loadConfig({
+    ...oidc.env,
     DATABASE_URL: databaseUrl,
     DATA_DIR: 'memory',
     SECRETS_KEY: TEST_SECRETS_KEY,
     ADMIN_TOKEN: 'bootstrap-admin-token-for-tests',
     LOG_LEVEL: 'silent',
     PORT: '0',
+    // Each workspace also answers on <slug>.agents.test (test/integration/tenant-hosts.test.ts): no
+    // port in the template, since the harness's is chosen at listen; on a chosen port (PORT 0) a
+    // tenant host's base URL takes the port its request came to.
+    TENANT_BASE_URL: 'http://{tenant}.agents.test',
     // The channels' ways in are on; their ways out lead nowhere (replies stay queued, retried).
     SMTP_PORT: '0',
     MAIL_DOMAIN: 'harness.example.test',
@@ -79,7 +89,7 @@ export async function startHarness(): Promise<Harness> {
   });
   const { url, smtpPort, server } = await service.listen(0, '127.0.0.1');
   keepIdleConnectionsLonger(server);
-  harness = { service, db, url, onPostgres: Boolean(databaseUrl), config, smtpPort: smtpPort!, customerDkim };
+  harness = { service, db, url, onPostgres: Boolean(databaseUrl), config, smtpPort: smtpPort!, customerDkim, oidc };
   return harness;
 }
 
@@ -103,6 +113,7 @@ export async function stopHarness(): Promise<void> {
   if (!harness) return;
   await harness.service.close();
   await closeDatabase(harness.db);
+  await harness.oidc.stop();
   harness = undefined;
 }
 
@@ -118,9 +129,11 @@ export interface TestWorkspace {
 export async function newWorkspace(): Promise<TestWorkspace> {
   const { repos } = h().service.store;
   const now = new Date();
+  const wsId = newId('ws');
   const ws = await repos.workspaces.insert({
-    id: newId('ws'),
+    id: wsId,
     name: 'Test workspace',
+    slug: wsId.slice(3),
     settings: DEFAULT_SETTINGS,
     dailyCreditLimit: null,
     createdAt: now,
@@ -128,9 +141,11 @@ export async function newWorkspace(): Promise<TestWorkspace> {
   });
   const addMember = async (role: Role = 'MEMBER') => {
     const memberId = newId('mem');
+    const account = await ensureAccount(repos, { email: `${memberId}@example.test`, name: memberId }, now);
     await repos.members.insert({
       id: memberId,
       workspaceId: ws.id,
+      accountId: account.id,
       email: `${memberId}@example.test`,
       name: memberId,
       role,
@@ -141,6 +156,7 @@ export async function newWorkspace(): Promise<TestWorkspace> {
       id: newId('mtk'),
       memberId,
       name: 'test',
+      scope: 'WORKSPACE',
       tokenHash: k.hash,
       prefix: k.prefix,
       last4: k.last4,

@@ -32,6 +32,8 @@ const PRIMARY_KEYS: Record<string, string> = {
 };
 
 const COLUMNS: Record<string, string> = {
+  account_identities: 'id account_id issuer subject email created_at',
+  accounts: 'id email name password_hash operator last_workspace_id failed_sign_ins locked_until created_at updated_at',
   a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
   activity_log:
     'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by protocol delivery_id',
@@ -44,7 +46,7 @@ const COLUMNS: Record<string, string> = {
   channels:
     'id agent_id kind address handler_kind handler_body model_override allowed_senders auto_reply created_at updated_at',
   chat_turns: 'id conversation_id role content run_id created_at',
-  console_sessions: 'id member_id token_id session_hash created_at last_seen_at revoked_at',
+  console_sessions: 'id member_id token_id session_hash created_at last_seen_at revoked_at account_id method',
   conversations: 'id agent_id created_at updated_at visitor_id',
   credit_usage: 'agent_id workspace_id team_id day credits runs max_run_credits',
   document_exposures: 'id agent_id document_id can_read can_write created_at mcp_read',
@@ -54,12 +56,13 @@ const COLUMNS: Record<string, string> = {
     'id agent_id path path_shape methods handler_kind handler_body model_override description created_at updated_at input_schema output_schema',
   mcp_tools:
     'id agent_id name description handler_kind handler_body model_override input_schema created_at updated_at output_schema',
-  member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at',
+  member_tokens: 'id member_id name token_hash prefix last4 created_at last_used_at revoked_at scope',
   mcp_grants:
     'id workspace_id agent_id member_id client_id client_name redirect_host created_at last_used_at member_token_id',
   mailgun_tokens: 'id expires_at',
   channel_intake_days: 'channel_id day messages bytes',
-  members: 'id workspace_id email name role created_at',
+  invitations: 'id workspace_id email name role token_hash invited_by created_at expires_at accepted_at revoked_at',
+  members: 'id workspace_id email name role created_at account_id',
   message_attachments: 'message_id position filename content_type size content',
   message_day_counts: 'agent_id day direction channel n',
   messages:
@@ -76,11 +79,12 @@ const COLUMNS: Record<string, string> = {
     'id agent_id webhook_id integration sender_delivery_id dedupe_key replay_of method path query headers raw_body status attempts failures last_error run_id next_attempt_at locked_until created_at updated_at completed_at body_dropped_at',
   webhooks:
     'id agent_id integration handler_kind handler_body model_override signature_scheme signature_secret_name created_at updated_at max_body_bytes',
-  workspaces: 'id name settings daily_credit_limit created_at updated_at',
+  workspaces: 'id name settings daily_credit_limit created_at updated_at slug',
 };
 
 /** Unique constraints by name: the error translation (pg-errors.ts) names several of them. */
 const UNIQUE = [
+  'account_identities_issuer_subject_unique UNIQUE (issuer, subject)',
   'agents_workspace_id_slug_unique UNIQUE (workspace_id, slug)',
   'api_keys_key_hash_unique UNIQUE (key_hash)',
   'channels_kind_address_unique UNIQUE (kind, address)',
@@ -88,6 +92,7 @@ const UNIQUE = [
   'document_exposures_agent_id_document_id_unique UNIQUE (agent_id, document_id)',
   'http_endpoints_agent_id_path_shape_unique UNIQUE (agent_id, path_shape)',
   'mcp_tools_agent_id_name_unique UNIQUE (agent_id, name)',
+  'invitations_token_hash_unique UNIQUE (token_hash)',
   'member_tokens_token_hash_unique UNIQUE (token_hash)',
   'members_workspace_id_email_unique UNIQUE (workspace_id, email)',
   'messages_dedupe_unique UNIQUE (agent_id, channel_id, direction, message_id)',
@@ -105,7 +110,10 @@ const CHECKS = [
   'api_keys_kind_check',
   'api_keys_origin_check',
   'channels_kind_check',
+  'console_sessions_method_check',
   'documents_kind_check',
+  'invitations_role_check',
+  'member_tokens_scope_check',
   'members_role_check',
   'messages_channel_check',
   'messages_direction_check',
@@ -114,6 +122,12 @@ const CHECKS = [
 ];
 
 const FOREIGN_KEYS = [
+  'account_identities FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE',
+  'accounts FOREIGN KEY (last_workspace_id) REFERENCES workspaces(id) ON DELETE SET NULL',
+  'console_sessions FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE',
+  'members FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE',
+  'invitations FOREIGN KEY (invited_by) REFERENCES members(id) ON DELETE SET NULL',
+  'invitations FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'a2a_tasks FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'activity_log FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'activity_log FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
@@ -163,6 +177,13 @@ const FOREIGN_KEYS = [
 
 /** Indexes besides those of primary keys and unique constraints (the list queries and filters use them). */
 const INDEXES = [
+  'CREATE INDEX account_identities_account_id_index ON account_identities USING btree (account_id)',
+  'CREATE UNIQUE INDEX accounts_email_unique ON accounts USING btree (lower(email))',
+  'CREATE UNIQUE INDEX workspaces_slug_unique ON workspaces USING btree (slug)',
+  'CREATE UNIQUE INDEX members_workspace_account_unique ON members USING btree (workspace_id, account_id)',
+  'CREATE INDEX members_account_id_index ON members USING btree (account_id)',
+  'CREATE INDEX invitations_workspace_id_created_at_index ON invitations USING btree (workspace_id, created_at)',
+  'CREATE UNIQUE INDEX invitations_pending_unique ON invitations USING btree (workspace_id, lower(email)) WHERE ((accepted_at IS NULL) AND (revoked_at IS NULL))',
   'CREATE INDEX a2a_tasks_agent_id_caller_ref_updated_at_index ON a2a_tasks USING btree (agent_id, caller_ref, updated_at)',
   'CREATE INDEX a2a_tasks_agent_id_context_id_index ON a2a_tasks USING btree (agent_id, context_id)',
   'CREATE INDEX a2a_tasks_agent_id_updated_at_id_index ON a2a_tasks USING btree (agent_id, updated_at, id)',
@@ -358,6 +379,7 @@ describe('migrations', function () {
     const ws = await repos.workspaces.insert({
       id: newId('ws'),
       name: 'Migrated',
+      slug: 'migrated',
       settings: DEFAULT_SETTINGS,
       dailyCreditLimit: 5,
       createdAt: now,
@@ -366,6 +388,7 @@ describe('migrations', function () {
     expect(await repos.workspaces.get(ws.id)).to.deep.equal({
       id: ws.id,
       name: 'Migrated',
+      slug: 'migrated',
       settings: DEFAULT_SETTINGS,
       dailyCreditLimit: 5,
       createdAt: now,
@@ -474,7 +497,7 @@ describe('migrations', function () {
     const copy = (id: string, name: string, createdAt: string, workspaceId = row.workspace_id) =>
       asRow({ ...row, id, name, workspace_id: workspaceId, created_at: new Date(createdAt) });
     const [other] = await db('workspaces').select('*');
-    await db('workspaces').insert(asRow({ ...other, id: 'ws_other' }));
+    await db('workspaces').insert(asRow({ ...other, id: 'ws_other', slug: 'other' }));
     await db('agents').insert([
       copy('agt_new', 'Support bot', '2026-03-01T00:00:00Z'),
       copy('agt_old', 'Support bot', '2026-02-01T00:00:00Z'),

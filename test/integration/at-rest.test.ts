@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { createAgent, gqlOk, h, newWorkspace } from '../helpers/harness.js';
+import { inviteNewPerson } from '../helpers/invitations.js';
 
 // What the database holds at rest: keys and tokens only as SHA-256 digests, secrets only encrypted.
 
@@ -54,8 +55,10 @@ describe('At rest: keys, tokens and secrets', () => {
       keys.push(d.createWorkspaceApiKey.key);
     }
     const invited = (
-      await gqlOk(ws.adminToken, `mutation { inviteMember(input: {email: "at-rest@example.com"}) { id } }`)
-    ).inviteMember.id;
+      await inviteNewPerson((q, v) => gqlOk(ws.adminToken, q, v), h().url, {
+        email: `at-rest-${ws.workspaceId}@example.com`,
+      })
+    ).memberId;
     keys.push(
       (
         await gqlOk(ws.adminToken, `mutation($m: ID!) { createMemberToken(memberId: $m, name: "cli") { token } }`, {

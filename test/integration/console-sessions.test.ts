@@ -206,7 +206,7 @@ describe('console sessions', function () {
   it('a session unused for 12 hours is refused; one in use stays alive', async () => {
     const ws = await newWorkspace();
     const clock = new MovableClock(new Date('2027-03-01T08:00:00Z'));
-    const sessions = new ConsoleSessionService(h().service.store, clock);
+    const sessions = new ConsoleSessionService(h().service.store, clock, h().service.services.accounts);
     const idle = await sessions.signIn({ token: ws.adminToken });
     const busy = await sessions.signIn({ token: ws.adminToken });
     clock.advance(SESSION_IDLE_MS - 60_000);
@@ -225,7 +225,7 @@ describe('console sessions', function () {
     const ws = await newWorkspace();
     // Back-dated, so that the prune can reach no other test's sessions.
     const clock = new MovableClock(new Date(Date.now() - 30 * 24 * 3_600_000));
-    const sessions = new ConsoleSessionService(h().service.store, clock);
+    const sessions = new ConsoleSessionService(h().service.store, clock, h().service.services.accounts);
     const idle = await sessions.signIn({ token: ws.adminToken });
     const out = await sessions.signIn({ token: ws.adminToken });
     const rows = async () =>

@@ -192,7 +192,7 @@ describe('Workspace API: agents and workspace overview', () => {
       ws.adminToken,
       `mutation {
       updateWorkspaceSettings(input: { featureFlags: {beta: true}, tags: ["eu", "support"], accountRules: {maxSeats: 5},
-        dataProcessing: {dpaAccepted: true, region: "eu-west", subprocessors: ["Acme Hosting"]}, loginSettings: {sso: "saml"},
+        dataProcessing: {dpaAccepted: true, region: "eu-west", subprocessors: ["Acme Hosting"]}, loginSettings: {allowedEmailDomains: ["example.com"]},
         valueCapture: {currency: "EUR"}, creditDefaults: {scriptRunCredits: 0.01} }) { id }
       configureModel(input: {name: "local", provider: OPENAI_COMPATIBLE, model: "llama3", baseUrl: "https://user:hunter2@llm.example.com/v1",
         inputPricePerMillion: 1, outputPricePerMillion: 2, isDefault: true}) { name }
@@ -222,7 +222,11 @@ describe('Workspace API: agents and workspace overview', () => {
     expect(r.body.accountRules).to.deep.equal({ maxSeats: 5 });
     expect(r.body.dataProcessing).to.include({ dpaAccepted: true, region: 'eu-west' });
     expect(r.body.dataProcessing.dpaAcceptedAt).to.be.a('string');
-    expect(r.body.loginSettings).to.deep.equal({ sso: 'saml' });
+    expect(r.body.loginSettings).to.deep.equal({
+      ssoRequired: false,
+      allowedEmailDomains: ['example.com'],
+      jitMembership: { enabled: false, role: 'MEMBER' },
+    });
     expect(r.body.valueCapture).to.deep.equal({ currency: 'EUR' });
     expect(r.body.creditDefaults).to.include({ scriptRunCredits: 0.01 });
     expect(r.body.models).to.deep.equal([

@@ -118,12 +118,13 @@ describe('Workspace API: OpenAPI description', () => {
         );
     }
     const groups = doc.components.schemas.WorkspaceOverview.properties;
-    for (const name of ['featureFlags', 'accountRules', 'dataProcessing', 'loginSettings', 'valueCapture', 'tags']) {
+    for (const name of ['featureFlags', 'accountRules', 'dataProcessing', 'valueCapture', 'tags']) {
       expect(groups[name].description, name).to.match(/nothing in this service acts on it/);
     }
-    for (const name of ['workspace', 'creditDefaults']) expect(groups[name].description, name).to.match(/^Enforced/);
+    for (const name of ['workspace', 'creditDefaults', 'loginSettings'])
+      expect(groups[name].description, name).to.match(/^Enforced/);
     expect(doc.paths['/workspaceapi/overview'].get.description).to.match(
-      /loginSettings.*nothing in this service acts on them/,
+      /Enforced by this service:.*`loginSettings`.*`tags` are stored and returned as set.*nothing in this service acts on them/,
     );
   });
 

@@ -9,6 +9,7 @@ import {
   type GqlResult,
   type TestWorkspace,
 } from '../helpers/harness.js';
+import { inviteNewPerson } from '../helpers/invitations.js';
 
 const SETTINGS =
   'settings { featureFlags creditDefaults accountRules dataProcessing loginSettings valueCapture tags activityRetentionDays }';
@@ -62,7 +63,11 @@ describe('GraphQL: workspace', () => {
         creditDefaults: { agentDailyCreditLimit: null, maxConcurrentRequests: null, scriptRunCredits: 0.001 },
         accountRules: {},
         dataProcessing: { dpaAccepted: false, dpaAcceptedAt: null, subprocessors: [], region: null },
-        loginSettings: {},
+        loginSettings: {
+          ssoRequired: false,
+          allowedEmailDomains: [],
+          jitMembership: { enabled: false, role: 'MEMBER' },
+        },
         valueCapture: {},
         tags: [],
         activityRetentionDays: 30,
@@ -122,7 +127,11 @@ describe('GraphQL: workspace', () => {
         creditDefaults: { agentDailyCreditLimit: 5, maxConcurrentRequests: 3, scriptRunCredits: 0.001 },
         accountRules: { allowSignup: false },
         dataProcessing: { dpaAccepted: false, dpaAcceptedAt: null, subprocessors: [], region: null },
-        loginSettings: {},
+        loginSettings: {
+          ssoRequired: false,
+          allowedEmailDomains: [],
+          jitMembership: { enabled: false, role: 'MEMBER' },
+        },
         valueCapture: { currency: 'EUR' },
         tags: ['sales', 'eu'],
         activityRetentionDays: 90,
@@ -306,43 +315,52 @@ describe('GraphQL: workspace', () => {
   });
 
   describe('members and tokens', () => {
-    it('inviteMember adds a MEMBER by default (email normalised); bad email BAD_USER_INPUT; duplicate email CONFLICT', async () => {
+    it('inviteMember invites as MEMBER by default (email normalised); bad email BAD_USER_INPUT; a member already CONFLICT', async () => {
       const fresh = await newWorkspace();
+      const dana = `dana-${fresh.workspaceId}@example.com`;
       const d = await gqlOk(
         fresh.adminToken,
-        `mutation { inviteMember(input: {email: "  Dana@Example.COM "}) { id email name role } }`,
+        `mutation($e: String!) { inviteMember(input: {email: $e}) { invitation { email name role } } }`,
+        { e: `  ${dana.toUpperCase()} ` },
       );
-      expect(d.inviteMember).to.include({ email: 'dana@example.com', name: 'dana@example.com', role: 'MEMBER' });
+      expect(d.inviteMember.invitation).to.deep.equal({ email: dana, name: null, role: 'MEMBER' });
       const admin2 = await gqlOk(
         fresh.adminToken,
-        `mutation { inviteMember(input: {email: "eve@example.com", name: "Eve", role: ADMIN}) { email name role } }`,
+        `mutation { inviteMember(input: {email: "eve@example.com", name: "Eve", role: ADMIN}) { invitation { email name role } } }`,
       );
-      expect(admin2.inviteMember).to.deep.equal({ email: 'eve@example.com', name: 'Eve', role: 'ADMIN' });
-      const listed = (await gqlOk(fresh.adminToken, '{ workspace { members { id email role } } }')).workspace.members;
-      expect(listed).to.deep.include({ id: d.inviteMember.id, email: 'dana@example.com', role: 'MEMBER' });
-      expect(listed).to.have.length(3);
+      expect(admin2.inviteMember.invitation).to.deep.equal({ email: 'eve@example.com', name: 'Eve', role: 'ADMIN' });
+      // An invitation adds no member until it is accepted.
+      expect((await gqlOk(fresh.adminToken, '{ workspace { members { id } } }')).workspace.members).to.have.length(1);
 
       for (const bad of ['not-an-email', '', 'a@', '@example.com']) {
         expectInvalid(
-          await gql(fresh.adminToken, `mutation($e: String!) { inviteMember(input: {email: $e}) { id } }`, { e: bad }),
+          await gql(fresh.adminToken, `mutation($e: String!) { inviteMember(input: {email: $e}) { link } }`, {
+            e: bad,
+          }),
           'input.email',
           bad,
         );
       }
-      const dup = await gql(fresh.adminToken, `mutation { inviteMember(input: {email: "DANA@example.com"}) { id } }`);
+      const joined = await inviteNewPerson((q, v) => gqlOk(fresh.adminToken, q, v), h().url, { email: dana });
+      const listed = (await gqlOk(fresh.adminToken, '{ workspace { members { id email role } } }')).workspace.members;
+      expect(listed).to.deep.include({ id: joined.memberId, email: dana, role: 'MEMBER' });
+      const dup = await gql(fresh.adminToken, `mutation($e: String!) { inviteMember(input: {email: $e}) { link } }`, {
+        e: dana.toUpperCase(),
+      });
       expect(errorCode(dup)).to.equal('CONFLICT');
-      expect(field(dup)).to.equal('email');
-      expect((await gqlOk(fresh.adminToken, '{ workspace { members { id } } }')).workspace.members).to.have.length(3);
-      // the same email may belong to a member of another workspace
+      expect(field(dup)).to.equal('input.email');
+      // the same email may be invited to another workspace
       const other = await newWorkspace();
-      await gqlOk(other.adminToken, `mutation { inviteMember(input: {email: "dana@example.com"}) { id } }`);
+      await gqlOk(other.adminToken, `mutation($e: String!) { inviteMember(input: {email: $e}) { link } }`, { e: dana });
     });
 
     it('createMemberToken issues a token that authenticates as that member', async () => {
       const fresh = await newWorkspace();
       const invited = (
-        await gqlOk(fresh.adminToken, `mutation { inviteMember(input: {email: "tok@example.com"}) { id } }`)
-      ).inviteMember.id;
+        await inviteNewPerson((q, v) => gqlOk(fresh.adminToken, q, v), h().url, {
+          email: `tok-${fresh.workspaceId}@example.com`,
+        })
+      ).memberId;
       const d = await gqlOk(
         fresh.adminToken,
         `mutation($m: ID!) { createMemberToken(memberId: $m, name: "laptop") { token memberId prefix last4 } }`,
@@ -356,7 +374,7 @@ describe('GraphQL: workspace', () => {
       expect((await gqlOk(t.token, '{ viewer { id role email } }')).viewer).to.deep.equal({
         id: invited,
         role: 'MEMBER',
-        email: 'tok@example.com',
+        email: `tok-${fresh.workspaceId}@example.com`,
       });
       // the new member is a MEMBER: admin operations are refused with their token
       expect(errorCode(await gql(t.token, `mutation { createTeam(name: "x") { id } }`))).to.equal('FORBIDDEN');
@@ -698,8 +716,8 @@ describe('GraphQL: workspace', () => {
         },
         {
           name: 'inviteMember',
-          query: `mutation { inviteMember(input: {email: "new@example.com"}) { email } }`,
-          check: (d) => expect(d.inviteMember.email).to.equal('new@example.com'),
+          query: `mutation { inviteMember(input: {email: "new@example.com"}) { invitation { email } } }`,
+          check: (d) => expect(d.inviteMember.invitation.email).to.equal('new@example.com'),
         },
         {
           name: 'createSecret',

@@ -31,11 +31,15 @@ export class GraphQLFailure extends CliError {
     super(errors.map((e) => e.message).join('; '), { exitCode: code === 'CONFLICT' ? EXIT.CONFLICT : EXIT.ERROR });
     this.errors = errors;
     this.code = code;
+    /** Why the token may not act in the workspace named (AES-Workspace): WORKSPACE_TOKEN, NOT_A_MEMBER. */
+    this.reason = typeof first?.extensions?.reason === 'string' ? first.extensions.reason : undefined;
   }
 }
 
 /**
- * @param {{ url: string, token: string }} creds
+ * A client for the service's GraphQL API; with `workspace`, every request names it in the
+ * AES-Workspace header (where a PERSON token acts).
+ * @param {{ url: string, token: string, workspace?: string }} creds
  */
 export function graphqlClient(creds) {
   const endpoint = `${creds.url}/graphql`;
@@ -52,6 +56,7 @@ export function graphqlClient(creds) {
           'content-type': 'application/json',
           accept: 'application/json',
           authorization: `Bearer ${creds.token}`,
+          ...(creds.workspace ? { 'aes-workspace': creds.workspace } : {}),
         },
         body: JSON.stringify({ query, variables }),
       });

@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { CliError, EXIT } from './errors.js';
 
-// Where `aes login` keeps {url, token}: AES_CONFIG_DIR, else $XDG_CONFIG_HOME/aes, else ~/.config/aes.
-// The directory is 0700 and the file 0600: the token is a personal GraphQL token.
+// Where `aes login` keeps {url, token, workspace?}: AES_CONFIG_DIR, else $XDG_CONFIG_HOME/aes, else
+// ~/.config/aes. The directory is 0700 and the file 0600: the token is a personal GraphQL token.
+// `workspace` is the slug every request names in AES-Workspace (a PERSON token acts there).
 
 /** @param {NodeJS.ProcessEnv} env */
 export function configDir(env = process.env) {
@@ -17,7 +18,7 @@ export function configFile(env = process.env) {
   return path.join(configDir(env), 'config.json');
 }
 
-/** @returns {{ url?: string, token?: string }} */
+/** @returns {{ url?: string, token?: string, workspace?: string }} */
 export function readConfig(env = process.env) {
   const file = configFile(env);
   let text;
@@ -33,6 +34,7 @@ export function readConfig(env = process.env) {
     return {
       url: typeof value.url === 'string' ? value.url : undefined,
       token: typeof value.token === 'string' ? value.token : undefined,
+      workspace: typeof value.workspace === 'string' && value.workspace ? value.workspace : undefined,
     };
   } catch {
     throw new CliError(`${file} is not valid JSON: run \`aes login\` again, or delete the file`);
@@ -67,8 +69,9 @@ export function normaliseUrl(raw) {
 }
 
 /**
- * The service URL and token to use: AES_URL / AES_TOKEN over the config file.
- * @returns {{ url: string, token: string }}
+ * The service URL, token and workspace to use: AES_URL / AES_TOKEN / AES_WORKSPACE over the config
+ * file. The saved workspace goes with the saved token: with AES_TOKEN only AES_WORKSPACE names one.
+ * @returns {{ url: string, token: string, workspace?: string }}
  */
 export function credentials(env = process.env) {
   const stored = readConfig(env);
@@ -79,7 +82,19 @@ export function credentials(env = process.env) {
       exitCode: EXIT.AUTH,
     });
   }
-  return { url: normaliseUrl(url), token };
+  const workspace = env.AES_WORKSPACE || (env.AES_TOKEN ? undefined : stored.workspace);
+  return { url: normaliseUrl(url), token, ...(workspace ? { workspace: workspaceRef(workspace) } : {}) };
+}
+
+/**
+ * Checks a workspace slug or id as given on the command line or in AES_WORKSPACE.
+ * @param {string} raw
+ */
+export function workspaceRef(raw) {
+  const ref = raw.trim();
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(ref))
+    throw new CliError(`'${raw.slice(0, 100)}' is not a workspace slug or id: \`aes workspaces list\` shows yours`);
+  return ref;
 }
 
 /** The service URL alone (for calls made with an agent key). */

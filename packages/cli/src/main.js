@@ -8,6 +8,7 @@ import { registerKeys } from './commands/keys.js';
 import { registerLogs } from './commands/logs.js';
 import { registerManifests } from './commands/manifests.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerWorkspaces } from './commands/workspaces.js';
 import { CliError, EXIT } from './errors.js';
 
 const VERSION = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -29,6 +30,7 @@ export function buildProgram() {
       `
 Environment:
   AES_URL, AES_TOKEN   the service and a personal GraphQL token (override what \`aes login\` saved)
+  AES_WORKSPACE        the workspace a PERSON token acts in (overrides the saved one)
   AES_AGENT_KEY        the agent key for call and chat
   AES_CONFIG_DIR       where the login is saved (default: $XDG_CONFIG_HOME/aes or ~/.config/aes)
   NO_COLOR             no colours
@@ -37,12 +39,14 @@ Exit codes: 0 ok, 1 error, 2 \`aes diff\` found changes, 3 \`aes apply\` refused
 4 not logged in or the token was refused, 130 interrupted.
 
 Examples:
-  $ aes login --url http://localhost:3000
+  $ aes login --url http://localhost:3000 --workspace acme-support
+  $ aes workspaces list
   $ aes export orders-bot > orders-bot.yaml
   $ aes diff -f orders-bot.yaml && echo "no changes"
   $ aes apply -f orders-bot.yaml --yes`,
     );
   registerAuth(program);
+  registerWorkspaces(program);
   registerAgents(program);
   registerManifests(program);
   registerCall(program);

@@ -6,6 +6,8 @@ import { graphql, type ResultOf } from '../graphql.js';
 import { hrefOf, linkClick, navigate } from '../router.js';
 import { EmptyState, ErrorState, LoadingState } from '../states.js';
 import { AgentTextFields } from '../agent-fields.js';
+import { useCanWrite } from '../viewer.js';
+import { FirstStartNotice } from './first-start-notice.js';
 
 export const AgentsQuery = graphql(`
   query Agents {
@@ -80,12 +82,14 @@ export function AgentsPage() {
   const context = useMemo(() => ({ additionalTypenames: ['Agent'] }), []);
   const [{ data, error, fetching }, refetch] = useQuery({ query: AgentsQuery, context });
   const [creating, setCreating] = useState(false);
+  const canWrite = useCanWrite();
   return (
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Agents</Title>
-        <Button onClick={() => setCreating(true)}>Create agent</Button>
+        {canWrite ? <Button onClick={() => setCreating(true)}>Create agent</Button> : null}
       </Group>
+      <FirstStartNotice />
       {fetching && !data ? (
         <LoadingState label="Loading agents…" />
       ) : error && !data ? (

@@ -3,7 +3,7 @@ import { Conflict, Invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Surface } from '../core/surface.entities.js';
 import type { Agent } from '../core/agent.entities.js';
-import { canSee, loadAgent, requireMember } from '../policy.js';
+import { canSee, loadAgent, requireMember, requireWriter } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { ModelReferences } from '../models/model-references.js';
 import type { ModelInUse } from '../models/model-choice.js';
@@ -58,7 +58,7 @@ export class AgentService {
    * (the given one, else its name's). Members only; Conflict when the given slug is taken.
    */
   async create(p: Principal, input: unknown): Promise<Agent> {
-    const member = requireMember(p);
+    const member = requireWriter(p);
     const v = parse(createAgentInput, input, 'input');
     // Two agents of one name made at once may pick the same free slug: the unique index refuses the
     // second, which then picks again — a slug nobody gave is not worth a CONFLICT.

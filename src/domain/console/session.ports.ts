@@ -6,6 +6,9 @@ import type { ConsoleSession } from './session.entities.js';
 export interface ConsoleSessionRepo {
   insert(s: ConsoleSession): Promise<ConsoleSession>;
   findByHash(hash: string): Promise<ConsoleSession | null>;
+  get(id: string): Promise<ConsoleSession | null>;
+  /** Moves the session to another membership of its account (the workspace switcher). */
+  setMember(id: string, memberId: string): Promise<void>;
   touch(id: string, at: Date): Promise<void>;
   revoke(id: string, at: Date): Promise<void>;
   /** Revokes every live session made from one member token; returns how many. */

@@ -13,4 +13,9 @@ export interface ApiKeyRepo extends CrudRepo<ApiKey> {
   revokeByConsoleSession(sessionId: string, at: Date, agentId?: string): Promise<string[]>;
   /** Revokes the live keys of every console session made from one member token; returns their ids. */
   revokeByTokenSessions(tokenId: string, at: Date): Promise<string[]>;
+  /**
+   * Revokes the live keys of a workspace made in any console session of one account (a person's
+   * session may have switched to another workspace since); returns their ids.
+   */
+  revokeByAccountSessions(accountId: string, workspaceId: string, at: Date): Promise<string[]>;
 }

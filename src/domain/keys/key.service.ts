@@ -4,12 +4,13 @@ import { Forbidden, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { ApiKey, ApiKeyOrigin } from './key.entities.js';
-import { loadAgent, readableAgentIds, requireAdmin, requireMember } from '../policy.js';
+import { loadAgent, readableAgentIds, requireAdmin, requireMember, requireWriter } from '../policy.js';
 import { KEY_SCOPES, type Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
 import { generateKey, hashKey, keyKind, sameHash } from '../core/key-material.js';
 import { hasExpired, keyExpiry } from './key-expiry.js';
+import { memberForToken } from './token-workspace.js';
 import type { Presented } from '../core/credentials.js';
 import {
   bearerSchemeMissing,
@@ -66,7 +67,7 @@ export class KeyService {
     expiresAt?: unknown,
     origin?: unknown,
   ): Promise<CreatedKey> {
-    const member = requireMember(p);
+    const member = requireWriter(p);
     const keyName = parse(nonEmpty(100), name, 'name');
     const expiry = keyExpiry(expiresAt, this.clock.now());
     const keyOrigin: ApiKeyOrigin = parse(originInput, origin ?? undefined, 'origin');
@@ -92,7 +93,7 @@ export class KeyService {
    * token) it throws Forbidden.
    */
   async createTryItKey(p: Principal, agentId: string, sessionId: string | undefined): Promise<CreatedKey> {
-    const member = requireMember(p);
+    const member = requireWriter(p);
     if (!sessionId) {
       throw new Forbidden(
         'createTryItKey works only in a console session (the key ends with the session); with a member token, use createAgentApiKey(agentId, name, expiresAt) for a key of your own',
@@ -157,7 +158,7 @@ export class KeyService {
 
   /** Revokes a key with immediate effect. Agent keys: members who can configure the agent; workspace keys: admins. */
   async revokeApiKey(p: Principal, keyId: string): Promise<boolean> {
-    requireMember(p);
+    requireWriter(p);
     const key = await this.store.repos.apiKeys.get(keyId);
     if (!key || key.workspaceId !== p.workspaceId) throw new NotFound('API key', keyId);
     if (key.kind === 'WORKSPACE') requireAdmin(p);
@@ -181,16 +182,19 @@ export class KeyService {
   /**
    * Resolves a member token (GraphQL) to a member principal, or throws Unauthenticated saying what
    * was wrong: no token, a header without `Bearer `, an API key (ak_/wk_) sent here, or an unknown token.
+   * `workspace` is the request's `AES-Workspace` header: the workspace (id or slug) a PERSON token
+   * acts in; naming another than the token may act in is FORBIDDEN ({@link memberForToken}).
    */
-  async authenticateMember(presented: Presented): Promise<Principal> {
+  async authenticateMember(presented: Presented, workspace?: string): Promise<Principal> {
     if (typeof presented === 'object') throw bearerSchemeMissing('graphql');
     // Member tokens are `mt_…`; ADMIN_TOKEN may be any string of 16+ characters. Both are looked up by hash.
     if (!presented || presented.length < 16 || presented.length > 512) throw memberTokenRefused(presented);
     const hash = hashKey(presented);
     const token = await this.store.repos.memberTokens.findByHash(hash);
     if (!token || token.revokedAt || !sameHash(token.tokenHash, hash)) throw memberTokenRefused(presented);
-    const member = await this.store.repos.members.get(token.memberId);
-    if (!member) throw memberTokenRefused(presented);
+    const origin = await this.store.repos.members.get(token.memberId);
+    if (!origin) throw memberTokenRefused(presented);
+    const member = await memberForToken(this.store.repos, token, origin, workspace);
     const now = this.clock.now();
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await this.store.repos.memberTokens.touch(token.id, now);

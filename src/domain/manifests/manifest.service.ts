@@ -3,7 +3,7 @@ import { Conflict, Invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { AgentChange } from './manifest.entities.js';
 import type { ModelReferences } from '../models/model-references.js';
-import { canSee, loadAgent, requireMember } from '../policy.js';
+import { canSee, loadAgent, requireMember, requireWriter } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import type { ScriptCheck } from '../entries/script-check.js';
@@ -89,7 +89,7 @@ export class ManifestService {
    * entry per changed agent, naming the member.
    */
   async apply(p: Principal, yaml: string, planDigest: string, prune = false): Promise<ManifestApplyResult> {
-    const member = requireMember(p);
+    const member = requireWriter(p);
     const { agents, issues } = await this.validate(p, yaml);
     return this.store.transaction(async (r) => {
       // Applies of one workspace take turns: the second compares its digest with what the first wrote.

@@ -33,5 +33,7 @@ export interface McpGrantRepo {
   delete(id: string): Promise<boolean>;
   /** Removes the grants a member token approved and their tokens; how many there were. */
   deleteByMemberToken(tokenId: string): Promise<number>;
+  /** Removes the grants a member approved (in any session or with any token) and their tokens; how many. */
+  deleteByMember(memberId: string): Promise<number>;
   touch(id: string, at: Date): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { NotFound } from '../errors.js';
-import { loadAgent, readableAgentIds, requireMember } from '../policy.js';
+import { loadAgent, readableAgentIds, requireMember, requireWriter } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import type { Member } from '../workspace/workspace.entities.js';
@@ -42,7 +42,7 @@ export class McpGrantService {
    * Forbidden for any key or OAuth client.
    */
   async revoke(p: Principal, agentId: string, grantId: string): Promise<boolean> {
-    requireMember(p);
+    requireWriter(p);
     await loadAgent(this.store.repos, p, agentId, 'configure');
     const grant = await this.store.repos.mcpGrants.get(grantId);
     if (!grant || grant.agentId !== agentId)

@@ -1,7 +1,7 @@
 import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import { Invalid, Unauthenticated } from '../errors.js';
-import { canSee, loadAgent, requireMember } from '../policy.js';
+import { canSee, loadAgent, requireMember, requireWriter } from '../policy.js';
 import type { OAuthPrincipal, Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { surfaceOff } from '../surfaces/surface-access.js';
@@ -81,7 +81,7 @@ export class McpOAuthService {
 
   /** Records a member's approval of a client for an agent, as the console lists it. */
   async approve(p: Principal, agentId: string, a: Approval): Promise<McpGrant> {
-    const member = requireMember(p);
+    const member = requireWriter(p);
     const agent = await this.consentAgent(member, agentId);
     let redirectHost: string | null = null;
     try {
@@ -109,7 +109,7 @@ export class McpOAuthService {
    * The caller an access token stands for on this agent's MCP server: Unauthenticated when it is
    * unknown, expired, revoked (its grant gone) or bound to another resource.
    */
-  async authenticate(agent: Agent, token: string): Promise<OAuthPrincipal> {
+  async authenticate(agent: Agent, token: string, origin?: string): Promise<OAuthPrincipal> {
     const facts = token.length <= 512 ? await this.tokens?.findAccessToken(token) : null;
     // Said as the key check says it: the value may be a mistyped key as well as a spent token.
     if (!facts)
@@ -125,6 +125,12 @@ export class McpOAuthService {
     if (!facts.audience.some((aud) => McpOAuthService.agentIdOf(aud) === agent.id)) {
       throw new Unauthenticated(
         `The access token was issued for another resource (${facts.audience.join(', ') || 'none'}), not this agent's MCP server: a token is bound to one agent; ${SIGN_IN_AGAIN}`,
+      );
+    }
+    // Each host has its own issuer (TENANT_BASE_URL): a token is good only where it was issued.
+    if (origin && !facts.audience.some((aud) => sameOrigin(aud, origin))) {
+      throw new Unauthenticated(
+        `The access token was issued by another address (${facts.audience.join(', ')}), not ${origin}: ${SIGN_IN_AGAIN}`,
       );
     }
     const grant = await this.store.repos.mcpGrants.get(facts.grantId);
@@ -175,5 +181,18 @@ export class McpOAuthService {
     } as const;
     if (!canSee(approver, agent)) return 'the member who approved it can no longer see the agent';
     return null;
+  }
+}
+
+/** Whether a URL is on an origin (false when it is no URL). */
+function sameOrigin(url: string, origin: string): boolean {
+  try {
+    const a = new URL(url);
+    const b = new URL(origin);
+    // An origin without a port stands for its host on any port: the shared address of instances
+    // that listen on ports they chose (BASE_URL on port 0), which accept each other's tokens.
+    return a.protocol === b.protocol && a.hostname === b.hostname && (b.port === '' || a.port === b.port);
+  } catch {
+    return false;
   }
 }

@@ -61,7 +61,8 @@ export interface SurfaceCaller {
 
 /** Who an OAuth access token stands for on an agent's MCP server (McpOAuthService). */
 export interface TokenAuthenticator {
-  authenticate(agent: Agent, token: string): Promise<Principal>;
+  /** `origin`: the authorization server's issuer of the request's host; tokens issued elsewhere are refused. */
+  authenticate(agent: Agent, token: string, origin?: string): Promise<Principal>;
 }
 
 /** A surface request's parts every service reads the same way. */
@@ -110,13 +111,20 @@ export class SurfaceAccess {
     return agents.filter((a) => usableBy(a, principal) && a.surfaces[surface].enabled);
   }
 
-  async enter(agent: Agent | null, agentId: string, surface: Surface, presentedKey: Presented): Promise<SurfaceCaller> {
+  /** `origin`: the issuer of the host the request came to (an OAuth token must have been issued there). */
+  async enter(
+    agent: Agent | null,
+    agentId: string,
+    surface: Surface,
+    presentedKey: Presented,
+    origin?: string,
+  ): Promise<SurfaceCaller> {
     if (!agent) throw new NotFound('Agent', agentId);
     // The MCP server also takes the access tokens of its OAuth clients: a bearer value that is not
     // shaped like a key or a member token is one (docs/decisions.md §29).
     const principal =
       surface === 'MCP' && this.oauth && typeof presentedKey === 'string' && keyKind(presentedKey) === null
-        ? await this.oauth.authenticate(agent, presentedKey)
+        ? await this.oauth.authenticate(agent, presentedKey, origin)
         : await this.keys.authenticate(agent, presentedKey);
     if (!agent.surfaces[surface].enabled) throw surfaceOff(agent.id, surface);
     const keyId = 'keyId' in principal ? principal.keyId : null;

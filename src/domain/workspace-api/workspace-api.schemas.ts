@@ -215,9 +215,16 @@ export const WorkspaceOverview = z
       .meta({
         description: `A record of the data processing agreement, subprocessors and region. ${STORED_ONLY} On a self-hosted service the operator processes the data, so this is only what the operator chose to record.`,
       }),
-    loginSettings: jsonObject.meta({
-      description: `Free-form login settings of a hosted platform. ${STORED_ONLY} A self-hosted service has no login: members use tokens.`,
-    }),
+    loginSettings: z
+      .object({
+        ssoRequired: z.boolean(),
+        allowedEmailDomains: z.array(z.string()),
+        jitMembership: z.object({ enabled: z.boolean(), role: z.enum(['MEMBER', 'VIEWER']) }),
+      })
+      .meta({
+        description:
+          'Enforced: how people sign in to the console. `ssoRequired`: single sign-on only (member tokens still work for the API and the CLI); `allowedEmailDomains`: the domains a single sign-on may come from (empty: any); `jitMembership`: a single sign-on with a verified email of an allowed domain joins the workspace with `role`.',
+      }),
     valueCapture: jsonObject.meta({
       description: `Free-form billing/value-capture settings of a hosted platform. ${STORED_ONLY} A self-hosted service bills nothing; credits only limit use.`,
     }),

@@ -10,7 +10,7 @@ import { workspaceReadMissing } from '../keys/key-refusals.js';
 import type { Principal } from '../principal.js';
 import type { ChargeSink } from '../admission/admission.ports.js';
 import type { Repositories, Store } from '../ports.js';
-import { DEFAULT_SETTINGS } from '../workspace/settings.js';
+import { DEFAULT_SETTINGS, loginSettingsOf } from '../workspace/settings.js';
 import {
   type ActivityItem,
   type ActivityPage,
@@ -268,7 +268,7 @@ function workspaceOverview(ws: Workspace, models: ModelConfig[]): WorkspaceOverv
     creditDefaults: { ...DEFAULT_SETTINGS.creditDefaults, ...s.creditDefaults },
     accountRules: s.accountRules,
     dataProcessing: { ...DEFAULT_SETTINGS.dataProcessing, ...s.dataProcessing },
-    loginSettings: s.loginSettings,
+    loginSettings: loginSettingsOf(s),
     valueCapture: s.valueCapture,
     tags: s.tags,
     models: models.map(modelItem),

@@ -1,23 +1,27 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { NotFound } from '../errors.js';
+import { Conflict, Forbidden, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { describeChosenToken, generateKey, type NewKey } from '../core/key-material.js';
-import type { Member, MemberToken, Team, Workspace } from './workspace.entities.js';
+import {
+  TOKEN_SCOPES,
+  type Member,
+  type MemberToken,
+  type Team,
+  type TokenScope,
+  type Workspace,
+} from './workspace.entities.js';
 import { requireAdmin, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import { ROLES } from '../principal.js';
 import type { Repositories, Store } from '../ports.js';
 import { nonEmpty, parse } from '../validation.js';
-import { applySettings, DEFAULT_SETTINGS, settingsPatch } from './settings.js';
+import { applySettings, settingsPatch } from './settings.js';
+import { createWorkspaceRow, ensureAccount } from './workspace-rows.js';
 
 const creditLimit = z.number().nonnegative('must be zero or more').max(1e12).nullable();
 
-const inviteInput = z.object({
-  email: z.string().trim().toLowerCase().email('must be an email address').max(320),
-  name: nonEmpty(200).optional(),
-  role: z.enum(ROLES).default('MEMBER'),
-});
+const scopeInput = z.enum(TOKEN_SCOPES, { error: 'WORKSPACE or PERSON' }).default('WORKSPACE');
 
 export interface BootstrapResult {
   workspace: Workspace;
@@ -54,19 +58,14 @@ export class WorkspaceService {
       let admin: Member | null = null;
       if (!workspace) {
         created = true;
-        workspace = await r.workspaces.insert({
-          id: newId('ws'),
-          name: 'Default workspace',
-          settings: DEFAULT_SETTINGS,
-          dailyCreditLimit: null,
-          createdAt: now,
-          updatedAt: now,
-        });
+        workspace = await createWorkspaceRow(r, { name: 'Default workspace', slug: 'default' }, now);
+        const account = await ensureAccount(r, { email: 'admin@localhost', name: 'Admin' }, now);
         admin = await r.members.insert({
           id: newId('mem'),
           workspaceId: workspace.id,
-          email: 'admin@localhost',
-          name: 'Admin',
+          accountId: account.id,
+          email: account.email,
+          name: account.name,
           role: 'ADMIN',
           createdAt: now,
         });
@@ -185,37 +184,30 @@ export class WorkspaceService {
     return this.store.repos.members.listByWorkspace(p.workspaceId);
   }
 
-  /** Adds a member to the workspace. Admins only. */
-  async inviteMember(p: Principal, input: unknown): Promise<Member> {
-    requireAdmin(p);
-    const v = parse(inviteInput, input, 'input');
-    return this.store.repos.members.insert({
-      id: newId('mem'),
-      workspaceId: p.workspaceId,
-      email: v.email,
-      name: v.name ?? v.email,
-      role: v.role,
-      createdAt: this.clock.now(),
-    });
-  }
-
   /**
-   * Issues a personal GraphQL token for a member; the plaintext is returned only here.
-   * Admins may issue for anyone in the workspace; a member only for themself.
+   * Issues a personal GraphQL token for a member (the plaintext only here), scoped to this workspace
+   * (WORKSPACE, the default) or to the person (PERSON: only for yourself, an admin does not hand out
+   * someone's other workspaces). Admins may issue WORKSPACE tokens for anyone; a member for themself.
    */
   async createMemberToken(
     p: Principal,
     memberId: string,
     name: unknown,
-  ): Promise<{ token: string; id: string; memberId: string; prefix: string; last4: string }> {
+    scope?: unknown,
+  ): Promise<Pick<MemberToken, 'id' | 'memberId' | 'prefix' | 'last4' | 'scope'> & { token: string }> {
     const actor = requireMember(p);
-    if (memberId !== actor.memberId) requireAdmin(p);
+    const tokenScope = parse(scopeInput, scope ?? undefined, 'scope');
+    if (memberId !== actor.memberId) {
+      requireAdmin(p);
+      if (tokenScope === 'PERSON')
+        throw new Forbidden('A PERSON token is made only by its person for themself: ask them to make it');
+    }
     const tokenName = parse(nonEmpty(100), name ?? 'token', 'name');
     const member = await this.store.repos.members.get(memberId);
     if (!member || member.workspaceId !== p.workspaceId) throw new NotFound('Member', memberId);
     const k = generateKey('mt');
-    const stored = await storeToken(this.store.repos, memberId, tokenName, k, this.clock.now());
-    return { token: k.plaintext, id: stored.id, memberId, prefix: k.prefix, last4: k.last4 };
+    const stored = await storeToken(this.store.repos, memberId, tokenName, k, this.clock.now(), tokenScope);
+    return { token: k.plaintext, id: stored.id, memberId, prefix: k.prefix, last4: k.last4, scope: stored.scope };
   }
 
   /** A member's tokens (never the tokens themselves). Admins for anyone, a member for themself. */
@@ -264,11 +256,12 @@ export class WorkspaceService {
 /** The name of the admin token generated and printed on a first start without ADMIN_TOKEN. */
 const GENERATED_TOKEN_NAME = 'bootstrap';
 
-function storeToken(r: Repositories, memberId: string, name: string, k: NewKey, now: Date) {
+function storeToken(r: Repositories, memberId: string, name: string, k: NewKey, now: Date, scope?: TokenScope) {
   return r.memberTokens.insert({
     id: newId('mtk'),
     memberId,
     name,
+    scope: scope ?? 'WORKSPACE',
     tokenHash: k.hash,
     prefix: k.prefix,
     last4: k.last4,

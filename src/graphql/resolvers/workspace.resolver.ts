@@ -1,13 +1,12 @@
 import { Arg, Ctx, FieldResolver, Float, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Workspace as WorkspaceEntity } from '../../domain/workspace/workspace.entities.js';
-import { DEFAULT_SETTINGS } from '../../domain/workspace/settings.js';
+import { DEFAULT_SETTINGS, loginSettingsOf } from '../../domain/workspace/settings.js';
 import type { Context } from '../context.js';
 import { DailyUsage } from './activity.types.js';
 import { ApiKey } from './key.types.js';
 import {
   ConfigureModelInput,
   EnvironmentModel,
-  InviteMemberInput,
   Member,
   MemberToken,
   MemberTokenResult,
@@ -17,6 +16,7 @@ import {
   Secret,
   SecretKindEnum,
   Team,
+  TokenScopeEnum,
   Workspace,
   WorkspaceSettings,
   WorkspaceSettingsInput,
@@ -56,7 +56,7 @@ export class WorkspaceResolver {
   @FieldResolver(() => WorkspaceSettings)
   settings(@Root() ws: WorkspaceEntity) {
     // Settings stored before a group existed read as its default.
-    return { ...DEFAULT_SETTINGS, ...ws.settings };
+    return { ...DEFAULT_SETTINGS, ...ws.settings, loginSettings: loginSettingsOf(ws.settings) };
   }
 
   @FieldResolver(() => [Team])
@@ -117,20 +117,18 @@ export class WorkspaceResolver {
     return ctx.services.workspace.setTeamLimits(ctx.principal, teamId, dailyCreditLimit ?? null);
   }
 
-  @Mutation(() => Member, { description: 'Adds a member. Admins only' })
-  inviteMember(@Arg('input', () => InviteMemberInput) input: InviteMemberInput, @Ctx() ctx: Context) {
-    return ctx.services.workspace.inviteMember(ctx.principal, input);
-  }
-
   @Mutation(() => MemberTokenResult, {
-    description: 'Issues a personal GraphQL token; admins for anyone, members for themselves',
+    description:
+      'Issues a personal GraphQL token; admins for anyone, members for themselves. A PERSON token (only for yourself) acts in any of your workspaces: the one its request names in the AES-Workspace header',
   })
   createMemberToken(
     @Arg('memberId', () => ID) memberId: string,
     @Arg('name', () => String, { nullable: true }) name: string | undefined,
+    @Arg('scope', () => TokenScopeEnum, { nullable: true, description: 'Default: WORKSPACE' })
+    scope: TokenScopeEnum | null | undefined,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.workspace.createMemberToken(ctx.principal, memberId, name ?? undefined);
+    return ctx.services.workspace.createMemberToken(ctx.principal, memberId, name ?? undefined, scope ?? undefined);
   }
 
   @Query(() => [MemberToken], { description: "A member's GraphQL tokens; admins for anyone, members for themselves" })

@@ -3,6 +3,7 @@ import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { MODEL_PROVIDERS, type ModelProvider } from '../../domain/models/model.entities.js';
 import { type Role, ROLES } from '../../domain/principal.js';
 import { SECRET_KINDS, type SecretKind } from '../../domain/secrets/secret.entities.js';
+import { TOKEN_SCOPES, type TokenScope } from '../../domain/workspace/workspace.entities.js';
 import { register } from '../graphql-enum.js';
 import { MessageChannelEnum, MessageDirectionEnum } from './message.types.js';
 
@@ -11,6 +12,8 @@ import { MessageChannelEnum, MessageDirectionEnum } from './message.types.js';
 
 export const RoleEnum = register(ROLES, 'Role');
 export type RoleEnum = Role;
+export const TokenScopeEnum = register(TOKEN_SCOPES, 'TokenScope');
+export type TokenScopeEnum = TokenScope;
 export const SecretKindEnum = register(SECRET_KINDS, 'SecretKind');
 export type SecretKindEnum = SecretKind;
 export const ModelProviderEnum = register(MODEL_PROVIDERS, 'ModelProvider');
@@ -40,6 +43,11 @@ export class MemberTokenResult {
   @Field(() => ID) memberId!: string;
   @Field(() => String) prefix!: string;
   @Field(() => String) last4!: string;
+  @Field(() => TokenScopeEnum, {
+    description:
+      "WORKSPACE: acts in its own workspace only; PERSON: in any of the person's workspaces, the one named by the AES-Workspace request header (else its own)",
+  })
+  scope!: TokenScopeEnum;
 }
 
 @ObjectType({ description: 'A personal GraphQL token as listed: never the token itself' })
@@ -48,6 +56,7 @@ export class MemberToken {
   @Field(() => String) name!: string;
   @Field(() => String) prefix!: string;
   @Field(() => String) last4!: string;
+  @Field(() => TokenScopeEnum) scope!: TokenScopeEnum;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
   @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
@@ -57,6 +66,8 @@ export class MemberToken {
 export class Workspace {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
+  @Field(() => String, { description: 'Unique across the deployment: its tenant host under TENANT_BASE_URL' })
+  slug!: string;
   @Field(() => Float, { nullable: true }) dailyCreditLimit!: number | null;
   @Field(() => Date) createdAt!: Date;
 }

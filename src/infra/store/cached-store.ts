@@ -195,6 +195,10 @@ function withInvalidation(r: Repositories, changed: (c: Change) => void): Reposi
         after(await apiKeys.revokeByTokenSessions(tokenId, at), (ids) =>
           ids.forEach((id) => changed({ table: 'api_keys', id })),
         ),
+      revokeByAccountSessions: async (accountId, workspaceId, at) =>
+        after(await apiKeys.revokeByAccountSessions(accountId, workspaceId, at), (ids) =>
+          ids.forEach((id) => changed({ table: 'api_keys', id })),
+        ),
     },
     httpEndpoints: child('http_endpoints', r.httpEndpoints),
     mcpTools: child('mcp_tools', r.mcpTools),

@@ -11,6 +11,8 @@ import { activityRepo } from './activity.repo.js';
 import { recordRepo } from './record.repo.js';
 import { slotRepo, usageRepo } from './usage.repo.js';
 import { workspaceReadRepo } from './workspace-read.repo.js';
+import { accountIdentityRepo, accountRepo, workspaceSummaries } from './account.repo.js';
+import { invitationRepo } from './invitation.repo.js';
 import { q, translated } from './pg-errors.js';
 import * as rows from './rows/index.js';
 
@@ -76,6 +78,8 @@ export function repositories(db: Conn): Repositories {
     workspaces: {
       ...crud(db, rows.workspaces),
       listAll: () => list(db, rows.workspaces, {}),
+      findBySlug: (slug) => findOne(db, rows.workspaces, { slug }),
+      summaries: (day) => workspaceSummaries(db, day),
       first: () =>
         q(async () => {
           const r = await db('workspaces').orderBy('created_at').first();
@@ -90,7 +94,12 @@ export function repositories(db: Conn): Repositories {
       ...crud(db, rows.members),
       listByWorkspace: (workspaceId) => list(db, rows.members, { workspace_id: workspaceId }),
       findByEmail: (workspaceId, email) => findOne(db, rows.members, { workspace_id: workspaceId, email }),
+      listByAccount: (accountId) => list(db, rows.members, { account_id: accountId }),
+      findByAccount: (workspaceId, accountId) =>
+        findOne(db, rows.members, { workspace_id: workspaceId, account_id: accountId }),
     },
+    accounts: accountRepo(db),
+    accountIdentities: accountIdentityRepo(db),
     memberTokens: {
       ...crud(db, rows.memberTokens),
       findByHash: (hash) => findOne(db, rows.memberTokens, { token_hash: hash }),
@@ -110,6 +119,9 @@ export function repositories(db: Conn): Repositories {
           ),
         ),
       findByHash: (hash) => findOne(db, rows.consoleSessions, { session_hash: hash }),
+      get: (id) => findOne(db, rows.consoleSessions, { id }),
+      setMember: (id, memberId) =>
+        q(async () => void (await db('console_sessions').where({ id }).update({ member_id: memberId }))),
       touch: (id, at) => q(async () => void (await db('console_sessions').where({ id }).update({ last_seen_at: at }))),
       revoke: (id, at) =>
         q(
@@ -182,7 +194,19 @@ export function repositories(db: Conn): Repositories {
               .returning('id')
           ).map((r: { id: string }) => r.id),
         ),
+      revokeByAccountSessions: (accountId, workspaceId, at) =>
+        q(async () =>
+          (
+            await db('api_keys')
+              .where({ workspace_id: workspaceId })
+              .whereIn('console_session_id', db('console_sessions').select('id').where({ account_id: accountId }))
+              .whereNull('revoked_at')
+              .update({ revoked_at: at })
+              .returning('id')
+          ).map((r: { id: string }) => r.id),
+        ),
     },
+    invitations: invitationRepo(db),
     httpEndpoints: agentChild(db, rows.httpEndpoints),
     mcpTools: agentChild(db, rows.mcpTools),
     webhooks: agentChild(db, rows.webhooks),

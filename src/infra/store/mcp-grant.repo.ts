@@ -25,6 +25,15 @@ const NEWEST_FIRST = [
 
 /** Members' approvals of OAuth clients for agents' MCP servers. */
 export function mcpGrantRepo(db: Conn): McpGrantRepo {
+  // As delete, for every grant a member token (or a member) approved: the clients allowed through
+  // them are signed out with them.
+  const deleteWhere = async (where: Record<string, string>) => {
+    const ids: string[] = (await db('mcp_grants').where(where).select('id')).map((r: { id: string }) => r.id);
+    if (!ids.length) return 0;
+    await db('oauth_records').whereIn('grant_id', ids).delete();
+    await db('oauth_records').where({ model: 'Grant' }).whereIn('id', ids).delete();
+    return (await db('mcp_grants').whereIn('id', ids).delete().returning('id')).length;
+  };
   return {
     insert: (g) =>
       q(async () => {
@@ -63,18 +72,8 @@ export function mcpGrantRepo(db: Conn): McpGrantRepo {
           return (await trx('mcp_grants').where({ id }).delete().returning('id')).length > 0;
         }),
       ),
-    // As delete, for every grant the token approved: its console sessions end with it, and so do
-    // the clients its member allowed through them.
-    deleteByMemberToken: (tokenId) =>
-      q(async () => {
-        const ids: string[] = (await db('mcp_grants').where({ member_token_id: tokenId }).select('id')).map(
-          (r: { id: string }) => r.id,
-        );
-        if (!ids.length) return 0;
-        await db('oauth_records').whereIn('grant_id', ids).delete();
-        await db('oauth_records').where({ model: 'Grant' }).whereIn('id', ids).delete();
-        return (await db('mcp_grants').whereIn('id', ids).delete().returning('id')).length;
-      }),
+    deleteByMemberToken: (tokenId) => q(() => deleteWhere({ member_token_id: tokenId })),
+    deleteByMember: (memberId) => q(() => deleteWhere({ member_id: memberId })),
     touch: (id, at) =>
       q(async () => {
         await db('mcp_grants').where({ id }).update({ last_used_at: at });

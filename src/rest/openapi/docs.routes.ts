@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { DOCS_CSP, sendHtml } from '../page-headers.js';
+import { publicBaseUrl } from '../tenant.middleware.js';
 
 const require = createRequire(import.meta.url);
 const assets = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -47,12 +48,20 @@ window.ui = SwaggerUIBundle({
 });`;
 
 /** `/openapi.json` and a browsable page at `/docs` (Swagger UI, served from the installed package). */
-export function docsRoutes(openapi: () => Record<string, unknown>): Koa.Middleware {
+export function docsRoutes(openapi: (baseUrl: string) => Record<string, unknown>, baseUrl: string): Koa.Middleware {
   const router = new Router();
-  let cached: string | undefined;
+  // One document per public base URL (BASE_URL and the tenant hosts in use), built once each.
+  const cached = new Map<string, string>();
   router.get('/openapi.json', (ctx) => {
+    const base = publicBaseUrl(ctx, baseUrl);
+    let doc = cached.get(base);
+    if (doc === undefined) {
+      if (cached.size >= 256) cached.clear();
+      doc = JSON.stringify(openapi(base));
+      cached.set(base, doc);
+    }
     ctx.type = 'application/json';
-    ctx.body = cached ??= JSON.stringify(openapi());
+    ctx.body = doc;
   });
   router.get('/docs', (ctx) => sendHtml(ctx, page, DOCS_CSP));
   router.get('/docs/init.js', (ctx) => {

@@ -67,9 +67,10 @@ export function workspaceApiDocument(baseUrl: string): ReturnType<OpenApiGenerat
     summary:
       'Workspace configuration: feature flags, credit defaults, account rules, data processing, login settings, value capture, tags and models.',
     description:
-      'Enforced by this service: `workspace` (credit limit, activity retention), `creditDefaults` and `models`. ' +
-      '`featureFlags`, `accountRules`, `dataProcessing`, `loginSettings`, `valueCapture` and `tags` are stored and returned as set ' +
-      'with updateWorkspaceSettings; nothing in this service acts on them (on a self-hosted service there is no login, billing or account ' +
+      'Enforced by this service: `workspace` (credit limit, activity retention), `creditDefaults`, `loginSettings` (single sign-on ' +
+      'required, allowed email domains, just-in-time membership) and `models`. ' +
+      '`featureFlags`, `accountRules`, `dataProcessing`, `valueCapture` and `tags` are stored and returned as set ' +
+      'with updateWorkspaceSettings; nothing in this service acts on them (on a self-hosted service there is no billing or account ' +
       'system for them to configure). No query parameters.',
     responses: { ...ok(WorkspaceOverview, 'The workspace configuration.'), ...errors(400, 401, 403, 404, 500) },
   });

@@ -5,6 +5,7 @@ import { presentedBearer, type Presented } from '../../domain/core/credentials.j
 import type { Principal } from '../../domain/principal.js';
 import type { Services } from '../../domain/services.js';
 import { workspaceApiDocument } from './workspace-api.openapi.js';
+import { assertTenantCredential, publicBaseUrl } from '../tenant.middleware.js';
 
 const PREFIX = '/workspaceapi';
 
@@ -27,14 +28,27 @@ function bearerKey(ctx: Koa.Context): Presented {
  */
 export function workspaceApiRoutes(services: Services, options: WorkspaceApiOptions): Koa.Middleware {
   const api = services.workspaceApi;
-  const document = workspaceApiDocument(options.baseUrl);
-  const principal = (ctx: Koa.Context): Promise<Principal> => services.keys.authenticateWorkspaceRead(bearerKey(ctx));
+  // One document per public base URL (BASE_URL and the tenant hosts in use), built once each.
+  const documents = new Map<string, ReturnType<typeof workspaceApiDocument>>();
+  const document = (ctx: Koa.Context) => {
+    const base = publicBaseUrl(ctx, options.baseUrl);
+    let doc = documents.get(base);
+    if (!doc) {
+      if (documents.size >= 256) documents.clear();
+      doc = workspaceApiDocument(base);
+      documents.set(base, doc);
+    }
+    return doc;
+  };
+  // A tenant host takes only its own workspace's keys.
+  const principal = async (ctx: Koa.Context): Promise<Principal> =>
+    assertTenantCredential(ctx, await services.keys.authenticateWorkspaceRead(bearerKey(ctx)));
   // A plain copy: Koa's query object has no prototype, and zod should see an ordinary object.
   const query = (ctx: Koa.Context) => ({ ...ctx.query });
 
   const router = new Router({ prefix: PREFIX });
   router.get('/openapi.json', (ctx) => {
-    ctx.body = document;
+    ctx.body = document(ctx);
   });
   router.get('/overview', async (ctx) => {
     ctx.body = await api.overview(await principal(ctx), query(ctx));

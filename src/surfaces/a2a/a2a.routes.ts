@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { agentHere, publicBaseUrl } from '../../rest/tenant.middleware.js';
 import type Koa from 'koa';
 import { ListTasksRequest, SendMessageRequest, StreamResponse, Task, Message, type Part } from '@a2a-js/sdk';
 import { A2AError, restStatusFor, toRestErrorBody, VersionNotSupportedError } from '@a2a-js/sdk/errors';
@@ -80,8 +81,11 @@ export function a2aRoutes(
   const buses = new SharedEventBusManager(tasks);
 
   // A base URL on port 0 is one whose port the service chose when it started: the card then names
-  // the origin the request came to.
-  const origin = (ctx: Koa.Context) => (/:0$/.test(new URL(baseUrl).host) ? `${ctx.protocol}://${ctx.host}` : baseUrl);
+  // the origin the request came to. A tenant host's card names that host.
+  const origin = (ctx: Koa.Context) => {
+    const base = publicBaseUrl(ctx, baseUrl);
+    return /:0$/.test(new URL(base).host) ? `${ctx.protocol}://${ctx.host}` : base;
+  };
   const cardOf = async (ctx: Koa.Context, caller: Pick<SurfaceCaller, 'agent'>) =>
     agentCard(caller.agent, await services.a2a.skills(caller.agent), origin(ctx));
   const handlerFor = async (ctx: Koa.Context, caller: SurfaceCaller) =>
@@ -133,7 +137,7 @@ export function a2aRoutes(
   const frame = agentRouteFrame(services, 'A2A', logger);
   router.get('/agents/:agentId/.well-known/agent-card.json', (ctx) =>
     frame(ctx, async () => {
-      const agent = await services.surfaces.findAgent(ctx.params.agentId!);
+      const agent = agentHere(ctx, await services.surfaces.findAgent(ctx.params.agentId!));
       if (!agent || !services.a2a.cardIsPublic(agent)) throw new NotFound('Agent card');
       ctx.set('Cache-Control', 'public, max-age=60');
       ctx.body = agentCardJson(await cardOf(ctx, { agent }));

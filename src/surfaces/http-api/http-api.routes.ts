@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { publicBaseUrl } from '../../rest/tenant.middleware.js';
 import type Koa from 'koa';
 import { completed } from '../../domain/runtime/pipeline.js';
 import type { Services } from '../../domain/services.js';
@@ -46,7 +47,7 @@ export function httpApiRoutes(
   // it never lags behind an endpoint change.
   router.get('/agents/:agentId/openapi.json', surface, async (ctx) => {
     const { agent } = callerOf(ctx);
-    const doc = agentOpenApi(agent, await services.httpApi.endpoints(agent), baseUrl);
+    const doc = agentOpenApi(agent, await services.httpApi.endpoints(agent), publicBaseUrl(ctx, baseUrl));
     // The log keeps what was answered, not the whole document (up to 64 KiB of schema per endpoint).
     logAnswerAs(ctx, { openapi: doc.openapi, paths: Object.keys(doc.paths as object).length });
     ctx.body = doc;

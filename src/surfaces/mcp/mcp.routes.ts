@@ -18,6 +18,7 @@ import { logAnswerAs } from '../shared/activity.middleware.js';
 import { abortOnClose, MAX_BODY_BYTES, readRaw, runHeaders } from '../shared/http-io.js';
 import { mcpServerFor, type McpExchange } from './mcp.server.js';
 import { agentSurface, callerOf } from '../shared/surface.middleware.js';
+import { platformOriginsHere } from '../../rest/tenant.middleware.js';
 
 /** Request headers the protocol layer reads (the rest stay with Koa). */
 const PROTOCOL_HEADERS = [
@@ -43,7 +44,7 @@ function exchangeOf(ctx: McpRequestContext): McpExchange {
  */
 function refuseForeignOrigin(ctx: Koa.Context, platformOrigins: string[]): void {
   const origin = ctx.get('origin');
-  if (origin && !originAllowed(callerOf(ctx).agent, origin, platformOrigins)) {
+  if (origin && !originAllowed(callerOf(ctx).agent, origin, platformOriginsHere(ctx, platformOrigins))) {
     throw new Forbidden(`Origin ${origin} may not call this agent's MCP server; add it to the agent's CORS origins`);
   }
 }

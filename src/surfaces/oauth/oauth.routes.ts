@@ -2,13 +2,20 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type Provider from 'oidc-provider';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, NotFound } from '../../domain/errors.js';
 import { MCP_SCOPE } from '../../domain/mcp-oauth/mcp-oauth.service.js';
 import type { MemberPrincipal } from '../../domain/principal.js';
 import type { Services } from '../../domain/services.js';
 import { OAUTH_ROUTES } from './authorization-server.js';
 import { secureCookies, sessionCookie, sessionCsrfProblem, sessionValue } from '../../rest/session-cookie.js';
 import { sendHtml } from '../../rest/page-headers.js';
+import {
+  agentHere,
+  publicBaseUrl,
+  requestOrigin,
+  requestTenant,
+  signInOnThisHost,
+} from '../../rest/tenant.middleware.js';
 import { canNameEntity, printableParam } from '../shared/http-io.js';
 import { CONSENT_CSP, consentPage, problemPage, reloadPage, signInPage } from './consent-page.js';
 import { passRegistration, type AdmitRegistration } from './registration-gate.js';
@@ -28,8 +35,10 @@ const PROVIDER_PATHS = new Set<string>([
 ]);
 const RESUME = new RegExp(`^${OAUTH_ROUTES.authorization}/[A-Za-z0-9_-]{1,64}$`);
 
-/** The issuer: BASE_URL, or on port 0 (a port the service chose) the origin the request came to. */
+/** The issuer: the origin src/rest/tenant.middleware.ts chose (tenant host, BASE_URL, or port 0's request origin). */
 export function issuerOf(ctx: Koa.Context, baseUrl: string): string {
+  const origin = requestOrigin(ctx);
+  if (origin) return origin;
   return /:0$/.test(new URL(baseUrl).host) ? `${ctx.protocol}://${ctx.host}` : new URL(baseUrl).origin;
 }
 
@@ -62,12 +71,12 @@ export function oauthRoutes(
   admitRegistration?: AdmitRegistration,
 ): Koa.Middleware {
   const router = new Router();
-  const secure = secureCookies(baseUrl);
+  const secure = (ctx: Koa.Context) => secureCookies(publicBaseUrl(ctx, baseUrl));
   const form = bodyParser({ enableTypes: ['form'], formLimit: '8kb', encoding: 'utf-8' });
 
   router.get('/.well-known/oauth-protected-resource/agents/:agentId/mcp', async (ctx) => {
     const agentId = ctx.params.agentId!;
-    const agent = canNameEntity(agentId) ? await services.surfaces.findAgent(agentId) : null;
+    const agent = canNameEntity(agentId) ? agentHere(ctx, await services.surfaces.findAgent(agentId)) : null;
     ctx.set('Access-Control-Allow-Origin', '*');
     if (!agent) {
       ctx.status = 404;
@@ -86,12 +95,14 @@ export function oauthRoutes(
   });
 
   /** The signed-in member, with the member token of their session (a grant ends with it). */
-  const member = async (ctx: Koa.Context): Promise<(MemberPrincipal & { tokenId: string }) | null> => {
+  const member = async (ctx: Koa.Context): Promise<(MemberPrincipal & { tokenId: string | null }) | null> => {
     const value = sessionValue(ctx);
     if (!value) return null;
     try {
       const { principal: p, tokenId } = await services.consoleSessions.authenticateSession(value);
-      return p.kind === 'member' ? { ...p, tokenId } : null;
+      // On a tenant host, only a session of that host's workspace is one (else: sign in here).
+      const here = !requestTenant(ctx) || requestTenant(ctx)!.workspaceId === p.workspaceId;
+      return p.kind === 'member' && here ? { ...p, tokenId } : null;
     } catch (err) {
       if (err instanceof DomainError) return null;
       throw err;
@@ -116,7 +127,7 @@ export function oauthRoutes(
   };
 
   const fromHere = (ctx: Koa.Context): boolean => {
-    const problem = sessionCsrfProblem(ctx, baseUrl, { json: false });
+    const problem = sessionCsrfProblem(ctx, publicBaseUrl(ctx, baseUrl), { json: false });
     if (!problem) return true;
     consentHtml(ctx, 403, problemPage('Request refused', 'The consent form must be sent from this page.'));
     return false;
@@ -128,6 +139,7 @@ export function oauthRoutes(
     const issuer = issuerOf(ctx, baseUrl);
     try {
       const target = await services.mcpOAuth.agentOfResource(String(resource ?? ''), issuer);
+      if (!agentHere(ctx, target)) throw new NotFound('Agent', target.id);
       const agent = await services.mcpOAuth.consentAgent(m, target.id);
       const client = await provider.Client.find(String(params.client_id));
       const clientId = String(params.client_id);
@@ -190,10 +202,10 @@ export function oauthRoutes(
     if (!found) return;
     const token = (ctx.request.body as Record<string, unknown> | undefined)?.token;
     try {
-      const { sessionValue: value } = await services.consoleSessions.signIn({
+      const { sessionValue: value } = await signInOnThisHost(ctx, services, {
         token: typeof token === 'string' ? token : '',
       });
-      ctx.set('Set-Cookie', sessionCookie(value, secure));
+      ctx.set('Set-Cookie', sessionCookie(value, secure(ctx)));
       ctx.status = 303;
       ctx.redirect(`/oauth/interaction/${ctx.params.uid}`);
     } catch (err) {

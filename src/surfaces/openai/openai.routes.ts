@@ -20,6 +20,7 @@ import { OpenAiApi, type ChatCompletionAnswer, type ResponseAnswer } from './ope
 import { encodeOpenAiError, openAiErrorOfStatus } from './openai.errors.js';
 import { chatCompletionChunks, responseEvents } from './openai.events.js';
 import { outputItems, responseObject, statusOf } from './response-object.js';
+import { assertTenantCredential } from '../../rest/tenant.middleware.js';
 
 /** A comment line on an idle stream, so that proxies do not close it. */
 const KEEP_ALIVE_MS = 15_000;
@@ -173,7 +174,14 @@ export function openAiRoutes(services: Services, platformOrigins: string[], logg
     (handle: (ctx: Koa.Context, principal: WorkspaceKey) => Promise<void>): Koa.Middleware =>
     (ctx) =>
       frame(ctx, async () =>
-        handle(ctx, await services.keys.authenticateWorkspaceKey(presentedAgentKey((h) => ctx.get(h)))),
+        // A tenant host takes only its own workspace's keys.
+        handle(
+          ctx,
+          assertTenantCredential(
+            ctx,
+            await services.keys.authenticateWorkspaceKey(presentedAgentKey((h) => ctx.get(h))),
+          ),
+        ),
       );
   /** The caller for the agent `agentId`, once found in the key's workspace (its activity entry is then written). */
   const enter = (

@@ -6,6 +6,8 @@ import type { Services } from '../../domain/services.js';
 import type { SurfaceCaller } from '../../domain/surfaces/surface-access.js';
 import type { Logger } from '../../infra/logger.js';
 import { agentCors } from '../../rest/cors.js';
+import { agentHere, tokenOriginOf, requestTenant } from '../../rest/tenant.middleware.js';
+import { NotFound } from '../../domain/errors.js';
 import { agentRouteFrame, type ErrorShape, type SurfaceState } from './activity.middleware.js';
 import { canNameEntity, printableParam } from './http-io.js';
 
@@ -30,7 +32,7 @@ export function agentSurface(
 ): Koa.Middleware {
   const lookup = (ctx: Koa.Context): Promise<Agent | null> =>
     (ctx.state.agentLookup ??= canNameEntity(ctx.params.agentId!)
-      ? services.surfaces.findAgent(ctx.params.agentId!)
+      ? services.surfaces.findAgent(ctx.params.agentId!).then((agent) => agentHere(ctx, agent))
       : Promise.resolve(null));
   const cors = agentCors(lookup, platformOrigins);
   const frame = agentRouteFrame(services, surface, logger, shape);
@@ -45,9 +47,23 @@ export function agentSurface(
         printableParam(ctx.params.agentId!),
         surface,
         presentedAgentKey((h) => ctx.get(h)),
+        tokenOriginOf(ctx),
       );
       await next();
     });
 
   return (ctx, next) => frame(ctx, () => enter(ctx, next));
+}
+
+/**
+ * For the keyless agent routes that find their agent themselves (webhooks, SMS): on a tenant host,
+ * an agent of another workspace is answered as one that does not exist (404), before anything runs.
+ */
+export function tenantAgentGate(services: Services): Koa.Middleware {
+  return async (ctx, next) => {
+    const id = ctx.params.agentId!;
+    if (requestTenant(ctx) && canNameEntity(id) && !agentHere(ctx, await services.surfaces.findAgent(id)))
+      throw new NotFound('Agent', printableParam(id));
+    await next();
+  };
 }

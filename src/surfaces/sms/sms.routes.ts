@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { publicBaseUrl } from '../../rest/tenant.middleware.js';
 import type Koa from 'koa';
 import type { SmsCallback, SmsReceipt } from '../../domain/channels/sms-receipt.service.js';
 import { refusalOf } from '../../domain/error-catalogue.js';
@@ -8,6 +9,7 @@ import type { Logger } from '../../infra/logger.js';
 import { agentRouteFrame, type SurfaceState } from '../shared/activity.middleware.js';
 import { encodeTwilioAnswer } from './twilio.errors.js';
 import { printableParam, readRaw } from '../shared/http-io.js';
+import { tenantAgentGate } from '../shared/surface.middleware.js';
 
 /** The largest callback form accepted (a text message is at most 1600 characters; the provider adds a few dozen fields). */
 const MAX_FORM_BYTES = 64 * 1024;
@@ -32,11 +34,12 @@ function twilioErrorShape(ctx: Koa.Context): void {
 export function smsRoutes(services: Services, baseUrl: string, logger: Logger): Koa.Middleware {
   const router = new Router();
   const frame = agentRouteFrame(services, 'SMS', logger, twilioErrorShape);
+  const gate = tenantAgentGate(services);
   const callback = async (ctx: Koa.Context): Promise<SmsCallback> => {
     // URLSearchParams decodes bytes as UTF-8 (bad sequences become U+FFFD): no unpaired surrogate reaches storage.
     const form = new URLSearchParams((await readRaw(ctx, MAX_FORM_BYTES)).toString('utf8'));
     return {
-      url: `${baseUrl}${ctx.originalUrl}`,
+      url: `${publicBaseUrl(ctx, baseUrl)}${ctx.originalUrl}`,
       params: Object.fromEntries(form),
       signature: ctx.get('x-twilio-signature') || undefined,
     };
@@ -52,12 +55,12 @@ export function smsRoutes(services: Services, baseUrl: string, logger: Logger): 
     };
     if (receipt.refused) throw receipt.refused;
   };
-  router.post('/agents/:agentId/sms', frame, async (ctx) => {
+  router.post('/agents/:agentId/sms', frame, gate, async (ctx) => {
     settle(ctx, await services.smsReceipt.receive(printableParam(ctx.params.agentId!), await callback(ctx)));
     ctx.type = 'text/xml';
     ctx.body = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
   });
-  router.post('/agents/:agentId/sms/status', frame, async (ctx) => {
+  router.post('/agents/:agentId/sms/status', frame, gate, async (ctx) => {
     settle(ctx, await services.smsReceipt.status(printableParam(ctx.params.agentId!), await callback(ctx)));
     ctx.status = 204;
   });

@@ -6,6 +6,7 @@ import { DeliveryNotStored } from '../../domain/webhooks/webhook-receipt.service
 import type { Logger } from '../../infra/logger.js';
 import { agentRouteFrame, type SurfaceState } from '../shared/activity.middleware.js';
 import { printableParam } from '../shared/http-io.js';
+import { tenantAgentGate } from '../shared/surface.middleware.js';
 
 /**
  * `/agents/{agentId}/webhook/{integration}` — keyless; the URL routes the call. The receipt (its
@@ -15,37 +16,43 @@ import { printableParam } from '../shared/http-io.js';
  */
 export function webhookRoutes(services: Services, logger: Logger): Koa.Middleware {
   const router = new Router();
-  router.all('/agents/:agentId/webhook/:integration', agentRouteFrame(services, 'WEBHOOKS', logger), async (ctx) => {
-    const receipt = await services.webhookReceipt.receive(ctx.params.agentId!, ctx.params.integration!, {
-      method: ctx.method,
-      path: ctx.path,
-      query: ctx.query as Record<string, string | string[]>,
-      headers: ctx.headers,
-      header: (name) => ctx.get(name) || undefined,
-      contentLength: Number(ctx.get('content-length') || 0),
-      body: ctx.req,
-    });
-    const state = ctx.state as SurfaceState;
-    if (receipt.agent) state.agent = receipt.agent;
-    state.facts = {
-      entry: printableParam(ctx.params.integration!),
-      requestBody: 'payload' in receipt ? receipt.payload : undefined,
-    };
-    if (receipt.endConnection) ctx.set('Connection', 'close');
-    if ('refused' in receipt) {
-      if (receipt.refused instanceof DeliveryNotStored) logNotStored(logger, ctx, receipt.refused.reason);
-      throw receipt.refused;
-    }
-    const a = receipt.answer;
-    // The receipt's entry names its delivery, as each run's entry will: the list folds them into one row.
-    if ('delivery' in a) state.facts.deliveryId = a.delivery.id;
-    ctx.body =
-      'challenge' in a
-        ? { challenge: a.challenge }
-        : a.duplicate
-          ? { received: true, deliveryId: a.delivery.id, duplicate: true }
-          : { received: true, deliveryId: a.delivery.id };
-  });
+  const gate = tenantAgentGate(services);
+  router.all(
+    '/agents/:agentId/webhook/:integration',
+    agentRouteFrame(services, 'WEBHOOKS', logger),
+    gate,
+    async (ctx) => {
+      const receipt = await services.webhookReceipt.receive(ctx.params.agentId!, ctx.params.integration!, {
+        method: ctx.method,
+        path: ctx.path,
+        query: ctx.query as Record<string, string | string[]>,
+        headers: ctx.headers,
+        header: (name) => ctx.get(name) || undefined,
+        contentLength: Number(ctx.get('content-length') || 0),
+        body: ctx.req,
+      });
+      const state = ctx.state as SurfaceState;
+      if (receipt.agent) state.agent = receipt.agent;
+      state.facts = {
+        entry: printableParam(ctx.params.integration!),
+        requestBody: 'payload' in receipt ? receipt.payload : undefined,
+      };
+      if (receipt.endConnection) ctx.set('Connection', 'close');
+      if ('refused' in receipt) {
+        if (receipt.refused instanceof DeliveryNotStored) logNotStored(logger, ctx, receipt.refused.reason);
+        throw receipt.refused;
+      }
+      const a = receipt.answer;
+      // The receipt's entry names its delivery, as each run's entry will: the list folds them into one row.
+      if ('delivery' in a) state.facts.deliveryId = a.delivery.id;
+      ctx.body =
+        'challenge' in a
+          ? { challenge: a.challenge }
+          : a.duplicate
+            ? { received: true, deliveryId: a.delivery.id, duplicate: true }
+            : { received: true, deliveryId: a.delivery.id };
+    },
+  );
   return router.routes() as Koa.Middleware;
 }
 

@@ -121,6 +121,10 @@ Examples:
 The apply is refused with CONFLICT (exit 3) when the workspace changed after the plan was made:
 run \`aes diff\` again and review the new plan.
 
+A manifest applies to the workspace of the token: a WORKSPACE token's own, or for a PERSON token
+the one \`aes login --workspace\` or \`aes workspaces switch\` chose (AES_WORKSPACE overrides it).
+\`aes whoami\` shows which.
+
 Examples:
   $ aes apply -f orders-bot.yaml
   $ aes apply -f agents/ --prune --yes

@@ -8,6 +8,7 @@ import type { AgentTabProps } from './tab-props.js';
 import { when, isoOfUtcInput } from '../../format.js';
 import { Callout, FormModal, ConfirmDialog, FormActions, ScrollTable } from '../../ui.js';
 import { RevokeButton, TableHead } from '../../table-parts.js';
+import { useCanWrite } from '../../viewer.js';
 import { AGENT_KEY_SURFACES, filterKeys, inWords, PEOPLE_FIRST } from '../../key-filter.js';
 import { KeyFilters, KeyName } from '../../key-filters.js';
 
@@ -83,6 +84,7 @@ export default function KeysTab({ agentId }: AgentTabProps) {
   const [, revokeKey] = useMutation(RevokeKeyMutation);
   const [allow, setAllow] = useMutation(AllowWorkspaceKeysMutation);
   const [filter, setFilter] = useState(PEOPLE_FIRST);
+  const canWrite = useCanWrite();
 
   if (fetching && !data) return <LoadingState label="Loading the API keys…" />;
   if (!data) return <ErrorState error={error} retry={reload} />;
@@ -93,7 +95,7 @@ export default function KeysTab({ agentId }: AgentTabProps) {
     <Stack>
       <Group justify="space-between">
         <Title order={3}>API keys</Title>
-        <Button onClick={() => setCreating(true)}>Create key</Button>
+        {canWrite ? <Button onClick={() => setCreating(true)}>Create key</Button> : null}
       </Group>
       <Text size="sm" c="dimmed">
         An agent key (<Code>ak_…</Code>) calls this agent&apos;s {inWords(AGENT_KEY_SURFACES)}, sent as{' '}
@@ -104,7 +106,7 @@ export default function KeysTab({ agentId }: AgentTabProps) {
         label="Allow workspace keys"
         description="Workspace keys (wk_…) may call this agent too"
         checked={data.agent.allowWorkspaceKeys}
-        disabled={allow.fetching}
+        disabled={allow.fetching || !canWrite}
         onChange={(e) => void setAllow({ id: agentId, allow: e.currentTarget.checked })}
         error={allow.error ? messageOf(allow.error) : undefined}
       />
@@ -151,7 +153,9 @@ export default function KeysTab({ agentId }: AgentTabProps) {
                       </Badge>
                     </Table.Td>
                     <Table.Td>
-                      {k.revokedAt ? null : <RevokeButton label={`Revoke ${k.name}`} onRevoke={() => setRevoking(k)} />}
+                      {k.revokedAt || !canWrite ? null : (
+                        <RevokeButton label={`Revoke ${k.name}`} onRevoke={() => setRevoking(k)} />
+                      )}
                     </Table.Td>
                   </Table.Tr>
                 );

@@ -15,6 +15,7 @@ import {
 } from '@mantine/core';
 import type { CombinedError } from '@urql/core';
 import { useMemo, useState, type FormEvent } from 'react';
+import { useCanWrite } from '../../viewer.js';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
 import type { ResultOf } from '../../graphql.js';
@@ -57,6 +58,7 @@ export function AgentSettings({ agent, models }: { agent: Data['agent']; models:
 }
 
 function OverviewFields({ agent, models, extras }: { agent: Data['agent']; models: Data['models']; extras: Extras }) {
+  const canWrite = useCanWrite();
   const [name, setName] = useState(agent.name);
   const [description, setDescription] = useState(agent.description);
   const [instructions, setInstructions] = useState(agent.instructions);
@@ -144,141 +146,146 @@ function OverviewFields({ agent, models, extras }: { agent: Data['agent']; model
   };
   return (
     <form onSubmit={submit} noValidate aria-label="Settings">
-      <Stack maw={760}>
-        <AgentTextFields
-          value={{ name, description, instructions }}
-          set={{ name: setName, description: setDescription, instructions: setInstructions }}
-          errors={fields}
-          rows={{ min: 6, max: 20 }}
-        />
-        <Select
-          label="Default model"
-          description="Prompt handlers without a model of their own use it"
-          data={options}
-          value={defaultModel}
-          onChange={(v) => setDefaultModel(v ?? WORKSPACE_DEFAULT)}
-          allowDeselect={false}
-          error={fields.defaultModel}
-        />
-        <Radio.Group
-          label="Visibility"
-          value={visibility}
-          onChange={(v) => setVisibility(v as Data['agent']['visibility'])}
-          error={fields.visibility}
-        >
-          <Group mt="xs">
-            <Radio value="WORKSPACE" label="Workspace — every member sees it" />
-            <Radio value="PRIVATE" label="Private — its creator and admins" />
-          </Group>
-        </Radio.Group>
-        <Select
-          label="Team"
-          description="The team's daily credit limit applies to its agents together"
-          data={[
-            { value: NO_TEAM, label: 'No team' },
-            ...extras.workspace.teams.map((t) => ({ value: t.id, label: t.name })),
-          ]}
-          value={teamId}
-          onChange={(v) => setTeamId(v ?? NO_TEAM)}
-          allowDeselect={false}
-          error={fields.teamId}
-        />
-        <Fieldset legend="Capabilities">
-          <Stack gap="sm">
-            {CAPABILITIES.map(({ key, label, description }) => (
-              <Switch
-                key={key}
-                label={label}
-                description={description}
-                checked={capabilities[key]}
-                onChange={(e) => setCapabilityValues({ ...capabilities, [key]: e.currentTarget.checked })}
-                error={fields[key]}
+      {/* A VIEWER reads the settings: a disabled fieldset disables every field in it at once. */}
+      <fieldset disabled={!canWrite} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+        <Stack maw={760}>
+          <AgentTextFields
+            value={{ name, description, instructions }}
+            set={{ name: setName, description: setDescription, instructions: setInstructions }}
+            errors={fields}
+            rows={{ min: 6, max: 20 }}
+          />
+          <Select
+            label="Default model"
+            description="Prompt handlers without a model of their own use it"
+            data={options}
+            value={defaultModel}
+            onChange={(v) => setDefaultModel(v ?? WORKSPACE_DEFAULT)}
+            allowDeselect={false}
+            error={fields.defaultModel}
+          />
+          <Radio.Group
+            label="Visibility"
+            value={visibility}
+            onChange={(v) => setVisibility(v as Data['agent']['visibility'])}
+            error={fields.visibility}
+          >
+            <Group mt="xs">
+              <Radio value="WORKSPACE" label="Workspace — every member sees it" />
+              <Radio value="PRIVATE" label="Private — its creator and admins" />
+            </Group>
+          </Radio.Group>
+          <Select
+            label="Team"
+            description="The team's daily credit limit applies to its agents together"
+            data={[
+              { value: NO_TEAM, label: 'No team' },
+              ...extras.workspace.teams.map((t) => ({ value: t.id, label: t.name })),
+            ]}
+            value={teamId}
+            onChange={(v) => setTeamId(v ?? NO_TEAM)}
+            allowDeselect={false}
+            error={fields.teamId}
+          />
+          <Fieldset legend="Capabilities">
+            <Stack gap="sm">
+              {CAPABILITIES.map(({ key, label, description }) => (
+                <Switch
+                  key={key}
+                  label={label}
+                  description={description}
+                  checked={capabilities[key]}
+                  onChange={(e) => setCapabilityValues({ ...capabilities, [key]: e.currentTarget.checked })}
+                  error={fields[key]}
+                />
+              ))}
+            </Stack>
+          </Fieldset>
+          <Fieldset legend="Guardrails">
+            <Stack gap="sm">
+              <TagsInput
+                label="Blocked input patterns"
+                description="A phrase or an RE2 regular expression; an input that matches is refused. Press Enter after each"
+                value={blocked}
+                onChange={setBlocked}
+                error={fields.blockedInputPatterns}
               />
-            ))}
-          </Stack>
-        </Fieldset>
-        <Fieldset legend="Guardrails">
-          <Stack gap="sm">
-            <TagsInput
-              label="Blocked input patterns"
-              description="A phrase or an RE2 regular expression; an input that matches is refused. Press Enter after each"
-              value={blocked}
-              onChange={setBlocked}
-              error={fields.blockedInputPatterns}
-            />
-            <TagsInput
-              label="Redacted output patterns"
-              description="Matches are replaced in the agent's answers. Press Enter after each"
-              value={redact}
-              onChange={setRedact}
-              error={fields.redactOutputPatterns}
-            />
-            <Checkbox.Group
-              label="Redact in answers"
-              value={presets}
-              onChange={setPresets}
-              error={fields.redactPresets}
-            >
-              <Group mt="xs">
-                {PRESETS.map((p) => (
-                  <Checkbox key={p.value} value={p.value} label={p.label} />
-                ))}
-              </Group>
-            </Checkbox.Group>
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <NumberInput
-                label="Max input characters"
-                description="Empty: no limit"
-                min={1}
-                allowDecimal={false}
-                value={maxInputChars}
-                onChange={setMaxInputChars}
-                error={fields.maxInputChars}
+              <TagsInput
+                label="Redacted output patterns"
+                description="Matches are replaced in the agent's answers. Press Enter after each"
+                value={redact}
+                onChange={setRedact}
+                error={fields.redactOutputPatterns}
               />
-              <NumberInput
-                label="Max output tokens"
-                description="Empty: no limit"
-                min={1}
-                allowDecimal={false}
-                value={maxOutputTokens}
-                onChange={setMaxOutputTokens}
-                error={fields.maxOutputTokens}
-              />
-              <NumberInput
-                label="Max tool steps"
-                description="1 to 100"
-                min={1}
-                max={100}
-                allowDecimal={false}
-                value={maxToolSteps}
-                onChange={setMaxToolSteps}
-                error={fields.maxToolSteps}
-              />
-              <NumberInput
-                label="Max credits per run"
-                description="Empty: no limit"
-                min={0}
-                value={maxCreditsPerRun}
-                onChange={setMaxCreditsPerRun}
-                error={fields.maxCreditsPerRun}
-              />
-            </SimpleGrid>
-          </Stack>
-        </Fieldset>
-        {other ? (
-          <Alert color="red" role="alert">
-            {other}
-          </Alert>
-        ) : null}
-        <Group>
-          <Button type="submit" loading={fetching}>
-            Save
-          </Button>
-          <Text size="sm" c="teal.9" role="status" aria-live="polite">
-            {saved ? 'Saved' : ''}
-          </Text>
-        </Group>
-      </Stack>
+              <Checkbox.Group
+                label="Redact in answers"
+                value={presets}
+                onChange={setPresets}
+                error={fields.redactPresets}
+              >
+                <Group mt="xs">
+                  {PRESETS.map((p) => (
+                    <Checkbox key={p.value} value={p.value} label={p.label} />
+                  ))}
+                </Group>
+              </Checkbox.Group>
+              <SimpleGrid cols={{ base: 1, sm: 2 }}>
+                <NumberInput
+                  label="Max input characters"
+                  description="Empty: no limit"
+                  min={1}
+                  allowDecimal={false}
+                  value={maxInputChars}
+                  onChange={setMaxInputChars}
+                  error={fields.maxInputChars}
+                />
+                <NumberInput
+                  label="Max output tokens"
+                  description="Empty: no limit"
+                  min={1}
+                  allowDecimal={false}
+                  value={maxOutputTokens}
+                  onChange={setMaxOutputTokens}
+                  error={fields.maxOutputTokens}
+                />
+                <NumberInput
+                  label="Max tool steps"
+                  description="1 to 100"
+                  min={1}
+                  max={100}
+                  allowDecimal={false}
+                  value={maxToolSteps}
+                  onChange={setMaxToolSteps}
+                  error={fields.maxToolSteps}
+                />
+                <NumberInput
+                  label="Max credits per run"
+                  description="Empty: no limit"
+                  min={0}
+                  value={maxCreditsPerRun}
+                  onChange={setMaxCreditsPerRun}
+                  error={fields.maxCreditsPerRun}
+                />
+              </SimpleGrid>
+            </Stack>
+          </Fieldset>
+          {other ? (
+            <Alert color="red" role="alert">
+              {other}
+            </Alert>
+          ) : null}
+          {canWrite ? (
+            <Group>
+              <Button type="submit" loading={fetching}>
+                Save
+              </Button>
+              <Text size="sm" c="teal.9" role="status" aria-live="polite">
+                {saved ? 'Saved' : ''}
+              </Text>
+            </Group>
+          ) : null}
+        </Stack>
+      </fieldset>
     </form>
   );
 }

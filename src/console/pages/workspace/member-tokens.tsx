@@ -1,4 +1,4 @@
-import { Button, Group, Paper, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Button, Group, Paper, Select, Stack, Table, TextInput, Title } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors } from '../../errors.js';
@@ -12,6 +12,7 @@ const MemberTokensQuery = graphql(`
     memberTokens(memberId: $memberId) {
       id
       name
+      scope
       prefix
       last4
       createdAt
@@ -22,10 +23,11 @@ const MemberTokensQuery = graphql(`
 `);
 
 const CreateMemberTokenMutation = graphql(`
-  mutation CreateMemberToken($memberId: ID!, $name: String) {
-    createMemberToken(memberId: $memberId, name: $name) {
+  mutation CreateMemberToken($memberId: ID!, $name: String, $scope: TokenScope) {
+    createMemberToken(memberId: $memberId, name: $name, scope: $scope) {
       id
       memberId
+      scope
       prefix
       last4
       token
@@ -45,6 +47,14 @@ type TokenRow = ResultOf<typeof MemberTokensQuery>['memberTokens'][number];
 // Boolean): the list and the mutations name MemberToken so that the document cache refetches it.
 const TOKENS = { additionalTypenames: ['MemberToken'] };
 
+type Scope = 'WORKSPACE' | 'PERSON';
+
+/** Where a token acts, in words; a PERSON token is made only by its person for themself. */
+function scopeWords(scope: Scope, isYou: boolean): string {
+  if (scope === 'WORKSPACE') return 'This workspace';
+  return isYou ? 'All your workspaces' : 'All their workspaces';
+}
+
 /** One member's tokens: listed by prefix and last four, created (shown once), revoked after a confirmation. */
 export function TokensPanel({
   member,
@@ -61,6 +71,7 @@ export function TokensPanel({
     context: useMemo(() => TOKENS, []),
   });
   const [name, setName] = useState('');
+  const [scope, setScope] = useState<Scope>('WORKSPACE');
   const [created, setCreated] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<TokenRow | null>(null);
   const [create, createToken] = useMutation(CreateMemberTokenMutation);
@@ -68,7 +79,7 @@ export function TokensPanel({
   const { fields, other } = fieldErrors(create.error);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const result = await createToken({ memberId: member.id, name: name || null }, TOKENS);
+    const result = await createToken({ memberId: member.id, name: name || null, scope: isYou ? scope : null }, TOKENS);
     if (result.data) {
       setCreated(result.data.createMemberToken.token);
       setName('');
@@ -97,6 +108,21 @@ export function TokensPanel({
               error={fields.name}
               style={{ flex: 1, minWidth: 180 }}
             />
+            {isYou ? (
+              <Select
+                label="Acts in"
+                description="The command line names the workspace with aes login --workspace"
+                data={[
+                  { value: 'WORKSPACE', label: scopeWords('WORKSPACE', true) },
+                  { value: 'PERSON', label: scopeWords('PERSON', true) },
+                ]}
+                value={scope}
+                onChange={(v) => setScope((v as Scope | null) ?? 'WORKSPACE')}
+                allowDeselect={false}
+                error={fields.scope}
+                style={{ minWidth: 200 }}
+              />
+            ) : null}
             <Button type="submit" loading={create.fetching}>
               Create token
             </Button>
@@ -114,7 +140,7 @@ export function TokensPanel({
           {(data) => (
             <Table.ScrollContainer minWidth={560}>
               <Table aria-label={title}>
-                <TableHead columns={['Name', 'Token', 'Created', 'Last used', 'Status']} />
+                <TableHead columns={['Name', 'Token', 'Acts in', 'Created', 'Last used', 'Status']} />
                 <Table.Tbody>
                   {data.memberTokens.map((t) => (
                     <Table.Tr key={t.id}>
@@ -122,6 +148,7 @@ export function TokensPanel({
                       <Table.Td>
                         <KeyMask prefix={t.prefix} last4={t.last4} />
                       </Table.Td>
+                      <Table.Td>{scopeWords(t.scope, isYou)}</Table.Td>
                       <Table.Td>{when(t.createdAt)}</Table.Td>
                       <Table.Td>{when(t.lastUsedAt)}</Table.Td>
                       <RevokeCell

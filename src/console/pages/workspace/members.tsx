@@ -1,12 +1,13 @@
-import { Badge, Button, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
-import { useMemo, useState, type FormEvent } from 'react';
+import { Badge, Button, Group, Select, Stack, Table, Text } from '@mantine/core';
+import { useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { fieldErrors } from '../../errors.js';
+import { messageOf } from '../../errors.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { useIsAdmin, useViewer } from '../../viewer.js';
-import { ListStates, FormModal, FormActions } from '../../ui.js';
+import { ConfirmDialog, ErrorNotice, FormModal, ListStates } from '../../ui.js';
 import { TableHead } from '../../table-parts.js';
 import { TokensPanel } from './member-tokens.js';
+import { InviteForm, PendingInvitations, ROLE_OPTIONS, roleLabel } from './invitations.js';
 
 const MembersQuery = graphql(`
   query WorkspaceMembers {
@@ -23,21 +24,27 @@ const MembersQuery = graphql(`
   }
 `);
 
-const InviteMemberMutation = graphql(`
-  mutation InviteMember($input: InviteMemberInput!) {
-    inviteMember(input: $input) {
+const SetMemberRoleMutation = graphql(`
+  mutation SetMemberRole($memberId: ID!, $role: Role!) {
+    setMemberRole(memberId: $memberId, role: $role) {
       id
-      name
-      email
       role
-      createdAt
     }
+  }
+`);
+
+const RemoveMemberMutation = graphql(`
+  mutation RemoveMember($memberId: ID!) {
+    removeMember(memberId: $memberId)
   }
 `);
 
 type MemberRow = ResultOf<typeof MembersQuery>['workspace']['members'][number];
 
-/** The workspace's members; admins invite members and manage anyone's tokens, a member their own. */
+/**
+ * The workspace's members; admins invite people, change roles, remove members and manage anyone's
+ * tokens, a member their own.
+ */
 export default function MembersSection() {
   const isAdmin = useIsAdmin();
   const viewer = useViewer();
@@ -45,15 +52,18 @@ export default function MembersSection() {
   const [{ data, error, fetching }, refetch] = useQuery({ query: MembersQuery, context });
   const [inviting, setInviting] = useState(false);
   const [selected, setSelected] = useState<string | null>(null);
+  const [removing, setRemoving] = useState<MemberRow | null>(null);
+  const [, remove] = useMutation(RemoveMemberMutation);
   const members = data?.workspace.members ?? [];
   const selectedMember = members.find((m) => m.id === selected) ?? null;
   return (
     <Stack>
       <Group justify="space-between">
         <Text c="dimmed" size="sm">
-          Members sign in to the console and GraphQL with their personal tokens.
+          Members sign in to the console with their email and password (or a personal token); an invitation adds
+          someone.
         </Text>
-        {isAdmin ? <Button onClick={() => setInviting(true)}>Invite member</Button> : null}
+        {isAdmin ? <Button onClick={() => setInviting(true)}>Invite someone</Button> : null}
       </Group>
       <ListStates
         result={{ data, error, fetching }}
@@ -66,7 +76,9 @@ export default function MembersSection() {
         {(data) => (
           <Table.ScrollContainer minWidth={560}>
             <Table striped aria-label="Members">
-              <TableHead columns={['Name', 'Email', 'Role', 'Tokens']} />
+              <TableHead
+                columns={isAdmin ? ['Name', 'Email', 'Role', 'Tokens', 'Remove'] : ['Name', 'Email', 'Role', 'Tokens']}
+              />
               <Table.Tbody>
                 {members.map((m) => (
                   <MemberRowView
@@ -74,7 +86,9 @@ export default function MembersSection() {
                     member={m}
                     mayManage={isAdmin || m.id === viewer.id}
                     isYou={m.id === viewer.id}
+                    isAdmin={isAdmin}
                     onTokens={() => setSelected(m.id)}
+                    onRemove={() => setRemoving(m)}
                   />
                 ))}
               </Table.Tbody>
@@ -90,9 +104,20 @@ export default function MembersSection() {
           onClose={() => setSelected(null)}
         />
       ) : null}
-      <FormModal opened={inviting} onClose={() => setInviting(false)} title="Invite member">
+      {isAdmin ? <PendingInvitations /> : null}
+      <FormModal opened={inviting} onClose={() => setInviting(false)} title="Invite someone">
         <InviteForm onDone={() => setInviting(false)} />
       </FormModal>
+      <ConfirmDialog
+        opened={removing !== null}
+        title="Remove member"
+        confirmLabel="Remove"
+        onClose={() => setRemoving(null)}
+        onConfirm={async () => (await remove({ memberId: removing!.id }, context)).error}
+      >
+        {removing?.name} ({removing?.email}) loses access to this workspace at once: their console sessions here end,
+        and so do their tokens, Try-it keys and the apps they connected. Their account and other workspaces stay.
+      </ConfirmDialog>
     </Stack>
   );
 }
@@ -101,12 +126,16 @@ function MemberRowView({
   member,
   mayManage,
   isYou,
+  isAdmin,
   onTokens,
+  onRemove,
 }: {
   member: MemberRow;
   mayManage: boolean;
   isYou: boolean;
+  isAdmin: boolean;
   onTokens: () => void;
+  onRemove: () => void;
 }) {
   return (
     <Table.Tr>
@@ -121,9 +150,13 @@ function MemberRowView({
       </Table.Td>
       <Table.Td>{member.email}</Table.Td>
       <Table.Td>
-        <Badge variant="filled" color={member.role === 'ADMIN' ? 'indigo.9' : 'gray.7'}>
-          {member.role === 'ADMIN' ? 'Admin' : 'Member'}
-        </Badge>
+        {isAdmin ? (
+          <RoleSelect member={member} />
+        ) : (
+          <Badge variant="filled" color={member.role === 'ADMIN' ? 'indigo.9' : 'gray.7'}>
+            {roleLabel(member.role)}
+          </Badge>
+        )}
       </Table.Td>
       <Table.Td>
         {mayManage ? (
@@ -136,53 +169,38 @@ function MemberRowView({
           </Text>
         )}
       </Table.Td>
+      {isAdmin ? (
+        <Table.Td>
+          {isYou ? (
+            <Text size="xs" c="dimmed">
+              —
+            </Text>
+          ) : (
+            <Button size="xs" variant="outline" color="red.9" onClick={onRemove} aria-label={`Remove ${member.name}`}>
+              Remove
+            </Button>
+          )}
+        </Table.Td>
+      ) : null}
     </Table.Tr>
   );
 }
 
-function InviteForm({ onDone }: { onDone: () => void }) {
-  const [email, setEmail] = useState('');
-  const [name, setName] = useState('');
-  const [role, setRole] = useState<'MEMBER' | 'ADMIN'>('MEMBER');
-  const [{ fetching, error }, invite] = useMutation(InviteMemberMutation);
-  const { fields, other } = fieldErrors(error);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const result = await invite({ input: { email, role, ...(name.trim() ? { name } : {}) } });
-    if (!result.error) onDone();
-  };
+/** An admin's role picker for a member; the server keeps the last admin's role (its answer shows why). */
+function RoleSelect({ member }: { member: MemberRow }) {
+  const [{ fetching, error }, setRole] = useMutation(SetMemberRoleMutation);
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <TextInput
-          label="Email"
-          type="email"
-          required
-          data-autofocus
-          value={email}
-          onChange={(e) => setEmail(e.currentTarget.value)}
-          error={fields.email}
-        />
-        <TextInput
-          label="Name"
-          description="Defaults to the email"
-          value={name}
-          onChange={(e) => setName(e.currentTarget.value)}
-          error={fields.name}
-        />
-        <Select
-          label="Role"
-          data={[
-            { value: 'MEMBER', label: 'Member' },
-            { value: 'ADMIN', label: 'Admin' },
-          ]}
-          value={role}
-          onChange={(v) => setRole((v as 'MEMBER' | 'ADMIN' | null) ?? 'MEMBER')}
-          allowDeselect={false}
-          error={fields.role}
-        />
-        <FormActions error={other} submit="Invite member" loading={fetching} onCancel={onDone} light />
-      </Stack>
-    </form>
+    <Stack gap={2}>
+      <Select
+        size="xs"
+        aria-label={`Role of ${member.name}`}
+        data={ROLE_OPTIONS}
+        value={member.role}
+        disabled={fetching}
+        allowDeselect={false}
+        onChange={(v) => v && v !== member.role && void setRole({ memberId: member.id, role: v as MemberRow['role'] })}
+      />
+      <ErrorNotice light>{error ? messageOf(error) : null}</ErrorNotice>
+    </Stack>
   );
 }

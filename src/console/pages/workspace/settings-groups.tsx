@@ -35,8 +35,7 @@ export const GROUPS = {
   },
   loginSettings: {
     title: 'Login settings',
-    text: 'Free-form login settings of a hosted platform. Self-hosted, members sign in with their tokens.',
-    selfHosted: true,
+    text: 'How people sign in to this workspace: ssoRequired (single sign-on only; member tokens still work for the API and the CLI), allowedEmailDomains (where a single sign-on may come from; empty: anywhere), jitMembership (people of those domains join with a role, MEMBER or VIEWER, on their first single sign-on).',
   },
   valueCapture: {
     title: 'Value capture',

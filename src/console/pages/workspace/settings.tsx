@@ -239,12 +239,12 @@ function SettingsForm({ settings }: { settings: Settings }) {
           For a hosted platform
         </Title>
         <Text size="sm" c="dimmed">
-          Free-form groups with no fields of their own: each is a JSON object, stored and returned by the Workspace API
-          as you write it.
+          Groups with no fields of their own: each is a JSON object. Account rules and value capture are stored and
+          returned by the Workspace API as you write them; login settings are checked and enforced.
         </Text>
         {JSON_GROUPS.map((g) => (
           <Stack key={g} gap={4}>
-            <SelfHostedBadge />
+            {'selfHosted' in GROUPS[g] ? <SelfHostedBadge /> : null}
             <CodeEditor
               label={GROUPS[g].title}
               description={GROUPS[g].text}

@@ -6,7 +6,9 @@ export const consoleSessions: Mapping<ConsoleSession> = {
   toRow: (e) => ({
     id: e.id,
     member_id: e.memberId,
+    account_id: e.accountId,
     token_id: e.tokenId,
+    method: e.method,
     session_hash: e.sessionHash,
     created_at: e.createdAt,
     last_seen_at: e.lastSeenAt,
@@ -15,7 +17,9 @@ export const consoleSessions: Mapping<ConsoleSession> = {
   fromRow: (r) => ({
     id: r.id,
     memberId: r.member_id,
-    tokenId: r.token_id,
+    accountId: r.account_id,
+    tokenId: r.token_id ?? null,
+    method: r.method ?? 'token',
     sessionHash: r.session_hash,
     createdAt: date(r.created_at),
     lastSeenAt: date(r.last_seen_at),

@@ -19,3 +19,5 @@ export { channels } from './channels.js';
 export { activity } from './activity.js';
 export { webhookDeliveries } from './webhook-deliveries.js';
 export { agentChanges } from './agent-changes.js';
+export { accounts, accountIdentities } from './accounts.js';
+export { invitations } from './invitations.js';

@@ -6,6 +6,7 @@ export const members: Mapping<Member> = {
   toRow: (e) => ({
     id: e.id,
     workspace_id: e.workspaceId,
+    account_id: e.accountId,
     email: e.email,
     name: e.name,
     role: e.role,
@@ -14,6 +15,7 @@ export const members: Mapping<Member> = {
   fromRow: (r) => ({
     id: r.id,
     workspaceId: r.workspace_id,
+    accountId: r.account_id,
     email: r.email,
     name: r.name,
     role: r.role,

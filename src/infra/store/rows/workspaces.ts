@@ -6,6 +6,7 @@ export const workspaces: Mapping<Workspace> = {
   toRow: (e) => ({
     id: e.id,
     name: e.name,
+    slug: e.slug,
     settings: json(e.settings),
     daily_credit_limit: e.dailyCreditLimit,
     created_at: e.createdAt,
@@ -14,6 +15,7 @@ export const workspaces: Mapping<Workspace> = {
   fromRow: (r) => ({
     id: r.id,
     name: r.name,
+    slug: r.slug,
     settings: parseJson(r.settings),
     dailyCreditLimit: numOrNull(r.daily_credit_limit),
     createdAt: date(r.created_at),
