@@ -427,10 +427,10 @@ describe('e2e: the console: workspace sections', function () {
       for (const path of ['members', 'models', 'settings']) {
         await page.goto(`${h.svc.url}/console/workspace/${path}`);
         await page.getByRole('heading', { level: 2 }).waitFor();
-        await page
-          .getByRole('status')
-          .filter({ hasText: /Loading/ })
-          .waitFor({ state: 'detached' });
+        // Every section of the page has loaded (the members page loads its members and its invitations).
+        await page.waitForFunction(
+          () => ![...document.querySelectorAll('[role="status"]')].some((e) => /Loading/.test(e.textContent ?? '')),
+        );
         await axe();
       }
     } finally {
