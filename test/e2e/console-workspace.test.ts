@@ -428,9 +428,9 @@ describe('e2e: the console: workspace sections', function () {
         await page.goto(`${h.svc.url}/console/workspace/${path}`);
         await page.getByRole('heading', { level: 2 }).waitFor();
         // Every section of the page has loaded (the members page loads its members and its invitations).
-        await page.waitForFunction(
-          () => ![...document.querySelectorAll('[role="status"]')].some((e) => /Loading/.test(e.textContent ?? '')),
-        );
+        const loading = page.getByRole('status').filter({ hasText: /Loading/ });
+        for (let i = 0; i < 150 && (await loading.count()) > 0; i++) await page.waitForTimeout(100);
+        expect(await loading.count()).to.equal(0);
         await axe();
       }
     } finally {
