@@ -3,7 +3,7 @@
  * formatter's check; CI runs `npm run lint`.
  */
 const PROTOCOL_LIBRARIES =
-  '^(koa|@koa/|knex|knex-pglite|pg|@electric-sql/pglite|@modelcontextprotocol/|@a2a-js/|openai|ai|@ai-sdk/|graphql|type-graphql|@apollo/|smtp-server|nodemailer|mailparser|mailauth|twilio|oidc-provider|pino|prom-client|quickjs-emscripten)($|/)';
+  '^(koa|@koa/|knex|knex-pglite|pg|@electric-sql/pglite|@modelcontextprotocol/|@a2a-js/|openai|ai|@ai-sdk/|graphql|type-graphql|@apollo/|smtp-server|nodemailer|mailparser|mailauth|twilio|oidc-provider|pino|prom-client|quickjs-emscripten|@opentelemetry/)($|/)';
 
 /**
  * The surfaces' inbound adapters that are transports of their own, like the workers src/server.ts

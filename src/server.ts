@@ -1,3 +1,5 @@
+import { otelTracing } from './infra/tracing/otel-export.js';
+import { SERVICE_VERSION } from './infra/version.js';
 import os from 'node:os';
 import { systemClock } from './domain/clock.js';
 import { createServices, DEFAULT_SCRIPT_LIMITS, type Services } from './domain/services.js';
@@ -81,7 +83,10 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       logger,
     );
     const clock = opts.clock ?? systemClock;
+    // Spans go to a collector when OTEL_EXPORTER_OTLP_ENDPOINT (or its traces variant) is set.
+    const tracing = config.tracing ? otelTracing(config.tracing, SERVICE_VERSION) : undefined;
     const services: Services = createServices({
+      spanExport: tracing,
       metrics,
       cancels,
       store,
@@ -191,6 +196,10 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
           .close()
           .catch((err: unknown) => logger.error(errorFields(err), 'credit slices not given back at shutdown'));
         await ownSandbox.close();
+        // Spans still buffered go out before the process ends.
+        await tracing
+          ?.shutdown()
+          .catch((err: unknown) => logger.warn(errorFields(err), 'spans not exported at shutdown'));
         await stopListening?.();
         if (ownsDb) await closeDatabase(db);
       },

@@ -1,3 +1,5 @@
+import { Tracer } from './tracing/call-trace.js';
+import type { SpanExport } from './tracing/trace.ports.js';
 import { messagingTools } from './channels/messaging.tools.js';
 import { CallCancels, localCancelChannel } from './calls/call-cancels.js';
 import type { CancelChannel } from './calls/call-cancel.ports.js';
@@ -133,6 +135,8 @@ export interface Services {
 }
 
 export interface ServiceDeps {
+  /** Where spans are exported (OTLP); absent: they are only kept in the activity entries. */
+  spanExport?: SpanExport;
   store: Store;
   cipher: Cipher;
   clock: Clock;
@@ -215,12 +219,15 @@ export function createServices(deps: ServiceDeps): Services {
     },
   };
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
-  const pipeline = new Pipeline(admission, runs);
+  // Every call's spans: kept in its activity entry, and exported when a collector is configured.
+  const tracer = new Tracer(deps.spanExport);
+  const pipeline = new Pipeline(admission, runs, tracer);
   const calls = new CallLifecycle(
     activityLog,
     pipeline,
     new CallCancels(deps.cancels ?? localCancelChannel()),
     deps.metrics,
+    tracer,
   );
   const keys = new KeyService(store, clock);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };

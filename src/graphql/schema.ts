@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { ActivityResolver } from './resolvers/activity.resolver.js';
+import { TraceResolver, ActivitySpansResolver } from './resolvers/trace.resolver.js';
 import { AccountResolver } from './resolvers/account.resolver.js';
 import { AgentResolver } from './resolvers/agent.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
@@ -25,6 +26,8 @@ export const resolvers = [
   InvitationResolver,
   AgentResolver,
   ActivityResolver,
+  TraceResolver,
+  ActivitySpansResolver,
   MessageResolver,
   KeyResolver,
   McpGrantResolver,

@@ -1,4 +1,5 @@
 import { configEnv } from './config-env.js';
+import { tracingConfigOf, type TracingConfig } from './tracing/otel-config.js';
 import { parseTenantTemplate, type TenantTemplate } from '../domain/workspace/tenant-host.js';
 import { type OidcConfig, oidcConfigOf } from './sso/oidc-config.js';
 
@@ -57,6 +58,8 @@ export interface Config {
   twilioApiBase: string;
   /** Email channels (docs/decisions.md §32). */
   email: EmailConfig;
+  /** Traces exported over OTLP (the standard OTEL_* variables); null when no endpoint is set. */
+  tracing: TracingConfig | null;
   /** The shared platform: who operates the deployment, whether people may create workspaces. */
   platform: { operatorEmails: string[]; selfServiceWorkspaces: boolean };
   /** Single sign-on's OpenID Connect provider (OIDC_*); undefined: not configured. */
@@ -114,6 +117,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     );
   const oidc = oidcConfigOf(e);
   if (typeof oidc === 'string') throw new ConfigError(`Invalid configuration: ${oidc}`);
+  const tracing = tracingConfigOf(cleaned);
+  if (typeof tracing === 'string') throw new ConfigError(`Invalid configuration: ${tracing}`);
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const platformOrigins = e.PLATFORM_ORIGINS
     ? e.PLATFORM_ORIGINS.split(',')
@@ -148,6 +153,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       perAddressPerHour: e.OAUTH_REGISTRATIONS_PER_ADDRESS_HOUR,
     },
     platformOrigins,
+    tracing,
     platform: {
       operatorEmails: (e.OPERATOR_EMAILS ?? '')
         .split(',')

@@ -6,6 +6,7 @@ import type { Agent } from '../core/agent.entities.js';
 import type { Surface } from '../core/surface.entities.js';
 import type { ActivityEntry, ActivityKind } from './activity.entities.js';
 import type { Store } from '../ports.js';
+import type { SpanRecord } from '../tracing/span.types.js';
 
 /** Where entries go; infra batches them so writing the log costs a request almost nothing. */
 export interface ActivitySink {
@@ -84,7 +85,15 @@ export function loggable(body: unknown): { value: unknown; truncated: boolean } 
  * full entry cannot be, so that the request is still on record with its status and error.
  */
 export function withoutBodies(entry: ActivityEntry): ActivityEntry {
-  return { ...entry, requestHeaders: null, requestBody: null, response: null, logs: null, truncated: true };
+  return {
+    ...entry,
+    requestHeaders: null,
+    requestBody: null,
+    response: null,
+    logs: null,
+    spans: null,
+    truncated: true,
+  };
 }
 
 /** Where a surface that takes a message in without a run (an email receipt) has it logged: the call lifecycle. */
@@ -117,6 +126,10 @@ export interface ActivityRecord {
   protocol?: boolean;
   /** The webhook delivery the entry received or processed. */
   deliveryId?: string | null;
+  /** The call's W3C trace id. */
+  traceId?: string | null;
+  /** The call's spans (the console's timeline), and how many were left out past the bound. */
+  spans?: { list: SpanRecord[]; dropped: number } | null;
 }
 
 /**
@@ -178,6 +191,9 @@ export class ActivityLog {
       createdAt: this.clock.now(),
       protocol: r.protocol ?? false,
       deliveryId: r.deliveryId ?? null,
+      traceId: r.traceId ?? null,
+      spans: r.spans?.list.length ? r.spans.list : null,
+      spansDropped: r.spans?.dropped ?? 0,
     };
   }
 

@@ -1,4 +1,5 @@
 import type { Surface } from '../core/surface.entities.js';
+import type { SpanRecord } from '../tracing/span.types.js';
 
 // Entities of activity as the domain sees them. Repositories map rows to these explicitly.
 
@@ -38,4 +39,10 @@ export interface ActivityEntry {
   protocol: boolean;
   /** The webhook delivery the entry received (its receipt) or processed (its runs). */
   deliveryId: string | null;
+  /** The call's W3C trace id (the caller's when it sent a `traceparent`). */
+  traceId?: string | null;
+  /** The call's spans, oldest first (the console's run timeline); null when none were kept. */
+  spans?: SpanRecord[] | null;
+  /** Spans the call had past the bound (MAX_SPANS_PER_ENTRY), not kept. */
+  spansDropped?: number;
 }

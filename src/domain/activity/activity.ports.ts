@@ -19,6 +19,8 @@ export interface ActivityRepo {
   runsBySurface(agentId: string, since: Date): Promise<SurfaceUsage[]>;
   /** The `run` entries of these runs (a run has one). */
   findRuns(runIds: readonly string[]): Promise<ActivityEntry[]>;
+  /** Every entry naming this run (its request's, or its own `run` entry), newest first, with their spans. */
+  findByRunId(runId: string): Promise<ActivityEntry[]>;
   /**
    * The latest `run` entry of each of these webhook deliveries of the agent (one per delivery that
    * has one), without headers, bodies and logs unless `withBodies`.

@@ -5,6 +5,17 @@ import { utcDay } from '../clock.js';
 import type { DailyUsage } from '../admission/admission.entities.js';
 import { SURFACES } from '../core/surface.entities.js';
 import type { ActivityEntry } from './activity.entities.js';
+import type { SpanRecord } from '../tracing/span.types.js';
+
+/** A run's spans, from the activity entry of the call that ran it. */
+export interface RunTrace {
+  runId: string;
+  entryId: string;
+  agentId: string;
+  traceId: string | null;
+  spans: SpanRecord[];
+  spansDropped: number;
+}
 import { loadAgent, readableAgentIds, requireMember } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { ChargeSink } from '../admission/admission.ports.js';
@@ -155,6 +166,31 @@ export class ActivityService {
       entries.map((e) => e.agentId),
     );
     return entries.filter((e) => readable.has(e.agentId));
+  }
+
+  /**
+   * A run's trace as its activity entry keeps it (the call that ran it: a request's entry, or the
+   * run's own for a delivery or a message): null when no entry of an agent the principal may read
+   * names the run, or the entry kept no spans (older entries).
+   */
+  async trace(p: Principal, runId: string): Promise<RunTrace | null> {
+    if (typeof runId !== 'string' || runId.length > 100) return null;
+    const entries = (await this.store.repos.activity.findByRunId(runId)).filter((e) => e.spans?.length);
+    const readable = await readableAgentIds(
+      this.store.repos,
+      p,
+      entries.map((e) => e.agentId),
+    );
+    const entry = entries.find((e) => readable.has(e.agentId));
+    if (!entry) return null;
+    return {
+      runId,
+      entryId: entry.id,
+      agentId: entry.agentId,
+      traceId: entry.traceId ?? null,
+      spans: entry.spans ?? [],
+      spansDropped: entry.spansDropped ?? 0,
+    };
   }
 
   /**

@@ -7,6 +7,9 @@ import type { RunEntry, RunFacts, RunInput, RunResult } from '../runtime/run.typ
 import type { SurfaceRuns } from '../surfaces/surface-runs.ports.js';
 import type { CallCancels } from './call-cancels.js';
 import { callEntry, type CallEnding } from './call-entry.js';
+import { currentSpan, Tracer, withSpan, type Span } from '../tracing/call-trace.js';
+import type { AttrValue, SpanContextRef } from '../tracing/span.types.js';
+import { DomainError } from '../errors.js';
 
 /**
  * What a surface supplies to the lifecycle of one of its calls: only what differs between surfaces.
@@ -18,6 +21,15 @@ import { callEntry, type CallEnding } from './call-entry.js';
 export interface SurfaceCallParts {
   handle(): Promise<void>;
   ending(): CallEnding | null;
+  /** The call's server span: its name, the caller's span (a W3C `traceparent`), its attributes. */
+  opening?: CallOpening;
+}
+
+/** How a surface call's span begins (HTTP semantic conventions: `{method} {route}`). */
+export interface CallOpening {
+  name: string;
+  parent: SpanContextRef | null;
+  attributes: Record<string, AttrValue | null | undefined>;
 }
 
 /**
@@ -37,6 +49,8 @@ export class CallLifecycle implements SurfaceRuns {
     readonly cancels: CallCancels,
     /** Where runs are counted for /metrics (every admitted run, once it has ended). */
     private readonly metrics?: RunMetrics,
+    /** Starts each call's trace (exported when a collector is configured; always kept in the entry). */
+    private readonly tracer: Tracer = new Tracer(),
   ) {}
 
   /**
@@ -51,12 +65,15 @@ export class CallLifecycle implements SurfaceRuns {
     input: RunInput,
     opts: BeginOptions = {},
   ): Promise<AdmittedRun> {
-    return this.counted(entry, await this.pipeline.begin(principal, agent, entry, input, opts));
+    return this.counted(
+      entry,
+      await this.pipeline.begin(principal, agent, entry, input, { parent: currentSpan(), ...opts }),
+    );
   }
 
   /** Work that is not a handler run (Document API, MCP resources): guardrails on `inputText`, admission while `work` runs. */
   guard<T>(agent: Agent, inputText: string, work: () => Promise<T>): Promise<T> {
-    return this.pipeline.guard(agent, inputText, work);
+    return this.pipeline.guard(agent, inputText, work, currentSpan());
   }
 
   /**
@@ -66,9 +83,21 @@ export class CallLifecycle implements SurfaceRuns {
    */
   async run(parts: SurfaceCallParts): Promise<void> {
     const started = Date.now();
-    await parts.handle();
+    const open = parts.opening;
+    const span = this.tracer.begin(open?.name ?? 'call', open?.parent ?? null, {
+      kind: 'server',
+      attributes: open?.attributes,
+    });
+    try {
+      await withSpan(span, () => parts.handle());
+    } catch (err) {
+      span.fail(err).end();
+      throw err;
+    }
     const end = parts.ending();
-    if (end) this.activity.writeEntry(end.agent, callEntry(end, Date.now() - started));
+    if (end) settleServerSpan(span, end);
+    span.end();
+    if (end) this.activity.writeEntry(end.agent, { ...callEntry(end, Date.now() - started), ...traced(span) });
   }
 
   /**
@@ -84,14 +113,32 @@ export class CallLifecycle implements SurfaceRuns {
     opts: BeginOptions = {},
   ): Promise<AdmittedRun> {
     const started = Date.now();
+    // No request waits: the run's trace starts with a span of its own for the job (the queue's
+    // delivery or message), linked to the span that took it in when it names one.
+    const { links, ...rest } = opts;
+    const root = this.tracer.begin(`process ${input.surface.toLowerCase()}`, null, {
+      kind: 'consumer',
+      links,
+      attributes: {
+        'messaging.operation.type': 'process',
+        'aes.delivery.id': input.delivery?.id,
+        'aes.delivery.attempt': input.delivery?.attempt,
+      },
+    });
     let run: AdmittedRun;
     try {
-      run = await this.pipeline.begin(principal, agent, entry, input, opts);
+      run = await this.pipeline.begin(principal, agent, entry, input, { ...rest, parent: root });
     } catch (err) {
-      this.activity.writeEntry(agent, runEntry(input, runFacts(entry, undefined, err, Date.now() - started)));
+      root.fail(err).end();
+      const facts = runFacts(entry, undefined, err, Date.now() - started);
+      this.activity.writeEntry(agent, { ...runEntry(input, facts), ...traced(root) });
       throw err;
     }
-    return this.counted(entry, run).onEnded((facts) => this.activity.writeEntry(agent, runEntry(input, facts)));
+    return this.counted(entry, run).onEnded((facts) => {
+      if (facts.outcome !== 'ok') root.failWith('RUN_FAILED', facts.error ?? 'The run failed');
+      root.end();
+      this.activity.writeEntry(agent, { ...runEntry(input, facts), ...traced(root) });
+    });
   }
 
   /** Counts the run for /metrics when it ends: its handler kind, how it ended, its credits. */
@@ -119,6 +166,21 @@ export class CallLifecycle implements SurfaceRuns {
   received(agent: Agent, record: ActivityRecord): void {
     this.activity.writeEntry(agent, record);
   }
+}
+
+/** The server span's attributes once the call has ended: its status, and the refusal's code. */
+function settleServerSpan(span: Span, end: CallEnding): void {
+  span.set({ 'http.response.status_code': end.status });
+  if (end.failure === undefined) return;
+  // HTTP semantic conventions: a 4xx is the caller's error (the span keeps `error.type`); a 5xx fails the span.
+  if (end.status >= 500) span.fail(end.failure);
+  else span.set({ 'error.type': end.failure instanceof DomainError ? end.failure.code : 'INTERNAL' });
+}
+
+/** The trace id and the spans of the call `span` belongs to, for its activity entry. */
+function traced(span: Span): Pick<ActivityRecord, 'traceId' | 'spans'> {
+  const { spans, dropped } = span.trace.spans();
+  return { traceId: span.trace.traceId, spans: { list: spans, dropped } };
 }
 
 /**

@@ -1,5 +1,6 @@
 // The language model's port: src/infra/models implements it (the Vercel AI SDK); the domain never imports it.
 import type { Json } from '../json.js';
+import type { Span } from '../tracing/call-trace.js';
 
 /** A model resolved from a reference: everything a provider adapter needs to call it. */
 export interface ResolvedModel {
@@ -22,8 +23,9 @@ export interface ToolDefinition {
   /**
    * Runs the tool on this side. A tool without it is the caller's own (a client tool of the
    * OpenAI-compatible API): a call of it ends the model call with the call in `toolCalls`.
+   * `callId` is the model's id of the call (its span names it).
    */
-  execute?(args: Record<string, unknown>, signal?: AbortSignal): Promise<Json>;
+  execute?(args: Record<string, unknown>, signal?: AbortSignal, callId?: string): Promise<Json>;
 }
 
 /** A part of a user message: text, or an image by URL (`data:` URLs included). */
@@ -76,6 +78,8 @@ export interface ModelCall {
    * provider failed) is still charged for it. The adapter's own when absent.
    */
   meter?: UsageReport;
+  /** The run's span: each request to the provider is a `chat {model}` span under it, named in its `traceparent`. */
+  span?: Span;
 }
 
 /**

@@ -1,20 +1,27 @@
 import type { Admission, AdmissionService } from '../admission/admission.service.js';
-import { DomainError, RunFailed } from '../errors.js';
+import { DomainError, LimitExceeded, RunFailed } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Principal } from '../principal.js';
 import type { RunEntry, RunEvent, RunInput, RunFacts, RunOptions, RunResult } from './run.types.js';
 import { runCreditBound } from './run-credits.js';
 import type { RunService } from './run.service.js';
-import { checkInput } from './guardrails.js';
+import { checkInput, checksInput } from './guardrails.js';
+import { Tracer, type Span } from '../tracing/call-trace.js';
+import type { SpanContextRef } from '../tracing/span.types.js';
+import { runSpanAttributes, settledRunAttributes } from './run-span.js';
 
 /**
  * A run's options as `begin` takes them: the signal may be given as the function that makes it,
  * called only once the run is admitted (making an AbortSignal costs a refused request more than
  * most of what it does).
  */
-export interface BeginOptions extends Omit<RunOptions, 'signal'> {
+export interface BeginOptions extends Omit<RunOptions, 'signal' | 'span'> {
   signal?: AbortSignal | (() => AbortSignal);
+  /** The call's span the run is a child of (a surface request's); absent: the run starts a trace of its own. */
+  parent?: Span;
+  /** Spans the run relates to without being their child (a webhook delivery's receipt). */
+  links?: SpanContextRef[];
 }
 
 /**
@@ -33,6 +40,7 @@ export class Pipeline {
   constructor(
     private readonly admission: AdmissionService,
     private readonly runs: RunService,
+    private readonly tracer: Tracer = new Tracer(),
   ) {}
 
   /** Runs an entry to its end (checks, admission, run); handler failures are `result.error`, refusals are thrown. */
@@ -51,9 +59,9 @@ export class Pipeline {
    * The pipeline around work that is not a handler run (Document API operations): input guardrails
    * on the request text, then admission (credit limits, a concurrency slot) for the duration of `work`.
    */
-  async guard<T>(agent: Agent, inputText: string, work: () => Promise<T>): Promise<T> {
-    if (inputText) checkInput(agent.guardrails, inputText);
-    const admitted = await this.admission.admit(agent);
+  async guard<T>(agent: Agent, inputText: string, work: () => Promise<T>, parent?: Span): Promise<T> {
+    if (inputText) checked(parent, () => checkInput(agent.guardrails, inputText));
+    const admitted = await admittedIn(parent, () => this.admission.admit(agent));
     try {
       return await work();
     } finally {
@@ -87,15 +95,33 @@ export class Pipeline {
     opts: BeginOptions = {},
   ): Promise<AdmittedRun> {
     const started = Date.now();
-    this.runs.check(agent, input);
-    const admitted = await this.admission.admit(agent, runCreditBound(agent, entry));
+    const runId = opts.runId ?? newId('run');
+    const name = `invoke_agent ${agent.name}`;
+    const attributes = runSpanAttributes(agent, entry, input, runId);
+    const span = opts.parent
+      ? opts.parent.child(name, { attributes, links: opts.links })
+      : this.tracer.begin(name, null, { attributes, links: opts.links });
+    let admitted: Admission;
+    try {
+      if (checksInput(agent.guardrails)) checked(span, () => this.runs.check(agent, input));
+      admitted = await admittedIn(span, () => this.admission.admit(agent, runCreditBound(agent, entry)));
+    } catch (err) {
+      span.fail(err).end();
+      throw err;
+    }
+    const { parent: _parent, links: _links, ...rest } = opts;
     const named: RunOptions & { runId: string } = {
-      ...opts,
+      ...rest,
       signal: typeof opts.signal === 'function' ? opts.signal() : opts.signal,
-      runId: opts.runId ?? newId('run'),
+      runId,
+      span,
     };
-    return new AdmittedRun(named.runId, admitted, started, (a, t, ended) =>
-      this.runAdmitted(principal, agent, entry, input, named, a, t, ended),
+    return new AdmittedRun(
+      named.runId,
+      admitted,
+      started,
+      (a, t, ended) => this.runAdmitted(principal, agent, entry, input, named, a, t, ended),
+      span,
     );
   }
 
@@ -130,8 +156,48 @@ export class Pipeline {
       failure = err;
       throw err;
     } finally {
-      ended(runFacts(entry, result, failure, Date.now() - started, spent.credits));
+      const facts = runFacts(entry, result, failure, Date.now() - started, spent.credits);
+      const span = opts.span!;
+      span.set(settledRunAttributes(result, facts));
+      if (failure !== undefined) span.fail(failure);
+      else if (result?.error)
+        span.set({ 'aes.run.error_kind': result.error.kind }).failWith('RUN_FAILED', result.error.message);
+      span.end();
+      ended(facts);
     }
+  }
+}
+
+/** Input guardrails as a span of `parent` with their verdict (a refusal is thrown on). */
+function checked(parent: Span | undefined, check: () => void): void {
+  const span = parent?.child('guardrails', { attributes: { 'aes.guardrails.stage': 'input' } });
+  try {
+    check();
+    span?.set({ 'aes.guardrails.verdict': 'pass' });
+  } catch (err) {
+    span?.set({ 'aes.guardrails.verdict': 'blocked' }).fail(err);
+    throw err;
+  } finally {
+    span?.end();
+  }
+}
+
+/** Admission as a span of `parent`: admitted, or refused with the limit that decided it. */
+async function admittedIn<T>(parent: Span | undefined, admit: () => Promise<T>): Promise<T> {
+  const span = parent?.child('admission');
+  try {
+    const admitted = await admit();
+    span?.set({ 'aes.admission.decision': 'admitted' });
+    return admitted;
+  } catch (err) {
+    span?.set({
+      'aes.admission.decision': 'refused',
+      'aes.admission.limit': err instanceof LimitExceeded ? err.reason : null,
+    });
+    span?.fail(err);
+    throw err;
+  } finally {
+    span?.end();
   }
 }
 
@@ -189,6 +255,8 @@ export class AdmittedRun {
       started: number,
       ended: (facts: RunFacts) => void,
     ) => AsyncGenerator<RunEvent>,
+    /** The run's span (`invoke_agent`); the call's trace holds it. */
+    readonly span: Span = new Tracer().begin('invoke_agent', null),
   ) {}
 
   events(): AsyncGenerator<RunEvent> {
@@ -210,6 +278,7 @@ export class AdmittedRun {
   async cancel(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    this.span.set({ 'aes.run.cancelled': true }).end();
     await this.admitted.release();
   }
 }

@@ -21,6 +21,7 @@ import { type Json } from '../json.js';
 import { creditsFor } from './run-credits.js';
 import { userTurn } from './run-input.js';
 import { runScript } from './script-run.js';
+import { inputMessages, outputMessages, tracedTool } from './run-span.js';
 import type { RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
 
 export interface RunServiceDeps {
@@ -86,7 +87,12 @@ export class RunService {
     });
 
     if (entry.handler.kind === 'script') {
-      yield finish(await runScript(this.deps, agent, entry, input, base, opts));
+      const span = opts.span?.child(`execute_script ${entry.name}`, { attributes: { 'aes.entry': entry.name } });
+      const result = await runScript(this.deps, agent, entry, input, base, opts);
+      if (result.error)
+        span?.set({ 'aes.run.error_kind': result.error.kind }).failWith('RUN_FAILED', result.error.message);
+      span?.end();
+      yield finish(result);
       return;
     }
 
@@ -113,8 +119,13 @@ export class RunService {
       messages: dialogue
         ? dialogue.messages
         : [...(opts.history ?? []), { role: 'user' as const, content: userTurn(input) }],
-      tools: [...this.toolsFor(agent, { runId, input }), ...(dialogue?.clientTools ?? [])],
+      tools: [
+        ...this.toolsFor(agent, { runId, input }).map((t) => tracedTool(t, g, opts.span)),
+        ...(dialogue?.clientTools ?? []),
+      ],
     };
+    const content = opts.span?.settings.captureContent ? opts.span : undefined;
+    content?.set({ 'gen_ai.input.messages': inputMessages(g, prompt.messages) });
     // What the model used so far: a run that ends early (the caller went away, the provider failed)
     // is charged for it, never 0 once the provider answered (docs/runtime.md).
     const meter = new UsageMeter(promptChars(prompt));
@@ -132,6 +143,7 @@ export class RunService {
         maxOutputTokens: lower(g.maxOutputTokens ?? undefined, dialogue?.maxOutputTokens),
         stopWhenUsage: maxCredits == null ? undefined : (u) => creditsFor(model, u) >= maxCredits,
         signal: opts.signal,
+        span: opts.span,
       });
       for await (const ev of events) {
         if (ev.type === 'delta') {
@@ -162,7 +174,9 @@ export class RunService {
             },
           });
         } else {
-          yield finish({ ...done, output: redactText(g, ev.result.text) });
+          const output = redactText(g, ev.result.text);
+          content?.set({ 'gen_ai.output.messages': outputMessages(output, ev.result.finishReason) });
+          yield finish({ ...done, output });
         }
         return;
       }

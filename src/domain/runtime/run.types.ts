@@ -10,6 +10,7 @@ import type {
   ToolDefinition,
 } from '../models/language-model.ports.js';
 import type { Workspace } from '../workspace/workspace.entities.js';
+import type { Span } from '../tracing/call-trace.js';
 
 /** The input of a run, the same shape on every surface (credential headers never included). */
 export interface RunInput {
@@ -93,6 +94,8 @@ export interface RunOptions {
    * credits it used, for the pipeline to charge.
    */
   spent?: { credits: number };
+  /** The run's span (`invoke_agent`): its model calls, tools and script are its children. */
+  span?: Span;
 }
 
 /**

@@ -53,6 +53,11 @@ export class ActivityEntry {
       "On a webhook receipt: its delivery's latest run (an entry of kind RUN), null while none has ended; null on other entries",
   })
   deliveryRun?: ActivityEntry | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "The call's W3C trace id (the caller's when it sent a traceparent); a collector shows the same trace",
+  })
+  traceId?: string | null;
 }
 
 @ObjectType()

@@ -31,22 +31,24 @@ import { promptChars, UsageMeter } from '../../domain/runtime/usage-meter.js';
 import { listProviderModels } from './model-list.js';
 import { providerFailure } from './provider-errors.js';
 import { reportedUsage } from './reported-usage.js';
+import { ChatSpans } from './chat-spans.js';
 
 /** The provider model for a resolved reference (OpenAI chat completions, Anthropic, or any compatible server). */
-function providerModel(m: ResolvedModel): LanguageModel {
+function providerModel(m: ResolvedModel, fetch?: typeof globalThis.fetch): LanguageModel {
   switch (m.provider) {
     case 'anthropic':
       // Never undefined: the SDK would then read ANTHROPIC_API_KEY itself and send it to any base URL.
-      return createAnthropic({ apiKey: m.apiKey ?? '', baseURL: m.baseUrl ?? undefined })(m.model);
+      return createAnthropic({ apiKey: m.apiKey ?? '', baseURL: m.baseUrl ?? undefined, fetch })(m.model);
     case 'openai':
       // .chat(): compatible servers (Ollama, vLLM, LM Studio) speak chat completions, not /responses.
-      return createOpenAI({ apiKey: m.apiKey ?? 'not-needed', baseURL: m.baseUrl ?? undefined }).chat(m.model);
+      return createOpenAI({ apiKey: m.apiKey ?? 'not-needed', baseURL: m.baseUrl ?? undefined, fetch }).chat(m.model);
     case 'openai-compatible':
       return createOpenAICompatible({
         name: 'openai-compatible',
         baseURL: m.baseUrl!,
         apiKey: m.apiKey ?? undefined,
         includeUsage: true,
+        fetch,
       }).chatModel(m.model);
   }
 }
@@ -64,9 +66,9 @@ function toolSet(tools: ToolDefinition[], logger: Logger): ToolSet {
     set[t.name] = tool({
       description: t.description,
       inputSchema,
-      execute: async (args: unknown, opts: { abortSignal?: AbortSignal }) => {
+      execute: async (args: unknown, opts: { abortSignal?: AbortSignal; toolCallId?: string }) => {
         try {
-          return await execute((args ?? {}) as Record<string, unknown>, opts.abortSignal);
+          return await execute((args ?? {}) as Record<string, unknown>, opts.abortSignal, opts.toolCallId);
         } catch (err) {
           // The model sees refusals (policy, validation) and can correct itself; internals stay hidden.
           if (err instanceof DomainError) return { error: err.message, code: err.code };
@@ -101,11 +103,19 @@ export function aiSdkModels(logger: Logger): LanguageModels {
     const clientTools = new Set(call.tools.filter((t) => !t.execute).map((t) => t.name));
     let finishReason: FinishReason = 'stop';
     const settings = call.settings ?? {};
+    // Each request to the provider is a `chat {model}` span of the run, named in its traceparent.
+    const chats = call.span ? new ChatSpans(call.span, call.model) : null;
     try {
       // Inside the try: whatever fails, even building the provider, leaves as a ModelFailure, so no
       // raw provider error (whose fields hold the URL and the prompt) reaches a caller or the log.
       const result = streamText({
-        model: providerModel(call.model),
+        model: providerModel(call.model, chats?.fetch()),
+        prepareStep: chats
+          ? () => {
+              chats.step();
+              return undefined;
+            }
+          : undefined,
         system: call.system || undefined,
         messages: call.messages.map(sdkMessage),
         tools: call.tools.length ? toolSet(call.tools, logger) : undefined,
@@ -151,6 +161,7 @@ export function aiSdkModels(logger: Logger): LanguageModels {
             break;
           case 'finish-step':
             meter.stepFinished(reportedOf(part.usage));
+            chats?.finished(part);
             break;
           case 'tool-call':
             meter.output(part.toolName.length + JSON.stringify(part.input ?? {}).length);
@@ -178,6 +189,7 @@ export function aiSdkModels(logger: Logger): LanguageModels {
         }
       }
     } catch (err) {
+      chats?.failed(err instanceof ModelFailure ? err : providerFailure(err, call.model));
       if (err instanceof ModelFailure) throw err;
       const failure = providerFailure(err, call.model);
       // Operators see the failure too, as members do: the provider's text without credentials. A
@@ -188,6 +200,9 @@ export function aiSdkModels(logger: Logger): LanguageModels {
           'model call failed',
         );
       throw failure;
+    } finally {
+      // A call its reader stopped early: the open step's span ends unfinished.
+      chats?.cut();
     }
     yield { type: 'done', result: { text, usage: meter.used(), toolCalls, clientToolCalls, finishReason } };
   }

@@ -33,6 +33,8 @@ const COLUMNS: [name: string, type: string, cast?: string][] = [
   ['created_at', 'timestamptz'],
   ['protocol', 'boolean'],
   ['delivery_id', 'text'],
+  ['trace_id', 'text'],
+  ['spans', 'text', 'jsonb'],
 ];
 
 const INSERT =

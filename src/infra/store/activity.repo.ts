@@ -40,6 +40,7 @@ const ACTIVITY_LIGHT_COLUMNS = [
   'created_at',
   'protocol',
   'delivery_id',
+  'trace_id',
 ];
 
 /** The filters of an activity page on the table's alias `t` (the page itself, or a receipt it folds a run into). */
@@ -82,6 +83,12 @@ export function activityRepo(db: Conn): ActivityRepo {
         runIds.length
           ? (await db('activity_log').whereIn('run_id', runIds).andWhere({ kind: 'run' })).map(rows.activity.fromRow)
           : [],
+      ),
+    findByRunId: (runId) =>
+      q(async () =>
+        (await db('activity_log').where('run_id', runId).orderBy('created_at', 'desc').limit(10)).map(
+          rows.activity.fromRow,
+        ),
       ),
     list: (agentId, opts) =>
       q(async () => {

@@ -1,6 +1,8 @@
 import type Koa from 'koa';
 import type { Agent } from '../../domain/core/agent.entities.js';
 import type { CallEnding } from '../../domain/calls/call-entry.js';
+import type { CallOpening } from '../../domain/calls/call-lifecycle.js';
+import { parseTraceparent } from '../../domain/tracing/trace-context.js';
 import type { Services } from '../../domain/services.js';
 import type { Surface } from '../../domain/core/surface.entities.js';
 import type { CallFacts, SurfaceCaller } from '../../domain/surfaces/surface-access.js';
@@ -41,7 +43,30 @@ export function activityEntry(services: Services): Koa.Middleware {
     services.calls.run({
       handle: () => next(),
       ending: () => endingOf(ctx, ctx.state as SurfaceState),
+      opening: openingOf(ctx),
     });
+}
+
+/**
+ * The call's server span as the HTTP semantic conventions name it (`{method} {route}`, the route
+ * template), the child of the caller's span when it sent a W3C `traceparent`.
+ */
+function openingOf(ctx: Koa.Context): CallOpening {
+  const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  const template = typeof route === 'string' ? route : undefined;
+  return {
+    name: template ? `${ctx.method} ${template}` : ctx.method,
+    parent: parseTraceparent(ctx.get('traceparent') || undefined, ctx.get('tracestate') || undefined),
+    attributes: {
+      'http.request.method': ctx.method,
+      'http.route': template,
+      'url.path': ctx.path,
+      'url.scheme': ctx.protocol,
+      'server.address': ctx.hostname,
+      'aes.surface': (ctx.state as SurfaceState).surface,
+      'aes.request.id': (ctx.state.requestId as string | undefined) ?? undefined,
+    },
+  };
 }
 
 /**

@@ -29,6 +29,8 @@ export const activity: Mapping<ActivityEntry> = {
     created_at: e.createdAt,
     protocol: e.protocol,
     delivery_id: e.deliveryId,
+    trace_id: e.traceId ?? null,
+    spans: e.spans?.length ? json({ spans: e.spans, dropped: e.spansDropped ?? 0 }) : null,
   }),
   fromRow: (r) => ({
     id: r.id,
@@ -56,5 +58,14 @@ export const activity: Mapping<ActivityEntry> = {
     createdAt: date(r.created_at),
     protocol: Boolean(r.protocol),
     deliveryId: r.delivery_id ?? null,
+    traceId: r.trace_id ?? null,
+    ...spansOf(r.spans),
   }),
 };
+
+/** The stored spans (`{ spans, dropped }`), or none when the column was not read or holds nothing. */
+function spansOf(value: unknown): Pick<ActivityEntry, 'spans' | 'spansDropped'> {
+  if (value == null) return { spans: null, spansDropped: 0 };
+  const v = parseJson(value) as { spans?: ActivityEntry['spans']; dropped?: number } | null;
+  return { spans: Array.isArray(v?.spans) ? v.spans : null, spansDropped: Number(v?.dropped ?? 0) };
+}
