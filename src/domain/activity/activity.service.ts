@@ -1,3 +1,5 @@
+import { NotFound } from '../errors.js';
+import { canNameEntity, printableParam } from '../ids.js';
 import type { ActivitySink } from './activity-log.js';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
@@ -171,10 +173,12 @@ export class ActivityService {
   /**
    * A run's trace as its activity entry keeps it (the call that ran it: a request's entry, or the
    * run's own for a delivery or a message): null when no entry of an agent the principal may read
-   * names the run, or the entry kept no spans (older entries).
+   * names the run, or the entry kept no spans (older entries): refused as not found either way, as
+   * another workspace's run must be.
    */
-  async trace(p: Principal, runId: string): Promise<RunTrace | null> {
-    if (typeof runId !== 'string' || runId.length > 100) return null;
+  async trace(p: Principal, runId: string): Promise<RunTrace> {
+    if (typeof runId !== 'string' || runId.length > 100 || !canNameEntity(runId))
+      throw new NotFound('Run', printableParam(String(runId).slice(0, 100)));
     const entries = (await this.store.repos.activity.findByRunId(runId)).filter((e) => e.spans?.length);
     const readable = await readableAgentIds(
       this.store.repos,
@@ -182,7 +186,7 @@ export class ActivityService {
       entries.map((e) => e.agentId),
     );
     const entry = entries.find((e) => readable.has(e.agentId));
-    if (!entry) return null;
+    if (!entry) throw new NotFound('Run', runId);
     return {
       runId,
       entryId: entry.id,

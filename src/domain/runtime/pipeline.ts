@@ -232,7 +232,13 @@ export function runFacts(
  * pipeline's `begin` inside the call lifecycle, which writes the run's entry (src/domain/calls).
  */
 export interface UnattendedRuns {
-  begin(principal: Principal, agent: Agent, entry: RunEntry, input: RunInput): Promise<AdmittedRun>;
+  begin(
+    principal: Principal,
+    agent: Agent,
+    entry: RunEntry,
+    input: RunInput,
+    opts?: BeginOptions,
+  ): Promise<AdmittedRun>;
 }
 
 /**

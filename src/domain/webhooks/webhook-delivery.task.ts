@@ -1,3 +1,4 @@
+import { parseTraceparent } from '../tracing/trace-context.js';
 import { DomainError, LimitExceeded, Unavailable } from '../errors.js';
 import type { SystemPrincipal } from '../principal.js';
 import type { Store } from '../ports.js';
@@ -71,7 +72,10 @@ export class WebhookDeliveryTask {
     if (rawBody === null) return failed('The delivery was removed');
     let run: AdmittedRun;
     try {
-      run = await this.calls.begin(principal, agent, entry, deliveryRunInput({ ...d, rawBody }));
+      const receipt = parseTraceparent(d.receiptTrace);
+      run = await this.calls.begin(principal, agent, entry, deliveryRunInput({ ...d, rawBody }), {
+        links: receipt ? [receipt] : [],
+      });
     } catch (err) {
       if (err instanceof LimitExceeded || err instanceof Unavailable) return deferred(err);
       if (err instanceof DomainError) return failed(err.message);

@@ -1,3 +1,4 @@
+import { currentSpan } from '../tracing/call-trace.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import type { Webhook } from '../entries/entry.entities.js';
@@ -177,6 +178,7 @@ export class WebhookReceiptService {
       headers,
       rawBody,
       ...queuedAt(now),
+      receiptTrace: currentSpan()?.traceparent() ?? null,
     };
     let stored: { delivery: WebhookDeliverySummary; duplicate: boolean };
     try {

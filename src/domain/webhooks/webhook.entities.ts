@@ -36,6 +36,8 @@ export interface WebhookDelivery {
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
+  /** The W3C traceparent of the request that received it: the run that processes it links to that span. */
+  receiptTrace?: string | null;
 }
 
 /**

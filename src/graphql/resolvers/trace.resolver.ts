@@ -9,13 +9,12 @@ import { RunSpan, RunTrace } from './trace.types.js';
 @Resolver()
 export class TraceResolver {
   @Query(() => RunTrace, {
-    nullable: true,
     description:
-      "A run's spans, from the activity entry of the call that ran it; null when no agent you may read has it, or its entry kept none",
+      "A run's spans, from the activity entry of the call that ran it; NOT_FOUND when no agent you may read has it, or its entry kept none",
   })
-  async trace(@Arg('runId', () => ID) runId: string, @Ctx() ctx: Context): Promise<RunTrace | null> {
+  async trace(@Arg('runId', () => ID) runId: string, @Ctx() ctx: Context): Promise<RunTrace> {
     const t = await ctx.services.activity.trace(ctx.principal, runId);
-    return t && { ...t, spans: runSpans(t.spans) };
+    return { ...t, spans: runSpans(t.spans) };
   }
 }
 

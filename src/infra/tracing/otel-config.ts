@@ -16,6 +16,8 @@ export interface TracingConfig {
   latestGenAi: boolean;
   /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true. */
   captureContent: boolean;
+  /** OTEL_BSP_SCHEDULE_DELAY: how long the batch processor waits before it sends (default 5000 ms). */
+  scheduleDelayMillis: number;
 }
 
 export const SAMPLERS = [
@@ -83,6 +85,9 @@ export function tracingConfigOf(env: Record<string, string | undefined>): Tracin
   const samplerName = (env.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on').trim().toLowerCase();
   if (!(SAMPLERS as readonly string[]).includes(samplerName))
     return `OTEL_TRACES_SAMPLER: one of ${SAMPLERS.join(', ')}`;
+  const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 5000);
+  if (!Number.isInteger(delay) || delay < 0 || delay > 600_000)
+    return 'OTEL_BSP_SCHEDULE_DELAY: milliseconds, from 0 to 600000';
   const ratio = env.OTEL_TRACES_SAMPLER_ARG === undefined ? 1 : Number(env.OTEL_TRACES_SAMPLER_ARG);
   if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1) return 'OTEL_TRACES_SAMPLER_ARG: a ratio from 0 to 1';
   return {
@@ -98,5 +103,6 @@ export function tracingConfigOf(env: Record<string, string | undefined>): Tracin
       .map((s) => s.trim())
       .includes('gen_ai_latest_experimental'),
     captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true',
+    scheduleDelayMillis: delay,
   };
 }

@@ -109,7 +109,7 @@ export function otelTracing(config: TracingConfig, serviceVersion: string): Otel
       'service.name': config.serviceName,
       'service.version': serviceVersion,
     }),
-    spanProcessors: [new BatchSpanProcessor(exporter)],
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: config.scheduleDelayMillis })],
   });
   const tracer = provider.getTracer('agent-exposure-service', serviceVersion);
   return {

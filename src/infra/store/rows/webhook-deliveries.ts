@@ -30,6 +30,7 @@ export const webhookDeliveries: Mapping<WebhookDelivery> = {
     created_at: e.createdAt,
     updated_at: e.updatedAt,
     completed_at: e.completedAt,
+    receipt_trace: e.receiptTrace ?? null,
   }),
   fromRow: (r) => ({
     id: r.id,
@@ -55,6 +56,7 @@ export const webhookDeliveries: Mapping<WebhookDelivery> = {
     createdAt: date(r.created_at),
     updatedAt: date(r.updated_at),
     completedAt: dateOrNull(r.completed_at),
+    receiptTrace: r.receipt_trace ?? null,
   }),
 };
 
