@@ -6,7 +6,8 @@ import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js
 // narrow the list; the detail drawer shows headers, body, response, credits and ids, and the values
 // the service redacted (a credential header, an e-mail address the guardrails redact) as
 // "redacted"; Usage's tables give the same figures as the calls; a daily limit of 0 saved in Limits
-// makes the next call a 429, and clearing it lets calls through again. axe-core on every tab, at
+// makes the next call a 429, and clearing it lets calls through again. A prompt run that calls a
+// document tool shows its spans in the drawer's timeline. axe-core on every tab, at
 // 1280×800 and at 390×844; no console error and no CSP violation.
 
 describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
@@ -370,6 +371,89 @@ describe('e2e: the console’s Activity, Usage and Limits tabs', function () {
       .and.include('200')
       .and.include('run ok');
     expect(await h.axeProblems()).to.deep.equal([]);
+  });
+
+  it('Activity: the drawer’s timeline shows a prompt run’s spans — the run, two model calls with their tokens, the document tool with its input', async () => {
+    const bot = (
+      await gql('mutation { createAgent(input: { name: "Timeline bot", defaultModel: "house-model" }) { id } }')
+    ).createAgent.id;
+    await gql('mutation($a: ID!, $c: CapabilitiesInput!) { setCapabilities(agentId: $a, input: $c) { id } }', {
+      a: bot,
+      c: { documents: true },
+    });
+    const doc = (
+      await gql('mutation($a: ID!, $i: DocumentInput!) { createDocument(agentId: $a, input: $i) { id } }', {
+        a: bot,
+        i: { name: 'Guide', kind: 'TEXT', content: 'Be kind to leads.' },
+      })
+    ).createDocument.id;
+    await gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+      a: bot,
+      i: { path: 'assist', handler: { prompt: 'Use your tools.' } },
+    });
+    const botKey = (await gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "t") { key } }', { a: bot }))
+      .createAgentApiKey.key;
+    h.fake.reset();
+    h.fake.enqueue(
+      { toolCalls: [{ name: 'read_document', arguments: { documentId: doc } }], usage: { prompt: 31, completion: 7 } },
+      { text: 'Be kind.', usage: { prompt: 53, completion: 4 } },
+    );
+    const r = await fetch(`${base()}/agents/${bot}/api/assist`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-agent-access-key': botKey },
+      body: JSON.stringify({ task: 'read the guide' }),
+    });
+    expect(r.status, await r.clone().text()).to.equal(200);
+    expect(h.fake.pending()).to.equal(0);
+
+    await page.goto(`${base()}/console/agents/${bot}/activity`);
+    await expectRows(1);
+    await rows().first().getByRole('button').click();
+    const drawer = page.getByRole('dialog', { name: 'Activity entry' });
+    const timeline = drawer.getByRole('list', { name: 'Run timeline' });
+    await timeline.waitFor();
+    const text = async (l: ReturnType<typeof timeline.locator>) => ((await l.textContent()) ?? '').replace(/\s+/g, ' ');
+    expect(await timeline.locator('li[data-span^="invoke_agent"]').count()).to.equal(1);
+    expect(await text(timeline.locator('li[data-span^="invoke_agent"]')))
+      .to.include('Timeline bot')
+      .and.match(/credits/);
+    const chats = timeline.locator('li[data-span^="chat"]');
+    expect(await chats.count()).to.equal(2);
+    expect(await text(chats.nth(0)))
+      .to.include('tokens 31 in / 7 out')
+      .and.match(/\d ms/);
+    expect(await text(chats.nth(1))).to.include('tokens 53 in / 4 out');
+    const tool = timeline.locator('li[data-span="execute_tool read_document"]');
+    expect(await tool.count()).to.equal(1);
+    // Collapsed until asked for, as long bodies are.
+    expect(await drawer.getByRole('region', { name: /Input of execute_tool read_document/ }).count()).to.equal(0);
+    await tool.getByRole('button', { name: 'Input and output of execute_tool read_document' }).click();
+    expect(await drawer.getByRole('region', { name: /Input of execute_tool read_document/ }).textContent()).to.include(
+      doc,
+    );
+    expect(await drawer.getByRole('region', { name: /Output of execute_tool read_document/ }).textContent()).to.include(
+      'Be kind to leads.',
+    );
+    const [{ id: entryId }] = (
+      await gql('query($a: ID!) { agent(id: $a) { activity(first: 1) { nodes { id } } } }', { a: bot })
+    ).agent.activity.nodes;
+    const { traceId } = (
+      await gql('query($a: ID!, $id: ID!) { agent(id: $a) { activityEntry(id: $id) { traceId } } }', {
+        a: bot,
+        id: entryId,
+      })
+    ).agent.activityEntry;
+    expect(traceId).to.match(/^[0-9a-f]{32}$/);
+    await drawer.getByText(traceId, { exact: true }).waitFor();
+    expect(await drawer.getByRole('button', { name: 'Copy the trace id' }).count()).to.equal(1);
+    expect(await h.axeProblems()).to.deep.equal([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await timeline.waitFor();
+      expect(await h.axeProblems()).to.deep.equal([]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   });
 
   it('made no console error and no CSP violation', () => {

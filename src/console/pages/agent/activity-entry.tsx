@@ -3,47 +3,52 @@ import { useQuery } from 'urql';
 import { JsonBlock, RedactedText, formatCredits, statusColor, utcTime } from '../../activity-view.js';
 import { graphql, type ResultOf } from '../../graphql.js';
 import { EmptyState, ErrorState, LoadingState } from '../../states.js';
+import { RunTimeline, RunTimelineFields } from './run-timeline.js';
 
 // One activity entry in the Activity tab's drawer: its bodies are asked for this entry alone, so
 // that no page of the list can weigh more than the GraphQL answer limit.
 
-const EntryQuery = graphql(`
-  query AgentActivityEntry($agentId: ID!, $id: ID!) {
-    agent(id: $agentId) {
-      id
-      activityEntry(id: $id) {
+const EntryQuery = graphql(
+  `
+    query AgentActivityEntry($agentId: ID!, $id: ID!) {
+      agent(id: $agentId) {
         id
-        kind
-        surface
-        entry
-        method
-        path
-        status
-        requestHeaders
-        requestBody
-        response
-        truncated
-        credits
-        durationMs
-        keyId
-        oauthClientId
-        grantedBy
-        runId
-        requestId
-        error
-        createdAt
-        protocol
-        deliveryId
-        deliveryRun {
+        activityEntry(id: $id) {
           id
-          error
-          runId
+          kind
+          surface
+          entry
+          method
+          path
+          status
+          requestHeaders
+          requestBody
+          response
+          truncated
           credits
+          durationMs
+          keyId
+          oauthClientId
+          grantedBy
+          runId
+          requestId
+          error
+          createdAt
+          protocol
+          deliveryId
+          deliveryRun {
+            id
+            error
+            runId
+            credits
+          }
+          ...RunTimelineFields
         }
       }
     }
-  }
-`);
+  `,
+  [RunTimelineFields],
+);
 
 const MembersQuery = graphql(`
   query ActivityEntryMembers {
@@ -253,6 +258,7 @@ export function EntryDetail({ agentId, id }: { agentId: string; id: string }) {
           marker.
         </Alert>
       ) : null}
+      <RunTimeline entry={e} />
       <Stack gap={4}>
         <Title order={4}>Request headers</Title>
         {headers.length ? (
