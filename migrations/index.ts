@@ -38,6 +38,7 @@ import * as ssoIdentities from './20270411000000_sso_identities.js';
 import * as invitations from './20270412000000_invitations.js';
 import * as personTokens from './20270413000000_person_tokens.js';
 import * as runTraces from './20270420000000_run_traces.js';
+import * as activityPartitions from './20270421000000_activity_partitions.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -81,6 +82,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270412000000_invitations': invitations,
   '20270413000000_person_tokens': personTokens,
   '20270420000000_run_traces': runTraces,
+  '20270421000000_activity_partitions': activityPartitions,
 };
 
 /** knex migration source over the static list above. */

@@ -68,11 +68,15 @@ export function activityRepo(db: Conn): ActivityRepo {
         let total = 0;
         for (;;) {
           const due = db('activity_log')
-            .select('id')
+            .select('id', 'created_at')
             .where({ workspace_id: workspaceId })
             .andWhere('created_at', '<', before)
             .limit(batch);
-          const deleted = affectedRows(await db('activity_log').whereIn('id', due).delete());
+          // By the whole key (id, created_at), and within the range again: on the partitioned log
+          // both sides then reach only the partitions before `before`.
+          const deleted = affectedRows(
+            await db('activity_log').whereIn(['id', 'created_at'], due).andWhere('created_at', '<', before).delete(),
+          );
           total += deleted;
           if (deleted < batch) return total;
         }
