@@ -38,6 +38,7 @@ import * as ssoIdentities from './20270411000000_sso_identities.js';
 import * as invitations from './20270412000000_invitations.js';
 import * as personTokens from './20270413000000_person_tokens.js';
 import * as runTraces from './20270420000000_run_traces.js';
+import * as activityPartitions from './20270421000000_activity_partitions.js';
 import * as deliveryReceiptTrace from './20270422000000_delivery_receipt_trace.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
@@ -82,6 +83,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270412000000_invitations': invitations,
   '20270413000000_person_tokens': personTokens,
   '20270420000000_run_traces': runTraces,
+  '20270421000000_activity_partitions': activityPartitions,
   '20270422000000_delivery_receipt_trace': deliveryReceiptTrace,
 };
 

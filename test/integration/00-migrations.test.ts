@@ -22,6 +22,8 @@ import { migrationSource } from '../../migrations/index.js';
 /** Every table of the data model with its columns, in order. */
 /** Primary keys other than `id`: credit usage and day counts are one row per key and day. */
 const PRIMARY_KEYS: Record<string, string> = {
+  // Partitioned on created_at: a unique key must hold the partition key.
+  activity_log: 'id, created_at',
   credit_usage: 'agent_id, day',
   message_day_counts: 'agent_id, day, direction, channel',
   oauth_records: 'model, id',
@@ -36,7 +38,7 @@ const COLUMNS: Record<string, string> = {
   accounts: 'id email name password_hash operator last_workspace_id failed_sign_ins locked_until created_at updated_at',
   a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
   activity_log:
-    'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by protocol delivery_id',
+    'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by protocol delivery_id trace_id spans',
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agent_queue_serves: 'queue agent_id claim_no claim_rank',
   agents:
@@ -188,14 +190,14 @@ const INDEXES = [
   'CREATE INDEX a2a_tasks_agent_id_context_id_index ON a2a_tasks USING btree (agent_id, context_id)',
   'CREATE INDEX a2a_tasks_agent_id_updated_at_id_index ON a2a_tasks USING btree (agent_id, updated_at, id)',
   'CREATE INDEX a2a_tasks_state_updated_at_index ON a2a_tasks USING btree (state, updated_at)',
-  'CREATE INDEX activity_log_agent_id_created_at_id_index ON activity_log USING btree (agent_id, created_at, id)',
-  'CREATE INDEX activity_log_agent_id_entry_created_at_id_index ON activity_log USING btree (agent_id, entry, created_at, id) WHERE (entry IS NOT NULL)',
-  'CREATE INDEX activity_log_agent_id_kind_created_at_id_index ON activity_log USING btree (agent_id, kind, created_at, id)',
-  'CREATE INDEX activity_log_agent_id_surface_created_at_id_index ON activity_log USING btree (agent_id, surface, created_at, id)',
-  'CREATE INDEX activity_log_agent_id_surface_kind_created_at_id_index ON activity_log USING btree (agent_id, surface, kind, created_at, id)',
-  'CREATE INDEX activity_log_created_at_index ON activity_log USING btree (created_at)',
-  'CREATE INDEX activity_log_delivery_id_index ON activity_log USING btree (delivery_id) WHERE (delivery_id IS NOT NULL)',
-  'CREATE INDEX activity_log_run_id_index ON activity_log USING btree (run_id) WHERE (run_id IS NOT NULL)',
+  'CREATE INDEX activity_log_agent_id_created_at_id_index ON ONLY activity_log USING btree (agent_id, created_at, id)',
+  'CREATE INDEX activity_log_agent_id_entry_created_at_id_index ON ONLY activity_log USING btree (agent_id, entry, created_at, id) WHERE (entry IS NOT NULL)',
+  'CREATE INDEX activity_log_agent_id_kind_created_at_id_index ON ONLY activity_log USING btree (agent_id, kind, created_at, id)',
+  'CREATE INDEX activity_log_agent_id_surface_created_at_id_index ON ONLY activity_log USING btree (agent_id, surface, created_at, id)',
+  'CREATE INDEX activity_log_agent_id_surface_kind_created_at_id_index ON ONLY activity_log USING btree (agent_id, surface, kind, created_at, id)',
+  'CREATE INDEX activity_log_created_at_index ON ONLY activity_log USING btree (created_at)',
+  'CREATE INDEX activity_log_delivery_id_index ON ONLY activity_log USING btree (delivery_id) WHERE (delivery_id IS NOT NULL)',
+  'CREATE INDEX activity_log_run_id_index ON ONLY activity_log USING btree (run_id) WHERE (run_id IS NOT NULL)',
   'CREATE INDEX agent_changes_agent_id_created_at_id_index ON agent_changes USING btree (agent_id, created_at, id)',
   'CREATE INDEX agents_team_id_index ON agents USING btree (team_id)',
   'CREATE INDEX agents_workspace_id_created_at_index ON agents USING btree (workspace_id, created_at)',
@@ -257,7 +259,10 @@ interface Schema {
 /** The schema of the current search path as the database describes it; knex's own tables left out. */
 async function schemaOf(db: Knex): Promise<Schema> {
   const rows = async (sql: string) => (await db.raw(sql)).rows as Record<string, string>[];
-  const notKnex = (col: string) => `${col} not like 'knex\\_%'`;
+  // The activity log's partitions (and their indexes) are described by their parent; their names
+  // carry the day the migration ran. partitionsOf lists them.
+  const notKnex = (col: string) =>
+    `${col} not like 'knex\\_%' and ${col} not in (select relname::text from pg_class where relispartition and relnamespace = current_schema()::text::regnamespace)`;
   const cols = await rows(
     `select table_name as t, column_name as c, data_type || case when is_nullable = 'NO' then ' not null' else '' end || coalesce(' default ' || column_default, '') as d
      from information_schema.columns where table_schema = current_schema() and ${notKnex('table_name')} order by table_name, ordinal_position`,
@@ -269,7 +274,7 @@ async function schemaOf(db: Knex): Promise<Schema> {
      where connamespace = current_schema()::text::regnamespace and contype <> 'n' and ${notKnex('conrelid::regclass::text')} order by 1`,
   );
   const indexes = await rows(
-    `select replace(indexdef, ' ON ' || current_schema() || '.', ' ON ') as d from pg_indexes
+    `select replace(replace(indexdef, ' ON ' || current_schema() || '.', ' ON '), ' ON ONLY ' || current_schema() || '.', ' ON ONLY ') as d from pg_indexes
      where schemaname = current_schema() and ${notKnex('tablename')} order by indexname`,
   );
   const relations = await rows(
@@ -283,6 +288,15 @@ async function schemaOf(db: Knex): Promise<Schema> {
     indexes: indexes.map((r) => r.d!).sort(),
     relations: relations.map((r) => r.d!).sort(),
   };
+}
+
+/** The activity log's partitions, by name. */
+async function partitionsOf(db: Knex): Promise<string[]> {
+  const r = await db.raw(
+    `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+      where i.inhparent = to_regclass('activity_log') order by 1`,
+  );
+  return (r.rows as { name: string }[]).map((x) => x.name);
 }
 
 describe('migrations', function () {
@@ -307,6 +321,7 @@ describe('migrations', function () {
   });
 
   it('up: every table of the data model with its columns, keys, constraints and indexes', async () => {
+    const migratedAt = Date.now();
     await migrateLatest(db);
     afterUp = await schemaOf(db);
     expect(afterUp.columns).to.deep.equal(COLUMNS);
@@ -350,6 +365,13 @@ describe('migrations', function () {
       (d) => !/_pkey ON /.test(d) && !UNIQUE.some((u) => d.includes(` ${u.split(' ')[0]} ON `)),
     );
     expect(secondary).to.deep.equal([...INDEXES].sort());
+    // The activity log: the table as it was is the first partition (everything before two days
+    // ahead), then one partition per UTC day.
+    const day = (d: number) => {
+      const t = new Date((Math.floor(migratedAt / 86_400_000) + d) * 86_400_000);
+      return `activity_log_p${t.toISOString().slice(0, 10).replace(/-/g, '')}`;
+    };
+    expect(await partitionsOf(db)).to.deep.equal(['activity_log_legacy', day(2), day(3), day(4)]);
     expect(afterUp.relations.filter((r) => r.endsWith(' S'))).to.deep.equal([
       'agent_queue_claims S',
       'document_records_seq_seq S',

@@ -174,3 +174,86 @@ describe('migrations: an upgraded single-workspace deployment', function () {
     expect((await store.repos.workspaces.findBySlug('default'))?.id).to.equal('ws_upgraded0000000');
   });
 });
+
+// The activity log's partitioning (20270421000000_activity_partitions) on a log that holds entries:
+// up keeps every entry and column (the trace id and spans of the migration before included) without a
+// copy, down makes it one table again with every entry, and up again partitions it anew.
+describe('migrations: the activity log partitioned and back', function () {
+  this.timeout(60_000);
+  let db: Knex;
+  const schema = 'migration_partitions';
+  const PARTITIONS = '20270421000000_activity_partitions';
+
+  before(async () => {
+    const url = process.env.TEST_DATABASE_URL || undefined;
+    if (url) {
+      const admin = await openDatabase({ databaseUrl: url });
+      await admin.raw(`drop schema if exists ${schema} cascade`);
+      await admin.raw(`create schema ${schema}`);
+      await closeDatabase(admin);
+    }
+    db = await openDatabase({ databaseUrl: url, dataDir: 'memory', searchPath: url ? schema : undefined });
+  });
+  after(async () => {
+    if (process.env.TEST_DATABASE_URL) await db.raw(`drop schema if exists ${schema} cascade`);
+    await closeDatabase(db);
+  });
+
+  const kind = async () =>
+    (await db.raw(`select relkind from pg_class where oid = to_regclass('activity_log')`)).rows[0].relkind as string;
+  const primaryKey = async () =>
+    (
+      await db.raw(
+        `select pg_get_constraintdef(oid) as d from pg_constraint where conrelid = to_regclass('activity_log') and contype = 'p'`,
+      )
+    ).rows[0].d as string;
+  const entries = async () => JSON.parse(JSON.stringify(await db('activity_log').select('*').orderBy('id')));
+
+  it('up keeps every entry and column, down makes one table of them again, up again partitions it', async () => {
+    await db.migrate.latest(options(upTo(PARTITIONS)));
+    await db('workspaces').insert({ id: 'ws_part', name: 'P', slug: 'p', settings: JSON.stringify(DEFAULT_SETTINGS) });
+    await db('agents').insert({
+      id: 'agt_part',
+      workspace_id: 'ws_part',
+      name: 'A',
+      slug: 'a',
+      surfaces: '{}',
+      cors: '{}',
+      capabilities: '{}',
+      guardrails: '{}',
+    });
+    const row = (i: number) => ({
+      id: `act_part${i}`,
+      workspace_id: 'ws_part',
+      agent_id: 'agt_part',
+      kind: 'request',
+      surface: 'HTTP_API',
+      status: 200,
+      request_body: JSON.stringify({ n: i }),
+      trace_id: i === 1 ? '4bf92f3577b34da6a3ce929d0e0e4736' : null,
+      spans: i === 1 ? JSON.stringify([{ name: 'chat gpt-4o', startMs: 0, endMs: 12 }]) : null,
+      created_at: new Date(Date.now() - i * 86_400_000),
+    });
+    await db('activity_log').insert([row(1), row(2), row(40)]);
+    const before = await entries();
+    expect(await primaryKey()).to.equal('PRIMARY KEY (id)');
+
+    await db.migrate.latest(options(migrationSource));
+    expect(await kind()).to.equal('p');
+    expect(await primaryKey()).to.equal('PRIMARY KEY (id, created_at)');
+    expect(await entries()).to.deep.equal(before);
+    // The insert's conflict target: an entry stored again is stored once.
+    await db.raw(`insert into activity_log (id, workspace_id, agent_id, kind, surface, created_at)
+      select id, workspace_id, agent_id, kind, surface, created_at from activity_log on conflict (id, created_at) do nothing`);
+    expect(await entries()).to.deep.equal(before);
+
+    await db.migrate.down(options(migrationSource));
+    expect(await kind()).to.equal('r');
+    expect(await primaryKey()).to.equal('PRIMARY KEY (id)');
+    expect(await entries()).to.deep.equal(before);
+
+    await db.migrate.latest(options(migrationSource));
+    expect(await kind()).to.equal('p');
+    expect(await entries()).to.deep.equal(before);
+  });
+});

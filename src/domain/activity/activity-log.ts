@@ -5,6 +5,7 @@ import { MAX_JSON_DEPTH } from '../json-depth.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Surface } from '../core/surface.entities.js';
 import type { ActivityEntry, ActivityKind } from './activity.entities.js';
+import type { PartitionUpkeep } from './activity.ports.js';
 import type { Store } from '../ports.js';
 import type { SpanRecord } from '../tracing/span.types.js';
 
@@ -16,6 +17,16 @@ export interface ActivitySink {
 }
 
 export const MAX_LOGGED_BODY = 64 * 1024;
+
+const DAY_MS = 86_400_000;
+/**
+ * Daily partitions of the log kept ahead of now. Housekeeping runs hourly on every instance, so two
+ * would do; a week lets inserts go on through days without any housekeeping (every instance down,
+ * or its passes failing) at the cost of a few empty tables.
+ */
+export const PARTITION_DAYS_AHEAD = 7;
+/** With fewer days ahead than this, housekeeping warns: past them, entries are refused. */
+export const PARTITION_MIN_DAYS_AHEAD = 2;
 
 /** Copies headers, replacing credential values by `[redacted]`. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -201,12 +212,31 @@ export class ActivityLog {
     return this.sink.flush();
   }
 
+  /**
+   * Keeps the log's daily partitions: PARTITION_DAYS_AHEAD days created ahead, and those lying
+   * wholly past the longest retention of any workspace dropped (a workspace with a shorter one has
+   * its older entries deleted by prune). Null when the log is one table or another instance is at it.
+   */
+  async maintainPartitions(): Promise<(PartitionUpkeep & { daysAhead: number }) | null> {
+    const now = this.clock.now();
+    const days = (await this.store.repos.workspaces.listAll()).map((w) => w.settings.activityRetentionDays ?? 30);
+    const longest = days.length ? Math.max(...days) : 30;
+    const upkeep = await this.store.repos.activity.maintainPartitions(
+      now,
+      PARTITION_DAYS_AHEAD,
+      new Date(now.getTime() - longest * DAY_MS),
+    );
+    if (!upkeep) return null;
+    const daysAhead = upkeep.coveredUntil ? (upkeep.coveredUntil.getTime() - now.getTime()) / DAY_MS : 0;
+    return { ...upkeep, daysAhead };
+  }
+
   /** Deletes entries older than each workspace's retention (settings.activityRetentionDays, default 30). */
   async prune(): Promise<number> {
     let total = 0;
     for (const w of await this.store.repos.workspaces.listAll()) {
       const days = w.settings.activityRetentionDays ?? 30;
-      total += await this.store.repos.activity.prune(w.id, new Date(this.clock.now().getTime() - days * 86_400_000));
+      total += await this.store.repos.activity.prune(w.id, new Date(this.clock.now().getTime() - days * DAY_MS));
     }
     return total;
   }

@@ -26,6 +26,22 @@ export interface ActivityRepo {
    * has one), without headers, bodies and logs unless `withBodies`.
    */
   latestDeliveryRuns(agentId: string, deliveryIds: readonly string[], withBodies: boolean): Promise<ActivityEntry[]>;
+  /**
+   * Creates the log's daily partitions for the UTC days from `now`'s to `aheadDays` after it that
+   * have none, and drops those lying wholly before `dropBefore`. Null when the log is one table, or
+   * when another instance is doing it at this moment.
+   */
+  maintainPartitions(now: Date, aheadDays: number, dropBefore: Date): Promise<PartitionUpkeep | null>;
+}
+/** What one pass of partition upkeep did. */
+export interface PartitionUpkeep {
+  created: string[];
+  dropped: string[];
+  /**
+   * Where the partitions that follow each other without a gap from now on ended before this pass
+   * created any (null: none held now). Close to now means housekeeping has not run for days.
+   */
+  coveredUntil: Date | null;
 }
 /** Filters of an agent's activity page (the GraphQL `Agent.activity`). */
 export interface ActivityListOptions {

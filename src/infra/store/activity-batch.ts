@@ -42,8 +42,10 @@ const INSERT =
   `select ${COLUMNS.map(([c, , cast]) => (cast ? `x.${c}::${cast}` : `x.${c}`)).join(', ')} ` +
   `from jsonb_to_recordset(?::jsonb) as x(${COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')}) ` +
   // An entry is stored at most once: a batch sent again after a lost acknowledgement (the
-  // connection dropped after the commit) finds its entries already there and adds nothing.
-  'on conflict (id) do nothing';
+  // connection dropped after the commit) finds its entries already there and adds nothing. The key
+  // is (id, created_at), the partitioned log's primary key (a unique key must hold the partition
+  // key); a batch sent again keeps its entries' createdAt, so it still finds them.
+  'on conflict (id, created_at) do nothing';
 
 /** Stores entries in one statement with one parameter; entries already stored are left as they are. */
 export async function insertActivityBatch(

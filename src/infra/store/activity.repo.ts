@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ActivityEntry } from '../../domain/activity/activity.entities.js';
 import type { ActivityListOptions, ActivityRepo } from '../../domain/activity/activity.ports.js';
 import { insertActivityBatch } from './activity-batch.js';
+import { maintainActivityPartitions } from './activity-partitions.js';
 import { q } from './pg-errors.js';
 import * as rows from './rows/index.js';
 
@@ -56,11 +57,28 @@ function filtered(query: Knex.QueryBuilder, opts: ActivityListOptions, t: string
   return query;
 }
 
+/**
+ * An entry dated where no partition of the log is (housekeeping creates them ahead) is refused with
+ * SQLSTATE 23514, which would otherwise read as "a value is outside the allowed set": the sink's
+ * error line says what it is (code NO_PARTITION). Other errors go on to be translated as before.
+ */
+function noPartition(err: unknown): never {
+  const e = err as { code?: string; message?: string };
+  if (e?.code === '23514' && /no partition/.test(e.message ?? ''))
+    throw Object.assign(
+      new Error(`no partition of the activity log holds the entry's day (SQLSTATE 23514: ${e.message})`),
+      {
+        code: 'NO_PARTITION',
+      },
+    );
+  throw err;
+}
+
 /** The activity log's repository: the entries, their retention prune and the agent's run counts. */
 export function activityRepo(db: Conn): ActivityRepo {
   return {
     insert: (entry: ActivityEntry) => q(async () => void (await db('activity_log').insert(rows.activity.toRow(entry)))),
-    insertMany: (entries) => q(() => insertActivityBatch(db, entries)),
+    insertMany: (entries) => q(() => insertActivityBatch(db, entries).catch(noPartition)),
     // In batches, each its own statement: a month of a busy workspace (millions of rows) is
     // neither one long transaction nor a list of every deleted id in memory (docs/operations.md,
     // "Activity-log growth").
@@ -69,15 +87,22 @@ export function activityRepo(db: Conn): ActivityRepo {
         let total = 0;
         for (;;) {
           const due = db('activity_log')
-            .select('id')
+            .select('id', 'created_at')
             .where({ workspace_id: workspaceId })
             .andWhere('created_at', '<', before)
             .limit(batch);
-          const deleted = affectedRows(await db('activity_log').whereIn('id', due).delete());
+          // By the whole key (id, created_at), and within the range again: on the partitioned log
+          // both sides then reach only the partitions before `before`.
+          const deleted = affectedRows(
+            await db('activity_log').whereIn(['id', 'created_at'], due).andWhere('created_at', '<', before).delete(),
+          );
           total += deleted;
           if (deleted < batch) return total;
         }
       }),
+    // The pool itself, never a transaction: upkeep reserves a connection of its own for its lock.
+    maintainPartitions: (now, aheadDays, dropBefore) =>
+      q(() => maintainActivityPartitions(db as Knex, now, aheadDays, dropBefore)),
     findRuns: (runIds) =>
       q(async () =>
         runIds.length

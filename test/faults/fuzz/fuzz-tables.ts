@@ -160,7 +160,7 @@ export const rowsOf = (res: any): any[] => (Array.isArray(res) ? res : res.rows)
 export async function unlistedTables(db: Knex): Promise<string[]> {
   const tables = rowsOf(
     await db.raw(
-      "select table_name as t from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'",
+      "select table_name as t from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' and table_name not in (select relname::text from pg_class where relispartition)",
     ),
   ).map((r: any) => r.t as string);
   return tables.filter((t: string) => !TABLES.some((s) => s.name === t) && !(t in NOT_COMPARED));
