@@ -63,6 +63,15 @@ export const TABLES: TableSpec[] = [
   { name: 'a2a_tasks', key: 'id' },
   { name: 'mcp_grants', key: 'id' },
   { name: 'oauth_records', key: "model || ' ' || id" },
+  // People (issue 52): no fuzzed surface signs in, invites or links an identity. An account's
+  // sign-in bookkeeping (its last workspace, failed attempts, lockout) is left out like a key's use.
+  {
+    name: 'accounts',
+    key: 'id',
+    exclude: ['last_workspace_id', 'failed_sign_ins', 'locked_until', 'updated_at'],
+  },
+  { name: 'account_identities', key: 'id' },
+  { name: 'invitations', key: 'id' },
   {
     name: 'webhook_deliveries',
     key: 'id',
