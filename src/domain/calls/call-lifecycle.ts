@@ -97,7 +97,15 @@ export class CallLifecycle implements SurfaceRuns {
     const end = parts.ending();
     if (end) settleServerSpan(span, end);
     span.end();
-    if (end) this.activity.writeEntry(end.agent, { ...callEntry(end, Date.now() - started), ...traced(span) });
+    if (!end) return;
+    // Only a call that ran something keeps its spans in its entry (the timeline): a refusal, a
+    // webhook's receipt or protocol traffic keeps its trace id only, so that the log's hot writes
+    // stay as small as before (bench/results/2026-11-29-traces.md). Their spans are exported all the same.
+    const ran = (end.caller?.facts ?? end.facts)?.run !== undefined;
+    this.activity.writeEntry(end.agent, {
+      ...callEntry(end, Date.now() - started),
+      ...(ran ? traced(span) : { traceId: span.trace.traceId }),
+    });
   }
 
   /**
