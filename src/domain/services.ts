@@ -1,7 +1,6 @@
-import { Tracer } from './tracing/call-trace.js';
 import type { SpanExport } from './tracing/trace.ports.js';
 import { messagingTools } from './channels/messaging.tools.js';
-import { CallCancels, localCancelChannel } from './calls/call-cancels.js';
+import { callLifecycleOf } from './calls/call-lifecycle-of.js';
 import type { CancelChannel } from './calls/call-cancel.ports.js';
 import { CallLifecycle } from './calls/call-lifecycle.js';
 import { ActivityService } from './activity/activity.service.js';
@@ -219,16 +218,7 @@ export function createServices(deps: ServiceDeps): Services {
     },
   };
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
-  // Every call's spans: kept in its activity entry, and exported when a collector is configured.
-  const tracer = new Tracer(deps.spanExport);
-  const pipeline = new Pipeline(admission, runs, tracer);
-  const calls = new CallLifecycle(
-    activityLog,
-    pipeline,
-    new CallCancels(deps.cancels ?? localCancelChannel()),
-    deps.metrics,
-    tracer,
-  );
+  const { pipeline, calls } = callLifecycleOf({ activityLog, admission, runs }, deps);
   const keys = new KeyService(store, clock);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
   const sms = deps.sms ?? NO_SMS;

@@ -1,5 +1,5 @@
 import type { Admission, AdmissionService } from '../admission/admission.service.js';
-import { DomainError, LimitExceeded, RunFailed } from '../errors.js';
+import { DomainError, RunFailed } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Principal } from '../principal.js';
@@ -10,6 +10,7 @@ import { checkInput, checksInput } from './guardrails.js';
 import { Tracer, type Span } from '../tracing/call-trace.js';
 import type { SpanContextRef } from '../tracing/span.types.js';
 import { runSpanAttributes, settledRunAttributes } from './run-span.js';
+import { admittedIn, checked } from './pipeline-spans.js';
 
 /**
  * A run's options as `begin` takes them: the signal may be given as the function that makes it,
@@ -165,39 +166,6 @@ export class Pipeline {
       span.end();
       ended(facts);
     }
-  }
-}
-
-/** Input guardrails as a span of `parent` with their verdict (a refusal is thrown on). */
-function checked(parent: Span | undefined, check: () => void): void {
-  const span = parent?.child('guardrails', { attributes: { 'aes.guardrails.stage': 'input' } });
-  try {
-    check();
-    span?.set({ 'aes.guardrails.verdict': 'pass' });
-  } catch (err) {
-    span?.set({ 'aes.guardrails.verdict': 'blocked' }).fail(err);
-    throw err;
-  } finally {
-    span?.end();
-  }
-}
-
-/** Admission as a span of `parent`: admitted, or refused with the limit that decided it. */
-async function admittedIn<T>(parent: Span | undefined, admit: () => Promise<T>): Promise<T> {
-  const span = parent?.child('admission');
-  try {
-    const admitted = await admit();
-    span?.set({ 'aes.admission.decision': 'admitted' });
-    return admitted;
-  } catch (err) {
-    span?.set({
-      'aes.admission.decision': 'refused',
-      'aes.admission.limit': err instanceof LimitExceeded ? err.reason : null,
-    });
-    span?.fail(err);
-    throw err;
-  } finally {
-    span?.end();
   }
 }
 

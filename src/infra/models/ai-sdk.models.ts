@@ -30,7 +30,7 @@ import type { Logger } from '../logger.js';
 import { promptChars, UsageMeter } from '../../domain/runtime/usage-meter.js';
 import { listProviderModels } from './model-list.js';
 import { providerFailure } from './provider-errors.js';
-import { reportedUsage } from './reported-usage.js';
+import { reportedOf, reportedUsage, sumUsage } from './reported-usage.js';
 import { ChatSpans } from './chat-spans.js';
 
 /** The provider model for a resolved reference (OpenAI chat completions, Anthropic, or any compatible server). */
@@ -215,27 +215,6 @@ export function aiSdkModels(logger: Logger): LanguageModels {
       throw new ModelFailure('The model returned no result');
     },
   };
-}
-
-function sumUsage(list: { inputTokens?: number; outputTokens?: number }[]): ModelUsage {
-  return list.reduce<ModelUsage>(
-    (acc, u) => ({
-      inputTokens: acc.inputTokens + (u.inputTokens ?? 0),
-      outputTokens: acc.outputTokens + (u.outputTokens ?? 0),
-    }),
-    {
-      inputTokens: 0,
-      outputTokens: 0,
-    },
-  );
-}
-
-/** The figures of a step's usage the provider reported (the SDK leaves the others undefined). */
-function reportedOf(u: { inputTokens?: number; outputTokens?: number }): Partial<ModelUsage> {
-  const out: Partial<ModelUsage> = {};
-  if (u.inputTokens !== undefined) out.inputTokens = u.inputTokens;
-  if (u.outputTokens !== undefined) out.outputTokens = u.outputTokens;
-  return out;
 }
 
 /** A conversation turn as the AI SDK takes it. */

@@ -37,3 +37,24 @@ function isCount(v: unknown): v is number {
 function count(v: unknown): number {
   return isCount(v) ? v : 0;
 }
+
+export function sumUsage(list: { inputTokens?: number; outputTokens?: number }[]): ModelUsage {
+  return list.reduce<ModelUsage>(
+    (acc, u) => ({
+      inputTokens: acc.inputTokens + (u.inputTokens ?? 0),
+      outputTokens: acc.outputTokens + (u.outputTokens ?? 0),
+    }),
+    {
+      inputTokens: 0,
+      outputTokens: 0,
+    },
+  );
+}
+
+/** The figures of a step's usage the provider reported (the SDK leaves the others undefined). */
+export function reportedOf(u: { inputTokens?: number; outputTokens?: number }): Partial<ModelUsage> {
+  const out: Partial<ModelUsage> = {};
+  if (u.inputTokens !== undefined) out.inputTokens = u.inputTokens;
+  if (u.outputTokens !== undefined) out.outputTokens = u.outputTokens;
+  return out;
+}
