@@ -165,6 +165,34 @@ describe('e2e: OpenTelemetry traces over OTLP', function () {
     expect(spans.find((s) => s.kind === SERVER)!.name).to.equal('POST /agents/:agentId/mcp');
   });
 
+  it('a refused call: its entry keeps the caller’s trace id but no spans (only calls that ran keep them)', async () => {
+    const res = await fetch(`${svc.url}/agents/${agent}/api/ask`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-agent-access-key': 'not-a-key',
+        traceparent: `00-${'a'.repeat(32)}-${CALLER_SPAN}-01`,
+      },
+      body: '{}',
+    });
+    expect(res.status).to.equal(401);
+    await svc.service.services.activityLog.flush();
+    const d = await svc.gql('query($a: ID!) { agent(id: $a) { activity(first: 1) { nodes { id status } } } }', {
+      a: agent,
+    });
+    const [latest] = d.agent.activity.nodes;
+    expect(latest.status).to.equal(401);
+    const { agent: one } = await svc.gql(
+      'query($a: ID!, $e: ID!) { agent(id: $a) { activityEntry(id: $e) { traceId spans { name } } } }',
+      { a: agent, e: latest.id },
+    );
+    expect(one.activityEntry).to.deep.equal({ traceId: 'a'.repeat(32), spans: [] });
+    // Its server span is exported all the same, refusal code and all.
+    const server = await receiver.waitFor((s) => s.traceId === 'a'.repeat(32) && s.kind === SERVER);
+    expect(server.attributes).to.include({ 'http.response.status_code': 401 });
+    expect(server.attributes['error.type']).to.be.a('string');
+  });
+
   it('a webhook delivery: its run is a trace of its own, linked to the receipt’s span', async () => {
     await svc.gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
       a: agent,
