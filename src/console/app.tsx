@@ -89,6 +89,9 @@ export function App() {
     setGeneration((g) => g + 1);
   }, []);
   const onSignedOut = useCallback(() => {
+    // The signed-in pages unmount first (their queries are torn down), so none is answered 401
+    // by a session the sign-out has already ended.
+    setState('checking');
     void signOut().then(onSignedIn);
   }, [onSignedIn]);
   if (state === 'checking') return <FullPageLoader />;
