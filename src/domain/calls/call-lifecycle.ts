@@ -7,7 +7,7 @@ import type { RunEntry, RunFacts, RunInput, RunResult } from '../runtime/run.typ
 import type { SurfaceRuns } from '../surfaces/surface-runs.ports.js';
 import type { CallCancels } from './call-cancels.js';
 import { callEntry, type CallEnding } from './call-entry.js';
-import { currentSpan, Tracer, withSpan, type Span } from '../tracing/call-trace.js';
+import { Tracer, type Span } from '../tracing/call-trace.js';
 import type { AttrValue, SpanContextRef } from '../tracing/span.types.js';
 import { DomainError } from '../errors.js';
 
@@ -19,7 +19,13 @@ import { DomainError } from '../errors.js';
  * `ending` then says how the call ended on the wire (null when no agent was named: nothing to log).
  */
 export interface SurfaceCallParts {
-  handle(): Promise<void>;
+  /**
+   * `span` is the call's server span: the surface hands it to the domain with the call's facts
+   * (`CallFacts.span`), so that the run and the operations of the call are its children. It is
+   * passed, not kept in an AsyncLocalStorage: on Node 20 one makes every promise of the process
+   * cost more (bench/results/2026-11-29-traces.md).
+   */
+  handle(span: Span): Promise<void>;
   ending(): CallEnding | null;
   /** The call's server span: its name, the caller's span (a W3C `traceparent`), its attributes. */
   opening?: CallOpening;
@@ -65,15 +71,15 @@ export class CallLifecycle implements SurfaceRuns {
     input: RunInput,
     opts: BeginOptions = {},
   ): Promise<AdmittedRun> {
-    return this.counted(
-      entry,
-      await this.pipeline.begin(principal, agent, entry, input, { parent: currentSpan(), ...opts }),
-    );
+    return this.counted(entry, await this.pipeline.begin(principal, agent, entry, input, opts));
   }
 
-  /** Work that is not a handler run (Document API, MCP resources): guardrails on `inputText`, admission while `work` runs. */
-  guard<T>(agent: Agent, inputText: string, work: () => Promise<T>): Promise<T> {
-    return this.pipeline.guard(agent, inputText, work, currentSpan());
+  /**
+   * Work that is not a handler run (Document API, MCP resources): guardrails on `inputText`,
+   * admission while `work` runs; their spans are children of `parent` (the call's `CallFacts.span`).
+   */
+  guard<T>(agent: Agent, inputText: string, work: () => Promise<T>, parent?: Span): Promise<T> {
+    return this.pipeline.guard(agent, inputText, work, parent);
   }
 
   /**
@@ -89,7 +95,7 @@ export class CallLifecycle implements SurfaceRuns {
       attributes: open?.attributes,
     });
     try {
-      await withSpan(span, () => parts.handle());
+      await parts.handle(span);
     } catch (err) {
       span.fail(err).end();
       throw err;

@@ -88,10 +88,15 @@ export class DocumentApiService {
   async read(c: SurfaceCaller, documentId: string, query: ReadInput) {
     const q = parse(readQuery, await this.open(c, documentId, query, false));
     const op = await this.records.prepareRead(c.principal, c.agent.id, documentId, 'documentApi', q);
-    return this.calls.guard(c.agent, '', async () => {
-      const doc = await op.run();
-      return 'data' in doc && doc.data ? { ...doc, data: { ...doc.data, fields: restFields(doc.data.fields) } } : doc;
-    });
+    return this.calls.guard(
+      c.agent,
+      '',
+      async () => {
+        const doc = await op.run();
+        return 'data' in doc && doc.data ? { ...doc, data: { ...doc.data, fields: restFields(doc.data.fields) } } : doc;
+      },
+      c.facts.span,
+    );
   }
 
   /** `PUT`: changes the document's content, name or description. */
@@ -100,7 +105,7 @@ export class DocumentApiService {
     objectBody(body, 'write');
     const v = parse(writeDocumentBody, body);
     const op = await this.records.prepareWrite(c.principal, c.agent.id, documentId, 'documentApi', v);
-    return this.calls.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run()));
+    return this.calls.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run()), c.facts.span);
   }
 
   /** `POST …/data/query`: the records matching a filter. */
@@ -112,7 +117,7 @@ export class DocumentApiService {
       ...v,
       filter: asSent(body).filter,
     });
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
+    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), c.facts.span);
   }
 
   /** `POST …/data/insert`: adds records. */
@@ -121,7 +126,7 @@ export class DocumentApiService {
     objectBody(body, 'insert');
     const v = parse(insertBody, body);
     const op = await this.records.prepareInsert(c.principal, c.agent.id, documentId, 'documentApi', asSent(body).items);
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
+    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), c.facts.span);
   }
 
   /** `POST …/data/update`: changes the records matching a filter. */
@@ -134,7 +139,7 @@ export class DocumentApiService {
       filter: asSent(body).filter,
       set: asSent(body).set,
     });
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
+    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), c.facts.span);
   }
 
   /** `POST …/data/delete`: removes the records matching a filter. */
@@ -146,6 +151,6 @@ export class DocumentApiService {
       ...v,
       filter: asSent(body).filter,
     });
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
+    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), c.facts.span);
   }
 }

@@ -92,7 +92,7 @@ export class HttpApiService {
       handler: endpoint.handler,
       modelOverride: endpoint.modelOverride,
     };
-    facts.run = await this.calls.admit(principal, agent, entry, input, { signal: request.signal });
+    facts.run = await this.calls.admit(principal, agent, entry, input, { signal: request.signal, parent: facts.span });
     return facts.run;
   }
 

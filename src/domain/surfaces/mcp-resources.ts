@@ -109,28 +109,33 @@ export class McpResourceService {
     }
   }
 
-  private async readDocument({ agent, principal }: SurfaceCaller, uri: string): Promise<McpResourceContents> {
+  private async readDocument({ agent, principal, facts }: SurfaceCaller, uri: string): Promise<McpResourceContents> {
     const target = parseUri(uri);
     if (!target || !canNameEntity(target.documentId)) throw new ResourceNotFound(uri);
     const doc = await this.records.readable(principal, agent.id, target.documentId, 'mcp');
     if (target.records !== (doc.kind === 'DATABASE')) throw new ResourceNotFound(uri);
     if (doc.kind === 'TEXT')
-      return this.calls.guard(agent, '', async () => ({ uri, mimeType: 'text/plain', text: doc.content }));
+      return this.calls.guard(agent, '', async () => ({ uri, mimeType: 'text/plain', text: doc.content }), facts.span);
     const op = await this.records.prepareQuery(principal, agent.id, doc.id, 'mcp', {
       limit: RESOURCE_PAGE,
       cursor: target.cursor,
     });
-    return this.calls.guard(agent, '', async () => {
-      const page = await op.run();
-      const body = {
-        documentId: doc.id,
-        name: doc.name,
-        fields: doc.fields,
-        totalCount: page.totalCount,
-        records: page.records,
-        next: page.nextCursor === null ? null : pageUri(doc.id, page.nextCursor),
-      };
-      return { uri, mimeType: 'application/json', text: JSON.stringify(body) };
-    });
+    return this.calls.guard(
+      agent,
+      '',
+      async () => {
+        const page = await op.run();
+        const body = {
+          documentId: doc.id,
+          name: doc.name,
+          fields: doc.fields,
+          totalCount: page.totalCount,
+          records: page.records,
+          next: page.nextCursor === null ? null : pageUri(doc.id, page.nextCursor),
+        };
+        return { uri, mimeType: 'application/json', text: JSON.stringify(body) };
+      },
+      facts.span,
+    );
   }
 }

@@ -1,4 +1,5 @@
 import type { Agent } from '../core/agent.entities.js';
+import type { Span } from '../tracing/call-trace.js';
 import type { Principal } from '../principal.js';
 import type { AdmittedRun, BeginOptions } from '../runtime/pipeline.js';
 import type { RunEntry, RunInput } from '../runtime/run.types.js';
@@ -22,6 +23,9 @@ export interface SurfaceRuns {
     input: RunInput,
     opts?: BeginOptions,
   ): Promise<AdmittedRun>;
-  /** Work that is not a handler run (a Document API operation, an MCP resource read), guarded and admitted the same way. */
-  guard<T>(agent: Agent, inputText: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * Work that is not a handler run (a Document API operation, an MCP resource read), guarded and
+   * admitted the same way; its spans are children of `parent` (the call's `CallFacts.span`).
+   */
+  guard<T>(agent: Agent, inputText: string, work: () => Promise<T>, parent?: Span): Promise<T>;
 }

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { DomainError } from '../errors.js';
 import type { ExportedSpan, SpanExport } from './trace.ports.js';
 import { formatTraceparent, newSpanId, newTraceId } from './trace-context.js';
@@ -218,16 +217,4 @@ export class Tracer {
     const trace = new CallTrace(parent?.traceId ?? newTraceId(), this.exporter, this.settings);
     return trace.root(name, parent, opts);
   }
-}
-
-const current = new AsyncLocalStorage<Span>();
-
-/** Runs `fn` with `span` as the current call's span (the lifecycle's server span). */
-export function withSpan<T>(span: Span, fn: () => T): T {
-  return current.run(span, fn);
-}
-
-/** The current call's span, if a call is being handled. */
-export function currentSpan(): Span | undefined {
-  return current.getStore();
 }

@@ -1,4 +1,3 @@
-import { currentSpan } from '../tracing/call-trace.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import type { Webhook } from '../entries/entry.entities.js';
@@ -43,6 +42,8 @@ export interface WebhookRequest {
   /** The Content-Length the sender declared (0 when none). */
   contentLength: number;
   body: AsyncIterable<Buffer>;
+  /** The W3C traceparent of the span receiving it: the run that processes the delivery links to it. */
+  traceparent?: string;
 }
 
 /** What the sender is answered: Slack's handshake, or the stored delivery (`duplicate`: stored before, by its sender id). */
@@ -178,7 +179,7 @@ export class WebhookReceiptService {
       headers,
       rawBody,
       ...queuedAt(now),
-      receiptTrace: currentSpan()?.traceparent() ?? null,
+      receiptTrace: req.traceparent ?? null,
     };
     let stored: { delivery: WebhookDeliverySummary; duplicate: boolean };
     try {

@@ -3,6 +3,7 @@ import type { Agent } from '../../domain/core/agent.entities.js';
 import type { CallEnding } from '../../domain/calls/call-entry.js';
 import type { CallOpening } from '../../domain/calls/call-lifecycle.js';
 import { parseTraceparent } from '../../domain/tracing/trace-context.js';
+import type { Span } from '../../domain/tracing/call-trace.js';
 import type { Services } from '../../domain/services.js';
 import type { Surface } from '../../domain/core/surface.entities.js';
 import type { CallFacts, SurfaceCaller } from '../../domain/surfaces/surface-access.js';
@@ -18,6 +19,8 @@ export interface SurfaceState {
   caller?: SurfaceCaller;
   /** What the domain reported on a keyless route (webhooks), which has no caller. */
   facts?: CallFacts;
+  /** The call's server span, for the caller's facts (`CallFacts.span`) and a receipt's traceparent. */
+  span?: Span;
   /** The error the error mapper answered (set by `errorMapper`). */
   failure?: unknown;
   /** What the log keeps as the answer when it is not the response body (see `logAnswerAs`). */
@@ -41,7 +44,10 @@ export function logAnswerAs(ctx: Koa.Context, answer: unknown): void {
 export function activityEntry(services: Services): Koa.Middleware {
   return (ctx, next) =>
     services.calls.run({
-      handle: () => next(),
+      handle: (span) => {
+        (ctx.state as SurfaceState).span = span;
+        return next();
+      },
       ending: () => endingOf(ctx, ctx.state as SurfaceState),
       opening: openingOf(ctx),
     });

@@ -49,6 +49,7 @@ export function agentSurface(
         presentedAgentKey((h) => ctx.get(h)),
         tokenOriginOf(ctx),
       );
+      state.caller.facts.span = state.span;
       await next();
     });
 
