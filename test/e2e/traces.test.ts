@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,6 +14,7 @@ const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 const SERVER = 2; // OTLP SpanKind
 const CLIENT = 3;
+const SIGNING = 'orders-signing-secret';
 
 describe('e2e: OpenTelemetry traces over OTLP', function () {
   this.timeout(90_000);
@@ -193,23 +195,69 @@ describe('e2e: OpenTelemetry traces over OTLP', function () {
     expect(server.attributes['error.type']).to.be.a('string');
   });
 
-  it('a webhook delivery: its run is a trace of its own, linked to the receipt’s span', async () => {
-    await svc.gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
-      a: agent,
-      i: { integration: 'orders', handler: { script: 'return { seen: input.orderId };' } },
-    });
+  /** A signed webhook integration `orders` (HMAC-SHA256 over the body, as GitHub and others send it). */
+  let signedHook: Promise<void> | undefined;
+  function ordersHook(): Promise<void> {
+    signedHook ??= (async () => {
+      await svc.gql(
+        'mutation($v: String!) { createSecret(name: "orders-signing", kind: WEBHOOK_SIGNING_SECRET, value: $v) { name } }',
+        { v: SIGNING },
+      );
+      await svc.gql('mutation($a: ID!, $i: WebhookInput!) { addWebhook(agentId: $a, input: $i) { id } }', {
+        a: agent,
+        i: {
+          integration: 'orders',
+          handler: { script: 'return { seen: input.orderId };' },
+          signature: { scheme: 'HMAC_SHA256', secretName: 'orders-signing' },
+        },
+      });
+    })();
+    return signedHook;
+  }
+  const signed = (raw: string, secret = SIGNING) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+
+  it('a signed webhook delivery: its run is a trace of its own, linked to the receipt’s span', async () => {
+    await ordersHook();
+    const raw = JSON.stringify({ orderId: 7 });
     const res = await fetch(`${svc.url}/agents/${agent}/webhook/orders`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ orderId: 7 }),
+      headers: { 'content-type': 'application/json', 'x-signature-256': signed(raw) },
+      body: raw,
     });
-    expect(res.status).to.equal(200);
-    const receipt = await receiver.waitFor((s) => s.kind === SERVER && s.name.includes('/webhook/'));
+    expect(res.status, await res.clone().text()).to.equal(200);
+    const receipt = await receiver.waitFor(
+      (s) => s.kind === SERVER && s.name.includes('/webhook/') && s.attributes['http.response.status_code'] === 200,
+    );
     const job = await receiver.waitFor((s) => s.name === 'process webhooks');
     expect(job.traceId).to.not.equal(receipt.traceId);
     expect(job.links).to.deep.equal([{ traceId: receipt.traceId, spanId: receipt.spanId }]);
     const script = await receiver.waitFor((s) => s.name === 'execute_script orders');
     expect(script.traceId).to.equal(job.traceId);
+  });
+
+  it('a badly signed webhook delivery: refused, its server span exported with the refusal, and no run', async () => {
+    await ordersHook();
+    const raw = JSON.stringify({ orderId: 8 });
+    const trace = 'b'.repeat(32);
+    const res = await fetch(`${svc.url}/agents/${agent}/webhook/orders`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-signature-256': signed(raw, 'not-the-secret'),
+        traceparent: `00-${trace}-${CALLER_SPAN}-01`,
+      },
+      body: raw,
+    });
+    expect(res.status).to.equal(401);
+    const server = await receiver.waitFor((s) => s.traceId === trace && s.kind === SERVER);
+    expect(server.name).to.equal('POST /agents/:agentId/webhook/:integration');
+    // HTTP conventions: a 4xx on a server span keeps the status unset and names the error in `error.type`.
+    expect(server.attributes).to.include({ 'http.response.status_code': 401, 'error.type': 'UNAUTHENTICATED' });
+    // Nothing ran: no run span in the receipt's trace, no delivery's run linked to it.
+    await svc.service.services.activityLog.flush();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.spans.filter((s) => s.traceId === trace).map((s) => s.name)).to.deep.equal([server.name]);
+    expect(receiver.spans.filter((s) => s.links.some((l) => l.traceId === trace))).to.deep.equal([]);
   });
 });
 

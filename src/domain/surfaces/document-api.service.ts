@@ -1,5 +1,6 @@
 import type { Document, FieldDef } from '../documents/document.entities.js';
 import type { RecordService } from '../documents/record.service.js';
+import { tracedDocumentOp } from '../documents/document-span.js';
 import {
   deleteBody,
   insertBody,
@@ -88,10 +89,18 @@ export class DocumentApiService {
   async read(c: SurfaceCaller, documentId: string, query: ReadInput) {
     const q = parse(readQuery, await this.open(c, documentId, query, false));
     const op = await this.records.prepareRead(c.principal, c.agent.id, documentId, 'documentApi', q);
-    return this.calls.guard(c.agent, '', async () => {
-      const doc = await op.run();
-      return 'data' in doc && doc.data ? { ...doc, data: { ...doc.data, fields: restFields(doc.data.fields) } } : doc;
-    });
+    return tracedDocumentOp(
+      'get',
+      op.document,
+      () =>
+        this.calls.guard(c.agent, '', async () => {
+          const doc = await op.run();
+          return 'data' in doc && doc.data
+            ? { ...doc, data: { ...doc.data, fields: restFields(doc.data.fields) } }
+            : doc;
+        }),
+      (doc) => ('data' in doc && doc.data ? { results: doc.data.records.length } : {}),
+    );
   }
 
   /** `PUT`: changes the document's content, name or description. */
@@ -100,7 +109,9 @@ export class DocumentApiService {
     objectBody(body, 'write');
     const v = parse(writeDocumentBody, body);
     const op = await this.records.prepareWrite(c.principal, c.agent.id, documentId, 'documentApi', v);
-    return this.calls.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run()));
+    return tracedDocumentOp('put', op.document, () =>
+      this.calls.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run())),
+    );
   }
 
   /** `POST …/data/query`: the records matching a filter. */
@@ -112,7 +123,12 @@ export class DocumentApiService {
       ...v,
       filter: asSent(body).filter,
     });
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
+    return tracedDocumentOp(
+      'query',
+      op.document,
+      () => this.calls.guard(c.agent, JSON.stringify(v), () => op.run()),
+      (r) => ({ results: r.records.length }),
+    );
   }
 
   /** `POST …/data/insert`: adds records. */
@@ -121,7 +137,12 @@ export class DocumentApiService {
     objectBody(body, 'insert');
     const v = parse(insertBody, body);
     const op = await this.records.prepareInsert(c.principal, c.agent.id, documentId, 'documentApi', asSent(body).items);
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
+    return tracedDocumentOp(
+      'insert',
+      op.document,
+      () => this.calls.guard(c.agent, JSON.stringify(v), () => op.run()),
+      (r) => ({ affected: r.inserted }),
+    );
   }
 
   /** `POST …/data/update`: changes the records matching a filter. */
@@ -134,7 +155,12 @@ export class DocumentApiService {
       filter: asSent(body).filter,
       set: asSent(body).set,
     });
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
+    return tracedDocumentOp(
+      'update',
+      op.document,
+      () => this.calls.guard(c.agent, JSON.stringify(v), () => op.run()),
+      (r) => ({ affected: r.updated }),
+    );
   }
 
   /** `POST …/data/delete`: removes the records matching a filter. */
@@ -146,6 +172,11 @@ export class DocumentApiService {
       ...v,
       filter: asSent(body).filter,
     });
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run());
+    return tracedDocumentOp(
+      'delete',
+      op.document,
+      () => this.calls.guard(c.agent, JSON.stringify(v), () => op.run()),
+      (r) => ({ affected: r.deleted }),
+    );
   }
 }
