@@ -259,6 +259,91 @@ describe('e2e: OpenTelemetry traces over OTLP', function () {
     expect(receiver.spans.filter((s) => s.traceId === trace).map((s) => s.name)).to.deep.equal([server.name]);
     expect(receiver.spans.filter((s) => s.links.some((l) => l.traceId === trace))).to.deep.equal([]);
   });
+
+  it('a Document API call: its operation is a span of its own, with the document and the records’ count', async () => {
+    await svc.gql('mutation($a: ID!) { setSurface(agentId: $a, surface: DOCUMENT_API, enabled: true) { id } }', {
+      a: agent,
+    });
+    const doc = (
+      await svc.gql(
+        'mutation($a: ID!) { createDocument(agentId: $a, input: { name: "orders", kind: DATABASE, fields: [{ name: "ref", type: STRING, required: true }] }) { id } }',
+        { a: agent },
+      )
+    ).createDocument.id;
+    await svc.gql(
+      'mutation($a: ID!, $d: ID!) { exposeDocument(agentId: $a, documentId: $d, read: true, write: true) { id } }',
+      { a: agent, d: doc },
+    );
+    const call = (op: string, body: unknown, trace: string) =>
+      fetch(`${svc.url}/agents/${agent}/documents/${doc}/data/${op}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-agent-access-key': key,
+          traceparent: `00-${trace}-${CALLER_SPAN}-01`,
+        },
+        body: JSON.stringify(body),
+      });
+    expect((await call('insert', { items: [{ ref: 'A-1' }, { ref: 'A-2' }] }, 'c'.repeat(32))).status).to.equal(200);
+    expect((await call('query', { filter: { ref: 'A-2' } }, 'd'.repeat(32))).status).to.equal(200);
+
+    const insert = await receiver.waitFor((s) => s.traceId === 'c'.repeat(32) && s.name === 'insert orders');
+    const server = await receiver.waitFor((s) => s.traceId === 'c'.repeat(32) && s.kind === SERVER);
+    expect(insert.parentSpanId).to.equal(server.spanId);
+    expect(insert.attributes).to.include({
+      'aes.document.operation': 'insert',
+      'aes.document.collection': 'orders',
+      'aes.document.id': doc,
+      'aes.document.affected_count': 2,
+    });
+    // Admission is part of the operation: its span is the operation's child.
+    const admission = await receiver.waitFor((s) => s.traceId === 'c'.repeat(32) && s.name === 'admission');
+    expect(admission.parentSpanId).to.equal(insert.spanId);
+    const query = await receiver.waitFor((s) => s.traceId === 'd'.repeat(32) && s.name === 'query orders');
+    expect(query.attributes).to.include({ 'aes.document.result_count': 1 });
+    expect(query.status.code).to.equal(0);
+  });
+
+  it('a run past 200 spans: the entry keeps 200 and says how many it left out', async () => {
+    await svc.gql('mutation($a: ID!, $i: HttpEndpointInput!) { addHttpEndpoint(agentId: $a, input: $i) { id } }', {
+      a: agent,
+      i: { path: 'busy', handler: { prompt: 'Look everything up.' } },
+    });
+    // One model step asking for 210 tool calls: 210 execute_tool spans besides the call's own.
+    const calls = Array.from({ length: 210 }, () => ({ name: 'list_documents', arguments: {} }));
+    svc.fake.enqueue({ toolCalls: calls }, { text: 'all looked up' });
+    const res = await fetch(`${svc.url}/agents/${agent}/api/busy`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-agent-access-key': key },
+      body: JSON.stringify({ q: 'everything' }),
+    });
+    expect(res.status, await res.clone().text()).to.equal(200);
+    await svc.service.services.activityLog.flush();
+    const runId = await latestRunId();
+    const { trace } = await svc.gql(
+      'query($r: ID!) { trace(runId: $r) { entryId traceId spansDropped spans { name } } }',
+      {
+        r: runId,
+      },
+    );
+    expect(trace.spans).to.have.length(200);
+    expect(trace.spansDropped).to.be.greaterThan(10);
+    const { agent: one } = await svc.gql(
+      'query($a: ID!, $e: ID!) { agent(id: $a) { activityEntry(id: $e) { spansDropped spans { spanId } } } }',
+      { a: agent, e: trace.entryId },
+    );
+    expect(one.activityEntry.spans).to.have.length(200);
+    expect(one.activityEntry.spansDropped).to.equal(trace.spansDropped);
+    // The collector gets every span: the kept ones and the left-out ones.
+    await until(
+      'every span exported',
+      async () =>
+        receiver.spans.filter((s) => s.traceId === trace.traceId).length === 200 + trace.spansDropped
+          ? true
+          : undefined,
+      30_000,
+    );
+  });
 });
 
 describe('e2e: message content in traces, when asked for', function () {
