@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  droppedNote,
   formatMs,
   spanFacts,
   timelineRows,
@@ -76,5 +77,13 @@ describe('console: the run timeline', () => {
     expect(formatMs(0.372)).to.equal('0.37 ms');
     expect(formatMs(51.62)).to.equal('51.6 ms');
     expect(formatMs(1234.4)).to.equal('1,234 ms');
+  });
+
+  it('says how many spans the entry left out past its bound, and nothing when none were', () => {
+    expect(droppedNote(0)).to.equal(null);
+    expect(droppedNote(-3)).to.equal(null);
+    expect(droppedNote(Number.NaN)).to.equal(null);
+    expect(droppedNote(1)).to.equal('1 more span was left out (a run keeps 200)');
+    expect(droppedNote(1234)).to.equal('1,234 more spans were left out (a run keeps 200)');
   });
 });

@@ -76,6 +76,24 @@ describe('traces: a call’s spans', () => {
     expect(root.trace.traceId).to.match(/^[0-9a-f]{32}$/);
     expect(new Tracer().begin('other', null).trace.traceId).to.not.equal(root.trace.traceId);
   });
+
+  it('past the bound, a span that ends after its children takes the place of a leaf: the tree keeps its roots', () => {
+    const root = new Tracer().begin('call', null);
+    const run = root.child('run');
+    for (let i = 0; i < MAX_SPANS_PER_ENTRY + 5; i++) run.child(`tool${i}`).end();
+    root.child('late leaf').end();
+    run.end();
+    root.end();
+    const { spans, dropped } = root.trace.spans();
+    expect(spans).to.have.length(MAX_SPANS_PER_ENTRY);
+    expect(dropped).to.equal(8);
+    const names = spans.map((s) => s.name);
+    expect(names).to.include.members(['call', 'run', 'tool0']);
+    expect(names).to.not.include('late leaf');
+    // Every kept span's parent is kept (or is the caller's).
+    const ids = new Set(spans.map((s) => s.spanId));
+    for (const s of spans) if (s.parentSpanId) expect(ids.has(s.parentSpanId), s.name).to.equal(true);
+  });
 });
 
 describe('traces: the OTEL_* configuration', () => {

@@ -10,6 +10,7 @@ import type { Repositories, Store } from '../ports.js';
 import type { StoredRecord } from './document.ports.js';
 import { parse } from '../validation.js';
 import { validateFilter, validateSort } from './record-filter.js';
+import { guardedFilter, sameFields, stripNullish } from './record-rules.js';
 import { decodeCursor, encodeCursor } from './record-cursor.js';
 import { validatePatch, validateRecord } from './records.js';
 
@@ -19,6 +20,8 @@ import { validatePatch, validateRecord } from './records.js';
  * work. The Document API holds admission only around `run`, so a refused request takes no slot.
  */
 export interface Prepared<T> {
+  /** The document as it was checked (its name and kind name the operation's span). */
+  document: Document;
   run(): Promise<T>;
 }
 
@@ -84,6 +87,7 @@ export class RecordService {
     const doc = await resolveDocument(this.store.repos, { p, agentId, documentId, access: 'read', via });
     const base = { id: doc.id, name: doc.name, description: doc.description, kind: doc.kind, content: doc.content };
     return {
+      document: doc,
       run: async () => {
         if (doc.kind !== 'DATABASE') return base;
         const { records, totalCount } = await this.store.repos.records.query(
@@ -110,8 +114,9 @@ export class RecordService {
   ): Promise<Prepared<Document>> {
     const v = stripNullish(parse(contentPatch, input));
     const target: Target = { p, agentId, documentId, access: 'write', via };
-    await resolveDocument(this.store.repos, target);
+    const document = await resolveDocument(this.store.repos, target);
     return {
+      document,
       run: () =>
         this.store.transaction(async (r) => {
           const doc = await resolveDocument(r, target);
@@ -140,6 +145,7 @@ export class RecordService {
     const after =
       input.cursor === undefined || input.cursor === null ? undefined : decodeCursor(input.cursor, filter, sort);
     return {
+      document: doc,
       run: async () => {
         const { records, totalCount, last } = await this.store.repos.records.query(doc.id, filter, {
           limit: pg.limit,
@@ -177,6 +183,7 @@ export class RecordService {
     const target: Target = { p, agentId, documentId, access: 'write', via };
     const checked = await this.checked(target, validate);
     return {
+      document: checked.doc,
       run: () =>
         this.store.transaction(async (r) => {
           const { doc, input } = await this.recheck(r, target, checked, validate);
@@ -215,6 +222,7 @@ export class RecordService {
     const target: Target = { p, agentId, documentId, access: 'write', via };
     const checked = await this.checked(target, validate);
     return {
+      document: checked.doc,
       run: () =>
         this.store.transaction(async (r) => {
           const { doc, input: v } = await this.recheck(r, target, checked, validate);
@@ -245,6 +253,7 @@ export class RecordService {
     const target: Target = { p, agentId, documentId, access: 'write', via };
     const checked = await this.checked(target, validate);
     return {
+      document: checked.doc,
       run: () =>
         this.store.transaction(async (r) => {
           const { doc, input: filter } = await this.recheck(r, target, checked, validate);
@@ -272,25 +281,4 @@ export class RecordService {
     const doc = await databaseDocument(r, target);
     return { doc, input: sameFields(doc.fields, checked.doc.fields) ? checked.input : validate(doc.fields) };
   }
-}
-
-/** A validated filter of an update or delete; an empty one must be confirmed with `all: true`. */
-function guardedFilter(fields: FieldDef[], rawFilter: unknown, all: unknown) {
-  const filter = validateFilter(fields, rawFilter);
-  if (all !== undefined && typeof all !== 'boolean') throw new Invalid('all: must be true or false', 'all');
-  if (Object.keys(filter).length === 0 && all !== true) {
-    throw new Invalid('filter: an empty filter matches every record; send "all": true to mean that', 'filter');
-  }
-  return filter;
-}
-
-function sameFields(a: FieldDef[], b: FieldDef[]): boolean {
-  return (
-    a.length === b.length &&
-    a.every((f, i) => f.name === b[i]!.name && f.type === b[i]!.type && f.required === b[i]!.required)
-  );
-}
-
-function stripNullish<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>;
 }

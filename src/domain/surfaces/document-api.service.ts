@@ -1,5 +1,6 @@
 import type { Document, FieldDef } from '../documents/document.entities.js';
 import type { RecordService } from '../documents/record.service.js';
+import { tracedDocumentOp } from '../documents/document-span.js';
 import {
   deleteBody,
   insertBody,
@@ -88,14 +89,23 @@ export class DocumentApiService {
   async read(c: SurfaceCaller, documentId: string, query: ReadInput) {
     const q = parse(readQuery, await this.open(c, documentId, query, false));
     const op = await this.records.prepareRead(c.principal, c.agent.id, documentId, 'documentApi', q);
-    return this.calls.guard(
-      c.agent,
-      '',
-      async () => {
-        const doc = await op.run();
-        return 'data' in doc && doc.data ? { ...doc, data: { ...doc.data, fields: restFields(doc.data.fields) } } : doc;
-      },
+    return tracedDocumentOp(
+      'get',
+      op.document,
       c.facts.span,
+      (span) =>
+        this.calls.guard(
+          c.agent,
+          '',
+          async () => {
+            const doc = await op.run();
+            return 'data' in doc && doc.data
+              ? { ...doc, data: { ...doc.data, fields: restFields(doc.data.fields) } }
+              : doc;
+          },
+          span,
+        ),
+      (doc) => ('data' in doc && doc.data ? { results: doc.data.records.length } : {}),
     );
   }
 
@@ -105,7 +115,9 @@ export class DocumentApiService {
     objectBody(body, 'write');
     const v = parse(writeDocumentBody, body);
     const op = await this.records.prepareWrite(c.principal, c.agent.id, documentId, 'documentApi', v);
-    return this.calls.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run()), c.facts.span);
+    return tracedDocumentOp('put', op.document, c.facts.span, (span) =>
+      this.calls.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run()), span),
+    );
   }
 
   /** `POST …/data/query`: the records matching a filter. */
@@ -117,7 +129,13 @@ export class DocumentApiService {
       ...v,
       filter: asSent(body).filter,
     });
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), c.facts.span);
+    return tracedDocumentOp(
+      'query',
+      op.document,
+      c.facts.span,
+      (span) => this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), span),
+      (r) => ({ results: r.records.length }),
+    );
   }
 
   /** `POST …/data/insert`: adds records. */
@@ -126,7 +144,13 @@ export class DocumentApiService {
     objectBody(body, 'insert');
     const v = parse(insertBody, body);
     const op = await this.records.prepareInsert(c.principal, c.agent.id, documentId, 'documentApi', asSent(body).items);
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), c.facts.span);
+    return tracedDocumentOp(
+      'insert',
+      op.document,
+      c.facts.span,
+      (span) => this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), span),
+      (r) => ({ affected: r.inserted }),
+    );
   }
 
   /** `POST …/data/update`: changes the records matching a filter. */
@@ -139,7 +163,13 @@ export class DocumentApiService {
       filter: asSent(body).filter,
       set: asSent(body).set,
     });
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), c.facts.span);
+    return tracedDocumentOp(
+      'update',
+      op.document,
+      c.facts.span,
+      (span) => this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), span),
+      (r) => ({ affected: r.updated }),
+    );
   }
 
   /** `POST …/data/delete`: removes the records matching a filter. */
@@ -151,6 +181,12 @@ export class DocumentApiService {
       ...v,
       filter: asSent(body).filter,
     });
-    return this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), c.facts.span);
+    return tracedDocumentOp(
+      'delete',
+      op.document,
+      c.facts.span,
+      (span) => this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), span),
+      (r) => ({ affected: r.deleted }),
+    );
   }
 }

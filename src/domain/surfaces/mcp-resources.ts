@@ -1,6 +1,7 @@
 import type { Agent } from '../core/agent.entities.js';
 import type { Document } from '../documents/document.entities.js';
 import type { RecordService } from '../documents/record.service.js';
+import { tracedDocumentOp } from '../documents/document-span.js';
 import { NotFound } from '../errors.js';
 import { canNameEntity } from '../ids.js';
 import type { Store } from '../ports.js';
@@ -115,27 +116,38 @@ export class McpResourceService {
     const doc = await this.records.readable(principal, agent.id, target.documentId, 'mcp');
     if (target.records !== (doc.kind === 'DATABASE')) throw new ResourceNotFound(uri);
     if (doc.kind === 'TEXT')
-      return this.calls.guard(agent, '', async () => ({ uri, mimeType: 'text/plain', text: doc.content }), facts.span);
+      return tracedDocumentOp('get', doc, facts.span, (span) =>
+        this.calls.guard(agent, '', async () => ({ uri, mimeType: 'text/plain' as const, text: doc.content }), span),
+      );
     const op = await this.records.prepareQuery(principal, agent.id, doc.id, 'mcp', {
       limit: RESOURCE_PAGE,
       cursor: target.cursor,
     });
-    return this.calls.guard(
-      agent,
-      '',
-      async () => {
-        const page = await op.run();
-        const body = {
-          documentId: doc.id,
-          name: doc.name,
-          fields: doc.fields,
-          totalCount: page.totalCount,
-          records: page.records,
-          next: page.nextCursor === null ? null : pageUri(doc.id, page.nextCursor),
-        };
-        return { uri, mimeType: 'application/json', text: JSON.stringify(body) };
-      },
+    let results = 0;
+    return tracedDocumentOp(
+      'query',
+      doc,
       facts.span,
+      (span) =>
+        this.calls.guard(
+          agent,
+          '',
+          async () => {
+            const page = await op.run();
+            results = page.records.length;
+            const body = {
+              documentId: doc.id,
+              name: doc.name,
+              fields: doc.fields,
+              totalCount: page.totalCount,
+              records: page.records,
+              next: page.nextCursor === null ? null : pageUri(doc.id, page.nextCursor),
+            };
+            return { uri, mimeType: 'application/json' as const, text: JSON.stringify(body) };
+          },
+          span,
+        ),
+      () => ({ results }),
     );
   }
 }

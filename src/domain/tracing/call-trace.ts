@@ -186,8 +186,22 @@ export class CallTrace {
   }
 
   add(record: SpanRecord): void {
-    if (this.records.length < MAX_SPANS_PER_ENTRY) this.records.push(record);
-    else this.dropped++;
+    if (this.records.length < MAX_SPANS_PER_ENTRY) {
+      this.records.push(record);
+      return;
+    }
+    this.dropped++;
+    // Past the bound, a span that ends is most often the parent of kept ones (the run, the call:
+    // they end last). It takes the place of the latest kept span that is no kept span's parent, so
+    // the timeline keeps its tree rather than losing its roots to the run's many tools.
+    const parents = new Set(this.records.map((r) => r.parentSpanId));
+    if (!parents.has(record.spanId)) return;
+    for (let i = this.records.length - 1; i >= 0; i--)
+      if (!parents.has(this.records[i]!.spanId)) {
+        this.records.splice(i, 1);
+        this.records.push(record);
+        return;
+      }
   }
 
   /** The finished spans in the order they started, and how many were left out. */

@@ -1,4 +1,4 @@
-import { Arg, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
 import type { ActivityEntry as ActivityEntryEntity } from '../../domain/activity/activity.entities.js';
 import { ActivityEntry } from './activity.types.js';
 import type { Context } from '../context.js';
@@ -27,5 +27,13 @@ export class ActivitySpansResolver {
   })
   spans(@Root() entry: ActivityEntryEntity): RunSpan[] {
     return runSpans(entry.spans);
+  }
+
+  @FieldResolver(() => Int, {
+    description:
+      'How many spans the call had past the bound of 200 per entry, not kept (`spans` has the first 200 to end): read with the bodies as `spans` is; 0 when none were left out, when the entry keeps no spans, or on a page without bodies',
+  })
+  spansDropped(@Root() entry: ActivityEntryEntity): number {
+    return entry.spans?.length ? (entry.spansDropped ?? 0) : 0;
   }
 }

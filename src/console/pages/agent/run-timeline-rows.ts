@@ -91,3 +91,12 @@ export function spanFacts(span: TimelineSpan): string[] {
   if (status !== null) facts.push(`status ${status}`);
   return facts;
 }
+
+/** What the timeline says under its spans when the entry left some out (it keeps `kept` per run); null when none. */
+export function droppedNote(dropped: number, kept = 200): string | null {
+  if (!Number.isFinite(dropped) || dropped <= 0) return null;
+  const n = dropped.toLocaleString('en');
+  return dropped === 1
+    ? `1 more span was left out (a run keeps ${kept})`
+    : `${n} more spans were left out (a run keeps ${kept})`;
+}

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { JsonBlock } from '../../activity-view.js';
 import { readFragment, type FragmentOf } from 'gql.tada';
 import { graphql, type ResultOf } from '../../graphql.js';
-import { formatMs, spanFacts, timelineRows, type TimelineRow as Row } from './run-timeline-rows.js';
+import { droppedNote, formatMs, spanFacts, timelineRows, type TimelineRow as Row } from './run-timeline-rows.js';
 
 // The run timeline in the Activity drawer (issue 53): the spans the entry keeps, as a waterfall.
 // Each span is a list item whose text says everything (name, duration, tokens, verdicts, errors);
@@ -12,6 +12,7 @@ import { formatMs, spanFacts, timelineRows, type TimelineRow as Row } from './ru
 export const RunTimelineFields = graphql(`
   fragment RunTimelineFields on ActivityEntry {
     traceId
+    spansDropped
     spans {
       spanId
       parentSpanId
@@ -142,9 +143,10 @@ function SpanItem({ row, n }: { row: TimelineRow; n: number }) {
  * spans as a waterfall. Nothing when the entry keeps no spans (older entries, protocol traffic).
  */
 export function RunTimeline({ entry }: { entry: FragmentOf<typeof RunTimelineFields> }) {
-  const { traceId, spans } = readFragment(RunTimelineFields, entry);
+  const { traceId, spans, spansDropped } = readFragment(RunTimelineFields, entry);
   if (!spans.length) return null;
   const rows = timelineRows(spans);
+  const dropped = droppedNote(spansDropped);
   return (
     <Stack gap={4} component="section" aria-labelledby="run-timeline-title">
       <Title order={4} id="run-timeline-title">
@@ -178,6 +180,11 @@ export function RunTimeline({ entry }: { entry: FragmentOf<typeof RunTimelineFie
           <SpanItem key={row.span.spanId} row={row} n={n} />
         ))}
       </Box>
+      {dropped ? (
+        <Text size="sm" c="gray.8" data-testid="spans-dropped">
+          {dropped}
+        </Text>
+      ) : null}
     </Stack>
   );
 }
