@@ -7,8 +7,8 @@ import type { RunEntry, RunFacts, RunInput, RunResult } from '../runtime/run.typ
 import type { SurfaceRuns } from '../surfaces/surface-runs.ports.js';
 import type { CallCancels } from './call-cancels.js';
 import { callEntry, type CallEnding } from './call-entry.js';
-import { currentSpan, Tracer, withSpan, type Span } from '../tracing/call-trace.js';
-import type { AttrValue, SpanContextRef } from '../tracing/span.types.js';
+import { currentSpan, currentSpanSource, Tracer, withSpan, type Span } from '../tracing/call-trace.js';
+import { CallSpan, type CallOpening } from './call-span.js';
 import { DomainError } from '../errors.js';
 
 /**
@@ -25,12 +25,7 @@ export interface SurfaceCallParts {
   opening?: CallOpening;
 }
 
-/** How a surface call's span begins (HTTP semantic conventions: `{method} {route}`). */
-export interface CallOpening {
-  name: string;
-  parent: SpanContextRef | null;
-  attributes: Record<string, AttrValue | null | undefined>;
-}
+export type { CallOpening } from './call-span.js';
 
 /**
  * A call, from "caller identified" to "entry written", the same for every surface (issue 50):
@@ -77,23 +72,30 @@ export class CallLifecycle implements SurfaceRuns {
   }
 
   /**
+   * Lets the surface handling the current call refine its span's opening from what only the
+   * request's body says (an MCP request's `_meta` trace context and method). False when no call is
+   * being handled here or its span has already begun (too late to change its trace).
+   */
+  refineOpening(refined: (opening: CallOpening) => CallOpening): boolean {
+    const source = currentSpanSource();
+    return source instanceof CallSpan && source.refine(refined);
+  }
+
+  /**
    * A surface request: `parts.handle` runs it to its answer, then its one entry is written from
    * `parts.ending` — refusals included. A call whose handling threw past the surface's own error
    * encoding (nothing was answered by it) has no entry, as before the lifecycle.
    */
   async run(parts: SurfaceCallParts): Promise<void> {
     const started = Date.now();
-    const open = parts.opening;
-    const span = this.tracer.begin(open?.name ?? 'call', open?.parent ?? null, {
-      kind: 'server',
-      attributes: open?.attributes,
-    });
+    const call = new CallSpan(this.tracer, parts.opening);
     try {
-      await withSpan(span, () => parts.handle());
+      await withSpan(call, () => parts.handle());
     } catch (err) {
-      span.fail(err).end();
+      call.span().fail(err).end();
       throw err;
     }
+    const span = call.span();
     const end = parts.ending();
     if (end) settleServerSpan(span, end);
     span.end();

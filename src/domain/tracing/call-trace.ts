@@ -12,7 +12,7 @@ import {
 } from './span.types.js';
 
 /** Milliseconds since the epoch with sub-millisecond precision (spans of a fast run are short). */
-function nowMs(): number {
+export function nowMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
@@ -21,6 +21,8 @@ export interface SpanOptions {
   attributes?: Record<string, AttrValue | null | undefined>;
   /** Spans this one is related to without being their child (a delivery's run and its receipt). */
   links?: SpanContextRef[];
+  /** When the span began, if before it was made (a call's span begun once its opening is known). */
+  startMs?: number;
 }
 
 /** What a span keeps of a tool's input or output at most, as JSON text (a preview past it). */
@@ -58,9 +60,9 @@ export class Span {
     parent: SpanContextRef | null,
     opts: SpanOptions,
     private readonly exported: ExportedSpan | undefined,
+    startMs: number,
   ) {
     const attributes = defined(opts.attributes);
-    const startMs = nowMs();
     this.context = exported?.context ?? {
       traceId: trace.traceId,
       spanId: newSpanId(),
@@ -167,16 +169,17 @@ export class CallTrace {
   }
 
   start(name: string, parent: SpanContextRef | null, opts: SpanOptions = {}, remoteParent = false): Span {
+    const startMs = opts.startMs ?? nowMs();
     const exported = this.exporter?.start({
       name,
       kind: opts.kind ?? 'internal',
       parent,
       remoteParent,
       links: opts.links ?? [],
-      startMs: nowMs(),
+      startMs,
       attributes: defined(opts.attributes),
     });
-    return new Span(this, name, parent, opts, exported);
+    return new Span(this, name, parent, opts, exported, startMs);
   }
 
   /** The call's first span; with an exporter, its trace id becomes the call's. */
@@ -220,14 +223,24 @@ export class Tracer {
   }
 }
 
-const current = new AsyncLocalStorage<Span>();
-
-/** Runs `fn` with `span` as the current call's span (the lifecycle's server span). */
-export function withSpan<T>(span: Span, fn: () => T): T {
-  return current.run(span, fn);
+/** Where the current call's span comes from: the span itself, or one begun when first asked for. */
+export interface SpanSource {
+  span(): Span;
 }
 
-/** The current call's span, if a call is being handled. */
+const current = new AsyncLocalStorage<SpanSource>();
+
+/** Runs `fn` with `source` giving the current call's span (the lifecycle's server span). */
+export function withSpan<T>(source: SpanSource, fn: () => T): T {
+  return current.run(source, fn);
+}
+
+/** The current call's span, if a call is being handled (begun now if it was not yet). */
 export function currentSpan(): Span | undefined {
+  return current.getStore()?.span();
+}
+
+/** What gives the current call's span, if a call is being handled (without beginning it). */
+export function currentSpanSource(): SpanSource | undefined {
   return current.getStore();
 }
