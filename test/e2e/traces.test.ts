@@ -162,7 +162,89 @@ describe('e2e: OpenTelemetry traces over OTLP', function () {
     });
     const run = spans.find((s) => s.name === 'invoke_agent Tracer')!;
     expect(tool.parentSpanId).to.equal(run.spanId);
-    expect(spans.find((s) => s.kind === SERVER)!.name).to.equal('POST /agents/:agentId/mcp');
+    // The MCP conventions name the server span after the operation; the HTTP attributes stay.
+    const server = spans.find((s) => s.kind === SERVER)!;
+    expect(server.name).to.equal('tools/call research');
+    expect(server.attributes).to.include({ 'mcp.method.name': 'tools/call', 'http.route': '/agents/:agentId/mcp' });
+  });
+
+  /** One JSON-RPC request to the agent's MCP server, as an MCP client without the SDK sends it. */
+  async function mcpPost(message: object, headers: Record<string, string> = {}): Promise<string> {
+    const res = await fetch(`${svc.url}/agents/${agent}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        'x-agent-access-key': key,
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+    });
+    const text = await res.text();
+    expect(res.status, text).to.equal(200);
+    return text;
+  }
+
+  it('an MCP tools/call with `_meta.traceparent`: the server span and the run join the caller’s trace, over the HTTP header’s', async () => {
+    await svc.gql('mutation($a: ID!, $i: McpToolInput!) { addMcpTool(agentId: $a, input: $i) { id } }', {
+      a: agent,
+      i: { name: 'forecast', description: 'The weather', handler: { script: 'return "sunny";' } },
+    });
+    const metaTrace = 'c'.repeat(32);
+    const headerTrace = 'd'.repeat(32);
+    const answer = await mcpPost(
+      {
+        id: 'call-1',
+        method: 'tools/call',
+        params: {
+          name: 'forecast',
+          arguments: { input: 'Lisbon' },
+          _meta: { traceparent: `00-${metaTrace}-${CALLER_SPAN}-01`, tracestate: 'mcp=1' },
+        },
+      },
+      { traceparent: `00-${headerTrace}-${CALLER_SPAN}-01`, 'mcp-session-id': 'session-7' },
+    );
+    expect(answer).to.contain('sunny');
+    const spans = await traceOf((s) => s.traceId === metaTrace && s.kind === SERVER);
+    const server = spans.find((s) => s.kind === SERVER)!;
+    expect(server.name).to.equal('tools/call forecast');
+    expect(server.parentSpanId).to.equal(CALLER_SPAN);
+    // The HTTP request's own context is linked, not the parent (the MCP conventions).
+    expect(server.links).to.deep.equal([{ traceId: headerTrace, spanId: CALLER_SPAN }]);
+    expect(server.attributes).to.include({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'forecast',
+      'jsonrpc.request.id': 'call-1',
+      'mcp.session.id': 'session-7',
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'http.request.method': 'POST',
+      'http.response.status_code': 200,
+    });
+    const run = spans.find((s) => s.name === 'invoke_agent Tracer')!;
+    expect(run.parentSpanId).to.equal(server.spanId);
+    expect(receiver.spans.some((s) => s.traceId === headerTrace)).to.equal(false);
+
+    await svc.service.services.activityLog.flush();
+    const { trace } = await svc.gql('query($r: ID!) { trace(runId: $r) { traceId } }', { r: await latestRunId() });
+    expect(trace.traceId).to.equal(metaTrace);
+  });
+
+  it('an MCP tools/call with a malformed `_meta.traceparent`: a new trace, and the call answered all the same', async () => {
+    const answer = await mcpPost({
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'forecast', arguments: { input: 'Porto' }, _meta: { traceparent: `00-${'e'.repeat(31)}-x-01` } },
+    });
+    expect(answer).to.contain('sunny');
+    const server = await receiver.waitFor((s) => s.kind === SERVER && s.attributes['jsonrpc.request.id'] === '2');
+    expect(server.name).to.equal('tools/call forecast');
+    expect(server.parentSpanId).to.equal('');
+    expect(server.traceId).to.not.contain('eeeeeeee');
+    await svc.service.services.activityLog.flush();
+    const { trace } = await svc.gql('query($r: ID!) { trace(runId: $r) { traceId } }', { r: await latestRunId() });
+    expect(trace.traceId).to.equal(server.traceId);
   });
 
   it('a refused call: its entry keeps the caller’s trace id but no spans (only calls that ran keep them)', async () => {
