@@ -90,6 +90,13 @@ describe('traces: an MCP request’s server span from its JSON-RPC body', () => 
       expect(mcpOpening(http, body), JSON.stringify(body)).to.equal(http);
   });
 
+  it('a method MCP does not have keeps the HTTP name (no span name per made-up method), and its `_meta` parent', () => {
+    const o = mcpOpening(http, call({ _meta: { traceparent: `00-${META_TRACE}-${META_SPAN}-01` } }, 'made/up'));
+    expect(o.name).to.equal(http.name);
+    expect(o.parent).to.deep.include({ traceId: META_TRACE });
+    expect(o.attributes).to.include({ 'mcp.method.name': 'made/up' });
+  });
+
   it('bounds what it keeps: an oversized tool name, id or session id is left out', () => {
     const o = mcpOpening(http, call({ name: 'n'.repeat(129) }, 'tools/call', 'i'.repeat(129)), {
       sessionId: 's'.repeat(129),

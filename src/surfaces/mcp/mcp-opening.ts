@@ -9,6 +9,32 @@ const MAX_NAME = 128;
 /** The longest resource URI kept on the span. */
 const MAX_URI = 1024;
 
+/**
+ * The requests a client sends an MCP server (both protocol eras): only these name the span, so that
+ * a caller's made-up methods cannot multiply span names (they keep the HTTP name).
+ */
+const KNOWN_METHODS = new Set([
+  'initialize',
+  'ping',
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'subscriptions/listen',
+  'completion/complete',
+  'logging/setLevel',
+  'tasks/get',
+  'tasks/list',
+  'tasks/result',
+  'tasks/cancel',
+]);
+
 /** What the request's headers say of the MCP exchange. */
 export interface McpHeaders {
   sessionId?: string;
@@ -50,7 +76,7 @@ export function mcpOpening(http: CallOpening, body: unknown, headers: McpHeaders
   const links =
     caller && http.parent && !sameSpan(caller, http.parent) ? [...(http.links ?? []), http.parent] : http.links;
   return {
-    name: target ? `${method} ${target}` : method,
+    name: !KNOWN_METHODS.has(method) ? http.name : target ? `${method} ${target}` : method,
     parent: caller ?? http.parent,
     ...(links ? { links } : {}),
     attributes: {
