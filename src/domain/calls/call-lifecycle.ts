@@ -8,7 +8,7 @@ import type { SurfaceRuns } from '../surfaces/surface-runs.ports.js';
 import type { CallCancels } from './call-cancels.js';
 import { callEntry, type CallEnding } from './call-entry.js';
 import { Tracer, type Span } from '../tracing/call-trace.js';
-import type { AttrValue, SpanContextRef } from '../tracing/span.types.js';
+import { CallSpan, type CallOpening } from './call-span.js';
 import { DomainError } from '../errors.js';
 
 /**
@@ -20,23 +20,19 @@ import { DomainError } from '../errors.js';
  */
 export interface SurfaceCallParts {
   /**
-   * `span` is the call's server span: the surface hands it to the domain with the call's facts
-   * (`CallFacts.span`), so that the run and the operations of the call are its children. It is
+   * `call` gives the call's server span: the surface hands it to the domain with the call's facts
+   * (`CallFacts.span`), so that the run and the operations of the call are its children, and may
+   * refine its opening from the request's body until it has begun (`CallSpan.refine`). It is
    * passed, not kept in an AsyncLocalStorage: on Node 20 one makes every promise of the process
    * cost more (bench/results/2026-11-29-traces.md).
    */
-  handle(span: Span): Promise<void>;
+  handle(call: CallSpan): Promise<void>;
   ending(): CallEnding | null;
   /** The call's server span: its name, the caller's span (a W3C `traceparent`), its attributes. */
   opening?: CallOpening;
 }
 
-/** How a surface call's span begins (HTTP semantic conventions: `{method} {route}`). */
-export interface CallOpening {
-  name: string;
-  parent: SpanContextRef | null;
-  attributes: Record<string, AttrValue | null | undefined>;
-}
+export type { CallOpening } from './call-span.js';
 
 /**
  * A call, from "caller identified" to "entry written", the same for every surface (issue 50):
@@ -89,17 +85,14 @@ export class CallLifecycle implements SurfaceRuns {
    */
   async run(parts: SurfaceCallParts): Promise<void> {
     const started = Date.now();
-    const open = parts.opening;
-    const span = this.tracer.begin(open?.name ?? 'call', open?.parent ?? null, {
-      kind: 'server',
-      attributes: open?.attributes,
-    });
+    const call = new CallSpan(this.tracer, parts.opening);
     try {
-      await parts.handle(span);
+      await parts.handle(call);
     } catch (err) {
-      span.fail(err).end();
+      call.span().fail(err).end();
       throw err;
     }
+    const span = call.span();
     const end = parts.ending();
     if (end) settleServerSpan(span, end);
     span.end();

@@ -144,7 +144,7 @@ export class A2aService {
       };
       facts.run = await this.calls.admit(principal, agent, this.mcp.entry(tool), input, {
         signal: request.signal,
-        parent: facts.span,
+        parent: facts.span?.span(),
       });
       return { run: facts.run, tool, record: async () => {} };
     }
@@ -173,7 +173,7 @@ export class A2aService {
     };
     facts.run = await this.calls.admit(principal, agent, CHAT_ENTRY, input, {
       signal: request.signal,
-      parent: facts.span,
+      parent: facts.span?.span(),
       history,
     });
     return {

@@ -119,7 +119,7 @@ export class ChatService {
     const thread = await this.thread(agent, conversationId, visitorOf(request.visitorId));
     const run = await this.calls.admit(principal, agent, CHAT_ENTRY, this.input(message, request.headers), {
       signal: request.signal,
-      parent: facts.span,
+      parent: facts.span?.span(),
       history: thread.history,
     });
     facts.run = run;

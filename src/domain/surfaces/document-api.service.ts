@@ -92,7 +92,7 @@ export class DocumentApiService {
     return tracedDocumentOp(
       'get',
       op.document,
-      c.facts.span,
+      c.facts.span?.span(),
       (span) =>
         this.calls.guard(
           c.agent,
@@ -115,7 +115,7 @@ export class DocumentApiService {
     objectBody(body, 'write');
     const v = parse(writeDocumentBody, body);
     const op = await this.records.prepareWrite(c.principal, c.agent.id, documentId, 'documentApi', v);
-    return tracedDocumentOp('put', op.document, c.facts.span, (span) =>
+    return tracedDocumentOp('put', op.document, c.facts.span?.span(), (span) =>
       this.calls.guard(c.agent, JSON.stringify(v), async () => restDocument(await op.run()), span),
     );
   }
@@ -132,7 +132,7 @@ export class DocumentApiService {
     return tracedDocumentOp(
       'query',
       op.document,
-      c.facts.span,
+      c.facts.span?.span(),
       (span) => this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), span),
       (r) => ({ results: r.records.length }),
     );
@@ -147,7 +147,7 @@ export class DocumentApiService {
     return tracedDocumentOp(
       'insert',
       op.document,
-      c.facts.span,
+      c.facts.span?.span(),
       (span) => this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), span),
       (r) => ({ affected: r.inserted }),
     );
@@ -166,7 +166,7 @@ export class DocumentApiService {
     return tracedDocumentOp(
       'update',
       op.document,
-      c.facts.span,
+      c.facts.span?.span(),
       (span) => this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), span),
       (r) => ({ affected: r.updated }),
     );
@@ -184,7 +184,7 @@ export class DocumentApiService {
     return tracedDocumentOp(
       'delete',
       op.document,
-      c.facts.span,
+      c.facts.span?.span(),
       (span) => this.calls.guard(c.agent, JSON.stringify(v), () => op.run(), span),
       (r) => ({ affected: r.deleted }),
     );

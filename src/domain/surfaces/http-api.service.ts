@@ -92,7 +92,10 @@ export class HttpApiService {
       handler: endpoint.handler,
       modelOverride: endpoint.modelOverride,
     };
-    facts.run = await this.calls.admit(principal, agent, entry, input, { signal: request.signal, parent: facts.span });
+    facts.run = await this.calls.admit(principal, agent, entry, input, {
+      signal: request.signal,
+      parent: facts.span?.span(),
+    });
     return facts.run;
   }
 

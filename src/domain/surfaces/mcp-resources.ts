@@ -116,7 +116,7 @@ export class McpResourceService {
     const doc = await this.records.readable(principal, agent.id, target.documentId, 'mcp');
     if (target.records !== (doc.kind === 'DATABASE')) throw new ResourceNotFound(uri);
     if (doc.kind === 'TEXT')
-      return tracedDocumentOp('get', doc, facts.span, (span) =>
+      return tracedDocumentOp('get', doc, facts.span?.span(), (span) =>
         this.calls.guard(agent, '', async () => ({ uri, mimeType: 'text/plain' as const, text: doc.content }), span),
       );
     const op = await this.records.prepareQuery(principal, agent.id, doc.id, 'mcp', {
@@ -127,7 +127,7 @@ export class McpResourceService {
     return tracedDocumentOp(
       'query',
       doc,
-      facts.span,
+      facts.span?.span(),
       (span) =>
         this.calls.guard(
           agent,

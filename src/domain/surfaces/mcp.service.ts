@@ -126,7 +126,7 @@ export class McpService {
     try {
       facts.run = await this.calls.admit(principal, agent, this.entry(tool), this.input(tool, args, request.headers), {
         signal: request.signal,
-        parent: facts.span,
+        parent: facts.span?.span(),
       });
       return { tool, args, run: facts.run };
     } catch (err) {

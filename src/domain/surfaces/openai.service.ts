@@ -155,7 +155,7 @@ export class OpenAiService {
     );
     const run = await this.calls.admit(principal, agent, entryOf('chat.completions'), input, {
       signal: request.signal,
-      parent: facts.span,
+      parent: facts.span?.span(),
       dialogue: call.dialogue,
     });
     facts.run = run;
@@ -195,7 +195,7 @@ export class OpenAiService {
     const input = this.input('responses', request.headers, textOfDialogue(dialogue.system, call.turns));
     const run = await this.calls.admit(principal, agent, entryOf('responses'), input, {
       signal: request.signal,
-      parent: facts.span,
+      parent: facts.span?.span(),
       dialogue,
     });
     facts.run = run;

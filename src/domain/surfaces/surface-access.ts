@@ -7,7 +7,7 @@ import type { Surface } from '../core/surface.entities.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import type { AdmittedRun } from '../runtime/pipeline.js';
-import type { Span } from '../tracing/call-trace.js';
+import type { SpanSource } from '../tracing/call-trace.js';
 
 const LABELS: Record<Surface, string> = {
   HTTP_API: 'HTTP API',
@@ -50,8 +50,8 @@ export interface CallFacts {
   protocol?: boolean;
   /** The webhook delivery the call stored (or found already stored: a duplicate). */
   deliveryId?: string;
-  /** The call's server span (the lifecycle's): the run and the call's operations are its children. */
-  span?: Span;
+  /** The call's server span (the lifecycle's, begun when first asked for): the run and the call's operations are its children. */
+  span?: SpanSource;
 }
 
 /** Who calls a surface, and what the call reported so far. */

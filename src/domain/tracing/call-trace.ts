@@ -11,7 +11,7 @@ import {
 } from './span.types.js';
 
 /** Milliseconds since the epoch with sub-millisecond precision (spans of a fast run are short). */
-function nowMs(): number {
+export function nowMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
@@ -20,6 +20,8 @@ export interface SpanOptions {
   attributes?: Record<string, AttrValue | null | undefined>;
   /** Spans this one is related to without being their child (a delivery's run and its receipt). */
   links?: SpanContextRef[];
+  /** When the span began, if before it was made (a call's span begun once its opening is known). */
+  startMs?: number;
 }
 
 /** What a span keeps of a tool's input or output at most, as JSON text (a preview past it). */
@@ -57,9 +59,9 @@ export class Span {
     parent: SpanContextRef | null,
     opts: SpanOptions,
     private readonly exported: ExportedSpan | undefined,
+    startMs: number,
   ) {
     const attributes = defined(opts.attributes);
-    const startMs = nowMs();
     this.context = exported?.context ?? {
       traceId: trace.traceId,
       spanId: newSpanId(),
@@ -166,16 +168,17 @@ export class CallTrace {
   }
 
   start(name: string, parent: SpanContextRef | null, opts: SpanOptions = {}, remoteParent = false): Span {
+    const startMs = opts.startMs ?? nowMs();
     const exported = this.exporter?.start({
       name,
       kind: opts.kind ?? 'internal',
       parent,
       remoteParent,
       links: opts.links ?? [],
-      startMs: nowMs(),
+      startMs,
       attributes: defined(opts.attributes),
     });
-    return new Span(this, name, parent, opts, exported);
+    return new Span(this, name, parent, opts, exported, startMs);
   }
 
   /** The call's first span; with an exporter, its trace id becomes the call's. */
@@ -231,4 +234,9 @@ export class Tracer {
     const trace = new CallTrace(parent?.traceId ?? newTraceId(), this.exporter, this.settings);
     return trace.root(name, parent, opts);
   }
+}
+
+/** Where a call's span comes from: the span itself, or one begun when first asked for. */
+export interface SpanSource {
+  span(): Span;
 }

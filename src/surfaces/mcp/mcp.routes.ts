@@ -14,9 +14,10 @@ import type { Logger } from '../../infra/logger.js';
 import { originAllowed } from '../../rest/cors.js';
 import { MCP_SCOPE } from '../../domain/mcp-oauth/mcp-oauth.service.js';
 import { issuerOf, resourceMetadataUrl } from '../oauth/oauth.routes.js';
-import { logAnswerAs } from '../shared/activity.middleware.js';
+import { logAnswerAs, type SurfaceState } from '../shared/activity.middleware.js';
 import { abortOnClose, MAX_BODY_BYTES, readRaw, runHeaders } from '../shared/http-io.js';
 import { mcpServerFor, type McpExchange } from './mcp.server.js';
+import { mcpOpening } from './mcp-opening.js';
 import { agentSurface, callerOf } from '../shared/surface.middleware.js';
 import { platformOriginsHere } from '../../rest/tenant.middleware.js';
 
@@ -188,6 +189,13 @@ export function mcpRoutes(
     }
     const raw = await readRaw(ctx);
     const body = services.mcp.message(caller, raw.toString('utf8'));
+    // The call's span is begun by its first run or guard: named now from the JSON-RPC request.
+    (ctx.state as SurfaceState).call?.refine((http) =>
+      mcpOpening(http, body, {
+        sessionId: ctx.get('mcp-session-id') || undefined,
+        protocolVersion: ctx.get('mcp-protocol-version') || undefined,
+      }),
+    );
     if (Array.isArray(body)) {
       // JSON-RPC batches left MCP in 2025-06-18 and neither era served here has them: refused before
       // anything runs, so one POST is at most one call and one activity entry.

@@ -193,7 +193,7 @@ export function openAiRoutes(services: Services, platformOrigins: string[], logg
     const state = ctx.state as SurfaceState;
     if (agent && agent.workspaceId === principal.workspaceId) state.agent = agent;
     state.caller = services.surfaces.enterAs(agent, printableParam(agentId), 'OPENAI', principal);
-    state.caller.facts.span = state.span;
+    state.caller.facts.span = state.call;
     return state.caller;
   };
   const byModel = (answer: typeof chatCompletions) =>

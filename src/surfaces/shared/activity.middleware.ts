@@ -3,7 +3,7 @@ import type { Agent } from '../../domain/core/agent.entities.js';
 import type { CallEnding } from '../../domain/calls/call-entry.js';
 import type { CallOpening } from '../../domain/calls/call-lifecycle.js';
 import { parseTraceparent } from '../../domain/tracing/trace-context.js';
-import type { Span } from '../../domain/tracing/call-trace.js';
+import type { CallSpan } from '../../domain/calls/call-span.js';
 import type { Services } from '../../domain/services.js';
 import type { Surface } from '../../domain/core/surface.entities.js';
 import type { CallFacts, SurfaceCaller } from '../../domain/surfaces/surface-access.js';
@@ -19,8 +19,8 @@ export interface SurfaceState {
   caller?: SurfaceCaller;
   /** What the domain reported on a keyless route (webhooks), which has no caller. */
   facts?: CallFacts;
-  /** The call's server span, for the caller's facts (`CallFacts.span`) and a receipt's traceparent. */
-  span?: Span;
+  /** The call's server span, for the caller's facts (`CallFacts.span`), a receipt's traceparent and an opening refined from the body. */
+  call?: CallSpan;
   /** The error the error mapper answered (set by `errorMapper`). */
   failure?: unknown;
   /** What the log keeps as the answer when it is not the response body (see `logAnswerAs`). */
@@ -44,8 +44,8 @@ export function logAnswerAs(ctx: Koa.Context, answer: unknown): void {
 export function activityEntry(services: Services): Koa.Middleware {
   return (ctx, next) =>
     services.calls.run({
-      handle: (span) => {
-        (ctx.state as SurfaceState).span = span;
+      handle: (call) => {
+        (ctx.state as SurfaceState).call = call;
         return next();
       },
       ending: () => endingOf(ctx, ctx.state as SurfaceState),

@@ -49,7 +49,7 @@ export function agentSurface(
         presentedAgentKey((h) => ctx.get(h)),
         tokenOriginOf(ctx),
       );
-      state.caller.facts.span = state.span;
+      state.caller.facts.span = state.call;
       await next();
     });
 

@@ -30,7 +30,7 @@ export function webhookRoutes(services: Services, logger: Logger): Koa.Middlewar
         header: (name) => ctx.get(name) || undefined,
         contentLength: Number(ctx.get('content-length') || 0),
         body: ctx.req,
-        traceparent: (ctx.state as SurfaceState).span?.traceparent(),
+        traceparent: (ctx.state as SurfaceState).call?.span().traceparent(),
       });
       const state = ctx.state as SurfaceState;
       if (receipt.agent) state.agent = receipt.agent;
