@@ -255,7 +255,8 @@ describe('operability: metrics, request ids, graceful shutdown', function () {
     const ws = await newWorkspace();
     const { id, key } = await scriptAgent(ws.adminToken, {
       path: 'slow',
-      script: 'let n = 0; for (let i = 0; i < 2e7; i++) n += i; return { n };',
+      // Long enough to be in flight when the shutdown begins, short enough for a wall-clock limit on a loaded machine.
+      script: 'let n = 0; for (let i = 0; i < 5e6; i++) n += i; return { n };',
     });
     const { service, url, server } = await anotherService({ SHUTDOWN_TIMEOUT_MS: '20000' });
     expect((await fetch(`${url}/readyz`)).status).to.equal(200);
