@@ -110,7 +110,10 @@ describe('email receipt', () => {
   ) {
     const mem = memoryStore(opts.agents ?? [agentOf('agt_1')], opts.channels ?? [helpdesk, sales], opts);
     const recorded: ActivityRecord[] = [];
-    const activity: ReceiptLog = { received: (_a: Agent, r: ActivityRecord) => void recorded.push(r) };
+    const activity: ReceiptLog = {
+      receipt: (_name, _attrs, work) => work(),
+      received: (_a: Agent, r: ActivityRecord) => void recorded.push(r),
+    };
     const s = signals();
     const limits =
       opts.limit === undefined && opts.channelLimit === undefined

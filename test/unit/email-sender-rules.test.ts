@@ -110,7 +110,7 @@ describe('email receipt: sender authentication and answer budgets', () => {
     const svc = new EmailReceiptService(
       store,
       { now: () => NOW } as Clock,
-      { received: () => undefined } as ReceiptLog,
+      { receipt: (_n, _a, work) => work(), received: () => undefined } as ReceiptLog,
       { onQueued: () => undefined },
       { repliesPerSenderPerHour: 3, repliesPerChannelPerHour: 5 },
     );

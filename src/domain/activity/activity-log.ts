@@ -7,7 +7,7 @@ import type { Surface } from '../core/surface.entities.js';
 import type { ActivityEntry, ActivityKind } from './activity.entities.js';
 import type { PartitionUpkeep } from './activity.ports.js';
 import type { Store } from '../ports.js';
-import type { SpanRecord } from '../tracing/span.types.js';
+import type { AttrValue, SpanRecord } from '../tracing/span.types.js';
 
 /** Where entries go; infra batches them so writing the log costs a request almost nothing. */
 export interface ActivitySink {
@@ -109,6 +109,12 @@ export function withoutBodies(entry: ActivityEntry): ActivityEntry {
 
 /** Where a surface that takes a message in without a run (an email receipt) has it logged: the call lifecycle. */
 export interface ReceiptLog {
+  /**
+   * `work` as a call of its own outside any agent route (an email over SMTP or from Mailgun): a
+   * server span `name` is current while it runs, and the entries `received` writes meanwhile carry
+   * its trace id.
+   */
+  receipt<T>(name: string, attributes: Record<string, AttrValue | undefined>, work: () => Promise<T>): Promise<T>;
   received(agent: Agent, record: ActivityRecord): void;
 }
 

@@ -14,6 +14,7 @@ import type { ChannelQueueSignal } from './channel.ports.js';
 import { senderAllowed } from '../entries/channel.schemas.js';
 import { keepsAttachmentBytes, storeCopy, type IntakeQuota } from './email-intake-quota.js';
 import type { EmailDetails } from './outbound-message.js';
+import { currentSpan } from '../tracing/call-trace.js';
 
 /** How an email reached the service: the SMTP listener (with its envelope) or a provider's inbound webhook. */
 export interface EmailDelivery {
@@ -88,9 +89,20 @@ export class EmailReceiptService {
    * all are stored or none). A message id seen before by a channel is not stored again and runs
    * nothing. Loop, bulk, sender and rate rules decide whether it is answered; it is stored either
    * way. Throws NotFound when no recipient is known, Unavailable when storage failed (the sender
-   * must try again).
+   * must try again). The receipt is a call of its own (a `receive email` server span): each stored
+   * copy keeps its traceparent, which the run answering it later links to.
    */
-  async receive(mail: InboundMail, delivery: EmailDelivery): Promise<EmailReceipt[]> {
+  receive(mail: InboundMail, delivery: EmailDelivery): Promise<EmailReceipt[]> {
+    const attributes = {
+      'messaging.operation.type': 'receive',
+      'network.protocol.name': delivery.via === 'smtp' ? 'smtp' : 'http',
+      'aes.surface': 'EMAIL',
+      'aes.email.via': delivery.via,
+    };
+    return this.calls.receipt('receive email', attributes, () => this.take(mail, delivery));
+  }
+
+  private async take(mail: InboundMail, delivery: EmailDelivery): Promise<EmailReceipt[]> {
     const routes: { agent: Agent; channel: Channel }[] = [];
     for (const address of new Set(delivery.recipients.map(normalAddress))) {
       const route = await this.route(address);
@@ -204,6 +216,7 @@ export class EmailReceiptService {
       runId: null,
       provider: { email: details as unknown as Json },
       answerTo,
+      traceParent: currentSpan()?.traceparent() ?? null,
     };
   }
 

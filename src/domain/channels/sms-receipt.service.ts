@@ -9,6 +9,7 @@ import { storable } from '../webhooks/stored-delivery.js';
 import { withProviderEvent } from './channel-message.task.js';
 import type { ChannelQueueSignal, SmsProvider } from './channel.ports.js';
 import { senderAllowed } from '../entries/channel.schemas.js';
+import { currentSpan } from '../tracing/call-trace.js';
 
 /** A provider's callback as it arrives: the URL it called (as it sees it), the form, its signature. */
 export interface SmsCallback {
@@ -98,6 +99,8 @@ export class SmsReceiptService {
             : "The sender is not one of the channel's allowed senders",
         runId: null,
         provider: { received: storedParams(cb.params) },
+        // The span of this callback's request: the run that answers the message later links to it.
+        traceParent: currentSpan()?.traceparent() ?? null,
       };
       let stored: { message: Message; duplicate: boolean };
       try {
