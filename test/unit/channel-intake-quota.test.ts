@@ -181,7 +181,10 @@ describe('email receipt with a quota', () => {
     const svc = new EmailReceiptService(
       store,
       { now: () => NOW } as Clock,
-      { received: (_a: unknown, r: unknown) => void recorded.push(r) } as unknown as ReceiptLog,
+      {
+        receipt: (_n: string, _a: unknown, work: () => Promise<unknown>) => work(),
+        received: (_a: unknown, r: unknown) => void recorded.push(r),
+      } as unknown as ReceiptLog,
       { onQueued: () => void woken++ },
       { repliesPerSenderPerHour: 10, repliesPerChannelPerHour: 100, quota },
     );
