@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { startChannelPeers, PEER_DOMAIN, type ChannelPeers } from '../helpers/channel-peers.js';
+import { channelAgent, startChannelPeers, PEER_DOMAIN, type ChannelPeers } from '../helpers/channel-peers.js';
 import { startE2eService, type E2eService } from '../helpers/surface-service.js';
 import { until } from '../helpers/until.js';
 
@@ -217,25 +217,11 @@ describe('e2e: OpenTelemetry traces over OTLP', function () {
     expect(script.traceId).to.equal(job.traceId);
   });
 
-  /** An agent answering on a channel of `kind` (its surface on, the messaging tools on). */
-  async function channelAgent(name: string, kind: 'EMAIL' | 'SMS', address: string, handler: Record<string, string>) {
-    const a = (
-      await svc.gql('mutation($n: String!) { createAgent(input: { name: $n, defaultModel: "fake-model" }) { id } }', {
-        n: name,
-      })
-    ).createAgent.id as string;
-    await svc.gql(`mutation($a: ID!) { setSurface(agentId: $a, surface: ${kind}, enabled: true) { id } }`, { a });
-    await svc.gql('mutation($a: ID!) { setCapabilities(agentId: $a, input: { messaging: true }) { id } }', { a });
-    await svc.gql('mutation($a: ID!, $i: ChannelInput!) { addChannel(agentId: $a, input: $i) { id } }', {
-      a,
-      i: { kind, address, handler },
-    });
-    return a;
-  }
-
   it('an email answered later: the run links to the receipt’s span, and the answer carries its trace to the smarthost', async () => {
     const address = `desk@${PEER_DOMAIN}`;
-    const a = await channelAgent('Mailer', 'EMAIL', address, { script: 'return "Got it: " + input.text.trim();' });
+    const a = await channelAgent(svc.gql, 'Mailer', 'EMAIL', address, {
+      script: 'return "Got it: " + input.text.trim();',
+    });
     await peers.deliver(svc.smtpPort!, { from: 'ada@customer.example', to: address, subject: 'Hi', text: 'hello' });
     const receipt = await receiver.waitFor((s) => s.name === 'receive email');
     expect(receipt.kind).to.equal(SERVER);
@@ -261,7 +247,7 @@ describe('e2e: OpenTelemetry traces over OTLP', function () {
 
   it('an SMS the agent answers with send_sms: the run links to the callback’s span; Twilio’s request carries the run’s trace', async () => {
     const number = '+14155550177';
-    const a = await channelAgent('Texter', 'SMS', number, { prompt: 'Answer with send_sms.' });
+    const a = await channelAgent(svc.gql, 'Texter', 'SMS', number, { prompt: 'Answer with send_sms.' });
     svc.fake.enqueue(
       { toolCalls: [{ name: 'send_sms', arguments: { to: '+14155550123', text: 'On it' } }] },
       { text: 'Sent.' },

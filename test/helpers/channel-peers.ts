@@ -35,6 +35,31 @@ export interface ChannelPeers {
   close(): Promise<void>;
 }
 
+type Gql = (query: string, variables?: Record<string, unknown>) => Promise<any>;
+
+/** An agent answering on a channel of `kind` (its surface on, the messaging tools on). */
+export async function channelAgent(
+  gql: Gql,
+  name: string,
+  kind: 'EMAIL' | 'SMS',
+  address: string,
+  handler: Record<string, string>,
+): Promise<string> {
+  const a = (
+    await gql('mutation($n: String!) { createAgent(input: { name: $n, defaultModel: "fake-model" }) { id } }', {
+      n: name,
+    })
+  ).createAgent.id as string;
+  await gql(`mutation($a: ID!) { setSurface(agentId: $a, surface: ${kind}, enabled: true) { id } }`, { a });
+  await gql('mutation($a: ID!) { setCapabilities(agentId: $a, input: { messaging: true }) { id } }', { a });
+  await gql('mutation($a: ID!, $i: ChannelInput!) { addChannel(agentId: $a, input: $i) { id } }', {
+    a,
+    i: { kind, address, handler },
+  });
+  return a;
+}
+
+/** Starts the smarthost and the Messages API stand-in on loopback; `env` points a service at them. */
 export async function startChannelPeers(): Promise<ChannelPeers> {
   const sink = await startSmtpSink();
   const requests: ApiRequest[] = [];
