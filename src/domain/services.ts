@@ -218,7 +218,7 @@ export function createServices(deps: ServiceDeps): Services {
     },
   };
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
-  const { pipeline, calls } = callLifecycleOf({ activityLog, admission, runs }, deps);
+  const { pipeline, calls, tracer } = callLifecycleOf({ activityLog, admission, runs }, deps);
   const keys = new KeyService(store, clock);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
   const sms = deps.sms ?? NO_SMS;
@@ -288,6 +288,7 @@ export function createServices(deps: ServiceDeps): Services {
       clock,
       baseUrl: deps.baseUrl ?? '',
       mailDomain: deps.mailDomain ?? '',
+      tracer,
     }),
     channelQueued,
     workspaceApi: new WorkspaceApiService(store, clock, pendingCharges),

@@ -68,7 +68,7 @@ const COLUMNS: Record<string, string> = {
   message_attachments: 'message_id position filename content_type size content',
   message_day_counts: 'agent_id day direction channel n',
   messages:
-    'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at channel_id thread_id message_id in_reply_to status attempts failures next_attempt_at locked_until last_error run_id provider answer_to',
+    'id workspace_id agent_id direction channel from_address to_address subject body sent_at created_at channel_id thread_id message_id in_reply_to status attempts failures next_attempt_at locked_until last_error run_id provider answer_to trace_parent',
   models:
     'id workspace_id name provider model base_url api_key_secret input_price_per_million output_price_per_million is_default created_at updated_at accepts_images',
   oauth_registration_counts: 'address window_start n',

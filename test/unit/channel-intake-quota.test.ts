@@ -21,6 +21,7 @@ import type { MessageAttachment } from '../../src/domain/messages/message.ports.
 import type { Store } from '../../src/domain/ports.js';
 import { channelOf, messageOf } from '../helpers/channel-fixtures.js';
 import { inboundMail } from '../helpers/inbound-mail.js';
+import { Tracer, type Span } from '../../src/domain/tracing/call-trace.js';
 
 // The inbound mail quota per channel and day and the attachment allowance (docs/security.md,
 // "Round four: inbound mail quota and retention"), over in-memory fakes.
@@ -181,7 +182,11 @@ describe('email receipt with a quota', () => {
     const svc = new EmailReceiptService(
       store,
       { now: () => NOW } as Clock,
-      { received: (_a: unknown, r: unknown) => void recorded.push(r) } as unknown as ReceiptLog,
+      {
+        receipt: (_n: string, _a: unknown, work: (span: Span) => Promise<unknown>) =>
+          work(new Tracer().begin('receive email', null)),
+        received: (_a: unknown, r: unknown) => void recorded.push(r),
+      } as unknown as ReceiptLog,
       { onQueued: () => void woken++ },
       { repliesPerSenderPerHour: 10, repliesPerChannelPerHour: 100, quota },
     );

@@ -13,6 +13,7 @@ import type { MessageAttachment } from '../../src/domain/messages/message.ports.
 import type { Store } from '../../src/domain/ports.js';
 import { channelOf, messageOf } from '../helpers/channel-fixtures.js';
 import { inboundMail } from '../helpers/inbound-mail.js';
+import { Tracer, type Span } from '../../src/domain/tracing/call-trace.js';
 
 // The EMAIL and SMS ways in (docs/decisions.md §30, §32) over an in-memory store: what is stored,
 // when it is answered, what is refused, and when the channel queue is woken.
@@ -110,18 +111,27 @@ describe('email receipt', () => {
   ) {
     const mem = memoryStore(opts.agents ?? [agentOf('agt_1')], opts.channels ?? [helpdesk, sales], opts);
     const recorded: ActivityRecord[] = [];
-    const activity: ReceiptLog = { received: (_a: Agent, r: ActivityRecord) => void recorded.push(r) };
+    // The receipt runs in a span of its own, as the call lifecycle runs it.
+    const receipts: Span[] = [];
+    const activity: ReceiptLog = {
+      receipt: (name, attributes, work) => {
+        const span = new Tracer().begin(name, null, { kind: 'server', attributes });
+        receipts.push(span);
+        return work(span);
+      },
+      received: (_a: Agent, r: ActivityRecord) => void recorded.push(r),
+    };
     const s = signals();
     const limits =
       opts.limit === undefined && opts.channelLimit === undefined
         ? undefined
         : { repliesPerSenderPerHour: opts.limit ?? 10, repliesPerChannelPerHour: opts.channelLimit ?? 100 };
     const svc = new EmailReceiptService(mem.store, clock, activity, s.queue, limits);
-    return { svc, ...mem, recorded, woken: s.woken };
+    return { svc, ...mem, recorded, woken: s.woken, receipts };
   }
 
   it('stores a message to be answered, with its details, records it and wakes the queue', async () => {
-    const { svc, accepted, recorded, woken, counted } = service();
+    const { svc, accepted, recorded, woken, counted, receipts } = service();
     const mail = inboundMail({
       cc: [{ address: 'c@x.test', name: '' }],
       replyTo: [{ address: 'r@x.test', name: '' }],
@@ -154,7 +164,10 @@ describe('email receipt', () => {
       runId: null,
       sentAt: NOW,
       answerTo: 'alice@example.com',
+      // The receipt's span: the run that answers it later links to it.
+      traceParent: receipts[0]!.traceparent(),
     });
+    expect(receipts.map((sp) => sp.name)).to.deep.equal(['receive email']);
     expect(r!.message.provider).to.deep.equal({
       email: {
         references: [],

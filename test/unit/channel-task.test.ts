@@ -31,7 +31,10 @@ const resultOf = (over: Partial<RunResult>): RunResult => ({
   ...over,
 });
 const runOf = (events: () => AsyncGenerator<{ type: string; result?: RunResult }>) =>
-  ({ events }) as unknown as AdmittedRun;
+  ({
+    events,
+    span: { traceparent: () => '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+  }) as unknown as AdmittedRun;
 const answering = (r: RunResult) =>
   runOf(async function* () {
     yield { type: 'step' };

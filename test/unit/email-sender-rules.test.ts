@@ -10,6 +10,7 @@ import type { Message } from '../../src/domain/messages/message.entities.js';
 import type { Store } from '../../src/domain/ports.js';
 import { channelOf } from '../helpers/channel-fixtures.js';
 import { inboundMail } from '../helpers/inbound-mail.js';
+import { Tracer } from '../../src/domain/tracing/call-trace.js';
 
 // Who an email is from and who its answer goes to (issue 49, items 3 and 6): only an authenticated
 // From: is answered, Reply-To only when the channel's allowed senders name it, and the hourly
@@ -110,7 +111,10 @@ describe('email receipt: sender authentication and answer budgets', () => {
     const svc = new EmailReceiptService(
       store,
       { now: () => NOW } as Clock,
-      { received: () => undefined } as ReceiptLog,
+      {
+        receipt: (_n, _a, work) => work(new Tracer().begin('receive email', null)),
+        received: () => undefined,
+      } as ReceiptLog,
       { onQueued: () => undefined },
       { repliesPerSenderPerHour: 3, repliesPerChannelPerHour: 5 },
     );

@@ -7,7 +7,8 @@ import type { Surface } from '../core/surface.entities.js';
 import type { ActivityEntry, ActivityKind } from './activity.entities.js';
 import type { PartitionUpkeep } from './activity.ports.js';
 import type { Store } from '../ports.js';
-import type { SpanRecord } from '../tracing/span.types.js';
+import type { AttrValue, SpanRecord } from '../tracing/span.types.js';
+import type { Span } from '../tracing/call-trace.js';
 
 /** Where entries go; infra batches them so writing the log costs a request almost nothing. */
 export interface ActivitySink {
@@ -109,7 +110,16 @@ export function withoutBodies(entry: ActivityEntry): ActivityEntry {
 
 /** Where a surface that takes a message in without a run (an email receipt) has it logged: the call lifecycle. */
 export interface ReceiptLog {
-  received(agent: Agent, record: ActivityRecord): void;
+  /**
+   * `work` as a call of its own outside any agent route (an email over SMTP or from Mailgun): in a
+   * server span `name`, handed to it; the entries `received` writes with that span carry its trace id.
+   */
+  receipt<T>(
+    name: string,
+    attributes: Record<string, AttrValue | undefined>,
+    work: (span: Span) => Promise<T>,
+  ): Promise<T>;
+  received(agent: Agent, record: ActivityRecord, span?: Span): void;
 }
 
 export interface ActivityRecord {

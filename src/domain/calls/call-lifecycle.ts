@@ -8,8 +8,9 @@ import type { SurfaceRuns } from '../surfaces/surface-runs.ports.js';
 import type { CallCancels } from './call-cancels.js';
 import { callEntry, type CallEnding } from './call-entry.js';
 import { Tracer, type Span } from '../tracing/call-trace.js';
+import type { AttrValue, SpanContextRef } from '../tracing/span.types.js';
 import { CallSpan, type CallOpening } from './call-span.js';
-import { DomainError } from '../errors.js';
+import { DomainError, Unavailable } from '../errors.js';
 
 /**
  * What a surface supplies to the lifecycle of one of its calls: only what differs between surfaces.
@@ -169,9 +170,31 @@ export class CallLifecycle implements SurfaceRuns {
     return result;
   }
 
-  /** A message a surface took in without a run (an email stored for its channel): its entry. */
-  received(agent: Agent, record: ActivityRecord): void {
-    this.activity.writeEntry(agent, record);
+  /**
+   * A message taken in outside an agent route (an email over SMTP or from Mailgun): `work` runs in
+   * a server span of its own, a new trace's root (mail carries no trace context). A refusal (the
+   * sender's error) leaves `error.type`; storage that failed fails the span.
+   */
+  async receipt<T>(
+    name: string,
+    attributes: Record<string, AttrValue | undefined>,
+    work: (span: Span) => Promise<T>,
+  ): Promise<T> {
+    const span = this.tracer.begin(name, null, { kind: 'server', attributes });
+    try {
+      return await work(span);
+    } catch (err) {
+      if (err instanceof DomainError && !(err instanceof Unavailable)) span.set({ 'error.type': err.code });
+      else span.fail(err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** A message a surface took in without a run (an email stored for its channel): its entry, with the receipt's trace id. */
+  received(agent: Agent, record: ActivityRecord, span?: Span): void {
+    this.activity.writeEntry(agent, span ? { traceId: span.trace.traceId, ...record } : record);
   }
 }
 

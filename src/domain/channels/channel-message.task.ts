@@ -12,6 +12,8 @@ import type { Channel } from '../entries/channel.entities.js';
 import type { ChannelOutcome } from './channel-outcome.js';
 import type { EmailSender, EmailSendResult, SmsProvider, SmsSendResult } from './channel.ports.js';
 import { answerTo, emailDetailsOf } from './outbound-message.js';
+import { parseTraceparent } from '../tracing/trace-context.js';
+import { sendTrace, type SendTracer } from './send-trace.js';
 
 /** How many provider answers a message keeps (its send attempts, its status callbacks). */
 export const KEPT_PROVIDER_EVENTS = 10;
@@ -64,6 +66,8 @@ export interface ChannelTaskDeps {
   baseUrl: string;
   /** MAIL_DOMAIN: the domain of the Message-IDs of sent email (empty: each channel address's own). */
   mailDomain: string;
+  /** Starts each send attempt's `send {channel}` client span; absent: a send carries the stored traceparent as is. */
+  tracer?: SendTracer;
 }
 
 /**
@@ -102,12 +106,20 @@ export class ChannelMessageTask {
     if (m.threadId && (await this.deps.store.repos.messages.sentIntoThread(result.runId, m.threadId)))
       return { kind: 'done', status: 'answered', runId: result.runId };
     const subject = replySubjectOf(result.output);
-    const reply = answerTo(m, channel, { text, subject }, result.runId, this.deps.clock.now(), this.deps.mailDomain);
+    const reply = {
+      ...answerTo(m, channel, { text, subject }, result.runId, this.deps.clock.now(), this.deps.mailDomain),
+      // The answer is sent in the answering run's trace, as a send_email/send_sms of the run is.
+      traceParent: result.traceParent,
+    };
     return { kind: 'done', status: 'answered', runId: result.runId, reply };
   }
 
-  /** The handler's result, or how the attempt ended when the run could not start or finish. */
-  private async runHandler(agent: Agent, channel: Channel, m: Message): Promise<RunResult | ChannelOutcome> {
+  /** The handler's result (and its run's span), or how the attempt ended when the run could not start or finish. */
+  private async runHandler(
+    agent: Agent,
+    channel: Channel,
+    m: Message,
+  ): Promise<(RunResult & { traceParent: string }) | ChannelOutcome> {
     const entry: RunEntry = {
       kind: 'channel',
       id: channel.id,
@@ -123,7 +135,11 @@ export class ChannelMessageTask {
     };
     let run: AdmittedRun;
     try {
-      run = await this.deps.calls.begin(principal, agent, entry, messageRunInput(m, channel));
+      // The run's trace is its own; its root links to the span of the call that received the message.
+      const receipt = parseTraceparent(m.traceParent);
+      run = await this.deps.calls.begin(principal, agent, entry, messageRunInput(m, channel), {
+        links: receipt ? [receipt] : [],
+      });
     } catch (err) {
       if (err instanceof LimitExceeded)
         return {
@@ -146,7 +162,8 @@ export class ChannelMessageTask {
         return { kind: 'deferred', error: err.message, retryAfterSeconds: err.retryAfterSeconds };
       return { kind: 'retry', error: err instanceof DomainError ? err.message : 'The run failed', runId: null };
     }
-    return result ?? { kind: 'retry', error: 'The run ended without a result', runId: null };
+    if (!result) return { kind: 'retry', error: 'The run ended without a result', runId: null };
+    return { ...result, traceParent: run.span.traceparent() };
   }
 
   private send(m: Message): Promise<ChannelOutcome> {
@@ -162,12 +179,20 @@ export class ChannelMessageTask {
         runId: null,
       };
     const statusCallback = `${this.deps.baseUrl}/agents/${encodeURIComponent(m.agentId)}/sms/status`;
+    const trace = sendTrace(this.deps.tracer, m);
     let sent: SmsSendResult;
     try {
-      sent = await sms.send({ from: m.from, to: m.to, body: m.body, statusCallback });
+      sent = await sms.send({
+        from: m.from,
+        to: m.to,
+        body: m.body,
+        statusCallback,
+        ...(trace.headers ? { trace: trace.headers } : {}),
+      });
     } catch (err) {
       sent = { ok: false, retry: true, error: err instanceof Error ? err.message : String(err), answer: null };
     }
+    trace.end(sent.ok ? undefined : sent);
     if (!sent.ok) return this.refused(m, sent);
     const provider = withProviderEvent(m.provider, 'sends', {
       at: this.deps.clock.now().toISOString(),
@@ -185,6 +210,7 @@ export class ChannelMessageTask {
     if (!email.configured)
       return { kind: 'retry', error: 'Email sending is not configured: set SMTP_URL to the smarthost', runId: null };
     const details = emailDetailsOf(m);
+    const trace = sendTrace(this.deps.tracer, m);
     let sent: EmailSendResult;
     try {
       sent = await email.send({
@@ -199,10 +225,12 @@ export class ChannelMessageTask {
         inReplyTo: m.inReplyTo,
         references: details.references,
         headers: details.headers ?? {},
+        ...(trace.headers ? { trace: trace.headers } : {}),
       });
     } catch (err) {
       sent = { ok: false, retry: true, error: err instanceof Error ? err.message : String(err), answer: null };
     }
+    trace.end(sent.ok ? undefined : sent);
     if (!sent.ok) return this.refused(m, sent);
     const provider = withProviderEvent(m.provider, 'sends', {
       at: this.deps.clock.now().toISOString(),

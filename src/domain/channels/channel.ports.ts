@@ -1,5 +1,6 @@
 import type { OutboundEmail } from '../email/reply.js';
 import type { Json } from '../json.js';
+import type { TraceHeaders } from '../tracing/span.types.js';
 import type { AgentChildRepo } from '../repo.ports.js';
 import type { Channel, ChannelKind } from '../entries/channel.entities.js';
 
@@ -17,6 +18,8 @@ export interface OutgoingSms {
   to: string;
   body: string;
   statusCallback: string;
+  /** The send attempt's span, as the provider's request carries it (`traceparent`, `tracestate` headers). */
+  trace?: TraceHeaders;
 }
 
 /**

@@ -14,6 +14,7 @@ import type { ChannelQueueSignal } from './channel.ports.js';
 import { senderAllowed } from '../entries/channel.schemas.js';
 import { keepsAttachmentBytes, storeCopy, type IntakeQuota } from './email-intake-quota.js';
 import type { EmailDetails } from './outbound-message.js';
+import type { Span } from '../tracing/call-trace.js';
 
 /** How an email reached the service: the SMTP listener (with its envelope) or a provider's inbound webhook. */
 export interface EmailDelivery {
@@ -88,9 +89,20 @@ export class EmailReceiptService {
    * all are stored or none). A message id seen before by a channel is not stored again and runs
    * nothing. Loop, bulk, sender and rate rules decide whether it is answered; it is stored either
    * way. Throws NotFound when no recipient is known, Unavailable when storage failed (the sender
-   * must try again).
+   * must try again). The receipt is a call of its own (a `receive email` server span): each stored
+   * copy keeps its traceparent, which the run answering it later links to.
    */
-  async receive(mail: InboundMail, delivery: EmailDelivery): Promise<EmailReceipt[]> {
+  receive(mail: InboundMail, delivery: EmailDelivery): Promise<EmailReceipt[]> {
+    const attributes = {
+      'messaging.operation.type': 'receive',
+      'network.protocol.name': delivery.via === 'smtp' ? 'smtp' : 'http',
+      'aes.surface': 'EMAIL',
+      'aes.email.via': delivery.via,
+    };
+    return this.calls.receipt('receive email', attributes, (span) => this.take(mail, delivery, span));
+  }
+
+  private async take(mail: InboundMail, delivery: EmailDelivery, span: Span): Promise<EmailReceipt[]> {
     const routes: { agent: Agent; channel: Channel }[] = [];
     for (const address of new Set(delivery.recipients.map(normalAddress))) {
       const route = await this.route(address);
@@ -103,7 +115,7 @@ export class EmailReceiptService {
         ': add it with addChannel(agentId, input: {kind: EMAIL, address, handler}) and turn the EMAIL surface on',
       );
     const drafts = await Promise.all(
-      routes.map(async (r) => ({ ...r, message: await this.inboundMessage(r.agent, r.channel, mail, delivery) })),
+      routes.map(async (r) => ({ ...r, message: await this.inboundMessage(r.agent, r.channel, mail, delivery, span) })),
     );
     let receipts: EmailReceipt[];
     try {
@@ -130,7 +142,7 @@ export class EmailReceiptService {
         60,
       );
     }
-    for (const r of receipts) this.record(r, delivery);
+    for (const r of receipts) this.record(r, delivery, span);
     if (receipts.some((r) => !r.duplicate && r.message.nextAttemptAt !== null)) this.queue.onQueued();
     return receipts;
   }
@@ -149,6 +161,7 @@ export class EmailReceiptService {
     channel: Channel,
     mail: InboundMail,
     delivery: EmailDelivery,
+    span: Span,
   ): Promise<Message> {
     const now = this.clock.now();
     const from = (mail.from?.address ?? delivery.envelope?.mailFrom ?? '').trim().slice(0, 320);
@@ -204,6 +217,7 @@ export class EmailReceiptService {
       runId: null,
       provider: { email: details as unknown as Json },
       answerTo,
+      traceParent: span.traceparent(),
     };
   }
 
@@ -245,31 +259,35 @@ export class EmailReceiptService {
   }
 
   /** The surface's activity entry of a stored message (a redelivery is on record too, as such). */
-  private record(r: EmailReceipt, delivery: EmailDelivery): void {
+  private record(r: EmailReceipt, delivery: EmailDelivery, span: Span): void {
     const m = r.message;
-    this.calls.received(r.agent, {
-      surface: 'EMAIL',
-      entry: r.channel.address,
-      method: delivery.via === 'smtp' ? 'SMTP' : 'POST',
-      path: r.channel.address,
-      status: delivery.via === 'smtp' ? 250 : 200,
-      requestBody: {
-        from: m.from,
-        to: m.to,
-        subject: m.subject,
-        messageId: m.messageId,
-        threadId: m.threadId,
-        via: delivery.via,
+    this.calls.received(
+      r.agent,
+      {
+        surface: 'EMAIL',
+        entry: r.channel.address,
+        method: delivery.via === 'smtp' ? 'SMTP' : 'POST',
+        path: r.channel.address,
+        status: delivery.via === 'smtp' ? 250 : 200,
+        requestBody: {
+          from: m.from,
+          to: m.to,
+          subject: m.subject,
+          messageId: m.messageId,
+          threadId: m.threadId,
+          via: delivery.via,
+        },
+        response: {
+          stored: m.id,
+          status: m.status,
+          duplicate: r.duplicate,
+          ...(m.lastError ? { note: m.lastError } : {}),
+        },
+        credits: 0,
+        durationMs: null,
       },
-      response: {
-        stored: m.id,
-        status: m.status,
-        duplicate: r.duplicate,
-        ...(m.lastError ? { note: m.lastError } : {}),
-      },
-      credits: 0,
-      durationMs: null,
-    });
+      span,
+    );
   }
 }
 

@@ -66,6 +66,8 @@ export class MessageSender {
     private readonly agent: Agent,
     private readonly runId: string,
     input: RunInput,
+    /** The run's span: each message queued keeps it, so that its send attempts are in the run's trace. */
+    private readonly traceParent?: string,
   ) {
     this.answered = answeredBy(input);
   }
@@ -127,7 +129,9 @@ export class MessageSender {
       // A new email starts its own thread: answers to it reference its Message-ID (threadIdOf).
       if (!thread) message = { ...message, threadId: message.messageId };
     }
-    await this.deps.store.repos.messages.insert(message);
+    await this.deps.store.repos.messages.insert(
+      this.traceParent ? { ...message, traceParent: this.traceParent } : message,
+    );
     this.deps.queued.onQueued();
     return { queued: message.id, to, from: channel.address };
   }

@@ -3,7 +3,7 @@ import type { Agent } from '../core/agent.entities.js';
 import { MAX_SUBJECT_CHARS } from '../email/reply.js';
 import type { Json } from '../json.js';
 import type { ToolDefinition } from '../models/language-model.ports.js';
-import type { RunInput } from '../runtime/run.types.js';
+import type { ToolRun } from '../runtime/capability-tools.ports.js';
 import { parse } from '../validation.js';
 import type { ChannelKind } from '../entries/channel.entities.js';
 import { MAX_EMAIL_CHARS, MAX_SMS_CHARS } from './outbound-message.js';
@@ -50,12 +50,8 @@ const RECIPIENTS =
  * `run` is the run they belong to: its id marks the messages, its input names the thread it
  * answers, and the per-run cap counts within it. Refusals are DomainErrors the model sees.
  */
-export function messagingTools(
-  deps: MessagingDeps,
-  agent: Agent,
-  run: { runId: string; input: RunInput } | null,
-): ToolDefinition[] {
-  const sender = run ? new MessageSender(deps, agent, run.runId, run.input) : null;
+export function messagingTools(deps: MessagingDeps, agent: Agent, run: ToolRun | null): ToolDefinition[] {
+  const sender = run ? new MessageSender(deps, agent, run.runId, run.input, run.traceparent) : null;
   const send = async (kind: ChannelKind, args: SendRequest): Promise<Json> => {
     // Only a run sends: the tool list without a run (its names, for the OpenAI-compatible API) is never executed.
     if (!sender) throw new Error('messaging tools run only inside a run');

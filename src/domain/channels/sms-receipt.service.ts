@@ -15,6 +15,8 @@ export interface SmsCallback {
   url: string;
   params: Record<string, string>;
   signature: string | undefined;
+  /** The W3C traceparent of the span receiving it: the run that answers the message later links to it. */
+  traceparent?: string;
 }
 
 /** How a callback ended, with the agent (when it exists) and the stored message for the activity log. */
@@ -98,6 +100,8 @@ export class SmsReceiptService {
             : "The sender is not one of the channel's allowed senders",
         runId: null,
         provider: { received: storedParams(cb.params) },
+        // The span of this callback's request: the run that answers the message later links to it.
+        traceParent: cb.traceparent ?? null,
       };
       let stored: { message: Message; duplicate: boolean };
       try {

@@ -1,6 +1,7 @@
 import { Invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { InboundMail } from './inbound-mail.js';
+import type { TraceHeaders } from '../tracing/span.types.js';
 import { boundedReferences } from './thread.js';
 
 /** A message ready for the smarthost: the reply's headers and text, nothing provider-specific. */
@@ -14,6 +15,8 @@ export interface OutboundEmail {
   references: string[];
   /** Extra headers, e.g. `Auto-Submitted`. */
   headers: Record<string, string>;
+  /** The send attempt's span: the smarthost's copy carries it as a `Traceparent` (and `Tracestate`) header. */
+  trace?: TraceHeaders;
 }
 
 /** Longest subject composed (characters); a longer one is cut, so a hostile subject cannot grow a reply. */

@@ -62,6 +62,11 @@ export interface Message {
   provider: Json | null;
   /** Inbound email taken to be answered: the one address the answer goes to (the per-recipient budget counts it). */
   answerTo?: string | null;
+  /**
+   * A W3C traceparent (issue 53): inbound, the span of the call that received it (the answering
+   * run links to it); outbound, the span of the run that queued it (its send attempts carry it).
+   */
+  traceParent?: string | null;
 }
 
 /** The channel fields of a message recorded by a connector: none of them apply. */

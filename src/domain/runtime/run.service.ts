@@ -5,7 +5,7 @@ import type { Agent } from '../core/agent.entities.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import { documentTools } from './document.tools.js';
-import type { CapabilityTools } from './capability-tools.ports.js';
+import type { CapabilityTools, ToolRun } from './capability-tools.ports.js';
 import { checkInput, checksInput, redactJson, redactText, StreamRedactor } from './guardrails.js';
 import { ModelNotConfigured, resolveModel, type ModelDefaults, type SecretReader } from '../models/model-resolver.js';
 import { promptChars, UsageMeter } from './usage-meter.js';
@@ -120,7 +120,9 @@ export class RunService {
         ? dialogue.messages
         : [...(opts.history ?? []), { role: 'user' as const, content: userTurn(input) }],
       tools: [
-        ...this.toolsFor(agent, { runId, input }).map((t) => tracedTool(t, g, opts.span)),
+        ...this.toolsFor(agent, { runId, input, traceparent: opts.span?.traceparent() }).map((t) =>
+          tracedTool(t, g, opts.span),
+        ),
         ...(dialogue?.clientTools ?? []),
       ],
     };
@@ -225,7 +227,7 @@ export class RunService {
   }
 
   /** The tools of the agent's capabilities; `run` (its id and input) is what the messaging tools send within. */
-  private toolsFor(agent: Agent, run: { runId: string; input: RunInput } | null): ToolDefinition[] {
+  private toolsFor(agent: Agent, run: ToolRun | null): ToolDefinition[] {
     const tools: ToolDefinition[] = [];
     const self = { kind: 'agentSelf', workspaceId: agent.workspaceId, agentId: agent.id } as const;
     if (agent.capabilities.endpointManagement) tools.push(...this.deps.endpointManagement.toolsFor(agent, run));

@@ -39,3 +39,9 @@ export interface SpanRecord {
 
 /** The spans an entry keeps at most: a run with more tool calls keeps its first ones and says how many it left out. */
 export const MAX_SPANS_PER_ENTRY = 200;
+
+/** The W3C trace context an outgoing request carries (a queued message's send attempt): header values. */
+export interface TraceHeaders {
+  traceparent: string;
+  tracestate?: string;
+}

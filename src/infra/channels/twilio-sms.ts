@@ -41,6 +41,9 @@ export function twilioSmsProvider(config: TwilioConfig): SmsProvider {
           headers: {
             authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`,
             'content-type': 'application/x-www-form-urlencoded',
+            // W3C Trace Context: the send attempt's span, in the trace of the run that queued the message.
+            ...(sms.trace ? { traceparent: sms.trace.traceparent } : {}),
+            ...(sms.trace?.tracestate ? { tracestate: sms.trace.tracestate } : {}),
           },
           body: form,
           signal: AbortSignal.timeout(config.timeoutMs ?? 15_000),

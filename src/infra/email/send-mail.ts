@@ -68,7 +68,7 @@ export async function sendMail(smtpUrl: string, message: OutboundEmail): Promise
       messageId: message.messageId,
       ...(message.inReplyTo ? { inReplyTo: message.inReplyTo } : {}),
       ...(message.references.length > 0 ? { references: message.references } : {}),
-      headers: message.headers,
+      headers: { ...message.headers, ...traceHeaders(message) },
     });
     return { accepted: info.accepted.map(String), response: bounded(info.response) };
   } catch (e) {
@@ -91,4 +91,15 @@ function failure(e: unknown): SmtpSendFailure {
 function bounded(text: string): string {
   const t = storableText(text.trim());
   return t.length <= MAX_ANSWER_CHARS ? t : `${t.slice(0, MAX_ANSWER_CHARS)}…`;
+}
+
+/**
+ * The send attempt's span as message headers. Mail has no W3C binding: `Traceparent` (and
+ * `Tracestate`) are the HTTP header's name and value, which no mail system reads or acts on
+ * (docs/tracing.md); a smarthost or a collector reading its logs may.
+ */
+function traceHeaders(message: OutboundEmail): Record<string, string> {
+  if (!message.trace) return {};
+  const { traceparent, tracestate } = message.trace;
+  return { Traceparent: traceparent, ...(tracestate ? { Tracestate: tracestate } : {}) };
 }

@@ -42,6 +42,7 @@ export function smsRoutes(services: Services, baseUrl: string, logger: Logger): 
       url: `${publicBaseUrl(ctx, baseUrl)}${ctx.originalUrl}`,
       params: Object.fromEntries(form),
       signature: ctx.get('x-twilio-signature') || undefined,
+      traceparent: (ctx.state as SurfaceState).call?.span().traceparent(),
     };
   };
   const settle = (ctx: Koa.Context, receipt: SmsReceipt) => {

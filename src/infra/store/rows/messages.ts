@@ -28,6 +28,7 @@ export const messages: Mapping<Message> = {
     run_id: e.runId,
     provider: e.provider === null ? null : json(e.provider),
     answer_to: e.answerTo ?? null,
+    trace_parent: e.traceParent ?? null,
   }),
   fromRow: (r) => ({
     id: r.id,
@@ -54,5 +55,6 @@ export const messages: Mapping<Message> = {
     runId: r.run_id ?? null,
     provider: r.provider == null ? null : parseJson(r.provider),
     ...(r.answer_to ? { answerTo: r.answer_to } : {}),
+    ...(r.trace_parent ? { traceParent: r.trace_parent } : {}),
   }),
 };
