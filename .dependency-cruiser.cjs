@@ -57,6 +57,14 @@ module.exports = {
       from: { path: '^src/(rest|graphql|surfaces)/', pathNot: INBOUND_ADAPTERS },
       to: { path: '^src/infra/', dependencyTypesNot: ['type-only'] },
     },
+    {
+      name: 'no-async-hooks',
+      severity: 'error',
+      comment:
+        'No AsyncLocalStorage or async hooks in the service: on Node 20 one in use makes every promise of the process cost more; pass the call (docs/decisions.md, "The call\'s span is passed, not looked up").',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?async_hooks$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -39,10 +39,16 @@ function bounded(value: unknown): unknown {
   return `${text.slice(0, MAX_SPAN_DETAIL)}… [${text.length} characters]`;
 }
 
-/** Attributes without the unset ones. */
-function defined(attrs: Record<string, AttrValue | null | undefined> | undefined): Attributes {
-  const out: Attributes = {};
-  if (attrs) for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) out[k] = v;
+/**
+ * `attrs` without the unset ones, added to `out` (a new object by default). A `for…in` loop: every
+ * call makes spans, and `Object.entries` allocates an array per attribute (bench guard, issue 53).
+ */
+function defined(attrs: Record<string, AttrValue | null | undefined> | undefined, out: Attributes = {}): Attributes {
+  if (attrs)
+    for (const k in attrs) {
+      const v = attrs[k];
+      if (v !== null && v !== undefined) out[k] = v;
+    }
   return out;
 }
 
@@ -60,8 +66,8 @@ export class Span {
     opts: SpanOptions,
     private readonly exported: ExportedSpan | undefined,
     startMs: number,
+    attributes: Attributes,
   ) {
-    const attributes = defined(opts.attributes);
     this.context = exported?.context ?? {
       traceId: trace.traceId,
       spanId: newSpanId(),
@@ -85,9 +91,8 @@ export class Span {
 
   /** Sets attributes (unset values are skipped). */
   set(attrs: Record<string, AttrValue | null | undefined>): this {
-    const a = defined(attrs);
-    Object.assign(this.record.attributes, a);
-    this.exported?.set(a);
+    defined(attrs, this.record.attributes);
+    this.exported?.set(defined(attrs));
     return this;
   }
 
@@ -169,6 +174,8 @@ export class CallTrace {
 
   start(name: string, parent: SpanContextRef | null, opts: SpanOptions = {}, remoteParent = false): Span {
     const startMs = opts.startMs ?? nowMs();
+    const attributes = defined(opts.attributes);
+    // The exporter gets a copy: the record's attributes grow with `set`, the SDK's span keeps its own.
     const exported = this.exporter?.start({
       name,
       kind: opts.kind ?? 'internal',
@@ -176,9 +183,9 @@ export class CallTrace {
       remoteParent,
       links: opts.links ?? [],
       startMs,
-      attributes: defined(opts.attributes),
+      attributes: { ...attributes },
     });
-    return new Span(this, name, parent, opts, exported, startMs);
+    return new Span(this, name, parent, opts, exported, startMs, attributes);
   }
 
   /** The call's first span; with an exporter, its trace id becomes the call's. */
