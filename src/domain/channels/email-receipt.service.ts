@@ -15,6 +15,7 @@ import { senderAllowed } from '../entries/channel.schemas.js';
 import { keepsAttachmentBytes, storeCopy, type IntakeQuota } from './email-intake-quota.js';
 import type { EmailDetails } from './outbound-message.js';
 import type { Span } from '../tracing/call-trace.js';
+import { emailReceiptEntry } from './email-receipt-entry.js';
 
 /** How an email reached the service: the SMTP listener (with its envelope) or a provider's inbound webhook. */
 export interface EmailDelivery {
@@ -258,36 +259,9 @@ export class EmailReceiptService {
     return budget === 'ok' ? { reason: 'ok', to: recipient.to } : { reason: budget };
   }
 
-  /** The surface's activity entry of a stored message (a redelivery is on record too, as such). */
+  /** The surface's activity entry of a stored message, in the receipt's trace. */
   private record(r: EmailReceipt, delivery: EmailDelivery, span: Span): void {
-    const m = r.message;
-    this.calls.received(
-      r.agent,
-      {
-        surface: 'EMAIL',
-        entry: r.channel.address,
-        method: delivery.via === 'smtp' ? 'SMTP' : 'POST',
-        path: r.channel.address,
-        status: delivery.via === 'smtp' ? 250 : 200,
-        requestBody: {
-          from: m.from,
-          to: m.to,
-          subject: m.subject,
-          messageId: m.messageId,
-          threadId: m.threadId,
-          via: delivery.via,
-        },
-        response: {
-          stored: m.id,
-          status: m.status,
-          duplicate: r.duplicate,
-          ...(m.lastError ? { note: m.lastError } : {}),
-        },
-        credits: 0,
-        durationMs: null,
-      },
-      span,
-    );
+    this.calls.received(r.agent, emailReceiptEntry(r.message, r.channel.address, delivery.via, r.duplicate), span);
   }
 }
 
