@@ -149,7 +149,7 @@ describe('A2A server: the service alone', () => {
             headers: HEADERS,
             body: { city: 'Paris' },
           },
-          opts: { signal },
+          opts: { signal, parent: undefined },
         },
       ]);
       expect(begunRun).to.deep.equal({ run, tool: lookup });
@@ -208,7 +208,7 @@ describe('A2A server: the service alone', () => {
           headers: HEADERS,
           body: 'Hello',
         },
-        opts: { signal, history: [] },
+        opts: { signal, history: [], parent: undefined },
       };
       expect(begun).to.deep.equal([expected, expected]);
       expect(first.run).to.equal(run);

@@ -239,7 +239,7 @@ describe('OpenAI-compatible API: the service alone', () => {
             headers: HEADERS,
             body: 'Answer in French\n\nHello',
           },
-          opts: { signal: req.signal, dialogue },
+          opts: { signal: req.signal, parent: undefined, dialogue },
         },
       ]);
       expect(begun[0]!.opts.signal).to.equal(req.signal);
@@ -342,7 +342,7 @@ describe('OpenAI-compatible API: the service alone', () => {
             headers: HEADERS,
             body: 'Be kind\n\nHello',
           },
-          opts: { signal: req.signal, dialogue },
+          opts: { signal: req.signal, parent: undefined, dialogue },
         },
       ]);
       expect(created.state.id).to.match(/^resp_[A-Za-z0-9_-]+$/);
