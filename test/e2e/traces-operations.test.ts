@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
-import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import { startE2eService, type E2eService } from '../helpers/surface-service.js';
+import { type OtlpReceiver } from '../helpers/otlp-receiver.js';
+import type { E2eService } from '../helpers/surface-service.js';
+import { startTracedService } from '../helpers/traced-service.js';
 import { until } from '../helpers/until.js';
 
 // Traces (issue 53), continued from traces.test.ts: a refused call, webhook deliveries signed well and
@@ -19,26 +20,7 @@ describe('e2e: OpenTelemetry traces over OTLP: refusals, webhooks, documents', f
   let key: string;
 
   before(async () => {
-    receiver = await startOtlpReceiver();
-    svc = await startE2eService('traces-operations', {
-      env: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_SERVICE_NAME: 'aes-traces-test',
-        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test',
-        OTEL_BSP_SCHEDULE_DELAY: '50',
-      },
-    });
-    agent = (await svc.gql('mutation { createAgent(input: { name: "Tracer", defaultModel: "fake-model" }) { id } }'))
-      .createAgent.id;
-    await svc.gql('mutation($a: ID!) { setCapabilities(agentId: $a, input: { documents: true }) { id } }', {
-      a: agent,
-    });
-    for (const surface of ['HTTP_API', 'MCP', 'WEBHOOKS'])
-      await svc.gql(`mutation($a: ID!) { setSurface(agentId: $a, surface: ${surface}, enabled: true) { id } }`, {
-        a: agent,
-      });
-    key = (await svc.gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "traces") { key } }', { a: agent }))
-      .createAgentApiKey.key;
+    ({ receiver, svc, agent, key } = await startTracedService('traces-operations'));
   });
 
   after(async () => {
@@ -46,7 +28,7 @@ describe('e2e: OpenTelemetry traces over OTLP: refusals, webhooks, documents', f
     await receiver?.close();
   });
 
-  /** The spans of one trace, once its `root` span has arrived. */
+  /** The run id of the agent's newest entry. */
   async function latestRunId(): Promise<string> {
     const d = await svc.gql('query($a: ID!) { agent(id: $a) { activity(first: 1) { nodes { runId } } } }', {
       a: agent,

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { startE2eService, type E2eService } from '../helpers/surface-service.js';
+import { type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import type { E2eService } from '../helpers/surface-service.js';
+import { startTracedService } from '../helpers/traced-service.js';
 import { until } from '../helpers/until.js';
 
 // Traces (issue 53): a service with OTEL_EXPORTER_OTLP_ENDPOINT exports its spans over OTLP/HTTP to
@@ -22,26 +23,7 @@ describe('e2e: OpenTelemetry traces over OTLP', function () {
   let key: string;
 
   before(async () => {
-    receiver = await startOtlpReceiver();
-    svc = await startE2eService('traces', {
-      env: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_SERVICE_NAME: 'aes-traces-test',
-        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test',
-        OTEL_BSP_SCHEDULE_DELAY: '50',
-      },
-    });
-    agent = (await svc.gql('mutation { createAgent(input: { name: "Tracer", defaultModel: "fake-model" }) { id } }'))
-      .createAgent.id;
-    await svc.gql('mutation($a: ID!) { setCapabilities(agentId: $a, input: { documents: true }) { id } }', {
-      a: agent,
-    });
-    for (const surface of ['HTTP_API', 'MCP', 'WEBHOOKS'])
-      await svc.gql(`mutation($a: ID!) { setSurface(agentId: $a, surface: ${surface}, enabled: true) { id } }`, {
-        a: agent,
-      });
-    key = (await svc.gql('mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "traces") { key } }', { a: agent }))
-      .createAgentApiKey.key;
+    ({ receiver, svc, agent, key } = await startTracedService('traces'));
   });
 
   after(async () => {
