@@ -52,6 +52,8 @@ interface Result {
   p99: number;
   errors: number;
   rssMb: number;
+  /** CPU time per answered request: the service's process, and PostgreSQL's processes (null: not measured). */
+  cpuUs?: { service: number; database: number | null };
   ratio: number | null;
   /** req/s as a fraction of the unlimited script endpoint's (limited cases only). */
   ofUnlimited: number | null;
@@ -111,6 +113,33 @@ function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
+}
+
+const TICK_US = 1e6 / 100; // /proc's clock ticks (USER_HZ, 100 on Linux)
+
+/** CPU time (user + system) a process has used, in microseconds; 0 where /proc cannot tell. */
+function cpuUsOf(pid: number): number {
+  try {
+    // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th, stime the 15th.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * TICK_US;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time used by every PostgreSQL process on this machine (its server runs here in the bench). */
+function databaseCpuUs(): number {
+  let total = 0;
+  for (const pid of fs.readdirSync('/proc'))
+    if (/^\d+$/.test(pid))
+      try {
+        if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuUsOf(Number(pid));
+      } catch {
+        // The process ended meanwhile.
+      }
+  return total;
 }
 
 /** autocannon in its own process; the answers that are not `status` count as errors. */
@@ -447,7 +476,13 @@ async function measure(database: 'PostgreSQL' | 'embedded', databaseUrl: string 
       const warm = load(service.url, c.request, WARMUP, c.status).total;
       if (rssBefore === 0) rssBefore = rssMb(service.proc.pid!);
       else served += warm;
+      const cpuBefore = { service: cpuUsOf(service.proc.pid!), database: databaseCpuUs() };
       const r = load(service.url, c.request, DURATION, c.status);
+      const perRequest = (used: number) => Math.round(used / Math.max(1, r.total));
+      const cpuUs = {
+        service: perRequest(cpuUsOf(service.proc.pid!) - cpuBefore.service),
+        database: database === 'PostgreSQL' ? perRequest(databaseCpuUs() - cpuBefore.database) : null,
+      };
       served += r.total;
       const ratio = r.rps / base.rps;
       if (c.name === UNLIMITED) unlimitedRps = r.rps;
@@ -471,6 +506,7 @@ async function measure(database: 'PostgreSQL' | 'embedded', databaseUrl: string 
         p99: r.p99,
         errors: r.errors,
         rssMb: rssMb(service.proc.pid!),
+        cpuUs,
         ratio,
         ofUnlimited,
         verdict,
@@ -501,12 +537,12 @@ async function measure(database: 'PostgreSQL' | 'embedded', databaseUrl: string 
 
 function table(database: string, results: Result[]): string {
   const head =
-    '| case | req/s | p50 ms | p99 ms | errors | RSS MB | of baseline | of unlimited | target |\n|---|---|---|---|---|---|---|---|---|';
+    '| case | req/s | p50 ms | p99 ms | errors | RSS MB | CPU µs/req service | CPU µs/req database | of baseline | of unlimited | target |\n|---|---|---|---|---|---|---|---|---|---|---|';
   const pct = (x: number | null) => (x === null ? '' : `${Math.round(x * 100)} %`);
   const rows = results.map((r) =>
     r.rps === 0 && r.ratio === null
-      ? `| ${r.name} | | | | | ${r.rssMb} | | | ${r.verdict} |`
-      : `| ${r.name} | ${r.rps.toLocaleString('en')} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.rssMb} | ${pct(r.ratio)} | ${pct(r.ofUnlimited)} | ${r.verdict} |`,
+      ? `| ${r.name} | | | | | ${r.rssMb} | | | | | ${r.verdict} |`
+      : `| ${r.name} | ${r.rps.toLocaleString('en')} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.rssMb} | ${r.cpuUs?.service ?? ''} | ${r.cpuUs?.database ?? ''} | ${pct(r.ratio)} | ${pct(r.ofUnlimited)} | ${r.verdict} |`,
   );
   return `### ${database}\n\n${head}\n${rows.join('\n')}\n`;
 }

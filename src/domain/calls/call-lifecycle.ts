@@ -6,7 +6,7 @@ import type { RunMetrics } from '../runtime/run-metrics.ports.js';
 import type { RunEntry, RunFacts, RunInput, RunResult } from '../runtime/run.types.js';
 import type { SurfaceRuns } from '../surfaces/surface-runs.ports.js';
 import type { CallCancels } from './call-cancels.js';
-import { callEntry, type CallEnding } from './call-entry.js';
+import { callEntry, type CallEnding, type EntryTrace } from './call-entry.js';
 import { Tracer, type Span } from '../tracing/call-trace.js';
 import type { AttrValue, SpanContextRef } from '../tracing/span.types.js';
 import { CallSpan, type CallOpening } from './call-span.js';
@@ -102,10 +102,7 @@ export class CallLifecycle implements SurfaceRuns {
     // webhook's receipt or protocol traffic keeps its trace id only, so that the log's hot writes
     // stay as small as before (bench/results/2026-11-29-traces.md). Their spans are exported all the same.
     const ran = (end.caller?.facts ?? end.facts)?.run !== undefined;
-    this.activity.writeEntry(end.agent, {
-      ...callEntry(end, Date.now() - started),
-      ...(ran ? traced(span) : { traceId: span.trace.traceId }),
-    });
+    this.activity.writeEntry(end.agent, callEntry(end, Date.now() - started, ran ? traced(span) : untraced(span)));
   }
 
   /**
@@ -139,13 +136,13 @@ export class CallLifecycle implements SurfaceRuns {
     } catch (err) {
       root.fail(err).end();
       const facts = runFacts(entry, undefined, err, Date.now() - started);
-      this.activity.writeEntry(agent, { ...runEntry(input, facts), ...traced(root) });
+      this.activity.writeEntry(agent, runEntry(input, facts, traced(root)));
       throw err;
     }
     return this.counted(entry, run).onEnded((facts) => {
       if (facts.outcome !== 'ok') root.failWith('RUN_FAILED', facts.error ?? 'The run failed');
       root.end();
-      this.activity.writeEntry(agent, { ...runEntry(input, facts), ...traced(root) });
+      this.activity.writeEntry(agent, runEntry(input, facts, traced(root)));
     });
   }
 
@@ -208,9 +205,14 @@ function settleServerSpan(span: Span, end: CallEnding): void {
 }
 
 /** The trace id and the spans of the call `span` belongs to, for its activity entry. */
-function traced(span: Span): Pick<ActivityRecord, 'traceId' | 'spans'> {
+function traced(span: Span): EntryTrace {
   const { spans, dropped } = span.trace.spans();
   return { traceId: span.trace.traceId, spans: { list: spans, dropped } };
+}
+
+/** The trace id alone of the call `span` belongs to (an entry that keeps no spans). */
+function untraced(span: Span): EntryTrace {
+  return { traceId: span.trace.traceId, spans: null };
 }
 
 /**
@@ -218,7 +220,7 @@ function traced(span: Span): Pick<ActivityRecord, 'traceId' | 'spans'> {
  * as the receipt's entry does: a list shows the two as one row (docs/decisions.md, "One activity row
  * per call (issue 51)"), while each stays an entry of its own, appended when it happened.
  */
-function runEntry(input: RunInput, run: RunFacts): ActivityRecord {
+function runEntry(input: RunInput, run: RunFacts, trace: EntryTrace): ActivityRecord {
   return {
     kind: 'run',
     surface: input.surface,
@@ -234,5 +236,7 @@ function runEntry(input: RunInput, run: RunFacts): ActivityRecord {
     error: run.errorDetail ?? run.error,
     logs: run.logs,
     deliveryId: input.delivery?.id ?? null,
+    traceId: trace.traceId,
+    spans: trace.spans,
   };
 }

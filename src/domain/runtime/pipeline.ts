@@ -62,7 +62,7 @@ export class Pipeline {
    */
   async guard<T>(agent: Agent, inputText: string, work: () => Promise<T>, parent?: Span): Promise<T> {
     if (inputText) checked(parent, () => checkInput(agent.guardrails, inputText));
-    const admitted = await admittedIn(parent, () => this.admission.admit(agent));
+    const admitted = await admittedIn(parent, this.admission.admit(agent));
     try {
       return await work();
     } finally {
@@ -105,7 +105,7 @@ export class Pipeline {
     let admitted: Admission;
     try {
       if (checksInput(agent.guardrails)) checked(span, () => this.runs.check(agent, input));
-      admitted = await admittedIn(span, () => this.admission.admit(agent, runCreditBound(agent, entry)));
+      admitted = await admittedIn(span, this.admission.admit(agent, runCreditBound(agent, entry)));
     } catch (err) {
       span.fail(err).end();
       throw err;

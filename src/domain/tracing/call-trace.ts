@@ -10,9 +10,12 @@ import {
   type SpanRecord,
 } from './span.types.js';
 
+// Read once: `performance.timeOrigin` is fixed for the process, and a getter on every span's start and end.
+const TIME_ORIGIN = performance.timeOrigin;
+
 /** Milliseconds since the epoch with sub-millisecond precision (spans of a fast run are short). */
 export function nowMs(): number {
-  return performance.timeOrigin + performance.now();
+  return TIME_ORIGIN + performance.now();
 }
 
 export interface SpanOptions {
@@ -52,6 +55,13 @@ function defined(attrs: Record<string, AttrValue | null | undefined> | undefined
   return out;
 }
 
+/** A span's context when no exporter names it: the call's trace id, the parent's flags and state. */
+function ownContext(traceId: string, parent: SpanContextRef | null): SpanContextRef {
+  const context: SpanContextRef = { traceId, spanId: newSpanId(), traceFlags: parent?.traceFlags ?? 1 };
+  if (parent?.traceState) context.traceState = parent.traceState;
+  return context;
+}
+
 /** One span of a call: recorded for the activity entry, and exported when a collector is set. */
 export class Span {
   readonly context: SpanContextRef;
@@ -68,12 +78,7 @@ export class Span {
     startMs: number,
     attributes: Attributes,
   ) {
-    this.context = exported?.context ?? {
-      traceId: trace.traceId,
-      spanId: newSpanId(),
-      traceFlags: parent?.traceFlags ?? 1,
-      ...(parent?.traceState ? { traceState: parent.traceState } : {}),
-    };
+    this.context = exported?.context ?? ownContext(trace.traceId, parent);
     this.record = {
       spanId: this.context.spanId,
       parentSpanId: parent?.spanId ?? null,
