@@ -1,5 +1,5 @@
 import { LimitExceeded } from '../errors.js';
-import { nowMs, type Span } from '../tracing/call-trace.js';
+import type { Span } from '../tracing/call-trace.js';
 
 // The pipeline's refusing steps as spans of the run (docs/tracing.md): the input guardrails with
 // their verdict, admission with its decision and the limit that decided it.
@@ -19,23 +19,21 @@ export function checked(parent: Span | undefined, check: () => void): void {
 }
 
 /**
- * Admission as a span of `parent`: admitted, or refused with the limit that decided it. The span is
- * made once admission has decided, dated from when it began: no async frame of its own around every
- * call's admission (bench guard, issue 53).
+ * Admission as a span of `parent`, made once admission has decided and dated from when it began:
+ * admitted, or refused (`err`) with the limit that decided it. The caller's own try/catch around its
+ * `await` decides which: no promise or async frame of its own around every call's admission (bench
+ * guard, issue 53).
  */
-export function admittedIn<T>(parent: Span | undefined, admitting: Promise<T>): Promise<T> {
-  if (!parent) return admitting;
-  const startMs = nowMs();
-  return admitting.then(
-    (admitted) => {
-      parent.child('admission', { startMs, attributes: { 'aes.admission.decision': 'admitted' } }).end();
-      return admitted;
-    },
-    (err: unknown) => {
-      const limit = err instanceof LimitExceeded ? err.reason : null;
-      const attributes = { 'aes.admission.decision': 'refused', 'aes.admission.limit': limit };
-      parent.child('admission', { startMs, attributes }).fail(err).end();
-      throw err;
-    },
-  );
+export function admissionSpan(parent: Span | undefined, startMs: number, refusal?: { err: unknown }): void {
+  if (!parent) return;
+  if (!refusal) {
+    parent.child('admission', { startMs, attributes: { 'aes.admission.decision': 'admitted' } }).end();
+    return;
+  }
+  const { err } = refusal;
+  const attributes = {
+    'aes.admission.decision': 'refused',
+    'aes.admission.limit': err instanceof LimitExceeded ? err.reason : null,
+  };
+  parent.child('admission', { startMs, attributes }).fail(err).end();
 }

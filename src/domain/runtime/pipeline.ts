@@ -7,10 +7,10 @@ import type { RunEntry, RunEvent, RunInput, RunFacts, RunOptions, RunResult } fr
 import { runCreditBound } from './run-credits.js';
 import type { RunService } from './run.service.js';
 import { checkInput, checksInput } from './guardrails.js';
-import { Tracer, type Span } from '../tracing/call-trace.js';
+import { nowMs, Tracer, type Span } from '../tracing/call-trace.js';
 import type { SpanContextRef } from '../tracing/span.types.js';
 import { runSpanAttributes, settledRunAttributes } from './run-span.js';
-import { admittedIn, checked } from './pipeline-spans.js';
+import { admissionSpan, checked } from './pipeline-spans.js';
 
 /**
  * A run's options as `begin` takes them: the signal may be given as the function that makes it,
@@ -62,7 +62,15 @@ export class Pipeline {
    */
   async guard<T>(agent: Agent, inputText: string, work: () => Promise<T>, parent?: Span): Promise<T> {
     if (inputText) checked(parent, () => checkInput(agent.guardrails, inputText));
-    const admitted = await admittedIn(parent, this.admission.admit(agent));
+    const admitStart = nowMs();
+    let admitted: Admission;
+    try {
+      admitted = await this.admission.admit(agent);
+    } catch (err) {
+      admissionSpan(parent, admitStart, { err });
+      throw err;
+    }
+    admissionSpan(parent, admitStart);
     try {
       return await work();
     } finally {
@@ -96,20 +104,26 @@ export class Pipeline {
     opts: BeginOptions = {},
   ): Promise<AdmittedRun> {
     const started = Date.now();
-    const runId = opts.runId ?? newId('run');
     const name = `invoke_agent ${agent.name}`;
-    const attributes = runSpanAttributes(agent, entry, input, runId);
+    const attributes = runSpanAttributes(agent, entry, input);
     const span = opts.parent
       ? opts.parent.child(name, { attributes, links: opts.links })
       : this.tracer.begin(name, null, { attributes, links: opts.links });
     let admitted: Admission;
+    let admitStart: number | undefined;
     try {
       if (checksInput(agent.guardrails)) checked(span, () => this.runs.check(agent, input));
-      admitted = await admittedIn(span, this.admission.admit(agent, runCreditBound(agent, entry)));
+      admitStart = nowMs();
+      admitted = await this.admission.admit(agent, runCreditBound(agent, entry));
     } catch (err) {
+      if (admitStart !== undefined) admissionSpan(span, admitStart, { err });
       span.fail(err).end();
       throw err;
     }
+    admissionSpan(span, admitStart);
+    // Named once admitted, as before traces: a refused run has no id (its entry names none).
+    const runId = opts.runId ?? newId('run');
+    span.set({ 'aes.run.id': runId });
     const { parent: _parent, links: _links, ...rest } = opts;
     const named: RunOptions & { runId: string } = {
       ...rest,

@@ -11,8 +11,11 @@ import { redactJson, redactText } from './guardrails.js';
 
 type Attrs = Record<string, AttrValue | null | undefined>;
 
-/** The run span's attributes when it starts: the agent, the surface, the entry, the conversation. */
-export function runSpanAttributes(agent: Agent, entry: RunEntry, input: RunInput, runId: string): Attrs {
+/**
+ * The run span's attributes when it starts: the agent, the surface, the entry, the conversation.
+ * Its `aes.run.id` is set once it is admitted.
+ */
+export function runSpanAttributes(agent: Agent, entry: RunEntry, input: RunInput): Attrs {
   return {
     'gen_ai.operation.name': 'invoke_agent',
     'gen_ai.agent.id': agent.id,
@@ -21,7 +24,6 @@ export function runSpanAttributes(agent: Agent, entry: RunEntry, input: RunInput
     'aes.surface': input.surface,
     'aes.entry': entry.name,
     'aes.handler': entry.handler.kind,
-    'aes.run.id': runId,
     'aes.workspace.id': agent.workspaceId,
   };
 }
