@@ -10,6 +10,10 @@ import {
   EventSubscriptionInput,
 } from './event-subscription.types.js';
 
+/** The fields the caller gave (type-graphql may leave the others as undefined properties). */
+const given = (input: EventSubscriptionInput) =>
+  Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+
 @Resolver(() => EventSubscription)
 export class EventSubscriptionResolver {
   @Query(() => [EventSubscription], { description: "The workspace's event subscriptions (outbound event webhooks)" })
@@ -25,7 +29,7 @@ export class EventSubscriptionResolver {
     @Arg('input', () => EventSubscriptionInput) input: EventSubscriptionInput,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.events.create(ctx.principal, { ...input });
+    return ctx.services.events.create(ctx.principal, given(input));
   }
 
   @Mutation(() => EventSubscription, {
@@ -36,7 +40,7 @@ export class EventSubscriptionResolver {
     @Arg('input', () => EventSubscriptionInput) input: EventSubscriptionInput,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.events.update(ctx.principal, id, { ...input });
+    return ctx.services.events.update(ctx.principal, id, given(input));
   }
 
   @Mutation(() => Boolean, { description: 'Deletes an event subscription and its deliveries. Admins only' })
