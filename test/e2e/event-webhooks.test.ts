@@ -78,7 +78,7 @@ describe('Outbound event webhooks', function () {
     const event = new Webhook(secret).verify(got!.body, headers) as any;
     expect(event.type).to.equal('run.completed');
     expect(event.id).to.equal(headers['webhook-id']).and.match(/^evt_/);
-    expect(event.data).to.include({ agentId: agent, surface: 'HTTP' });
+    expect(event.data).to.include({ agentId: agent, surface: 'HTTP_API' });
     validate(event);
     expect(() => new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(got!.body, headers)).to.throw();
   });

@@ -116,7 +116,7 @@ export function sampleEventData(kind: EventKind, agentId: string | null, now: Da
   const runData = {
     agentId: agent,
     runId: 'run_example',
-    surface: 'HTTP',
+    surface: 'HTTP_API',
     entry: '/example',
     durationMs: 120,
     credits: 1,
@@ -143,7 +143,7 @@ export function sampleEventData(kind: EventKind, agentId: string | null, now: Da
         reason: 'daily_credit_limit',
         retryAfterSeconds: 3600,
         message: 'An example limit',
-        surface: 'HTTP',
+        surface: 'HTTP_API',
       };
     case 'webhook.delivery.failed':
       return {

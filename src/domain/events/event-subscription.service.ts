@@ -19,13 +19,21 @@ export const EVENT_URL_MAX = 2000;
 /** The most subscriptions a workspace may have (each event is one insert of up to this many rows). */
 export const MAX_SUBSCRIPTIONS = 50;
 
+/** The URL's parts, or null when it is not one (the checks below then report the first problem only). */
+const parsedUrl = (u: string) => {
+  try {
+    return new URL(u);
+  } catch {
+    return null;
+  }
+};
+
 const url = z
   .string()
   .trim()
   .max(EVENT_URL_MAX, `must be at most ${EVENT_URL_MAX} characters`)
-  .pipe(z.url('must be an http(s) URL'))
-  .refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL')
-  .refine((u) => !new URL(u).username && !new URL(u).password, 'must not carry credentials');
+  .refine((u) => /^https?:$/i.test(parsedUrl(u)?.protocol ?? ''), 'must be an http(s) URL')
+  .refine((u) => !parsedUrl(u)?.username && !parsedUrl(u)?.password, 'must not carry credentials');
 const kinds = z
   .array(z.enum(EVENT_KINDS, { message: `must be one of ${EVENT_KINDS.join(', ')}` }))
   .min(1, 'name at least one event kind')
