@@ -7,7 +7,7 @@ import { ListStates } from '../../ui.js';
 
 const DeliveriesQuery = graphql(`
   query EventDeliveries($subscriptionId: ID!) {
-    eventDeliveries(subscriptionId: $subscriptionId, first: 25) {
+    eventDeliveries(subscriptionId: $subscriptionId, first: 10) {
       nodes {
         id
         kind
