@@ -151,6 +151,37 @@ describe('Outbound event webhooks', function () {
     validate(rx.events()[1]);
   });
 
+  it('limit.reached when a limit refuses a run, and key.revoked, arrive valid against the schema', async () => {
+    const rx = await receiver();
+    const agent = await createAgent(ws.adminToken);
+    await addHttpEndpoint(ws.adminToken, agent, { path: 'echo', handler: { script: 'return input;' } });
+    const keys = await gqlOk(
+      ws.adminToken,
+      'mutation($a: ID!) { createAgentApiKey(agentId: $a, name: "k") { key apiKey { id } } }',
+      {
+        a: agent,
+      },
+    );
+    await subscribe({ url: rx.url, kinds: ['limit.reached', 'key.revoked'] });
+    await gqlOk(ws.adminToken, 'mutation($a: ID!) { setAgentLimits(agentId: $a, dailyCreditLimit: 0) { id } }', {
+      a: agent,
+    });
+    const r = await call('POST', httpApiPath(agent, 'echo'), { key: keys.createAgentApiKey.key, json: {} });
+    expect(r.status, r.text).to.equal(429);
+    await gqlOk(ws.adminToken, 'mutation($id: ID!) { revokeApiKey(id: $id) }', {
+      id: keys.createAgentApiKey.apiKey.id,
+    });
+    const events = await until('both events arrive', async () => (rx.received.length >= 2 ? rx.events() : undefined));
+    const byType = Object.fromEntries(events.map((e) => [e.type, e]));
+    expect(byType['limit.reached']!.data).to.include({
+      agentId: agent,
+      reason: 'daily_credit_limit',
+      surface: 'HTTP_API',
+    });
+    expect(byType['key.revoked']!.data).to.include({ agentId: agent, keyId: keys.createAgentApiKey.apiKey.id });
+    for (const e of events) validate(e);
+  });
+
   it('a bad URL or an unknown kind is BAD_USER_INPUT; a VIEWER cannot create but can list', async () => {
     for (const i of [
       { url: 'ftp://example.com/x', kinds: ['run.completed'] },
