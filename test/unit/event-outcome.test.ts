@@ -9,7 +9,7 @@ import {
   type EventRetryPolicy,
 } from '../../src/domain/events/event-outcome.js';
 import { eventsJsonSchema, sampleEventData } from '../../src/domain/events/event-schemas.js';
-import { keyEvent, runEventsOf } from '../../src/domain/events/event-emitters.js';
+import { keyEvent, messageEvent, runEventsOf, webhookFailedEvent } from '../../src/domain/events/event-emitters.js';
 import type { EventOutbox } from '../../src/domain/events/event.ports.js';
 import { LimitExceeded } from '../../src/domain/errors.js';
 
@@ -116,5 +116,32 @@ describe('Outbound events: bodies against /schemas/events.v1.json', () => {
     keyEvent(outbox, 'key.revoked', key);
     for (const e of emitted) expect(validate(envelope(e.kind, e.data)), JSON.stringify(validate.errors)).to.equal(true);
     expect(Object.keys(emitted[1]!.data)).to.not.include('prefix');
+  });
+
+  it("webhook.delivery.failed of an inbound delivery names it in its agent's workspace; message.received names sender and subject only", async () => {
+    const agents = { get: async (id: string) => (id === 'agt_1' ? { workspaceId: 'ws_9' } : null) };
+    const to: string[] = [];
+    const capture: EventOutbox = {
+      emit: async (ws, kind, e) => {
+        to.push(ws);
+        emitted.push({ kind, ...e });
+      },
+    };
+    const d = { id: 'dlv_1', agentId: 'agt_1', webhookId: 'whk_1', attempts: 8 };
+    await webhookFailedEvent(capture, agents, d, 'x'.repeat(5000));
+    await webhookFailedEvent(capture, agents, { ...d, agentId: 'agt_gone' }, null);
+    messageEvent(capture, {
+      id: 'msg_1',
+      workspaceId: 'ws_9',
+      agentId: 'agt_1',
+      channelId: null,
+      channel: 'sms',
+      from: '+15551234567',
+      subject: null,
+    });
+    expect(to).to.deep.equal(['ws_9', 'ws_9']);
+    expect(emitted.map((e) => e.kind)).to.deep.equal(['webhook.delivery.failed', 'message.received']);
+    expect((emitted[0]!.data.error as string).length).to.equal(2000);
+    for (const e of emitted) expect(validate(envelope(e.kind, e.data)), JSON.stringify(validate.errors)).to.equal(true);
   });
 });
