@@ -6,6 +6,7 @@ import { createAgent, errorCode, gql, gqlOk, h, newWorkspace, type TestWorkspace
 import { addHttpEndpoint, call, createAgentKey, httpApiPath } from '../helpers/surface-calls.js';
 import { startReceiver } from '../helpers/event-receiver.js';
 import { until } from '../helpers/until.js';
+import { aesRunner } from '../helpers/cli.js';
 
 // Outbound event webhooks (issue 54): signed with Standard Webhooks, stored before they are sent,
 // retried, and a subscription whose deliveries keep failing disabled with `webhook.delivery.failed`
@@ -180,6 +181,33 @@ describe('Outbound event webhooks', function () {
     });
     expect(byType['key.revoked']!.data).to.include({ agentId: agent, keyId: keys.createAgentApiKey.apiKey.id });
     for (const e of events) validate(e);
+  });
+
+  it('the CLI lists event webhooks and their deliveries, and sends a test event', async () => {
+    const rx = await receiver();
+    const { subscription } = await subscribe({ url: rx.url, kinds: ['key.revoked'] });
+    const aes = aesRunner();
+    try {
+      const env = { AES_URL: h().url, AES_TOKEN: ws.adminToken };
+      const list = await aes.run(['events', 'list'], { env });
+      expect(list.code, list.stderr).to.equal(0);
+      expect(list.stdout).to.contain(subscription.id).and.contain(rx.url).and.contain('key.revoked');
+      const sent = await aes.run(['events', 'test', subscription.id, '-o', 'json'], { env });
+      expect(sent.code, sent.stderr).to.equal(0);
+      expect(JSON.parse(sent.stdout)).to.include({ kind: 'key.revoked' });
+      await until('the test event arrives', async () => (rx.received.length > 0 ? true : undefined));
+      const log = await until('the delivery is listed delivered', async () => {
+        const r = await aes.run(['events', 'deliveries', subscription.id, '-o', 'json'], { env });
+        expect(r.code, r.stderr).to.equal(0);
+        const rows = JSON.parse(r.stdout) as { state: string; eventId: string }[];
+        return rows[0]?.state === 'DELIVERED' ? rows : undefined;
+      });
+      expect(log[0]!.eventId).to.equal(rx.events()[0]!.id);
+      const bad = await aes.run(['events', 'test', subscription.id, '--kind', 'run.exploded'], { env });
+      expect(bad.code).to.not.equal(0);
+    } finally {
+      aes.cleanup();
+    }
   });
 
   it('a bad URL or an unknown kind is BAD_USER_INPUT; a VIEWER cannot create but can list', async () => {
