@@ -31,6 +31,13 @@ Examples:
     .command('list')
     .description('List the event webhooks of the workspace')
     .option('-o, --output <format>', 'table, json or yaml', 'table')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ aes events list
+  $ aes events list -o json | jq -r '.[] | select(.enabled | not) | .url'`,
+    )
     .action(
       act(async (opts) => {
         const out = format(opts.output, ['table', 'json', 'yaml'], 'table');
@@ -61,6 +68,13 @@ Examples:
     .argument('<id>', 'the event webhook (`aes events list` shows them)')
     .option('-n, --limit <n>', 'how many (1 to 100)', '20')
     .option('-o, --output <format>', 'table, json or yaml', 'table')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ aes events deliveries evs_123
+  $ aes events deliveries evs_123 -n 100 -o json`,
+    )
     .action(
       act(async (id, opts) => {
         const out = format(opts.output, ['table', 'json', 'yaml'], 'table');
@@ -92,6 +106,13 @@ Examples:
     .argument('<id>', 'the event webhook')
     .option('--kind <kind>', 'the event kind (default: the first the webhook takes)')
     .option('-o, --output <format>', 'text or json', 'text')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ aes events test evs_123
+  $ aes events test evs_123 --kind run.failed`,
+    )
     .action(
       act(async (id, opts) => {
         const out = format(opts.output, ['text', 'json'], 'text');
