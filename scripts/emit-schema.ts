@@ -4,13 +4,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGraphqlSchema, schemaSdl } from '../src/graphql/schema.js';
-import { manifestSchemaText } from '../src/rest/schemas.routes.js';
+import { eventsSchemaText, manifestSchemaText } from '../src/rest/schemas.routes.js';
 
-// The agent manifest's JSON Schema (schemas/agent-manifest.v1.json) is written and checked alike.
+// The agent manifest's and the events' JSON Schemas (schemas/*.v1.json) are written and checked alike.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outputs: [string, string][] = [
   [path.join(root, 'schema.graphql'), schemaSdl(await buildGraphqlSchema())],
   [path.join(root, 'schemas', 'agent-manifest.v1.json'), manifestSchemaText()],
+  [path.join(root, 'schemas', 'events.v1.json'), eventsSchemaText()],
 ];
 
 for (const [file, text] of outputs) {

@@ -28,6 +28,9 @@ import { startJobWorker, type JobWorkerOptions } from './infra/queue/job-queue.j
 import { startChannelWorker } from './infra/queue/channel-worker.js';
 import { twilioSmsProvider } from './infra/channels/twilio-sms.js';
 import { DEFAULT_DELIVERY_QUEUE, deliveryQueue } from './infra/queue/webhook-deliveries.js';
+import { startEventWorker } from './infra/queue/event-deliveries.js';
+import { DEFAULT_EVENT_SENDER, standardWebhooksSender } from './infra/events/standard-webhooks-sender.js';
+import { webhookFailedEvent } from './domain/events/event-emitters.js';
 import { oauthTokenReader, pruneOAuthRecords } from './infra/oauth/oauth-records.js';
 import type { Service, BuildOptions } from './composition/service.types.js';
 import { senderAuthentication, wireHttpApp } from './composition/http-app.js';
@@ -124,6 +127,9 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       passwords: argon2Passwords,
       platform: config.platform,
       sso: config.oidc ? openidRelyingParty(config.oidc, logger) : undefined,
+      eventSender: standardWebhooksSender({ ...DEFAULT_EVENT_SENDER, ...opts.eventSender }),
+      eventRetry: opts.eventRetry,
+      eventLog: (fields, message) => logger.warn(fields, message),
     });
     const bootstrap = await services.workspace.bootstrap({ adminToken: config.adminToken });
     const graphql = await createGraphqlMiddleware(schema, services, logger, config.baseUrl);
@@ -148,16 +154,22 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       leaseMs: config.webhookLeaseSeconds * 1000,
       ...opts.webhookWorker,
     };
-    const queue = deliveryQueue(store.repos.deliveries, clock, {
-      ...DEFAULT_DELIVERY_QUEUE,
-      leaseMs: workerOptions.leaseMs,
-    });
+    const queue = deliveryQueue(
+      store.repos.deliveries,
+      clock,
+      { ...DEFAULT_DELIVERY_QUEUE, leaseMs: workerOptions.leaseMs },
+      (d, error) => void webhookFailedEvent(services.eventOutbox, store.repos.agents, d, error),
+    );
     const worker = startJobWorker(queue, services.webhookDelivery, logger, workerOptions);
     services.deliveryQueued.onQueued = () => worker.nudge();
     const channelWorker = startChannelWorker(services, store, clock, logger, {
       ...workerOptions,
       deferMaxMs: 60_000,
       ...opts.channelWorker,
+    });
+    const eventWorker = startEventWorker(services.eventDelivery, services.eventQueued, store, clock, logger, {
+      ...workerOptions,
+      ...opts.eventWorker,
     });
     const housekeeping = startHousekeeping(
       services,
@@ -183,6 +195,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
         await Promise.all([
           worker.stop(Math.max(0, endBy - Date.now())),
           channelWorker.stop(Math.max(0, endBy - Date.now())),
+          eventWorker.stop(Math.max(0, endBy - Date.now())),
         ]);
       },
       async release() {

@@ -14,6 +14,8 @@ import type { Scheduler } from '../infra/scheduler.js';
 import type { JobWorkerOptions } from '../infra/queue/job-queue.js';
 import type { ChannelWorkerOptions } from '../infra/queue/channel-worker.js';
 import type { DnsResolver } from '../infra/email/sender-authentication.js';
+import type { EventSenderConfig } from '../infra/events/standard-webhooks-sender.js';
+import type { EventRetryPolicy } from '../domain/events/event-outcome.js';
 
 export interface Service {
   config: Config;
@@ -55,6 +57,12 @@ export interface BuildOptions {
   webhookWorker?: Partial<JobWorkerOptions>;
   /** The channel queue's worker in this instance (default: the webhook worker's, deferrals at most a minute). */
   channelWorker?: Partial<ChannelWorkerOptions>;
+  /** The event queue's worker in this instance (default: the webhook worker's). */
+  eventWorker?: Partial<JobWorkerOptions>;
+  /** The events' retry schedule and failure streak (tests shorten them: configuration, not sleeping). */
+  eventRetry?: Partial<EventRetryPolicy>;
+  /** The event sender's timeout and response bound. */
+  eventSender?: Partial<EventSenderConfig>;
   /** The keep-alive comment interval of the chat streams (default 15 s; tests shorten it). */
   chatKeepAliveMs?: number;
   /**

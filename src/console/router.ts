@@ -8,7 +8,7 @@ import { AGENT_TABS, type AgentTab } from './agent-tabs.js';
 export { AGENT_TABS, type AgentTab };
 
 /** The workspace's sections. */
-export const WORKSPACE_SECTIONS = ['members', 'keys', 'secrets', 'models', 'teams', 'settings'] as const;
+export const WORKSPACE_SECTIONS = ['members', 'keys', 'secrets', 'models', 'teams', 'events', 'settings'] as const;
 export type WorkspaceSection = (typeof WORKSPACE_SECTIONS)[number];
 
 export type Route =

@@ -19,6 +19,7 @@ import type { ResponseRepo } from './surfaces/openai.ports.js';
 import type { A2aTaskRepo } from './surfaces/a2a/a2a.ports.js';
 import type { McpGrantRepo } from './mcp-oauth/mcp-grant.entities.js';
 import type { DeliveryRepo } from './webhooks/webhook.ports.js';
+import type { EventDeliveryRepo, EventSubscriptionRepo } from './events/event.ports.js';
 import type { WorkspaceReadRepo } from './workspace-api/workspace-api.ports.js';
 import type { AccountRepo, MemberRepo, MemberTokenRepo, TeamRepo, WorkspaceRepo } from './workspace/workspace.ports.js';
 
@@ -45,6 +46,10 @@ export interface Repositories {
   /** Email addresses and SMS numbers of agents. */
   channels: ChannelRepo;
   deliveries: DeliveryRepo;
+  /** Outbound event webhooks: the workspace's subscriptions (cached: every emission reads them). */
+  eventSubscriptions: EventSubscriptionRepo;
+  /** Outbound events stored for their subscriptions, and the queue that sends them. */
+  eventDeliveries: EventDeliveryRepo;
   conversations: ConversationRepo;
   /** Stored responses of the OpenAI-compatible API. */
   responses: ResponseRepo;

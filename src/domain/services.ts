@@ -57,6 +57,8 @@ import { WebhookDeliveryTask } from './webhooks/webhook-delivery.task.js';
 import { WebhookReceiptService } from './webhooks/webhook-receipt.service.js';
 import type { QueueSignal } from './webhooks/webhook.ports.js';
 import { ChannelMessageTask } from './channels/channel-message.task.js';
+import { eventServicesOf, type EventDeps, type EventServices } from './events/event-services.js';
+import { runEventsOf } from './events/event-emitters.js';
 import type { ChannelQueueSignal, EmailSender, SmsProvider } from './channels/channel.ports.js';
 import { NO_EMAIL, NO_SMS } from './channels/unconfigured.js';
 import { SmsReceiptService } from './channels/sms-receipt.service.js';
@@ -67,7 +69,7 @@ import {
 } from './channels/email-receipt.service.js';
 
 /** Every use case of the domain, built once by the composition root. */
-export interface Services {
+export interface Services extends EventServices {
   workspace: WorkspaceService;
   /** People: passwords, profiles, memberships; workspaces of the deployment and its operator. */
   accounts: AccountService;
@@ -133,7 +135,7 @@ export interface Services {
   health: HealthService;
 }
 
-export interface ServiceDeps {
+export interface ServiceDeps extends EventDeps {
   /** Where spans are exported (OTLP); absent: they are only kept in the activity entries. */
   spanExport?: SpanExport;
   store: Store;
@@ -219,7 +221,9 @@ export function createServices(deps: ServiceDeps): Services {
   };
   const activityLog = new ActivityLog(store, deps.activitySink, clock);
   const { pipeline, calls, tracer } = callLifecycleOf({ activityLog, admission, runs }, deps);
-  const keys = new KeyService(store, clock);
+  const events = eventServicesOf({ store, cipher, clock }, deps);
+  calls.events = runEventsOf(events.eventOutbox);
+  const keys = new KeyService(store, clock, events.eventOutbox);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
   const sms = deps.sms ?? NO_SMS;
   const email = deps.email ?? NO_EMAIL;
@@ -233,7 +237,7 @@ export function createServices(deps: ServiceDeps): Services {
     accounts,
     deps.signInRules ?? new WorkspaceSignInRules(store),
   );
-  return {
+  const services: Services = {
     mcpOAuth,
     accounts,
     tenants: new TenantService(store),
@@ -294,5 +298,8 @@ export function createServices(deps: ServiceDeps): Services {
     workspaceApi: new WorkspaceApiService(store, clock, pendingCharges),
     manifests: new ManifestService(store, clock, scriptCheck, modelReferences),
     health: new HealthService(store),
+    ...events,
   };
+  services.smsReceipt.events = services.emailReceipt.events = events.eventOutbox;
+  return services;
 }

@@ -14,6 +14,7 @@ import {
 } from './resolvers/entry.resolver.js';
 import { InvitationResolver } from './resolvers/invitation.resolver.js';
 import { KeyResolver } from './resolvers/key.resolver.js';
+import { EventDeliveryResolver, EventSubscriptionResolver } from './resolvers/event-subscription.resolver.js';
 import { ChannelResolver } from './resolvers/channel.resolver.js';
 import { AgentChangeResolver, ManifestResolver } from './resolvers/manifest.resolver.js';
 import { McpGrantResolver } from './resolvers/mcp-grant.resolver.js';
@@ -30,6 +31,8 @@ export const resolvers = [
   ActivitySpansResolver,
   MessageResolver,
   KeyResolver,
+  EventSubscriptionResolver,
+  EventDeliveryResolver,
   McpGrantResolver,
   HttpEndpointResolver,
   McpToolResolver,

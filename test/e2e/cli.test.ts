@@ -440,6 +440,10 @@ describe('e2e: the aes CLI — login, agents, agents as code, keys, MCP configur
       ['keys', 'revoke'],
       ['mcp'],
       ['mcp', 'config'],
+      ['events'],
+      ['events', 'list'],
+      ['events', 'deliveries'],
+      ['events', 'test'],
     ];
     for (const c of commands) {
       const r = await aes.run([...c, '--help']);

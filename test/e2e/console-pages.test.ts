@@ -29,6 +29,7 @@ const WORKSPACE: [string, string][] = [
   ['secrets', 'Secrets'],
   ['models', 'Models'],
   ['teams', 'Teams and limits'],
+  ['events', 'Event webhooks'],
   ['settings', 'Settings'],
 ];
 
@@ -53,13 +54,14 @@ describe('e2e: every page of the console settles, accessible, under the CSP', fu
       { a: agentId },
     );
     // Rows in the tables a phone must not scroll sideways for: an integration and a delivery, a
-    // document, a workspace key and a secret.
+    // document, a workspace key, a secret and an event webhook.
     await h.gql(
       `mutation($a: ID!) {
         addWebhook(agentId: $a, input: {integration: "orders", handler: {script: "return { ok: true };"}}) { id }
         createDocument(agentId: $a, input: {name: "Notes", content: "Open 9 to 5."}) { id }
         createWorkspaceApiKey(name: "reporting") { key }
         createSecret(name: "orders-signing", kind: WEBHOOK_SIGNING_SECRET, value: "0123456789abcdef0123") { id }
+        createEventSubscription(input: {url: "http://127.0.0.1:9/aes-events", kinds: ["run.completed", "run.failed"]}) { secret }
       }`,
       { a: agentId },
     );

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { consoleSuite, type ConsoleHarness } from '../helpers/console-browser.js';
 import { acceptAsNewPerson, tokenOf } from '../helpers/invitations.js';
+import { startReceiver } from '../helpers/event-receiver.js';
+import { Webhook } from 'standardwebhooks';
 
 // The console's Workspace sections and the Overview tab's team, capabilities and guardrails, in
 // Chromium under the console's CSP, signed in as the admin: members and their tokens (shown once,
@@ -419,6 +421,47 @@ describe('e2e: the console: workspace sections', function () {
     await page.getByRole('switch', { name: 'Documents' }).waitFor();
     expect(await page.getByRole('switch', { name: 'Documents' }).isChecked()).to.equal(true);
     expect(await page.getByRole('combobox', { name: 'Team' }).inputValue()).to.equal('Support');
+  });
+
+  it('Event webhooks: adds a URL (its signing secret shown once), sends a test event, and lists the delivery', async () => {
+    const rx = await startReceiver();
+    try {
+      await section('Event webhooks');
+      await page.getByText('No event webhooks yet').waitFor();
+      await axe();
+      await page.getByRole('button', { name: 'Add event webhook' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Add event webhook' });
+      await dialog.getByLabel('URL').fill('ftp://example.com/x');
+      await dialog.getByRole('button', { name: 'Add event webhook' }).click();
+      await dialog.getByText(/http\(s\) URL/).waitFor();
+      await dialog.getByLabel('URL').fill(rx.url);
+      await dialog.getByRole('button', { name: 'Add event webhook' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      const secret = await shownOnce();
+      expect(secret).to.match(/^whsec_/);
+      await axe();
+      await page.getByRole('button', { name: 'Done' }).click();
+      await page.getByRole('row', { name: new RegExp(`${rx.url}.*run\\.completed`) }).waitFor();
+      await page.getByRole('button', { name: 'Deliveries' }).click();
+      await page.getByText('No deliveries yet').waitFor();
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      for (let i = 0; i < 100 && rx.received.length === 0; i++) await page.waitForTimeout(100);
+      const got = rx.received[0]!;
+      const event = new Webhook(secret).verify(got.body, {
+        'webhook-id': String(got.headers['webhook-id']),
+        'webhook-timestamp': String(got.headers['webhook-timestamp']),
+        'webhook-signature': String(got.headers['webhook-signature']),
+      }) as { type: string; test?: boolean };
+      expect(event).to.include({ type: 'run.completed', test: true });
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page
+        .getByRole('table', { name: 'Deliveries' })
+        .getByRole('row', { name: /run\.completed.*delivered.*200/ })
+        .waitFor();
+      await axe();
+    } finally {
+      await rx.close();
+    }
   });
 
   it('at 390×844 the sections fit and axe finds nothing serious', async () => {

@@ -86,6 +86,10 @@ export async function startHarness(): Promise<Harness> {
     skipMigrations: true,
     logger: createLogger('silent'),
     dnsResolver: dns.resolver,
+    // Outbound events (test/e2e/event-webhooks.test.ts): 3 attempts 100 ms apart, a subscription
+    // disabled after 2 deliveries in a row failed every attempt, retries looked for every 250 ms.
+    eventRetry: { retryDelay: (failures) => (failures < 3 ? 100 : null), disableAfter: 2 },
+    eventWorker: { pollMs: 250 },
   });
   const { url, smtpPort, server } = await service.listen(0, '127.0.0.1');
   keepIdleConnectionsLonger(server);

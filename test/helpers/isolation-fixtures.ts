@@ -172,6 +172,16 @@ export async function furnish(tag: string): Promise<Furnished> {
       ),
     );
   const records = await call('POST', documentPath(agentId, documentId, 'query'), { key: agentKey, json: {} });
+  // An event webhook (to a port that refuses: its deliveries fail, which changes nothing here) and a delivery of it.
+  const events = await gqlOk(
+    admin,
+    'mutation($i: EventSubscriptionInput!) { createEventSubscription(input: $i) { subscription { id } } }',
+    { i: { url: 'http://127.0.0.1:9/events', kinds: ['key.revoked'] } },
+  );
+  const eventSubscription = events.createEventSubscription.subscription.id as string;
+  const eventDelivery = (
+    await gqlOk(admin, 'mutation($s: ID!) { sendTestEvent(subscriptionId: $s) { id } }', { s: eventSubscription })
+  ).sendTestEvent.id as string;
   return {
     tag,
     ws,
@@ -203,6 +213,10 @@ export async function furnish(tag: string): Promise<Furnished> {
       grant: listed.agent.mcpGrants.map((g: any) => g.id),
       webhookDelivery: listed.webhookDeliveries.nodes.map((d: any) => d.id),
       message: [message.recordMessage.id],
+      // `subscriptionId` arguments and the `id` of …EventSubscription / …EventDelivery operations.
+      subscription: [eventSubscription],
+      eventSubscription: [eventSubscription],
+      eventDelivery: [eventDelivery],
     },
     names: [teamName, secretName, signingName, modelName, agentName, documentName, email, phone, `${tag}-record-${r}`],
     refNames: [secretName, signingName, modelName],

@@ -31,9 +31,15 @@ const PRIMARY_KEYS: Record<string, string> = {
   message_attachments: 'message_id, "position"',
   channel_intake_days: 'channel_id, day',
   agent_queue_serves: 'queue, agent_id',
+  event_delivery_attempts: 'delivery_id, attempt',
 };
 
 const COLUMNS: Record<string, string> = {
+  event_subscriptions:
+    'id workspace_id url kinds agent_id description secret_ciphertext enabled failure_streak disabled_at disabled_reason created_at updated_at',
+  event_deliveries:
+    'id subscription_id workspace_id event_id kind payload state attempts failures next_attempt_at locked_until last_status last_response replay_of created_at updated_at completed_at',
+  event_delivery_attempts: 'delivery_id attempt status response duration_ms at',
   account_identities: 'id account_id issuer subject email created_at',
   accounts: 'id email name password_hash operator last_workspace_id failed_sign_ins locked_until created_at updated_at',
   a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
@@ -152,6 +158,10 @@ const FOREIGN_KEYS = [
   'document_exposures FOREIGN KEY (document_id) REFERENCES documents(id) ON DELETE CASCADE',
   'document_records FOREIGN KEY (document_id) REFERENCES documents(id) ON DELETE CASCADE',
   'documents FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'event_deliveries FOREIGN KEY (subscription_id) REFERENCES event_subscriptions(id) ON DELETE CASCADE',
+  'event_delivery_attempts FOREIGN KEY (delivery_id) REFERENCES event_deliveries(id) ON DELETE CASCADE',
+  'event_subscriptions FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'event_subscriptions FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'documents FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'http_endpoints FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'mcp_grants FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
@@ -213,6 +223,10 @@ const INDEXES = [
   'CREATE INDEX document_records_data_gin ON document_records USING gin (data jsonb_path_ops)',
   'CREATE INDEX document_records_document_id_seq_index ON document_records USING btree (document_id, seq)',
   'CREATE INDEX documents_agent_id_index ON documents USING btree (agent_id)',
+  'CREATE INDEX event_deliveries_due ON event_deliveries USING btree (next_attempt_at, subscription_id) WHERE (next_attempt_at IS NOT NULL)',
+  'CREATE INDEX event_deliveries_finished ON event_deliveries USING btree (created_at) WHERE (next_attempt_at IS NULL)',
+  'CREATE INDEX event_deliveries_subscription ON event_deliveries USING btree (subscription_id, created_at, id)',
+  'CREATE INDEX event_subscriptions_workspace ON event_subscriptions USING btree (workspace_id, created_at)',
   'CREATE INDEX messages_agent_id_channel_sent_at_id_index ON messages USING btree (agent_id, channel, sent_at, id)',
   'CREATE INDEX messages_agent_id_direction_channel_sent_at_id_index ON messages USING btree (agent_id, direction, channel, sent_at, id)',
   'CREATE INDEX messages_agent_id_direction_sent_at_id_index ON messages USING btree (agent_id, direction, sent_at, id)',

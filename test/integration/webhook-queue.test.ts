@@ -144,6 +144,9 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     };
   }
 
+  /** Deliveries the queue reported failed for good (the `webhook.delivery.failed` event's source). */
+  const failedForGood: { id: string; error: string | null }[] = [];
+
   before(async () => {
     ws = await newWorkspace();
     admin = { kind: 'member', memberId: ws.adminId, workspaceId: ws.workspaceId, role: 'ADMIN' };
@@ -151,7 +154,9 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
     const { store } = h().service;
     const queued = { onQueued: () => {} };
     const task = new WebhookDeliveryTask(store, countingPipeline(pipeline));
-    const queue = deliveryQueue(store.repos.deliveries, clock, { leaseMs: 30_000, random: () => 0.5 });
+    const queue = deliveryQueue(store.repos.deliveries, clock, { leaseMs: 30_000, random: () => 0.5 }, (d, error) =>
+      failedForGood.push({ id: d.id, error }),
+    );
     const receipt = new WebhookReceiptService(store, clock, secrets, queued);
     const deliveries = new WebhookDeliveriesService(store, clock, queued);
     service = {
@@ -224,7 +229,10 @@ describe('webhook queue: processing, fencing, de-duplication, retention, replay 
         d = await claimAgain(d.id);
       }
       expect(d.attempts).to.equal(MAX_DELIVERY_ATTEMPTS);
+      expect(failedForGood.some((f) => f.id === d.id)).to.equal(false);
       expect(await service.process(d)).to.equal('failed');
+      expect(failedForGood.filter((f) => f.id === d.id)).to.have.length(1);
+      expect(failedForGood.find((f) => f.id === d.id)!.error).to.include(`attempt ${MAX_DELIVERY_ATTEMPTS} failed`);
       const failed = await row(d.id);
       expect(failed).to.include({
         status: 'FAILED',

@@ -4,6 +4,7 @@ import { registerAgents } from './commands/agents.js';
 import { registerAuth } from './commands/auth.js';
 import { registerCall } from './commands/call.js';
 import { registerChat } from './commands/chat.js';
+import { registerEvents } from './commands/events.js';
 import { registerKeys } from './commands/keys.js';
 import { registerLogs } from './commands/logs.js';
 import { registerManifests } from './commands/manifests.js';
@@ -53,6 +54,7 @@ Examples:
   registerChat(program);
   registerLogs(program);
   registerKeys(program);
+  registerEvents(program);
   registerMcp(program);
   for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError('(add --help for usage)');
   return program;

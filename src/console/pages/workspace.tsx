@@ -9,6 +9,7 @@ export const SECTION_LABELS: Record<WorkspaceSection, string> = {
   secrets: 'Secrets',
   models: 'Models',
   teams: 'Teams and limits',
+  events: 'Event webhooks',
   settings: 'Settings',
 };
 
@@ -18,6 +19,7 @@ const SECTIONS: Record<WorkspaceSection, ComponentType> = {
   secrets: lazy(() => import('./workspace/secrets.js')),
   models: lazy(() => import('./workspace/models.js')),
   teams: lazy(() => import('./workspace/teams.js')),
+  events: lazy(() => import('./workspace/event-webhooks.js')),
   settings: lazy(() => import('./workspace/settings.js')),
 };
 

@@ -10,7 +10,8 @@ import { callEntry, type CallEnding, type EntryTrace } from './call-entry.js';
 import { Tracer, type Span } from '../tracing/call-trace.js';
 import type { AttrValue, SpanContextRef } from '../tracing/span.types.js';
 import { CallSpan, type CallOpening } from './call-span.js';
-import { DomainError, Unavailable } from '../errors.js';
+import { DomainError, LimitExceeded, Unavailable } from '../errors.js';
+import type { RunEvents } from '../events/run-events.ports.js';
 
 /**
  * What a surface supplies to the lifecycle of one of its calls: only what differs between surfaces.
@@ -54,6 +55,8 @@ export class CallLifecycle implements SurfaceRuns {
     private readonly metrics?: RunMetrics,
     /** Starts each call's trace (exported when a collector is configured; always kept in the entry). */
     private readonly tracer: Tracer = new Tracer(),
+    /** Hears of runs ending and limits refusing them (outbound events); set once by the composition. */
+    public events?: RunEvents,
   ) {}
 
   /**
@@ -68,7 +71,14 @@ export class CallLifecycle implements SurfaceRuns {
     input: RunInput,
     opts: BeginOptions = {},
   ): Promise<AdmittedRun> {
-    return this.counted(entry, await this.pipeline.begin(principal, agent, entry, input, opts));
+    let run: AdmittedRun;
+    try {
+      run = await this.pipeline.begin(principal, agent, entry, input, opts);
+    } catch (err) {
+      this.refused(agent, input, err);
+      throw err;
+    }
+    return this.counted(agent, entry, input, run);
   }
 
   /**
@@ -134,22 +144,29 @@ export class CallLifecycle implements SurfaceRuns {
     try {
       run = await this.pipeline.begin(principal, agent, entry, input, { ...rest, parent: root });
     } catch (err) {
+      this.refused(agent, input, err);
       root.fail(err).end();
       const facts = runFacts(entry, undefined, err, Date.now() - started);
       this.activity.writeEntry(agent, runEntry(input, facts, traced(root)));
       throw err;
     }
-    return this.counted(entry, run).onEnded((facts) => {
+    return this.counted(agent, entry, input, run).onEnded((facts) => {
       if (facts.outcome !== 'ok') root.failWith('RUN_FAILED', facts.error ?? 'The run failed');
       root.end();
       this.activity.writeEntry(agent, runEntry(input, facts, traced(root)));
     });
   }
 
-  /** Counts the run for /metrics when it ends: its handler kind, how it ended, its credits. */
-  private counted(entry: RunEntry, run: AdmittedRun): AdmittedRun {
-    const metrics = this.metrics;
-    return metrics ? run.onEnded((facts) => metrics.run(entry.handler.kind, facts.outcome, facts.credits)) : run;
+  /** Counts the run for /metrics when it ends (its handler kind, how it ended, its credits), and tells `events`. */
+  private counted(agent: Agent, entry: RunEntry, input: RunInput, run: AdmittedRun): AdmittedRun {
+    const { metrics, events } = this;
+    if (metrics) run.onEnded((facts) => metrics.run(entry.handler.kind, facts.outcome, facts.credits));
+    return events ? run.onEnded((facts) => events.ended(agent, input, facts)) : run;
+  }
+
+  /** A limit's refusal is an event (`limit.reached`); other refusals are not. */
+  private refused(agent: Agent, input: RunInput, err: unknown): void {
+    if (this.events && err instanceof LimitExceeded) this.events.limited(agent, input, err);
   }
 
   /** `begin`, run to its end: handler failures are `result.error`, refusals are thrown. */

@@ -1,4 +1,6 @@
 import type { ReceiptLog } from '../activity/activity-log.js';
+import type { EventOutbox } from '../events/event.ports.js';
+import { messageEvent } from '../events/event-emitters.js';
 import type { Agent } from '../core/agent.entities.js';
 import type { Clock } from '../clock.js';
 import type { InboundMail } from '../email/inbound-mail.js';
@@ -80,6 +82,9 @@ export class EmailReceiptService {
     private readonly options: EmailReceiptOptions = DEFAULT_EMAIL_RECEIPT,
   ) {}
 
+  /** Where `message.received` goes (outbound events); set by the composition root. */
+  events?: EventOutbox;
+
   /** Whether mail to `address` is taken: an EMAIL channel routes it to an agent whose EMAIL surface is on. */
   async knownRecipient(address: string): Promise<boolean> {
     return (await this.route(address)) !== null;
@@ -143,7 +148,10 @@ export class EmailReceiptService {
         60,
       );
     }
-    for (const r of receipts) this.record(r, delivery, span);
+    for (const r of receipts) {
+      this.record(r, delivery, span);
+      if (!r.duplicate && this.events) messageEvent(this.events, r.message);
+    }
     if (receipts.some((r) => !r.duplicate && r.message.nextAttemptAt !== null)) this.queue.onQueued();
     return receipts;
   }

@@ -1,4 +1,6 @@
 import type { Agent } from '../core/agent.entities.js';
+import type { EventOutbox } from '../events/event.ports.js';
+import { messageEvent } from '../events/event-emitters.js';
 import type { Clock } from '../clock.js';
 import { DomainError, Invalid, NotFound, Unauthenticated, Unavailable } from '../errors.js';
 import { newId } from '../ids.js';
@@ -46,6 +48,9 @@ export class SmsReceiptService {
     private readonly sms: SmsProvider,
     private readonly queue: ChannelQueueSignal,
   ) {}
+
+  /** Where `message.received` goes (outbound events); set by the composition root. */
+  events?: EventOutbox;
 
   /**
    * A received message, in this order: agent (404) → signature (401) → surface on (403) → the
@@ -113,6 +118,7 @@ export class SmsReceiptService {
         );
       }
       if (!stored.duplicate && answered) this.queue.onQueued();
+      if (!stored.duplicate && this.events) messageEvent(this.events, stored.message);
       return { agent, ...stored };
     } catch (err) {
       return {

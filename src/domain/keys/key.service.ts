@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { EventOutbox } from '../events/event.ports.js';
+import { keyEvent } from '../events/event-emitters.js';
 import type { Clock } from '../clock.js';
 import { Forbidden, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -54,6 +56,8 @@ export class KeyService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** Where `key.created` and `key.revoked` go (outbound events). */
+    private readonly outbox?: EventOutbox,
   ) {}
 
   /**
@@ -164,6 +168,7 @@ export class KeyService {
     if (key.kind === 'WORKSPACE') requireAdmin(p);
     else await loadAgent(this.store.repos, p, key.agentId!, 'configure');
     await this.store.repos.apiKeys.revoke(keyId, this.clock.now());
+    if (this.outbox && !key.revokedAt) keyEvent(this.outbox, 'key.revoked', key);
     return true;
   }
 
@@ -279,6 +284,7 @@ export class KeyService {
       lastUsedAt: null,
       revokedAt: null,
     });
+    if (this.outbox) keyEvent(this.outbox, 'key.created', apiKey);
     return { key: material.plaintext, apiKey };
   }
 }

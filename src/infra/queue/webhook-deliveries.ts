@@ -1,6 +1,7 @@
 import type { Clock } from '../../domain/clock.js';
 import { settlementOf } from '../../domain/webhooks/delivery-outcome.js';
 import type { DeliveryQueue, DeliveryRepo } from '../../domain/webhooks/webhook.ports.js';
+import type { QueuedDelivery } from '../../domain/webhooks/webhook.entities.js';
 
 export interface DeliveryQueueConfig {
   /** How long a claimed delivery stays with its instance without a renewal. */
@@ -20,6 +21,8 @@ export function deliveryQueue(
   deliveries: DeliveryRepo,
   clock: Clock,
   config: DeliveryQueueConfig = DEFAULT_DELIVERY_QUEUE,
+  /** Told of each delivery that failed for good (its last attempt failed): the `webhook.delivery.failed` event. */
+  failed?: (d: QueuedDelivery, lastError: string | null) => void,
 ): DeliveryQueue {
   return {
     claim(limit) {
@@ -30,7 +33,9 @@ export function deliveryQueue(
     handBack: (d) => deliveries.handBack(d.id, d.attempts, clock.now()),
     async settle(d, outcome) {
       const { outcome: settled, settlement } = settlementOf(d, outcome, clock.now(), config.random);
-      return (await deliveries.settle(d.id, d.attempts, settlement)) ? settled : 'lost';
+      const held = await deliveries.settle(d.id, d.attempts, settlement);
+      if (held && settled === 'failed') failed?.(d, settlement.lastError);
+      return held ? settled : 'lost';
     },
   };
 }

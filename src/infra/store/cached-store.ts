@@ -8,7 +8,15 @@ import type { AgentChildRepo } from '../../domain/repo.ports.js';
  */
 export interface Change {
   table:
-    'agents' | 'api_keys' | 'http_endpoints' | 'mcp_tools' | 'webhooks' | 'teams' | 'workspaces' | 'document_exposures';
+    | 'agents'
+    | 'api_keys'
+    | 'http_endpoints'
+    | 'mcp_tools'
+    | 'webhooks'
+    | 'teams'
+    | 'workspaces'
+    | 'document_exposures'
+    | 'event_subscriptions';
   id: string;
   /** The agent the row belongs to (child rows), when known. */
   agentId?: string | null;
@@ -40,6 +48,9 @@ function staleKeys(c: Change): { keys: string[]; match?: (key: string, value: un
       return { keys: [`team:${c.id}`] };
     case 'workspaces':
       return { keys: [`workspace:${c.id}`] };
+    case 'event_subscriptions':
+      // The notification names the subscription, not its workspace: every workspace's list goes (changes are rare).
+      return { keys: [], match: (k) => k.startsWith('event_subs:') };
   }
 }
 
@@ -172,9 +183,16 @@ function withInvalidation(r: Repositories, changed: (c: Change) => void): Reposi
     update: async (e) => after(await repo.update(e), () => changed({ table, id: e.id, agentId: e.agentId })),
     delete: async (id) => after(await repo.delete(id), () => changed({ table, id })),
   });
-  const { agents, apiKeys, teams, workspaces, exposures } = r;
+  const { agents, apiKeys, teams, workspaces, exposures, eventSubscriptions: subs } = r;
+  const sub = (id: string) => changed({ table: 'event_subscriptions', id });
   return {
     ...r,
+    eventSubscriptions: {
+      ...subs,
+      insert: async (e) => after(await subs.insert(e), () => sub(e.id)),
+      update: async (e) => after(await subs.update(e), () => sub(e.id)),
+      delete: async (id) => after(await subs.delete(id), () => sub(id)),
+    },
     agents: {
       ...agents,
       insert: async (e) => after(await agents.insert(e), () => changed({ table: 'agents', id: e.id })),
@@ -235,9 +253,13 @@ function withCache(r: Repositories, cache: ReadCache): Repositories {
     listByAgents: (ids) =>
       ids.length === 1 ? cache.get(`${table}:${ids[0]}`, () => repo.listByAgents(ids)) : repo.listByAgents(ids),
   });
-  const { agents, apiKeys, teams, workspaces, exposures } = r;
+  const { agents, apiKeys, teams, workspaces, exposures, eventSubscriptions } = r;
   return {
     ...r,
+    eventSubscriptions: {
+      ...eventSubscriptions,
+      listEnabled: (id) => cache.get(`event_subs:${id}`, () => eventSubscriptions.listEnabled(id)),
+    },
     agents: { ...agents, get: (id) => cache.get(`agent:${id}`, () => agents.get(id)) },
     apiKeys: {
       ...apiKeys,

@@ -3,7 +3,8 @@ import { listenChannel, type Db } from '../db.js';
 import { CHANGE_CHANNEL, NOTIFIED_TABLES } from '../../../migrations/20261230000000_change_notifications.js';
 import type { Change, ReadCache } from './cached-store.js';
 
-const TABLES = new Set<string>(NOTIFIED_TABLES);
+// Event subscriptions announce their changes through the same trigger (migration 20270425000000).
+const TABLES = new Set<string>([...NOTIFIED_TABLES, 'event_subscriptions']);
 
 /**
  * Feeds the database's change notifications (every instance's committed writes to cached rows)

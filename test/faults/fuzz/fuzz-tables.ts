@@ -88,6 +88,10 @@ export const TABLES: TableSpec[] = [
     ],
     hashed: ['raw_body', 'headers', 'query'],
   },
+  // Outbound events (issue 54): no fuzzed request subscribes a URL, so no event is stored either.
+  { name: 'event_subscriptions', key: 'id' },
+  { name: 'event_deliveries', key: 'id' },
+  { name: 'event_delivery_attempts', key: "delivery_id || ' ' || attempt" },
 ];
 /**
  * Tables left out, and why: each changes legitimately on a refused request or in the background.
