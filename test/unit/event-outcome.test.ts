@@ -9,7 +9,13 @@ import {
   type EventRetryPolicy,
 } from '../../src/domain/events/event-outcome.js';
 import { eventsJsonSchema, sampleEventData } from '../../src/domain/events/event-schemas.js';
-import { keyEvent, messageEvent, runEventsOf, webhookFailedEvent } from '../../src/domain/events/event-emitters.js';
+import {
+  keyEvent,
+  LIMIT_EVENT_EVERY_MS,
+  messageEvent,
+  runEventsOf,
+  webhookFailedEvent,
+} from '../../src/domain/events/event-emitters.js';
 import type { EventOutbox } from '../../src/domain/events/event.ports.js';
 import { LimitExceeded } from '../../src/domain/errors.js';
 
@@ -100,6 +106,28 @@ describe('Outbound events: bodies against /schemas/events.v1.json', () => {
     expect(emitted[0]!.data).to.include({ durationMs: 12 });
     expect(validate(envelope('run.completed', { ...emitted[0]!.data, secret: 'x' }))).to.equal(false);
     expect(validate(envelope('run.exploded', emitted[0]!.data))).to.equal(false);
+  });
+
+  it('a limit that stays reached is told once a minute per agent and limit, not once per refused call', () => {
+    let t = 1_000_000;
+    const events = runEventsOf(outbox, () => t);
+    const refusal = (reason: string) => new LimitExceeded(reason, 30, 'Limit reached');
+    const a = { id: 'agt_1', workspaceId: 'ws_1' };
+    const b = { id: 'agt_2', workspaceId: 'ws_1' };
+    for (let i = 0; i < 50; i++) events.limited(a, { surface: 'HTTP' }, refusal('daily_credit_limit'));
+    events.limited(a, { surface: 'HTTP' }, refusal('concurrency_limit'));
+    events.limited(b, { surface: 'HTTP' }, refusal('daily_credit_limit'));
+    expect(emitted.map((e) => `${e.agentId} ${(e.data as { reason: string }).reason}`)).to.deep.equal([
+      'agt_1 daily_credit_limit',
+      'agt_1 concurrency_limit',
+      'agt_2 daily_credit_limit',
+    ]);
+    t += LIMIT_EVENT_EVERY_MS - 1;
+    events.limited(a, { surface: 'HTTP' }, refusal('daily_credit_limit'));
+    expect(emitted).to.have.length(3);
+    t += 1;
+    events.limited(a, { surface: 'HTTP' }, refusal('daily_credit_limit'));
+    expect(emitted).to.have.length(4);
   });
 
   it('key events never carry the key itself', () => {

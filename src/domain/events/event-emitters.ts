@@ -3,12 +3,28 @@ import type { EventOutbox } from './event.ports.js';
 
 const bounded = (s: string | null | undefined, max: number) => (s ?? '').slice(0, max);
 
+/** How often one instance tells of the same limit of the same agent at most. */
+export const LIMIT_EVENT_EVERY_MS = 60_000;
+/** Past this many (agent, limit) pairs remembered, the memory starts again (a bound, not a cache). */
+const MAX_LIMITS_REMEMBERED = 10_000;
+
 /**
  * The outbound events of the call lifecycle: `run.completed` / `run.failed` when a run ends,
  * `limit.reached` when a limit refuses one. Each emission is started and left: it costs the call
- * no wait (and no query when the workspace has no subscription).
+ * no wait (and no query when the workspace has no subscription). A limit that stays reached refuses
+ * every call until it resets — thousands a second: it is told once a minute per agent and limit on
+ * each instance, not once per refused call.
  */
-export function runEventsOf(outbox: EventOutbox): RunEvents {
+export function runEventsOf(outbox: EventOutbox, now: () => number = Date.now): RunEvents {
+  const toldAt = new Map<string, number>();
+  const due = (key: string): boolean => {
+    const t = now();
+    const last = toldAt.get(key);
+    if (last !== undefined && t - last < LIMIT_EVENT_EVERY_MS) return false;
+    if (toldAt.size >= MAX_LIMITS_REMEMBERED) toldAt.clear();
+    toldAt.set(key, t);
+    return true;
+  };
   return {
     ended(agent, input, facts) {
       const data: Record<string, unknown> = {
@@ -27,6 +43,7 @@ export function runEventsOf(outbox: EventOutbox): RunEvents {
         });
     },
     limited(agent, input, refusal) {
+      if (!due(`${agent.id}\u0000${refusal.reason}`)) return;
       void outbox.emit(agent.workspaceId, 'limit.reached', {
         agentId: agent.id,
         data: {
