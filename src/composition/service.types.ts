@@ -55,6 +55,8 @@ export interface BuildOptions {
   webhookWorker?: Partial<JobWorkerOptions>;
   /** The channel queue's worker in this instance (default: the webhook worker's, deferrals at most a minute). */
   channelWorker?: Partial<ChannelWorkerOptions>;
+  /** The schedule loop of this instance: its pass interval (0: no loop), claim lease and on-time grace (default 1 s, 60 s, 10 s). */
+  scheduleLoop?: Partial<{ pollMs: number; leaseMs: number; graceMs: number }>;
   /** The keep-alive comment interval of the chat streams (default 15 s; tests shorten it). */
   chatKeepAliveMs?: number;
   /**

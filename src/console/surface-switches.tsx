@@ -5,7 +5,7 @@ import { graphql } from './graphql.js';
 import { LoadingState } from './states.js';
 
 export type SurfaceName =
-  'HTTP_API' | 'DOCUMENT_API' | 'MCP' | 'WIDGET' | 'WEBHOOKS' | 'OPENAI' | 'A2A' | 'EMAIL' | 'SMS';
+  'HTTP_API' | 'DOCUMENT_API' | 'MCP' | 'WIDGET' | 'WEBHOOKS' | 'OPENAI' | 'A2A' | 'EMAIL' | 'SMS' | 'SCHEDULE';
 
 const SurfacesQuery = graphql(`
   query AgentSurfaces($id: ID!) {

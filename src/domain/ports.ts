@@ -19,6 +19,7 @@ import type { ResponseRepo } from './surfaces/openai.ports.js';
 import type { A2aTaskRepo } from './surfaces/a2a/a2a.ports.js';
 import type { McpGrantRepo } from './mcp-oauth/mcp-grant.entities.js';
 import type { DeliveryRepo } from './webhooks/webhook.ports.js';
+import type { ScheduleRepo } from './schedules/schedule.ports.js';
 import type { WorkspaceReadRepo } from './workspace-api/workspace-api.ports.js';
 import type { AccountRepo, MemberRepo, MemberTokenRepo, TeamRepo, WorkspaceRepo } from './workspace/workspace.ports.js';
 
@@ -45,6 +46,8 @@ export interface Repositories {
   /** Email addresses and SMS numbers of agents. */
   channels: ChannelRepo;
   deliveries: DeliveryRepo;
+  /** Agents' schedules and their fires. */
+  schedules: ScheduleRepo;
   conversations: ConversationRepo;
   /** Stored responses of the OpenAI-compatible API. */
   responses: ResponseRepo;

@@ -53,6 +53,7 @@ import { MembershipService } from './workspace/membership.service.js';
 import { ChatService } from './surfaces/chat.service.js';
 import { DeliveryBodyService } from './webhooks/delivery-body.service.js';
 import { WebhookDeliveriesService } from './webhooks/webhook-deliveries.service.js';
+import { ScheduleService } from './schedules/schedule.service.js';
 import { WebhookDeliveryTask } from './webhooks/webhook-delivery.task.js';
 import { WebhookReceiptService } from './webhooks/webhook-receipt.service.js';
 import type { QueueSignal } from './webhooks/webhook.ports.js';
@@ -109,6 +110,8 @@ export interface Services {
   webhookReceipt: WebhookReceiptService;
   /** Runs one claimed delivery (the queue's task). */
   webhookDelivery: WebhookDeliveryTask;
+  /** Agents' schedules: managed, listed with their next and recent fires (the instance's firer fires them). */
+  schedules: ScheduleService;
   /** Lists, replays and prunes stored deliveries. */
   deliveries: WebhookDeliveriesService;
   /** Rung when a delivery is queued here: the composition root points it at this instance's worker. */
@@ -274,6 +277,7 @@ export function createServices(deps: ServiceDeps): Services {
     webhookReceipt: new WebhookReceiptService(store, clock, secrets, deliveryQueued),
     webhookDelivery: new WebhookDeliveryTask(store, calls),
     deliveries: new WebhookDeliveriesService(store, clock, deliveryQueued),
+    schedules: new ScheduleService(store, clock, scriptCheck, modelReferences),
     deliveryQueued,
     smsReceipt: new SmsReceiptService(store, clock, sms, channelQueued),
     emailReceipt: new EmailReceiptService(store, clock, calls, channelQueued, {

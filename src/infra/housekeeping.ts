@@ -11,7 +11,7 @@ export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
  * once at start), prunes the activity log past its retention, deletes expired slot leases, old finished
  * deliveries, ended console sessions, stored responses past their 30 days, final A2A tasks past
  * `a2aTaskRetentionDays` (with their contexts' conversations), expired OAuth records and
- * unapproved OAuth clients, messages past their workspace's retention (with their attachments),
+ * unapproved OAuth clients, messages past their workspace's retention (with their attachments), schedules' finished fires past 30 days,
  * and drops the bodies of deliveries past their replay window, now and then.
  */
 export function startHousekeeping(
@@ -53,6 +53,7 @@ export function startHousekeeping(
       const a2aTasks = await services.a2a.pruneTasks(a2aTaskRetentionDays);
       const oauth = await pruneOAuth();
       const messages = await services.messages.prune();
+      const fires = await services.schedules.pruneFires(FINISHED_DELIVERY_RETENTION_DAYS);
       const counts = {
         partitionsCreated: parts.created,
         partitionsDropped: parts.dropped,
@@ -65,6 +66,7 @@ export function startHousekeeping(
         a2aTasks,
         oauth,
         messages,
+        fires,
       };
       if (Object.values(counts).some(Boolean)) logger.info(counts, 'housekeeping');
     } catch (err) {

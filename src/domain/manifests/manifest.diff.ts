@@ -98,6 +98,17 @@ export function diffAgent(current: AgentState | null, desired: AgentState, prune
   diffList(
     change,
     prune,
+    'spec.schedules',
+    'name',
+    current.schedules,
+    desired.schedules,
+    KEYS.schedules,
+    (e) => e.name,
+    scheduleOut,
+  );
+  diffList(
+    change,
+    prune,
     'spec.documents',
     'name',
     current.documents,

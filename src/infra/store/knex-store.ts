@@ -6,6 +6,7 @@ import { responseRepo } from './response.repo.js';
 import { mcpGrantRepo } from './mcp-grant.repo.js';
 import { a2aTaskRepo } from './a2a-task.repo.js';
 import { deliveryRepo } from './delivery.repo.js';
+import { scheduleRepo } from './schedule.repo.js';
 import { channelMessageRepo } from './channel-message.repo.js';
 import { activityRepo } from './activity.repo.js';
 import { recordRepo } from './record.repo.js';
@@ -215,6 +216,7 @@ export function repositories(db: Conn): Repositories {
       findByAddress: (kind, address) => findOne(db, rows.channels, { kind, address }),
     },
     deliveries: deliveryRepo(db),
+    schedules: scheduleRepo(db, agentChild(db, rows.schedules)),
     conversations: conversationRepo(db),
     responses: responseRepo(db),
     a2aTasks: a2aTaskRepo(db),
