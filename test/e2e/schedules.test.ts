@@ -115,13 +115,18 @@ describe('e2e: schedules', function () {
     (await gql(ADD, { a: agentId, i: input })).addSchedule as { id: string; name: string; nextFires: string[] };
   const disable = (id: string) =>
     gql('mutation($id: ID!) { updateSchedule(id: $id, input: { enabled: false }) { id } }', { id });
+  /** The schedule's fires, newest first, as stored (read through the first instance's repositories). */
   async function firesOf(agentId: string, name: string): Promise<Fire[]> {
-    const d = await gql(
-      `query($a: ID!) { agent(id: $a) { schedules { name fires(first: 50) {
-        occurrenceAt state late runId error refusal { code reason } } } } }`,
-      { a: agentId },
-    );
-    return (d.agent.schedules as { name: string; fires: Fire[] }[]).find((s) => s.name === name)!.fires;
+    const { repos } = first!.service.store;
+    const s = (await repos.schedules.listByAgents([agentId])).find((x) => x.name === name)!;
+    return (await repos.schedules.listFires(s.id, 200)).map((f) => ({
+      occurrenceAt: f.occurrenceAt.toISOString(),
+      state: f.state,
+      late: f.late,
+      runId: f.runId,
+      error: f.error,
+      refusal: f.refusal,
+    }));
   }
 
   it('refuses a bad cron expression or time zone as BAD_USER_INPUT, saving nothing', async () => {
@@ -177,7 +182,7 @@ describe('e2e: schedules', function () {
       return nodes.length >= ran.length ? nodes : undefined;
     });
     expect(entries.map((e) => e.runId).sort()).to.deep.equal(ran.map((f) => f.runId).sort());
-    expect(entries[0]).to.deep.include({ kind: 'run', response: { output: { n: 7 } } });
+    expect(entries[0]).to.deep.include({ kind: 'RUN', response: { output: { n: 7 } } });
     await second.stop();
     second = undefined;
   });
@@ -260,7 +265,7 @@ describe('e2e: schedules', function () {
       );
       return d.agent.activity.nodes[0] as { kind: string; entry: string; error: string } | undefined;
     });
-    expect(entry).to.include({ kind: 'run', entry: 'broke' });
+    expect(entry).to.include({ kind: 'RUN', entry: 'broke' });
     expect(entry.error).to.be.a('string').and.not.equal('');
   });
 });

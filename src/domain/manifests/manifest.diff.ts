@@ -1,4 +1,5 @@
 import { canonicalJson, KEYS, type AgentState, type DocumentState } from './manifest.state.js';
+import { scheduleOut } from './manifest.schedules.js';
 import {
   channelOut,
   documentOut,
