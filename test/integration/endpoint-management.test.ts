@@ -181,13 +181,14 @@ describe('Endpoint Management: one table of operations for the tools and the Gra
       expect(d.agent.httpEndpoints).to.deep.equal([{ path: 'theirs' }]);
       expect(d.agent.mcpTools).to.deep.equal([]);
       expect(d.agent.cors.allowPlatformApps).to.equal(true);
-      // As a new agent has them: every surface on but the OpenAI-compatible API, A2A, email and SMS.
+      // As a new agent has them: every surface on but the OpenAI-compatible API, A2A, email, SMS and schedules.
       expect(d.agent.surfaces.map((x: { surface: string; enabled: boolean }) => x.enabled)).to.deep.equal([
         true,
         true,
         true,
         true,
         true,
+        false,
         false,
         false,
         false,
