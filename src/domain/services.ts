@@ -110,7 +110,6 @@ export interface Services {
   webhookReceipt: WebhookReceiptService;
   /** Runs one claimed delivery (the queue's task). */
   webhookDelivery: WebhookDeliveryTask;
-  /** Agents' schedules: managed, listed with their next and recent fires (the instance's firer fires them). */
   schedules: ScheduleService;
   /** Lists, replays and prunes stored deliveries. */
   deliveries: WebhookDeliveriesService;
@@ -194,7 +193,8 @@ export function createServices(deps: ServiceDeps): Services {
   const agents = new AgentService(store, clock, modelReferences);
   const entries = new EntryService(store, clock, scriptCheck, modelReferences);
   const documents = new DocumentService(store, clock);
-  const endpointManagement = new EndpointManagementService({ agents, entries, documents });
+  const schedules = new ScheduleService(store, clock, scriptCheck, modelReferences);
+  const endpointManagement = new EndpointManagementService({ agents, entries, documents, schedules });
   // Rung by what stores a message to send or answer; the instance's channel worker sets it when it starts.
   const channelQueued: ChannelQueueSignal = { onQueued: () => {} };
   const runs = new RunService({
@@ -277,7 +277,7 @@ export function createServices(deps: ServiceDeps): Services {
     webhookReceipt: new WebhookReceiptService(store, clock, secrets, deliveryQueued),
     webhookDelivery: new WebhookDeliveryTask(store, calls),
     deliveries: new WebhookDeliveriesService(store, clock, deliveryQueued),
-    schedules: new ScheduleService(store, clock, scriptCheck, modelReferences),
+    schedules,
     deliveryQueued,
     smsReceipt: new SmsReceiptService(store, clock, sms, channelQueued),
     emailReceipt: new EmailReceiptService(store, clock, calls, channelQueued, {

@@ -209,6 +209,33 @@ describe('Endpoint Management: one table of operations for the tools and the Gra
       });
     });
 
+    it("manages its own schedules, never another agent's", async () => {
+      const sch = await s().endpointManagement.call(self, 'addSchedule', {
+        agentId: own,
+        input: { name: 'hourly', cron: '0 * * * *', handler: { prompt: 'Check in.' } },
+      });
+      expect(ENDPOINT_OPERATIONS.addSchedule.answer(sch)).to.deep.include({
+        name: 'hourly',
+        cron: '0 * * * *',
+        timeZone: 'UTC',
+        intervalSeconds: null,
+        overlap: 'SKIP',
+      });
+      const moved = await s().endpointManagement.call(self, 'updateSchedule', {
+        id: sch.id,
+        input: { intervalSeconds: 600 },
+      });
+      expect(moved.timing).to.deep.equal({ intervalSeconds: 600 });
+      const err = await s()
+        .endpointManagement.call(self, 'addSchedule', {
+          agentId: other,
+          input: { name: 'x', intervalSeconds: 60, handler: { prompt: 'p' } },
+        })
+        .catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(Error);
+      expect(await s().endpointManagement.call(self, 'removeSchedule', { id: sch.id })).to.equal(true);
+    });
+
     it('checks the arguments beside input: a surface that does not exist is refused naming it', async () => {
       const err = await s()
         .endpointManagement.call(self, 'setSurface', {

@@ -21,7 +21,7 @@ export class ScheduleResolver {
     @Arg('input', () => ScheduleInput) input: ScheduleInput,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.schedules.add(ctx.principal, agentId, input);
+    return ctx.services.endpointManagement.call(ctx.principal, 'addSchedule', { agentId, input });
   }
 
   @Mutation(() => Schedule)
@@ -30,12 +30,12 @@ export class ScheduleResolver {
     @Arg('input', () => UpdateScheduleInput) input: UpdateScheduleInput,
     @Ctx() ctx: Context,
   ) {
-    return ctx.services.schedules.update(ctx.principal, id, input);
+    return ctx.services.endpointManagement.call(ctx.principal, 'updateSchedule', { id, input });
   }
 
   @Mutation(() => Boolean)
   removeSchedule(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
-    return ctx.services.schedules.remove(ctx.principal, id);
+    return ctx.services.endpointManagement.call(ctx.principal, 'removeSchedule', { id });
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'The cron expression (null: an interval)' })

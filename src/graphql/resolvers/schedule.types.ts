@@ -8,6 +8,7 @@ import {
 } from '../../domain/schedules/schedule.entities.js';
 import { register } from '../graphql-enum.js';
 import { HandlerInput } from './entry.types.js';
+import { SCHEDULE_FIELD_DESCRIPTIONS as D } from '../../domain/endpoint-management/endpoint-management.schedules.js';
 
 export const ScheduleOverlapEnum = register(SCHEDULE_OVERLAPS, 'ScheduleOverlap', {
   description:
@@ -64,20 +65,15 @@ export class ScheduleFire {
 @InputType()
 export class ScheduleInput {
   @Field(() => String) name!: string;
-  @Field(() => String, {
-    nullable: true,
-    description: 'A cron expression (5 fields, or 6 with seconds first); or give intervalSeconds',
-  })
-  cron?: string | null;
-  @Field(() => String, { nullable: true, description: 'The IANA time zone of the cron expression (default UTC)' })
-  timeZone?: string | null;
+  @Field(() => String, { nullable: true, description: D.cron }) cron?: string | null;
+  @Field(() => String, { nullable: true, description: D.timeZone }) timeZone?: string | null;
   @Field(() => Int, { nullable: true }) intervalSeconds?: number | null;
   @Field(() => HandlerInput) handler!: HandlerInput;
   @Field(() => String, { nullable: true }) modelOverride?: string | null;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'At most 64 KiB of JSON' }) input?: unknown;
-  @Field(() => Boolean, { nullable: true, description: 'Default true' }) enabled?: boolean;
-  @Field(() => Boolean, { nullable: true, description: 'Default false' }) catchUp?: boolean;
-  @Field(() => ScheduleOverlapEnum, { nullable: true, description: 'Default SKIP' }) overlap?: ScheduleOverlapEnum;
+  @Field(() => GraphQLJSON, { nullable: true, description: D.input }) input?: unknown;
+  @Field(() => Boolean, { nullable: true, description: D.enabled }) enabled?: boolean;
+  @Field(() => Boolean, { nullable: true, description: D.catchUp }) catchUp?: boolean;
+  @Field(() => ScheduleOverlapEnum, { nullable: true, description: D.overlap }) overlap?: ScheduleOverlapEnum;
 }
 
 @InputType()
