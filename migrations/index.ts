@@ -41,6 +41,7 @@ import * as runTraces from './20270420000000_run_traces.js';
 import * as activityPartitions from './20270421000000_activity_partitions.js';
 import * as deliveryReceiptTrace from './20270422000000_delivery_receipt_trace.js';
 import * as messageReceiptTrace from './20270423000000_message_receipt_trace.js';
+import * as schedules from './20270424000000_schedules.js';
 import * as eventSubscriptions from './20270425000000_event_subscriptions.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
@@ -88,6 +89,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270421000000_activity_partitions': activityPartitions,
   '20270422000000_delivery_receipt_trace': deliveryReceiptTrace,
   '20270423000000_message_receipt_trace': messageReceiptTrace,
+  '20270424000000_schedules': schedules,
   '20270425000000_event_subscriptions': eventSubscriptions,
 };
 

@@ -26,6 +26,9 @@ import { startHousekeeping } from './infra/housekeeping.js';
 import { smarthostSender } from './infra/email/smarthost.js';
 import { startJobWorker, type JobWorkerOptions } from './infra/queue/job-queue.js';
 import { startChannelWorker } from './infra/queue/channel-worker.js';
+import { startScheduleLoop } from './infra/queue/schedule-loop.js';
+import { DEFAULT_SCHEDULE_FIRER, ScheduleFirer } from './domain/schedules/schedule-firer.js';
+import { newId } from './domain/ids.js';
 import { twilioSmsProvider } from './infra/channels/twilio-sms.js';
 import { DEFAULT_DELIVERY_QUEUE, deliveryQueue } from './infra/queue/webhook-deliveries.js';
 import { startEventWorker } from './infra/queue/event-deliveries.js';
@@ -171,6 +174,20 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       ...workerOptions,
       ...opts.eventWorker,
     });
+    // Every instance fires schedules; the fires' key in the database makes one of them fire each occurrence.
+    const { pollMs: schedulePollMs, ...firerOptions } = {
+      ...DEFAULT_SCHEDULE_FIRER,
+      pollMs: 1_000,
+      ...opts.scheduleLoop,
+    };
+    const firer = new ScheduleFirer(
+      store,
+      clock,
+      services.calls,
+      { instanceId: `${os.hostname()}:${process.pid}:${newId('ins')}`, ...firerOptions },
+      (err) => logger.error(errorFields(err), 'schedule fire failed'),
+    );
+    const scheduleLoop = schedulePollMs > 0 ? startScheduleLoop(firer, logger, schedulePollMs) : undefined;
     const housekeeping = startHousekeeping(
       services,
       () => pruneOAuthRecords(db, clock.now()),
@@ -196,6 +213,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
           worker.stop(Math.max(0, endBy - Date.now())),
           channelWorker.stop(Math.max(0, endBy - Date.now())),
           eventWorker.stop(Math.max(0, endBy - Date.now())),
+          scheduleLoop?.stop(Math.max(0, endBy - Date.now())),
         ]);
       },
       async release() {

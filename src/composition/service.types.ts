@@ -63,6 +63,8 @@ export interface BuildOptions {
   eventRetry?: Partial<EventRetryPolicy>;
   /** The event sender's timeout and response bound. */
   eventSender?: Partial<EventSenderConfig>;
+  /** The schedule loop of this instance: its pass interval (0: no loop), claim lease and on-time grace (default 1 s, 60 s, 10 s). */
+  scheduleLoop?: Partial<{ pollMs: number; leaseMs: number; graceMs: number }>;
   /** The keep-alive comment interval of the chat streams (default 15 s; tests shorten it). */
   chatKeepAliveMs?: number;
   /**

@@ -13,6 +13,7 @@ export const AGENT_TABS = [
   'widget',
   'webhooks',
   'channels',
+  'schedules',
   'keys',
   'limits',
   'activity',
@@ -30,6 +31,7 @@ export const TAB_LABELS: Record<AgentTab, string> = {
   widget: 'Chat widget',
   webhooks: 'Webhooks',
   channels: 'Channels',
+  schedules: 'Schedules',
   keys: 'API Keys',
   limits: 'Limits',
   activity: 'Activity',
@@ -43,7 +45,10 @@ export interface TabGroup {
 
 /** The groups in the order shown, each tab in exactly one. */
 export const TAB_GROUPS: readonly TabGroup[] = [
-  { label: 'Build', tabs: ['overview', 'http', 'documents', 'mcp', 'openai', 'a2a', 'widget', 'webhooks', 'channels'] },
+  {
+    label: 'Build',
+    tabs: ['overview', 'http', 'documents', 'mcp', 'openai', 'a2a', 'widget', 'webhooks', 'channels', 'schedules'],
+  },
   { label: 'Access', tabs: ['keys', 'limits'] },
   { label: 'Monitor', tabs: ['activity', 'usage'] },
 ];

@@ -5,7 +5,7 @@ import { graphql } from './graphql.js';
 import { LoadingState } from './states.js';
 
 export type SurfaceName =
-  'HTTP_API' | 'DOCUMENT_API' | 'MCP' | 'WIDGET' | 'WEBHOOKS' | 'OPENAI' | 'A2A' | 'EMAIL' | 'SMS';
+  'HTTP_API' | 'DOCUMENT_API' | 'MCP' | 'WIDGET' | 'WEBHOOKS' | 'OPENAI' | 'A2A' | 'EMAIL' | 'SMS' | 'SCHEDULE';
 
 const SurfacesQuery = graphql(`
   query AgentSurfaces($id: ID!) {
@@ -47,6 +47,7 @@ const WORDS: Record<SurfaceName, { one: string; many: string; verb: string; on?:
   WEBHOOKS: { one: 'delivery', many: 'deliveries', verb: 'Accept', on: 'run their handler', off: 'get 403' },
   EMAIL: { one: 'email', many: 'emails', verb: 'Receive', on: 'reach the agent', off: 'are refused' },
   SMS: { one: 'text message', many: 'text messages', verb: 'Receive', on: 'reach the agent', off: 'are refused' },
+  SCHEDULE: { one: 'scheduled run', many: 'scheduled runs', verb: 'Start', on: 'start on time', off: 'do not start' },
 };
 
 /**

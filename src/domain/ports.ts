@@ -20,6 +20,7 @@ import type { A2aTaskRepo } from './surfaces/a2a/a2a.ports.js';
 import type { McpGrantRepo } from './mcp-oauth/mcp-grant.entities.js';
 import type { DeliveryRepo } from './webhooks/webhook.ports.js';
 import type { EventDeliveryRepo, EventSubscriptionRepo } from './events/event.ports.js';
+import type { ScheduleRepo } from './schedules/schedule.ports.js';
 import type { WorkspaceReadRepo } from './workspace-api/workspace-api.ports.js';
 import type { AccountRepo, MemberRepo, MemberTokenRepo, TeamRepo, WorkspaceRepo } from './workspace/workspace.ports.js';
 
@@ -50,6 +51,8 @@ export interface Repositories {
   eventSubscriptions: EventSubscriptionRepo;
   /** Outbound events stored for their subscriptions, and the queue that sends them. */
   eventDeliveries: EventDeliveryRepo;
+  /** Agents' schedules and their fires. */
+  schedules: ScheduleRepo;
   conversations: ConversationRepo;
   /** Stored responses of the OpenAI-compatible API. */
   responses: ResponseRepo;

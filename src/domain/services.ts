@@ -53,6 +53,7 @@ import { MembershipService } from './workspace/membership.service.js';
 import { ChatService } from './surfaces/chat.service.js';
 import { DeliveryBodyService } from './webhooks/delivery-body.service.js';
 import { WebhookDeliveriesService } from './webhooks/webhook-deliveries.service.js';
+import { ScheduleService } from './schedules/schedule.service.js';
 import { WebhookDeliveryTask } from './webhooks/webhook-delivery.task.js';
 import { WebhookReceiptService } from './webhooks/webhook-receipt.service.js';
 import type { QueueSignal } from './webhooks/webhook.ports.js';
@@ -111,6 +112,7 @@ export interface Services extends EventServices {
   webhookReceipt: WebhookReceiptService;
   /** Runs one claimed delivery (the queue's task). */
   webhookDelivery: WebhookDeliveryTask;
+  schedules: ScheduleService;
   /** Lists, replays and prunes stored deliveries. */
   deliveries: WebhookDeliveriesService;
   /** Rung when a delivery is queued here: the composition root points it at this instance's worker. */
@@ -193,7 +195,8 @@ export function createServices(deps: ServiceDeps): Services {
   const agents = new AgentService(store, clock, modelReferences);
   const entries = new EntryService(store, clock, scriptCheck, modelReferences);
   const documents = new DocumentService(store, clock);
-  const endpointManagement = new EndpointManagementService({ agents, entries, documents });
+  const schedules = new ScheduleService(store, clock, scriptCheck, modelReferences);
+  const endpointManagement = new EndpointManagementService({ agents, entries, documents, schedules });
   // Rung by what stores a message to send or answer; the instance's channel worker sets it when it starts.
   const channelQueued: ChannelQueueSignal = { onQueued: () => {} };
   const runs = new RunService({
@@ -278,6 +281,7 @@ export function createServices(deps: ServiceDeps): Services {
     webhookReceipt: new WebhookReceiptService(store, clock, secrets, deliveryQueued),
     webhookDelivery: new WebhookDeliveryTask(store, calls),
     deliveries: new WebhookDeliveriesService(store, clock, deliveryQueued),
+    schedules,
     deliveryQueued,
     smsReceipt: new SmsReceiptService(store, clock, sms, channelQueued),
     emailReceipt: new EmailReceiptService(store, clock, calls, channelQueued, {

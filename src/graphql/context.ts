@@ -7,6 +7,7 @@ import type { ApiKey } from '../domain/keys/key.entities.js';
 import type { Channel } from '../domain/entries/channel.entities.js';
 import type { McpGrantView } from '../domain/mcp-oauth/mcp-grant.service.js';
 import type { Principal } from '../domain/principal.js';
+import type { Schedule } from '../domain/schedules/schedule.entities.js';
 import type { Services } from '../domain/services.js';
 
 /** Per-request GraphQL context: who is acting, the domain, and batched loaders. */
@@ -25,6 +26,7 @@ export interface Loaders {
   mcpTools: DataLoader<string, McpTool[]>;
   webhooks: DataLoader<string, Webhook[]>;
   channels: DataLoader<string, Channel[]>;
+  schedules: DataLoader<string, Schedule[]>;
   documents: DataLoader<string, Document[]>;
   documentExposures: DataLoader<string, DocumentExposure[]>;
   apiKeys: DataLoader<string, ApiKey[]>;
@@ -54,6 +56,7 @@ export function createLoaders(services: Services, principal: Principal): Loaders
     mcpTools: byAgent((ids) => services.entries.listForAgents(principal, 'mcpTools', ids)),
     webhooks: byAgent((ids) => services.entries.listForAgents(principal, 'webhooks', ids)),
     channels: byAgent((ids) => services.entries.listForAgents(principal, 'channels', ids)),
+    schedules: byAgent((ids) => services.schedules.listForAgents(principal, ids)),
     documents: byAgent((ids) => services.documents.listForAgents(principal, ids)),
     documentExposures: byAgent((ids) => services.documents.exposuresForAgents(principal, ids)),
     apiKeys: byAgent((ids) => services.keys.listForAgents(principal, ids)),

@@ -3,6 +3,7 @@ import { MAX_LOGGED_BODY } from '../domain/activity/activity-log.js';
 import { MAX_ACTIVITY_PAGE, MAX_USAGE_DAYS } from '../domain/activity/activity.service.js';
 import { MAX_HANDLER } from '../domain/entries/entry.schemas.js';
 import { MAX_MESSAGE_PAGE } from '../domain/messages/message.service.js';
+import { MAX_FIRES_SHOWN, MAX_SCHEDULE_INPUT_BYTES } from '../domain/schedules/schedule.schemas.js';
 import { DELIVERY_BODY_SHOWN_BYTES } from '../domain/webhooks/webhook-deliveries.service.js';
 import { measurer, type Measure, type OperationLimits } from './operation-measure.js';
 
@@ -28,6 +29,7 @@ export const PAGE_ARGUMENTS: Readonly<Record<string, number>> = {
   first: MAX_ACTIVITY_PAGE,
   days: MAX_USAGE_DAYS,
   pageSize: MAX_MESSAGE_PAGE,
+  count: MAX_FIRES_SHOWN,
 };
 
 /**
@@ -73,6 +75,7 @@ export const FIELD_BYTES: Readonly<Record<string, number>> = {
   // characters. Counting 1 MiB for each record of a page would refuse any page of more than 16; a
   // record counts 64 KiB, so that the largest page (200 records) weighs 12.5 MiB.
   'DocumentRecord.data': 64 * 1024,
+  'Schedule.input': MAX_SCHEDULE_INPUT_BYTES,
 };
 
 export const DEFAULT_LIMITS: OperationLimits = {

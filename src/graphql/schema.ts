@@ -19,6 +19,7 @@ import { ChannelResolver } from './resolvers/channel.resolver.js';
 import { AgentChangeResolver, ManifestResolver } from './resolvers/manifest.resolver.js';
 import { McpGrantResolver } from './resolvers/mcp-grant.resolver.js';
 import { MessageResolver } from './resolvers/message.resolver.js';
+import { AgentScheduleResolver, ScheduleFireResolver, ScheduleResolver } from './resolvers/schedule.resolver.js';
 import { WorkspaceResolver } from './resolvers/workspace.resolver.js';
 
 export const resolvers = [
@@ -39,6 +40,9 @@ export const resolvers = [
   WebhookResolver,
   WebhookDeliveryResolver,
   ChannelResolver,
+  ScheduleResolver,
+  ScheduleFireResolver,
+  AgentScheduleResolver,
   DocumentResolver,
   ManifestResolver,
   AgentChangeResolver,

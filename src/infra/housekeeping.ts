@@ -11,8 +11,8 @@ export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
  * once at start), prunes the activity log past its retention, deletes expired slot leases, old finished
  * deliveries, ended console sessions, stored responses past their 30 days, final A2A tasks past
  * `a2aTaskRetentionDays` (with their contexts' conversations), expired OAuth records and
- * unapproved OAuth clients, messages past their workspace's retention (with their attachments),
- * and drops the bodies of deliveries past their replay window, now and then.
+ * unapproved OAuth clients, messages past their workspace's retention (with their attachments), finished
+ * event deliveries and schedule fires past 30 days, and drops the bodies of deliveries past their replay window, now and then.
  */
 export function startHousekeeping(
   services: Services,
@@ -54,6 +54,7 @@ export function startHousekeeping(
       const oauth = await pruneOAuth();
       const messages = await services.messages.prune();
       const events = await services.events.prune(FINISHED_DELIVERY_RETENTION_DAYS);
+      const fires = await services.schedules.pruneFires(FINISHED_DELIVERY_RETENTION_DAYS);
       const counts = {
         partitionsCreated: parts.created,
         partitionsDropped: parts.dropped,
@@ -67,6 +68,7 @@ export function startHousekeeping(
         oauth,
         messages,
         events,
+        fires,
       };
       if (Object.values(counts).some(Boolean)) logger.info(counts, 'housekeeping');
     } catch (err) {

@@ -212,6 +212,30 @@ describe('e2e: console Channels tab (channels and messages)', function () {
     });
   });
 
+  it('the Schedules tab: a bad cron expression is refused under its field; a schedule is listed with its next runs', async () => {
+    const { page } = h;
+    await page.goto(`${h.svc.url}/console/agents/${agentId}/schedules`);
+    await page.getByText('No schedules yet').waitFor();
+    await page.getByRole('switch', { name: 'Start scheduled runs' }).click();
+    await page.getByRole('button', { name: 'Add schedule' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add schedule' });
+    await dialog.getByRole('textbox', { name: 'Name' }).fill('morning');
+    await dialog.getByRole('textbox', { name: 'Cron expression' }).fill('at nine');
+    await dialog.locator('.cm-content').click();
+    await page.keyboard.insertText('Summarise the night.');
+    await dialog.getByRole('button', { name: 'Add schedule' }).click();
+    await dialog.getByText(/Is not a cron expression/).waitFor();
+    await dialog.getByRole('textbox', { name: 'Cron expression' }).fill('0 9 * * *');
+    await dialog.getByRole('button', { name: 'Add schedule' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const row = page.locator('tr[data-schedule="morning"]');
+    await row.getByText('0 9 * * *', { exact: false }).waitFor();
+    expect(await row.locator('td[data-next-fires] p').count()).to.equal(3);
+    const { agent } = await h.gql('query($a: ID!) { agent(id: $a) { surfaces { surface enabled } } }', { a: agentId });
+    expect(agent.surfaces.find((s: { surface: string }) => s.surface === 'SCHEDULE').enabled).to.equal(true);
+    expect(await h.axeProblems()).to.deep.equal([]);
+  });
+
   it('made no console error and no CSP violation', () => {
     expect(h.violations).to.deep.equal([]);
     expect(h.errors).to.deep.equal([]);

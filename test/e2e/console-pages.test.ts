@@ -18,6 +18,7 @@ const AGENT_TABS: [string, string][] = [
   ['widget', 'Chat widget'],
   ['webhooks', 'Webhooks'],
   ['channels', 'Channels'],
+  ['schedules', 'Schedules'],
   ['keys', 'API Keys'],
   ['limits', 'Limits'],
   ['activity', 'Activity'],

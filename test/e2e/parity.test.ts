@@ -10,6 +10,7 @@ import { until } from '../helpers/until.js';
 import type { FakeOpenAi } from '../helpers/openai-server.js';
 import { useFakeModelWorkspace } from '../helpers/runtime.js';
 import { addHttpEndpoint, call, createAgentKey, httpApiPath } from '../helpers/surface-calls.js';
+import { addDoubleSchedule, nextFire, scheduleNames } from '../helpers/schedule-fires.js';
 
 // Parity (STYLE.md, "Tests"): one scenario — create an entry, call it, be refused for bad input,
 // hit the limit — through every transport that offers a step gives the same outcome and the same
@@ -470,6 +471,25 @@ const TRANSPORTS: Transport[] = [
       call: (s) => emailCall(s, '21'),
       callBadInput: (s) => emailCall(s, `21 ${BLOCKED_PHRASE}`),
       callOverLimit: (s) => emailCall(s, '21'),
+    },
+  },
+  {
+    name: 'SCHEDULE (a schedule firing every second; each step reads its next fire)',
+    prepare: (s) => setSurface(s, 'SCHEDULE').then(() => undefined),
+    steps: {
+      create: async (s) =>
+        fromGraphql(
+          await addDoubleSchedule(s.ws.adminToken, s.agent, 'double', DOUBLE),
+          await scheduleNames(s.ws.adminToken, s.agent),
+        ),
+      createInvalid: async (s) => ({
+        ...fromGraphql(await addDoubleSchedule(s.ws.adminToken, s.agent, 'double_too', BROKEN), null),
+        ok: await scheduleNames(s.ws.adminToken, s.agent),
+      }),
+      call: (s) => nextFire(s.ws.adminToken, s.agent) as Promise<Outcome>,
+      callBadInput: (s) =>
+        nextFire(s.ws.adminToken, s.agent, { input: { n: 21, note: BLOCKED_PHRASE } }) as Promise<Outcome>,
+      callOverLimit: (s) => nextFire(s.ws.adminToken, s.agent, { input: { n: 21 }, stop: true }) as Promise<Outcome>,
     },
   },
   {

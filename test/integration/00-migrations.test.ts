@@ -30,6 +30,7 @@ const PRIMARY_KEYS: Record<string, string> = {
   oauth_registration_counts: 'address, window_start',
   message_attachments: 'message_id, "position"',
   channel_intake_days: 'channel_id, day',
+  schedule_fires: 'schedule_id, occurrence_at',
   agent_queue_serves: 'queue, agent_id',
   event_delivery_attempts: 'delivery_id, attempt',
 };
@@ -81,6 +82,10 @@ const COLUMNS: Record<string, string> = {
   oauth_records: 'model id payload grant_id uid expires_at consumed_at',
   openai_responses: 'id agent_id previous_response_id context body created_at caller_ref chained',
   run_slots: 'id agent_id instance_id reserved_credits expires_at created_at workspace_id team_id slot_no budget',
+  schedule_fires:
+    'schedule_id occurrence_at agent_id state late claimed_by lease_until run_id error error_code error_reason created_at finished_at',
+  schedules:
+    'id workspace_id agent_id name cron time_zone interval_seconds handler_kind handler_body model_override input enabled catch_up overlap created_at updated_at',
   secrets: 'id workspace_id name kind ciphertext created_at updated_at',
   teams: 'id workspace_id name daily_credit_limit created_at',
   webhook_deliveries:
@@ -106,6 +111,7 @@ const UNIQUE = [
   'messages_dedupe_unique UNIQUE (agent_id, channel_id, direction, message_id)',
   'models_workspace_id_name_unique UNIQUE (workspace_id, name)',
   'run_slots_agent_slot_no_unique UNIQUE (agent_id, slot_no)',
+  'schedules_agent_name_unique UNIQUE (agent_id, name)',
   'secrets_workspace_id_name_unique UNIQUE (workspace_id, name)',
   'teams_workspace_id_name_unique UNIQUE (workspace_id, name)',
   'webhook_deliveries_dedupe_unique UNIQUE (webhook_id, dedupe_key)',
@@ -126,6 +132,9 @@ const CHECKS = [
   'messages_channel_check',
   'messages_direction_check',
   'messages_status_check',
+  'schedule_fires_state_check',
+  'schedules_overlap_check',
+  'schedules_timing_check',
   'webhook_deliveries_status_check',
 ];
 
@@ -180,6 +189,9 @@ const FOREIGN_KEYS = [
   'openai_responses FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'run_slots FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'run_slots FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'schedule_fires FOREIGN KEY (schedule_id) REFERENCES schedules(id) ON DELETE CASCADE',
+  'schedules FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'schedules FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'secrets FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'teams FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'webhook_deliveries FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
@@ -243,6 +255,8 @@ const INDEXES = [
   'CREATE INDEX run_slots_agent_id_expires_at_index ON run_slots USING btree (agent_id, expires_at)',
   'CREATE INDEX run_slots_team_id_expires_at_index ON run_slots USING btree (team_id, expires_at)',
   'CREATE INDEX run_slots_workspace_id_expires_at_index ON run_slots USING btree (workspace_id, expires_at)',
+  "CREATE UNIQUE INDEX schedule_fires_one_queued ON schedule_fires USING btree (schedule_id) WHERE (state = 'QUEUED'::text)",
+  "CREATE UNIQUE INDEX schedule_fires_one_running ON schedule_fires USING btree (schedule_id) WHERE (state = 'RUNNING'::text)",
   'CREATE INDEX webhook_deliveries_agent_list ON webhook_deliveries USING btree (agent_id, created_at, id)',
   "CREATE INDEX webhook_deliveries_agent_pending ON webhook_deliveries USING btree (agent_id, next_attempt_at, id) WHERE (status = 'PENDING'::text)",
   "CREATE INDEX webhook_deliveries_body_kept ON webhook_deliveries USING btree (completed_at) WHERE ((body_dropped_at IS NULL) AND (status = ANY (ARRAY['DONE'::text, 'FAILED'::text])))",

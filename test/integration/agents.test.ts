@@ -23,7 +23,7 @@ describe('GraphQL: agents', () => {
     await configureModels(ws.adminToken, ['gpt-4o-mini']);
   });
 
-  it('createAgent stores the input with the first five surfaces on, the OpenAI-compatible API, A2A, email and SMS off, and sensible defaults', async () => {
+  it('createAgent stores the input with the first five surfaces on, the OpenAI-compatible API, A2A, email, SMS and schedules off, and sensible defaults', async () => {
     const d = await gqlOk(
       ws.adminToken,
       `mutation($i: CreateAgentInput!) { createAgent(input: $i) { ${AGENT_FIELDS} } }`,
@@ -56,6 +56,7 @@ describe('GraphQL: agents', () => {
       ['A2A', false, true],
       ['EMAIL', false, true],
       ['SMS', false, true],
+      ['SCHEDULE', false, true],
     ]);
     expect(a.cors).to.deep.equal({ allowPlatformApps: true, customOrigins: [] });
     expect(a.capabilities).to.deep.equal({ endpointManagement: false, documents: false });

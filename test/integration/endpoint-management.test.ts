@@ -181,13 +181,14 @@ describe('Endpoint Management: one table of operations for the tools and the Gra
       expect(d.agent.httpEndpoints).to.deep.equal([{ path: 'theirs' }]);
       expect(d.agent.mcpTools).to.deep.equal([]);
       expect(d.agent.cors.allowPlatformApps).to.equal(true);
-      // As a new agent has them: every surface on but the OpenAI-compatible API, A2A, email and SMS.
+      // As a new agent has them: every surface on but the OpenAI-compatible API, A2A, email, SMS and schedules.
       expect(d.agent.surfaces.map((x: { surface: string; enabled: boolean }) => x.enabled)).to.deep.equal([
         true,
         true,
         true,
         true,
         true,
+        false,
         false,
         false,
         false,
@@ -206,6 +207,33 @@ describe('Endpoint Management: one table of operations for the tools and the Gra
         methods: ['POST'],
         handler: { kind: 'PROMPT', prompt: 'p', script: null },
       });
+    });
+
+    it("manages its own schedules, never another agent's", async () => {
+      const sch = await s().endpointManagement.call(self, 'addSchedule', {
+        agentId: own,
+        input: { name: 'hourly', cron: '0 * * * *', handler: { prompt: 'Check in.' } },
+      });
+      expect(ENDPOINT_OPERATIONS.addSchedule.answer(sch)).to.deep.include({
+        name: 'hourly',
+        cron: '0 * * * *',
+        timeZone: 'UTC',
+        intervalSeconds: null,
+        overlap: 'SKIP',
+      });
+      const moved = await s().endpointManagement.call(self, 'updateSchedule', {
+        id: sch.id,
+        input: { intervalSeconds: 600 },
+      });
+      expect(moved.timing).to.deep.equal({ intervalSeconds: 600 });
+      const err = await s()
+        .endpointManagement.call(self, 'addSchedule', {
+          agentId: other,
+          input: { name: 'x', intervalSeconds: 60, handler: { prompt: 'p' } },
+        })
+        .catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(Error);
+      expect(await s().endpointManagement.call(self, 'removeSchedule', { id: sch.id })).to.equal(true);
     });
 
     it('checks the arguments beside input: a surface that does not exist is refused naming it', async () => {

@@ -16,6 +16,7 @@ const LABEL: Record<string, string> = {
   A2A: 'A2A server',
   EMAIL: 'email channel',
   SMS: 'SMS channel',
+  SCHEDULE: 'schedule surface',
 };
 
 describe('surface access: agent, key, surface switch', () => {

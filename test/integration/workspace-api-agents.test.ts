@@ -120,6 +120,7 @@ describe('Workspace API: agents and workspace overview', () => {
         { surface: 'A2A', enabled: false, activityLogging: true },
         { surface: 'EMAIL', enabled: false, activityLogging: true },
         { surface: 'SMS', enabled: false, activityLogging: true },
+        { surface: 'SCHEDULE', enabled: false, activityLogging: true },
       ],
       entries: { httpEndpoints: 1, mcpTools: 1, webhooks: 1, exposedDocuments: 1 },
       creditsToday: 2.5,

@@ -47,6 +47,7 @@ describe('Workspace API: OpenAPI description', () => {
       '/workspaceapi/agents/{agentId}/messages',
       '/workspaceapi/agents/{agentId}/activity',
       '/workspaceapi/agents/{agentId}/usage',
+      '/workspaceapi/agents/{agentId}/schedules',
       '/workspaceapi/openapi.json',
     ]);
     for (const [path, item] of Object.entries<any>(doc.paths)) {
@@ -68,7 +69,7 @@ describe('Workspace API: OpenAPI description', () => {
 
   it('names every operation with a unique camelCase operationId', () => {
     const ids = operationIds(doc);
-    expect(ids).to.have.length(7);
+    expect(ids).to.have.length(8);
     for (const id of ids) expect(id).to.match(/^[a-z][A-Za-z0-9]*$/);
     expect(new Set(ids).size).to.equal(ids.length);
     expect(doc.paths['/workspaceapi/agents'].get.operationId).to.equal('listAgents');

@@ -321,7 +321,7 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
       expectError(
         await wsApi(`/workspaceapi/agents/${agentId}/activity?surface=SMTP&kind=job`, { key }),
         400,
-        /^Invalid query parameters: surface must be one of HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A, EMAIL, SMS; kind must be request or run$/,
+        /^Invalid query parameters: surface must be one of HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A, EMAIL, SMS, SCHEDULE; kind must be request or run$/,
       );
     });
 
@@ -345,6 +345,36 @@ describe('Workspace API: messages, activity, usage, agents, overview, errors', (
         400,
         /days must be an integer from 1 to 366/,
       );
+    });
+  });
+
+  describe('schedules', () => {
+    it("lists an agent's schedules by name with their next five fires; a private agent's are refused", async () => {
+      const add = 'mutation($a: ID!, $i: ScheduleInput!) { addSchedule(agentId: $a, input: $i) { id } }';
+      await gqlOk(ws.adminToken, add, {
+        a: emptyId,
+        i: { name: 'nightly', cron: '0 2 * * *', timeZone: 'Europe/Paris', handler: { prompt: 'Tidy up.' } },
+      });
+      await gqlOk(ws.adminToken, add, {
+        a: emptyId,
+        i: { name: 'beat', intervalSeconds: 60, handler: { script: 'return 1;' } },
+      });
+      const r = await wsApi(`/workspaceapi/agents/${emptyId}/schedules`, { key });
+      expect(r.status).to.equal(200);
+      expect(r.body.schedules.map((s: any) => s.name)).to.deep.equal(['beat', 'nightly']);
+      expect(r.body.schedules[1]).to.deep.include({
+        cron: '0 2 * * *',
+        timeZone: 'Europe/Paris',
+        intervalSeconds: null,
+        handlerKind: 'prompt',
+        enabled: true,
+        catchUp: false,
+        overlap: 'SKIP',
+      });
+      expect(r.body.schedules[0].nextFires).to.have.length(5);
+      expect(new Date(r.body.schedules[0].nextFires[0]).getUTCSeconds()).to.equal(0);
+      expectError(await wsApi(`/workspaceapi/agents/${privateId}/schedules`, { key }), 403);
+      expectError(await wsApi(`/workspaceapi/agents/${emptyId}/schedules?first=2`, { key }), 400);
     });
   });
 

@@ -17,7 +17,7 @@ import {
   webhookFailedEvent,
 } from '../../src/domain/events/event-emitters.js';
 import type { EventOutbox } from '../../src/domain/events/event.ports.js';
-import { LimitExceeded } from '../../src/domain/errors.js';
+import { LimitExceeded, type LimitReason } from '../../src/domain/errors.js';
 
 // Outbound events' pure parts: the retry schedule and the end of a delivery, the failure streak
 // that disables a subscription, and the events' bodies against the served schemas.
@@ -111,7 +111,7 @@ describe('Outbound events: bodies against /schemas/events.v1.json', () => {
   it('a limit that stays reached is told once a minute per agent and limit, not once per refused call', () => {
     let t = 1_000_000;
     const events = runEventsOf(outbox, () => t);
-    const refusal = (reason: string) => new LimitExceeded(reason, 30, 'Limit reached');
+    const refusal = (reason: LimitReason) => new LimitExceeded(reason, 30, 'Limit reached');
     const a = { id: 'agt_1', workspaceId: 'ws_1' };
     const b = { id: 'agt_2', workspaceId: 'ws_1' };
     for (let i = 0; i < 50; i++) events.limited(a, { surface: 'HTTP' }, refusal('daily_credit_limit'));

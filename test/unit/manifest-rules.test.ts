@@ -193,6 +193,7 @@ function state(over: Partial<AgentState> = {}): AgentState {
     tools: [],
     webhooks: [],
     channels: [],
+    schedules: [],
     documents: [],
     ...over,
   };

@@ -19,6 +19,7 @@ const TABS: Record<Exclude<AgentTab, 'overview'>, ComponentType<AgentTabProps>> 
   widget: lazy(() => import('./agent/widget.js')),
   webhooks: lazy(() => import('./agent/webhooks.js')),
   channels: lazy(() => import('./agent/channels.js')),
+  schedules: lazy(() => import('./agent/schedules.js')),
   keys: lazy(() => import('./agent/keys.js')),
   limits: lazy(() => import('./agent/limits.js')),
   activity: lazy(() => import('./agent/activity.js')),

@@ -51,6 +51,7 @@ const SURFACE_NAMES: Record<AgentRow['surfaces'][number]['surface'], string> = {
   A2A: 'A2A',
   EMAIL: 'Email',
   SMS: 'SMS',
+  SCHEDULE: 'Schedules',
 };
 
 /** Credits of the current UTC day (usage lists days with use only). */

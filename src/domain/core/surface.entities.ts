@@ -10,6 +10,7 @@ export const SURFACES = [
   'A2A',
   'EMAIL',
   'SMS',
+  'SCHEDULE',
 ] as const;
 export type Surface = (typeof SURFACES)[number];
 
@@ -17,7 +18,13 @@ export type Surface = (typeof SURFACES)[number];
  * Surfaces a new agent starts with turned off: those added after the first five, which a member
  * turns on on purpose (an agent that existed before keeps them off too, see `surfacesOf`).
  */
-export const SURFACES_OFF_BY_DEFAULT: ReadonlySet<Surface> = new Set<Surface>(['OPENAI', 'A2A', 'EMAIL', 'SMS']);
+export const SURFACES_OFF_BY_DEFAULT: ReadonlySet<Surface> = new Set<Surface>([
+  'OPENAI',
+  'A2A',
+  'EMAIL',
+  'SMS',
+  'SCHEDULE',
+]);
 
 export interface SurfaceSetting {
   enabled: boolean;

@@ -1,4 +1,5 @@
 import { canonicalJson, KEYS, type AgentState, type DocumentState } from './manifest.state.js';
+import { scheduleOut } from './manifest.schedules.js';
 import {
   channelOut,
   documentOut,
@@ -94,6 +95,17 @@ export function diffAgent(current: AgentState | null, desired: AgentState, prune
     KEYS.channels,
     (e) => e.address,
     channelOut,
+  );
+  diffList(
+    change,
+    prune,
+    'spec.schedules',
+    'name',
+    current.schedules,
+    desired.schedules,
+    KEYS.schedules,
+    (e) => e.name,
+    scheduleOut,
   );
   diffList(
     change,

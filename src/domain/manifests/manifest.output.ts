@@ -1,6 +1,7 @@
 import { SURFACES } from '../core/surface.entities.js';
 import { HTTP_METHODS, type Handler, type HttpMethod } from '../entries/entry.entities.js';
 import { API_VERSION, KIND } from './manifest.schemas.js';
+import { scheduleOut } from './manifest.schedules.js';
 import {
   KEYS,
   type AgentSettings,
@@ -127,6 +128,7 @@ export function manifestOut(state: AgentState): Record<string, unknown> {
       mcp: { tools: byKey(state.tools, KEYS.tools).map(toolOut) },
       webhooks: { integrations: byKey(state.webhooks, KEYS.webhooks).map(webhookOut) },
       channels: byKey(state.channels, KEYS.channels).map(channelOut),
+      schedules: byKey(state.schedules, KEYS.schedules).map(scheduleOut),
       documents: byKey(state.documents, KEYS.documents).map((d) => ({
         ...documentOut(d),
         ...(d.records ? { records: d.records } : {}),

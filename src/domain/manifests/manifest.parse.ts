@@ -207,6 +207,13 @@ function crossChecks(source: YamlDocument, s: EntryLists): ManifestIssue[] {
     (e) => `the ${e.kind} address '${e.address}'`,
   );
   unique(
+    s.schedules,
+    ['spec', 'schedules'],
+    'name',
+    (e) => e.name,
+    (e) => `the schedule '${e.name}'`,
+  );
+  unique(
     s.documents,
     ['spec', 'documents'],
     'name',
@@ -221,6 +228,7 @@ function crossChecks(source: YamlDocument, s: EntryLists): ManifestIssue[] {
     [['spec', 'mcp', 'tools'], s.mcp?.tools],
     [['spec', 'webhooks', 'integrations'], s.webhooks?.integrations],
     [['spec', 'channels'], s.channels],
+    [['spec', 'schedules'], s.schedules],
   ];
   for (const [base, list] of overrides) {
     list?.forEach((e, i) => {

@@ -117,6 +117,7 @@ export async function analyseManifest(
       [['spec', 'mcp', 'tools'], m.spec.mcp?.tools],
       [['spec', 'webhooks', 'integrations'], m.spec.webhooks?.integrations],
       [['spec', 'channels'], m.spec.channels],
+      [['spec', 'schedules'], m.spec.schedules],
     ];
     for (const [base, list] of entryLists)
       for (const [i, e] of (list ?? []).entries())

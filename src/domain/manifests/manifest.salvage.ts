@@ -1,13 +1,14 @@
 import type { z } from 'zod';
 import { httpEndpointInput, mcpToolInput, webhookInput } from '../entries/entry.schemas.js';
 import { manifestChannel, manifestDocument, type ManifestSpec } from './manifest.schemas.js';
+import { manifestSchedule } from './manifest.schedules.js';
 
 // A document that does not match the manifest schema is still checked entry by entry, so that one
 // answer lists every error: a wrong type elsewhere must not hide a script that does not compile or
 // a path given twice (issue 51).
 
 /** The lists of a manifest's spec: what the checks after the schema (unique keys, scripts) read. */
-export type EntryLists = Pick<ManifestSpec, 'httpApi' | 'mcp' | 'webhooks' | 'channels' | 'documents'>;
+export type EntryLists = Pick<ManifestSpec, 'httpApi' | 'mcp' | 'webhooks' | 'channels' | 'documents' | 'schedules'>;
 
 /** Entries looked at per list, as many as a valid list may hold. */
 const MAX_ENTRIES = 500;
@@ -40,5 +41,6 @@ export function salvagedEntries(value: unknown): EntryLists {
     webhooks: { integrations: valid(at('webhooks', 'integrations'), webhookInput) },
     channels: valid(at(null, 'channels'), manifestChannel),
     documents: valid(at(null, 'documents'), manifestDocument),
+    schedules: valid(at(null, 'schedules'), manifestSchedule),
   };
 }

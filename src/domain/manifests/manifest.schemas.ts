@@ -15,6 +15,7 @@ import { httpEndpointInput, mcpToolInput, webhookInput } from '../entries/entry.
 import { allowedSendersOf, channelAddress, channelInput } from '../entries/channel.schemas.js';
 import { Invalid } from '../errors.js';
 import { slugInput } from '../core/agent-slug.js';
+import { manifestSchedule } from './manifest.schedules.js';
 
 // The agent manifest (`apiVersion: agents/v1`, `kind: Agent`), composed from the very schemas the
 // GraphQL inputs are validated with: a manifest is accepted exactly when the mutations it stands
@@ -98,6 +99,11 @@ export const manifestSpec = z.object({
       'Email addresses and SMS numbers, matched by kind and address; an address routes to one agent across the service',
     ),
   documents: z.array(manifestDocument).max(500).optional(),
+  schedules: z
+    .array(manifestSchedule)
+    .max(500)
+    .optional()
+    .describe('Schedules, matched by name: runs that start by themselves (they fire while the SCHEDULE surface is on)'),
 });
 
 export const agentManifest = z.object({

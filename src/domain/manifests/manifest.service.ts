@@ -167,6 +167,7 @@ export class ManifestService {
       [['spec', 'mcp', 'tools'], s.mcp?.tools],
       [['spec', 'webhooks', 'integrations'], s.webhooks?.integrations],
       [['spec', 'channels'], s.channels],
+      [['spec', 'schedules'], s.schedules],
     ];
     const issues: ManifestIssue[] = [];
     for (const [base, list] of lists) {

@@ -7,6 +7,7 @@ import { DEFAULT_CAPABILITIES, DEFAULT_CORS, DEFAULT_GUARDRAILS, defaultSurfaces
 import { pathShape } from '../entries/entry.schemas.js';
 import type { Channel } from '../entries/channel.entities.js';
 import type { AgentManifest } from './manifest.schemas.js';
+import { desiredSchedules, schedulesState, type ScheduleState } from './manifest.schedules.js';
 
 export { canonical, canonicalJson, writeYaml } from './manifest.canonical.js';
 
@@ -77,6 +78,7 @@ export interface AgentState {
   webhooks: WebhookState[];
   channels: ChannelState[];
   documents: DocumentState[];
+  schedules: ScheduleState[];
 }
 
 /** The natural keys entries are matched by: endpoints by path shape, channels by kind and address, the others by name. */
@@ -86,6 +88,7 @@ export const KEYS = {
   webhooks: (e: WebhookState) => e.integration,
   channels: (e: ChannelState) => `${e.kind}:${e.address}`,
   documents: (e: DocumentState) => e.name,
+  schedules: (e: ScheduleState) => e.name,
 };
 
 /** Records of a document read per query while exporting. */
@@ -105,6 +108,7 @@ export async function loadState(
   const channels = await r.channels.listByAgents([agent.id]);
   const documents = await r.documents.listByAgents([agent.id]);
   const exposures = await r.exposures.listByAgents([agent.id]);
+  const schedules = await r.schedules.listByAgents([agent.id]);
   const exposureOf = new Map(exposures.map((e) => [e.documentId, { read: e.read, write: e.write, mcp: e.mcp }]));
   const docs: DocumentState[] = [];
   for (const d of documents) {
@@ -169,6 +173,7 @@ export async function loadState(
       autoReply: c.autoReply,
     })),
     documents: docs,
+    schedules: schedulesState(schedules),
   };
 }
 
@@ -289,5 +294,6 @@ export function desiredState(m: AgentManifest, current: AgentSettings): AgentSta
       exposure: d.exposure ?? null,
       ...(d.records ? { records: d.records } : {}),
     })),
+    schedules: desiredSchedules(s.schedules),
   };
 }

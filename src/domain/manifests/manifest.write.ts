@@ -4,6 +4,7 @@ import type { Repositories } from '../ports.js';
 import type { AgentChildRepo } from '../repo.ports.js';
 import { canonicalJson, KEYS, type AgentState } from './manifest.state.js';
 import { channelOut, documentOut, endpointOut, settingsOut, toolOut, webhookOut } from './manifest.output.js';
+import { scheduleOut } from './manifest.schedules.js';
 
 // Writes a planned agent through the repositories of the apply's transaction: the agent's row, then
 // its entries matched by natural key (deletions first, so that nothing collides, and only with
@@ -63,6 +64,10 @@ export async function writeAgent(r: Repositories, w: WriteAgent): Promise<string
   await sync(r.mcpTools, ctx, w.desired.tools, KEYS.tools, toolOut, 'tool', (e) => ({ ...e }));
   await sync(r.webhooks, ctx, w.desired.webhooks, KEYS.webhooks, webhookOut, 'wh', (e) => ({ ...e }));
   await sync(r.channels, ctx, w.desired.channels, KEYS.channels, channelOut, 'ch', (e) => ({ ...e }));
+  await sync(r.schedules, ctx, w.desired.schedules, KEYS.schedules, scheduleOut, 'sch', (e) => ({
+    ...e,
+    workspaceId: w.workspaceId,
+  }));
   await writeDocuments(r, w, agentId);
   return agentId;
 }

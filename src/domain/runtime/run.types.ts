@@ -27,9 +27,9 @@ export interface RunInput {
   delivery?: { id: string; attempt: number; senderDeliveryId: string | null };
 }
 
-/** The entry a surface resolved: an HTTP endpoint, MCP tool, webhook or the chat. */
+/** The entry a surface resolved: an HTTP endpoint, MCP tool, webhook, the chat, a channel or a schedule. */
 export interface RunEntry {
-  kind: 'http' | 'mcp' | 'webhook' | 'chat' | 'channel';
+  kind: 'http' | 'mcp' | 'webhook' | 'chat' | 'channel' | 'schedule';
   id: string | null;
   /** Path, tool name or integration name, for the activity log. */
   name: string;

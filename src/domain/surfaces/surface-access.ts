@@ -19,6 +19,7 @@ const LABELS: Record<Surface, string> = {
   A2A: 'A2A server',
   EMAIL: 'email channel',
   SMS: 'SMS channel',
+  SCHEDULE: 'schedule surface',
 };
 
 /**

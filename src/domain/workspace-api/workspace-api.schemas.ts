@@ -126,6 +126,33 @@ export const UsageReport = z
   })
   .meta({ id: 'Usage', description: 'Credits the agent used per UTC day.' });
 
+/** An agent's schedules with their next fires (issue 54). */
+export const ScheduleList = z
+  .object({
+    agentId: z.string(),
+    schedules: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        cron: z.string().nullable().meta({ description: 'The cron expression; null: an interval.' }),
+        timeZone: z.string().nullable().meta({ description: 'The IANA time zone of the cron expression.' }),
+        intervalSeconds: z
+          .number()
+          .int()
+          .nullable()
+          .meta({ description: 'Seconds between fires, from the Unix epoch.' }),
+        handlerKind: z.enum(['prompt', 'script']),
+        enabled: z.boolean(),
+        catchUp: z.boolean(),
+        overlap: z.enum(['SKIP', 'QUEUE']),
+        nextFires: z
+          .array(instant)
+          .meta({ description: 'The next five times it fires (whether the SCHEDULE surface is on or not).' }),
+      }),
+    ),
+  })
+  .meta({ id: 'ScheduleList', description: "The agent's schedules, by name; their handlers' text is not shown." });
+
 /** Per-agent figures: surfaces, entry counts, today's credits, limits, last activity. */
 export const AgentOverview = z
   .object({
@@ -249,6 +276,7 @@ export type MessagesPage = z.infer<typeof MessagesPage>;
 export type ActivityItem = z.infer<typeof ActivityItem>;
 export type ActivityPage = z.infer<typeof ActivityPage>;
 export type UsageReport = z.infer<typeof UsageReport>;
+export type ScheduleList = z.infer<typeof ScheduleList>;
 export type AgentOverview = z.infer<typeof AgentOverview>;
 export type AgentListItem = z.infer<typeof AgentListItem>;
 export type AgentList = z.infer<typeof AgentList>;

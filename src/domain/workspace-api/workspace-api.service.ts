@@ -20,9 +20,11 @@ import {
   type AgentOverview,
   type MessageItem,
   type MessagesPage,
+  type ScheduleList,
   type UsageReport,
   type WorkspaceOverview,
 } from './workspace-api.schemas.js';
+import { nextOccurrences } from '../schedules/schedule-timing.js';
 import { activityQuery, agentsQuery, messagesQuery, noQuery, parseQuery, usageQuery } from './workspace-api.query.js';
 
 type WorkspaceKey = Extract<Principal, { kind: 'workspaceKey' }>;
@@ -209,6 +211,29 @@ export class WorkspaceApiService {
       totalCredits: days.reduce((s, d) => s + d.credits, 0),
       totalRuns: days.reduce((s, d) => s + d.runs, 0),
     };
+  }
+
+  /** The agent's schedules by name, each with its next five fires. Throws Forbidden, NotFound, Invalid (any query parameter). */
+  async schedules(p: Principal, agentId: string, query: unknown): Promise<ScheduleList> {
+    const agent = await readableAgent(this.store.repos, requireWorkspaceRead(p), agentId);
+    parseQuery(noQuery, query);
+    const now = this.clock.now();
+    const list = await this.store.repos.schedules.listByAgents([agent.id]);
+    const schedules = [...list]
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map((s) => ({
+        id: s.id,
+        name: s.name,
+        cron: 'cron' in s.timing ? s.timing.cron : null,
+        timeZone: 'cron' in s.timing ? s.timing.timeZone : null,
+        intervalSeconds: 'cron' in s.timing ? null : s.timing.intervalSeconds,
+        handlerKind: s.handler.kind,
+        enabled: s.enabled,
+        catchUp: s.catchUp,
+        overlap: s.overlap,
+        nextFires: nextOccurrences(s.timing, now, 5).map(iso),
+      }));
+    return { agentId: agent.id, schedules };
   }
 
   // Three grouped queries, run together, whatever the number of agents.

@@ -7,6 +7,7 @@ import { mcpGrantRepo } from './mcp-grant.repo.js';
 import { a2aTaskRepo } from './a2a-task.repo.js';
 import { deliveryRepo } from './delivery.repo.js';
 import { eventDeliveryRepo, eventSubscriptionRepo } from './event.repo.js';
+import { scheduleRepo } from './schedule.repo.js';
 import { channelMessageRepo } from './channel-message.repo.js';
 import { activityRepo } from './activity.repo.js';
 import { recordRepo } from './record.repo.js';
@@ -218,6 +219,7 @@ export function repositories(db: Conn): Repositories {
     deliveries: deliveryRepo(db),
     eventSubscriptions: eventSubscriptionRepo(db),
     eventDeliveries: eventDeliveryRepo(db),
+    schedules: scheduleRepo(db, agentChild(db, rows.schedules)),
     conversations: conversationRepo(db),
     responses: responseRepo(db),
     a2aTasks: a2aTaskRepo(db),

@@ -6,6 +6,7 @@ const CONSTRAINT_MESSAGES: Record<string, { message: string; field?: string }> =
     field: 'path',
   },
   mcp_tools_agent_id_name_unique: { message: 'This agent already has an MCP tool with that name', field: 'name' },
+  schedules_agent_name_unique: { message: 'This agent already has a schedule with that name', field: 'name' },
   webhooks_agent_id_integration_unique: {
     message: 'This agent already has a webhook with that integration name',
     field: 'integration',

@@ -12,6 +12,7 @@ import {
   ErrorBody,
   MessagesPage,
   UsageReport,
+  ScheduleList,
   WorkspaceOverview,
 } from '../../domain/workspace-api/workspace-api.schemas.js';
 import {
@@ -115,6 +116,13 @@ export function workspaceApiDocument(baseUrl: string): ReturnType<OpenApiGenerat
     summary: 'Credits the agent used per UTC day.',
     request: perAgent(usageQuery),
     responses: { ...ok(UsageReport, 'Credits per UTC day, newest first.'), ...errors(400, 401, 403, 404, 500) },
+  });
+  route({
+    path: '/workspaceapi/agents/{agentId}/schedules',
+    operationId: 'listAgentSchedules',
+    summary: "The agent's schedules with their next fires.",
+    request: perAgent(),
+    responses: { ...ok(ScheduleList, 'The schedules, by name; none is also 200.'), ...errors(400, 401, 403, 404, 500) },
   });
   registry.registerPath({
     method: 'get',

@@ -65,6 +65,9 @@ export function workspaceApiRoutes(services: Services, options: WorkspaceApiOpti
   router.get('/agents/:agentId/activity', async (ctx) => {
     ctx.body = await api.activity(await principal(ctx), ctx.params.agentId!, query(ctx));
   });
+  router.get('/agents/:agentId/schedules', async (ctx) => {
+    ctx.body = await api.schedules(await principal(ctx), ctx.params.agentId!, query(ctx));
+  });
   router.get('/agents/:agentId/usage', async (ctx) => {
     ctx.body = await api.usage(await principal(ctx), ctx.params.agentId!, query(ctx));
   });

@@ -76,6 +76,7 @@ export const SURFACE_LABELS: Record<Surface, string> = {
   A2A: 'A2A server',
   EMAIL: 'Email',
   SMS: 'SMS',
+  SCHEDULE: 'Schedules',
 };
 
 /** How a webhook receipt's delivery ran: its latest run (null while none has ended). */

@@ -21,6 +21,7 @@ const SURFACE_NAMES: Record<string, string> = {
   A2A: 'A2A',
   EMAIL: 'Email',
   SMS: 'SMS',
+  SCHEDULE: 'Schedules',
 };
 
 /** The agent's id and addresses. */

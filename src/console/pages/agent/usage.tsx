@@ -47,6 +47,7 @@ const SURFACES: { key: Surface; label: string; color: string }[] = [
   { key: 'A2A', label: 'A2A server', color: '#c2255c' },
   { key: 'EMAIL', label: 'Email', color: '#1864ab' },
   { key: 'SMS', label: 'SMS', color: '#5c940d' },
+  { key: 'SCHEDULE', label: 'Schedules', color: '#862e9c' },
 ];
 
 /** The last `n` UTC days, oldest first, as `YYYY-MM-DD`. */

@@ -21,3 +21,4 @@ export { webhookDeliveries } from './webhook-deliveries.js';
 export { agentChanges } from './agent-changes.js';
 export { accounts, accountIdentities } from './accounts.js';
 export { invitations } from './invitations.js';
+export { schedules } from './schedules.js';
