@@ -41,6 +41,7 @@ import * as runTraces from './20270420000000_run_traces.js';
 import * as activityPartitions from './20270421000000_activity_partitions.js';
 import * as deliveryReceiptTrace from './20270422000000_delivery_receipt_trace.js';
 import * as messageReceiptTrace from './20270423000000_message_receipt_trace.js';
+import * as approvals from './20270426000000_approvals.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -87,6 +88,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270421000000_activity_partitions': activityPartitions,
   '20270422000000_delivery_receipt_trace': deliveryReceiptTrace,
   '20270423000000_message_receipt_trace': messageReceiptTrace,
+  '20270426000000_approvals': approvals,
 };
 
 /** knex migration source over the static list above. */

@@ -39,6 +39,9 @@ const COLUMNS: Record<string, string> = {
   a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
   activity_log:
     'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by protocol delivery_id trace_id spans',
+  approval_policies: 'agent_id tools approver_role expiry_seconds updated_at',
+  approvals:
+    'id workspace_id agent_id run_id surface tool_name tool_call_id arguments resume approver_role state expires_at decided_by decided_at reason result created_at',
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agent_queue_serves: 'queue agent_id claim_no claim_rank',
   agents:

@@ -11,6 +11,7 @@ import type {
 } from '../models/language-model.ports.js';
 import type { Workspace } from '../workspace/workspace.entities.js';
 import type { Span } from '../tracing/call-trace.js';
+import type { RunResume } from './approval-gate.ports.js';
 
 /** The input of a run, the same shape on every surface (credential headers never included). */
 export interface RunInput {
@@ -53,6 +54,8 @@ export interface RunResult {
   finishReason?: FinishReason;
   /** The caller's own tools the model called (a dialogue's client tools): the caller runs them. */
   toolCalls?: ToolCall[];
+  /** Set when the run paused at a call that waits for a person (issue 54): `output` then says so. */
+  approval?: { id: string; toolName: string; expiresAt: Date };
   /**
    * Set when the handler failed; `output` is then null. `message` is what the caller gets;
    * `detail`, when set, is the fuller text for the activity log (members only).
@@ -96,6 +99,8 @@ export interface RunOptions {
   spent?: { credits: number };
   /** The run's span (`invoke_agent`): its model calls, tools and script are its children. */
   span?: Span;
+  /** A paused run's continuation: its stored conversation and the decision (approvals, issue 54). */
+  resume?: RunResume;
 }
 
 /**
