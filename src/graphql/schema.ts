@@ -16,6 +16,7 @@ import { InvitationResolver } from './resolvers/invitation.resolver.js';
 import { KeyResolver } from './resolvers/key.resolver.js';
 import { ChannelResolver } from './resolvers/channel.resolver.js';
 import { AgentChangeResolver, ManifestResolver } from './resolvers/manifest.resolver.js';
+import { ApprovalResolver } from './resolvers/approval.resolver.js';
 import { McpGrantResolver } from './resolvers/mcp-grant.resolver.js';
 import { MessageResolver } from './resolvers/message.resolver.js';
 import { WorkspaceResolver } from './resolvers/workspace.resolver.js';
@@ -39,6 +40,7 @@ export const resolvers = [
   DocumentResolver,
   ManifestResolver,
   AgentChangeResolver,
+  ApprovalResolver,
 ] as const;
 
 /** Builds the executable schema from the type-graphql resolvers (no validation: the domain validates). */
