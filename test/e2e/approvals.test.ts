@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { Role, TaskState, type Task } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { expect } from 'chai';
 import { createAgent, errorCode, gql, gqlOk, h, type TestWorkspace } from '../helpers/harness.js';
 import type { FakeOpenAi } from '../helpers/openai-server.js';
@@ -170,6 +173,52 @@ describe('approvals: a send_email that waits for a person', function () {
       id: p.approvalId,
     });
     expect(errorCode(late)).to.equal('CONFLICT');
+  });
+
+  it('A2A: the task waits in TASK_STATE_INPUT_REQUIRED naming the approval', async () => {
+    const agent = await approvalAgent();
+    await gqlOk(ws.adminToken, 'mutation($a: ID!) { setSurface(agentId: $a, surface: A2A, enabled: true) { id } }', {
+      a: agent.id,
+    });
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [
+        new JsonRpcTransportFactory({
+          fetchImpl: (input, init) =>
+            fetch(input, {
+              ...init,
+              headers: {
+                ...Object.fromEntries(new Headers(init?.headers).entries()),
+                authorization: `Bearer ${agent.key}`,
+              },
+            }),
+        }),
+      ],
+    });
+    const client = await new ClientFactory(options).createFromUrl(`${h().url}/agents/${agent.id}/`);
+    fake.enqueue({ toolCalls: [{ name: 'send_email', arguments: EMAIL }] });
+    const task = (await client.sendMessage({
+      tenant: '',
+      message: {
+        messageId: randomUUID(),
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_USER,
+        parts: [
+          { content: { $case: 'text', value: 'Send the report' }, metadata: {}, filename: '', mediaType: 'text/plain' },
+        ],
+        metadata: {},
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: undefined,
+      metadata: {},
+    })) as Task;
+    expect(task.status?.state).to.equal(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const parts = task.status?.message?.parts ?? [];
+    const d = parts.find((p) => p.content?.$case === 'data')?.content;
+    const pending = await h().db('approvals').where({ agent_id: agent.id, state: 'PENDING' });
+    expect(pending).to.have.length(1);
+    expect(d?.$case === 'data' && (d.value as any).approvalId).to.equal(pending[0].id);
   });
 
   it('a policy naming a tool the agent does not have is refused', async () => {
