@@ -2,6 +2,8 @@ import type { Agent } from '../core/agent.entities.js';
 import type { ModelMessage, ToolCall } from '../models/language-model.ports.js';
 import type { RunEntry, RunInput } from './run.types.js';
 
+export type { RunResume } from './run.types.js';
+
 /**
  * Where a run meets human approval (issue 54): which of the agent's tools wait for a person, and
  * where a run that called one is stored to be resumed. Given to the run service at composition (the
@@ -25,12 +27,4 @@ export interface PausedRun {
   /** The conversation up to and including the assistant turn that made the call. */
   messages: ModelMessage[];
   call: ToolCall;
-}
-
-/** What the continuation of a paused run is given: its stored conversation and the person's decision. */
-export interface RunResume {
-  system: string;
-  messages: ModelMessage[];
-  call: ToolCall;
-  decision: { approved: true } | { approved: false; reason: string | null; expired: boolean };
 }

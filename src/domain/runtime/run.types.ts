@@ -11,7 +11,6 @@ import type {
 } from '../models/language-model.ports.js';
 import type { Workspace } from '../workspace/workspace.entities.js';
 import type { Span } from '../tracing/call-trace.js';
-import type { RunResume } from './approval-gate.ports.js';
 
 /** The input of a run, the same shape on every surface (credential headers never included). */
 export interface RunInput {
@@ -117,4 +116,12 @@ export interface Dialogue {
   settings: SamplingSettings;
   /** The caller's bound on output tokens; the agent's guardrail bound wins when lower. */
   maxOutputTokens?: number;
+}
+
+/** What the continuation of a paused run is given: its stored conversation and the person's decision. */
+export interface RunResume {
+  system: string;
+  messages: ModelMessage[];
+  call: ToolCall;
+  decision: { approved: true } | { approved: false; reason: string | null; expired: boolean };
 }
