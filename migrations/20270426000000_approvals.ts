@@ -37,6 +37,15 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['agent_id', 'state']);
     t.index(['run_id']);
   });
+  await knex.raw(
+    "alter table approval_policies add constraint approval_policies_approver_role_check check (approver_role in ('ADMIN', 'MEMBER'))",
+  );
+  await knex.raw(
+    "alter table approvals add constraint approvals_approver_role_check check (approver_role in ('ADMIN', 'MEMBER'))",
+  );
+  await knex.raw(
+    "alter table approvals add constraint approvals_state_check check (state in ('PENDING', 'APPROVED', 'DENIED', 'EXPIRED'))",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -25,6 +25,7 @@ const PRIMARY_KEYS: Record<string, string> = {
   // Partitioned on created_at: a unique key must hold the partition key.
   activity_log: 'id, created_at',
   credit_usage: 'agent_id, day',
+  approval_policies: 'agent_id',
   message_day_counts: 'agent_id, day, direction, channel',
   oauth_records: 'model, id',
   oauth_registration_counts: 'address, window_start',
@@ -114,6 +115,9 @@ const CHECKS = [
   'agents_visibility_check',
   'api_keys_kind_check',
   'api_keys_origin_check',
+  'approval_policies_approver_role_check',
+  'approvals_approver_role_check',
+  'approvals_state_check',
   'channels_kind_check',
   'console_sessions_method_check',
   'documents_kind_check',
@@ -145,6 +149,9 @@ const FOREIGN_KEYS = [
   'api_keys FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'api_keys FOREIGN KEY (console_session_id) REFERENCES console_sessions(id) ON DELETE SET NULL',
   'api_keys FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'approval_policies FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'approvals FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'approvals FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'channels FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'chat_turns FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE',
   'console_sessions FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
@@ -182,6 +189,9 @@ const FOREIGN_KEYS = [
 
 /** Indexes besides those of primary keys and unique constraints (the list queries and filters use them). */
 const INDEXES = [
+  'CREATE INDEX approvals_agent_id_state_index ON approvals USING btree (agent_id, state)',
+  'CREATE INDEX approvals_run_id_index ON approvals USING btree (run_id)',
+  'CREATE INDEX approvals_workspace_id_state_created_at_index ON approvals USING btree (workspace_id, state, created_at)',
   'CREATE INDEX account_identities_account_id_index ON account_identities USING btree (account_id)',
   'CREATE UNIQUE INDEX accounts_email_unique ON accounts USING btree (lower(email))',
   'CREATE UNIQUE INDEX workspaces_slug_unique ON workspaces USING btree (slug)',
