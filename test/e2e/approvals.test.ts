@@ -221,6 +221,24 @@ describe('approvals: a send_email that waits for a person', function () {
     expect(d?.$case === 'data' && (d.value as any).approvalId).to.equal(pending[0].id);
   });
 
+  it('OpenAI Responses: an incomplete response naming the approval', async () => {
+    const agent = await approvalAgent();
+    await gqlOk(ws.adminToken, 'mutation($a: ID!) { setSurface(agentId: $a, surface: OPENAI, enabled: true) { id } }', {
+      a: agent.id,
+    });
+    fake.enqueue({ toolCalls: [{ name: 'send_email', arguments: EMAIL }] });
+    const r = await call('POST', `/agents/${agent.id}/v1/responses`, {
+      key: agent.key,
+      json: { model: 'agent', input: 'Send the report' },
+    });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.json.status).to.equal('incomplete');
+    expect(r.json.incomplete_details.reason).to.equal('approval_required');
+    const pending = await h().db('approvals').where({ agent_id: agent.id, state: 'PENDING' });
+    expect(r.json.incomplete_details.approval.id).to.equal(pending[0].id);
+    expect(await outbound(agent.id)).to.have.length(0);
+  });
+
   it('a policy naming a tool the agent does not have is refused', async () => {
     const id = await createAgent(ws.adminToken, { name: 'Plain', defaultModel: 'test-model' });
     const r = await gql(
