@@ -5,23 +5,27 @@ import {
   type E2eService,
   type InProcessService,
 } from '../helpers/surface-service.js';
-import { graphqlClient } from '../helpers/process.js';
+import { aesRunner, type Aes } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
 
 // A paused run outlives its instance (issue 54): the service that paused it is stopped, a new one
-// on the same database (the same data directory when embedded) takes the approval, and the run completes.
+// on the same database (the same data directory when embedded) takes the approval, and the run completes; the
+// approval is listed and given with the `aes` command line.
 
 describe('approvals: a paused run survives a restart', function () {
   this.timeout(120_000);
   let svc: E2eService;
   let next: InProcessService | undefined;
+  let aes: Aes;
 
   before(async () => {
     svc = await startE2eService('approvals_restart');
+    aes = aesRunner();
   });
   after(async () => {
     await next?.stop();
     await svc?.stop();
+    aes?.cleanup();
   });
 
   it('pauses on one instance, is approved on a new one after the first stopped, and completes', async () => {
@@ -67,10 +71,15 @@ describe('approvals: a paused run survives a restart', function () {
           platformOrigin: 'https://app.example.test',
           database: { DATABASE_URL: undefined, SECRETS_KEY: undefined },
         });
-    const gql = graphqlClient(() => next!.url, svc.adminToken);
+    // Approved from the command line, against the new instance.
+    const env = { AES_URL: next.url, AES_TOKEN: svc.adminToken };
+    const listed = await aes.run(['approvals', 'list', '--state', 'pending', '-o', 'json'], { env });
+    expect(listed.code, listed.stderr).to.equal(0);
+    expect(JSON.parse(listed.stdout).map((a: { id: string }) => a.id)).to.include(paused.approval.id);
     svc.fake.enqueue({ text: 'Sent after approval.' });
-    const d = await gql('mutation($id: ID!) { approveToolCall(id: $id) { state } }', { id: paused.approval.id });
-    expect(d.approveToolCall.state).to.equal('APPROVED');
+    const approved = await aes.run(['approvals', 'approve', paused.approval.id], { env });
+    expect(approved.code, approved.stderr).to.equal(0);
+    expect(approved.stdout).to.match(/^Approved send_email/);
     const done = await until(
       'the continued run',
       async () => {

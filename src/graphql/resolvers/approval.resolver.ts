@@ -12,7 +12,7 @@ export class ApprovalResolver {
     @Ctx() ctx: Context,
     @Arg('agentId', () => ID, { nullable: true }) agentId?: string | null,
     @Arg('state', () => ApprovalStateEnum, { nullable: true }) state?: ApprovalState | null,
-    @Arg('first', () => Int, { nullable: true, description: 'At most 200; default 50' }) first?: number | null,
+    @Arg('first', () => Int, { nullable: true, defaultValue: 50, description: 'At most 200' }) first?: number | null,
   ): Promise<Approval[]> {
     const list = await ctx.services.approvals.list(ctx.principal, {
       agentId: agentId ?? undefined,
