@@ -53,6 +53,7 @@ export function startHousekeeping(
       const a2aTasks = await services.a2a.pruneTasks(a2aTaskRetentionDays);
       const oauth = await pruneOAuth();
       const messages = await services.messages.prune();
+      const approvalsExpired = await services.approvals.expireOverdue();
       const counts = {
         partitionsCreated: parts.created,
         partitionsDropped: parts.dropped,
@@ -65,6 +66,7 @@ export function startHousekeeping(
         a2aTasks,
         oauth,
         messages,
+        approvalsExpired,
       };
       if (Object.values(counts).some(Boolean)) logger.info(counts, 'housekeeping');
     } catch (err) {

@@ -175,6 +175,23 @@ describe('approvals: a send_email that waits for a person', function () {
     expect(errorCode(late)).to.equal('CONFLICT');
   });
 
+  it('housekeeping denies an expired approval nobody reads, and its run continues', async () => {
+    const agent = await approvalAgent();
+    const p = await paused(agent);
+    await h()
+      .db('approvals')
+      .where({ id: p.approvalId })
+      .update({ expires_at: new Date(Date.now() - 1000) });
+    fake.enqueue({ text: 'Nobody approved.' });
+    expect(await h().service.services.approvals.expireOverdue()).to.be.at.least(1);
+    const row = await until('the continuation', async () => {
+      const r = await h().db('approvals').where({ id: p.approvalId }).first();
+      return r.result ? r : undefined;
+    });
+    expect(row.state).to.equal('EXPIRED');
+    expect((typeof row.result === 'string' ? JSON.parse(row.result) : row.result).output).to.equal('Nobody approved.');
+  });
+
   it('A2A: the task waits in TASK_STATE_INPUT_REQUIRED naming the approval', async () => {
     const agent = await approvalAgent();
     await gqlOk(ws.adminToken, 'mutation($a: ID!) { setSurface(agentId: $a, surface: A2A, enabled: true) { id } }', {

@@ -143,6 +143,17 @@ export class ApprovalService implements ApprovalGate {
     return decided;
   }
 
+  /**
+   * Denies pending approvals past their expiry in every workspace (housekeeping, so that one nobody
+   * reads continues too); returns how many it denied.
+   */
+  async expireOverdue(limit = 100): Promise<number> {
+    let n = 0;
+    for (const a of await this.deps.store.repos.approvals.listExpired(this.deps.clock.now(), limit))
+      if (await this.expire(a)) n++;
+    return n;
+  }
+
   /** Denies the workspace's pending approvals past their expiry (lazily, on read). */
   private async expireDue(workspaceId: string): Promise<void> {
     const due = await this.deps.store.repos.approvals.listExpired(this.deps.clock.now(), 20);
