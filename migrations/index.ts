@@ -43,6 +43,7 @@ import * as deliveryReceiptTrace from './20270422000000_delivery_receipt_trace.j
 import * as messageReceiptTrace from './20270423000000_message_receipt_trace.js';
 import * as schedules from './20270424000000_schedules.js';
 import * as eventSubscriptions from './20270425000000_event_subscriptions.js';
+import * as approvals from './20270426000000_approvals.js';
 
 // Migrations are listed here, in order, by name without extension, so that one database works
 // from tsx and from compiled JavaScript alike.
@@ -91,6 +92,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20270423000000_message_receipt_trace': messageReceiptTrace,
   '20270424000000_schedules': schedules,
   '20270425000000_event_subscriptions': eventSubscriptions,
+  '20270426000000_approvals': approvals,
 };
 
 /** knex migration source over the static list above. */

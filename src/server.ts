@@ -114,6 +114,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       },
       scriptLimits: opts.scriptLimits ?? DEFAULT_SCRIPT_LIMITS,
       oauthTokens: oauthTokenReader(db),
+      onApprovalError: (err, approvalId) => logger.error({ err, approvalId }, 'approved run continuation failed'),
       sms: twilioSmsProvider({
         accountSid: config.twilioAccountSid,
         authToken: config.twilioAuthToken,

@@ -16,6 +16,7 @@ import type { ModelRepo } from './models/model.ports.js';
 import type { AgentChildRepo } from './repo.ports.js';
 import type { SecretRepo } from './secrets/secret.ports.js';
 import type { ResponseRepo } from './surfaces/openai.ports.js';
+import type { ApprovalRepo } from './approvals/approval.ports.js';
 import type { A2aTaskRepo } from './surfaces/a2a/a2a.ports.js';
 import type { McpGrantRepo } from './mcp-oauth/mcp-grant.entities.js';
 import type { DeliveryRepo } from './webhooks/webhook.ports.js';
@@ -58,6 +59,8 @@ export interface Repositories {
   responses: ResponseRepo;
   /** Tasks of the A2A server. */
   a2aTasks: A2aTaskRepo;
+  /** Tool calls waiting for a person, and agents' approval policies (issue 54). */
+  approvals: ApprovalRepo;
   /** Members' approvals of OAuth clients for agents' MCP servers. */
   mcpGrants: McpGrantRepo;
   documents: DocumentRepo;

@@ -33,7 +33,13 @@ export interface SystemPrincipal {
   agentId: string;
 }
 
-export const SYSTEM_TASKS = ['webhook-delivery', 'script-documents', 'channel-answer', 'schedule-fire'] as const;
+export const SYSTEM_TASKS = [
+  'webhook-delivery',
+  'script-documents',
+  'channel-answer',
+  'schedule-fire',
+  'approval-continuation',
+] as const;
 export type SystemTask = (typeof SYSTEM_TASKS)[number];
 
 /** A workspace role: VIEWER reads everything a MEMBER sees and changes nothing. */

@@ -33,6 +33,7 @@ import type { RunMetrics } from './runtime/run-metrics.ports.js';
 import type { ScriptLimits, ScriptSandbox } from './core/sandbox.ports.js';
 import { Pipeline } from './runtime/pipeline.js';
 import { RunService } from './runtime/run.service.js';
+import { ApprovalService } from './approvals/approval.service.js';
 import { EndpointManagementService } from './endpoint-management/endpoint-management.service.js';
 import { SecretService } from './secrets/secret.service.js';
 import { DocumentApiService } from './surfaces/document-api.service.js';
@@ -94,6 +95,8 @@ export interface Services extends EventServices {
   messages: MessageService;
   activity: ActivityService;
   runs: RunService;
+  /** Human approval of risky tool calls (issue 54). */
+  approvals: ApprovalService;
   admission: AdmissionService;
   activityLog: ActivityLog;
   pipeline: Pipeline;
@@ -177,6 +180,8 @@ export interface ServiceDeps extends EventDeps {
   signInRules?: SignInRules;
   /** The OpenID Connect provider of single sign-on (absent: not configured). */
   sso?: SsoProvider;
+  /** Where a paused run's continuation that failed past its result is reported (default: nowhere). */
+  onApprovalError?: (err: unknown, approvalId: string) => void;
 }
 
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
@@ -199,7 +204,15 @@ export function createServices(deps: ServiceDeps): Services {
   const endpointManagement = new EndpointManagementService({ agents, entries, documents, schedules });
   // Rung by what stores a message to send or answer; the instance's channel worker sets it when it starts.
   const channelQueued: ChannelQueueSignal = { onQueued: () => {} };
-  const runs = new RunService({
+  const approvals: ApprovalService = new ApprovalService({
+    store,
+    clock,
+    toolNames: (agent): string[] => runs.toolNames(agent),
+    log: { received: (agent, record) => calls.received(agent, record) },
+    onError: deps.onApprovalError ?? (() => {}),
+  });
+  const runs: RunService = new RunService({
+    approvals,
     store,
     clock,
     models: deps.models,
@@ -226,6 +239,7 @@ export function createServices(deps: ServiceDeps): Services {
   const { pipeline, calls, tracer } = callLifecycleOf({ activityLog, admission, runs }, deps);
   const events = eventServicesOf({ store, cipher, clock }, deps);
   calls.events = runEventsOf(events.eventOutbox);
+  approvals.attach(calls);
   const keys = new KeyService(store, clock, events.eventOutbox);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
   const sms = deps.sms ?? NO_SMS;
@@ -264,6 +278,7 @@ export function createServices(deps: ServiceDeps): Services {
     messages: new MessageService(store, clock),
     activity: new ActivityService(store, clock, pendingCharges, deps.activitySink),
     runs,
+    approvals,
     admission,
     activityLog,
     pipeline,

@@ -17,6 +17,7 @@ import { KeyResolver } from './resolvers/key.resolver.js';
 import { EventDeliveryResolver, EventSubscriptionResolver } from './resolvers/event-subscription.resolver.js';
 import { ChannelResolver } from './resolvers/channel.resolver.js';
 import { AgentChangeResolver, ManifestResolver } from './resolvers/manifest.resolver.js';
+import { ApprovalResolver } from './resolvers/approval.resolver.js';
 import { McpGrantResolver } from './resolvers/mcp-grant.resolver.js';
 import { MessageResolver } from './resolvers/message.resolver.js';
 import { AgentScheduleResolver, ScheduleFireResolver, ScheduleResolver } from './resolvers/schedule.resolver.js';
@@ -46,6 +47,7 @@ export const resolvers = [
   DocumentResolver,
   ManifestResolver,
   AgentChangeResolver,
+  ApprovalResolver,
 ] as const;
 
 /** Builds the executable schema from the type-graphql resolvers (no validation: the domain validates). */

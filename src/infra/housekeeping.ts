@@ -55,6 +55,7 @@ export function startHousekeeping(
       const messages = await services.messages.prune();
       const events = await services.events.prune(FINISHED_DELIVERY_RETENTION_DAYS);
       const fires = await services.schedules.pruneFires(FINISHED_DELIVERY_RETENTION_DAYS);
+      const approvalsExpired = await services.approvals.expireOverdue();
       const counts = {
         partitionsCreated: parts.created,
         partitionsDropped: parts.dropped,
@@ -69,6 +70,7 @@ export function startHousekeeping(
         messages,
         events,
         fires,
+        approvalsExpired,
       };
       if (Object.values(counts).some(Boolean)) logger.info(counts, 'housekeeping');
     } catch (err) {

@@ -25,6 +25,7 @@ const PRIMARY_KEYS: Record<string, string> = {
   // Partitioned on created_at: a unique key must hold the partition key.
   activity_log: 'id, created_at',
   credit_usage: 'agent_id, day',
+  approval_policies: 'agent_id',
   message_day_counts: 'agent_id, day, direction, channel',
   oauth_records: 'model, id',
   oauth_registration_counts: 'address, window_start',
@@ -46,6 +47,9 @@ const COLUMNS: Record<string, string> = {
   a2a_tasks: 'id agent_id context_id state task created_at updated_at caller_ref',
   activity_log:
     'id workspace_id agent_id kind surface entry method path status request_headers request_body response truncated credits duration_ms key_id run_id error logs created_at request_id oauth_client_id granted_by protocol delivery_id trace_id spans',
+  approval_policies: 'agent_id tools approver_role expiry_seconds updated_at',
+  approvals:
+    'id workspace_id agent_id run_id surface tool_name tool_call_id arguments resume approver_role state expires_at decided_by decided_at reason result created_at',
   agent_changes: 'id workspace_id agent_id member_id source changes created_at',
   agent_queue_serves: 'queue agent_id claim_no claim_rank',
   agents:
@@ -123,6 +127,9 @@ const CHECKS = [
   'agents_visibility_check',
   'api_keys_kind_check',
   'api_keys_origin_check',
+  'approval_policies_approver_role_check',
+  'approvals_approver_role_check',
+  'approvals_state_check',
   'channels_kind_check',
   'console_sessions_method_check',
   'documents_kind_check',
@@ -157,6 +164,9 @@ const FOREIGN_KEYS = [
   'api_keys FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'api_keys FOREIGN KEY (console_session_id) REFERENCES console_sessions(id) ON DELETE SET NULL',
   'api_keys FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
+  'approval_policies FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'approvals FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
+  'approvals FOREIGN KEY (workspace_id) REFERENCES workspaces(id) ON DELETE CASCADE',
   'channels FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE',
   'chat_turns FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE',
   'console_sessions FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE',
@@ -201,6 +211,9 @@ const FOREIGN_KEYS = [
 
 /** Indexes besides those of primary keys and unique constraints (the list queries and filters use them). */
 const INDEXES = [
+  'CREATE INDEX approvals_agent_id_state_index ON approvals USING btree (agent_id, state)',
+  'CREATE INDEX approvals_run_id_index ON approvals USING btree (run_id)',
+  'CREATE INDEX approvals_workspace_id_state_created_at_index ON approvals USING btree (workspace_id, state, created_at)',
   'CREATE INDEX account_identities_account_id_index ON account_identities USING btree (account_id)',
   'CREATE UNIQUE INDEX accounts_email_unique ON accounts USING btree (lower(email))',
   'CREATE UNIQUE INDEX workspaces_slug_unique ON workspaces USING btree (slug)',

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerAgents } from './commands/agents.js';
+import { registerApprovals } from './commands/approvals.js';
 import { registerAuth } from './commands/auth.js';
 import { registerCall } from './commands/call.js';
 import { registerChat } from './commands/chat.js';
@@ -56,6 +57,7 @@ Examples:
   registerKeys(program);
   registerEvents(program);
   registerMcp(program);
+  registerApprovals(program);
   for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError('(add --help for usage)');
   return program;
 }

@@ -118,6 +118,11 @@ export interface ModelResult {
   /** Calls of tools without `execute`, which the caller runs: the model call ended on them. */
   clientToolCalls: ToolCall[];
   finishReason: FinishReason;
+  /**
+   * The turns the loop added after the given messages (assistant turns with their tool calls, this
+   * side's tool results): what a paused run keeps to resume (approvals, issue 54).
+   */
+  turns?: ModelMessage[];
 }
 
 export type ModelEvent = { type: 'delta'; text: string } | { type: 'done'; result: ModelResult };

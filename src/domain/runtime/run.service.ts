@@ -23,6 +23,9 @@ import { userTurn } from './run-input.js';
 import { runScript } from './script-run.js';
 import { inputMessages, outputMessages, tracedTool } from './run-span.js';
 import type { RunEntry, RunEvent, RunInput, RunOptions, RunResult } from './run.types.js';
+import type { ApprovalGate } from './approval-gate.ports.js';
+import { resumedMessages } from './run-resume.js';
+import { approvalCall, gatedTools, pausedOutput } from './run-pause.js';
 
 export interface RunServiceDeps {
   store: Store;
@@ -37,6 +40,8 @@ export interface RunServiceDeps {
   scriptLimits: ScriptLimits;
   /** The Messaging capability's tools (over the channel queue's signal and MAIL_DOMAIN). */
   messaging: CapabilityTools;
+  /** Human approval of risky tool calls (absent: no tool waits). */
+  approvals?: ApprovalGate;
 }
 
 const NO_USAGE: ModelUsage = { inputTokens: 0, outputTokens: 0 };
@@ -114,17 +119,21 @@ export class RunService {
     const maxCredits = g.maxCreditsPerRun;
     const redactor = new StreamRedactor(g);
     const dialogue = opts.dialogue;
+    const resume = opts.resume;
+    const extraSystem = resume ? resume.system : (dialogue?.system ?? '');
+    const ownTools = this.toolsFor(agent, { runId, input, traceparent: opts.span?.traceparent() }).map((t) =>
+      tracedTool(t, g, opts.span),
+    );
+    // Tools that wait for a person are offered without `execute`: a call of one ends the loop (issue 54).
+    const gated = ownTools.length && this.deps.approvals ? await this.deps.approvals.toolsNeedingApproval(agent) : null;
     const prompt = {
-      system: [agent.instructions, entry.handler.body, dialogue?.system ?? ''].filter((s) => s.trim()).join('\n\n'),
-      messages: dialogue
-        ? dialogue.messages
-        : [...(opts.history ?? []), { role: 'user' as const, content: userTurn(input) }],
-      tools: [
-        ...this.toolsFor(agent, { runId, input, traceparent: opts.span?.traceparent() }).map((t) =>
-          tracedTool(t, g, opts.span),
-        ),
-        ...(dialogue?.clientTools ?? []),
-      ],
+      system: [agent.instructions, entry.handler.body, extraSystem].filter((s) => s.trim()).join('\n\n'),
+      messages: resume
+        ? await resumedMessages(resume, ownTools)
+        : dialogue
+          ? dialogue.messages
+          : [...(opts.history ?? []), { role: 'user' as const, content: userTurn(input) }],
+      tools: [...gatedTools(ownTools, gated), ...(resume ? [] : (dialogue?.clientTools ?? []))],
     };
     const content = opts.span?.settings.captureContent ? opts.span : undefined;
     content?.set({ 'gen_ai.input.messages': inputMessages(g, prompt.messages) });
@@ -163,6 +172,21 @@ export class RunService {
           model: model.reference,
           finishReason: ev.result.finishReason,
         };
+        const waiting = approvalCall(ev.result.clientToolCalls, gated);
+        if (waiting && this.deps.approvals) {
+          const paused = await this.deps.approvals.pause({
+            agent,
+            runId,
+            entry,
+            input,
+            system: extraSystem,
+            messages: [...prompt.messages, ...(ev.result.turns ?? [])],
+            call: waiting,
+          });
+          const approval = { ...paused, toolName: waiting.name };
+          yield finish({ ...done, finishReason: 'tool_calls', approval, output: pausedOutput(approval) });
+          return;
+        }
         // The caller's tool calls go back to it: their arguments are output, redacted as output is.
         if (ev.result.clientToolCalls.length)
           done.toolCalls = ev.result.clientToolCalls.map((c) => ({ ...c, arguments: redactArguments(g, c.arguments) }));

@@ -53,6 +53,8 @@ export interface RunResult {
   finishReason?: FinishReason;
   /** The caller's own tools the model called (a dialogue's client tools): the caller runs them. */
   toolCalls?: ToolCall[];
+  /** Set when the run paused at a call that waits for a person (issue 54): `output` then says so. */
+  approval?: { id: string; toolName: string; expiresAt: Date };
   /**
    * Set when the handler failed; `output` is then null. `message` is what the caller gets;
    * `detail`, when set, is the fuller text for the activity log (members only).
@@ -96,6 +98,8 @@ export interface RunOptions {
   spent?: { credits: number };
   /** The run's span (`invoke_agent`): its model calls, tools and script are its children. */
   span?: Span;
+  /** A paused run's continuation: its stored conversation and the decision (approvals, issue 54). */
+  resume?: RunResume;
 }
 
 /**
@@ -112,4 +116,12 @@ export interface Dialogue {
   settings: SamplingSettings;
   /** The caller's bound on output tokens; the agent's guardrail bound wins when lower. */
   maxOutputTokens?: number;
+}
+
+/** What the continuation of a paused run is given: its stored conversation and the person's decision. */
+export interface RunResume {
+  system: string;
+  messages: ModelMessage[];
+  call: ToolCall;
+  decision: { approved: true } | { approved: false; reason: string | null; expired: boolean };
 }

@@ -24,6 +24,7 @@ import {
   type ModelUsage,
   type ResolvedModel,
   type SamplingSettings,
+  type ToolCall,
   type ToolDefinition,
 } from '../../domain/models/language-model.ports.js';
 import type { Logger } from '../logger.js';
@@ -102,6 +103,9 @@ export function aiSdkModels(logger: Logger): LanguageModels {
     const clientToolCalls: ModelResult['clientToolCalls'] = [];
     const clientTools = new Set(call.tools.filter((t) => !t.execute).map((t) => t.name));
     let finishReason: FinishReason = 'stop';
+    // The turns of the loop, step by step: an assistant turn (its text and tool calls), then the results.
+    const turns: ModelMessage[] = [];
+    let step: { text: string; calls: ToolCall[]; results: ModelMessage[] } | null = null;
     const settings = call.settings ?? {};
     // Each request to the provider is a `chat {model}` span of the run, named in its traceparent.
     const chats = call.span ? new ChatSpans(call.span, call.model) : null;
@@ -140,6 +144,7 @@ export function aiSdkModels(logger: Logger): LanguageModels {
         switch (part.type) {
           case 'start-step':
             meter.stepStarted();
+            step = { text: '', calls: [], results: [] };
             break;
           case 'raw': {
             const reported = reportedUsage(part.rawValue);
@@ -149,6 +154,7 @@ export function aiSdkModels(logger: Logger): LanguageModels {
           case 'text-delta':
             if (part.text) {
               text += part.text;
+              if (step) step.text += part.text;
               meter.output(part.text.length);
               yield { type: 'delta', text: part.text };
             }
@@ -158,14 +164,23 @@ export function aiSdkModels(logger: Logger): LanguageModels {
             break;
           case 'tool-result':
             meter.toolResult(JSON.stringify(part.output ?? null).length);
+            step?.results.push({
+              role: 'tool',
+              toolCallId: part.toolCallId,
+              toolName: part.toolName,
+              content: JSON.stringify(part.output ?? null),
+            });
             break;
           case 'finish-step':
             meter.stepFinished(reportedOf(part.usage));
             chats?.finished(part);
+            if (step) turns.push({ role: 'assistant', content: step.text, toolCalls: step.calls }, ...step.results);
+            step = null;
             break;
           case 'tool-call':
             meter.output(part.toolName.length + JSON.stringify(part.input ?? {}).length);
             toolCalls.push({ name: part.toolName, args: part.input });
+            step?.calls.push({ id: part.toolCallId, name: part.toolName, arguments: JSON.stringify(part.input ?? {}) });
             if (clientTools.has(part.toolName))
               clientToolCalls.push({
                 id: part.toolCallId,
@@ -204,7 +219,7 @@ export function aiSdkModels(logger: Logger): LanguageModels {
       // A call its reader stopped early: the open step's span ends unfinished.
       chats?.cut();
     }
-    yield { type: 'done', result: { text, usage: meter.used(), toolCalls, clientToolCalls, finishReason } };
+    yield { type: 'done', result: { text, usage: meter.used(), toolCalls, clientToolCalls, finishReason, turns } };
   }
 
   return {

@@ -4,6 +4,7 @@ import type { AgentChildRepo, CrudRepo } from '../../domain/repo.ports.js';
 import { conversationRepo } from './conversation.repo.js';
 import { responseRepo } from './response.repo.js';
 import { mcpGrantRepo } from './mcp-grant.repo.js';
+import { approvalRepo } from './approval.repo.js';
 import { a2aTaskRepo } from './a2a-task.repo.js';
 import { deliveryRepo } from './delivery.repo.js';
 import { eventDeliveryRepo, eventSubscriptionRepo } from './event.repo.js';
@@ -223,6 +224,7 @@ export function repositories(db: Conn): Repositories {
     conversations: conversationRepo(db),
     responses: responseRepo(db),
     a2aTasks: a2aTaskRepo(db),
+    approvals: approvalRepo(db),
     mcpGrants: mcpGrantRepo(db),
     documents: agentChild(db, rows.documents),
     exposures: {

@@ -92,6 +92,12 @@ export function a2aTaskEvents(
     ],
     end(r) {
       if (r.error) return failed(r.error.message);
+      // A call waiting for a person (issue 54): an interrupted state; the approval is decided elsewhere.
+      if (r.approval) {
+        const { id, toolName, expiresAt } = r.approval;
+        const parts = [text(String(r.output)), data({ approvalId: id, toolName, expiresAt: expiresAt.toISOString() })];
+        return [status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(taskId, contextId, parts))];
+      }
       const structured = structuredOf(r);
       const output = typeof r.output === 'string' ? r.output : JSON.stringify(r.output);
       // The last chunk holds the whole answer: a client that kept no chunk still has it.

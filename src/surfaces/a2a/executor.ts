@@ -51,7 +51,7 @@ export class PipelineExecutor implements AgentExecutor {
     }
     if (cancel.signal.aborted) return publish(encoder.canceled());
     if (!result) return publish(encoder.error());
-    if (!result.error) await pending.record(contextId, result);
+    if (!result.error && !result.approval) await pending.record(contextId, result);
     publish(encoder.end(result));
   }
 

@@ -8,6 +8,7 @@ import { agentOpenApi } from '../../rest/openapi/agent.openapi.js';
 import { logAnswerAs } from '../shared/activity.middleware.js';
 import { endpointSegments, lazyAbortOnClose, readJson, runHeaders, wantsEventStream } from '../shared/http-io.js';
 import { httpApiEvents } from './http-api.events.js';
+import { runStatus } from './run-status.js';
 import { streamRun } from '../shared/sse.js';
 import { agentSurface, callerOf } from '../shared/surface.middleware.js';
 
@@ -39,8 +40,18 @@ export function httpApiRoutes(
     if (wantsEventStream(ctx)) return streamRun(ctx, run.runId, run.events(), httpApiEvents(run.runId));
     const r = await completed(run.events());
     ctx.set('X-Run-Id', r.runId);
+    if (r.approval) return paused(ctx, r.runId, r.approval, r.credits);
     ctx.body = { output: r.output, runId: r.runId, credits: r.credits };
   };
+  // A run paused for a person's approval (issue 54): where to poll it, and its state there.
+  router.get('/agents/:agentId/runs/:runId', surface, async (ctx) => {
+    const { agent } = callerOf(ctx);
+    const a = await services.approvals.ofRun(agent, String(ctx.params.runId));
+    const poll = runStatus(a);
+    if (poll.status === 202) ctx.set('Location', runUrl(ctx, poll.body.runId as string));
+    ctx.status = poll.status;
+    ctx.body = poll.body;
+  });
   router.all('/agents/:agentId/api{/*rest}', surface, handle);
   // The agent's own description: behind the same preamble as its endpoints (404 → 401 → 403), since
   // its paths and descriptions are the agent's business. Answered from the store on every call, so
@@ -53,4 +64,27 @@ export function httpApiRoutes(
     ctx.body = doc;
   });
   return router.routes() as Koa.Middleware;
+
+  function runUrl(ctx: Koa.Context, runId: string): string {
+    return `${publicBaseUrl(ctx, baseUrl)}/agents/${encodeURIComponent(String(ctx.params.agentId))}/runs/${encodeURIComponent(runId)}`;
+  }
+
+  /** 202 Accepted: the run waits for a person; the caller polls its URL. */
+  function paused(
+    ctx: Koa.Context,
+    runId: string,
+    approval: { id: string; toolName: string; expiresAt: Date },
+    credits: number,
+  ): void {
+    const url = runUrl(ctx, runId);
+    ctx.status = 202;
+    ctx.set('Location', url);
+    ctx.body = {
+      state: 'AWAITING_APPROVAL',
+      runId,
+      credits,
+      approval: { id: approval.id, toolName: approval.toolName, expiresAt: approval.expiresAt.toISOString() },
+      poll: url,
+    };
+  }
 }

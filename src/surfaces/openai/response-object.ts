@@ -58,7 +58,19 @@ export function responseObject(s: ResponseState): Json {
     status: s.status,
     ...(s.status === 'completed' ? { completed_at: Math.floor(Date.now() / 1000) } : {}),
     error: s.error ?? null,
-    incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
+    // A run waiting for a person (issue 54): incomplete, naming the approval (this service's extension).
+    incomplete_details: incomplete
+      ? r?.approval
+        ? {
+            reason: 'approval_required',
+            approval: {
+              id: r.approval.id,
+              tool_name: r.approval.toolName,
+              expires_at: r.approval.expiresAt.toISOString(),
+            },
+          }
+        : { reason: 'max_output_tokens' }
+      : null,
     instructions: s.echo.instructions,
     max_output_tokens: s.echo.maxOutputTokens,
     model: s.echo.model,
@@ -91,6 +103,7 @@ export function responseObject(s: ResponseState): Json {
 /** The status of a finished run's response. */
 export function statusOf(r: RunResult): ResponseStatus {
   if (r.error) return 'failed';
+  if (r.approval) return 'incomplete';
   return r.finishReason === 'length' ? 'incomplete' : 'completed';
 }
 

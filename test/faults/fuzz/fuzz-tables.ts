@@ -63,6 +63,8 @@ export const TABLES: TableSpec[] = [
   { name: 'chat_turns', key: 'id' },
   { name: 'openai_responses', key: 'id' },
   { name: 'a2a_tasks', key: 'id' },
+  { name: 'approval_policies', key: 'agent_id' },
+  { name: 'approvals', key: 'id' },
   { name: 'mcp_grants', key: 'id' },
   { name: 'oauth_records', key: "model || ' ' || id" },
   // People (issue 52): no fuzzed surface signs in, invites or links an identity. An account's
