@@ -187,6 +187,7 @@ export async function buildService(config: Config, opts: BuildOptions = {}): Pro
       services.calls,
       { instanceId: `${os.hostname()}:${process.pid}:${newId('ins')}`, ...firerOptions },
       (err) => logger.error(errorFields(err), 'schedule fire failed'),
+      services.eventOutbox,
     );
     const scheduleLoop = schedulePollMs > 0 ? startScheduleLoop(firer, logger, schedulePollMs) : undefined;
     const housekeeping = startHousekeeping(

@@ -70,6 +70,8 @@ import {
   type EmailReceiptOptions,
 } from './channels/email-receipt.service.js';
 
+import type { ServiceDeps } from './service-deps.js';
+
 /** Every use case of the domain, built once by the composition root. */
 export interface Services extends EventServices {
   workspace: WorkspaceService;
@@ -140,56 +142,8 @@ export interface Services extends EventServices {
   health: HealthService;
 }
 
-export interface ServiceDeps extends EventDeps {
-  /** Where spans are exported (OTLP); absent: they are only kept in the activity entries. */
-  spanExport?: SpanExport;
-  store: Store;
-  cipher: Cipher;
-  clock: Clock;
-  models: LanguageModels;
-  sandbox: ScriptSandbox;
-  /** Compiles script handlers when they are saved (default: `sandbox`). */
-  compiler?: ScriptSandbox;
-  modelDefaults: ModelDefaults;
-  scriptLimits: ScriptLimits;
-  activitySink: ActivitySink;
-  /** Where charges of runs without a credit limit go (batched by infra); absent: written at once. */
-  chargeSink?: ChargeSink;
-  admission: Pick<AdmissionConfig, 'instanceId'> & Partial<AdmissionConfig>;
-  /** Where runs are counted for /metrics. */
-  metrics?: RunMetrics;
-  /** Carries call cancels between the instances of one database (default: this process only). */
-  cancels?: CancelChannel;
-  /** Access tokens of the MCP servers' authorization server; absent: no OAuth token is accepted. */
-  oauthTokens?: OAuthTokenReader;
-  /** The SMS provider (absent: none configured, every SMS callback is refused). */
-  sms?: SmsProvider;
-  /** The smarthost email goes out through (absent: none configured, replies wait in the outbox). */
-  email?: EmailSender;
-  /** How received email is answered (the per-sender rate). */
-  emailReceipt?: Partial<EmailReceiptOptions>;
-  /** MAIL_DOMAIN: the agents' mail domain (Message-IDs of sent email). */
-  mailDomain?: string;
-  /** The service's public base URL (the provider's status callbacks name it). */
-  baseUrl?: string;
-  /** How passwords are hashed (argon2id in src/infra). */
-  passwords: PasswordHasher;
-  /** Operators and self-service workspace creation (default: the first person operates; no self-service). */
-  platform?: PlatformOptions;
-  /** Which sign-in methods each workspace allows (default: the workspaces' login settings). */
-  signInRules?: SignInRules;
-  /** The OpenID Connect provider of single sign-on (absent: not configured). */
-  sso?: SsoProvider;
-  /** Where a paused run's continuation that failed past its result is reported (default: nowhere). */
-  onApprovalError?: (err: unknown, approvalId: string) => void;
-}
-
-export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
-  cpuMs: 5_000,
-  memoryBytes: 64 * 1024 * 1024,
-  maxOutputBytes: 5 * 1024 * 1024,
-  wallMs: 30_000,
-};
+export type { ServiceDeps } from './service-deps.js';
+export { DEFAULT_SCRIPT_LIMITS } from './service-deps.js';
 
 export function createServices(deps: ServiceDeps): Services {
   const { store, cipher, clock } = deps;
@@ -240,6 +194,7 @@ export function createServices(deps: ServiceDeps): Services {
   const events = eventServicesOf({ store, cipher, clock }, deps);
   calls.events = runEventsOf(events.eventOutbox);
   approvals.attach(calls);
+  approvals.events = events.eventOutbox;
   const keys = new KeyService(store, clock, events.eventOutbox);
   const deliveryQueued: QueueSignal = { onQueued: () => {} };
   const sms = deps.sms ?? NO_SMS;

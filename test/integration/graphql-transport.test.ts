@@ -261,8 +261,10 @@ describe('GraphQL transport: auth, limits, errors, batching', () => {
       '{ agents { id httpEndpoints { path } apiKeys { prefix } mcpTools { name } webhooks { integration } documents { id } documentExposures { id } } }';
     const countQueries = async () => {
       let n = 0;
-      // The webhook and channel queues' workers poll the same database in the background; their statements are not the request's.
-      const onQuery = (q: { sql: string }) => void (/webhook_deliveries|"messages"/.test(q.sql) || n++);
+      // The queues' workers (webhooks, channel messages, outbound events), the schedule loop and the
+      // activity log's writer use the same database in the background; their statements are not the request's.
+      const background = /webhook_deliveries|"messages"|event_deliveries|event_subscriptions|schedule|activity_log/;
+      const onQuery = (q: { sql: string }) => void (background.test(q.sql) || n++);
       h().db.on('query', onQuery);
       try {
         const d = await gqlOk(fresh.adminToken, query);

@@ -1,5 +1,6 @@
 import type { ActivityRecord } from '../activity/activity-log.js';
 import type { Clock } from '../clock.js';
+import type { EventOutbox } from '../events/event.ports.js';
 import type { Agent } from '../core/agent.entities.js';
 import { Conflict, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -34,6 +35,8 @@ export interface ApprovalDeps {
  */
 export class ApprovalService implements ApprovalGate {
   private calls: UnattendedRuns | null = null;
+  /** Where `approval.requested` and `approval.decided` go (outbound event webhooks); set by the composition. */
+  events?: EventOutbox;
   /** Continuations running here (tests and shutdown wait for them). */
   readonly running = new Set<Promise<void>>();
 
@@ -71,7 +74,10 @@ export class ApprovalService implements ApprovalGate {
       createdAt: now,
     };
     await this.deps.store.repos.approvals.insert(a);
-    // Outbound events (issue 54 item 3): emit `approval.requested` here.
+    void this.events?.emit(a.workspaceId, 'approval.requested', {
+      agentId: a.agentId,
+      data: { agentId: a.agentId, approvalId: a.id, runId: a.runId, tool: a.call.name },
+    });
     return { id: a.id, expiresAt: a.expiresAt };
   }
 
@@ -175,7 +181,18 @@ export class ApprovalService implements ApprovalGate {
 
   /** The decision's activity entry: who decided what, on which call of which run. */
   private logDecision(agent: Agent, a: Approval): void {
-    // Outbound events (issue 54 item 3): emit `approval.decided` here.
+    const decision = a.state === 'APPROVED' ? 'approved' : a.state === 'DENIED' ? 'denied' : 'expired';
+    void this.events?.emit(a.workspaceId, 'approval.decided', {
+      agentId: a.agentId,
+      data: {
+        agentId: a.agentId,
+        approvalId: a.id,
+        runId: a.runId,
+        tool: a.call.name,
+        decision,
+        decidedBy: a.decidedBy,
+      },
+    });
     this.deps.log.received(agent, {
       surface: a.surface,
       entry: a.call.name,

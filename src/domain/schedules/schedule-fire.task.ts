@@ -4,6 +4,7 @@ import { DomainError, LimitExceeded } from '../errors.js';
 import type { SystemPrincipal } from '../principal.js';
 import type { UnattendedRuns } from '../runtime/pipeline.js';
 import type { RunEntry, RunInput, RunResult } from '../runtime/run.types.js';
+import type { EventOutbox } from '../events/event.ports.js';
 import type { FireEnding } from './schedule.ports.js';
 import type { Schedule, ScheduleFire } from './schedule.entities.js';
 
@@ -37,6 +38,7 @@ export async function runFire(
   s: Schedule,
   f: Pick<ScheduleFire, 'occurrenceAt' | 'late'>,
   now: () => Date,
+  events?: EventOutbox,
 ): Promise<FireEnding> {
   const entry: RunEntry = {
     kind: 'schedule',
@@ -66,6 +68,11 @@ export async function runFire(
       finishedAt: now(),
     };
   }
+  // Fired: the run was admitted (a refused fire is `limit.reached` or nothing, as any refused run).
+  void events?.emit(agent.workspaceId, 'schedule.fired', {
+    agentId: agent.id,
+    data: { agentId: agent.id, scheduleId: s.id, runId: run.runId, firedAt: now().toISOString() },
+  });
   let result: RunResult | undefined;
   try {
     for await (const ev of run.events()) if (ev.type === 'done') result = ev.result;
@@ -73,7 +80,6 @@ export async function runFire(
     const error = err instanceof DomainError ? err.message : 'The run failed';
     return { state: 'FAILED', runId: null, error, finishedAt: now() };
   }
-  // Where the outbound event `schedule.fired` would be emitted (issue 54, item 3: another part).
   if (!result) return { state: 'FAILED', runId: null, error: 'The run ended without a result', finishedAt: now() };
   if (result.error) return { state: 'FAILED', runId: result.runId, error: result.error.message, finishedAt: now() };
   return { state: 'DONE', runId: result.runId, error: null, finishedAt: now() };

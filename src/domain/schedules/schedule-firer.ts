@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Store } from '../ports.js';
 import type { Schedule, ScheduleFire } from './schedule.entities.js';
 import type { ActiveSchedule } from './schedule.ports.js';
+import type { EventOutbox } from '../events/event.ports.js';
 import { lostFireRecord, runFire, type ScheduleRuns } from './schedule-fire.task.js';
 import { decideFire, overlapState } from './schedule-timing.js';
 
@@ -34,6 +35,8 @@ export class ScheduleFirer {
     private readonly opts: ScheduleFirerOptions,
     /** Told about failures of the pass that nothing else reports (the loop logs them). */
     private readonly onError: (err: unknown) => void = () => {},
+    /** Where `schedule.fired` goes (outbound event webhooks); none in tests that need none. */
+    private readonly events?: EventOutbox,
   ) {}
 
   /** Fires running here now. */
@@ -128,7 +131,7 @@ export class ScheduleFirer {
     renewal.unref();
     try {
       const ending = agent
-        ? await runFire(this.calls, agent, s, f, () => this.clock.now())
+        ? await runFire(this.calls, agent, s, f, () => this.clock.now(), this.events)
         : { state: 'FAILED' as const, runId: null, error: 'The agent was removed', finishedAt: this.clock.now() };
       await repo.finish(s.id, f.occurrenceAt, me, ending);
     } finally {

@@ -24,7 +24,7 @@ import {
   type UsageReport,
   type WorkspaceOverview,
 } from './workspace-api.schemas.js';
-import { nextOccurrences } from '../schedules/schedule-timing.js';
+import { scheduleItem } from './workspace-api-schedules.js';
 import { activityQuery, agentsQuery, messagesQuery, noQuery, parseQuery, usageQuery } from './workspace-api.query.js';
 
 type WorkspaceKey = Extract<Principal, { kind: 'workspaceKey' }>;
@@ -219,20 +219,7 @@ export class WorkspaceApiService {
     parseQuery(noQuery, query);
     const now = this.clock.now();
     const list = await this.store.repos.schedules.listByAgents([agent.id]);
-    const schedules = [...list]
-      .sort((a, b) => (a.name < b.name ? -1 : 1))
-      .map((s) => ({
-        id: s.id,
-        name: s.name,
-        cron: 'cron' in s.timing ? s.timing.cron : null,
-        timeZone: 'cron' in s.timing ? s.timing.timeZone : null,
-        intervalSeconds: 'cron' in s.timing ? null : s.timing.intervalSeconds,
-        handlerKind: s.handler.kind,
-        enabled: s.enabled,
-        catchUp: s.catchUp,
-        overlap: s.overlap,
-        nextFires: nextOccurrences(s.timing, now, 5).map(iso),
-      }));
+    const schedules = [...list].sort((a, b) => (a.name < b.name ? -1 : 1)).map((s) => scheduleItem(s, now));
     return { agentId: agent.id, schedules };
   }
 
