@@ -7,6 +7,7 @@ import type { FakeOpenAi } from '../helpers/openai-server.js';
 import { useFakeModelWorkspace } from '../helpers/runtime.js';
 import { addHttpEndpoint, call, createAgentKey, httpApiPath } from '../helpers/surface-calls.js';
 import { until } from '../helpers/until.js';
+import { startReceiver } from '../helpers/event-receiver.js';
 
 // Human approval of risky actions (issue 54): `send_email` under approval pauses a prompt run on the
 // local model server; the HTTP API answers 202 with the run's URL; a decision by GraphQL continues
@@ -135,8 +136,16 @@ describe('approvals: a send_email that waits for a person', function () {
     expect(JSON.stringify(entry.request_body)).to.include(d.approveToolCall.decidedBy);
   });
 
-  it('deny: nothing is sent and the model is told a person refused, with the reason', async () => {
+  it('deny: nothing is sent and the model is told a person refused, with the reason; both steps are outbound events', async () => {
     const agent = await approvalAgent('MEMBER');
+    const rx = await startReceiver();
+    await gqlOk(
+      ws.adminToken,
+      'mutation($i: EventSubscriptionInput!) { createEventSubscription(input: $i) { secret } }',
+      {
+        i: { url: rx.url, kinds: ['approval.requested', 'approval.decided'] },
+      },
+    );
     const p = await paused(agent);
     const m = await ws.addMember('MEMBER');
     fake.enqueue({ text: 'The report was not sent: a person refused.' });
@@ -155,6 +164,17 @@ describe('approvals: a send_email that waits for a person', function () {
       reason: 'Not today',
     });
     expect(await outbound(agent.id)).to.have.length(0);
+    const events = await until('both approval events', async () => (rx.events().length >= 2 ? rx.events() : undefined));
+    await rx.close();
+    const byType = Object.fromEntries(events.map((e) => [e.type, e.data]));
+    expect(byType['approval.requested']).to.deep.equal({
+      agentId: agent.id,
+      approvalId: p.approvalId,
+      runId: p.runId,
+      tool: 'send_email',
+    });
+    expect(byType['approval.decided']).to.deep.include({ approvalId: p.approvalId, decision: 'denied' });
+    expect(byType['approval.decided'].decidedBy).to.be.a('string');
   });
 
   it('expiry denies: polling past the expiry continues the run with the refusal', async () => {

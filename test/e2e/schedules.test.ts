@@ -8,6 +8,7 @@ import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js'
 import { databaseEnv, graphqlClient } from '../helpers/process.js';
 import { startSurfaceService, type InProcessService } from '../helpers/surface-service.js';
 import { until } from '../helpers/until.js';
+import { startReceiver } from '../helpers/event-receiver.js';
 
 // Schedules (issue 54) end to end: the service's own loop fires them. Two instances share one
 // database: on PostgreSQL (TEST_DATABASE_URL) a second service instance; on the embedded
@@ -185,6 +186,29 @@ describe('e2e: schedules', function () {
     expect(entries[0]).to.deep.include({ kind: 'RUN', response: { output: { n: 7 } } });
     await second.stop();
     second = undefined;
+  });
+
+  it('a fire whose run was admitted is a schedule.fired event to a subscription, naming the schedule and the run', async () => {
+    const rx = await startReceiver();
+    try {
+      await gql('mutation($i: EventSubscriptionInput!) { createEventSubscription(input: $i) { secret } }', {
+        i: { url: rx.url, kinds: ['schedule.fired'] },
+      });
+      const a = await agentWithSchedules('Announcer');
+      const s = await add(a, { name: 'announce', intervalSeconds: 1, handler: { script: 'return 1;' } });
+      await surfaceOn(a);
+      const [event] = await until('schedule.fired', async () => (rx.events().length ? rx.events() : undefined), 20_000);
+      await disable(s.id);
+      expect(event!.type).to.equal('schedule.fired');
+      expect(event!.data).to.include({ agentId: a, scheduleId: s.id });
+      const fires = await until('the fire recorded', async () => {
+        const f = await firesOf(a, 'announce');
+        return f.some((x) => x.runId === event!.data.runId) ? f : undefined;
+      });
+      expect(fires.map((f) => f.runId)).to.include(event!.data.runId);
+    } finally {
+      await rx.close();
+    }
   });
 
   it('after both instances were stopped past an occurrence: fired once late with catchUp, skipped without', async () => {
