@@ -1,24 +1,16 @@
 import { z } from 'zod';
-import type { Handler } from '../entries/entry.entities.js';
 import { Invalid } from '../errors.js';
-import type { Json } from '../json.js';
-import type { Schedule, ScheduleOverlap, ScheduleTiming } from '../schedules/schedule.entities.js';
+import type { Schedule } from '../schedules/schedule.entities.js';
 import { inputOf, scheduleInput, timingOf } from '../schedules/schedule.schemas.js';
 
 // `spec.schedules` of a manifest (issue 54): an agent's schedules matched by name, read and written
 // as addSchedule takes them.
 
-/** A schedule as a manifest describes it. */
-export interface ScheduleState {
-  name: string;
-  timing: ScheduleTiming;
-  handler: Handler;
-  modelOverride: string | null;
-  input: Json;
-  enabled: boolean;
-  catchUp: boolean;
-  overlap: ScheduleOverlap;
-}
+/** A schedule as a manifest describes it: the stored one without its ids and times. */
+export type ScheduleState = Pick<
+  Schedule,
+  'name' | 'timing' | 'handler' | 'modelOverride' | 'input' | 'enabled' | 'catchUp' | 'overlap'
+>;
 
 /** A schedule of a manifest: addSchedule's input, its timing checked (exactly one of cron or intervalSeconds). */
 export const manifestSchedule = scheduleInput.transform((s, ctx) => {
