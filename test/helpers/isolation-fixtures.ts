@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { gqlOk, h, newWorkspace, createAgent, type TestWorkspace } from './harness.js';
 import { call, documentPath } from './surface-calls.js';
 import { obtainAccessToken } from './oauth-flow.js';
+import { until } from './until.js';
 
 // A workspace furnished with one of everything a workspace owns, for the isolation test
 // (test/integration/workspace-isolation.test.ts): people of every role, agents with every surface
@@ -182,6 +183,19 @@ export async function furnish(tag: string): Promise<Furnished> {
   const eventDelivery = (
     await gqlOk(admin, 'mutation($s: ID!) { sendTestEvent(subscriptionId: $s) { id } }', { s: eventSubscription })
   ).sendTestEvent.id as string;
+  // The delivery fails for good within the harness's short retries; waited for, so that nothing of
+  // it changes while a test compares the tables before and after.
+  await until('the fixture event delivery settles', async () => {
+    const d = await gqlOk(
+      admin,
+      'query($s: ID!) { eventDeliveries(subscriptionId: $s, first: 5) { nodes { state } } }',
+      {
+        s: eventSubscription,
+      },
+    );
+    const nodes = d.eventDeliveries.nodes as { state: string }[];
+    return nodes.length > 0 && nodes.every((n) => n.state !== 'PENDING') ? true : undefined;
+  });
   return {
     tag,
     ws,

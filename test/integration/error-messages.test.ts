@@ -163,7 +163,7 @@ describe('errors that name the problem and the fix', () => {
     );
     expect(errorCode(variable)).to.equal('BAD_USER_INPUT');
     expect(variable.errors![0]!.message).to.match(
-      /Value "HTTP" does not exist in "Surface" enum\. .*Valid values of Surface: HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A, EMAIL, SMS\.$/,
+      /Value "HTTP" does not exist in "Surface" enum\. .*Valid values of Surface: HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A, EMAIL, SMS, SCHEDULE\.$/,
     );
     // A quoted value (a string, not an enum value) too.
     const quoted = await gql(
@@ -171,7 +171,7 @@ describe('errors that name the problem and the fix', () => {
       `mutation { setSurface(agentId: "${agentId}", surface: "HTTP_API", enabled: true) { id } }`,
     );
     expect(quoted.errors![0]!.message).to.match(
-      /^Enum "Surface" cannot represent non-enum value: "HTTP_API"\..*Valid values of Surface: HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A, EMAIL, SMS\.$/,
+      /^Enum "Surface" cannot represent non-enum value: "HTTP_API"\..*Valid values of Surface: HTTP_API, DOCUMENT_API, MCP, WIDGET, WEBHOOKS, OPENAI, A2A, EMAIL, SMS, SCHEDULE\.$/,
     );
   });
 

@@ -4,7 +4,7 @@ import type { EventOutbox } from '../events/event.ports.js';
 import type { Agent } from '../core/agent.entities.js';
 import { Conflict, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { assertAgentAction, canSee, requireMember } from '../policy.js';
+import { assertAgentAction, canSee, loadAgent, requireMember, requireWriter } from '../policy.js';
 import type { Store } from '../ports.js';
 import type { Principal } from '../principal.js';
 import type { ApprovalGate, PausedRun, RunResume } from '../runtime/approval-gate.ports.js';
@@ -106,6 +106,8 @@ export class ApprovalService implements ApprovalGate {
     f: { agentId?: string; state?: ApprovalState; first?: number },
   ): Promise<Approval[]> {
     const m = requireMember(principal);
+    // An agent named is one the member may read (another workspace's, or a hidden one: NOT_FOUND).
+    if (f.agentId !== undefined) await loadAgent(this.deps.store.repos, principal, f.agentId, 'read');
     await this.expireDue(m.workspaceId);
     const list = await this.deps.store.repos.approvals.list(m.workspaceId, {
       ...f,
@@ -127,7 +129,8 @@ export class ApprovalService implements ApprovalGate {
 
   /** Approves or denies a pending call (members of the approver role), then continues its run. */
   async decide(principal: Principal, id: string, approve: boolean, reason?: string | null): Promise<Approval> {
-    const m = requireMember(principal);
+    // A viewer never decides: refused before anything is looked up.
+    const m = requireWriter(principal);
     const why = reasonOf(reason);
     const a = await this.deps.store.repos.approvals.get(id);
     const agent = a && a.workspaceId === m.workspaceId ? await this.deps.store.repos.agents.get(a.agentId) : null;

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
-import { Invalid, NotFound } from '../errors.js';
+import { Forbidden, Invalid, NotFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ModelReferences } from '../models/model-references.js';
-import { loadAgent, readableAgentIds } from '../policy.js';
+import { loadAgent, readableAgentIds, VIEWER_READ_ONLY } from '../policy.js';
 import type { Principal } from '../principal.js';
 import type { Store } from '../ports.js';
 import type { ScriptCheck } from '../entries/script-check.js';
@@ -27,6 +27,8 @@ export class ScheduleService {
 
   /** Adds a schedule; its name is unique per agent (Conflict). */
   async add(p: Principal, agentId: string, input: unknown): Promise<Schedule> {
+    // A viewer is refused before the input is read.
+    refuseViewer(p);
     const v = parse(scheduleInput, input, 'input');
     const timing = timingOf(v);
     checkModelOverride(v.handler, v.modelOverride ?? null);
@@ -55,6 +57,7 @@ export class ScheduleService {
 
   /** Changes a schedule; its occurrences count from now (none before the change is caught up). */
   async update(p: Principal, id: string, input: unknown): Promise<Schedule> {
+    refuseViewer(p);
     const v = stripUndefined(parse(schedulePatch, input, 'input'));
     await this.scripts.check(v.handler, p.workspaceId);
     return this.store.transaction(async (r) => {
@@ -75,6 +78,7 @@ export class ScheduleService {
 
   /** Removes a schedule and its recorded fires (a run it started goes on). */
   async remove(p: Principal, id: string): Promise<boolean> {
+    refuseViewer(p);
     return this.store.transaction(async (r) => {
       await this.load(p, id, r);
       return r.schedules.delete(id);
@@ -121,4 +125,9 @@ function boundedCount(n: number, field: string): number {
   if (!Number.isInteger(n) || n < 1 || n > MAX_FIRES_SHOWN)
     throw new Invalid(`must be between 1 and ${MAX_FIRES_SHOWN}`, field);
   return n;
+}
+
+/** A VIEWER changes no schedule (other principals, such as the agent's own tools, are checked on its agent). */
+function refuseViewer(p: Principal): void {
+  if (p.kind === 'member' && p.role === 'VIEWER') throw new Forbidden(VIEWER_READ_ONLY);
 }
