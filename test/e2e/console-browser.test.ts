@@ -161,7 +161,7 @@ describe('e2e: the console in Chromium', function () {
     await row.waitFor();
     expect(await row.textContent())
       .to.include('Workspace')
-      .and.include('5 of 9 on')
+      .and.include('5 of 10 on')
       .and.include('HTTP')
       .and.include('0')
       .and.include('support-bot'); // the slug (issue 51)

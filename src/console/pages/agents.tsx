@@ -60,7 +60,7 @@ function creditsToday(agent: AgentRow): number {
   return agent.usage.find((u) => u.day === today)?.credits ?? 0;
 }
 
-/** How many surfaces are on ("5 of 9 on"), then the ones that are, by their short names. */
+/** How many surfaces are on ("5 of 10 on"), then the ones that are, by their short names. */
 function Surfaces({ agent }: { agent: AgentRow }) {
   const on = agent.surfaces.filter((s) => s.enabled);
   return (
